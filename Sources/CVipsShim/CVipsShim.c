@@ -1,0 +1,278 @@
+#define _GNU_SOURCE
+#include "CVipsShim.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+int tc_init(const char *argv0) {
+  if (VIPS_INIT(argv0))
+    return -1;
+  /* Tiles are produced in Dispatch workers; libvips must not add its own. */
+  vips_concurrency_set(1);
+  /* Every pipeline is built once and read once: the operation cache only
+   * holds memory. */
+  vips_cache_set_max(0);
+  return 0;
+}
+
+void tc_set_concurrency(int threads) { vips_concurrency_set(threads); }
+
+void tc_block_untrusted(int block) {
+#if VIPS_MAJOR_VERSION > 8 || (VIPS_MAJOR_VERSION == 8 && VIPS_MINOR_VERSION >= 13)
+  vips_block_untrusted_set(block ? TRUE : FALSE);
+#else
+  (void)block;
+#endif
+}
+
+static VipsAccess access_of(int sequential) {
+  return sequential ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM;
+}
+
+int tc_load(const char *filename, int sequential, VipsImage **out) {
+  *out = vips_image_new_from_file(filename, "access", access_of(sequential), NULL);
+  return *out ? 0 : -1;
+}
+
+int tc_load_page(const char *filename, int page, int sequential, VipsImage **out) {
+  *out = vips_image_new_from_file(filename, "access", access_of(sequential), "page", page, NULL);
+  return *out ? 0 : -1;
+}
+
+int tc_load_scaled(const char *filename, const char *loader, int page, double scale,
+                   VipsImage **out) {
+  if (strstr(loader, "svg")) {
+    *out = vips_image_new_from_file(filename, "scale", scale, NULL);
+  } else {
+    *out = vips_image_new_from_file(filename, "page", page, "scale", scale, NULL);
+  }
+  return *out ? 0 : -1;
+}
+
+int tc_load_buffer(const void *data, size_t length, VipsImage **out) {
+  *out = vips_image_new_from_buffer(data, length, "", NULL);
+  return *out ? 0 : -1;
+}
+
+int tc_header_pages(VipsImage *image) { return vips_image_get_n_pages(image); }
+
+int tc_to_srgba(VipsImage *in, VipsImage **out) {
+  VipsImage *t[4] = {NULL, NULL, NULL, NULL};
+  int result = -1;
+  VipsImage *cur = in;
+  g_object_ref(cur);
+  if (vips_image_get_interpretation(cur) != VIPS_INTERPRETATION_sRGB ||
+      cur->BandFmt != VIPS_FORMAT_UCHAR) {
+    VipsInterpretation want = VIPS_INTERPRETATION_sRGB;
+    if (vips_colourspace(cur, &t[0], want, NULL))
+      goto done;
+    g_object_unref(cur);
+    cur = t[0];
+    t[0] = NULL;
+  }
+  if (cur->BandFmt != VIPS_FORMAT_UCHAR) {
+    if (vips_cast(cur, &t[1], VIPS_FORMAT_UCHAR, NULL))
+      goto done;
+    g_object_unref(cur);
+    cur = t[1];
+    t[1] = NULL;
+  }
+  if (cur->Bands == 1 || cur->Bands == 2) {
+    /* colourspace leaves some greyscale images alone: spread them by hand */
+    VipsImage *grey = NULL, *rgb = NULL;
+    if (vips_extract_band(cur, &grey, 0, NULL))
+      goto done;
+    VipsImage *three[3] = {grey, grey, grey};
+    if (vips_bandjoin(three, &rgb, 3, NULL)) {
+      g_object_unref(grey);
+      goto done;
+    }
+    g_object_unref(grey);
+    if (cur->Bands == 2) {
+      VipsImage *alpha = NULL, *joined = NULL;
+      if (vips_extract_band(cur, &alpha, 1, NULL)) {
+        g_object_unref(rgb);
+        goto done;
+      }
+      if (vips_bandjoin2(rgb, alpha, &joined, NULL)) {
+        g_object_unref(rgb);
+        g_object_unref(alpha);
+        goto done;
+      }
+      g_object_unref(rgb);
+      g_object_unref(alpha);
+      rgb = joined;
+    }
+    g_object_unref(cur);
+    cur = rgb;
+  }
+  if (cur->Bands == 3) {
+    if (vips_bandjoin_const1(cur, &t[2], 255.0, NULL))
+      goto done;
+    g_object_unref(cur);
+    cur = t[2];
+    t[2] = NULL;
+  } else if (cur->Bands > 4) {
+    if (vips_extract_band(cur, &t[3], 0, "n", 4, NULL))
+      goto done;
+    g_object_unref(cur);
+    cur = t[3];
+    t[3] = NULL;
+  }
+  *out = cur;
+  cur = NULL;
+  result = 0;
+done:
+  if (cur)
+    g_object_unref(cur);
+  return result;
+}
+
+int tc_crop(VipsImage *in, VipsImage **out, int left, int top, int width, int height) {
+  return vips_crop(in, out, left, top, width, height, NULL);
+}
+
+int tc_embed(VipsImage *in, VipsImage **out, int x, int y, int width, int height) {
+  return vips_embed(in, out, x, y, width, height, "extend", VIPS_EXTEND_BLACK, NULL);
+}
+
+int tc_premultiply(VipsImage *in, VipsImage **out) { return vips_premultiply(in, out, NULL); }
+
+int tc_unpremultiply_uchar(VipsImage *in, VipsImage **out) {
+  VipsImage *u = NULL;
+  if (vips_unpremultiply(in, &u, NULL))
+    return -1;
+  int r = vips_cast(u, out, VIPS_FORMAT_UCHAR, NULL);
+  g_object_unref(u);
+  return r;
+}
+
+int tc_reduce(VipsImage *in, VipsImage **out, double hshrink, double vshrink) {
+  return vips_reduce(in, out, hshrink, vshrink, "kernel", VIPS_KERNEL_LANCZOS3, NULL);
+}
+
+/* An index image for vips_mapim: output pixel (x, y) reads the input at
+ * (m0 x + m1 y + m2, m3 x + m4 y + m5), in libvips' pixel-index convention. */
+int tc_affine_index(int width, int height, const double matrix[6], VipsImage **out) {
+  VipsImage *xy = NULL, *mat = NULL, *rec = NULL;
+  int r = -1;
+  if (vips_xyz(&xy, width, height, NULL))
+    return -1;
+  mat = vips_image_new_matrix(2, 2);
+  *VIPS_MATRIX(mat, 0, 0) = matrix[0];
+  *VIPS_MATRIX(mat, 1, 0) = matrix[1];
+  *VIPS_MATRIX(mat, 0, 1) = matrix[3];
+  *VIPS_MATRIX(mat, 1, 1) = matrix[4];
+  if (vips_recomb(xy, &rec, mat, NULL))
+    goto done;
+  double a[2] = {1.0, 1.0};
+  double b[2] = {matrix[2], matrix[5]};
+  r = vips_linear(rec, out, a, b, 2, NULL);
+done:
+  if (xy)
+    g_object_unref(xy);
+  if (mat)
+    g_object_unref(mat);
+  if (rec)
+    g_object_unref(rec);
+  return r;
+}
+
+/* An index image whose x is affine in the column alone and whose y is read
+ * from a table of one source row per output row. */
+int tc_row_index(int width, int height, const float *rows, const double xcoeff[3],
+                 VipsImage **out) {
+  VipsImage *column = NULL, *ys = NULL, *xy = NULL, *xs = NULL, *xband = NULL, *xlin = NULL;
+  int r = -1;
+  column = vips_image_new_from_memory_copy(rows, sizeof(float) * (size_t)height, 1, height, 1,
+                                           VIPS_FORMAT_FLOAT);
+  if (!column)
+    goto done;
+  if (vips_embed(column, &ys, 0, 0, width, height, "extend", VIPS_EXTEND_COPY, NULL))
+    goto done;
+  if (vips_xyz(&xy, width, height, NULL))
+    goto done;
+  if (vips_extract_band(xy, &xband, 0, NULL))
+    goto done;
+  if (vips_linear1(xband, &xlin, xcoeff[0], xcoeff[2], NULL))
+    goto done;
+  if (vips_cast(xlin, &xs, VIPS_FORMAT_FLOAT, NULL))
+    goto done;
+  r = vips_bandjoin2(xs, ys, out, NULL);
+done:
+  if (column)
+    g_object_unref(column);
+  if (ys)
+    g_object_unref(ys);
+  if (xy)
+    g_object_unref(xy);
+  if (xband)
+    g_object_unref(xband);
+  if (xlin)
+    g_object_unref(xlin);
+  if (xs)
+    g_object_unref(xs);
+  return r;
+}
+
+int tc_mapim(VipsImage *in, VipsImage *index, VipsImage **out, int bicubic) {
+  VipsInterpolate *interp = vips_interpolate_new(bicubic ? "bicubic" : "bilinear");
+  int r = vips_mapim(in, out, index, "interpolate", interp, NULL);
+  g_object_unref(interp);
+  return r;
+}
+
+int tc_copy_memory(VipsImage *in, VipsImage **out) {
+  *out = vips_image_copy_memory(in);
+  return *out ? 0 : -1;
+}
+
+int tc_fetch(VipsRegion *region, int left, int top, int width, int height, uint8_t *out) {
+  VipsRect rect = {left, top, width, height};
+  if (vips_region_prepare(region, &rect))
+    return -1;
+  size_t row_bytes = VIPS_IMAGE_SIZEOF_PEL(region->im) * (size_t)width;
+  for (int y = 0; y < height; y++) {
+    memcpy(out + row_bytes * (size_t)y, VIPS_REGION_ADDR(region, left, top + y), row_bytes);
+  }
+  return 0;
+}
+
+int tc_save_png(VipsImage *in, int compression, int palette, void **buffer, size_t *length) {
+  if (palette)
+    return vips_pngsave_buffer(in, buffer, length, "compression", compression, "palette", TRUE,
+                               "strip", TRUE, NULL);
+  return vips_pngsave_buffer(in, buffer, length, "compression", compression, "strip", TRUE, NULL);
+}
+
+int tc_save_webp(VipsImage *in, int quality, int lossless, void **buffer, size_t *length) {
+  return vips_webpsave_buffer(in, buffer, length, "Q", quality, "lossless", lossless ? TRUE : FALSE,
+                              "strip", TRUE, NULL);
+}
+
+int tc_save_jpeg(VipsImage *in, int quality, void **buffer, size_t *length) {
+  VipsImage *flat = NULL;
+  VipsArrayDouble *white = vips_array_double_newv(3, 255.0, 255.0, 255.0);
+  int r = vips_flatten(in, &flat, "background", white, NULL);
+  vips_area_unref(VIPS_AREA(white));
+  if (r)
+    return -1;
+  r = vips_jpegsave_buffer(flat, buffer, length, "Q", quality, "strip", TRUE, NULL);
+  g_object_unref(flat);
+  return r;
+}
+
+int tc_save_file(VipsImage *in, const char *filename) { return vips_image_write_to_file(in, filename, NULL); }
+
+int tc_rename_exchange(const char *from, const char *to) {
+#ifdef SYS_renameat2
+  return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 2 /* RENAME_EXCHANGE */);
+#else
+  (void)from;
+  (void)to;
+  return -1;
+#endif
+}

@@ -1,0 +1,41 @@
+#ifndef TILECUT_CVIPSSHIM_H
+#define TILECUT_CVIPSSHIM_H
+
+#include <vips/vips.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One small function per variadic libvips call Swift cannot make. Each returns
+ * 0 on success and -1 on failure, with the reason in libvips' error buffer. */
+
+int tc_init(const char *argv0);
+void tc_set_concurrency(int threads);
+void tc_block_untrusted(int block);
+
+int tc_load(const char *filename, int sequential, VipsImage **out);
+int tc_load_page(const char *filename, int page, int sequential, VipsImage **out);
+int tc_load_scaled(const char *filename, const char *loader, int page, double scale, VipsImage **out);
+int tc_load_buffer(const void *data, size_t length, VipsImage **out);
+int tc_header_pages(VipsImage *image);
+
+int tc_to_srgba(VipsImage *in, VipsImage **out);
+int tc_crop(VipsImage *in, VipsImage **out, int left, int top, int width, int height);
+int tc_embed(VipsImage *in, VipsImage **out, int x, int y, int width, int height);
+int tc_premultiply(VipsImage *in, VipsImage **out);
+int tc_unpremultiply_uchar(VipsImage *in, VipsImage **out);
+int tc_reduce(VipsImage *in, VipsImage **out, double hshrink, double vshrink);
+int tc_affine_index(int width, int height, const double matrix[6], VipsImage **out);
+int tc_row_index(int width, int height, const float *rows, const double xcoeff[3], VipsImage **out);
+int tc_mapim(VipsImage *in, VipsImage *index, VipsImage **out, int bicubic);
+int tc_copy_memory(VipsImage *in, VipsImage **out);
+
+int tc_fetch(VipsRegion *region, int left, int top, int width, int height, uint8_t *out);
+
+int tc_save_png(VipsImage *in, int compression, int palette, void **buffer, size_t *length);
+int tc_save_webp(VipsImage *in, int quality, int lossless, void **buffer, size_t *length);
+int tc_save_jpeg(VipsImage *in, int quality, void **buffer, size_t *length);
+int tc_save_file(VipsImage *in, const char *filename);
+
+int tc_rename_exchange(const char *from, const char *to);
+
+#endif

@@ -1,0 +1,177 @@
+import Foundation
+
+/// `manifest.json`: which cells have a tile, and what made them.
+public struct Manifest: Codable, Sendable, Equatable {
+  public static let formatName = "tilecut-manifest"
+  public static let currentVersion = 1
+  public static let fileName = "manifest.json"
+
+  public var format: String = Manifest.formatName
+  public var version: Int = Manifest.currentVersion
+  public var tileSizes: [Int]
+  public var floors: [Int]
+  /// The name template, relative to the directory that holds the manifest.
+  public var name: String
+  public var levels: [Level]
+  /// Per floor: where its footprint lies, in degrees.
+  public var footprints: [Footprint]
+  public var generator: Generator
+  public var sources: [Source]
+  /// The options that shaped the pixels, as text.
+  public var options: [String: String]
+  /// SHA-256 over the tool version, source digests and options: equal means up to date.
+  public var fingerprint: String
+  /// Present on the partial manifest a `--shard K/N` run writes.
+  public var shard: Shard?
+
+  public init(
+    tileSizes: [Int], floors: [Int], name: String, levels: [Level], footprints: [Footprint],
+    generator: Generator, sources: [Source], options: [String: String], fingerprint: String, shard: Shard? = nil
+  ) {
+    self.tileSizes = tileSizes
+    self.floors = floors
+    self.name = name
+    self.levels = levels
+    self.footprints = footprints
+    self.generator = generator
+    self.sources = sources
+    self.options = options
+    self.fingerprint = fingerprint
+    self.shard = shard
+  }
+
+  /// One floor, tile size and zoom.
+  public struct Level: Codable, Sendable, Equatable {
+    public var floor: Int
+    public var tileSize: Int
+    public var zoom: Int
+    /// Inclusive [first, last] of the cells the footprint touches.
+    public var xRange: [Int]
+    public var yRange: [Int]
+    /// Inclusive runs [y, x0, x1] of the cells that have a file, sorted by y then x0.
+    public var rows: [[Int]]
+    public var tileCount: Int
+
+    public init(floor: Int, tileSize: Int, range: TileRange, tiles: [TileCoordinate]) {
+      self.floor = floor
+      self.tileSize = tileSize
+      self.zoom = range.zoom
+      self.xRange = [range.xRange.lowerBound, range.xRange.upperBound]
+      self.yRange = [range.yRange.lowerBound, range.yRange.upperBound]
+      self.rows = TileRuns.runs(of: tiles)
+      self.tileCount = tiles.count
+    }
+
+    /// Every cell with a file, row by row.
+    public var tiles: [TileCoordinate] {
+      rows.flatMap { run in (run[1]...run[2]).map { TileCoordinate(zoom: zoom, x: $0, y: run[0]) } }
+    }
+
+    public func hasTile(x: Int, y: Int) -> Bool { TileRuns.contains(rows, x: x, y: y) }
+  }
+
+  /// A floor's footprint in degrees.
+  public struct Footprint: Codable, Sendable, Equatable {
+    public var floor: Int
+    public var south, west, north, east: Double
+
+    public init(floor: Int, rect: WorldRect) {
+      self.floor = floor
+      south = WebMercator.latitudeDegrees(v: rect.maxV)
+      north = WebMercator.latitudeDegrees(v: rect.minV)
+      west = WebMercator.longitudeDegrees(u: rect.minU)
+      east = WebMercator.longitudeDegrees(u: rect.maxU)
+    }
+  }
+
+  /// The tool that wrote the output.
+  public struct Generator: Codable, Sendable, Equatable {
+    public var name: String
+    public var version: String
+    public var libvips: String
+
+    public init(name: String = "tilecut", version: String, libvips: String) {
+      self.name = name
+      self.version = version
+      self.libvips = libvips
+    }
+  }
+
+  /// One input, by content.
+  public struct Source: Codable, Sendable, Equatable {
+    public var floor: Int
+    public var path: String
+    public var sha256: String
+    public var page: Int?
+    public var width: Int
+    public var height: Int
+
+    public init(floor: Int, path: String, sha256: String, page: Int?, width: Int, height: Int) {
+      self.floor = floor
+      self.path = path
+      self.sha256 = sha256
+      self.page = page
+      self.width = width
+      self.height = height
+    }
+  }
+
+  /// Which part of a sharded job a partial manifest covers.
+  public struct Shard: Codable, Sendable, Equatable {
+    public var index: Int
+    public var count: Int
+
+    public init(index: Int, count: Int) {
+      self.index = index
+      self.count = count
+    }
+  }
+
+  public func level(floor: Int, tileSize: Int, zoom: Int) -> Level? {
+    levels.first { $0.floor == floor && $0.tileSize == tileSize && $0.zoom == zoom }
+  }
+
+  public func encoded() throws -> Data {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    var data = try encoder.encode(self)
+    data.append(0x0A)
+    return data
+  }
+
+  public static func decode(_ data: Data) throws -> Manifest {
+    try JSONDecoder().decode(Manifest.self, from: data)
+  }
+}
+
+/// Inclusive runs of tiles per row: the manifest's compact form of a tile set.
+public enum TileRuns {
+  /// Runs [y, x0, x1] sorted by y then x0; duplicates are merged.
+  public static func runs(of tiles: [TileCoordinate]) -> [[Int]] {
+    let sorted = Set(tiles).sorted { (p: TileCoordinate, q: TileCoordinate) -> Bool in
+      p.y != q.y ? p.y < q.y : p.x < q.x
+    }
+    var runs: [[Int]] = []
+    for cell in sorted {
+      if var last = runs.last, last[0] == cell.y, last[2] + 1 == cell.x {
+        last[2] = cell.x
+        runs[runs.count - 1] = last
+      } else {
+        runs.append([cell.y, cell.x, cell.x])
+      }
+    }
+    return runs
+  }
+
+  /// Binary search over sorted runs.
+  public static func contains(_ runs: [[Int]], x: Int, y: Int) -> Bool {
+    var lo = 0
+    var hi = runs.count
+    while lo < hi {
+      let mid = (lo + hi) / 2
+      let r = runs[mid]
+      if r[0] < y || (r[0] == y && r[2] < x) { lo = mid + 1 } else { hi = mid }
+    }
+    return lo < runs.count && runs[lo][0] == y && runs[lo][1] <= x && x <= runs[lo][2]
+  }
+}

@@ -1,0 +1,92 @@
+import Foundation
+
+/// What the placement's affine map produces from a source pixel.
+public enum SourceProjection: String, Codable, Sendable, CaseIterable {
+  /// The affine map gives normalised Web-Mercator (u, v) directly.
+  case webMercator = "mercator"
+  /// The affine map gives (longitude, latitude) in degrees; rows are remapped exactly.
+  case lonLat = "lonlat"
+}
+
+/// Where a source image lies on the world: an affine map from source pixel
+/// (col, row), in GDAL's continuous convention, to the world.
+public struct Placement: Hashable, Sendable, Codable {
+  /// How the placement was given (raster, bounds, gcp, center, world-file).
+  public var method: String
+  public var projection: SourceProjection
+  /// Source pixel → (u, v) for `.webMercator`, → (lon, lat) degrees for `.lonLat`.
+  public var transform: AffineTransform
+  /// For raster placement: the zoom at which one 256 px tile pixel is one source pixel.
+  public var nativeZoom: Int?
+
+  public init(method: String, projection: SourceProjection = .webMercator, transform: AffineTransform, nativeZoom: Int? = nil) {
+    self.method = method
+    self.projection = projection
+    self.transform = transform
+    self.nativeZoom = nativeZoom
+  }
+
+  /// The image's top-left pixel at the world's NW corner, native resolution at `zoom`.
+  public static func raster(nativeZoom zoom: Int) -> Placement {
+    let s = 1 / WebMercator.worldPixels(zoom: zoom)
+    return Placement(method: "raster", transform: .scale(s, s), nativeZoom: zoom)
+  }
+
+  /// The world point of a source pixel coordinate.
+  public func world(col: Double, row: Double) -> WorldPoint {
+    let p = transform.apply(col, row)
+    switch projection {
+    case .webMercator: return WorldPoint(u: p.x, v: p.y)
+    case .lonLat:
+      return WorldPoint(u: WebMercator.u(longitudeDegrees: p.x), v: WebMercator.v(latitudeDegrees: p.y))
+    }
+  }
+
+  /// The four corners of a width × height source, clockwise from the top-left.
+  public func corners(width: Int, height: Int) -> [WorldPoint] {
+    let w = Double(width)
+    let h = Double(height)
+    return [world(col: 0, row: 0), world(col: w, row: 0), world(col: w, row: h), world(col: 0, row: h)]
+  }
+
+  /// The world box the source covers (before clipping to the world).
+  public func footprint(width: Int, height: Int) -> WorldRect {
+    WorldRect(enclosing: corners(width: width, height: height))
+  }
+
+  /// Source pixels per world unit along each source axis, as a geometric mean (for
+  /// lon/lat sources, at the image's centre row).
+  public func sourcePixelsPerWorldUnit(width: Int, height: Int) -> Double {
+    let cx = Double(width) / 2
+    let cy = Double(height) / 2
+    let p0 = world(col: cx, row: cy)
+    let px = world(col: cx + 1, row: cy)
+    let py = world(col: cx, row: cy + 1)
+    let lx = hypot(px.u - p0.u, px.v - p0.v)
+    let ly = hypot(py.u - p0.u, py.v - p0.v)
+    let mean = (lx * ly).squareRoot()
+    return mean > 0 ? 1 / mean : 0
+  }
+
+  /// The deepest zoom whose 256 px tiles are not finer than the source pixels.
+  public func nativeZoom(width: Int, height: Int) -> Int {
+    if let nativeZoom { return nativeZoom }
+    let ppw = sourcePixelsPerWorldUnit(width: width, height: height)
+    guard ppw > 0 else { return 0 }
+    // a small tolerance so that a source made exactly for zoom z is not pushed to z - 1
+    let z = Int(floor(log2(ppw / Double(WebMercator.baseTileSize)) + 1e-6))
+    return min(max(z, 0), 30)
+  }
+
+  /// The deepest zoom at which the whole footprint lies in one 256 px tile.
+  public func singleTileZoom(width: Int, height: Int) -> Int {
+    let rect = footprint(width: width, height: height).clampedToWorld
+    var zoom = 0
+    while zoom < 30 {
+      let next = zoom + 1
+      guard let r = WebMercator.tileRange(covering: rect, zoom: next, tileSize: 256), r.count == 1 else { break }
+      zoom = next
+    }
+    return zoom
+  }
+}

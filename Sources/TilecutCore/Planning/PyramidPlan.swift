@@ -1,0 +1,205 @@
+import Foundation
+
+/// One source image as the planner sees it: its size and what kind of loader reads it.
+public struct SourceDescription: Hashable, Sendable, Codable {
+  /// The path as the user gave it (without libvips options).
+  public var path: String
+  /// The page of a multi-page document, or nil for the first/only page.
+  public var page: Int?
+  /// A band of a stacked sheet: the rectangle of the page that holds this floor.
+  public var crop: PixelRect?
+  public var width: Int
+  public var height: Int
+  /// PDF and SVG can be rendered at any density instead of being resampled.
+  public var isVector: Bool
+
+  public init(path: String, page: Int? = nil, crop: PixelRect? = nil, width: Int, height: Int, isVector: Bool = false) {
+    self.path = path
+    self.page = page
+    self.crop = crop
+    self.width = width
+    self.height = height
+    self.isVector = isVector
+  }
+}
+
+/// An integer pixel rectangle.
+public struct PixelRect: Hashable, Sendable, Codable {
+  public var x: Int
+  public var y: Int
+  public var width: Int
+  public var height: Int
+
+  public init(x: Int, y: Int, width: Int, height: Int) {
+    self.x = x
+    self.y = y
+    self.width = width
+    self.height = height
+  }
+
+  public var maxX: Int { x + width }
+  public var maxY: Int { y + height }
+}
+
+/// One cut of a level image into tiles of one size.
+public struct LevelCut: Hashable, Sendable, Codable {
+  public var tileSize: Int
+  /// Tiles of this cut whose cells the footprint touches.
+  public var range: TileRange
+
+  public var zoom: Int { range.zoom }
+}
+
+/// How the pixels of a density level come to be.
+public enum LevelSource: String, Hashable, Sendable, Codable {
+  /// Resampled (or rendered, for vectors) straight from the source.
+  case direct
+  /// A 2× reduction of the next denser level.
+  case reduced
+}
+
+/// One level image: the world at 256·2^density pixels, of which only `region` is made.
+public struct DensityLevel: Hashable, Sendable, Codable {
+  public var density: Int
+  /// The part of the level image that is computed, 512-aligned where the world allows.
+  public var region: PixelRect
+  public var source: LevelSource
+  /// True when the level needs more detail than a raster source has.
+  public var upsampled: Bool
+  public var cuts: [LevelCut]
+
+  /// Level pixels per world unit.
+  public var worldPixels: Double { WebMercator.worldPixels(zoom: density) }
+
+  public var tileCount: Int { cuts.reduce(0) { $0 + $1.range.count } }
+}
+
+/// Everything one floor's pyramid needs: the source, where it lies, and its levels, densest first.
+public struct FloorPlan: Hashable, Sendable, Codable {
+  public var floor: Int
+  public var source: SourceDescription
+  public var placement: Placement
+  public var footprint: WorldRect
+  public var levels: [DensityLevel]
+
+  public var tileCount: Int { levels.reduce(0) { $0 + $1.tileCount } }
+
+  /// The levels that feed the reduction chain, densest first (the first is direct).
+  public var chain: [DensityLevel] {
+    guard let base = levels.lastIndex(where: { $0.source == .direct }) else { return [] }
+    return Array(levels[base...])
+  }
+
+  /// Direct levels rendered above the chain, each cut and not reduced.
+  public var standalone: [DensityLevel] {
+    guard let base = levels.lastIndex(where: { $0.source == .direct }) else { return [] }
+    return Array(levels[..<base])
+  }
+}
+
+/// The choices that shape a pyramid, as the planner takes them.
+public struct PlanRequest: Hashable, Sendable, Codable {
+  public var minZoom: Int?
+  public var maxZoom: Int?
+  public var tileSizes: [Int]
+
+  public init(minZoom: Int? = nil, maxZoom: Int? = nil, tileSizes: [Int] = [256, 512]) {
+    self.minZoom = minZoom
+    self.maxZoom = maxZoom
+    self.tileSizes = tileSizes
+  }
+}
+
+/// Turns sources, placements and zooms into levels, regions and tile ranges.
+public enum PyramidPlanner {
+  public static let maxSupportedZoom = 30
+  static let alignment = 512
+
+  /// The raster default: the smallest zoom z with 256·2^z ≥ the longer side.
+  public static func rasterMaxZoom(width: Int, height: Int) -> Int {
+    let side = max(width, height)
+    var z = 0
+    while WebMercator.baseTileSize << z < side && z < maxSupportedZoom { z += 1 }
+    return z
+  }
+
+  /// The zoom range a request resolves to for one floor.
+  public static func zoomRange(
+    request: PlanRequest, source: SourceDescription, placement: Placement
+  ) throws -> ClosedRange<Int> {
+    let maxZ = request.maxZoom ?? placement.nativeZoom(width: source.width, height: source.height)
+    let minZ: Int
+    if let m = request.minZoom {
+      minZ = m
+    } else if placement.method == "raster" {
+      minZ = 0
+    } else {
+      minZ = min(placement.singleTileZoom(width: source.width, height: source.height), maxZ)
+    }
+    guard (0...maxSupportedZoom).contains(maxZ) else {
+      throw TilecutError.invalidOption(option: "--max-zoom", reason: "\(maxZ) is outside 0...\(maxSupportedZoom)")
+    }
+    guard (0...maxSupportedZoom).contains(minZ) else {
+      throw TilecutError.invalidOption(option: "--min-zoom", reason: "\(minZ) is outside 0...\(maxSupportedZoom)")
+    }
+    guard minZ <= maxZ else {
+      throw TilecutError.invalidOption(option: "--min-zoom", reason: "\(minZ) is above --max-zoom \(maxZ)")
+    }
+    return minZ...maxZ
+  }
+
+  /// Plans one floor.
+  public static func plan(
+    floor: Int, source: SourceDescription, placement: Placement, request: PlanRequest
+  ) throws -> FloorPlan {
+    let zooms = try zoomRange(request: request, source: source, placement: placement)
+    let footprint = placement.footprint(width: source.width, height: source.height).clampedToWorld
+    guard !footprint.isEmpty else {
+      throw TilecutError.invalidInput(path: source.path, reason: "the placement puts the image outside the Web-Mercator world")
+    }
+    // Density of a cut: a T px tile at zoom z has the pixels of 256 px tiles at z + log2(T/256).
+    var cutsByDensity: [Int: [LevelCut]] = [:]
+    for size in request.tileSizes.sorted() {
+      let shift = Int(log2(Double(size / WebMercator.baseTileSize)))
+      for zoom in zooms {
+        guard let range = WebMercator.tileRange(covering: footprint, zoom: zoom, tileSize: size) else { continue }
+        cutsByDensity[zoom + shift, default: []].append(LevelCut(tileSize: size, range: range))
+      }
+    }
+    guard let maxDensity = cutsByDensity.keys.max(), let minDensity = cutsByDensity.keys.min() else {
+      return FloorPlan(floor: floor, source: source, placement: placement, footprint: footprint, levels: [])
+    }
+    let native = placement.nativeZoom(width: source.width, height: source.height)
+    let base = source.isVector ? maxDensity : min(native, maxDensity)
+    var levels: [DensityLevel] = []
+    for density in stride(from: maxDensity, through: minDensity, by: -1) {
+      let cuts = cutsByDensity[density] ?? []
+      if density > base && cuts.isEmpty { continue }
+      levels.append(
+        DensityLevel(
+          density: density,
+          region: region(of: footprint, density: density),
+          source: density >= base ? .direct : .reduced,
+          upsampled: density > native && !source.isVector,
+          cuts: cuts))
+    }
+    return FloorPlan(floor: floor, source: source, placement: placement, footprint: footprint, levels: levels)
+  }
+
+  /// The computed part of a level: the footprint's pixels, aligned out to 512 and clipped to the world.
+  public static func region(of footprint: WorldRect, density: Int) -> PixelRect {
+    let world = WebMercator.worldPixels(zoom: density)
+    let worldInt = Int(world)
+    let eps = WebMercator.edgeEpsilonPixels
+    func span(_ lo: Double, _ hi: Double) -> (Int, Int) {
+      let first = max(Int(floor(lo * world + eps)), 0)
+      let end = min(Int(ceil(hi * world - eps)), worldInt)
+      let a = (first / alignment) * alignment
+      let b = min(((max(end, first + 1) + alignment - 1) / alignment) * alignment, worldInt)
+      return (a, max(b, a + 1))
+    }
+    let (x0, x1) = span(footprint.minU, footprint.maxU)
+    let (y0, y1) = span(footprint.minV, footprint.maxV)
+    return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+  }
+}

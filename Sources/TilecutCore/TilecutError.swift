@@ -1,0 +1,19 @@
+/// Errors the library reports; each message is one lowercase line naming what is wrong.
+public enum TilecutError: Error, Equatable, CustomStringConvertible, Sendable {
+  case invalidOption(option: String, reason: String)
+  case invalidInput(path: String, reason: String)
+  case output(path: String, reason: String)
+  case tooManyTiles(count: Int, limit: Int, zoom: Int)
+  case cancelled
+
+  public var description: String {
+    switch self {
+    case .invalidOption(let option, let reason): return "\(option): \(reason)"
+    case .invalidInput(let path, let reason): return "\(path): \(reason)"
+    case .output(let path, let reason): return "\(path): \(reason)"
+    case .tooManyTiles(let count, let limit, let zoom):
+      return "the job would write \(count) tiles, more than --max-tiles \(limit); zoom \(zoom) alone is the largest part. Lower --max-zoom or raise --max-tiles"
+    case .cancelled: return "interrupted; the previous output is unchanged"
+    }
+  }
+}

@@ -1,0 +1,3 @@
+import CVips
+import CVipsShim
+import TilecutCore

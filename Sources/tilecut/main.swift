@@ -1,0 +1,3 @@
+import TilecutCLI
+
+TilecutCommand.main()
