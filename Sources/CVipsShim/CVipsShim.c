@@ -154,6 +154,10 @@ int tc_reduce(VipsImage *in, VipsImage **out, double hshrink, double vshrink) {
   return vips_reduce(in, out, hshrink, vshrink, "kernel", VIPS_KERNEL_LANCZOS3, NULL);
 }
 
+int tc_shrink(VipsImage *in, VipsImage **out, double hshrink, double vshrink) {
+  return vips_shrink(in, out, hshrink, vshrink, NULL);
+}
+
 /* An index image for vips_mapim: output pixel (x, y) reads the input at
  * (m0 x + m1 y + m2, m3 x + m4 y + m5), in libvips' pixel-index convention. */
 int tc_affine_index(int width, int height, const double matrix[6], VipsImage **out) {

@@ -1,13 +1,89 @@
 import ArgumentParser
+import Foundation
+import TilecutCore
+import TilecutVips
 
 /// The `tilecut` command: tiles by default, with subcommands for the output's upkeep.
 public struct TilecutCommand: ParsableCommand {
   public static let configuration = CommandConfiguration(
     commandName: "tilecut",
-    abstract: "Slice large images into Web-Mercator tile pyramids for map tile layers."
+    abstract: "Slice large images into Web-Mercator tile pyramids for map tile layers.",
+    discussion: """
+      Writes 256 px and 512 px (retina: same z/x/y grid, twice the density) tiles named for a \
+      URL tile layer, L<floor>_<z>_<x>_<y>.png, skips cells with no tile and lists the rest in \
+      manifest.json. Tile (0,0) is the north-west corner (XYZ).
+
+      Examples:
+        tilecut plan.png                                  plain image at the NW corner
+        tilecut plan.png --bounds 51.5,-0.13,51.51,-0.12  a north-up plan on its building
+        tilecut plan.png --gcp 0,0,51.51,-0.13 --gcp 4000,3000,51.5,-0.12
+        tilecut plan.png --center 51.505,-0.125 --meters-per-pixel 0.05 --rotation 12
+        tilecut building.pdf --floors 3 --first-floor 0 --knockout white
+        tilecut ground.png first.png second.png -o tiles --name 'L{floor}_{z}_{x}_{y}.png'
+        tilecut plan.png --shard 2/4 -o part2 && tilecut merge tiles part1 part2 part3 part4
+
+      Exit status: 0 success (also "up to date"), 1 input or processing error, 2 usage error, \
+      130/143 interrupted by SIGINT/SIGTERM. The previous output is never damaged.
+      """,
+    version: tilecutVersion,
+    subcommands: [VerifyCommand.self, MergeCommand.self, PreviewCommand.self]
   )
+
+  @Argument(help: ArgumentHelp("Source image(s): one per floor, or one with --floors. PDF/TIFF pages: file.pdf[page=N].", valueName: "input"))
+  public var inputs: [String] = []
+
+  @OptionGroup(title: "Output") public var output: OutputOptions
+  @OptionGroup(title: "Zooms and tile sizes") public var pyramid: PyramidOptions
+  @OptionGroup(title: "Floors") public var floors: FloorOptions
+  @OptionGroup(title: "Placement on the map") public var placement: PlacementOptions
+  @OptionGroup(title: "Pixels and encoding") public var encoding: EncodingOptions
+  @OptionGroup(title: "Run") public var runOptions: RunOptions
 
   public init() {}
 
-  public func run() throws {}
+  public func run() throws {
+    let printer = Printer(verbosity: runOptions.quiet ? .quiet : .normal)
+    guard !inputs.isEmpty else {
+      throw ValidationError("missing input: give an image to tile (see tilecut --help)")
+    }
+    do {
+      try Vips.start()
+      if runOptions.noVector { Vips.blockUntrusted(true) }
+      let job = TileJob(
+        inputs: inputs, output: output, pyramid: pyramid, floors: floors, placement: placement, encoding: encoding, run: runOptions,
+        printer: printer)
+      let code = try job.execute()
+      if code != 0 { throw ExitCode(code) }
+    } catch let interrupted as JobInterrupted {
+      printer.error("interrupted by \(interrupted.signal == SIGINT ? "SIGINT" : "SIGTERM"); the previous output is unchanged")
+      throw ExitCode(128 + interrupted.signal)
+    } catch let error as TilecutError {
+      printer.error(error.description)
+      throw ExitCode(1)
+    } catch let error as VipsError {
+      printer.error(error.description)
+      throw ExitCode(1)
+    }
+  }
+
+  /// Parses, runs, and turns every failure into one stderr line and an exit code:
+  /// 0 success, 1 input or processing error, 2 usage error.
+  public static func main(_ arguments: [String]? = nil) -> Never {
+    do {
+      var command = try parseAsRoot(arguments)
+      try command.run()
+      Foundation.exit(0)
+    } catch let code as ExitCode {
+      Foundation.exit(code.rawValue)
+    } catch {
+      let exitCode = Self.exitCode(for: error)
+      if exitCode == .success || error is CleanExit {
+        Self.exit(withError: error)
+      }
+      let message = Self.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+      Printer().error(message)
+      if let tilecutError = error as? TilecutError { _ = tilecutError; Foundation.exit(1) }
+      Foundation.exit(exitCode.rawValue == 1 ? 1 : 2)
+    }
+  }
 }

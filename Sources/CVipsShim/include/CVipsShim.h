@@ -24,6 +24,7 @@ int tc_embed(VipsImage *in, VipsImage **out, int x, int y, int width, int height
 int tc_premultiply(VipsImage *in, VipsImage **out);
 int tc_unpremultiply_uchar(VipsImage *in, VipsImage **out);
 int tc_reduce(VipsImage *in, VipsImage **out, double hshrink, double vshrink);
+int tc_shrink(VipsImage *in, VipsImage **out, double hshrink, double vshrink);
 int tc_affine_index(int width, int height, const double matrix[6], VipsImage **out);
 int tc_row_index(int width, int height, const float *rows, const double xcoeff[3], VipsImage **out);
 int tc_mapim(VipsImage *in, VipsImage *index, VipsImage **out, int bicubic);

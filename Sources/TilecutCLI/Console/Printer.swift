@@ -1,0 +1,108 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Everything tilecut says on stderr goes through here, one line at a time, so
+/// worker threads never interleave and the progress bar is redrawn cleanly.
+public final class Printer: Sendable {
+  public enum Verbosity: Sendable { case quiet, normal }
+
+  public let verbosity: Verbosity
+  /// True when a person watches stderr: then the progress bar redraws in place.
+  public let isTerminal: Bool
+  private let state = Mutex<State>(State())
+
+  struct State {
+    var barShown = false
+    var lastDraw = 0.0
+  }
+
+  public init(verbosity: Verbosity = .normal, isTerminal: Bool? = nil) {
+    self.verbosity = verbosity
+    self.isTerminal = isTerminal ?? (isatty(STDERR_FILENO) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb")
+  }
+
+  /// A plain line (progress, summary); dropped with --quiet.
+  public func info(_ line: String) {
+    guard verbosity == .normal else { return }
+    emit(line)
+  }
+
+  public func warning(_ line: String) {
+    guard verbosity == .normal else { return }
+    emit("warning: " + line)
+  }
+
+  /// An error line; always shown.
+  public func error(_ line: String) { emit("error: " + line) }
+
+  /// Redraws the one-line progress bar (terminal only, at most 10 times a second unless `force`).
+  public func progress(_ line: @autoclosure () -> String, force: Bool = false) {
+    guard verbosity == .normal, isTerminal else { return }
+    let now = Date.timeIntervalSinceReferenceDate
+    state.withLock { s in
+      guard force || now - s.lastDraw >= 0.1 else { return }
+      s.lastDraw = now
+      s.barShown = true
+      Self.write("\r\u{1B}[2K" + line())
+    }
+  }
+
+  /// Clears the bar so the next line starts clean.
+  public func endProgress() {
+    state.withLock { s in
+      if s.barShown { Self.write("\r\u{1B}[2K") }
+      s.barShown = false
+    }
+  }
+
+  private func emit(_ line: String) {
+    state.withLock { s in
+      if s.barShown {
+        Self.write("\r\u{1B}[2K")
+        s.barShown = false
+        s.lastDraw = 0
+      }
+      Self.write(line + "\n")
+    }
+  }
+
+  private static func write(_ text: String) {
+    var t = text
+    t.withUTF8 { buf in
+      var off = 0
+      while off < buf.count {
+        let n = Glibc.write(STDERR_FILENO, buf.baseAddress.map { $0 + off }, buf.count - off)
+        if n <= 0 { break }
+        off += n
+      }
+    }
+  }
+
+  /// Writes a result document to stdout.
+  public static func result(_ text: String) {
+    FileHandle.standardOutput.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
+  }
+}
+
+/// Human units for the summary.
+enum Format {
+  static func bytes(_ n: Int) -> String {
+    let units = ["B", "KB", "MB", "GB", "TB"]
+    var v = Double(n)
+    var i = 0
+    while v >= 1000 && i < units.count - 1 {
+      v /= 1000
+      i += 1
+    }
+    return i == 0 ? "\(n) B" : String(format: "%.1f %@", v, units[i])
+  }
+
+  static func seconds(_ s: Double) -> String {
+    if s < 60 { return String(format: "%.1fs", s) }
+    return String(format: "%dm%02ds", Int(s) / 60, Int(s) % 60)
+  }
+}

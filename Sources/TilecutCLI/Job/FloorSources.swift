@@ -1,0 +1,73 @@
+import TilecutCore
+import TilecutVips
+
+/// One floor's input: which file, page and band, and what its header says.
+public struct FloorSource: Sendable {
+  public var floor: Int
+  public var input: InputName
+  public var header: SourceHeader
+  public var description: SourceDescription
+}
+
+/// Turns the inputs and `--floors` into one source per floor.
+enum FloorResolver {
+  static func resolve(inputs: [String], options: FloorOptions, maxPixels: Int) throws -> [FloorSource] {
+    guard !inputs.isEmpty else { throw TilecutError.invalidOption(option: "INPUT", reason: "give at least one image to tile") }
+    let names = try inputs.map { try InputName(parsing: $0) }
+    var out: [FloorSource] = []
+    if names.count > 1 {
+      if let n = options.floors, n != names.count {
+        throw TilecutError.invalidOption(option: "--floors", reason: "\(n) floors but \(names.count) inputs; give one input per floor, or one input with --floors")
+      }
+      for (i, name) in names.enumerated() {
+        let header = try SourceImage.header(of: name, maxPixels: maxPixels)
+        if header.pages > 1 && name.page == nil {
+          throw TilecutError.invalidInput(
+            path: name.path, reason: "has \(header.pages) pages; with several inputs name the page, e.g. '\(name.path)[page=0]'")
+        }
+        out.append(floorSource(options.firstFloor + i, name, header, crop: nil))
+      }
+      return out
+    }
+    let name = names[0]
+    let header = try SourceImage.header(of: name, maxPixels: maxPixels)
+    let n = options.floors ?? 1
+    if n == 1 { return [floorSource(options.firstFloor, name, header, crop: nil)] }
+    if name.page == nil && header.pages > 1 {
+      guard header.pages >= n else {
+        throw TilecutError.invalidInput(path: name.path, reason: "has \(header.pages) pages, fewer than --floors \(n)")
+      }
+      for page in 0..<n {
+        let pageName = InputName(path: name.path, page: page)
+        let pageHeader = try SourceImage.header(of: pageName, maxPixels: maxPixels)
+        out.append(floorSource(options.firstFloor + page, pageName, pageHeader, crop: nil))
+      }
+      return out
+    }
+    // One page: N equal bands.
+    let vertical = options.stack == .vertical
+    let length = vertical ? header.height : header.width
+    let axis = vertical ? "height" : "width"
+    guard length % n == 0 else {
+      throw TilecutError.invalidOption(
+        option: "--floors",
+        reason: "\(name.path) is \(length) px in \(axis), which does not split into \(n) equal bands (\(length % n) px left over)")
+    }
+    let band = length / n
+    for i in 0..<n {
+      let crop =
+        vertical
+        ? PixelRect(x: 0, y: i * band, width: header.width, height: band)
+        : PixelRect(x: i * band, y: 0, width: band, height: header.height)
+      out.append(floorSource(options.firstFloor + i, name, header, crop: crop))
+    }
+    return out
+  }
+
+  static func floorSource(_ floor: Int, _ name: InputName, _ header: SourceHeader, crop: PixelRect?) -> FloorSource {
+    let description = SourceDescription(
+      path: name.path, page: name.page, crop: crop, width: crop?.width ?? header.width,
+      height: crop?.height ?? header.height, isVector: header.isVector)
+    return FloorSource(floor: floor, input: name, header: header, description: description)
+  }
+}

@@ -1,0 +1,175 @@
+import ArgumentParser
+import ArgumentParser
+import TilecutCore
+import TilecutVips
+
+/// How floors are laid out on a single-page sheet.
+public enum StackDirection: String, ExpressibleByArgument, CaseIterable, Sendable {
+  case vertical, horizontal
+}
+
+/// Where the tiles go and what they are called.
+public struct OutputOptions: ParsableArguments {
+  @Option(name: [.short, .long], help: ArgumentHelp("Output directory; replaced whole when the run succeeds.", valueName: "dir"))
+  public var output: String = "tiles"
+
+  @Option(
+    help: ArgumentHelp(
+      "Tile path template relative to the output, with {floor} {z} {x} {y} {size}. The extension follows --format.",
+      valueName: "template"))
+  public var name: String = TileNameTemplate.defaultPattern
+
+  @Flag(help: "Rebuild even when the output is up to date.")
+  public var force = false
+
+  @Flag(help: "Also write preview.html, a self-contained page to pan and zoom over the tiles.")
+  public var preview = false
+
+  public init() {}
+}
+
+/// Which zooms and tile sizes to make.
+public struct PyramidOptions: ParsableArguments {
+  @Option(help: ArgumentHelp("Lowest zoom to write (default: 0 for plain images; for georeferenced ones the deepest zoom whose one 256 px tile holds the whole footprint).", valueName: "z"))
+  public var minZoom: Int?
+
+  @Option(help: ArgumentHelp("Highest zoom to write (default: plain images, the smallest z with 256·2^z ≥ the longer side; georeferenced, the deepest zoom whose 256 px tiles are not finer than the source pixels).", valueName: "z"))
+  public var maxZoom: Int?
+
+  @Option(help: ArgumentHelp("Tile sizes in pixels: 256, 512 (retina: the same z/x/y grid at twice the density) or 256,512.", valueName: "sizes"))
+  public var tileSize: String = "256,512"
+
+  @Option(help: ArgumentHelp("Refuse jobs of more tiles than this (the estimate names the zoom that causes it).", valueName: "n"))
+  public var maxTiles: Int = 500_000
+
+  public init() {}
+
+  public func tileSizes() throws -> [Int] {
+    let parts = tileSize.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+    var sizes: [Int] = []
+    for p in parts {
+      guard let n = Int(p), n == 256 || n == 512 else {
+        throw TilecutError.invalidOption(option: "--tile-size", reason: "'\(p)' is not a supported tile size; use 256, 512 or 256,512")
+      }
+      if !sizes.contains(n) { sizes.append(n) }
+    }
+    guard !sizes.isEmpty else { throw TilecutError.invalidOption(option: "--tile-size", reason: "give 256, 512 or 256,512") }
+    return sizes.sorted()
+  }
+
+  public func validate() throws {
+    if let z = minZoom, !(0...PyramidPlanner.maxSupportedZoom).contains(z) {
+      throw ValidationError("--min-zoom: \(z) is outside 0...\(PyramidPlanner.maxSupportedZoom)")
+    }
+    if let z = maxZoom, !(0...PyramidPlanner.maxSupportedZoom).contains(z) {
+      throw ValidationError("--max-zoom: \(z) is outside 0...\(PyramidPlanner.maxSupportedZoom)")
+    }
+    if let a = minZoom, let b = maxZoom, a > b { throw ValidationError("--min-zoom: \(a) is above --max-zoom \(b)") }
+    if maxTiles < 1 { throw ValidationError("--max-tiles: must be at least 1") }
+    do { _ = try tileSizes() } catch let e as TilecutError { throw ValidationError(e.description) }
+  }
+}
+
+/// Floors: pages, stacked bands or one input per floor.
+public struct FloorOptions: ParsableArguments {
+  @Option(help: ArgumentHelp("Number of floors: the source's first N pages, or N equal bands of a one-page sheet.", valueName: "n"))
+  public var floors: Int?
+
+  @Option(help: ArgumentHelp("Floor number of the first floor, used in names (0 and negatives allowed: basements).", valueName: "k"))
+  public var firstFloor: Int = 1
+
+  @Option(help: ArgumentHelp("How floors are stacked on a one-page sheet: vertical (top to bottom) or horizontal (left to right).", valueName: "dir"))
+  public var stack: StackDirection = .vertical
+
+  public init() {}
+
+  public func validate() throws {
+    if let n = floors, n < 1 { throw ValidationError("--floors: must be at least 1, got \(n)") }
+  }
+}
+
+/// Pixel treatment and file encoding.
+public struct EncodingOptions: ParsableArguments {
+  @Option(help: ArgumentHelp("Tile file format: png, webp or jpeg.", valueName: "format"))
+  public var format: TileFormat = .png
+
+  @Option(help: ArgumentHelp("PNG zlib compression level, 0 (fast) to 9 (small).", valueName: "0-9"))
+  public var pngCompression: Int = 6
+
+  @Flag(help: "Write 8-bit palette PNGs (libimagequant): typically several times smaller for plans.")
+  public var palette = false
+
+  @Option(help: ArgumentHelp("WebP/JPEG quality, 1 to 100.", valueName: "q"))
+  public var quality: Int = 85
+
+  @Option(
+    help: ArgumentHelp(
+      "Tiles whose every pixel is transparent or within TOLERANCE of COLOR are not written (e.g. white, '#f8f8f8:6').",
+      valueName: "color[:tol]"))
+  public var background: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "Make pixels of COLOR (within TOLERANCE) transparent before tiling, fading anti-aliased edges, so a white paper plan shows the map around its walls.",
+      valueName: "color[:tol]"))
+  public var knockout: String?
+
+  public init() {}
+
+  public func validate() throws {
+    if !(0...9).contains(pngCompression) { throw ValidationError("--png-compression: \(pngCompression) is outside 0...9") }
+    if !(1...100).contains(quality) { throw ValidationError("--quality: \(quality) is outside 1...100") }
+    if palette && format != .png { throw ValidationError("--palette: only PNG tiles have a palette; drop it or use --format png") }
+    for (option, value) in [("--background", background), ("--knockout", knockout)] {
+      if let value {
+        do { _ = try ColorRule(parsing: value, option: option) } catch let e as TilecutError { throw ValidationError(e.description) }
+      }
+    }
+  }
+
+  func encoder() -> VipsTileEncoder {
+    VipsTileEncoder(format: format, pngCompression: pngCompression, palette: palette, quality: quality)
+  }
+}
+
+/// How the run behaves and reports.
+public struct RunOptions: ParsableArguments {
+  @Option(help: ArgumentHelp("Worker threads (default: all cores).", valueName: "n"))
+  public var jobs: Int?
+
+  @Flag(help: "Place and plan, print the plan, write nothing.")
+  public var dryRun = false
+
+  @Flag(help: "Print the plan (with --dry-run) or the result as one JSON document on stdout.")
+  public var json = false
+
+  @Flag(name: [.short, .long], help: "Print only errors.")
+  public var quiet = false
+
+  @Option(help: ArgumentHelp("Render a deterministic share K of N of the tiles and write a partial manifest (combine with `tilecut merge`).", valueName: "k/n"))
+  public var shard: String?
+
+  @Option(help: ArgumentHelp("Refuse sources with more pixels than this.", valueName: "n"))
+  public var maxPixels: Int = 4_000_000_000
+
+  @Flag(help: "Refuse document formats (PDF, SVG and other loaders libvips marks untrusted).")
+  public var noVector = false
+
+  public init() {}
+
+  public func validate() throws {
+    if let j = jobs, j < 1 { throw ValidationError("--jobs: must be at least 1, got \(j)") }
+    if maxPixels < 1 { throw ValidationError("--max-pixels: must be at least 1") }
+    if shard != nil { _ = try shardSelector() }
+  }
+
+  func shardSelector() throws -> ShardSelector? {
+    guard let shard else { return nil }
+    let parts = shard.split(separator: "/").map { Int($0) }
+    guard parts.count == 2, let k = parts[0], let n = parts[1], n >= 1, (1...n).contains(k) else {
+      throw ValidationError("--shard: '\(shard)' is not K/N with 1 ≤ K ≤ N (e.g. 2/4)")
+    }
+    return ShardSelector(index: k, count: n)
+  }
+}
+extension TileFormat: ExpressibleByArgument {}

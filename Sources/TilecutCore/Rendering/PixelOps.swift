@@ -1,0 +1,169 @@
+/// A colour with a tolerance, as given to `--background` and `--knockout`.
+public struct ColorRule: Hashable, Sendable, Codable, CustomStringConvertible {
+  public var red: UInt8
+  public var green: UInt8
+  public var blue: UInt8
+  /// The largest per-channel difference that still counts as this colour.
+  public var tolerance: Int
+
+  public init(red: UInt8, green: UInt8, blue: UInt8, tolerance: Int = 0) {
+    self.red = red
+    self.green = green
+    self.blue = blue
+    self.tolerance = tolerance
+  }
+
+  static let named: [String: (UInt8, UInt8, UInt8)] = [
+    "white": (255, 255, 255), "black": (0, 0, 0), "paper": (248, 248, 248),
+  ]
+
+  /// Parses `white`, `#f8f8f8`, `#fff`, `248,248,248`, each optionally followed by `:TOLERANCE`.
+  public init(parsing text: String, option: String) throws {
+    let pieces = text.split(separator: ":", maxSplits: 1).map(String.init)
+    let colour = pieces.first?.lowercased() ?? ""
+    var tol = 0
+    if pieces.count == 2 {
+      guard let t = Int(pieces[1]), (0...255).contains(t) else {
+        throw TilecutError.invalidOption(option: option, reason: "tolerance '\(pieces[1])' is not a whole number from 0 to 255")
+      }
+      tol = t
+    }
+    func bad() -> TilecutError {
+      TilecutError.invalidOption(
+        option: option, reason: "'\(text)' is not a colour; use a name (white, black), #rrggbb, #rgb or R,G,B, optionally :TOLERANCE")
+    }
+    if let rgb = Self.named[colour] {
+      self.init(red: rgb.0, green: rgb.1, blue: rgb.2, tolerance: tol)
+    } else if colour.hasPrefix("#") {
+      var hex = String(colour.dropFirst())
+      if hex.count == 3 { hex = hex.map { "\($0)\($0)" }.joined() }
+      guard hex.count == 6, let v = UInt32(hex, radix: 16) else { throw bad() }
+      self.init(red: UInt8(v >> 16 & 0xff), green: UInt8(v >> 8 & 0xff), blue: UInt8(v & 0xff), tolerance: tol)
+    } else {
+      let parts = colour.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+      guard parts.count == 3, let r = parts[0], let g = parts[1], let b = parts[2],
+        (0...255).contains(r), (0...255).contains(g), (0...255).contains(b)
+      else { throw bad() }
+      self.init(red: UInt8(r), green: UInt8(g), blue: UInt8(b), tolerance: tol)
+    }
+  }
+
+  public var description: String {
+    let hex = String(format: "#%02x%02x%02x", red, green, blue)
+    return tolerance == 0 ? hex : "\(hex):\(tolerance)"
+  }
+}
+
+import Foundation
+
+/// Pixel work on packed RGBA8 rows (unpremultiplied), shared by every level.
+public enum PixelOps {
+  /// True when every pixel of the w × h block at `base` (row stride in bytes) is
+  /// transparent, or within tolerance of `background` when one is given.
+  public static func isBlank(
+    _ base: UnsafePointer<UInt8>, stride: Int, width: Int, height: Int, background: ColorRule?
+  ) -> Bool {
+    for row in 0..<height {
+      let p = base + row * stride
+      if let bg = background {
+        let tol = bg.tolerance
+        let r = Int(bg.red)
+        let g = Int(bg.green)
+        let b = Int(bg.blue)
+        for i in Swift.stride(from: 0, to: width * 4, by: 4) where p[i + 3] != 0 {
+          if p[i + 3] != 255 || abs(Int(p[i]) - r) > tol || abs(Int(p[i + 1]) - g) > tol
+            || abs(Int(p[i + 2]) - b) > tol
+          {
+            return false
+          }
+        }
+      } else {
+        // Word-at-a-time scan of the alpha bytes: most blank tiles are far from any content.
+        var i = 3
+        let end = width * 4
+        while i < end {
+          if p[i] != 0 { return false }
+          i += 4
+        }
+      }
+    }
+    return true
+  }
+
+  /// Halves a block of rows: each output pixel is the mean of a 2×2 input block,
+  /// averaged in premultiplied RGBA so transparent neighbours add no dark fringe.
+  /// `width` and `height` are the input's; odd edges read as transparent.
+  public static func reduce2x(
+    _ src: UnsafePointer<UInt8>, srcStride: Int, width: Int, height: Int,
+    into dst: UnsafeMutablePointer<UInt8>, dstStride: Int
+  ) {
+    let outW = (width + 1) / 2
+    let outH = (height + 1) / 2
+    for oy in 0..<outH {
+      let r0 = src + (2 * oy) * srcStride
+      let hasR1 = 2 * oy + 1 < height
+      let r1 = hasR1 ? src + (2 * oy + 1) * srcStride : r0
+      let out = dst + oy * dstStride
+      for ox in 0..<outW {
+        let x0 = 8 * ox
+        let hasX1 = 2 * ox + 1 < width
+        let x1 = hasX1 ? x0 + 4 : x0
+        let a00 = UInt32(r0[x0 + 3])
+        let a01 = hasX1 ? UInt32(r0[x1 + 3]) : 0
+        let a10 = hasR1 ? UInt32(r1[x0 + 3]) : 0
+        let a11 = hasR1 && hasX1 ? UInt32(r1[x1 + 3]) : 0
+        let asum = a00 + a01 + a10 + a11
+        let o = 4 * ox
+        if asum == 0 {
+          out[o] = 0
+          out[o + 1] = 0
+          out[o + 2] = 0
+          out[o + 3] = 0
+          continue
+        }
+        for c in 0..<3 {
+          let s =
+            UInt32(r0[x0 + c]) * a00 + UInt32(r0[x1 + c]) * a01 + UInt32(r1[x0 + c]) * a10
+            + UInt32(r1[x1 + c]) * a11
+          out[o + c] = UInt8(min((s + asum / 2) / asum, 255))
+        }
+        out[o + 3] = UInt8((asum + 2) / 4)
+      }
+    }
+  }
+
+  /// Turns pixels close to `rule`'s colour transparent, fading anti-aliased edges to
+  /// alpha (colour-to-alpha) instead of leaving a halo.
+  public static func knockOut(_ base: UnsafeMutablePointer<UInt8>, count: Int, rule: ColorRule) {
+    let bg = [Double(rule.red), Double(rule.green), Double(rule.blue)]
+    let tol = Double(rule.tolerance)
+    for i in 0..<count {
+      let p = base + 4 * i
+      if p[3] == 0 { continue }
+      var alpha = 0.0
+      var within = true
+      for c in 0..<3 {
+        let v = Double(p[c])
+        let d = abs(v - bg[c])
+        if d > tol { within = false }
+        // how opaque the pixel must be to make this channel over the background
+        let room = v > bg[c] ? 255 - bg[c] : bg[c]
+        if room > 0 { alpha = max(alpha, max(d - tol, 0) / max(room - tol, 1)) }
+      }
+      if within {
+        p[3] = 0
+        p[0] = 0
+        p[1] = 0
+        p[2] = 0
+        continue
+      }
+      alpha = min(alpha, 1)
+      for c in 0..<3 {
+        let v = Double(p[c])
+        let unmixed = (v - bg[c] * (1 - alpha)) / alpha
+        p[c] = UInt8(min(max(unmixed.rounded(), 0), 255))
+      }
+      p[3] = UInt8(min(max((Double(p[3]) * alpha).rounded(), 0), 255))
+    }
+  }
+}

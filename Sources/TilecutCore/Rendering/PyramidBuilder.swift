@@ -1,0 +1,317 @@
+import Foundation
+import Synchronization
+
+/// Gives the pixels of one direct level, strip by strip, top to bottom.
+public protocol LevelPixelSource: AnyObject {
+  /// Fills `count` rows starting `top` rows below the region's top edge, each the
+  /// region's full width of packed RGBA8 (row stride = 4 × region width).
+  func read(top: Int, count: Int, into buffer: UnsafeMutablePointer<UInt8>) throws
+}
+
+/// Turns one square RGBA8 tile into file bytes.
+public protocol TileEncoder: Sendable {
+  var fileExtension: String { get }
+  func encode(rgba: [UInt8], size: Int) throws -> [UInt8]
+}
+
+/// Stores one encoded tile under a path relative to the output root.
+public protocol TileWriter: Sendable {
+  func write(_ bytes: [UInt8], to relativePath: String) throws
+}
+
+/// One floor, tile size and zoom: the unit the manifest and summary count by.
+public struct LevelKey: Hashable, Sendable, Codable, Comparable {
+  public var floor: Int
+  public var tileSize: Int
+  public var zoom: Int
+
+  public init(floor: Int, tileSize: Int, zoom: Int) {
+    self.floor = floor
+    self.tileSize = tileSize
+    self.zoom = zoom
+  }
+
+  public static func < (l: LevelKey, r: LevelKey) -> Bool {
+    (l.floor, l.tileSize, l.zoom) < (r.floor, r.tileSize, r.zoom)
+  }
+}
+
+/// What was written for one level.
+public struct LevelOutcome: Sendable, Codable, Equatable {
+  public var tiles: [TileCoordinate] = []
+  public var blank: Int = 0
+  public var bytes: Int = 0
+  public init() {}
+}
+
+/// Collects outcomes from every worker.
+public final class RenderLedger: Sendable {
+  private let state = Mutex<[LevelKey: LevelOutcome]>([:])
+  private let onTile: (@Sendable (LevelKey, Bool) -> Void)?
+
+  public init(onTile: (@Sendable (LevelKey, Bool) -> Void)? = nil) { self.onTile = onTile }
+
+  func written(_ key: LevelKey, _ tile: TileCoordinate, bytes: Int) {
+    state.withLock {
+      $0[key, default: LevelOutcome()].tiles.append(tile)
+      $0[key, default: LevelOutcome()].bytes += bytes
+    }
+    onTile?(key, true)
+  }
+
+  func blank(_ key: LevelKey) {
+    state.withLock { $0[key, default: LevelOutcome()].blank += 1 }
+    onTile?(key, false)
+  }
+
+  func touch(_ key: LevelKey) { state.withLock { _ = $0[key, default: LevelOutcome()] } }
+
+  public var outcomes: [LevelKey: LevelOutcome] { state.withLock { $0 } }
+}
+
+/// Which tiles a run renders, for `--shard K/N`: a fixed hash of the tile picks its shard.
+public struct ShardSelector: Hashable, Sendable, Codable {
+  public var index: Int
+  public var count: Int
+
+  public init(index: Int, count: Int) {
+    self.index = index
+    self.count = count
+  }
+
+  public func owns(floor: Int, tileSize: Int, tile: TileCoordinate) -> Bool {
+    guard count > 1 else { return true }
+    var h: UInt64 = 0x9E37_79B9_7F4A_7C15
+    for v in [floor, tileSize, tile.zoom, tile.x, tile.y] {
+      h ^= UInt64(bitPattern: Int64(v)) &+ 0x9E37_79B9_7F4A_7C15 &+ (h << 6) &+ (h >> 2)
+      h = (h ^ (h >> 30)) &* 0xBF58_476D_1CE4_E5B9
+      h = (h ^ (h >> 27)) &* 0x94D0_49BB_1331_11EB
+      h ^= h >> 31
+    }
+    return Int(h % UInt64(count)) == index - 1
+  }
+}
+
+/// What shapes the pixels and the choice of tiles, beyond the plan.
+public struct RenderSettings: Sendable {
+  public var template: TileNameTemplate
+  public var background: ColorRule?
+  public var knockout: ColorRule?
+  public var shard: ShardSelector?
+
+  public init(template: TileNameTemplate, background: ColorRule? = nil, knockout: ColorRule? = nil, shard: ShardSelector? = nil) {
+    self.template = template
+    self.background = background
+    self.knockout = knockout
+    self.shard = shard
+  }
+}
+
+/// Streams one floor's levels in 512-row strips: the densest direct level is read
+/// once, cut into every tile size it serves, and halved into the next level, so
+/// memory holds about one strip per level whatever the source's size.
+public final class PyramidBuilder {
+  public static let stripHeight = 512
+
+  let plan: FloorPlan
+  let settings: RenderSettings
+  let encoder: any TileEncoder
+  let writer: any TileWriter
+  let pool: WorkPool
+  let ledger: RenderLedger
+  let openSource: (DensityLevel) throws -> any LevelPixelSource
+
+  public init(
+    plan: FloorPlan, settings: RenderSettings, encoder: any TileEncoder, writer: any TileWriter,
+    pool: WorkPool, ledger: RenderLedger, openSource: @escaping (DensityLevel) throws -> any LevelPixelSource
+  ) {
+    self.plan = plan
+    self.settings = settings
+    self.encoder = encoder
+    self.writer = writer
+    self.pool = pool
+    self.ledger = ledger
+    self.openSource = openSource
+  }
+
+  /// Renders every level of the floor; tile jobs may still be running on the pool when it returns.
+  public func build() throws {
+    for level in plan.levels {
+      for cut in level.cuts { ledger.touch(LevelKey(floor: plan.floor, tileSize: cut.tileSize, zoom: cut.zoom)) }
+    }
+    for level in plan.standalone {
+      let stage = Stage(level: level, builder: self, next: nil)
+      try stream(level, into: stage)
+    }
+    let chain = plan.chain
+    guard let top = chain.first else { return }
+    var next: Stage?
+    for level in chain.dropFirst().reversed() { next = Stage(level: level, builder: self, next: next) }
+    let head = Stage(level: top, builder: self, next: next)
+    try stream(top, into: head)
+  }
+
+  private func stream(_ level: DensityLevel, into stage: Stage) throws {
+    let source = try openSource(level)
+    let region = level.region
+    var top = region.y
+    while top < region.maxY {
+      try pool.checkpoint()
+      let stripTop = (top / Self.stripHeight) * Self.stripHeight
+      let count = min(stripTop + Self.stripHeight, region.maxY) - top
+      stage.begin(stripTop)
+      try stage.buffer.withUnsafeMutableBufferPointer { buf in
+        guard let base = buf.baseAddress else { return }
+        try source.read(top: top - region.y, count: count, into: base + (top - stripTop) * stage.stride)
+      }
+      if let rule = settings.knockout {
+        stage.buffer.withUnsafeMutableBufferPointer { buf in
+          guard let base = buf.baseAddress else { return }
+          PixelOps.knockOut(base + (top - stripTop) * stage.stride, count: count * region.width, rule: rule)
+        }
+      }
+      try stage.flush()
+      top += count
+    }
+    try stage.finish()
+  }
+
+  /// One level's strip accumulator.
+  final class Stage {
+    let level: DensityLevel
+    unowned let builder: PyramidBuilder
+    let next: Stage?
+    let stride: Int
+    var buffer: [UInt8]
+    var stripTop: Int?
+
+    init(level: DensityLevel, builder: PyramidBuilder, next: Stage?) {
+      self.level = level
+      self.builder = builder
+      self.next = next
+      stride = level.region.width * 4
+      buffer = [UInt8](repeating: 0, count: stride * min(PyramidBuilder.stripHeight, level.region.height + PyramidBuilder.stripHeight))
+    }
+
+    func begin(_ top: Int) {
+      if stripTop == top { return }
+      stripTop = top
+      buffer.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+    }
+
+    /// Takes `count` reduced rows from the level above, `top` in this level's global rows.
+    func receive(_ rows: UnsafePointer<UInt8>, top: Int, count: Int, x: Int, width: Int) throws {
+      let region = level.region
+      let strip = (top / PyramidBuilder.stripHeight) * PyramidBuilder.stripHeight
+      if let current = stripTop, current != strip { try flush() }
+      begin(strip)
+      let x0 = max(x, region.x)
+      let x1 = min(x + width, region.maxX)
+      if x0 < x1 {
+        let y0 = max(top, region.y)
+        let y1 = min(top + count, region.maxY)
+        buffer.withUnsafeMutableBufferPointer { buf in
+          guard let base = buf.baseAddress, y0 < y1 else { return }
+          for y in y0..<y1 {
+            let src = rows + (y - top) * width * 4 + (x0 - x) * 4
+            let dst = base + (y - strip) * stride + (x0 - region.x) * 4
+            dst.update(from: src, count: (x1 - x0) * 4)
+          }
+        }
+      }
+      if top + count >= min(strip + PyramidBuilder.stripHeight, region.maxY) { try flush() }
+    }
+
+    func flush() throws {
+      guard let top = stripTop else { return }
+      stripTop = nil
+      let height = min(PyramidBuilder.stripHeight, level.region.maxY - top)
+      guard height > 0 else { return }
+      cut(top: top, height: height)
+      try builder.pool.checkpoint()
+      if let next {
+        let outWidth = (level.region.width + 1) / 2
+        let outHeight = (height + 1) / 2
+        var reduced = [UInt8](repeating: 0, count: outWidth * 4 * outHeight)
+        let width = level.region.width
+        let stride = self.stride
+        buffer.withUnsafeBufferPointer { src in
+          reduced.withUnsafeMutableBufferPointer { dst in
+            guard let s = src.baseAddress, let d = dst.baseAddress else { return }
+            let bands = min(builder.pool.jobs, max(1, outHeight / 32))
+            let per = (outHeight + bands - 1) / bands
+            let sAddr = UInt(bitPattern: s)
+            let dAddr = UInt(bitPattern: d)
+            builder.pool.parallelFor(bands) { band in
+              let y0 = band * per
+              let y1 = min(outHeight, y0 + per)
+              guard y0 < y1, let sp = UnsafePointer<UInt8>(bitPattern: sAddr),
+                let dp = UnsafeMutablePointer<UInt8>(bitPattern: dAddr)
+              else { return }
+              PixelOps.reduce2x(
+                sp + 2 * y0 * stride, srcStride: stride, width: width, height: min(height - 2 * y0, 2 * (y1 - y0)),
+                into: dp + y0 * outWidth * 4, dstStride: outWidth * 4)
+            }
+          }
+        }
+        try reduced.withUnsafeBufferPointer { buf in
+          guard let base = buf.baseAddress else { return }
+          try next.receive(base, top: top / 2, count: outHeight, x: level.region.x / 2, width: outWidth)
+        }
+      }
+    }
+
+    func finish() throws {
+      try flush()
+      try next?.finish()
+    }
+
+    /// Cuts the strip's tiles and queues their encoding.
+    private func cut(top: Int, height: Int) {
+      let region = level.region
+      let plan = builder.plan
+      let settings = builder.settings
+      for cut in level.cuts {
+        let size = cut.tileSize
+        let key = LevelKey(floor: plan.floor, tileSize: size, zoom: cut.zoom)
+        let firstRow = max(cut.range.yRange.lowerBound, top / size)
+        let lastRow = min(cut.range.yRange.upperBound, (top + height) / size - 1)
+        guard firstRow <= lastRow else { continue }
+        for ty in firstRow...lastRow {
+          for tx in cut.range.xRange {
+            let tile = TileCoordinate(zoom: cut.zoom, x: tx, y: ty)
+            if let shard = settings.shard, !shard.owns(floor: plan.floor, tileSize: size, tile: tile) { continue }
+            let px = tx * size - region.x
+            let py = ty * size - top
+            let pixels: [UInt8]? = buffer.withUnsafeBufferPointer { buf in
+              guard let base = buf.baseAddress else { return nil }
+              let origin = base + py * stride + px * 4
+              if PixelOps.isBlank(origin, stride: stride, width: size, height: size, background: settings.background) {
+                return nil
+              }
+              var tileBytes = [UInt8](repeating: 0, count: size * size * 4)
+              tileBytes.withUnsafeMutableBufferPointer { out in
+                guard let o = out.baseAddress else { return }
+                for row in 0..<size { (o + row * size * 4).update(from: origin + row * stride, count: size * 4) }
+              }
+              return tileBytes
+            }
+            guard let pixels else {
+              builder.ledger.blank(key)
+              continue
+            }
+            let encoder = builder.encoder
+            let writer = builder.writer
+            let ledger = builder.ledger
+            let path = settings.template.path(floor: plan.floor, tileSize: size, tile: tile)
+            builder.pool.submit {
+              let bytes = try encoder.encode(rgba: pixels, size: size)
+              try writer.write(bytes, to: path)
+              ledger.written(key, tile, bytes: bytes.count)
+            }
+          }
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,137 @@
+import CVips
+import CVipsShim
+import Foundation
+import TilecutCore
+
+/// Reads one level's region from a libvips pipeline, strip by strip, in the calling thread.
+final class VipsLevelSource: LevelPixelSource {
+  let image: VipsImageHandle
+  let region: UnsafeMutablePointer<VipsRegion>
+  let name: String
+
+  init(image: VipsImageHandle, name: String) throws {
+    guard let region = vips_region_new(image.pointer) else { throw VipsError.current("region \(name)") }
+    self.image = image
+    self.region = region
+    self.name = name
+  }
+
+  deinit { g_object_unref(region) }
+
+  func read(top: Int, count: Int, into buffer: UnsafeMutablePointer<UInt8>) throws {
+    guard tc_fetch(region, 0, Int32(top), Int32(image.width), Int32(count), buffer) == 0 else {
+      let error = VipsError.current("read")
+      throw TilecutError.invalidInput(path: name, reason: "cannot be decoded (\(error.message.isEmpty ? "read failed" : error.message))")
+    }
+  }
+}
+
+/// Builds the libvips pipeline that makes a direct level: the source placed on the
+/// level's pixel grid, by a plain embed when the placement is a whole-pixel shift,
+/// otherwise by an inverse map with premultiplied bilinear interpolation.
+public enum LevelPipeline {
+  /// Opens a direct level of a floor for strip reading.
+  public static func open(plan: FloorPlan, level: DensityLevel, loader: String? = nil) throws -> any LevelPixelSource {
+    let source = plan.source
+    let region = level.region
+    let worldPixels = level.worldPixels
+    // Source pixel → region pixel, for sources whose map is affine in Mercator.
+    let toRegion = TilecutCore.AffineTransform.translation(-Double(region.x), -Double(region.y))
+      .concatenating(after: .scale(worldPixels, worldPixels))
+    var scale = 1.0
+    if source.isVector {
+      // Render the document so that one rendered pixel is about one level pixel.
+      let probe = plan.placement.sourcePixelsPerWorldUnit(width: source.width, height: source.height)
+      scale = probe > 0 ? worldPixels / probe : 1
+      if let native = plan.placement.nativeZoom { scale = pow(2, Double(level.density - native)) }
+    }
+    let vectorScale = TilecutCore.AffineTransform.scale(1 / scale, 1 / scale)
+
+    if plan.placement.projection == .webMercator {
+      let map = toRegion.concatenating(after: plan.placement.transform).concatenating(after: vectorScale)
+      if map.isIntegerTranslation {
+        let image = try SourceImage.pixels(of: source, loader: loader, sequential: true, scale: scale)
+        let placed = try image.map("embed") {
+          tc_embed($0, &$1, Int32(map.c.rounded()), Int32(map.f.rounded()), Int32(region.width), Int32(region.height))
+        }
+        return try VipsLevelSource(image: placed, name: source.path)
+      }
+      guard let inverse = map.inverse else {
+        throw TilecutError.invalidInput(path: source.path, reason: "the placement is degenerate (zero area)")
+      }
+      return try resampled(source: source, loader: loader, scale: scale, region: region) { shrink in
+        // region pixel centre → source pixel coordinate in mapim's index convention
+        let inv = TilecutCore.AffineTransform.scale(1 / shrink, 1 / shrink).concatenating(after: inverse)
+        let centre = inv.apply(0.5, 0.5)
+        return .affine([inv.a, inv.b, centre.x - 0.5, inv.d, inv.e, centre.y - 0.5], forwardScale: map)
+      }
+    }
+
+    // Lon/lat sources: x stays affine in longitude; each row is remapped through latitude.
+    let t = plan.placement.transform
+    guard abs(t.b) < 1e-12, abs(t.d) < 1e-12, t.a != 0, t.e != 0 else {
+      throw TilecutError.invalidInput(path: source.path, reason: "a rotated lon/lat placement is not supported; use a Mercator (EPSG:3857) world file")
+    }
+    return try resampled(source: source, loader: loader, scale: scale, region: region) { shrink in
+      let s = 1 / (scale * shrink)
+      // col = (lon - c) / a, lon = 360 (X + 0.5 + rx) / W - 180
+      let lonPerX = 360 / worldPixels
+      let lon0 = 360 * (Double(region.x) + 0.5) / worldPixels - 180
+      let colPerX = lonPerX / t.a * s
+      let col0 = (lon0 - t.c) / t.a * s - 0.5
+      var rows = [Float](repeating: 0, count: region.height)
+      for y in 0..<region.height {
+        let v = (Double(region.y + y) + 0.5) / worldPixels
+        let lat = WebMercator.latitudeDegrees(v: v)
+        rows[y] = Float((lat - t.f) / t.e * s - 0.5)
+      }
+      let pixelScale = TilecutCore.AffineTransform.scale(1 / (colPerX == 0 ? 1 : abs(colPerX)), 1 / (colPerX == 0 ? 1 : abs(colPerX)))
+      return .rows(rows, x: [colPerX, 0, col0], forwardScale: pixelScale)
+    }
+  }
+
+  enum IndexMap {
+    case affine([Double], forwardScale: TilecutCore.AffineTransform)
+    case rows([Float], x: [Double], forwardScale: TilecutCore.AffineTransform)
+
+    var forward: TilecutCore.AffineTransform {
+      switch self {
+      case .affine(_, let f): return f
+      case .rows(_, _, let f): return f
+      }
+    }
+  }
+
+  private static func resampled(
+    source: SourceDescription, loader: String?, scale: Double, region: PixelRect, index: (Double) -> IndexMap
+  ) throws -> any LevelPixelSource {
+    var image = try SourceImage.pixels(of: source, loader: loader, sequential: false, scale: scale)
+    image = try image.map("premultiply") { tc_premultiply($0, &$1) }
+    // Shrink by a power of two first when the level is much coarser than the source,
+    // so that interpolation never skips source pixels.
+    let forward = index(1).forward
+    let levelPerSource = min(hypot(forward.a, forward.d), hypot(forward.b, forward.e))
+    var shrink = 1.0
+    while levelPerSource * shrink * 2 <= 1.0001 { shrink *= 2 }
+    if shrink > 1 {
+      image = try image.map("shrink") { tc_shrink($0, &$1, shrink, shrink) }
+    }
+    let map = index(shrink)
+    let indexImage: VipsImageHandle
+    switch map {
+    case .affine(let m, _):
+      indexImage = try VipsImageHandle.make("index") { out in
+        m.withUnsafeBufferPointer { tc_affine_index(Int32(region.width), Int32(region.height), $0.baseAddress, &out) }
+      }
+    case .rows(let rows, let x, _):
+      indexImage = try VipsImageHandle.make("index") { out in
+        rows.withUnsafeBufferPointer { r in
+          x.withUnsafeBufferPointer { tc_row_index(Int32(region.width), Int32(region.height), r.baseAddress, $0.baseAddress, &out) }
+        }
+      }
+    }
+    var mapped = try VipsImageHandle.make("mapim") { out in tc_mapim(image.pointer, indexImage.pointer, &out, 0) }
+    mapped = try mapped.map("unpremultiply") { tc_unpremultiply_uchar($0, &$1) }
+    return try VipsLevelSource(image: mapped, name: source.path)
+  }
+}

@@ -1,0 +1,119 @@
+import CVips
+import CVipsShim
+import Foundation
+import TilecutCore
+
+/// An input as named on the command line: a file, with libvips' `[page=N]` option syntax allowed.
+public struct InputName: Hashable, Sendable {
+  public var path: String
+  public var page: Int?
+
+  /// Splits `plan.pdf[page=2]` into the file and its page.
+  public init(parsing text: String) throws {
+    guard text.hasSuffix("]"), let open = text.lastIndex(of: "[") else {
+      path = text
+      page = nil
+      return
+    }
+    path = String(text[..<open])
+    let options = text[text.index(after: open)..<text.index(before: text.endIndex)]
+    var page: Int?
+    for pair in options.split(separator: ",") {
+      let kv = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+      guard kv.count == 2, kv[0] == "page", let n = Int(kv[1]), n >= 0 else {
+        throw TilecutError.invalidInput(path: text, reason: "only the [page=N] option is understood, got '\(pair)'")
+      }
+      page = n
+    }
+    self.page = page
+  }
+
+  public init(path: String, page: Int? = nil) {
+    self.path = path
+    self.page = page
+  }
+}
+
+/// What the header of an input says, read without decoding its pixels.
+public struct SourceHeader: Sendable, Hashable {
+  public var path: String
+  public var loader: String
+  public var width: Int
+  public var height: Int
+  public var pages: Int
+  public var isVector: Bool
+}
+
+/// Opens inputs with libvips: headers for planning, pixels for rendering.
+public enum SourceImage {
+  /// Reads an input's header and checks it is an image worth tiling.
+  public static func header(of input: InputName, maxPixels: Int) throws -> SourceHeader {
+    try Vips.start()
+    let path = input.path
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+      throw TilecutError.invalidInput(path: path, reason: "no such file")
+    }
+    guard !isDirectory.boolValue else { throw TilecutError.invalidInput(path: path, reason: "is a directory, not an image") }
+    guard FileManager.default.isReadableFile(atPath: path) else {
+      throw TilecutError.invalidInput(path: path, reason: "cannot be read (permission denied)")
+    }
+    let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    guard size > 0 else { throw TilecutError.invalidInput(path: path, reason: "is empty (0 bytes)") }
+    guard let loaderName = vips_foreign_find_load(path) else {
+      _ = VipsError.current("find_load")
+      throw TilecutError.invalidInput(path: path, reason: "is not an image format libvips can read")
+    }
+    let loader = String(cString: loaderName)
+    let isVector = loader.contains("Pdf") || loader.contains("Svg")
+    let image: VipsImageHandle
+    do {
+      image = try open(path: path, page: input.page, sequential: true)
+    } catch let error as VipsError {
+      throw TilecutError.invalidInput(path: path, reason: "cannot be read as an image (\(error.message.isEmpty ? error.operation : error.message))")
+    }
+    let pages = max(1, Int(tc_header_pages(image.pointer)))
+    if let page = input.page, page >= pages {
+      throw TilecutError.invalidInput(path: path, reason: "has \(pages) page(s); page=\(page) does not exist (pages count from 0)")
+    }
+    let width = image.width
+    let height = image.height
+    guard width > 0, height > 0 else { throw TilecutError.invalidInput(path: path, reason: "has no pixels") }
+    if width * height > maxPixels {
+      throw TilecutError.invalidInput(
+        path: path,
+        reason: "is \(width) × \(height) pixels, more than --max-pixels \(maxPixels); raise --max-pixels if this is intended")
+    }
+    return SourceHeader(path: path, loader: loader, width: width, height: height, pages: pages, isVector: isVector)
+  }
+
+  static func open(path: String, page: Int?, sequential: Bool) throws -> VipsImageHandle {
+    try VipsImageHandle.make("load \(path)") { out in
+      if let page { return tc_load_page(path, Int32(page), sequential ? 1 : 0, &out) }
+      return tc_load(path, sequential ? 1 : 0, &out)
+    }
+  }
+
+  /// The source's pixels as sRGB RGBA8, cropped to its band; vectors rendered at `scale`.
+  static func pixels(of source: SourceDescription, loader: String?, sequential: Bool, scale: Double) throws -> VipsImageHandle {
+    var image: VipsImageHandle
+    if source.isVector {
+      let loaderName = loader ?? (vips_foreign_find_load(source.path).map { String(cString: $0) } ?? "")
+      image = try VipsImageHandle.make("render \(source.path)") { out in
+        tc_load_scaled(source.path, loaderName, Int32(source.page ?? 0), scale, &out)
+      }
+    } else {
+      image = try open(path: source.path, page: source.page, sequential: sequential)
+    }
+    image = try image.map("convert \(source.path) to sRGB") { tc_to_srgba($0, &$1) }
+    if let crop = source.crop {
+      let s = source.isVector ? scale : 1
+      let left = Int((Double(crop.x) * s).rounded())
+      let top = Int((Double(crop.y) * s).rounded())
+      let width = min(Int((Double(crop.width) * s).rounded()), image.width - left)
+      let height = min(Int((Double(crop.height) * s).rounded()), image.height - top)
+      image = try image.map("crop \(source.path)") { tc_crop($0, &$1, Int32(left), Int32(top), Int32(width), Int32(height)) }
+    }
+    return image
+  }
+}

@@ -1,0 +1,47 @@
+import CVips
+import CVipsShim
+import TilecutCore
+
+/// The file formats a tile can be written in.
+public enum TileFormat: String, CaseIterable, Codable, Sendable {
+  case png, webp, jpeg
+
+  public var fileExtension: String { self == .jpeg ? "jpg" : rawValue }
+}
+
+/// Encodes RGBA8 tiles with libvips' savers (libspng/libpng, libwebp, libjpeg).
+public struct VipsTileEncoder: TileEncoder {
+  public var format: TileFormat
+  public var pngCompression: Int
+  public var palette: Bool
+  public var quality: Int
+
+  public init(format: TileFormat = .png, pngCompression: Int = 6, palette: Bool = false, quality: Int = 85) {
+    self.format = format
+    self.pngCompression = pngCompression
+    self.palette = palette
+    self.quality = quality
+  }
+
+  public var fileExtension: String { format.fileExtension }
+
+  public func encode(rgba: [UInt8], size: Int) throws -> [UInt8] {
+    try Vips.start()
+    return try rgba.withUnsafeBytes { raw -> [UInt8] in
+      guard let image = vips_image_new_from_memory(raw.baseAddress, raw.count, Int32(size), Int32(size), 4, VIPS_FORMAT_UCHAR)
+      else { throw VipsError.current("new_from_memory") }
+      defer { g_object_unref(image) }
+      var buffer: UnsafeMutableRawPointer?
+      var length = 0
+      let status: Int32
+      switch format {
+      case .png: status = tc_save_png(image, Int32(pngCompression), palette ? 1 : 0, &buffer, &length)
+      case .webp: status = tc_save_webp(image, Int32(quality), 0, &buffer, &length)
+      case .jpeg: status = tc_save_jpeg(image, Int32(quality), &buffer, &length)
+      }
+      guard status == 0, let buffer else { throw VipsError.current("\(format.rawValue)save") }
+      defer { g_free(buffer) }
+      return [UInt8](UnsafeRawBufferPointer(start: buffer, count: length))
+    }
+  }
+}
