@@ -17,7 +17,10 @@ let package = Package(
       pkgConfig: "vips",
       providers: [.apt(["libvips-dev"]), .brew(["vips"])]
     ),
-    .target(name: "CVipsShim", dependencies: ["CVips"]),
+    .target(
+      name: "CVipsShim", dependencies: ["CVips"],
+      cSettings: [.unsafeFlags(["-O3"])],
+      linkerSettings: [.linkedLibrary("deflate")]),
     .target(name: "TilecutCore"),
     .target(name: "TilecutVips", dependencies: ["TilecutCore", "CVips", "CVipsShim"]),
     .target(

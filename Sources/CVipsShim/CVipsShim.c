@@ -2,12 +2,17 @@
 #include "CVipsShim.h"
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 int tc_init(const char *argv0) {
+  /* Tiles and strips are large, short-lived buffers: keep them in the heap
+   * instead of a fresh mmap each, which costs a page fault per 4 KB. */
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
   if (VIPS_INIT(argv0))
     return -1;
   /* Tiles are produced in Dispatch workers; libvips must not add its own. */

@@ -26,6 +26,14 @@ public struct VipsTileEncoder: TileEncoder {
   public var fileExtension: String { format.fileExtension }
 
   public func encode(rgba: [UInt8], size: Int) throws -> [UInt8] {
+    if format == .png && !palette {
+      // libdeflate with per-row filters: the same zlib levels as libpng, in less time and fewer bytes.
+      var length = 0
+      guard let buffer = rgba.withUnsafeBufferPointer({ tc_png_encode($0.baseAddress, Int32(size), Int32(size), Int32(pngCompression), &length) })
+      else { throw VipsError(operation: "pngsave", message: "out of memory encoding a tile") }
+      defer { tc_png_free(buffer) }
+      return [UInt8](UnsafeBufferPointer(start: buffer, count: length))
+    }
     try Vips.start()
     return try rgba.withUnsafeBytes { raw -> [UInt8] in
       guard let image = vips_image_new_from_memory(raw.baseAddress, raw.count, Int32(size), Int32(size), 4, VIPS_FORMAT_UCHAR)

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "TilecutPNG.h"
+
 /* One small function per variadic libvips call Swift cannot make. Each returns
  * 0 on success and -1 on failure, with the reason in libvips' error buffer. */
 

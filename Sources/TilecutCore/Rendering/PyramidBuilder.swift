@@ -159,7 +159,8 @@ public final class PyramidBuilder {
       try pool.checkpoint()
       let stripTop = (top / Self.stripHeight) * Self.stripHeight
       let count = min(stripTop + Self.stripHeight, region.maxY) - top
-      stage.begin(stripTop)
+      // a strip read whole needs no clearing first
+      stage.begin(stripTop, clear: top != stripTop || count < min(Self.stripHeight, region.maxY - stripTop))
       try stage.buffer.withUnsafeMutableBufferPointer { buf in
         guard let base = buf.baseAddress else { return }
         try source.read(top: top - region.y, count: count, into: base + (top - stripTop) * stage.stride)
@@ -193,10 +194,10 @@ public final class PyramidBuilder {
       buffer = [UInt8](repeating: 0, count: stride * min(PyramidBuilder.stripHeight, level.region.height + PyramidBuilder.stripHeight))
     }
 
-    func begin(_ top: Int) {
+    func begin(_ top: Int, clear: Bool = true) {
       if stripTop == top { return }
       stripTop = top
-      buffer.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+      if clear { buffer.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
     }
 
     /// Takes `count` reduced rows from the level above, `top` in this level's global rows.
@@ -232,7 +233,8 @@ public final class PyramidBuilder {
       if let next {
         let outWidth = (level.region.width + 1) / 2
         let outHeight = (height + 1) / 2
-        var reduced = [UInt8](repeating: 0, count: outWidth * 4 * outHeight)
+        // every byte is written by reduce2x
+        var reduced = [UInt8](unsafeUninitializedCapacity: outWidth * 4 * outHeight) { _, count in count = outWidth * 4 * outHeight }
         let width = level.region.width
         let stride = self.stride
         buffer.withUnsafeBufferPointer { src in
@@ -289,12 +291,12 @@ public final class PyramidBuilder {
               if PixelOps.isBlank(origin, stride: stride, width: size, height: size, background: settings.background) {
                 return nil
               }
-              var tileBytes = [UInt8](repeating: 0, count: size * size * 4)
-              tileBytes.withUnsafeMutableBufferPointer { out in
-                guard let o = out.baseAddress else { return }
-                for row in 0..<size { (o + row * size * 4).update(from: origin + row * stride, count: size * 4) }
+              return [UInt8](unsafeUninitializedCapacity: size * size * 4) { out, count in
+                if let o = out.baseAddress {
+                  for row in 0..<size { (o + row * size * 4).initialize(from: origin + row * stride, count: size * 4) }
+                }
+                count = size * size * 4
               }
-              return tileBytes
             }
             guard let pixels else {
               builder.ledger.blank(key)
