@@ -22,12 +22,21 @@ public struct TilecutCommand: ParsableCommand {
         tilecut ground.png first.png second.png -o tiles --name 'L{floor}_{z}_{x}_{y}.png'
         tilecut plan.png --shard 2/4 -o part2 && tilecut merge tiles part1 part2 part3 part4
 
+      Subcommands (each has --help):
+        tilecut verify DIR                    check files against manifest.json
+        tilecut merge OUT SHARD-DIR...        combine --shard outputs
+        tilecut preview DIR --zoom Z -o F     stitch one zoom into one PNG
+
       Exit status: 0 success (also "up to date"), 1 input or processing error, 2 usage error, \
       130/143 interrupted by SIGINT/SIGTERM. The previous output is never damaged.
       """,
-    version: tilecutVersion,
-    subcommands: [VerifyCommand.self, MergeCommand.self, PreviewCommand.self]
+    version: tilecutVersion
   )
+
+  /// Subcommands, dispatched by the first argument; everything else tiles.
+  static let subcommands: [String: any ParsableCommand.Type] = [
+    "verify": VerifyCommand.self, "merge": MergeCommand.self, "preview": PreviewCommand.self,
+  ]
 
   @Argument(help: ArgumentHelp("Source image(s): one per floor, or one with --floors. PDF/TIFF pages: file.pdf[page=N].", valueName: "input"))
   public var inputs: [String] = []
@@ -69,21 +78,28 @@ public struct TilecutCommand: ParsableCommand {
   /// Parses, runs, and turns every failure into one stderr line and an exit code:
   /// 0 success, 1 input or processing error, 2 usage error.
   public static func main(_ arguments: [String]? = nil) -> Never {
+    let args = arguments ?? Array(CommandLine.arguments.dropFirst())
+    if let first = args.first, let sub = subcommands[first] {
+      run(sub, Array(args.dropFirst()))
+    }
+    run(Self.self, args)
+  }
+
+  static func run(_ type: any ParsableCommand.Type, _ args: [String]) -> Never {
     do {
-      var command = try parseAsRoot(arguments)
+      var command = try type.parseAsRoot(args)
       try command.run()
       Foundation.exit(0)
     } catch let code as ExitCode {
       Foundation.exit(code.rawValue)
     } catch {
-      let exitCode = Self.exitCode(for: error)
-      if exitCode == .success || error is CleanExit {
-        Self.exit(withError: error)
+      let exitCode = type.exitCode(for: error)
+      if exitCode == .success {
+        type.exit(withError: error)
       }
-      let message = Self.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+      let message = type.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
       Printer().error(message)
-      if let tilecutError = error as? TilecutError { _ = tilecutError; Foundation.exit(1) }
-      Foundation.exit(exitCode.rawValue == 1 ? 1 : 2)
+      Foundation.exit(error is TilecutError ? 1 : 2)
     }
   }
 }

@@ -123,6 +123,9 @@ struct TileJob {
     let sources = try digestSources(plan)
     let options = shapingOptions(plan)
     let fingerprint = Self.fingerprint(sources: sources, options: options)
+    var wholeJobOptions = options
+    wholeJobOptions["shard"] = nil
+    let jobFingerprint = Self.fingerprint(sources: sources, options: wholeJobOptions)
     if !output.force, let existing = out.existingManifest(), existing.fingerprint == fingerprint {
       printer.info("\(out.path): up to date")
       if run.json { Printer.result(#"{"output": \#(jsonString(out.path)), "upToDate": true}"#) }
@@ -149,7 +152,7 @@ struct TileJob {
       throw error
     }
     if let signal = cancel.received { throw JobInterrupted(signal: signal) }
-    let manifest = makeManifest(plan, ledger: ledger, sources: sources, options: options, fingerprint: fingerprint)
+    let manifest = makeManifest(plan, ledger: ledger, sources: sources, options: options, fingerprint: fingerprint, jobFingerprint: jobFingerprint)
     do {
       try manifest.encoded().write(to: URL(fileURLWithPath: staging + "/" + Manifest.fileName))
       if output.preview {
@@ -203,7 +206,10 @@ struct TileJob {
     return Vips.sha256(of: Array(text.utf8))
   }
 
-  func makeManifest(_ plan: TileJobPlan, ledger: RenderLedger, sources: [Manifest.Source], options: [String: String], fingerprint: String) -> Manifest {
+  func makeManifest(
+    _ plan: TileJobPlan, ledger: RenderLedger, sources: [Manifest.Source], options: [String: String], fingerprint: String,
+    jobFingerprint: String
+  ) -> Manifest {
     let outcomes = ledger.outcomes
     let levels = plan.cells.keys.sorted().compactMap { key -> Manifest.Level? in
       guard let cut = plan.cells[key] else { return nil }
@@ -214,7 +220,7 @@ struct TileJob {
       footprints: plan.plans.map { Manifest.Footprint(floor: $0.floor, rect: $0.footprint) },
       generator: Manifest.Generator(version: tilecutVersion, libvips: Vips.version), sources: sources,
       options: options, fingerprint: fingerprint,
-      shard: plan.settings.shard.map { Manifest.Shard(index: $0.index, count: $0.count) })
+      shard: plan.settings.shard.map { Manifest.Shard(index: $0.index, count: $0.count, jobFingerprint: jobFingerprint) })
   }
 
   func report(_ plan: TileJobPlan, ledger: RenderLedger, seconds: Double, output: String) {

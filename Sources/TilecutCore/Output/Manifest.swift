@@ -120,10 +120,13 @@ public struct Manifest: Codable, Sendable, Equatable {
   public struct Shard: Codable, Sendable, Equatable {
     public var index: Int
     public var count: Int
+    /// The fingerprint the whole, unsharded job has: what `merge` writes.
+    public var jobFingerprint: String
 
-    public init(index: Int, count: Int) {
+    public init(index: Int, count: Int, jobFingerprint: String) {
       self.index = index
       self.count = count
+      self.jobFingerprint = jobFingerprint
     }
   }
 
