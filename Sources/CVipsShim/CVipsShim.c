@@ -276,6 +276,16 @@ int tc_save_jpeg(VipsImage *in, int quality, void **buffer, size_t *length) {
 
 int tc_save_file(VipsImage *in, const char *filename) { return vips_image_write_to_file(in, filename, NULL); }
 
+int tc_save_pages(VipsImage *tall, int page_height, const char *filename) {
+  VipsImage *copy = NULL;
+  if (vips_copy(tall, &copy, NULL))
+    return -1;
+  vips_image_set_int(copy, "page-height", page_height);
+  int r = vips_image_write_to_file(copy, filename, NULL);
+  g_object_unref(copy);
+  return r;
+}
+
 int tc_rename_exchange(const char *from, const char *to) {
 #ifdef SYS_renameat2
   return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 2 /* RENAME_EXCHANGE */);

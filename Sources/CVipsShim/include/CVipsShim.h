@@ -38,6 +38,7 @@ int tc_save_png(VipsImage *in, int compression, int palette, void **buffer, size
 int tc_save_webp(VipsImage *in, int quality, int lossless, void **buffer, size_t *length);
 int tc_save_jpeg(VipsImage *in, int quality, void **buffer, size_t *length);
 int tc_save_file(VipsImage *in, const char *filename);
+int tc_save_pages(VipsImage *tall, int page_height, const char *filename);
 
 int tc_rename_exchange(const char *from, const char *to);
 

@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+import TilecutCore
+
+@testable import TilecutVips
+
+/// A fresh temporary directory per test.
+func temporaryDirectory(_ name: String = #function) throws -> String {
+  let safe = name.filter { $0.isLetter || $0.isNumber }
+  let path = NSTemporaryDirectory() + "tilecut-vips-\(safe)-\(UUID().uuidString.prefix(8))"
+  try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+  return path
+}
+
+/// A W × H test picture: gradients, a transparent hole, half-transparent stripes.
+func testImage(width: Int, height: Int) -> RGBAImage {
+  var image = RGBAImage(width: width, height: height)
+  for y in 0..<height {
+    for x in 0..<width {
+      let i = (y * width + x) * 4
+      let hole = x >= width / 4 && x < width / 2 && y >= height / 5 && y < height / 3
+      image.pixels[i] = UInt8((x * 255) / max(width - 1, 1))
+      image.pixels[i + 1] = UInt8((y * 255) / max(height - 1, 1))
+      image.pixels[i + 2] = UInt8((x ^ y) & 255)
+      image.pixels[i + 3] = hole ? 0 : ((x / 40) % 7 == 0 ? 100 : 255)
+      if hole { image.pixels[i] = 0; image.pixels[i + 1] = 0; image.pixels[i + 2] = 0 }
+    }
+  }
+  return image
+}
+
+/// Largest channel difference, ignoring colour where both pixels are transparent.
+func difference(_ a: RGBAImage, _ b: RGBAImage) -> Int {
+  precondition(a.width == b.width && a.height == b.height)
+  var worst = 0
+  for i in stride(from: 0, to: a.pixels.count, by: 4) {
+    worst = max(worst, abs(Int(a.pixels[i + 3]) - Int(b.pixels[i + 3])))
+    if a.pixels[i + 3] > 0 || b.pixels[i + 3] > 0 {
+      for c in 0..<3 { worst = max(worst, abs(Int(a.pixels[i + c]) - Int(b.pixels[i + c]))) }
+    }
+  }
+  return worst
+}
+
+/// Tiles a file with the real libvips pipeline and encoder, into `out`.
+func tile(_ path: String, into out: String, sizes: [Int], maxZoom: Int? = nil) throws -> (FloorPlan, RenderLedger) {
+  let header = try SourceImage.header(of: InputName(path: path), maxPixels: 1 << 32)
+  let source = SourceDescription(path: path, width: header.width, height: header.height, isVector: header.isVector)
+  let zoom = maxZoom ?? PyramidPlanner.rasterMaxZoom(width: header.width, height: header.height)
+  let plan = try PyramidPlanner.plan(
+    floor: 1, source: source, placement: .raster(nativeZoom: zoom), request: PlanRequest(maxZoom: zoom, tileSizes: sizes))
+  let pool = WorkPool(jobs: 2)
+  let ledger = RenderLedger()
+  let builder = PyramidBuilder(
+    plan: plan, settings: RenderSettings(template: try TileNameTemplate(TileNameTemplate.defaultPattern)),
+    encoder: VipsTileEncoder(), writer: DirectoryTileWriter(root: out), pool: pool, ledger: ledger,
+    openSource: { try LevelPipeline.open(plan: plan, level: $0, loader: header.loader) })
+  try builder.build()
+  try pool.drain()
+  return (plan, ledger)
+}
+
+@Suite("libvips pipeline, end to end")
+struct PipelineTests {
+  @Test("a PNG source's max-zoom tiles are its crops, decoded back within ±2")
+  func maxZoomTilesMatchSource() throws {
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let source = testImage(width: 777, height: 530)
+    try source.writePNG(to: dir + "/src.png")
+    let (_, ledger) = try tile(dir + "/src.png", into: dir + "/out", sizes: [256, 512])
+    let written = ledger.outcomes[LevelKey(floor: 1, tileSize: 256, zoom: 2)]?.tiles ?? []
+    #expect(Set(written) == Set((0..<3).flatMap { y in (0..<4).map { TileCoordinate(zoom: 2, x: $0, y: y) } }))
+    for t in written {
+      let decoded = try RGBAImage.decode(file: dir + "/out/256/L1_2_\(t.x)_\(t.y).png")
+      #expect(decoded.width == 256 && decoded.height == 256)
+      #expect(difference(decoded, source.crop(x: t.x * 256, y: t.y * 256, width: 256, height: 256)) <= 2, "tile \(t)")
+    }
+  }
+
+  @Test("512 px tiles equal the stitched 256 px tiles one zoom deeper, on disk")
+  func retinaOnDisk() throws {
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try testImage(width: 600, height: 420).writePNG(to: dir + "/src.png")
+    let (_, ledger) = try tile(dir + "/src.png", into: dir + "/out", sizes: [256, 512])
+    for z in 0...1 {
+      for t in ledger.outcomes[LevelKey(floor: 1, tileSize: 512, zoom: z)]?.tiles ?? [] {
+        let big = try RGBAImage.decode(file: dir + "/out/512/L1_\(z)_\(t.x)_\(t.y).png")
+        var stitched = RGBAImage(width: 512, height: 512)
+        for child in t.children {
+          let path = dir + "/out/256/L1_\(child.zoom)_\(child.x)_\(child.y).png"
+          guard FileManager.default.fileExists(atPath: path) else { continue }
+          stitched.paste(try RGBAImage.decode(file: path), x: (child.x - 2 * t.x) * 256, y: (child.y - 2 * t.y) * 256)
+        }
+        #expect(difference(big, stitched) == 0, "512 tile \(t)")
+      }
+    }
+  }
+
+  @Test("outside the image is transparent, never white")
+  func edgesAreTransparent() throws {
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    var white = RGBAImage(width: 300, height: 300)
+    for i in stride(from: 0, to: white.pixels.count, by: 1) { white.pixels[i] = 255 }
+    try white.writePNG(to: dir + "/white.png")
+    _ = try tile(dir + "/white.png", into: dir + "/out", sizes: [256])
+    let edge = try RGBAImage.decode(file: dir + "/out/256/L1_1_1_1.png")
+    #expect(edge[43, 43].a == 255 && edge[44, 44].a == 0 && edge[200, 10].a == 0)
+  }
+
+  @Test("the PNG encoder round-trips RGBA and opaque (RGB) tiles exactly")
+  func encoderRoundTrip() throws {
+    for opaque in [false, true] {
+      var image = testImage(width: 256, height: 256)
+      if opaque { for i in stride(from: 3, to: image.pixels.count, by: 4) { image.pixels[i] = 255 } }
+      if !opaque { for i in stride(from: 3, to: image.pixels.count, by: 4) where image.pixels[i] == 0 { image.pixels[i - 3] = 0 } }
+      for level in [0, 1, 6, 9] {
+        let bytes = try VipsTileEncoder(pngCompression: level).encode(rgba: image.pixels, size: 256)
+        #expect(Array(bytes.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        let back = try RGBAImage.decode(bytes: bytes)
+        #expect(back.pixels == image.pixels, "level \(level) opaque \(opaque)")
+      }
+    }
+  }
+
+  @Test("multi-page files report their pages and load each")
+  func multiPage() throws {
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let pages = (0..<3).map { k -> RGBAImage in
+      var p = testImage(width: 64, height: 48)
+      for i in stride(from: 0, to: p.pixels.count, by: 4) { p.pixels[i + 2] = UInt8(k * 100) }
+      return p
+    }
+    try RGBAImage.writePages(pages, to: dir + "/floors.tif")
+    let header = try SourceImage.header(of: InputName(path: dir + "/floors.tif"), maxPixels: 1 << 30)
+    #expect(header.pages == 3 && header.width == 64 && header.height == 48)
+    let page2 = try SourceImage.header(of: try InputName(parsing: dir + "/floors.tif[page=2]"), maxPixels: 1 << 30)
+    #expect(page2.height == 48)
+    #expect(throws: TilecutError.self) { try SourceImage.header(of: InputName(path: dir + "/floors.tif", page: 3), maxPixels: 1 << 30) }
+  }
+
+  @Test("sha-256 matches a known digest")
+  func digest() throws {
+    #expect(Vips.sha256(of: Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+  }
+}
