@@ -34,6 +34,10 @@ let package = Package(
     .testTarget(name: "TilecutCoreTests", dependencies: ["TilecutCore"]),
     .testTarget(name: "TilecutVipsTests", dependencies: ["TilecutVips", "TilecutCore"]),
     .testTarget(
-      name: "TilecutCLITests", dependencies: ["TilecutCLI", "TilecutCore", "TilecutVips"]),
+      name: "TilecutCLITests",
+      dependencies: [
+        "TilecutCLI", "TilecutCore", "TilecutVips",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]),
   ]
 )

@@ -30,10 +30,10 @@ public struct OutputOptions: ParsableArguments {
 
 /// Which zooms and tile sizes to make.
 public struct PyramidOptions: ParsableArguments {
-  @Option(help: ArgumentHelp("Lowest zoom to write (default: 0 for plain images; for georeferenced ones the deepest zoom whose one 256 px tile holds the whole footprint).", valueName: "z"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("Lowest zoom to write (default: 0 for plain images; for georeferenced ones the deepest zoom whose one 256 px tile holds the whole footprint).", valueName: "z"))
   public var minZoom: Int?
 
-  @Option(help: ArgumentHelp("Highest zoom to write (default: plain images, the smallest z with 256·2^z ≥ the longer side; georeferenced, the deepest zoom whose 256 px tiles are not finer than the source pixels).", valueName: "z"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("Highest zoom to write (default: plain images, the smallest z with 256·2^z ≥ the longer side; georeferenced, the deepest zoom whose 256 px tiles are not finer than the source pixels).", valueName: "z"))
   public var maxZoom: Int?
 
   @Option(help: ArgumentHelp("Tile sizes in pixels: 256, 512 (retina: the same z/x/y grid at twice the density) or 256,512.", valueName: "sizes"))
@@ -75,7 +75,7 @@ public struct FloorOptions: ParsableArguments {
   @Option(help: ArgumentHelp("Number of floors: the source's first N pages, or N equal bands of a one-page sheet.", valueName: "n"))
   public var floors: Int?
 
-  @Option(help: ArgumentHelp("Floor number of the first floor, used in names (0 and negatives allowed: basements).", valueName: "k"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("Floor number of the first floor, used in names (0 and negatives allowed: basements).", valueName: "k"))
   public var firstFloor: Int = 1
 
   @Option(help: ArgumentHelp("How floors are stacked on a one-page sheet: vertical (top to bottom) or horizontal (left to right).", valueName: "dir"))
