@@ -14,13 +14,16 @@ public struct TilecutCommand: ParsableCommand {
       manifest.json. Tile (0,0) is the north-west corner (XYZ).
 
       Examples:
-        tilecut plan.png                                  plain image at the NW corner
-        tilecut plan.png --bounds 51.5,-0.13,51.51,-0.12  a north-up plan on its building
-        tilecut plan.png --gcp 0,0,51.51,-0.13 --gcp 4000,3000,51.5,-0.12
-        tilecut plan.png --center 51.505,-0.125 --meters-per-pixel 0.05 --rotation 12
-        tilecut building.pdf --floors 3 --first-floor 0 --knockout white
-        tilecut ground.png first.png second.png -o tiles --name 'L{floor}_{z}_{x}_{y}.png'
-        tilecut plan.png --shard 2/4 -o part2 && tilecut merge tiles part1 part2 part3 part4
+        tilecut plan.png                     a plain image at the NW corner
+        tilecut plan.png --bounds 51.5006,-0.1275,51.5016,-0.1255
+        tilecut plan.png --gcp 0,0,51.5016,-0.1275 --gcp 4000,3000,51.5006,-0.1255
+        tilecut plan.png --center 51.5011,-0.1265 --meters-per-pixel 0.05 \\
+          --rotation 12
+        tilecut building.pdf --floors 3 --first-floor 0 --knockout white:8
+        tilecut ground.png first.png -o tiles --name 'L{floor}_{z}_{x}_{y}.png' \\
+          --tile-size 512
+        CI matrix: tilecut plan.png --shard $K/4 -o part$K   (K = 1…4), then
+          tilecut merge tiles part1 part2 part3 part4
 
       Subcommands (each has --help):
         tilecut verify DIR                    check files against manifest.json

@@ -134,12 +134,22 @@ public struct Manifest: Codable, Sendable, Equatable {
     levels.first { $0.floor == floor && $0.tileSize == tileSize && $0.zoom == zoom }
   }
 
+  /// Pretty JSON with sorted keys, except that each level sits on one line: readable,
+  /// diffable, and small even with thousands of rows.
   public func encoded() throws -> Data {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    var data = try encoder.encode(self)
-    data.append(0x0A)
-    return data
+    let pretty = JSONEncoder()
+    pretty.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    let compact = JSONEncoder()
+    compact.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    var outline = self
+    outline.levels = []
+    var text = String(decoding: try pretty.encode(outline), as: UTF8.self)
+    let lines = try levels.map { "    " + String(decoding: try compact.encode($0), as: UTF8.self) }
+    let body = lines.isEmpty ? "[]" : "[\n" + lines.joined(separator: ",\n") + "\n  ]"
+    guard let range = text.range(of: "\"levels\" : [\n\n  ]") ?? text.range(of: "\"levels\" : [\n  ]") ?? text.range(of: "\"levels\" : []")
+    else { throw EncodingError.invalidValue(self, .init(codingPath: [], debugDescription: "manifest layout")) }
+    text.replaceSubrange(range, with: "\"levels\" : " + body)
+    return Data((text + "\n").utf8)
   }
 
   public static func decode(_ data: Data) throws -> Manifest {
