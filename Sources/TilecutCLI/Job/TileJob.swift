@@ -120,7 +120,7 @@ struct TileJob {
 
     let out = OutputDirectory(path: output.output)
     try out.checkReplaceable()
-    let sources = try digestSources(plan)
+    let sources = try digestSources(plan, previous: out.existingManifest())
     let options = shapingOptions(plan)
     let fingerprint = Self.fingerprint(sources: sources, options: options)
     var wholeJobOptions = options
@@ -190,13 +190,30 @@ struct TileJob {
     if let error = failures.first { throw error }
   }
 
-  func digestSources(_ plan: TileJobPlan) throws -> [Manifest.Source] {
+  /// SHA-256 of each input, reusing the previous manifest's digest for a file whose
+  /// size and modification time have not changed.
+  func digestSources(_ plan: TileJobPlan, previous: Manifest?) throws -> [Manifest.Source] {
     var cache: [String: String] = [:]
+    for s in previous?.sources ?? [] {
+      if let bytes = s.bytes, let modified = s.modified, let now = Self.stat(s.path), now.bytes == bytes, now.modified == modified {
+        cache[s.path] = s.sha256
+      }
+    }
     return try plan.floors.map { f in
       let digest = try cache[f.input.path] ?? Vips.sha256(ofFile: f.input.path)
       cache[f.input.path] = digest
-      return Manifest.Source(floor: f.floor, path: f.input.path, sha256: digest, page: f.input.page, width: f.description.width, height: f.description.height)
+      let st = Self.stat(f.input.path)
+      return Manifest.Source(
+        floor: f.floor, path: f.input.path, sha256: digest, page: f.input.page, width: f.description.width,
+        height: f.description.height, bytes: st?.bytes, modified: st?.modified)
     }
+  }
+
+  static func stat(_ path: String) -> (bytes: Int, modified: Double)? {
+    guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+      let size = attributes[.size] as? Int, let date = attributes[.modificationDate] as? Date
+    else { return nil }
+    return (size, date.timeIntervalSince1970)
   }
 
   static func fingerprint(sources: [Manifest.Source], options: [String: String]) -> String {

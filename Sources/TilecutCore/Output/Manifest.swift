@@ -105,14 +105,20 @@ public struct Manifest: Codable, Sendable, Equatable {
     public var page: Int?
     public var width: Int
     public var height: Int
+    /// The file's size and modification time when it was hashed: an unchanged
+    /// file is not hashed again, so an up-to-date check takes no time.
+    public var bytes: Int?
+    public var modified: Double?
 
-    public init(floor: Int, path: String, sha256: String, page: Int?, width: Int, height: Int) {
+    public init(floor: Int, path: String, sha256: String, page: Int?, width: Int, height: Int, bytes: Int? = nil, modified: Double? = nil) {
       self.floor = floor
       self.path = path
       self.sha256 = sha256
       self.page = page
       self.width = width
       self.height = height
+      self.bytes = bytes
+      self.modified = modified
     }
   }
 
