@@ -49,7 +49,7 @@ int tc_load_page(const char *filename, int page, int sequential, VipsImage **out
 
 int tc_load_scaled(const char *filename, const char *loader, int page, double scale,
                    VipsImage **out) {
-  if (strstr(loader, "svg")) {
+  if (strstr(loader, "Svg") || strstr(loader, "svg")) {
     *out = vips_image_new_from_file(filename, "scale", scale, NULL);
   } else {
     *out = vips_image_new_from_file(filename, "page", page, "scale", scale, NULL);
