@@ -1,0 +1,239 @@
+import Foundation
+
+/// A source pixel position (GDAL convention: 0,0 is the top-left corner) tied to a place.
+public struct ControlPoint: Hashable, Sendable, Codable {
+  public var col: Double
+  public var row: Double
+  public var point: GeoPoint
+
+  public init(col: Double, row: Double, point: GeoPoint) {
+    self.col = col
+    self.row = row
+    self.point = point
+  }
+}
+
+/// How well control points agree with the fitted placement.
+public struct FitReport: Hashable, Sendable {
+  /// Root-mean-square distance between each point and where the fit puts it, in source pixels.
+  public var rmsPixels: Double
+  /// The same on the ground, in metres.
+  public var rmsMeters: Double
+  public var maxPixels: Double
+  /// The point farthest from the fit.
+  public var worstIndex: Int?
+  /// Size of the image's diagonal, in pixels, for judging the residual.
+  public var diagonalPixels: Double
+
+  /// True when the residual is large enough that a point is probably mistyped:
+  /// over 5 px and over 0.5 % of the image diagonal.
+  public var isSuspicious: Bool { rmsPixels > 5 && rmsPixels > 0.005 * diagonalPixels }
+}
+
+/// Placements from bounds, control points, or a centre with scale and rotation.
+public enum Georeference {
+  /// Parses comma-separated numbers, exactly `count` of them.
+  static func numbers(_ text: String, count: Int, option: String, shape: String) throws -> [Double] {
+    let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+    guard parts.count == count else {
+      throw TilecutError.invalidOption(option: option, reason: "'\(text)' should be \(shape) (\(count) numbers separated by commas)")
+    }
+    return try parts.map { part in
+      guard let v = Double(part), v.isFinite else {
+        throw TilecutError.invalidOption(option: option, reason: "'\(part)' in '\(text)' is not a number")
+      }
+      return v
+    }
+  }
+
+  /// Checks a latitude/longitude pair; suggests a swap when that would make sense.
+  static func check(latitude lat: Double, longitude lon: Double, option: String) throws {
+    if abs(lat) > WebMercator.maxLatitude {
+      let swapped = abs(lon) <= WebMercator.maxLatitude && abs(lat) <= 180
+      throw TilecutError.invalidOption(
+        option: option,
+        reason: String(format: "latitude %g is beyond ±85.0511 (the Web-Mercator limit)", lat) + (swapped ? "; did you swap LAT and LON?" : ""))
+    }
+    if abs(lon) > 180 {
+      throw TilecutError.invalidOption(option: option, reason: String(format: "longitude %g is beyond ±180", lon))
+    }
+  }
+
+  /// Parses "LAT,LON".
+  public static func parseLatLon(_ text: String, option: String) throws -> GeoPoint {
+    let v = try numbers(text, count: 2, option: option, shape: "LAT,LON")
+    try check(latitude: v[0], longitude: v[1], option: option)
+    return GeoPoint(latitude: v[0], longitude: v[1])
+  }
+
+  /// Parses "SOUTH,WEST,NORTH,EAST".
+  public static func parseBounds(_ text: String, option: String = "--bounds") throws -> (south: Double, west: Double, north: Double, east: Double) {
+    let v = try numbers(text, count: 4, option: option, shape: "SOUTH,WEST,NORTH,EAST")
+    try check(latitude: v[0], longitude: v[1], option: option)
+    try check(latitude: v[2], longitude: v[3], option: option)
+    if v[0] >= v[2] {
+      throw TilecutError.invalidOption(option: option, reason: "south \(v[0]) is not below north \(v[2]); the order is SOUTH,WEST,NORTH,EAST")
+    }
+    if v[1] >= v[3] {
+      throw TilecutError.invalidOption(
+        option: option,
+        reason: "west \(v[1]) is not left of east \(v[3]); bounds that cross the antimeridian are not supported (split the image)")
+    }
+    return (v[0], v[1], v[2], v[3])
+  }
+
+  /// A north-up image whose edges lie on these lines.
+  public static func bounds(
+    south: Double, west: Double, north: Double, east: Double, width: Int, height: Int, projection: SourceProjection = .webMercator
+  ) throws -> Placement {
+    guard south < north, west < east else {
+      throw TilecutError.invalidOption(option: "--bounds", reason: "south must be below north and west left of east")
+    }
+    let w = Double(width)
+    let h = Double(height)
+    switch projection {
+    case .webMercator:
+      let u0 = WebMercator.u(longitudeDegrees: west)
+      let u1 = WebMercator.u(longitudeDegrees: east)
+      let v0 = WebMercator.v(latitudeDegrees: north)
+      let v1 = WebMercator.v(latitudeDegrees: south)
+      return Placement(method: "bounds", transform: AffineTransform(a: (u1 - u0) / w, b: 0, c: u0, d: 0, e: (v1 - v0) / h, f: v0))
+    case .lonLat:
+      return Placement(
+        method: "bounds", projection: .lonLat,
+        transform: AffineTransform(a: (east - west) / w, b: 0, c: west, d: 0, e: (south - north) / h, f: north))
+    }
+  }
+
+  /// Parses "X,Y,LAT,LON".
+  public static func parseControlPoint(_ text: String, option: String = "--gcp") throws -> ControlPoint {
+    let v = try numbers(text, count: 4, option: option, shape: "X,Y,LAT,LON")
+    try check(latitude: v[2], longitude: v[3], option: option)
+    return ControlPoint(col: v[0], row: v[1], point: GeoPoint(latitude: v[2], longitude: v[3]))
+  }
+
+  /// Fits a placement to control points in Web-Mercator: two give a similarity
+  /// (scale, rotation, translation), three or more a least-squares affine.
+  public static func fit(_ points: [ControlPoint], width: Int, height: Int, option: String = "--gcp") throws -> (Placement, FitReport) {
+    guard points.count >= 2 else {
+      throw TilecutError.invalidOption(option: option, reason: "needs at least 2 control points, got \(points.count)")
+    }
+    let world = points.map { WebMercator.world($0.point) }
+    for i in 0..<points.count {
+      for j in (i + 1)..<points.count {
+        if points[i].col == points[j].col && points[i].row == points[j].row {
+          throw TilecutError.invalidOption(option: option, reason: "points \(i + 1) and \(j + 1) are at the same pixel")
+        }
+        if world[i] == world[j] {
+          throw TilecutError.invalidOption(option: option, reason: "points \(i + 1) and \(j + 1) are at the same place")
+        }
+      }
+    }
+    let transform: AffineTransform
+    if points.count == 2 {
+      // w = s·p + t with complex p = col + i·row and w = u + i·v (both axes point down)
+      let dp = (points[1].col - points[0].col, points[1].row - points[0].row)
+      let dw = (world[1].u - world[0].u, world[1].v - world[0].v)
+      let den = dp.0 * dp.0 + dp.1 * dp.1
+      let sr = (dw.0 * dp.0 + dw.1 * dp.1) / den
+      let si = (dw.1 * dp.0 - dw.0 * dp.1) / den
+      let tu = world[0].u - (sr * points[0].col - si * points[0].row)
+      let tv = world[0].v - (si * points[0].col + sr * points[0].row)
+      transform = AffineTransform(a: sr, b: -si, c: tu, d: si, e: sr, f: tv)
+    } else {
+      let n = Double(points.count)
+      let mc = points.map(\.col).reduce(0, +) / n
+      let mr = points.map(\.row).reduce(0, +) / n
+      let mu = world.map(\.u).reduce(0, +) / n
+      let mv = world.map(\.v).reduce(0, +) / n
+      var sxx = 0.0, sxy = 0.0, syy = 0.0, sxu = 0.0, syu = 0.0, sxv = 0.0, syv = 0.0
+      for (p, w) in zip(points, world) {
+        let x = p.col - mc
+        let y = p.row - mr
+        let u = w.u - mu
+        let v = w.v - mv
+        sxx += x * x
+        sxy += x * y
+        syy += y * y
+        sxu += x * u
+        syu += y * u
+        sxv += x * v
+        syv += y * v
+      }
+      let det = sxx * syy - sxy * sxy
+      guard det > 1e-9 * sxx * syy, det > 0 else {
+        throw TilecutError.invalidOption(option: option, reason: "the control points lie on one line; give points that span the image")
+      }
+      let a = (sxu * syy - syu * sxy) / det
+      let b = (syu * sxx - sxu * sxy) / det
+      let d = (sxv * syy - syv * sxy) / det
+      let e = (syv * sxx - sxv * sxy) / det
+      transform = AffineTransform(a: a, b: b, c: mu - a * mc - b * mr, d: d, e: e, f: mv - d * mc - e * mr)
+    }
+    let scale = (abs(transform.determinant)).squareRoot()
+    guard transform.determinant > 0, scale > 0, let inverse = transform.inverse else {
+      throw TilecutError.invalidOption(
+        option: option, reason: "the control points give a mirrored or degenerate placement; check that X,Y and LAT,LON are in the right order")
+    }
+    var sumPx = 0.0, sumM = 0.0, maxPx = 0.0
+    var worst: Int?
+    for (i, (p, w)) in zip(points, world).enumerated() {
+      let back = inverse.apply(w.u, w.v)
+      let px = hypot(back.x - p.col, back.y - p.row)
+      let fitted = transform.apply(p.col, p.row)
+      let meters = hypot(fitted.x - w.u, fitted.y - w.v) * WebMercator.groundMetersPerWorldUnit(latitudeDegrees: p.point.latitude)
+      sumPx += px * px
+      sumM += meters * meters
+      if px > maxPx {
+        maxPx = px
+        worst = i
+      }
+    }
+    let n = Double(points.count)
+    let report = FitReport(
+      rmsPixels: (sumPx / n).squareRoot(), rmsMeters: (sumM / n).squareRoot(), maxPixels: maxPx,
+      worstIndex: maxPx > 0 ? worst : nil, diagonalPixels: hypot(Double(width), Double(height)))
+    let placement = Placement(method: "gcp", transform: transform)
+    try checkWithinWorld(placement, width: width, height: height, option: option)
+    return (placement, report)
+  }
+
+  /// The image centre at `point`, `metersPerPixel` ground metres per source pixel,
+  /// turned clockwise by `rotationDegrees` (its up then points to that bearing).
+  public static func center(
+    _ point: GeoPoint, metersPerPixel: Double, rotationDegrees: Double, width: Int, height: Int
+  ) throws -> Placement {
+    guard metersPerPixel.isFinite, metersPerPixel > 0 else {
+      throw TilecutError.invalidOption(option: "--meters-per-pixel", reason: "\(metersPerPixel) is not a positive number of metres")
+    }
+    guard rotationDegrees.isFinite else {
+      throw TilecutError.invalidOption(option: "--rotation", reason: "\(rotationDegrees) is not a number of degrees")
+    }
+    let origin = WebMercator.world(point)
+    let s = metersPerPixel / WebMercator.groundMetersPerWorldUnit(latitudeDegrees: point.latitude)
+    let theta = rotationDegrees * .pi / 180
+    let cs = cos(theta)
+    let sn = sin(theta)
+    let a = s * cs
+    let b = -s * sn
+    let d = s * sn
+    let e = s * cs
+    let hw = Double(width) / 2
+    let hh = Double(height) / 2
+    let placement = Placement(
+      method: "center", transform: AffineTransform(a: a, b: b, c: origin.u - a * hw - b * hh, d: d, e: e, f: origin.v - d * hw - e * hh))
+    try checkWithinWorld(placement, width: width, height: height, option: "--center")
+    return placement
+  }
+
+  /// Refuses footprints that leave the world east or west (across the antimeridian).
+  public static func checkWithinWorld(_ placement: Placement, width: Int, height: Int, option: String) throws {
+    let f = placement.footprint(width: width, height: height)
+    if f.minU < -1e-9 || f.maxU > 1 + 1e-9 {
+      throw TilecutError.invalidOption(option: option, reason: "the image would cross the antimeridian, which is not supported (split the image)")
+    }
+    if f.maxV <= 0 || f.minV >= 1 {
+      throw TilecutError.invalidOption(option: option, reason: "the image would lie entirely beyond ±85.0511° latitude")
+    }
+  }
+}
