@@ -46,9 +46,10 @@ public enum WorldFile {
 
   /// Sidecar names to look for, in order: plan.pgw, plan.pngw, plan.wld (and upper case).
   public static func sidecarCandidates(for imagePath: String) -> [String] {
-    let url = URL(fileURLWithPath: imagePath)
-    let ext = url.pathExtension
-    let base = url.deletingPathExtension().path
+    let name = imagePath.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? imagePath
+    let dot = name.lastIndex(of: ".")
+    let ext = dot.map { String(name[name.index(after: $0)...]) } ?? ""
+    let base = ext.isEmpty ? imagePath : String(imagePath.dropLast(ext.count + 1))
     var names: [String] = []
     if let first = ext.first, let last = ext.last, ext.count >= 2 {
       names.append("\(first)\(last)w")
