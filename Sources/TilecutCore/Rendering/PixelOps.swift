@@ -166,4 +166,44 @@ public enum PixelOps {
       p[3] = UInt8(min(max((Double(p[3]) * alpha).rounded(), 0), 255))
     }
   }
+
+  /// Doubles a block into one `size` × `size` tile with bilinear weights (9, 3, 3, 1)/16
+  /// in premultiplied RGBA. `block` holds the size/2 × size/2 source pixels with a
+  /// one-pixel border all round (so (size/2 + 2)² pixels, row stride `blockStride`).
+  public static func upsampleTile(
+    _ block: UnsafePointer<UInt8>, blockStride: Int, size: Int, into out: UnsafeMutablePointer<UInt8>
+  ) {
+    for oy in 0..<size {
+      let i = (oy >> 1) + 1
+      let centre = block + i * blockStride
+      let other = block + (i + ((oy & 1) == 0 ? -1 : 1)) * blockStride
+      let dst = out + oy * size * 4
+      for ox in 0..<size {
+        let x = (ox >> 1) + 1
+        let n = x + ((ox & 1) == 0 ? -1 : 1)
+        let c00 = SIMD4<UInt32>(truncatingIfNeeded: UnsafeRawPointer(centre + 4 * x).loadUnaligned(as: SIMD4<UInt8>.self))
+        let c01 = SIMD4<UInt32>(truncatingIfNeeded: UnsafeRawPointer(centre + 4 * n).loadUnaligned(as: SIMD4<UInt8>.self))
+        let c10 = SIMD4<UInt32>(truncatingIfNeeded: UnsafeRawPointer(other + 4 * x).loadUnaligned(as: SIMD4<UInt8>.self))
+        let c11 = SIMD4<UInt32>(truncatingIfNeeded: UnsafeRawPointer(other + 4 * n).loadUnaligned(as: SIMD4<UInt8>.self))
+        let alphaSum = 9 &* c00.w &+ 3 &* c01.w &+ 3 &* c10.w &+ c11.w
+        let o = dst + 4 * ox
+        if alphaSum == 16 * 255 {
+          // opaque: a plain weighted mean (the alpha lane gives 255 by itself)
+          let v = (9 &* c00 &+ 3 &* c01 &+ 3 &* c10 &+ c11 &+ 8) &>> 4
+          UnsafeMutableRawPointer(o).storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: v), as: SIMD4<UInt8>.self)
+        } else if alphaSum == 0 {
+          UnsafeMutableRawPointer(o).storeBytes(of: SIMD4<UInt8>(repeating: 0), as: SIMD4<UInt8>.self)
+        } else {
+          let w = SIMD4<UInt32>(9 &* c00.w, 3 &* c01.w, 3 &* c10.w, c11.w)
+          var out = SIMD4<UInt8>(repeating: 0)
+          for c in 0..<3 {
+            let v = w[0] &* c00[c] &+ w[1] &* c01[c] &+ w[2] &* c10[c] &+ w[3] &* c11[c]
+            out[c] = UInt8(min((v + alphaSum / 2) / alphaSum, 255))
+          }
+          out[3] = UInt8((alphaSum + 8) >> 4)
+          UnsafeMutableRawPointer(o).storeBytes(of: out, as: SIMD4<UInt8>.self)
+        }
+      }
+    }
+  }
 }

@@ -139,15 +139,21 @@ public final class PyramidBuilder {
     for level in plan.levels {
       for cut in level.cuts { ledger.touch(LevelKey(floor: plan.floor, tileSize: cut.tileSize, zoom: cut.zoom)) }
     }
-    for level in plan.standalone {
+    let chain = plan.chain
+    // The level just above a raster chain (512 px tiles at the deepest zoom) is the
+    // chain's head doubled: no second decode, no second resample.
+    let derived = plan.standalone.first { level in
+      !plan.source.isVector && chain.first.map { level.density == $0.density + 1 } == true
+    }
+    for level in plan.standalone where level != derived {
       let stage = Stage(level: level, builder: self, next: nil)
       try stream(level, into: stage)
     }
-    let chain = plan.chain
     guard let top = chain.first else { return }
     var next: Stage?
     for level in chain.dropFirst().reversed() { next = Stage(level: level, builder: self, next: next) }
     let head = Stage(level: top, builder: self, next: next)
+    head.derived = derived
     try stream(top, into: head)
   }
 
@@ -229,6 +235,11 @@ public final class PyramidBuilder {
       let height = min(PyramidBuilder.stripHeight, level.region.maxY - top)
       guard height > 0 else { return }
       cut(top: top, height: height)
+      if let derived { cutDerived(derived, top: top, height: height) }
+      if height > 0 {
+        lastRow = Array(buffer[(height - 1) * stride..<height * stride])
+        lastRowTop = top + height - 1
+      }
       try builder.pool.checkpoint()
       if let next {
         let outWidth = (level.region.width + 1) / 2
@@ -266,6 +277,98 @@ public final class PyramidBuilder {
     func finish() throws {
       try flush()
       try next?.finish()
+    }
+
+    /// The level twice as dense, whose tiles are this level's blocks doubled.
+    var derived: DensityLevel?
+    /// The last row of the previous strip, for interpolating across the seam.
+    var lastRow: [UInt8] = []
+    var lastRowTop: Int?
+
+    /// Queues the tiles of the level above whose pixels are this strip's blocks
+    /// doubled: each worker upsamples its own block, and blocks with no visible
+    /// pixel are skipped before any work.
+    private func cutDerived(_ up: DensityLevel, top: Int, height: Int) {
+      let region = level.region
+      let plan = builder.plan
+      let settings = builder.settings
+      let hasLast = lastRowTop == top - 1
+      for cut in up.cuts {
+        let size = cut.tileSize
+        let half = size / 2
+        let key = LevelKey(floor: plan.floor, tileSize: size, zoom: cut.zoom)
+        let firstRow = max(cut.range.yRange.lowerBound, (2 * top) / size)
+        let lastRowIndex = min(cut.range.yRange.upperBound, (2 * (top + height)) / size - 1)
+        guard firstRow <= lastRowIndex else { continue }
+        let blockWidth = half + 2
+        for ty in firstRow...lastRowIndex {
+          for tx in cut.range.xRange {
+            let tile = TileCoordinate(zoom: cut.zoom, x: tx, y: ty)
+            if let shard = settings.shard, !shard.owns(floor: plan.floor, tileSize: size, tile: tile) { continue }
+            // the block's pixels in this level, with a one-pixel border, clamped
+            let sx = tx * half - region.x
+            let sy = ty * half - top
+            var block = [UInt8](repeating: 0, count: blockWidth * blockWidth * 4)
+            var visible = false
+            buffer.withUnsafeBufferPointer { buf in
+              lastRow.withUnsafeBufferPointer { last in
+                guard let base = buf.baseAddress else { return }
+                block.withUnsafeMutableBufferPointer { out in
+                  guard let o = out.baseAddress else { return }
+                  for r in 0..<blockWidth {
+                    let y = sy - 1 + r
+                    let rowPtr: UnsafePointer<UInt8>
+                    if y < 0 {
+                      rowPtr = hasLast ? (last.baseAddress ?? base) : base
+                    } else {
+                      rowPtr = base + min(y, height - 1) * stride
+                    }
+                    for c in 0..<blockWidth {
+                      let x = min(max(sx - 1 + c, 0), region.width - 1)
+                      let src = rowPtr + 4 * x
+                      let dst = o + (r * blockWidth + c) * 4
+                      dst[0] = src[0]
+                      dst[1] = src[1]
+                      dst[2] = src[2]
+                      dst[3] = src[3]
+                      if src[3] != 0 { visible = true }
+                    }
+                  }
+                }
+              }
+            }
+            guard visible else {
+              builder.ledger.blank(key)
+              continue
+            }
+            let encoder = builder.encoder
+            let writer = builder.writer
+            let ledger = builder.ledger
+            let background = settings.background
+            let path = settings.template.path(floor: plan.floor, tileSize: size, tile: tile)
+            let blockCopy = block
+            builder.pool.submit {
+              var pixels = [UInt8](repeating: 0, count: size * size * 4)
+              blockCopy.withUnsafeBufferPointer { b in
+                pixels.withUnsafeMutableBufferPointer { p in
+                  guard let bb = b.baseAddress, let pp = p.baseAddress else { return }
+                  PixelOps.upsampleTile(bb, blockStride: blockWidth * 4, size: size, into: pp)
+                }
+              }
+              let blank = pixels.withUnsafeBufferPointer { p in
+                p.baseAddress.map { PixelOps.isBlank($0, stride: size * 4, width: size, height: size, background: background) } ?? true
+              }
+              if blank {
+                ledger.blank(key)
+                return
+              }
+              let bytes = try encoder.encode(rgba: pixels, size: size)
+              try writer.write(bytes, to: path)
+              ledger.written(key, tile, bytes: bytes.count)
+            }
+          }
+        }
+      }
     }
 
     /// Cuts the strip's tiles and queues their encoding.
