@@ -51,6 +51,11 @@ int tc_load_scaled(const char *filename, const char *loader, int page, double sc
                    VipsImage **out) {
   if (strstr(loader, "Svg") || strstr(loader, "svg")) {
     *out = vips_image_new_from_file(filename, "scale", scale, NULL);
+  } else if (strstr(loader, "Pdf") || strstr(loader, "pdf")) {
+    /* keep a transparent page transparent: pdfload paints white by default */
+    VipsArrayDouble *clear = vips_array_double_newv(4, 0.0, 0.0, 0.0, 0.0);
+    *out = vips_image_new_from_file(filename, "page", page, "scale", scale, "background", clear, NULL);
+    vips_area_unref(VIPS_AREA(clear));
   } else {
     *out = vips_image_new_from_file(filename, "page", page, "scale", scale, NULL);
   }
