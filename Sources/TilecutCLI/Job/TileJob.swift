@@ -101,6 +101,7 @@ struct TileJob {
     if let b = plan.settings.background { o["background"] = b.description }
     if let k = plan.settings.knockout { o["knockout"] = k.description }
     if let s = plan.settings.shard { o["shard"] = "\(s.index)/\(s.count)" }
+    if output.preview { o["preview"] = "true" }
     for p in plan.plans {
       let zooms = Set(p.levels.flatMap { $0.cuts.map(\.zoom) })
       let t = p.placement.transform
@@ -156,7 +157,7 @@ struct TileJob {
     do {
       try manifest.encoded().write(to: URL(fileURLWithPath: staging + "/" + Manifest.fileName))
       if output.preview {
-        try Data(/*PREVIEW*/"".utf8).write(to: URL(fileURLWithPath: staging + "/preview.html"))
+        try Data(PreviewPage.html(manifest: manifest).utf8).write(to: URL(fileURLWithPath: staging + "/preview.html"))
       }
     } catch {
       throw TilecutError.output(path: staging, reason: "cannot write the manifest (\(error.localizedDescription))")
