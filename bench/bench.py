@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""tilecut vs vips dzsave vs gdal2tiles, alternating runs in one invocation.
+
+Prints medians, ratios, peak RSS, output bytes and tile counts; see README.md."""
+import math
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+WORK = os.path.join(HERE, "work")
+TILECUT = os.environ.get("TILECUT", os.path.join(HERE, "..", ".build", "release", "tilecut"))
+SIZE = int(os.environ.get("BENCH_SIZE", "16384"))
+GEO_SIZE = int(os.environ.get("BENCH_GEO_SIZE", "8192"))
+RUNS = int(os.environ.get("BENCH_RUNS", "3"))
+SKIP_GDAL = os.environ.get("BENCH_SKIP_GDAL") == "1"
+# a building in central London, about 400 m across
+BOUNDS = (51.5000, -0.1300, 51.5030, -0.1250)
+
+
+def plan_image(path, n, seed):
+    """A floor-plan-like RGBA PNG: an irregular building (transparent outside),
+    light rooms, thick walls, doors, desks and text-like marks."""
+    if os.path.exists(path):
+        return
+    rng = np.random.default_rng(seed)
+    img = np.zeros((n, n, 4), np.uint8)
+    m = n // 16
+    # building: an L plus a wing, transparent elsewhere
+    for (y0, x0, y1, x1) in [(m, m, 9 * m, 15 * m), (9 * m, m, 15 * m, 8 * m), (2 * m, 15 * m - 2, 6 * m, 15 * m)]:
+        img[y0:y1, x0:x1] = (250, 250, 248, 255)
+    inside = img[:, :, 3] > 0
+    step = max(n // 24, 64)
+    wall = max(n // 1200, 4)
+    for k in range(m, n - m, step):
+        jitter = int(rng.integers(-step // 5, step // 5))
+        c = min(max(k + jitter, 0), n - wall)
+        img[:, c:c + wall, :3] = 40
+        img[c:c + wall, :, :3] = 40
+        # door openings
+        for d in range(m, n - m, step):
+            if rng.random() < 0.5:
+                img[d + step // 3:d + step // 3 + step // 6, c:c + wall, :3] = 250
+                img[c:c + wall, d + step // 3:d + step // 3 + step // 6, :3] = 250
+    # desks and text-like marks inside rooms
+    for _ in range(n * n // 60000):
+        y, x = int(rng.integers(0, n - 80)), int(rng.integers(0, n - 120))
+        if rng.random() < 0.5:
+            img[y:y + 40, x:x + 90, :3] = (225, 218, 200)
+            img[y:y + 40, x:x + 3, :3] = 120
+            img[y:y + 3, x:x + 90, :3] = 120
+        else:
+            for t in range(int(rng.integers(3, 9))):
+                img[y:y + 9, x + t * 12:x + t * 12 + 8, :3] = 70
+    img[~inside] = 0
+    raw = path + ".raw"
+    img.tofile(raw)
+    del img
+    subprocess.run(["vips", "rawload", raw, path + ".v", str(n), str(n), "4"], check=True)
+    os.remove(raw)
+    subprocess.run(["vips", "copy", path + ".v", path, "--interpretation", "srgb"], check=True)
+    os.remove(path + ".v")
+
+
+def merc(lon, lat):
+    return lon * 20037508.342789244 / 180, math.log(math.tan((90 + lat) * math.pi / 360)) * 6378137
+
+
+def timed(cmd):
+    """Runs a command; returns (wall seconds, peak RSS in MB)."""
+    out = subprocess.run(["/usr/bin/time", "-f", "%e %M"] + cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if out.returncode != 0:
+        sys.stderr.write(out.stderr)
+        raise SystemExit(f"failed: {' '.join(cmd)}")
+    wall, rss = out.stderr.strip().splitlines()[-1].split()
+    return float(wall), int(rss) / 1024
+
+
+def tiles(root, exts=(".png", ".webp", ".jpg")):
+    """(z, x, y) → bytes for every tile file below root, by layout."""
+    found = {}
+    for dirpath, _, files in os.walk(root):
+        for f in files:
+            if not f.endswith(exts) or f == "blank.png":
+                continue
+            p = os.path.join(dirpath, f)
+            rel = os.path.relpath(p, root)
+            stem = os.path.splitext(rel)[0]
+            parts = stem.split(os.sep)
+            if parts[-1].startswith("L"):  # tilecut: 256/L1_z_x_y
+                _, z, x, y = parts[-1].split("_")
+                key = (int(z), int(x), int(y), parts[0])
+            elif len(parts) == 3 and root.endswith("dz"):  # dzsave google: z/y/x
+                key = (int(parts[0]), int(parts[2]), int(parts[1]), "256")
+            else:  # gdal2tiles --xyz: z/x/y
+                key = (int(parts[0]), int(parts[1]), int(parts[2]), "256")
+            found[key] = os.path.getsize(p)
+    return found
+
+
+def main():
+    os.makedirs(WORK, exist_ok=True)
+    if not os.access(TILECUT, os.X_OK):
+        raise SystemExit(f"no tilecut binary at {TILECUT}; run make bench")
+    big = os.path.join(WORK, f"plan{SIZE}.png")
+    geo = os.path.join(WORK, f"geo{GEO_SIZE}.png")
+    t0 = time.time()
+    plan_image(big, SIZE, 1)
+    plan_image(geo, GEO_SIZE, 2)
+    s, w, n, e = BOUNDS
+    geotiff = geo.replace(".png", "-3857.tif")
+    if not SKIP_GDAL and not os.path.exists(geotiff):
+        ulx, uly = merc(w, n)
+        lrx, lry = merc(e, s)
+        subprocess.run(["gdal_translate", "-q", "-of", "GTiff", "-a_srs", "EPSG:3857", "-a_ullr", str(ulx), str(uly), str(lrx), str(lry), geo, geotiff], check=True)
+    print(f"inputs ready in {time.time() - t0:.0f}s: {big} ({os.path.getsize(big) / 1e6:.1f} MB), {geo}")
+
+    # the georeferenced zoom range tilecut chooses, given to gdal2tiles too
+    plan = subprocess.run([TILECUT, geo, "--bounds", f"{s},{w},{n},{e}", "--tile-size", "256", "--dry-run", "--json", "-q", "-o", os.path.join(WORK, "unused")],
+                          check=True, capture_output=True, text=True).stdout
+    import json
+    zooms = sorted({lv["zoom"] for lv in json.loads(plan)["levels"]})
+    zr = f"{zooms[0]}-{zooms[-1]}"
+
+    out = lambda name: os.path.join(WORK, "out-" + name)
+    contenders = {
+        "tilecut 256": [TILECUT, big, "-o", out("tc256"), "--tile-size", "256", "--png-compression", "6", "-q", "--force"],
+        "dzsave 256": ["vips", "dzsave", big, out("dz"), "--layout", "google", "--suffix", ".png[compression=6]", "--tile-size", "256", "--overlap", "0", "--background", "0"],
+        "tilecut 256+512": [TILECUT, big, "-o", out("tc256512"), "--tile-size", "256,512", "-q", "--force"],
+        "tilecut 256 palette": [TILECUT, big, "-o", out("tcpal"), "--tile-size", "256", "--palette", "-q", "--force"],
+        "tilecut geo": [TILECUT, geo, "--bounds", f"{s},{w},{n},{e}", "--tile-size", "256", "--min-zoom", str(zooms[0]), "--max-zoom", str(zooms[-1]), "-o", out("tcgeo"), "-q", "--force"],
+    }
+    if not SKIP_GDAL:
+        g2t = shutil.which("gdal2tiles.py") or shutil.which("gdal2tiles")
+        contenders["gdal2tiles geo"] = [g2t, "--xyz", "-z", zr, "-w", "none", "--processes=2", "-q", geotiff, out("g2t")]
+    results = {k: [] for k in contenders}
+    for r in range(RUNS):
+        for name, cmd in contenders.items():
+            dest = cmd[cmd.index("-o") + 1] if "-o" in cmd else (cmd[3] if name.startswith("dzsave") else cmd[-1])
+            if os.path.exists(dest):
+                shutil.rmtree(dest)
+            if name.startswith("dzsave") and os.path.exists(dest + ".dzi"):
+                os.remove(dest + ".dzi")
+            results[name].append(timed(cmd))
+            print(f"  run {r + 1}/{RUNS} {name}: {results[name][-1][0]:.2f} s", flush=True)
+
+    outputs = {"tilecut 256": out("tc256"), "dzsave 256": out("dz"), "tilecut 256+512": out("tc256512"),
+               "tilecut 256 palette": out("tcpal"), "tilecut geo": out("tcgeo"), "gdal2tiles geo": out("g2t")}
+    sets = {k: tiles(v) for k, v in outputs.items() if k in contenders}
+    med = {k: statistics.median(t for t, _ in v) for k, v in results.items()}
+    rss = {k: max(m for _, m in v) for k, v in results.items()}
+    print()
+    print(f"machine: {os.cpu_count()} cores, libvips {subprocess.run(['vips', '--version'], capture_output=True, text=True).stdout.strip()}, "
+          f"tilecut {subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True, cwd=HERE).stdout.strip()}, runs {RUNS}")
+    print(f"{'contender':22} {'median s':>9} {'min s':>7} {'peak MB':>8} {'bytes':>12} {'tiles':>7}")
+    for k in contenders:
+        print(f"{k:22} {med[k]:9.2f} {min(t for t, _ in results[k]):7.2f} {rss[k]:8.0f} {sum(sets[k].values()):12d} {len(sets[k]):7d}")
+    print()
+    ratio = lambda a, b: med[a] / med[b]
+    print(f"tilecut / dzsave time        {ratio('tilecut 256', 'dzsave 256'):.2f}  (target ≤ 0.6)")
+    print(f"tilecut / dzsave bytes       {sum(sets['tilecut 256'].values()) / sum(sets['dzsave 256'].values()):.2f}  (target ≤ 1.1)")
+    print(f"tilecut / dzsave peak RSS    {rss['tilecut 256'] / rss['dzsave 256']:.2f}  (target ≤ 2)")
+    print(f"256+512 / 256 time           {ratio('tilecut 256+512', 'tilecut 256'):.2f}  (target ≤ 1.6)")
+    print(f"palette / plain bytes        {sum(sets['tilecut 256 palette'].values()) / sum(sets['tilecut 256'].values()):.2f}")
+    a = {k[:3] for k in sets["tilecut 256"]}
+    b = {k[:3] for k in sets["dzsave 256"]}
+    print(f"tile sets tilecut vs dzsave: {'MATCH' if a == b else f'{len(a - b)} only in tilecut, {len(b - a)} only in dzsave'} ({len(a)} tiles)")
+    if not SKIP_GDAL:
+        print(f"tilecut geo / gdal2tiles     {ratio('tilecut geo', 'gdal2tiles geo'):.3f}  (target ≤ 0.1), zooms {zr}")
+        a = {k[:3] for k in sets["tilecut geo"]}
+        b = {k[:3] for k in sets["gdal2tiles geo"]}
+        print(f"tile sets tilecut vs gdal2tiles: {'MATCH' if a == b else f'{len(a - b)} only in tilecut, {len(b - a)} only in gdal2tiles'} ({len(a)} tiles)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# make bench: tilecut against vips dzsave and gdal2tiles on generated plans, in one run.
+# Environment: TILECUT (binary), BENCH_SIZE (default 16384), BENCH_GEO_SIZE (8192),
+# BENCH_RUNS (3), BENCH_SKIP_GDAL=1 to leave gdal2tiles out.
+set -euo pipefail
+cd "$(dirname "$0")"
+need=()
+command -v vips >/dev/null || need+=(libvips-tools)
+command -v gdal_translate >/dev/null || need+=(gdal-bin python3-gdal)
+[ -x /usr/bin/time ] || need+=(time)
+python3 -c "import numpy" 2>/dev/null || need+=(python3-numpy)
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "installing ${need[*]}"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+  else
+    echo "the benchmark needs: sudo apt-get install -y ${need[*]}" >&2
+    exit 1
+  fi
+fi
+exec python3 bench.py
