@@ -8,7 +8,17 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* libvips reports problems twice: in its error buffer, which tilecut turns into one
+ * clear line, and as GLib warnings on stderr. The second copy is noise. */
+static void quiet_log(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
+  (void)domain;
+  (void)level;
+  (void)message;
+  (void)data;
+}
+
 int tc_init(const char *argv0) {
+  g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO, quiet_log, NULL);
   /* Tiles and strips are large, short-lived buffers: keep them in the heap
    * instead of a fresh mmap each, which costs a page fault per 4 KB. */
   mallopt(M_MMAP_THRESHOLD, 64 << 20);
@@ -37,27 +47,30 @@ static VipsAccess access_of(int sequential) {
   return sequential ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM;
 }
 
+/* A truncated or corrupt file is an error, never a picture padded with black. */
+#define FAIL_ON "fail_on", VIPS_FAIL_ON_ERROR
+
 int tc_load(const char *filename, int sequential, VipsImage **out) {
-  *out = vips_image_new_from_file(filename, "access", access_of(sequential), NULL);
+  *out = vips_image_new_from_file(filename, "access", access_of(sequential), FAIL_ON, NULL);
   return *out ? 0 : -1;
 }
 
 int tc_load_page(const char *filename, int page, int sequential, VipsImage **out) {
-  *out = vips_image_new_from_file(filename, "access", access_of(sequential), "page", page, NULL);
+  *out = vips_image_new_from_file(filename, "access", access_of(sequential), "page", page, FAIL_ON, NULL);
   return *out ? 0 : -1;
 }
 
 int tc_load_scaled(const char *filename, const char *loader, int page, double scale,
                    VipsImage **out) {
   if (strstr(loader, "Svg") || strstr(loader, "svg")) {
-    *out = vips_image_new_from_file(filename, "scale", scale, NULL);
+    *out = vips_image_new_from_file(filename, "scale", scale, FAIL_ON, NULL);
   } else if (strstr(loader, "Pdf") || strstr(loader, "pdf")) {
     /* keep a transparent page transparent: pdfload paints white by default */
     VipsArrayDouble *clear = vips_array_double_newv(4, 0.0, 0.0, 0.0, 0.0);
-    *out = vips_image_new_from_file(filename, "page", page, "scale", scale, "background", clear, NULL);
+    *out = vips_image_new_from_file(filename, "page", page, "scale", scale, "background", clear, FAIL_ON, NULL);
     vips_area_unref(VIPS_AREA(clear));
   } else {
-    *out = vips_image_new_from_file(filename, "page", page, "scale", scale, NULL);
+    *out = vips_image_new_from_file(filename, "page", page, "scale", scale, FAIL_ON, NULL);
   }
   return *out ? 0 : -1;
 }
@@ -280,6 +293,45 @@ int tc_save_jpeg(VipsImage *in, int quality, void **buffer, size_t *length) {
 }
 
 int tc_save_file(VipsImage *in, const char *filename) { return vips_image_write_to_file(in, filename, NULL); }
+
+int tc_save_variant(VipsImage *rgba, int variant, const char *filename) {
+  VipsImage *t = NULL, *u = NULL;
+  int r = -1;
+  if (variant == 0) {
+    if (vips_linear1(rgba, &t, 257.0, 0.0, NULL) || vips_cast(t, &u, VIPS_FORMAT_USHORT, NULL))
+      goto done;
+    u->Type = VIPS_INTERPRETATION_RGB16;
+    r = vips_image_write_to_file(u, filename, NULL);
+  } else if (variant == 1) {
+    VipsImage *grey = NULL, *alpha = NULL;
+    if (vips_extract_band(rgba, &grey, 1, NULL))
+      goto done;
+    if (vips_extract_band(rgba, &alpha, 3, NULL)) {
+      g_object_unref(grey);
+      goto done;
+    }
+    r = vips_bandjoin2(grey, alpha, &t, NULL);
+    g_object_unref(grey);
+    g_object_unref(alpha);
+    if (r)
+      goto done;
+    t->Type = VIPS_INTERPRETATION_B_W;
+    r = vips_image_write_to_file(t, filename, NULL);
+  } else {
+    if (vips_extract_band(rgba, &t, 0, "n", 3, NULL))
+      goto done;
+    t->Type = VIPS_INTERPRETATION_sRGB;
+    if (vips_icc_export(t, &u, "output_profile", "cmyk", NULL))
+      goto done;
+    r = vips_image_write_to_file(u, filename, NULL);
+  }
+done:
+  if (t)
+    g_object_unref(t);
+  if (u)
+    g_object_unref(u);
+  return r;
+}
 
 int tc_save_pages(VipsImage *tall, int page_height, const char *filename) {
   VipsImage *copy = NULL;

@@ -14,7 +14,7 @@ func reportingErrors(_ body: (Printer) throws -> Int32) throws {
     if code != 0 { throw ExitCode(code) }
   } catch let error as TilecutError {
     printer.error(error.description)
-    throw ExitCode(1)
+    throw ExitCode(error.exitCode)
   } catch let error as VipsError {
     printer.error(error.description)
     throw ExitCode(1)

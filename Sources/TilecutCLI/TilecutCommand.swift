@@ -64,15 +64,20 @@ public struct TilecutCommand: ParsableCommand {
       let job = TileJob(
         inputs: inputs, output: output, pyramid: pyramid, floors: floors, placement: placement, encoding: encoding, run: runOptions,
         printer: printer)
+      printer.hold()
       let code = try job.execute()
+      printer.release()
       if code != 0 { throw ExitCode(code) }
     } catch let interrupted as JobInterrupted {
+      printer.discard()
       printer.error("interrupted by \(interrupted.signal == SIGINT ? "SIGINT" : "SIGTERM"); the previous output is unchanged")
       throw ExitCode(128 + interrupted.signal)
     } catch let error as TilecutError {
+      printer.discard()
       printer.error(error.description)
-      throw ExitCode(1)
+      throw ExitCode(error.exitCode)
     } catch let error as VipsError {
+      printer.discard()
       printer.error(error.description)
       throw ExitCode(1)
     }
@@ -102,7 +107,7 @@ public struct TilecutCommand: ParsableCommand {
       }
       let message = type.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
       Printer().error(message)
-      Foundation.exit(error is TilecutError ? 1 : 2)
+      Foundation.exit((error as? TilecutError)?.exitCode ?? 2)
     }
   }
 }

@@ -6,6 +6,12 @@ public enum TilecutError: Error, Equatable, CustomStringConvertible, Sendable {
   case tooManyTiles(count: Int, limit: Int, zoom: Int)
   case cancelled
 
+  /// 2 for a usage error (a bad option value), 1 for everything else.
+  public var exitCode: Int32 {
+    if case .invalidOption = self { return 2 }
+    return 1
+  }
+
   public var description: String {
     switch self {
     case .invalidOption(let option, let reason): return "\(option): \(reason)"

@@ -44,7 +44,7 @@ public struct RGBAImage: Equatable, Sendable {
     return out
   }
 
-  /// Writes a PNG (libvips pngsave, compression 6).
+  /// Writes the image in the format its extension names (libvips' savers).
   public func writePNG(to path: String) throws {
     try Vips.start()
     try pixels.withUnsafeBytes { raw in
@@ -52,6 +52,25 @@ public struct RGBAImage: Equatable, Sendable {
       else { throw VipsError.current("new_from_memory") }
       defer { g_object_unref(image) }
       guard tc_save_file(image, path) == 0 else { throw VipsError.current("save \(path)") }
+    }
+  }
+
+  /// Other encodings of the same pixels, for tests of input conversion.
+  public enum Variant: Int32, Sendable {
+    case rgba16 = 0
+    case greyAlpha = 1
+    case cmykJPEG = 2
+  }
+
+  /// Writes the image as a 16-bit PNG, a grey + alpha PNG (from the green channel)
+  /// or a CMYK JPEG.
+  public func write(to path: String, as variant: Variant) throws {
+    try Vips.start()
+    try pixels.withUnsafeBytes { raw in
+      guard let image = vips_image_new_from_memory(raw.baseAddress, raw.count, Int32(width), Int32(height), 4, VIPS_FORMAT_UCHAR)
+      else { throw VipsError.current("new_from_memory") }
+      defer { g_object_unref(image) }
+      guard tc_save_variant(image, variant.rawValue, path) == 0 else { throw VipsError.current("save \(path)") }
     }
   }
 

@@ -101,7 +101,7 @@ struct TileCommandTests {
     try picture(width: 300, height: 300).writePNG(to: dir + "/a.png")
     try FileManager.default.createDirectory(atPath: dir + "/mine", withIntermediateDirectories: true)
     try Data("keep".utf8).write(to: URL(fileURLWithPath: dir + "/mine/notes.txt"))
-    #expect(try tilecut([dir + "/a.png", "-o", dir + "/mine"]) == 1)
+    #expect(try tilecut([dir + "/a.png", "-o", dir + "/mine"]) == 2)
     #expect(snapshot(dir + "/mine") == ["notes.txt": Data("keep".utf8)])
   }
 
@@ -121,7 +121,7 @@ struct TileCommandTests {
       #expect(!alone.isEmpty && alone == inSheet, "floor \(k - 1)")
     }
     // 600 does not split into 7 bands
-    #expect(try tilecut([dir + "/sheet.png", "--floors", "7", "-o", dir + "/bad"]) == 1)
+    #expect(try tilecut([dir + "/sheet.png", "--floors", "7", "-o", dir + "/bad"]) == 2)
     #expect(!FileManager.default.fileExists(atPath: dir + "/bad"))
   }
 

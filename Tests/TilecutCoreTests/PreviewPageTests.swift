@@ -25,9 +25,22 @@ struct PreviewPageTests {
     #expect(embedded.floors == [-2, 7] && embedded.levels.first?.rows == [[0, 1, 1]])
   }
 
-  @Test("a name that contains </script> cannot end the embedded JSON")
+  @Test("a name that contains </script> or <!-- cannot end the embedded JSON")
   func escapesScriptEnd() throws {
-    let html = PreviewPage.html(manifest: try manifest(name: "a</script><b>/{z}_{x}_{y}.png"))
+    let name = "a</script><!--<script>/{z}_{x}_{y}.png"
+    let html = PreviewPage.html(manifest: try manifest(name: name))
     #expect(html.components(separatedBy: "</script>").count == 3)
+    #expect(!html.contains("<!--"))
+    let start = try #require(html.range(of: "type=\"application/json\">"))
+    let end = try #require(html.range(of: "</script>", range: start.upperBound..<html.endIndex))
+    #expect(try Manifest.decode(Data(html[start.upperBound..<end.lowerBound].utf8)).name == name)
+  }
+
+  @Test("the page reads the floors, sizes, name, ranges and rows from the embedded manifest")
+  func usesManifest() throws {
+    let html = PreviewPage.html(manifest: try manifest(name: TileNameTemplate.defaultPattern))
+    for needle in ["M.floors", "M.tileSizes", "M.name", "xRange", "yRange", "l.rows", "no tile"] {
+      #expect(html.contains(needle), "\(needle)")
+    }
   }
 }

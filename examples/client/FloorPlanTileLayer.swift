@@ -4,6 +4,7 @@
 
   /// A floor plan on a Google map: fetches only the cells the manifest lists,
   /// 512 px tiles on retina screens, and switches floors.
+  @MainActor
   final class FloorPlanTileLayer {
     private let manifest: TileManifest
     private let base: URL

@@ -3,9 +3,25 @@ import Foundation
 /// A decoded tilecut `manifest.json`: which cells have a tile, for a client that
 /// must answer "no tile here" without a request. Foundation only; copy it into an app.
 public struct TileManifest: Decodable, Sendable {
-  public enum Failure: Error, Equatable {
-    case unsupported(format: String, version: Int)
+  /// Why a manifest was refused.
+  public enum Failure: Error, Equatable, CustomStringConvertible {
+    case unknownFormat(String)
+    case unsupportedVersion(Int, supported: Int)
+
+    public var description: String {
+      switch self {
+      case .unknownFormat(let format):
+        "not a tilecut manifest: format is '\(format)', expected '\(TileManifest.format)'"
+      case .unsupportedVersion(let version, let supported):
+        version > supported
+          ? "manifest version \(version) is newer than this client reads (\(supported)); update the app"
+          : "manifest version \(version) does not exist; this client reads version \(supported)"
+      }
+    }
   }
+
+  public static let format = "tilecut-manifest"
+  public static let supportedVersion = 1
 
   /// One floor, tile size and zoom, with the cells that have a file as inclusive runs.
   public struct Level: Decodable, Sendable {
@@ -24,22 +40,31 @@ public struct TileManifest: Decodable, Sendable {
   public let name: String
   public let levels: [Level]
 
+  /// Which level a cell is looked up in.
   private struct Key: Hashable {
     let floor, tileSize, zoom: Int
   }
   private var index: [Key: [[Int]]] = [:]
 
+  /// The fields a client needs; the rest (sources, options, fingerprint) is the tool's business.
   private enum CodingKeys: String, CodingKey { case format, version, floors, tileSizes, name, levels }
 
   public init(from decoder: Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
     format = try c.decode(String.self, forKey: .format)
     version = try c.decode(Int.self, forKey: .version)
-    guard format == "tilecut-manifest", version == 1 else { throw Failure.unsupported(format: format, version: version) }
+    // Checked before anything else: a newer version may lay out the rest differently.
+    guard format == Self.format else { throw Failure.unknownFormat(format) }
+    guard (1...Self.supportedVersion).contains(version) else {
+      throw Failure.unsupportedVersion(version, supported: Self.supportedVersion)
+    }
     floors = try c.decode([Int].self, forKey: .floors)
     tileSizes = try c.decode([Int].self, forKey: .tileSizes)
     name = try c.decode(String.self, forKey: .name)
     levels = try c.decode([Level].self, forKey: .levels)
+    if levels.contains(where: { $0.rows.contains { $0.count != 3 } }) {
+      throw DecodingError.dataCorruptedError(forKey: .levels, in: c, debugDescription: "a run is [y, x0, x1]")
+    }
     for level in levels { index[Key(floor: level.floor, tileSize: level.tileSize, zoom: level.zoom)] = level.rows }
   }
 

@@ -38,6 +38,9 @@ int tc_save_png(VipsImage *in, int compression, int palette, void **buffer, size
 int tc_save_webp(VipsImage *in, int quality, int lossless, void **buffer, size_t *length);
 int tc_save_jpeg(VipsImage *in, int quality, void **buffer, size_t *length);
 int tc_save_file(VipsImage *in, const char *filename);
+/* Writes RGBA8 as another kind of file for tests: 0 = 16-bit RGBA PNG,
+ * 1 = grey + alpha PNG, 2 = CMYK JPEG (libvips' built-in profile). */
+int tc_save_variant(VipsImage *rgba, int variant, const char *filename);
 int tc_save_pages(VipsImage *tall, int page_height, const char *filename);
 
 int tc_rename_exchange(const char *from, const char *to);

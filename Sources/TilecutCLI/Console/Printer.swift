@@ -18,6 +18,41 @@ public final class Printer: Sendable {
   struct State {
     var barShown = false
     var lastDraw = 0.0
+    /// Without a terminal, lines wait here until the run succeeds or has run long
+    /// enough that a log wants to see it alive: a failure is then one line alone.
+    var held: [String] = []
+    var holding = false
+    var holdStarted = 0.0
+  }
+
+  /// How long a run without a terminal keeps its lines back.
+  static let holdSeconds = 10.0
+
+  /// Starts keeping lines back (no effect on a terminal).
+  public func hold() {
+    guard !isTerminal else { return }
+    state.withLock { s in
+      s.holding = true
+      s.holdStarted = Date.timeIntervalSinceReferenceDate
+    }
+  }
+
+  /// Prints what was kept back and stops keeping lines (the run went well).
+  public func release() {
+    let lines = state.withLock { s -> [String] in
+      s.holding = false
+      defer { s.held = [] }
+      return s.held
+    }
+    for line in lines { Self.write(line + "\n") }
+  }
+
+  /// Forgets what was kept back (the run failed: its error says what matters).
+  public func discard() {
+    state.withLock { s in
+      s.holding = false
+      s.held = []
+    }
   }
 
   public init(verbosity: Verbosity = .normal, isTerminal: Bool? = nil) {
@@ -37,7 +72,7 @@ public final class Printer: Sendable {
   }
 
   /// An error line; always shown.
-  public func error(_ line: String) { emit("error: " + line) }
+  public func error(_ line: String) { emit("error: " + line, important: true) }
 
   /// Redraws the one-line progress bar (terminal only, at most 10 times a second unless `force`).
   public func progress(_ line: @autoclosure () -> String, force: Bool = false) {
@@ -59,8 +94,16 @@ public final class Printer: Sendable {
     }
   }
 
-  private func emit(_ line: String) {
+  private func emit(_ line: String, important: Bool = false) {
     state.withLock { s in
+      if s.holding && !important {
+        s.held.append(line)
+        guard Date.timeIntervalSinceReferenceDate - s.holdStarted > Self.holdSeconds else { return }
+        s.holding = false
+        for l in s.held { Self.write(l + "\n") }
+        s.held = []
+        return
+      }
       if s.barShown {
         Self.write("\r\u{1B}[2K")
         s.barShown = false

@@ -14,7 +14,7 @@ public final class WorkPool: Sendable {
 
   public init(jobs: Int, backlog: Int? = nil) {
     self.jobs = max(1, jobs)
-    self.backlog = DispatchSemaphore(value: backlog ?? max(64, 32 * self.jobs))
+    self.backlog = DispatchSemaphore(value: backlog ?? max(256, 128 * self.jobs))
     self.running = DispatchSemaphore(value: self.jobs)
   }
 
