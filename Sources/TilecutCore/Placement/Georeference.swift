@@ -6,6 +6,7 @@ public struct ControlPoint: Hashable, Sendable, Codable {
   public var row: Double
   public var point: GeoPoint
 
+  /// A control point at source pixel (col, row), tied to `point`.
   public init(col: Double, row: Double, point: GeoPoint) {
     self.col = col
     self.row = row
@@ -19,15 +20,28 @@ public struct FitReport: Hashable, Sendable {
   public var rmsPixels: Double
   /// The same on the ground, in metres.
   public var rmsMeters: Double
+  /// The largest single distance between a point and the fit, in source pixels.
   public var maxPixels: Double
-  /// The point farthest from the fit.
+  /// The index of the point farthest from the fit, or nil when every point fits exactly.
   public var worstIndex: Int?
   /// Size of the image's diagonal, in pixels, for judging the residual.
   public var diagonalPixels: Double
 
-  /// True when the residual is large enough that a point is probably mistyped:
-  /// over 5 px and over 0.5 % of the image diagonal.
-  public var isSuspicious: Bool { rmsPixels > 5 && rmsPixels > 0.005 * diagonalPixels }
+  /// A report from its measurements; `fit` makes these.
+  public init(rmsPixels: Double, rmsMeters: Double, maxPixels: Double, worstIndex: Int?, diagonalPixels: Double) {
+    self.rmsPixels = rmsPixels
+    self.rmsMeters = rmsMeters
+    self.maxPixels = maxPixels
+    self.worstIndex = worstIndex
+    self.diagonalPixels = diagonalPixels
+  }
+
+  /// True when a point is probably mistyped: the RMS residual is over both 5 px and
+  /// 0.5 % of the image diagonal. Hand-picked points are good to a few pixels on a
+  /// small image and to a few tenths of a percent of a large scan; a slip of one
+  /// digit in a coordinate is far beyond either. Two or three points fit exactly,
+  /// so only four or more can reveal a bad one.
+  public var isSuspicious: Bool { rmsPixels > max(5, 0.005 * diagonalPixels) }
 }
 
 /// Placements from bounds, control points, or a centre with scale and rotation.
@@ -39,23 +53,51 @@ public enum Georeference {
       throw TilecutError.invalidOption(option: option, reason: "'\(text)' should be \(shape) (\(count) numbers separated by commas)")
     }
     return try parts.map { part in
-      guard let v = Double(part), v.isFinite else {
+      guard let v = Double(part) else {
         throw TilecutError.invalidOption(option: option, reason: "'\(part)' in '\(text)' is not a number")
+      }
+      guard v.isFinite else {
+        throw TilecutError.invalidOption(option: option, reason: "'\(part)' in '\(text)' is not a finite number")
       }
       return v
     }
   }
 
-  /// Checks a latitude/longitude pair; suggests a swap when that would make sense.
+  /// Checks a latitude/longitude pair; suggests a swap when that would make it valid.
   static func check(latitude lat: Double, longitude lon: Double, option: String) throws {
+    guard lat.isFinite, lon.isFinite else {
+      throw TilecutError.invalidOption(option: option, reason: "latitude \(lat) and longitude \(lon) must be finite numbers")
+    }
     if abs(lat) > WebMercator.maxLatitude {
       let swapped = abs(lon) <= WebMercator.maxLatitude && abs(lat) <= 180
       throw TilecutError.invalidOption(
         option: option,
-        reason: String(format: "latitude %g is beyond ±85.0511 (the Web-Mercator limit)", lat) + (swapped ? "; did you swap LAT and LON?" : ""))
+        reason: "latitude \(lat) is beyond ±85.0511" + (swapped ? "; did you swap LAT and LON?" : ", the limit of Web-Mercator maps"))
     }
     if abs(lon) > 180 {
-      throw TilecutError.invalidOption(option: option, reason: String(format: "longitude %g is beyond ±180", lon))
+      throw TilecutError.invalidOption(option: option, reason: "longitude \(lon) is beyond ±180")
+    }
+  }
+
+  /// Checks SOUTH,WEST,NORTH,EAST: each corner valid, south below north, west left of east.
+  static func checkBounds(south: Double, west: Double, north: Double, east: Double, option: String) throws {
+    try check(latitude: south, longitude: west, option: option)
+    try check(latitude: north, longitude: east, option: option)
+    if south >= north {
+      throw TilecutError.invalidOption(
+        option: option, reason: "south \(south) is not below north \(north); the order is SOUTH,WEST,NORTH,EAST")
+    }
+    if west >= east {
+      throw TilecutError.invalidOption(
+        option: option,
+        reason: "west \(west) is not left of east \(east); bounds crossing the antimeridian are not supported (split the image)")
+    }
+  }
+
+  /// Checks that an image has at least one pixel.
+  static func checkSize(width: Int, height: Int, option: String) throws {
+    guard width > 0, height > 0 else {
+      throw TilecutError.invalidOption(option: option, reason: "the image is \(width)×\(height) pixels; it needs at least one")
     }
   }
 
@@ -69,16 +111,7 @@ public enum Georeference {
   /// Parses "SOUTH,WEST,NORTH,EAST".
   public static func parseBounds(_ text: String, option: String = "--bounds") throws -> (south: Double, west: Double, north: Double, east: Double) {
     let v = try numbers(text, count: 4, option: option, shape: "SOUTH,WEST,NORTH,EAST")
-    try check(latitude: v[0], longitude: v[1], option: option)
-    try check(latitude: v[2], longitude: v[3], option: option)
-    if v[0] >= v[2] {
-      throw TilecutError.invalidOption(option: option, reason: "south \(v[0]) is not below north \(v[2]); the order is SOUTH,WEST,NORTH,EAST")
-    }
-    if v[1] >= v[3] {
-      throw TilecutError.invalidOption(
-        option: option,
-        reason: "west \(v[1]) is not left of east \(v[3]); bounds that cross the antimeridian are not supported (split the image)")
-    }
+    try checkBounds(south: v[0], west: v[1], north: v[2], east: v[3], option: option)
     return (v[0], v[1], v[2], v[3])
   }
 
@@ -86,9 +119,8 @@ public enum Georeference {
   public static func bounds(
     south: Double, west: Double, north: Double, east: Double, width: Int, height: Int, projection: SourceProjection = .webMercator
   ) throws -> Placement {
-    guard south < north, west < east else {
-      throw TilecutError.invalidOption(option: "--bounds", reason: "south must be below north and west left of east")
-    }
+    try checkBounds(south: south, west: west, north: north, east: east, option: "--bounds")
+    try checkSize(width: width, height: height, option: "--bounds")
     let w = Double(width)
     let h = Double(height)
     switch projection {
@@ -118,6 +150,13 @@ public enum Georeference {
     guard points.count >= 2 else {
       throw TilecutError.invalidOption(option: option, reason: "needs at least 2 control points, got \(points.count)")
     }
+    try checkSize(width: width, height: height, option: option)
+    for p in points {
+      guard p.col.isFinite, p.row.isFinite else {
+        throw TilecutError.invalidOption(option: option, reason: "pixel \(p.col),\(p.row) is not finite")
+      }
+      try check(latitude: p.point.latitude, longitude: p.point.longitude, option: option)
+    }
     let world = points.map { WebMercator.world($0.point) }
     for i in 0..<points.count {
       for j in (i + 1)..<points.count {
@@ -146,7 +185,13 @@ public enum Georeference {
       let mr = points.map(\.row).reduce(0, +) / n
       let mu = world.map(\.u).reduce(0, +) / n
       let mv = world.map(\.v).reduce(0, +) / n
-      var sxx = 0.0, sxy = 0.0, syy = 0.0, sxu = 0.0, syu = 0.0, sxv = 0.0, syv = 0.0
+      var sxx = 0.0
+      var sxy = 0.0
+      var syy = 0.0
+      var sxu = 0.0
+      var syu = 0.0
+      var sxv = 0.0
+      var syv = 0.0
       for (p, w) in zip(points, world) {
         let x = p.col - mc
         let y = p.row - mr
@@ -170,12 +215,16 @@ public enum Georeference {
       let e = (syv * sxx - sxv * sxy) / det
       transform = AffineTransform(a: a, b: b, c: mu - a * mc - b * mr, d: d, e: e, f: mv - d * mc - e * mr)
     }
-    let scale = (abs(transform.determinant)).squareRoot()
-    guard transform.determinant > 0, scale > 0, let inverse = transform.inverse else {
+    // Relative to the squared scale, so that the test means the same at every zoom:
+    // 1 for a similarity, near 0 when the points squash the image onto a line.
+    let squaredScale = (transform.a * transform.a + transform.b * transform.b + transform.d * transform.d + transform.e * transform.e) / 2
+    guard transform.determinant > 1e-6 * squaredScale, squaredScale.isFinite, let inverse = transform.inverse else {
       throw TilecutError.invalidOption(
         option: option, reason: "the control points give a mirrored or degenerate placement; check that X,Y and LAT,LON are in the right order")
     }
-    var sumPx = 0.0, sumM = 0.0, maxPx = 0.0
+    var sumPx = 0.0
+    var sumM = 0.0
+    var maxPx = 0.0
     var worst: Int?
     for (i, (p, w)) in zip(points, world).enumerated() {
       let back = inverse.apply(w.u, w.v)
@@ -209,6 +258,8 @@ public enum Georeference {
     guard rotationDegrees.isFinite else {
       throw TilecutError.invalidOption(option: "--rotation", reason: "\(rotationDegrees) is not a number of degrees")
     }
+    try check(latitude: point.latitude, longitude: point.longitude, option: "--center")
+    try checkSize(width: width, height: height, option: "--center")
     let origin = WebMercator.world(point)
     let s = metersPerPixel / WebMercator.groundMetersPerWorldUnit(latitudeDegrees: point.latitude)
     let theta = rotationDegrees * .pi / 180

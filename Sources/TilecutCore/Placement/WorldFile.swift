@@ -1,7 +1,7 @@
 import Foundation
 
 /// The units of a world file's coordinates.
-public enum WorldFileCRS: String, Sendable, Codable {
+public enum WorldFileCRS: String, Sendable, Codable, CaseIterable {
   /// Web-Mercator metres.
   case epsg3857
   /// Degrees of longitude and latitude.
@@ -26,28 +26,35 @@ public enum WorldFile {
       v.append(x)
     }
     let (a, d, b, e, c, f) = (v[0], v[1], v[2], v[3], v[4], v[5])
-    guard a * e - b * d != 0 else { throw TilecutError.invalidInput(path: path, reason: "the world file has zero pixel size") }
+    let det = a * e - b * d
+    guard det != 0, det.isFinite else {
+      throw TilecutError.invalidInput(path: path, reason: "the world file's pixel size is zero (its determinant A·E − B·D is 0)")
+    }
     return AffineTransform(a: a, b: b, c: c - 0.5 * a - 0.5 * b, d: d, e: e, f: f - 0.5 * d - 0.5 * e)
   }
 
-  /// The placement a world file's map gives in its units.
+  /// The placement a world file's map (from `parse`) gives, read in the named units.
   public static func placement(transform t: AffineTransform, crs: WorldFileCRS) throws -> Placement {
+    guard t.determinant != 0, t.determinant.isFinite else {
+      throw TilecutError.invalidOption(option: "--world-file", reason: "the world file's pixel size is zero")
+    }
     switch crs {
     case .epsg3857:
-      let k = 1 / (2 * WebMercator.originShift)
-      return Placement(
-        method: "world-file",
-        transform: AffineTransform(
-          a: t.a * k, b: t.b * k, c: (t.c + WebMercator.originShift) * k, d: -t.d * k, e: -t.e * k, f: (WebMercator.originShift - t.f) * k))
+      // u = (x + originShift) / (2·originShift), v = (originShift − y) / (2·originShift): affine, so compose.
+      let s = WebMercator.originShift
+      let toWorld = AffineTransform(a: 1 / (2 * s), b: 0, c: 0.5, d: 0, e: -1 / (2 * s), f: 0.5)
+      return Placement(method: "world-file", transform: toWorld.concatenating(after: t))
     case .epsg4326:
       return Placement(method: "world-file", projection: .lonLat, transform: t)
     }
   }
 
-  /// Sidecar names to look for, in order: plan.pgw, plan.pngw, plan.wld (and upper case).
+  /// Sidecar names to look for, in order: for plan.png, plan.pgw, plan.pngw, plan.wld
+  /// (each also in upper case).
   public static func sidecarCandidates(for imagePath: String) -> [String] {
     let name = imagePath.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? imagePath
-    let dot = name.lastIndex(of: ".")
+    // A leading dot names a hidden file, not an extension.
+    let dot = name.lastIndex(of: ".").flatMap { $0 == name.startIndex ? nil : $0 }
     let ext = dot.map { String(name[name.index(after: $0)...]) } ?? ""
     let base = ext.isEmpty ? imagePath : String(imagePath.dropLast(ext.count + 1))
     var names: [String] = []
@@ -65,8 +72,24 @@ public enum WorldFile {
     return out
   }
 
-  /// The first sidecar world file that exists beside the image.
+  /// The first sidecar world file beside the image, matching names without regard to case.
   public static func findSidecar(for imagePath: String) -> String? {
-    sidecarCandidates(for: imagePath).first { FileManager.default.fileExists(atPath: $0) }
+    let fm = FileManager.default
+    let candidates = sidecarCandidates(for: imagePath)
+    func isFile(_ path: String) -> Bool {
+      var isDirectory: ObjCBool = false
+      return fm.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+    }
+    if let exact = candidates.first(where: isFile) { return exact }
+    // plan.png beside Plan.Pgw: compare names case-insensitively within the directory.
+    let slash = imagePath.lastIndex(of: "/")
+    let prefix = slash.map { String(imagePath[...$0]) } ?? ""
+    guard let entries = try? fm.contentsOfDirectory(atPath: prefix.isEmpty ? "." : prefix) else { return nil }
+    let byLowercase = Dictionary(entries.map { ($0.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
+    for candidate in candidates {
+      let wanted = String(candidate.dropFirst(prefix.count)).lowercased()
+      if let entry = byLowercase[wanted], isFile(prefix + entry) { return prefix + entry }
+    }
+    return nil
   }
 }

@@ -160,7 +160,10 @@ public enum PyramidPlanner {
     // Density of a cut: a T px tile at zoom z has the pixels of 256 px tiles at z + log2(T/256).
     var cutsByDensity: [Int: [LevelCut]] = [:]
     for size in request.tileSizes.sorted() {
-      let shift = Int(log2(Double(size / WebMercator.baseTileSize)))
+      guard size >= WebMercator.baseTileSize, size.nonzeroBitCount == 1, size <= 4096 else {
+        throw TilecutError.invalidOption(option: "--tile-size", reason: "\(size) is not 256 times a power of two")
+      }
+      let shift = (size / WebMercator.baseTileSize).trailingZeroBitCount
       for zoom in zooms {
         guard let range = WebMercator.tileRange(covering: footprint, zoom: zoom, tileSize: size) else { continue }
         cutsByDensity[zoom + shift, default: []].append(LevelCut(tileSize: size, range: range))
