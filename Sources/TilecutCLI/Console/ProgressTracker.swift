@@ -42,15 +42,19 @@ final class ProgressTracker: Sendable {
   }
 
   func tileDone(_ key: LevelKey) {
-    let (finished, levelComplete) = state.withLock { s -> (Int, Bool) in
+    let (finished, zoomComplete) = state.withLock { s -> (Int, Bool) in
       s.done[key, default: 0] += 1
       s.finished += 1
-      return (s.finished, s.done[key] == planned[key])
+      guard s.done[key] == planned[key] else { return (s.finished, false) }
+      // a zoom of a floor is done when every tile size of it is
+      let siblings = planned.keys.filter { $0.floor == key.floor && $0.zoom == key.zoom }
+      return (s.finished, siblings.allSatisfy { s.done[$0, default: 0] == planned[$0] })
     }
     if printer.isTerminal {
       printer.progress(bar(finished, current: key), force: finished == total)
-    } else if levelComplete {
-      printer.info("  floor \(key.floor), \(key.tileSize) px, zoom \(key.zoom): \(planned[key] ?? 0) cells done")
+    } else if zoomComplete {
+      let cells = planned.filter { $0.key.floor == key.floor && $0.key.zoom == key.zoom }.values.reduce(0, +)
+      printer.info("  floor \(key.floor), zoom \(key.zoom) done: \(cells) cells (\(finished)/\(total))")
     }
   }
 
