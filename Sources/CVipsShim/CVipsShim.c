@@ -181,33 +181,6 @@ int tc_shrink(VipsImage *in, VipsImage **out, double hshrink, double vshrink) {
   return vips_shrink(in, out, hshrink, vshrink, NULL);
 }
 
-/* An index image for vips_mapim: output pixel (x, y) reads the input at
- * (m0 x + m1 y + m2, m3 x + m4 y + m5), in libvips' pixel-index convention. */
-int tc_affine_index(int width, int height, const double matrix[6], VipsImage **out) {
-  VipsImage *xy = NULL, *mat = NULL, *rec = NULL;
-  int r = -1;
-  if (vips_xyz(&xy, width, height, NULL))
-    return -1;
-  mat = vips_image_new_matrix(2, 2);
-  *VIPS_MATRIX(mat, 0, 0) = matrix[0];
-  *VIPS_MATRIX(mat, 1, 0) = matrix[1];
-  *VIPS_MATRIX(mat, 0, 1) = matrix[3];
-  *VIPS_MATRIX(mat, 1, 1) = matrix[4];
-  if (vips_recomb(xy, &rec, mat, NULL))
-    goto done;
-  double a[2] = {1.0, 1.0};
-  double b[2] = {matrix[2], matrix[5]};
-  r = vips_linear(rec, out, a, b, 2, NULL);
-done:
-  if (xy)
-    g_object_unref(xy);
-  if (mat)
-    g_object_unref(mat);
-  if (rec)
-    g_object_unref(rec);
-  return r;
-}
-
 /* An index image whose x is affine in the column alone and whose y is read
  * from a table of one source row per output row. */
 int tc_row_index(int width, int height, const float *rows, const double xcoeff[3],
@@ -242,6 +215,18 @@ done:
     g_object_unref(xlin);
   if (xs)
     g_object_unref(xs);
+  return r;
+}
+
+/* The affine map out = m·in + (odx, ody) in pixel-index coordinates, sampled
+ * bilinearly over the output area (0, 0, width, height); outside is 0. */
+int tc_affine(VipsImage *in, VipsImage **out, const double m[4], double odx, double ody, int width, int height) {
+  VipsInterpolate *interp = vips_interpolate_new("bilinear");
+  VipsArrayInt *area = vips_array_int_newv(4, 0, 0, width, height);
+  int r = vips_affine(in, out, m[0], m[1], m[2], m[3], "interpolate", interp, "oarea", area, "odx", odx, "ody", ody,
+                      "extend", VIPS_EXTEND_BLACK, NULL);
+  vips_area_unref(VIPS_AREA(area));
+  g_object_unref(interp);
   return r;
 }
 

@@ -117,20 +117,28 @@ public enum LevelPipeline {
       image = try image.map("shrink") { tc_shrink($0, &$1, shrink, shrink) }
     }
     let map = index(shrink)
-    let indexImage: VipsImageHandle
+    var mapped: VipsImageHandle
     switch map {
     case .affine(let m, _):
-      indexImage = try VipsImageHandle.make("index") { out in
-        m.withUnsafeBufferPointer { tc_affine_index(Int32(region.width), Int32(region.height), $0.baseAddress, &out) }
+      // vips_affine wants the forward map (source index → region index)
+      let inverse = TilecutCore.AffineTransform(a: m[0], b: m[1], c: m[2], d: m[3], e: m[4], f: m[5])
+      guard let forward = inverse.inverse else {
+        throw TilecutError.invalidInput(path: source.path, reason: "the placement is degenerate (zero area)")
+      }
+      let matrix = [forward.a, forward.b, forward.d, forward.e]
+      mapped = try VipsImageHandle.make("affine") { out in
+        matrix.withUnsafeBufferPointer {
+          tc_affine(image.pointer, &out, $0.baseAddress, forward.c, forward.f, Int32(region.width), Int32(region.height))
+        }
       }
     case .rows(let rows, let x, _):
-      indexImage = try VipsImageHandle.make("index") { out in
+      let indexImage = try VipsImageHandle.make("index") { out in
         rows.withUnsafeBufferPointer { r in
           x.withUnsafeBufferPointer { tc_row_index(Int32(region.width), Int32(region.height), r.baseAddress, $0.baseAddress, &out) }
         }
       }
+      mapped = try VipsImageHandle.make("mapim") { out in tc_mapim(image.pointer, indexImage.pointer, &out, 0) }
     }
-    var mapped = try VipsImageHandle.make("mapim") { out in tc_mapim(image.pointer, indexImage.pointer, &out, 0) }
     mapped = try mapped.map("unpremultiply") { tc_unpremultiply_uchar($0, &$1) }
     return try VipsLevelSource(image: mapped, name: source.path)
   }

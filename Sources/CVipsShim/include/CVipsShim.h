@@ -27,8 +27,8 @@ int tc_premultiply(VipsImage *in, VipsImage **out);
 int tc_unpremultiply_uchar(VipsImage *in, VipsImage **out);
 int tc_reduce(VipsImage *in, VipsImage **out, double hshrink, double vshrink);
 int tc_shrink(VipsImage *in, VipsImage **out, double hshrink, double vshrink);
-int tc_affine_index(int width, int height, const double matrix[6], VipsImage **out);
 int tc_row_index(int width, int height, const float *rows, const double xcoeff[3], VipsImage **out);
+int tc_affine(VipsImage *in, VipsImage **out, const double m[4], double odx, double ody, int width, int height);
 int tc_mapim(VipsImage *in, VipsImage *index, VipsImage **out, int bicubic);
 int tc_copy_memory(VipsImage *in, VipsImage **out);
 

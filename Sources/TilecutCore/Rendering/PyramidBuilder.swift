@@ -341,13 +341,9 @@ public final class PyramidBuilder {
               builder.ledger.blank(key)
               continue
             }
-            let encoder = builder.encoder
-            let writer = builder.writer
-            let ledger = builder.ledger
             let background = settings.background
-            let path = settings.template.path(floor: plan.floor, tileSize: size, tile: tile)
             let blockCopy = block
-            builder.pool.submit {
+            enqueue(key, tile) {
               var pixels = [UInt8](repeating: 0, count: size * size * 4)
               blockCopy.withUnsafeBufferPointer { b in
                 pixels.withUnsafeMutableBufferPointer { p in
@@ -358,16 +354,28 @@ public final class PyramidBuilder {
               let blank = pixels.withUnsafeBufferPointer { p in
                 p.baseAddress.map { PixelOps.isBlank($0, stride: size * 4, width: size, height: size, background: background) } ?? true
               }
-              if blank {
-                ledger.blank(key)
-                return
-              }
-              let bytes = try encoder.encode(rgba: pixels, size: size)
-              try writer.write(bytes, to: path)
-              ledger.written(key, tile, bytes: bytes.count)
+              return blank ? nil : pixels
             }
           }
         }
+      }
+    }
+
+    /// Queues one tile: `pixels` runs on a worker and gives the tile's RGBA, or nil
+    /// when it turns out blank; the worker then encodes, writes and records it.
+    private func enqueue(_ key: LevelKey, _ tile: TileCoordinate, pixels: @escaping @Sendable () -> [UInt8]?) {
+      let encoder = builder.encoder
+      let writer = builder.writer
+      let ledger = builder.ledger
+      let path = builder.settings.template.path(floor: key.floor, tileSize: key.tileSize, tile: tile)
+      builder.pool.submit {
+        guard let rgba = pixels() else {
+          ledger.blank(key)
+          return
+        }
+        let bytes = try encoder.encode(rgba: rgba, size: key.tileSize)
+        try writer.write(bytes, to: path)
+        ledger.written(key, tile, bytes: bytes.count)
       }
     }
 
@@ -405,15 +413,7 @@ public final class PyramidBuilder {
               builder.ledger.blank(key)
               continue
             }
-            let encoder = builder.encoder
-            let writer = builder.writer
-            let ledger = builder.ledger
-            let path = settings.template.path(floor: plan.floor, tileSize: size, tile: tile)
-            builder.pool.submit {
-              let bytes = try encoder.encode(rgba: pixels, size: size)
-              try writer.write(bytes, to: path)
-              ledger.written(key, tile, bytes: bytes.count)
-            }
+            enqueue(key, tile) { pixels }
           }
         }
       }
