@@ -60,17 +60,19 @@ int tc_load_page(const char *filename, int page, int sequential, VipsImage **out
   return *out ? 0 : -1;
 }
 
-int tc_load_scaled(const char *filename, const char *loader, int page, double scale,
+int tc_load_scaled(const char *filename, const char *loader, int page, double scale, int sequential,
                    VipsImage **out) {
+  VipsAccess access = access_of(sequential);
   if (strstr(loader, "Svg") || strstr(loader, "svg")) {
-    *out = vips_image_new_from_file(filename, "scale", scale, FAIL_ON, NULL);
+    *out = vips_image_new_from_file(filename, "scale", scale, "access", access, FAIL_ON, NULL);
   } else if (strstr(loader, "Pdf") || strstr(loader, "pdf")) {
     /* keep a transparent page transparent: pdfload paints white by default */
     VipsArrayDouble *clear = vips_array_double_newv(4, 0.0, 0.0, 0.0, 0.0);
-    *out = vips_image_new_from_file(filename, "page", page, "scale", scale, "background", clear, FAIL_ON, NULL);
+    *out = vips_image_new_from_file(filename, "page", page, "scale", scale, "background", clear, "access", access,
+                                    FAIL_ON, NULL);
     vips_area_unref(VIPS_AREA(clear));
   } else {
-    *out = vips_image_new_from_file(filename, "page", page, "scale", scale, FAIL_ON, NULL);
+    *out = vips_image_new_from_file(filename, "page", page, "scale", scale, "access", access, FAIL_ON, NULL);
   }
   return *out ? 0 : -1;
 }

@@ -105,11 +105,15 @@ public enum LevelPipeline {
   private static func resampled(
     source: SourceDescription, loader: String?, scale: Double, region: PixelRect, index: (Double) -> IndexMap
   ) throws -> any LevelPixelSource {
-    var image = try SourceImage.pixels(of: source, loader: loader, sequential: false, scale: scale)
+    // A document rendered for a north-up placement is read top to bottom: render it
+    // in strips (sequential) so a huge page never sits in memory whole. Everything
+    // else needs random access, which libvips backs with a temporary file when large.
+    let forward = index(1).forward
+    let northUp = abs(forward.b) < 1e-9 && abs(forward.d) < 1e-9 && forward.a > 0 && forward.e > 0
+    var image = try SourceImage.pixels(of: source, loader: loader, sequential: source.isVector && northUp, scale: scale)
     image = try image.map("premultiply") { tc_premultiply($0, &$1) }
     // Shrink by a power of two first when the level is much coarser than the source,
     // so that interpolation never skips source pixels.
-    let forward = index(1).forward
     let levelPerSource = min(hypot(forward.a, forward.d), hypot(forward.b, forward.e))
     var shrink = 1.0
     while levelPerSource * shrink * 2 <= 1.0001 { shrink *= 2 }

@@ -100,7 +100,7 @@ public enum SourceImage {
     if source.isVector {
       let loaderName = loader ?? (vips_foreign_find_load(source.path).map { String(cString: $0) } ?? "")
       image = try VipsImageHandle.make("render \(source.path)") { out in
-        tc_load_scaled(source.path, loaderName, Int32(source.page ?? 0), scale, &out)
+        tc_load_scaled(source.path, loaderName, Int32(source.page ?? 0), scale, sequential ? 1 : 0, &out)
       }
     } else {
       image = try open(path: source.path, page: source.page, sequential: sequential)

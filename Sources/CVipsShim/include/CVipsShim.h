@@ -16,7 +16,7 @@ void tc_block_untrusted(int block);
 
 int tc_load(const char *filename, int sequential, VipsImage **out);
 int tc_load_page(const char *filename, int page, int sequential, VipsImage **out);
-int tc_load_scaled(const char *filename, const char *loader, int page, double scale, VipsImage **out);
+int tc_load_scaled(const char *filename, const char *loader, int page, double scale, int sequential, VipsImage **out);
 int tc_load_buffer(const void *data, size_t length, VipsImage **out);
 int tc_header_pages(VipsImage *image);
 
