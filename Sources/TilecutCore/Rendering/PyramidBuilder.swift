@@ -290,73 +290,64 @@ public final class PyramidBuilder {
     /// pixel are skipped before any work.
     private func cutDerived(_ up: DensityLevel, top: Int, height: Int) {
       let region = level.region
-      let plan = builder.plan
       let settings = builder.settings
       let hasLast = lastRowTop == top - 1
-      for cut in up.cuts {
+      eachTile(up.cuts, top: top, height: height, scale: 2) { cut, key, tile in
         let size = cut.tileSize
         let half = size / 2
-        let key = LevelKey(floor: plan.floor, tileSize: size, zoom: cut.zoom)
-        let firstRow = max(cut.range.yRange.lowerBound, (2 * top) / size)
-        let lastRowIndex = min(cut.range.yRange.upperBound, (2 * (top + height)) / size - 1)
-        guard firstRow <= lastRowIndex else { continue }
         let blockWidth = half + 2
-        for ty in firstRow...lastRowIndex {
-          for tx in cut.range.xRange {
-            let tile = TileCoordinate(zoom: cut.zoom, x: tx, y: ty)
-            if let shard = settings.shard, !shard.owns(floor: plan.floor, tileSize: size, tile: tile) { continue }
-            // the block's pixels in this level, with a one-pixel border, clamped
-            let sx = tx * half - region.x
-            let sy = ty * half - top
-            var block = [UInt8](repeating: 0, count: blockWidth * blockWidth * 4)
-            var visible = false
-            buffer.withUnsafeBufferPointer { buf in
-              lastRow.withUnsafeBufferPointer { last in
-                guard let base = buf.baseAddress else { return }
-                block.withUnsafeMutableBufferPointer { out in
-                  guard let o = out.baseAddress else { return }
-                  for r in 0..<blockWidth {
-                    let y = sy - 1 + r
-                    let rowPtr: UnsafePointer<UInt8>
-                    if y < 0 {
-                      rowPtr = hasLast ? (last.baseAddress ?? base) : base
-                    } else {
-                      rowPtr = base + min(y, height - 1) * stride
-                    }
-                    for c in 0..<blockWidth {
-                      let x = min(max(sx - 1 + c, 0), region.width - 1)
-                      let src = rowPtr + 4 * x
-                      let dst = o + (r * blockWidth + c) * 4
-                      dst[0] = src[0]
-                      dst[1] = src[1]
-                      dst[2] = src[2]
-                      dst[3] = src[3]
-                      if src[3] != 0 { visible = true }
-                    }
-                  }
+        let tx = tile.x
+        let ty = tile.y
+        // the block's pixels in this level, with a one-pixel border, clamped
+        let sx = tx * half - region.x
+        let sy = ty * half - top
+        var block = [UInt8](repeating: 0, count: blockWidth * blockWidth * 4)
+        var visible = false
+        buffer.withUnsafeBufferPointer { buf in
+          lastRow.withUnsafeBufferPointer { last in
+            guard let base = buf.baseAddress else { return }
+            block.withUnsafeMutableBufferPointer { out in
+              guard let o = out.baseAddress else { return }
+              for r in 0..<blockWidth {
+                let y = sy - 1 + r
+                let rowPtr: UnsafePointer<UInt8>
+                if y < 0 {
+                  rowPtr = hasLast ? (last.baseAddress ?? base) : base
+                } else {
+                  rowPtr = base + min(y, height - 1) * stride
+                }
+                for c in 0..<blockWidth {
+                  let x = min(max(sx - 1 + c, 0), region.width - 1)
+                  let src = rowPtr + 4 * x
+                  let dst = o + (r * blockWidth + c) * 4
+                  dst[0] = src[0]
+                  dst[1] = src[1]
+                  dst[2] = src[2]
+                  dst[3] = src[3]
+                  if src[3] != 0 { visible = true }
                 }
               }
-            }
-            guard visible else {
-              builder.ledger.blank(key)
-              continue
-            }
-            let background = settings.background
-            let blockCopy = block
-            enqueue(key, tile) {
-              var pixels = [UInt8](repeating: 0, count: size * size * 4)
-              blockCopy.withUnsafeBufferPointer { b in
-                pixels.withUnsafeMutableBufferPointer { p in
-                  guard let bb = b.baseAddress, let pp = p.baseAddress else { return }
-                  PixelOps.upsampleTile(bb, blockStride: blockWidth * 4, size: size, into: pp)
-                }
-              }
-              let blank = pixels.withUnsafeBufferPointer { p in
-                p.baseAddress.map { PixelOps.isBlank($0, stride: size * 4, width: size, height: size, background: background) } ?? true
-              }
-              return blank ? nil : pixels
             }
           }
+        }
+        guard visible else {
+          builder.ledger.blank(key)
+          return
+        }
+        let background = settings.background
+        let blockCopy = block
+        enqueue(key, tile) {
+          var pixels = [UInt8](repeating: 0, count: size * size * 4)
+          blockCopy.withUnsafeBufferPointer { b in
+            pixels.withUnsafeMutableBufferPointer { p in
+              guard let bb = b.baseAddress, let pp = p.baseAddress else { return }
+              PixelOps.upsampleTile(bb, blockStride: blockWidth * 4, size: size, into: pp)
+            }
+          }
+          let blank = pixels.withUnsafeBufferPointer { p in
+            p.baseAddress.map { PixelOps.isBlank($0, stride: size * 4, width: size, height: size, background: background) } ?? true
+          }
+          return blank ? nil : pixels
         }
       }
     }
@@ -382,38 +373,50 @@ public final class PyramidBuilder {
     /// Cuts the strip's tiles and queues their encoding.
     private func cut(top: Int, height: Int) {
       let region = level.region
-      let plan = builder.plan
       let settings = builder.settings
-      for cut in level.cuts {
+      eachTile(level.cuts, top: top, height: height, scale: 1) { cut, key, tile in
+        let size = cut.tileSize
+        let tx = tile.x
+        let ty = tile.y
+        let px = tx * size - region.x
+        let py = ty * size - top
+        let pixels: [UInt8]? = buffer.withUnsafeBufferPointer { buf in
+          guard let base = buf.baseAddress else { return nil }
+          let origin = base + py * stride + px * 4
+          if PixelOps.isBlank(origin, stride: stride, width: size, height: size, background: settings.background) {
+            return nil
+          }
+          return [UInt8](unsafeUninitializedCapacity: size * size * 4) { out, count in
+            if let o = out.baseAddress {
+              for row in 0..<size { (o + row * size * 4).initialize(from: origin + row * stride, count: size * 4) }
+            }
+            count = size * size * 4
+          }
+        }
+        guard let pixels else {
+          builder.ledger.blank(key)
+          return
+        }
+        enqueue(key, tile) { pixels }
+      }
+    }
+
+    /// Calls `body` for each tile of `cuts` in rows [top, top + height) of this level,
+    /// measured in pixels `scale` times finer (2 for the doubled level above), leaving
+    /// out the tiles another shard owns.
+    private func eachTile(_ cuts: [LevelCut], top: Int, height: Int, scale: Int, _ body: (LevelCut, LevelKey, TileCoordinate) -> Void) {
+      let plan = builder.plan
+      for cut in cuts {
         let size = cut.tileSize
         let key = LevelKey(floor: plan.floor, tileSize: size, zoom: cut.zoom)
-        let firstRow = max(cut.range.yRange.lowerBound, top / size)
-        let lastRow = min(cut.range.yRange.upperBound, (top + height) / size - 1)
+        let firstRow = max(cut.range.yRange.lowerBound, (scale * top) / size)
+        let lastRow = min(cut.range.yRange.upperBound, (scale * (top + height)) / size - 1)
         guard firstRow <= lastRow else { continue }
         for ty in firstRow...lastRow {
           for tx in cut.range.xRange {
             let tile = TileCoordinate(zoom: cut.zoom, x: tx, y: ty)
-            if let shard = settings.shard, !shard.owns(floor: plan.floor, tileSize: size, tile: tile) { continue }
-            let px = tx * size - region.x
-            let py = ty * size - top
-            let pixels: [UInt8]? = buffer.withUnsafeBufferPointer { buf in
-              guard let base = buf.baseAddress else { return nil }
-              let origin = base + py * stride + px * 4
-              if PixelOps.isBlank(origin, stride: stride, width: size, height: size, background: settings.background) {
-                return nil
-              }
-              return [UInt8](unsafeUninitializedCapacity: size * size * 4) { out, count in
-                if let o = out.baseAddress {
-                  for row in 0..<size { (o + row * size * 4).initialize(from: origin + row * stride, count: size * 4) }
-                }
-                count = size * size * 4
-              }
-            }
-            guard let pixels else {
-              builder.ledger.blank(key)
-              continue
-            }
-            enqueue(key, tile) { pixels }
+            if let shard = builder.settings.shard, !shard.owns(floor: plan.floor, tileSize: size, tile: tile) { continue }
+            body(cut, key, tile)
           }
         }
       }
