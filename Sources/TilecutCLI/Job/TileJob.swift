@@ -80,6 +80,16 @@ struct TileJob {
 
   /// Refuses jobs far larger than intended (a world-sized raster at zoom 18, say).
   func guardSize(_ plan: TileJobPlan) throws {
+    // Strips hold 512 rows of every level's width: a source wide enough to need
+    // more than 2 GiB of them is refused before anything is allocated.
+    for p in plan.plans {
+      let bytes = p.levels.reduce(0) { $0 + $1.region.width * 4 * PyramidBuilder.stripHeight }
+      if bytes > 2 << 30 {
+        throw TilecutError.invalidInput(
+          path: p.source.path,
+          reason: "is \(p.source.width) px wide at zoom \(p.levels.first?.density ?? 0): its strips would need \(bytes >> 20) MB; lower --max-zoom or split the image")
+      }
+    }
     let total = plan.totalTiles
     guard total > pyramid.maxTiles else { return }
     var byZoom: [Int: Int] = [:]
