@@ -33,8 +33,6 @@ int tc_init(const char *argv0) {
   return 0;
 }
 
-void tc_set_concurrency(int threads) { vips_concurrency_set(threads); }
-
 void tc_block_untrusted(int block) {
 #if VIPS_MAJOR_VERSION > 8 || (VIPS_MAJOR_VERSION == 8 && VIPS_MINOR_VERSION >= 13)
   vips_block_untrusted_set(block ? TRUE : FALSE);
@@ -175,10 +173,6 @@ int tc_unpremultiply_uchar(VipsImage *in, VipsImage **out) {
   return r;
 }
 
-int tc_reduce(VipsImage *in, VipsImage **out, double hshrink, double vshrink) {
-  return vips_reduce(in, out, hshrink, vshrink, "kernel", VIPS_KERNEL_LANCZOS3, NULL);
-}
-
 int tc_shrink(VipsImage *in, VipsImage **out, double hshrink, double vshrink) {
   return vips_shrink(in, out, hshrink, vshrink, NULL);
 }
@@ -237,11 +231,6 @@ int tc_mapim(VipsImage *in, VipsImage *index, VipsImage **out, int bicubic) {
   int r = vips_mapim(in, out, index, "interpolate", interp, NULL);
   g_object_unref(interp);
   return r;
-}
-
-int tc_copy_memory(VipsImage *in, VipsImage **out) {
-  *out = vips_image_copy_memory(in);
-  return *out ? 0 : -1;
 }
 
 int tc_fetch(VipsRegion *region, int left, int top, int width, int height, uint8_t *out) {

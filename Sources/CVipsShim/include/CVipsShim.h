@@ -11,7 +11,6 @@
  * 0 on success and -1 on failure, with the reason in libvips' error buffer. */
 
 int tc_init(const char *argv0);
-void tc_set_concurrency(int threads);
 void tc_block_untrusted(int block);
 
 int tc_load(const char *filename, int sequential, VipsImage **out);
@@ -25,12 +24,10 @@ int tc_crop(VipsImage *in, VipsImage **out, int left, int top, int width, int he
 int tc_embed(VipsImage *in, VipsImage **out, int x, int y, int width, int height);
 int tc_premultiply(VipsImage *in, VipsImage **out);
 int tc_unpremultiply_uchar(VipsImage *in, VipsImage **out);
-int tc_reduce(VipsImage *in, VipsImage **out, double hshrink, double vshrink);
 int tc_shrink(VipsImage *in, VipsImage **out, double hshrink, double vshrink);
 int tc_row_index(int width, int height, const float *rows, const double xcoeff[3], VipsImage **out);
 int tc_affine(VipsImage *in, VipsImage **out, const double m[4], double odx, double ody, int width, int height);
 int tc_mapim(VipsImage *in, VipsImage *index, VipsImage **out, int bicubic);
-int tc_copy_memory(VipsImage *in, VipsImage **out);
 
 int tc_fetch(VipsRegion *region, int left, int top, int width, int height, uint8_t *out);
 

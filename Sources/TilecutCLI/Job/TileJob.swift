@@ -182,7 +182,6 @@ struct TileJob {
 
   /// Renders every floor, floors side by side, each streaming its levels.
   func render(_ plan: TileJobPlan, encoder: any TileEncoder, writer: any TileWriter, pool: WorkPool, ledger: RenderLedger) throws {
-    let failures = FirstError()
     let plans = plan.plans
     let settings = plan.settings
     let loaders = Dictionary(plan.floors.map { ($0.floor, $0.header.loader) }, uniquingKeysWith: { a, _ in a })
@@ -192,13 +191,10 @@ struct TileJob {
       let builder = PyramidBuilder(
         plan: floorPlan, settings: settings, encoder: encoder, writer: writer, pool: pool, ledger: ledger,
         openSource: { level in try LevelPipeline.open(plan: floorPlan, level: level, loader: loader) })
-      do { try builder.build() } catch {
-        failures.record(error)
-        pool.record(error)
-      }
+      do { try builder.build() } catch { pool.record(error) }
     }
+    // the pool keeps the first failure, a floor's or a tile's, and throws it here
     try pool.drain()
-    if let error = failures.first { throw error }
   }
 
   /// SHA-256 of each input, reusing the previous manifest's digest for a file whose
@@ -285,13 +281,6 @@ struct TileJob {
 /// Raised when SIGINT or SIGTERM stopped a run.
 struct JobInterrupted: Error {
   var signal: Int32
-}
-
-/// Keeps the first error any floor reports.
-final class FirstError: Sendable {
-  private let value = Mutex<(any Error)?>(nil)
-  func record(_ e: any Error) { value.withLock { if $0 == nil { $0 = e } } }
-  var first: (any Error)? { value.withLock { $0 } }
 }
 
 import Synchronization
