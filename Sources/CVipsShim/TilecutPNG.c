@@ -79,10 +79,127 @@ static void filter_row(const uint8_t *row, const uint8_t *prev, size_t n, int bp
   memcpy(out + 1, best, n);
 }
 
-uint8_t *tc_png_encode(const uint8_t *rgba, int width, int height, int level, size_t *length) {
+
+/* Lossless palette: when a tile has at most 256 distinct RGBA values (most tiles
+ * of a drawing), it is written as an indexed PNG of 1, 2, 4 or 8 bits a pixel,
+ * with a tRNS chunk for the entries that are not opaque. The decoded pixels are
+ * the same; deflate sees a quarter of the bytes (or less), which makes the tile
+ * both smaller and faster to compress. Returns 0 when there are too many colours. */
+#define TC_SLOTS 1024
+static int palette_of(const uint8_t *rgba, size_t pixels, uint32_t palette[256], uint8_t *indices) {
+  uint32_t keys[TC_SLOTS];
+  uint16_t slots[TC_SLOTS]; /* index + 1, 0 = empty */
+  memset(slots, 0, sizeof slots);
+  int count = 0;
+  const uint32_t *px = (const uint32_t *)(const void *)rgba;
+  size_t i = 0;
+  while (i < pixels) {
+    uint32_t v = px[i];
+    uint32_t h = (v * 0x9E3779B1u) >> 22;
+    for (;;) {
+      if (!slots[h]) {
+        if (count == 256)
+          return 0;
+        keys[h] = v;
+        slots[h] = (uint16_t)(count + 1);
+        palette[count++] = v;
+        break;
+      }
+      if (keys[h] == v)
+        break;
+      h = (h + 1) & (TC_SLOTS - 1);
+    }
+    /* a run of the same colour (most of a drawing) needs no lookup */
+    uint8_t index = (uint8_t)(slots[h] - 1);
+    indices[i++] = index;
+    while (i < pixels && px[i] == v)
+      indices[i++] = index;
+  }
+  return count;
+}
+
+static uint8_t *finish_png(const uint8_t *ihdr, const uint8_t *plte, uint32_t plte_len, const uint8_t *trns,
+                           uint32_t trns_len, const uint8_t *raw, size_t raw_size, int level, size_t *length);
+
+static uint8_t *encode_indexed(int width, int height, int level, uint32_t *palette,
+                               int count, uint8_t *indices, size_t *length) {
+  size_t pixels = (size_t)width * (size_t)height;
+  /* not-opaque entries first, so that tRNS stops at the last of them */
+  uint8_t order[256];
+  uint8_t plte[3 * 256], trns[256];
+  int n = 0, transparent = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    for (int k = 0; k < count; k++) {
+      uint8_t a = ((const uint8_t *)&palette[k])[3];
+      if ((pass == 0) != (a != 255))
+        continue;
+      const uint8_t *c = (const uint8_t *)&palette[k];
+      order[k] = (uint8_t)n;
+      plte[3 * n] = c[0];
+      plte[3 * n + 1] = c[1];
+      plte[3 * n + 2] = c[2];
+      trns[n] = c[3];
+      n++;
+    }
+    if (pass == 0)
+      transparent = n;
+  }
+  int bits = count <= 2 ? 1 : count <= 4 ? 2 : count <= 16 ? 4 : 8;
+  size_t row_bytes = ((size_t)width * bits + 7) / 8;
+  size_t raw_size = (row_bytes + 1) * (size_t)height;
+  uint8_t *raw = malloc(raw_size);
+  if (!raw)
+    return NULL;
+  int per_byte = 8 / bits;
+  for (int y = 0; y < height; y++) {
+    uint8_t *row = raw + (size_t)y * (row_bytes + 1);
+    const uint8_t *src = indices + (size_t)y * width;
+    row[0] = 0; /* filter none: the usual choice for indexed images */
+    if (bits == 8) {
+      for (int x = 0; x < width; x++)
+        row[1 + x] = order[src[x]];
+    } else {
+      /* per_byte pixels to a byte, the first in the high bits */
+      for (size_t b = 0; b < row_bytes; b++) {
+        int x0 = (int)b * per_byte;
+        int x1 = x0 + per_byte < width ? x0 + per_byte : width;
+        unsigned v = 0;
+        for (int x = x0; x < x1; x++)
+          v = (v << bits) | order[src[x]];
+        row[1 + b] = (uint8_t)(v << (bits * (x0 + per_byte - x1)));
+      }
+    }
+  }
+  (void)pixels;
+  uint8_t ihdr[13];
+  put32(ihdr, (uint32_t)width);
+  put32(ihdr + 4, (uint32_t)height);
+  ihdr[8] = (uint8_t)bits;
+  ihdr[9] = 3;
+  ihdr[10] = 0;
+  ihdr[11] = 0;
+  ihdr[12] = 0;
+  uint8_t *out = finish_png(ihdr, plte, (uint32_t)(3 * n), trns, (uint32_t)transparent, raw, raw_size, level, length);
+  free(raw);
+  return out;
+}
+
+uint8_t *tc_png_encode(const uint8_t *rgba, int width, int height, int level, int indexed, size_t *length) {
+  *length = 0;
   if (width <= 0 || height <= 0)
     return NULL;
   size_t pixels = (size_t)width * (size_t)height;
+  if (indexed) {
+    uint8_t *indices = malloc(pixels);
+    if (!indices)
+      return NULL;
+    uint32_t palette[256];
+    int count = palette_of(rgba, pixels, palette, indices);
+    uint8_t *out = count ? encode_indexed(width, height, level, palette, count, indices, length) : NULL;
+    free(indices);
+    if (count || indexed == TC_PNG_INDEXED_ONLY)
+      return out;
+  }
   int opaque = 1;
   for (size_t i = 0; i < pixels; i++) {
     if (rgba[4 * i + 3] != 255) {
@@ -121,19 +238,6 @@ uint8_t *tc_png_encode(const uint8_t *rgba, int width, int height, int level, si
   free(rows);
   free(scratch);
 
-  struct libdeflate_compressor *c = compressor_for(level);
-  if (!c) {
-    free(raw);
-    return NULL;
-  }
-  size_t bound = libdeflate_zlib_compress_bound(c, raw_size);
-  uint8_t *out = malloc(8 + 25 + 12 + bound + 12);
-  if (!out) {
-    free(raw);
-    return NULL;
-  }
-  static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
-  memcpy(out, signature, 8);
   uint8_t ihdr[13];
   put32(ihdr, (uint32_t)width);
   put32(ihdr + 4, (uint32_t)height);
@@ -142,9 +246,29 @@ uint8_t *tc_png_encode(const uint8_t *rgba, int width, int height, int level, si
   ihdr[10] = 0;
   ihdr[11] = 0;
   ihdr[12] = 0;
-  uint8_t *p = chunk(out + 8, "IHDR", ihdr, 13);
-  size_t compressed = libdeflate_zlib_compress(c, raw, raw_size, p + 8, bound);
+  uint8_t *out = finish_png(ihdr, NULL, 0, NULL, 0, raw, raw_size, level, length);
   free(raw);
+  return out;
+}
+
+/* Signature, IHDR, optional PLTE and tRNS, one IDAT of the zlib-compressed rows, IEND. */
+static uint8_t *finish_png(const uint8_t *ihdr, const uint8_t *plte, uint32_t plte_len, const uint8_t *trns,
+                           uint32_t trns_len, const uint8_t *raw, size_t raw_size, int level, size_t *length) {
+  struct libdeflate_compressor *c = compressor_for(level);
+  if (!c)
+    return NULL;
+  size_t bound = libdeflate_zlib_compress_bound(c, raw_size);
+  uint8_t *out = malloc(8 + 25 + (12 + plte_len) + (12 + trns_len) + 12 + bound + 12);
+  if (!out)
+    return NULL;
+  static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
+  memcpy(out, signature, 8);
+  uint8_t *p = chunk(out + 8, "IHDR", ihdr, 13);
+  if (plte_len)
+    p = chunk(p, "PLTE", plte, plte_len);
+  if (trns_len)
+    p = chunk(p, "tRNS", trns, trns_len);
+  size_t compressed = libdeflate_zlib_compress(c, raw, raw_size, p + 8, bound);
   if (compressed == 0) {
     free(out);
     return NULL;

@@ -26,13 +26,20 @@ public struct VipsTileEncoder: TileEncoder {
   public var fileExtension: String { format.fileExtension }
 
   public func encode(rgba: [UInt8], size: Int) throws -> [UInt8] {
-    if format == .png && !palette {
-      // libdeflate with per-row filters: the same zlib levels as libpng, in less time and fewer bytes.
+    if format == .png {
+      // libdeflate, losslessly: a palette PNG when the tile has at most 256 colours
+      // (most tiles of a drawing), else RGB(A) with per-row filters. With --palette,
+      // only tiles with more colours go through libimagequant below.
       var length = 0
-      guard let buffer = rgba.withUnsafeBufferPointer({ tc_png_encode($0.baseAddress, Int32(size), Int32(size), Int32(pngCompression), &length) })
-      else { throw VipsError(operation: "pngsave", message: "out of memory encoding a tile") }
-      defer { tc_png_free(buffer) }
-      return [UInt8](UnsafeBufferPointer(start: buffer, count: length))
+      let mode = Int32(palette ? TC_PNG_INDEXED_ONLY : TC_PNG_INDEXED_WHEN_EXACT)
+      let buffer = rgba.withUnsafeBufferPointer {
+        tc_png_encode($0.baseAddress, Int32(size), Int32(size), Int32(pngCompression), mode, &length)
+      }
+      if let buffer {
+        defer { tc_png_free(buffer) }
+        return [UInt8](UnsafeBufferPointer(start: buffer, count: length))
+      }
+      if !palette || length != 0 { throw VipsError(operation: "pngsave", message: "out of memory encoding a tile") }
     }
     try Vips.start()
     return try rgba.withUnsafeBytes { raw -> [UInt8] in

@@ -125,6 +125,40 @@ struct PipelineTests {
     }
   }
 
+  @Test(
+    "tiles of at most 256 colours are written as palette PNGs of the fewest bits, decoding to the same pixels",
+    arguments: [1, 2, 3, 4, 5, 16, 17, 200, 256, 257, 4000])
+  func exactPalette(colours: Int) throws {
+    for size in [13, 256] {
+      // a palette with opaque, half-transparent and transparent entries, scattered
+      let entry = { (k: Int) -> [UInt8] in
+        let a: UInt8 = k % 5 == 1 ? 0 : (k % 5 == 2 ? UInt8(40 + k % 200) : 255)
+        return a == 0 ? [0, 0, 0, 0] : [UInt8(k & 255), UInt8((k * 7) & 255), UInt8(((k >> 8) * 50 + 3) & 255), a]
+      }
+      var pixels = [UInt8]()
+      for y in 0..<size {
+        for x in 0..<size { pixels += entry((x * 7 + y * 3 + (x * y) % 5) % colours) }
+      }
+      let distinct = Set(stride(from: 0, to: pixels.count, by: 4).map { Array(pixels[$0..<$0 + 4]) }).count
+      let bytes = try VipsTileEncoder().encode(rgba: pixels, size: size)
+      let back = try RGBAImage.decode(bytes: bytes)
+      #expect(back.pixels == pixels, "\(colours) colours, \(size) px")
+      let depth = Int(bytes[24])
+      let colourType = Int(bytes[25])
+      if distinct <= 256 {
+        #expect(colourType == 3)
+        #expect(depth == (distinct <= 2 ? 1 : distinct <= 4 ? 2 : distinct <= 16 ? 4 : 8), "\(distinct) colours")
+      } else {
+        #expect(colourType == 6 && depth == 8)
+      }
+      // --palette: the same exact palette when it fits, libimagequant's otherwise
+      let quantised = try VipsTileEncoder(palette: true).encode(rgba: pixels, size: size)
+      #expect(Int(quantised[25]) == 3)
+      let q = try RGBAImage.decode(bytes: quantised)
+      if distinct <= 256 { #expect(q.pixels == pixels) } else { #expect(q.pixels.count == pixels.count) }
+    }
+  }
+
   @Test("multi-page files report their pages and load each")
   func multiPage() throws {
     let dir = try temporaryDirectory()

@@ -4,11 +4,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Encodes packed RGBA8 pixels as a PNG with libdeflate: each row gets the filter
- * with the smallest sum of absolute differences, and an image whose alpha is all
- * 255 is written as RGB. Returns a malloc'd buffer (free with tc_png_free) and
- * its length, or NULL on failure. */
-uint8_t *tc_png_encode(const uint8_t *rgba, int width, int height, int level, size_t *length);
+enum {
+  TC_PNG_TRUECOLOR = 0,          /* always RGB or RGBA */
+  TC_PNG_INDEXED_WHEN_EXACT = 1, /* a palette when at most 256 colours, else truecolour */
+  TC_PNG_INDEXED_ONLY = 2        /* a palette, or NULL with *length 0 when there are more colours */
+};
+
+/* Encodes packed RGBA8 pixels as a PNG with libdeflate, losslessly. An image of
+ * at most 256 distinct RGBA values can be written as a 1/2/4/8-bit palette PNG
+ * (with tRNS when some entries are not opaque; see the modes above). Truecolour
+ * rows get the filter with the smallest sum of absolute differences, and an
+ * image whose alpha is all 255 is written as RGB. Returns a malloc'd buffer (free
+ * with tc_png_free) and its length, or NULL on failure. */
+uint8_t *tc_png_encode(const uint8_t *rgba, int width, int height, int level, int indexed, size_t *length);
 void tc_png_free(uint8_t *buffer);
 
 #endif

@@ -8,7 +8,7 @@ import TilecutVips
 #endif
 
 /// The version written into manifests and printed by --version.
-public let tilecutVersion = "0.1.0"
+public let tilecutVersion = "0.2.0"
 
 /// The resolved form of a tiling command: floors, placements and plans.
 struct TileJobPlan {

@@ -96,7 +96,7 @@ public struct EncodingOptions: ParsableArguments {
   @Option(help: ArgumentHelp("PNG zlib compression level, 0 (fast) to 9 (small).", valueName: "0-9"))
   public var pngCompression: Int = 6
 
-  @Flag(help: "Write 8-bit palette PNGs (libimagequant): typically several times smaller for plans.")
+  @Flag(help: "Quantise tiles of more than 256 colours to 8-bit palettes (libimagequant, lossy). Tiles of fewer colours are always exact palette PNGs.")
   public var palette = false
 
   @Option(help: ArgumentHelp("WebP/JPEG quality, 1 to 100.", valueName: "q"))

@@ -173,79 +173,56 @@ public enum PixelOps {
   public static func upsampleTile(
     _ block: UnsafePointer<UInt8>, blockStride: Int, size: Int, into out: UnsafeMutablePointer<UInt8>
   ) {
-    let blockWidth = size / 2 + 2
-    var opaque = true
-    for r in 0..<blockWidth where opaque {
-      let row = block + r * blockStride
-      for c in 0..<blockWidth where row[4 * c + 3] != 255 {
-        opaque = false
-        break
-      }
-    }
-    if opaque {
-      upsampleOpaqueTile(block, blockStride: blockStride, size: size, into: out)
-      return
-    }
+    let half = size / 2
     for oy in 0..<size {
       let i = (oy >> 1) + 1
-      let centre = block + i * blockStride
-      let other = block + (i + ((oy & 1) == 0 ? -1 : 1)) * blockStride
-      let dst = out + oy * size * 4
-      for ox in 0..<size {
-        let x = (ox >> 1) + 1
-        let n = x + ((ox & 1) == 0 ? -1 : 1)
-        let c00 = SIMD4<UInt32>(truncatingIfNeeded: UnsafeRawPointer(centre + 4 * x).loadUnaligned(as: SIMD4<UInt8>.self))
-        let c01 = SIMD4<UInt32>(truncatingIfNeeded: UnsafeRawPointer(centre + 4 * n).loadUnaligned(as: SIMD4<UInt8>.self))
-        let c10 = SIMD4<UInt32>(truncatingIfNeeded: UnsafeRawPointer(other + 4 * x).loadUnaligned(as: SIMD4<UInt8>.self))
-        let c11 = SIMD4<UInt32>(truncatingIfNeeded: UnsafeRawPointer(other + 4 * n).loadUnaligned(as: SIMD4<UInt8>.self))
-        let alphaSum = 9 &* c00.w &+ 3 &* c01.w &+ 3 &* c10.w &+ c11.w
-        let o = dst + 4 * ox
-        if alphaSum == 16 * 255 {
-          // opaque: a plain weighted mean (the alpha lane gives 255 by itself)
-          let v = (9 &* c00 &+ 3 &* c01 &+ 3 &* c10 &+ c11 &+ 8) &>> 4
-          UnsafeMutableRawPointer(o).storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: v), as: SIMD4<UInt8>.self)
-        } else if alphaSum == 0 {
-          UnsafeMutableRawPointer(o).storeBytes(of: SIMD4<UInt8>(repeating: 0), as: SIMD4<UInt8>.self)
-        } else {
-          let w = SIMD4<UInt32>(9 &* c00.w, 3 &* c01.w, 3 &* c10.w, c11.w)
-          var out = SIMD4<UInt8>(repeating: 0)
-          for c in 0..<3 {
-            let v = w[0] &* c00[c] &+ w[1] &* c01[c] &+ w[2] &* c10[c] &+ w[3] &* c11[c]
-            out[c] = UInt8(min((v + alphaSum / 2) / alphaSum, 255))
-          }
-          out[3] = UInt8((alphaSum + 8) >> 4)
-          UnsafeMutableRawPointer(o).storeBytes(of: out, as: SIMD4<UInt8>.self)
+      let centre = UnsafeRawPointer(block + i * blockStride)
+      let other = UnsafeRawPointer(block + (i + ((oy & 1) == 0 ? -1 : 1)) * blockStride)
+      let dst = UnsafeMutableRawPointer(out + oy * size * 4)
+      for x in 1...half {
+        // flat areas (most of a drawing) need no arithmetic: both output pixels are the centre's
+        let c = centre.loadUnaligned(fromByteOffset: 4 * x, as: UInt32.self)
+        if c == centre.loadUnaligned(fromByteOffset: 4 * x - 4, as: UInt32.self)
+          && c == centre.loadUnaligned(fromByteOffset: 4 * x + 4, as: UInt32.self)
+          && c == other.loadUnaligned(fromByteOffset: 4 * x - 4, as: UInt32.self)
+          && c == other.loadUnaligned(fromByteOffset: 4 * x, as: UInt32.self)
+          && c == other.loadUnaligned(fromByteOffset: 4 * x + 4, as: UInt32.self)
+        {
+          dst.storeBytes(of: c, toByteOffset: 8 * x - 8, as: UInt32.self)
+          dst.storeBytes(of: c, toByteOffset: 8 * x - 4, as: UInt32.self)
+          continue
         }
+        blend(centre, other, x, x - 1, into: dst + 8 * x - 8)
+        blend(centre, other, x, x + 1, into: dst + 8 * x - 4)
       }
     }
   }
 
-  /// The same weights without alpha: a vertical ¾/¼ blend into 16-bit sums, then a
-  /// horizontal one, in loops the compiler vectorises.
-  static func upsampleOpaqueTile(
-    _ block: UnsafePointer<UInt8>, blockStride: Int, size: Int, into out: UnsafeMutablePointer<UInt8>
-  ) {
-    let n = (size / 2 + 2) * 4
-    var mixed = [UInt16](repeating: 0, count: n)
-    mixed.withUnsafeMutableBufferPointer { m in
-      guard let v = m.baseAddress else { return }
-      for oy in 0..<size {
-        let i = (oy >> 1) + 1
-        let centre = block + i * blockStride
-        let other = block + (i + ((oy & 1) == 0 ? -1 : 1)) * blockStride
-        for k in 0..<n { v[k] = 3 &* UInt16(centre[k]) &+ UInt16(other[k]) }
-        let dst = out + oy * size * 4
-        for x in 0..<(size / 2) {
-          let c = 4 * (x + 1)
-          for ch in 0..<3 {
-            let mid = 3 &* v[c + ch]
-            dst[8 * x + ch] = UInt8(truncatingIfNeeded: (mid &+ v[c - 4 + ch] &+ 8) >> 4)
-            dst[8 * x + 4 + ch] = UInt8(truncatingIfNeeded: (mid &+ v[c + 4 + ch] &+ 8) >> 4)
-          }
-          dst[8 * x + 3] = 255
-          dst[8 * x + 7] = 255
-        }
+  /// One upsampled pixel: weights 9, 3, 3, 1 (/16) on the centre, its horizontal
+  /// neighbour, the vertical neighbour and the diagonal one, premultiplied.
+  @inline(__always)
+  private static func blend(_ centre: UnsafeRawPointer, _ other: UnsafeRawPointer, _ x: Int, _ n: Int, into o: UnsafeMutableRawPointer) {
+    let c00 = SIMD4<UInt32>(truncatingIfNeeded: centre.loadUnaligned(fromByteOffset: 4 * x, as: SIMD4<UInt8>.self))
+    let c01 = SIMD4<UInt32>(truncatingIfNeeded: centre.loadUnaligned(fromByteOffset: 4 * n, as: SIMD4<UInt8>.self))
+    let c10 = SIMD4<UInt32>(truncatingIfNeeded: other.loadUnaligned(fromByteOffset: 4 * x, as: SIMD4<UInt8>.self))
+    let c11 = SIMD4<UInt32>(truncatingIfNeeded: other.loadUnaligned(fromByteOffset: 4 * n, as: SIMD4<UInt8>.self))
+    let alphaSum = 9 &* c00.w &+ 3 &* c01.w &+ 3 &* c10.w &+ c11.w
+    if alphaSum == 16 * 255 {
+      // opaque: a plain weighted mean (the alpha lane gives 255 by itself)
+      let v = (9 &* c00 &+ 3 &* c01 &+ 3 &* c10 &+ c11 &+ 8) &>> 4
+      o.storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: v), as: SIMD4<UInt8>.self)
+    } else if alphaSum == 0 {
+      o.storeBytes(of: SIMD4<UInt8>(repeating: 0), as: SIMD4<UInt8>.self)
+    } else {
+      let w = SIMD4<UInt32>(9 &* c00.w, 3 &* c01.w, 3 &* c10.w, c11.w)
+      var out = SIMD4<UInt8>(repeating: 0)
+      for c in 0..<3 {
+        let v = w[0] &* c00[c] &+ w[1] &* c01[c] &+ w[2] &* c10[c] &+ w[3] &* c11[c]
+        out[c] = UInt8(min((v + alphaSum / 2) / alphaSum, 255))
       }
+      out[3] = UInt8((alphaSum + 8) >> 4)
+      o.storeBytes(of: out, as: SIMD4<UInt8>.self)
     }
   }
+
 }

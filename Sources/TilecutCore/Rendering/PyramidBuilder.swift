@@ -203,7 +203,7 @@ public final class PyramidBuilder {
     func begin(_ top: Int, clear: Bool = true) {
       if stripTop == top { return }
       stripTop = top
-      if clear { buffer.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+      if clear { _ = buffer.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
     }
 
     /// Takes `count` reduced rows from the level above, `top` in this level's global rows.
@@ -301,13 +301,19 @@ public final class PyramidBuilder {
         // the block's pixels in this level, with a one-pixel border, clamped
         let sx = tx * half - region.x
         let sy = ty * half - top
-        var block = [UInt8](repeating: 0, count: blockWidth * blockWidth * 4)
+        let rowBytes = blockWidth * 4
         var visible = false
-        buffer.withUnsafeBufferPointer { buf in
-          lastRow.withUnsafeBufferPointer { last in
-            guard let base = buf.baseAddress else { return }
-            block.withUnsafeMutableBufferPointer { out in
-              guard let o = out.baseAddress else { return }
+        let block = [UInt8](unsafeUninitializedCapacity: blockWidth * rowBytes) { out, count in
+          count = blockWidth * rowBytes
+          guard let o = out.baseAddress else { return }
+          buffer.withUnsafeBufferPointer { buf in
+            lastRow.withUnsafeBufferPointer { last in
+              guard let base = buf.baseAddress else { return }
+              // columns sx-1 ..< sx-1+blockWidth of the level, clamped to its width
+              let first = min(max(sx - 1, 0), region.width - 1)
+              let lead = min(first - (sx - 1), blockWidth)
+              let span = max(min(sx - 1 + blockWidth, region.width) - first, 0)
+              let copied = min(span, blockWidth - lead)
               for r in 0..<blockWidth {
                 let y = sy - 1 + r
                 let rowPtr: UnsafePointer<UInt8>
@@ -316,16 +322,16 @@ public final class PyramidBuilder {
                 } else {
                   rowPtr = base + min(y, height - 1) * stride
                 }
-                for c in 0..<blockWidth {
-                  let x = min(max(sx - 1 + c, 0), region.width - 1)
-                  let src = rowPtr + 4 * x
-                  let dst = o + (r * blockWidth + c) * 4
-                  dst[0] = src[0]
-                  dst[1] = src[1]
-                  dst[2] = src[2]
-                  dst[3] = src[3]
-                  if src[3] != 0 { visible = true }
-                }
+                let dst = o + r * rowBytes
+                (dst + 4 * lead).update(from: rowPtr + 4 * first, count: 4 * copied)
+                for c in 0..<lead { (dst + 4 * c).update(from: rowPtr + 4 * first, count: 4) }
+                let lastColumn = rowPtr + 4 * (first + max(copied, 1) - 1)
+                for c in (lead + copied)..<blockWidth { (dst + 4 * c).update(from: lastColumn, count: 4) }
+              }
+              let raw = UnsafeRawPointer(o)
+              for k in 0..<(blockWidth * blockWidth) where raw.load(fromByteOffset: 4 * k + 3, as: UInt8.self) != 0 {
+                visible = true
+                break
               }
             }
           }
@@ -335,13 +341,12 @@ public final class PyramidBuilder {
           return
         }
         let background = settings.background
-        let blockCopy = block
         enqueue(key, tile) {
-          var pixels = [UInt8](repeating: 0, count: size * size * 4)
-          blockCopy.withUnsafeBufferPointer { b in
-            pixels.withUnsafeMutableBufferPointer { p in
+          let pixels = [UInt8](unsafeUninitializedCapacity: size * size * 4) { p, count in
+            count = size * size * 4
+            block.withUnsafeBufferPointer { b in
               guard let bb = b.baseAddress, let pp = p.baseAddress else { return }
-              PixelOps.upsampleTile(bb, blockStride: blockWidth * 4, size: size, into: pp)
+              PixelOps.upsampleTile(bb, blockStride: rowBytes, size: size, into: pp)
             }
           }
           let blank = pixels.withUnsafeBufferPointer { p in
