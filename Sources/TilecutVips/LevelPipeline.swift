@@ -31,7 +31,12 @@ final class VipsLevelSource: LevelPixelSource {
 /// otherwise by an inverse map with premultiplied bilinear interpolation.
 public enum LevelPipeline {
   /// Opens a direct level of a floor for strip reading.
-  public static func open(plan: FloorPlan, level: DensityLevel, loader: String? = nil) throws -> any LevelPixelSource {
+  /// `jobs` threads interpolate each strip of a resampled level; `ringBudget` bounds
+  /// the source rows held for it (beyond it, libvips' random-access affine takes over).
+  public static func open(
+    plan: FloorPlan, level: DensityLevel, loader: String? = nil, jobs: Int = 1,
+    ringBudget: Int = StreamingResampleSource.ringBudget
+  ) throws -> any LevelPixelSource {
     let source = plan.source
     let region = level.region
     let worldPixels = level.worldPixels
@@ -59,7 +64,7 @@ public enum LevelPipeline {
       guard let inverse = map.inverse else {
         throw TilecutError.invalidInput(path: source.path, reason: "the placement is degenerate (zero area)")
       }
-      return try resampled(source: source, loader: loader, scale: scale, region: region) { shrink in
+      return try resampled(source: source, loader: loader, scale: scale, region: region, jobs: jobs, budget: ringBudget) { shrink in
         // region pixel centre → source pixel coordinate in mapim's index convention
         let inv = TilecutCore.AffineTransform.scale(1 / shrink, 1 / shrink).concatenating(after: inverse)
         let centre = inv.apply(0.5, 0.5)
@@ -72,7 +77,7 @@ public enum LevelPipeline {
     guard abs(t.b) < 1e-12, abs(t.d) < 1e-12, t.a != 0, t.e != 0 else {
       throw TilecutError.invalidInput(path: source.path, reason: "a rotated lon/lat placement is not supported; use a Mercator (EPSG:3857) world file")
     }
-    return try resampled(source: source, loader: loader, scale: scale, region: region) { shrink in
+    return try resampled(source: source, loader: loader, scale: scale, region: region, jobs: jobs, budget: ringBudget) { shrink in
       let s = 1 / (scale * shrink)
       // col = (lon - c) / a, lon = 360 (X + 0.5 + rx) / W - 180
       let lonPerX = 360 / worldPixels
@@ -103,24 +108,50 @@ public enum LevelPipeline {
   }
 
   private static func resampled(
-    source: SourceDescription, loader: String?, scale: Double, region: PixelRect, index: (Double) -> IndexMap
+    source: SourceDescription, loader: String?, scale: Double, region: PixelRect, jobs: Int, budget: Int,
+    index: (Double) -> IndexMap
   ) throws -> any LevelPixelSource {
-    // A document rendered for a north-up placement is read top to bottom: render it
-    // in strips (sequential) so a huge page never sits in memory whole. Everything
-    // else needs random access, which libvips backs with a temporary file when large.
     let forward = index(1).forward
-    let northUp = abs(forward.b) < 1e-9 && abs(forward.d) < 1e-9 && forward.a > 0 && forward.e > 0
-    var image = try SourceImage.pixels(of: source, loader: loader, sequential: source.isVector && northUp, scale: scale)
-    image = try image.map("premultiply") { tc_premultiply($0, &$1) }
     // Shrink by a power of two first when the level is much coarser than the source,
     // so that interpolation never skips source pixels.
     let levelPerSource = min(hypot(forward.a, forward.d), hypot(forward.b, forward.e))
     var shrink = 1.0
     while levelPerSource * shrink * 2 <= 1.0001 { shrink *= 2 }
+    let map = index(shrink)
+
+    // First choice: read the source once, in order, and interpolate strip by strip.
+    var sequential = try SourceImage.pixels(of: source, loader: loader, sequential: true, scale: scale)
+    if shrink > 1 {
+      sequential = try sequential.map("premultiply") { tc_premultiply($0, &$1) }
+      sequential = try sequential.map("shrink") { tc_shrink($0, &$1, shrink, shrink) }
+      sequential = try sequential.map("unpremultiply") { tc_unpremultiply_uchar($0, &$1) }
+    }
+    let rows = (0..<region.height).map(Double.init)
+    let (sx0, sy0, dsx, dsy): ([Double], [Double], Double, Double)
+    switch map {
+    case .affine(let m, _):
+      (sx0, sy0, dsx, dsy) = (rows.map { m[1] * $0 + m[2] }, rows.map { m[4] * $0 + m[5] }, m[0], m[3])
+    case .rows(let table, let x, _):
+      (sx0, sy0, dsx, dsy) = ([Double](repeating: x[2], count: region.height), table.map(Double.init), x[0], 0)
+    }
+    let strip = PyramidBuilder.stripHeight
+    let firstStrip = strip - ((region.y % strip) + strip) % strip
+    if let streaming = try StreamingResampleSource.make(
+      image: sequential, name: source.path, width: region.width, sx0: sx0, sy0: sy0, dsx: dsx, dsy: dsy,
+      firstStrip: firstStrip, stripHeight: strip, jobs: jobs, budget: budget)
+    {
+      return streaming
+    }
+
+    // Otherwise (a wide source turned far from north-up) libvips' affine or mapim
+    // over a random-access source, which libvips backs with a temporary file when large.
+    // A document rendered for a north-up placement is still read top to bottom.
+    let northUp = abs(forward.b) < 1e-9 && abs(forward.d) < 1e-9 && forward.a > 0 && forward.e > 0
+    var image = try SourceImage.pixels(of: source, loader: loader, sequential: source.isVector && northUp, scale: scale)
+    image = try image.map("premultiply") { tc_premultiply($0, &$1) }
     if shrink > 1 {
       image = try image.map("shrink") { tc_shrink($0, &$1, shrink, shrink) }
     }
-    let map = index(shrink)
     var mapped: VipsImageHandle
     switch map {
     case .affine(let m, _):

@@ -159,6 +159,54 @@ struct PipelineTests {
     }
   }
 
+  @Test(
+    "the streaming resampler agrees with libvips' random-access affine: rotated, mirrored, shrunk, upsampled",
+    arguments: [(25.0, 1.0, 1.0), (-70.0, 1.0, 1.0), (10.0, -1.0, 1.0), (180.0, 1.0, 1.0), (15.0, 1.0, 3.1), (5.0, 1.0, 0.6)])
+  func streamingResamplerMatchesAffine(degrees: Double, flip: Double, sourcePerLevel: Double) throws {
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let image = testImage(width: 700, height: 450)
+    try image.writePNG(to: dir + "/src.png")
+    let zoom = 12
+    let unit = sourcePerLevel / (256 * pow(2, Double(zoom)))  // world units per source pixel
+    let t = Double.pi * degrees / 180
+    let rotate = TilecutCore.AffineTransform(a: cos(t), b: -sin(t), c: 0, d: sin(t), e: cos(t), f: 0)
+    let transform = TilecutCore.AffineTransform.translation(0.3001, 0.4002)
+      .concatenating(after: rotate).concatenating(after: .scale(unit, unit * flip))
+    let source = SourceDescription(path: dir + "/src.png", width: 700, height: 450, isVector: false)
+    let plan = try PyramidPlanner.plan(
+      floor: 1, source: source, placement: Placement(method: "test", transform: transform),
+      request: PlanRequest(maxZoom: zoom, tileSizes: [256]))
+    let level = try #require(plan.chain.first)
+    let streaming = try LevelPipeline.open(plan: plan, level: level, jobs: 2)
+    let fallback = try LevelPipeline.open(plan: plan, level: level, ringBudget: 0)
+    #expect(streaming is StreamingResampleSource)
+    #expect(!(fallback is StreamingResampleSource))
+    let width = level.region.width
+    var compared = 0
+    var top = 0
+    while top < level.region.height {
+      let count = min(PyramidBuilder.stripHeight, level.region.height - top)
+      var a = [UInt8](repeating: 0, count: width * count * 4)
+      var b = a
+      try a.withUnsafeMutableBufferPointer { try streaming.read(top: top, count: count, into: $0.baseAddress!) }
+      try b.withUnsafeMutableBufferPointer { try fallback.read(top: top, count: count, into: $0.baseAddress!) }
+      for i in stride(from: 0, to: a.count, by: 4) {
+        #expect(abs(Int(a[i + 3]) - Int(b[i + 3])) <= 2, "alpha at pixel \(i / 4) of rows from \(top)")
+        if a[i + 3] == 255 && b[i + 3] == 255 {
+          compared += 1
+          for c in 0..<3 where abs(Int(a[i + c]) - Int(b[i + c])) > 2 {
+            Issue.record("channel \(c) at pixel \(i / 4) of rows from \(top): \(a[i + c]) vs \(b[i + c])")
+          }
+        }
+      }
+      top += count
+    }
+    // most of the source's area is opaque and inside the level
+    let levelPerSource = level.worldPixels * unit
+    #expect(Double(compared) > 0.5 * 700 * 450 * levelPerSource * levelPerSource)
+  }
+
   @Test("multi-page files report their pages and load each")
   func multiPage() throws {
     let dir = try temporaryDirectory()

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "TilecutPNG.h"
+#include "TilecutResample.h"
 
 /* One small function per variadic libvips call Swift cannot make. Each returns
  * 0 on success and -1 on failure, with the reason in libvips' error buffer. */

@@ -190,7 +190,7 @@ struct TileJob {
       let loader = loaders[floorPlan.floor]
       let builder = PyramidBuilder(
         plan: floorPlan, settings: settings, encoder: encoder, writer: writer, pool: pool, ledger: ledger,
-        openSource: { level in try LevelPipeline.open(plan: floorPlan, level: level, loader: loader) })
+        openSource: { level in try LevelPipeline.open(plan: floorPlan, level: level, loader: loader, jobs: pool.jobs) })
       do { try builder.build() } catch { pool.record(error) }
     }
     // the pool keeps the first failure, a floor's or a tile's, and throws it here

@@ -1,0 +1,155 @@
+import CVips
+import CVipsShim
+import Dispatch
+import TilecutCore
+
+/// Resamples a level from a source that is read once, top to bottom.
+///
+/// Each strip of the level needs a band of source rows (a slanted one when the
+/// placement is rotated). Rows are fetched in order from a sequential libvips
+/// pipeline into a ring that holds the widest band any strip needs, and each
+/// strip is interpolated on all cores (bilinear, premultiplied, libvips' affine
+/// conventions: see `tc_resample_rows`). Memory is the ring, so it grows with the
+/// source's width and the placement's rotation, never with the source's area.
+public final class StreamingResampleSource: LevelPixelSource {
+  /// The most the ring may take; wider bands (a large source turned far from
+  /// north-up) go through libvips' random-access affine instead.
+  public static let ringBudget = 512 << 20
+
+  private let image: VipsImageHandle
+  private let region: UnsafeMutablePointer<VipsRegion>
+  private let name: String
+  private let width: Int
+  private let sx0: [Double]
+  private let sy0: [Double]
+  private let dsx: Double
+  private let dsy: Double
+  private let capacity: Int
+  private let ring: UnsafeMutablePointer<UInt8>
+  private let rowBytes: Int
+  private let jobs: Int
+  /// Source rows fetched so far: [loadedEnd - capacity, loadedEnd) are in the ring.
+  private var loadedEnd = 0
+
+  /// A source for a level of `width` × `sx0.count` pixels whose row r, column X
+  /// samples the source at index (sx0[r] + dsx·X, sy0[r] + dsy·X); nil when the
+  /// ring would exceed the budget. `firstStrip` is the row count of the first
+  /// strip the builder reads (strips are aligned on the level's grid).
+  static func make(
+    image: VipsImageHandle, name: String, width: Int, sx0: [Double], sy0: [Double], dsx: Double, dsy: Double,
+    firstStrip: Int, stripHeight: Int, jobs: Int, budget: Int = ringBudget
+  ) throws -> StreamingResampleSource? {
+    guard image.bands == 4 else { return nil }
+    let height = sy0.count
+    var capacity = 1
+    var maxEnd = 0
+    var top = 0
+    var count = min(firstStrip, height)
+    while top < height {
+      if let band = band(sy0: sy0, dsy: dsy, width: width, sourceHeight: image.height, top: top, count: count) {
+        maxEnd = max(maxEnd, band.upperBound)
+        capacity = max(capacity, maxEnd - band.lowerBound)
+      }
+      top += count
+      count = min(stripHeight, height - top)
+    }
+    let rowBytes = image.width * 4
+    guard capacity <= budget / max(rowBytes, 1) else { return nil }
+    return try StreamingResampleSource(
+      image: image, name: name, width: width, sx0: sx0, sy0: sy0, dsx: dsx, dsy: dsy, capacity: capacity, jobs: jobs)
+  }
+
+  /// The source rows that output rows [top, top + count) touch, or nil for none.
+  static func band(sy0: [Double], dsy: Double, width: Int, sourceHeight: Int, top: Int, count: Int) -> Range<Int>? {
+    var lo = Double.infinity
+    var hi = -Double.infinity
+    let span = dsy * Double(max(width - 1, 0))
+    for r in top..<(top + count) {
+      let a = sy0[r]
+      let b = a + span
+      lo = min(lo, min(a, b))
+      hi = max(hi, max(a, b))
+    }
+    guard lo.isFinite, hi.isFinite else { return nil }
+    // bilinear reads rows floor(y) and floor(y) + 1
+    let first = Int(min(max(lo.rounded(.down), 0), Double(sourceHeight)))
+    let end = Int(min(max(hi.rounded(.down), -2), Double(sourceHeight))) + 2
+    let last = min(end, sourceHeight)
+    return first < last ? first..<last : nil
+  }
+
+  private init(
+    image: VipsImageHandle, name: String, width: Int, sx0: [Double], sy0: [Double], dsx: Double, dsy: Double,
+    capacity: Int, jobs: Int
+  ) throws {
+    guard let region = vips_region_new(image.pointer) else { throw VipsError.current("region \(name)") }
+    self.image = image
+    self.region = region
+    self.name = name
+    self.width = width
+    self.sx0 = sx0
+    self.sy0 = sy0
+    self.dsx = dsx
+    self.dsy = dsy
+    self.capacity = capacity
+    self.rowBytes = image.width * 4
+    self.jobs = max(jobs, 1)
+    ring = .allocate(capacity: capacity * rowBytes)
+  }
+
+  deinit {
+    g_object_unref(region)
+    ring.deallocate()
+  }
+
+  public func read(top: Int, count: Int, into buffer: UnsafeMutablePointer<UInt8>) throws {
+    guard
+      let band = Self.band(sy0: sy0, dsy: dsy, width: width, sourceHeight: image.height, top: top, count: count)
+    else {
+      buffer.update(repeating: 0, count: count * width * 4)
+      return
+    }
+    try fetch(upTo: band.upperBound)
+    guard band.lowerBound >= loadedEnd - capacity else {
+      throw TilecutError.invalidInput(path: name, reason: "internal error: source rows \(band) left the read-ahead ring")
+    }
+    let rows = band.map { UnsafePointer(ring + ($0 % capacity) * rowBytes) as UnsafePointer<UInt8>? }
+    let parts = min(jobs, max(1, count / 16))
+    let per = (count + parts - 1) / parts
+    let out = UInt(bitPattern: buffer)
+    let stride = width * 4
+    let (w, srcW, srcH, dx, dy) = (width, image.width, image.height, dsx, dsy)
+    rows.withUnsafeBufferPointer { rowPointers in
+      sx0.withUnsafeBufferPointer { xs in
+        sy0.withUnsafeBufferPointer { ys in
+          guard let rp = rowPointers.baseAddress, let xb = xs.baseAddress, let yb = ys.baseAddress else { return }
+          let (rpa, xa, ya) = (UInt(bitPattern: rp), UInt(bitPattern: xb), UInt(bitPattern: yb))
+          DispatchQueue.concurrentPerform(iterations: parts) { part in
+            let first = part * per
+            let n = min(count, first + per) - first
+            guard n > 0, let rp = UnsafePointer<UnsafePointer<UInt8>?>(bitPattern: rpa),
+              let xb = UnsafePointer<Double>(bitPattern: xa), let yb = UnsafePointer<Double>(bitPattern: ya),
+              let o = UnsafeMutablePointer<UInt8>(bitPattern: out)
+            else { return }
+            tc_resample_rows(
+              rp, Int32(band.lowerBound), Int32(band.count), Int32(srcW), Int32(srcH),
+              xb + top + first, yb + top + first, dx, dy, Int32(w), Int32(n), o + first * stride, stride)
+          }
+        }
+      }
+    }
+  }
+
+  /// Reads source rows, in order, until `end` has been fetched.
+  private func fetch(upTo end: Int) throws {
+    while loadedEnd < end {
+      let slot = loadedEnd % capacity
+      let n = min(end - loadedEnd, capacity - slot, 256)
+      guard tc_fetch(region, 0, Int32(loadedEnd), Int32(image.width), Int32(n), ring + slot * rowBytes) == 0 else {
+        let error = VipsError.current("read")
+        throw TilecutError.invalidInput(path: name, reason: "cannot be decoded (\(error.message.isEmpty ? "read failed" : error.message))")
+      }
+      loadedEnd += n
+    }
+  }
+}
