@@ -1,6 +1,5 @@
 #include "TilecutResample.h"
 
-#include <math.h>
 #include <string.h>
 
 static inline uint32_t load(const uint8_t *p) {
@@ -21,14 +20,16 @@ void tc_resample_rows(const uint8_t *const *rows, int band_top, int band_rows, i
     for (int x = 0; x < out_width; x++, o += 4) {
       double sx = sx0[r] + dsx * x;
       double sy = sy0[r] + dsy * x;
-      double fx0 = floor(sx), fy0 = floor(sy);
       /* far outside: transparent (also keeps the int conversions in range) */
-      if (!(fx0 >= -1 && fx0 < src_width && fy0 >= band_top - 1 && fy0 < band_end)) {
+      if (!(sx >= -1 && sx < src_width && sy >= band_top - 1 && sy < band_end)) {
         memset(o, 0, 4);
         continue;
       }
-      int ix = (int)fx0, iy = (int)fy0;
-      float fx = (float)(sx - fx0), fy = (float)(sy - fy0);
+      /* floor without a libm call: truncation, one down for negatives */
+      int ix = (int)sx, iy = (int)sy;
+      ix -= sx < ix;
+      iy -= sy < iy;
+      float fx = (float)(sx - ix), fy = (float)(sy - iy);
       /* the 2×2 neighbourhood, transparent where it leaves the source or band */
       const uint8_t *top = (iy >= band_top) ? rows[iy - band_top] : NULL;
       const uint8_t *bottom = (iy + 1 < band_end) ? rows[iy + 1 - band_top] : NULL;
