@@ -86,34 +86,59 @@ static void filter_row(const uint8_t *row, const uint8_t *prev, size_t n, int bp
  * the same; deflate sees a quarter of the bytes (or less), which makes the tile
  * both smaller and faster to compress. Returns 0 when there are too many colours. */
 #define TC_SLOTS 1024
-static int palette_of(const uint8_t *rgba, size_t pixels, uint32_t palette[256], uint8_t *indices) {
+static int palette_of(const uint8_t *rgba, int width, int height, uint32_t palette[256], uint8_t *indices) {
   uint32_t keys[TC_SLOTS];
   uint16_t slots[TC_SLOTS]; /* index + 1, 0 = empty */
   memset(slots, 0, sizeof slots);
   int count = 0;
-  const uint32_t *px = (const uint32_t *)(const void *)rgba;
-  size_t i = 0;
-  while (i < pixels) {
-    uint32_t v = px[i];
-    uint32_t h = (v * 0x9E3779B1u) >> 22;
-    for (;;) {
-      if (!slots[h]) {
-        if (count == 256)
-          return 0;
-        keys[h] = v;
-        slots[h] = (uint16_t)(count + 1);
-        palette[count++] = v;
-        break;
-      }
-      if (keys[h] == v)
-        break;
-      h = (h + 1) & (TC_SLOTS - 1);
+  size_t row_bytes = 4 * (size_t)width;
+  for (int y = 0; y < height; y++) {
+    const uint8_t *row = rgba + (size_t)y * row_bytes;
+    uint8_t *out = indices + (size_t)y * width;
+    /* a row like the one above (walls, flat rooms) repeats its indices */
+    if (y > 0 && memcmp(row, row - row_bytes, row_bytes) == 0) {
+      memcpy(out, out - width, (size_t)width);
+      continue;
     }
-    /* a run of the same colour (most of a drawing) needs no lookup */
-    uint8_t index = (uint8_t)(slots[h] - 1);
-    indices[i++] = index;
-    while (i < pixels && px[i] == v)
-      indices[i++] = index;
+    int x = 0;
+    while (x < width) {
+      uint32_t v;
+      memcpy(&v, row + 4 * (size_t)x, 4);
+      uint32_t h = (v * 0x9E3779B1u) >> 22;
+      for (;;) {
+        if (!slots[h]) {
+          if (count == 256)
+            return 0;
+          keys[h] = v;
+          slots[h] = (uint16_t)(count + 1);
+          palette[count++] = v;
+          break;
+        }
+        if (keys[h] == v)
+          break;
+        h = (h + 1) & (TC_SLOTS - 1);
+      }
+      /* a run of the same colour needs no lookup: four pixels at a time, then one */
+      uint8_t index = (uint8_t)(slots[h] - 1);
+      out[x++] = index;
+      uint64_t vv = ((uint64_t)v << 32) | v;
+      while (x + 4 <= width) {
+        uint64_t p0, p1;
+        memcpy(&p0, row + 4 * (size_t)x, 8);
+        memcpy(&p1, row + 4 * (size_t)x + 8, 8);
+        if (p0 != vv || p1 != vv)
+          break;
+        memset(out + x, index, 4);
+        x += 4;
+      }
+      while (x < width) {
+        uint32_t p;
+        memcpy(&p, row + 4 * (size_t)x, 4);
+        if (p != v)
+          break;
+        out[x++] = index;
+      }
+    }
   }
   return count;
 }
@@ -121,9 +146,29 @@ static int palette_of(const uint8_t *rgba, size_t pixels, uint32_t palette[256],
 static uint8_t *finish_png(const uint8_t *ihdr, const uint8_t *plte, uint32_t plte_len, const uint8_t *trns,
                            uint32_t trns_len, const uint8_t *raw, size_t raw_size, int level, size_t *length);
 
+/* Packs indices (through `order`) into bytes of 8/bits pixels, the first in the
+ * high bits; inlined with a constant `bits` so the inner loop unrolls. */
+static inline __attribute__((always_inline)) void pack(uint8_t *dst, const uint8_t *src, int width,
+                                                       const uint8_t *order, int bits) {
+  int per_byte = 8 / bits;
+  int whole = width / per_byte;
+  for (int b = 0; b < whole; b++) {
+    unsigned v = 0;
+    for (int k = 0; k < per_byte; k++)
+      v = (v << bits) | order[src[b * per_byte + k]];
+    dst[b] = (uint8_t)v;
+  }
+  int rest = width - whole * per_byte;
+  if (rest) {
+    unsigned v = 0;
+    for (int k = 0; k < rest; k++)
+      v = (v << bits) | order[src[whole * per_byte + k]];
+    dst[whole] = (uint8_t)(v << (bits * (per_byte - rest)));
+  }
+}
+
 static uint8_t *encode_indexed(int width, int height, int level, uint32_t *palette,
                                int count, uint8_t *indices, size_t *length) {
-  size_t pixels = (size_t)width * (size_t)height;
   /* not-opaque entries first, so that tRNS stops at the last of them */
   uint8_t order[256];
   uint8_t plte[3 * 256], trns[256];
@@ -150,7 +195,6 @@ static uint8_t *encode_indexed(int width, int height, int level, uint32_t *palet
   uint8_t *raw = malloc(raw_size);
   if (!raw)
     return NULL;
-  int per_byte = 8 / bits;
   for (int y = 0; y < height; y++) {
     uint8_t *row = raw + (size_t)y * (row_bytes + 1);
     const uint8_t *src = indices + (size_t)y * width;
@@ -158,19 +202,14 @@ static uint8_t *encode_indexed(int width, int height, int level, uint32_t *palet
     if (bits == 8) {
       for (int x = 0; x < width; x++)
         row[1 + x] = order[src[x]];
+    } else if (bits == 4) {
+      pack(row + 1, src, width, order, 4);
+    } else if (bits == 2) {
+      pack(row + 1, src, width, order, 2);
     } else {
-      /* per_byte pixels to a byte, the first in the high bits */
-      for (size_t b = 0; b < row_bytes; b++) {
-        int x0 = (int)b * per_byte;
-        int x1 = x0 + per_byte < width ? x0 + per_byte : width;
-        unsigned v = 0;
-        for (int x = x0; x < x1; x++)
-          v = (v << bits) | order[src[x]];
-        row[1 + b] = (uint8_t)(v << (bits * (x0 + per_byte - x1)));
-      }
+      pack(row + 1, src, width, order, 1);
     }
   }
-  (void)pixels;
   uint8_t ihdr[13];
   put32(ihdr, (uint32_t)width);
   put32(ihdr + 4, (uint32_t)height);
@@ -194,7 +233,7 @@ uint8_t *tc_png_encode(const uint8_t *rgba, int width, int height, int level, in
     if (!indices)
       return NULL;
     uint32_t palette[256];
-    int count = palette_of(rgba, pixels, palette, indices);
+    int count = palette_of(rgba, width, height, palette, indices);
     uint8_t *out = count ? encode_indexed(width, height, level, palette, count, indices, length) : NULL;
     free(indices);
     if (count || indexed == TC_PNG_INDEXED_ONLY)

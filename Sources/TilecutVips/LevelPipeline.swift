@@ -18,10 +18,21 @@ final class VipsLevelSource: LevelPixelSource {
 
   deinit { g_object_unref(region) }
 
+  /// Rows are asked of libvips a few at a time: every stage of its pipeline keeps
+  /// a buffer the size of the request, so a whole strip at once would cost several
+  /// strips of memory.
+  static let chunkRows = 64
+
   func read(top: Int, count: Int, into buffer: UnsafeMutablePointer<UInt8>) throws {
-    guard tc_fetch(region, 0, Int32(top), Int32(image.width), Int32(count), buffer) == 0 else {
-      let error = VipsError.current("read")
-      throw TilecutError.invalidInput(path: name, reason: "cannot be decoded (\(error.message.isEmpty ? "read failed" : error.message))")
+    let rowBytes = image.width * 4
+    var done = 0
+    while done < count {
+      let n = min(Self.chunkRows, count - done)
+      guard tc_fetch(region, 0, Int32(top + done), Int32(image.width), Int32(n), buffer + done * rowBytes) == 0 else {
+        let error = VipsError.current("read")
+        throw TilecutError.invalidInput(path: name, reason: "cannot be decoded (\(error.message.isEmpty ? "read failed" : error.message))")
+      }
+      done += n
     }
   }
 }

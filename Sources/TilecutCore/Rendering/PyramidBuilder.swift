@@ -341,7 +341,7 @@ public final class PyramidBuilder {
           return
         }
         let background = settings.background
-        enqueue(key, tile) {
+        enqueue(key, tile, holding: block.count) {
           let pixels = [UInt8](unsafeUninitializedCapacity: size * size * 4) { p, count in
             count = size * size * 4
             block.withUnsafeBufferPointer { b in
@@ -359,12 +359,15 @@ public final class PyramidBuilder {
 
     /// Queues one tile: `pixels` runs on a worker and gives the tile's RGBA, or nil
     /// when it turns out blank; the worker then encodes, writes and records it.
-    private func enqueue(_ key: LevelKey, _ tile: TileCoordinate, pixels: @escaping @Sendable () -> [UInt8]?) {
+    /// `holding`: the bytes the queued closure keeps alive until it runs.
+    private func enqueue(
+      _ key: LevelKey, _ tile: TileCoordinate, holding: Int, pixels: @escaping @Sendable () -> [UInt8]?
+    ) {
       let encoder = builder.encoder
       let writer = builder.writer
       let ledger = builder.ledger
       let path = builder.settings.template.path(floor: key.floor, tileSize: key.tileSize, tile: tile)
-      builder.pool.submit {
+      builder.pool.submit(holding: holding) {
         guard let rgba = pixels() else {
           ledger.blank(key)
           return
@@ -402,7 +405,7 @@ public final class PyramidBuilder {
           builder.ledger.blank(key)
           return
         }
-        enqueue(key, tile) { pixels }
+        enqueue(key, tile, holding: pixels.count) { pixels }
       }
     }
 

@@ -1,6 +1,10 @@
 import Dispatch
 import Synchronization
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Runs tile jobs on Dispatch with at most `jobs` at once and a bounded backlog;
 /// the first failure or a cancellation stops everything that has not started.
 public final class WorkPool: Sendable {
@@ -12,18 +16,28 @@ public final class WorkPool: Sendable {
   private let failure = Mutex<(any Error)?>(nil)
   private let cancelled = Atomic<Bool>(false)
 
-  public init(jobs: Int, backlog: Int? = nil) {
+  /// The backlog is counted in units of 64 KiB of pixels held by queued jobs.
+  public static let backlogUnit = 64 << 10
+  private let backlogUnits: Int
+
+  /// `backlogBytes`: how much queued jobs may hold before `submit` waits
+  /// (default 48 MiB, at least 4 MiB a job slot).
+  public init(jobs: Int, backlogBytes: Int? = nil) {
     self.jobs = max(1, jobs)
-    self.backlog = DispatchSemaphore(value: backlog ?? max(256, 128 * self.jobs))
+    backlogUnits = max(16, (backlogBytes ?? max(48 << 20, self.jobs * (4 << 20))) / Self.backlogUnit)
+    self.backlog = DispatchSemaphore(value: backlogUnits)
     self.running = DispatchSemaphore(value: self.jobs)
   }
 
-  /// Queues a job; blocks while the backlog is full so memory stays bounded.
-  public func submit(_ work: @escaping @Sendable () throws -> Void) {
-    backlog.wait()
+  /// Queues a job that holds `bytes` of memory until it ends; blocks while the
+  /// backlog is full so memory stays bounded.
+  public func submit(holding bytes: Int = backlogUnit, _ work: @escaping @Sendable () throws -> Void) {
+    let units = min(max(1, (bytes + Self.backlogUnit - 1) / Self.backlogUnit), backlogUnits)
+    for _ in 0..<units { backlog.wait() }
     queue.async(group: group) { [self] in
-      defer { backlog.signal() }
+      defer { for _ in 0..<units { backlog.signal() } }
       guard !isStopped else { return }
+      WorkPool.yieldToProducer()
       running.wait()
       defer { running.signal() }
       do { try work() } catch { record(error) }
@@ -43,6 +57,16 @@ public final class WorkPool: Sendable {
         i += jobs
       }
     }
+  }
+
+  /// Tile jobs run a little below the thread that decodes and cuts strips (nice +4):
+  /// that thread is the critical path, and with every core encoding it would
+  /// otherwise get only its share of a core and leave the workers waiting for
+  /// strips. (On Linux the nice value is per thread: who 0 is the calling thread.)
+  private static func yieldToProducer() {
+    #if os(Linux)
+      _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 4)
+    #endif
   }
 
   public var isStopped: Bool {
