@@ -19,6 +19,9 @@ SIZE = int(os.environ.get("BENCH_SIZE", "16384"))
 GEO_SIZE = int(os.environ.get("BENCH_GEO_SIZE", "8192"))
 RUNS = int(os.environ.get("BENCH_RUNS", "3"))
 SKIP_GDAL = os.environ.get("BENCH_SKIP_GDAL") == "1"
+# BENCH_SCALE=50000: also tile a 50000² plan (generated lazily by libvips) once,
+# 256 only and 256+512, and print time and peak RSS
+SCALE = int(os.environ.get("BENCH_SCALE", "0"))
 # a campus in central London, about 1.5 km across: an 8192 px image is then at its
 # native resolution near zoom 19, the deepest zoom gdal2tiles 3.6 handles here
 BOUNDS = (51.5000, -0.1400, 51.5130, -0.1190)
@@ -68,6 +71,26 @@ def plan_image(path, n, seed):
     os.remove(path + ".v")
 
 
+def scale_image(path, n):
+    """A huge plan-like RGBA PNG made by a lazy libvips pipeline (never whole in
+    memory): a transparent margin, rooms in three pale tints, walls every 700/500 px."""
+    if os.path.exists(path):
+        return
+    import pyvips
+    xy = pyvips.Image.xyz(n, n)
+    x, y = xy[0], xy[1]
+    walls = ((x % 700) < 6) | ((y % 500) < 6)
+    tint = ((x / 700).floor() + (y / 500).floor()) % 3
+    r = walls.ifthenelse(40, tint.ifthenelse(235, 250))
+    g = walls.ifthenelse(40, (tint == 1).ifthenelse(228, 248))
+    b = walls.ifthenelse(40, (tint == 2).ifthenelse(215, 245))
+    margin = n // 20
+    inside = (x >= margin) & (x < n - margin) & (y >= margin) & (y < n - margin)
+    a = inside.ifthenelse(255, 0)
+    img = r.bandjoin([g, b, a]).cast("uchar").copy(interpretation="srgb")
+    img.pngsave(path, compression=1)
+
+
 def merc(lon, lat):
     return lon * 20037508.342789244 / 180, math.log(math.tan((90 + lat) * math.pi / 360)) * 6378137
 
@@ -113,6 +136,18 @@ def main():
     t0 = time.time()
     plan_image(big, SIZE, 1)
     plan_image(geo, GEO_SIZE, 2)
+    if SCALE:
+        huge = os.path.join(WORK, f"plan{SCALE}.png")
+        t = time.time()
+        scale_image(huge, SCALE)
+        print(f"{huge}: {os.path.getsize(huge) / 1e6:.0f} MB, made in {time.time() - t:.0f}s")
+        for sizes in ("256", "256,512"):
+            dest = os.path.join(WORK, "out-scale")
+            if os.path.exists(dest):
+                shutil.rmtree(dest)
+            wall, peak = timed([TILECUT, huge, "-o", dest, "--tile-size", sizes, "-q"])
+            print(f"tilecut {SCALE}² --tile-size {sizes}: {wall:.1f} s, peak RSS {peak:.0f} MB, {len(tiles(dest))} tiles")
+            shutil.rmtree(dest)
     s, w, n, e = BOUNDS
     geotiff = geo.replace(".png", "-3857.tif")
     if not SKIP_GDAL and (not os.path.exists(geotiff) or os.path.getmtime(geotiff) < os.path.getmtime(__file__)):

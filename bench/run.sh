@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make bench: tilecut against vips dzsave and gdal2tiles on generated plans, in one run.
 # Environment: TILECUT (binary), BENCH_SIZE (default 16384), BENCH_GEO_SIZE (8192),
-# BENCH_RUNS (3), BENCH_SKIP_GDAL=1 to leave gdal2tiles out.
+# BENCH_RUNS (3), BENCH_SKIP_GDAL=1 to leave gdal2tiles out, BENCH_SCALE=50000 to
+# add the large-source run (minutes).
 set -euo pipefail
 cd "$(dirname "$0")"
 need=()
@@ -17,5 +18,9 @@ if [ ${#need[@]} -gt 0 ]; then
     echo "the benchmark needs: sudo apt-get install -y ${need[*]}" >&2
     exit 1
   fi
+fi
+if [ -n "${BENCH_SCALE:-}" ] && ! python3 -c "import pyvips" 2>/dev/null; then
+  echo "installing pyvips (pip) for the BENCH_SCALE image"
+  python3 -m pip install -q pyvips
 fi
 exec python3 bench.py
