@@ -158,27 +158,30 @@ public final class PyramidBuilder {
   }
 
   private func stream(_ level: DensityLevel, into stage: Stage) throws {
-    let source = try openSource(level)
     let region = level.region
+    var strips: [StripReader.Strip] = []
     var top = region.y
     while top < region.maxY {
-      try pool.checkpoint()
       let stripTop = (top / Self.stripHeight) * Self.stripHeight
       let count = min(stripTop + Self.stripHeight, region.maxY) - top
-      // a strip read whole needs no clearing first
-      stage.begin(stripTop, clear: top != stripTop || count < min(Self.stripHeight, region.maxY - stripTop))
-      try stage.buffer.withUnsafeMutableBufferPointer { buf in
-        guard let base = buf.baseAddress else { return }
-        try source.read(top: top - region.y, count: count, into: base + (top - stripTop) * stage.stride)
-      }
+      strips.append(StripReader.Strip(top: top - region.y, count: count, offset: top - stripTop))
+      top += count
+    }
+    let open = openSource
+    let reader = try StripReader(open: { try open(level) }, strips: strips, stride: stage.stride, rows: Self.stripHeight)
+    defer { reader.finish() }
+    for (index, strip) in strips.enumerated() {
+      try pool.checkpoint()
+      let stripTop = region.y + strip.top - strip.offset
+      stage.begin(stripTop, clear: false)
+      try reader.take(index, into: &stage.buffer)
       if let rule = settings.knockout {
         stage.buffer.withUnsafeMutableBufferPointer { buf in
           guard let base = buf.baseAddress else { return }
-          PixelOps.knockOut(base + (top - stripTop) * stage.stride, count: count * region.width, rule: rule)
+          PixelOps.knockOut(base + strip.offset * stage.stride, count: strip.count * region.width, rule: rule)
         }
       }
       try stage.flush()
-      top += count
     }
     try stage.finish()
   }
