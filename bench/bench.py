@@ -19,6 +19,10 @@ SIZE = int(os.environ.get("BENCH_SIZE", "16384"))
 GEO_SIZE = int(os.environ.get("BENCH_GEO_SIZE", "8192"))
 RUNS = int(os.environ.get("BENCH_RUNS", "3"))
 SKIP_GDAL = os.environ.get("BENCH_SKIP_GDAL") == "1"
+# Outputs go to a RAM disk when there is one (BENCH_OUT overrides): on ext4, creating
+# thousands of files right after deleting thousands (the previous run's output)
+# costs seconds of kernel time in inode allocation, at random, to every contender.
+OUT = os.environ.get("BENCH_OUT") or ("/dev/shm/tilecut-bench" if os.path.isdir("/dev/shm") else WORK)
 # BENCH_SCALE=50000: also tile a 50000² plan (generated lazily by libvips) once,
 # 256 only and 256+512, and print time and peak RSS
 SCALE = int(os.environ.get("BENCH_SCALE", "0"))
@@ -142,7 +146,7 @@ def main():
         scale_image(huge, SCALE)
         print(f"{huge}: {os.path.getsize(huge) / 1e6:.0f} MB, made in {time.time() - t:.0f}s")
         for sizes in ("256", "256,512"):
-            dest = os.path.join(WORK, "out-scale")
+            dest = os.path.join(OUT, "out-scale")
             if os.path.exists(dest):
                 shutil.rmtree(dest)
             wall, peak = timed([TILECUT, huge, "-o", dest, "--tile-size", sizes, "-q"])
@@ -154,6 +158,10 @@ def main():
         ulx, uly = merc(w, n)
         lrx, lry = merc(e, s)
         subprocess.run(["gdal_translate", "-q", "-of", "GTiff", "-a_srs", "EPSG:3857", "-a_ullr", str(ulx), str(uly), str(lrx), str(lry), geo, geotiff], check=True)
+    # the same image as a plain lon/lat raster (EPSG:4326), which gdal2tiles warps
+    geotiff4326 = geo.replace(".png", "-4326.tif")
+    if not SKIP_GDAL and (not os.path.exists(geotiff4326) or os.path.getmtime(geotiff4326) < os.path.getmtime(__file__)):
+        subprocess.run(["gdal_translate", "-q", "-of", "GTiff", "-a_srs", "EPSG:4326", "-a_ullr", str(w), str(n), str(e), str(s), geo, geotiff4326], check=True)
     print(f"inputs ready in {time.time() - t0:.0f}s: {big} ({os.path.getsize(big) / 1e6:.1f} MB), {geo}")
 
     # the georeferenced zoom range tilecut chooses, given to gdal2tiles too
@@ -166,7 +174,8 @@ def main():
     zooms = [z for z in zooms if z <= 19]
     zr = f"{zooms[0]}-{zooms[-1]}"
 
-    out = lambda name: os.path.join(WORK, "out-" + name)
+    os.makedirs(OUT, exist_ok=True)
+    out = lambda name: os.path.join(OUT, "out-" + name)
     contenders = {
         "tilecut 256": [TILECUT, big, "-o", out("tc256"), "--tile-size", "256", "--png-compression", "6", "-q", "--force"],
         "dzsave 256": ["vips", "dzsave", big, out("dz"), "--layout", "google", "--suffix", ".png[compression=6]", "--tile-size", "256", "--overlap", "0", "--background", "0"],
@@ -177,6 +186,9 @@ def main():
     if not SKIP_GDAL:
         g2t = shutil.which("gdal2tiles.py") or shutil.which("gdal2tiles")
         contenders["gdal2tiles geo"] = [g2t, "--xyz", "-z", zr, "-w", "none", "--processes=2", "-q", geotiff, out("g2t")]
+        contenders["tilecut geo lon/lat"] = [TILECUT, geo, "--bounds", f"{s},{w},{n},{e}", "--source-projection", "lonlat", "--tile-size", "256",
+                                             "--min-zoom", str(zooms[0]), "--max-zoom", str(zooms[-1]), "-o", out("tcgeoll"), "-q", "--force"]
+        contenders["gdal2tiles geo lon/lat"] = [g2t, "--xyz", "-z", zr, "-w", "none", "--processes=2", "-q", geotiff4326, out("g2tll")]
     results = {k: [] for k in contenders}
     for r in range(RUNS):
         for name, cmd in contenders.items():
@@ -189,13 +201,14 @@ def main():
             print(f"  run {r + 1}/{RUNS} {name}: {results[name][-1][0]:.2f} s", flush=True)
 
     outputs = {"tilecut 256": out("tc256"), "dzsave 256": out("dz"), "tilecut 256+512": out("tc256512"),
-               "tilecut 256 palette": out("tcpal"), "tilecut geo": out("tcgeo"), "gdal2tiles geo": out("g2t")}
+               "tilecut 256 palette": out("tcpal"), "tilecut geo": out("tcgeo"), "gdal2tiles geo": out("g2t"),
+               "tilecut geo lon/lat": out("tcgeoll"), "gdal2tiles geo lon/lat": out("g2tll")}
     sets = {k: tiles(v) for k, v in outputs.items() if k in contenders}
     med = {k: statistics.median(t for t, _ in v) for k, v in results.items()}
     rss = {k: max(m for _, m in v) for k, v in results.items()}
     print()
     print(f"machine: {os.cpu_count()} cores, libvips {subprocess.run(['vips', '--version'], capture_output=True, text=True).stdout.strip()}, "
-          f"tilecut {subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True, cwd=HERE).stdout.strip()}, runs {RUNS}")
+          f"tilecut {subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True, cwd=HERE).stdout.strip()}, runs {RUNS}, outputs in {OUT}")
     print(f"{'contender':22} {'median s':>9} {'min s':>7} {'peak MB':>8} {'bytes':>12} {'tiles':>7}")
     for k in contenders:
         print(f"{k:22} {med[k]:9.2f} {min(t for t, _ in results[k]):7.2f} {rss[k]:8.0f} {sum(sets[k].values()):12d} {len(sets[k]):7d}")
@@ -214,6 +227,12 @@ def main():
         a = {k[:3] for k in sets["tilecut geo"]}
         b = {k[:3] for k in sets["gdal2tiles geo"]}
         print(f"tile sets tilecut vs gdal2tiles: {'MATCH' if a == b else f'{len(a - b)} only in tilecut, {len(b - a)} only in gdal2tiles'} ({len(a)} tiles)")
+        print(f"tilecut / gdal2tiles, lon/lat source (EPSG:4326)  {ratio('tilecut geo lon/lat', 'gdal2tiles geo lon/lat'):.3f}")
+        a = {k[:3] for k in sets["tilecut geo lon/lat"]}
+        b = {k[:3] for k in sets["gdal2tiles geo lon/lat"]}
+        print(f"tile sets tilecut vs gdal2tiles, lon/lat: {'MATCH' if a == b else f'{len(a - b)} only in tilecut, {len(b - a)} only in gdal2tiles'} ({len(a)} tiles)")
+    if OUT.startswith("/dev/shm/"):
+        shutil.rmtree(OUT, ignore_errors=True)
 
 
 if __name__ == "__main__":
