@@ -255,6 +255,68 @@ struct PixelOpsTests {
     #expect(dst == [200, 100, 50, 64])
   }
 
+  @Test(
+    "upsampleTile is the premultiplied bilinear doubling (9, 3, 3, 1)/16, on flat, repeated and busy blocks",
+    arguments: [0, 1, 2, 3])
+  func upsampleMatchesReference(kind: Int) {
+    let size = 64
+    let w = size / 2 + 2
+    // kind 0: busy noise with random alpha; 1: flat runs and repeated rows (a drawing);
+    // 2: opaque noise; 3: one colour with a transparent border
+    var state: UInt32 = 12345 &+ UInt32(kind)
+    func random() -> UInt8 {
+      state = state &* 1_664_525 &+ 1_013_904_223
+      return UInt8(truncatingIfNeeded: state >> 24)
+    }
+    var block = [UInt8](repeating: 0, count: w * w * 4)
+    for y in 0..<w {
+      for x in 0..<w {
+        let o = (y * w + x) * 4
+        switch kind {
+        case 0: for c in 0..<4 { block[o + c] = random() }
+        case 1:
+          let wall = x % 9 == 3 || (y / 5) % 4 == 1
+          let px: [UInt8] = wall ? [40, 40, 40, 255] : (x < 5 ? [0, 0, 0, 0] : [250, 248, 245, 255])
+          for c in 0..<4 { block[o + c] = px[c] }
+        case 2:
+          for c in 0..<3 { block[o + c] = random() }
+          block[o + 3] = 255
+        default:
+          let inside = x > 0 && y > 0 && x < w - 1 && y < w - 1
+          let px: [UInt8] = inside ? [10, 200, 30, 255] : [0, 0, 0, 0]
+          for c in 0..<4 { block[o + c] = px[c] }
+        }
+      }
+    }
+    var out = [UInt8](repeating: 7, count: size * size * 4)
+    block.withUnsafeBufferPointer { b in
+      out.withUnsafeMutableBufferPointer { o in PixelOps.upsampleTile(b.baseAddress!, blockStride: w * 4, size: size, into: o.baseAddress!) }
+    }
+    var worst = 0
+    for oy in 0..<size {
+      for ox in 0..<size {
+        let i = oy / 2 + 1
+        let j = ox / 2 + 1
+        let vi = oy % 2 == 0 ? i - 1 : i + 1
+        let hj = ox % 2 == 0 ? j - 1 : j + 1
+        var a = 0.0
+        var rgb = [0.0, 0.0, 0.0]
+        for (y, x, weight) in [(i, j, 9.0), (i, hj, 3.0), (vi, j, 3.0), (vi, hj, 1.0)] {
+          let o = (y * w + x) * 4
+          let alpha = Double(block[o + 3]) * weight
+          a += alpha
+          for c in 0..<3 { rgb[c] += Double(block[o + c]) * alpha }
+        }
+        let o = (oy * size + ox) * 4
+        worst = max(worst, abs(Int(out[o + 3]) - Int((a / 16).rounded())))
+        if a / 16 >= 0.5 {
+          for c in 0..<3 { worst = max(worst, abs(Int(out[o + c]) - Int((rgb[c] / a).rounded()))) }
+        }
+      }
+    }
+    #expect(worst <= 1)
+  }
+
   @Test("isBlank sees transparency and background tolerance")
   func blankness() throws {
     let white = try ColorRule(parsing: "white:6", option: "--background")

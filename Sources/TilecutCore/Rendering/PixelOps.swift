@@ -174,11 +174,20 @@ public enum PixelOps {
     _ block: UnsafePointer<UInt8>, blockStride: Int, size: Int, into out: UnsafeMutablePointer<UInt8>
   ) {
     let half = size / 2
+    let rowBytes = (half + 2) * 4
+    var previous: (centre: UnsafeRawPointer, other: UnsafeRawPointer)?
     for oy in 0..<size {
       let i = (oy >> 1) + 1
       let centre = UnsafeRawPointer(block + i * blockStride)
       let other = UnsafeRawPointer(block + (i + ((oy & 1) == 0 ? -1 : 1)) * blockStride)
       let dst = UnsafeMutableRawPointer(out + oy * size * 4)
+      // the same two source rows as the output row above (vertical runs in a
+      // drawing): the same output row
+      if let p = previous, memcmp(p.centre, centre, rowBytes) == 0, memcmp(p.other, other, rowBytes) == 0 {
+        dst.copyMemory(from: dst - size * 4, byteCount: size * 4)
+        continue
+      }
+      previous = (centre, other)
       for x in 1...half {
         // flat areas (most of a drawing) need no arithmetic: both output pixels are the centre's
         let c = centre.loadUnaligned(fromByteOffset: 4 * x, as: UInt32.self)
