@@ -30,7 +30,7 @@ final class FunctionSource: LevelPixelSource, @unchecked Sendable {
 final class CapturingSink: TileEncoder, TileWriter, Sendable {
   let tiles = Mutex<[String: [UInt8]]>([:])
   var fileExtension: String { "raw" }
-  func encode(rgba: [UInt8], size: Int) throws -> [UInt8] { rgba }
+  func encode(rgba: [UInt8], size: Int, upsampled: Bool) throws -> [UInt8] { rgba }
   func write(_ bytes: [UInt8], to relativePath: String) throws { tiles.withLock { $0[relativePath] = bytes } }
 }
 

@@ -17,10 +17,10 @@ final class SamplingEncoder: TileEncoder, Sendable {
 
   var fileExtension: String { inner.fileExtension }
 
-  func encode(rgba: [UInt8], size: Int) throws -> [UInt8] {
+  func encode(rgba: [UInt8], size: Int, upsampled: Bool) throws -> [UInt8] {
     let n = counter.add(1, ordering: .relaxed).newValue
     guard n % every == 1 || every == 1 else { return [] }
-    let bytes = try inner.encode(rgba: rgba, size: size)
+    let bytes = try inner.encode(rgba: rgba, size: size, upsampled: upsampled)
     sampled.withLock {
       $0.count += 1
       $0.bytes += bytes.count

@@ -11,7 +11,15 @@ public protocol LevelPixelSource: AnyObject {
 /// Turns one square RGBA8 tile into file bytes.
 public protocol TileEncoder: Sendable {
   var fileExtension: String { get }
-  func encode(rgba: [UInt8], size: Int) throws -> [UInt8]
+  /// `upsampled`: the tile is finer than the source (512 px tiles at the deepest
+  /// zoom) and holds no detail of its own, so an encoder may spend less effort on it.
+  func encode(rgba: [UInt8], size: Int, upsampled: Bool) throws -> [UInt8]
+}
+
+extension TileEncoder {
+  public func encode(rgba: [UInt8], size: Int) throws -> [UInt8] {
+    try encode(rgba: rgba, size: size, upsampled: false)
+  }
 }
 
 /// Stores one encoded tile under a path relative to the output root.
@@ -344,7 +352,7 @@ public final class PyramidBuilder {
           return
         }
         let background = settings.background
-        enqueue(key, tile, holding: block.count) {
+        enqueue(key, tile, holding: block.count, upsampled: true) {
           let pixels = [UInt8](unsafeUninitializedCapacity: size * size * 4) { p, count in
             count = size * size * 4
             block.withUnsafeBufferPointer { b in
@@ -364,7 +372,8 @@ public final class PyramidBuilder {
     /// when it turns out blank; the worker then encodes, writes and records it.
     /// `holding`: the bytes the queued closure keeps alive until it runs.
     private func enqueue(
-      _ key: LevelKey, _ tile: TileCoordinate, holding: Int, pixels: @escaping @Sendable () -> [UInt8]?
+      _ key: LevelKey, _ tile: TileCoordinate, holding: Int, upsampled: Bool,
+      pixels: @escaping @Sendable () -> [UInt8]?
     ) {
       let encoder = builder.encoder
       let writer = builder.writer
@@ -375,7 +384,7 @@ public final class PyramidBuilder {
           ledger.blank(key)
           return
         }
-        let bytes = try encoder.encode(rgba: rgba, size: key.tileSize)
+        let bytes = try encoder.encode(rgba: rgba, size: key.tileSize, upsampled: upsampled)
         try writer.write(bytes, to: path)
         ledger.written(key, tile, bytes: bytes.count)
       }
@@ -408,7 +417,7 @@ public final class PyramidBuilder {
           builder.ledger.blank(key)
           return
         }
-        enqueue(key, tile, holding: pixels.count) { pixels }
+        enqueue(key, tile, holding: pixels.count, upsampled: level.upsampled) { pixels }
       }
     }
 
