@@ -133,6 +133,7 @@ def tiles(root, exts=(".png", ".webp", ".jpg")):
 
 def main():
     os.makedirs(WORK, exist_ok=True)
+    os.makedirs(OUT, exist_ok=True)
     if not os.access(TILECUT, os.X_OK):
         raise SystemExit(f"no tilecut binary at {TILECUT}; run make bench")
     big = os.path.join(WORK, f"plan{SIZE}.png")
@@ -174,7 +175,6 @@ def main():
     zooms = [z for z in zooms if z <= 19]
     zr = f"{zooms[0]}-{zooms[-1]}"
 
-    os.makedirs(OUT, exist_ok=True)
     out = lambda name: os.path.join(OUT, "out-" + name)
     contenders = {
         "tilecut 256": [TILECUT, big, "-o", out("tc256"), "--tile-size", "256", "--png-compression", "6", "-q", "--force"],

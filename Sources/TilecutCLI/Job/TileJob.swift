@@ -80,10 +80,13 @@ struct TileJob {
 
   /// Refuses jobs far larger than intended (a world-sized raster at zoom 18, say).
   func guardSize(_ plan: TileJobPlan) throws {
-    // Strips hold 512 rows of every level's width: a source wide enough to need
-    // more than 2 GiB of them is refused before anything is allocated.
+    // Strips hold 512 rows of every level's width, and direct levels one more for
+    // the strip read ahead: a source wide enough to need more than 2 GiB of them is
+    // refused before anything is allocated.
     for p in plan.plans {
-      let bytes = p.levels.reduce(0) { $0 + $1.region.width * 4 * PyramidBuilder.stripHeight }
+      let bytes = p.levels.reduce(0) {
+        $0 + $1.region.width * 4 * PyramidBuilder.stripHeight * ($1.source == .direct ? 2 : 1)
+      }
       if bytes > 2 << 30 {
         throw TilecutError.invalidInput(
           path: p.source.path,
