@@ -8,13 +8,116 @@ static inline uint32_t load(const uint8_t *p) {
   return v;
 }
 
+#define TC_MAX_TAPS 8
+
+static inline int floor_int(double v) {
+  int i = (int)v;
+  return i - (v < i);
+}
+
+/* The tent filter for output pixels coarser than the source: taps i with
+ * |i - s| < r weigh 1 - |i - s| / r, normalised (bilinear is r = 1). Taps run
+ * from floor(s - r) + 1 to ceil(s + r) - 1, at most TC_MAX_TAPS. */
+static inline int tent_window(double s, double r, int *first) {
+  int lo = floor_int(s - r) + 1;
+  int hi = -floor_int(-(s + r)) - 1;
+  int n = hi - lo + 1;
+  *first = lo;
+  return n < 1 ? 1 : (n > TC_MAX_TAPS ? TC_MAX_TAPS : n);
+}
+
+static inline void tent_weights(double s, double inv_r, int first, int n, float *w) {
+  float total = 0;
+  for (int k = 0; k < n; k++) {
+    double d = (first + k - s) * inv_r;
+    float v = (float)(1 - (d < 0 ? -d : d));
+    w[k] = v > 0 ? v : 0;
+    total += w[k];
+  }
+  float scale = total > 0 ? 1 / total : 0;
+  for (int k = 0; k < n; k++)
+    w[k] *= scale;
+}
+
+static void resample_tent(const uint8_t *const *rows, int band_top, int band_end, int src_width, const double *sx0,
+                          const double *sy0, double dsx, double dsy, double rx, double ry, int out_width,
+                          int out_rows, uint8_t *out, size_t out_stride) {
+  double inv_rx = 1 / rx, inv_ry = 1 / ry;
+  for (int r = 0; r < out_rows; r++) {
+    uint8_t *o = out + (size_t)r * out_stride;
+    for (int x = 0; x < out_width; x++, o += 4) {
+      double sx = sx0[r] + dsx * x;
+      double sy = sy0[r] + dsy * x;
+      if (!(sx > -rx && sx < src_width - 1 + rx && sy > band_top - ry && sy < band_end - 1 + ry)) {
+        memset(o, 0, 4);
+        continue;
+      }
+      int x0, y0;
+      int nx = tent_window(sx, rx, &x0), ny = tent_window(sy, ry, &y0);
+      /* flat (most of a drawing): every tap inside and the same pixel */
+      if (x0 >= 0 && x0 + nx <= src_width && y0 >= band_top && y0 + ny <= band_end) {
+        uint32_t first = load(rows[y0 - band_top] + 4 * x0);
+        int flat = 1;
+        for (int j = 0; j < ny && flat; j++) {
+          const uint8_t *row = rows[y0 + j - band_top] + 4 * x0;
+          for (int k = 0; k < nx; k++) {
+            if (load(row + 4 * k) != first) {
+              flat = 0;
+              break;
+            }
+          }
+        }
+        if (flat) {
+          memcpy(o, &first, 4);
+          continue;
+        }
+      }
+      float wx[TC_MAX_TAPS], wy[TC_MAX_TAPS];
+      tent_weights(sx, inv_rx, x0, nx, wx);
+      tent_weights(sy, inv_ry, y0, ny, wy);
+      float alpha = 0, c[3] = {0, 0, 0};
+      for (int j = 0; j < ny; j++) {
+        int iy = y0 + j;
+        if (iy < band_top || iy >= band_end || wy[j] == 0)
+          continue; /* outside: transparent */
+        const uint8_t *row = rows[iy - band_top];
+        for (int k = 0; k < nx; k++) {
+          int ix = x0 + k;
+          if (ix < 0 || ix >= src_width)
+            continue;
+          const uint8_t *p = row + 4 * ix;
+          float a = wy[j] * wx[k] * p[3];
+          alpha += a;
+          c[0] += a * p[0];
+          c[1] += a * p[1];
+          c[2] += a * p[2];
+        }
+      }
+      if (alpha < 0.5f) {
+        memset(o, 0, 4);
+        continue;
+      }
+      for (int k = 0; k < 3; k++) {
+        float v = c[k] / alpha + 0.5f;
+        o[k] = (uint8_t)(v > 255 ? 255 : v);
+      }
+      o[3] = (uint8_t)(alpha + 0.5f);
+    }
+  }
+}
+
 void tc_resample_rows(const uint8_t *const *rows, int band_top, int band_rows, int src_width, int src_height,
-                      const double *sx0, const double *sy0, double dsx, double dsy, int out_width, int out_rows,
-                      uint8_t *out, size_t out_stride) {
+                      const double *sx0, const double *sy0, double dsx, double dsy, double rx, double ry,
+                      int out_width, int out_rows, uint8_t *out, size_t out_stride) {
   static const uint8_t clear[8] = {0};
   int band_end = band_top + band_rows;
   if (band_end > src_height)
     band_end = src_height;
+  if (rx > 1.001 || ry > 1.001) {
+    resample_tent(rows, band_top, band_end, src_width, sx0, sy0, dsx, dsy, rx > 1 ? rx : 1, ry > 1 ? ry : 1,
+                  out_width, out_rows, out, out_stride);
+    return;
+  }
   for (int r = 0; r < out_rows; r++) {
     uint8_t *o = out + (size_t)r * out_stride;
     for (int x = 0; x < out_width; x++, o += 4) {

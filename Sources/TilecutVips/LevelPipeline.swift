@@ -138,17 +138,22 @@ public enum LevelPipeline {
       sequential = try sequential.map("unpremultiply") { tc_unpremultiply_uchar($0, &$1) }
     }
     let rows = (0..<region.height).map(Double.init)
-    let (sx0, sy0, dsx, dsy): ([Double], [Double], Double, Double)
+    // rx, ry: how many source pixels one output step spans along x and y, the
+    // radii of the filter (bilinear up to 1, a tent beyond)
+    let (sx0, sy0, dsx, dsy, rx, ry): ([Double], [Double], Double, Double, Double, Double)
     switch map {
     case .affine(let m, _):
       (sx0, sy0, dsx, dsy) = (rows.map { m[1] * $0 + m[2] }, rows.map { m[4] * $0 + m[5] }, m[0], m[3])
+      (rx, ry) = (hypot(m[0], m[3]), hypot(m[1], m[4]))
     case .rows(let table, let x, _):
       (sx0, sy0, dsx, dsy) = ([Double](repeating: x[2], count: region.height), table.map(Double.init), x[0], 0)
+      let step = zip(table.dropFirst(), table).map { abs(Double($0) - Double($1)) }.max() ?? 1
+      (rx, ry) = (abs(x[0]), step)
     }
     let strip = PyramidBuilder.stripHeight
     let firstStrip = strip - ((region.y % strip) + strip) % strip
     if let streaming = try StreamingResampleSource.make(
-      image: sequential, name: source.path, width: region.width, sx0: sx0, sy0: sy0, dsx: dsx, dsy: dsy,
+      image: sequential, name: source.path, width: region.width, sx0: sx0, sy0: sy0, dsx: dsx, dsy: dsy, rx: rx, ry: ry,
       firstStrip: firstStrip, stripHeight: strip, jobs: jobs, budget: budget)
     {
       return streaming

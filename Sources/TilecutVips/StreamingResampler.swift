@@ -24,6 +24,8 @@ public final class StreamingResampleSource: LevelPixelSource {
   private let sy0: [Double]
   private let dsx: Double
   private let dsy: Double
+  private let rx: Double
+  private let ry: Double
   private let capacity: Int
   private let ring: UnsafeMutablePointer<UInt8>
   private let rowBytes: Int
@@ -35,10 +37,14 @@ public final class StreamingResampleSource: LevelPixelSource {
   /// samples the source at index (sx0[r] + dsx·X, sy0[r] + dsy·X); nil when the
   /// ring would exceed the budget. `firstStrip` is the row count of the first
   /// strip the builder reads (strips are aligned on the level's grid).
+  /// `rx`, `ry`: the filter radii in source pixels (1 = bilinear; more when an
+  /// output pixel spans more than one source pixel, see `tc_resample_rows`).
   static func make(
     image: VipsImageHandle, name: String, width: Int, sx0: [Double], sy0: [Double], dsx: Double, dsy: Double,
-    firstStrip: Int, stripHeight: Int, jobs: Int, budget: Int = ringBudget
+    rx: Double = 1, ry: Double = 1, firstStrip: Int, stripHeight: Int, jobs: Int, budget: Int = ringBudget
   ) throws -> StreamingResampleSource? {
+    let rx = min(max(rx, 1), 4)
+    let ry = min(max(ry, 1), 4)
     guard image.bands == 4 else { return nil }
     let height = sy0.count
     var capacity = 1
@@ -46,7 +52,7 @@ public final class StreamingResampleSource: LevelPixelSource {
     var top = 0
     var count = min(firstStrip, height)
     while top < height {
-      if let band = band(sy0: sy0, dsy: dsy, width: width, sourceHeight: image.height, top: top, count: count) {
+      if let band = band(sy0: sy0, dsy: dsy, radius: ry, width: width, sourceHeight: image.height, top: top, count: count) {
         maxEnd = max(maxEnd, band.upperBound)
         capacity = max(capacity, maxEnd - band.lowerBound)
       }
@@ -56,11 +62,14 @@ public final class StreamingResampleSource: LevelPixelSource {
     let rowBytes = image.width * 4
     guard capacity <= budget / max(rowBytes, 1) else { return nil }
     return try StreamingResampleSource(
-      image: image, name: name, width: width, sx0: sx0, sy0: sy0, dsx: dsx, dsy: dsy, capacity: capacity, jobs: jobs)
+      image: image, name: name, width: width, sx0: sx0, sy0: sy0, dsx: dsx, dsy: dsy, rx: rx, ry: ry, capacity: capacity,
+      jobs: jobs)
   }
 
   /// The source rows that output rows [top, top + count) touch, or nil for none.
-  static func band(sy0: [Double], dsy: Double, width: Int, sourceHeight: Int, top: Int, count: Int) -> Range<Int>? {
+  static func band(sy0: [Double], dsy: Double, radius: Double, width: Int, sourceHeight: Int, top: Int, count: Int)
+    -> Range<Int>?
+  {
     var lo = Double.infinity
     var hi = -Double.infinity
     let span = dsy * Double(max(width - 1, 0))
@@ -71,7 +80,9 @@ public final class StreamingResampleSource: LevelPixelSource {
       hi = max(hi, max(a, b))
     }
     guard lo.isFinite, hi.isFinite else { return nil }
-    // bilinear reads rows floor(y) and floor(y) + 1
+    // bilinear reads rows floor(y) and floor(y) + 1; a wider filter rows within its radius
+    lo -= radius
+    hi += radius - 1
     let first = Int(min(max(lo.rounded(.down), 0), Double(sourceHeight)))
     let end = Int(min(max(hi.rounded(.down), -2), Double(sourceHeight))) + 2
     let last = min(end, sourceHeight)
@@ -80,7 +91,7 @@ public final class StreamingResampleSource: LevelPixelSource {
 
   private init(
     image: VipsImageHandle, name: String, width: Int, sx0: [Double], sy0: [Double], dsx: Double, dsy: Double,
-    capacity: Int, jobs: Int
+    rx: Double, ry: Double, capacity: Int, jobs: Int
   ) throws {
     guard let region = vips_region_new(image.pointer) else { throw VipsError.current("region \(name)") }
     self.image = image
@@ -91,6 +102,8 @@ public final class StreamingResampleSource: LevelPixelSource {
     self.sy0 = sy0
     self.dsx = dsx
     self.dsy = dsy
+    self.rx = rx
+    self.ry = ry
     self.capacity = capacity
     self.rowBytes = image.width * 4
     self.jobs = max(jobs, 1)
@@ -104,7 +117,7 @@ public final class StreamingResampleSource: LevelPixelSource {
 
   public func read(top: Int, count: Int, into buffer: UnsafeMutablePointer<UInt8>) throws {
     guard
-      let band = Self.band(sy0: sy0, dsy: dsy, width: width, sourceHeight: image.height, top: top, count: count)
+      let band = Self.band(sy0: sy0, dsy: dsy, radius: ry, width: width, sourceHeight: image.height, top: top, count: count)
     else {
       buffer.update(repeating: 0, count: count * width * 4)
       return
@@ -118,7 +131,7 @@ public final class StreamingResampleSource: LevelPixelSource {
     let per = (count + parts - 1) / parts
     let out = UInt(bitPattern: buffer)
     let stride = width * 4
-    let (w, srcW, srcH, dx, dy) = (width, image.width, image.height, dsx, dsy)
+    let (w, srcW, srcH, dx, dy, rx, ry) = (width, image.width, image.height, dsx, dsy, rx, ry)
     rows.withUnsafeBufferPointer { rowPointers in
       sx0.withUnsafeBufferPointer { xs in
         sy0.withUnsafeBufferPointer { ys in
@@ -133,7 +146,7 @@ public final class StreamingResampleSource: LevelPixelSource {
             else { return }
             tc_resample_rows(
               rp, Int32(band.lowerBound), Int32(band.count), Int32(srcW), Int32(srcH),
-              xb + top + first, yb + top + first, dx, dy, Int32(w), Int32(n), o + first * stride, stride)
+              xb + top + first, yb + top + first, dx, dy, rx, ry, Int32(w), Int32(n), o + first * stride, stride)
           }
         }
       }

@@ -159,52 +159,90 @@ struct PipelineTests {
     }
   }
 
-  @Test(
-    "the streaming resampler agrees with libvips' random-access affine: rotated, mirrored, shrunk, upsampled",
-    arguments: [(25.0, 1.0, 1.0), (-70.0, 1.0, 1.0), (10.0, -1.0, 1.0), (180.0, 1.0, 1.0), (15.0, 1.0, 3.1), (5.0, 1.0, 0.6)])
-  func streamingResamplerMatchesAffine(degrees: Double, flip: Double, sourcePerLevel: Double) throws {
+  /// The densest level of `image` placed rotated and scaled (`levelPerSource` level
+  /// pixels a source pixel at zoom 12), read whole through the streaming resampler
+  /// and through libvips' random-access affine.
+  func resampledBothWays(
+    _ image: RGBAImage, degrees: Double, flip: Double, levelPerSource: Double
+  ) throws -> (streaming: [UInt8], fallback: [UInt8], levelPerSource: Double, isStreaming: Bool) {
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let image = testImage(width: 700, height: 450)
     try image.writePNG(to: dir + "/src.png")
     let zoom = 12
-    let unit = sourcePerLevel / (256 * pow(2, Double(zoom)))  // world units per source pixel
+    let unit = levelPerSource / (256 * pow(2, Double(zoom)))  // world units per source pixel
     let t = Double.pi * degrees / 180
     let rotate = TilecutCore.AffineTransform(a: cos(t), b: -sin(t), c: 0, d: sin(t), e: cos(t), f: 0)
     let transform = TilecutCore.AffineTransform.translation(0.3001, 0.4002)
       .concatenating(after: rotate).concatenating(after: .scale(unit, unit * flip))
-    let source = SourceDescription(path: dir + "/src.png", width: 700, height: 450, isVector: false)
+    let source = SourceDescription(path: dir + "/src.png", width: image.width, height: image.height, isVector: false)
     let plan = try PyramidPlanner.plan(
       floor: 1, source: source, placement: Placement(method: "test", transform: transform),
       request: PlanRequest(maxZoom: zoom, tileSizes: [256]))
-    let level = try #require(plan.chain.first)
+    // the densest level: the chain's head, or an upsampled level above it
+    let level = try #require(plan.levels.first)
+    #expect(level.source == .direct)
     let streaming = try LevelPipeline.open(plan: plan, level: level, jobs: 2)
     let fallback = try LevelPipeline.open(plan: plan, level: level, ringBudget: 0)
-    #expect(streaming is StreamingResampleSource)
     #expect(!(fallback is StreamingResampleSource))
     let width = level.region.width
-    var compared = 0
+    var a = [UInt8](repeating: 0, count: width * level.region.height * 4)
+    var b = a
     var top = 0
     while top < level.region.height {
       let count = min(PyramidBuilder.stripHeight, level.region.height - top)
-      var a = [UInt8](repeating: 0, count: width * count * 4)
-      var b = a
-      try a.withUnsafeMutableBufferPointer { try streaming.read(top: top, count: count, into: $0.baseAddress!) }
-      try b.withUnsafeMutableBufferPointer { try fallback.read(top: top, count: count, into: $0.baseAddress!) }
-      for i in stride(from: 0, to: a.count, by: 4) {
-        #expect(abs(Int(a[i + 3]) - Int(b[i + 3])) <= 2, "alpha at pixel \(i / 4) of rows from \(top)")
-        if a[i + 3] == 255 && b[i + 3] == 255 {
-          compared += 1
-          for c in 0..<3 where abs(Int(a[i + c]) - Int(b[i + c])) > 2 {
-            Issue.record("channel \(c) at pixel \(i / 4) of rows from \(top): \(a[i + c]) vs \(b[i + c])")
-          }
-        }
-      }
+      try a.withUnsafeMutableBufferPointer { try streaming.read(top: top, count: count, into: $0.baseAddress! + top * width * 4) }
+      try b.withUnsafeMutableBufferPointer { try fallback.read(top: top, count: count, into: $0.baseAddress! + top * width * 4) }
       top += count
     }
+    return (a, b, level.worldPixels * unit, streaming is StreamingResampleSource)
+  }
+
+  @Test(
+    "the streaming resampler agrees with libvips' random-access affine where both are bilinear: rotated, mirrored, upsampled",
+    arguments: [(25.0, 1.0, 1.0), (-70.0, 1.0, 1.0), (10.0, -1.0, 1.0), (180.0, 1.0, 1.0), (15.0, 1.0, 3.1)])
+  func streamingResamplerMatchesAffine(degrees: Double, flip: Double, scale: Double) throws {
+    let (a, b, levelPerSource, isStreaming) = try resampledBothWays(
+      testImage(width: 700, height: 450), degrees: degrees, flip: flip, levelPerSource: scale)
+    #expect(levelPerSource >= 1)
+    #expect(isStreaming)
+    var compared = 0
+    for i in stride(from: 0, to: a.count, by: 4) {
+      #expect(abs(Int(a[i + 3]) - Int(b[i + 3])) <= 2, "alpha at pixel \(i / 4)")
+      if a[i + 3] == 255 && b[i + 3] == 255 {
+        compared += 1
+        for c in 0..<3 where abs(Int(a[i + c]) - Int(b[i + c])) > 2 {
+          Issue.record("channel \(c) at pixel \(i / 4): \(a[i + c]) vs \(b[i + c])")
+        }
+      }
+    }
     // most of the source's area is opaque and inside the level
-    let levelPerSource = level.worldPixels * unit
     #expect(Double(compared) > 0.5 * 700 * 450 * levelPerSource * levelPerSource)
+  }
+
+  @Test("reducing, the streaming resampler averages thin lines (a tent filter) where bilinear skips them", arguments: [0.0, 7.0])
+  func reducingAveragesLines(degrees: Double) throws {
+    // one black column in three on white: 170 on average at any coarser scale
+    var lines = RGBAImage(width: 600, height: 400)
+    for y in 0..<400 {
+      for x in 0..<600 {
+        let v: UInt8 = x % 3 == 0 ? 0 : 255
+        let i = (y * 600 + x) * 4
+        (lines.pixels[i], lines.pixels[i + 1], lines.pixels[i + 2], lines.pixels[i + 3]) = (v, v, v, 255)
+      }
+    }
+    let (a, b, levelPerSource, isStreaming) = try resampledBothWays(lines, degrees: degrees, flip: 1, levelPerSource: 0.6)
+    #expect(isStreaming && levelPerSource == 0.6)
+    func spread(_ p: [UInt8]) -> (mean: Double, deviation: Double, count: Int) {
+      let values = stride(from: 0, to: p.count, by: 4).filter { p[$0 + 3] == 255 }.map { Double(p[$0]) }
+      let mean = values.reduce(0, +) / Double(max(values.count, 1))
+      let variance = values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(max(values.count, 1))
+      return (mean, variance.squareRoot(), values.count)
+    }
+    let tent = spread(a)
+    let bilinear = spread(b)
+    #expect(tent.count > 50_000)
+    #expect(abs(tent.mean - 170) < 4)
+    #expect(tent.deviation < 0.5 * bilinear.deviation, "tent \(tent) vs bilinear \(bilinear)")
   }
 
   @Test("multi-page files report their pages and load each")
