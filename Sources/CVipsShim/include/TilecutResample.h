@@ -9,10 +9,10 @@
  * convention: source pixel i has its centre at index i).
  *
  * Output row r (0 ≤ r < out_rows), column X samples the source at index
- * (sx0[r] + dsx·X, sy0[r] + dsy·X). With rx = ry = 1 that is bilinear; an output
- * pixel coarser than the source (rx or ry > 1: the source pixels one output step
- * spans, up to 4) takes a separable tent filter of those radii instead, like
- * GDAL's bilinear when it reduces, so that thin lines are averaged, not skipped.
+ * (sx0[r] + dsx·X, sy0[r] + dsy·X), bilinearly; an output pixel much coarser
+ * than the source (rx or ry, the source pixels one output step spans, over 1.25;
+ * up to 4) takes a separable tent filter of those radii instead, like GDAL's
+ * bilinear when it reduces, so that thin lines are averaged, not skipped.
  * `rows` holds pointers to the source rows band_top ..< band_top + band_rows
  * (each src_width pixels); samples outside the band are treated as outside the
  * source, so the band must cover every row the output touches. Writes out_width
