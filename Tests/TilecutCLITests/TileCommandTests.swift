@@ -94,6 +94,29 @@ struct TileCommandTests {
     #expect(!listed.contains("256/L1_2_0_0.png") && listed.contains("256/L1_2_1_0.png"))
   }
 
+  @Test("shards merged equal a single run file for file, manifest included", arguments: [2, 3])
+  func shardsMergeToSingleRun(shards: Int) throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try picture(width: 900, height: 520, transparentLeft: 200).writePNG(to: dir + "/a.png")
+    try picture(width: 900, height: 520, seed: 2).writePNG(to: dir + "/b.png")
+    let inputs = [dir + "/a.png", dir + "/b.png"]
+    #expect(try tilecut(inputs + ["-o", dir + "/single"]) == 0)
+    var parts: [String] = []
+    for k in 1...shards {
+      #expect(try tilecut(inputs + ["-o", dir + "/part\(k)", "--shard", "\(k)/\(shards)"]) == 0)
+      parts.append(dir + "/part\(k)")
+    }
+    // each shard holds a share of the tiles, none all of them
+    let single = snapshot(dir + "/single")
+    for part in parts { #expect(snapshot(part).count < single.count) }
+    var merge = try MergeCommand.parse([dir + "/merged"] + parts)
+    try merge.run()
+    let merged = snapshot(dir + "/merged")
+    #expect(merged.count == single.count && merged.count > 60)
+    #expect(merged == single)
+  }
+
   @Test("a non-empty directory that tilecut did not make is refused and left alone")
   func refusesForeignDirectory() throws {
     let dir = try scratch()
