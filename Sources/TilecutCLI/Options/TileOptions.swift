@@ -93,7 +93,7 @@ public struct EncodingOptions: ParsableArguments {
   @Option(help: ArgumentHelp("Tile file format: png, webp or jpeg.", valueName: "format"))
   public var format: TileFormat = .png
 
-  @Option(help: ArgumentHelp("PNG zlib compression level, 0 (fast) to 9 (small).", valueName: "0-9"))
+  @Option(help: ArgumentHelp("PNG deflate level, 0 (fast) to 9 (small); upsampled tiles use at most 4.", valueName: "0-9"))
   public var pngCompression: Int = 6
 
   @Flag(help: "Quantise tiles of more than 256 colours to 8-bit palettes (libimagequant, lossy). Tiles of fewer colours are always exact palette PNGs.")
