@@ -154,15 +154,17 @@ def main():
             print(f"tilecut {SCALE}² --tile-size {sizes}: {wall:.1f} s, peak RSS {peak:.0f} MB, {len(tiles(dest))} tiles")
             shutil.rmtree(dest)
     s, w, n, e = BOUNDS
-    geotiff = geo.replace(".png", "-3857.tif")
-    if not SKIP_GDAL and (not os.path.exists(geotiff) or os.path.getmtime(geotiff) < os.path.getmtime(__file__)):
-        ulx, uly = merc(w, n)
-        lrx, lry = merc(e, s)
-        subprocess.run(["gdal_translate", "-q", "-of", "GTiff", "-a_srs", "EPSG:3857", "-a_ullr", str(ulx), str(uly), str(lrx), str(lry), geo, geotiff], check=True)
-    # the same image as a plain lon/lat raster (EPSG:4326), which gdal2tiles warps
-    geotiff4326 = geo.replace(".png", "-4326.tif")
-    if not SKIP_GDAL and (not os.path.exists(geotiff4326) or os.path.getmtime(geotiff4326) < os.path.getmtime(__file__)):
-        subprocess.run(["gdal_translate", "-q", "-of", "GTiff", "-a_srs", "EPSG:4326", "-a_ullr", str(w), str(n), str(e), str(s), geo, geotiff4326], check=True)
+
+    def geotiff(srs, ul, lr):
+        """The geo plan as a GeoTIFF in `srs` with corners ul, lr (made again when
+        this script changes)."""
+        path = geo.replace(".png", f"-{srs.split(':')[1]}.tif")
+        if not SKIP_GDAL and (not os.path.exists(path) or os.path.getmtime(path) < os.path.getmtime(__file__)):
+            subprocess.run(["gdal_translate", "-q", "-of", "GTiff", "-a_srs", srs, "-a_ullr", *map(str, ul + lr), geo, path], check=True)
+        return path
+    geotiff3857 = geotiff("EPSG:3857", merc(w, n), merc(e, s))
+    # the same image as a plain lon/lat raster, which gdal2tiles warps
+    geotiff4326 = geotiff("EPSG:4326", (w, n), (e, s))
     print(f"inputs ready in {time.time() - t0:.0f}s: {big} ({os.path.getsize(big) / 1e6:.1f} MB), {geo}")
 
     # the georeferenced zoom range tilecut chooses, given to gdal2tiles too
@@ -185,14 +187,17 @@ def main():
     }
     if not SKIP_GDAL:
         g2t = shutil.which("gdal2tiles.py") or shutil.which("gdal2tiles")
-        contenders["gdal2tiles geo"] = [g2t, "--xyz", "-z", zr, "-w", "none", "--processes=2", "-q", geotiff, out("g2t")]
+        contenders["gdal2tiles geo"] = [g2t, "--xyz", "-z", zr, "-w", "none", "--processes=2", "-q", geotiff3857, out("g2t")]
         contenders["tilecut geo lon/lat"] = [TILECUT, geo, "--bounds", f"{s},{w},{n},{e}", "--source-projection", "lonlat", "--tile-size", "256",
                                              "--min-zoom", str(zooms[0]), "--max-zoom", str(zooms[-1]), "-o", out("tcgeoll"), "-q", "--force"]
         contenders["gdal2tiles geo lon/lat"] = [g2t, "--xyz", "-z", zr, "-w", "none", "--processes=2", "-q", geotiff4326, out("g2tll")]
+    # where each contender writes: tilecut's -o, dzsave's second argument, gdal2tiles' last
+    outputs = {name: cmd[cmd.index("-o") + 1] if "-o" in cmd else (cmd[3] if name.startswith("dzsave") else cmd[-1])
+               for name, cmd in contenders.items()}
     results = {k: [] for k in contenders}
     for r in range(RUNS):
         for name, cmd in contenders.items():
-            dest = cmd[cmd.index("-o") + 1] if "-o" in cmd else (cmd[3] if name.startswith("dzsave") else cmd[-1])
+            dest = outputs[name]
             if os.path.exists(dest):
                 shutil.rmtree(dest)
             if name.startswith("dzsave") and os.path.exists(dest + ".dzi"):
@@ -200,10 +205,7 @@ def main():
             results[name].append(timed(cmd))
             print(f"  run {r + 1}/{RUNS} {name}: {results[name][-1][0]:.2f} s", flush=True)
 
-    outputs = {"tilecut 256": out("tc256"), "dzsave 256": out("dz"), "tilecut 256+512": out("tc256512"),
-               "tilecut 256 palette": out("tcpal"), "tilecut geo": out("tcgeo"), "gdal2tiles geo": out("g2t"),
-               "tilecut geo lon/lat": out("tcgeoll"), "gdal2tiles geo lon/lat": out("g2tll")}
-    sets = {k: tiles(v) for k, v in outputs.items() if k in contenders}
+    sets = {k: tiles(v) for k, v in outputs.items()}
     med = {k: statistics.median(t for t, _ in v) for k, v in results.items()}
     rss = {k: max(m for _, m in v) for k, v in results.items()}
     print()
@@ -219,18 +221,19 @@ def main():
     print(f"tilecut / dzsave peak RSS    {rss['tilecut 256'] / rss['dzsave 256']:.2f}  (target ≤ 2)")
     print(f"256+512 / 256 time           {ratio('tilecut 256+512', 'tilecut 256'):.2f}  (target ≤ 1.6)")
     print(f"palette / plain bytes        {sum(sets['tilecut 256 palette'].values()) / sum(sets['tilecut 256'].values()):.2f}")
-    a = {k[:3] for k in sets["tilecut 256"]}
-    b = {k[:3] for k in sets["dzsave 256"]}
-    print(f"tile sets tilecut vs dzsave: {'MATCH' if a == b else f'{len(a - b)} only in tilecut, {len(b - a)} only in dzsave'} ({len(a)} tiles)")
+
+    def same_cells(ours, theirs, label):
+        a = {k[:3] for k in sets[ours]}
+        b = {k[:3] for k in sets[theirs]}
+        other = theirs.split()[0]
+        print(f"tile sets {label}: {'MATCH' if a == b else f'{len(a - b)} only in tilecut, {len(b - a)} only in {other}'} ({len(a)} tiles)")
+
+    same_cells("tilecut 256", "dzsave 256", "tilecut vs dzsave")
     if not SKIP_GDAL:
         print(f"tilecut geo / gdal2tiles     {ratio('tilecut geo', 'gdal2tiles geo'):.3f}  (target ≤ 0.1), zooms {zr}")
-        a = {k[:3] for k in sets["tilecut geo"]}
-        b = {k[:3] for k in sets["gdal2tiles geo"]}
-        print(f"tile sets tilecut vs gdal2tiles: {'MATCH' if a == b else f'{len(a - b)} only in tilecut, {len(b - a)} only in gdal2tiles'} ({len(a)} tiles)")
+        same_cells("tilecut geo", "gdal2tiles geo", "tilecut vs gdal2tiles")
         print(f"tilecut / gdal2tiles, lon/lat source (EPSG:4326)  {ratio('tilecut geo lon/lat', 'gdal2tiles geo lon/lat'):.3f}")
-        a = {k[:3] for k in sets["tilecut geo lon/lat"]}
-        b = {k[:3] for k in sets["gdal2tiles geo lon/lat"]}
-        print(f"tile sets tilecut vs gdal2tiles, lon/lat: {'MATCH' if a == b else f'{len(a - b)} only in tilecut, {len(b - a)} only in gdal2tiles'} ({len(a)} tiles)")
+        same_cells("tilecut geo lon/lat", "gdal2tiles geo lon/lat", "tilecut vs gdal2tiles, lon/lat")
     if OUT.startswith("/dev/shm/"):
         shutil.rmtree(OUT, ignore_errors=True)
 

@@ -14,6 +14,20 @@ static inline uint32_t load(const uint8_t *p) {
  * costs a tenth less than the tent on a whole run; below that, the tent. */
 #define TC_TENT_FROM 1.25
 
+/* Writes a pixel from premultiplied sums: alpha = Σ w·a, c[k] = Σ w·a·colour;
+ * an alpha that rounds to 0 is transparent black. */
+static inline void store_premultiplied(uint8_t *o, float alpha, const float c[3]) {
+  if (alpha < 0.5f) {
+    memset(o, 0, 4);
+    return;
+  }
+  for (int k = 0; k < 3; k++) {
+    float v = c[k] / alpha + 0.5f;
+    o[k] = (uint8_t)(v > 255 ? 255 : v);
+  }
+  o[3] = (uint8_t)(alpha + 0.5f);
+}
+
 static inline int floor_int(double v) {
   int i = (int)v;
   return i - (v < i);
@@ -97,15 +111,7 @@ static void resample_tent(const uint8_t *const *rows, int band_top, int band_end
           c[2] += a * p[2];
         }
       }
-      if (alpha < 0.5f) {
-        memset(o, 0, 4);
-        continue;
-      }
-      for (int k = 0; k < 3; k++) {
-        float v = c[k] / alpha + 0.5f;
-        o[k] = (uint8_t)(v > 255 ? 255 : v);
-      }
-      o[3] = (uint8_t)(alpha + 0.5f);
+      store_premultiplied(o, alpha, c);
     }
   }
 }
@@ -118,8 +124,8 @@ void tc_resample_rows(const uint8_t *const *rows, int band_top, int band_rows, i
   if (band_end > src_height)
     band_end = src_height;
   if (rx > TC_TENT_FROM || ry > TC_TENT_FROM) {
-    resample_tent(rows, band_top, band_end, src_width, sx0, sy0, dsx, dsy, rx > 1 ? rx : 1, ry > 1 ? ry : 1,
-                  out_width, out_rows, out, out_stride);
+    resample_tent(rows, band_top, band_end, src_width, sx0, sy0, dsx, dsy, rx, ry, out_width, out_rows, out,
+                  out_stride);
     return;
   }
   for (int r = 0; r < out_rows; r++) {
@@ -144,10 +150,10 @@ void tc_resample_rows(const uint8_t *const *rows, int band_top, int band_rows, i
       const uint8_t *p01 = (top && ix + 1 < src_width) ? top + 4 * (ix + 1) : clear;
       const uint8_t *p10 = (bottom && ix >= 0) ? bottom + 4 * ix : clear;
       const uint8_t *p11 = (bottom && ix + 1 < src_width) ? bottom + 4 * (ix + 1) : clear;
-      uint32_t c = load(p00);
-      if (c == load(p01) && c == load(p10) && c == load(p11)) {
+      uint32_t same = load(p00);
+      if (same == load(p01) && same == load(p10) && same == load(p11)) {
         /* flat: every weighting gives the same pixel */
-        memcpy(o, &c, 4);
+        memcpy(o, &same, 4);
         continue;
       }
       float w00 = (1 - fx) * (1 - fy), w01 = fx * (1 - fy), w10 = (1 - fx) * fy, w11 = fx * fy;
@@ -158,16 +164,10 @@ void tc_resample_rows(const uint8_t *const *rows, int band_top, int band_rows, i
         continue;
       }
       float a00 = w00 * p00[3], a01 = w01 * p01[3], a10 = w10 * p10[3], a11 = w11 * p11[3];
-      float alpha = a00 + a01 + a10 + a11;
-      if (alpha < 0.5f) {
-        memset(o, 0, 4);
-        continue;
-      }
-      for (int k = 0; k < 3; k++) {
-        float v = (a00 * p00[k] + a01 * p01[k] + a10 * p10[k] + a11 * p11[k]) / alpha + 0.5f;
-        o[k] = (uint8_t)(v > 255 ? 255 : v);
-      }
-      o[3] = (uint8_t)(alpha + 0.5f);
+      float c[3];
+      for (int k = 0; k < 3; k++)
+        c[k] = a00 * p00[k] + a01 * p01[k] + a10 * p10[k] + a11 * p11[k];
+      store_premultiplied(o, a00 + a01 + a10 + a11, c);
     }
   }
 }

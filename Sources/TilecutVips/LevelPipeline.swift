@@ -18,22 +18,26 @@ final class VipsLevelSource: LevelPixelSource {
 
   deinit { g_object_unref(region) }
 
-  /// Rows are asked of libvips a few at a time: every stage of its pipeline keeps
-  /// a buffer the size of the request, so a whole strip at once would cost several
-  /// strips of memory.
-  static let chunkRows = 64
-
   func read(top: Int, count: Int, into buffer: UnsafeMutablePointer<UInt8>) throws {
-    let rowBytes = image.width * 4
-    var done = 0
-    while done < count {
-      let n = min(Self.chunkRows, count - done)
-      guard tc_fetch(region, 0, Int32(top + done), Int32(image.width), Int32(n), buffer + done * rowBytes) == 0 else {
-        let error = VipsError.current("read")
-        throw TilecutError.invalidInput(path: name, reason: "cannot be decoded (\(error.message.isEmpty ? "read failed" : error.message))")
-      }
-      done += n
+    try fetchRows(region, width: image.width, top: top, count: count, into: buffer, source: name)
+  }
+}
+
+/// Fills `count` full-width RGBA8 rows from row `top` of a region's image. Rows are
+/// asked of libvips 64 at a time: every stage of a pipeline keeps a buffer the size
+/// of the request, so a whole strip at once would cost several strips of memory.
+func fetchRows(
+  _ region: UnsafeMutablePointer<VipsRegion>, width: Int, top: Int, count: Int, into buffer: UnsafeMutablePointer<UInt8>,
+  source name: String
+) throws {
+  var done = 0
+  while done < count {
+    let n = min(64, count - done)
+    guard tc_fetch(region, 0, Int32(top + done), Int32(width), Int32(n), buffer + done * width * 4) == 0 else {
+      let error = VipsError.current("read")
+      throw TilecutError.invalidInput(path: name, reason: "cannot be decoded (\(error.message.isEmpty ? "read failed" : error.message))")
     }
+    done += n
   }
 }
 
@@ -150,11 +154,9 @@ public enum LevelPipeline {
       let step = zip(table.dropFirst(), table).map { abs(Double($0) - Double($1)) }.max() ?? 1
       (rx, ry) = (abs(x[0]), step)
     }
-    let strip = PyramidBuilder.stripHeight
-    let firstStrip = strip - ((region.y % strip) + strip) % strip
     if let streaming = try StreamingResampleSource.make(
       image: sequential, name: source.path, width: region.width, sx0: sx0, sy0: sy0, dsx: dsx, dsy: dsy, rx: rx, ry: ry,
-      firstStrip: firstStrip, stripHeight: strip, jobs: jobs, budget: budget)
+      strips: PyramidBuilder.strips(of: region), jobs: jobs, budget: budget)
     {
       return streaming
     }

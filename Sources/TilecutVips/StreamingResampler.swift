@@ -35,29 +35,23 @@ public final class StreamingResampleSource: LevelPixelSource {
 
   /// A source for a level of `width` × `sx0.count` pixels whose row r, column X
   /// samples the source at index (sx0[r] + dsx·X, sy0[r] + dsy·X); nil when the
-  /// ring would exceed the budget. `firstStrip` is the row count of the first
-  /// strip the builder reads (strips are aligned on the level's grid).
+  /// ring would exceed the budget. `strips`: the reads the builder will make.
   /// `rx`, `ry`: the filter radii in source pixels (1 = bilinear; more when an
   /// output pixel spans more than one source pixel, see `tc_resample_rows`).
   static func make(
     image: VipsImageHandle, name: String, width: Int, sx0: [Double], sy0: [Double], dsx: Double, dsy: Double,
-    rx: Double = 1, ry: Double = 1, firstStrip: Int, stripHeight: Int, jobs: Int, budget: Int = ringBudget
+    rx: Double = 1, ry: Double = 1, strips: [LevelStrip], jobs: Int, budget: Int = ringBudget
   ) throws -> StreamingResampleSource? {
     let rx = min(max(rx, 1), 4)
     let ry = min(max(ry, 1), 4)
     guard image.bands == 4 else { return nil }
-    let height = sy0.count
     var capacity = 1
     var maxEnd = 0
-    var top = 0
-    var count = min(firstStrip, height)
-    while top < height {
-      if let band = band(sy0: sy0, dsy: dsy, radius: ry, width: width, sourceHeight: image.height, top: top, count: count) {
-        maxEnd = max(maxEnd, band.upperBound)
-        capacity = max(capacity, maxEnd - band.lowerBound)
-      }
-      top += count
-      count = min(stripHeight, height - top)
+    for strip in strips {
+      guard let band = band(sy0: sy0, dsy: dsy, radius: ry, width: width, sourceHeight: image.height, top: strip.top, count: strip.count)
+      else { continue }
+      maxEnd = max(maxEnd, band.upperBound)
+      capacity = max(capacity, maxEnd - band.lowerBound)
     }
     let rowBytes = image.width * 4
     guard capacity <= budget / max(rowBytes, 1) else { return nil }
@@ -156,12 +150,10 @@ public final class StreamingResampleSource: LevelPixelSource {
   /// Reads source rows, in order, until `end` has been fetched.
   private func fetch(upTo end: Int) throws {
     while loadedEnd < end {
+      // up to the end of the ring, then from its start
       let slot = loadedEnd % capacity
-      let n = min(end - loadedEnd, capacity - slot, 256)
-      guard tc_fetch(region, 0, Int32(loadedEnd), Int32(image.width), Int32(n), ring + slot * rowBytes) == 0 else {
-        let error = VipsError.current("read")
-        throw TilecutError.invalidInput(path: name, reason: "cannot be decoded (\(error.message.isEmpty ? "read failed" : error.message))")
-      }
+      let n = min(end - loadedEnd, capacity - slot)
+      try fetchRows(region, width: image.width, top: loadedEnd, count: n, into: ring + slot * rowBytes, source: name)
       loadedEnd += n
     }
   }

@@ -187,12 +187,10 @@ struct PipelineTests {
     let width = level.region.width
     var a = [UInt8](repeating: 0, count: width * level.region.height * 4)
     var b = a
-    var top = 0
-    while top < level.region.height {
-      let count = min(PyramidBuilder.stripHeight, level.region.height - top)
+    for strip in PyramidBuilder.strips(of: level.region) {
+      let (top, count) = (strip.top, strip.count)
       try a.withUnsafeMutableBufferPointer { try streaming.read(top: top, count: count, into: $0.baseAddress! + top * width * 4) }
       try b.withUnsafeMutableBufferPointer { try fallback.read(top: top, count: count, into: $0.baseAddress! + top * width * 4) }
-      top += count
     }
     return (a, b, level.worldPixels * unit, streaming is StreamingResampleSource)
   }

@@ -10,8 +10,8 @@
  *
  * Output row r (0 ≤ r < out_rows), column X samples the source at index
  * (sx0[r] + dsx·X, sy0[r] + dsy·X), bilinearly; an output pixel much coarser
- * than the source (rx or ry, the source pixels one output step spans, over 1.25;
- * up to 4) takes a separable tent filter of those radii instead, like GDAL's
+ * than the source (rx or ry, the source pixels one output step spans, from 1 to
+ * 4, over 1.25) takes a separable tent filter of those radii instead, like GDAL's
  * bilinear when it reduces, so that thin lines are averaged, not skipped.
  * `rows` holds pointers to the source rows band_top ..< band_top + band_rows
  * (each src_width pixels); samples outside the band are treated as outside the

@@ -8,6 +8,14 @@ public protocol LevelPixelSource: AnyObject {
   func read(top: Int, count: Int, into buffer: UnsafeMutablePointer<UInt8>) throws
 }
 
+/// One strip of a direct level: rows [top, top + count) of its region, which land
+/// at row `offset` of a strip buffer.
+public struct LevelStrip: Sendable, Equatable {
+  public var top: Int
+  public var count: Int
+  public var offset: Int
+}
+
 /// Turns one square RGBA8 tile into file bytes.
 public protocol TileEncoder: Sendable {
   var fileExtension: String { get }
@@ -165,16 +173,23 @@ public final class PyramidBuilder {
     try stream(top, into: head)
   }
 
-  private func stream(_ level: DensityLevel, into stage: Stage) throws {
-    let region = level.region
-    var strips: [StripReader.Strip] = []
+  /// The strips a direct level is read in, top to bottom: aligned on the level's
+  /// pixel grid every `stripHeight` rows, so the first and last may be partial.
+  public static func strips(of region: PixelRect) -> [LevelStrip] {
+    var strips: [LevelStrip] = []
     var top = region.y
     while top < region.maxY {
-      let stripTop = (top / Self.stripHeight) * Self.stripHeight
-      let count = min(stripTop + Self.stripHeight, region.maxY) - top
-      strips.append(StripReader.Strip(top: top - region.y, count: count, offset: top - stripTop))
+      let stripTop = (top / stripHeight) * stripHeight
+      let count = min(stripTop + stripHeight, region.maxY) - top
+      strips.append(LevelStrip(top: top - region.y, count: count, offset: top - stripTop))
       top += count
     }
+    return strips
+  }
+
+  private func stream(_ level: DensityLevel, into stage: Stage) throws {
+    let region = level.region
+    let strips = Self.strips(of: region)
     let open = openSource
     let reader = try StripReader(open: { try open(level) }, strips: strips, stride: stage.stride, rows: Self.stripHeight)
     defer { reader.finish() }

@@ -10,16 +10,7 @@ import Foundation
 /// buffer it has finished with, and the reader fills that one next. Holds one
 /// strip buffer more than a plain read.
 final class StripReader: @unchecked Sendable {
-  /// One strip: rows [top, top + count) of the level, at row `offset` of a buffer
-  /// of `rows` rows (strips are aligned on the level's grid, so the first and
-  /// last may be partial).
-  struct Strip {
-    var top: Int
-    var count: Int
-    var offset: Int
-  }
-
-  private let strips: [Strip]
+  private let strips: [LevelStrip]
   private let stride: Int
   private let rows: Int
   private let lock = NSLock()
@@ -33,7 +24,8 @@ final class StripReader: @unchecked Sendable {
   private var pending: Int?
   private var failure: (any Error)?
 
-  init(open: @escaping () throws -> any LevelPixelSource, strips: [Strip], stride: Int, rows: Int) throws {
+  /// `rows`: the height of a strip buffer; a strip that does not fill it is cleared first.
+  init(open: @escaping () throws -> any LevelPixelSource, strips: [LevelStrip], stride: Int, rows: Int) throws {
     self.strips = strips
     self.stride = stride
     self.rows = rows
@@ -97,7 +89,7 @@ final class StripReader: @unchecked Sendable {
     wake.signal()
   }
 
-  private func fill(_ buffer: UnsafeMutableBufferPointer<UInt8>, _ strip: Strip) throws {
+  private func fill(_ buffer: UnsafeMutableBufferPointer<UInt8>, _ strip: LevelStrip) throws {
     guard let base = buffer.baseAddress, let source else { return }
     if strip.offset != 0 || strip.count < rows { base.update(repeating: 0, count: buffer.count) }
     try source.read(top: strip.top, count: strip.count, into: base + strip.offset * stride)
