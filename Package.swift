@@ -21,7 +21,13 @@ let package = Package(
       name: "CVipsShim", dependencies: ["CVips"],
       cSettings: [.unsafeFlags(["-O3"])],
       linkerSettings: [.linkedLibrary("deflate")]),
+    .systemLibrary(
+      name: "CSQLite",
+      pkgConfig: "sqlite3",
+      providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+    ),
     .target(name: "TilecutCore"),
+    .target(name: "TilecutMBTiles", dependencies: ["TilecutCore", "CSQLite"]),
     .target(name: "TilecutVips", dependencies: ["TilecutCore", "CVips", "CVipsShim"]),
     .target(
       name: "TilecutCLI",
@@ -33,6 +39,7 @@ let package = Package(
     .executableTarget(name: "tilecut", dependencies: ["TilecutCLI"]),
     .testTarget(name: "TilecutCoreTests", dependencies: ["TilecutCore"]),
     .testTarget(name: "ManifestClientTests", dependencies: ["TilecutCore"]),
+    .testTarget(name: "TilecutMBTilesTests", dependencies: ["TilecutMBTiles", "TilecutCore", "CSQLite"]),
     .testTarget(name: "TilecutVipsTests", dependencies: ["TilecutVips", "TilecutCore"]),
     .testTarget(
       name: "TilecutCLITests",
