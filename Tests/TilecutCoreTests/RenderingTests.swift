@@ -165,6 +165,48 @@ struct PyramidBuilderTests {
     }
   }
 
+  @Test("upsampled 512 tiles at the deepest zoom equal a whole-image doubling, across strip seams")
+  func upsampledTilesHaveNoSeams() throws {
+    // 1300 rows at zoom 3: strips end at rows 512 and 1024, inside 512 px tile rows' blocks
+    let tall = Pattern(width: 700, height: 1300)
+    let (plan, tiles, _) = try render(tall, sizes: [256, 512])
+    let maxZoom = PyramidPlanner.rasterMaxZoom(width: tall.width, height: tall.height)
+    guard let level = plan.levels.first(where: { $0.density == maxZoom }) else {
+      Issue.record("no level at the native density")
+      return
+    }
+    let region = level.region
+    // the whole level image, with the builder's edge rule: beyond the region, the edge pixel
+    func pixel(_ x: Int, _ y: Int) -> [UInt8] {
+      tall.pixel(min(max(x, region.x), region.maxX - 1), min(max(y, region.y), region.maxY - 1))
+    }
+    let upsampled = tiles.filter { $0.key.hasPrefix("512/\(maxZoom)_") }
+    #expect(upsampled.count > 4)
+    var checked = 0
+    for (key, tile) in upsampled {
+      let parts = key.dropFirst(4).split(separator: "_").map { Int($0) ?? -1 }
+      let (tx, ty) = (parts[1], parts[2])
+      let w = 258
+      var block = [UInt8](repeating: 0, count: w * w * 4)
+      for r in 0..<w {
+        for c in 0..<w {
+          let p = pixel(tx * 256 - 1 + c, ty * 256 - 1 + r)
+          for k in 0..<4 { block[(r * w + c) * 4 + k] = p[k] }
+        }
+      }
+      var expected = [UInt8](repeating: 0, count: 512 * 512 * 4)
+      block.withUnsafeBufferPointer { b in
+        expected.withUnsafeMutableBufferPointer { o in
+          guard let bb = b.baseAddress, let oo = o.baseAddress else { return }
+          PixelOps.upsampleTile(bb, blockStride: w * 4, size: 512, into: oo)
+        }
+      }
+      #expect(maxDifference(tile, expected) <= 1, "\(key) differs from the whole-image doubling")
+      checked += 1
+    }
+    #expect(checked == upsampled.count)
+  }
+
   @Test("lower zooms are premultiplied 2× reductions of the level above")
   func lowerZoomsAreReductions() throws {
     let (plan, tiles, _) = try render(pattern, sizes: [256])

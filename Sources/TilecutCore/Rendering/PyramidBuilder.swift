@@ -260,6 +260,7 @@ public final class PyramidBuilder {
       stripTop = nil
       let height = min(PyramidBuilder.stripHeight, level.region.maxY - top)
       guard height > 0 else { return }
+      completePending(stripTop: top)
       cut(top: top, height: height)
       if let derived { cutDerived(derived, top: top, height: height) }
       if height > 0 {
@@ -302,6 +303,7 @@ public final class PyramidBuilder {
 
     func finish() throws {
       try flush()
+      completePending(stripTop: nil)
       try next?.finish()
     }
 
@@ -311,35 +313,78 @@ public final class PyramidBuilder {
     var lastRow: [UInt8] = []
     var lastRowTop: Int?
 
+    /// Derived blocks whose bottom border row is the first row of the next strip.
+    var pendingBlocks: [PendingBlock] = []
+    /// The level row the pending blocks wait for.
+    var pendingRow: Int?
+
+    /// A derived tile's block, complete but for its last row.
+    struct PendingBlock {
+      var key: LevelKey
+      var tile: TileCoordinate
+      var size: Int
+      var sx: Int
+      var block: [UInt8]
+    }
+
+    /// Copies columns sx-1 ..< sx-1+blockWidth of a level row into a block row,
+    /// repeating the edge pixel beyond the level's width.
+    private static func copyBlockRow(_ row: UnsafePointer<UInt8>, into dst: UnsafeMutablePointer<UInt8>, sx: Int, blockWidth: Int, width: Int) {
+      let first = min(max(sx - 1, 0), width - 1)
+      let lead = min(first - (sx - 1), blockWidth)
+      let span = max(min(sx - 1 + blockWidth, width) - first, 0)
+      let copied = min(span, blockWidth - lead)
+      (dst + 4 * lead).update(from: row + 4 * first, count: 4 * copied)
+      for c in 0..<lead { (dst + 4 * c).update(from: row + 4 * first, count: 4) }
+      let lastColumn = row + 4 * (first + max(copied, 1) - 1)
+      for c in (lead + copied)..<blockWidth { (dst + 4 * c).update(from: lastColumn, count: 4) }
+    }
+
+    /// Finishes the blocks that waited for this strip: their last row is its first
+    /// row when the strip follows on, else (the level's last strip) the edge row they have.
+    private func completePending(stripTop: Int?) {
+      guard !pendingBlocks.isEmpty else { return }
+      let blocks = pendingBlocks
+      pendingBlocks = []
+      let follows = stripTop != nil && stripTop == pendingRow
+      pendingRow = nil
+      let width = level.region.width
+      for var p in blocks {
+        let blockWidth = p.size / 2 + 2
+        if follows {
+          buffer.withUnsafeBufferPointer { buf in
+            p.block.withUnsafeMutableBufferPointer { b in
+              guard let base = buf.baseAddress, let o = b.baseAddress else { return }
+              Self.copyBlockRow(base, into: o + (blockWidth - 1) * blockWidth * 4, sx: p.sx, blockWidth: blockWidth, width: width)
+            }
+          }
+        }
+        queueDerived(p.key, p.tile, size: p.size, block: p.block)
+      }
+    }
+
     /// Queues the tiles of the level above whose pixels are this strip's blocks
     /// doubled: each worker upsamples its own block, and blocks with no visible
-    /// pixel are skipped before any work.
+    /// pixel are skipped before any work. A block whose bottom border lies in the
+    /// next strip waits for it, so strips leave no seam.
     private func cutDerived(_ up: DensityLevel, top: Int, height: Int) {
       let region = level.region
-      let settings = builder.settings
       let hasLast = lastRowTop == top - 1
+      let moreBelow = top + height < region.maxY
       eachTile(up.cuts, top: top, height: height, scale: 2) { cut, key, tile in
         let size = cut.tileSize
         let half = size / 2
         let blockWidth = half + 2
-        let tx = tile.x
-        let ty = tile.y
         // the block's pixels in this level, with a one-pixel border, clamped
-        let sx = tx * half - region.x
-        let sy = ty * half - top
+        let sx = tile.x * half - region.x
+        let sy = tile.y * half - top
         let rowBytes = blockWidth * 4
-        var visible = false
         let block = [UInt8](unsafeUninitializedCapacity: blockWidth * rowBytes) { out, count in
           count = blockWidth * rowBytes
           guard let o = out.baseAddress else { return }
           buffer.withUnsafeBufferPointer { buf in
             lastRow.withUnsafeBufferPointer { last in
               guard let base = buf.baseAddress else { return }
-              // columns sx-1 ..< sx-1+blockWidth of the level, clamped to its width
-              let first = min(max(sx - 1, 0), region.width - 1)
-              let lead = min(first - (sx - 1), blockWidth)
-              let span = max(min(sx - 1 + blockWidth, region.width) - first, 0)
-              let copied = min(span, blockWidth - lead)
               for r in 0..<blockWidth {
                 let y = sy - 1 + r
                 let rowPtr: UnsafePointer<UInt8>
@@ -348,38 +393,43 @@ public final class PyramidBuilder {
                 } else {
                   rowPtr = base + min(y, height - 1) * stride
                 }
-                let dst = o + r * rowBytes
-                (dst + 4 * lead).update(from: rowPtr + 4 * first, count: 4 * copied)
-                for c in 0..<lead { (dst + 4 * c).update(from: rowPtr + 4 * first, count: 4) }
-                let lastColumn = rowPtr + 4 * (first + max(copied, 1) - 1)
-                for c in (lead + copied)..<blockWidth { (dst + 4 * c).update(from: lastColumn, count: 4) }
-              }
-              let raw = UnsafeRawPointer(o)
-              for k in 0..<(blockWidth * blockWidth) where raw.load(fromByteOffset: 4 * k + 3, as: UInt8.self) != 0 {
-                visible = true
-                break
+                Self.copyBlockRow(rowPtr, into: o + r * rowBytes, sx: sx, blockWidth: blockWidth, width: region.width)
               }
             }
           }
         }
-        guard visible else {
-          builder.ledger.blank(key)
-          return
+        if moreBelow && sy + half >= height {
+          pendingBlocks.append(PendingBlock(key: key, tile: tile, size: size, sx: sx, block: block))
+          pendingRow = top + height
+        } else {
+          queueDerived(key, tile, size: size, block: block)
         }
-        let background = settings.background
-        enqueue(key, tile, holding: block.count, upsampled: true) {
-          let pixels = [UInt8](unsafeUninitializedCapacity: size * size * 4) { p, count in
-            count = size * size * 4
-            block.withUnsafeBufferPointer { b in
-              guard let bb = b.baseAddress, let pp = p.baseAddress else { return }
-              PixelOps.upsampleTile(bb, blockStride: rowBytes, size: size, into: pp)
-            }
+      }
+    }
+
+    /// Queues one derived tile from its finished block, unless no pixel of it is visible.
+    private func queueDerived(_ key: LevelKey, _ tile: TileCoordinate, size: Int, block: [UInt8]) {
+      let visible = block.withUnsafeBytes { raw in
+        (0..<(raw.count / 4)).contains { raw[4 * $0 + 3] != 0 }
+      }
+      guard visible else {
+        builder.ledger.blank(key)
+        return
+      }
+      let rowBytes = (size / 2 + 2) * 4
+      let background = builder.settings.background
+      enqueue(key, tile, holding: block.count, upsampled: true) {
+        let pixels = [UInt8](unsafeUninitializedCapacity: size * size * 4) { p, count in
+          count = size * size * 4
+          block.withUnsafeBufferPointer { b in
+            guard let bb = b.baseAddress, let pp = p.baseAddress else { return }
+            PixelOps.upsampleTile(bb, blockStride: rowBytes, size: size, into: pp)
           }
-          let blank = pixels.withUnsafeBufferPointer { p in
-            p.baseAddress.map { PixelOps.isBlank($0, stride: size * 4, width: size, height: size, background: background) } ?? true
-          }
-          return blank ? nil : pixels
         }
+        let blank = pixels.withUnsafeBufferPointer { p in
+          p.baseAddress.map { PixelOps.isBlank($0, stride: size * 4, width: size, height: size, background: background) } ?? true
+        }
+        return blank ? nil : pixels
       }
     }
 
