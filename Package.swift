@@ -21,7 +21,9 @@ let package = Package(
       name: "CVipsShim", dependencies: ["CVips"],
       cSettings: [.unsafeFlags(["-O3"])],
       linkerSettings: [.linkedLibrary("deflate")]),
-    .target(name: "TilecutCore"),
+    // file-system calls that differ between Linux and macOS (renameat2 / renamex_np)
+    .target(name: "CTilecutFS"),
+    .target(name: "TilecutCore", dependencies: ["CTilecutFS"]),
     .target(name: "TilecutVips", dependencies: ["TilecutCore", "CVips", "CVipsShim"]),
     .target(
       name: "TilecutCLI",
