@@ -380,7 +380,7 @@ struct PreviewCommand: ParsableCommand {
   func validate() throws {
     if !(0...PlanLimits.maxZoom).contains(zoom) { throw ValidationError("--zoom: \(zoom) is outside 0...\(PlanLimits.maxZoom)") }
     if let tileSize, !Manifest.isTileSize(tileSize) { throw ValidationError("--tile-size: \(tileSize) is not a tile size (256, 512, 768, 1024…)") }
-    if let floor, abs(floor) > PlanLimits.maxFloorNumber { throw ValidationError("--floor: \(floor) is outside ±\(PlanLimits.maxFloorNumber)") }
+    if let floor, !(-PlanLimits.maxFloorNumber...PlanLimits.maxFloorNumber).contains(floor) { throw ValidationError("--floor: \(floor) is outside ±\(PlanLimits.maxFloorNumber)") }
     if !(1...32768).contains(maxSide) { throw ValidationError("--max-side: \(maxSide) is outside 1...32768") }
   }
 

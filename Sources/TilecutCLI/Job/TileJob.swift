@@ -88,12 +88,38 @@ struct TileJob {
           reason: "is \(p.source.width) px wide at zoom \(p.levels.first?.density ?? 0): its strips would need \(bytes >> 20) MB; lower --max-zoom or split the image")
       }
     }
+    try guardDocumentRaster(plan)
     let total = plan.totalTiles
     guard total > pyramid.maxTiles else { return }
     var byZoom: [Int: Int] = [:]
     for (key, cut) in plan.cells { byZoom[key.zoom, default: 0] += cut.range.count }
     let worst = byZoom.max { $0.value < $1.value }?.key ?? 0
     throw TilecutError.tooManyTiles(count: total, limit: pyramid.maxTiles, zoom: worst)
+  }
+
+  /// --max-pixels bounds what a PDF or SVG is rendered to, not just its page size:
+  /// each direct level renders the document whole at the level's density (the scale
+  /// LevelPipeline uses), so the deepest one decides, before anything is rendered.
+  func guardDocumentRaster(_ plan: TileJobPlan) throws {
+    for p in plan.plans where p.source.isVector {
+      for level in p.levels where level.source == .direct {
+        let probe = p.placement.sourcePixelsPerWorldUnit(width: p.source.width, height: p.source.height)
+        var scale = probe > 0 ? level.worldPixels / probe : 1
+        if let native = p.placement.nativeZoom { scale = pow(2, Double(level.density - native)) }
+        let width = Double(p.source.width) * scale
+        let height = Double(p.source.height) * scale
+        let pixels = width * height
+        guard !(pixels <= Double(run.maxDocumentPixels)) else { continue }
+        let zooms = level.cuts.map { "zoom \($0.zoom) (\($0.tileSize) px tiles)" }.joined(separator: " and ")
+        throw TilecutError.invalidInput(
+          path: p.source.path,
+          reason: "would be rendered to \(Self.count(width)) × \(Self.count(height)) = \(Self.count(pixels)) pixels for \(zooms), more than --max-pixels \(run.maxDocumentPixels)\(run.maxPixelsOption == nil ? " (the default for documents)" : ""); lower --max-zoom, drop the larger --tile-size, or raise --max-pixels")
+      }
+    }
+  }
+
+  static func count(_ v: Double) -> String {
+    v.isFinite && v < 9e18 ? String(Int(v.rounded())) : String(format: "%.3g", v)
   }
 
   /// The options that shape the pixels, as text, for the manifest and fingerprint.

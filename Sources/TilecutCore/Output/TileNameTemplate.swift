@@ -84,7 +84,7 @@ public struct TileNameTemplate: Hashable, Sendable, Codable, CustomStringConvert
   }
 
   /// Two tiles that get the same path, searched among small tile numbers, as a sentence.
-  func collisionExample(sizes: [Int], floors: [Int] = [1, 11, 2, 12]) -> String? {
+  public func collisionExample(sizes: [Int], floors: [Int] = [1, 11, 2, 12]) -> String? {
     let numbers = [1, 2, 3, 11, 12, 13, 21, 22]
     var seen: [String: (Int, Int, TileCoordinate)] = [:]
     for floor in floors.prefix(8) {
