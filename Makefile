@@ -1,14 +1,14 @@
 # What a person runs: make run, make test, make bench, make install.
 SWIFT ?= swift
 PREFIX ?= /usr/local
-APT_PACKAGES = libvips-dev libdeflate-dev
+APT_PACKAGES = libvips-dev libdeflate-dev strace
 EXAMPLE = examples/floorplan/office.png
 
 .PHONY: deps build release run test bench install clean
 
-# libvips (and libdeflate, which libvips' TIFF support brings anyway) from Debian.
+# libvips (and libdeflate, which libvips' TIFF support brings anyway) from Debian; strace for the test that proves no other program is started.
 deps:
-	@if pkg-config --exists vips && [ -f /usr/include/libdeflate.h ]; then :; \
+	@if pkg-config --exists vips && [ -f /usr/include/libdeflate.h ] && command -v strace >/dev/null; then :; \
 	elif [ "$$(id -u)" = 0 ]; then \
 	  echo "installing $(APT_PACKAGES)"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PACKAGES) >/dev/null; \

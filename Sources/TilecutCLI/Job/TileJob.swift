@@ -414,5 +414,10 @@ func jsonString(_ s: String) -> String {
 func fileIdentity(_ path: String) -> String? {
   var st = stat()
   guard stat(path, &st) == 0 else { return nil }
-  return "\(st.st_dev):\(st.st_ino):\(st.st_size):\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec):\(st.st_ctim.tv_sec).\(st.st_ctim.tv_nsec)"
+  #if canImport(Darwin)
+    let (m, c) = (st.st_mtimespec, st.st_ctimespec)
+  #else
+    let (m, c) = (st.st_mtim, st.st_ctim)
+  #endif
+  return "\(st.st_dev):\(st.st_ino):\(st.st_size):\(m.tv_sec).\(m.tv_nsec):\(c.tv_sec).\(c.tv_nsec)"
 }

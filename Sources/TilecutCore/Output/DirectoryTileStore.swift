@@ -53,6 +53,9 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
   public init(path: String, template: TileNameTemplate?, option: String = "--output") {
     var p = path
     while p.count > 1 && p.hasSuffix("/") { p.removeLast() }
+    // "." and ".." cannot be renamed: name the directory itself
+    let last = URL(fileURLWithPath: p).lastPathComponent
+    if last == "." || last == ".." || p == "." || p == ".." { p = URL(fileURLWithPath: p).standardizedFileURL.path }
     self.path = p
     self.template = template
     self.option = option
