@@ -1,7 +1,8 @@
 # What a person runs: make run, make test, make bench, make install.
 SWIFT ?= swift
 PREFIX ?= /usr/local
-APT_PACKAGES = libvips-dev libdeflate-dev libsqlite3-dev
+# strace: the test that proves no other program is started
+APT_PACKAGES = libvips-dev libdeflate-dev libsqlite3-dev strace
 EXAMPLE = examples/floorplan/office.png
 
 .PHONY: deps build release run test bench install clean

@@ -26,7 +26,9 @@ let package = Package(
       pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
     ),
-    .target(name: "TilecutCore"),
+    // file-system calls that differ between Linux and macOS (renameat2 / renamex_np)
+    .target(name: "CTilecutFS"),
+    .target(name: "TilecutCore", dependencies: ["CTilecutFS"]),
     .target(name: "TilecutMBTiles", dependencies: ["TilecutCore", "CSQLite"]),
     .target(name: "TilecutVips", dependencies: ["TilecutCore", "CVips", "CVipsShim"]),
     .target(

@@ -25,6 +25,7 @@ int tc_init(const char *argv0) {
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
   if (VIPS_INIT(argv0))
     return -1;
+  tc_block_foreign_loaders();
   /* Tiles are produced in Dispatch workers; libvips must not add its own. */
   vips_concurrency_set(1);
   /* Every pipeline is built once and read once: the operation cache only
@@ -39,6 +40,61 @@ void tc_block_untrusted(int block) {
 #else
   (void)block;
 #endif
+}
+
+/* Loaders outside tilecut's allow-list never run, whatever a file's bytes say:
+ * a second wall behind the byte sniffing in Swift (ImageMagick would start
+ * other programs for some formats). */
+void tc_block_foreign_loaders(void) {
+#if VIPS_MAJOR_VERSION > 8 || (VIPS_MAJOR_VERSION == 8 && VIPS_MINOR_VERSION >= 13)
+  vips_operation_block_set("VipsForeignLoad", TRUE);
+  static const char *allowed[] = {"VipsForeignLoadPng", "VipsForeignLoadJpeg", "VipsForeignLoadWebp",
+                                  "VipsForeignLoadTiff", "VipsForeignLoadNsgif", "VipsForeignLoadGif",
+                                  "VipsForeignLoadHeif", "VipsForeignLoadPdf", "VipsForeignLoadSvg", NULL};
+  for (int i = 0; allowed[i]; i++) {
+    if (g_type_from_name(allowed[i]))
+      vips_operation_block_set(allowed[i], FALSE);
+  }
+#endif
+}
+
+int tc_has_operation(const char *nickname) {
+  return vips_type_find("VipsOperation", nickname) != 0;
+}
+
+/* Runs one named loader ("svgload", "pdfload", "pngload", ...) on a file: never
+ * libvips' own guess from the first bytes. `page` < 0 and `scale` <= 0 mean unset. */
+int tc_load_named(const char *loader, const char *filename, int page, double scale, int sequential,
+                  VipsImage **out) {
+  *out = NULL;
+  VipsOperation *op = vips_operation_new(loader);
+  if (!op)
+    return -1;
+  GObjectClass *klass = G_OBJECT_GET_CLASS(op);
+  g_object_set(op, "filename", filename, NULL);
+  if (g_object_class_find_property(klass, "access"))
+    g_object_set(op, "access", sequential ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM, NULL);
+  if (g_object_class_find_property(klass, "fail_on"))
+    g_object_set(op, "fail_on", VIPS_FAIL_ON_ERROR, NULL);
+  if (page >= 0 && g_object_class_find_property(klass, "page"))
+    g_object_set(op, "page", page, NULL);
+  if (scale > 0 && g_object_class_find_property(klass, "scale"))
+    g_object_set(op, "scale", scale, NULL);
+  if (strcmp(loader, "pdfload") == 0) {
+    /* keep a transparent page transparent: pdfload paints white by default */
+    VipsArrayDouble *clear = vips_array_double_newv(4, 0.0, 0.0, 0.0, 0.0);
+    g_object_set(op, "background", clear, NULL);
+    vips_area_unref(VIPS_AREA(clear));
+  }
+  if (vips_cache_operation_buildp(&op)) {
+    vips_object_unref_outputs(VIPS_OBJECT(op));
+    g_object_unref(op);
+    return -1;
+  }
+  g_object_get(op, "out", out, NULL);
+  vips_object_unref_outputs(VIPS_OBJECT(op));
+  g_object_unref(op);
+  return *out ? 0 : -1;
 }
 
 static VipsAccess access_of(int sequential) {
@@ -60,18 +116,13 @@ int tc_load_page(const char *filename, int page, int sequential, VipsImage **out
 
 int tc_load_scaled(const char *filename, const char *loader, int page, double scale, int sequential,
                    VipsImage **out) {
-  VipsAccess access = access_of(sequential);
-  if (strstr(loader, "Svg") || strstr(loader, "svg")) {
-    *out = vips_image_new_from_file(filename, "scale", scale, "access", access, FAIL_ON, NULL);
-  } else if (strstr(loader, "Pdf") || strstr(loader, "pdf")) {
-    /* keep a transparent page transparent: pdfload paints white by default */
-    VipsArrayDouble *clear = vips_array_double_newv(4, 0.0, 0.0, 0.0, 0.0);
-    *out = vips_image_new_from_file(filename, "page", page, "scale", scale, "background", clear, "access", access,
-                                    FAIL_ON, NULL);
-    vips_area_unref(VIPS_AREA(clear));
-  } else {
-    *out = vips_image_new_from_file(filename, "page", page, "scale", scale, "access", access, FAIL_ON, NULL);
-  }
+  /* documents go through their own loader by name, never libvips' guess */
+  if (strstr(loader, "Svg") || strstr(loader, "svg"))
+    return tc_load_named("svgload", filename, -1, scale, sequential, out);
+  if (strstr(loader, "Pdf") || strstr(loader, "pdf"))
+    return tc_load_named("pdfload", filename, page, scale, sequential, out);
+  *out = vips_image_new_from_file(filename, "page", page, "scale", scale, "access", access_of(sequential), FAIL_ON,
+                                  NULL);
   return *out ? 0 : -1;
 }
 
@@ -233,8 +284,19 @@ int tc_mapim(VipsImage *in, VipsImage *index, VipsImage **out, int bicubic) {
   return r;
 }
 
+/* Set by a signal: every later pixel request fails at once, and the image being
+ * read is marked killed so libvips' own loops stop as well. */
+static volatile int tc_cancelled = 0;
+
+void tc_cancel_all(void) { tc_cancelled = 1; }
+
 int tc_fetch(VipsRegion *region, int left, int top, int width, int height, uint8_t *out) {
   VipsRect rect = {left, top, width, height};
+  if (tc_cancelled) {
+    vips_image_set_kill(region->im, TRUE);
+    vips_error("tilecut", "interrupted");
+    return -1;
+  }
   if (vips_region_prepare(region, &rect))
     return -1;
   size_t row_bytes = VIPS_IMAGE_SIZEOF_PEL(region->im) * (size_t)width;
@@ -319,12 +381,3 @@ int tc_save_pages(VipsImage *tall, int page_height, const char *filename) {
   return r;
 }
 
-int tc_rename_exchange(const char *from, const char *to) {
-#ifdef SYS_renameat2
-  return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 2 /* RENAME_EXCHANGE */);
-#else
-  (void)from;
-  (void)to;
-  return -1;
-#endif
-}

@@ -5,7 +5,11 @@ import Synchronization
 import TilecutCore
 import TilecutVips
 
-/// Runs a subcommand body and turns library errors into one line and exit 1.
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Runs a subcommand body and turns every failure into one line: exit 1, or 2 for usage.
 func reportingErrors(_ body: (Printer) throws -> Int32) throws {
   let printer = Printer()
   do {
@@ -18,36 +22,120 @@ func reportingErrors(_ body: (Printer) throws -> Int32) throws {
   } catch let error as VipsError {
     printer.error(error.description)
     throw ExitCode(1)
+  } catch let code as ExitCode {
+    throw code
+  } catch let error as ValidationError {
+    printer.error(error.message)
+    throw ExitCode(2)
+  } catch {
+    printer.error(sentence(for: error))
+    throw ExitCode(1)
   }
 }
 
-/// Reads an output directory's manifest or says why not.
+/// Reads an output directory's manifest, validated against the tile grid, or says why not.
 func loadManifest(_ directory: String) throws -> Manifest {
   let path = directory + "/" + Manifest.fileName
-  guard let data = FileManager.default.contents(atPath: path) else {
+  var st = stat()
+  guard lstat(path, &st) == 0 else {
     throw TilecutError.invalidInput(path: path, reason: "no manifest here; is this a tilecut output directory?")
+  }
+  guard (st.st_mode & S_IFMT) == S_IFREG else { throw TilecutError.invalidInput(path: path, reason: "is not a regular file") }
+  guard st.st_size <= 256 << 20 else { throw TilecutError.invalidInput(path: path, reason: "is larger than any tilecut manifest") }
+  guard let data = FileManager.default.contents(atPath: path) else {
+    throw TilecutError.invalidInput(path: path, reason: "cannot be read")
   }
   let manifest: Manifest
   do { manifest = try Manifest.decode(data) } catch {
-    throw TilecutError.invalidInput(path: path, reason: "is not a valid tilecut manifest (\(error))")
+    throw TilecutError.invalidInput(path: path, reason: "is not a valid tilecut manifest (\(decodingProblem(error)))")
   }
-  guard manifest.format == Manifest.formatName, manifest.version <= Manifest.currentVersion else {
-    throw TilecutError.invalidInput(path: path, reason: "has format \(manifest.format) version \(manifest.version), which this tilecut does not read")
-  }
+  try manifest.validate(path: path)
   return manifest
 }
 
-/// Every file under a directory, as paths relative to it.
-func filesBelow(_ root: String) -> [String] {
-  guard let walker = FileManager.default.enumerator(atPath: root) else { return [] }
-  var out: [String] = []
-  while let next = walker.nextObject() as? String {
-    var isDirectory: ObjCBool = false
-    if FileManager.default.fileExists(atPath: root + "/" + next, isDirectory: &isDirectory), !isDirectory.boolValue {
-      out.append(next)
+/// A decoding error in a few words.
+func decodingProblem(_ error: any Error) -> String {
+  switch error {
+  case DecodingError.keyNotFound(let key, _): return "no \(key.stringValue)"
+  case DecodingError.typeMismatch(_, let c), DecodingError.valueNotFound(_, let c), DecodingError.dataCorrupted(let c):
+    let at = c.codingPath.map(\.stringValue).joined(separator: ".")
+    return at.isEmpty ? "not JSON" : "bad value at \(at)"
+  default: return "not JSON"
+  }
+}
+
+/// One entry under a directory, found without following symbolic links.
+struct TreeEntry {
+  var path: String
+  var isRegular: Bool
+  var isSymlink: Bool
+  var bytes: Int
+}
+
+/// Every file, link and odd entry under a directory (directories themselves left out),
+/// relative to it; symbolic links are listed, never followed.
+func entriesBelow(_ root: String, limit: Int = 20_000_000) -> [TreeEntry] {
+  var out: [TreeEntry] = []
+  func walk(_ relative: String, depth: Int) {
+    let dir = relative.isEmpty ? root : root + "/" + relative
+    guard depth < 32, let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return }
+    for name in names.sorted() where out.count < limit {
+      let rel = relative.isEmpty ? name : relative + "/" + name
+      var st = stat()
+      guard lstat(dir + "/" + name, &st) == 0 else { continue }
+      switch st.st_mode & S_IFMT {
+      case S_IFDIR: walk(rel, depth: depth + 1)
+      case S_IFREG: out.append(TreeEntry(path: rel, isRegular: true, isSymlink: false, bytes: Int(st.st_size)))
+      case S_IFLNK: out.append(TreeEntry(path: rel, isRegular: false, isSymlink: true, bytes: 0))
+      default: out.append(TreeEntry(path: rel, isRegular: false, isSymlink: false, bytes: 0))
+      }
     }
   }
+  walk("", depth: 0)
   return out
+}
+
+/// Every regular file under a directory, as paths relative to it.
+func filesBelow(_ root: String) -> [String] { entriesBelow(root).filter(\.isRegular).map(\.path) }
+
+/// Reads a file inside `root` without following a symbolic link at any step, so a
+/// link planted in a shard can never lead outside it.
+func readInside(_ root: String, _ relative: String, limit: Int = 64 << 20) throws -> [UInt8] {
+  let fail = { (why: String) in TilecutError.invalidInput(path: root + "/" + relative, reason: why) }
+  var fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+  guard fd >= 0 else { throw fail("cannot be read (\(String(cString: strerror(errno))))") }
+  let parts = relative.split(separator: "/").map(String.init)
+  for (i, part) in parts.enumerated() {
+    guard part != "..", part != "." else {
+      close(fd)
+      throw fail("is outside its directory")
+    }
+    let last = i == parts.count - 1
+    let next = openat(fd, part, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | (last ? 0 : O_DIRECTORY))
+    let e = errno
+    close(fd)
+    guard next >= 0 else {
+      throw fail(e == ELOOP || e == ENOTDIR ? "is a symbolic link or passes through one; tilecut does not follow links out of an output" : "cannot be read (\(String(cString: strerror(e))))")
+    }
+    fd = next
+  }
+  defer { close(fd) }
+  var st = stat()
+  guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { throw fail("is not a regular file") }
+  guard Int(st.st_size) <= limit else { throw fail("is larger than any tile") }
+  var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
+  var done = 0
+  while done < bytes.count {
+    let n = bytes.withUnsafeMutableBytes { raw -> Int in
+      guard let base = raw.baseAddress else { return 0 }
+      return read(fd, base + done, raw.count - done)
+    }
+    if n < 0 && errno == EINTR { continue }
+    guard n > 0 else { break }
+    done += n
+  }
+  guard done == bytes.count else { throw fail("changed while it was read") }
+  return bytes
 }
 
 /// `tilecut verify DIR`: the manifest and the files on disk agree.
@@ -63,31 +151,47 @@ struct VerifyCommand: ParsableCommand {
   @Option(help: ArgumentHelp("Worker threads for decoding (default: all cores).", valueName: "n"))
   var jobs: Int?
 
+  func validate() throws {
+    if let jobs, !(1...PlanLimits.maxJobs).contains(jobs) {
+      throw ValidationError("--jobs: \(jobs) is outside 1...\(PlanLimits.maxJobs)")
+    }
+  }
+
   func run() throws {
     try reportingErrors { printer in
       let manifest = try loadManifest(directory)
       let template = try TileNameTemplate(manifest.name)
+      let entries = entriesBelow(directory)
+      let regular = Dictionary(entries.filter(\.isRegular).map { ($0.path, $0.bytes) }, uniquingKeysWith: { a, _ in a })
+      let problems = Mutex<[String]>([])
+      // a manifest that lists more tiles than there are files cannot match: say so
+      // without walking billions of cells
+      let listedCount = manifest.totalTiles
+      if listedCount > regular.count {
+        problems.withLock { $0.append("missing: the manifest lists \(listedCount) tiles, the directory holds \(regular.count) files") }
+      }
       var expected: [(path: String, size: Int)] = []
-      for level in manifest.levels {
-        for tile in level.tiles {
-          expected.append((template.path(floor: level.floor, tileSize: level.tileSize, tile: tile), level.tileSize))
+      if listedCount <= regular.count {
+        for level in manifest.levels {
+          for tile in level.tiles {
+            expected.append((template.path(floor: level.floor, tileSize: level.tileSize, tile: tile), level.tileSize))
+          }
         }
       }
-      let problems = Mutex<[String]>([])
       let list = expected
       let root = directory
-      let workers = max(1, jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+      let workers = max(1, min(jobs ?? ProcessInfo.processInfo.activeProcessorCount, PlanLimits.maxJobs))
       DispatchQueue.concurrentPerform(iterations: workers) { worker in
         var i = worker
         while i < list.count {
           let (path, size) = list[i]
           i += workers
-          guard let data = FileManager.default.contents(atPath: root + "/" + path) else {
+          guard regular[path] != nil, let bytes = try? readInside(root, path) else {
             problems.withLock { $0.append("missing: \(path)") }
             continue
           }
           do {
-            let image = try RGBAImage.decode(bytes: [UInt8](data))
+            let image = try RGBAImage.decode(bytes: bytes)
             if image.width != size || image.height != size {
               problems.withLock { $0.append("wrong size: \(path) is \(image.width)×\(image.height), expected \(size)×\(size)") }
             }
@@ -97,9 +201,18 @@ struct VerifyCommand: ParsableCommand {
         }
       }
       let listed = Set(expected.map(\.path))
-      let own: Set<String> = [Manifest.fileName, "preview.html"]
-      for file in filesBelow(directory).sorted() where !listed.contains(file) && !own.contains(file) {
-        problems.withLock { $0.append("not in the manifest: \(file)") }
+      let own = Set([Manifest.fileName, "preview.html"] + (manifest.storeFiles ?? []))
+      for entry in entries {
+        if entry.isSymlink {
+          problems.withLock { $0.append("symbolic link: \(entry.path)") }
+        } else if !entry.isRegular {
+          problems.withLock { $0.append("not a regular file: \(entry.path)") }
+        } else if !listed.contains(entry.path) && !own.contains(entry.path) && listedCount <= regular.count {
+          problems.withLock { $0.append("not in the manifest: \(entry.path)") }
+        }
+      }
+      for file in manifest.storeFiles ?? [] where regular[file] == nil {
+        problems.withLock { $0.append("missing: \(file)") }
       }
       let found = problems.withLock { $0 }.sorted()
       if found.isEmpty {
@@ -132,42 +245,59 @@ struct MergeCommand: ParsableCommand {
 
   func run() throws {
     try reportingErrors { printer in
-      let manifests = try shards.map { try loadManifest($0) }
+      // each shard: a tilecut output holding only what its manifest lists, no links
+      let inspected = try shards.map { try DirectoryTileStore.inspectForReading($0, option: "shard-dir") }
+      let manifests = inspected.map(\.manifest)
       guard let first = manifests.first, let firstShard = first.shard else {
         throw TilecutError.invalidInput(path: shards[0], reason: "is not a shard (its manifest has no shard part)")
       }
       var seen = Set<Int>()
       for (dir, m) in zip(shards, manifests) {
         guard let s = m.shard else { throw TilecutError.invalidInput(path: dir, reason: "is not a shard (its manifest has no shard part)") }
-        guard s.count == firstShard.count, s.jobFingerprint == firstShard.jobFingerprint else {
-          throw TilecutError.invalidInput(path: dir, reason: "is a shard of a different job (sources, options or tool version differ)")
+        if let what = Self.disagreement(first, m) {
+          throw TilecutError.invalidInput(path: dir, reason: "is a shard of a different job (\(what) differ from \(shards[0])'s)")
         }
         guard seen.insert(s.index).inserted else { throw TilecutError.invalidInput(path: dir, reason: "repeats shard \(s.index)/\(s.count)") }
       }
       let missing = (1...firstShard.count).filter { !seen.contains($0) }
       guard missing.isEmpty else {
-        throw TilecutError.invalidOption(option: "shard-dir", reason: "shard\(missing.count == 1 ? "" : "s") \(missing.map { "\($0)/\(firstShard.count)" }.joined(separator: ", ")) missing")
+        let shown = missing.prefix(5).map { "\($0)/\(firstShard.count)" }.joined(separator: ", ")
+        throw TilecutError.invalidOption(option: "shard-dir", reason: "shard\(missing.count == 1 ? "" : "s") \(shown)\(missing.count > 5 ? ", …" : "") missing")
       }
-      let out = OutputDirectory(path: output)
-      try out.checkReplaceable(option: "out")
-      out.removeAbandonedStaging()
-      let staging = try out.makeStaging()
-      var committed = false
-      defer { if !committed { OutputDirectory.abandon(staging: staging) } }
+      // what each shard's manifest lists must be what it holds
+      for (dir, (m, tally)) in zip(shards, inspected) {
+        for level in m.levels {
+          let key = LevelKey(floor: level.floor, tileSize: level.tileSize, zoom: level.zoom)
+          let have = tally[key]?.count ?? 0
+          guard have == level.tileCount else {
+            throw TilecutError.invalidInput(
+              path: dir, reason: "lists \(level.tileCount) tiles for floor \(level.floor), \(level.tileSize) px, zoom \(level.zoom) but holds \(have); run that shard again")
+          }
+        }
+      }
       let template = try TileNameTemplate(first.name)
-      let writer = DirectoryTileWriter(root: staging)
+      let store = DirectoryTileStore(path: output, template: template, option: "out")
+      try store.inspect()
+      try store.begin()
+      var committed = false
+      defer { if !committed { store.abort() } }
       var tilesByLevel: [LevelKey: [TileCoordinate]] = [:]
+      var bytesByLevel: [LevelKey: Int] = [:]
+      var owner: [String: String] = [:]
       var copied = 0
       for (dir, m) in zip(shards, manifests) {
         for level in m.levels {
           let key = LevelKey(floor: level.floor, tileSize: level.tileSize, zoom: level.zoom)
           for tile in level.tiles {
             let path = template.path(floor: level.floor, tileSize: level.tileSize, tile: tile)
-            guard let data = FileManager.default.contents(atPath: dir + "/" + path) else {
-              throw TilecutError.invalidInput(path: dir + "/" + path, reason: "is listed in the shard's manifest but missing")
+            if let other = owner[path] {
+              throw TilecutError.invalidInput(path: dir, reason: "lists \(path), which \(other) lists too; shards of one job never overlap")
             }
-            try writer.write([UInt8](data), to: path)
+            owner[path] = dir
+            let data = try readInside(dir, path)
+            try store.write(data, to: path)
             tilesByLevel[key, default: []].append(tile)
+            bytesByLevel[key, default: 0] += data.count
             copied += 1
           }
         }
@@ -176,21 +306,46 @@ struct MergeCommand: ParsableCommand {
       merged.shard = nil
       merged.options["shard"] = nil
       merged.fingerprint = firstShard.jobFingerprint
+      merged.storeFiles = nil
       merged.levels = first.levels.map { level in
         let key = LevelKey(floor: level.floor, tileSize: level.tileSize, zoom: level.zoom)
         let range = TileRange(zoom: level.zoom, xRange: level.xRange[0]...level.xRange[1], yRange: level.yRange[0]...level.yRange[1])
-        return Manifest.Level(floor: level.floor, tileSize: level.tileSize, range: range, tiles: tilesByLevel[key] ?? [])
+        return Manifest.Level(
+          floor: level.floor, tileSize: level.tileSize, range: range, tiles: tilesByLevel[key] ?? [], bytes: bytesByLevel[key] ?? 0)
       }
-      do {
-        try merged.encoded().write(to: URL(fileURLWithPath: staging + "/" + Manifest.fileName))
-      } catch {
-        throw TilecutError.output(path: staging, reason: "cannot write the manifest (\(error.localizedDescription))")
+      // the preview page belongs to the job: a single run with --preview has one
+      var files: [String: [UInt8]] = [:]
+      if first.options["preview"] == "true" || (first.storeFiles ?? []).contains("preview.html") {
+        files["preview.html"] = Array(PreviewPage.html(manifest: merged).utf8)
       }
-      try out.commit(staging: staging) { exchangePaths($0, $1) }
+      try store.finish(manifest: merged, files: files)
+      try store.commit()
       committed = true
       printer.info("merged \(manifests.count) shards: \(copied) tiles → \(output)")
       return 0
     }
+  }
+
+  /// What two shards' manifests disagree on, or nil when they are parts of one job.
+  static func disagreement(_ a: Manifest, _ b: Manifest) -> String? {
+    guard let sa = a.shard, let sb = b.shard else { return "shard parts" }
+    if sa.count != sb.count { return "shard counts" }
+    if sa.jobFingerprint != sb.jobFingerprint { return "job fingerprints" }
+    if a.name != b.name { return "name templates" }
+    if a.tileSizes != b.tileSizes { return "tile sizes" }
+    if a.floors != b.floors { return "floors" }
+    if a.generator != b.generator { return "tool versions" }
+    var oa = a.options
+    var ob = b.options
+    oa["shard"] = nil
+    ob["shard"] = nil
+    if oa != ob { return "options" }
+    if a.sources.map({ [String($0.floor), $0.sha256, String($0.page ?? -1)] }) != b.sources.map({ [String($0.floor), $0.sha256, String($0.page ?? -1)] }) {
+      return "sources"
+    }
+    let ranges = { (m: Manifest) in m.levels.map { [$0.floor, $0.tileSize, $0.zoom] + $0.xRange + $0.yRange } }
+    if ranges(a) != ranges(b) { return "levels" }
+    return nil
   }
 }
 
@@ -222,6 +377,13 @@ struct PreviewCommand: ParsableCommand {
   @Option(help: ArgumentHelp("Refuse sheets larger than this many pixels on a side.", valueName: "px"))
   var maxSide: Int = 16384
 
+  func validate() throws {
+    if !(0...PlanLimits.maxZoom).contains(zoom) { throw ValidationError("--zoom: \(zoom) is outside 0...\(PlanLimits.maxZoom)") }
+    if let tileSize, !Manifest.isTileSize(tileSize) { throw ValidationError("--tile-size: \(tileSize) is not a tile size (256, 512, 768, 1024…)") }
+    if let floor, !(-PlanLimits.maxFloorNumber...PlanLimits.maxFloorNumber).contains(floor) { throw ValidationError("--floor: \(floor) is outside ±\(PlanLimits.maxFloorNumber)") }
+    if !(1...32768).contains(maxSide) { throw ValidationError("--max-side: \(maxSide) is outside 1...32768") }
+  }
+
   func run() throws {
     try reportingErrors { printer in
       let manifest = try loadManifest(directory)
@@ -232,20 +394,34 @@ struct PreviewCommand: ParsableCommand {
         throw TilecutError.invalidOption(
           option: "--zoom", reason: "no level for floor \(floor), \(size) px, zoom \(zoom) (zooms: \(zooms.map(String.init).joined(separator: ", ")))")
       }
+      // validated: ranges inside 2^30 and sizes up to 4096, so these products fit
       let columns = level.xRange[1] - level.xRange[0] + 1
       let rows = level.yRange[1] - level.yRange[0] + 1
       guard columns * size <= maxSide, rows * size <= maxSide else {
         throw TilecutError.invalidOption(option: "--zoom", reason: "the sheet would be \(columns * size)×\(rows * size) px, over --max-side \(maxSide); pick a lower zoom")
       }
       let template = try TileNameTemplate(manifest.name)
+      // every listed tile must be there before the sheet is allocated
+      var tiles: [TileCoordinate: [UInt8]] = [:]
+      for tile in level.tiles {
+        let path = template.path(floor: floor, tileSize: size, tile: tile)
+        tiles[tile] = try readInside(directory, path)
+      }
       var sheet = RGBAImage(width: columns * size, height: rows * size)
       for y in level.yRange[0]...level.yRange[1] {
         for x in level.xRange[0]...level.xRange[1] {
           let px = (x - level.xRange[0]) * size
           let py = (y - level.yRange[0]) * size
-          if level.hasTile(x: x, y: y) {
-            let path = directory + "/" + template.path(floor: floor, tileSize: size, tile: TileCoordinate(zoom: zoom, x: x, y: y))
-            sheet.paste(try RGBAImage.decode(file: path), x: px, y: py)
+          if let bytes = tiles[TileCoordinate(zoom: zoom, x: x, y: y)] {
+            let path = template.path(floor: floor, tileSize: size, tile: TileCoordinate(zoom: zoom, x: x, y: y))
+            let image: RGBAImage
+            do { image = try RGBAImage.decode(bytes: bytes) } catch {
+              throw TilecutError.invalidInput(path: directory + "/" + path, reason: "does not decode as an image")
+            }
+            guard image.width == size, image.height == size else {
+              throw TilecutError.invalidInput(path: directory + "/" + path, reason: "is \(image.width)×\(image.height), not \(size)×\(size)")
+            }
+            sheet.paste(image, x: px, y: py)
           } else if grid {
             var shade = RGBAImage(width: size, height: size)
             for i in 0..<(size * size) {

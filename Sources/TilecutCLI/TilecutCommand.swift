@@ -80,6 +80,13 @@ public struct TilecutCommand: ParsableCommand {
       printer.discard()
       printer.error(error.description)
       throw ExitCode(1)
+    } catch let code as ExitCode {
+      throw code
+    } catch {
+      // anything else is still a processing failure: one sentence, exit 1
+      printer.discard()
+      printer.error(sentence(for: error))
+      throw ExitCode(1)
     }
   }
 
@@ -94,12 +101,9 @@ public struct TilecutCommand: ParsableCommand {
   }
 
   static func run(_ type: any ParsableCommand.Type, _ args: [String]) -> Never {
+    var command: any ParsableCommand
     do {
-      var command = try type.parseAsRoot(args)
-      try command.run()
-      Foundation.exit(0)
-    } catch let code as ExitCode {
-      Foundation.exit(code.rawValue)
+      command = try type.parseAsRoot(args)
     } catch {
       let exitCode = type.exitCode(for: error)
       if exitCode == .success {
@@ -109,5 +113,31 @@ public struct TilecutCommand: ParsableCommand {
       Printer().error(message)
       Foundation.exit((error as? TilecutError)?.exitCode ?? 2)
     }
+    do {
+      try command.run()
+      Foundation.exit(0)
+    } catch let code as ExitCode {
+      Foundation.exit(code.rawValue)
+    } catch let error as ValidationError {
+      Printer().error(error.message)
+      Foundation.exit(2)
+    } catch let error as TilecutError {
+      Printer().error(error.description)
+      Foundation.exit(error.exitCode)
+    } catch {
+      Printer().error(sentence(for: error))
+      Foundation.exit(1)
+    }
   }
+}
+
+/// One line for an error that is not tilecut's own (a Foundation or system error).
+func sentence(for error: any Error) -> String {
+  let ns = error as NSError
+  var text = ns.localizedDescription
+  if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+    text += " (" + String(cString: strerror(Int32(underlying.code))) + ")"
+  }
+  let line = text.split(separator: "\n").first.map(String.init) ?? "\(error)"
+  return line.isEmpty ? "unexpected failure: \(error)" : line
 }

@@ -37,40 +37,50 @@ public struct InputName: Hashable, Sendable {
 /// What the header of an input says, read without decoding its pixels.
 public struct SourceHeader: Sendable, Hashable {
   public var path: String
+  /// The libvips loader that reads it, chosen from the file's bytes (`SourceFormat.loader`).
   public var loader: String
   public var width: Int
   public var height: Int
   public var pages: Int
   public var isVector: Bool
+  /// The format its bytes say it is.
+  public var format: SourceFormat = .png
 }
 
 /// Opens inputs with libvips: headers for planning, pixels for rendering.
 public enum SourceImage {
-  /// Reads an input's header and checks it is an image worth tiling.
+  /// Reads an input's header and checks it is an image worth tiling: a regular file
+  /// (never a FIFO or device, which could block), of an allowed format by its bytes,
+  /// read by that format's own loader.
   public static func header(of input: InputName, maxPixels: Int) throws -> SourceHeader {
     try Vips.start()
     let path = input.path
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-      throw TilecutError.invalidInput(path: path, reason: "no such file")
+    var st = stat()
+    guard stat(path, &st) == 0 else {
+      let e = errno
+      if e == ENOENT || e == ENOTDIR { throw TilecutError.invalidInput(path: path, reason: "no such file") }
+      throw TilecutError.invalidInput(path: path, reason: "cannot be read (\(String(cString: strerror(e))))")
     }
-    guard !isDirectory.boolValue else { throw TilecutError.invalidInput(path: path, reason: "is a directory, not an image") }
-    guard FileManager.default.isReadableFile(atPath: path) else {
+    switch st.st_mode & S_IFMT {
+    case S_IFREG: break
+    case S_IFDIR: throw TilecutError.invalidInput(path: path, reason: "is a directory, not an image")
+    case S_IFIFO: throw TilecutError.invalidInput(path: path, reason: "is a FIFO (named pipe), not a regular file; save the image to a file first")
+    case S_IFSOCK: throw TilecutError.invalidInput(path: path, reason: "is a socket, not a regular file")
+    case S_IFCHR, S_IFBLK: throw TilecutError.invalidInput(path: path, reason: "is a device, not a regular file; save the image to a file first")
+    default: throw TilecutError.invalidInput(path: path, reason: "is not a regular file")
+    }
+    guard access(path, R_OK) == 0 else {
       throw TilecutError.invalidInput(path: path, reason: "cannot be read (permission denied)")
     }
-    let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-    guard size > 0 else { throw TilecutError.invalidInput(path: path, reason: "is empty (0 bytes)") }
-    guard let loaderName = vips_foreign_find_load(path) else {
-      _ = VipsError.current("find_load")
-      throw TilecutError.invalidInput(path: path, reason: "is not an image format libvips can read")
-    }
-    let loader = String(cString: loaderName)
-    let isVector = loader.contains("Pdf") || loader.contains("Svg")
+    guard st.st_size > 0 else { throw TilecutError.invalidInput(path: path, reason: "is empty (0 bytes)") }
+    let format = try SourceFormat.detect(path: path)
     let image: VipsImageHandle
     do {
-      image = try open(path: path, page: input.page, sequential: true)
+      image = try VipsImageHandle.make("load \(path)") { out in
+        tc_load_named(format.loader, path, Int32(clamping: input.page ?? -1), 0, 1, &out)
+      }
     } catch let error as VipsError {
-      throw TilecutError.invalidInput(path: path, reason: "cannot be read as an image (\(error.message.isEmpty ? error.operation : error.message))")
+      throw TilecutError.invalidInput(path: path, reason: "cannot be read as \(format.rawValue.uppercased()) (\(error.message.isEmpty ? error.operation : error.message))")
     }
     let pages = max(1, Int(tc_header_pages(image.pointer)))
     if let page = input.page, page >= pages {
@@ -79,12 +89,13 @@ public enum SourceImage {
     let width = image.width
     let height = image.height
     guard width > 0, height > 0 else { throw TilecutError.invalidInput(path: path, reason: "has no pixels") }
-    if width * height > maxPixels {
+    let (area, overflow) = width.multipliedReportingOverflow(by: height)
+    if overflow || area > maxPixels {
       throw TilecutError.invalidInput(
         path: path,
         reason: "is \(width) × \(height) pixels, more than --max-pixels \(maxPixels); raise --max-pixels if this is intended")
     }
-    return SourceHeader(path: path, loader: loader, width: width, height: height, pages: pages, isVector: isVector)
+    return SourceHeader(path: path, loader: format.loader, width: width, height: height, pages: pages, isVector: format.isVector, format: format)
   }
 
   static func open(path: String, page: Int?, sequential: Bool) throws -> VipsImageHandle {

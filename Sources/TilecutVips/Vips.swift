@@ -41,6 +41,9 @@ public enum Vips {
   /// Refuses loaders libvips marks untrusted (PDF, SVG and other document parsers).
   public static func blockUntrusted(_ block: Bool) { tc_block_untrusted(block ? 1 : 0) }
 
+  /// Makes every later pixel request fail at once (after SIGINT/SIGTERM).
+  public static func cancelAll() { tc_cancel_all() }
+
   /// SHA-256 of a file, streamed, as lowercase hex.
   public static func sha256(ofFile path: String) throws -> String {
     guard let handle = FileHandle(forReadingAtPath: path) else {
@@ -105,6 +108,3 @@ final class VipsImageHandle: @unchecked Sendable {
     return String(cString: value)
   }
 }
-
-/// Swaps two paths in one step (Linux renameat2 RENAME_EXCHANGE); false where the system cannot.
-public func exchangePaths(_ a: String, _ b: String) -> Bool { tc_rename_exchange(a, b) == 0 }

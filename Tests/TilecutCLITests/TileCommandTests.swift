@@ -64,7 +64,9 @@ struct TileCommandTests {
     let mtime = try FileManager.default.attributesOfItem(atPath: dir + "/out/manifest.json")[.modificationDate] as? Date
     #expect(try tilecut([dir + "/a.png", "-o", dir + "/out"]) == 0)
     let again = try FileManager.default.attributesOfItem(atPath: dir + "/out/manifest.json")[.modificationDate] as? Date
-    #expect(mtime == again, "an up-to-date run rewrote the manifest")
+    // nothing is rewritten; the manifest is only touched, so a make rule on it converges
+    #expect(snapshot(dir + "/out") == first, "an up-to-date run rewrote the output")
+    #expect((again ?? .distantPast) >= (mtime ?? .distantFuture))
     // a smaller source: zoom 2's third column disappears, and no stale tile may remain
     try picture(width: 500, height: 200).writePNG(to: dir + "/a.png")
     #expect(try tilecut([dir + "/a.png", "-o", dir + "/out"]) == 0)
@@ -124,7 +126,7 @@ struct TileCommandTests {
     try picture(width: 300, height: 300).writePNG(to: dir + "/a.png")
     try FileManager.default.createDirectory(atPath: dir + "/mine", withIntermediateDirectories: true)
     try Data("keep".utf8).write(to: URL(fileURLWithPath: dir + "/mine/notes.txt"))
-    #expect(try tilecut([dir + "/a.png", "-o", dir + "/mine"]) == 2)
+    #expect(try tilecut([dir + "/a.png", "-o", dir + "/mine"]) == 1)
     #expect(snapshot(dir + "/mine") == ["notes.txt": Data("keep".utf8)])
   }
 

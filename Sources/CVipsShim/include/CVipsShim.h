@@ -14,6 +14,13 @@
 int tc_init(const char *argv0);
 void tc_block_untrusted(int block);
 
+void tc_block_foreign_loaders(void);
+int tc_has_operation(const char *nickname);
+int tc_load_named(const char *loader, const char *filename, int page, double scale, int sequential,
+                  VipsImage **out);
+/* After a signal: every later tc_fetch fails and marks its image killed. */
+void tc_cancel_all(void);
+
 int tc_load(const char *filename, int sequential, VipsImage **out);
 int tc_load_page(const char *filename, int page, int sequential, VipsImage **out);
 int tc_load_scaled(const char *filename, const char *loader, int page, double scale, int sequential, VipsImage **out);
@@ -40,7 +47,5 @@ int tc_save_file(VipsImage *in, const char *filename);
  * 1 = grey + alpha PNG, 2 = CMYK JPEG (libvips' built-in profile). */
 int tc_save_variant(VipsImage *rgba, int variant, const char *filename);
 int tc_save_pages(VipsImage *tall, int page_height, const char *filename);
-
-int tc_rename_exchange(const char *from, const char *to);
 
 #endif

@@ -50,12 +50,7 @@ struct TileJob {
     let encoder = encoding.encoder()
     var template = try TileNameTemplate(output.name)
     template = try template.withExtension(encoder.fileExtension)
-    if sizes.count > 1 && !template.uses("size") {
-      throw TilecutError.invalidOption(option: "--name", reason: "'\(output.name)' has no {size} but both 256 and 512 tiles are made; they would overwrite each other")
-    }
-    if floorSources.count > 1 && !template.uses("floor") {
-      throw TilecutError.invalidOption(option: "--name", reason: "'\(output.name)' has no {floor} but there are \(floorSources.count) floors")
-    }
+    try template.checkDistinct(sizes: sizes, floors: floorSources.map(\.floor))
     let placements = try placement.resolve(floors: floorSources, pyramid: pyramid, printer: printer)
     let request = PlanRequest(minZoom: pyramid.minZoom, maxZoom: pyramid.maxZoom, tileSizes: sizes)
     var plans: [FloorPlan] = []
@@ -93,12 +88,38 @@ struct TileJob {
           reason: "is \(p.source.width) px wide at zoom \(p.levels.first?.density ?? 0): its strips would need \(bytes >> 20) MB; lower --max-zoom or split the image")
       }
     }
+    try guardDocumentRaster(plan)
     let total = plan.totalTiles
     guard total > pyramid.maxTiles else { return }
     var byZoom: [Int: Int] = [:]
     for (key, cut) in plan.cells { byZoom[key.zoom, default: 0] += cut.range.count }
     let worst = byZoom.max { $0.value < $1.value }?.key ?? 0
     throw TilecutError.tooManyTiles(count: total, limit: pyramid.maxTiles, zoom: worst)
+  }
+
+  /// --max-pixels bounds what a PDF or SVG is rendered to, not just its page size:
+  /// each direct level renders the document whole at the level's density (the scale
+  /// LevelPipeline uses), so the deepest one decides, before anything is rendered.
+  func guardDocumentRaster(_ plan: TileJobPlan) throws {
+    for p in plan.plans where p.source.isVector {
+      for level in p.levels where level.source == .direct {
+        let probe = p.placement.sourcePixelsPerWorldUnit(width: p.source.width, height: p.source.height)
+        var scale = probe > 0 ? level.worldPixels / probe : 1
+        if let native = p.placement.nativeZoom { scale = pow(2, Double(level.density - native)) }
+        let width = Double(p.source.width) * scale
+        let height = Double(p.source.height) * scale
+        let pixels = width * height
+        guard !(pixels <= Double(run.maxDocumentPixels)) else { continue }
+        let zooms = level.cuts.map { "zoom \($0.zoom) (\($0.tileSize) px tiles)" }.joined(separator: " and ")
+        throw TilecutError.invalidInput(
+          path: p.source.path,
+          reason: "would be rendered to \(Self.count(width)) × \(Self.count(height)) = \(Self.count(pixels)) pixels for \(zooms), more than --max-pixels \(run.maxDocumentPixels)\(run.maxPixelsOption == nil ? " (the default for documents)" : ""); lower --max-zoom, drop the larger --tile-size, or raise --max-pixels")
+      }
+    }
+  }
+
+  static func count(_ v: Double) -> String {
+    v.isFinite && v < 9e18 ? String(Int(v.rounded())) : String(format: "%.3g", v)
   }
 
   /// The options that shape the pixels, as text, for the manifest and fingerprint.
@@ -128,58 +149,66 @@ struct TileJob {
 
   func execute() throws -> Int32 {
     let started = Date()
+    // signals first: a document's header can take a while to read
+    let cancel = SignalCancellation(printer: printer)
+    cancel.start()
+    defer { cancel.stop() }
     let plan = try self.plan()
     for note in plan.notes { printer.warning(note) }
     if run.dryRun { return try dryRun(plan, started: started) }
+    try cancel.checkpoint()
 
-    let out = OutputDirectory(path: output.output)
-    try out.checkReplaceable()
-    let sources = try digestSources(plan, previous: out.existingManifest())
+    // ownership before any work: refuse an output holding anything tilecut did not write
+    let store = DirectoryTileStore(path: output.output, template: plan.template)
+    try store.inspect()
+    cancel.attach(store)
+    let sources = try digestSources(plan, previous: store.existingManifest)
     let options = shapingOptions(plan)
     let fingerprint = Self.fingerprint(sources: sources, options: options)
     var wholeJobOptions = options
     wholeJobOptions["shard"] = nil
     let jobFingerprint = Self.fingerprint(sources: sources, options: wholeJobOptions)
-    if !output.force, let existing = out.existingManifest(), existing.fingerprint == fingerprint {
-      printer.info("\(out.path): up to date")
-      if run.json { Printer.result(#"{"output": \#(jsonString(out.path)), "upToDate": true}"#) }
-      return 0
+    try cancel.checkpoint()
+    if !output.force, let existing = store.existingManifest, existing.fingerprint == fingerprint {
+      if let difference = store.difference(from: existing) {
+        printer.info("\(store.path): \(difference); rebuilding")
+      } else {
+        try store.markUpToDate()
+        printer.info("\(store.path): up to date")
+        if run.json { Printer.result(#"{"output": \#(jsonString(store.path)), "upToDate": true}"#) }
+        return 0
+      }
     }
-    out.removeAbandonedStaging()
-    let staging = try out.makeStaging()
-    let cancel = SignalCancellation()
+    try store.begin()
     var committed = false
-    defer {
-      cancel.stop()
-      if !committed { OutputDirectory.abandon(staging: staging) }
-    }
+    defer { if !committed { store.abort() } }
     let pool = WorkPool(jobs: run.jobs ?? ProcessInfo.processInfo.activeProcessorCount)
-    cancel.start(pool)
+    cancel.attach(pool)
     let progress = ProgressTracker(plan: plan, printer: printer)
     let ledger = RenderLedger(onTile: { key, _ in progress.tileDone(key) })
     progress.start(jobs: pool.jobs)
     do {
-      try render(plan, encoder: encoding.encoder(), writer: DirectoryTileWriter(root: staging), pool: pool, ledger: ledger)
+      try render(plan, encoder: encoding.encoder(), writer: store, pool: pool, ledger: ledger)
     } catch {
       printer.endProgress()
       if let signal = cancel.received { throw JobInterrupted(signal: signal) }
       throw error
     }
     if let signal = cancel.received { throw JobInterrupted(signal: signal) }
-    let manifest = makeManifest(plan, ledger: ledger, sources: sources, options: options, fingerprint: fingerprint, jobFingerprint: jobFingerprint)
-    do {
-      try manifest.encoded().write(to: URL(fileURLWithPath: staging + "/" + Manifest.fileName))
-      if output.preview {
-        try Data(PreviewPage.html(manifest: manifest).utf8).write(to: URL(fileURLWithPath: staging + "/preview.html"))
-      }
-    } catch {
-      throw TilecutError.output(path: staging, reason: "cannot write the manifest (\(error.localizedDescription))")
+    // the tiles are of the bytes that were hashed only if no source changed meanwhile
+    for source in sources where source.identity != nil && Self.identity(source.path) != source.identity {
+      throw TilecutError.invalidInput(path: source.path, reason: "changed during the run; the output was not replaced, run again")
     }
-    try out.commit(staging: staging) { from, to in exchangePaths(from, to) }
+    let manifest = makeManifest(plan, ledger: ledger, sources: sources, options: options, fingerprint: fingerprint, jobFingerprint: jobFingerprint)
+    var files: [String: [UInt8]] = [:]
+    if output.preview { files["preview.html"] = Array(PreviewPage.html(manifest: manifest).utf8) }
+    try store.finish(manifest: manifest, files: files)
+    // The store is about to publish: the manifest and every tile are final here.
+    try cancel.committing { try store.commit() }
     committed = true
     let seconds = Date().timeIntervalSince(started)
     progress.finish()
-    report(plan, ledger: ledger, seconds: seconds, output: out.path)
+    report(plan, ledger: ledger, seconds: seconds, output: store.path)
     return 0
   }
 
@@ -201,21 +230,30 @@ struct TileJob {
   }
 
   /// SHA-256 of each input, reusing the previous manifest's digest for a file whose
-  /// size and modification time have not changed.
+  /// identity (device, inode, size, modification and change times) is unchanged.
+  /// A file that changes while it is hashed is refused.
   func digestSources(_ plan: TileJobPlan, previous: Manifest?) throws -> [Manifest.Source] {
-    var cache: [String: String] = [:]
+    var cache: [String: (identity: String, sha256: String)] = [:]
     for s in previous?.sources ?? [] {
-      if let bytes = s.bytes, let modified = s.modified, let now = Self.stat(s.path), now.bytes == bytes, now.modified == modified {
-        cache[s.path] = s.sha256
-      }
+      if let identity = s.identity { cache[s.path] = (identity, s.sha256) }
     }
     return try plan.floors.map { f in
-      let digest = try cache[f.input.path] ?? Vips.sha256(ofFile: f.input.path)
-      cache[f.input.path] = digest
-      let st = Self.stat(f.input.path)
+      let path = f.input.path
+      let before = Self.identity(path)
+      let digest: String
+      if let before, let cached = cache[path], cached.identity == before {
+        digest = cached.sha256
+      } else {
+        digest = try Vips.sha256(ofFile: path)
+        guard let before, Self.identity(path) == before else {
+          throw TilecutError.invalidInput(path: path, reason: "changed while it was read; run again when it is complete")
+        }
+        cache[path] = (before, digest)
+      }
+      let st = Self.stat(path)
       return Manifest.Source(
-        floor: f.floor, path: f.input.path, sha256: digest, page: f.input.page, width: f.description.width,
-        height: f.description.height, bytes: st?.bytes, modified: st?.modified)
+        floor: f.floor, path: path, sha256: digest, page: f.input.page, width: f.description.width,
+        height: f.description.height, bytes: st?.bytes, modified: st?.modified, identity: before)
     }
   }
 
@@ -225,6 +263,9 @@ struct TileJob {
     else { return nil }
     return (size, date.timeIntervalSince1970)
   }
+
+  /// What names one version of a file: device, inode, size, modification and change times (ns).
+  static func identity(_ path: String) -> String? { fileIdentity(path) }
 
   static func fingerprint(sources: [Manifest.Source], options: [String: String]) -> String {
     var text = "tilecut \(tilecutVersion) libvips \(Vips.version)\n"
@@ -240,7 +281,8 @@ struct TileJob {
     let outcomes = ledger.outcomes
     let levels = plan.cells.keys.sorted().compactMap { key -> Manifest.Level? in
       guard let cut = plan.cells[key] else { return nil }
-      return Manifest.Level(floor: key.floor, tileSize: key.tileSize, range: cut.range, tiles: outcomes[key]?.tiles ?? [])
+      return Manifest.Level(
+        floor: key.floor, tileSize: key.tileSize, range: cut.range, tiles: outcomes[key]?.tiles ?? [], bytes: outcomes[key]?.bytes ?? 0)
     }
     return Manifest(
       tileSizes: plan.sizes, floors: plan.plans.map(\.floor), name: plan.template.pattern, levels: levels,
@@ -288,38 +330,94 @@ struct JobInterrupted: Error {
 
 import Synchronization
 
-/// Turns SIGINT and SIGTERM into a cancelled pool, so the run cleans up and exits.
+/// Turns SIGINT and SIGTERM into a cancelled run: the pool stops taking work, and
+/// when the run has not wound down within half a second (a document render that
+/// libvips cannot interrupt) staging is removed and the process exits 128 + signal.
 final class SignalCancellation: @unchecked Sendable {
   private var sources: [DispatchSourceSignal] = []
   private let signalled = Atomic<Int32>(0)
+  private let inCommit = Atomic<Bool>(false)
+  /// Set once the run itself has wound down; the watchdog then has nothing to do.
+  private let finished = Atomic<Bool>(false)
+  private let attached = Mutex<(pool: WorkPool?, store: (any TileStore)?)>((nil, nil))
+  private let printer: Printer
+
+  init(printer: Printer) { self.printer = printer }
 
   var received: Int32? {
     let s = signalled.load(ordering: .relaxed)
     return s == 0 ? nil : s
   }
 
-  func start(_ pool: WorkPool) {
+  func start() {
     for sig in [SIGINT, SIGTERM] {
       signal(sig, SIG_IGN)
       let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-      source.setEventHandler { [self] in
-        self.signalled.store(sig, ordering: .relaxed)
-        pool.cancel()
-      }
+      source.setEventHandler { [self] in self.fire(sig) }
       source.resume()
       sources.append(source)
     }
   }
 
+  func attach(_ pool: WorkPool) {
+    attached.withLock { $0.pool = pool }
+    if received != nil { pool.cancel() }
+  }
+
+  /// Throws when a signal arrived.
+  func checkpoint() throws {
+    if let signal = received { throw JobInterrupted(signal: signal) }
+  }
+  func attach(_ store: any TileStore) { attached.withLock { $0.store = store } }
+
+  /// Runs the commit; a signal arriving meanwhile waits for it (it takes milliseconds).
+  func committing(_ body: () throws -> Void) throws {
+    inCommit.store(true, ordering: .relaxed)
+    defer { inCommit.store(false, ordering: .relaxed) }
+    if let signal = received { throw JobInterrupted(signal: signal) }
+    try body()
+  }
+
+  private func fire(_ sig: Int32) {
+    guard signalled.compareExchange(expected: 0, desired: sig, ordering: .relaxed).exchanged else { return }
+    let (pool, _) = attached.withLock { ($0.pool, $0.store) }
+    pool?.cancel()
+    Vips.cancelAll()
+    DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { [self] in
+      while inCommit.load(ordering: .relaxed) { usleep(5_000) }
+      if finished.load(ordering: .relaxed) { return }
+      let store = attached.withLock { $0.store }
+      store?.abort()
+      printer.discard()
+      printer.error("interrupted by \(sig == SIGINT ? "SIGINT" : "SIGTERM"); the previous output is unchanged")
+      _exit(128 + sig)
+    }
+  }
+
   func stop() {
+    finished.store(true, ordering: .relaxed)
     for s in sources { s.cancel() }
     sources.removeAll()
-    signal(SIGINT, SIG_DFL)
-    signal(SIGTERM, SIG_DFL)
+    if received == nil {
+      signal(SIGINT, SIG_DFL)
+      signal(SIGTERM, SIG_DFL)
+    }
   }
 }
 
 func jsonString(_ s: String) -> String {
   let data = (try? JSONEncoder().encode(s)) ?? Data("\"\"".utf8)
   return String(decoding: data, as: UTF8.self)
+}
+
+/// Device, inode, size, modification and change times (ns) of a file, as one string.
+func fileIdentity(_ path: String) -> String? {
+  var st = stat()
+  guard stat(path, &st) == 0 else { return nil }
+  #if canImport(Darwin)
+    let (m, c) = (st.st_mtimespec, st.st_ctimespec)
+  #else
+    let (m, c) = (st.st_mtim, st.st_ctim)
+  #endif
+  return "\(st.st_dev):\(st.st_ino):\(st.st_size):\(m.tv_sec).\(m.tv_nsec):\(c.tv_sec).\(c.tv_nsec)"
 }

@@ -52,6 +52,10 @@ public struct PlacementOptions: ParsableArguments {
     if center != nil && metersPerPixel == nil {
       throw ValidationError("--center needs --meters-per-pixel (ground metres per source pixel)")
     }
+    if let r = rotation, !(r.isFinite && abs(r) <= 360) { throw ValidationError("--rotation: \(r) is not an angle in -360...360") }
+    if let m = metersPerPixel, !(m.isFinite && m >= 1e-6 && m <= 1e6) {
+      throw ValidationError("--meters-per-pixel: \(m) is outside 0.000001...1000000")
+    }
     if bounds == nil && sourceProjection != .webMercator {
       throw ValidationError("--source-projection goes with --bounds")
     }

@@ -65,7 +65,7 @@ public struct PyramidOptions: ParsableArguments {
       throw ValidationError("--max-zoom: \(z) is outside 0...\(PyramidPlanner.maxSupportedZoom)")
     }
     if let a = minZoom, let b = maxZoom, a > b { throw ValidationError("--min-zoom: \(a) is above --max-zoom \(b)") }
-    if maxTiles < 1 { throw ValidationError("--max-tiles: must be at least 1") }
+    if maxTiles < 1 { throw ValidationError("--max-tiles: must be at least 1, got \(maxTiles)") }
     do { _ = try tileSizes() } catch let e as TilecutError { throw ValidationError(e.description) }
   }
 }
@@ -84,7 +84,13 @@ public struct FloorOptions: ParsableArguments {
   public init() {}
 
   public func validate() throws {
-    if let n = floors, n < 1 { throw ValidationError("--floors: must be at least 1, got \(n)") }
+    if let n = floors, !(1...PlanLimits.maxFloors).contains(n) {
+      throw ValidationError("--floors: \(n) is outside 1...\(PlanLimits.maxFloors)")
+    }
+    // every floor's number must fit, the last one too
+    if !(-(PlanLimits.maxFloorNumber - PlanLimits.maxFloors)...(PlanLimits.maxFloorNumber - PlanLimits.maxFloors)).contains(firstFloor) {
+      throw ValidationError("--first-floor: \(firstFloor) is outside ±\(PlanLimits.maxFloorNumber - PlanLimits.maxFloors)")
+    }
   }
 }
 
@@ -149,8 +155,20 @@ public struct RunOptions: ParsableArguments {
   @Option(help: ArgumentHelp("Render a deterministic share K of N of the tiles and write a partial manifest (combine with `tilecut merge`).", valueName: "k/n"))
   public var shard: String?
 
-  @Option(help: ArgumentHelp("Refuse sources with more pixels than this.", valueName: "n"))
-  public var maxPixels: Int = 4_000_000_000
+  @Option(
+    name: .customLong("max-pixels"),
+    help: ArgumentHelp(
+      "Refuse sources with more pixels than this, and PDF/SVG whose rendering at the deepest zoom would have more (default: 4000000000 for images, 268435456 for a document's rendering).",
+      valueName: "n"))
+  public var maxPixelsOption: Int?
+
+  /// Images: 4 billion pixels are streamed, never held.
+  public static let defaultMaxPixels = 4_000_000_000
+  /// A document is rendered whole by libvips at each level: 16384² by default.
+  public static let defaultMaxDocumentPixels = 1 << 28
+
+  public var maxPixels: Int { maxPixelsOption ?? Self.defaultMaxPixels }
+  public var maxDocumentPixels: Int { maxPixelsOption ?? Self.defaultMaxDocumentPixels }
 
   @Flag(help: "Refuse document formats (PDF, SVG and other loaders libvips marks untrusted).")
   public var noVector = false
@@ -158,16 +176,18 @@ public struct RunOptions: ParsableArguments {
   public init() {}
 
   public func validate() throws {
-    if let j = jobs, j < 1 { throw ValidationError("--jobs: must be at least 1, got \(j)") }
-    if maxPixels < 1 { throw ValidationError("--max-pixels: must be at least 1") }
+    if let j = jobs, !(1...PlanLimits.maxJobs).contains(j) {
+      throw ValidationError("--jobs: \(j) is outside 1...\(PlanLimits.maxJobs)")
+    }
+    if let m = maxPixelsOption, m < 1 { throw ValidationError("--max-pixels: must be at least 1, got \(m)") }
     if shard != nil { _ = try shardSelector() }
   }
 
   func shardSelector() throws -> ShardSelector? {
     guard let shard else { return nil }
     let parts = shard.split(separator: "/").map { Int($0) }
-    guard parts.count == 2, let k = parts[0], let n = parts[1], n >= 1, (1...n).contains(k) else {
-      throw ValidationError("--shard: '\(shard)' is not K/N with 1 ≤ K ≤ N (e.g. 2/4)")
+    guard parts.count == 2, let k = parts[0], let n = parts[1], (1...PlanLimits.maxShards).contains(n), (1...n).contains(k) else {
+      throw ValidationError("--shard: '\(shard)' is not K/N with 1 ≤ K ≤ N ≤ \(PlanLimits.maxShards) (e.g. 2/4)")
     }
     return ShardSelector(index: k, count: n)
   }

@@ -23,6 +23,10 @@ public struct Manifest: Codable, Sendable, Equatable {
   public var fingerprint: String
   /// Present on the partial manifest a `--shard K/N` run writes.
   public var shard: Shard?
+  /// Files of the output other than the tiles and this manifest (the preview page,
+  /// a store's own files), relative to the output root: with the tiles they are
+  /// everything tilecut may replace or delete there.
+  public var storeFiles: [String]?
 
   public init(
     tileSizes: [Int], floors: [Int], name: String, levels: [Level], footprints: [Footprint],
@@ -51,15 +55,19 @@ public struct Manifest: Codable, Sendable, Equatable {
     /// Inclusive runs [y, x0, x1] of the cells that have a file, sorted by y then x0.
     public var rows: [[Int]]
     public var tileCount: Int
+    /// The bytes of the level's files together: with the count, a cheap check that
+    /// the output is still what the manifest says.
+    public var bytes: Int?
 
-    public init(floor: Int, tileSize: Int, range: TileRange, tiles: [TileCoordinate]) {
+    public init(floor: Int, tileSize: Int, range: TileRange, tiles: [TileCoordinate], bytes: Int? = nil) {
       self.floor = floor
       self.tileSize = tileSize
       self.zoom = range.zoom
       self.xRange = [range.xRange.lowerBound, range.xRange.upperBound]
       self.yRange = [range.yRange.lowerBound, range.yRange.upperBound]
       self.rows = TileRuns.runs(of: tiles)
-      self.tileCount = tiles.count
+      self.tileCount = Set(tiles).count
+      self.bytes = bytes
     }
 
     /// Every cell with a file, row by row.
@@ -109,8 +117,15 @@ public struct Manifest: Codable, Sendable, Equatable {
     /// file is not hashed again, so an up-to-date check takes no time.
     public var bytes: Int?
     public var modified: Double?
+    /// Device, inode, size and change times of the file when it was hashed; the
+    /// digest is reused only while all of them are unchanged.
+    public var identity: String?
 
-    public init(floor: Int, path: String, sha256: String, page: Int?, width: Int, height: Int, bytes: Int? = nil, modified: Double? = nil) {
+    public init(
+      floor: Int, path: String, sha256: String, page: Int?, width: Int, height: Int, bytes: Int? = nil, modified: Double? = nil,
+      identity: String? = nil
+    ) {
+      self.identity = identity
       self.floor = floor
       self.path = path
       self.sha256 = sha256

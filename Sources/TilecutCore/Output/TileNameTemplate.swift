@@ -55,6 +55,101 @@ public struct TileNameTemplate: Hashable, Sendable, Codable, CustomStringConvert
     }
     self.pattern = pattern
     self.parts = parts
+    // Numbers must be separated by text that cannot continue a number, or two
+    // tiles can share a name: {z}{x}{y} makes 1/12/3 and 11/2/3 both "1123".
+    for (i, part) in parts.enumerated() {
+      guard case .field = part, i + 1 < parts.count else { continue }
+      let separated: Bool
+      if case .text(let t) = parts[i + 1], let c = t.first, !c.isNumber { separated = true } else { separated = false }
+      if !separated {
+        throw TilecutError.invalidOption(
+          option: option, reason: "'\(pattern)' puts numbers side by side\(collisionExample(sizes: [256, 512]).map { ": \($0)" } ?? ""); put a separator such as '_' between them")
+      }
+    }
+  }
+
+  /// Refuses a template that cannot tell apart the tiles of this job: two sizes
+  /// without `{size}`, several floors without `{floor}`.
+  public func checkDistinct(sizes: [Int], floors: [Int], option: String = "--name") throws {
+    if sizes.count > 1 && !uses("size") {
+      throw TilecutError.invalidOption(
+        option: option,
+        reason: "'\(pattern)' has no {size} but \(sizes.map(String.init).joined(separator: " and ")) px tiles are made: \(collisionExample(sizes: sizes, floors: floors) ?? "they would overwrite each other"); add {size}")
+    }
+    if Set(floors).count > 1 && !uses("floor") {
+      throw TilecutError.invalidOption(
+        option: option,
+        reason: "'\(pattern)' has no {floor} but there are \(Set(floors).count) floors: \(collisionExample(sizes: sizes, floors: floors) ?? "they would overwrite each other"); add {floor}")
+    }
+  }
+
+  /// Two tiles that get the same path, searched among small tile numbers, as a sentence.
+  public func collisionExample(sizes: [Int], floors: [Int] = [1, 11, 2, 12]) -> String? {
+    let numbers = [1, 2, 3, 11, 12, 13, 21, 22]
+    var seen: [String: (Int, Int, TileCoordinate)] = [:]
+    for floor in floors.prefix(8) {
+      for size in sizes {
+        for z in numbers {
+          for x in numbers where x < 1 << z {
+            for y in numbers where y < 1 << z {
+              let tile = TileCoordinate(zoom: z, x: x, y: y)
+              let name = path(floor: floor, tileSize: size, tile: tile)
+              if let other = seen[name] {
+                func show(_ t: (Int, Int, TileCoordinate)) -> String {
+                  "floor \(t.0) \(t.1) px \(t.2.zoom)/\(t.2.x)/\(t.2.y)"
+                }
+                return "tiles \(show(other)) and \(show((floor, size, tile))) would both be \(name)"
+              }
+              seen[name] = (floor, size, tile)
+            }
+          }
+        }
+      }
+    }
+    return nil
+  }
+
+  /// The tile a relative path names under this template, or nil when it names none.
+  /// Exact because numbers are always followed by text that is not a digit.
+  public func match(_ path: String) -> TileName? {
+    let chars = Array(path.utf8)
+    var i = 0
+    var name = TileName()
+    for part in parts {
+      switch part {
+      case .text(let t):
+        let lit = Array(t.utf8)
+        guard i + lit.count <= chars.count, Array(chars[i..<i + lit.count]) == lit else { return nil }
+        i += lit.count
+      case .field(let field):
+        let start = i
+        if field == "floor" && i < chars.count && chars[i] == UInt8(ascii: "-") { i += 1 }
+        let digitsStart = i
+        while i < chars.count, chars[i] >= UInt8(ascii: "0"), chars[i] <= UInt8(ascii: "9"), i - digitsStart < 18 { i += 1 }
+        guard i > digitsStart else { return nil }
+        // tilecut writes numbers without leading zeros: anything else is not its name
+        if chars[digitsStart] == UInt8(ascii: "0") && i - digitsStart > 1 { return nil }
+        guard let value = Int(String(decoding: chars[start..<i], as: UTF8.self)) else { return nil }
+        switch field {
+        case "floor": if let f = name.floor, f != value { return nil } else { name.floor = value }
+        case "size": if let s = name.tileSize, s != value { return nil } else { name.tileSize = value }
+        case "z": if let z = name.zoom, z != value { return nil } else { name.zoom = value }
+        case "x": if let x = name.x, x != value { return nil } else { name.x = value }
+        case "y": if let y = name.y, y != value { return nil } else { name.y = value }
+        default: return nil
+        }
+      }
+    }
+    return i == chars.count ? name : nil
+  }
+
+  /// The numbers a tile path carries; a placeholder the template lacks stays nil.
+  public struct TileName: Hashable, Sendable {
+    public var floor: Int?
+    public var tileSize: Int?
+    public var zoom: Int?
+    public var x: Int?
+    public var y: Int?
   }
 
   public func uses(_ placeholder: String) -> Bool { parts.contains(.field(placeholder)) }

@@ -1,0 +1,57 @@
+#define _GNU_SOURCE
+#include "TilecutFS.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#if defined(__linux__)
+#include <sys/syscall.h>
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
+
+/* The raw system call: glibc before 2.28 has no wrapper. */
+static int rename2(const char *from, const char *to, unsigned flags) {
+#ifdef SYS_renameat2
+  return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, flags);
+#else
+  (void)from;
+  (void)to;
+  (void)flags;
+  errno = ENOSYS;
+  return -1;
+#endif
+}
+
+int tc_fs_exchange(const char *a, const char *b) { return rename2(a, b, RENAME_EXCHANGE); }
+
+int tc_fs_rename_noreplace(const char *from, const char *to) { return rename2(from, to, RENAME_NOREPLACE); }
+
+#elif defined(__APPLE__)
+
+int tc_fs_exchange(const char *a, const char *b) { return renamex_np(a, b, RENAME_SWAP); }
+
+int tc_fs_rename_noreplace(const char *from, const char *to) { return renamex_np(from, to, RENAME_EXCL); }
+
+#else
+
+int tc_fs_exchange(const char *a, const char *b) {
+  (void)a;
+  (void)b;
+  errno = ENOSYS;
+  return -1;
+}
+
+int tc_fs_rename_noreplace(const char *from, const char *to) {
+  (void)from;
+  (void)to;
+  errno = ENOSYS;
+  return -1;
+}
+
+#endif

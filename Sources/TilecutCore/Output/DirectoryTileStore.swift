@@ -1,0 +1,557 @@
+import CTilecutFS
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The directory store: tiles as files under the output directory, staged in a
+/// hidden sibling on the same file system and swapped in whole at the end.
+///
+/// Ownership: an existing output is replaced only when every entry in it is
+/// accounted for by its tilecut manifest (the tiles its runs list, the manifest,
+/// the store files it names). The swap exchanges the very directory that was
+/// inspected (device and inode compared, rolled back otherwise); when nothing
+/// existed, the new tree is published with a rename that never replaces. An
+/// output that is a mount point is staged inside itself and swapped entry by entry.
+public final class DirectoryTileStore: TileStore, @unchecked Sendable {
+  public let path: String
+  /// The option or argument that named the output, for error messages.
+  let option: String
+  let template: TileNameTemplate?
+  static let stagingMarker = ".tilecut-staging-"
+
+  private let state = Mutex<State>(State())
+  private var writer: DirectoryTileWriter?
+  /// Set by `abort()`: a late tile write from a worker must not recreate staging.
+  private let aborted = Atomic<Bool>(false)
+
+  struct State {
+    var inspection: Inspection?
+    var staging: String?
+  }
+
+  /// What `inspect()` found at the output path.
+  struct Inspection {
+    var existed = false
+    var device: UInt64 = 0
+    var inode: UInt64 = 0
+    var mountPoint = false
+    var manifest: Manifest?
+    /// Files and bytes per level, and the store files present.
+    var tally: [LevelKey: (count: Int, bytes: Int)] = [:]
+    var storeFilesPresent: Set<String> = []
+    /// Top-level entries the output holds (all accounted for).
+    var topLevel: [String] = []
+  }
+
+  /// `template`: the names this run will write (nil for a store that only reads or merges
+  /// with the manifest's own template).
+  public init(path: String, template: TileNameTemplate?, option: String = "--output") {
+    var p = path
+    while p.count > 1 && p.hasSuffix("/") { p.removeLast() }
+    // "." and ".." cannot be renamed: name the directory itself
+    let last = URL(fileURLWithPath: p).lastPathComponent
+    if last == "." || last == ".." || p == "." || p == ".." { p = URL(fileURLWithPath: p).standardizedFileURL.path }
+    self.path = p
+    self.template = template
+    self.option = option
+  }
+
+  var url: URL { URL(fileURLWithPath: path) }
+  var parent: String {
+    let p = url.deletingLastPathComponent().path
+    return p.isEmpty ? "." : p
+  }
+  var baseName: String { url.lastPathComponent }
+
+  public var existingManifest: Manifest? { state.withLock { $0.inspection?.manifest } }
+
+  /// The staging directory, once `begin()` made it.
+  public var stagingPath: String? { state.withLock { $0.staging } }
+
+  // MARK: inspection
+
+  public func inspect() throws {
+    let found = try Self.inspect(path: path, option: option)
+    state.withLock { $0.inspection = found }
+  }
+
+  /// Inspects a directory without planning to replace it (a shard to merge, an output to verify).
+  public static func inspectForReading(_ path: String, option: String) throws -> (manifest: Manifest, tally: [LevelKey: (count: Int, bytes: Int)]) {
+    let found = try inspect(path: path, option: option, reading: true)
+    guard let manifest = found.manifest else {
+      throw TilecutError.invalidInput(path: path + "/" + Manifest.fileName, reason: "no manifest here; is this a tilecut output directory?")
+    }
+    return (manifest, found.tally)
+  }
+
+  static func inspect(path: String, option: String, reading: Bool = false) throws -> Inspection {
+    var found = Inspection()
+    var st = stat()
+    guard lstat(path, &st) == 0 else {
+      let e = errno
+      if reading { throw TilecutError.invalidInput(path: path, reason: "cannot be read (\(String(cString: strerror(e))))") }
+      guard e == ENOENT else { throw TilecutError.output(path: path, reason: "cannot be inspected (\(String(cString: strerror(e))))") }
+      let parent = URL(fileURLWithPath: path).deletingLastPathComponent().path
+      var pst = stat()
+      guard stat(parent.isEmpty ? "." : parent, &pst) == 0, (pst.st_mode & S_IFMT) == S_IFDIR else {
+        throw TilecutError.invalidOption(option: option, reason: "the parent directory of '\(path)' does not exist")
+      }
+      return found
+    }
+    switch st.st_mode & S_IFMT {
+    case S_IFDIR: break
+    case S_IFLNK:
+      throw TilecutError.invalidOption(option: option, reason: "'\(path)' is a symbolic link; name the directory itself")
+    default:
+      throw TilecutError.invalidOption(option: option, reason: "'\(path)' is an existing file, not a directory")
+    }
+    found.existed = true
+    found.device = UInt64(st.st_dev)
+    found.inode = UInt64(st.st_ino)
+    found.mountPoint = isMountPoint(path, device: found.device)
+
+    let manifestPath = path + "/" + Manifest.fileName
+    var manifestProblem: String?
+    var mst = stat()
+    if lstat(manifestPath, &mst) == 0 {
+      if (mst.st_mode & S_IFMT) != S_IFREG {
+        manifestProblem = "is not a regular file"
+      } else if mst.st_size > 256 << 20 {
+        manifestProblem = "is larger than any tilecut manifest"
+      } else if let data = FileManager.default.contents(atPath: manifestPath) {
+        do {
+          let manifest = try Manifest.decode(data)
+          if manifest.format == Manifest.formatName {
+            // a tilecut manifest with numbers that do not fit: say which
+            try manifest.validate(path: manifestPath)
+            found.manifest = manifest
+          } else {
+            manifestProblem = "is not a tilecut manifest"
+          }
+        } catch let error as TilecutError {
+          throw error
+        } catch {
+          manifestProblem = "is not a tilecut manifest"
+        }
+      }
+    }
+    if reading {
+      if let manifestProblem { throw TilecutError.invalidInput(path: manifestPath, reason: manifestProblem) }
+      if found.manifest == nil {
+        throw TilecutError.invalidInput(path: manifestPath, reason: "no manifest here; is this a tilecut output directory?")
+      }
+    }
+    let manifest = found.manifest
+    let owned = Ownership(manifest: manifest)
+    var firstForeign: String?
+    var entries = 0
+    func walk(_ relative: String, depth: Int) {
+      guard firstForeign == nil else { return }
+      let dir = relative.isEmpty ? path : path + "/" + relative
+      guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else {
+        firstForeign = relative.isEmpty ? path : relative
+        return
+      }
+      for name in names.sorted() {
+        guard firstForeign == nil else { return }
+        let rel = relative.isEmpty ? name : relative + "/" + name
+        if relative.isEmpty && !reading && name.hasPrefix(stagingMarker) {
+          // staging of a run on this mount point that was killed: not the user's
+          if let pid = stagingOwner(name) {
+            if pid != getpid() && !processAlive(pid) { removeTree(dir + "/" + name) }
+            continue
+          }
+        }
+        entries += 1
+        if entries > 50_000_000 {
+          firstForeign = rel
+          return
+        }
+        var est = stat()
+        guard lstat(dir + "/" + name, &est) == 0 else {
+          firstForeign = rel
+          return
+        }
+        switch est.st_mode & S_IFMT {
+        case S_IFDIR:
+          if depth >= 32 {
+            firstForeign = rel
+            return
+          }
+          let before = entries
+          walk(rel, depth: depth + 1)
+          // an empty folder is ours only where the template makes folders
+          if entries == before && firstForeign == nil && !owned.mayBeFolder(rel) { firstForeign = rel }
+        case S_IFREG:
+          if rel == Manifest.fileName, manifest != nil { continue }
+          if owned.storeFiles.contains(rel) {
+            found.storeFilesPresent.insert(rel)
+            continue
+          }
+          if let key = owned.level(of: rel) {
+            let size = Int(est.st_size)
+            found.tally[key, default: (0, 0)].count += 1
+            found.tally[key, default: (0, 0)].bytes += size
+            continue
+          }
+          firstForeign = rel
+        default:
+          firstForeign = rel
+        }
+      }
+      if relative.isEmpty { found.topLevel = names.filter { !$0.hasPrefix(stagingMarker) }.sorted() }
+    }
+    walk("", depth: 0)
+    if let foreign = firstForeign {
+      let full = foreign == path ? path : path + "/" + foreign
+      if reading {
+        throw TilecutError.invalidInput(
+          path: full, reason: "is not listed in the manifest (a tilecut output holds only its tiles, manifest and preview); it will not be read")
+      }
+      let why: String
+      if let manifestProblem {
+        why = "\(path)/\(Manifest.fileName) \(manifestProblem)"
+      } else if manifest == nil {
+        why = "\(path) has no tilecut manifest"
+      } else {
+        why = "not listed in \(path)/\(Manifest.fileName)"
+      }
+      throw TilecutError.output(
+        path: full,
+        reason: "is not tilecut's (\(why)); tilecut replaces only outputs it wrote: move it away or choose another output directory")
+    }
+    if manifest == nil, manifestProblem != nil, !found.topLevel.isEmpty {
+      throw TilecutError.output(
+        path: manifestPath, reason: "is not tilecut's; tilecut replaces only outputs it wrote: move it away or choose another output directory")
+    }
+    return found
+  }
+
+  /// Which files a manifest accounts for.
+  struct Ownership {
+    let manifest: Manifest?
+    let template: TileNameTemplate?
+    let storeFiles: Set<String>
+    let levels: [LevelKey: Manifest.Level]
+    let folderDepth: Int
+
+    init(manifest: Manifest?) {
+      self.manifest = manifest
+      template = manifest.flatMap { try? TileNameTemplate($0.name) }
+      var files = Set(manifest?.storeFiles ?? [])
+      // outputs of earlier versions did not list their preview page
+      if manifest != nil { files.insert("preview.html") }
+      storeFiles = files
+      var levels: [LevelKey: Manifest.Level] = [:]
+      for l in manifest?.levels ?? [] { levels[LevelKey(floor: l.floor, tileSize: l.tileSize, zoom: l.zoom)] = l }
+      self.levels = levels
+      folderDepth = template.map { $0.pattern.split(separator: "/").count - 1 } ?? 0
+    }
+
+    func mayBeFolder(_ relative: String) -> Bool {
+      manifest != nil && relative.split(separator: "/").count <= folderDepth
+    }
+
+    /// The level a file belongs to, when the manifest lists it as a tile.
+    func level(of relative: String) -> LevelKey? {
+      guard let manifest, let template, let name = template.match(relative), let z = name.zoom, let x = name.x, let y = name.y else {
+        return nil
+      }
+      guard let floor = name.floor ?? (manifest.floors.count == 1 ? manifest.floors[0] : nil),
+        let size = name.tileSize ?? (manifest.tileSizes.count == 1 ? manifest.tileSizes[0] : nil)
+      else { return nil }
+      let key = LevelKey(floor: floor, tileSize: size, zoom: z)
+      guard let level = levels[key], level.hasTile(x: x, y: y) else { return nil }
+      return key
+    }
+  }
+
+  // MARK: up to date
+
+  public func difference(from manifest: Manifest) -> String? {
+    guard let found = state.withLock({ $0.inspection }) else { return "not inspected" }
+    for level in manifest.levels {
+      let key = LevelKey(floor: level.floor, tileSize: level.tileSize, zoom: level.zoom)
+      let have = found.tally[key] ?? (0, 0)
+      if have.count != level.tileCount {
+        return "floor \(level.floor), \(level.tileSize) px, zoom \(level.zoom) has \(have.count) tile files; the manifest lists \(level.tileCount)"
+      }
+      if let bytes = level.bytes, bytes != have.bytes {
+        return "floor \(level.floor), \(level.tileSize) px, zoom \(level.zoom) holds \(have.bytes) bytes of tiles; the manifest says \(bytes)"
+      }
+    }
+    for file in manifest.storeFiles ?? [] where !found.storeFilesPresent.contains(file) {
+      return "\(file) is missing"
+    }
+    return nil
+  }
+
+  public func markUpToDate() throws {
+    let manifestPath = path + "/" + Manifest.fileName
+    guard utimes(manifestPath, nil) == 0 else {
+      throw TilecutError.output(path: manifestPath, reason: "cannot update its time (\(String(cString: strerror(errno))))")
+    }
+  }
+
+  // MARK: staging and writing
+
+  public func begin() throws {
+    if state.withLock({ $0.inspection }) == nil { try inspect() }
+    guard let found = state.withLock({ $0.inspection }) else { return }
+    // staging must be on the output's own file system: beside it, or inside it
+    // when it is a mount point (a bind-mounted cache), where nothing can rename it
+    let home = found.mountPoint ? path : parent
+    if !found.mountPoint { Self.removeAbandonedStaging(in: parent, prefix: "." + baseName + Self.stagingMarker) }
+    let name = (found.mountPoint ? "" : "." + baseName) + Self.stagingMarker + "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    let staging = home + "/" + name
+    guard mkdir(staging, 0o755) == 0 else {
+      throw TilecutError.output(path: home, reason: "cannot create a staging directory here (\(String(cString: strerror(errno))))")
+    }
+    if found.existed && !found.mountPoint {
+      var st = stat()
+      if stat(staging, &st) == 0, UInt64(st.st_dev) != found.device {
+        Self.removeTree(staging)
+        throw TilecutError.output(path: path, reason: "is on another file system than its parent but not a mount point tilecut can see; choose another output directory")
+      }
+    }
+    writer = DirectoryTileWriter(root: staging)
+    state.withLock { $0.staging = staging }
+  }
+
+  public func write(_ bytes: [UInt8], to relativePath: String) throws {
+    guard let writer, !aborted.load(ordering: .relaxed) else { throw TilecutError.cancelled }
+    try writer.write(bytes, to: relativePath)
+  }
+
+  public func put(_ bytes: [UInt8], floor: Int, tileSize: Int, tile: TileCoordinate) throws {
+    guard let template else { throw TilecutError.output(path: path, reason: "this store was opened without a name template") }
+    try write(bytes, to: template.path(floor: floor, tileSize: tileSize, tile: tile))
+  }
+
+  public func recordNoTile(floor: Int, tileSize: Int, tile: TileCoordinate) {}
+
+  @discardableResult
+  public func finish(manifest: Manifest, files: [String: [UInt8]]) throws -> Manifest {
+    guard let staging = stagingPath else { throw TilecutError.output(path: path, reason: "the store was not begun") }
+    var final = manifest
+    let listed = Set(manifest.storeFiles ?? []).union(files.keys)
+    final.storeFiles = listed.isEmpty ? nil : listed.sorted()
+    do {
+      for (name, bytes) in files.sorted(by: { $0.key < $1.key }) { try write(bytes, to: name) }
+      try write(Array(try final.encoded()), to: Manifest.fileName)
+    } catch let error as TilecutError {
+      throw error
+    } catch {
+      throw TilecutError.output(path: staging, reason: "cannot write the manifest (\(error.localizedDescription))")
+    }
+    return final
+  }
+
+  // MARK: commit
+
+  public func commit() throws {
+    guard let staging = stagingPath, let before = state.withLock({ $0.inspection }) else {
+      throw TilecutError.output(path: path, reason: "the store was not begun")
+    }
+    // what is at the output now must be what was inspected, and still all tilecut's
+    let now: Inspection
+    do { now = try Self.inspect(path: path, option: option) } catch let error as TilecutError {
+      throw TilecutError.output(path: path, reason: "changed during the run (\(error.description)); it was left as it is")
+    }
+    guard now.existed == before.existed, now.device == before.device, now.inode == before.inode else {
+      throw TilecutError.output(path: path, reason: "was created or replaced during the run; it was left as it is")
+    }
+    if now.mountPoint {
+      try commitInPlace(staging: staging, found: now)
+    } else if now.existed {
+      try commitByExchange(staging: staging, found: now)
+    } else {
+      try publishNew(staging: staging)
+    }
+    state.withLock { $0.staging = nil }
+  }
+
+  /// Nothing existed: publish without ever replacing what may have appeared since.
+  private func publishNew(staging: String) throws {
+    if tc_fs_rename_noreplace(staging, path) == 0 { return }
+    let e = errno
+    if e == EEXIST || e == ENOTEMPTY {
+      throw TilecutError.output(path: path, reason: "appeared during the run; it was left as it is (run again to replace it)")
+    }
+    guard Self.unsupported(e) else { throw Self.failure(path, "cannot move the new output in", e) }
+    var st = stat()
+    guard lstat(path, &st) != 0 else {
+      throw TilecutError.output(path: path, reason: "appeared during the run; it was left as it is (run again to replace it)")
+    }
+    guard rename(staging, path) == 0 else { throw Self.failure(path, "cannot move the new output in", errno) }
+  }
+
+  /// Swaps staging and output in one step, checks that the directory that came out
+  /// is the one inspected (rolling back otherwise), then deletes it.
+  private func commitByExchange(staging: String, found: Inspection) throws {
+    if tc_fs_exchange(staging, path) == 0 {
+      guard let out = Self.identity(staging), out == (found.device, found.inode) else {
+        _ = tc_fs_exchange(staging, path)
+        throw TilecutError.output(path: path, reason: "was replaced during the run; it was left as it is")
+      }
+      Self.removeTree(staging)
+      return
+    }
+    let e = errno
+    guard Self.unsupported(e) else { throw Self.failure(path, "cannot swap the new output in", e) }
+    // a file system without exchange: move the old tree aside, then the new one in
+    let aside = staging + "-old"
+    guard rename(path, aside) == 0 else { throw Self.failure(path, "cannot move the previous output aside", errno) }
+    guard let out = Self.identity(aside), out == (found.device, found.inode) else {
+      _ = rename(aside, path)
+      throw TilecutError.output(path: path, reason: "was replaced during the run; it was left as it is")
+    }
+    guard rename(staging, path) == 0 else {
+      let e = errno
+      _ = rename(aside, path)
+      throw Self.failure(path, "cannot move the new output in", e)
+    }
+    Self.removeTree(aside)
+  }
+
+  /// A mount point cannot be renamed: swap its entries one by one, the manifest
+  /// last, and undo every step if one fails.
+  private func commitInPlace(staging: String, found: Inspection) throws {
+    let fm = FileManager.default
+    let incoming = ((try? fm.contentsOfDirectory(atPath: staging)) ?? []).sorted { a, _ in a != Manifest.fileName }
+    let trash = staging + "/" + Self.stagingMarker + "old"
+    var undo: [() -> Void] = []
+    func fail(_ what: String, _ e: Int32) -> TilecutError {
+      for step in undo.reversed() { step() }
+      return Self.failure(path, what, e)
+    }
+    let newNames = Set(incoming)
+    // old entries the new tree does not have go into the trash
+    guard mkdir(trash, 0o755) == 0 else { throw Self.failure(staging, "cannot prepare the swap", errno) }
+    for name in found.topLevel where !newNames.contains(name) {
+      let from = path + "/" + name
+      let to = trash + "/" + name
+      guard rename(from, to) == 0 else { throw fail("cannot move \(name) aside", errno) }
+      undo.append { _ = rename(to, from) }
+    }
+    let ordered = incoming.filter { $0 != Manifest.fileName } + incoming.filter { $0 == Manifest.fileName }
+    for name in ordered where name != Self.stagingMarker + "old" {
+      let from = staging + "/" + name
+      let to = path + "/" + name
+      var st = stat()
+      if lstat(to, &st) == 0 {
+        if tc_fs_exchange(from, to) == 0 {
+          undo.append { _ = tc_fs_exchange(from, to) }
+          continue
+        }
+        let e = errno
+        guard Self.unsupported(e) else { throw fail("cannot swap \(name) in", e) }
+        let old = trash + "/" + name
+        guard rename(to, old) == 0 else { throw fail("cannot move \(name) aside", errno) }
+        undo.append { _ = rename(old, to) }
+        guard rename(from, to) == 0 else { throw fail("cannot move \(name) in", errno) }
+        undo.append { _ = rename(to, from) }
+      } else {
+        guard rename(from, to) == 0 else { throw fail("cannot move \(name) in", errno) }
+        undo.append { _ = rename(to, from) }
+      }
+    }
+    Self.removeTree(staging)
+  }
+
+  public func abort() {
+    aborted.store(true, ordering: .relaxed)
+    guard let staging = state.withLock({ s -> String? in
+      let v = s.staging
+      s.staging = nil
+      return v
+    }) else { return }
+    Self.removeTree(staging)
+  }
+
+  // MARK: helpers
+
+  /// Deletes a tree without following symbolic links: the one place tilecut removes files.
+  static func removeTree(_ path: String) {
+    var st = stat()
+    guard lstat(path, &st) == 0 else { return }
+    if (st.st_mode & S_IFMT) == S_IFDIR {
+      for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] { removeTree(path + "/" + name) }
+      rmdir(path)
+    } else {
+      unlink(path)
+    }
+  }
+
+  /// Removes staging directories left by runs that were killed (their process is gone).
+  static func removeAbandonedStaging(in directory: String, prefix: String) {
+    guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+    for entry in entries where entry.hasPrefix(prefix) {
+      guard let pid = Int32(entry.dropFirst(prefix.count).split(separator: "-").first ?? ""), pid > 0 else { continue }
+      if pid != getpid() && !processAlive(pid) { removeTree(directory + "/" + entry) }
+    }
+  }
+
+  static func stagingOwner(_ name: String) -> Int32? {
+    Int32(name.dropFirst(stagingMarker.count).split(separator: "-").first ?? "")
+  }
+
+  static func processAlive(_ pid: Int32) -> Bool { kill(pid, 0) == 0 || errno == EPERM }
+
+  static func identity(_ path: String) -> (UInt64, UInt64)? {
+    var st = stat()
+    guard lstat(path, &st) == 0 else { return nil }
+    return (UInt64(st.st_dev), UInt64(st.st_ino))
+  }
+
+  static func unsupported(_ e: Int32) -> Bool { e == ENOSYS || e == EINVAL || e == ENOTSUP || e == EOPNOTSUPP }
+
+  static func failure(_ path: String, _ what: String, _ e: Int32) -> TilecutError {
+    TilecutError.output(path: path, reason: "\(what) (\(String(cString: strerror(e))))")
+  }
+
+  /// True when `path` is a mount point: another device than its parent, or listed
+  /// as a mount point by the kernel (a bind mount of the same device).
+  static func isMountPoint(_ path: String, device: UInt64) -> Bool {
+    let parent = URL(fileURLWithPath: path).deletingLastPathComponent().path
+    var pst = stat()
+    if stat(parent.isEmpty ? "." : parent, &pst) == 0, UInt64(pst.st_dev) != device { return true }
+    #if os(Linux)
+      guard let real = realpath(path, nil) else { return false }
+      let resolved = String(cString: real)
+      free(real)
+      guard let text = try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8) else { return false }
+      for line in text.split(separator: "\n") {
+        let fields = line.split(separator: " ")
+        guard fields.count > 4 else { continue }
+        if unescapeMountField(String(fields[4])) == resolved { return true }
+      }
+    #endif
+    return false
+  }
+
+  /// mountinfo writes space, tab, newline and backslash as octal escapes.
+  static func unescapeMountField(_ s: String) -> String {
+    guard s.contains("\\") else { return s }
+    var out: [UInt8] = []
+    let b = Array(s.utf8)
+    var i = 0
+    while i < b.count {
+      if b[i] == UInt8(ascii: "\\"), i + 3 < b.count,
+        let v = UInt8(String(decoding: b[i + 1...i + 3], as: UTF8.self), radix: 8)
+      {
+        out.append(v)
+        i += 4
+      } else {
+        out.append(b[i])
+        i += 1
+      }
+    }
+    return String(decoding: out, as: UTF8.self)
+  }
+}

@@ -1,0 +1,259 @@
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+import TilecutCore
+
+@testable import TilecutCLI
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A small seeded generator, so a failing vector can be reproduced from the seed in the message.
+struct SplitMix: RandomNumberGenerator {
+  var state: UInt64
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}
+
+/// Numbers people and programs get wrong: limits, overflow edges, non-numbers.
+let hostileNumbers = [
+  "0", "1", "-1", "2", "3", "7", "22", "29", "30", "31", "32", "62", "63", "64", "-9223372036854775808", "9223372036854775807",
+  "9223372036854775808", "99999999999999", "4294967296", "1e308", "-1e308", "6e307", "nan", "inf", "-inf", "1e-320", "0.5",
+  "-0.0", "1.7976931348623157e308", "", " 1", "0x10", "1_000", "2147483647", "-2147483649",
+]
+
+/// One random command line: mostly hostile option values, some real small runs.
+func hostileArguments(_ rng: inout SplitMix, input: String, output: String) -> [String] {
+  func number() -> String { hostileNumbers.randomElement(using: &rng) ?? "0" }
+  func pair() -> String { "\(number()),\(number())" }
+  func quad() -> String { "\(number()),\(number()),\(number()),\(number())" }
+  func pick(_ list: [String]) -> String { list.randomElement(using: &rng) ?? "" }
+  func option() -> [String] {
+    switch Int.random(in: 0..<23, using: &rng) {
+    case 0: return ["--jobs", number()]
+    case 1: return ["--floors", number()]
+    case 2: return ["--first-floor", number()]
+    case 3: return ["--min-zoom", number()]
+    case 4: return ["--max-zoom", number()]
+    case 5: return ["--max-tiles", number()]
+    case 6: return ["--png-compression", number()]
+    case 7: return ["--quality", number()]
+    case 8: return ["--max-pixels", number()]
+    case 9: return ["--center", pair(), "--meters-per-pixel", number(), "--rotation", number()]
+    case 10: return ["--center", "51.5,-0.12", "--meters-per-pixel", number()]
+    case 11: return ["--center", "51.5,-0.12", "--meters-per-pixel", "0.5", "--rotation", number()]
+    case 12: return ["--bounds", quad()]
+    case 13: return ["--bounds", "51.5,-0.13,51.51,\(number())"]
+    case 14: return ["--gcp", "0,0,\(pair())", "--gcp", "\(pair()),51.5,-0.1"]
+    case 15: return ["--tile-size", pick(["256", "512", "256,512", "768", "1024", "0", "-256", "256,256,256", number()])]
+    case 16: return ["--shard", "\(number())/\(number())"]
+    case 17:
+      return ["--name", pick(["{z}{x}{y}.png", "L{floor}_{z}_{x}{y}", "../{z}_{x}_{y}", "{size}/{z}_{x}_{y}.png", "{z}/{x}/{y}", "{{z}}", "{z", "{floor}{size}_{z}_{x}_{y}"])]
+    case 18: return ["--background", "#ffffff:\(number())"]
+    case 19: return ["--knockout", "white:\(number())"]
+    case 20: return ["--format", pick(["png", "webp", "jpeg", "gif", ""])]
+    case 21: return ["--stack", pick(["vertical", "horizontal", "diagonal"])]
+    default: return ["--world-file-crs", number()]
+    }
+  }
+  var args = [input, "-o", output, "-q"]
+  for _ in 0..<Int.random(in: 1...4, using: &rng) { args += option() }
+  // a fifth of the vectors really render; the rest plan only, so the suite stays quick
+  if Int.random(in: 0..<5, using: &rng) == 0 && !args.contains("--max-tiles") {
+    args += ["--max-tiles", "200", "--force"]
+  } else {
+    args.append("--dry-run")
+  }
+  return args
+}
+
+/// A manifest with one to three damaging edits: hostile numbers, wrong types, keys gone.
+func mutate(_ manifest: Any, _ rng: inout SplitMix) -> Any {
+  func hostileValue() -> Any {
+    let choices: [Any] = [
+      Int.max, Int.min, -1, 0, 31, 62, 1 << 40, 1_099_511_627_776, 1e300, -1e300, Double.pi, "12", NSNull(), [Any](), [String: Any](),
+      [[0, 0, 1 << 40]], [[Int.max, Int.min, 0]], [0, 1, 2, 3], "../../../etc/passwd", "{z}{x}{y}", "/abs/{z}_{x}_{y}.png", true,
+    ]
+    return choices.randomElement(using: &rng) ?? 0
+  }
+  // every path to a leaf or container
+  func paths(_ v: Any, _ prefix: [Any]) -> [[Any]] {
+    var out: [[Any]] = [prefix]
+    if let d = v as? [String: Any] {
+      for (k, c) in d { out += paths(c, prefix + [k]) }
+    } else if let a = v as? [Any] {
+      for (i, c) in a.enumerated() { out += paths(c, prefix + [i]) }
+    }
+    return out
+  }
+  func set(_ v: Any, _ path: ArraySlice<Any>, _ value: Any?) -> Any {
+    guard let head = path.first else { return value ?? NSNull() }
+    if var d = v as? [String: Any], let k = head as? String {
+      if path.count == 1 && value == nil { d[k] = nil } else { d[k] = set(d[k] ?? NSNull(), path.dropFirst(), value) }
+      return d
+    }
+    if var a = v as? [Any], let i = head as? Int, i < a.count {
+      if path.count == 1 && value == nil { a.remove(at: i) } else { a[i] = set(a[i], path.dropFirst(), value) }
+      return a
+    }
+    return v
+  }
+  var result = manifest
+  for _ in 0..<Int.random(in: 1...3, using: &rng) {
+    let all = paths(result, []).filter { !$0.isEmpty }
+    guard let path = all.randomElement(using: &rng) else { break }
+    switch Int.random(in: 0..<10, using: &rng) {
+    case 0: result = set(result, path[...], nil)
+    case 1:
+      // a level that claims a huge grid
+      if var d = result as? [String: Any], var levels = d["levels"] as? [Any] {
+        levels.append([
+          "floor": 1, "tileSize": 256, "zoom": [5, 30, 62, -1].randomElement(using: &rng) ?? 5,
+          "xRange": [0, [1_099_511_627_776, 31, 1 << 30].randomElement(using: &rng) ?? 0], "yRange": [0, 1 << 29],
+          "rows": [[0, 0, 1 << 29]], "tileCount": 1 << 29,
+        ])
+        d["levels"] = levels
+        result = d
+      }
+    default: result = set(result, path[...], hostileValue())
+    }
+  }
+  return result
+}
+
+/// The release binary when it is newer than every source file (it starts three
+/// times faster, which is most of a fuzz case), else the debug one the suite built.
+func fastestBinary() throws -> String {
+  let debug = try tilecutBinary()
+  let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+  let release = root.appendingPathComponent(".build/release/tilecut").path
+  func modified(_ path: String) -> Date? { (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date }
+  guard let built = modified(release) else { return debug }
+  let sources = root.appendingPathComponent("Sources").path
+  let newest = filesBelow(sources).compactMap { modified(sources + "/" + $0) }.max() ?? .distantFuture
+  return built > newest ? release : debug
+}
+
+@Suite("hostile numbers never trap (issue 13, item 4)", .serialized)
+struct HostileNumbersTests {
+  @Test("hostile options are usage errors naming the option", arguments: [
+    ["--jobs", "99999999999999"], ["--jobs", "0"], ["--rotation", "6e307"], ["--rotation", "nan"], ["--floors", "2", "--first-floor", "9223372036854775807"],
+    ["--floors", "99999999"], ["--min-zoom", "31"], ["--max-pixels", "0"], ["--shard", "1/9223372036854775807"], ["--meters-per-pixel", "inf"],
+  ])
+  func hostileOptions(extra: [String]) throws {
+    let c = try Corpus()
+    defer { c.cleanup() }
+    var args = [c.path("good.png"), "-o", c.path("out"), "--force"] + extra
+    if extra.contains("--rotation") || extra.contains("--meters-per-pixel") {
+      args += ["--center", "51.5,-0.1"] + (extra.contains("--meters-per-pixel") ? [] : ["--meters-per-pixel", "0.1"])
+    }
+    let r = try runTool(args)
+    c.expectClean(r, status: 2, mentions: extra.first { $0.hasPrefix("--") && $0 != "--floors" } ?? extra[0])
+  }
+
+  @Test("a manifest with numbers off the grid is one line naming the level, in verify, preview, merge and a run")
+  func hostileManifest() throws {
+    let c = try Corpus()
+    defer { c.cleanup() }
+    let path = c.path("out/manifest.json")
+    var json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+    var levels = try #require(json["levels"] as? [[String: Any]])
+    levels[1]["xRange"] = [0, 1_099_511_627_776]
+    json["levels"] = levels
+    try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: path))
+    let before = snapshot(c.path("out"))
+    for args in [
+      ["verify", c.path("out")], ["preview", c.path("out"), "--zoom", "1", "-o", c.path("sheet.png")], ["merge", c.path("m"), c.path("out")],
+      [c.path("good.png"), "-o", c.path("out")],
+    ] {
+      let r = try runTool(args)
+      #expect(!r.signalled && r.status == 1, "\(args[0]): \(r.status) \(r.stderr)")
+      #expect(r.stderrLines.count == 1 && r.stderr.contains("manifest.json: level 1: x range 0…1099511627776 is outside zoom"), "\(r.stderr)")
+      #expect(snapshot(c.path("out")) == before)
+    }
+  }
+
+  @Test("fuzz: 2,000 argument vectors and 1,000 mutated manifests: no signal, exit 0/1/2, bounded memory")
+  func fuzz() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let binary = try fastestBinary()
+    try picture(width: 40, height: 30, seed: 3).writePNG(to: dir + "/tiny.png")
+    // the outputs the manifests are mutated in: a whole job with a preview, and its two shards
+    let made = [
+      probe(binary, [dir + "/tiny.png", "-o", dir + "/base", "-q", "--floors", "2", "--preview"]),
+      probe(binary, [dir + "/tiny.png", "-o", dir + "/part1", "-q", "--floors", "2", "--shard", "1/2"]),
+      probe(binary, [dir + "/tiny.png", "-o", dir + "/part2", "-q", "--floors", "2", "--shard", "2/2"]),
+    ]
+    #expect(made.allSatisfy { $0.status == 0 }, "\(made.map(\.stderr))")
+    let baseManifest = try Data(contentsOf: URL(fileURLWithPath: dir + "/base/manifest.json"))
+    let shardManifest = try Data(contentsOf: URL(fileURLWithPath: dir + "/part1/manifest.json"))
+
+    let argumentCases = 2_000
+    let manifestCases = 1_000
+    let workers = 4
+    let failures = Mutex<[String]>([])
+    let worst = Mutex<(kb: Int, what: String)>((0, ""))
+    let limitKB = 1_500_000
+    DispatchQueue.concurrentPerform(iterations: workers) { w in
+      let home = dir + "/w\(w)"
+      try? FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+      func check(_ args: [String], _ r: ProbeResult, _ label: String) {
+        var problem: String?
+        if r.timedOut {
+          problem = "timed out"
+        } else if r.signal != 0 {
+          problem = "killed by signal \(r.signal)"
+        } else if ![0, 1, 2].contains(r.status) {
+          problem = "exit \(r.status)"
+        } else if r.maxResidentKB > limitKB {
+          problem = "peak memory \(r.maxResidentKB) KB"
+        } else if r.status != 0 && !r.stderr.hasPrefix("error: ") {
+          problem = "no error line"
+        }
+        worst.withLock { if r.maxResidentKB > $0.kb { $0 = (r.maxResidentKB, label) } }
+        if let problem { failures.withLock { $0.append("\(label) \(problem): \(args.joined(separator: " ")) — \(r.stderr.prefix(300))") } }
+      }
+      var i = w
+      while i < argumentCases {
+        var rng = SplitMix(state: UInt64(i) &* 7919 &+ 1)
+        let args = hostileArguments(&rng, input: dir + "/tiny.png", output: home + "/out")
+        check(args, probe(binary, args, timeout: 60), "arguments #\(i)")
+        i += workers
+      }
+      i = w
+      while i < manifestCases {
+        var rng = SplitMix(state: UInt64(i) &* 104_729 &+ 17)
+        let command = i % 4
+        let target = home + "/m"
+        try? FileManager.default.removeItem(atPath: target)
+        try? FileManager.default.copyItem(atPath: dir + (command == 2 ? "/part1" : "/base"), toPath: target)
+        let original = (try? JSONSerialization.jsonObject(with: command == 2 ? shardManifest : baseManifest)) ?? [String: Any]()
+        let mutated = mutate(original, &rng)
+        if let data = try? JSONSerialization.data(withJSONObject: mutated) {
+          try? data.write(to: URL(fileURLWithPath: target + "/manifest.json"))
+        }
+        let args: [String]
+        switch command {
+        case 0: args = ["verify", target, "--jobs", "1"]
+        case 1: args = ["preview", target, "--zoom", String(Int.random(in: 0...6, using: &rng)), "-o", home + "/sheet.png"]
+        case 2: args = ["merge", home + "/merged", target, dir + "/part2"]
+        default: args = [dir + "/tiny.png", "-o", target, "-q", "--floors", "2", "--preview"]
+        }
+        check(args, probe(binary, args, timeout: 60), "manifest #\(i)")
+        i += workers
+      }
+    }
+    let found = failures.withLock { $0 }
+    #expect(found.isEmpty, "\(found.count) failures, first: \(found.prefix(5).joined(separator: "\n"))")
+    let peak = worst.withLock { $0 }
+    #expect(peak.kb < limitKB, "peak \(peak.kb) KB in \(peak.what)")
+  }
+}
