@@ -34,7 +34,7 @@ let package = Package(
     .target(
       name: "TilecutCLI",
       dependencies: [
-        "TilecutCore", "TilecutVips",
+        "TilecutCore", "TilecutVips", "TilecutMBTiles",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -46,7 +46,7 @@ let package = Package(
     .testTarget(
       name: "TilecutCLITests",
       dependencies: [
-        "TilecutCLI", "TilecutCore", "TilecutVips",
+        "TilecutCLI", "TilecutCore", "TilecutVips", "TilecutMBTiles", "CSQLite",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
   ]

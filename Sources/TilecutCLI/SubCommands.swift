@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import TilecutCore
+import TilecutMBTiles
 import TilecutVips
 
 #if canImport(Glibc)
@@ -160,6 +161,7 @@ struct VerifyCommand: ParsableCommand {
   func run() throws {
     try reportingErrors { printer in
       let manifest = try loadManifest(directory)
+      if manifest.store == "mbtiles" { return try verifyMBTiles(manifest, printer: printer) }
       let template = try TileNameTemplate(manifest.name)
       let entries = entriesBelow(directory)
       let regular = Dictionary(entries.filter(\.isRegular).map { ($0.path, $0.bytes) }, uniquingKeysWith: { a, _ in a })
@@ -226,6 +228,83 @@ struct VerifyCommand: ParsableCommand {
   }
 }
 
+extension VerifyCommand {
+  /// An MBTiles output: every tile set present, every listed cell a row that decodes
+  /// at the tile size, no row the manifest does not list, nothing else in the directory.
+  func verifyMBTiles(_ manifest: Manifest, printer: Printer) throws -> Int32 {
+    var problems: [String] = []
+    let own = Set([Manifest.fileName] + (manifest.storeFiles ?? []))
+    for entry in entriesBelow(directory) {
+      if entry.isSymlink {
+        problems.append("symbolic link: \(entry.path)")
+      } else if !entry.isRegular {
+        problems.append("not a regular file: \(entry.path)")
+      } else if !own.contains(entry.path) {
+        problems.append("not in the manifest: \(entry.path)")
+      }
+    }
+    var checked = 0
+    for set in manifest.tileSets ?? [] {
+      let path = directory + "/" + set.file
+      var st = stat()
+      guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+        problems.append("missing: \(set.file)")
+        continue
+      }
+      var levels: [Int: Manifest.Level] = [:]
+      for level in manifest.levels where level.floor == set.floor && level.tileSize == set.tileSize { levels[level.zoom] = level }
+      var seen = Set<TileCoordinate>()
+      do {
+        let reader = try MBTilesReader(path: path)
+        try reader.forEachRow { row in
+          let at = "\(set.file) row zoom \(row.zoom), column \(row.column), row \(row.row)"
+          guard let tile = row.tile else {
+            problems.append("outside the grid: \(at)")
+            return
+          }
+          guard let level = levels[tile.zoom], level.hasTile(x: tile.x, y: tile.y) else {
+            problems.append("extra row: \(at) (tile \(tile)), not in the manifest")
+            return
+          }
+          guard seen.insert(tile).inserted else {
+            problems.append("duplicate row: \(at)")
+            return
+          }
+          do {
+            let image = try RGBAImage.decode(bytes: row.data)
+            if image.width != set.tileSize || image.height != set.tileSize {
+              problems.append("wrong size: \(at) is \(image.width)×\(image.height), expected \(set.tileSize)×\(set.tileSize)")
+            }
+          } catch {
+            problems.append("does not decode: \(at) (tile \(tile))")
+          }
+          checked += 1
+        }
+      } catch let error as TilecutError {
+        problems.append("unreadable: \(error.description)")
+        continue
+      }
+      for level in levels.values.sorted(by: { $0.zoom < $1.zoom }) {
+        for tile in level.tiles where !seen.contains(tile) {
+          problems.append("missing row: \(set.file) tile \(tile) (TMS row \(mbtilesRow(for: tile)))")
+        }
+      }
+    }
+    for level in manifest.levels where level.tileCount > 0 {
+      if !(manifest.tileSets ?? []).contains(where: { $0.floor == level.floor && $0.tileSize == level.tileSize }) {
+        problems.append("missing: no tile set for floor \(level.floor), \(level.tileSize) px")
+      }
+    }
+    if problems.isEmpty {
+      printer.info("ok: \(checked) tiles in \((manifest.tileSets ?? []).count) MBTiles files of \(directory) match its manifest")
+      return 0
+    }
+    for p in problems.sorted() { Printer.result(p) }
+    printer.error("\(directory): \(problems.count) problem\(problems.count == 1 ? "" : "s") (listed on stdout)")
+    return 1
+  }
+}
+
 /// `tilecut merge OUT SHARD…`: one output from the shards of a `--shard K/N` job.
 struct MergeCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -264,11 +343,18 @@ struct MergeCommand: ParsableCommand {
         let shown = missing.prefix(5).map { "\($0)/\(firstShard.count)" }.joined(separator: ", ")
         throw TilecutError.invalidOption(option: "shard-dir", reason: "shard\(missing.count == 1 ? "" : "s") \(shown)\(missing.count > 5 ? ", …" : "") missing")
       }
+      let isMBTiles = first.store == "mbtiles"
       // what each shard's manifest lists must be what it holds
       for (dir, (m, tally)) in zip(shards, inspected) {
+        var rows: [LevelKey: Int] = [:]
+        for set in m.tileSets ?? [] where isMBTiles {
+          for (zoom, count) in try MBTilesReader(path: dir + "/" + set.file).rowCounts() {
+            rows[LevelKey(floor: set.floor, tileSize: set.tileSize, zoom: zoom)] = count.count
+          }
+        }
         for level in m.levels {
           let key = LevelKey(floor: level.floor, tileSize: level.tileSize, zoom: level.zoom)
-          let have = tally[key]?.count ?? 0
+          let have = isMBTiles ? rows[key] ?? 0 : tally[key]?.count ?? 0
           guard have == level.tileCount else {
             throw TilecutError.invalidInput(
               path: dir, reason: "lists \(level.tileCount) tiles for floor \(level.floor), \(level.tileSize) px, zoom \(level.zoom) but holds \(have); run that shard again")
@@ -276,7 +362,10 @@ struct MergeCommand: ParsableCommand {
         }
       }
       let template = try TileNameTemplate(first.name)
-      let store = DirectoryTileStore(path: output, template: template, option: "out")
+      let store: any TileStore =
+        isMBTiles
+        ? MBTilesTileStore(path: output, format: first.options["format"] ?? "png", option: "out", digest: { Vips.sha256(of: $0) })
+        : DirectoryTileStore(path: output, template: template, option: "out")
       try store.inspect()
       try store.begin()
       var committed = false
@@ -285,7 +374,30 @@ struct MergeCommand: ParsableCommand {
       var bytesByLevel: [LevelKey: Int] = [:]
       var owner: [String: String] = [:]
       var copied = 0
-      for (dir, m) in zip(shards, manifests) {
+      for (dir, m) in zip(shards, manifests) where isMBTiles {
+        var levels: [LevelKey: Manifest.Level] = [:]
+        for level in m.levels { levels[LevelKey(floor: level.floor, tileSize: level.tileSize, zoom: level.zoom)] = level }
+        for set in m.tileSets ?? [] {
+          try MBTilesReader(path: dir + "/" + set.file).forEachRow { row in
+            guard let tile = row.tile, let level = levels[LevelKey(floor: set.floor, tileSize: set.tileSize, zoom: tile.zoom)],
+              level.hasTile(x: tile.x, y: tile.y)
+            else {
+              throw TilecutError.invalidInput(path: dir + "/" + set.file, reason: "has a row (zoom \(row.zoom), column \(row.column), row \(row.row)) its manifest does not list; run that shard again")
+            }
+            let key = LevelKey(floor: set.floor, tileSize: set.tileSize, zoom: tile.zoom)
+            let name = "\(set.file) \(tile)"
+            if let other = owner[name] {
+              throw TilecutError.invalidInput(path: dir, reason: "holds \(name), which \(other) holds too; shards of one job never overlap")
+            }
+            owner[name] = dir
+            try store.put(row.data, floor: set.floor, tileSize: set.tileSize, tile: tile)
+            tilesByLevel[key, default: []].append(tile)
+            bytesByLevel[key, default: 0] += row.data.count
+            copied += 1
+          }
+        }
+      }
+      for (dir, m) in zip(shards, manifests) where !isMBTiles {
         for level in m.levels {
           let key = LevelKey(floor: level.floor, tileSize: level.tileSize, zoom: level.zoom)
           for tile in level.tiles {
@@ -295,7 +407,7 @@ struct MergeCommand: ParsableCommand {
             }
             owner[path] = dir
             let data = try readInside(dir, path)
-            try store.write(data, to: path)
+            try store.put(data, floor: level.floor, tileSize: level.tileSize, tile: tile)
             tilesByLevel[key, default: []].append(tile)
             bytesByLevel[key, default: 0] += data.count
             copied += 1
@@ -307,6 +419,7 @@ struct MergeCommand: ParsableCommand {
       merged.options["shard"] = nil
       merged.fingerprint = firstShard.jobFingerprint
       merged.storeFiles = nil
+      merged.tileSets = nil
       merged.levels = first.levels.map { level in
         let key = LevelKey(floor: level.floor, tileSize: level.tileSize, zoom: level.zoom)
         let range = TileRange(zoom: level.zoom, xRange: level.xRange[0]...level.xRange[1], yRange: level.yRange[0]...level.yRange[1])
@@ -332,6 +445,7 @@ struct MergeCommand: ParsableCommand {
     if sa.count != sb.count { return "shard counts" }
     if sa.jobFingerprint != sb.jobFingerprint { return "job fingerprints" }
     if a.name != b.name { return "name templates" }
+    if a.store != b.store { return "stores" }
     if a.tileSizes != b.tileSizes { return "tile sizes" }
     if a.floors != b.floors { return "floors" }
     if a.generator != b.generator { return "tool versions" }

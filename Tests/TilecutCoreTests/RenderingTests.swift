@@ -31,7 +31,10 @@ final class CapturingSink: TileEncoder, TileWriter, Sendable {
   let tiles = Mutex<[String: [UInt8]]>([:])
   var fileExtension: String { "raw" }
   func encode(rgba: [UInt8], size: Int, upsampled: Bool) throws -> [UInt8] { rgba }
-  func write(_ bytes: [UInt8], to relativePath: String) throws { tiles.withLock { $0[relativePath] = bytes } }
+  /// Keyed `size/z_x_y`, the tests' own naming.
+  func put(_ bytes: [UInt8], floor: Int, tileSize: Int, tile: TileCoordinate) throws {
+    tiles.withLock { $0["\(tileSize)/\(tile.zoom)_\(tile.x)_\(tile.y)"] = bytes }
+  }
 }
 
 /// A source image as a function: W × H, opaque pattern with a transparent hole.

@@ -51,9 +51,10 @@ func tile(_ path: String, into out: String, sizes: [Int], maxZoom: Int? = nil) t
     floor: 1, source: source, placement: .raster(nativeZoom: zoom), request: PlanRequest(maxZoom: zoom, tileSizes: sizes))
   let pool = WorkPool(jobs: 2)
   let ledger = RenderLedger()
+  let template = try TileNameTemplate(TileNameTemplate.defaultPattern)
   let builder = PyramidBuilder(
-    plan: plan, settings: RenderSettings(template: try TileNameTemplate(TileNameTemplate.defaultPattern)),
-    encoder: VipsTileEncoder(), writer: DirectoryTileWriter(root: out), pool: pool, ledger: ledger,
+    plan: plan, settings: RenderSettings(template: template),
+    encoder: VipsTileEncoder(), writer: DirectoryTileWriter(root: out, template: template), pool: pool, ledger: ledger,
     openSource: { try LevelPipeline.open(plan: plan, level: $0, loader: header.loader) })
   try builder.build()
   try pool.drain()

@@ -36,7 +36,7 @@ final class SamplingEncoder: TileEncoder, Sendable {
 
 /// Drops tiles: a dry run decides which cells have a tile without writing one.
 struct NullWriter: TileWriter {
-  func write(_ bytes: [UInt8], to relativePath: String) throws {}
+  func put(_ bytes: [UInt8], floor: Int, tileSize: Int, tile: TileCoordinate) throws {}
 }
 
 extension TileJob {

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import TilecutCore
+import TilecutMBTiles
 import TilecutVips
 
 #if canImport(Glibc)
@@ -136,6 +137,7 @@ struct TileJob {
     if let k = plan.settings.knockout { o["knockout"] = k.description }
     if let s = plan.settings.shard { o["shard"] = "\(s.index)/\(s.count)" }
     if output.preview { o["preview"] = "true" }
+    if output.store != .directory { o["store"] = output.store.rawValue }
     for p in plan.plans {
       let zooms = Set(p.levels.flatMap { $0.cuts.map(\.zoom) })
       let t = p.placement.transform
@@ -159,7 +161,7 @@ struct TileJob {
     try cancel.checkpoint()
 
     // ownership before any work: refuse an output holding anything tilecut did not write
-    let store = DirectoryTileStore(path: output.output, template: plan.template)
+    let store = makeStore(plan)
     try store.inspect()
     cancel.attach(store)
     let sources = try digestSources(plan, previous: store.existingManifest)
@@ -210,6 +212,14 @@ struct TileJob {
     progress.finish()
     report(plan, ledger: ledger, seconds: seconds, output: store.path)
     return 0
+  }
+
+  /// The store the options ask for, at the output path.
+  func makeStore(_ plan: TileJobPlan) -> any TileStore {
+    switch output.store {
+    case .directory: return DirectoryTileStore(path: output.output, template: plan.template)
+    case .mbtiles: return MBTilesTileStore(path: output.output, format: encoding.format.rawValue, digest: { Vips.sha256(of: $0) })
+    }
   }
 
   /// Renders every floor, floors side by side, each streaming its levels.

@@ -1,5 +1,4 @@
 import ArgumentParser
-import ArgumentParser
 import TilecutCore
 import TilecutVips
 
@@ -25,7 +24,24 @@ public struct OutputOptions: ParsableArguments {
   @Flag(help: "Also write preview.html, a self-contained page to pan and zoom over the tiles.")
   public var preview = false
 
+  @Option(
+    help: ArgumentHelp(
+      "Where tiles go: directory (one file per tile, for a CDN) or mbtiles (one MBTiles 1.3 file per floor and tile size, for an app bundle).",
+      valueName: "kind"))
+  public var store: StoreKind = .directory
+
   public init() {}
+
+  public func validate() throws {
+    if store == .mbtiles && preview {
+      throw ValidationError("--preview: the preview page reads tile files; it goes with --store directory")
+    }
+  }
+}
+
+/// The kinds of tile store.
+public enum StoreKind: String, ExpressibleByArgument, CaseIterable, Sendable {
+  case directory, mbtiles
 }
 
 /// Which zooms and tile sizes to make.

@@ -13,9 +13,19 @@ import Synchronization
 /// directory updates, the largest system cost of a run).
 public final class DirectoryTileWriter: TileWriter {
   public let root: String
+  /// How tiles are named under the root.
+  public let template: TileNameTemplate?
   private let madeDirectories = Mutex<Set<String>>([])
 
-  public init(root: String) { self.root = root }
+  public init(root: String, template: TileNameTemplate? = nil) {
+    self.root = root
+    self.template = template
+  }
+
+  public func put(_ bytes: [UInt8], floor: Int, tileSize: Int, tile: TileCoordinate) throws {
+    guard let template else { throw TilecutError.output(path: root, reason: "no name template for tiles") }
+    try write(bytes, to: template.path(floor: floor, tileSize: tileSize, tile: tile))
+  }
 
   public func write(_ bytes: [UInt8], to relativePath: String) throws {
     let path = root + "/" + relativePath

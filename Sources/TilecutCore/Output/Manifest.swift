@@ -27,6 +27,25 @@ public struct Manifest: Codable, Sendable, Equatable {
   /// a store's own files), relative to the output root: with the tiles they are
   /// everything tilecut may replace or delete there.
   public var storeFiles: [String]?
+  /// `mbtiles` when the tiles are in MBTiles files (listed in `tileSets`); absent
+  /// when they are files named by `name`.
+  public var store: String?
+  /// With the MBTiles store: the file holding each floor and tile size.
+  public var tileSets: [TileSet]?
+
+  /// One MBTiles file of an output: a floor at a tile size.
+  public struct TileSet: Codable, Sendable, Equatable, Hashable {
+    public var floor: Int
+    public var tileSize: Int
+    /// Relative to the output root.
+    public var file: String
+
+    public init(floor: Int, tileSize: Int, file: String) {
+      self.floor = floor
+      self.tileSize = tileSize
+      self.file = file
+    }
+  }
 
   public init(
     tileSizes: [Int], floors: [Int], name: String, levels: [Level], footprints: [Footprint],

@@ -80,6 +80,27 @@ extension Manifest {
         throw bad("store file '\(file)' is not a plain relative path")
       }
     }
+    switch store {
+    case nil, "directory": break
+    case "mbtiles":
+      var sets = Set<LevelKey>()
+      for set in tileSets ?? [] {
+        guard knownFloors.contains(set.floor), knownSizes.contains(set.tileSize) else {
+          throw bad("tile set \(set.file) is for floor \(set.floor), \(set.tileSize) px, which the manifest does not have")
+        }
+        guard (storeFiles ?? []).contains(set.file), !set.file.contains("/") else {
+          throw bad("tile set \(set.file) is not one of the output's store files")
+        }
+        guard sets.insert(LevelKey(floor: set.floor, tileSize: set.tileSize, zoom: 0)).inserted else {
+          throw bad("floor \(set.floor), \(set.tileSize) px has two tile sets")
+        }
+      }
+      for level in levels where level.tileCount > 0 && !sets.contains(LevelKey(floor: level.floor, tileSize: level.tileSize, zoom: 0)) {
+        throw bad("floor \(level.floor), \(level.tileSize) px has tiles but no tile set")
+      }
+    default:
+      throw bad("store '\(store ?? "")' is not one this tilecut reads (directory, mbtiles)")
+    }
   }
 
   /// The tiles the manifest lists, all levels together.

@@ -30,9 +30,10 @@ extension TileEncoder {
   }
 }
 
-/// Stores one encoded tile under a path relative to the output root.
+/// Takes the encoded tiles of a run: a tile store, or a test's sink. How a tile is
+/// named (a file path, an MBTiles row) is the writer's business.
 public protocol TileWriter: Sendable {
-  func write(_ bytes: [UInt8], to relativePath: String) throws
+  func put(_ bytes: [UInt8], floor: Int, tileSize: Int, tile: TileCoordinate) throws
 }
 
 /// One floor, tile size and zoom: the unit the manifest and summary count by.
@@ -443,14 +444,13 @@ public final class PyramidBuilder {
       let encoder = builder.encoder
       let writer = builder.writer
       let ledger = builder.ledger
-      let path = builder.settings.template.path(floor: key.floor, tileSize: key.tileSize, tile: tile)
       builder.pool.submit(holding: holding) {
         guard let rgba = pixels() else {
           ledger.blank(key)
           return
         }
         let bytes = try encoder.encode(rgba: rgba, size: key.tileSize, upsampled: upsampled)
-        try writer.write(bytes, to: path)
+        try writer.put(bytes, floor: key.floor, tileSize: key.tileSize, tile: tile)
         ledger.written(key, tile, bytes: bytes.count)
       }
     }

@@ -1,0 +1,149 @@
+import Foundation
+import Synchronization
+import TilecutCore
+
+/// The MBTiles store: the output directory holds one MBTiles 1.3 file per floor and
+/// tile size plus `manifest.json` naming them. Staging, ownership and the swap are the
+/// directory store's (the files are its store files); this type only decides what
+/// goes into each file. A cell with no tile has no row, so a reader's "no row" is
+/// `kGMSTileLayerNoTile`.
+public final class MBTilesTileStore: TileStore, @unchecked Sendable {
+  let directory: DirectoryTileStore
+  /// `png`, `webp` or `jpg`, as MBTiles names formats.
+  let format: String
+  let digest: @Sendable ([UInt8]) -> String
+  private let writers = Mutex<[LevelKey: MBTilesWriter]>([:])
+
+  /// `format`: the tiles' file format (`png`, `webp`, `jpeg`); `digest` names a tile by its content.
+  public init(path: String, format: String, option: String = "--output", digest: @escaping @Sendable ([UInt8]) -> String) {
+    directory = DirectoryTileStore(path: path, template: nil, option: option)
+    self.format = format == "jpeg" ? "jpg" : format
+    self.digest = digest
+  }
+
+  public var path: String { directory.path }
+  public var existingManifest: Manifest? { directory.existingManifest }
+
+  /// The file name of a floor's tile set at a tile size.
+  public static func fileName(floor: Int, tileSize: Int) -> String { "L\(floor)_\(tileSize).mbtiles" }
+
+  public func inspect() throws { try directory.inspect() }
+
+  /// Nil when every tile set of the manifest is present with the rows per zoom it lists.
+  public func difference(from manifest: Manifest) -> String? {
+    guard manifest.store == "mbtiles", let sets = manifest.tileSets else { return "the output holds tile files, not MBTiles" }
+    for set in sets {
+      let file = path + "/" + set.file
+      let counts: [Int: (count: Int, bytes: Int)]
+      do { counts = try MBTilesReader(path: file).rowCounts() } catch { return "\(set.file) cannot be read" }
+      for level in manifest.levels where level.floor == set.floor && level.tileSize == set.tileSize {
+        let have = counts[level.zoom] ?? (0, 0)
+        if have.count != level.tileCount {
+          return "\(set.file) has \(have.count) tiles at zoom \(level.zoom); the manifest lists \(level.tileCount)"
+        }
+        if let bytes = level.bytes, bytes != have.bytes {
+          return "\(set.file) holds \(have.bytes) bytes of tiles at zoom \(level.zoom); the manifest says \(bytes)"
+        }
+      }
+      let listed = Set(manifest.levels.filter { $0.floor == set.floor && $0.tileSize == set.tileSize }.map(\.zoom))
+      if let extra = counts.keys.sorted().first(where: { !listed.contains($0) }) {
+        return "\(set.file) has tiles at zoom \(extra), which the manifest does not list"
+      }
+    }
+    for file in manifest.storeFiles ?? [] where !FileManager.default.fileExists(atPath: path + "/" + file) {
+      return "\(file) is missing"
+    }
+    return nil
+  }
+
+  public func markUpToDate() throws { try directory.markUpToDate() }
+
+  public func begin() throws { try directory.begin() }
+
+  private func writer(floor: Int, tileSize: Int) throws -> MBTilesWriter {
+    let key = LevelKey(floor: floor, tileSize: tileSize, zoom: 0)
+    return try writers.withLock { all in
+      if let w = all[key] { return w }
+      guard let staging = directory.stagingPath else { throw TilecutError.output(path: path, reason: "the store was not begun") }
+      let w = try MBTilesWriter(path: staging + "/" + Self.fileName(floor: floor, tileSize: tileSize), digest: digest)
+      all[key] = w
+      return w
+    }
+  }
+
+  public func put(_ bytes: [UInt8], floor: Int, tileSize: Int, tile: TileCoordinate) throws {
+    try writer(floor: floor, tileSize: tileSize).put(tile, data: bytes)
+  }
+
+  public func recordNoTile(floor: Int, tileSize: Int, tile: TileCoordinate) {}
+
+  /// Finishes every tile set (one per floor and tile size of the manifest, empty ones
+  /// too), then writes the manifest naming them.
+  @discardableResult
+  public func finish(manifest: Manifest, files: [String: [UInt8]]) throws -> Manifest {
+    var final = manifest
+    var sets: [Manifest.TileSet] = []
+    let keys = Set(manifest.levels.map { LevelKey(floor: $0.floor, tileSize: $0.tileSize, zoom: 0) })
+    for key in keys.sorted() {
+      let w = try writer(floor: key.floor, tileSize: key.tileSize)
+      try w.finish(metadata: Self.metadata(manifest, floor: key.floor, tileSize: key.tileSize, format: format))
+      sets.append(Manifest.TileSet(floor: key.floor, tileSize: key.tileSize, file: Self.fileName(floor: key.floor, tileSize: key.tileSize)))
+    }
+    final.store = "mbtiles"
+    final.tileSets = sets
+    final.storeFiles = Array(Set(manifest.storeFiles ?? []).union(sets.map(\.file))).sorted()
+    return try directory.finish(manifest: final, files: files)
+  }
+
+  public func commit() throws { try directory.commit() }
+
+  public func abort() {
+    let all = writers.withLock { w -> [MBTilesWriter] in
+      let v = Array(w.values)
+      w.removeAll()
+      return v
+    }
+    for w in all { w.abort() }
+    directory.abort()
+  }
+
+  /// The metadata rows of one floor's tile set at one size, from the manifest.
+  static func metadata(_ manifest: Manifest, floor: Int, tileSize: Int, format: String) throws -> MBTilesMetadata {
+    let levels = manifest.levels.filter { $0.floor == floor && $0.tileSize == tileSize }.sorted { $0.zoom < $1.zoom }
+    let minZoom = levels.first?.zoom ?? 0
+    let maxZoom = levels.last?.zoom ?? 0
+    let footprint = manifest.footprints.first { $0.floor == floor }
+    let bounds: [Double] = footprint.map { [$0.west, $0.south, $0.east, $0.north] } ?? [-180, -85.0511287798066, 180, 85.0511287798066]
+    let source = manifest.sources.first { $0.floor == floor }
+    let sourceName = source.map { URL(fileURLWithPath: $0.path).lastPathComponent } ?? "tilecut"
+    // the no-tile cells: per zoom, the range the footprint touches and the runs that
+    // have a tile (every other cell of the world has none too)
+    struct Info: Encodable {
+      var floor: Int
+      var tileSize: Int
+      var scheme = "tms"
+      var levels: [Manifest.Level]
+      var generator: String
+    }
+    let info = Info(floor: floor, tileSize: tileSize, levels: levels, generator: "tilecut \(manifest.generator.version)")
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    let json = String(decoding: try encoder.encode(info), as: UTF8.self)
+    return MBTilesMetadata(
+      name: "\(sourceName) floor \(floor) (\(tileSize) px)", format: format, bounds: bounds,
+      center: ((bounds[0] + bounds[2]) / 2, (bounds[1] + bounds[3]) / 2, minZoom), minZoom: minZoom, maxZoom: maxZoom,
+      version: String(manifest.fingerprint.prefix(16)),
+      description: "floor \(floor) of \(sourceName): \(tileSize) px tiles\(tileSize > 256 ? " (\(tileSize / 256)× density on the 256 px z/x/y grid)" : ""), made by tilecut",
+      json: json)
+  }
+}
+
+extension MBTilesReader {
+  /// Rows and tile bytes per zoom level, without decoding a tile.
+  public func rowCounts() throws -> [Int: (count: Int, bytes: Int)] {
+    let q = try db.prepare("SELECT zoom_level, count(*), sum(length(tile_data)) FROM tiles GROUP BY zoom_level")
+    var out: [Int: (count: Int, bytes: Int)] = [:]
+    while try q.next() { out[q.int(0)] = (q.int(1), q.int(2)) }
+    return out
+  }
+}

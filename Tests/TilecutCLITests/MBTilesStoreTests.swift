@@ -1,0 +1,146 @@
+import CSQLite
+import Foundation
+import Testing
+import TilecutCore
+import TilecutMBTiles
+
+/// Runs SQL that changes a file, with the raw SQLite API (a test's way to damage an output).
+private func damage(_ path: String, _ sql: String) throws {
+  var db: OpaquePointer?
+  guard sqlite3_open(path, &db) == SQLITE_OK else { throw TilecutError.invalidInput(path: path, reason: "cannot open") }
+  defer { sqlite3_close(db) }
+  guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
+    throw TilecutError.invalidInput(path: path, reason: String(cString: sqlite3_errmsg(db)))
+  }
+}
+
+/// XYZ tile → bytes of every row of an MBTiles file.
+private func rows(_ path: String) throws -> [TileCoordinate: [UInt8]] {
+  var out: [TileCoordinate: [UInt8]] = [:]
+  try MBTilesReader(path: path).forEachRow { row in
+    if let tile = row.tile { out[tile] = row.data }
+  }
+  return out
+}
+
+@Suite("MBTiles store (issue 15)", .serialized)
+struct MBTilesStoreTests {
+  let bounds = "51.5006,-0.1275,51.5016,-0.1255"
+
+  @Test("the same job as a directory and as MBTiles: the same tiles, TMS rows flipped, one file per floor and size")
+  func sameTilesAsDirectory() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try picture(width: 700, height: 500, transparentLeft: 200).writePNG(to: dir + "/plan.png")
+    let common = [dir + "/plan.png", "--bounds", bounds, "-q", "--floors", "1"]
+    let d = try runTool(common + ["-o", dir + "/tiles"])
+    let m = try runTool(common + ["-o", dir + "/mb", "--store", "mbtiles"])
+    #expect(d.status == 0 && m.status == 0, "\(d.stderr)\(m.stderr)")
+    let files = try FileManager.default.contentsOfDirectory(atPath: dir + "/mb").sorted()
+    #expect(files == ["L1_256.mbtiles", "L1_512.mbtiles", "manifest.json"])
+    let manifest = try Manifest.decode(try Data(contentsOf: URL(fileURLWithPath: dir + "/mb/manifest.json")))
+    #expect(manifest.store == "mbtiles")
+    #expect(manifest.tileSets?.map(\.file) == ["L1_256.mbtiles", "L1_512.mbtiles"])
+    let template = try TileNameTemplate(TileNameTemplate.defaultPattern)
+    var compared = 0
+    for size in [256, 512] {
+      let stored = try rows(dir + "/mb/L1_\(size).mbtiles")
+      let onDisk = snapshot(dir + "/tiles").filter { $0.key.hasPrefix("\(size)/") }
+      #expect(stored.count == onDisk.count && !stored.isEmpty)
+      for (tile, bytes) in stored {
+        let path = template.path(floor: 1, tileSize: size, tile: tile)
+        #expect(onDisk[path].map { [UInt8]($0) } == bytes, "\(size) px \(tile)")
+        compared += 1
+      }
+      // the metadata names the floor's footprint, the zooms and the no-tile cells
+      let meta = try MBTilesReader(path: dir + "/mb/L1_\(size).mbtiles").metadata()
+      let b = (meta["bounds"] ?? "").split(separator: ",").compactMap { Double($0) }
+      #expect(b.count == 4 && abs(b[0] - -0.1275) < 1e-6 && abs(b[1] - 51.5006) < 1e-6 && abs(b[2] - -0.1255) < 1e-6 && abs(b[3] - 51.5016) < 1e-6)
+      let zooms = manifest.levels.filter { $0.tileSize == size }.map(\.zoom)
+      #expect(meta["minzoom"] == zooms.min().map(String.init) && meta["maxzoom"] == zooms.max().map(String.init))
+      #expect(meta["type"] == "overlay" && meta["format"] == "png")
+      #expect(meta["json"]?.contains("\"tileSize\":\(size)") == true)
+    }
+    #expect(compared > 10)
+    // verify agrees, and a second run is up to date without touching the files
+    #expect(try runTool(["verify", dir + "/mb"]).status == 0)
+    let upToDate = try runTool([dir + "/plan.png", "--bounds", bounds, "-o", dir + "/mb", "--store", "mbtiles"])
+    #expect(upToDate.stderr.contains("up to date"), "\(upToDate.stderr)")
+    // switching stores rebuilds
+    let switched = try runTool([dir + "/plan.png", "--bounds", bounds, "-o", dir + "/mb", "-q"])
+    #expect(switched.status == 0)
+    #expect(FileManager.default.fileExists(atPath: dir + "/mb/256"))
+    #expect(!FileManager.default.fileExists(atPath: dir + "/mb/L1_256.mbtiles"))
+  }
+
+  @Test("verify reports a missing, an extra and a corrupt row of a damaged MBTiles file")
+  func verifyFindsDamage() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try picture(width: 600, height: 400).writePNG(to: dir + "/plan.png")
+    let made = try runTool([dir + "/plan.png", "--bounds", bounds, "-o", dir + "/mb", "--store", "mbtiles", "-q", "--tile-size", "256"])
+    #expect(made.status == 0, "\(made.stderr)")
+    let file = dir + "/mb/L1_256.mbtiles"
+    let before = try rows(file)
+    let sorted = before.keys.sorted { ($0.zoom, $0.y, $0.x) < ($1.zoom, $1.y, $1.x) }
+    guard sorted.count >= 3 else {
+      Issue.record("too few tiles")
+      return
+    }
+    let gone = sorted[0]
+    let corrupt = sorted[1]
+    try damage(
+      file,
+      """
+      DELETE FROM map WHERE zoom_level = \(gone.zoom) AND tile_column = \(gone.x) AND tile_row = \(mbtilesRow(for: gone));
+      INSERT INTO images (tile_id, tile_data) VALUES ('junk', x'00010203');
+      UPDATE map SET tile_id = 'junk' WHERE zoom_level = \(corrupt.zoom) AND tile_column = \(corrupt.x) AND tile_row = \(mbtilesRow(for: corrupt));
+      INSERT INTO map VALUES (\(gone.zoom), \(gone.x), \(mbtilesRow(for: gone)) - 1, 'junk');
+      """)
+    let r = try runTool(["verify", dir + "/mb"])
+    #expect(r.status == 1)
+    #expect(r.stdout.contains("missing row: L1_256.mbtiles tile \(gone)"), "\(r.stdout)")
+    #expect(r.stdout.contains("does not decode") && r.stdout.contains("tile \(corrupt)"), "\(r.stdout)")
+    #expect(r.stdout.contains("extra row") || r.stdout.contains("does not decode: L1_256.mbtiles row zoom \(gone.zoom)"), "\(r.stdout)")
+    #expect(r.stderrLines.count == 1)
+    // a rerun notices the damage (rows per zoom no longer match) and rebuilds
+    let rerun = try runTool([dir + "/plan.png", "--bounds", bounds, "-o", dir + "/mb", "--store", "mbtiles", "--tile-size", "256"])
+    #expect(rerun.status == 0 && !rerun.stderr.contains("up to date"), "\(rerun.stderr)")
+    #expect(try runTool(["verify", dir + "/mb"]).status == 0)
+  }
+
+  @Test("MBTiles shards merge into exactly the single run's tiles")
+  func shardsMerge() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try picture(width: 600, height: 800).writePNG(to: dir + "/sheet.png")
+    let common = [dir + "/sheet.png", "--floors", "2", "--bounds", bounds, "--store", "mbtiles", "-q"]
+    #expect(try runTool(common + ["-o", dir + "/single"]).status == 0)
+    for k in 1...3 { #expect(try runTool(common + ["-o", dir + "/part\(k)", "--shard", "\(k)/3"]).status == 0) }
+    let merged = try runTool(["merge", dir + "/merged", dir + "/part1", dir + "/part2", dir + "/part3"])
+    #expect(merged.status == 0, "\(merged.stderr)")
+    for name in ["L1_256", "L1_512", "L2_256", "L2_512"] {
+      #expect(try rows(dir + "/merged/\(name).mbtiles") == rows(dir + "/single/\(name).mbtiles"), "\(name)")
+    }
+    let a = try Manifest.decode(try Data(contentsOf: URL(fileURLWithPath: dir + "/single/manifest.json")))
+    let b = try Manifest.decode(try Data(contentsOf: URL(fileURLWithPath: dir + "/merged/manifest.json")))
+    #expect(a.levels.map(\.rows) == b.levels.map(\.rows))
+    #expect(a.tileSets == b.tileSets)
+    #expect(try runTool(["verify", dir + "/merged"]).status == 0)
+    // a directory shard does not merge with MBTiles ones
+    #expect(try runTool([dir + "/sheet.png", "--floors", "2", "--bounds", bounds, "-q", "-o", dir + "/dirpart", "--shard", "3/3"]).status == 0)
+    let mixed = try runTool(["merge", dir + "/mixed", dir + "/part1", dir + "/part2", dir + "/dirpart"])
+    #expect(mixed.status == 1 && mixed.stderr.contains("different job"), "\(mixed.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: dir + "/mixed"))
+  }
+
+  @Test("--preview goes with the directory store only")
+  func previewNeedsFiles() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try picture(width: 300, height: 200).writePNG(to: dir + "/plan.png")
+    let r = try runTool([dir + "/plan.png", "-o", dir + "/mb", "--store", "mbtiles", "--preview"])
+    #expect(r.status == 2 && r.stderr.contains("--preview"), "\(r.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: dir + "/mb"))
+  }
+}
