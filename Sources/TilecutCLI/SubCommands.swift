@@ -24,6 +24,9 @@ func reportingErrors(_ body: (Printer) throws -> Int32) throws {
     throw ExitCode(1)
   } catch let code as ExitCode {
     throw code
+  } catch let interrupted as JobInterrupted {
+    printer.error("interrupted by \(interrupted.signal == SIGINT ? "SIGINT" : "SIGTERM"); the previous output is unchanged")
+    throw ExitCode(128 + interrupted.signal)
   } catch let error as ValidationError {
     printer.error(error.message)
     throw ExitCode(2)
@@ -278,6 +281,10 @@ struct MergeCommand: ParsableCommand {
       let template = try TileNameTemplate(first.name)
       let store = DirectoryTileStore(path: output, template: template, option: "out")
       try store.inspect()
+      let cancel = SignalCancellation(printer: printer)
+      cancel.start()
+      defer { cancel.stop() }
+      cancel.attach(store)
       try store.begin()
       var committed = false
       defer { if !committed { store.abort() } }
@@ -294,6 +301,7 @@ struct MergeCommand: ParsableCommand {
               throw TilecutError.invalidInput(path: dir, reason: "lists \(path), which \(other) lists too; shards of one job never overlap")
             }
             owner[path] = dir
+            try cancel.checkpoint()
             let data = try readInside(dir, path)
             try store.write(data, to: path)
             tilesByLevel[key, default: []].append(tile)
@@ -319,7 +327,7 @@ struct MergeCommand: ParsableCommand {
         files["preview.html"] = Array(PreviewPage.html(manifest: merged).utf8)
       }
       try store.finish(manifest: merged, files: files)
-      try store.commit()
+      try cancel.committing { try store.commit() }
       committed = true
       printer.info("merged \(manifests.count) shards: \(copied) tiles → \(output)")
       return 0

@@ -15,7 +15,11 @@ public final class DirectoryTileWriter: TileWriter {
   public let root: String
   private let madeDirectories = Mutex<Set<String>>([])
 
-  public init(root: String) { self.root = root }
+  /// `createRoot`: make the root (and its parents) now; a store's staging root exists already.
+  public init(root: String, createRoot: Bool = true) {
+    self.root = root
+    if createRoot { try? FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true) }
+  }
 
   public func write(_ bytes: [UInt8], to relativePath: String) throws {
     let path = root + "/" + relativePath
@@ -23,10 +27,14 @@ public final class DirectoryTileWriter: TileWriter {
       let dir = root + "/" + relativePath[..<slash]
       let known = madeDirectories.withLock { $0.contains(dir) }
       if !known {
-        do {
-          try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        } catch {
-          throw TilecutError.output(path: dir, reason: "cannot create directory (\(error.localizedDescription))")
+        // folder by folder below the root, never the root itself: a staging root
+        // removed by an interrupt must stay removed
+        var made = root
+        for component in relativePath[..<slash].split(separator: "/") {
+          made += "/" + component
+          if mkdir(made, 0o755) != 0 && errno != EEXIST {
+            throw Self.failure(made, "cannot create directory")
+          }
         }
         madeDirectories.withLock { _ = $0.insert(dir) }
       }
@@ -37,7 +45,11 @@ public final class DirectoryTileWriter: TileWriter {
     let failed: Int32? = bytes.withUnsafeBytes { raw in
       guard let base = raw.baseAddress else { return nil }
       while offset < raw.count {
-        let n = Glibc.write(fd, base + offset, raw.count - offset)
+        #if canImport(Glibc)
+          let n = Glibc.write(fd, base + offset, raw.count - offset)
+        #else
+          let n = Darwin.write(fd, base + offset, raw.count - offset)
+        #endif
         if n < 0 {
           if errno == EINTR { continue }
           return errno
