@@ -25,6 +25,9 @@ func reportingErrors(_ body: (Printer) throws -> Int32) throws {
     throw ExitCode(1)
   } catch let code as ExitCode {
     throw code
+  } catch let interrupted as JobInterrupted {
+    printer.error("interrupted by \(interrupted.signal == SIGINT ? "SIGINT" : "SIGTERM"); the previous output is unchanged")
+    throw ExitCode(128 + interrupted.signal)
   } catch let error as ValidationError {
     printer.error(error.message)
     throw ExitCode(2)
@@ -367,6 +370,10 @@ struct MergeCommand: ParsableCommand {
         ? MBTilesTileStore(path: output, format: first.options["format"] ?? "png", option: "out", digest: { Vips.sha256(of: $0) })
         : DirectoryTileStore(path: output, template: template, option: "out")
       try store.inspect()
+      let cancel = SignalCancellation(printer: printer)
+      cancel.start()
+      defer { cancel.stop() }
+      cancel.attach(store)
       try store.begin()
       var committed = false
       defer { if !committed { store.abort() } }
@@ -406,6 +413,7 @@ struct MergeCommand: ParsableCommand {
               throw TilecutError.invalidInput(path: dir, reason: "lists \(path), which \(other) lists too; shards of one job never overlap")
             }
             owner[path] = dir
+            try cancel.checkpoint()
             let data = try readInside(dir, path)
             try store.put(data, floor: level.floor, tileSize: level.tileSize, tile: tile)
             tilesByLevel[key, default: []].append(tile)
@@ -432,7 +440,7 @@ struct MergeCommand: ParsableCommand {
         files["preview.html"] = Array(PreviewPage.html(manifest: merged).utf8)
       }
       try store.finish(manifest: merged, files: files)
-      try store.commit()
+      try cancel.committing { try store.commit() }
       committed = true
       printer.info("merged \(manifests.count) shards: \(copied) tiles → \(output)")
       return 0

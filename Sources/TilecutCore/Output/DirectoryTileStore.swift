@@ -319,7 +319,7 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
         throw TilecutError.output(path: path, reason: "is on another file system than its parent but not a mount point tilecut can see; choose another output directory")
       }
     }
-    writer = DirectoryTileWriter(root: staging)
+    writer = DirectoryTileWriter(root: staging, createRoot: false)
     state.withLock { $0.staging = staging }
   }
 
@@ -477,14 +477,18 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
   // MARK: helpers
 
   /// Deletes a tree without following symbolic links: the one place tilecut removes files.
+  /// A few passes, because a worker may still finish a tile while an interrupt removes staging.
   static func removeTree(_ path: String) {
-    var st = stat()
-    guard lstat(path, &st) == 0 else { return }
-    if (st.st_mode & S_IFMT) == S_IFDIR {
+    for _ in 0..<5 {
+      var st = stat()
+      guard lstat(path, &st) == 0 else { return }
+      guard (st.st_mode & S_IFMT) == S_IFDIR else {
+        unlink(path)
+        return
+      }
       for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] { removeTree(path + "/" + name) }
-      rmdir(path)
-    } else {
-      unlink(path)
+      if rmdir(path) == 0 || errno == ENOENT { return }
+      usleep(2_000)
     }
   }
 

@@ -17,9 +17,11 @@ public final class DirectoryTileWriter: TileWriter {
   public let template: TileNameTemplate?
   private let madeDirectories = Mutex<Set<String>>([])
 
-  public init(root: String, template: TileNameTemplate? = nil) {
+  /// `createRoot`: make the root (and its parents) now; a store's staging root exists already.
+  public init(root: String, template: TileNameTemplate? = nil, createRoot: Bool = true) {
     self.root = root
     self.template = template
+    if createRoot { try? FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true) }
   }
 
   public func put(_ bytes: [UInt8], floor: Int, tileSize: Int, tile: TileCoordinate) throws {
@@ -33,10 +35,14 @@ public final class DirectoryTileWriter: TileWriter {
       let dir = root + "/" + relativePath[..<slash]
       let known = madeDirectories.withLock { $0.contains(dir) }
       if !known {
-        do {
-          try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        } catch {
-          throw TilecutError.output(path: dir, reason: "cannot create directory (\(error.localizedDescription))")
+        // folder by folder below the root, never the root itself: a staging root
+        // removed by an interrupt must stay removed
+        var made = root
+        for component in relativePath[..<slash].split(separator: "/") {
+          made += "/" + component
+          if mkdir(made, 0o755) != 0 && errno != EEXIST {
+            throw Self.failure(made, "cannot create directory")
+          }
         }
         madeDirectories.withLock { _ = $0.insert(dir) }
       }
@@ -47,7 +53,11 @@ public final class DirectoryTileWriter: TileWriter {
     let failed: Int32? = bytes.withUnsafeBytes { raw in
       guard let base = raw.baseAddress else { return nil }
       while offset < raw.count {
-        let n = Glibc.write(fd, base + offset, raw.count - offset)
+        #if canImport(Glibc)
+          let n = Glibc.write(fd, base + offset, raw.count - offset)
+        #else
+          let n = Darwin.write(fd, base + offset, raw.count - offset)
+        #endif
         if n < 0 {
           if errno == EINTR { continue }
           return errno
