@@ -1,19 +1,19 @@
 # What a person runs: make run, make test, make bench, make install.
 SWIFT ?= swift
 PREFIX ?= /usr/local
-APT_PACKAGES = libvips-dev libdeflate-dev
+APT_PACKAGES = libvips-dev libdeflate-dev libproj-dev proj-data libgeotiff-dev
 EXAMPLE = examples/floorplan/office.png
 
 .PHONY: deps build release run test bench install clean
 
-# libvips (and libdeflate, which libvips' TIFF support brings anyway) from Debian.
+# libvips (and libdeflate, which libvips' TIFF support brings anyway), PROJ and libgeotiff from Debian.
 deps:
-	@if pkg-config --exists vips && [ -f /usr/include/libdeflate.h ]; then :; \
+	@if pkg-config --exists vips proj && [ -f /usr/include/libdeflate.h ] && [ -f /usr/include/geotiff/geotiffio.h ] && [ -f /usr/share/proj/ITRF2014 ]; then :; \
 	elif [ "$$(id -u)" = 0 ]; then \
 	  echo "installing $(APT_PACKAGES)"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PACKAGES) >/dev/null; \
 	else \
-	  echo "tilecut needs libvips; run: sudo apt-get install -y $(APT_PACKAGES)"; exit 1; \
+	  echo "tilecut needs libvips, PROJ and libgeotiff; run: sudo apt-get install -y $(APT_PACKAGES)"; exit 1; \
 	fi
 
 build: deps

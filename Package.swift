@@ -21,12 +21,18 @@ let package = Package(
       name: "CVipsShim", dependencies: ["CVips"],
       cSettings: [.unsafeFlags(["-O3"])],
       linkerSettings: [.linkedLibrary("deflate")]),
+    .systemLibrary(name: "CProj", pkgConfig: "proj", providers: [.apt(["libproj-dev", "proj-data"]), .brew(["proj"])]),
+    .systemLibrary(name: "CGeoTIFF", providers: [.apt(["libgeotiff-dev"]), .brew(["libgeotiff"])]),
+    .target(
+      name: "CGeoShim", dependencies: ["CGeoTIFF", "CProj"],
+      linkerSettings: [.linkedLibrary("geotiff"), .linkedLibrary("tiff"), .linkedLibrary("proj")]),
     .target(name: "TilecutCore"),
+    .target(name: "TilecutGeo", dependencies: ["TilecutCore", "CProj", "CGeoShim"]),
     .target(name: "TilecutVips", dependencies: ["TilecutCore", "CVips", "CVipsShim"]),
     .target(
       name: "TilecutCLI",
       dependencies: [
-        "TilecutCore", "TilecutVips",
+        "TilecutCore", "TilecutVips", "TilecutGeo",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -34,6 +40,12 @@ let package = Package(
     .testTarget(name: "TilecutCoreTests", dependencies: ["TilecutCore"]),
     .testTarget(name: "ManifestClientTests", dependencies: ["TilecutCore"]),
     .testTarget(name: "TilecutVipsTests", dependencies: ["TilecutVips", "TilecutCore"]),
+    .testTarget(
+      name: "TilecutGeoTests",
+      dependencies: [
+        "TilecutGeo", "TilecutCore", "TilecutVips", "TilecutCLI", "CProj",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]),
     .testTarget(
       name: "TilecutCLITests",
       dependencies: [

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import TilecutCore
+import TilecutGeo
 import TilecutVips
 
 #if canImport(Glibc)
@@ -188,12 +189,16 @@ struct TileJob {
     let plans = plan.plans
     let settings = plan.settings
     let loaders = Dictionary(plan.floors.map { ($0.floor, $0.header.loader) }, uniquingKeysWith: { a, _ in a })
+    let mappings = try plans.map { try ProjectedMapping.forPlacement($0.placement) }
     DispatchQueue.concurrentPerform(iterations: plans.count) { i in
       let floorPlan = plans[i]
       let loader = loaders[floorPlan.floor]
+      let mapping = mappings[i]
       let builder = PyramidBuilder(
         plan: floorPlan, settings: settings, encoder: encoder, writer: writer, pool: pool, ledger: ledger,
-        openSource: { level in try LevelPipeline.open(plan: floorPlan, level: level, loader: loader, jobs: pool.jobs) })
+        openSource: { level in
+          try LevelPipeline.open(plan: floorPlan, level: level, loader: loader, jobs: pool.jobs, mapping: mapping)
+        })
       do { try builder.build() } catch { pool.record(error) }
     }
     // the pool keeps the first failure, a floor's or a tile's, and throws it here
