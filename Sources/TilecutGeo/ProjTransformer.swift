@@ -32,7 +32,8 @@ public final class ProjTransformer: @unchecked Sendable {
     defer { proj_context_destroy(ctx) }
     let crs = try create(ctx, definition, option: option)
     defer { proj_destroy(crs) }
-    var name = proj_get_name(crs).map { String(cString: $0) } ?? "unnamed CRS"
+    var name = proj_get_name(crs).map { String(cString: $0) } ?? "unknown"
+    if name == "unknown" || name.isEmpty { name = "user-defined (\(shortened(definition)))" }
     if let auth = proj_get_id_auth_name(crs, 0), let code = proj_get_id_code(crs, 0) {
       name = "\(String(cString: auth)):\(String(cString: code)) \(name)"
     }
