@@ -62,7 +62,8 @@ struct TileJob {
     var plans: [FloorPlan] = []
     var notes: [String] = []
     for (floor, place) in zip(floorSources, placements) {
-      let plan = try PyramidPlanner.plan(floor: floor.floor, source: floor.description, placement: place, request: request)
+      let source = try placement.pixels.describe(floor, printer: printer)
+      let plan = try PyramidPlanner.plan(floor: floor.floor, source: source, placement: place, request: request)
       plans.append(plan)
     }
     let upsampled = Set(plans.flatMap { p in p.levels.filter(\.upsampled).flatMap { $0.cuts.map { "\($0.tileSize) px tiles at zoom \($0.zoom)" } } })
@@ -122,7 +123,7 @@ struct TileJob {
       o["floor \(p.floor)"] =
         "\(p.source.path) page=\(p.source.page.map(String.init) ?? "-") crop=\(p.source.crop.map { "\($0.x),\($0.y),\($0.width),\($0.height)" } ?? "-") "
         + "placement=\(p.placement.method)/\(p.placement.projection.rawValue) [\(t.a), \(t.b), \(t.c), \(t.d), \(t.e), \(t.f)] "
-        + "zooms=\(zooms.min() ?? 0)-\(zooms.max() ?? 0)"
+        + "zooms=\(zooms.min() ?? 0)-\(zooms.max() ?? 0)" + Self.geoShaping(p)
     }
     return o
   }
@@ -280,7 +281,7 @@ struct TileJob {
         return #"{"floor": \#(key.floor), "tileSize": \#(key.tileSize), "zoom": \#(key.zoom), "cells": \#(planned), "written": \#(o.tiles.count), "skipped": \#(o.blank), "bytes": \#(o.bytes)}"#
       }
       Printer.result(
-        #"{"output": \#(jsonString(output)), "upToDate": false, "tilesWritten": \#(totalWritten), "tilesSkipped": \#(totalBlank), "bytes": \#(totalBytes), "seconds": \#(String(format: "%.3f", seconds)), "manifest": \#(jsonString(output + "/" + Manifest.fileName)), "levels": [\#(levels.joined(separator: ", "))]}"#
+        #"{"output": \#(jsonString(output)), "upToDate": false, "tilesWritten": \#(totalWritten), "tilesSkipped": \#(totalBlank), "bytes": \#(totalBytes), "seconds": \#(String(format: "%.3f", seconds)), "manifest": \#(jsonString(output + "/" + Manifest.fileName)), "placements": \#(Self.placementsJSON(plan)), "levels": [\#(levels.joined(separator: ", "))]}"#
       )
     }
   }

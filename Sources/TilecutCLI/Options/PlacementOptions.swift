@@ -44,6 +44,8 @@ public struct PlacementOptions: ParsableArguments {
   @Flag(help: "Placement warnings (bounds that do not fit the image, swapped latitude and longitude) are errors.")
   public var strict = false
 
+  @OptionGroup(title: "Source pixels") public var pixels: PixelOptions
+
   public init() {}
 
   public func validate() throws {
