@@ -50,7 +50,7 @@ public struct GeoTIFFTags: Sendable {
 /// Writes small GeoTIFFs through libtiff and libgeotiff (test fixtures, examples).
 public enum GeoTIFFWriter {
   /// GeoKey numbers, from the GeoTIFF specification.
-  public enum Key: Int32 {
+  public enum Key: Int32, Sendable {
     case modelType = 1024, rasterType = 1025, geographicType = 2048, geogAngularUnits = 2054
     case projectedCSType = 3072, projection = 3074, projCoordTrans = 3075, projLinearUnits = 3076
     case projStdParallel1 = 3078, projStdParallel2 = 3079, projNatOriginLong = 3080, projNatOriginLat = 3081

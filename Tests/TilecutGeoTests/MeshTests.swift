@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+import TilecutCore
+import TilecutGeo
+
+@Suite("mesh of the exact inverse")
+struct MeshTests {
+  /// A UTM zone 33N source `width` × `height` px of `meters` each, its top-left at (east, north).
+  func utm(east: Double, north: Double, meters: Double) throws -> ProjectedMapping {
+    let crs = try ProjTransformer.describe("EPSG:32633", option: "test")
+    return try ProjectedMapping(crs: crs, toCRS: AffineTransform(a: meters, b: 0, c: east, d: 0, e: -meters, f: north))
+  }
+
+  /// Every pixel of a strip's mesh against the exact inverse: the largest distance, in source pixels.
+  func worstError(_ mesh: MeshInverse, top: Int, count: Int) -> (error: Double, strip: StripMesh) {
+    let strip = mesh.strip(top: top, count: count)
+    let width = mesh.region.width
+    var row = [Float](repeating: 0, count: 2 * width)
+    var worst = 0.0
+    for y in top..<(top + count) {
+      row.withUnsafeMutableBufferPointer { strip.fill(row: y, into: $0.baseAddress!) }
+      let exact = mesh.exact((0..<width).map { ($0, y) })
+      for x in 0..<width where exact[x].isDefined {
+        worst = max(worst, hypot(Double(row[2 * x]) - exact[x].x, Double(row[2 * x + 1]) - exact[x].y))
+      }
+    }
+    return (worst, strip)
+  }
+
+  @Test("interpolated positions stay within 0.125 source px of PROJ's, and curved cells are split")
+  func errorBound() throws {
+    // a 300 km wide source at the far edge of zone 33 (12° E is 3° off its meridian),
+    // drawn at a coarse zoom: each level pixel spans kilometres of bending grid
+    let mapping = try utm(east: 200000, north: 6800000, meters: 100)
+    let footprint = try #require(MappedOutline.footprint(mapping, width: 3000, height: 3000, worldPixels: WebMercator.worldPixels(zoom: 9)))
+    let region = PyramidPlanner.region(of: footprint, density: 9)
+    let mesh = MeshInverse(
+      mapping: mapping, region: region, worldPixels: WebMercator.worldPixels(zoom: 9),
+      toIndex: AffineTransform(a: 1, b: 0, c: -0.5, d: 0, e: 1, f: -0.5), cellSize: 256)
+    let (error, strip) = worstError(mesh, top: 0, count: min(region.height, 256))
+    #expect(error <= 0.125 + 1e-3, "worst \(error) px")
+    let topCells = ((region.width + 255) / 256) * ((min(region.height, 256) + 255) / 256)
+    #expect(strip.interpolatedCells + strip.exactCells > topCells)
+  }
+
+  @Test("a north-up source near its meridian needs no split at its native zoom, and agrees within the bound")
+  func nativeZoom() throws {
+    let mapping = try utm(east: 390000, north: 5820000, meters: 0.5)
+    let footprint = try #require(MappedOutline.footprint(mapping, width: 2000, height: 1000, worldPixels: WebMercator.worldPixels(zoom: 18)))
+    let region = PyramidPlanner.region(of: footprint, density: 18)
+    let mesh = MeshInverse(mapping: mapping, region: region, worldPixels: WebMercator.worldPixels(zoom: 18))
+    let (error, strip) = worstError(mesh, top: 0, count: 128)
+    #expect(error <= 0.125)
+    #expect(strip.exactCells == 0)
+  }
+
+  @Test("the footprint follows the curved outline: its box holds every point of a 16× denser outline, and differs from the corners' box")
+  func curvedFootprint() throws {
+    // 600 km wide at 60° N in UTM 33: the north edge (one northing) bows in Mercator
+    let mapping = try utm(east: 200000, north: 6900000, meters: 200)
+    let (w, h) = (3000, 1000)
+    let zoom = 12
+    let world = WebMercator.worldPixels(zoom: zoom)
+    let box = try #require(MappedOutline.footprint(mapping, width: w, height: h, worldPixels: world))
+    let dense = mapping.world(of: MappedOutline.outline(width: w, height: h, perEdge: 16 * 4096))
+    let pixel = 1 / world
+    #expect(dense.allSatisfy { $0.u >= box.minU - pixel && $0.u <= box.maxU + pixel && $0.v >= box.minV - pixel && $0.v <= box.maxV + pixel })
+    let corners = WorldRect(enclosing: mapping.world(of: MappedOutline.outline(width: w, height: h, perEdge: 1)))
+    #expect((corners.minV - box.minV) * world > 256)
+    // and the tile ranges follow the outline, not the corners
+    let byOutline = try #require(WebMercator.tileRange(covering: box, zoom: zoom, tileSize: 256))
+    let byCorners = try #require(WebMercator.tileRange(covering: corners, zoom: zoom, tileSize: 256))
+    #expect(byOutline.yRange.lowerBound < byCorners.yRange.lowerBound)
+  }
+}
