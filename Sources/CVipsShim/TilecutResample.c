@@ -58,20 +58,14 @@ static inline void tent_weights(double s, double inv_r, int first, int n, float 
 }
 
 static void resample_tent(const uint8_t *const *rows, int band_top, int band_end, int src_width, const double *sx0,
-                          const double *sy0, double dsx, double dsy, const float *xy, double rx, double ry,
-                          int out_width, int out_rows, uint8_t *out, size_t out_stride) {
+                          const double *sy0, double dsx, double dsy, double rx, double ry, int out_width,
+                          int out_rows, uint8_t *out, size_t out_stride) {
   double inv_rx = 1 / rx, inv_ry = 1 / ry;
   for (int r = 0; r < out_rows; r++) {
     uint8_t *o = out + (size_t)r * out_stride;
     for (int x = 0; x < out_width; x++, o += 4) {
-      double sx, sy;
-      if (xy) {
-        sx = xy[2 * ((size_t)r * out_width + x)];
-        sy = xy[2 * ((size_t)r * out_width + x) + 1];
-      } else {
-        sx = sx0[r] + dsx * x;
-        sy = sy0[r] + dsy * x;
-      }
+      double sx = sx0[r] + dsx * x;
+      double sy = sy0[r] + dsy * x;
       if (!(sx > -rx && sx < src_width - 1 + rx && sy > band_top - ry && sy < band_end - 1 + ry)) {
         memset(o, 0, 4);
         continue;
@@ -123,29 +117,23 @@ static void resample_tent(const uint8_t *const *rows, int band_top, int band_end
 }
 
 void tc_resample_rows(const uint8_t *const *rows, int band_top, int band_rows, int src_width, int src_height,
-                      const double *sx0, const double *sy0, double dsx, double dsy, const float *xy, double rx,
-                      double ry, int out_width, int out_rows, uint8_t *out, size_t out_stride) {
+                      const double *sx0, const double *sy0, double dsx, double dsy, double rx, double ry,
+                      int out_width, int out_rows, uint8_t *out, size_t out_stride) {
   static const uint8_t clear[8] = {0};
   int band_end = band_top + band_rows;
   if (band_end > src_height)
     band_end = src_height;
   if (rx > TC_TENT_FROM || ry > TC_TENT_FROM) {
-    resample_tent(rows, band_top, band_end, src_width, sx0, sy0, dsx, dsy, xy, rx, ry, out_width, out_rows, out,
+    resample_tent(rows, band_top, band_end, src_width, sx0, sy0, dsx, dsy, rx, ry, out_width, out_rows, out,
                   out_stride);
     return;
   }
   for (int r = 0; r < out_rows; r++) {
     uint8_t *o = out + (size_t)r * out_stride;
     for (int x = 0; x < out_width; x++, o += 4) {
-      double sx, sy;
-      if (xy) {
-        sx = xy[2 * ((size_t)r * out_width + x)];
-        sy = xy[2 * ((size_t)r * out_width + x) + 1];
-      } else {
-        sx = sx0[r] + dsx * x;
-        sy = sy0[r] + dsy * x;
-      }
-      /* far outside, or NaN (maps nowhere): transparent (also keeps the int conversions in range) */
+      double sx = sx0[r] + dsx * x;
+      double sy = sy0[r] + dsy * x;
+      /* far outside: transparent (also keeps the int conversions in range) */
       if (!(sx >= -1 && sx < src_width && sy >= band_top - 1 && sy < band_end)) {
         memset(o, 0, 4);
         continue;

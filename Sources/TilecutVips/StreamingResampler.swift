@@ -177,7 +177,7 @@ public final class StreamingResampleSource: LevelPixelSource {
             else { return }
             tc_resample_rows(
               rp, Int32(band.lowerBound), Int32(band.count), Int32(srcW), Int32(srcH),
-              xb + top + first, yb + top + first, dx, dy, nil, rx, ry, Int32(w), Int32(n), o + first * stride, stride)
+              xb + top + first, yb + top + first, dx, dy, rx, ry, Int32(w), Int32(n), o + first * stride, stride)
           }
         }
       }
@@ -185,7 +185,8 @@ public final class StreamingResampleSource: LevelPixelSource {
   }
 
   /// Rows [top, top + count) of a projected level: the strip's mesh is made here (PROJ
-  /// on its nodes), then each part fills the positions of 16 rows at a time and samples them.
+  /// on its nodes), then each part samples its rows run by run, each run a stretch of
+  /// a mesh cell along which the source position is linear (the affine case in small).
   private func readMesh(_ mesh: MeshInverse, top: Int, count: Int, into buffer: UnsafeMutablePointer<UInt8>) throws {
     guard let band = meshBands[top] else {
       buffer.update(repeating: 0, count: count * width * 4)
@@ -201,7 +202,7 @@ public final class StreamingResampleSource: LevelPixelSource {
     let per = (count + parts - 1) / parts
     let out = UInt(bitPattern: buffer)
     let stride = width * 4
-    let (w, srcW, srcH, rx, ry) = (width, image.width, image.height, rx, ry)
+    let (srcW, srcH, rx, ry) = (image.width, image.height, rx, ry)
     rows.withUnsafeBufferPointer { rowPointers in
       guard let rp = rowPointers.baseAddress else { return }
       let rpa = UInt(bitPattern: rp)
@@ -211,17 +212,18 @@ public final class StreamingResampleSource: LevelPixelSource {
         guard end > first, let rp = UnsafePointer<UnsafePointer<UInt8>?>(bitPattern: rpa),
           let o = UnsafeMutablePointer<UInt8>(bitPattern: out)
         else { return }
-        let chunk = 16
-        let xy = UnsafeMutablePointer<Float>.allocate(capacity: 2 * w * chunk)
-        defer { xy.deallocate() }
-        var row = first
-        while row < end {
-          let n = min(chunk, end - row)
-          for k in 0..<n { stripMesh.fill(row: top + row + k, into: xy + 2 * w * k) }
-          tc_resample_rows(
-            rp, Int32(band.lowerBound), Int32(band.count), Int32(srcW), Int32(srcH), nil, nil, 0, 0, xy, rx, ry, Int32(w),
-            Int32(n), o + row * stride, stride)
-          row += n
+        for row in first..<end {
+          let line = o + row * stride
+          stripMesh.segments(row: top + row) { x0, n, sx, sy, dx, dy in
+            guard sx.isFinite, sy.isFinite else {
+              (line + 4 * x0).update(repeating: 0, count: 4 * n)
+              return
+            }
+            var (x, y) = (sx, sy)
+            tc_resample_rows(
+              rp, Int32(band.lowerBound), Int32(band.count), Int32(srcW), Int32(srcH), &x, &y, dx, dy, rx, ry, Int32(n), 1,
+              line + 4 * x0, stride)
+          }
         }
       }
     }

@@ -15,13 +15,16 @@ struct MeshTests {
   func worstError(_ mesh: MeshInverse, top: Int, count: Int) -> (error: Double, strip: StripMesh) {
     let strip = mesh.strip(top: top, count: count)
     let width = mesh.region.width
-    var row = [Float](repeating: 0, count: 2 * width)
     var worst = 0.0
     for y in top..<(top + count) {
-      row.withUnsafeMutableBufferPointer { strip.fill(row: y, into: $0.baseAddress!) }
+      // the runs the resampler samples along, pixel by pixel
+      var row = [PixelPoint](repeating: PixelPoint(x: -1e9, y: -1e9), count: width)
+      strip.segments(row: y) { x0, n, sx, sy, dx, dy in
+        for k in 0..<n { row[x0 + k] = PixelPoint(x: sx + Double(k) * dx, y: sy + Double(k) * dy) }
+      }
       let exact = mesh.exact((0..<width).map { ($0, y) })
       for x in 0..<width where exact[x].isDefined {
-        worst = max(worst, hypot(Double(row[2 * x]) - exact[x].x, Double(row[2 * x + 1]) - exact[x].y))
+        worst = max(worst, hypot(row[x].x - exact[x].x, row[x].y - exact[x].y))
       }
     }
     return (worst, strip)

@@ -180,7 +180,7 @@ public struct StripMesh: Sendable {
   struct Leaf: Sendable {
     var x0, y0, x1, y1: Int
     var corners: [Double]  // x, y of (x0,y0), (x1,y0), (x0,y1), (x1,y1)
-    var exact: [Float]?  // x, y per pixel, row by row
+    var exact: [Double]?  // x, y per pixel, row by row
     var empty: Bool
   }
 
@@ -209,9 +209,9 @@ public struct StripMesh: Sendable {
   }
 
   mutating func add(_ cell: PendingCell, exact: [PixelPoint]) {
-    var values: [Float] = []
+    var values: [Double] = []
     values.reserveCapacity(exact.count * 2)
-    for p in exact { values += [Float(p.x), Float(p.y)] }
+    for p in exact { values += [p.x, p.y] }
     leaves.append(Leaf(x0: cell.x0, y0: cell.y0, x1: cell.x1, y1: cell.y1, corners: [], exact: values, empty: false))
     exactCells += 1
   }
@@ -230,27 +230,25 @@ public struct StripMesh: Sendable {
     }
   }
 
-  /// Writes the source index (x, y) of each pixel of level row `row` (relative to
-  /// the region) into `xy`, 2·width floats; NaN where the pixel maps nowhere.
-  public func fill(row: Int, into xy: UnsafeMutablePointer<Float>) {
+  /// Level row `row` (relative to the region) as runs along which the source index
+  /// is linear: `body(x0, n, sx, sy, dsx, dsy)` for pixels x0 ..< x0 + n, pixel
+  /// x0 + k at (sx + k·dsx, sy + k·dsy); NaN where the run maps nowhere. The runs
+  /// cover the row once, left to right within each cell.
+  public func segments(row: Int, _ body: (Int, Int, Double, Double, Double, Double) -> Void) {
     let band = (row - top) / 16
     guard band >= 0, band < byBand.count else {
-      xy.update(repeating: .nan, count: 2 * width)
+      body(0, width, .nan, .nan, 0, 0)
       return
     }
     for i in byBand[band] {
       let leaf = leaves[i]
       guard row >= leaf.y0, row < leaf.y1 else { continue }
       let n = leaf.x1 - leaf.x0
-      let o = xy + 2 * leaf.x0
       if leaf.empty {
-        o.update(repeating: .nan, count: 2 * n)
+        body(leaf.x0, n, .nan, .nan, 0, 0)
       } else if let exact = leaf.exact {
         let start = 2 * (row - leaf.y0) * n
-        exact.withUnsafeBufferPointer { e in
-          guard let base = e.baseAddress else { return }
-          o.update(from: base + start, count: 2 * n)
-        }
+        for k in 0..<n { body(leaf.x0 + k, 1, exact[start + 2 * k], exact[start + 2 * k + 1], 0, 0) }
       } else {
         let c = leaf.corners
         let fy = Double(row - leaf.y0) / Double(leaf.y1 - leaf.y0)
@@ -258,13 +256,7 @@ public struct StripMesh: Sendable {
         let ly = c[1] + (c[5] - c[1]) * fy
         let rx = c[2] + (c[6] - c[2]) * fy
         let ry = c[3] + (c[7] - c[3]) * fy
-        let inv = 1 / Double(n)
-        let dx = (rx - lx) * inv
-        let dy = (ry - ly) * inv
-        for k in 0..<n {
-          o[2 * k] = Float(lx + dx * Double(k))
-          o[2 * k + 1] = Float(ly + dy * Double(k))
-        }
+        body(leaf.x0, n, lx, ly, (rx - lx) / Double(n), (ry - ly) / Double(n))
       }
     }
   }
