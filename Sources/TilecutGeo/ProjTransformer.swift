@@ -34,10 +34,14 @@ public final class ProjTransformer: @unchecked Sendable {
     defer { proj_destroy(crs) }
     var name = proj_get_name(crs).map { String(cString: $0) } ?? "unknown"
     if name == "unknown" || name.isEmpty { name = "user-defined (\(shortened(definition)))" }
+    var epsg: String?
     if let auth = proj_get_id_auth_name(crs, 0), let code = proj_get_id_code(crs, 0) {
       name = "\(String(cString: auth)):\(String(cString: code)) \(name)"
+      if String(cString: auth) == "EPSG" { epsg = "EPSG:" + String(cString: code) }
     }
     func equivalent(_ code: String) -> Bool {
+      // an EPSG code settles it without building the other CRS from the database
+      if let epsg { return epsg == code }
       guard let other = proj_create(ctx, code) else { return false }
       defer { proj_destroy(other) }
       return proj_is_equivalent_to_with_ctx(ctx, crs, other, PJ_COMP_EQUIVALENT_EXCEPT_AXIS_ORDER_GEOGCRS) == 1

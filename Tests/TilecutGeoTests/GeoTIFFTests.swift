@@ -3,6 +3,7 @@ import Testing
 import TilecutCore
 import TilecutGeo
 
+/// GeoTIFF tags written with libgeotiff and read back.
 @Suite("GeoTIFF tags")
 struct GeoTIFFTests {
   @Test(

@@ -11,6 +11,7 @@ func placements(_ stdout: String) throws -> [[String: Any]] {
   return json?["placements"] as? [[String: Any]] ?? []
 }
 
+/// Whole runs on georeferenced sources, checked against PROJ pixel by pixel.
 @Suite("tiling georeferenced sources")
 struct GeoTilingTests {
   @Test(

@@ -3,6 +3,7 @@ import Testing
 import TilecutCore
 import TilecutGeo
 
+/// The approximate inverse: its error bound, its splits, and the densified footprint.
 @Suite("mesh of the exact inverse")
 struct MeshTests {
   /// A UTM zone 33N source `width` × `height` px of `meters` each, its top-left at (east, north).
@@ -44,6 +45,22 @@ struct MeshTests {
     #expect(error <= 0.125 + 1e-3, "worst \(error) px")
     let topCells = ((region.width + 255) / 256) * ((min(region.height, 256) + 255) / 256)
     #expect(strip.interpolatedCells + strip.exactCells > topCells)
+  }
+
+  @Test("an affine placement's mapping meshes exactly, with no cell split, both ways")
+  func affineMesh() throws {
+    let placement = try Georeference.center(
+      GeoPoint(latitude: 51.5, longitude: -0.12), metersPerPixel: 0.3, rotationDegrees: 30, width: 800, height: 600)
+    let mapping = try #require(PlacementMapping(placement))
+    #expect(mapping.affine == placement.transform)
+    let corner = mapping.world(of: [PixelPoint(x: 800, y: 600)])[0]
+    let back = mapping.pixels(of: [corner])[0]
+    #expect(abs(back.x - 800) < 1e-6 && abs(back.y - 600) < 1e-6)
+    let region = PyramidPlanner.region(of: placement.footprint(width: 800, height: 600), density: 19)
+    let mesh = MeshInverse(mapping: mapping, region: region, worldPixels: WebMercator.worldPixels(zoom: 19))
+    let (error, strip) = worstError(mesh, top: 0, count: 64)
+    #expect(error < 1e-6 && strip.exactCells == 0)
+    #expect(strip.interpolatedCells == (region.width + 63) / 64)
   }
 
   @Test("a north-up source near its meridian needs no split at its native zoom, and agrees within the bound")

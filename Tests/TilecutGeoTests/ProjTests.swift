@@ -23,6 +23,7 @@ func groundDistance(_ a: GeoPoint, _ b: GeoPoint) -> Double {
   return hypot(dx, dy)
 }
 
+/// PROJ through ProjectedMapping: published coordinates, datum shifts, CRS parsing.
 @Suite("PROJ mapping")
 struct ProjTests {
   static let known: [KnownPoint] = [

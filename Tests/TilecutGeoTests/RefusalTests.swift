@@ -4,6 +4,7 @@ import TilecutCore
 import TilecutGeo
 import TilecutVips
 
+/// Placement warnings and refusals, and pixel types, as a user sees them.
 @Suite("no silent misplacement, no garbage pixels")
 struct RefusalTests {
   /// A plain PNG of the given size.
