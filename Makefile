@@ -1,8 +1,9 @@
 # What a person runs: make run, make test, make bench, make install.
 SWIFT ?= swift
 PREFIX ?= /usr/local
-# strace: the test that proves no other program is started
-APT_PACKAGES = libvips-dev libdeflate-dev libsqlite3-dev strace
+# libvips (with libdeflate), PROJ with its data, libgeotiff, SQLite; strace for the
+# test that proves no other program is started
+APT_PACKAGES = libvips-dev libdeflate-dev libproj-dev proj-data libgeotiff-dev libsqlite3-dev strace
 EXAMPLE = examples/floorplan/office.png
 
 .PHONY: deps build release run test bench install clean

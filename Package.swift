@@ -26,15 +26,21 @@ let package = Package(
       pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
     ),
+    .systemLibrary(name: "CProj", pkgConfig: "proj", providers: [.apt(["libproj-dev", "proj-data"]), .brew(["proj"])]),
+    .systemLibrary(name: "CGeoTIFF", providers: [.apt(["libgeotiff-dev"]), .brew(["libgeotiff"])]),
+    .target(
+      name: "CGeoShim", dependencies: ["CGeoTIFF", "CProj"],
+      linkerSettings: [.linkedLibrary("geotiff"), .linkedLibrary("tiff"), .linkedLibrary("proj")]),
     // file-system calls that differ between Linux and macOS (renameat2 / renamex_np)
     .target(name: "CTilecutFS"),
     .target(name: "TilecutCore", dependencies: ["CTilecutFS"]),
     .target(name: "TilecutMBTiles", dependencies: ["TilecutCore", "CSQLite"]),
+    .target(name: "TilecutGeo", dependencies: ["TilecutCore", "CProj", "CGeoShim"]),
     .target(name: "TilecutVips", dependencies: ["TilecutCore", "CVips", "CVipsShim"]),
     .target(
       name: "TilecutCLI",
       dependencies: [
-        "TilecutCore", "TilecutVips", "TilecutMBTiles",
+        "TilecutCore", "TilecutVips", "TilecutMBTiles", "TilecutGeo",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -43,6 +49,12 @@ let package = Package(
     .testTarget(name: "ManifestClientTests", dependencies: ["TilecutCore"]),
     .testTarget(name: "TilecutMBTilesTests", dependencies: ["TilecutMBTiles", "TilecutCore", "CSQLite"]),
     .testTarget(name: "TilecutVipsTests", dependencies: ["TilecutVips", "TilecutCore"]),
+    .testTarget(
+      name: "TilecutGeoTests",
+      dependencies: [
+        "TilecutGeo", "TilecutCore", "TilecutVips", "TilecutCLI", "CProj",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]),
     .testTarget(
       name: "TilecutCLITests",
       dependencies: [

@@ -48,9 +48,10 @@ public enum LevelPipeline {
   /// Opens a direct level of a floor for strip reading.
   /// `jobs` threads interpolate each strip of a resampled level; `ringBudget` bounds
   /// the source rows held for it (beyond it, libvips' random-access affine takes over).
+  /// `mapping`: the source mapping of a `.projected` placement (TilecutGeo's PROJ one).
   public static func open(
     plan: FloorPlan, level: DensityLevel, loader: String? = nil, jobs: Int = 1,
-    ringBudget: Int = StreamingResampleSource.ringBudget
+    ringBudget: Int = StreamingResampleSource.ringBudget, mapping: (any SourceMapping)? = nil
   ) throws -> any LevelPixelSource {
     let source = plan.source
     let region = level.region
@@ -66,6 +67,16 @@ public enum LevelPipeline {
       if let native = plan.placement.nativeZoom { scale = pow(2, Double(level.density - native)) }
     }
     let vectorScale = TilecutCore.AffineTransform.scale(1 / scale, 1 / scale)
+
+    if plan.placement.projection == .projected {
+      guard let mapping else {
+        throw TilecutError.invalidInput(path: source.path, reason: "a projected placement needs its PROJ mapping")
+      }
+      let forward = toRegion.concatenating(after: plan.placement.transform).concatenating(after: vectorScale)
+      return try meshResampled(
+        source: source, loader: loader, scale: scale, region: region, worldPixels: worldPixels, forward: forward,
+        mapping: mapping, jobs: jobs, budget: ringBudget)
+    }
 
     if plan.placement.projection == .webMercator {
       let map = toRegion.concatenating(after: plan.placement.transform).concatenating(after: vectorScale)
@@ -120,6 +131,40 @@ public enum LevelPipeline {
       case .rows(_, _, let f): return f
       }
     }
+  }
+
+  /// A level of a source whose mapping is not affine: positions from a mesh of the
+  /// exact inverse (see `MeshInverse`), pixels through the streaming resampler.
+  /// `forward`: the mapping's affine approximation, source pixel → region pixel.
+  private static func meshResampled(
+    source: SourceDescription, loader: String?, scale: Double, region: PixelRect, worldPixels: Double,
+    forward: TilecutCore.AffineTransform, mapping: any SourceMapping, jobs: Int, budget: Int
+  ) throws -> any LevelPixelSource {
+    let levelPerSource = min(hypot(forward.a, forward.d), hypot(forward.b, forward.e))
+    var shrink = 1.0
+    while levelPerSource * shrink * 2 <= 1.0001 { shrink *= 2 }
+    var image = try SourceImage.pixels(of: source, loader: loader, sequential: true, scale: scale)
+    if shrink > 1 {
+      image = try image.map("premultiply") { tc_premultiply($0, &$1) }
+      image = try image.map("shrink") { tc_shrink($0, &$1, shrink, shrink) }
+      image = try image.map("unpremultiply") { tc_unpremultiply_uchar($0, &$1) }
+    }
+    // source pixel (continuous) → index in the rendered, shrunk image (centre of pixel i at i)
+    let k = scale / shrink
+    let toIndex = TilecutCore.AffineTransform(a: k, b: 0, c: -0.5, d: 0, e: k, f: -0.5)
+    guard let inverse = forward.concatenating(after: .scale(shrink, shrink)).inverse else {
+      throw TilecutError.invalidInput(path: source.path, reason: "the placement is degenerate (zero area)")
+    }
+    let mesh = MeshInverse(mapping: mapping, region: region, worldPixels: worldPixels, toIndex: toIndex)
+    guard
+      let streaming = try StreamingResampleSource.make(
+        image: image, name: source.path, mesh: mesh, rx: hypot(inverse.a, inverse.d), ry: hypot(inverse.b, inverse.e),
+        strips: PyramidBuilder.strips(of: region), jobs: jobs, budget: budget)
+    else {
+      throw TilecutError.invalidInput(
+        path: source.path, reason: "is too wide, turned this far, to resample within \(budget >> 20) MB; lower --max-zoom or split the image")
+    }
+    return streaming
   }
 
   private static func resampled(

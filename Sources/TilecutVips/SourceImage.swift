@@ -105,6 +105,23 @@ public enum SourceImage {
     }
   }
 
+  /// Any image as sRGB RGBA8: bands chosen, one band of data scaled, as `source.conversion` says.
+  static func convert(_ image: VipsImageHandle, source: SourceDescription) throws -> VipsImageHandle {
+    var image = image
+    let conversion = source.conversion ?? PixelConversion()
+    if let bands = conversion.bands {
+      let indices = bands.map(Int32.init)
+      image = try image.map("choose bands of \(source.path)") { tc_select_bands($0, &$1, indices, Int32(indices.count)) }
+    }
+    if let range = conversion.scale {
+      let nodata = conversion.nodata
+      return try image.map("scale \(source.path) to 8 bits") {
+        tc_scale_to_srgba($0, &$1, range.lowerBound, range.upperBound, nodata == nil ? 0 : 1, nodata ?? 0)
+      }
+    }
+    return try image.map("convert \(source.path) to sRGB") { tc_to_srgba($0, &$1) }
+  }
+
   /// The source's pixels as sRGB RGBA8, cropped to its band; vectors rendered at `scale`.
   static func pixels(of source: SourceDescription, loader: String?, sequential: Bool, scale: Double) throws -> VipsImageHandle {
     var image: VipsImageHandle
@@ -116,7 +133,7 @@ public enum SourceImage {
     } else {
       image = try open(path: source.path, page: source.page, sequential: sequential)
     }
-    image = try image.map("convert \(source.path) to sRGB") { tc_to_srgba($0, &$1) }
+    image = try convert(image, source: source)
     if let crop = source.crop {
       let s = source.isVector ? scale : 1
       let left = Int((Double(crop.x) * s).rounded())

@@ -30,6 +30,10 @@ public final class StreamingResampleSource: LevelPixelSource {
   private let ring: UnsafeMutablePointer<UInt8>
   private let rowBytes: Int
   private let jobs: Int
+  /// For a projected mapping: per-pixel source positions from a mesh, instead of sx0…dsy.
+  private let mesh: MeshInverse?
+  /// For a projected mapping: the source rows each strip (by its top) needs.
+  private let meshBands: [Int: Range<Int>]
   /// Source rows fetched so far: [loadedEnd - capacity, loadedEnd) are in the ring.
   private var loadedEnd = 0
 
@@ -57,7 +61,37 @@ public final class StreamingResampleSource: LevelPixelSource {
     guard capacity <= budget / max(rowBytes, 1) else { return nil }
     return try StreamingResampleSource(
       image: image, name: name, width: width, sx0: sx0, sy0: sy0, dsx: dsx, dsy: dsy, rx: rx, ry: ry, capacity: capacity,
-      jobs: jobs)
+      jobs: jobs, mesh: nil, meshBands: [:])
+  }
+
+  /// A source for a level whose pixels sample the source where `mesh` says (a
+  /// projected mapping); nil when the ring would exceed the budget.
+  static func make(
+    image: VipsImageHandle, name: String, mesh: MeshInverse, rx: Double = 1, ry: Double = 1, strips: [LevelStrip], jobs: Int,
+    budget: Int = ringBudget
+  ) throws -> StreamingResampleSource? {
+    let rx = min(max(rx, 1), 4)
+    let ry = min(max(ry, 1), 4)
+    guard image.bands == 4 else { return nil }
+    var capacity = 1
+    var maxEnd = 0
+    var bands: [Int: Range<Int>] = [:]
+    for strip in strips {
+      guard let span = mesh.sourceRowSpan(top: strip.top, count: strip.count) else { continue }
+      // the mesh nodes bound the strip to within a few pixels; the filter adds its radius
+      let margin = ry + 3
+      let first = Int(min(max((span.lowerBound - margin).rounded(.down), 0), Double(image.height)))
+      let end = Int(min(max((span.upperBound + margin).rounded(.up), 0), Double(image.height)))
+      guard first < end else { continue }
+      bands[strip.top] = first..<end
+      maxEnd = max(maxEnd, end)
+      capacity = max(capacity, maxEnd - first)
+    }
+    let rowBytes = image.width * 4
+    guard capacity <= budget / max(rowBytes, 1) else { return nil }
+    return try StreamingResampleSource(
+      image: image, name: name, width: mesh.region.width, sx0: [], sy0: [], dsx: 0, dsy: 0, rx: rx, ry: ry,
+      capacity: capacity, jobs: jobs, mesh: mesh, meshBands: bands)
   }
 
   /// The source rows that output rows [top, top + count) touch, or nil for none.
@@ -85,7 +119,7 @@ public final class StreamingResampleSource: LevelPixelSource {
 
   private init(
     image: VipsImageHandle, name: String, width: Int, sx0: [Double], sy0: [Double], dsx: Double, dsy: Double,
-    rx: Double, ry: Double, capacity: Int, jobs: Int
+    rx: Double, ry: Double, capacity: Int, jobs: Int, mesh: MeshInverse?, meshBands: [Int: Range<Int>]
   ) throws {
     guard let region = vips_region_new(image.pointer) else { throw VipsError.current("region \(name)") }
     self.image = image
@@ -101,6 +135,8 @@ public final class StreamingResampleSource: LevelPixelSource {
     self.capacity = capacity
     self.rowBytes = image.width * 4
     self.jobs = max(jobs, 1)
+    self.mesh = mesh
+    self.meshBands = meshBands
     ring = .allocate(capacity: capacity * rowBytes)
   }
 
@@ -110,6 +146,7 @@ public final class StreamingResampleSource: LevelPixelSource {
   }
 
   public func read(top: Int, count: Int, into buffer: UnsafeMutablePointer<UInt8>) throws {
+    if let mesh { return try readMesh(mesh, top: top, count: count, into: buffer) }
     guard
       let band = Self.band(sy0: sy0, dsy: dsy, radius: ry, width: width, sourceHeight: image.height, top: top, count: count)
     else {
@@ -141,6 +178,51 @@ public final class StreamingResampleSource: LevelPixelSource {
             tc_resample_rows(
               rp, Int32(band.lowerBound), Int32(band.count), Int32(srcW), Int32(srcH),
               xb + top + first, yb + top + first, dx, dy, rx, ry, Int32(w), Int32(n), o + first * stride, stride)
+          }
+        }
+      }
+    }
+  }
+
+  /// Rows [top, top + count) of a projected level: the strip's mesh is made here (PROJ
+  /// on its nodes), then each part samples its rows run by run, each run a stretch of
+  /// a mesh cell along which the source position is linear (the affine case in small).
+  private func readMesh(_ mesh: MeshInverse, top: Int, count: Int, into buffer: UnsafeMutablePointer<UInt8>) throws {
+    guard let band = meshBands[top] else {
+      buffer.update(repeating: 0, count: count * width * 4)
+      return
+    }
+    try fetch(upTo: band.upperBound)
+    guard band.lowerBound >= loadedEnd - capacity else {
+      throw TilecutError.invalidInput(path: name, reason: "internal error: source rows \(band) left the read-ahead ring")
+    }
+    let stripMesh = mesh.strip(top: top, count: count)
+    let rows = band.map { UnsafePointer(ring + ($0 % capacity) * rowBytes) as UnsafePointer<UInt8>? }
+    let parts = min(jobs, max(1, count / 16))
+    let per = (count + parts - 1) / parts
+    let out = UInt(bitPattern: buffer)
+    let stride = width * 4
+    let (srcW, srcH, rx, ry) = (image.width, image.height, rx, ry)
+    rows.withUnsafeBufferPointer { rowPointers in
+      guard let rp = rowPointers.baseAddress else { return }
+      let rpa = UInt(bitPattern: rp)
+      DispatchQueue.concurrentPerform(iterations: parts) { part in
+        let first = part * per
+        let end = min(count, first + per)
+        guard end > first, let rp = UnsafePointer<UnsafePointer<UInt8>?>(bitPattern: rpa),
+          let o = UnsafeMutablePointer<UInt8>(bitPattern: out)
+        else { return }
+        for row in first..<end {
+          let line = o + row * stride
+          stripMesh.segments(row: top + row) { x0, n, sx, sy, dx, dy in
+            guard sx.isFinite, sy.isFinite else {
+              (line + 4 * x0).update(repeating: 0, count: 4 * n)
+              return
+            }
+            var (x, y) = (sx, sy)
+            tc_resample_rows(
+              rp, Int32(band.lowerBound), Int32(band.count), Int32(srcW), Int32(srcH), &x, &y, dx, dy, rx, ry, Int32(n), 1,
+              line + 4 * x0, stride)
           }
         }
       }

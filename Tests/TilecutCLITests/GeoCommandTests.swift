@@ -62,7 +62,11 @@ struct GeoCommandTests {
     let px = size / 256
     let text = "\(px)\n0\n0\n\(-px)\n\(west + px / 2)\n\(north - px / 2)\n"
     try Data(text.utf8).write(to: URL(fileURLWithPath: dir + "/plan.pgw"))
-    #expect(try tilecut([dir + "/plan.png", "--tile-size", "256", "-o", dir + "/out"]) == 0)
+    // a world file alone does not say its CRS: refused, naming both ways to give it
+    let refused = try runTool([dir + "/plan.png", "--tile-size", "256", "-o", dir + "/out"])
+    #expect(refused.status == 1 && refused.stderr.contains(".prj") && refused.stderr.contains("--source-crs"))
+    #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
+    #expect(try tilecut([dir + "/plan.png", "--source-crs", "EPSG:3857", "--tile-size", "256", "-o", dir + "/out"]) == 0)
     #expect(FileManager.default.fileExists(atPath: dir + "/out/256/L1_18_130978_87176.png"))
     var code: Int32 = 0
     do { code = try tilecut([dir + "/plan.png", "--bounds", tileBounds, "--gcp", "0,0,51.5,-0.12", "-o", dir + "/x"]) } catch { code = 2 }

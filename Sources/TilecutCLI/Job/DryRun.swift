@@ -70,8 +70,9 @@ extension TileJob {
       let f = Manifest.Footprint(floor: p.floor, rect: p.footprint)
       printer.info(
         String(
-          format: "floor %d: %@, %d × %d px, placement %@, footprint S %.7f W %.7f N %.7f E %.7f", p.floor, p.source.path,
-          p.source.width, p.source.height, p.placement.method, f.south, f.west, f.north, f.east))
+          format: "floor %d: %@, %d × %d px, placement %@, CRS %@, footprint S %.7f W %.7f N %.7f E %.7f, %.3g m per source pixel",
+          p.floor, p.source.path, p.source.width, p.source.height, p.placement.method, PlacementOptions.crsName(p.placement),
+          f.south, f.west, f.north, f.east, p.placement.groundMetersPerPixel(width: p.source.width, height: p.source.height)))
     }
     for row in rows { printer.info(row) }
     printer.info("total: \(totalTiles) tiles in \(totalCells) cells, about \(Format.bytes(estimate))")
@@ -81,9 +82,38 @@ extension TileJob {
         return #"{"floor": \#(p.floor), "south": \#(f.south), "west": \#(f.west), "north": \#(f.north), "east": \#(f.east)}"#
       }
       Printer.result(
-        #"{"dryRun": true, "output": \#(jsonString(output.output)), "tiles": \#(totalTiles), "cells": \#(totalCells), "estimatedBytes": \#(estimate), "footprints": [\#(footprints.joined(separator: ", "))], "levels": [\#(json.joined(separator: ", "))]}"#
+        #"{"dryRun": true, "output": \#(jsonString(output.output)), "tiles": \#(totalTiles), "cells": \#(totalCells), "estimatedBytes": \#(estimate), "footprints": [\#(footprints.joined(separator: ", "))], "placements": \#(Self.placementsJSON(plan)), "levels": [\#(json.joined(separator: ", "))]}"#
       )
     }
     return 0
+  }
+}
+
+extension TileJob {
+  /// Per floor: how it was placed, in which CRS, its footprint in degrees, its ground
+  /// resolution and the sidecar files read, as a JSON array.
+  static func placementsJSON(_ plan: TileJobPlan) -> String {
+    let items = plan.plans.map { p -> String in
+      let f = Manifest.Footprint(floor: p.floor, rect: p.footprint)
+      let metres = p.placement.groundMetersPerPixel(width: p.source.width, height: p.source.height)
+      let sidecars = p.placement.sidecars.map(jsonString).joined(separator: ", ")
+      return #"{"floor": \#(p.floor), "method": \#(jsonString(p.placement.method)), "crs": \#(jsonString(PlacementOptions.crsName(p.placement))), "south": \#(f.south), "west": \#(f.west), "north": \#(f.north), "east": \#(f.east), "metersPerPixel": \#(metres.isFinite ? metres : 0), "sidecars": [\#(sidecars)]}"#
+    }
+    return "[" + items.joined(separator: ", ") + "]"
+  }
+}
+
+extension TileJob {
+  /// What else shapes a floor's pixels: the source CRS and its map, the pixel conversion.
+  static func geoShaping(_ p: FloorPlan) -> String {
+    var text = ""
+    if let crs = p.placement.crs, let t = p.placement.crsTransform {
+      text += " crs=\(crs) toCRS=[\(t.a), \(t.b), \(t.c), \(t.d), \(t.e), \(t.f)]"
+    }
+    if let c = p.source.conversion {
+      text += " bands=\(c.bands.map { $0.map(String.init).joined(separator: ",") } ?? "-")"
+      text += " scale=\(c.scale.map { "\($0.lowerBound),\($0.upperBound)" } ?? "-") nodata=\(c.nodata.map { "\($0)" } ?? "-")"
+    }
+    return text
   }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import TilecutCore
+import TilecutGeo
 import TilecutMBTiles
 import TilecutVips
 
@@ -57,7 +58,8 @@ struct TileJob {
     var plans: [FloorPlan] = []
     var notes: [String] = []
     for (floor, place) in zip(floorSources, placements) {
-      let plan = try PyramidPlanner.plan(floor: floor.floor, source: floor.description, placement: place, request: request)
+      let source = try placement.pixels.describe(floor, printer: printer)
+      let plan = try PyramidPlanner.plan(floor: floor.floor, source: source, placement: place, request: request)
       plans.append(plan)
     }
     let upsampled = Set(plans.flatMap { p in p.levels.filter(\.upsampled).flatMap { $0.cuts.map { "\($0.tileSize) px tiles at zoom \($0.zoom)" } } })
@@ -144,7 +146,7 @@ struct TileJob {
       o["floor \(p.floor)"] =
         "\(p.source.path) page=\(p.source.page.map(String.init) ?? "-") crop=\(p.source.crop.map { "\($0.x),\($0.y),\($0.width),\($0.height)" } ?? "-") "
         + "placement=\(p.placement.method)/\(p.placement.projection.rawValue) [\(t.a), \(t.b), \(t.c), \(t.d), \(t.e), \(t.f)] "
-        + "zooms=\(zooms.min() ?? 0)-\(zooms.max() ?? 0)"
+        + "zooms=\(zooms.min() ?? 0)-\(zooms.max() ?? 0)" + Self.geoShaping(p)
     }
     return o
   }
@@ -227,12 +229,16 @@ struct TileJob {
     let plans = plan.plans
     let settings = plan.settings
     let loaders = Dictionary(plan.floors.map { ($0.floor, $0.header.loader) }, uniquingKeysWith: { a, _ in a })
+    let mappings = try plans.map { try ProjectedMapping.forPlacement($0.placement) }
     DispatchQueue.concurrentPerform(iterations: plans.count) { i in
       let floorPlan = plans[i]
       let loader = loaders[floorPlan.floor]
+      let mapping = mappings[i]
       let builder = PyramidBuilder(
         plan: floorPlan, settings: settings, encoder: encoder, writer: writer, pool: pool, ledger: ledger,
-        openSource: { level in try LevelPipeline.open(plan: floorPlan, level: level, loader: loader, jobs: pool.jobs) })
+        openSource: { level in
+          try LevelPipeline.open(plan: floorPlan, level: level, loader: loader, jobs: pool.jobs, mapping: mapping)
+        })
       do { try builder.build() } catch { pool.record(error) }
     }
     // the pool keeps the first failure, a floor's or a tile's, and throws it here
@@ -327,7 +333,7 @@ struct TileJob {
         return #"{"floor": \#(key.floor), "tileSize": \#(key.tileSize), "zoom": \#(key.zoom), "cells": \#(planned), "written": \#(o.tiles.count), "skipped": \#(o.blank), "bytes": \#(o.bytes)}"#
       }
       Printer.result(
-        #"{"output": \#(jsonString(output)), "upToDate": false, "tilesWritten": \#(totalWritten), "tilesSkipped": \#(totalBlank), "bytes": \#(totalBytes), "seconds": \#(String(format: "%.3f", seconds)), "manifest": \#(jsonString(output + "/" + Manifest.fileName)), "levels": [\#(levels.joined(separator: ", "))]}"#
+        #"{"output": \#(jsonString(output)), "upToDate": false, "tilesWritten": \#(totalWritten), "tilesSkipped": \#(totalBlank), "bytes": \#(totalBytes), "seconds": \#(String(format: "%.3f", seconds)), "manifest": \#(jsonString(output + "/" + Manifest.fileName)), "placements": \#(Self.placementsJSON(plan)), "levels": [\#(levels.joined(separator: ", "))]}"#
       )
     }
   }

@@ -1,13 +1,8 @@
 import ArgumentParser
 import Foundation
 import TilecutCore
+import TilecutGeo
 import TilecutVips
-
-/// The units of a world file.
-public enum WorldFileUnits: String, ExpressibleByArgument, CaseIterable, Sendable {
-  case epsg3857 = "3857"
-  case epsg4326 = "4326"
-}
 
 /// Where the image lies on the map.
 public struct PlacementOptions: ParsableArguments {
@@ -24,6 +19,9 @@ public struct PlacementOptions: ParsableArguments {
     help: ArgumentHelp("A control point: source pixel X,Y (column,row; 0,0 is the top-left corner) at LAT,LON. Give 2 or more.", valueName: "x,y,lat,lon"))
   public var gcp: [String] = []
 
+  @Option(help: ArgumentHelp("With --gcp: accept a fit whose RMS residual is up to this many source pixels (default: 2 px or 1 % of the image diagonal, whichever is larger).", valueName: "px"))
+  public var allowResidual: Double?
+
   @Option(parsing: .unconditional, help: ArgumentHelp("The image centre's position, in degrees.", valueName: "lat,lon"))
   public var center: String?
 
@@ -36,8 +34,17 @@ public struct PlacementOptions: ParsableArguments {
   @Option(help: ArgumentHelp("A world file to use (default: one found beside each input, e.g. plan.pgw).", valueName: "path"))
   public var worldFile: String?
 
-  @Option(help: ArgumentHelp("Units of world files: 3857 (Web-Mercator metres) or 4326 (degrees).", valueName: "crs"))
-  public var worldFileCrs: WorldFileUnits = .epsg3857
+  @Option(
+    name: [.customLong("source-crs"), .customLong("world-file-crs")],
+    help: ArgumentHelp(
+      "The CRS of a world file or GeoTIFF: EPSG:NNNN, a PROJ string, or a file holding WKT (default: the GeoTIFF's keys, or the .prj beside the world file).",
+      valueName: "crs"))
+  public var sourceCrs: String?
+
+  @Flag(help: "Placement warnings (bounds that do not fit the image, swapped latitude and longitude) are errors.")
+  public var strict = false
+
+  @OptionGroup(title: "Source pixels") public var pixels: PixelOptions
 
   public init() {}
 
@@ -56,51 +63,170 @@ public struct PlacementOptions: ParsableArguments {
     if let m = metersPerPixel, !(m.isFinite && m >= 1e-6 && m <= 1e6) {
       throw ValidationError("--meters-per-pixel: \(m) is outside 0.000001...1000000")
     }
+    if sourceProjection == .projected {
+      throw ValidationError("--source-projection is mercator or lonlat; for other CRSs use a world file or GeoTIFF with --source-crs")
+    }
     if bounds == nil && sourceProjection != .webMercator {
       throw ValidationError("--source-projection goes with --bounds")
     }
+    if sourceCrs != nil && (bounds != nil || !gcp.isEmpty || center != nil) {
+      throw ValidationError("--source-crs goes with a world file or a GeoTIFF, not with --bounds, --gcp or --center (those are in degrees)")
+    }
+    if gcp.isEmpty && allowResidual != nil {
+      throw ValidationError("--allow-residual goes with --gcp")
+    }
+    if let allowResidual, !(allowResidual.isFinite && allowResidual >= 0) {
+      throw ValidationError("--allow-residual must be a number of pixels, 0 or more")
+    }
   }
 
-  /// One placement per floor: the option's, else the floor's world file, else raster.
+  /// One placement per floor: the options', else the file's GeoTIFF tags, else its
+  /// world file (with a CRS), else raster, with a notice.
   func resolve(floors: [FloorSource], pyramid: PyramidOptions, printer: Printer) throws -> [Placement] {
     let nativeZoom =
       pyramid.maxZoom
       ?? floors.map { PyramidPlanner.rasterMaxZoom(width: $0.description.width, height: $0.description.height) }.max() ?? 0
     // All floors share a placement (one building): the first floor's size anchors it.
     guard let anchor = floors.first?.description else { return [] }
-    let shared = try explicitPlacement(width: anchor.width, height: anchor.height, printer: printer)
-    return try floors.map { floor in
+    let shared = try explicitPlacement(width: anchor.width, height: anchor.height, imagePath: anchor.path, pyramid: pyramid, printer: printer)
+    var noticed = false
+    let placements = try floors.map { floor -> Placement in
       if let shared { return shared }
+      let size = (floor.description.width, floor.description.height)
+      if let tags = try geoTIFFPlacement(floor, pyramid: pyramid) { return tags }
       if let sidecar = WorldFile.findSidecar(for: floor.input.path) {
-        return try worldFilePlacement(sidecar)
+        return try worldFilePlacement(sidecar, imagePath: floor.input.path, width: size.0, height: size.1, pyramid: pyramid)
+      }
+      if !noticed {
+        printer.info(
+          "note: \(floor.input.path) has no georeference: it is placed in pixel space at the map's north-west corner (85.05° N, 180° W), native at zoom \(nativeZoom); to put it on the map give --bounds, --gcp, --center, a world file with a .prj, or a GeoTIFF")
+        noticed = true
       }
       return Placement.raster(nativeZoom: nativeZoom)
     }
+    for (floor, placement) in zip(floors, placements) where placement.method != "raster" {
+      printer.info(Self.describe(placement, floor: floor.floor, width: floor.description.width, height: floor.description.height))
+    }
+    return placements
   }
 
-  private func worldFilePlacement(_ path: String) throws -> Placement {
+  /// One line that says how a floor was placed: method, CRS, footprint, ground resolution.
+  static func describe(_ placement: Placement, floor: Int, width: Int, height: Int) -> String {
+    let f = Manifest.Footprint(floor: floor, rect: placement.footprint(width: width, height: height).clampedToWorld)
+    return String(
+      format: "floor %d: placed by %@, CRS %@, footprint S %.6f W %.6f N %.6f E %.6f, %.3g m per source pixel", floor,
+      placement.method, crsName(placement), f.south, f.west, f.north, f.east, placement.groundMetersPerPixel(width: width, height: height))
+  }
+
+  /// The CRS a placement's numbers were given in, for people.
+  static func crsName(_ placement: Placement) -> String {
+    if let name = placement.crsName { return name }
+    switch placement.method {
+    case "raster": return "none (pixel space)"
+    case "bounds", "gcp", "center": return "EPSG:4326 WGS 84 (degrees)"
+    default: return placement.projection == .lonLat ? "EPSG:4326 WGS 84" : "EPSG:3857 WGS 84 / Pseudo-Mercator"
+    }
+  }
+
+  /// The CRS given by --source-crs (an EPSG code, a PROJ string, or a file with WKT or a PROJ string).
+  func explicitCRS() throws -> CRSDefinition? {
+    guard let sourceCrs else { return nil }
+    let text = sourceCrs.trimmingCharacters(in: .whitespaces)
+    // the old --world-file-crs values
+    if text == "3857" || text == "4326" { return try ProjTransformer.describe("EPSG:" + text, option: "--source-crs") }
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: text, isDirectory: &isDirectory), !isDirectory.boolValue {
+      guard let contents = try? String(contentsOfFile: text, encoding: .utf8), !contents.isEmpty else {
+        throw TilecutError.invalidOption(option: "--source-crs", reason: "\(text) cannot be read as text (WKT or a PROJ string)")
+      }
+      return try ProjTransformer.describe(contents, option: "--source-crs \(text)", files: [text])
+    }
+    return try ProjTransformer.describe(text, option: "--source-crs")
+  }
+
+  private func geoTIFFPlacement(_ floor: FloorSource, pyramid: PyramidOptions) throws -> Placement? {
+    let path = floor.input.path
+    guard floor.header.loader.lowercased().contains("tiff"), let tags = GeoTIFFTags.read(path: path) else { return nil }
+    if tags.controlPointCount > 0 && tags.toModel == nil {
+      throw TilecutError.invalidInput(
+        path: path,
+        reason: "has \(tags.controlPointCount) GeoTIFF tie points but no pixel scale (control points), which tilecut does not fit; give --gcp or a world file")
+    }
+    guard let toModel = tags.toModel else { return nil }
+    let crs: CRSDefinition
+    if let explicit = try explicitCRS() {
+      crs = explicit
+    } else if let own = tags.crs {
+      crs = own
+    } else if let problem = tags.crsProblem {
+      throw TilecutError.invalidInput(path: path, reason: "its GeoKeys give a CRS PROJ cannot use (\(problem)); give --source-crs")
+    } else {
+      throw TilecutError.invalidInput(
+        path: path, reason: "has GeoTIFF georeferencing but no CRS in its GeoKeys; give --source-crs (EPSG:NNNN, a PROJ string or a WKT file)")
+    }
+    return try GeoPlacement.make(
+      method: "geotiff", toCRS: toModel, crs: crs, width: floor.description.width, height: floor.description.height,
+      deepestZoom: pyramid.maxZoom, option: path)
+  }
+
+  private func worldFilePlacement(_ path: String, imagePath: String, width: Int, height: Int, pyramid: PyramidOptions) throws -> Placement {
     guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
       throw TilecutError.invalidInput(path: path, reason: "cannot be read")
     }
     let transform = try WorldFile.parse(text, path: path)
-    return try WorldFile.placement(transform: transform, crs: worldFileCrs == .epsg4326 ? .epsg4326 : .epsg3857)
+    let crs: CRSDefinition
+    if let explicit = try explicitCRS() {
+      crs = explicit
+    } else if let prj = WorldFile.findProjection(for: [imagePath, path]) {
+      guard let wkt = try? String(contentsOfFile: prj, encoding: .utf8) else {
+        throw TilecutError.invalidInput(path: prj, reason: "cannot be read")
+      }
+      crs = try ProjTransformer.describe(wkt, option: prj, files: [prj])
+    } else {
+      throw TilecutError.invalidInput(
+        path: path,
+        reason: "a world file says nothing of its CRS: put a .prj beside it (\(Self.prjName(for: imagePath))) or give --source-crs (EPSG:NNNN, a PROJ string or a WKT file)")
+    }
+    var placement = try GeoPlacement.make(
+      method: "world-file", toCRS: transform, crs: crs, width: width, height: height, deepestZoom: pyramid.maxZoom, option: path)
+    placement.sidecars = [path] + crs.files
+    return placement
   }
 
-  private func explicitPlacement(width: Int, height: Int, printer: Printer) throws -> Placement? {
+  static func prjName(for imagePath: String) -> String {
+    let name = imagePath.split(separator: "/").last.map(String.init) ?? imagePath
+    let base = name.lastIndex(of: ".").map { String(name[..<$0]) } ?? name
+    return base + ".prj"
+  }
+
+  /// A placement warning: printed, or with --strict an error.
+  func warn(_ text: String, printer: Printer) throws {
+    if strict { throw TilecutError.invalidOption(option: "--strict", reason: text) }
+    printer.warning(text)
+  }
+
+  private func explicitPlacement(width: Int, height: Int, imagePath: String, pyramid: PyramidOptions, printer: Printer) throws -> Placement? {
     if let bounds {
       let b = try Georeference.parseBounds(bounds)
+      if let warning = Georeference.aspectWarning(south: b.south, west: b.west, north: b.north, east: b.east, width: width, height: height) {
+        try warn(warning, printer: printer)
+      }
       return try Georeference.bounds(
         south: b.south, west: b.west, north: b.north, east: b.east, width: width, height: height, projection: sourceProjection)
     }
     if !gcp.isEmpty {
       let points = try gcp.map { try Georeference.parseControlPoint($0) }
       let (placement, report) = try Georeference.fit(points, width: width, height: height)
+      let worst = report.worstIndex.map { " at --gcp #\($0 + 1) (\(gcp[$0]))" } ?? ""
       let line = String(format: "control points: RMS residual %.2f px (%.3f m), worst %.2f px", report.rmsPixels, report.rmsMeters, report.maxPixels)
-      if report.isSuspicious {
-        printer.warning(line + (report.worstIndex.map { " at --gcp #\($0 + 1) (\(gcp[$0])); is it mistyped?" } ?? ""))
-      } else {
-        printer.info(line)
+      let limit = allowResidual ?? report.defaultLimitPixels
+      if report.rmsPixels > limit {
+        throw TilecutError.invalidOption(
+          option: "--gcp",
+          reason: String(format: "the control points fit with an RMS residual of %.2f px, above %.2f px; worst %.2f px", report.rmsPixels, limit, report.maxPixels)
+            + worst + "; check that point, or accept the fit with --allow-residual PX")
       }
+      printer.info(line + (report.isSuspicious ? worst : ""))
       return placement
     }
     if let center, let metersPerPixel {
@@ -111,7 +237,7 @@ public struct PlacementOptions: ParsableArguments {
       guard FileManager.default.fileExists(atPath: worldFile) else {
         throw TilecutError.invalidOption(option: "--world-file", reason: "\(worldFile): no such file")
       }
-      return try worldFilePlacement(worldFile)
+      return try worldFilePlacement(worldFile, imagePath: imagePath, width: width, height: height, pyramid: pyramid)
     }
     return nil
   }

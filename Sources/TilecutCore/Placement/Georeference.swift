@@ -42,6 +42,10 @@ public struct FitReport: Hashable, Sendable {
   /// digit in a coordinate is far beyond either. Two or three points fit exactly,
   /// so only four or more can reveal a bad one.
   public var isSuspicious: Bool { rmsPixels > max(5, 0.005 * diagonalPixels) }
+
+  /// The largest RMS residual accepted without --allow-residual: 2 px, or 1 % of the
+  /// image diagonal on images large enough for that to be more.
+  public var defaultLimitPixels: Double { max(2, 0.01 * diagonalPixels) }
 }
 
 /// Placements from bounds, control points, or a centre with scale and rotation.
@@ -115,6 +119,46 @@ public enum Georeference {
     return (v[0], v[1], v[2], v[3])
   }
 
+  /// The ground width/height ratio of a box of latitudes and longitudes (Mercator is
+  /// conformal, so for a box of a few km the ratio of its Mercator sides).
+  static func groundAspect(south: Double, west: Double, north: Double, east: Double) -> Double {
+    let du = WebMercator.u(longitudeDegrees: east) - WebMercator.u(longitudeDegrees: west)
+    let dv = WebMercator.v(latitudeDegrees: south) - WebMercator.v(latitudeDegrees: north)
+    return dv > 0 ? du / dv : .infinity
+  }
+
+  /// A warning when bounds' ground aspect differs from the image's by more than 5 %,
+  /// saying so when reading them with latitude and longitude swapped fits; nil when they fit.
+  public static func aspectWarning(south: Double, west: Double, north: Double, east: Double, width: Int, height: Int) -> String? {
+    guard width > 0, height > 0 else { return nil }
+    let image = Double(width) / Double(height)
+    let box = groundAspect(south: south, west: west, north: north, east: east)
+    func fits(_ aspect: Double) -> Bool { aspect.isFinite && abs(aspect / image - 1) <= 0.05 }
+    guard !fits(box) else { return nil }
+    let lat = (south + north) / 2
+    let metersPerUnit = WebMercator.groundMetersPerWorldUnit(latitudeDegrees: lat)
+    let wide = (WebMercator.u(longitudeDegrees: east) - WebMercator.u(longitudeDegrees: west)) * metersPerUnit
+    let high = (WebMercator.v(latitudeDegrees: south) - WebMercator.v(latitudeDegrees: north)) * metersPerUnit
+    var text = String(
+      format: "--bounds: the box is %.0f × %.0f m on the ground (aspect %.3f) but the image is %d × %d px (aspect %.3f); it will be stretched",
+      wide, high, box, width, height, image)
+    // the same four numbers typed WEST,SOUTH,EAST,NORTH (longitude first)
+    let (s2, w2, n2, e2) = (west, south, east, north)
+    if abs(s2) <= WebMercator.maxLatitude, abs(n2) <= WebMercator.maxLatitude, s2 < n2, w2 < e2,
+      fits(groundAspect(south: s2, west: w2, north: n2, east: e2))
+    {
+      text += "; latitude and longitude look swapped: did you mean --bounds \(format(s2)),\(format(w2)),\(format(n2)),\(format(e2))?"
+    }
+    return text
+  }
+
+  private static func format(_ v: Double) -> String {
+    var s = String(format: "%.7f", v)
+    while s.hasSuffix("0") { s.removeLast() }
+    if s.hasSuffix(".") { s.removeLast() }
+    return s
+  }
+
   /// A north-up image whose edges lie on these lines.
   public static func bounds(
     south: Double, west: Double, north: Double, east: Double, width: Int, height: Int, projection: SourceProjection = .webMercator
@@ -130,6 +174,8 @@ public enum Georeference {
       let v0 = WebMercator.v(latitudeDegrees: north)
       let v1 = WebMercator.v(latitudeDegrees: south)
       return Placement(method: "bounds", transform: AffineTransform(a: (u1 - u0) / w, b: 0, c: u0, d: 0, e: (v1 - v0) / h, f: v0))
+    case .projected:
+      throw TilecutError.invalidOption(option: "--source-projection", reason: "is mercator or lonlat with --bounds")
     case .lonLat:
       return Placement(
         method: "bounds", projection: .lonLat,

@@ -6,6 +6,10 @@ public enum SourceProjection: String, Codable, Sendable, CaseIterable {
   case webMercator = "mercator"
   /// The affine map gives (longitude, latitude) in degrees; rows are remapped exactly.
   case lonLat = "lonlat"
+  /// The source is in another CRS: `crsTransform` gives its coordinates and PROJ
+  /// the rest (a `SourceMapping` from TilecutGeo); `transform` is only the local
+  /// affine approximation at the image's centre.
+  case projected = "projected"
 }
 
 /// Where a source image lies on the world: an affine map from source pixel
@@ -18,6 +22,19 @@ public struct Placement: Hashable, Sendable, Codable {
   public var transform: AffineTransform
   /// For raster placement: the zoom at which one 256 px tile pixel is one source pixel.
   public var nativeZoom: Int?
+  /// The source CRS as PROJ reads it (`EPSG:32633`, a PROJ string or WKT), for `.projected`.
+  public var crs: String?
+  /// A name for the CRS, for people (`EPSG:32633 WGS 84 / UTM zone 33N`).
+  public var crsName: String?
+  /// Source pixel → CRS coordinates (easting, northing), for `.projected`.
+  public var crsTransform: AffineTransform?
+  /// For `.projected`: the box of the densified, mapped outline.
+  public var mappedFootprint: WorldRect?
+  /// For `.projected`: source pixels per world unit at the image's centre.
+  public var mappedScale: Double?
+  /// Files beside the input that the placement was read from (world file, .prj, a WKT
+  /// file named by --source-crs): a change to any of them changes the output.
+  public var sidecars: [String] = []
 
   public init(method: String, projection: SourceProjection = .webMercator, transform: AffineTransform, nativeZoom: Int? = nil) {
     self.method = method
@@ -36,7 +53,7 @@ public struct Placement: Hashable, Sendable, Codable {
   public func world(col: Double, row: Double) -> WorldPoint {
     let p = transform.apply(col, row)
     switch projection {
-    case .webMercator: return WorldPoint(u: p.x, v: p.y)
+    case .webMercator, .projected: return WorldPoint(u: p.x, v: p.y)
     case .lonLat:
       return WorldPoint(u: WebMercator.u(longitudeDegrees: p.x), v: WebMercator.v(latitudeDegrees: p.y))
     }
@@ -51,12 +68,14 @@ public struct Placement: Hashable, Sendable, Codable {
 
   /// The world box the source covers (before clipping to the world).
   public func footprint(width: Int, height: Int) -> WorldRect {
-    WorldRect(enclosing: corners(width: width, height: height))
+    if projection == .projected, let mappedFootprint { return mappedFootprint }
+    return WorldRect(enclosing: corners(width: width, height: height))
   }
 
   /// Source pixels per world unit along each source axis, as a geometric mean (for
   /// lon/lat sources, at the image's centre row).
   public func sourcePixelsPerWorldUnit(width: Int, height: Int) -> Double {
+    if projection == .projected, let mappedScale { return mappedScale }
     let cx = Double(width) / 2
     let cy = Double(height) / 2
     let p0 = world(col: cx, row: cy)
@@ -66,6 +85,15 @@ public struct Placement: Hashable, Sendable, Codable {
     let ly = hypot(py.u - p0.u, py.v - p0.v)
     let mean = (lx * ly).squareRoot()
     return mean > 0 ? 1 / mean : 0
+  }
+
+  /// Ground metres per source pixel at the image's centre.
+  public func groundMetersPerPixel(width: Int, height: Int) -> Double {
+    let ppw = sourcePixelsPerWorldUnit(width: width, height: height)
+    guard ppw > 0 else { return 0 }
+    let f = footprint(width: width, height: height)
+    let lat = WebMercator.latitudeDegrees(v: (f.minV + f.maxV) / 2)
+    return WebMercator.groundMetersPerWorldUnit(latitudeDegrees: lat) / ppw
   }
 
   /// The deepest zoom whose 256 px tiles are not finer than the source pixels.

@@ -93,3 +93,24 @@ public enum WorldFile {
     return nil
   }
 }
+
+extension WorldFile {
+  /// The `.prj` beside an image or its world file (plan.png → plan.prj), matched without
+  /// regard to case; nil when there is none.
+  public static func findProjection(for paths: [String]) -> String? {
+    let fm = FileManager.default
+    for path in paths {
+      let slash = path.lastIndex(of: "/")
+      let directory = slash.map { String(path[...$0]) } ?? ""
+      let name = String(path.dropFirst(directory.count))
+      let dot = name.lastIndex(of: ".").flatMap { $0 == name.startIndex ? nil : $0 }
+      let base = dot.map { String(name[..<$0]) } ?? name
+      for candidate in [base + ".prj", base + ".PRJ"] where fm.fileExists(atPath: directory + candidate) {
+        return directory + candidate
+      }
+      guard let entries = try? fm.contentsOfDirectory(atPath: directory.isEmpty ? "." : directory) else { continue }
+      if let entry = entries.first(where: { $0.lowercased() == (base + ".prj").lowercased() }) { return directory + entry }
+    }
+    return nil
+  }
+}

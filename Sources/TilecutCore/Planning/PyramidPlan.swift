@@ -12,6 +12,8 @@ public struct SourceDescription: Hashable, Sendable, Codable {
   public var height: Int
   /// PDF and SVG can be rendered at any density instead of being resampled.
   public var isVector: Bool
+  /// Band choice and scaling for sources that are not 8-bit colour (nil: none needed).
+  public var conversion: PixelConversion?
 
   public init(path: String, page: Int? = nil, crop: PixelRect? = nil, width: Int, height: Int, isVector: Bool = false) {
     self.path = path

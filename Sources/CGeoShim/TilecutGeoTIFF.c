@@ -1,0 +1,185 @@
+#include "TilecutGeoTIFF.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <geotiff/geo_normalize.h>
+#include <geotiff/geotiffio.h>
+#include <geotiff/xtiffio.h>
+#include <tiffio.h>
+
+/* GDAL keeps a raster's nodata value in this private ASCII tag. */
+#define TC_TAG_GDAL_NODATA 42113
+
+static const TIFFFieldInfo nodata_field[] = {
+    {TC_TAG_GDAL_NODATA, -1, -1, TIFF_ASCII, FIELD_CUSTOM, 1, 0, "GDALNoDataValue"}};
+
+static TIFFExtendProc parent_extender = NULL;
+static pthread_once_t extender_once = PTHREAD_ONCE_INIT;
+
+static void tag_extender(TIFF *tif) {
+  TIFFMergeFieldInfo(tif, nodata_field, 1);
+  if (parent_extender)
+    parent_extender(tif);
+}
+
+static void install_extender(void) { parent_extender = TIFFSetTagExtender(tag_extender); }
+
+/* libtiff reports problems through handlers; keep them off stderr. */
+static void quiet_handler(const char *module, const char *fmt, va_list ap) {
+  (void)module;
+  (void)fmt;
+  (void)ap;
+}
+
+static TIFF *open_tiff(const char *path, const char *mode) {
+  pthread_once(&extender_once, install_extender);
+  TIFFErrorHandler old_error = TIFFSetErrorHandler(quiet_handler);
+  TIFFErrorHandler old_warning = TIFFSetWarningHandler(quiet_handler);
+  TIFF *tif = XTIFFOpen(path, mode);
+  TIFFSetErrorHandler(old_error);
+  TIFFSetWarningHandler(old_warning);
+  return tif;
+}
+
+int tc_geotiff_read(const char *path, tc_geotiff_info *info, char *error, size_t error_size) {
+  memset(info, 0, sizeof(*info));
+  info->linear_unit_meters = 1;
+  TIFF *tif = open_tiff(path, "r");
+  if (!tif) {
+    snprintf(error, error_size, "cannot be opened as a TIFF");
+    return -1;
+  }
+  TIFFErrorHandler old_warning = TIFFSetWarningHandler(quiet_handler);
+
+  uint16_t count = 0;
+  double *data = NULL;
+  double *scale = NULL;
+  uint16_t scale_count = 0;
+  if (TIFFGetField(tif, TIFFTAG_GEOTRANSMATRIX, &count, &data) && count >= 16 && data) {
+    info->has_transform = 1;
+    double t[6] = {data[3], data[0], data[1], data[7], data[4], data[5]};
+    memcpy(info->transform, t, sizeof(t));
+  } else if (TIFFGetField(tif, TIFFTAG_GEOTIEPOINTS, &count, &data) && count >= 6 && data) {
+    info->tiepoint_count = count / 6;
+    if (TIFFGetField(tif, TIFFTAG_GEOPIXELSCALE, &scale_count, &scale) && scale_count >= 2 && scale) {
+      /* the first tie point pins pixel (I, J) to model (X, Y); rows go south */
+      info->has_transform = 1;
+      info->transform[1] = scale[0];
+      info->transform[2] = 0;
+      info->transform[0] = data[3] - data[0] * scale[0];
+      info->transform[4] = 0;
+      info->transform[5] = -scale[1];
+      info->transform[3] = data[4] + data[1] * scale[1];
+    }
+  }
+
+  char *nodata = NULL;
+  if (TIFFGetField(tif, TC_TAG_GDAL_NODATA, &nodata) && nodata) {
+    char *end = NULL;
+    double v = strtod(nodata, &end);
+    if (end != nodata) {
+      info->has_nodata = 1;
+      info->nodata = v;
+    }
+  }
+
+  GTIF *gtif = GTIFNew(tif);
+  if (gtif) {
+    unsigned short raster_type = 0;
+    if (GTIFKeyGetSHORT(gtif, GTRasterTypeGeoKey, &raster_type, 0, 1) == 1 && raster_type == RasterPixelIsPoint) {
+      info->pixel_is_point = 1;
+      if (info->has_transform) {
+        /* the tie point names a pixel centre: move to the corner as GDAL does */
+        info->transform[0] -= 0.5 * info->transform[1] + 0.5 * info->transform[2];
+        info->transform[3] -= 0.5 * info->transform[4] + 0.5 * info->transform[5];
+      }
+    }
+    unsigned short model = 0;
+    if (GTIFKeyGetSHORT(gtif, GTModelTypeGeoKey, &model, 0, 1) == 1) {
+      info->has_keys = 1;
+      info->model_type = model;
+    }
+    GTIFDefn *defn = GTIFAllocDefn();
+    if (defn && GTIFGetDefn(gtif, defn)) {
+      info->has_keys = 1;
+      info->model_type = defn->Model;
+      if (defn->UOMLengthInMeters > 0)
+        info->linear_unit_meters = defn->UOMLengthInMeters;
+      if (defn->Model == ModelTypeProjected && defn->PCS != KvUserDefined && defn->PCS > 0)
+        info->epsg = defn->PCS;
+      else if (defn->Model == ModelTypeGeographic && defn->GCS != KvUserDefined && defn->GCS > 0)
+        info->epsg = defn->GCS;
+      if (!info->epsg) {
+        char *definition = GTIFGetProj4Defn(defn);
+        if (definition) {
+          snprintf(info->proj_definition, sizeof(info->proj_definition), "%s", definition);
+          GTIFFreeMemory(definition);
+        }
+      }
+    }
+    if (defn)
+      GTIFFreeDefn(defn);
+    GTIFFree(gtif);
+  }
+  TIFFSetWarningHandler(old_warning);
+  XTIFFClose(tif);
+  return 0;
+}
+
+int tc_geotiff_write(const char *path, int width, int height, int bands, int bits, int sample_format,
+                     const void *pixels, const double *tiepoint, const double *scale, const double *matrix,
+                     const int *short_keys, const int *short_values, int short_count, const int *double_keys,
+                     const double *double_values, int double_count, const char *nodata) {
+  TIFF *tif = open_tiff(path, "w");
+  if (!tif)
+    return -1;
+  TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, (uint32_t)width);
+  TIFFSetField(tif, TIFFTAG_IMAGELENGTH, (uint32_t)height);
+  TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, (uint16_t)bands);
+  TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, (uint16_t)bits);
+  TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, (uint16_t)sample_format);
+  TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+  TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_NONE);
+  TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, bands >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
+  TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, (uint32_t)16);
+  int base = bands >= 3 ? 3 : 1;
+  if (bands > base) {
+    uint16_t extra[16];
+    int n = bands - base > 16 ? 16 : bands - base;
+    for (int i = 0; i < n; i++)
+      extra[i] = (bands == 4 || bands == 2) && i == 0 ? EXTRASAMPLE_UNASSALPHA : EXTRASAMPLE_UNSPECIFIED;
+    TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, (uint16_t)n, extra);
+  }
+  if (tiepoint)
+    TIFFSetField(tif, TIFFTAG_GEOTIEPOINTS, (uint16_t)6, tiepoint);
+  if (scale)
+    TIFFSetField(tif, TIFFTAG_GEOPIXELSCALE, (uint16_t)3, scale);
+  if (matrix)
+    TIFFSetField(tif, TIFFTAG_GEOTRANSMATRIX, (uint16_t)16, matrix);
+  if (nodata)
+    TIFFSetField(tif, TC_TAG_GDAL_NODATA, nodata);
+  GTIF *gtif = GTIFNew(tif);
+  if (!gtif) {
+    XTIFFClose(tif);
+    return -1;
+  }
+  for (int i = 0; i < short_count; i++)
+    GTIFKeySet(gtif, (geokey_t)short_keys[i], TYPE_SHORT, 1, (unsigned short)short_values[i]);
+  for (int i = 0; i < double_count; i++)
+    GTIFKeySet(gtif, (geokey_t)double_keys[i], TYPE_DOUBLE, 1, double_values[i]);
+  GTIFWriteKeys(gtif);
+  GTIFFree(gtif);
+  size_t row_bytes = (size_t)width * bands * (bits / 8);
+  int result = 0;
+  for (int y = 0; y < height && result == 0; y++) {
+    if (TIFFWriteScanline(tif, (uint8_t *)pixels + (size_t)y * row_bytes, (uint32_t)y, 0) < 0)
+      result = -1;
+  }
+  XTIFFClose(tif);
+  return result;
+}

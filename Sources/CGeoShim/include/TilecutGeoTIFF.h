@@ -1,0 +1,48 @@
+#ifndef TILECUT_GEOTIFF_H
+#define TILECUT_GEOTIFF_H
+
+#include <stddef.h>
+
+/* What a GeoTIFF's tags say about where its pixels lie, read with libtiff and
+ * libgeotiff (the first image of the file). */
+typedef struct {
+  /* 1 when ModelTiepoint + ModelPixelScale or ModelTransformation place the image */
+  int has_transform;
+  /* GDAL geotransform order, from pixel corners (GDAL's continuous convention,
+   * PixelIsPoint already shifted by half a pixel): X = t[0] + t[1]·col + t[2]·row,
+   * Y = t[3] + t[4]·col + t[5]·row, in the CRS's own units and axis order (easting, northing) */
+  double transform[6];
+  /* 1 for RasterPixelIsPoint, 0 for RasterPixelIsArea (the default) */
+  int pixel_is_point;
+  /* number of tie points (more than one without a pixel scale: control points, not supported) */
+  int tiepoint_count;
+  /* 1 when the file has GeoKeys at all */
+  int has_keys;
+  /* GTModelTypeGeoKey: 1 projected, 2 geographic, 3 geocentric, 0 missing */
+  int model_type;
+  /* EPSG code of the projected (model 1) or geographic (model 2) CRS; 0 when user-defined */
+  int epsg;
+  /* for user-defined CRSs: the definition as a PROJ string (libgeotiff's GTIFGetProj4Defn) */
+  char proj_definition[2048];
+  /* linear unit of the projected CRS in metres (1 for metres, 0.3048006096 for US survey feet) */
+  double linear_unit_meters;
+  /* the GDAL_NODATA tag */
+  int has_nodata;
+  double nodata;
+} tc_geotiff_info;
+
+/* Reads the georeferencing tags. Returns 0 on success (has_transform/has_keys say what
+ * was found), -1 when the file cannot be opened as TIFF (message in error). */
+int tc_geotiff_read(const char *path, tc_geotiff_info *info, char *error, size_t error_size);
+
+/* Writes a small striped GeoTIFF, for tests: `bands` samples of `bits` (8, 16 or 32)
+ * per pixel, `sample_format` 1 unsigned, 2 signed, 3 float; `tiepoint` (6 numbers)
+ * and `scale` (3) or `matrix` (16) may be NULL; GeoKeys as (key, value) pairs of
+ * SHORT keys and of DOUBLE keys; `nodata` (may be NULL) as the GDAL_NODATA tag.
+ * Returns 0 on success. */
+int tc_geotiff_write(const char *path, int width, int height, int bands, int bits, int sample_format,
+                     const void *pixels, const double *tiepoint, const double *scale, const double *matrix,
+                     const int *short_keys, const int *short_values, int short_count, const int *double_keys,
+                     const double *double_values, int double_count, const char *nodata);
+
+#endif

@@ -1,0 +1,130 @@
+#include "TilecutPixels.h"
+
+#include <math.h>
+
+void tc_pixel_layout(VipsImage *in, int *bands, int *format, int *interpretation) {
+  *bands = in->Bands;
+  *format = in->BandFmt;
+  *interpretation = vips_image_get_interpretation(in);
+}
+
+int tc_data_range(VipsImage *in, int has_nodata, double nodata, double *min, double *max) {
+  VipsImage *band = NULL, *d = NULL;
+  if (vips_extract_band(in, &band, 0, NULL))
+    return -1;
+  int r = vips_cast(band, &d, VIPS_FORMAT_DOUBLE, NULL);
+  g_object_unref(band);
+  if (r)
+    return -1;
+  VipsRegion *region = vips_region_new(d);
+  if (!region) {
+    g_object_unref(d);
+    return -1;
+  }
+  int found = 0;
+  double lo = 0, hi = 0;
+  int width = d->Xsize;
+  for (int top = 0; top < d->Ysize; top += 64) {
+    int rows = d->Ysize - top < 64 ? d->Ysize - top : 64;
+    VipsRect rect = {0, top, width, rows};
+    if (vips_region_prepare(region, &rect)) {
+      g_object_unref(region);
+      g_object_unref(d);
+      return -1;
+    }
+    for (int y = 0; y < rows; y++) {
+      const double *p = (const double *)VIPS_REGION_ADDR(region, 0, top + y);
+      for (int x = 0; x < width; x++) {
+        double v = p[x];
+        if (isnan(v) || (has_nodata && v == nodata))
+          continue;
+        if (!found) {
+          lo = hi = v;
+          found = 1;
+        } else if (v < lo) {
+          lo = v;
+        } else if (v > hi) {
+          hi = v;
+        }
+      }
+    }
+  }
+  g_object_unref(region);
+  g_object_unref(d);
+  *min = lo;
+  *max = hi;
+  return found;
+}
+
+int tc_select_bands(VipsImage *in, VipsImage **out, const int *bands, int count) {
+  VipsImage *parts[16];
+  if (count < 1 || count > 16)
+    return -1;
+  for (int i = 0; i < count; i++) {
+    if (vips_extract_band(in, &parts[i], bands[i], NULL)) {
+      for (int k = 0; k < i; k++)
+        g_object_unref(parts[k]);
+      return -1;
+    }
+  }
+  int r = vips_bandjoin(parts, out, count, NULL);
+  for (int i = 0; i < count; i++)
+    g_object_unref(parts[i]);
+  if (r == 0 && count >= 3) {
+    VipsImage *tagged = NULL;
+    if (vips_copy(*out, &tagged, "interpretation", VIPS_INTERPRETATION_sRGB, NULL) == 0) {
+      g_object_unref(*out);
+      *out = tagged;
+    }
+  }
+  return r;
+}
+
+int tc_scale_to_srgba(VipsImage *in, VipsImage **out, double min, double max, int has_nodata, double nodata) {
+  VipsImage *band = NULL, *valid = NULL, *known = NULL, *grey = NULL, *grey8 = NULL, *joined = NULL;
+  int result = -1;
+  if (vips_extract_band(in, &band, 0, NULL))
+    goto done;
+  /* NaN is the one value not equal to itself */
+  if (vips_relational(band, band, &valid, VIPS_OPERATION_RELATIONAL_EQUAL, NULL))
+    goto done;
+  if (has_nodata) {
+    VipsImage *differs = NULL;
+    if (vips_relational_const1(band, &differs, VIPS_OPERATION_RELATIONAL_NOTEQ, nodata, NULL))
+      goto done;
+    if (vips_boolean(valid, differs, &known, VIPS_OPERATION_BOOLEAN_AND, NULL)) {
+      g_object_unref(differs);
+      goto done;
+    }
+    g_object_unref(differs);
+  } else {
+    known = valid;
+    g_object_ref(known);
+  }
+  double span = max > min ? max - min : 1;
+  double a = 255.0 / span, b = -min * a + 0.5;
+  if (vips_linear1(band, &grey, a, b, NULL))
+    goto done;
+  if (vips_cast(grey, &grey8, VIPS_FORMAT_UCHAR, NULL))
+    goto done;
+  VipsImage *four[4] = {grey8, grey8, grey8, known};
+  if (vips_bandjoin(four, &joined, 4, NULL))
+    goto done;
+  if (vips_copy(joined, out, "interpretation", VIPS_INTERPRETATION_sRGB, NULL))
+    goto done;
+  result = 0;
+done:
+  if (band)
+    g_object_unref(band);
+  if (valid)
+    g_object_unref(valid);
+  if (known)
+    g_object_unref(known);
+  if (grey)
+    g_object_unref(grey);
+  if (grey8)
+    g_object_unref(grey8);
+  if (joined)
+    g_object_unref(joined);
+  return result;
+}

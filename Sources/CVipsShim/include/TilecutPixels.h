@@ -1,0 +1,24 @@
+#ifndef TILECUT_PIXELS_H
+#define TILECUT_PIXELS_H
+
+#include <vips/vips.h>
+
+/* Sources that are not 8-bit colour: band choice, scaling of one-band data
+ * (elevation models, 16-bit scans) to 8 bits, nodata as transparency. */
+
+/* The image's band count, band format (VipsBandFormat) and interpretation. */
+void tc_pixel_layout(VipsImage *in, int *bands, int *format, int *interpretation);
+
+/* The smallest and largest value of band 0 over the whole image, skipping NaN and,
+ * when has_nodata, the nodata value. Returns 1 when some value was found, 0 when
+ * none, -1 on a read error. Reads the image once, top to bottom. */
+int tc_data_range(VipsImage *in, int has_nodata, double nodata, double *min, double *max);
+
+/* Keeps the listed bands (0-based), in that order. */
+int tc_select_bands(VipsImage *in, VipsImage **out, const int *bands, int count);
+
+/* One band scaled to RGBA8: grey = (v − min) · 255 / (max − min), clipped; alpha 0
+ * where v is NaN or (when has_nodata) equals nodata, 255 elsewhere. */
+int tc_scale_to_srgba(VipsImage *in, VipsImage **out, double min, double max, int has_nodata, double nodata);
+
+#endif

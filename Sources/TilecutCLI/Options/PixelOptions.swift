@@ -1,0 +1,103 @@
+import ArgumentParser
+import Foundation
+import TilecutCore
+import TilecutGeo
+import TilecutVips
+
+/// How sources that are not 8-bit colour become tiles: bands, scaling, nodata.
+public struct PixelOptions: ParsableArguments {
+  @Option(help: ArgumentHelp("Bands to tile from a source with more than 4 (or to reorder), 1-based: R,G,B or R,G,B,A.", valueName: "r,g,b[,a]"))
+  public var bands: String?
+
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("For one band of 16-bit or floating-point data: the values shown as black and white (default: the data's range).", valueName: "min,max"))
+  public var scale: String?
+
+  @Option(parsing: .unconditional, help: ArgumentHelp("For one band of data: the value that means no data, made transparent (default: the GeoTIFF's GDAL_NODATA tag).", valueName: "v"))
+  public var nodata: Double?
+
+  public init() {}
+
+  public func validate() throws {
+    if let bands { _ = try parseBands(bands) }
+    if let scale { _ = try parseScale(scale) }
+    if let nodata, !nodata.isFinite { throw ValidationError("--nodata must be a finite number") }
+  }
+
+  func parseBands(_ text: String) throws -> [Int] {
+    let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+    guard parts.count == 3 || parts.count == 4 else {
+      throw ValidationError("--bands takes 3 or 4 band numbers (R,G,B or R,G,B,A), got '\(text)'")
+    }
+    return try parts.map { part in
+      guard let n = Int(part), n >= 1 else { throw ValidationError("--bands: '\(part)' is not a band number (they count from 1)") }
+      return n
+    }
+  }
+
+  func parseScale(_ text: String) throws -> ClosedRange<Double> {
+    let parts = text.split(separator: ",", omittingEmptySubsequences: false).compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+    guard parts.count == 2, parts.allSatisfy(\.isFinite), parts[0] < parts[1] else {
+      throw ValidationError("--scale takes MIN,MAX with MIN below MAX, got '\(text)'")
+    }
+    return parts[0]...parts[1]
+  }
+
+  /// The floor's source description with the conversion its samples need, and a note
+  /// saying what was done; refuses sources with more than 4 bands unless --bands picks some.
+  func describe(_ floor: FloorSource, printer: Printer) throws -> SourceDescription {
+    var description = floor.description
+    guard !floor.header.isVector else { return description }
+    let path = floor.input.path
+    let layout = try SourcePixels.layout(of: floor.input)
+    var conversion = PixelConversion()
+    var bandCount = layout.bands
+    if let bands {
+      let chosen = try parseBands(bands)
+      if let bad = chosen.first(where: { $0 > layout.bands }) {
+        throw TilecutError.invalidOption(option: "--bands", reason: "\(path) has \(layout.bands) bands; there is no band \(bad)")
+      }
+      conversion.bands = chosen.map { $0 - 1 }
+      bandCount = chosen.count
+    } else if layout.bands > 4 {
+      throw TilecutError.invalidInput(
+        path: path, reason: "has \(layout.bands) bands; choose the 3 or 4 to tile with --bands R,G,B[,A] (1-based, e.g. --bands 3,2,1)")
+    }
+    let tagNodata = floor.header.loader.lowercased().contains("tiff") ? GeoTIFFTags.read(path: path)?.nodata : nil
+    let nodataValue = nodata ?? tagNodata
+    // one band of data (not 8-bit grey), or 8-bit grey with a nodata value
+    if bandCount == 1 && (!layout.isEightBit || nodataValue != nil || scale != nil) {
+      let range: ClosedRange<Double>
+      var how: String
+      if let scale {
+        range = try parseScale(scale)
+        how = "--scale"
+      } else if layout.isEightBit {
+        range = 0...255
+        how = "as is"
+      } else {
+        guard let found = try SourcePixels.dataRange(of: floor.input, nodata: nodataValue) else {
+          throw TilecutError.invalidInput(path: path, reason: "has no data: every sample is nodata or NaN")
+        }
+        range = found
+        how = "its data range (--scale MIN,MAX to choose)"
+      }
+      conversion.scale = range
+      conversion.nodata = nodataValue
+      var note = "note: \(path) is one band of \(layout.formatName) samples: grey from \(Self.number(range.lowerBound)) (black) to \(Self.number(range.upperBound)) (white), \(how)"
+      if let nodataValue {
+        note += "; nodata \(Self.number(nodataValue)) is transparent" + (nodata == nil ? " (GDAL_NODATA tag)" : "")
+      }
+      printer.info(note)
+    } else if !layout.isEightBit && nodata != nil {
+      throw TilecutError.invalidOption(option: "--nodata", reason: "applies to one band of data; \(path) has \(bandCount) bands")
+    }
+    if conversion != PixelConversion() { description.conversion = conversion }
+    return description
+  }
+
+  static func number(_ v: Double) -> String {
+    v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(format: "%.6g", v)
+  }
+}
