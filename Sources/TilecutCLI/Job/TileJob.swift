@@ -51,7 +51,7 @@ struct TileJob {
     var template = try TileNameTemplate(output.name)
     template = try template.withExtension(encoder.fileExtension)
     if sizes.count > 1 && !template.uses("size") {
-      throw TilecutError.invalidOption(option: "--name", reason: "'\(output.name)' has no {size} but both 256 and 512 tiles are made; they would overwrite each other")
+      throw TilecutError.invalidOption(option: "--name", reason: "'\(output.name)' has no {size} but \(sizes.map(String.init).joined(separator: " and ")) px tiles are made; they would overwrite each other")
     }
     if floorSources.count > 1 && !template.uses("floor") {
       throw TilecutError.invalidOption(option: "--name", reason: "'\(output.name)' has no {floor} but there are \(floorSources.count) floors")
@@ -85,7 +85,7 @@ struct TileJob {
     // refused before anything is allocated.
     for p in plan.plans {
       let bytes = p.levels.reduce(0) {
-        $0 + $1.region.width * 4 * PyramidBuilder.stripHeight * ($1.source == .direct ? 2 : 1)
+        $0 + $1.region.width * 4 * $1.stripHeight * ($1.source == .direct ? 2 : 1)
       }
       if bytes > 2 << 30 {
         throw TilecutError.invalidInput(

@@ -36,7 +36,7 @@ public struct PyramidOptions: ParsableArguments {
   @Option(parsing: .unconditional, help: ArgumentHelp("Highest zoom to write (default: plain images, the smallest z with 256·2^z ≥ the longer side; georeferenced, the deepest zoom whose 256 px tiles are not finer than the source pixels).", valueName: "z"))
   public var maxZoom: Int?
 
-  @Option(help: ArgumentHelp("Tile sizes in pixels: 256, 512 (retina: the same z/x/y grid at twice the density) or 256,512.", valueName: "sizes"))
+  @Option(help: ArgumentHelp("Tile sizes in pixels, any of 256, 512 (@2x: the same z/x/y grid at twice the density) and 768 (@3x), comma-separated.", valueName: "sizes"))
   public var tileSize: String = "256,512"
 
   @Option(help: ArgumentHelp("Refuse jobs of more tiles than this (the estimate names the zoom that causes it).", valueName: "n"))
@@ -48,12 +48,12 @@ public struct PyramidOptions: ParsableArguments {
     let parts = tileSize.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
     var sizes: [Int] = []
     for p in parts {
-      guard let n = Int(p), n == 256 || n == 512 else {
-        throw TilecutError.invalidOption(option: "--tile-size", reason: "'\(p)' is not a supported tile size; use 256, 512 or 256,512")
+      guard let n = Int(p), [256, 512, 768].contains(n) else {
+        throw TilecutError.invalidOption(option: "--tile-size", reason: "'\(p)' is not a supported tile size; use 256, 512, 768 or a list such as 256,512")
       }
       if !sizes.contains(n) { sizes.append(n) }
     }
-    guard !sizes.isEmpty else { throw TilecutError.invalidOption(option: "--tile-size", reason: "give 256, 512 or 256,512") }
+    guard !sizes.isEmpty else { throw TilecutError.invalidOption(option: "--tile-size", reason: "give 256, 512, 768 or a list such as 256,512") }
     return sizes.sorted()
   }
 
