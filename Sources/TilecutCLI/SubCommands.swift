@@ -181,6 +181,7 @@ struct MergeCommand: ParsableCommand {
         let range = TileRange(zoom: level.zoom, xRange: level.xRange[0]...level.xRange[1], yRange: level.yRange[0]...level.yRange[1])
         return Manifest.Level(floor: level.floor, tileSize: level.tileSize, range: range, tiles: tilesByLevel[key] ?? [])
       }
+      merged.contentVersion = try ContentVersion.of(merged, root: staging)
       do {
         try merged.encoded().write(to: URL(fileURLWithPath: staging + "/" + Manifest.fileName))
       } catch {

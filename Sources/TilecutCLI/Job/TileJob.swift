@@ -141,6 +141,8 @@ struct TileJob {
     wholeJobOptions["shard"] = nil
     let jobFingerprint = Self.fingerprint(sources: sources, options: wholeJobOptions)
     if !output.force, let existing = out.existingManifest(), existing.fingerprint == fingerprint {
+      try writeDependencies(plan)
+      if let path = output.changes { try ChangeList(entries: []).write(to: path) }
       printer.info("\(out.path): up to date")
       if run.json { Printer.result(#"{"output": \#(jsonString(out.path)), "upToDate": true}"#) }
       return 0
@@ -166,7 +168,8 @@ struct TileJob {
       throw error
     }
     if let signal = cancel.received { throw JobInterrupted(signal: signal) }
-    let manifest = makeManifest(plan, ledger: ledger, sources: sources, options: options, fingerprint: fingerprint, jobFingerprint: jobFingerprint)
+    var manifest = makeManifest(plan, ledger: ledger, sources: sources, options: options, fingerprint: fingerprint, jobFingerprint: jobFingerprint)
+    manifest.contentVersion = try ContentVersion.of(manifest, root: staging)
     do {
       try manifest.encoded().write(to: URL(fileURLWithPath: staging + "/" + Manifest.fileName))
       if output.preview {
@@ -175,12 +178,24 @@ struct TileJob {
     } catch {
       throw TilecutError.output(path: staging, reason: "cannot write the manifest (\(error.localizedDescription))")
     }
+    let changes = try output.changes.map { _ in
+      try ChangeList.compute(staging: staging, manifest: manifest, previousRoot: out.path, previous: out.existingManifest())
+    }
     try out.commit(staging: staging) { from, to in exchangePaths(from, to) }
     committed = true
+    if let path = output.changes, let changes { try changes.write(to: path) }
+    try writeDependencies(plan)
     let seconds = Date().timeIntervalSince(started)
     progress.finish()
     report(plan, ledger: ledger, seconds: seconds, output: out.path)
     return 0
+  }
+
+  /// `--depfile`: the make rule naming every file this run read.
+  func writeDependencies(_ plan: TileJobPlan) throws {
+    guard let path = output.depfile else { return }
+    let inputs = plan.floors.map(\.input.path)
+    try DependencyFile.write(to: path, output: output.output, dependencies: DependencyFile.dependencies(inputs: inputs, placement: placement))
   }
 
   /// Renders every floor, floors side by side, each streaming its levels.

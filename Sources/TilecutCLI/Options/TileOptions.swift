@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import ArgumentParser
 import TilecutCore
 import TilecutVips
@@ -24,6 +25,12 @@ public struct OutputOptions: ParsableArguments {
 
   @Flag(help: "Also write preview.html, a self-contained page to pan and zoom over the tiles.")
   public var preview = false
+
+  @Option(help: ArgumentHelp("Write a make dependency file: <output>/manifest.json: the inputs, world files and .prj files the run read.", valueName: "file"))
+  public var depfile: String?
+
+  @Option(help: ArgumentHelp("Write the tile files this run added, modified or deleted, one 'A|M|D<TAB>path' line each (git --name-status), relative to the output.", valueName: "file"))
+  public var changes: String?
 
   public init() {}
 }
@@ -146,7 +153,7 @@ public struct RunOptions: ParsableArguments {
   @Flag(name: [.short, .long], help: "Print only errors.")
   public var quiet = false
 
-  @Option(help: ArgumentHelp("Render a deterministic share K of N of the tiles and write a partial manifest (combine with `tilecut merge`).", valueName: "k/n"))
+  @Option(help: ArgumentHelp("Render a deterministic share K of N of the tiles and write a partial manifest (combine with `tilecut merge`). 'env' or 'env/N' take K (and N) from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, TILECUT_SHARD_COUNT) or an AWS Batch array job (AWS_BATCH_JOB_ARRAY_INDEX, AWS_BATCH_JOB_ARRAY_SIZE).", valueName: "k/n|env[/n]"))
   public var shard: String?
 
   @Option(help: ArgumentHelp("Refuse sources with more pixels than this.", valueName: "n"))
@@ -165,6 +172,10 @@ public struct RunOptions: ParsableArguments {
 
   func shardSelector() throws -> ShardSelector? {
     guard let shard else { return nil }
+    if shard == "env" || shard.hasPrefix("env/") {
+      let (k, n) = try ShardEnvironment.selector(spec: shard, environment: ProcessInfo.processInfo.environment)
+      return ShardSelector(index: k, count: n)
+    }
     let parts = shard.split(separator: "/").map { Int($0) }
     guard parts.count == 2, let k = parts[0], let n = parts[1], n >= 1, (1...n).contains(k) else {
       throw ValidationError("--shard: '\(shard)' is not K/N with 1 ≤ K ≤ N (e.g. 2/4)")

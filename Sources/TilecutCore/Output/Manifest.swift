@@ -23,6 +23,9 @@ public struct Manifest: Codable, Sendable, Equatable {
   public var fingerprint: String
   /// Present on the partial manifest a `--shard K/N` run writes.
   public var shard: Shard?
+  /// A hash over every tile's path and bytes: changes when any tile does, for
+  /// cache-busting URLs (`?v=…`) and for clients deciding to clear their tile cache.
+  public var contentVersion: String?
 
   public init(
     tileSizes: [Int], floors: [Int], name: String, levels: [Level], footprints: [Footprint],
