@@ -1,19 +1,21 @@
 # What a person runs: make run, make test, make bench, make install.
 SWIFT ?= swift
 PREFIX ?= /usr/local
-APT_PACKAGES = libvips-dev libdeflate-dev
+APT_PACKAGES = libvips-dev libdeflate-dev libsqlite3-dev gdal-bin python3-gdal
 EXAMPLE = examples/floorplan/office.png
 
 .PHONY: deps build release run test bench install clean
 
-# libvips (and libdeflate, which libvips' TIFF support brings anyway) from Debian.
+# Every Debian package the build and the tests need; a fresh machine gets the missing ones.
 deps:
-	@if pkg-config --exists vips && [ -f /usr/include/libdeflate.h ]; then :; \
+	@missing=$$(for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
+	if [ -z "$$missing" ]; then :; \
 	elif [ "$$(id -u)" = 0 ]; then \
-	  echo "installing $(APT_PACKAGES)"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PACKAGES) >/dev/null; \
+	  echo "installing" $$missing; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	else \
-	  echo "tilecut needs libvips; run: sudo apt-get install -y $(APT_PACKAGES)"; exit 1; \
+	  echo "tilecut needs these Debian packages; run: sudo apt-get install -y" $$missing; exit 1; \
 	fi
 
 build: deps
@@ -27,8 +29,13 @@ run: release
 	.build/release/tilecut $(EXAMPLE) -o examples/out --preview --knockout white:8
 	@echo "open examples/out/preview.html to look at the tiles"
 
+# The tool's tests, then the iOS client package's (its Linux parts), against a
+# real output of the tilecut just built (gdal-bin and python3-gdal make and decode
+# an MBTiles file independently of the client).
 test: deps
 	$(SWIFT) test
+	$(SWIFT) build
+	TILECUT=$$($(SWIFT) build --show-bin-path)/tilecut $(SWIFT) test --package-path examples/client
 
 bench: release
 	TILECUT=$(CURDIR)/.build/release/tilecut bash bench/run.sh

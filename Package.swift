@@ -32,7 +32,6 @@ let package = Package(
     ),
     .executableTarget(name: "tilecut", dependencies: ["TilecutCLI"]),
     .testTarget(name: "TilecutCoreTests", dependencies: ["TilecutCore"]),
-    .testTarget(name: "ManifestClientTests", dependencies: ["TilecutCore"]),
     .testTarget(name: "TilecutVipsTests", dependencies: ["TilecutVips", "TilecutCore"]),
     .testTarget(
       name: "TilecutCLITests",
