@@ -167,6 +167,31 @@ struct PublishingTests {
     #expect(try runProgram("/usr/bin/make", ["-q", "out/manifest.json"], in: dir) == 1)
   }
 
+  @Test("examples/make/Makefile: make -q is false before a run and after touching the plan or its world file, true after a run")
+  func exampleMakefile() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let makefile = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("examples/make/Makefile").path
+    try picture(width: 600, height: 400).writePNG(to: dir + "/plan.png")
+    try "0.5\n0\n0\n-0.5\n-14000\n6711000\n".write(toFile: dir + "/plan.pgw", atomically: true, encoding: .utf8)
+    let make = ["-q", "-f", makefile, "PLAN=\(dir)/plan.png", "OUT=\(dir)/tiles", "TILECUT=false"]
+    #expect(try runProgram("/usr/bin/make", make, in: dir) == 1)
+    // the Makefile's recipe, run in-process
+    #expect(
+      try tilecut([
+        dir + "/plan.png", "-o", dir + "/tiles", "--knockout", "white:8", "--tile-size", "256,512,768", "--depfile", dir + "/tiles.d",
+        "--changes", dir + "/tiles.changes",
+      ]) == 0)
+    #expect(try runProgram("/usr/bin/make", make, in: dir) == 0)
+    for input in ["plan.png", "plan.pgw"] {
+      try touch(dir + "/" + input)
+      #expect(try runProgram("/usr/bin/make", make, in: dir) == 1, "after touching \(input)")
+      try touch(dir + "/" + input, secondsFromNow: -3600)
+    }
+    #expect(try runProgram("/usr/bin/make", make, in: dir) == 0)
+  }
+
   @Test("make escaping: spaces, #, $ and colons")
   func escaping() {
     #expect(DependencyFile.escape("a b#c$d:e") == "a\\ b\\#c$$d\\:e")
