@@ -133,6 +133,22 @@ struct PublishingTests {
     #expect(version1 != nil && version2 != nil && version1 != version2)
   }
 
+  @Test("a change list that cannot be written stops the run before the commit: the previous output stays")
+  func changeListUnwritable() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try picture(width: 600, height: 400).writePNG(to: dir + "/a.png")
+    #expect(try tilecut([dir + "/a.png", "-o", dir + "/out"]) == 0)
+    let before = snapshot(dir + "/out")
+    try picture(width: 600, height: 400, seed: 3).writePNG(to: dir + "/a.png")
+    #expect(try tilecut([dir + "/a.png", "-o", dir + "/out", "--changes", dir + "/missing/changes.txt"]) == 1)
+    #expect(snapshot(dir + "/out") == before)
+    // the next run lists the changes it could not list before
+    #expect(try tilecut([dir + "/a.png", "-o", dir + "/out", "--changes", dir + "/changes.txt"]) == 0)
+    let lines = try String(contentsOfFile: dir + "/changes.txt", encoding: .utf8).split(separator: "\n")
+    #expect(lines.count == before.count - 1 && lines.allSatisfy { $0.hasPrefix("M\t") })
+  }
+
   @Test("--depfile: make -q is true after a run and false after touching the input, world file or .prj")
   func makeDependencies() throws {
     let dir = try scratch()

@@ -53,7 +53,7 @@ struct ChangeList: Equatable {
     do {
       try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
     } catch {
-      throw TilecutError.invalidOption(option: "--changes", reason: "cannot write \(path) (\(error.localizedDescription))")
+      throw TilecutError.output(path: path, reason: "cannot write the --changes list (\(error.localizedDescription))")
     }
   }
 }
@@ -128,7 +128,7 @@ enum DependencyFile {
     do {
       try Data(text(target: target, dependencies: dependencies).utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
     } catch {
-      throw TilecutError.invalidOption(option: "--depfile", reason: "cannot write \(path) (\(error.localizedDescription))")
+      throw TilecutError.output(path: path, reason: "cannot write the --depfile rule (\(error.localizedDescription))")
     }
   }
 }

@@ -178,12 +178,13 @@ struct TileJob {
     } catch {
       throw TilecutError.output(path: staging, reason: "cannot write the manifest (\(error.localizedDescription))")
     }
-    let changes = try output.changes.map { _ in
-      try ChangeList.compute(staging: staging, manifest: manifest, previousRoot: out.path, previous: out.existingManifest())
+    // Written before the commit: a list that cannot be written stops the run with the
+    // previous output intact, so the next run lists the same changes again.
+    if let path = output.changes {
+      try ChangeList.compute(staging: staging, manifest: manifest, previousRoot: out.path, previous: out.existingManifest()).write(to: path)
     }
     try out.commit(staging: staging) { from, to in exchangePaths(from, to) }
     committed = true
-    if let path = output.changes, let changes { try changes.write(to: path) }
     try writeDependencies(plan)
     let seconds = Date().timeIntervalSince(started)
     progress.finish()
