@@ -26,6 +26,15 @@ struct ChangeList: Equatable {
   /// with the output they replace (`previous`, at `previousRoot`), byte for byte.
   /// With no previous output every tile is added.
   static func compute(staging: String, manifest: Manifest, previousRoot: String, previous: Manifest?) throws -> ChangeList {
+    try compute(
+      manifest: manifest, bytes: { FileManager.default.contents(atPath: staging + "/" + $0) }, previous: previous,
+      previousBytes: { FileManager.default.contents(atPath: previousRoot + "/" + $0) })
+  }
+
+  /// The same for any store: `bytes` and `previousBytes` read a tile by its path.
+  static func compute(
+    manifest: Manifest, bytes: (String) throws -> Data?, previous: Manifest?, previousBytes: (String) throws -> Data?
+  ) throws -> ChangeList {
     let new = try tilePaths(of: manifest)
     let old = try previous.map { try tilePaths(of: $0) } ?? []
     let oldSet = Set(old)
@@ -36,8 +45,8 @@ struct ChangeList: Equatable {
         entries.append(Entry(status: "A", path: path))
         continue
       }
-      let before = FileManager.default.contents(atPath: previousRoot + "/" + path)
-      let after = FileManager.default.contents(atPath: staging + "/" + path)
+      let before = try previousBytes(path)
+      let after = try bytes(path)
       // a tile the previous manifest lists but whose file is gone counts as modified: upload it
       if before == nil || before != after { entries.append(Entry(status: "M", path: path)) }
     }
@@ -60,12 +69,22 @@ struct ChangeList: Equatable {
 
 /// The manifest's `contentVersion`: a hash over every tile's path and bytes.
 enum ContentVersion {
-  /// Reads the tiles `manifest` lists under `root`; 16 hex digits of SHA-256 over
-  /// "path sha256(bytes)" lines in path order, short enough for a `?v=` query.
+  /// Reads the tiles `manifest` lists under `root`.
   static func of(_ manifest: Manifest, root: String) throws -> String {
+    try of(manifest) { path in
+      guard let data = FileManager.default.contents(atPath: root + "/" + path) else {
+        throw TilecutError.output(path: root + "/" + path, reason: "cannot be read back to compute the content version")
+      }
+      return data
+    }
+  }
+
+  /// 16 hex digits of SHA-256 over "path sha256(bytes)" lines in path order, short
+  /// enough for a `?v=` query; `bytes` reads a tile by its path, from any store.
+  static func of(_ manifest: Manifest, bytes: (String) throws -> Data) throws -> String {
     var text = ""
     for path in try ChangeList.tilePaths(of: manifest) {
-      text += path + " " + (try Vips.sha256(ofFile: root + "/" + path)) + "\n"
+      text += path + " " + Vips.sha256(of: [UInt8](try bytes(path))) + "\n"
     }
     return String(Vips.sha256(of: Array(text.utf8)).prefix(16))
   }

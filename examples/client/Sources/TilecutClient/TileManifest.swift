@@ -8,6 +8,7 @@ public struct TileManifest: Decodable, Sendable {
   public enum Failure: Error, Equatable, CustomStringConvertible {
     case unknownFormat(String)
     case unsupportedVersion(Int, supported: Int)
+    case unknownStore(String)
 
     public var description: String {
       switch self {
@@ -17,6 +18,8 @@ public struct TileManifest: Decodable, Sendable {
         version > supported
           ? "manifest version \(version) is newer than this client reads (\(supported)); update the app"
           : "manifest version \(version) does not exist; this client reads version \(supported)"
+      case .unknownStore(let store):
+        "the tiles are in a '\(store)' store, which this client does not read (directory, mbtiles); update the app"
       }
     }
   }
@@ -50,6 +53,18 @@ public struct TileManifest: Decodable, Sendable {
   public let footprints: [Footprint]
   /// Changes whenever any tile does: a client that sees a new one clears its tile cache.
   public let contentVersion: String?
+  /// `mbtiles` when the tiles are in MBTiles files (`tileSets`); nil when they are
+  /// files named by `name`.
+  public let store: String?
+  /// With the MBTiles store: the file holding each floor and tile size, relative to the manifest.
+  public let tileSets: [TileSet]
+
+  /// One MBTiles file of an output: a floor at a tile size.
+  public struct TileSet: Decodable, Sendable, Equatable {
+    public let floor: Int
+    public let tileSize: Int
+    public let file: String
+  }
 
   /// Which level a cell is looked up in.
   private struct Key: Hashable {
@@ -58,7 +73,8 @@ public struct TileManifest: Decodable, Sendable {
   private var index: [Key: [[Int]]] = [:]
 
   /// The fields a client needs; the rest (sources, options, fingerprint) is the tool's business.
-  private enum CodingKeys: String, CodingKey { case format, version, floors, tileSizes, name, levels, footprints, contentVersion }
+  private enum CodingKeys: String, CodingKey { case format, version, floors, tileSizes, name, levels, footprints, contentVersion, store, tileSets
+  }
 
   public init(from decoder: Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -75,6 +91,9 @@ public struct TileManifest: Decodable, Sendable {
     levels = try c.decode([Level].self, forKey: .levels)
     footprints = try c.decodeIfPresent([Footprint].self, forKey: .footprints) ?? []
     contentVersion = try c.decodeIfPresent(String.self, forKey: .contentVersion)
+    store = try c.decodeIfPresent(String.self, forKey: .store)
+    tileSets = try c.decodeIfPresent([TileSet].self, forKey: .tileSets) ?? []
+    if let store, store != "directory", store != "mbtiles" { throw Failure.unknownStore(store) }
     if levels.contains(where: { $0.rows.contains { $0.count != 3 } }) {
       throw DecodingError.dataCorruptedError(forKey: .levels, in: c, debugDescription: "a run is [y, x0, x1]")
     }

@@ -28,10 +28,19 @@ public struct OfflineTiles: Sendable {
     self.store = store
   }
 
-  /// A tilecut output directory: `manifest.json` and the tiles it names.
+  /// A tilecut output directory: `manifest.json` and the tile files it names, or
+  /// the MBTiles files it lists (`--store mbtiles`).
   public init(directory: URL) throws {
     let manifest = try TileManifest(contentsOf: directory.appendingPathComponent("manifest.json"))
-    self.init(manifest: manifest, store: DirectoryTileStore(root: directory, manifest: manifest))
+    if manifest.store == "mbtiles" {
+      var urls: [MBTilesTileStore.TileSet: URL] = [:]
+      for set in manifest.tileSets {
+        urls[.init(floor: set.floor, tileSize: set.tileSize)] = directory.appendingPathComponent(set.file)
+      }
+      self.init(manifest: manifest, store: try MBTilesTileStore(urls: urls))
+    } else {
+      self.init(manifest: manifest, store: DirectoryTileStore(root: directory, manifest: manifest))
+    }
   }
 
   /// The answer for one cell.

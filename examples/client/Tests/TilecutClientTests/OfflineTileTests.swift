@@ -120,13 +120,22 @@ struct OfflineTileTests {
     #expect(store.files[.init(floor: 0, tileSize: 768)]?.metadata["name"] == "L0_768")
     let tiles = OfflineTiles(manifest: f.manifest, store: store)
     let directory = try OfflineTiles(directory: f.output)
+    // and found through the manifest, as an output of `--store mbtiles` names its files
+    let sets: [[String: Any]] = [512, 768].map { ["floor": 0, "tileSize": $0, "file": "L0_\($0).mbtiles"] }
+    var json = try #require(try JSONSerialization.jsonObject(with: f.manifestData) as? [String: Any])
+    json["store"] = "mbtiles"
+    json["tileSets"] = sets
+    try JSONSerialization.data(withJSONObject: json).write(to: dir.appendingPathComponent("manifest.json"))
+    let bundled = try OfflineTiles(directory: dir)
     var compared = 0
     for c in f.cells() where c.floor == 0 && c.size >= 512 {
       let answer = tiles.tile(floor: 0, zoom: c.zoom, x: c.x, y: c.y, tileSize: c.size)
       #expect(answer == directory.tile(floor: 0, zoom: c.zoom, x: c.x, y: c.y, tileSize: c.size))
+      #expect(answer == bundled.tile(floor: 0, zoom: c.zoom, x: c.x, y: c.y, tileSize: c.size))
       if case .tile = answer { compared += 1 }
     }
     #expect(compared > 20)
+    #expect(throws: TileManifest.Failure.unknownStore("zarr")) { try f.manifest(replacing: ["store": "zarr"]) }
   }
 
   @Test("files that are not MBTiles are refused with the reason")
