@@ -40,6 +40,7 @@ func blocks(width: Int, height: Int) -> RGBAImage {
   return image
 }
 
+/// --tile-size 768, --changes, --depfile and --shard env, through the command.
 @Suite("apps and pipelines")
 struct PublishingTests {
   @Test("768 px tiles shrunk 3× match the 256 px tiles of the same run, cell for cell")

@@ -3,6 +3,7 @@ import Testing
 
 @testable import TilecutClient
 
+/// The manifest reader on a real output: facts, membership, URLs, cache versions, refusals.
 @Suite("manifest reader, against a real tilecut output")
 struct ManifestTests {
   @Test("floors, tile sizes, zoom ranges, footprints and content version")

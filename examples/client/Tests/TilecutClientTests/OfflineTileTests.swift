@@ -12,6 +12,7 @@ import Testing
 /// Python with GDAL's bindings (python3-gdal), for decoding tiles independently of tilecut.
 let python = "/usr/bin/python3"
 
+/// Offline reads on a real output: the directory, MBTiles made by GDAL and by mbutil's schema.
 @Suite("offline tiles: directory and MBTiles, against a real tilecut output")
 struct OfflineTileTests {
   @Test("a directory answers the file's bytes for listed cells and no tile for the rest, without reading them")

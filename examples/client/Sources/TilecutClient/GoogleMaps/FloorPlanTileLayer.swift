@@ -27,7 +27,9 @@
     public func show(floor: Int, on map: GMSMapView) {
       layer?.map = nil
       let current = manifest.value
-      let size = current.tileSize(forScreenScale: Double(map.traitCollection.displayScale))
+      // a map not yet in a window has no display scale of its own
+      let scale = map.traitCollection.displayScale > 0 ? map.traitCollection.displayScale : UITraitCollection.current.displayScale
+      let size = current.tileSize(forScreenScale: Double(scale))
       let manifest = self.manifest
       let base = self.base
       let urls: GMSTileURLConstructor = { x, y, zoom in
