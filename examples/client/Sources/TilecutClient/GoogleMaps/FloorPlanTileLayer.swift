@@ -1,4 +1,5 @@
 #if canImport(GoogleMaps) && canImport(UIKit)
+  import Foundation
   import GoogleMaps
   import UIKit
 

@@ -23,20 +23,25 @@
       return map
     }
 
+    /// Swaps the overlay when the floor changes, or when a newer manifest brings
+    /// different tiles (a new overlay: MapKit keeps no tiles of the old one).
     public func updateUIView(_ map: MKMapView, context: Context) {
-      guard context.coordinator.shownFloor != floor else { return }
+      let coordinator = context.coordinator
+      guard coordinator.shownFloor != floor || coordinator.shownVersion != manifest.contentVersion else { return }
       map.removeOverlays(map.overlays.filter { $0 is FloorPlanTileOverlay })
       let overlay = FloorPlanTileOverlay(manifest: manifest, floor: floor, source: source)
       map.addOverlay(overlay, level: .aboveLabels)
-      if context.coordinator.shownFloor == nil, !overlay.footprint.isNull {
+      if coordinator.shownFloor == nil, !overlay.footprint.isNull {
         map.setVisibleMapRect(overlay.footprint, edgePadding: UIEdgeInsets(top: 24, left: 24, bottom: 80, right: 24), animated: false)
       }
-      context.coordinator.shownFloor = floor
+      coordinator.shownFloor = floor
+      coordinator.shownVersion = manifest.contentVersion
     }
 
     /// The map's delegate: draws tile overlays.
     public final class Coordinator: NSObject, MKMapViewDelegate {
       var shownFloor: Int?
+      var shownVersion: String?
 
       public func mapView(_ mapView: MKMapView, rendererFor overlay: MKOverlay) -> MKOverlayRenderer {
         if let tiles = overlay as? MKTileOverlay { return MKTileOverlayRenderer(tileOverlay: tiles) }
