@@ -2,8 +2,8 @@
 SWIFT ?= swift
 PREFIX ?= /usr/local
 # libvips (with libdeflate), PROJ with its data, libgeotiff, SQLite; strace for the
-# test that proves no other program is started
-APT_PACKAGES = libvips-dev libdeflate-dev libproj-dev proj-data libgeotiff-dev libsqlite3-dev strace
+# test that proves no other program is started; GDAL for the client package's tests
+APT_PACKAGES = libvips-dev libdeflate-dev libproj-dev proj-data libgeotiff-dev libsqlite3-dev strace gdal-bin python3-gdal
 EXAMPLE = examples/floorplan/office.png
 
 .PHONY: deps build release run test bench install clean
@@ -31,8 +31,13 @@ run: release
 	.build/release/tilecut $(EXAMPLE) -o examples/out --preview --knockout white:8
 	@echo "open examples/out/preview.html to look at the tiles"
 
+# The tool's tests, then the iOS client package's (its Linux parts), against a
+# real output of the tilecut just built (gdal-bin and python3-gdal make and decode
+# an MBTiles file independently of the client).
 test: deps
 	$(SWIFT) test
+	$(SWIFT) build
+	TILECUT=$$($(SWIFT) build --show-bin-path)/tilecut $(SWIFT) test --package-path examples/client
 
 bench: release
 	TILECUT=$(CURDIR)/.build/release/tilecut bash bench/run.sh

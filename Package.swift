@@ -46,7 +46,6 @@ let package = Package(
     ),
     .executableTarget(name: "tilecut", dependencies: ["TilecutCLI"]),
     .testTarget(name: "TilecutCoreTests", dependencies: ["TilecutCore"]),
-    .testTarget(name: "ManifestClientTests", dependencies: ["TilecutCore"]),
     .testTarget(name: "TilecutMBTilesTests", dependencies: ["TilecutMBTiles", "TilecutCore", "CSQLite"]),
     .testTarget(name: "TilecutVipsTests", dependencies: ["TilecutVips", "TilecutCore"]),
     .testTarget(

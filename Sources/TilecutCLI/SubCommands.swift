@@ -434,6 +434,7 @@ struct MergeCommand: ParsableCommand {
         return Manifest.Level(
           floor: level.floor, tileSize: level.tileSize, range: range, tiles: tilesByLevel[key] ?? [], bytes: bytesByLevel[key] ?? 0)
       }
+      merged.contentVersion = try ContentVersion.of(merged, store: store)
       // the preview page belongs to the job: a single run with --preview has one
       var files: [String: [UInt8]] = [:]
       if first.options["preview"] == "true" || (first.storeFiles ?? []).contains("preview.html") {

@@ -122,6 +122,19 @@ public final class MBTilesWriter: Sendable {
     }
   }
 
+  /// The bytes stored for a tile so far (the open transaction sees its own rows).
+  public func read(_ tile: TileCoordinate) throws -> [UInt8]? {
+    try state.withLock { s in
+      guard let db = s.db else { throw TilecutError.output(path: path, reason: "is already finished") }
+      let q = try db.prepare(
+        "SELECT images.tile_data FROM map JOIN images ON images.tile_id = map.tile_id WHERE zoom_level = ?1 AND tile_column = ?2 AND tile_row = ?3")
+      q.bind(1, tile.zoom)
+      q.bind(2, tile.x)
+      q.bind(3, mbtilesRow(for: tile))
+      return try q.next() ? q.blob(0) : nil
+    }
+  }
+
   /// Tiles added and distinct images stored so far.
   public var counts: (tiles: Int, images: Int) { state.withLock { ($0.tiles, $0.images) } }
 

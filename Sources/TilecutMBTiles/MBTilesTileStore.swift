@@ -23,6 +23,7 @@ public final class MBTilesTileStore: TileStore, @unchecked Sendable {
 
   public var path: String { directory.path }
   public var existingManifest: Manifest? { directory.existingManifest }
+  public var stagingPath: String? { directory.stagingPath }
 
   /// The file name of a floor's tile set at a tile size.
   public static func fileName(floor: Int, tileSize: Int) -> String { "L\(floor)_\(tileSize).mbtiles" }
@@ -76,6 +77,13 @@ public final class MBTilesTileStore: TileStore, @unchecked Sendable {
   }
 
   public func recordNoTile(floor: Int, tileSize: Int, tile: TileCoordinate) {}
+
+  public func stagedTile(floor: Int, tileSize: Int, tile: TileCoordinate) throws -> [UInt8] {
+    guard let bytes = try writer(floor: floor, tileSize: tileSize).read(tile) else {
+      throw TilecutError.output(path: path, reason: "tile \(tile) of floor \(floor), \(tileSize) px was not stored")
+    }
+    return bytes
+  }
 
   /// Finishes every tile set (one per floor and tile size of the manifest, empty ones
   /// too), then writes the manifest naming them.

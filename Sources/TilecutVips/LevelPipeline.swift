@@ -64,7 +64,7 @@ public enum LevelPipeline {
       // Render the document so that one rendered pixel is about one level pixel.
       let probe = plan.placement.sourcePixelsPerWorldUnit(width: source.width, height: source.height)
       scale = probe > 0 ? worldPixels / probe : 1
-      if let native = plan.placement.nativeZoom { scale = pow(2, Double(level.density - native)) }
+      if let native = plan.placement.nativeZoom { scale = worldPixels / WebMercator.worldPixels(zoom: native) }
     }
     let vectorScale = TilecutCore.AffineTransform.scale(1 / scale, 1 / scale)
 
@@ -90,7 +90,7 @@ public enum LevelPipeline {
       guard let inverse = map.inverse else {
         throw TilecutError.invalidInput(path: source.path, reason: "the placement is degenerate (zero area)")
       }
-      return try resampled(source: source, loader: loader, scale: scale, region: region, jobs: jobs, budget: ringBudget) { shrink in
+      return try resampled(source: source, loader: loader, scale: scale, region: region, stripHeight: level.stripHeight, jobs: jobs, budget: ringBudget) { shrink in
         // region pixel centre → source pixel coordinate in mapim's index convention
         let inv = TilecutCore.AffineTransform.scale(1 / shrink, 1 / shrink).concatenating(after: inverse)
         let centre = inv.apply(0.5, 0.5)
@@ -103,7 +103,7 @@ public enum LevelPipeline {
     guard abs(t.b) < 1e-12, abs(t.d) < 1e-12, t.a != 0, t.e != 0 else {
       throw TilecutError.invalidInput(path: source.path, reason: "a rotated lon/lat placement is not supported; use a Mercator (EPSG:3857) world file")
     }
-    return try resampled(source: source, loader: loader, scale: scale, region: region, jobs: jobs, budget: ringBudget) { shrink in
+    return try resampled(source: source, loader: loader, scale: scale, region: region, stripHeight: level.stripHeight, jobs: jobs, budget: ringBudget) { shrink in
       let s = 1 / (scale * shrink)
       // col = (lon - c) / a, lon = 360 (X + 0.5 + rx) / W - 180
       let lonPerX = 360 / worldPixels
@@ -168,7 +168,7 @@ public enum LevelPipeline {
   }
 
   private static func resampled(
-    source: SourceDescription, loader: String?, scale: Double, region: PixelRect, jobs: Int, budget: Int,
+    source: SourceDescription, loader: String?, scale: Double, region: PixelRect, stripHeight: Int, jobs: Int, budget: Int,
     index: (Double) -> IndexMap
   ) throws -> any LevelPixelSource {
     let forward = index(1).forward
@@ -201,7 +201,7 @@ public enum LevelPipeline {
     }
     if let streaming = try StreamingResampleSource.make(
       image: sequential, name: source.path, width: region.width, sx0: sx0, sy0: sy0, dsx: dsx, dsy: dsy, rx: rx, ry: ry,
-      strips: PyramidBuilder.strips(of: region), jobs: jobs, budget: budget)
+      strips: PyramidBuilder.strips(of: region, stripHeight: stripHeight), jobs: jobs, budget: budget)
     {
       return streaming
     }

@@ -83,7 +83,7 @@ struct TileJob {
     // refused before anything is allocated.
     for p in plan.plans {
       let bytes = p.levels.reduce(0) {
-        $0 + $1.region.width * 4 * PyramidBuilder.stripHeight * ($1.source == .direct ? 2 : 1)
+        $0 + $1.region.width * 4 * $1.stripHeight * ($1.source == .direct ? 2 : 1)
       }
       if bytes > 2 << 30 {
         throw TilecutError.invalidInput(
@@ -178,6 +178,8 @@ struct TileJob {
         printer.info("\(store.path): \(difference); rebuilding")
       } else {
         try store.markUpToDate()
+        try writeDependencies(plan)
+        if let path = output.changes { try ChangeList(entries: []).write(to: path) }
         printer.info("\(store.path): up to date")
         if run.json { Printer.result(#"{"output": \#(jsonString(store.path)), "upToDate": true}"#) }
         return 0
@@ -203,13 +205,20 @@ struct TileJob {
     for source in sources where source.identity != nil && Self.identity(source.path) != source.identity {
       throw TilecutError.invalidInput(path: source.path, reason: "changed during the run; the output was not replaced, run again")
     }
-    let manifest = makeManifest(plan, ledger: ledger, sources: sources, options: options, fingerprint: fingerprint, jobFingerprint: jobFingerprint)
+    var manifest = makeManifest(plan, ledger: ledger, sources: sources, options: options, fingerprint: fingerprint, jobFingerprint: jobFingerprint)
+    manifest.contentVersion = try ContentVersion.of(manifest, store: store)
     var files: [String: [UInt8]] = [:]
     if output.preview { files["preview.html"] = Array(PreviewPage.html(manifest: manifest).utf8) }
-    try store.finish(manifest: manifest, files: files)
+    manifest = try store.finish(manifest: manifest, files: files)
+    // Written before the commit: a list that cannot be written stops the run with the
+    // previous output intact, so the next run lists the same changes again.
+    if let path = output.changes {
+      try ChangeList.compute(store: store, manifest: manifest, previous: store.existingManifest).write(to: path)
+    }
     // The store is about to publish: the manifest and every tile are final here.
     try cancel.committing { try store.commit() }
     committed = true
+    try writeDependencies(plan)
     let seconds = Date().timeIntervalSince(started)
     progress.finish()
     report(plan, ledger: ledger, seconds: seconds, output: store.path)
@@ -222,6 +231,13 @@ struct TileJob {
     case .directory: return DirectoryTileStore(path: output.output, template: plan.template)
     case .mbtiles: return MBTilesTileStore(path: output.output, format: encoding.format.rawValue, digest: { Vips.sha256(of: $0) })
     }
+  }
+
+  /// `--depfile`: the make rule naming every file this run read.
+  func writeDependencies(_ plan: TileJobPlan) throws {
+    guard let path = output.depfile else { return }
+    let inputs = plan.floors.map(\.input.path)
+    try DependencyFile.write(to: path, output: output.output, dependencies: DependencyFile.dependencies(inputs: inputs, placement: placement))
   }
 
   /// Renders every floor, floors side by side, each streaming its levels.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import TilecutCore
 import TilecutVips
 
@@ -30,6 +31,12 @@ public struct OutputOptions: ParsableArguments {
       valueName: "kind"))
   public var store: StoreKind = .directory
 
+  @Option(help: ArgumentHelp("Write a make dependency file: <output>/manifest.json: the inputs, world files and .prj files the run read.", valueName: "file"))
+  public var depfile: String?
+
+  @Option(help: ArgumentHelp("Write the tile files this run added, modified or deleted, one 'A|M|D<TAB>path' line each (git --name-status), relative to the output.", valueName: "file"))
+  public var changes: String?
+
   public init() {}
 
   public func validate() throws {
@@ -52,7 +59,7 @@ public struct PyramidOptions: ParsableArguments {
   @Option(parsing: .unconditional, help: ArgumentHelp("Highest zoom to write (default: plain images, the smallest z with 256·2^z ≥ the longer side; georeferenced, the deepest zoom whose 256 px tiles are not finer than the source pixels).", valueName: "z"))
   public var maxZoom: Int?
 
-  @Option(help: ArgumentHelp("Tile sizes in pixels: 256, 512 (retina: the same z/x/y grid at twice the density) or 256,512.", valueName: "sizes"))
+  @Option(help: ArgumentHelp("Tile sizes in pixels, any of 256, 512 (@2x: the same z/x/y grid at twice the density) and 768 (@3x), comma-separated.", valueName: "sizes"))
   public var tileSize: String = "256,512"
 
   @Option(help: ArgumentHelp("Refuse jobs of more tiles than this (the estimate names the zoom that causes it).", valueName: "n"))
@@ -64,12 +71,12 @@ public struct PyramidOptions: ParsableArguments {
     let parts = tileSize.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
     var sizes: [Int] = []
     for p in parts {
-      guard let n = Int(p), n == 256 || n == 512 else {
-        throw TilecutError.invalidOption(option: "--tile-size", reason: "'\(p)' is not a supported tile size; use 256, 512 or 256,512")
+      guard let n = Int(p), [256, 512, 768].contains(n) else {
+        throw TilecutError.invalidOption(option: "--tile-size", reason: "'\(p)' is not a supported tile size; use 256, 512, 768 or a list such as 256,512")
       }
       if !sizes.contains(n) { sizes.append(n) }
     }
-    guard !sizes.isEmpty else { throw TilecutError.invalidOption(option: "--tile-size", reason: "give 256, 512 or 256,512") }
+    guard !sizes.isEmpty else { throw TilecutError.invalidOption(option: "--tile-size", reason: "give 256, 512, 768 or a list such as 256,512") }
     return sizes.sorted()
   }
 
@@ -168,7 +175,7 @@ public struct RunOptions: ParsableArguments {
   @Flag(name: [.short, .long], help: "Print only errors.")
   public var quiet = false
 
-  @Option(help: ArgumentHelp("Render a deterministic share K of N of the tiles and write a partial manifest (combine with `tilecut merge`).", valueName: "k/n"))
+  @Option(help: ArgumentHelp("Render a deterministic share K of N of the tiles and write a partial manifest (combine with `tilecut merge`). 'env' or 'env/N' take K (and N) from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, TILECUT_SHARD_COUNT) or an AWS Batch array job (AWS_BATCH_JOB_ARRAY_INDEX, AWS_BATCH_JOB_ARRAY_SIZE).", valueName: "k/n|env[/n]"))
   public var shard: String?
 
   @Option(
@@ -201,6 +208,10 @@ public struct RunOptions: ParsableArguments {
 
   func shardSelector() throws -> ShardSelector? {
     guard let shard else { return nil }
+    if shard == "env" || shard.hasPrefix("env/") {
+      let (k, n) = try ShardEnvironment.selector(spec: shard, environment: ProcessInfo.processInfo.environment)
+      return ShardSelector(index: k, count: n)
+    }
     let parts = shard.split(separator: "/").map { Int($0) }
     guard parts.count == 2, let k = parts[0], let n = parts[1], (1...PlanLimits.maxShards).contains(n), (1...n).contains(k) else {
       throw ValidationError("--shard: '\(shard)' is not K/N with 1 ≤ K ≤ N ≤ \(PlanLimits.maxShards) (e.g. 2/4)")

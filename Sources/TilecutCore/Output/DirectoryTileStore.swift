@@ -335,6 +335,15 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
 
   public func recordNoTile(floor: Int, tileSize: Int, tile: TileCoordinate) {}
 
+  public func stagedTile(floor: Int, tileSize: Int, tile: TileCoordinate) throws -> [UInt8] {
+    guard let template, let staging = stagingPath else { throw TilecutError.output(path: path, reason: "the store was not begun") }
+    let file = staging + "/" + template.path(floor: floor, tileSize: tileSize, tile: tile)
+    guard let data = FileManager.default.contents(atPath: file) else {
+      throw TilecutError.output(path: file, reason: "cannot be read back")
+    }
+    return [UInt8](data)
+  }
+
   @discardableResult
   public func finish(manifest: Manifest, files: [String: [UInt8]]) throws -> Manifest {
     guard let staging = stagingPath else { throw TilecutError.output(path: path, reason: "the store was not begun") }

@@ -46,6 +46,9 @@ public struct Manifest: Codable, Sendable, Equatable {
       self.file = file
     }
   }
+  /// A hash over every tile's path and bytes: changes when any tile does, for
+  /// cache-busting URLs (`?v=…`) and for clients deciding to clear their tile cache.
+  public var contentVersion: String?
 
   public init(
     tileSizes: [Int], floors: [Int], name: String, levels: [Level], footprints: [Footprint],

@@ -32,6 +32,12 @@ public protocol TileStore: TileWriter, AnyObject {
   /// Stores one tile.
   func put(_ bytes: [UInt8], floor: Int, tileSize: Int, tile: TileCoordinate) throws
 
+  /// Where the new output is being built (after `begin()`), a directory on the output's file system.
+  var stagingPath: String? { get }
+
+  /// The bytes of a tile put in this run (before `finish`), for the content version.
+  func stagedTile(floor: Int, tileSize: Int, tile: TileCoordinate) throws -> [UInt8]
+
   /// Notes a cell that has no tile; the manifest's runs are what records it.
   func recordNoTile(floor: Int, tileSize: Int, tile: TileCoordinate)
 

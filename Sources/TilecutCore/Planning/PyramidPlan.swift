@@ -60,9 +60,12 @@ public enum LevelSource: String, Hashable, Sendable, Codable {
   case reduced
 }
 
-/// One level image: the world at 256·2^density pixels, of which only `region` is made.
+/// One level image: the world at base·2^density pixels, of which only `region` is made.
 public struct DensityLevel: Hashable, Sendable, Codable {
   public var density: Int
+  /// Pixels per world at density 0: 256 for the chain of 256 and 512 px tiles, 768
+  /// for the @3x chain (768 is not 256·2^k, so its levels are a chain of their own).
+  public var base: Int = WebMercator.baseTileSize
   /// The part of the level image that is computed, 512-aligned where the world allows.
   public var region: PixelRect
   public var source: LevelSource
@@ -71,7 +74,10 @@ public struct DensityLevel: Hashable, Sendable, Codable {
   public var cuts: [LevelCut]
 
   /// Level pixels per world unit.
-  public var worldPixels: Double { WebMercator.worldPixels(zoom: density) }
+  public var worldPixels: Double { WebMercator.worldPixels(zoom: density, tileSize: base) }
+
+  /// Rows per strip: a multiple of every tile size cut from the level.
+  public var stripHeight: Int { base == WebMercator.baseTileSize ? PyramidBuilder.stripHeight : base }
 
   public var tileCount: Int { cuts.reduce(0) { $0 + $1.range.count } }
 }
@@ -86,16 +92,24 @@ public struct FloorPlan: Hashable, Sendable, Codable {
 
   public var tileCount: Int { levels.reduce(0) { $0 + $1.tileCount } }
 
-  /// The levels that feed the reduction chain, densest first (the first is direct).
-  public var chain: [DensityLevel] {
-    guard let base = levels.lastIndex(where: { $0.source == .direct }) else { return [] }
-    return Array(levels[base...])
-  }
+  /// The levels that feed the reduction chain of 256 and 512 px tiles, densest first (the first is direct).
+  public var chain: [DensityLevel] { chain(base: WebMercator.baseTileSize) }
 
   /// Direct levels rendered above the chain, each cut and not reduced.
-  public var standalone: [DensityLevel] {
-    guard let base = levels.lastIndex(where: { $0.source == .direct }) else { return [] }
-    return Array(levels[..<base])
+  public var standalone: [DensityLevel] { standalone(base: WebMercator.baseTileSize) }
+
+  /// The reduction chain of the levels with this base, densest first.
+  public func chain(base: Int) -> [DensityLevel] {
+    let mine = levels.filter { $0.base == base }
+    guard let first = mine.lastIndex(where: { $0.source == .direct }) else { return [] }
+    return Array(mine[first...])
+  }
+
+  /// Direct levels with this base above its chain.
+  public func standalone(base: Int) -> [DensityLevel] {
+    let mine = levels.filter { $0.base == base }
+    guard let first = mine.lastIndex(where: { $0.source == .direct }) else { return [] }
+    return Array(mine[..<first])
   }
 }
 
@@ -116,6 +130,8 @@ public struct PlanRequest: Hashable, Sendable, Codable {
 public enum PyramidPlanner {
   public static let maxSupportedZoom = 30
   static let alignment = 512
+  /// The @3x tile size: the 256 px grid at three times the density.
+  public static let tripleTileSize = 768
 
   /// The raster default: the smallest zoom z with 256·2^z ≥ the longer side.
   public static func rasterMaxZoom(width: Int, height: Int) -> Int {
@@ -161,9 +177,16 @@ public enum PyramidPlanner {
     }
     // Density of a cut: a T px tile at zoom z has the pixels of 256 px tiles at z + log2(T/256).
     var cutsByDensity: [Int: [LevelCut]] = [:]
+    var tripleCuts: [LevelCut] = []
     for size in request.tileSizes.sorted() {
+      if size == tripleTileSize {
+        tripleCuts = zooms.compactMap { zoom in
+          WebMercator.tileRange(covering: footprint, zoom: zoom, tileSize: size).map { LevelCut(tileSize: size, range: $0) }
+        }
+        continue
+      }
       guard size >= WebMercator.baseTileSize, size.nonzeroBitCount == 1, size <= 4096 else {
-        throw TilecutError.invalidOption(option: "--tile-size", reason: "\(size) is not 256 times a power of two")
+        throw TilecutError.invalidOption(option: "--tile-size", reason: "\(size) is not 256 times a power of two, nor 768")
       }
       let shift = (size / WebMercator.baseTileSize).trailingZeroBitCount
       for zoom in zooms {
@@ -171,31 +194,44 @@ public enum PyramidPlanner {
         cutsByDensity[zoom + shift, default: []].append(LevelCut(tileSize: size, range: range))
       }
     }
-    guard let maxDensity = cutsByDensity.keys.max(), let minDensity = cutsByDensity.keys.min() else {
-      return FloorPlan(floor: floor, source: source, placement: placement, footprint: footprint, levels: [])
-    }
     let native = placement.nativeZoom(width: source.width, height: source.height)
-    let base = source.isVector ? maxDensity : min(native, maxDensity)
     var levels: [DensityLevel] = []
-    for density in stride(from: maxDensity, through: minDensity, by: -1) {
-      let cuts = cutsByDensity[density] ?? []
-      if density > base && cuts.isEmpty { continue }
-      levels.append(
-        DensityLevel(
-          density: density,
-          region: region(of: footprint, density: density),
-          source: density >= base ? .direct : .reduced,
-          upsampled: density > native && !source.isVector,
-          cuts: cuts))
+    if let maxDensity = cutsByDensity.keys.max(), let minDensity = cutsByDensity.keys.min() {
+      let base = source.isVector ? maxDensity : min(native, maxDensity)
+      for density in stride(from: maxDensity, through: minDensity, by: -1) {
+        let cuts = cutsByDensity[density] ?? []
+        if density > base && cuts.isEmpty { continue }
+        levels.append(
+          DensityLevel(
+            density: density,
+            region: region(of: footprint, density: density),
+            source: density >= base ? .direct : .reduced,
+            upsampled: density > native && !source.isVector,
+            cuts: cuts))
+      }
+    }
+    // The @3x chain: its densest level made straight from the source, the rest by
+    // 2× reductions within the chain (one resample for the density).
+    for (index, cut) in tripleCuts.sorted(by: { $0.zoom > $1.zoom }).enumerated() {
+      let nativePixels = WebMercator.worldPixels(zoom: native)
+      let level = DensityLevel(
+        density: cut.zoom, base: tripleTileSize,
+        region: region(of: footprint, density: cut.zoom, base: tripleTileSize),
+        source: index == 0 ? .direct : .reduced,
+        upsampled: WebMercator.worldPixels(zoom: cut.zoom, tileSize: tripleTileSize) > nativePixels && !source.isVector,
+        cuts: [cut])
+      levels.append(level)
     }
     return FloorPlan(floor: floor, source: source, placement: placement, footprint: footprint, levels: levels)
   }
 
-  /// The computed part of a level: the footprint's pixels, aligned out to 512 and clipped to the world.
-  public static func region(of footprint: WorldRect, density: Int) -> PixelRect {
-    let world = WebMercator.worldPixels(zoom: density)
+  /// The computed part of a level: the footprint's pixels, aligned out to 512 (to
+  /// 768 in the @3x chain, whose tiles and strips are 768 px) and clipped to the world.
+  public static func region(of footprint: WorldRect, density: Int, base: Int = WebMercator.baseTileSize) -> PixelRect {
+    let world = WebMercator.worldPixels(zoom: density, tileSize: base)
     let worldInt = Int(world)
     let eps = WebMercator.edgeEpsilonPixels
+    let alignment = base == WebMercator.baseTileSize ? Self.alignment : base
     func span(_ lo: Double, _ hi: Double) -> (Int, Int) {
       let first = max(Int(floor(lo * world + eps)), 0)
       let end = min(Int(ceil(hi * world - eps)), worldInt)

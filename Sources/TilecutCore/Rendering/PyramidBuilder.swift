@@ -166,6 +166,13 @@ public final class PyramidBuilder {
       let stage = Stage(level: level, builder: self, next: nil)
       try stream(level, into: stage)
     }
+    try streamChain(chain, derived: derived)
+    // The @3x levels (768 px tiles) are a chain of their own: 768 is not 256·2^k.
+    try streamChain(plan.chain(base: PyramidPlanner.tripleTileSize), derived: nil)
+  }
+
+  /// Streams a chain's direct head into stages that reduce it level by level.
+  private func streamChain(_ chain: [DensityLevel], derived: DensityLevel?) throws {
     guard let top = chain.first else { return }
     var next: Stage?
     for level in chain.dropFirst().reversed() { next = Stage(level: level, builder: self, next: next) }
@@ -175,8 +182,8 @@ public final class PyramidBuilder {
   }
 
   /// The strips a direct level is read in, top to bottom: aligned on the level's
-  /// pixel grid every `stripHeight` rows, so the first and last may be partial.
-  public static func strips(of region: PixelRect) -> [LevelStrip] {
+  /// pixel grid every `stripHeight` rows (the level's own), so the first and last may be partial.
+  public static func strips(of region: PixelRect, stripHeight: Int = stripHeight) -> [LevelStrip] {
     var strips: [LevelStrip] = []
     var top = region.y
     while top < region.maxY {
@@ -190,9 +197,9 @@ public final class PyramidBuilder {
 
   private func stream(_ level: DensityLevel, into stage: Stage) throws {
     let region = level.region
-    let strips = Self.strips(of: region)
+    let strips = Self.strips(of: region, stripHeight: level.stripHeight)
     let open = openSource
-    let reader = try StripReader(open: { try open(level) }, strips: strips, stride: stage.stride, rows: Self.stripHeight)
+    let reader = try StripReader(open: { try open(level) }, strips: strips, stride: stage.stride, rows: level.stripHeight)
     defer { reader.finish() }
     for (index, strip) in strips.enumerated() {
       try pool.checkpoint()
@@ -224,7 +231,7 @@ public final class PyramidBuilder {
       self.builder = builder
       self.next = next
       stride = level.region.width * 4
-      buffer = [UInt8](repeating: 0, count: stride * min(PyramidBuilder.stripHeight, level.region.height + PyramidBuilder.stripHeight))
+      buffer = [UInt8](repeating: 0, count: stride * min(level.stripHeight, level.region.height + level.stripHeight))
     }
 
     func begin(_ top: Int, clear: Bool = true) {
@@ -236,7 +243,7 @@ public final class PyramidBuilder {
     /// Takes `count` reduced rows from the level above, `top` in this level's global rows.
     func receive(_ rows: UnsafePointer<UInt8>, top: Int, count: Int, x: Int, width: Int) throws {
       let region = level.region
-      let strip = (top / PyramidBuilder.stripHeight) * PyramidBuilder.stripHeight
+      let strip = (top / level.stripHeight) * level.stripHeight
       if let current = stripTop, current != strip { try flush() }
       begin(strip)
       let x0 = max(x, region.x)
@@ -253,13 +260,13 @@ public final class PyramidBuilder {
           }
         }
       }
-      if top + count >= min(strip + PyramidBuilder.stripHeight, region.maxY) { try flush() }
+      if top + count >= min(strip + level.stripHeight, region.maxY) { try flush() }
     }
 
     func flush() throws {
       guard let top = stripTop else { return }
       stripTop = nil
-      let height = min(PyramidBuilder.stripHeight, level.region.maxY - top)
+      let height = min(level.stripHeight, level.region.maxY - top)
       guard height > 0 else { return }
       completePending(stripTop: top)
       cut(top: top, height: height)

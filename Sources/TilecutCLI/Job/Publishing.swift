@@ -1,0 +1,162 @@
+import Foundation
+import TilecutCore
+import TilecutVips
+
+/// What a run changed in its output's tiles, for uploading only that to a CDN.
+struct ChangeList: Equatable {
+  /// One changed tile file: `A`dded, `M`odified or `D`eleted, as `git diff --name-status` says.
+  struct Entry: Equatable {
+    var status: Character
+    var path: String
+  }
+
+  var entries: [Entry]
+
+  /// The files that hold `manifest`'s tiles, relative to the directory that holds
+  /// it, sorted: one per tile, or the MBTiles files of the MBTiles store.
+  static func tilePaths(of manifest: Manifest) throws -> [String] {
+    if manifest.store == "mbtiles" { return (manifest.tileSets ?? []).map(\.file).sorted() }
+    let template = try TileNameTemplate(manifest.name)
+    var paths: [String] = []
+    for level in manifest.levels {
+      for tile in level.tiles { paths.append(template.path(floor: level.floor, tileSize: level.tileSize, tile: tile)) }
+    }
+    return paths.sorted()
+  }
+
+  /// What a store's staged output changes against the output it replaces.
+  static func compute(store: any TileStore, manifest: Manifest, previous: Manifest?) throws -> ChangeList {
+    guard let staging = store.stagingPath else { throw TilecutError.output(path: store.path, reason: "the store was not begun") }
+    return try compute(staging: staging, manifest: manifest, previousRoot: store.path, previous: previous)
+  }
+
+  /// Compares the tiles about to be committed (`staging`, described by `manifest`)
+  /// with the output they replace (`previous`, at `previousRoot`), byte for byte.
+  /// With no previous output every tile is added.
+  static func compute(staging: String, manifest: Manifest, previousRoot: String, previous: Manifest?) throws -> ChangeList {
+    try compute(
+      manifest: manifest, bytes: { FileManager.default.contents(atPath: staging + "/" + $0) }, previous: previous,
+      previousBytes: { FileManager.default.contents(atPath: previousRoot + "/" + $0) })
+  }
+
+  /// The same for any store: `bytes` and `previousBytes` read a tile by its path.
+  static func compute(
+    manifest: Manifest, bytes: (String) throws -> Data?, previous: Manifest?, previousBytes: (String) throws -> Data?
+  ) throws -> ChangeList {
+    let new = try tilePaths(of: manifest)
+    let old = try previous.map { try tilePaths(of: $0) } ?? []
+    let oldSet = Set(old)
+    let newSet = Set(new)
+    var entries: [Entry] = []
+    for path in new {
+      guard oldSet.contains(path) else {
+        entries.append(Entry(status: "A", path: path))
+        continue
+      }
+      let before = try previousBytes(path)
+      let after = try bytes(path)
+      // a tile the previous manifest lists but whose file is gone counts as modified: upload it
+      if before == nil || before != after { entries.append(Entry(status: "M", path: path)) }
+    }
+    for path in old where !newSet.contains(path) { entries.append(Entry(status: "D", path: path)) }
+    entries.sort { $0.path < $1.path }
+    return ChangeList(entries: entries)
+  }
+
+  /// `A<TAB>path` lines, one per tile, ending with a newline (empty when nothing changed).
+  var text: String { entries.map { "\($0.status)\t\($0.path)\n" }.joined() }
+
+  func write(to path: String) throws {
+    do {
+      try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+    } catch {
+      throw TilecutError.output(path: path, reason: "cannot write the --changes list (\(error.localizedDescription))")
+    }
+  }
+}
+
+/// The manifest's `contentVersion`: a hash over every tile's path and bytes.
+enum ContentVersion {
+  /// The tiles a store staged in this run.
+  static func of(_ manifest: Manifest, store: any TileStore) throws -> String {
+    try of(manifest) { try store.stagedTile(floor: $0, tileSize: $1, tile: $2) }
+  }
+
+  /// 16 hex digits of SHA-256 over "path sha256(bytes)" lines in path order (the
+  /// path the name template gives, whatever the store), short enough for a `?v=`
+  /// query; `bytes` reads a tile by floor, size and coordinate.
+  static func of(_ manifest: Manifest, bytes: (Int, Int, TileCoordinate) throws -> [UInt8]) throws -> String {
+    let template = try TileNameTemplate(manifest.name)
+    var lines: [String] = []
+    for level in manifest.levels {
+      for tile in level.tiles {
+        let digest = Vips.sha256(of: try bytes(level.floor, level.tileSize, tile))
+        lines.append(template.path(floor: level.floor, tileSize: level.tileSize, tile: tile) + " " + digest + "\n")
+      }
+    }
+    lines.sort()
+    return String(Vips.sha256(of: Array(lines.joined().utf8)).prefix(16))
+  }
+}
+
+/// A make dependency file: `<output>/manifest.json: <input> <sidecars…>`.
+enum DependencyFile {
+  /// Every file a run reads: the inputs, the world files that place them and the
+  /// `.prj` beside an input or world file. Only files that exist are listed (make
+  /// stops on a prerequisite it cannot make).
+  static func dependencies(inputs: [String], placement: PlacementOptions) -> [String] {
+    var out: [String] = []
+    func add(_ path: String) {
+      guard !out.contains(path), FileManager.default.fileExists(atPath: path) else { return }
+      out.append(path)
+    }
+    let placedByOption = placement.bounds != nil || !placement.gcp.isEmpty || placement.center != nil
+    for input in inputs {
+      add(input)
+      add(projection(beside: input))
+      guard !placedByOption else { continue }
+      if let world = placement.worldFile ?? WorldFile.findSidecar(for: input) {
+        add(world)
+        add(projection(beside: world))
+      }
+    }
+    return out
+  }
+
+  /// `plan.png` → `plan.prj`.
+  static func projection(beside path: String) -> String {
+    let slash = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
+    guard let dot = path[slash...].lastIndex(of: ".") else { return path + ".prj" }
+    return String(path[..<dot]) + ".prj"
+  }
+
+  /// A path as make reads it in a rule: spaces, `#`, `:` and `\` escaped, `$` doubled.
+  static func escape(_ path: String) -> String {
+    var out = ""
+    for c in path {
+      switch c {
+      case " ", "#", ":", "\\", "\t": out += "\\" + String(c)
+      case "$": out += "$$"
+      default: out.append(c)
+      }
+    }
+    return out
+  }
+
+  /// The rule, and an empty rule per prerequisite (gcc's -MP) so that deleting a
+  /// sidecar does not stop make with "no rule to make target".
+  static func text(target: String, dependencies: [String]) -> String {
+    var text = escape(target) + ":" + dependencies.map { " " + escape($0) }.joined() + "\n"
+    for d in dependencies { text += "\n" + escape(d) + ":\n" }
+    return text
+  }
+
+  static func write(to path: String, output: String, dependencies: [String]) throws {
+    let target = (output.hasSuffix("/") ? String(output.dropLast()) : output) + "/" + Manifest.fileName
+    do {
+      try Data(text(target: target, dependencies: dependencies).utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+    } catch {
+      throw TilecutError.output(path: path, reason: "cannot write the --depfile rule (\(error.localizedDescription))")
+    }
+  }
+}

@@ -1,1 +1,0 @@
-../../examples/client/TileManifest.swift
