@@ -139,6 +139,32 @@ struct OfflineTileTests {
     #expect(throws: TileManifest.Failure.unknownStore("zarr")) { try f.manifest(replacing: ["store": "zarr"]) }
   }
 
+  @Test("tilecut's own --store mbtiles output: every cell answers as the directory output does")
+  func tilecutMBTiles() throws {
+    let f = try Fixture.shared.get()
+    let out = f.root.appendingPathComponent("mb-\(UUID().uuidString.prefix(6))")
+    let plan = Fixture.repository.appendingPathComponent("examples/floorplan/office.png").path
+    let b = Fixture.bounds
+    try run(
+      try Fixture.tilecutBinary(),
+      [
+        plan, plan, "--first-floor", "-1", "-o", out.path, "--bounds", "\(b.south),\(b.west),\(b.north),\(b.east)",
+        "--min-zoom", "16", "--max-zoom", "19", "--tile-size", "256,512,768", "--knockout", "white:8", "--quiet",
+        "--store", "mbtiles",
+      ])
+    defer { try? FileManager.default.removeItem(at: out) }
+    let bundled = try OfflineTiles(directory: out)
+    let directory = try OfflineTiles(directory: f.output)
+    var tiles = 0
+    var noTiles = 0
+    for c in f.cells() {
+      let answer = bundled.tile(floor: c.floor, zoom: c.zoom, x: c.x, y: c.y, tileSize: c.size)
+      #expect(answer == directory.tile(floor: c.floor, zoom: c.zoom, x: c.x, y: c.y, tileSize: c.size), "\(c)")
+      if case .tile = answer { tiles += 1 } else { noTiles += 1 }
+    }
+    #expect(tiles > 50 && noTiles > 50)
+  }
+
   @Test("files that are not MBTiles are refused with the reason")
   func refuses() throws {
     let f = try Fixture.shared.get()
