@@ -41,6 +41,12 @@ func blocks(width: Int, height: Int) -> RGBAImage {
 }
 
 /// --tile-size 768, --changes, --depfile and --shard env, through the command.
+/// The ESRI WKT of EPSG:3857, as ArcGIS writes it in a .prj beside a world file.
+let webMercatorESRI =
+  #"PROJCS["WGS_1984_Web_Mercator_Auxiliary_Sphere",GEOGCS["GCS_WGS_1984",DATUM["D_WGS_1984",SPHEROID["WGS_1984",6378137.0,298.257223563]],"#
+  + #"PRIMEM["Greenwich",0.0],UNIT["Degree",0.0174532925199433]],PROJECTION["Mercator_Auxiliary_Sphere"],PARAMETER["False_Easting",0.0],"#
+  + #"PARAMETER["False_Northing",0.0],PARAMETER["Central_Meridian",0.0],PARAMETER["Standard_Parallel_1",0.0],PARAMETER["Auxiliary_Sphere_Type",0.0],UNIT["Meter",1.0]]"#
+
 @Suite("apps and pipelines")
 struct PublishingTests {
   @Test("768 px tiles shrunk 3× match the 256 px tiles of the same run, cell for cell")
@@ -157,7 +163,7 @@ struct PublishingTests {
     try picture(width: 600, height: 400).writePNG(to: dir + "/my plan.png")
     // north-up, 0.5 m pixels, near Greenwich
     try "0.5\n0\n0\n-0.5\n-14000\n6711000\n".write(toFile: dir + "/my plan.pgw", atomically: true, encoding: .utf8)
-    try "PROJCS[\"WGS 84 / Pseudo-Mercator\"]".write(toFile: dir + "/my plan.prj", atomically: true, encoding: .utf8)
+    try webMercatorESRI.write(toFile: dir + "/my plan.prj", atomically: true, encoding: .utf8)
     try """
       out/manifest.json: my\\ plan.png
       \tfalse
@@ -192,6 +198,7 @@ struct PublishingTests {
       .deletingLastPathComponent().appendingPathComponent("examples/make/Makefile").path
     try picture(width: 600, height: 400).writePNG(to: dir + "/plan.png")
     try "0.5\n0\n0\n-0.5\n-14000\n6711000\n".write(toFile: dir + "/plan.pgw", atomically: true, encoding: .utf8)
+    try webMercatorESRI.write(toFile: dir + "/plan.prj", atomically: true, encoding: .utf8)
     let make = ["-q", "-f", makefile, "PLAN=\(dir)/plan.png", "OUT=\(dir)/tiles", "TILECUT=false"]
     #expect(try runProgram("/usr/bin/make", make, in: dir) == 1)
     // the Makefile's recipe, run in-process
@@ -201,7 +208,7 @@ struct PublishingTests {
         "--changes", dir + "/tiles.changes",
       ]) == 0)
     #expect(try runProgram("/usr/bin/make", make, in: dir) == 0)
-    for input in ["plan.png", "plan.pgw"] {
+    for input in ["plan.png", "plan.pgw", "plan.prj"] {
       try touch(dir + "/" + input)
       #expect(try runProgram("/usr/bin/make", make, in: dir) == 1, "after touching \(input)")
       try touch(dir + "/" + input, secondsFromNow: -3600)
