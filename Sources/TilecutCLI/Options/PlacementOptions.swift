@@ -204,7 +204,9 @@ public struct PlacementOptions: ParsableArguments {
   private func explicitPlacement(width: Int, height: Int, imagePath: String, pyramid: PyramidOptions, printer: Printer) throws -> Placement? {
     if let bounds {
       let b = try Georeference.parseBounds(bounds)
-      if let warning = Georeference.aspectWarning(south: b.south, west: b.west, north: b.north, east: b.east, width: width, height: height) {
+      if let warning = Georeference.aspectWarning(
+        south: b.south, west: b.west, north: b.north, east: b.east, width: width, height: height, projection: sourceProjection)
+      {
         try warn(warning, printer: printer)
       }
       return try Georeference.bounds(
