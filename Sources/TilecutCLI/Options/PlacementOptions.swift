@@ -37,7 +37,7 @@ public struct PlacementOptions: ParsableArguments {
   @Option(
     name: [.customLong("source-crs"), .customLong("world-file-crs")],
     help: ArgumentHelp(
-      "The CRS of a world file or GeoTIFF: EPSG:NNNN, a PROJ string, or a file holding WKT (default: the GeoTIFF's keys, or the .prj beside the world file).",
+      "The CRS of a world file or GeoTIFF: EPSG:NNNN, a PROJ string, or a file holding WKT (default: the GeoTIFF's keys, or the .prj or GDAL .aux.xml beside the world file).",
       valueName: "crs"))
   public var sourceCrs: String?
 
@@ -178,6 +178,11 @@ public struct PlacementOptions: ParsableArguments {
         throw TilecutError.invalidInput(path: prj, reason: "cannot be read")
       }
       crs = try ProjTransformer.describe(wkt, option: prj, files: [prj])
+    } else if let aux = WorldFile.findAuxiliary(for: imagePath),
+      let xml = try? String(contentsOfFile: aux, encoding: .utf8), let wkt = WorldFile.auxiliarySRS(xml)
+    {
+      // GDAL keeps the CRS of a PNG or JPEG it wrote with a world file here
+      crs = try ProjTransformer.describe(wkt, option: aux, files: [aux])
     } else {
       throw TilecutError.invalidInput(
         path: path,
