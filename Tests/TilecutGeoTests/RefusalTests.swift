@@ -77,7 +77,7 @@ struct RefusalTests {
     #expect(notes.first?.contains("no georeference") == true && notes.first?.contains("--bounds") == true)
   }
 
-  @Test("a GeoTIFF placed in no CRS, and control-point GeoTIFFs, are refused with what to do")
+  @Test("a GeoTIFF placed in no CRS is refused with what to do; --source-crs or a .prj gives it one")
   func geoTIFFWithoutCRS() throws {
     let dir = try geoScratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -87,6 +87,9 @@ struct RefusalTests {
     let run = try runBinary([dir + "/nocrs.tif", "-o", dir + "/out"])
     #expect(run.status == 1 && run.stderr.contains("no CRS") && run.stderr.contains("--source-crs"))
     #expect(try runTilecut([dir + "/nocrs.tif", "--source-crs", "EPSG:32633", "-o", dir + "/ok"]) == 0)
+    // or a .prj beside it
+    try "EPSG:32633".write(toFile: dir + "/nocrs.prj", atomically: true, encoding: .utf8)
+    #expect(try runTilecut([dir + "/nocrs.tif", "-o", dir + "/prj"]) == 0)
   }
 
   @Test("more than 4 bands is refused naming the count and --bands; --bands picks them")

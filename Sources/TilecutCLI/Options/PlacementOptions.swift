@@ -156,13 +156,17 @@ public struct PlacementOptions: ParsableArguments {
       crs = own
     } else if let problem = tags.crsProblem {
       throw TilecutError.invalidInput(path: path, reason: "its GeoKeys give a CRS PROJ cannot use (\(problem)); give --source-crs")
+    } else if let found = try sidecarCRS(imagePath: path, worldFile: nil) {
+      crs = found
     } else {
       throw TilecutError.invalidInput(
         path: path, reason: "has GeoTIFF georeferencing but no CRS in its GeoKeys; give --source-crs (EPSG:NNNN, a PROJ string or a WKT file)")
     }
-    return try GeoPlacement.make(
+    var placement = try GeoPlacement.make(
       method: "geotiff", toCRS: toModel, crs: crs, width: floor.description.width, height: floor.description.height,
       deepestZoom: pyramid.maxZoom, option: path)
+    placement.sidecars = crs.files
+    return placement
   }
 
   private func worldFilePlacement(_ path: String, imagePath: String, width: Int, height: Int, pyramid: PyramidOptions) throws -> Placement {
@@ -173,16 +177,8 @@ public struct PlacementOptions: ParsableArguments {
     let crs: CRSDefinition
     if let explicit = try explicitCRS() {
       crs = explicit
-    } else if let prj = WorldFile.findProjection(for: [imagePath, path]) {
-      guard let wkt = try? String(contentsOfFile: prj, encoding: .utf8) else {
-        throw TilecutError.invalidInput(path: prj, reason: "cannot be read")
-      }
-      crs = try ProjTransformer.describe(wkt, option: prj, files: [prj])
-    } else if let aux = WorldFile.findAuxiliary(for: imagePath),
-      let xml = try? String(contentsOfFile: aux, encoding: .utf8), let wkt = WorldFile.auxiliarySRS(xml)
-    {
-      // GDAL keeps the CRS of a PNG or JPEG it wrote with a world file here
-      crs = try ProjTransformer.describe(wkt, option: aux, files: [aux])
+    } else if let found = try sidecarCRS(imagePath: imagePath, worldFile: path) {
+      crs = found
     } else {
       throw TilecutError.invalidInput(
         path: path,
@@ -192,6 +188,23 @@ public struct PlacementOptions: ParsableArguments {
       method: "world-file", toCRS: transform, crs: crs, width: width, height: height, deepestZoom: pyramid.maxZoom, option: path)
     placement.sidecars = [path] + crs.files
     return placement
+  }
+
+  /// The CRS in a `.prj` beside the image or its world file, or in GDAL's `.aux.xml`.
+  func sidecarCRS(imagePath: String, worldFile: String?) throws -> CRSDefinition? {
+    if let prj = WorldFile.findProjection(for: [imagePath] + (worldFile.map { [$0] } ?? [])) {
+      guard let wkt = try? String(contentsOfFile: prj, encoding: .utf8) else {
+        throw TilecutError.invalidInput(path: prj, reason: "cannot be read")
+      }
+      return try ProjTransformer.describe(wkt, option: prj, files: [prj])
+    }
+    // GDAL keeps the CRS of a PNG or JPEG it wrote with a world file here
+    if let aux = WorldFile.findAuxiliary(for: imagePath), let xml = try? String(contentsOfFile: aux, encoding: .utf8),
+      let wkt = WorldFile.auxiliarySRS(xml)
+    {
+      return try ProjTransformer.describe(wkt, option: aux, files: [aux])
+    }
+    return nil
   }
 
   static func prjName(for imagePath: String) -> String {
