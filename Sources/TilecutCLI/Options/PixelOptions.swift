@@ -14,7 +14,7 @@ public struct PixelOptions: ParsableArguments {
     help: ArgumentHelp("For one band of 16-bit or floating-point data: the values shown as black and white (default: the data's range).", valueName: "min,max"))
   public var scale: String?
 
-  @Option(parsing: .unconditional, help: ArgumentHelp("For one band of data: the value that means no data, made transparent (default: the GeoTIFF's GDAL_NODATA tag).", valueName: "v"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("The value that means no data, made transparent (in 8-bit colour, where every colour band holds it; default: the GeoTIFF's GDAL_NODATA tag).", valueName: "v"))
   public var nodata: Double?
 
   public init() {}

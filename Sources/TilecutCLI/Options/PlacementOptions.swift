@@ -59,9 +59,6 @@ public struct PlacementOptions: ParsableArguments {
     if center != nil && metersPerPixel == nil {
       throw ValidationError("--center needs --meters-per-pixel (ground metres per source pixel)")
     }
-    if sourceProjection == .projected {
-      throw ValidationError("--source-projection is mercator or lonlat; for other CRSs use a world file or GeoTIFF with --source-crs")
-    }
     if bounds == nil && sourceProjection != .webMercator {
       throw ValidationError("--source-projection goes with --bounds")
     }
@@ -259,4 +256,12 @@ public struct PlacementOptions: ParsableArguments {
   }
 }
 
-extension SourceProjection: ExpressibleByArgument {}
+extension SourceProjection: ExpressibleByArgument {
+  /// `projected` is what a CRS makes, not a choice for --bounds.
+  public init?(argument: String) {
+    guard argument != SourceProjection.projected.rawValue else { return nil }
+    self.init(rawValue: argument)
+  }
+
+  public static var allValueStrings: [String] { [SourceProjection.webMercator.rawValue, SourceProjection.lonLat.rawValue] }
+}
