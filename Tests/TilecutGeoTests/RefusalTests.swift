@@ -218,4 +218,21 @@ struct RefusalTests {
     // a quarter of the image (16 of 64 columns) is the collar
     #expect(Double(without - withNodata) > 0.2 * Double(without))
   }
+
+  @Test(
+    "georeferencing numbers that place nothing are refused as input errors, no trap, no output",
+    arguments: [
+      ([0.0, 0, 0, Double.nan, 5820000, 0], [1.0, 1, 0]), ([0.0, 0, 0, 390000, 5820000, 0], [0.0, 0, 0]),
+      ([0.0, 0, 0, 1e15, 1e15, 0], [1.0, 1, 0]), ([0.0, 0, 0, 390000, 5820000, 0], [1e300, 1e300, 0]),
+    ])
+  func impossibleNumbers(tiepoint: [Double], scale: [Double]) throws {
+    let dir = try geoScratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try GeoTIFFWriter.write(
+      path: dir + "/bad.tif", width: 8, height: 8, bands: 3, pixels: [UInt8](repeating: 90, count: 192), tiepoint: tiepoint,
+      scale: scale, shortKeys: [(.modelType, 1), (.projectedCSType, 32633)])
+    let run = try runBinary([dir + "/bad.tif", "-o", dir + "/out"])
+    #expect(run.status == 1 && run.stderr.hasPrefix("error: \(dir)/bad.tif: "), "\(run.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
+  }
 }

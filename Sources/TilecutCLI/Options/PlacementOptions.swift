@@ -146,6 +146,9 @@ public struct PlacementOptions: ParsableArguments {
         reason: "has \(tags.controlPointCount) GeoTIFF tie points but no pixel scale (control points), which tilecut does not fit; give --gcp or a world file")
     }
     guard let toModel = tags.toModel else { return nil }
+    guard [toModel.a, toModel.b, toModel.c, toModel.d, toModel.e, toModel.f].allSatisfy(\.isFinite) else {
+      throw TilecutError.invalidInput(path: path, reason: "its GeoTIFF tie point, pixel scale or transformation holds a number that is not finite")
+    }
     let crs: CRSDefinition
     if let explicit = try explicitCRS() {
       crs = explicit
@@ -159,9 +162,11 @@ public struct PlacementOptions: ParsableArguments {
       throw TilecutError.invalidInput(
         path: path, reason: "has GeoTIFF georeferencing but no CRS in its GeoKeys; give --source-crs (EPSG:NNNN, a PROJ string or a WKT file)")
     }
-    var placement = try GeoPlacement.make(
-      method: "geotiff", toCRS: toModel, crs: crs, width: floor.description.width, height: floor.description.height,
-      deepestZoom: pyramid.maxZoom, option: path)
+    var placement = try Self.fromFile(path) {
+      try GeoPlacement.make(
+        method: "geotiff", toCRS: toModel, crs: crs, width: floor.description.width, height: floor.description.height,
+        deepestZoom: pyramid.maxZoom, option: path)
+    }
     placement.sidecars = crs.files
     return placement
   }
@@ -181,8 +186,10 @@ public struct PlacementOptions: ParsableArguments {
         path: path,
         reason: "a world file says nothing of its CRS: put a .prj beside it (\(Self.prjName(for: imagePath))) or give --source-crs (EPSG:NNNN, a PROJ string or a WKT file)")
     }
-    var placement = try GeoPlacement.make(
-      method: "world-file", toCRS: transform, crs: crs, width: width, height: height, deepestZoom: pyramid.maxZoom, option: path)
+    var placement = try Self.fromFile(path) {
+      try GeoPlacement.make(
+        method: "world-file", toCRS: transform, crs: crs, width: width, height: height, deepestZoom: pyramid.maxZoom, option: path)
+    }
     placement.sidecars = [path] + crs.files
     return placement
   }
@@ -193,15 +200,23 @@ public struct PlacementOptions: ParsableArguments {
       guard let wkt = try? String(contentsOfFile: prj, encoding: .utf8) else {
         throw TilecutError.invalidInput(path: prj, reason: "cannot be read")
       }
-      return try ProjTransformer.describe(wkt, option: prj, files: [prj])
+      return try Self.fromFile(prj) { try ProjTransformer.describe(wkt, option: prj, files: [prj]) }
     }
     // GDAL keeps the CRS of a PNG or JPEG it wrote with a world file here
     if let aux = WorldFile.findAuxiliary(for: imagePath), let xml = try? String(contentsOfFile: aux, encoding: .utf8),
       let wkt = WorldFile.auxiliarySRS(xml)
     {
-      return try ProjTransformer.describe(wkt, option: aux, files: [aux])
+      return try Self.fromFile(aux) { try ProjTransformer.describe(wkt, option: aux, files: [aux]) }
     }
     return nil
+  }
+
+  /// Problems found in a file (its georeference, its CRS) are input errors (exit 1),
+  /// even where the library names them as an option.
+  static func fromFile<T>(_ path: String, _ body: () throws -> T) throws -> T {
+    do { return try body() } catch TilecutError.invalidOption(let option, let reason) where option == path {
+      throw TilecutError.invalidInput(path: path, reason: reason)
+    }
   }
 
   static func prjName(for imagePath: String) -> String {
