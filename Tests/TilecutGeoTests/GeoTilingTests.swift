@@ -16,7 +16,7 @@ func placements(_ stdout: String) throws -> [[String: Any]] {
 struct GeoTilingTests {
   @Test(
     "GeoTIFFs tiled with no placement flag match a pixel-by-pixel reprojection through PROJ",
-    arguments: [GeoFixture.utm, .utmPoint, .statePlaneFeet, .rotated, .userDefined])
+    arguments: [GeoFixture.utm, .utmPoint, .statePlaneFeet, .rotated, .userDefined, .controlPoints])
   func matchesReprojection(fixture: GeoFixture) throws {
     let dir = try geoScratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -235,4 +235,18 @@ struct RefusalTests {
     #expect(run.status == 1 && run.stderr.hasPrefix("error: \(dir)/bad.tif: "), "\(run.stderr)")
     #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
   }
+
+  @Test("a GeoTIFF's control points that disagree are refused unless --allow-residual accepts them")
+  func geoTIFFControlPoints() throws {
+    let dir = try geoScratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    var fixture = GeoFixture.controlPoints
+    fixture.misplace = 60  // metres: 100 px at 0.6 m
+    try fixture.write(to: dir + "/gcp.tif")
+    let refused = try runBinary([dir + "/gcp.tif", "-o", dir + "/out"])
+    #expect(refused.status == 1 && refused.stderr.contains("control points fit with an RMS residual of"))
+    #expect(refused.stderr.contains("--allow-residual"))
+    #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
+    #expect(try runTilecut([dir + "/gcp.tif", "--allow-residual", "200", "-o", dir + "/ok"]) == 0)
+  }
 }

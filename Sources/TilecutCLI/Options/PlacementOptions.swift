@@ -19,7 +19,7 @@ public struct PlacementOptions: ParsableArguments {
     help: ArgumentHelp("A control point: source pixel X,Y (column,row; 0,0 is the top-left corner) at LAT,LON. Give 2 or more.", valueName: "x,y,lat,lon"))
   public var gcp: [String] = []
 
-  @Option(help: ArgumentHelp("With --gcp: accept a fit whose RMS residual is up to this many source pixels (default: 2 px or 1 % of the image diagonal, whichever is larger).", valueName: "px"))
+  @Option(help: ArgumentHelp("With --gcp or a GeoTIFF's control points: accept a fit whose RMS residual is up to this many source pixels (default: 2 px or 1 % of the image diagonal, whichever is larger).", valueName: "px"))
   public var allowResidual: Double?
 
   @Option(parsing: .unconditional, help: ArgumentHelp("The image centre's position, in degrees.", valueName: "lat,lon"))
@@ -65,9 +65,6 @@ public struct PlacementOptions: ParsableArguments {
     if sourceCrs != nil && (bounds != nil || !gcp.isEmpty || center != nil) {
       throw ValidationError("--source-crs goes with a world file or a GeoTIFF, not with --bounds, --gcp or --center (those are in degrees)")
     }
-    if gcp.isEmpty && allowResidual != nil {
-      throw ValidationError("--allow-residual goes with --gcp")
-    }
     if let allowResidual, !(allowResidual.isFinite && allowResidual >= 0) {
       throw ValidationError("--allow-residual must be a number of pixels, 0 or more")
     }
@@ -86,7 +83,7 @@ public struct PlacementOptions: ParsableArguments {
     let placements = try floors.map { floor -> Placement in
       if let shared { return shared }
       let size = (floor.description.width, floor.description.height)
-      if let tags = try geoTIFFPlacement(floor, pyramid: pyramid) { return tags }
+      if let tags = try geoTIFFPlacement(floor, pyramid: pyramid, printer: printer) { return tags }
       if let sidecar = WorldFile.findSidecar(for: floor.input.path) {
         return try worldFilePlacement(sidecar, imagePath: floor.input.path, width: size.0, height: size.1, pyramid: pyramid)
       }
@@ -137,15 +134,42 @@ public struct PlacementOptions: ParsableArguments {
     return try ProjTransformer.describe(text, option: "--source-crs")
   }
 
-  private func geoTIFFPlacement(_ floor: FloorSource, pyramid: PyramidOptions) throws -> Placement? {
-    let path = floor.input.path
-    guard floor.header.loader.lowercased().contains("tiff"), let tags = GeoTIFFTags.read(path: path) else { return nil }
-    if tags.controlPointCount > 0 && tags.toModel == nil {
+  /// A GeoTIFF's control points (tie points without a pixel scale) fitted by an affine
+  /// map into its CRS, as gdalwarp does by default; refused when they disagree by more
+  /// than the residual allowed for --gcp.
+  private func controlPointFit(_ tags: GeoTIFFTags, path: String, width: Int, height: Int, printer: Printer) throws -> TilecutCore.AffineTransform {
+    let pixels = tags.controlPoints.map(\.pixel)
+    let models = tags.controlPoints.map(\.model)
+    guard let fit = TilecutCore.AffineTransform.fit(from: pixels, to: models), let inverse = fit.inverse else {
       throw TilecutError.invalidInput(
         path: path,
-        reason: "has \(tags.controlPointCount) GeoTIFF tie points but no pixel scale (control points), which tilecut does not fit; give --gcp or a world file")
+        reason: "has \(tags.controlPointCount) GeoTIFF control points; at least 3, not on one line, are needed to place it")
     }
-    guard let toModel = tags.toModel else { return nil }
+    let squares = zip(pixels, models).map { p, m -> Double in
+      let back = inverse.apply(m.x, m.y)
+      return (back.x - p.x) * (back.x - p.x) + (back.y - p.y) * (back.y - p.y)
+    }
+    let rms = (squares.reduce(0, +) / Double(squares.count)).squareRoot()
+    let limit = allowResidual ?? max(2, 0.01 * hypot(Double(width), Double(height)))
+    guard rms <= limit else {
+      throw TilecutError.invalidInput(
+        path: path,
+        reason: String(format: "its %d control points fit with an RMS residual of %.2f px, above %.2f px; check them, or accept the fit with --allow-residual PX", pixels.count, rms, limit))
+    }
+    printer.info(String(format: "%@: %d control points, RMS residual %.2f px", path, pixels.count, rms))
+    return fit
+  }
+
+  private func geoTIFFPlacement(_ floor: FloorSource, pyramid: PyramidOptions, printer: Printer) throws -> Placement? {
+    let path = floor.input.path
+    guard floor.header.loader.lowercased().contains("tiff"), let tags = GeoTIFFTags.read(path: path) else { return nil }
+    var method = "geotiff"
+    var fitted: TilecutCore.AffineTransform?
+    if tags.toModel == nil && tags.controlPointCount > 0 {
+      fitted = try controlPointFit(tags, path: path, width: floor.description.width, height: floor.description.height, printer: printer)
+      method = "geotiff-gcp"
+    }
+    guard let toModel = tags.toModel ?? fitted else { return nil }
     guard [toModel.a, toModel.b, toModel.c, toModel.d, toModel.e, toModel.f].allSatisfy(\.isFinite) else {
       throw TilecutError.invalidInput(path: path, reason: "its GeoTIFF tie point, pixel scale or transformation holds a number that is not finite")
     }
@@ -164,7 +188,7 @@ public struct PlacementOptions: ParsableArguments {
     }
     var placement = try Self.fromFile(path) {
       try GeoPlacement.make(
-        method: "geotiff", toCRS: toModel, crs: crs, width: floor.description.width, height: floor.description.height,
+        method: method, toCRS: toModel, crs: crs, width: floor.description.width, height: floor.description.height,
         deepestZoom: pyramid.maxZoom, option: path)
     }
     placement.sidecars = crs.files
