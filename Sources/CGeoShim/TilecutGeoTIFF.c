@@ -66,6 +66,8 @@ int tc_geotiff_read(const char *path, tc_geotiff_info *info, char *error, size_t
     memcpy(info->transform, t, sizeof(t));
   } else if (TIFFGetField(tif, TIFFTAG_GEOTIEPOINTS, &count, &data) && count >= 6 && data) {
     info->tiepoint_count = count / 6;
+    int kept = info->tiepoint_count < 64 ? info->tiepoint_count : 64;
+    memcpy(info->tiepoints, data, sizeof(double) * 6 * kept);
     if (TIFFGetField(tif, TIFFTAG_GEOPIXELSCALE, &scale_count, &scale) && scale_count >= 2 && scale) {
       /* the first tie point pins pixel (I, J) to model (X, Y); rows go south */
       info->has_transform = 1;
@@ -132,7 +134,8 @@ int tc_geotiff_read(const char *path, tc_geotiff_info *info, char *error, size_t
 }
 
 int tc_geotiff_write(const char *path, int width, int height, int bands, int bits, int sample_format,
-                     const void *pixels, const double *tiepoint, const double *scale, const double *matrix,
+                     const void *pixels, const double *tiepoints, int tiepoint_values, const double *scale,
+                     const double *matrix,
                      const int *short_keys, const int *short_values, int short_count, const int *double_keys,
                      const double *double_values, int double_count, const char *nodata) {
   TIFF *tif = open_tiff(path, "w");
@@ -155,8 +158,8 @@ int tc_geotiff_write(const char *path, int width, int height, int bands, int bit
       extra[i] = (bands == 4 || bands == 2) && i == 0 ? EXTRASAMPLE_UNASSALPHA : EXTRASAMPLE_UNSPECIFIED;
     TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, (uint16_t)n, extra);
   }
-  if (tiepoint)
-    TIFFSetField(tif, TIFFTAG_GEOTIEPOINTS, (uint16_t)6, tiepoint);
+  if (tiepoints && tiepoint_values >= 6)
+    TIFFSetField(tif, TIFFTAG_GEOTIEPOINTS, (uint16_t)tiepoint_values, tiepoints);
   if (scale)
     TIFFSetField(tif, TIFFTAG_GEOPIXELSCALE, (uint16_t)3, scale);
   if (matrix)

@@ -128,3 +128,50 @@ done:
     g_object_unref(joined);
   return result;
 }
+
+int tc_nodata_to_alpha(VipsImage *in, VipsImage **out, double nodata) {
+  int colour = in->Bands == 2 || in->Bands == 4 ? in->Bands - 1 : in->Bands;
+  VipsImage *colours = NULL, *differs = NULL, *any = NULL, *alpha = NULL, *joined = NULL;
+  int result = -1;
+  if (vips_extract_band(in, &colours, 0, "n", colour, NULL))
+    goto done;
+  /* a pixel is nodata when every colour band holds the value (GDAL's collar) */
+  if (vips_relational_const1(colours, &differs, VIPS_OPERATION_RELATIONAL_NOTEQ, nodata, NULL))
+    goto done;
+  if (vips_bandbool(differs, &any, VIPS_OPERATION_BOOLEAN_OR, NULL))
+    goto done;
+  if (colour < in->Bands) {
+    VipsImage *own = NULL;
+    if (vips_extract_band(in, &own, colour, NULL))
+      goto done;
+    VipsImage *own8 = NULL;
+    int r = vips_cast(own, &own8, VIPS_FORMAT_UCHAR, NULL);
+    g_object_unref(own);
+    if (r)
+      goto done;
+    r = vips_boolean(any, own8, &alpha, VIPS_OPERATION_BOOLEAN_AND, NULL);
+    g_object_unref(own8);
+    if (r)
+      goto done;
+  } else {
+    alpha = any;
+    g_object_ref(alpha);
+  }
+  if (vips_bandjoin2(colours, alpha, &joined, NULL))
+    goto done;
+  if (vips_copy(joined, out, "interpretation", colour >= 3 ? VIPS_INTERPRETATION_sRGB : VIPS_INTERPRETATION_B_W, NULL))
+    goto done;
+  result = 0;
+done:
+  if (colours)
+    g_object_unref(colours);
+  if (differs)
+    g_object_unref(differs);
+  if (any)
+    g_object_unref(any);
+  if (alpha)
+    g_object_unref(alpha);
+  if (joined)
+    g_object_unref(joined);
+  return result;
+}

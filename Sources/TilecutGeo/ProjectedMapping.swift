@@ -1,19 +1,16 @@
 import Foundation
 import TilecutCore
 
-/// Our affine map, not Foundation's.
-public typealias AffineTransform = TilecutCore.AffineTransform
-
 /// Source pixels in any CRS ↔ the Web-Mercator world, exactly, through PROJ: pixel
 /// → CRS by the file's affine map, CRS → EPSG:3857 metres by PROJ, metres → (u, v).
 public struct ProjectedMapping: SourceMapping {
   public let crs: CRSDefinition
   /// Source pixel (GDAL continuous) → CRS coordinates (easting, northing).
-  public let toCRS: AffineTransform
-  private let fromCRS: AffineTransform
+  public let toCRS: TilecutCore.AffineTransform
+  private let fromCRS: TilecutCore.AffineTransform
   private let proj: ProjTransformer
 
-  public init(crs: CRSDefinition, toCRS: AffineTransform, option: String = "--source-crs") throws {
+  public init(crs: CRSDefinition, toCRS: TilecutCore.AffineTransform, option: String = "--source-crs") throws {
     guard let inverse = toCRS.inverse else {
       throw TilecutError.invalidOption(option: option, reason: "the pixel-to-map transform is degenerate (zero pixel size)")
     }
@@ -33,7 +30,7 @@ public struct ProjectedMapping: SourceMapping {
     try self.init(crs: crs, toCRS: toCRS)
   }
 
-  public var affine: AffineTransform? { nil }
+  public var affine: TilecutCore.AffineTransform? { nil }
 
   public func world(of pixels: [PixelPoint]) -> [WorldPoint] {
     var x = [Double](repeating: 0, count: pixels.count)
@@ -70,7 +67,7 @@ public enum GeoPlacement {
   /// `deepestWorldPixels`: the width of the deepest level, for densifying the outline
   /// (nil: the source's own resolution).
   public static func make(
-    method: String, toCRS: AffineTransform, crs: CRSDefinition, width: Int, height: Int, deepestZoom: Int? = nil,
+    method: String, toCRS: TilecutCore.AffineTransform, crs: CRSDefinition, width: Int, height: Int, deepestZoom: Int? = nil,
     option: String
   ) throws -> Placement {
     guard width > 0, height > 0 else {

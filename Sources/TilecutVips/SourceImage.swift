@@ -119,6 +119,9 @@ public enum SourceImage {
         tc_scale_to_srgba($0, &$1, range.lowerBound, range.upperBound, nodata == nil ? 0 : 1, nodata ?? 0)
       }
     }
+    if let nodata = conversion.nodata {
+      image = try image.map("nodata of \(source.path)") { tc_nodata_to_alpha($0, &$1, nodata) }
+    }
     return try image.map("convert \(source.path) to sRGB") { tc_to_srgba($0, &$1) }
   }
 

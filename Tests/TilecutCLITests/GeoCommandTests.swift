@@ -68,6 +68,9 @@ struct GeoCommandTests {
     #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
     #expect(try tilecut([dir + "/plan.png", "--source-crs", "EPSG:3857", "--tile-size", "256", "-o", dir + "/out"]) == 0)
     #expect(FileManager.default.fileExists(atPath: dir + "/out/256/L1_18_130978_87176.png"))
+    // the old spelling still works
+    #expect(try tilecut([dir + "/plan.png", "--world-file-crs", "3857", "--tile-size", "256", "-o", dir + "/alias"]) == 0)
+    #expect(FileManager.default.fileExists(atPath: dir + "/alias/256/L1_18_130978_87176.png"))
     var code: Int32 = 0
     do { code = try tilecut([dir + "/plan.png", "--bounds", tileBounds, "--gcp", "0,0,51.5,-0.12", "-o", dir + "/x"]) } catch { code = 2 }
     #expect(code != 0 && !FileManager.default.fileExists(atPath: dir + "/x"))

@@ -383,3 +383,33 @@ struct GeoreferenceTests {
     #expect(m?.contains("antimeridian") == true, "\(m ?? "accepted")")
   }
 }
+
+/// The --bounds aspect check: the image's shape against the box's on the ground.
+@Suite("Bounds aspect")
+struct BoundsAspectTests {
+  @Test("Berlin typed longitude first: the warning names both aspects and the swap")
+  func swapped() throws {
+    let text = try #require(
+      Georeference.aspectWarning(south: 13.37, west: 52.51, north: 13.385, east: 52.516, width: 1520, height: 1000))
+    #expect(text.contains("aspect 0.389") && text.contains("aspect 1.520"))
+    #expect(text.contains("latitude and longitude look swapped: did you mean --bounds 52.51,13.37,52.516,13.385?"))
+    #expect(Georeference.aspectWarning(south: 52.51, west: 13.37, north: 52.516, east: 13.385, width: 1520, height: 1000) == nil)
+  }
+
+  @Test("within 5 % is silent; beyond, a warning without a swap that would not fit either")
+  func tolerance() {
+    // ground aspect of this box: 1.520
+    #expect(Georeference.aspectWarning(south: 52.51, west: 13.37, north: 52.516, east: 13.385, width: 1580, height: 1000) == nil)
+    let far = Georeference.aspectWarning(south: 52.51, west: 13.37, north: 52.516, east: 13.385, width: 1000, height: 1000)
+    #expect(far != nil && far?.contains("swapped") == false)
+  }
+
+  @Test("a lon/lat source may have square pixels in degrees")
+  func lonLatDegrees() {
+    // 0.015° × 0.006°: 2.5:1 in degrees, 1.52:1 on the ground
+    #expect(
+      Georeference.aspectWarning(south: 52.51, west: 13.37, north: 52.516, east: 13.385, width: 2500, height: 1000, projection: .lonLat)
+        == nil)
+    #expect(Georeference.aspectWarning(south: 52.51, west: 13.37, north: 52.516, east: 13.385, width: 2500, height: 1000) != nil)
+  }
+}

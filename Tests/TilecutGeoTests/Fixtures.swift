@@ -91,6 +91,10 @@ struct GeoFixture: Sendable, CustomStringConvertible {
   var doubleKeys: [(GeoTIFFWriter.Key, Double)] = []
   var useMatrix = false
   var pixelIsPoint = false
+  /// Write five control points (tie points without a scale) instead; `misplace` moves
+  /// the last one by that many CRS units.
+  var useControlPoints = false
+  var misplace = 0.0
 
   var description: String { name }
 
@@ -109,7 +113,15 @@ struct GeoFixture: Sendable, CustomStringConvertible {
     } else {
       keys.append((.rasterType, 1))
     }
-    if useMatrix {
+    if useControlPoints {
+      var points: [Double] = []
+      for (k, (px, py)) in [(0.0, 0.0), (Double(width), 0), (Double(width), Double(height)), (0, Double(height)), (Double(width) / 3, Double(height) / 2)].enumerated() {
+        let x = g[0] + g[1] * px + g[2] * py + (k == 4 ? misplace : 0)
+        let y = g[3] + g[4] * px + g[5] * py
+        points += [px, py, 0, x, y, 0]
+      }
+      tiepoint = points
+    } else if useMatrix {
       matrix = [g[1], g[2], 0, origin.0, g[4], g[5], 0, origin.1, 0, 0, 0, 0, 0, 0, 0, 1]
     } else {
       tiepoint = [0, 0, 0, origin.0, origin.1, 0]
@@ -136,6 +148,10 @@ struct GeoFixture: Sendable, CustomStringConvertible {
     name: "UTM 33N, rotated ModelTransformation", width: 260, height: 200, crs: "EPSG:32633",
     geotransform: [390000, 0.6 * cos(0.35), 0.6 * sin(0.35), 5820000, 0.6 * sin(0.35), -0.6 * cos(0.35)],
     shortKeys: [(.modelType, 1), (.projectedCSType, 32633)], useMatrix: true)
+  static let controlPoints = GeoFixture(
+    name: "UTM 33N, rotated, five control points", width: 260, height: 200, crs: "EPSG:32633",
+    geotransform: [390000, 0.6 * cos(0.35), 0.6 * sin(0.35), 5820000, 0.6 * sin(0.35), -0.6 * cos(0.35)],
+    shortKeys: [(.modelType, 1), (.projectedCSType, 32633)], useControlPoints: true)
   /// Lambert conformal conic with no EPSG code: projection parameters in the keys.
   static let userDefined = GeoFixture(
     name: "user-defined Lambert conformal conic", width: 280, height: 220,

@@ -16,7 +16,7 @@ func placements(_ stdout: String) throws -> [[String: Any]] {
 struct GeoTilingTests {
   @Test(
     "GeoTIFFs tiled with no placement flag match a pixel-by-pixel reprojection through PROJ",
-    arguments: [GeoFixture.utm, .utmPoint, .statePlaneFeet, .rotated, .userDefined])
+    arguments: [GeoFixture.utm, .utmPoint, .statePlaneFeet, .rotated, .userDefined, .controlPoints])
   func matchesReprojection(fixture: GeoFixture) throws {
     let dir = try geoScratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -66,7 +66,7 @@ struct GeoTilingTests {
     #expect(coveredOutside == 0, "\(fixture): \(coveredOutside) pixels outside the source are not transparent")
   }
 
-  @Test("a world file with a .prj, or with --source-crs, lands where the same GeoTIFF does; the .prj is a recorded sidecar")
+  @Test("a world file with a .prj, --source-crs or GDAL's .aux.xml lands where the same GeoTIFF does; the CRS file is a recorded sidecar")
   func worldFileWithPrj() throws {
     let dir = try geoScratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -89,7 +89,14 @@ struct GeoTilingTests {
     #expect(try placements(tiff.stdout).first?["method"] as? String == "geotiff")
     try FileManager.default.removeItem(atPath: dir + "/plan.prj")
     #expect(try runTilecut([dir + "/plan.png", "--source-crs", "EPSG:32633", "--tile-size", "256", "-o", dir + "/c"]) == 0)
-    for other in ["b", "c"] {
+    // GDAL writes the CRS of a PNG with a world file into plan.png.aux.xml, XML-escaped
+    let escaped = wkt.replacingOccurrences(of: "\"", with: "&quot;")
+    try "<PAMDataset>\n  <SRS dataAxisToSRSAxisMapping=\"1,2\">\(escaped)</SRS>\n</PAMDataset>\n".write(
+      toFile: dir + "/plan.png.aux.xml", atomically: true, encoding: .utf8)
+    let aux = try runBinary([dir + "/plan.png", "--tile-size", "256", "-o", dir + "/d", "--json"])
+    #expect(aux.status == 0)
+    #expect(try placements(aux.stdout).first?["sidecars"] as? [String] == [dir + "/plan.pgw", dir + "/plan.png.aux.xml"])
+    for other in ["b", "c", "d"] {
       let a = try Manifest.decode(try #require(FileManager.default.contents(atPath: dir + "/a/manifest.json")))
       let b = try Manifest.decode(try #require(FileManager.default.contents(atPath: dir + "/\(other)/manifest.json")))
       #expect(a.levels.map(\.tiles) == b.levels.map(\.tiles))

@@ -77,7 +77,7 @@ struct RefusalTests {
     #expect(notes.first?.contains("no georeference") == true && notes.first?.contains("--bounds") == true)
   }
 
-  @Test("a GeoTIFF placed in no CRS, and control-point GeoTIFFs, are refused with what to do")
+  @Test("a GeoTIFF placed in no CRS is refused with what to do; --source-crs or a .prj gives it one")
   func geoTIFFWithoutCRS() throws {
     let dir = try geoScratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -87,6 +87,9 @@ struct RefusalTests {
     let run = try runBinary([dir + "/nocrs.tif", "-o", dir + "/out"])
     #expect(run.status == 1 && run.stderr.contains("no CRS") && run.stderr.contains("--source-crs"))
     #expect(try runTilecut([dir + "/nocrs.tif", "--source-crs", "EPSG:32633", "-o", dir + "/ok"]) == 0)
+    // or a .prj beside it
+    try "EPSG:32633".write(toFile: dir + "/nocrs.prj", atomically: true, encoding: .utf8)
+    #expect(try runTilecut([dir + "/nocrs.tif", "-o", dir + "/prj"]) == 0)
   }
 
   @Test("more than 4 bands is refused naming the count and --bands; --bands picks them")
@@ -172,5 +175,78 @@ struct RefusalTests {
     }
     // 630 of 0…1260 is mid-grey
     #expect(brightest >= 120 && brightest <= 129)
+  }
+
+  @Test("8-bit colour with GDAL_NODATA: a collar whose every band is the value is transparent, a pixel with one band at it is not")
+  func colourCollar() throws {
+    let dir = try geoScratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let (w, h) = (64, 48)
+    var rgb = [UInt8](repeating: 0, count: w * h * 3)
+    for y in 0..<h {
+      for x in 16..<w {
+        // red 0 on the right half: not nodata, since green and blue are not
+        rgb[(y * w + x) * 3] = x < 40 ? 200 : 0
+        rgb[(y * w + x) * 3 + 1] = 150
+        rgb[(y * w + x) * 3 + 2] = 100
+      }
+    }
+    try GeoTIFFWriter.write(
+      path: dir + "/collar.tif", width: w, height: h, bands: 3, pixels: rgb, tiepoint: [0, 0, 0, 390000, 5820000, 0],
+      scale: [4, 4, 0], shortKeys: [(.modelType, 1), (.projectedCSType, 32633)], nodata: "0")
+    let run = try runBinary([dir + "/collar.tif", "--tile-size", "256", "--max-zoom", "16", "-o", dir + "/out"])
+    #expect(run.status == 0 && run.stderr.contains("every colour band is 0 are transparent"))
+    var transparent = 0
+    var redless = 0
+    for tile in try deepestTiles(dir + "/out") {
+      for i in stride(from: 0, to: tile.pixels.count, by: 4) {
+        let (r, g, a) = (tile.pixels[i], tile.pixels[i + 1], tile.pixels[i + 3])
+        if a == 0 { transparent += 1 }
+        if a == 255 && r == 0 && g == 150 { redless += 1 }
+      }
+    }
+    #expect(redless > 100)
+    #expect(transparent > 0)
+    // compared with no nodata: the collar is black and opaque
+    try GeoTIFFWriter.write(
+      path: dir + "/plain.tif", width: w, height: h, bands: 3, pixels: rgb, tiepoint: [0, 0, 0, 390000, 5820000, 0],
+      scale: [4, 4, 0], shortKeys: [(.modelType, 1), (.projectedCSType, 32633)])
+    #expect(try runTilecut([dir + "/plain.tif", "--tile-size", "256", "--max-zoom", "16", "-o", dir + "/plain"]) == 0)
+    let opaque = { (tiles: [RGBAImage]) in tiles.reduce(0) { n, t in n + stride(from: 3, to: t.pixels.count, by: 4).filter { t.pixels[$0] == 255 }.count } }
+    let withNodata = opaque(try deepestTiles(dir + "/out"))
+    let without = opaque(try deepestTiles(dir + "/plain"))
+    // a quarter of the image (16 of 64 columns) is the collar
+    #expect(Double(without - withNodata) > 0.2 * Double(without))
+  }
+
+  @Test(
+    "georeferencing numbers that place nothing are refused as input errors, no trap, no output",
+    arguments: [
+      ([0.0, 0, 0, Double.nan, 5820000, 0], [1.0, 1, 0]), ([0.0, 0, 0, 390000, 5820000, 0], [0.0, 0, 0]),
+      ([0.0, 0, 0, 1e15, 1e15, 0], [1.0, 1, 0]), ([0.0, 0, 0, 390000, 5820000, 0], [1e300, 1e300, 0]),
+    ])
+  func impossibleNumbers(tiepoint: [Double], scale: [Double]) throws {
+    let dir = try geoScratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try GeoTIFFWriter.write(
+      path: dir + "/bad.tif", width: 8, height: 8, bands: 3, pixels: [UInt8](repeating: 90, count: 192), tiepoint: tiepoint,
+      scale: scale, shortKeys: [(.modelType, 1), (.projectedCSType, 32633)])
+    let run = try runBinary([dir + "/bad.tif", "-o", dir + "/out"])
+    #expect(run.status == 1 && run.stderr.hasPrefix("error: \(dir)/bad.tif: "), "\(run.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
+  }
+
+  @Test("a GeoTIFF's control points that disagree are refused unless --allow-residual accepts them")
+  func geoTIFFControlPoints() throws {
+    let dir = try geoScratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    var fixture = GeoFixture.controlPoints
+    fixture.misplace = 60  // metres: 100 px at 0.6 m
+    try fixture.write(to: dir + "/gcp.tif")
+    let refused = try runBinary([dir + "/gcp.tif", "-o", dir + "/out"])
+    #expect(refused.status == 1 && refused.stderr.contains("control points fit with an RMS residual of"))
+    #expect(refused.stderr.contains("--allow-residual"))
+    #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
+    #expect(try runTilecut([dir + "/gcp.tif", "--allow-residual", "200", "-o", dir + "/ok"]) == 0)
   }
 }

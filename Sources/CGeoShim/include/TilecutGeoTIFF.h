@@ -14,8 +14,10 @@ typedef struct {
   double transform[6];
   /* 1 for RasterPixelIsPoint, 0 for RasterPixelIsArea (the default) */
   int pixel_is_point;
-  /* number of tie points (more than one without a pixel scale: control points, not supported) */
+  /* number of tie points; without a pixel scale, more than one are control points */
   int tiepoint_count;
+  /* the first 64 tie points as I, J, K, X, Y, Z (pixel space, PixelIsPoint not yet applied) */
+  double tiepoints[6 * 64];
   /* 1 when the file has GeoKeys at all */
   int has_keys;
   /* GTModelTypeGeoKey: 1 projected, 2 geographic, 3 geocentric, 0 missing */
@@ -36,12 +38,13 @@ typedef struct {
 int tc_geotiff_read(const char *path, tc_geotiff_info *info, char *error, size_t error_size);
 
 /* Writes a small striped GeoTIFF, for tests: `bands` samples of `bits` (8, 16 or 32)
- * per pixel, `sample_format` 1 unsigned, 2 signed, 3 float; `tiepoint` (6 numbers)
- * and `scale` (3) or `matrix` (16) may be NULL; GeoKeys as (key, value) pairs of
+ * per pixel, `sample_format` 1 unsigned, 2 signed, 3 float; `tiepoints` (6 numbers
+ * each, `tiepoint_values` in all) and `scale` (3) or `matrix` (16) may be NULL; GeoKeys as (key, value) pairs of
  * SHORT keys and of DOUBLE keys; `nodata` (may be NULL) as the GDAL_NODATA tag.
  * Returns 0 on success. */
 int tc_geotiff_write(const char *path, int width, int height, int bands, int bits, int sample_format,
-                     const void *pixels, const double *tiepoint, const double *scale, const double *matrix,
+                     const void *pixels, const double *tiepoints, int tiepoint_values, const double *scale,
+                     const double *matrix,
                      const int *short_keys, const int *short_values, int short_count, const int *double_keys,
                      const double *double_values, int double_count, const char *nodata);
 

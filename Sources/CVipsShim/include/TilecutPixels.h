@@ -21,4 +21,9 @@ int tc_select_bands(VipsImage *in, VipsImage **out, const int *bands, int count)
  * where v is NaN or (when has_nodata) equals nodata, 255 elsewhere. */
 int tc_scale_to_srgba(VipsImage *in, VipsImage **out, double min, double max, int has_nodata, double nodata);
 
+/* 8-bit colour with a nodata value: alpha 0 where every colour band equals it
+ * (a black or white collar around an aerial photo), kept otherwise (an existing
+ * alpha band is combined). */
+int tc_nodata_to_alpha(VipsImage *in, VipsImage **out, double nodata);
+
 #endif

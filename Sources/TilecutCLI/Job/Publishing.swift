@@ -101,10 +101,11 @@ enum ContentVersion {
 
 /// A make dependency file: `<output>/manifest.json: <input> <sidecars…>`.
 enum DependencyFile {
-  /// Every file a run reads: the inputs, the world files that place them and the
-  /// `.prj` beside an input or world file. Only files that exist are listed (make
-  /// stops on a prerequisite it cannot make).
-  static func dependencies(inputs: [String], placement: PlacementOptions) -> [String] {
+  /// Every file a run reads: the inputs, the files their placements were read from
+  /// (world file, `.prj`, `.aux.xml`, a `--source-crs` WKT file), and a `.prj` beside
+  /// an input or world file. Only files that exist are listed (make stops on a
+  /// prerequisite it cannot make).
+  static func dependencies(inputs: [String], placement: PlacementOptions, sidecars: [String] = []) -> [String] {
     var out: [String] = []
     func add(_ path: String) {
       guard !out.contains(path), FileManager.default.fileExists(atPath: path) else { return }
@@ -120,6 +121,7 @@ enum DependencyFile {
         add(projection(beside: world))
       }
     }
+    for path in sidecars { add(path) }
     return out
   }
 

@@ -237,7 +237,9 @@ struct TileJob {
   func writeDependencies(_ plan: TileJobPlan) throws {
     guard let path = output.depfile else { return }
     let inputs = plan.floors.map(\.input.path)
-    try DependencyFile.write(to: path, output: output.output, dependencies: DependencyFile.dependencies(inputs: inputs, placement: placement))
+    let sidecars = plan.plans.flatMap(\.placement.sidecars)
+    try DependencyFile.write(
+      to: path, output: output.output, dependencies: DependencyFile.dependencies(inputs: inputs, placement: placement, sidecars: sidecars))
   }
 
   /// Renders every floor, floors side by side, each streaming its levels.

@@ -14,7 +14,7 @@ public struct PixelOptions: ParsableArguments {
     help: ArgumentHelp("For one band of 16-bit or floating-point data: the values shown as black and white (default: the data's range).", valueName: "min,max"))
   public var scale: String?
 
-  @Option(parsing: .unconditional, help: ArgumentHelp("For one band of data: the value that means no data, made transparent (default: the GeoTIFF's GDAL_NODATA tag).", valueName: "v"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("The value that means no data, made transparent (in 8-bit colour, where every colour band holds it; default: the GeoTIFF's GDAL_NODATA tag).", valueName: "v"))
   public var nodata: Double?
 
   public init() {}
@@ -90,8 +90,15 @@ public struct PixelOptions: ParsableArguments {
         note += "; nodata \(Self.number(nodataValue)) is transparent" + (nodata == nil ? " (GDAL_NODATA tag)" : "")
       }
       printer.info(note)
-    } else if !layout.isEightBit && nodata != nil {
-      throw TilecutError.invalidOption(option: "--nodata", reason: "applies to one band of data; \(path) has \(bandCount) bands")
+    } else if let nodataValue, layout.isEightBit {
+      // colour: transparent where every colour band holds the value, as gdalwarp does
+      conversion.nodata = nodataValue
+      printer.info(
+        "note: \(path): pixels whose every colour band is \(Self.number(nodataValue)) are transparent (nodata"
+          + (nodata == nil ? ", GDAL_NODATA tag)" : ")"))
+    } else if nodata != nil {
+      throw TilecutError.invalidOption(
+        option: "--nodata", reason: "applies to one band of data or to 8-bit colour; \(path) has \(bandCount) bands of \(layout.formatName) samples")
     }
     if conversion != PixelConversion() { description.conversion = conversion }
     return description

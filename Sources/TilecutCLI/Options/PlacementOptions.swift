@@ -19,7 +19,7 @@ public struct PlacementOptions: ParsableArguments {
     help: ArgumentHelp("A control point: source pixel X,Y (column,row; 0,0 is the top-left corner) at LAT,LON. Give 2 or more.", valueName: "x,y,lat,lon"))
   public var gcp: [String] = []
 
-  @Option(help: ArgumentHelp("With --gcp: accept a fit whose RMS residual is up to this many source pixels (default: 2 px or 1 % of the image diagonal, whichever is larger).", valueName: "px"))
+  @Option(help: ArgumentHelp("With --gcp or a GeoTIFF's control points: accept a fit whose RMS residual is up to this many source pixels (default: 2 px or 1 % of the image diagonal, whichever is larger).", valueName: "px"))
   public var allowResidual: Double?
 
   @Option(parsing: .unconditional, help: ArgumentHelp("The image centre's position, in degrees.", valueName: "lat,lon"))
@@ -37,7 +37,7 @@ public struct PlacementOptions: ParsableArguments {
   @Option(
     name: [.customLong("source-crs"), .customLong("world-file-crs")],
     help: ArgumentHelp(
-      "The CRS of a world file or GeoTIFF: EPSG:NNNN, a PROJ string, or a file holding WKT (default: the GeoTIFF's keys, or the .prj beside the world file).",
+      "The CRS of a world file or GeoTIFF: EPSG:NNNN, a PROJ string, or a file holding WKT (default: the GeoTIFF's keys, or the .prj or GDAL .aux.xml beside the world file).",
       valueName: "crs"))
   public var sourceCrs: String?
 
@@ -63,17 +63,11 @@ public struct PlacementOptions: ParsableArguments {
     if let m = metersPerPixel, !(m.isFinite && m >= 1e-6 && m <= 1e6) {
       throw ValidationError("--meters-per-pixel: \(m) is outside 0.000001...1000000")
     }
-    if sourceProjection == .projected {
-      throw ValidationError("--source-projection is mercator or lonlat; for other CRSs use a world file or GeoTIFF with --source-crs")
-    }
     if bounds == nil && sourceProjection != .webMercator {
       throw ValidationError("--source-projection goes with --bounds")
     }
     if sourceCrs != nil && (bounds != nil || !gcp.isEmpty || center != nil) {
       throw ValidationError("--source-crs goes with a world file or a GeoTIFF, not with --bounds, --gcp or --center (those are in degrees)")
-    }
-    if gcp.isEmpty && allowResidual != nil {
-      throw ValidationError("--allow-residual goes with --gcp")
     }
     if let allowResidual, !(allowResidual.isFinite && allowResidual >= 0) {
       throw ValidationError("--allow-residual must be a number of pixels, 0 or more")
@@ -93,7 +87,7 @@ public struct PlacementOptions: ParsableArguments {
     let placements = try floors.map { floor -> Placement in
       if let shared { return shared }
       let size = (floor.description.width, floor.description.height)
-      if let tags = try geoTIFFPlacement(floor, pyramid: pyramid) { return tags }
+      if let tags = try geoTIFFPlacement(floor, pyramid: pyramid, printer: printer) { return tags }
       if let sidecar = WorldFile.findSidecar(for: floor.input.path) {
         return try worldFilePlacement(sidecar, imagePath: floor.input.path, width: size.0, height: size.1, pyramid: pyramid)
       }
@@ -144,15 +138,45 @@ public struct PlacementOptions: ParsableArguments {
     return try ProjTransformer.describe(text, option: "--source-crs")
   }
 
-  private func geoTIFFPlacement(_ floor: FloorSource, pyramid: PyramidOptions) throws -> Placement? {
-    let path = floor.input.path
-    guard floor.header.loader.lowercased().contains("tiff"), let tags = GeoTIFFTags.read(path: path) else { return nil }
-    if tags.controlPointCount > 0 && tags.toModel == nil {
+  /// A GeoTIFF's control points (tie points without a pixel scale) fitted by an affine
+  /// map into its CRS, as gdalwarp does by default; refused when they disagree by more
+  /// than the residual allowed for --gcp.
+  private func controlPointFit(_ tags: GeoTIFFTags, path: String, width: Int, height: Int, printer: Printer) throws -> TilecutCore.AffineTransform {
+    let pixels = tags.controlPoints.map(\.pixel)
+    let models = tags.controlPoints.map(\.model)
+    guard let fit = TilecutCore.AffineTransform.fit(from: pixels, to: models), let inverse = fit.inverse else {
       throw TilecutError.invalidInput(
         path: path,
-        reason: "has \(tags.controlPointCount) GeoTIFF tie points but no pixel scale (control points), which tilecut does not fit; give --gcp or a world file")
+        reason: "has \(tags.controlPointCount) GeoTIFF control points; at least 3, not on one line, are needed to place it")
     }
-    guard let toModel = tags.toModel else { return nil }
+    let squares = zip(pixels, models).map { p, m -> Double in
+      let back = inverse.apply(m.x, m.y)
+      return (back.x - p.x) * (back.x - p.x) + (back.y - p.y) * (back.y - p.y)
+    }
+    let rms = (squares.reduce(0, +) / Double(squares.count)).squareRoot()
+    let limit = allowResidual ?? max(2, 0.01 * hypot(Double(width), Double(height)))
+    guard rms <= limit else {
+      throw TilecutError.invalidInput(
+        path: path,
+        reason: String(format: "its %d control points fit with an RMS residual of %.2f px, above %.2f px; check them, or accept the fit with --allow-residual PX", pixels.count, rms, limit))
+    }
+    printer.info(String(format: "%@: %d control points, RMS residual %.2f px", path, pixels.count, rms))
+    return fit
+  }
+
+  private func geoTIFFPlacement(_ floor: FloorSource, pyramid: PyramidOptions, printer: Printer) throws -> Placement? {
+    let path = floor.input.path
+    guard floor.header.loader.lowercased().contains("tiff"), let tags = GeoTIFFTags.read(path: path) else { return nil }
+    var method = "geotiff"
+    var fitted: TilecutCore.AffineTransform?
+    if tags.toModel == nil && tags.controlPointCount > 0 {
+      fitted = try controlPointFit(tags, path: path, width: floor.description.width, height: floor.description.height, printer: printer)
+      method = "geotiff-gcp"
+    }
+    guard let toModel = tags.toModel ?? fitted else { return nil }
+    guard [toModel.a, toModel.b, toModel.c, toModel.d, toModel.e, toModel.f].allSatisfy(\.isFinite) else {
+      throw TilecutError.invalidInput(path: path, reason: "its GeoTIFF tie point, pixel scale or transformation holds a number that is not finite")
+    }
     let crs: CRSDefinition
     if let explicit = try explicitCRS() {
       crs = explicit
@@ -160,13 +184,19 @@ public struct PlacementOptions: ParsableArguments {
       crs = own
     } else if let problem = tags.crsProblem {
       throw TilecutError.invalidInput(path: path, reason: "its GeoKeys give a CRS PROJ cannot use (\(problem)); give --source-crs")
+    } else if let found = try sidecarCRS(imagePath: path, worldFile: nil) {
+      crs = found
     } else {
       throw TilecutError.invalidInput(
         path: path, reason: "has GeoTIFF georeferencing but no CRS in its GeoKeys; give --source-crs (EPSG:NNNN, a PROJ string or a WKT file)")
     }
-    return try GeoPlacement.make(
-      method: "geotiff", toCRS: toModel, crs: crs, width: floor.description.width, height: floor.description.height,
-      deepestZoom: pyramid.maxZoom, option: path)
+    var placement = try Self.fromFile(path) {
+      try GeoPlacement.make(
+        method: method, toCRS: toModel, crs: crs, width: floor.description.width, height: floor.description.height,
+        deepestZoom: pyramid.maxZoom, option: path)
+    }
+    placement.sidecars = crs.files
+    return placement
   }
 
   private func worldFilePlacement(_ path: String, imagePath: String, width: Int, height: Int, pyramid: PyramidOptions) throws -> Placement {
@@ -177,20 +207,44 @@ public struct PlacementOptions: ParsableArguments {
     let crs: CRSDefinition
     if let explicit = try explicitCRS() {
       crs = explicit
-    } else if let prj = WorldFile.findProjection(for: [imagePath, path]) {
-      guard let wkt = try? String(contentsOfFile: prj, encoding: .utf8) else {
-        throw TilecutError.invalidInput(path: prj, reason: "cannot be read")
-      }
-      crs = try ProjTransformer.describe(wkt, option: prj, files: [prj])
+    } else if let found = try sidecarCRS(imagePath: imagePath, worldFile: path) {
+      crs = found
     } else {
       throw TilecutError.invalidInput(
         path: path,
         reason: "a world file says nothing of its CRS: put a .prj beside it (\(Self.prjName(for: imagePath))) or give --source-crs (EPSG:NNNN, a PROJ string or a WKT file)")
     }
-    var placement = try GeoPlacement.make(
-      method: "world-file", toCRS: transform, crs: crs, width: width, height: height, deepestZoom: pyramid.maxZoom, option: path)
+    var placement = try Self.fromFile(path) {
+      try GeoPlacement.make(
+        method: "world-file", toCRS: transform, crs: crs, width: width, height: height, deepestZoom: pyramid.maxZoom, option: path)
+    }
     placement.sidecars = [path] + crs.files
     return placement
+  }
+
+  /// The CRS in a `.prj` beside the image or its world file, or in GDAL's `.aux.xml`.
+  func sidecarCRS(imagePath: String, worldFile: String?) throws -> CRSDefinition? {
+    if let prj = WorldFile.findProjection(for: [imagePath] + (worldFile.map { [$0] } ?? [])) {
+      guard let wkt = try? String(contentsOfFile: prj, encoding: .utf8) else {
+        throw TilecutError.invalidInput(path: prj, reason: "cannot be read")
+      }
+      return try Self.fromFile(prj) { try ProjTransformer.describe(wkt, option: prj, files: [prj]) }
+    }
+    // GDAL keeps the CRS of a PNG or JPEG it wrote with a world file here
+    if let aux = WorldFile.findAuxiliary(for: imagePath), let xml = try? String(contentsOfFile: aux, encoding: .utf8),
+      let wkt = WorldFile.auxiliarySRS(xml)
+    {
+      return try Self.fromFile(aux) { try ProjTransformer.describe(wkt, option: aux, files: [aux]) }
+    }
+    return nil
+  }
+
+  /// Problems found in a file (its georeference, its CRS) are input errors (exit 1),
+  /// even where the library names them as an option.
+  static func fromFile<T>(_ path: String, _ body: () throws -> T) throws -> T {
+    do { return try body() } catch TilecutError.invalidOption(let option, let reason) where option == path {
+      throw TilecutError.invalidInput(path: path, reason: reason)
+    }
   }
 
   static func prjName(for imagePath: String) -> String {
@@ -208,7 +262,9 @@ public struct PlacementOptions: ParsableArguments {
   private func explicitPlacement(width: Int, height: Int, imagePath: String, pyramid: PyramidOptions, printer: Printer) throws -> Placement? {
     if let bounds {
       let b = try Georeference.parseBounds(bounds)
-      if let warning = Georeference.aspectWarning(south: b.south, west: b.west, north: b.north, east: b.east, width: width, height: height) {
+      if let warning = Georeference.aspectWarning(
+        south: b.south, west: b.west, north: b.north, east: b.east, width: width, height: height, projection: sourceProjection)
+      {
         try warn(warning, printer: printer)
       }
       return try Georeference.bounds(
@@ -243,4 +299,12 @@ public struct PlacementOptions: ParsableArguments {
   }
 }
 
-extension SourceProjection: ExpressibleByArgument {}
+extension SourceProjection: ExpressibleByArgument {
+  /// `projected` is what a CRS makes, not a choice for --bounds.
+  public init?(argument: String) {
+    guard argument != SourceProjection.projected.rawValue else { return nil }
+    self.init(rawValue: argument)
+  }
+
+  public static var allValueStrings: [String] { [SourceProjection.webMercator.rawValue, SourceProjection.lonLat.rawValue] }
+}

@@ -50,4 +50,35 @@ public struct AffineTransform: Hashable, Sendable, Codable {
     return abs(a - 1) < tol && abs(e - 1) < tol && abs(b) < tol && abs(d) < tol
       && abs(c - c.rounded()) < 1e-6 && abs(f - f.rounded()) < 1e-6
   }
+
+  /// The least-squares affine map taking each `from` point to its `to` point; nil
+  /// with fewer than 3 points or when they lie on one line.
+  public static func fit(from: [PixelPoint], to: [PixelPoint]) -> AffineTransform? {
+    let n = min(from.count, to.count)
+    guard n >= 3 else { return nil }
+    let mx = from.prefix(n).map(\.x).reduce(0, +) / Double(n)
+    let my = from.prefix(n).map(\.y).reduce(0, +) / Double(n)
+    let mu = to.prefix(n).map(\.x).reduce(0, +) / Double(n)
+    let mv = to.prefix(n).map(\.y).reduce(0, +) / Double(n)
+    var (sxx, sxy, syy, sxu, syu, sxv, syv) = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    for k in 0..<n {
+      let (x, y) = (from[k].x - mx, from[k].y - my)
+      let (u, v) = (to[k].x - mu, to[k].y - mv)
+      sxx += x * x
+      sxy += x * y
+      syy += y * y
+      sxu += x * u
+      syu += y * u
+      sxv += x * v
+      syv += y * v
+    }
+    let det = sxx * syy - sxy * sxy
+    guard det.isFinite, det > 1e-9 * sxx * syy, det > 0 else { return nil }
+    let a = (sxu * syy - syu * sxy) / det
+    let b = (syu * sxx - sxu * sxy) / det
+    let d = (sxv * syy - syv * sxy) / det
+    let e = (syv * sxx - sxv * sxy) / det
+    let t = AffineTransform(a: a, b: b, c: mu - a * mx - b * my, d: d, e: e, f: mv - d * mx - e * my)
+    return [t.a, t.b, t.c, t.d, t.e, t.f].allSatisfy(\.isFinite) ? t : nil
+  }
 }

@@ -129,11 +129,15 @@ public enum Georeference {
 
   /// A warning when bounds' ground aspect differs from the image's by more than 5 %,
   /// saying so when reading them with latitude and longitude swapped fits; nil when they fit.
-  public static func aspectWarning(south: Double, west: Double, north: Double, east: Double, width: Int, height: Int) -> String? {
+  /// A plate carrée (`.lonLat`) image may have square pixels on the ground or in degrees: either fits.
+  public static func aspectWarning(
+    south: Double, west: Double, north: Double, east: Double, width: Int, height: Int, projection: SourceProjection = .webMercator
+  ) -> String? {
     guard width > 0, height > 0 else { return nil }
     let image = Double(width) / Double(height)
     let box = groundAspect(south: south, west: west, north: north, east: east)
     func fits(_ aspect: Double) -> Bool { aspect.isFinite && abs(aspect / image - 1) <= 0.05 }
+    if projection == .lonLat && fits((east - west) / (north - south)) { return nil }
     guard !fits(box) else { return nil }
     let lat = (south + north) / 2
     let metersPerUnit = WebMercator.groundMetersPerWorldUnit(latitudeDegrees: lat)

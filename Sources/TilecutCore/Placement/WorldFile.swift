@@ -114,3 +114,26 @@ extension WorldFile {
     return nil
   }
 }
+
+extension WorldFile {
+  /// GDAL's `plan.png.aux.xml` beside an image, when it exists.
+  public static func findAuxiliary(for imagePath: String) -> String? {
+    let path = imagePath + ".aux.xml"
+    var isDirectory: ObjCBool = false
+    return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue ? path : nil
+  }
+
+  /// The CRS (WKT) in the `<SRS>` element of GDAL's auxiliary XML, entities decoded;
+  /// nil when there is none.
+  public static func auxiliarySRS(_ xml: String) -> String? {
+    guard let open = xml.range(of: "<SRS"), let close = xml.range(of: "</SRS>", range: open.upperBound..<xml.endIndex),
+      let start = xml.range(of: ">", range: open.upperBound..<close.lowerBound)
+    else { return nil }
+    var text = String(xml[start.upperBound..<close.lowerBound])
+    for (entity, character) in [("&quot;", "\""), ("&apos;", "'"), ("&lt;", "<"), ("&gt;", ">"), ("&amp;", "&")] {
+      text = text.replacingOccurrences(of: entity, with: character)
+    }
+    text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    return text.isEmpty ? nil : text
+  }
+}
