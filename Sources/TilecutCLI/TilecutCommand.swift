@@ -93,6 +93,8 @@ public struct TilecutCommand: ParsableCommand {
   /// Parses, runs, and turns every failure into one stderr line and an exit code:
   /// 0 success, 1 input or processing error, 2 usage error.
   public static func main(_ arguments: [String]? = nil) -> Never {
+    // first of all: a signal that comes while arguments are parsed must not be lost
+    SignalPipe.shared.install()
     let args = arguments ?? Array(CommandLine.arguments.dropFirst())
     if let first = args.first, let sub = subcommands[first] {
       run(sub, Array(args.dropFirst()))

@@ -368,7 +368,6 @@ import Synchronization
 /// when the run has not wound down within half a second (a document render that
 /// libvips cannot interrupt) staging is removed and the process exits 128 + signal.
 final class SignalCancellation: @unchecked Sendable {
-  private var sources: [DispatchSourceSignal] = []
   private let signalled = Atomic<Int32>(0)
   private let inCommit = Atomic<Bool>(false)
   /// Set once the run itself has wound down; the watchdog then has nothing to do.
@@ -383,14 +382,12 @@ final class SignalCancellation: @unchecked Sendable {
     return s == 0 ? nil : s
   }
 
+  /// Catches SIGINT and SIGTERM from now on. A plain handler writes the signal to a
+  /// pipe that a thread of ours reads: unlike a dispatch signal source, whose
+  /// registration completes later on another thread, no signal that arrives after
+  /// this returns is lost.
   func start() {
-    for sig in [SIGINT, SIGTERM] {
-      signal(sig, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-      source.setEventHandler { [self] in self.fire(sig) }
-      source.resume()
-      sources.append(source)
-    }
+    SignalPipe.shared.listen { [self] sig in self.fire(sig) }
   }
 
   func attach(_ pool: WorkPool) {
@@ -430,12 +427,86 @@ final class SignalCancellation: @unchecked Sendable {
 
   func stop() {
     finished.store(true, ordering: .relaxed)
-    for s in sources { s.cancel() }
-    sources.removeAll()
-    if received == nil {
-      signal(SIGINT, SIG_DFL)
-      signal(SIGTERM, SIG_DFL)
+    if received == nil { SignalPipe.shared.stop() }
+  }
+}
+
+/// The write end of the signal pipe, read by the handler (a plain global: no lazy
+/// initialisation inside a signal handler).
+nonisolated(unsafe) private var signalPipeWriteEnd: Int32 = -1
+
+/// SIGINT and SIGTERM delivered through a self-pipe to one listener at a time.
+final class SignalPipe: @unchecked Sendable {
+  static let shared = SignalPipe()
+  private let listener = Mutex<(@Sendable (Int32) -> Void)?>(nil)
+  private var readEnd: Int32 = -1
+
+  private init() {
+    var fds: [Int32] = [-1, -1]
+    guard pipe(&fds) == 0 else { return }
+    _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+    _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+    readEnd = fds[0]
+    signalPipeWriteEnd = fds[1]
+    let thread = Thread { [self] in
+      var byte: UInt8 = 0
+      while true {
+        let n = read(readEnd, &byte, 1)
+        if n == 1 {
+          let sig = Int32(byte)
+          if let body = listener.withLock({ $0 }) {
+            body(sig)
+          } else {
+            // no run is under way (parsing, planning before staging): nothing to undo
+            let line = "error: interrupted by \(sig == SIGINT ? "SIGINT" : "SIGTERM")\n"
+            _ = line.withCString { write(2, $0, strlen($0)) }
+            _exit(128 + sig)
+          }
+        } else if n < 0 && errno == EINTR {
+          continue
+        } else {
+          return
+        }
+      }
     }
+    thread.start()
+  }
+
+  /// Sends every signal to `body` until `stop()`.
+  func listen(_ body: @escaping @Sendable (Int32) -> Void) {
+    install()
+    listener.withLock { $0 = body }
+  }
+
+  private let installed = Atomic<Bool>(false)
+
+  /// Catches SIGINT and SIGTERM from now on, even when the shell that started us
+  /// ignored SIGINT (a background job): with no listener a signal ends the process
+  /// at once with 128 + its number, as the default action would.
+  func install() {
+    guard installed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+    for sig in [SIGINT, SIGTERM] {
+      let handler: @convention(c) (Int32) -> Void = { sig in
+        var byte = UInt8(truncatingIfNeeded: sig)
+        let saved = errno
+        _ = write(signalPipeWriteEnd, &byte, 1)
+        errno = saved
+      }
+      var action = sigaction()
+      #if os(Linux)
+        action.__sigaction_handler.sa_handler = handler
+      #else
+        action.__sigaction_u.__sa_handler = handler
+      #endif
+      sigemptyset(&action.sa_mask)
+      action.sa_flags = SA_RESTART
+      sigaction(sig, &action, nil)
+    }
+  }
+
+  /// Ends the listening: a later signal ends the process at once.
+  func stop() {
+    listener.withLock { $0 = nil }
   }
 }
 
