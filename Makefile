@@ -1,19 +1,20 @@
 # What a person runs: make run, make test, make bench, make install.
 SWIFT ?= swift
 PREFIX ?= /usr/local
-APT_PACKAGES = libvips-dev libdeflate-dev
+APT_PACKAGES = libvips-dev libdeflate-dev libisal-dev
 EXAMPLE = examples/floorplan/office.png
 
 .PHONY: deps build release run test bench install clean
 
-# libvips (and libdeflate, which libvips' TIFF support brings anyway) from Debian.
+# libvips (and libdeflate, which libvips' TIFF support brings anyway) and ISA-L
+# (the inflate of the PNG reader) from Debian.
 deps:
-	@if pkg-config --exists vips && [ -f /usr/include/libdeflate.h ]; then :; \
+	@if pkg-config --exists vips && [ -f /usr/include/libdeflate.h ] && pkg-config --exists libisal; then :; \
 	elif [ "$$(id -u)" = 0 ]; then \
 	  echo "installing $(APT_PACKAGES)"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PACKAGES) >/dev/null; \
 	else \
-	  echo "tilecut needs libvips; run: sudo apt-get install -y $(APT_PACKAGES)"; exit 1; \
+	  echo "tilecut needs libvips, libdeflate and ISA-L; run: sudo apt-get install -y $(APT_PACKAGES)"; exit 1; \
 	fi
 
 build: deps

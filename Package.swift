@@ -17,8 +17,13 @@ let package = Package(
       pkgConfig: "vips",
       providers: [.apt(["libvips-dev"]), .brew(["vips"])]
     ),
+    .systemLibrary(
+      name: "CISAL",
+      pkgConfig: "libisal",
+      providers: [.apt(["libisal-dev"]), .brew(["isa-l"])]
+    ),
     .target(
-      name: "CVipsShim", dependencies: ["CVips"],
+      name: "CVipsShim", dependencies: ["CVips", "CISAL"],
       cSettings: [.unsafeFlags(["-O3"])],
       linkerSettings: [.linkedLibrary("deflate")]),
     .target(name: "TilecutCore"),
@@ -33,7 +38,7 @@ let package = Package(
     .executableTarget(name: "tilecut", dependencies: ["TilecutCLI"]),
     .testTarget(name: "TilecutCoreTests", dependencies: ["TilecutCore"]),
     .testTarget(name: "ManifestClientTests", dependencies: ["TilecutCore"]),
-    .testTarget(name: "TilecutVipsTests", dependencies: ["TilecutVips", "TilecutCore"]),
+    .testTarget(name: "TilecutVipsTests", dependencies: ["TilecutVips", "TilecutCore", "CVipsShim"]),
     .testTarget(
       name: "TilecutCLITests",
       dependencies: [

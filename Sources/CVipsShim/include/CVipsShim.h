@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "TilecutPNG.h"
+#include "TilecutPNGRead.h"
 #include "TilecutResample.h"
 
 /* One small function per variadic libvips call Swift cannot make. Each returns
