@@ -59,3 +59,27 @@ struct ReduceTests {
     #expect(dst == Self.reference(src, stride: stride, width: width, height: height))
   }
 }
+
+@Suite("isBlank scans four pixels a step")
+struct BlankScanTests {
+  @Test("one visible pixel anywhere in the block is seen; pixels past its width are not", arguments: [1, 3, 4, 5, 37, 256])
+  func onePixel(width: Int) {
+    let height = 3
+    let stride = width * 4 + 20
+    // colour everywhere, alpha 0 inside the block, visible pixels in the padding
+    var block = [UInt8](repeating: 200, count: stride * height)
+    for y in 0..<height { for x in 0..<width { block[y * stride + x * 4 + 3] = 0 } }
+    let blank = block.withUnsafeBufferPointer { PixelOps.isBlank($0.baseAddress!, stride: stride, width: width, height: height, background: nil) }
+    #expect(blank)
+    for y in 0..<height {
+      for x in [0, width / 2, width - 1] {
+        var marked = block
+        marked[y * stride + x * 4 + 3] = 1
+        let seen = marked.withUnsafeBufferPointer {
+          !PixelOps.isBlank($0.baseAddress!, stride: stride, width: width, height: height, background: nil)
+        }
+        #expect(seen, "pixel \(x), \(y)")
+      }
+    }
+  }
+}
