@@ -33,7 +33,7 @@
 #define TC_MAX_COORD 10000000       /* libvips' VIPS_MAX_COORD, libpng's user limit there */
 #define TC_CHUNK_MAX (50u << 20)    /* libvips' png_set_chunk_malloc_max */
 #define TC_FILE_BUFFER (256u << 10) /* read() size */
-#define TC_BATCH_BYTES (512u << 10) /* rows inflated per isal_inflate call */
+#define TC_BATCH_BYTES (2u << 20)   /* rows inflated per isal_inflate call: each call copies 32-64 KB of history */
 #define TC_IDAT_READ 8192u          /* libpng's PNG_IDAT_READ_SIZE: it reads IDAT data in these blocks */
 
 typedef struct {
