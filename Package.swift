@@ -17,8 +17,13 @@ let package = Package(
       pkgConfig: "vips",
       providers: [.apt(["libvips-dev"]), .brew(["vips"])]
     ),
+    .systemLibrary(
+      name: "CISAL",
+      pkgConfig: "libisal",
+      providers: [.apt(["libisal-dev"]), .brew(["isa-l"])]
+    ),
     .target(
-      name: "CVipsShim", dependencies: ["CVips"],
+      name: "CVipsShim", dependencies: ["CVips", "CISAL"],
       cSettings: [.unsafeFlags(["-O3"])],
       linkerSettings: [.linkedLibrary("deflate")]),
     .systemLibrary(
@@ -47,7 +52,7 @@ let package = Package(
     .executableTarget(name: "tilecut", dependencies: ["TilecutCLI"]),
     .testTarget(name: "TilecutCoreTests", dependencies: ["TilecutCore"]),
     .testTarget(name: "TilecutMBTilesTests", dependencies: ["TilecutMBTiles", "TilecutCore", "CSQLite"]),
-    .testTarget(name: "TilecutVipsTests", dependencies: ["TilecutVips", "TilecutCore"]),
+    .testTarget(name: "TilecutVipsTests", dependencies: ["TilecutVips", "TilecutCore", "CVipsShim"]),
     .testTarget(
       name: "TilecutGeoTests",
       dependencies: [

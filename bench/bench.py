@@ -17,12 +17,12 @@ WORK = os.path.join(HERE, "work")
 TILECUT = os.environ.get("TILECUT", os.path.join(HERE, "..", ".build", "release", "tilecut"))
 SIZE = int(os.environ.get("BENCH_SIZE", "16384"))
 GEO_SIZE = int(os.environ.get("BENCH_GEO_SIZE", "8192"))
-RUNS = int(os.environ.get("BENCH_RUNS", "3"))
+RUNS = int(os.environ.get("BENCH_RUNS", "5"))
 SKIP_GDAL = os.environ.get("BENCH_SKIP_GDAL") == "1"
 # Outputs go to a RAM disk when there is one (BENCH_OUT overrides): on ext4, creating
 # thousands of files right after deleting thousands (the previous run's output)
 # costs seconds of kernel time in inode allocation, at random, to every contender.
-OUT = os.environ.get("BENCH_OUT") or ("/dev/shm/tilecut-bench" if os.path.isdir("/dev/shm") else WORK)
+OUT = os.environ.get("BENCH_OUT") or (f"/dev/shm/tilecut-bench-{os.getpid()}" if os.path.isdir("/dev/shm") else WORK)
 # BENCH_SCALE=50000: also tile a 50000² plan (generated lazily by libvips) once,
 # 256 only and 256+512, and print time and peak RSS
 SCALE = int(os.environ.get("BENCH_SCALE", "0"))
@@ -131,6 +131,37 @@ def tiles(root, exts=(".png", ".webp", ".jpg")):
     return found
 
 
+def floor_contenders(big):
+    """The decode-only floor: libvips reading the same PNG top to bottom and
+    averaging it (nothing written), what tilecut is measured against."""
+    return {"vips avg (decode)": ["vips", "avg", big]}
+
+
+def pmtiles_contender(geotiff3857, zooms, out):
+    """rio-pmtiles on the geo job, when bench/run.sh could install it (a venv in
+    bench/work): 256 px RGBA PNG tiles over the same zooms, two workers."""
+    rio = os.path.join(WORK, "venv", "bin", "rio")
+    if SKIP_GDAL or not os.access(rio, os.X_OK):
+        return {}
+    return {"rio-pmtiles geo": [rio, "pmtiles", geotiff3857, out("rio") + ".pmtiles", "--format", "PNG", "--rgba",
+                                "--tile-size", "256", "--zoom-levels", f"{zooms[0]}..{zooms[-1]}", "-j", "2", "--silent"]}
+
+
+def floor_report(med, rss, sets):
+    """The ratios issue 17 sets targets for: to dzsave, to the decode floor, 256+512
+    to 256, and peak memory to dzsave's."""
+    ratio = lambda a, b: med[a] / med[b]
+    floor = "vips avg (decode)"
+    print(f"tilecut 256 / dzsave time             {ratio('tilecut 256', 'dzsave 256'):.2f}  (target ≤ 0.15)")
+    print(f"tilecut 256 / decode floor (vips avg) {ratio('tilecut 256', floor):.2f}  (target ≤ 0.6)")
+    print(f"tilecut 256 / dzsave peak RSS         {rss['tilecut 256'] / rss['dzsave 256']:.2f}  (target ≤ 1.2)")
+    print(f"tilecut 256+512 / 256 time            {ratio('tilecut 256+512', 'tilecut 256'):.2f}")
+    print(f"tilecut / dzsave bytes                {sum(sets['tilecut 256'].values()) / sum(sets['dzsave 256'].values()):.2f}")
+    print(f"palette / plain bytes                 {sum(sets['tilecut 256 palette'].values()) / sum(sets['tilecut 256'].values()):.2f}")
+    if "rio-pmtiles geo" in med:
+        print(f"tilecut geo / rio-pmtiles geo time    {ratio('tilecut geo', 'rio-pmtiles geo'):.3f}")
+
+
 def main():
     os.makedirs(WORK, exist_ok=True)
     os.makedirs(OUT, exist_ok=True)
@@ -148,7 +179,9 @@ def main():
         print(f"{huge}: {os.path.getsize(huge) / 1e6:.0f} MB, made in {time.time() - t:.0f}s")
         for sizes in ("256", "256,512"):
             dest = os.path.join(OUT, "out-scale")
-            if os.path.exists(dest):
+            if os.path.isfile(dest):
+                os.remove(dest)
+            elif os.path.exists(dest):
                 shutil.rmtree(dest)
             wall, peak = timed([TILECUT, huge, "-o", dest, "--tile-size", sizes, "-q"])
             print(f"tilecut {SCALE}² --tile-size {sizes}: {wall:.1f} s, peak RSS {peak:.0f} MB, {len(tiles(dest))} tiles")
@@ -181,6 +214,7 @@ def main():
     contenders = {
         "tilecut 256": [TILECUT, big, "-o", out("tc256"), "--tile-size", "256", "--png-compression", "6", "-q", "--force"],
         "dzsave 256": ["vips", "dzsave", big, out("dz"), "--layout", "google", "--suffix", ".png[compression=6]", "--tile-size", "256", "--overlap", "0", "--background", "0"],
+        **floor_contenders(big),
         "tilecut 256+512": [TILECUT, big, "-o", out("tc256512"), "--tile-size", "256,512", "-q", "--force"],
         "tilecut 256 palette": [TILECUT, big, "-o", out("tcpal"), "--tile-size", "256", "--palette", "-q", "--force"],
         "tilecut geo": [TILECUT, geo, "--bounds", f"{s},{w},{n},{e}", "--tile-size", "256", "--min-zoom", str(zooms[0]), "--max-zoom", str(zooms[-1]), "-o", out("tcgeo"), "-q", "--force"],
@@ -191,14 +225,19 @@ def main():
         contenders["tilecut geo lon/lat"] = [TILECUT, geo, "--bounds", f"{s},{w},{n},{e}", "--source-projection", "lonlat", "--tile-size", "256",
                                              "--min-zoom", str(zooms[0]), "--max-zoom", str(zooms[-1]), "-o", out("tcgeoll"), "-q", "--force"]
         contenders["gdal2tiles geo lon/lat"] = [g2t, "--xyz", "-z", zr, "-w", "none", "--processes=2", "-q", geotiff4326, out("g2tll")]
+    contenders.update(pmtiles_contender(geotiff3857, zooms, out))
     # where each contender writes: tilecut's -o, dzsave's second argument, gdal2tiles' last
     outputs = {name: cmd[cmd.index("-o") + 1] if "-o" in cmd else (cmd[3] if name.startswith("dzsave") else cmd[-1])
                for name, cmd in contenders.items()}
+    outputs.update({k: os.path.join(OUT, "none") for k in floor_contenders(big)})
+    outputs.update({k: v[3] for k, v in pmtiles_contender(geotiff3857, zooms, out).items()})
     results = {k: [] for k in contenders}
     for r in range(RUNS):
         for name, cmd in contenders.items():
             dest = outputs[name]
-            if os.path.exists(dest):
+            if os.path.isfile(dest):
+                os.remove(dest)
+            elif os.path.exists(dest):
                 shutil.rmtree(dest)
             if name.startswith("dzsave") and os.path.exists(dest + ".dzi"):
                 os.remove(dest + ".dzi")
@@ -210,17 +249,16 @@ def main():
     rss = {k: max(m for _, m in v) for k, v in results.items()}
     print()
     print(f"machine: {os.cpu_count()} cores, libvips {subprocess.run(['vips', '--version'], capture_output=True, text=True).stdout.strip()}, "
-          f"tilecut {subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True, cwd=HERE).stdout.strip()}, runs {RUNS}, outputs in {OUT}")
+          f"tilecut {subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True, cwd=HERE).stdout.strip()}, runs {RUNS}, outputs in {OUT}, "
+          f"load average {os.getloadavg()[0]:.1f} at the end")
     print(f"{'contender':22} {'median s':>9} {'min s':>7} {'peak MB':>8} {'bytes':>12} {'tiles':>7}")
     for k in contenders:
-        print(f"{k:22} {med[k]:9.2f} {min(t for t, _ in results[k]):7.2f} {rss[k]:8.0f} {sum(sets[k].values()):12d} {len(sets[k]):7d}")
+        size = os.path.getsize(outputs[k]) if os.path.isfile(outputs[k]) else sum(sets[k].values())
+        count = len(sets[k]) if os.path.isdir(outputs[k]) else "-"
+        print(f"{k:22} {med[k]:9.2f} {min(t for t, _ in results[k]):7.2f} {rss[k]:8.0f} {size:12d} {count:>7}")
     print()
     ratio = lambda a, b: med[a] / med[b]
-    print(f"tilecut / dzsave time        {ratio('tilecut 256', 'dzsave 256'):.2f}  (target ≤ 0.6)")
-    print(f"tilecut / dzsave bytes       {sum(sets['tilecut 256'].values()) / sum(sets['dzsave 256'].values()):.2f}  (target ≤ 1.1)")
-    print(f"tilecut / dzsave peak RSS    {rss['tilecut 256'] / rss['dzsave 256']:.2f}  (target ≤ 2)")
-    print(f"256+512 / 256 time           {ratio('tilecut 256+512', 'tilecut 256'):.2f}  (target ≤ 1.6)")
-    print(f"palette / plain bytes        {sum(sets['tilecut 256 palette'].values()) / sum(sets['tilecut 256'].values()):.2f}")
+    floor_report(med, rss, sets)
 
     def same_cells(ours, theirs, label):
         a = {k[:3] for k in sets[ours]}

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # make bench: tilecut against vips dzsave and gdal2tiles on generated plans, in one run.
 # Environment: TILECUT (binary), BENCH_SIZE (default 16384), BENCH_GEO_SIZE (8192),
-# BENCH_RUNS (3), BENCH_SKIP_GDAL=1 to leave gdal2tiles out, BENCH_SCALE=50000 to
-# add the large-source run (minutes).
+# BENCH_RUNS (5), BENCH_SKIP_GDAL=1 to leave gdal2tiles out, BENCH_SKIP_PYPI=1 to
+# leave rio-pmtiles out, BENCH_SCALE=50000 to add the large-source run (minutes).
 set -euo pipefail
 cd "$(dirname "$0")"
 need=()
@@ -18,6 +18,12 @@ if [ ${#need[@]} -gt 0 ]; then
     echo "the benchmark needs: sudo apt-get install -y ${need[*]}" >&2
     exit 1
   fi
+fi
+# rio-pmtiles (PyPI) for the geo job, in a venv of its own; BENCH_SKIP_PYPI=1 leaves it out
+if [ "${BENCH_SKIP_PYPI:-}" != 1 ] && [ "${BENCH_SKIP_GDAL:-}" != 1 ] && [ ! -x work/venv/bin/rio ]; then
+  echo "installing rio-pmtiles (pip, into bench/work/venv)"
+  mkdir -p work
+  python3 -m venv work/venv && work/venv/bin/pip install -q rio-pmtiles || echo "rio-pmtiles could not be installed; the bench goes on without it"
 fi
 if [ -n "${BENCH_SCALE:-}" ] && ! python3 -c "import pyvips" 2>/dev/null; then
   echo "installing pyvips (pip) for the BENCH_SCALE image"

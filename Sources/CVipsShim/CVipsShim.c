@@ -126,6 +126,16 @@ int tc_load_scaled(const char *filename, const char *loader, int page, double sc
   return *out ? 0 : -1;
 }
 
+int tc_has_alpha(const char *filename, int page, int *alpha) {
+  VipsImage *image = page >= 0 ? vips_image_new_from_file(filename, "page", page, NULL)
+                                : vips_image_new_from_file(filename, NULL);
+  if (!image)
+    return -1;
+  *alpha = vips_image_hasalpha(image) ? 1 : 0;
+  g_object_unref(image);
+  return 0;
+}
+
 int tc_load_buffer(const void *data, size_t length, VipsImage **out) {
   *out = vips_image_new_from_buffer(data, length, "", NULL);
   return *out ? 0 : -1;
@@ -318,11 +328,11 @@ int tc_save_webp(VipsImage *in, int quality, int lossless, void **buffer, size_t
                               "strip", TRUE, NULL);
 }
 
-int tc_save_jpeg(VipsImage *in, int quality, void **buffer, size_t *length) {
+int tc_save_jpeg(VipsImage *in, int quality, const double fill[3], void **buffer, size_t *length) {
   VipsImage *flat = NULL;
-  VipsArrayDouble *white = vips_array_double_newv(3, 255.0, 255.0, 255.0);
-  int r = vips_flatten(in, &flat, "background", white, NULL);
-  vips_area_unref(VIPS_AREA(white));
+  VipsArrayDouble *colour = vips_array_double_newv(3, fill[0], fill[1], fill[2]);
+  int r = vips_flatten(in, &flat, "background", colour, NULL);
+  vips_area_unref(VIPS_AREA(colour));
   if (r)
     return -1;
   r = vips_jpegsave_buffer(flat, buffer, length, "Q", quality, "strip", TRUE, NULL);

@@ -15,12 +15,15 @@ public struct VipsTileEncoder: TileEncoder {
   public var pngCompression: Int
   public var palette: Bool
   public var quality: Int
+  /// What JPEG tiles are flattened onto where they are transparent: white by default.
+  public var fill: ColorRule?
 
-  public init(format: TileFormat = .png, pngCompression: Int = 6, palette: Bool = false, quality: Int = 85) {
+  public init(format: TileFormat = .png, pngCompression: Int = 6, palette: Bool = false, quality: Int = 85, fill: ColorRule? = nil) {
     self.format = format
     self.pngCompression = pngCompression
     self.palette = palette
     self.quality = quality
+    self.fill = fill
   }
 
   public var fileExtension: String { format.fileExtension }
@@ -57,12 +60,29 @@ public struct VipsTileEncoder: TileEncoder {
       let status: Int32
       switch format {
       case .png: status = tc_save_png(image, Int32(pngCompression), palette ? 1 : 0, &buffer, &length)
+      // lossy WebP keeps the alpha plane (losslessly, libwebp's default alpha quality)
       case .webp: status = tc_save_webp(image, Int32(quality), 0, &buffer, &length)
-      case .jpeg: status = tc_save_jpeg(image, Int32(quality), &buffer, &length)
+      case .jpeg:
+        let colour: [Double] = fill.map { [Double($0.red), Double($0.green), Double($0.blue)] } ?? [255, 255, 255]
+        status = colour.withUnsafeBufferPointer { tc_save_jpeg(image, Int32(quality), $0.baseAddress, &buffer, &length) }
       }
       guard status == 0, let buffer else { throw VipsError.current("\(format.rawValue)save") }
       defer { g_free(buffer) }
       return [UInt8](UnsafeRawBufferPointer(start: buffer, count: length))
     }
+  }
+}
+
+extension SourceImage {
+  /// Whether the input has an alpha channel as libvips loads it (RGBA, grey + alpha,
+  /// a PNG with tRNS, a document page): what JPEG tiles cannot keep.
+  public static func hasAlpha(_ input: InputName) throws -> Bool {
+    try Vips.start()
+    var alpha: Int32 = 0
+    guard tc_has_alpha(input.path, Int32(input.page ?? -1), &alpha) == 0 else {
+      let error = VipsError.current("load")
+      throw TilecutError.invalidInput(path: input.path, reason: "cannot be read as an image (\(error.message.isEmpty ? error.operation : error.message))")
+    }
+    return alpha != 0
   }
 }

@@ -7,6 +7,7 @@
 
 #include "TilecutPNG.h"
 #include "TilecutPixels.h"
+#include "TilecutPNGRead.h"
 #include "TilecutResample.h"
 
 /* One small function per variadic libvips call Swift cannot make. Each returns
@@ -26,6 +27,8 @@ int tc_load(const char *filename, int sequential, VipsImage **out);
 int tc_load_page(const char *filename, int page, int sequential, VipsImage **out);
 int tc_load_scaled(const char *filename, const char *loader, int page, double scale, int sequential, VipsImage **out);
 int tc_load_buffer(const void *data, size_t length, VipsImage **out);
+/* Whether libvips' loader gives the file (page < 0: the default page) an alpha band. */
+int tc_has_alpha(const char *filename, int page, int *alpha);
 int tc_header_pages(VipsImage *image);
 
 int tc_to_srgba(VipsImage *in, VipsImage **out);
@@ -42,7 +45,8 @@ int tc_fetch(VipsRegion *region, int left, int top, int width, int height, uint8
 
 int tc_save_png(VipsImage *in, int compression, int palette, void **buffer, size_t *length);
 int tc_save_webp(VipsImage *in, int quality, int lossless, void **buffer, size_t *length);
-int tc_save_jpeg(VipsImage *in, int quality, void **buffer, size_t *length);
+/* JPEG of `in` flattened onto `fill` (RGB, 0-255). */
+int tc_save_jpeg(VipsImage *in, int quality, const double fill[3], void **buffer, size_t *length);
 int tc_save_file(VipsImage *in, const char *filename);
 /* Writes RGBA8 as another kind of file for tests: 0 = 16-bit RGBA PNG,
  * 1 = grey + alpha PNG, 2 = CMYK JPEG (libvips' built-in profile). */

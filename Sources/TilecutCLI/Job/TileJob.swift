@@ -48,6 +48,7 @@ struct TileJob {
 
   func plan() throws -> TileJobPlan {
     let floorSources = try FloorResolver.resolve(inputs: inputs, options: floors, maxPixels: run.maxPixels)
+    try encoding.checkTransparency(floorSources.map(\.input))
     let sizes = try pyramid.tileSizes()
     let encoder = encoding.encoder()
     var template = try TileNameTemplate(output.name)

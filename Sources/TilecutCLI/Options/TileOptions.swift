@@ -128,12 +128,12 @@ public struct EncodingOptions: ParsableArguments {
   @Flag(help: "Quantise tiles of more than 256 colours to 8-bit palettes (libimagequant, lossy). Tiles of fewer colours are always exact palette PNGs.")
   public var palette = false
 
-  @Option(help: ArgumentHelp("WebP/JPEG quality, 1 to 100.", valueName: "q"))
+  @Option(help: ArgumentHelp("WebP/JPEG quality, 1 to 100 (WebP is lossy and keeps transparency).", valueName: "q"))
   public var quality: Int = 85
 
   @Option(
     help: ArgumentHelp(
-      "Tiles whose every pixel is transparent or within TOLERANCE of COLOR are not written (e.g. white, '#f8f8f8:6').",
+      "Tiles whose every pixel is transparent or within TOLERANCE of COLOR are not written (e.g. white, '#f8f8f8:6'); JPEG tiles are filled with COLOR where transparent.",
       valueName: "color[:tol]"))
   public var background: String?
 
@@ -157,7 +157,22 @@ public struct EncodingOptions: ParsableArguments {
   }
 
   func encoder() -> VipsTileEncoder {
-    VipsTileEncoder(format: format, pngCompression: pngCompression, palette: palette, quality: quality)
+    let fill = background.flatMap { try? ColorRule(parsing: $0, option: "--background") }
+    return VipsTileEncoder(format: format, pngCompression: pngCompression, palette: palette, quality: quality, fill: fill)
+  }
+
+  /// JPEG tiles cannot be transparent: a source with an alpha channel (or one made
+  /// transparent by --knockout) needs --background to say what fills it.
+  func checkTransparency(_ inputs: [InputName]) throws {
+    guard format == .jpeg, background == nil else { return }
+    let remedy = "add --background COLOR to fill it (e.g. --background white) or use --format webp, which keeps it"
+    if knockout != nil {
+      throw TilecutError.invalidOption(option: "--format", reason: "jpeg tiles cannot be transparent, and --knockout makes the source so; \(remedy)")
+    }
+    for input in inputs where try SourceImage.hasAlpha(input) {
+      throw TilecutError.invalidOption(
+        option: "--format", reason: "jpeg tiles cannot be transparent, and \(input.path) has an alpha channel; \(remedy)")
+    }
   }
 }
 

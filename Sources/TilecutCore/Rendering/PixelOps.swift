@@ -78,11 +78,20 @@ public enum PixelOps {
           }
         }
       } else {
-        // Word-at-a-time scan of the alpha bytes: most blank tiles are far from any content.
-        var i = 3
+        // Four pixels a step, their alpha bytes or-ed together: most blank tiles are
+        // far from any content and are read to the end.
+        let raw = UnsafeRawPointer(p)
+        let alphas: UInt64 = 0xFF00_0000_FF00_0000
+        var i = 0
         let end = width * 4
+        while i + 16 <= end {
+          let a = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+          let b = raw.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self)
+          if (a | b) & alphas != 0 { return false }
+          i += 16
+        }
         while i < end {
-          if p[i] != 0 { return false }
+          if p[i + 3] != 0 { return false }
           i += 4
         }
       }
@@ -99,37 +108,69 @@ public enum PixelOps {
   ) {
     let outW = (width + 1) / 2
     let outH = (height + 1) / 2
+    // output columns whose 2×2 block lies inside the input
+    let pairs = width / 2
     for oy in 0..<outH {
       let r0 = src + (2 * oy) * srcStride
       let hasR1 = 2 * oy + 1 < height
       let r1 = hasR1 ? src + (2 * oy + 1) * srcStride : r0
       let out = dst + oy * dstStride
-      for ox in 0..<outW {
-        let x0 = 8 * ox
+      let top = UnsafeRawPointer(r0)
+      let bottom = UnsafeRawPointer(r1)
+      let o = UnsafeMutableRawPointer(out)
+      var ox = 0
+      // Whole blocks, two pixels of each row read as one word. A block with no
+      // alpha is transparent; an opaque one is the plain rounded mean, which is
+      // what the weighted formula below gives when every weight is 255.
+      let alphas: UInt64 = 0xFF00_0000_FF00_0000
+      while hasR1 && ox < pairs {
+        let a = top.loadUnaligned(fromByteOffset: 8 * ox, as: UInt64.self)
+        let b = bottom.loadUnaligned(fromByteOffset: 8 * ox, as: UInt64.self)
+        if (a | b) & alphas == 0 {
+          o.storeBytes(of: 0, toByteOffset: 4 * ox, as: UInt32.self)
+        } else if a & b & alphas == alphas {
+          let sum =
+            SIMD8<UInt16>(truncatingIfNeeded: unsafeBitCast(a, to: SIMD8<UInt8>.self))
+            &+ SIMD8<UInt16>(truncatingIfNeeded: unsafeBitCast(b, to: SIMD8<UInt8>.self))
+          let mean: SIMD4<UInt16> = (sum.lowHalf &+ sum.highHalf &+ 2) &>> 2
+          o.storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: mean), toByteOffset: 4 * ox, as: SIMD4<UInt8>.self)
+        } else {
+          weighted(r0, r1, x0: 8 * ox, x1: 8 * ox + 4, hasX1: true, hasR1: true, into: out + 4 * ox)
+        }
+        ox += 1
+      }
+      // the odd column, and every column of an odd last row
+      while ox < outW {
         let hasX1 = 2 * ox + 1 < width
-        let x1 = hasX1 ? x0 + 4 : x0
-        let a00 = UInt32(r0[x0 + 3])
-        let a01 = hasX1 ? UInt32(r0[x1 + 3]) : 0
-        let a10 = hasR1 ? UInt32(r1[x0 + 3]) : 0
-        let a11 = hasR1 && hasX1 ? UInt32(r1[x1 + 3]) : 0
-        let asum = a00 + a01 + a10 + a11
-        let o = 4 * ox
-        if asum == 0 {
-          out[o] = 0
-          out[o + 1] = 0
-          out[o + 2] = 0
-          out[o + 3] = 0
-          continue
-        }
-        for c in 0..<3 {
-          let s =
-            UInt32(r0[x0 + c]) * a00 + UInt32(r0[x1 + c]) * a01 + UInt32(r1[x0 + c]) * a10
-            + UInt32(r1[x1 + c]) * a11
-          out[o + c] = UInt8(min((s + asum / 2) / asum, 255))
-        }
-        out[o + 3] = UInt8((asum + 2) / 4)
+        weighted(r0, r1, x0: 8 * ox, x1: hasX1 ? 8 * ox + 4 : 8 * ox, hasX1: hasX1, hasR1: hasR1, into: out + 4 * ox)
+        ox += 1
       }
     }
+  }
+
+  /// One output pixel of `reduce2x`: the alpha-weighted mean of the block's colours.
+  @inline(__always)
+  private static func weighted(
+    _ r0: UnsafePointer<UInt8>, _ r1: UnsafePointer<UInt8>, x0: Int, x1: Int, hasX1: Bool, hasR1: Bool,
+    into out: UnsafeMutablePointer<UInt8>
+  ) {
+    let a00 = UInt32(r0[x0 + 3])
+    let a01 = hasX1 ? UInt32(r0[x1 + 3]) : 0
+    let a10 = hasR1 ? UInt32(r1[x0 + 3]) : 0
+    let a11 = hasR1 && hasX1 ? UInt32(r1[x1 + 3]) : 0
+    let asum = a00 + a01 + a10 + a11
+    if asum == 0 {
+      out[0] = 0
+      out[1] = 0
+      out[2] = 0
+      out[3] = 0
+      return
+    }
+    for c in 0..<3 {
+      let s = UInt32(r0[x0 + c]) * a00 + UInt32(r0[x1 + c]) * a01 + UInt32(r1[x0 + c]) * a10 + UInt32(r1[x1 + c]) * a11
+      out[c] = UInt8(min((s + asum / 2) / asum, 255))
+    }
+    out[3] = UInt8((asum + 2) / 4)
   }
 
   /// Turns pixels close to `rule`'s colour transparent, fading anti-aliased edges to

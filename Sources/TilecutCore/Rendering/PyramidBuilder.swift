@@ -279,18 +279,17 @@ public final class PyramidBuilder {
       if let next {
         let outWidth = (level.region.width + 1) / 2
         let outHeight = (height + 1) / 2
-        // every byte is written by reduce2x
-        var reduced = [UInt8](unsafeUninitializedCapacity: outWidth * 4 * outHeight) { _, count in count = outWidth * 4 * outHeight }
         let width = level.region.width
         let stride = self.stride
-        buffer.withUnsafeBufferPointer { src in
-          reduced.withUnsafeMutableBufferPointer { dst in
-            guard let s = src.baseAddress, let d = dst.baseAddress else { return }
-            let bands = min(builder.pool.jobs, max(1, outHeight / 32))
+        // halves the strip into `d`, rows `dStride` bytes apart, on all cores
+        let reduce = { (d: UnsafeMutablePointer<UInt8>, dStride: Int) in
+          self.buffer.withUnsafeBufferPointer { src in
+            guard let s = src.baseAddress else { return }
+            let bands = min(self.builder.pool.jobs, max(1, outHeight / 32))
             let per = (outHeight + bands - 1) / bands
             let sAddr = UInt(bitPattern: s)
             let dAddr = UInt(bitPattern: d)
-            builder.pool.parallelFor(bands) { band in
+            self.builder.pool.parallelFor(bands) { band in
               let y0 = band * per
               let y1 = min(outHeight, y0 + per)
               guard y0 < y1, let sp = UnsafePointer<UInt8>(bitPattern: sAddr),
@@ -298,15 +297,42 @@ public final class PyramidBuilder {
               else { return }
               PixelOps.reduce2x(
                 sp + 2 * y0 * stride, srcStride: stride, width: width, height: min(height - 2 * y0, 2 * (y1 - y0)),
-                into: dp + y0 * outWidth * 4, dstStride: outWidth * 4)
+                into: dp + y0 * dStride, dstStride: dStride)
             }
           }
+        }
+        // straight into the next level's strip when the rows fall inside it, else through a copy
+        if try next.receiveInPlace(top: top / 2, count: outHeight, x: level.region.x / 2, width: outWidth, reduce) { return }
+        // every byte is written by reduce2x
+        var reduced = [UInt8](unsafeUninitializedCapacity: outWidth * 4 * outHeight) { _, count in count = outWidth * 4 * outHeight }
+        reduced.withUnsafeMutableBufferPointer { dst in
+          if let d = dst.baseAddress { reduce(d, outWidth * 4) }
         }
         try reduced.withUnsafeBufferPointer { buf in
           guard let base = buf.baseAddress else { return }
           try next.receive(base, top: top / 2, count: outHeight, x: level.region.x / 2, width: outWidth)
         }
       }
+    }
+
+    /// Like `receive`, but the rows are written by `fill` straight into the strip
+    /// buffer (its pointer at (x, top) and the buffer's stride); false, with nothing
+    /// written, when they do not all fall inside the region and one strip.
+    func receiveInPlace(
+      top: Int, count: Int, x: Int, width: Int, _ fill: (UnsafeMutablePointer<UInt8>, Int) -> Void
+    ) throws -> Bool {
+      let region = level.region
+      let strip = (top / PyramidBuilder.stripHeight) * PyramidBuilder.stripHeight
+      let stripEnd = min(strip + PyramidBuilder.stripHeight, region.maxY)
+      guard x >= region.x, x + width <= region.maxX, top >= region.y, top + count <= stripEnd else { return false }
+      if let current = stripTop, current != strip { try flush() }
+      begin(strip)
+      let stride = self.stride
+      buffer.withUnsafeMutableBufferPointer { buf in
+        if let base = buf.baseAddress { fill(base + (top - strip) * stride + (x - region.x) * 4, stride) }
+      }
+      if top + count >= stripEnd { try flush() }
+      return true
     }
 
     func finish() throws {

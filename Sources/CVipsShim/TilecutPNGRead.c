@@ -1,0 +1,783 @@
+#define _GNU_SOURCE
+#include "TilecutPNGRead.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <isa-l/igzip_lib.h>
+#include <libdeflate.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/* Why this file exists: on a large plan, libvips' pngload spends most of its
+ * time in zlib's inflate, on the one thread that reads the source. ISA-L
+ * inflates the same stream about five times faster. Everything around the
+ * inflate follows what libvips 8.14's pngload (libpng) does, so that the pixels
+ * and the accepted files are the same:
+ * - a file this reader is not sure about before its pixel data is left to
+ *   libvips (tc_png_open returns 0), which then reads it or rejects it;
+ * - Adler-32 is not checked (libvips sets PNG_IGNORE_ADLER32), so the stream
+ *   is inflated raw after its two header bytes are checked here;
+ * - the CRC of an IDAT chunk is checked when the reader moves past it, as
+ *   libpng does (the last one is never checked: libvips stops at the last row);
+ * - gAMA, cHRM, sRGB, pHYs, text and the other ancillary chunks do not change
+ *   libvips' pixels and are skipped; an iCCP profile goes to libvips, which
+ *   attaches it to the image. */
+
+#define TC_MAX_COORD 10000000       /* libvips' VIPS_MAX_COORD, libpng's user limit there */
+#define TC_CHUNK_MAX (50u << 20)    /* libvips' png_set_chunk_malloc_max */
+#define TC_FILE_BUFFER (256u << 10) /* read() size */
+#define TC_BATCH_BYTES (2u << 20)   /* rows inflated per isal_inflate call: each call copies 32-64 KB of history */
+#define TC_IDAT_READ 8192u          /* libpng's PNG_IDAT_READ_SIZE: it reads IDAT data in these blocks */
+
+typedef struct {
+  char *filename;
+  int fd;
+  /* IHDR */
+  uint32_t width, height;
+  int depth, colour;
+  size_t row_bytes; /* filtered bytes a row, without the filter byte */
+  int bpp;          /* bytes between a byte and the one its filters look back at */
+  /* PLTE + tRNS as RGBA; indices past the palette are opaque black, as in libpng */
+  uint8_t lut[256][4];
+  int has_trns;
+  uint16_t trns[3];
+  /* where the first IDAT's data starts, to read again from the top */
+  off_t idat_offset;
+  uint32_t idat_length;
+  uint32_t idat_limit; /* longest IDAT libpng accepts for this image */
+  /* buffered file input */
+  uint8_t *buf;
+  size_t buf_len, buf_pos;
+  off_t file_size;
+  off_t chunk_start;   /* file offset of the current IDAT's data */
+  uint32_t chunk_length;
+  uint32_t chunk_left; /* IDAT data bytes not yet handed to the inflater */
+  uint32_t crc;        /* CRC-32 so far of the IDAT chunk being read */
+  struct inflate_state *inflate;
+  /* rows */
+  uint8_t *batch; /* inflated rows, filter byte first */
+  uint32_t batch_rows, batch_next, batch_capacity;
+  uint8_t *prev;  /* the row above the batch's first, unfiltered; zeros above row 0 */
+  uint8_t *scratch; /* an RGBA row, for requests narrower than the image */
+  uint32_t next_row;
+  GMutex lock;
+} TcPngReader;
+
+static uint32_t be32(const uint8_t *p) {
+  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+
+static void reader_free(TcPngReader *r) {
+  if (r->fd >= 0)
+    close(r->fd);
+  free(r->filename);
+  free(r->buf);
+  free(r->inflate);
+  free(r->batch);
+  free(r->prev);
+  free(r->scratch);
+  g_mutex_clear(&r->lock);
+  free(r);
+}
+
+/* ---- buffered reading ---- */
+
+/* Makes at least one byte available; 0 at the end of the file, -1 on an error. */
+static int fill(TcPngReader *r) {
+  if (r->buf_pos < r->buf_len)
+    return 1;
+  ssize_t n;
+  do {
+    n = read(r->fd, r->buf, TC_FILE_BUFFER);
+  } while (n < 0 && errno == EINTR);
+  if (n < 0)
+    return -1;
+  r->buf_pos = 0;
+  r->buf_len = (size_t)n;
+  return n > 0;
+}
+
+static int read_exact(TcPngReader *r, uint8_t *dst, size_t n) {
+  while (n > 0) {
+    if (fill(r) <= 0)
+      return -1;
+    size_t k = r->buf_len - r->buf_pos;
+    if (k > n)
+      k = n;
+    memcpy(dst, r->buf + r->buf_pos, k);
+    r->buf_pos += k;
+    dst += k;
+    n -= k;
+  }
+  return 0;
+}
+
+static int skip(TcPngReader *r, size_t n) {
+  while (n > 0) {
+    if (fill(r) <= 0)
+      return -1;
+    size_t k = r->buf_len - r->buf_pos;
+    if (k > n)
+      k = n;
+    r->buf_pos += k;
+    n -= k;
+  }
+  return 0;
+}
+
+static int seek(TcPngReader *r, off_t offset) {
+  if (lseek(r->fd, offset, SEEK_SET) != offset)
+    return -1;
+  r->buf_pos = r->buf_len = 0;
+  return 0;
+}
+
+static off_t tell(TcPngReader *r) {
+  off_t at = lseek(r->fd, 0, SEEK_CUR);
+  return at < 0 ? at : at - (off_t)(r->buf_len - r->buf_pos);
+}
+
+static int is_letter(uint8_t c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
+
+/* ---- the header, up to the first IDAT ---- */
+
+static int colour_and_depth_ok(int colour, int depth) {
+  switch (colour) {
+  case 0:
+  case 3:
+    return depth == 1 || depth == 2 || depth == 4 || depth == 8;
+  case 2:
+  case 4:
+  case 6:
+    return depth == 8;
+  default:
+    return 0;
+  }
+}
+
+static const int channels_of[7] = {1, 0, 3, 1, 2, 0, 4};
+
+/* libpng's png_check_chunk_length for IDAT: the most compressed data a row
+ * layout can need, beyond which libpng refuses the chunk. */
+static uint32_t idat_limit_of(const TcPngReader *r) {
+  uint64_t row_factor = (uint64_t)r->width * channels_of[r->colour] * (r->depth > 8 ? 2 : 1) + 1;
+  uint64_t limit = 0x7fffffffu;
+  if (r->height <= 0xffffffffu / row_factor) {
+    limit = r->height * row_factor;
+    limit += 6 + 5 * (limit / 32566 + 1);
+  }
+  return limit < 0x7fffffffu ? (uint32_t)limit : 0x7fffffffu;
+}
+
+/* Reads chunks up to the first IDAT. 1: a file this reader decodes; 0: leave it to libvips. */
+static int read_header(TcPngReader *r) {
+  static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  uint8_t head[8];
+  if (read_exact(r, head, 8) || memcmp(head, signature, 8))
+    return 0;
+  int seen_ihdr = 0, seen_plte = 0, seen_trns = 0;
+  int palette_size = 0;
+  uint8_t data[256 * 3 + 4 + 32];
+  for (;;) {
+    if (read_exact(r, head, 8))
+      return 0;
+    uint32_t length = be32(head);
+    const uint8_t *type = head + 4;
+    if (length > 0x7fffffffu || !is_letter(type[0]) || !is_letter(type[1]) || !is_letter(type[2]) ||
+        !is_letter(type[3]))
+      return 0;
+    int critical = !(type[0] & 0x20);
+    if (!seen_ihdr && memcmp(type, "IHDR", 4))
+      return 0;
+    if (!memcmp(type, "IDAT", 4)) {
+      if (!seen_ihdr || (r->colour == 3 && !seen_plte) || length < 2 || length > idat_limit_of(r))
+        return 0;
+      r->idat_offset = tell(r);
+      r->idat_length = length;
+      uint8_t zlib[2];
+      if (r->idat_offset < 0 || read_exact(r, zlib, 2))
+        return 0;
+      /* deflate, a window of at most 32 KB, header check, no preset dictionary */
+      int window_bits = (zlib[0] >> 4) + 8;
+      if ((zlib[0] & 15) != 8 || window_bits > 15 || ((zlib[0] << 8) | zlib[1]) % 31 || (zlib[1] & 0x20))
+        return 0;
+      /* A window under 32 KB: zlib refuses distances past it, ISA-L would not.
+       * It only matters when the rows are larger than the window. */
+      uint64_t raw = (uint64_t)r->height * (r->row_bytes + 1);
+      if (window_bits < 15 && raw > (1u << window_bits))
+        return 0;
+      return 1;
+    }
+    if (!memcmp(type, "IHDR", 4)) {
+      if (seen_ihdr || length != 13 || read_exact(r, data, 17))
+        return 0;
+      uint8_t crc_in[17];
+      memcpy(crc_in, type, 4);
+      memcpy(crc_in + 4, data, 13);
+      if (libdeflate_crc32(0, crc_in, 17) != be32(data + 13))
+        return 0;
+      r->width = be32(data);
+      r->height = be32(data + 4);
+      r->depth = data[8];
+      r->colour = data[9];
+      if (r->width == 0 || r->height == 0 || r->width > TC_MAX_COORD || r->height > TC_MAX_COORD ||
+          !colour_and_depth_ok(r->colour, r->depth) || data[10] != 0 || data[11] != 0 || data[12] != 0)
+        return 0;
+      int bits = channels_of[r->colour] * r->depth;
+      r->row_bytes = ((size_t)r->width * bits + 7) / 8;
+      r->bpp = bits < 8 ? 1 : bits / 8;
+      seen_ihdr = 1;
+      continue;
+    }
+    if (!memcmp(type, "PLTE", 4)) {
+      /* only a palette image's palette matters; any oddity is libvips' call */
+      if (seen_plte || seen_trns || r->colour != 3 || length == 0 || length % 3 || length > 768 ||
+          read_exact(r, data, length + 4))
+        return 0;
+      if (libdeflate_crc32(libdeflate_crc32(0, type, 4), data, length) != be32(data + length))
+        return 0;
+      palette_size = (int)length / 3;
+      if (palette_size > (1 << r->depth))
+        palette_size = 1 << r->depth; /* libpng drops the entries the depth cannot index */
+      memset(r->lut, 0, sizeof r->lut);
+      for (int i = 0; i < 256; i++)
+        r->lut[i][3] = 255;
+      for (int i = 0; i < palette_size; i++)
+        memcpy(r->lut[i], data + 3 * i, 3);
+      seen_plte = 1;
+      continue;
+    }
+    if (!memcmp(type, "tRNS", 4)) {
+      if (seen_trns || length > 256 || read_exact(r, data, length + 4))
+        return 0;
+      if (libdeflate_crc32(libdeflate_crc32(0, type, 4), data, length) != be32(data + length))
+        return 0;
+      if (r->colour == 3) {
+        if (!seen_plte || length == 0 || (int)length > palette_size)
+          return 0;
+        for (uint32_t i = 0; i < length; i++)
+          r->lut[i][3] = data[i];
+      } else if (r->colour == 0) {
+        if (length != 2 || be32((const uint8_t[]){0, 0, data[0], data[1]}) >= (1u << r->depth))
+          return 0;
+        r->trns[0] = (uint16_t)(data[0] << 8 | data[1]);
+      } else if (r->colour == 2) {
+        if (length != 6)
+          return 0;
+        for (int c = 0; c < 3; c++) {
+          r->trns[c] = (uint16_t)(data[2 * c] << 8 | data[2 * c + 1]);
+          if (r->trns[c] > 255)
+            return 0;
+        }
+      } else {
+        return 0; /* tRNS beside an alpha channel: libpng ignores it with a warning */
+      }
+      r->has_trns = 1;
+      seen_trns = 1;
+      continue;
+    }
+    /* an ICC profile goes with the image libvips makes; unknown critical chunks are errors there */
+    if (!memcmp(type, "iCCP", 4) || critical || length > TC_CHUNK_MAX)
+      return 0;
+    if (skip(r, (size_t)length + 4))
+      return 0;
+  }
+}
+
+/* ---- the IDAT stream ---- */
+
+static int fail(TcPngReader *r, const char *reason) {
+  vips_error("pngload", "%s", reason);
+  (void)r;
+  return -1;
+}
+
+/* Positions the reader at the start of the first IDAT's deflate data. */
+static int rewind_stream(TcPngReader *r) {
+  if (seek(r, r->idat_offset))
+    return fail(r, "cannot read the file again");
+  struct stat st;
+  if (fstat(r->fd, &st))
+    return fail(r, "cannot read the file again");
+  r->file_size = st.st_size;
+  r->chunk_start = r->idat_offset;
+  r->chunk_length = r->chunk_left = r->idat_length;
+  r->crc = libdeflate_crc32(0, "IDAT", 4);
+  isal_inflate_init(r->inflate);
+  r->inflate->crc_flag = ISAL_DEFLATE;
+  r->inflate->next_in = NULL;
+  r->inflate->avail_in = 0;
+  r->next_row = 0;
+  r->batch_rows = r->batch_next = 0;
+  memset(r->prev, 0, r->row_bytes);
+  /* the two zlib header bytes, checked in read_header */
+  uint8_t zlib[2];
+  if (read_exact(r, zlib, 2))
+    return fail(r, "truncated: the file ends in the pixel data");
+  r->crc = libdeflate_crc32(r->crc, zlib, 2);
+  r->chunk_left -= 2;
+  return 0;
+}
+
+/* Moves to the next IDAT chunk when the current one is used up. */
+static int next_chunk(TcPngReader *r) {
+  uint8_t tail[4], head[8];
+  if (read_exact(r, tail, 4) || read_exact(r, head, 8))
+    return fail(r, "truncated: the file ends in the pixel data");
+  if (be32(tail) != r->crc)
+    return fail(r, "an IDAT chunk is corrupt (CRC mismatch)");
+  if (memcmp(head + 4, "IDAT", 4))
+    return fail(r, "the pixel data ends before the last row (not enough image data)");
+  uint32_t length = be32(head);
+  if (length > r->idat_limit)
+    return fail(r, "an IDAT chunk is too large");
+  r->chunk_start = tell(r);
+  r->chunk_length = r->chunk_left = length;
+  r->crc = libdeflate_crc32(0, head + 4, 4);
+  return 0;
+}
+
+/* Accounts for `used` bytes the inflater took from the file buffer. libpng reads
+ * IDAT data in blocks and fails when the file cannot give a whole block, even
+ * if zlib would not have needed its end: the same here. */
+static int took(TcPngReader *r, const uint8_t *in, size_t used) {
+  if (used == 0)
+    return 0; /* libdeflate_crc32 of NULL is its initial value, not `crc` */
+  r->crc = libdeflate_crc32(r->crc, in, used);
+  r->buf_pos += used;
+  r->chunk_left -= (uint32_t)used;
+  uint32_t consumed = r->chunk_length - r->chunk_left;
+  if (consumed > 0) {
+    uint64_t block_end = ((uint64_t)(consumed - 1) / TC_IDAT_READ + 1) * TC_IDAT_READ;
+    if (block_end > r->chunk_length)
+      block_end = r->chunk_length;
+    if (r->chunk_start + (off_t)block_end > r->file_size)
+      return fail(r, "truncated: the file ends in the pixel data");
+  }
+  return 0;
+}
+
+/* Gives the inflater more of the IDAT stream when it has none. */
+static int feed(TcPngReader *r) {
+  struct inflate_state *s = r->inflate;
+  if (s->avail_in > 0)
+    return 0;
+  while (r->chunk_left == 0)
+    if (next_chunk(r))
+      return -1;
+  int got = fill(r);
+  if (got < 0)
+    return fail(r, "cannot read the file");
+  if (got == 0)
+    return fail(r, "truncated: the file ends in the pixel data");
+  size_t k = r->buf_len - r->buf_pos;
+  if (k > r->chunk_left)
+    k = r->chunk_left;
+  s->next_in = r->buf + r->buf_pos;
+  s->avail_in = (uint32_t)k;
+  return 0;
+}
+
+/* Inflates `rows` filtered rows into r->batch. */
+static int inflate_rows(TcPngReader *r, uint32_t rows) {
+  struct inflate_state *s = r->inflate;
+  size_t want = (size_t)rows * (r->row_bytes + 1);
+  uint8_t *out = r->batch;
+  while (want > 0) {
+    uint32_t step = want > 0x40000000u ? 0x40000000u : (uint32_t)want;
+    s->next_out = out;
+    s->avail_out = step;
+    while (s->avail_out > 0) {
+      if (s->block_state == ISAL_BLOCK_FINISH)
+        return fail(r, "the pixel data ends before the last row (not enough image data)");
+      /* ISA-L may hold enough bits to go on without more input: ask it first */
+      uint8_t *in = s->next_in;
+      uint32_t room = s->avail_out;
+      int status = isal_inflate(s);
+      size_t used = (size_t)(s->next_in - in);
+      if (took(r, in, used))
+        return -1;
+      if (status < 0 && s->avail_out > 0)
+        return fail(r, "the compressed pixel data is corrupt");
+      if (used == 0 && room == s->avail_out && s->block_state != ISAL_BLOCK_FINISH) {
+        if (s->avail_in > 0)
+          return fail(r, "the compressed pixel data is corrupt");
+        if (feed(r))
+          return -1;
+      }
+    }
+    out += step;
+    want -= step;
+  }
+  return 0;
+}
+
+/* After the last row, what libpng's png_read_finish_IDAT does: read the stream
+ * to its end and its Adler-32 (not checked), then the rest of the current IDAT
+ * chunk and its CRC. A corrupt tail is only a warning there; a truncated file,
+ * a chunk other than IDAT before the end, or a bad CRC are errors. */
+static int finish_stream(TcPngReader *r) {
+  struct inflate_state *s = r->inflate;
+  uint8_t discard[4096];
+  int ended = 1;
+  while (s->block_state != ISAL_BLOCK_FINISH) {
+    s->next_out = discard;
+    s->avail_out = sizeof discard;
+    uint8_t *in = s->next_in;
+    int status = isal_inflate(s);
+    size_t used = (size_t)(s->next_in - in);
+    if (took(r, in, used))
+      return -1;
+    if (status < 0) {
+      ended = 0;
+      break;
+    }
+    if (used == 0 && s->avail_out == sizeof discard && s->block_state != ISAL_BLOCK_FINISH) {
+      if (s->avail_in > 0) {
+        ended = 0;
+        break;
+      }
+      if (feed(r))
+        return -1;
+    }
+  }
+  if (ended) {
+    /* ISA-L stops at the end of the deflate data; zlib goes on to the trailer */
+    uint32_t buffered = (uint32_t)(s->read_in_length > 0 ? s->read_in_length / 8 : 0);
+    uint32_t need = buffered >= 4 ? 0 : 4 - buffered;
+    while (need > 0) {
+      if (feed(r))
+        return -1;
+      uint32_t k = s->avail_in < need ? s->avail_in : need;
+      if (took(r, s->next_in, k))
+        return -1;
+      s->next_in += k;
+      s->avail_in -= k;
+      need -= k;
+    }
+  }
+  /* the rest of this chunk, then its CRC */
+  if (s->avail_in > 0 && took(r, s->next_in, s->avail_in))
+    return -1;
+  s->avail_in = 0;
+  while (r->chunk_left > 0) {
+    int got = fill(r);
+    if (got <= 0)
+      return fail(r, "truncated: the file ends in the pixel data");
+    size_t k = r->buf_len - r->buf_pos;
+    if (k > r->chunk_left)
+      k = r->chunk_left;
+    if (took(r, r->buf + r->buf_pos, k))
+      return -1;
+  }
+  uint8_t tail[4];
+  if (read_exact(r, tail, 4))
+    return fail(r, "truncated: the file ends in the pixel data");
+  if (be32(tail) != r->crc)
+    return fail(r, "an IDAT chunk is corrupt (CRC mismatch)");
+  return 0;
+}
+
+/* ---- filters ---- */
+
+static void unfilter_sub(uint8_t *row, size_t n, int bpp) {
+#if defined(__SSE2__)
+  if (bpp == 4 || bpp == 3) {
+    __m128i a = _mm_setzero_si128();
+    size_t i = 0;
+    uint32_t v;
+    for (; i + 4 <= n; i += (size_t)bpp) {
+      memcpy(&v, row + i, 4);
+      a = _mm_add_epi8(a, _mm_cvtsi32_si128((int)v));
+      v = (uint32_t)_mm_cvtsi128_si32(a);
+      memcpy(row + i, &v, (size_t)bpp);
+    }
+    for (; i < n; i++)
+      row[i] = (uint8_t)(row[i] + (i >= (size_t)bpp ? row[i - bpp] : 0));
+    return;
+  }
+#endif
+  for (size_t i = (size_t)bpp; i < n; i++)
+    row[i] = (uint8_t)(row[i] + row[i - bpp]);
+}
+
+static void unfilter_up(uint8_t *restrict row, const uint8_t *restrict prev, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    row[i] = (uint8_t)(row[i] + prev[i]);
+}
+
+static void unfilter_average(uint8_t *restrict row, const uint8_t *restrict prev, size_t n, int bpp) {
+  size_t i = 0;
+#if defined(__SSE2__)
+  if (bpp == 4 || bpp == 3) {
+    __m128i a = _mm_setzero_si128(), one = _mm_set1_epi8(1);
+    uint32_t v, u;
+    for (; i + 4 <= n; i += (size_t)bpp) {
+      memcpy(&v, row + i, 4);
+      memcpy(&u, prev + i, 4);
+      __m128i b = _mm_cvtsi32_si128((int)u);
+      /* floor((a + b) / 2): pavgb rounds up, so take back the odd bit */
+      __m128i avg = _mm_sub_epi8(_mm_avg_epu8(a, b), _mm_and_si128(_mm_xor_si128(a, b), one));
+      a = _mm_add_epi8(_mm_cvtsi32_si128((int)v), avg);
+      v = (uint32_t)_mm_cvtsi128_si32(a);
+      memcpy(row + i, &v, (size_t)bpp);
+    }
+    for (; i < n; i++)
+      row[i] = (uint8_t)(row[i] + (((i >= (size_t)bpp ? row[i - bpp] : 0) + prev[i]) >> 1));
+    return;
+  }
+#endif
+  for (; i < (size_t)bpp && i < n; i++)
+    row[i] = (uint8_t)(row[i] + (prev[i] >> 1));
+  for (; i < n; i++)
+    row[i] = (uint8_t)(row[i] + ((row[i - bpp] + prev[i]) >> 1));
+}
+
+static inline uint8_t paeth(int a, int b, int c) {
+  int pa = abs(b - c), pb = abs(a - c), pc = abs(a + b - 2 * c);
+  if (pa <= pb && pa <= pc)
+    return (uint8_t)a;
+  return (uint8_t)(pb <= pc ? b : c);
+}
+
+static void unfilter_paeth(uint8_t *restrict row, const uint8_t *restrict prev, size_t n, int bpp) {
+  size_t i = 0;
+#if defined(__SSE2__)
+  if (bpp == 4 || bpp == 3) {
+    /* one pixel at a time, its channels side by side in 16-bit lanes */
+    __m128i zero = _mm_setzero_si128(), a = zero, c = zero;
+    uint32_t v, u;
+    for (; i + 4 <= n; i += (size_t)bpp) {
+      memcpy(&v, row + i, 4);
+      memcpy(&u, prev + i, 4);
+      __m128i b = _mm_unpacklo_epi8(_mm_cvtsi32_si128((int)u), zero);
+      __m128i pa = _mm_sub_epi16(b, c), pb = _mm_sub_epi16(a, c);
+      __m128i pc = _mm_add_epi16(pa, pb);
+      pa = _mm_max_epi16(pa, _mm_sub_epi16(zero, pa));
+      pb = _mm_max_epi16(pb, _mm_sub_epi16(zero, pb));
+      pc = _mm_max_epi16(pc, _mm_sub_epi16(zero, pc));
+      __m128i not_a = _mm_or_si128(_mm_cmpgt_epi16(pa, pb), _mm_cmpgt_epi16(pa, pc));
+      __m128i use_c = _mm_cmpgt_epi16(pb, pc);
+      __m128i b_or_c = _mm_or_si128(_mm_and_si128(use_c, c), _mm_andnot_si128(use_c, b));
+      __m128i pred = _mm_or_si128(_mm_and_si128(not_a, b_or_c), _mm_andnot_si128(not_a, a));
+      __m128i x = _mm_add_epi8(_mm_cvtsi32_si128((int)v), _mm_packus_epi16(pred, pred));
+      v = (uint32_t)_mm_cvtsi128_si32(x);
+      memcpy(row + i, &v, (size_t)bpp);
+      a = _mm_unpacklo_epi8(x, zero);
+      c = b;
+    }
+    for (; i < n; i++)
+      row[i] = (uint8_t)(row[i] + (i >= (size_t)bpp ? paeth(row[i - bpp], prev[i], prev[i - bpp]) : prev[i]));
+    return;
+  }
+#endif
+  for (; i < (size_t)bpp && i < n; i++)
+    row[i] = (uint8_t)(row[i] + prev[i]);
+  for (; i < n; i++)
+    row[i] = (uint8_t)(row[i] + paeth(row[i - bpp], prev[i], prev[i - bpp]));
+}
+
+/* The next row, unfiltered (row_bytes, no filter byte), or NULL after an error. */
+static const uint8_t *next_row(TcPngReader *r) {
+  size_t stride = r->row_bytes + 1;
+  if (r->batch_next == r->batch_rows) {
+    if (r->batch_rows > 0)
+      memcpy(r->prev, r->batch + (size_t)(r->batch_rows - 1) * stride + 1, r->row_bytes);
+    uint32_t rows = r->height - r->next_row;
+    if (rows > r->batch_capacity)
+      rows = r->batch_capacity;
+    r->batch_rows = r->batch_next = 0;
+    if (inflate_rows(r, rows))
+      return NULL;
+    r->batch_rows = rows;
+  }
+  uint8_t *row = r->batch + (size_t)r->batch_next * stride;
+  const uint8_t *prev = r->batch_next == 0 ? r->prev : row - stride + 1;
+  uint8_t *data = row + 1;
+  switch (row[0]) {
+  case 0:
+    break;
+  case 1:
+    unfilter_sub(data, r->row_bytes, r->bpp);
+    break;
+  case 2:
+    unfilter_up(data, prev, r->row_bytes);
+    break;
+  case 3:
+    unfilter_average(data, prev, r->row_bytes, r->bpp);
+    break;
+  case 4:
+    unfilter_paeth(data, prev, r->row_bytes, r->bpp);
+    break;
+  default:
+    fail(r, "a row has an unknown filter type (bad adaptive filter value)");
+    return NULL;
+  }
+  r->batch_next++;
+  r->next_row++;
+  if (r->next_row == r->height && finish_stream(r))
+    return NULL;
+  return data;
+}
+
+/* ---- rows to RGBA ---- */
+
+static inline uint8_t sample(const uint8_t *row, uint32_t x, int depth) {
+  if (depth == 8)
+    return row[x];
+  uint32_t bit = x * (uint32_t)depth;
+  return (uint8_t)((row[bit >> 3] >> (8 - depth - (bit & 7))) & ((1 << depth) - 1));
+}
+
+/* Columns [left, left + width) of an unfiltered row as RGBA8. */
+static void expand(const TcPngReader *r, const uint8_t *row, uint32_t left, uint32_t width, uint8_t *restrict out) {
+  uint32_t end = left + width;
+  switch (r->colour) {
+  case 6:
+    memcpy(out, row + 4 * (size_t)left, 4 * (size_t)width);
+    break;
+  case 4:
+    for (uint32_t x = left; x < end; x++, out += 4) {
+      uint8_t g = row[2 * x];
+      out[0] = out[1] = out[2] = g;
+      out[3] = row[2 * x + 1];
+    }
+    break;
+  case 2: {
+    const uint8_t *p = row + 3 * (size_t)left;
+    if (r->has_trns) {
+      for (uint32_t x = left; x < end; x++, p += 3, out += 4) {
+        out[0] = p[0];
+        out[1] = p[1];
+        out[2] = p[2];
+        out[3] = (p[0] == r->trns[0] && p[1] == r->trns[1] && p[2] == r->trns[2]) ? 0 : 255;
+      }
+    } else {
+      for (uint32_t x = left; x < end; x++, p += 3, out += 4) {
+        out[0] = p[0];
+        out[1] = p[1];
+        out[2] = p[2];
+        out[3] = 255;
+      }
+    }
+    break;
+  }
+  case 0: {
+    /* libpng scales 1, 2 and 4 bit grey to 8 by repeating the bits */
+    int scale = r->depth == 8 ? 1 : 255 / ((1 << r->depth) - 1);
+    for (uint32_t x = left; x < end; x++, out += 4) {
+      uint8_t v = sample(row, x, r->depth);
+      out[0] = out[1] = out[2] = (uint8_t)(v * scale);
+      out[3] = (r->has_trns && v == r->trns[0]) ? 0 : 255;
+    }
+    break;
+  }
+  case 3:
+    if (r->depth == 8) {
+      for (uint32_t x = left; x < end; x++, out += 4)
+        memcpy(out, r->lut[row[x]], 4);
+    } else {
+      for (uint32_t x = left; x < end; x++, out += 4)
+        memcpy(out, r->lut[sample(row, x, r->depth)], 4);
+    }
+    break;
+  }
+}
+
+/* ---- the libvips image ---- */
+
+static int generate(VipsRegion *region, void *seq, void *a, void *b, gboolean *stop) {
+  (void)seq;
+  (void)b;
+  (void)stop;
+  TcPngReader *r = a;
+  VipsRect *want = &region->valid;
+  int result = -1;
+  g_mutex_lock(&r->lock);
+  if (r->fd < 0) {
+    r->fd = open(r->filename, O_RDONLY | O_CLOEXEC);
+    if (r->fd < 0) {
+      vips_error("pngload", "cannot open the file again");
+      goto done;
+    }
+    if (rewind_stream(r))
+      goto done;
+  }
+  if ((uint32_t)want->top < r->next_row && rewind_stream(r))
+    goto done;
+  while (r->next_row < (uint32_t)want->top)
+    if (!next_row(r))
+      goto done;
+  int whole = want->left == 0 && (uint32_t)want->width == r->width;
+  for (int y = 0; y < want->height; y++) {
+    const uint8_t *row = next_row(r);
+    if (!row)
+      goto done;
+    uint8_t *out = VIPS_REGION_ADDR(region, want->left, want->top + y);
+    if (whole) {
+      expand(r, row, 0, r->width, out);
+    } else {
+      expand(r, row, 0, r->width, r->scratch);
+      memcpy(out, r->scratch + 4 * (size_t)want->left, 4 * (size_t)want->width);
+    }
+  }
+  result = 0;
+done:
+  g_mutex_unlock(&r->lock);
+  return result;
+}
+
+static void close_reader(VipsImage *image, TcPngReader *r) {
+  (void)image;
+  reader_free(r);
+}
+
+int tc_png_open(const char *filename, VipsImage **out) {
+  TcPngReader *r = calloc(1, sizeof *r);
+  if (!r)
+    return 0;
+  g_mutex_init(&r->lock);
+  r->fd = open(filename, O_RDONLY | O_CLOEXEC);
+  r->filename = strdup(filename);
+  r->buf = malloc(TC_FILE_BUFFER);
+  if (r->fd < 0 || !r->filename || !r->buf || read_header(r) != 1) {
+    reader_free(r);
+    return 0;
+  }
+  /* the pixels are read when asked for, from a descriptor opened then */
+  close(r->fd);
+  r->fd = -1;
+  r->idat_limit = idat_limit_of(r);
+  size_t stride = r->row_bytes + 1;
+  r->batch_capacity = (uint32_t)(TC_BATCH_BYTES / stride);
+  if (r->batch_capacity == 0)
+    r->batch_capacity = 1;
+  if (r->batch_capacity > r->height)
+    r->batch_capacity = r->height;
+  r->inflate = malloc(sizeof *r->inflate);
+  r->batch = malloc(stride * r->batch_capacity);
+  r->prev = calloc(1, r->row_bytes);
+  r->scratch = malloc(4 * (size_t)r->width);
+  VipsImage *image = r->inflate && r->batch && r->prev && r->scratch ? vips_image_new() : NULL;
+  if (!image) {
+    reader_free(r);
+    return 0;
+  }
+  vips_image_init_fields(image, (int)r->width, (int)r->height, 4, VIPS_FORMAT_UCHAR, VIPS_CODING_NONE,
+                         VIPS_INTERPRETATION_sRGB, 72.0 / 25.4, 72.0 / 25.4);
+  g_signal_connect(image, "close", G_CALLBACK(close_reader), r);
+  if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_THINSTRIP, NULL) ||
+      vips_image_generate(image, NULL, generate, NULL, r, NULL)) {
+    g_object_unref(image);
+    return 0;
+  }
+  *out = image;
+  return 1;
+}
