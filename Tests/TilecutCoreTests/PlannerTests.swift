@@ -138,4 +138,12 @@ struct PlannerTests {
       }
     }
   }
+
+  @Test("tile sizes the builder does not make are refused by the planner, not crashed on", arguments: [1024, 2048, 300, 128, 0, -256])
+  func unsupportedTileSizes(size: Int) {
+    let source = SourceDescription(path: "p", width: 1000, height: 700)
+    #expect(throws: TilecutError.self) {
+      _ = try PyramidPlanner.plan(floor: 1, source: source, placement: .raster(nativeZoom: 2), request: PlanRequest(tileSizes: [256, size]))
+    }
+  }
 }

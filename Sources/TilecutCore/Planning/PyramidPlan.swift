@@ -185,8 +185,10 @@ public enum PyramidPlanner {
         }
         continue
       }
-      guard size >= WebMercator.baseTileSize, size.nonzeroBitCount == 1, size <= 4096 else {
-        throw TilecutError.invalidOption(option: "--tile-size", reason: "\(size) is not 256 times a power of two, nor 768")
+      // the builder makes 256 px levels, their retina doubling and the @3x chain: a
+      // 1024 px tile (two zooms of upsampling at the deepest zoom) it does not
+      guard size == WebMercator.baseTileSize || size == 2 * WebMercator.baseTileSize else {
+        throw TilecutError.invalidOption(option: "--tile-size", reason: "\(size) is not a tile size tilecut makes (256, 512 or 768)")
       }
       let shift = (size / WebMercator.baseTileSize).trailingZeroBitCount
       for zoom in zooms {
