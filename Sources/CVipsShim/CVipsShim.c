@@ -34,9 +34,15 @@ int tc_init(const char *argv0) {
   return 0;
 }
 
+/* --no-vector: the document loaders too. Unblocking is never needed (and would
+ * reopen the untrusted loaders the allow-list closed). */
 void tc_block_untrusted(int block) {
 #if VIPS_MAJOR_VERSION > 8 || (VIPS_MAJOR_VERSION == 8 && VIPS_MINOR_VERSION >= 13)
-  vips_block_untrusted_set(block ? TRUE : FALSE);
+  if (block) {
+    vips_block_untrusted_set(TRUE);
+    vips_operation_block_set("VipsForeignLoadSvg", TRUE);
+    vips_operation_block_set("VipsForeignLoadPdf", TRUE);
+  }
 #else
   (void)block;
 #endif
@@ -47,6 +53,9 @@ void tc_block_untrusted(int block) {
  * other programs for some formats). */
 void tc_block_foreign_loaders(void) {
 #if VIPS_MAJOR_VERSION > 8 || (VIPS_MAJOR_VERSION == 8 && VIPS_MINOR_VERSION >= 13)
+  /* libvips' own wall first (ImageMagick, OpenSlide, Matlab, FITS, ... are
+   * marked untrusted), then every loader off and the allow-list back on */
+  vips_block_untrusted_set(TRUE);
   vips_operation_block_set("VipsForeignLoad", TRUE);
   static const char *allowed[] = {"VipsForeignLoadPng", "VipsForeignLoadJpeg", "VipsForeignLoadWebp",
                                   "VipsForeignLoadTiff", "VipsForeignLoadNsgif", "VipsForeignLoadGif",
