@@ -81,7 +81,7 @@ public enum SourceImage {
       }
     } catch let error as VipsError {
       if format.isVector && error.message.contains("blocked") {
-        throw TilecutError.invalidInput(path: path, reason: "is a \(format.rawValue.uppercased()) document, which --no-vector refuses")
+        throw TilecutError.invalidInput(path: path, reason: "is \(format == .svg ? "an SVG" : "a PDF") document, which --no-vector refuses")
       }
       throw TilecutError.invalidInput(path: path, reason: "cannot be read as \(format.rawValue.uppercased()) (\(error.message.isEmpty ? error.operation : error.message))")
     }
