@@ -330,17 +330,22 @@ struct JobInterrupted: Error {
 
 import Synchronization
 
+/// The write end of the running job's signal pipe: a C signal handler can reach only globals.
+nonisolated(unsafe) private var signalPipeWrite: Int32 = -1
+
 /// Turns SIGINT and SIGTERM into a cancelled run: the pool stops taking work, and
 /// when the run has not wound down within half a second (a document render that
 /// libvips cannot interrupt) staging is removed and the process exits 128 + signal.
+/// The handler only writes to a pipe; a thread of its own (not Dispatch's, whose
+/// threads the workers may all hold) reads it and acts.
 final class SignalCancellation: @unchecked Sendable {
-  private var sources: [DispatchSourceSignal] = []
   private let signalled = Atomic<Int32>(0)
   private let inCommit = Atomic<Bool>(false)
   /// Set once the run itself has wound down; the watchdog then has nothing to do.
   private let finished = Atomic<Bool>(false)
   private let attached = Mutex<(pool: WorkPool?, store: (any TileStore)?)>((nil, nil))
   private let printer: Printer
+  private var writeEnd: Int32 = -1
 
   init(printer: Printer) { self.printer = printer }
 
@@ -350,12 +355,30 @@ final class SignalCancellation: @unchecked Sendable {
   }
 
   func start() {
+    var fds: [Int32] = [-1, -1]
+    guard pipe(&fds) == 0 else { return }
+    let readEnd = fds[0]
+    writeEnd = fds[1]
+    signalPipeWrite = fds[1]
+    let watcher = Thread { [self] in
+      var sig: Int32 = 0
+      var n = 0
+      repeat { n = read(readEnd, &sig, MemoryLayout<Int32>.size) } while n < 0 && errno == EINTR
+      close(readEnd)
+      if n == MemoryLayout<Int32>.size { fire(sig) }
+    }
+    watcher.start()
+    // a parent may have left these blocked (a test runner, a CI agent): take them
+    var wanted = sigset_t()
+    sigemptyset(&wanted)
+    sigaddset(&wanted, SIGINT)
+    sigaddset(&wanted, SIGTERM)
+    pthread_sigmask(SIG_UNBLOCK, &wanted, nil)
     for sig in [SIGINT, SIGTERM] {
-      signal(sig, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-      source.setEventHandler { [self] in self.fire(sig) }
-      source.resume()
-      sources.append(source)
+      signal(sig) { received in
+        var value = received
+        _ = write(signalPipeWrite, &value, MemoryLayout<Int32>.size)
+      }
     }
   }
 
@@ -368,6 +391,7 @@ final class SignalCancellation: @unchecked Sendable {
   func checkpoint() throws {
     if let signal = received { throw JobInterrupted(signal: signal) }
   }
+
   func attach(_ store: any TileStore) { attached.withLock { $0.store = store } }
 
   /// Runs the commit; a signal arriving meanwhile waits for it (it takes milliseconds).
@@ -378,29 +402,31 @@ final class SignalCancellation: @unchecked Sendable {
     try body()
   }
 
+  /// On the watcher thread: stop the work, give the run half a second to clean up
+  /// by itself, then do it here and exit.
   private func fire(_ sig: Int32) {
     guard signalled.compareExchange(expected: 0, desired: sig, ordering: .relaxed).exchanged else { return }
-    let (pool, _) = attached.withLock { ($0.pool, $0.store) }
-    pool?.cancel()
+    attached.withLock { $0.pool }?.cancel()
     Vips.cancelAll()
-    DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { [self] in
-      while inCommit.load(ordering: .relaxed) { usleep(5_000) }
-      if finished.load(ordering: .relaxed) { return }
-      let store = attached.withLock { $0.store }
-      store?.abort()
-      printer.discard()
-      printer.error("interrupted by \(sig == SIGINT ? "SIGINT" : "SIGTERM"); the previous output is unchanged")
-      _exit(128 + sig)
-    }
+    usleep(500_000)
+    while inCommit.load(ordering: .relaxed) { usleep(5_000) }
+    if finished.load(ordering: .relaxed) { return }
+    attached.withLock { $0.store }?.abort()
+    printer.discard()
+    printer.error("interrupted by \(sig == SIGINT ? "SIGINT" : "SIGTERM"); the previous output is unchanged")
+    _exit(128 + sig)
   }
 
   func stop() {
     finished.store(true, ordering: .relaxed)
-    for s in sources { s.cancel() }
-    sources.removeAll()
-    if received == nil {
-      signal(SIGINT, SIG_DFL)
-      signal(SIGTERM, SIG_DFL)
+    // after a signal stay deaf to a second one until the exit; otherwise back to normal
+    let disposition = received == nil ? SIG_DFL : SIG_IGN
+    signal(SIGINT, disposition)
+    signal(SIGTERM, disposition)
+    signalPipeWrite = -1
+    if writeEnd >= 0 {
+      close(writeEnd)  // the watcher reads end-of-file and ends
+      writeEnd = -1
     }
   }
 }
