@@ -113,7 +113,7 @@ struct TileJob {
         let zooms = level.cuts.map { "zoom \($0.zoom) (\($0.tileSize) px tiles)" }.joined(separator: " and ")
         throw TilecutError.invalidInput(
           path: p.source.path,
-          reason: "would be rendered to \(Self.count(width)) × \(Self.count(height)) = \(Self.count(pixels)) pixels for \(zooms), more than --max-pixels \(run.maxDocumentPixels)\(run.maxPixelsOption == nil ? " (the default for documents)" : ""); lower --max-zoom, drop the larger --tile-size, or raise --max-pixels")
+          reason: "would be rendered to \(Self.count(width)) × \(Self.count(height)) = \(Self.count(pixels)) pixels for \(zooms), more than --max-pixels \(run.maxDocumentPixels)\(run.maxPixelsOption == nil ? " (the default for documents)" : ""); lower --max-zoom\(plan.sizes.count > 1 ? ", drop the larger --tile-size" : ""), or raise --max-pixels")
       }
     }
   }
