@@ -34,9 +34,15 @@ int tc_init(const char *argv0) {
   return 0;
 }
 
+/* --no-vector: the document loaders too. Unblocking is never needed (and would
+ * reopen the untrusted loaders the allow-list closed). */
 void tc_block_untrusted(int block) {
 #if VIPS_MAJOR_VERSION > 8 || (VIPS_MAJOR_VERSION == 8 && VIPS_MINOR_VERSION >= 13)
-  vips_block_untrusted_set(block ? TRUE : FALSE);
+  if (block) {
+    vips_block_untrusted_set(TRUE);
+    vips_operation_block_set("VipsForeignLoadSvg", TRUE);
+    vips_operation_block_set("VipsForeignLoadPdf", TRUE);
+  }
 #else
   (void)block;
 #endif
@@ -47,6 +53,9 @@ void tc_block_untrusted(int block) {
  * other programs for some formats). */
 void tc_block_foreign_loaders(void) {
 #if VIPS_MAJOR_VERSION > 8 || (VIPS_MAJOR_VERSION == 8 && VIPS_MINOR_VERSION >= 13)
+  /* libvips' own wall first (ImageMagick, OpenSlide, Matlab, FITS, ... are
+   * marked untrusted), then every loader off and the allow-list back on */
+  vips_block_untrusted_set(TRUE);
   vips_operation_block_set("VipsForeignLoad", TRUE);
   static const char *allowed[] = {"VipsForeignLoadPng", "VipsForeignLoadJpeg", "VipsForeignLoadWebp",
                                   "VipsForeignLoadTiff", "VipsForeignLoadNsgif", "VipsForeignLoadGif",
@@ -298,7 +307,43 @@ int tc_mapim(VipsImage *in, VipsImage *index, VipsImage **out, int bicubic) {
  * read is marked killed so libvips' own loops stop as well. */
 static volatile int tc_cancelled = 0;
 
-void tc_cancel_all(void) { tc_cancelled = 1; }
+/* The images whose pixels are being computed right now, so that a signal can
+ * set libvips' kill flag on each (its loops stop at the next tile). */
+#define TC_BUSY_SLOTS 64
+static VipsImage *tc_busy[TC_BUSY_SLOTS];
+static GMutex tc_busy_lock;
+
+static int busy_enter(VipsImage *image) {
+  g_mutex_lock(&tc_busy_lock);
+  int slot = -1;
+  for (int i = 0; i < TC_BUSY_SLOTS; i++) {
+    if (!tc_busy[i]) {
+      tc_busy[i] = image;
+      slot = i;
+      break;
+    }
+  }
+  g_mutex_unlock(&tc_busy_lock);
+  return slot;
+}
+
+static void busy_leave(int slot) {
+  if (slot < 0)
+    return;
+  g_mutex_lock(&tc_busy_lock);
+  tc_busy[slot] = NULL;
+  g_mutex_unlock(&tc_busy_lock);
+}
+
+void tc_cancel_all(void) {
+  tc_cancelled = 1;
+  g_mutex_lock(&tc_busy_lock);
+  for (int i = 0; i < TC_BUSY_SLOTS; i++) {
+    if (tc_busy[i])
+      vips_image_set_kill(tc_busy[i], TRUE);
+  }
+  g_mutex_unlock(&tc_busy_lock);
+}
 
 int tc_fetch(VipsRegion *region, int left, int top, int width, int height, uint8_t *out) {
   VipsRect rect = {left, top, width, height};
@@ -307,7 +352,10 @@ int tc_fetch(VipsRegion *region, int left, int top, int width, int height, uint8
     vips_error("tilecut", "interrupted");
     return -1;
   }
-  if (vips_region_prepare(region, &rect))
+  int slot = busy_enter(region->im);
+  int failed = vips_region_prepare(region, &rect);
+  busy_leave(slot);
+  if (failed)
     return -1;
   size_t row_bytes = VIPS_IMAGE_SIZEOF_PEL(region->im) * (size_t)width;
   for (int y = 0; y < height; y++) {

@@ -127,6 +127,8 @@ public struct TilecutCommand: ParsableCommand {
       Printer().error(error.description)
       Foundation.exit(error.exitCode)
     } catch {
+      // --help and --version arrive here as the parser's own clean exits
+      if type.exitCode(for: error) == .success { type.exit(withError: error) }
       Printer().error(sentence(for: error))
       Foundation.exit(1)
     }

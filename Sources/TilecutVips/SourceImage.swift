@@ -80,6 +80,9 @@ public enum SourceImage {
         tc_load_named(format.loader, path, Int32(clamping: input.page ?? -1), 0, 1, &out)
       }
     } catch let error as VipsError {
+      if format.isVector && error.message.contains("blocked") {
+        throw TilecutError.invalidInput(path: path, reason: "is \(format == .svg ? "an SVG" : "a PDF") document, which --no-vector refuses")
+      }
       throw TilecutError.invalidInput(path: path, reason: "cannot be read as \(format.rawValue.uppercased()) (\(error.message.isEmpty ? error.operation : error.message))")
     }
     let pages = max(1, Int(tc_header_pages(image.pointer)))

@@ -144,3 +144,22 @@ struct MBTilesStoreTests {
     #expect(!FileManager.default.fileExists(atPath: dir + "/mb"))
   }
 }
+
+@Suite("help")
+struct HelpTests {
+  @Test("--help and -h print the usage and exit 0, for the command and every subcommand", arguments: [[], ["verify"], ["merge"], ["preview"]])
+  func help(sub: [String]) throws {
+    for flag in ["--help", "-h"] {
+      let r = try runTool(sub + [flag])
+      #expect(r.status == 0 && !r.signalled, "\(sub) \(flag): \(r.stderr)")
+      #expect(r.stdout.contains("OVERVIEW:") && r.stdout.contains("USAGE:"), "\(sub) \(flag)")
+      #expect(!r.stderr.contains("error"), "\(r.stderr)")
+    }
+    if sub.isEmpty {
+      let r = try runTool(["--help"])
+      for option in ["--store", "--tile-size", "--source-crs", "--depfile", "--changes", "--max-pixels"] {
+        #expect(r.stdout.contains(option), "--help lists \(option)")
+      }
+    }
+  }
+}

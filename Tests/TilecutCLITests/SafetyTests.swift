@@ -257,6 +257,18 @@ struct SafetyTests {
     #expect(touched.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0", "make did not converge: \(touched.stdout) \(touched.stderr)")
   }
 
+  @Test("a source that changes during the run does not publish tiles of bytes that were not hashed")
+  func sourceChangedDuringRun() throws {
+    let c = try Corpus()
+    defer { c.cleanup() }
+    try picture(width: 2048, height: 2048, seed: 6).writePNG(to: c.path("slow.png"))
+    let binary = try tilecutBinary()
+    let r = try runTool(
+      [], shell: "'\(binary)' '\(c.path("slow.png"))' -o '\(c.path("out"))' --force -q & sleep 0.5; touch '\(c.path("slow.png"))'; wait $!",
+      timeout: 180)
+    c.expectClean(r, status: 1, mentions: "changed")
+  }
+
   // MARK: 7. names
 
   @Test("a template whose tiles can collide is refused, showing two that would")

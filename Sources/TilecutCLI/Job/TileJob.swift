@@ -117,7 +117,7 @@ struct TileJob {
         let zooms = level.cuts.map { "zoom \($0.zoom) (\($0.tileSize) px tiles)" }.joined(separator: " and ")
         throw TilecutError.invalidInput(
           path: p.source.path,
-          reason: "would be rendered to \(Self.count(width)) × \(Self.count(height)) = \(Self.count(pixels)) pixels for \(zooms), more than --max-pixels \(run.maxDocumentPixels)\(run.maxPixelsOption == nil ? " (the default for documents)" : ""); lower --max-zoom, drop the larger --tile-size, or raise --max-pixels")
+          reason: "would be rendered to \(Self.count(width)) × \(Self.count(height)) = \(Self.count(pixels)) pixels for \(zooms), more than --max-pixels \(run.maxDocumentPixels)\(run.maxPixelsOption == nil ? " (the default for documents)" : ""); lower --max-zoom\(plan.sizes.count > 1 ? ", drop the larger --tile-size" : ""), or raise --max-pixels")
       }
     }
   }
@@ -368,6 +368,8 @@ import Synchronization
 /// Turns SIGINT and SIGTERM into a cancelled run: the pool stops taking work, and
 /// when the run has not wound down within half a second (a document render that
 /// libvips cannot interrupt) staging is removed and the process exits 128 + signal.
+/// The handler only writes to a pipe; a thread of its own (not Dispatch's, whose
+/// threads the workers may all hold) reads it and acts.
 final class SignalCancellation: @unchecked Sendable {
   private let signalled = Atomic<Int32>(0)
   private let inCommit = Atomic<Bool>(false)
@@ -400,6 +402,7 @@ final class SignalCancellation: @unchecked Sendable {
   func checkpoint() throws {
     if let signal = received { throw JobInterrupted(signal: signal) }
   }
+
   func attach(_ store: any TileStore) { attached.withLock { $0.store = store } }
 
   /// Runs the commit; a signal arriving meanwhile waits for it (it takes milliseconds).
@@ -410,20 +413,19 @@ final class SignalCancellation: @unchecked Sendable {
     try body()
   }
 
+  /// On the watcher thread: stop the work, give the run half a second to clean up
+  /// by itself, then do it here and exit.
   private func fire(_ sig: Int32) {
     guard signalled.compareExchange(expected: 0, desired: sig, ordering: .relaxed).exchanged else { return }
-    let (pool, _) = attached.withLock { ($0.pool, $0.store) }
-    pool?.cancel()
+    attached.withLock { $0.pool }?.cancel()
     Vips.cancelAll()
-    DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { [self] in
-      while inCommit.load(ordering: .relaxed) { usleep(5_000) }
-      if finished.load(ordering: .relaxed) { return }
-      let store = attached.withLock { $0.store }
-      store?.abort()
-      printer.discard()
-      printer.error("interrupted by \(sig == SIGINT ? "SIGINT" : "SIGTERM"); the previous output is unchanged")
-      _exit(128 + sig)
-    }
+    usleep(500_000)
+    while inCommit.load(ordering: .relaxed) { usleep(5_000) }
+    if finished.load(ordering: .relaxed) { return }
+    attached.withLock { $0.store }?.abort()
+    printer.discard()
+    printer.error("interrupted by \(sig == SIGINT ? "SIGINT" : "SIGTERM"); the previous output is unchanged")
+    _exit(128 + sig)
   }
 
   func stop() {
@@ -486,6 +488,12 @@ final class SignalPipe: @unchecked Sendable {
   /// at once with 128 + its number, as the default action would.
   func install() {
     guard installed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+    // a parent may have left these blocked (a test runner, a CI agent): take them
+    var wanted = sigset_t()
+    sigemptyset(&wanted)
+    sigaddset(&wanted, SIGINT)
+    sigaddset(&wanted, SIGTERM)
+    pthread_sigmask(SIG_UNBLOCK, &wanted, nil)
     for sig in [SIGINT, SIGTERM] {
       let handler: @convention(c) (Int32) -> Void = { sig in
         var byte = UInt8(truncatingIfNeeded: sig)

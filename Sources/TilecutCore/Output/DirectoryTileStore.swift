@@ -28,6 +28,7 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
   private var writer: DirectoryTileWriter?
   /// Set by `abort()`: a late tile write from a worker must not recreate staging.
   private let aborted = Atomic<Bool>(false)
+  private let removal = Mutex<Void>(())
 
   struct State {
     var inspection: Inspection?
@@ -475,12 +476,15 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
 
   public func abort() {
     aborted.store(true, ordering: .relaxed)
-    guard let staging = state.withLock({ s -> String? in
-      let v = s.staging
-      s.staging = nil
-      return v
-    }) else { return }
-    Self.removeTree(staging)
+    // a second caller (the signal watchdog) waits until the first has removed it all
+    removal.withLock { _ in
+      guard let staging = state.withLock({ s -> String? in
+        let v = s.staging
+        s.staging = nil
+        return v
+      }) else { return }
+      Self.removeTree(staging)
+    }
   }
 
   // MARK: helpers
