@@ -75,7 +75,7 @@ public enum LevelPipeline {
       let forward = toRegion.concatenating(after: plan.placement.transform).concatenating(after: vectorScale)
       return try meshResampled(
         source: source, loader: loader, scale: scale, region: region, worldPixels: worldPixels, forward: forward,
-        mapping: mapping, jobs: jobs, budget: ringBudget)
+        mapping: mapping, stripHeight: level.stripHeight, jobs: jobs, budget: ringBudget)
     }
 
     if plan.placement.projection == .webMercator {
@@ -138,7 +138,7 @@ public enum LevelPipeline {
   /// `forward`: the mapping's affine approximation, source pixel → region pixel.
   private static func meshResampled(
     source: SourceDescription, loader: String?, scale: Double, region: PixelRect, worldPixels: Double,
-    forward: TilecutCore.AffineTransform, mapping: any SourceMapping, jobs: Int, budget: Int
+    forward: TilecutCore.AffineTransform, mapping: any SourceMapping, stripHeight: Int, jobs: Int, budget: Int
   ) throws -> any LevelPixelSource {
     let levelPerSource = min(hypot(forward.a, forward.d), hypot(forward.b, forward.e))
     var shrink = 1.0
@@ -159,7 +159,7 @@ public enum LevelPipeline {
     guard
       let streaming = try StreamingResampleSource.make(
         image: image, name: source.path, mesh: mesh, rx: hypot(inverse.a, inverse.d), ry: hypot(inverse.b, inverse.e),
-        strips: PyramidBuilder.strips(of: region), jobs: jobs, budget: budget)
+        strips: PyramidBuilder.strips(of: region, stripHeight: stripHeight), jobs: jobs, budget: budget)
     else {
       throw TilecutError.invalidInput(
         path: source.path, reason: "is too wide, turned this far, to resample within \(budget >> 20) MB; lower --max-zoom or split the image")

@@ -66,6 +66,39 @@ struct GeoTilingTests {
     #expect(coveredOutside == 0, "\(fixture): \(coveredOutside) pixels outside the source are not transparent")
   }
 
+  @Test("768 px tiles of a reprojected GeoTIFF cover the 256 px cells and shrink to their tiles", arguments: [GeoFixture.utm, .rotated])
+  func tripleDensityReprojected(fixture: GeoFixture) throws {
+    let dir = try geoScratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try fixture.write(to: dir + "/f.tif")
+    #expect(try runTilecut([dir + "/f.tif", "--tile-size", "256,768", "-o", dir + "/out"]) == 0)
+    let manifest = try Manifest.decode(try #require(FileManager.default.contents(atPath: dir + "/out/manifest.json")))
+    let template = try TileNameTemplate(manifest.name)
+    var compared = 0
+    for level in manifest.levels where level.tileSize == 256 {
+      let triple = try #require(manifest.levels.first { $0.tileSize == 768 && $0.zoom == level.zoom })
+      #expect(triple.xRange == level.xRange && triple.yRange == level.yRange, "zoom \(level.zoom)")
+      #expect(Set(triple.tiles) == Set(level.tiles), "zoom \(level.zoom): 768 px cells differ from 256 px cells")
+      for tile in level.tiles where Set(triple.tiles).contains(tile) {
+        let small = try RGBAImage.decode(file: dir + "/out/" + template.path(floor: 1, tileSize: 256, tile: tile))
+        let big = try RGBAImage.decode(file: dir + "/out/" + template.path(floor: 1, tileSize: 768, tile: tile))
+        // the 768 px tile averaged over 3×3 blocks (premultiplied) against the 256 px tile: alpha
+        var worstAlpha = 0
+        for y in 0..<256 {
+          for x in 0..<256 {
+            var a = 0
+            for dy in 0..<3 { for dx in 0..<3 { a += Int(big[3 * x + dx, 3 * y + dy].a) } }
+            worstAlpha = max(worstAlpha, abs((a + 4) / 9 - Int(small[x, y].a)))
+          }
+        }
+        // coverage agrees (edges are anti-aliased at each density, so allow a partial pixel)
+        #expect(worstAlpha <= 128, "\(tile): alpha differs by \(worstAlpha)")
+        compared += 1
+      }
+    }
+    #expect(compared > 4)
+  }
+
   @Test("a world file with a .prj, --source-crs or GDAL's .aux.xml lands where the same GeoTIFF does; the CRS file is a recorded sidecar")
   func worldFileWithPrj() throws {
     let dir = try geoScratch()

@@ -322,8 +322,8 @@ public final class PyramidBuilder {
       top: Int, count: Int, x: Int, width: Int, _ fill: (UnsafeMutablePointer<UInt8>, Int) -> Void
     ) throws -> Bool {
       let region = level.region
-      let strip = (top / PyramidBuilder.stripHeight) * PyramidBuilder.stripHeight
-      let stripEnd = min(strip + PyramidBuilder.stripHeight, region.maxY)
+      let strip = (top / level.stripHeight) * level.stripHeight
+      let stripEnd = min(strip + level.stripHeight, region.maxY)
       guard x >= region.x, x + width <= region.maxX, top >= region.y, top + count <= stripEnd else { return false }
       if let current = stripTop, current != strip { try flush() }
       begin(strip)
