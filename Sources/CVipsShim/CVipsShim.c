@@ -146,7 +146,8 @@ int tc_has_alpha(const char *filename, int page, int *alpha) {
 }
 
 int tc_load_buffer(const void *data, size_t length, VipsImage **out) {
-  *out = vips_image_new_from_buffer(data, length, "", NULL);
+  /* a truncated or damaged tile is an error, not an image padded with black */
+  *out = vips_image_new_from_buffer(data, length, "", FAIL_ON, NULL);
   return *out ? 0 : -1;
 }
 

@@ -526,9 +526,26 @@ struct PreviewCommand: ParsableCommand {
       let template = try TileNameTemplate(manifest.name)
       // every listed tile must be there before the sheet is allocated
       var tiles: [TileCoordinate: [UInt8]] = [:]
-      for tile in level.tiles {
-        let path = template.path(floor: floor, tileSize: size, tile: tile)
-        tiles[tile] = try readInside(directory, path)
+      if manifest.store == "mbtiles" {
+        guard let set = manifest.tileSets?.first(where: { $0.floor == floor && $0.tileSize == size }) else {
+          throw TilecutError.invalidInput(path: directory, reason: "its manifest names no MBTiles file for floor \(floor), \(size) px")
+        }
+        var st = stat()
+        guard lstat(directory + "/" + set.file, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+          throw TilecutError.invalidInput(path: directory + "/" + set.file, reason: "is missing or not a regular file")
+        }
+        let reader = try MBTilesReader(path: directory + "/" + set.file)
+        for tile in level.tiles {
+          guard let bytes = try reader.tile(tile) else {
+            throw TilecutError.invalidInput(path: directory + "/" + set.file, reason: "has no row for tile \(tile), which the manifest lists")
+          }
+          tiles[tile] = bytes
+        }
+      } else {
+        for tile in level.tiles {
+          let path = template.path(floor: floor, tileSize: size, tile: tile)
+          tiles[tile] = try readInside(directory, path)
+        }
       }
       var sheet = RGBAImage(width: columns * size, height: rows * size)
       for y in level.yRange[0]...level.yRange[1] {

@@ -59,7 +59,9 @@ public func mbtilesRow(for tile: TileCoordinate) -> Int { (1 << tile.zoom) - 1 -
 /// Writes one MBTiles 1.3 file: tiles keyed by TMS row in mbutil's `map` + `images`
 /// schema behind a `tiles` view, so identical tiles (a flat wall, a blank room) are
 /// stored once. Everything happens in one transaction on a `.partial` file that
-/// `finish` renames into place; `abort` deletes it.
+/// `finish` renames into place; `abort` deletes it. Tiles arrive in the order workers
+/// finish them, so they are gathered in pending tables and written out sorted at the
+/// end: the same tiles make the same file, byte for byte, whatever `--jobs` is.
 public final class MBTilesWriter: Sendable {
   public let path: String
   let partialPath: String
@@ -81,19 +83,14 @@ public final class MBTilesWriter: Sendable {
       try db.execute(
         """
         PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE; PRAGMA page_size = 4096;
-        CREATE TABLE metadata (name TEXT, value TEXT);
-        CREATE UNIQUE INDEX metadata_name ON metadata (name);
-        CREATE TABLE map (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_id TEXT);
-        CREATE UNIQUE INDEX map_index ON map (zoom_level, tile_column, tile_row);
-        CREATE TABLE images (tile_data BLOB, tile_id TEXT);
-        CREATE UNIQUE INDEX images_id ON images (tile_id);
-        CREATE VIEW tiles AS SELECT map.zoom_level AS zoom_level, map.tile_column AS tile_column,
-          map.tile_row AS tile_row, images.tile_data AS tile_data
-          FROM map JOIN images ON images.tile_id = map.tile_id;
         BEGIN;
+        CREATE TABLE pending_map (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_id TEXT);
+        CREATE UNIQUE INDEX pending_map_index ON pending_map (zoom_level, tile_column, tile_row);
+        CREATE TABLE pending_images (tile_data BLOB, tile_id TEXT);
+        CREATE UNIQUE INDEX pending_images_id ON pending_images (tile_id);
         """)
-      let insertImage = try db.prepare("INSERT OR IGNORE INTO images (tile_id, tile_data) VALUES (?1, ?2)")
-      let insertMap = try db.prepare("INSERT INTO map (zoom_level, tile_column, tile_row, tile_id) VALUES (?1, ?2, ?3, ?4)")
+      let insertImage = try db.prepare("INSERT OR IGNORE INTO pending_images (tile_id, tile_data) VALUES (?1, ?2)")
+      let insertMap = try db.prepare("INSERT INTO pending_map (zoom_level, tile_column, tile_row, tile_id) VALUES (?1, ?2, ?3, ?4)")
       state = Mutex(WriterState(db: db, insertImage: insertImage, insertMap: insertMap))
     } catch {
       db.close()
@@ -127,7 +124,10 @@ public final class MBTilesWriter: Sendable {
     try state.withLock { s in
       guard let db = s.db else { throw TilecutError.output(path: path, reason: "is already finished") }
       let q = try db.prepare(
-        "SELECT images.tile_data FROM map JOIN images ON images.tile_id = map.tile_id WHERE zoom_level = ?1 AND tile_column = ?2 AND tile_row = ?3")
+        """
+        SELECT pending_images.tile_data FROM pending_map JOIN pending_images ON pending_images.tile_id = pending_map.tile_id
+        WHERE zoom_level = ?1 AND tile_column = ?2 AND tile_row = ?3
+        """)
       q.bind(1, tile.zoom)
       q.bind(2, tile.x)
       q.bind(3, mbtilesRow(for: tile))
@@ -138,19 +138,37 @@ public final class MBTilesWriter: Sendable {
   /// Tiles added and distinct images stored so far.
   public var counts: (tiles: Int, images: Int) { state.withLock { ($0.tiles, $0.images) } }
 
-  /// Writes the metadata, commits, syncs and renames the file into place.
+  /// Writes the tiles out sorted with the metadata, commits, compacts, syncs and
+  /// renames the file into place.
   public func finish(metadata: MBTilesMetadata) throws {
     try state.withLock { s in
       guard let db = s.db else { throw TilecutError.output(path: path, reason: "is already finished") }
+      s.insertImage = nil
+      s.insertMap = nil
+      try db.execute(
+        """
+        CREATE TABLE metadata (name TEXT, value TEXT);
+        CREATE TABLE map (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_id TEXT);
+        CREATE TABLE images (tile_data BLOB, tile_id TEXT);
+        INSERT INTO map SELECT zoom_level, tile_column, tile_row, tile_id FROM pending_map
+          ORDER BY zoom_level, tile_column, tile_row;
+        INSERT INTO images SELECT tile_data, tile_id FROM pending_images ORDER BY tile_id;
+        DROP TABLE pending_map;
+        DROP TABLE pending_images;
+        CREATE UNIQUE INDEX metadata_name ON metadata (name);
+        CREATE UNIQUE INDEX map_index ON map (zoom_level, tile_column, tile_row);
+        CREATE UNIQUE INDEX images_id ON images (tile_id);
+        CREATE VIEW tiles AS SELECT map.zoom_level AS zoom_level, map.tile_column AS tile_column,
+          map.tile_row AS tile_row, images.tile_data AS tile_data
+          FROM map JOIN images ON images.tile_id = map.tile_id;
+        """)
       let insert = try db.prepare("INSERT INTO metadata (name, value) VALUES (?1, ?2)")
       for (name, value) in metadata.rows {
         insert.bind(1, name)
         insert.bind(2, value)
         try insert.run()
       }
-      try db.execute("COMMIT;")
-      s.insertImage = nil
-      s.insertMap = nil
+      try db.execute("COMMIT; VACUUM;")
       s.db = nil
       db.close()
     }

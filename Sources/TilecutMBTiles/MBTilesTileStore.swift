@@ -132,15 +132,20 @@ public final class MBTilesTileStore: TileStore, @unchecked Sendable {
       var scheme = "tms"
       var levels: [Manifest.Level]
       var generator: String
+      /// The whole output's content version (the manifest's), for cache decisions.
+      var contentVersion: String?
     }
-    let info = Info(floor: floor, tileSize: tileSize, levels: levels, generator: "tilecut \(manifest.generator.version)")
+    let info = Info(
+      floor: floor, tileSize: tileSize, levels: levels, generator: "tilecut \(manifest.generator.version)",
+      contentVersion: manifest.contentVersion)
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
     let json = String(decoding: try encoder.encode(info), as: UTF8.self)
     return MBTilesMetadata(
       name: "\(sourceName) floor \(floor) (\(tileSize) px)", format: format, bounds: bounds,
       center: ((bounds[0] + bounds[2]) / 2, (bounds[1] + bounds[3]) / 2, minZoom), minZoom: minZoom, maxZoom: maxZoom,
-      version: String(manifest.fingerprint.prefix(16)),
+      // the spec's version is a number, the tile set's revision: what changes is in json
+      version: "1",
       description: "floor \(floor) of \(sourceName): \(tileSize) px tiles\(tileSize > 256 ? " (\(tileSize / 256)× density on the 256 px z/x/y grid)" : ""), made by tilecut",
       json: json)
   }

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import TilecutCore
 import TilecutMBTiles
+import TilecutVips
 
 /// Runs SQL that changes a file, with the raw SQLite API (a test's way to damage an output).
 private func damage(_ path: String, _ sql: String) throws {
@@ -22,6 +23,9 @@ private func rows(_ path: String) throws -> [TileCoordinate: [UInt8]] {
   }
   return out
 }
+
+/// The deepest zoom of the 256 px levels.
+private func zooms256Max(_ m: Manifest) -> Int { m.levels.filter { $0.tileSize == 256 }.map(\.zoom).max() ?? 0 }
 
 @Suite("MBTiles store (issue 15)", .serialized)
 struct MBTilesStoreTests {
@@ -62,6 +66,14 @@ struct MBTilesStoreTests {
       #expect(meta["json"]?.contains("\"tileSize\":\(size)") == true)
     }
     #expect(compared > 10)
+    // preview stitches the same sheet from either store
+    for store in ["tiles", "mb"] {
+      let r = try runTool(["preview", dir + "/" + store, "--zoom", "\(zooms256Max(manifest))", "-o", dir + "/\(store).png"])
+      #expect(r.status == 0, "\(r.stderr)")
+    }
+    let sheetA = try RGBAImage.decode(file: dir + "/tiles.png")
+    let sheetB = try RGBAImage.decode(file: dir + "/mb.png")
+    #expect(sheetA.width == sheetB.width && sheetA.pixels == sheetB.pixels)
     // verify agrees, and a second run is up to date without touching the files
     #expect(try runTool(["verify", dir + "/mb"]).status == 0)
     let upToDate = try runTool([dir + "/plan.png", "--bounds", bounds, "-o", dir + "/mb", "--store", "mbtiles"])
@@ -109,6 +121,25 @@ struct MBTilesStoreTests {
     #expect(try runTool(["verify", dir + "/mb"]).status == 0)
   }
 
+  @Test("verify finds a tile cut short by a few bytes, as a file and as an MBTiles row")
+  func verifyFindsTruncation() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try picture(width: 600, height: 400).writePNG(to: dir + "/plan.png")
+    for store in ["directory", "mbtiles"] {
+      #expect(try runTool([dir + "/plan.png", "-o", dir + "/\(store)", "--store", store, "-q", "--tile-size", "256"]).status == 0)
+    }
+    let files = snapshot(dir + "/directory").keys.filter { $0.hasSuffix(".png") }.sorted()
+    let victim = try #require(files.first)
+    let data = try Data(contentsOf: URL(fileURLWithPath: dir + "/directory/" + victim))
+    try data.prefix(data.count - 20).write(to: URL(fileURLWithPath: dir + "/directory/" + victim))
+    let r = try runTool(["verify", dir + "/directory"])
+    #expect(r.status == 1 && r.stdout.contains("does not decode: \(victim)"), "\(r.stdout)")
+    try damage(dir + "/mbtiles/L1_256.mbtiles", "UPDATE images SET tile_data = substr(tile_data, 1, length(tile_data) - 20) WHERE rowid = 1")
+    let m = try runTool(["verify", dir + "/mbtiles"])
+    #expect(m.status == 1 && m.stdout.contains("does not decode"), "\(m.stdout)")
+  }
+
   @Test("MBTiles shards merge into exactly the single run's tiles")
   func shardsMerge() throws {
     let dir = try scratch()
@@ -132,6 +163,25 @@ struct MBTilesStoreTests {
     let mixed = try runTool(["merge", dir + "/mixed", dir + "/part1", dir + "/part2", dir + "/dirpart"])
     #expect(mixed.status == 1 && mixed.stderr.contains("different job"), "\(mixed.stderr)")
     #expect(!FileManager.default.fileExists(atPath: dir + "/mixed"))
+  }
+
+  @Test("the same tiles make the same MBTiles file, byte for byte, whatever --jobs is")
+  func reproducible() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try picture(width: 900, height: 700).writePNG(to: dir + "/plan.png")
+    for jobs in [1, 2, 3] {
+      #expect(try runTool([dir + "/plan.png", "-o", dir + "/j\(jobs)", "--store", "mbtiles", "-q", "--jobs", "\(jobs)"]).status == 0)
+    }
+    for name in ["L1_256.mbtiles", "L1_512.mbtiles", "manifest.json"] {
+      let one = FileManager.default.contents(atPath: dir + "/j1/" + name)
+      #expect(one != nil && one == FileManager.default.contents(atPath: dir + "/j2/" + name), "\(name)")
+      #expect(one == FileManager.default.contents(atPath: dir + "/j3/" + name), "\(name)")
+    }
+    // so a forced rebuild lists no change
+    let r = try runTool([dir + "/plan.png", "-o", dir + "/j1", "--store", "mbtiles", "-q", "--force", "--changes", dir + "/changes.txt"])
+    #expect(r.status == 0)
+    #expect(try String(contentsOfFile: dir + "/changes.txt", encoding: .utf8) == "")
   }
 
   @Test("--preview goes with the directory store only")
