@@ -7,7 +7,7 @@ PREFIX ?= /usr/local
 APT_PACKAGES = libvips-dev libdeflate-dev libisal-dev libproj-dev proj-data libgeotiff-dev libsqlite3-dev strace gdal-bin python3-gdal
 EXAMPLE = examples/floorplan/office.png
 
-.PHONY: deps build release run test bench install clean
+.PHONY: deps build release run test bench install clean lint format
 
 # Every Debian package the build and the tests need; a fresh machine gets the missing ones.
 deps:
@@ -35,7 +35,16 @@ run: release
 # The tool's tests, then the iOS client package's (its Linux parts), against a
 # real output of the tilecut just built (gdal-bin and python3-gdal make and decode
 # an MBTiles file independently of the client).
-test: deps
+# swift format against the committed .swift-format; `make format` rewrites in place
+SWIFT_SOURCES = Package.swift Sources Tests examples/client/Package.swift examples/client/Sources examples/client/Tests
+
+lint:
+	$(SWIFT) format lint --strict --recursive $(SWIFT_SOURCES)
+
+format:
+	$(SWIFT) format --in-place --recursive $(SWIFT_SOURCES)
+
+test: deps lint
 	$(SWIFT) test
 	$(SWIFT) build
 	TILECUT=$$($(SWIFT) build --show-bin-path)/tilecut $(SWIFT) test --package-path examples/client

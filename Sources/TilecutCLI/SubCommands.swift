@@ -119,7 +119,10 @@ func readInside(_ root: String, _ relative: String, limit: Int = 64 << 20) throw
     let e = errno
     close(fd)
     guard next >= 0 else {
-      throw fail(e == ELOOP || e == ENOTDIR ? "is a symbolic link or passes through one; tilecut does not follow links out of an output" : "cannot be read (\(String(cString: strerror(e))))")
+      throw fail(
+        e == ELOOP || e == ENOTDIR
+          ? "is a symbolic link or passes through one; tilecut does not follow links out of an output"
+          : "cannot be read (\(String(cString: strerror(e))))")
     }
     fd = next
   }
@@ -147,7 +150,9 @@ struct VerifyCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "verify",
     abstract: "Check that an output's files match its manifest.",
-    discussion: "Every cell the manifest lists must exist, decode and have the tile size; no other tile file may exist. Exit 0 when all agree, 1 with a list of problems otherwise.")
+    discussion:
+      "Every cell the manifest lists must exist, decode and have the tile size; no other tile file may exist. Exit 0 when all agree, 1 with a list of problems otherwise."
+  )
 
   @Argument(help: ArgumentHelp("An output directory written by tilecut.", valueName: "dir"))
   var directory: String
@@ -313,7 +318,9 @@ struct MergeCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "merge",
     abstract: "Combine the outputs of --shard runs into one.",
-    discussion: "Takes every shard 1…N of one job (same sources, options and tool version) and writes the output a single run would have written, replacing OUT whole.")
+    discussion:
+      "Takes every shard 1…N of one job (same sources, options and tool version) and writes the output a single run would have written, replacing OUT whole."
+  )
 
   @Argument(help: ArgumentHelp("The combined output directory.", valueName: "out"))
   var output: String
@@ -344,7 +351,8 @@ struct MergeCommand: ParsableCommand {
       let missing = (1...firstShard.count).filter { !seen.contains($0) }
       guard missing.isEmpty else {
         let shown = missing.prefix(5).map { "\($0)/\(firstShard.count)" }.joined(separator: ", ")
-        throw TilecutError.invalidOption(option: "shard-dir", reason: "shard\(missing.count == 1 ? "" : "s") \(shown)\(missing.count > 5 ? ", …" : "") missing")
+        throw TilecutError.invalidOption(
+          option: "shard-dir", reason: "shard\(missing.count == 1 ? "" : "s") \(shown)\(missing.count > 5 ? ", …" : "") missing")
       }
       let isMBTiles = first.store == "mbtiles"
       // what each shard's manifest lists must be what it holds
@@ -360,7 +368,10 @@ struct MergeCommand: ParsableCommand {
           let have = isMBTiles ? rows[key] ?? 0 : tally[key]?.count ?? 0
           guard have == level.tileCount else {
             throw TilecutError.invalidInput(
-              path: dir, reason: "lists \(level.tileCount) tiles for floor \(level.floor), \(level.tileSize) px, zoom \(level.zoom) but holds \(have); run that shard again")
+              path: dir,
+              reason:
+                "lists \(level.tileCount) tiles for floor \(level.floor), \(level.tileSize) px, zoom \(level.zoom) but holds \(have); run that shard again"
+            )
           }
         }
       }
@@ -389,7 +400,9 @@ struct MergeCommand: ParsableCommand {
             guard let tile = row.tile, let level = levels[LevelKey(floor: set.floor, tileSize: set.tileSize, zoom: tile.zoom)],
               level.hasTile(x: tile.x, y: tile.y)
             else {
-              throw TilecutError.invalidInput(path: dir + "/" + set.file, reason: "has a row (zoom \(row.zoom), column \(row.column), row \(row.row)) its manifest does not list; run that shard again")
+              throw TilecutError.invalidInput(
+                path: dir + "/" + set.file,
+                reason: "has a row (zoom \(row.zoom), column \(row.column), row \(row.row)) its manifest does not list; run that shard again")
             }
             let key = LevelKey(floor: set.floor, tileSize: set.tileSize, zoom: tile.zoom)
             let name = "\(set.file) \(tile)"
@@ -463,7 +476,9 @@ struct MergeCommand: ParsableCommand {
     oa["shard"] = nil
     ob["shard"] = nil
     if oa != ob { return "options" }
-    if a.sources.map({ [String($0.floor), $0.sha256, String($0.page ?? -1)] }) != b.sources.map({ [String($0.floor), $0.sha256, String($0.page ?? -1)] }) {
+    if a.sources.map({ [String($0.floor), $0.sha256, String($0.page ?? -1)] })
+      != b.sources.map({ [String($0.floor), $0.sha256, String($0.page ?? -1)] })
+    {
       return "sources"
     }
     let ranges = { (m: Manifest) in m.levels.map { [$0.floor, $0.tileSize, $0.zoom] + $0.xRange + $0.yRange } }
@@ -503,7 +518,9 @@ struct PreviewCommand: ParsableCommand {
   func validate() throws {
     if !(0...PlanLimits.maxZoom).contains(zoom) { throw ValidationError("--zoom: \(zoom) is outside 0...\(PlanLimits.maxZoom)") }
     if let tileSize, !Manifest.isTileSize(tileSize) { throw ValidationError("--tile-size: \(tileSize) is not a tile size (256, 512, 768, 1024…)") }
-    if let floor, !(-PlanLimits.maxFloorNumber...PlanLimits.maxFloorNumber).contains(floor) { throw ValidationError("--floor: \(floor) is outside ±\(PlanLimits.maxFloorNumber)") }
+    if let floor, !(-PlanLimits.maxFloorNumber...PlanLimits.maxFloorNumber).contains(floor) {
+      throw ValidationError("--floor: \(floor) is outside ±\(PlanLimits.maxFloorNumber)")
+    }
     if !(1...32768).contains(maxSide) { throw ValidationError("--max-side: \(maxSide) is outside 1...32768") }
   }
 
@@ -515,13 +532,15 @@ struct PreviewCommand: ParsableCommand {
       guard let level = manifest.level(floor: floor, tileSize: size, zoom: zoom) else {
         let zooms = manifest.levels.filter { $0.floor == floor && $0.tileSize == size }.map(\.zoom)
         throw TilecutError.invalidOption(
-          option: "--zoom", reason: "no level for floor \(floor), \(size) px, zoom \(zoom) (zooms: \(zooms.map(String.init).joined(separator: ", ")))")
+          option: "--zoom", reason: "no level for floor \(floor), \(size) px, zoom \(zoom) (zooms: \(zooms.map(String.init).joined(separator: ", ")))"
+        )
       }
       // validated: ranges inside 2^30 and sizes up to 4096, so these products fit
       let columns = level.xRange[1] - level.xRange[0] + 1
       let rows = level.yRange[1] - level.yRange[0] + 1
       guard columns * size <= maxSide, rows * size <= maxSide else {
-        throw TilecutError.invalidOption(option: "--zoom", reason: "the sheet would be \(columns * size)×\(rows * size) px, over --max-side \(maxSide); pick a lower zoom")
+        throw TilecutError.invalidOption(
+          option: "--zoom", reason: "the sheet would be \(columns * size)×\(rows * size) px, over --max-side \(maxSide); pick a lower zoom")
       }
       let template = try TileNameTemplate(manifest.name)
       // every listed tile must be there before the sheet is allocated

@@ -18,7 +18,8 @@ public enum TilecutError: Error, Equatable, CustomStringConvertible, Sendable {
     case .invalidInput(let path, let reason): return "\(path): \(reason)"
     case .output(let path, let reason): return "\(path): \(reason)"
     case .tooManyTiles(let count, let limit, let zoom):
-      return "the job would write \(count) tiles, more than --max-tiles \(limit); zoom \(zoom) alone is the largest part. Lower --max-zoom or raise --max-tiles"
+      return
+        "the job would write \(count) tiles, more than --max-tiles \(limit); zoom \(zoom) alone is the largest part. Lower --max-zoom or raise --max-tiles"
     case .cancelled: return "interrupted; the previous output is unchanged"
     }
   }

@@ -62,11 +62,26 @@ public struct GeoTIFFTags: Sendable {
 public enum GeoTIFFWriter {
   /// GeoKey numbers, from the GeoTIFF specification.
   public enum Key: Int32, Sendable {
-    case modelType = 1024, rasterType = 1025, geographicType = 2048, geogAngularUnits = 2054
-    case projectedCSType = 3072, projection = 3074, projCoordTrans = 3075, projLinearUnits = 3076
-    case projStdParallel1 = 3078, projStdParallel2 = 3079, projNatOriginLong = 3080, projNatOriginLat = 3081
-    case projFalseEasting = 3082, projFalseNorthing = 3083, projFalseOriginLong = 3084, projFalseOriginLat = 3085
-    case projFalseOriginEasting = 3086, projFalseOriginNorthing = 3087, projCenterLong = 3088, projCenterLat = 3089
+    case modelType = 1024
+    case rasterType = 1025
+    case geographicType = 2048
+    case geogAngularUnits = 2054
+    case projectedCSType = 3072
+    case projection = 3074
+    case projCoordTrans = 3075
+    case projLinearUnits = 3076
+    case projStdParallel1 = 3078
+    case projStdParallel2 = 3079
+    case projNatOriginLong = 3080
+    case projNatOriginLat = 3081
+    case projFalseEasting = 3082
+    case projFalseNorthing = 3083
+    case projFalseOriginLong = 3084
+    case projFalseOriginLat = 3085
+    case projFalseOriginEasting = 3086
+    case projFalseOriginNorthing = 3087
+    case projCenterLong = 3088
+    case projCenterLat = 3089
     case projScaleAtNatOrigin = 3092
   }
 

@@ -146,7 +146,8 @@ public final class MBTilesTileStore: TileStore, @unchecked Sendable {
       center: ((bounds[0] + bounds[2]) / 2, (bounds[1] + bounds[3]) / 2, minZoom), minZoom: minZoom, maxZoom: maxZoom,
       // the spec's version is a number, the tile set's revision: what changes is in json
       version: "1",
-      description: "floor \(floor) of \(sourceName): \(tileSize) px tiles\(tileSize > 256 ? " (\(tileSize / 256)× density on the 256 px z/x/y grid)" : ""), made by tilecut",
+      description:
+        "floor \(floor) of \(sourceName): \(tileSize) px tiles\(tileSize > 256 ? " (\(tileSize / 256)× density on the 256 px z/x/y grid)" : ""), made by tilecut",
       json: json)
   }
 }

@@ -90,7 +90,9 @@ public enum LevelPipeline {
       guard let inverse = map.inverse else {
         throw TilecutError.invalidInput(path: source.path, reason: "the placement is degenerate (zero area)")
       }
-      return try resampled(source: source, loader: loader, scale: scale, region: region, stripHeight: level.stripHeight, jobs: jobs, budget: ringBudget) { shrink in
+      return try resampled(
+        source: source, loader: loader, scale: scale, region: region, stripHeight: level.stripHeight, jobs: jobs, budget: ringBudget
+      ) { shrink in
         // region pixel centre → source pixel coordinate in mapim's index convention
         let inv = TilecutCore.AffineTransform.scale(1 / shrink, 1 / shrink).concatenating(after: inverse)
         let centre = inv.apply(0.5, 0.5)
@@ -101,9 +103,11 @@ public enum LevelPipeline {
     // Lon/lat sources: x stays affine in longitude; each row is remapped through latitude.
     let t = plan.placement.transform
     guard abs(t.b) < 1e-12, abs(t.d) < 1e-12, t.a != 0, t.e != 0 else {
-      throw TilecutError.invalidInput(path: source.path, reason: "a rotated lon/lat placement is not supported; use a Mercator (EPSG:3857) world file")
+      throw TilecutError.invalidInput(
+        path: source.path, reason: "a rotated lon/lat placement is not supported; use a Mercator (EPSG:3857) world file")
     }
-    return try resampled(source: source, loader: loader, scale: scale, region: region, stripHeight: level.stripHeight, jobs: jobs, budget: ringBudget) { shrink in
+    return try resampled(source: source, loader: loader, scale: scale, region: region, stripHeight: level.stripHeight, jobs: jobs, budget: ringBudget)
+    { shrink in
       let s = 1 / (scale * shrink)
       // col = (lon - c) / a, lon = 360 (X + 0.5 + rx) / W - 180
       let lonPerX = 360 / worldPixels

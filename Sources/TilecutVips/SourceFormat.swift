@@ -63,7 +63,8 @@ public enum SourceFormat: String, Sendable, Hashable, Codable, CaseIterable {
 
   static func available(_ format: SourceFormat, path: String) throws -> SourceFormat {
     guard tc_has_operation(format.loader) != 0 else {
-      throw TilecutError.invalidInput(path: path, reason: "is \(format.rawValue.uppercased()), which this libvips was built without (no \(format.loader))")
+      throw TilecutError.invalidInput(
+        path: path, reason: "is \(format.rawValue.uppercased()), which this libvips was built without (no \(format.loader))")
     }
     return format
   }

@@ -83,7 +83,8 @@ public enum SourceImage {
       if format.isVector && error.message.contains("blocked") {
         throw TilecutError.invalidInput(path: path, reason: "is \(format == .svg ? "an SVG" : "a PDF") document, which --no-vector refuses")
       }
-      throw TilecutError.invalidInput(path: path, reason: "cannot be read as \(format.rawValue.uppercased()) (\(error.message.isEmpty ? error.operation : error.message))")
+      throw TilecutError.invalidInput(
+        path: path, reason: "cannot be read as \(format.rawValue.uppercased()) (\(error.message.isEmpty ? error.operation : error.message))")
     }
     let pages = max(1, Int(tc_header_pages(image.pointer)))
     if let page = input.page, page >= pages {

@@ -81,7 +81,8 @@ extension SourceImage {
     var alpha: Int32 = 0
     guard tc_has_alpha(input.path, Int32(input.page ?? -1), &alpha) == 0 else {
       let error = VipsError.current("load")
-      throw TilecutError.invalidInput(path: input.path, reason: "cannot be read as an image (\(error.message.isEmpty ? error.operation : error.message))")
+      throw TilecutError.invalidInput(
+        path: input.path, reason: "cannot be read as an image (\(error.message.isEmpty ? error.operation : error.message))")
     }
     return alpha != 0
   }

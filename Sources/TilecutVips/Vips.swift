@@ -90,7 +90,8 @@ final class VipsImageHandle: @unchecked Sendable {
   var bands: Int { Int(vips_image_get_bands(pointer)) }
 
   /// Runs a shim that makes a new image from this one.
-  func map(_ operation: String, _ body: (UnsafeMutablePointer<VipsImage>, inout UnsafeMutablePointer<VipsImage>?) -> Int32) throws -> VipsImageHandle {
+  func map(_ operation: String, _ body: (UnsafeMutablePointer<VipsImage>, inout UnsafeMutablePointer<VipsImage>?) -> Int32) throws -> VipsImageHandle
+  {
     var out: UnsafeMutablePointer<VipsImage>?
     guard body(pointer, &out) == 0, let out else { throw VipsError.current(operation) }
     return VipsImageHandle(out)

@@ -274,7 +274,8 @@ struct BadInputTests {
     var red = RGBAImage(width: 64, height: 64)
     for i in stride(from: 0, to: red.pixels.count, by: 4) { red.pixels.replaceSubrange(i..<i + 4, with: [255, 0, 0, 255]) }
     try red.writePNG(to: c.path("secret.png"))
-    let svg = #"<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="64" height="64"><image width="64" height="64" xlink:href="../secret.png"/></svg>"#
+    let svg =
+      #"<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="64" height="64"><image width="64" height="64" xlink:href="../secret.png"/></svg>"#
     try Data(svg.utf8).write(to: URL(fileURLWithPath: c.path("inner/plan.svg")))
     let r = try runTool([c.path("inner/plan.svg"), "-o", c.path("svg-out"), "-q"])
     #expect(r.status == 0 || r.status == 1)

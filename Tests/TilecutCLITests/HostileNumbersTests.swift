@@ -55,7 +55,13 @@ func hostileArguments(_ rng: inout SplitMix, input: String, output: String) -> [
     case 15: return ["--tile-size", pick(["256", "512", "256,512", "768", "1024", "0", "-256", "256,256,256", number()])]
     case 16: return ["--shard", "\(number())/\(number())"]
     case 17:
-      return ["--name", pick(["{z}{x}{y}.png", "L{floor}_{z}_{x}{y}", "../{z}_{x}_{y}", "{size}/{z}_{x}_{y}.png", "{z}/{x}/{y}", "{{z}}", "{z", "{floor}{size}_{z}_{x}_{y}"])]
+      return [
+        "--name",
+        pick([
+          "{z}{x}{y}.png", "L{floor}_{z}_{x}{y}", "../{z}_{x}_{y}", "{size}/{z}_{x}_{y}.png", "{z}/{x}/{y}", "{{z}}", "{z",
+          "{floor}{size}_{z}_{x}_{y}",
+        ]),
+      ]
     case 18: return ["--background", "#ffffff:\(number())"]
     case 19: return ["--knockout", "white:\(number())"]
     case 20: return ["--format", pick(["png", "webp", "jpeg", "gif", ""])]
@@ -143,10 +149,13 @@ func fastestBinary() throws -> String {
 
 @Suite("hostile numbers never trap (issue 13, item 4)", .serialized)
 struct HostileNumbersTests {
-  @Test("hostile options are usage errors naming the option", arguments: [
-    ["--jobs", "99999999999999"], ["--jobs", "0"], ["--rotation", "6e307"], ["--rotation", "nan"], ["--floors", "2", "--first-floor", "9223372036854775807"],
-    ["--floors", "99999999"], ["--min-zoom", "31"], ["--max-pixels", "0"], ["--shard", "1/9223372036854775807"], ["--meters-per-pixel", "inf"],
-  ])
+  @Test(
+    "hostile options are usage errors naming the option",
+    arguments: [
+      ["--jobs", "99999999999999"], ["--jobs", "0"], ["--rotation", "6e307"], ["--rotation", "nan"],
+      ["--floors", "2", "--first-floor", "9223372036854775807"],
+      ["--floors", "99999999"], ["--min-zoom", "31"], ["--max-pixels", "0"], ["--shard", "1/9223372036854775807"], ["--meters-per-pixel", "inf"],
+    ])
   func hostileOptions(extra: [String]) throws {
     let c = try Corpus()
     defer { c.cleanup() }

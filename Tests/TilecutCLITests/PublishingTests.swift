@@ -165,11 +165,11 @@ struct PublishingTests {
     try "0.5\n0\n0\n-0.5\n-14000\n6711000\n".write(toFile: dir + "/my plan.pgw", atomically: true, encoding: .utf8)
     try webMercatorESRI.write(toFile: dir + "/my plan.prj", atomically: true, encoding: .utf8)
     try """
-      out/manifest.json: my\\ plan.png
-      \tfalse
-      -include out.d
+    out/manifest.json: my\\ plan.png
+    \tfalse
+    -include out.d
 
-      """.write(toFile: dir + "/Makefile", atomically: true, encoding: .utf8)
+    """.write(toFile: dir + "/Makefile", atomically: true, encoding: .utf8)
     #expect(try runProgram("/usr/bin/make", ["-q", "out/manifest.json"], in: dir) == 1)
     #expect(try tilecut([dir + "/my plan.png", "-o", dir + "/out", "--tile-size", "256", "--depfile", dir + "/out.d"]) == 0)
     let rule = try String(contentsOfFile: dir + "/out.d", encoding: .utf8)

@@ -16,9 +16,11 @@ func heavySVG(elements: Int = 3000) -> String {
   var body = ""
   for _ in 0..<elements {
     let n = (0..<8).map { _ in Int.random(in: 0...600, using: &rng) }
-    body += "<path d=\"M\(n[0]) \(n[1]) C \(n[2]) \(n[3]) \(n[4]) \(n[5]) \(n[6]) \(n[7])\" stroke=\"#3366aa\" stroke-width=\"3\" fill=\"none\" filter=\"url(#b)\"/>"
+    body +=
+      "<path d=\"M\(n[0]) \(n[1]) C \(n[2]) \(n[3]) \(n[4]) \(n[5]) \(n[6]) \(n[7])\" stroke=\"#3366aa\" stroke-width=\"3\" fill=\"none\" filter=\"url(#b)\"/>"
   }
-  let head = #"<svg xmlns="http://www.w3.org/2000/svg" width="600" height="400"><defs><filter id="b"><feGaussianBlur stdDeviation="4"/></filter></defs>"#
+  let head =
+    #"<svg xmlns="http://www.w3.org/2000/svg" width="600" height="400"><defs><filter id="b"><feGaussianBlur stdDeviation="4"/></filter></defs>"#
   return head + body + "</svg>"
 }
 
@@ -63,7 +65,10 @@ struct SafetyTests {
     func manifest() -> Manifest {
       Manifest(
         tileSizes: [256], floors: [1], name: template.pattern,
-        levels: [Manifest.Level(floor: 1, tileSize: 256, range: TileRange(zoom: 0, xRange: 0...0, yRange: 0...0), tiles: [TileCoordinate(zoom: 0, x: 0, y: 0)])],
+        levels: [
+          Manifest.Level(
+            floor: 1, tileSize: 256, range: TileRange(zoom: 0, xRange: 0...0, yRange: 0...0), tiles: [TileCoordinate(zoom: 0, x: 0, y: 0)])
+        ],
         footprints: [], generator: .init(version: "t", libvips: "t"), sources: [], options: [:], fingerprint: "f")
     }
     // nothing at -o when the run starts; someone creates it meanwhile: publish refuses, theirs stays
@@ -164,7 +169,9 @@ struct SafetyTests {
     try FileManager.default.moveItem(atPath: dir + "/a.png", toPath: dir + "/a.svg")
     #expect(try SourceFormat.detect(path: dir + "/a.svg") == .png)
     let pad = "<!--" + String(repeating: "-", count: padding) + " -- > --->"
-    try write("\u{FEFF}  <?xml version=\"1.0\"?><?pi x?>" + pad + "<!DOCTYPE svg [<!ENTITY x \"]>\">]><svg:svg xmlns:svg=\"http://www.w3.org/2000/svg\"/>", to: dir + "/b.xml")
+    try write(
+      "\u{FEFF}  <?xml version=\"1.0\"?><?pi x?>" + pad + "<!DOCTYPE svg [<!ENTITY x \"]>\">]><svg:svg xmlns:svg=\"http://www.w3.org/2000/svg\"/>",
+      to: dir + "/b.xml")
     #expect(try SourceFormat.detect(path: dir + "/b.xml") == .svg)
     try write(pad + "<html><svg/></html>", to: dir + "/c.svg")
     #expect(throws: TilecutError.self) { try SourceFormat.detect(path: dir + "/c.svg") }
@@ -190,7 +197,9 @@ struct SafetyTests {
   func documentRasterBound() throws {
     let c = try Corpus()
     defer { c.cleanup() }
-    try write(##"<svg xmlns="http://www.w3.org/2000/svg" width="600" height="400"><rect width="600" height="400" fill="#00f"/></svg>"##, to: c.path("plan.svg"))
+    try write(
+      ##"<svg xmlns="http://www.w3.org/2000/svg" width="600" height="400"><rect width="600" height="400" fill="#00f"/></svg>"##,
+      to: c.path("plan.svg"))
     // 600×400 on a ~150 m box at zoom 25: tens of thousands of pixels a side
     let placed = ["--bounds", "51.5000,-0.1000,51.5009,-0.0978", "--max-zoom", "25"]
     let started = Date()
@@ -251,7 +260,9 @@ struct SafetyTests {
 
     // a real make rule: after touching the source, one run, then nothing to do
     let binary = try tilecutBinary()
-    try write("\(c.path("out"))/manifest.json: \(c.path("good.png"))\n\t'\(binary)' '\(c.path("good.png"))' -o '\(c.path("out"))' -q\n", to: c.path("Makefile"))
+    try write(
+      "\(c.path("out"))/manifest.json: \(c.path("good.png"))\n\t'\(binary)' '\(c.path("good.png"))' -o '\(c.path("out"))' -q\n",
+      to: c.path("Makefile"))
     Thread.sleep(forTimeInterval: 0.05)
     let touched = try runTool([], shell: "touch '\(c.path("good.png"))' && make -s -C '\(c.dir)' && make -q -C '\(c.dir)'; echo $?")
     #expect(touched.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0", "make did not converge: \(touched.stdout) \(touched.stderr)")

@@ -196,7 +196,12 @@ struct TileCommandTests {
     defer { try? FileManager.default.removeItem(atPath: dir) }
     var paper = RGBAImage(width: 512, height: 256)
     for i in stride(from: 0, to: paper.pixels.count, by: 4) { paper.pixels.replaceSubrange(i..<i + 4, with: [255, 255, 255, 255]) }
-    for y in 100..<110 { for x in 300..<400 { let i = (y * 512 + x) * 4; paper.pixels.replaceSubrange(i..<i + 4, with: [0, 0, 0, 255]) } }
+    for y in 100..<110 {
+      for x in 300..<400 {
+        let i = (y * 512 + x) * 4
+        paper.pixels.replaceSubrange(i..<i + 4, with: [0, 0, 0, 255])
+      }
+    }
     try paper.writePNG(to: dir + "/paper.png")
     #expect(try tilecut([dir + "/paper.png", "--knockout", "white:4", "--tile-size", "256", "-o", dir + "/k"]) == 0)
     let files = Set(filesBelow(dir + "/k"))
@@ -207,10 +212,12 @@ struct TileCommandTests {
     #expect(!Set(filesBelow(dir + "/b")).contains("256/L1_1_0_0.png"))
   }
 
-  @Test("bad options exit 1 or 2 and leave no output", arguments: [
-    ["--tile-size", "300"], ["--min-zoom", "5", "--max-zoom", "3"], ["--max-zoom", "31"], ["--name", "{z}_{x}.png"],
-    ["--name", "../{z}_{x}_{y}.png"], ["--png-compression", "12"], ["--shard", "3/2"], ["--floors", "0"],
-  ])
+  @Test(
+    "bad options exit 1 or 2 and leave no output",
+    arguments: [
+      ["--tile-size", "300"], ["--min-zoom", "5", "--max-zoom", "3"], ["--max-zoom", "31"], ["--name", "{z}_{x}.png"],
+      ["--name", "../{z}_{x}_{y}.png"], ["--png-compression", "12"], ["--shard", "3/2"], ["--floors", "0"],
+    ])
   func badOptions(extra: [String]) throws {
     let dir = try scratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }

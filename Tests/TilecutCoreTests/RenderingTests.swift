@@ -420,7 +420,9 @@ struct NamingTests {
     #expect(t.path(floor: -1, tileSize: 512, tile: TileCoordinate(zoom: 18, x: 130_000, y: 90_000)) == "512/L-1_18_130000_90000.png")
   }
 
-  @Test("bad templates are refused", arguments: ["L{floor}_{z}_{y}.png", "../{z}/{x}/{y}.png", "/abs/{z}_{x}_{y}.png", "{z}_{x}_{y}_{w}.png", "a//{z}_{x}_{y}"])
+  @Test(
+    "bad templates are refused",
+    arguments: ["L{floor}_{z}_{y}.png", "../{z}/{x}/{y}.png", "/abs/{z}_{x}_{y}.png", "{z}_{x}_{y}_{w}.png", "a//{z}_{x}_{y}"])
   func badTemplates(pattern: String) {
     #expect(throws: TilecutError.self) { try TileNameTemplate(pattern) }
   }

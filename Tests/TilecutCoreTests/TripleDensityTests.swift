@@ -49,7 +49,9 @@ struct TripleDensityTests {
     try builder.build()
     try pool.drain()
     let tiles = sink.tiles.withLock { $0 }
-    #expect(Set(tiles.keys.filter { $0.hasPrefix("768/") }.map { $0.dropFirst(4) }) == Set(tiles.keys.filter { $0.hasPrefix("256/") }.map { $0.dropFirst(4) }))
+    #expect(
+      Set(tiles.keys.filter { $0.hasPrefix("768/") }.map { $0.dropFirst(4) })
+        == Set(tiles.keys.filter { $0.hasPrefix("256/") }.map { $0.dropFirst(4) }))
     // at zoom 2 every 3×3 block of a 768 tile is one pixel of the 256 tile
     for (key, small) in tiles where key.hasPrefix("256/2_") {
       let large = try #require(tiles["768" + key.dropFirst(3)])

@@ -115,7 +115,9 @@ struct GeoFixture: Sendable, CustomStringConvertible {
     }
     if useControlPoints {
       var points: [Double] = []
-      for (k, (px, py)) in [(0.0, 0.0), (Double(width), 0), (Double(width), Double(height)), (0, Double(height)), (Double(width) / 3, Double(height) / 2)].enumerated() {
+      for (k, (px, py)) in [
+        (0.0, 0.0), (Double(width), 0), (Double(width), Double(height)), (0, Double(height)), (Double(width) / 3, Double(height) / 2),
+      ].enumerated() {
         let x = g[0] + g[1] * px + g[2] * py + (k == 4 ? misplace : 0)
         let y = g[3] + g[4] * px + g[5] * py
         points += [px, py, 0, x, y, 0]
@@ -136,21 +138,21 @@ struct GeoFixture: Sendable, CustomStringConvertible {
 
   static let utm = GeoFixture(
     name: "UTM 33N, tie point + scale", width: 300, height: 200, crs: "EPSG:32633",
-    geotransform: [390000, 0.6, 0, 5820000, 0, -0.6], shortKeys: [(.modelType, 1), (.projectedCSType, 32633)])
+    geotransform: [390000, 0.6, 0, 5_820_000, 0, -0.6], shortKeys: [(.modelType, 1), (.projectedCSType, 32633)])
   static let utmPoint = GeoFixture(
     name: "UTM 33N, PixelIsPoint", width: 300, height: 200, crs: "EPSG:32633",
-    geotransform: [390000, 0.6, 0, 5820000, 0, -0.6], shortKeys: [(.modelType, 1), (.projectedCSType, 32633)],
+    geotransform: [390000, 0.6, 0, 5_820_000, 0, -0.6], shortKeys: [(.modelType, 1), (.projectedCSType, 32633)],
     pixelIsPoint: true)
   static let statePlaneFeet = GeoFixture(
     name: "NY Long Island, US survey feet", width: 300, height: 240, crs: "EPSG:2263",
     geotransform: [985000, 2.0, 0, 215000, 0, -2.0], shortKeys: [(.modelType, 1), (.projectedCSType, 2263)])
   static let rotated = GeoFixture(
     name: "UTM 33N, rotated ModelTransformation", width: 260, height: 200, crs: "EPSG:32633",
-    geotransform: [390000, 0.6 * cos(0.35), 0.6 * sin(0.35), 5820000, 0.6 * sin(0.35), -0.6 * cos(0.35)],
+    geotransform: [390000, 0.6 * cos(0.35), 0.6 * sin(0.35), 5_820_000, 0.6 * sin(0.35), -0.6 * cos(0.35)],
     shortKeys: [(.modelType, 1), (.projectedCSType, 32633)], useMatrix: true)
   static let controlPoints = GeoFixture(
     name: "UTM 33N, rotated, five control points", width: 260, height: 200, crs: "EPSG:32633",
-    geotransform: [390000, 0.6 * cos(0.35), 0.6 * sin(0.35), 5820000, 0.6 * sin(0.35), -0.6 * cos(0.35)],
+    geotransform: [390000, 0.6 * cos(0.35), 0.6 * sin(0.35), 5_820_000, 0.6 * sin(0.35), -0.6 * cos(0.35)],
     shortKeys: [(.modelType, 1), (.projectedCSType, 32633)], useControlPoints: true)
   /// Lambert conformal conic with no EPSG code: projection parameters in the keys.
   static let userDefined = GeoFixture(

@@ -47,7 +47,7 @@ struct GeoTIFFTests {
     let bytes = samples.withUnsafeBytes { Array($0) }
     try GeoTIFFWriter.write(
       path: dir + "/dem.tif", width: 16, height: 8, bands: 1, bits: 16, sampleFormat: 2, pixels: bytes,
-      tiepoint: [0, 0, 0, 500000, 4000000, 0], scale: [10, 10, 0], shortKeys: [(.modelType, 1), (.projectedCSType, 32633)],
+      tiepoint: [0, 0, 0, 500000, 4_000_000, 0], scale: [10, 10, 0], shortKeys: [(.modelType, 1), (.projectedCSType, 32633)],
       nodata: "-9999")
     #expect(GeoTIFFTags.read(path: dir + "/dem.tif")?.nodata == -9999)
     try GeoTIFFWriter.write(path: dir + "/plain.tif", width: 4, height: 4, bands: 3, pixels: [UInt8](repeating: 9, count: 48))

@@ -35,7 +35,7 @@ struct MeshTests {
   func errorBound() throws {
     // a 300 km wide source at the far edge of zone 33 (12° E is 3° off its meridian),
     // drawn at a coarse zoom: each level pixel spans kilometres of bending grid
-    let mapping = try utm(east: 200000, north: 6800000, meters: 100)
+    let mapping = try utm(east: 200000, north: 6_800_000, meters: 100)
     let footprint = try #require(MappedOutline.footprint(mapping, width: 3000, height: 3000, worldPixels: WebMercator.worldPixels(zoom: 9)))
     let region = PyramidPlanner.region(of: footprint, density: 9)
     let mesh = MeshInverse(
@@ -65,7 +65,7 @@ struct MeshTests {
 
   @Test("a north-up source near its meridian needs no split at its native zoom, and agrees within the bound")
   func nativeZoom() throws {
-    let mapping = try utm(east: 390000, north: 5820000, meters: 0.5)
+    let mapping = try utm(east: 390000, north: 5_820_000, meters: 0.5)
     let footprint = try #require(MappedOutline.footprint(mapping, width: 2000, height: 1000, worldPixels: WebMercator.worldPixels(zoom: 18)))
     let region = PyramidPlanner.region(of: footprint, density: 18)
     let mesh = MeshInverse(mapping: mapping, region: region, worldPixels: WebMercator.worldPixels(zoom: 18))
@@ -77,7 +77,7 @@ struct MeshTests {
   @Test("the footprint follows the curved outline: its box holds every point of a 16× denser outline, and differs from the corners' box")
   func curvedFootprint() throws {
     // 600 km wide at 60° N in UTM 33: the north edge (one northing) bows in Mercator
-    let mapping = try utm(east: 200000, north: 6900000, meters: 200)
+    let mapping = try utm(east: 200000, north: 6_900_000, meters: 200)
     let (w, h) = (3000, 1000)
     let zoom = 12
     let world = WebMercator.worldPixels(zoom: zoom)

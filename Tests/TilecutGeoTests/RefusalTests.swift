@@ -83,7 +83,7 @@ struct RefusalTests {
     defer { try? FileManager.default.removeItem(atPath: dir) }
     try GeoTIFFWriter.write(
       path: dir + "/nocrs.tif", width: 8, height: 8, bands: 3, pixels: [UInt8](repeating: 90, count: 192),
-      tiepoint: [0, 0, 0, 390000, 5820000, 0], scale: [1, 1, 0])
+      tiepoint: [0, 0, 0, 390000, 5_820_000, 0], scale: [1, 1, 0])
     let run = try runBinary([dir + "/nocrs.tif", "-o", dir + "/out"])
     #expect(run.status == 1 && run.stderr.contains("no CRS") && run.stderr.contains("--source-crs"))
     #expect(try runTilecut([dir + "/nocrs.tif", "--source-crs", "EPSG:32633", "-o", dir + "/ok"]) == 0)
@@ -101,7 +101,7 @@ struct RefusalTests {
       for b in 0..<6 { pixels[i * 6 + b] = UInt8(b * 40) }
     }
     try GeoTIFFWriter.write(
-      path: dir + "/six.tif", width: 32, height: 16, bands: 6, pixels: pixels, tiepoint: [0, 0, 0, 390000, 5820000, 0],
+      path: dir + "/six.tif", width: 32, height: 16, bands: 6, pixels: pixels, tiepoint: [0, 0, 0, 390000, 5_820_000, 0],
       scale: [1, 1, 0], shortKeys: [(.modelType, 1), (.projectedCSType, 32633)])
     let refused = try runBinary([dir + "/six.tif", "-o", dir + "/out"])
     #expect(refused.status == 1 && refused.stderr.contains("has 6 bands") && refused.stderr.contains("--bands R,G,B[,A]"))
@@ -126,7 +126,7 @@ struct RefusalTests {
     }
     try GeoTIFFWriter.write(
       path: path, width: w, height: h, bands: 1, bits: 16, sampleFormat: 2, pixels: samples.withUnsafeBytes { Array($0) },
-      tiepoint: [0, 0, 0, 390000, 5820000, 0], scale: [4, 4, 0], shortKeys: [(.modelType, 1), (.projectedCSType, 32633)],
+      tiepoint: [0, 0, 0, 390000, 5_820_000, 0], scale: [4, 4, 0], shortKeys: [(.modelType, 1), (.projectedCSType, 32633)],
       nodata: nodataTag)
   }
 
@@ -192,7 +192,7 @@ struct RefusalTests {
       }
     }
     try GeoTIFFWriter.write(
-      path: dir + "/collar.tif", width: w, height: h, bands: 3, pixels: rgb, tiepoint: [0, 0, 0, 390000, 5820000, 0],
+      path: dir + "/collar.tif", width: w, height: h, bands: 3, pixels: rgb, tiepoint: [0, 0, 0, 390000, 5_820_000, 0],
       scale: [4, 4, 0], shortKeys: [(.modelType, 1), (.projectedCSType, 32633)], nodata: "0")
     let run = try runBinary([dir + "/collar.tif", "--tile-size", "256", "--max-zoom", "16", "-o", dir + "/out"])
     #expect(run.status == 0 && run.stderr.contains("every colour band is 0 are transparent"))
@@ -209,10 +209,12 @@ struct RefusalTests {
     #expect(transparent > 0)
     // compared with no nodata: the collar is black and opaque
     try GeoTIFFWriter.write(
-      path: dir + "/plain.tif", width: w, height: h, bands: 3, pixels: rgb, tiepoint: [0, 0, 0, 390000, 5820000, 0],
+      path: dir + "/plain.tif", width: w, height: h, bands: 3, pixels: rgb, tiepoint: [0, 0, 0, 390000, 5_820_000, 0],
       scale: [4, 4, 0], shortKeys: [(.modelType, 1), (.projectedCSType, 32633)])
     #expect(try runTilecut([dir + "/plain.tif", "--tile-size", "256", "--max-zoom", "16", "-o", dir + "/plain"]) == 0)
-    let opaque = { (tiles: [RGBAImage]) in tiles.reduce(0) { n, t in n + stride(from: 3, to: t.pixels.count, by: 4).filter { t.pixels[$0] == 255 }.count } }
+    let opaque = { (tiles: [RGBAImage]) in
+      tiles.reduce(0) { n, t in n + stride(from: 3, to: t.pixels.count, by: 4).filter { t.pixels[$0] == 255 }.count }
+    }
     let withNodata = opaque(try deepestTiles(dir + "/out"))
     let without = opaque(try deepestTiles(dir + "/plain"))
     // a quarter of the image (16 of 64 columns) is the collar
@@ -222,8 +224,8 @@ struct RefusalTests {
   @Test(
     "georeferencing numbers that place nothing are refused as input errors, no trap, no output",
     arguments: [
-      ([0.0, 0, 0, Double.nan, 5820000, 0], [1.0, 1, 0]), ([0.0, 0, 0, 390000, 5820000, 0], [0.0, 0, 0]),
-      ([0.0, 0, 0, 1e15, 1e15, 0], [1.0, 1, 0]), ([0.0, 0, 0, 390000, 5820000, 0], [1e300, 1e300, 0]),
+      ([0.0, 0, 0, Double.nan, 5_820_000, 0], [1.0, 1, 0]), ([0.0, 0, 0, 390000, 5_820_000, 0], [0.0, 0, 0]),
+      ([0.0, 0, 0, 1e15, 1e15, 0], [1.0, 1, 0]), ([0.0, 0, 0, 390000, 5_820_000, 0], [1e300, 1e300, 0]),
     ])
   func impossibleNumbers(tiepoint: [Double], scale: [Double]) throws {
     let dir = try geoScratch()

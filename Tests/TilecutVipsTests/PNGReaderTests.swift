@@ -281,7 +281,8 @@ struct PNGReaderTests {
         var image = RGBAImage(width: 61, height: 23)
         for i in 0..<(61 * 23) {
           let k = (i * 7 + i / 61) % colours
-          image.pixels.replaceSubrange(i * 4..<i * 4 + 4, with: [UInt8(k * 255 / colours), UInt8(k * 3 % 256), 90, opaque ? 255 : UInt8(k * 41 % 256)])
+          image.pixels.replaceSubrange(
+            i * 4..<i * 4 + 4, with: [UInt8(k * 255 / colours), UInt8(k * 3 % 256), 90, opaque ? 255 : UInt8(k * 41 % 256)])
         }
         var length = 0
         let encoded = image.pixels.withUnsafeBufferPointer {

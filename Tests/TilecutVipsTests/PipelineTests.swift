@@ -23,7 +23,11 @@ func testImage(width: Int, height: Int) -> RGBAImage {
       image.pixels[i + 1] = UInt8((y * 255) / max(height - 1, 1))
       image.pixels[i + 2] = UInt8((x ^ y) & 255)
       image.pixels[i + 3] = hole ? 0 : ((x / 40) % 7 == 0 ? 100 : 255)
-      if hole { image.pixels[i] = 0; image.pixels[i + 1] = 0; image.pixels[i + 2] = 0 }
+      if hole {
+        image.pixels[i] = 0
+        image.pixels[i + 1] = 0
+        image.pixels[i + 2] = 0
+      }
     }
   }
   return image

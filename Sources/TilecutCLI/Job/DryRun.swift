@@ -59,7 +59,8 @@ extension TileJob {
       totalTiles += tiles
       let r = cut.range
       rows.append(
-        "  floor \(key.floor)  \(key.tileSize) px  z\(key.zoom)  x \(r.xRange.lowerBound)…\(r.xRange.upperBound)  y \(r.yRange.lowerBound)…\(r.yRange.upperBound)  \(r.count) cells, \(tiles) tiles")
+        "  floor \(key.floor)  \(key.tileSize) px  z\(key.zoom)  x \(r.xRange.lowerBound)…\(r.xRange.upperBound)  y \(r.yRange.lowerBound)…\(r.yRange.upperBound)  \(r.count) cells, \(tiles) tiles"
+      )
       json.append(
         #"{"floor": \#(key.floor), "tileSize": \#(key.tileSize), "zoom": \#(key.zoom), "xRange": [\#(r.xRange.lowerBound), \#(r.xRange.upperBound)], "yRange": [\#(r.yRange.lowerBound), \#(r.yRange.upperBound)], "cells": \#(r.count), "tiles": \#(tiles)}"#
       )
@@ -97,7 +98,8 @@ extension TileJob {
       let f = Manifest.Footprint(floor: p.floor, rect: p.footprint)
       let metres = p.placement.groundMetersPerPixel(width: p.source.width, height: p.source.height)
       let sidecars = p.placement.sidecars.map(jsonString).joined(separator: ", ")
-      return #"{"floor": \#(p.floor), "method": \#(jsonString(p.placement.method)), "crs": \#(jsonString(PlacementOptions.crsName(p.placement))), "south": \#(f.south), "west": \#(f.west), "north": \#(f.north), "east": \#(f.east), "metersPerPixel": \#(metres.isFinite ? metres : 0), "sidecars": [\#(sidecars)]}"#
+      return
+        #"{"floor": \#(p.floor), "method": \#(jsonString(p.placement.method)), "crs": \#(jsonString(PlacementOptions.crsName(p.placement))), "south": \#(f.south), "west": \#(f.west), "north": \#(f.north), "east": \#(f.east), "metersPerPixel": \#(metres.isFinite ? metres : 0), "sidecars": [\#(sidecars)]}"#
     }
     return "[" + items.joined(separator: ", ") + "]"
   }

@@ -17,7 +17,8 @@ enum FloorResolver {
     var out: [FloorSource] = []
     if names.count > 1 {
       if let n = options.floors, n != names.count {
-        throw TilecutError.invalidOption(option: "--floors", reason: "\(n) floors but \(names.count) inputs; give one input per floor, or one input with --floors")
+        throw TilecutError.invalidOption(
+          option: "--floors", reason: "\(n) floors but \(names.count) inputs; give one input per floor, or one input with --floors")
       }
       for (i, name) in names.enumerated() {
         let header = try SourceImage.header(of: name, maxPixels: maxPixels)

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 import TilecutCore
 import TilecutGeo
 import TilecutMBTiles
@@ -89,7 +90,9 @@ struct TileJob {
       if bytes > 2 << 30 {
         throw TilecutError.invalidInput(
           path: p.source.path,
-          reason: "is \(p.source.width) px wide at zoom \(p.levels.first?.density ?? 0): its strips would need \(bytes >> 20) MB; lower --max-zoom or split the image")
+          reason:
+            "is \(p.source.width) px wide at zoom \(p.levels.first?.density ?? 0): its strips would need \(bytes >> 20) MB; lower --max-zoom or split the image"
+        )
       }
     }
     try guardDocumentRaster(plan)
@@ -117,7 +120,9 @@ struct TileJob {
         let zooms = level.cuts.map { "zoom \($0.zoom) (\($0.tileSize) px tiles)" }.joined(separator: " and ")
         throw TilecutError.invalidInput(
           path: p.source.path,
-          reason: "would be rendered to \(Self.count(width)) × \(Self.count(height)) = \(Self.count(pixels)) pixels for \(zooms), more than --max-pixels \(run.maxDocumentPixels)\(run.maxPixelsOption == nil ? " (the default for documents)" : ""); lower --max-zoom\(plan.sizes.count > 1 ? ", drop the larger --tile-size" : ""), or raise --max-pixels")
+          reason:
+            "would be rendered to \(Self.count(width)) × \(Self.count(height)) = \(Self.count(pixels)) pixels for \(zooms), more than --max-pixels \(run.maxDocumentPixels)\(run.maxPixelsOption == nil ? " (the default for documents)" : ""); lower --max-zoom\(plan.sizes.count > 1 ? ", drop the larger --tile-size" : ""), or raise --max-pixels"
+        )
       }
     }
   }
@@ -349,7 +354,8 @@ struct TileJob {
       let levels = outcomes.keys.sorted().map { key -> String in
         let o = outcomes[key] ?? LevelOutcome()
         let planned = plan.cells[key]?.range.count ?? 0
-        return #"{"floor": \#(key.floor), "tileSize": \#(key.tileSize), "zoom": \#(key.zoom), "cells": \#(planned), "written": \#(o.tiles.count), "skipped": \#(o.blank), "bytes": \#(o.bytes)}"#
+        return
+          #"{"floor": \#(key.floor), "tileSize": \#(key.tileSize), "zoom": \#(key.zoom), "cells": \#(planned), "written": \#(o.tiles.count), "skipped": \#(o.blank), "bytes": \#(o.bytes)}"#
       }
       Printer.result(
         #"{"output": \#(jsonString(output)), "upToDate": false, "tilesWritten": \#(totalWritten), "tilesSkipped": \#(totalBlank), "bytes": \#(totalBytes), "seconds": \#(String(format: "%.3f", seconds)), "manifest": \#(jsonString(output + "/" + Manifest.fileName)), "placements": \#(Self.placementsJSON(plan)), "levels": [\#(levels.joined(separator: ", "))]}"#
@@ -362,8 +368,6 @@ struct TileJob {
 struct JobInterrupted: Error {
   var signal: Int32
 }
-
-import Synchronization
 
 /// Turns SIGINT and SIGTERM into a cancelled run: the pool stops taking work, and
 /// when the run has not wound down within half a second (a document render that

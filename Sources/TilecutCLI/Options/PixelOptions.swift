@@ -11,10 +11,15 @@ public struct PixelOptions: ParsableArguments {
 
   @Option(
     parsing: .unconditional,
-    help: ArgumentHelp("For one band of 16-bit or floating-point data: the values shown as black and white (default: the data's range).", valueName: "min,max"))
+    help: ArgumentHelp(
+      "For one band of 16-bit or floating-point data: the values shown as black and white (default: the data's range).", valueName: "min,max"))
   public var scale: String?
 
-  @Option(parsing: .unconditional, help: ArgumentHelp("The value that means no data, made transparent (in 8-bit colour, where every colour band holds it; default: the GeoTIFF's GDAL_NODATA tag).", valueName: "v"))
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp(
+      "The value that means no data, made transparent (in 8-bit colour, where every colour band holds it; default: the GeoTIFF's GDAL_NODATA tag).",
+      valueName: "v"))
   public var nodata: Double?
 
   public init() {}
@@ -85,7 +90,8 @@ public struct PixelOptions: ParsableArguments {
       }
       conversion.scale = range
       conversion.nodata = nodataValue
-      var note = "note: \(path) is one band of \(layout.formatName) samples: grey from \(Self.number(range.lowerBound)) (black) to \(Self.number(range.upperBound)) (white), \(how)"
+      var note =
+        "note: \(path) is one band of \(layout.formatName) samples: grey from \(Self.number(range.lowerBound)) (black) to \(Self.number(range.upperBound)) (white), \(how)"
       if let nodataValue {
         note += "; nodata \(Self.number(nodataValue)) is transparent" + (nodata == nil ? " (GDAL_NODATA tag)" : "")
       }

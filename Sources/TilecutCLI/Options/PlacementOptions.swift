@@ -11,15 +11,22 @@ public struct PlacementOptions: ParsableArguments {
     help: ArgumentHelp("North-up image between these lines, in degrees (the corners of a GMSCoordinateBounds).", valueName: "south,west,north,east"))
   public var bounds: String?
 
-  @Option(help: ArgumentHelp("With --bounds: the image is linear in Web-Mercator (mercator, like a ground overlay) or in lon/lat (lonlat, plate carrée).", valueName: "projection"))
+  @Option(
+    help: ArgumentHelp(
+      "With --bounds: the image is linear in Web-Mercator (mercator, like a ground overlay) or in lon/lat (lonlat, plate carrée).",
+      valueName: "projection"))
   public var sourceProjection: SourceProjection = .webMercator
 
   @Option(
     parsing: .unconditionalSingleValue,
-    help: ArgumentHelp("A control point: source pixel X,Y (column,row; 0,0 is the top-left corner) at LAT,LON. Give 2 or more.", valueName: "x,y,lat,lon"))
+    help: ArgumentHelp(
+      "A control point: source pixel X,Y (column,row; 0,0 is the top-left corner) at LAT,LON. Give 2 or more.", valueName: "x,y,lat,lon"))
   public var gcp: [String] = []
 
-  @Option(help: ArgumentHelp("With --gcp or a GeoTIFF's control points: accept a fit whose RMS residual is up to this many source pixels (default: 2 px or 1 % of the image diagonal, whichever is larger).", valueName: "px"))
+  @Option(
+    help: ArgumentHelp(
+      "With --gcp or a GeoTIFF's control points: accept a fit whose RMS residual is up to this many source pixels (default: 2 px or 1 % of the image diagonal, whichever is larger).",
+      valueName: "px"))
   public var allowResidual: Double?
 
   @Option(parsing: .unconditional, help: ArgumentHelp("The image centre's position, in degrees.", valueName: "lat,lon"))
@@ -28,7 +35,9 @@ public struct PlacementOptions: ParsableArguments {
   @Option(help: ArgumentHelp("With --center: ground metres per source pixel.", valueName: "m"))
   public var metersPerPixel: Double?
 
-  @Option(parsing: .unconditional, help: ArgumentHelp("With --center: clockwise turn of the image in degrees (its up then points to this bearing).", valueName: "deg"))
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("With --center: clockwise turn of the image in degrees (its up then points to this bearing).", valueName: "deg"))
   public var rotation: Double?
 
   @Option(help: ArgumentHelp("A world file to use (default: one found beside each input, e.g. plan.pgw).", valueName: "path"))
@@ -93,7 +102,8 @@ public struct PlacementOptions: ParsableArguments {
       }
       if !noticed {
         printer.info(
-          "note: \(floor.input.path) has no georeference: it is placed in pixel space at the map's north-west corner (85.05° N, 180° W), native at zoom \(nativeZoom); to put it on the map give --bounds, --gcp, --center, a world file with a .prj, or a GeoTIFF")
+          "note: \(floor.input.path) has no georeference: it is placed in pixel space at the map's north-west corner (85.05° N, 180° W), native at zoom \(nativeZoom); to put it on the map give --bounds, --gcp, --center, a world file with a .prj, or a GeoTIFF"
+        )
         noticed = true
       }
       return Placement.raster(nativeZoom: nativeZoom)
@@ -158,7 +168,9 @@ public struct PlacementOptions: ParsableArguments {
     guard rms <= limit else {
       throw TilecutError.invalidInput(
         path: path,
-        reason: String(format: "its %d control points fit with an RMS residual of %.2f px, above %.2f px; check them, or accept the fit with --allow-residual PX", pixels.count, rms, limit))
+        reason: String(
+          format: "its %d control points fit with an RMS residual of %.2f px, above %.2f px; check them, or accept the fit with --allow-residual PX",
+          pixels.count, rms, limit))
     }
     printer.info(String(format: "%@: %d control points, RMS residual %.2f px", path, pixels.count, rms))
     return fit
@@ -212,7 +224,9 @@ public struct PlacementOptions: ParsableArguments {
     } else {
       throw TilecutError.invalidInput(
         path: path,
-        reason: "a world file says nothing of its CRS: put a .prj beside it (\(Self.prjName(for: imagePath))) or give --source-crs (EPSG:NNNN, a PROJ string or a WKT file)")
+        reason:
+          "a world file says nothing of its CRS: put a .prj beside it (\(Self.prjName(for: imagePath))) or give --source-crs (EPSG:NNNN, a PROJ string or a WKT file)"
+      )
     }
     var placement = try Self.fromFile(path) {
       try GeoPlacement.make(
@@ -279,7 +293,8 @@ public struct PlacementOptions: ParsableArguments {
       if report.rmsPixels > limit {
         throw TilecutError.invalidOption(
           option: "--gcp",
-          reason: String(format: "the control points fit with an RMS residual of %.2f px, above %.2f px; worst %.2f px", report.rmsPixels, limit, report.maxPixels)
+          reason: String(
+            format: "the control points fit with an RMS residual of %.2f px, above %.2f px; worst %.2f px", report.rmsPixels, limit, report.maxPixels)
             + worst + "; check that point, or accept the fit with --allow-residual PX")
       }
       printer.info(line + (report.isSuspicious ? worst : ""))

@@ -31,10 +31,15 @@ public struct OutputOptions: ParsableArguments {
       valueName: "kind"))
   public var store: StoreKind = .directory
 
-  @Option(help: ArgumentHelp("Write a make dependency file: <output>/manifest.json: the inputs, world files and .prj files the run read.", valueName: "file"))
+  @Option(
+    help: ArgumentHelp(
+      "Write a make dependency file: <output>/manifest.json: the inputs, world files and .prj files the run read.", valueName: "file"))
   public var depfile: String?
 
-  @Option(help: ArgumentHelp("Write the tile files this run added, modified or deleted, one 'A|M|D<TAB>path' line each (git --name-status), relative to the output.", valueName: "file"))
+  @Option(
+    help: ArgumentHelp(
+      "Write the tile files this run added, modified or deleted, one 'A|M|D<TAB>path' line each (git --name-status), relative to the output.",
+      valueName: "file"))
   public var changes: String?
 
   public init() {}
@@ -53,13 +58,23 @@ public enum StoreKind: String, ExpressibleByArgument, CaseIterable, Sendable {
 
 /// Which zooms and tile sizes to make.
 public struct PyramidOptions: ParsableArguments {
-  @Option(parsing: .unconditional, help: ArgumentHelp("Lowest zoom to write (default: 0 for plain images; for georeferenced ones the deepest zoom whose one 256 px tile holds the whole footprint).", valueName: "z"))
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp(
+      "Lowest zoom to write (default: 0 for plain images; for georeferenced ones the deepest zoom whose one 256 px tile holds the whole footprint).",
+      valueName: "z"))
   public var minZoom: Int?
 
-  @Option(parsing: .unconditional, help: ArgumentHelp("Highest zoom to write (default: plain images, the smallest z with 256·2^z ≥ the longer side; georeferenced, the deepest zoom whose 256 px tiles are not finer than the source pixels).", valueName: "z"))
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp(
+      "Highest zoom to write (default: plain images, the smallest z with 256·2^z ≥ the longer side; georeferenced, the deepest zoom whose 256 px tiles are not finer than the source pixels).",
+      valueName: "z"))
   public var maxZoom: Int?
 
-  @Option(help: ArgumentHelp("Tile sizes in pixels, any of 256, 512 (@2x: the same z/x/y grid at twice the density) and 768 (@3x), comma-separated.", valueName: "sizes"))
+  @Option(
+    help: ArgumentHelp(
+      "Tile sizes in pixels, any of 256, 512 (@2x: the same z/x/y grid at twice the density) and 768 (@3x), comma-separated.", valueName: "sizes"))
   public var tileSize: String = "256,512"
 
   @Option(help: ArgumentHelp("Refuse jobs of more tiles than this (the estimate names the zoom that causes it).", valueName: "n"))
@@ -72,7 +87,8 @@ public struct PyramidOptions: ParsableArguments {
     var sizes: [Int] = []
     for p in parts {
       guard let n = Int(p), [256, 512, 768].contains(n) else {
-        throw TilecutError.invalidOption(option: "--tile-size", reason: "'\(p)' is not a supported tile size; use 256, 512, 768 or a list such as 256,512")
+        throw TilecutError.invalidOption(
+          option: "--tile-size", reason: "'\(p)' is not a supported tile size; use 256, 512, 768 or a list such as 256,512")
       }
       if !sizes.contains(n) { sizes.append(n) }
     }
@@ -98,7 +114,9 @@ public struct FloorOptions: ParsableArguments {
   @Option(help: ArgumentHelp("Number of floors: the source's first N pages, or N equal bands of a one-page sheet.", valueName: "n"))
   public var floors: Int?
 
-  @Option(parsing: .unconditional, help: ArgumentHelp("Floor number of the first floor, used in names (0 and negatives allowed: basements).", valueName: "k"))
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("Floor number of the first floor, used in names (0 and negatives allowed: basements).", valueName: "k"))
   public var firstFloor: Int = 1
 
   @Option(help: ArgumentHelp("How floors are stacked on a one-page sheet: vertical (top to bottom) or horizontal (left to right).", valueName: "dir"))
@@ -125,7 +143,8 @@ public struct EncodingOptions: ParsableArguments {
   @Option(help: ArgumentHelp("PNG deflate level, 0 (fast) to 9 (small); upsampled tiles use at most 4.", valueName: "0-9"))
   public var pngCompression: Int = 6
 
-  @Flag(help: "Quantise tiles of more than 256 colours to 8-bit palettes (libimagequant, lossy). Tiles of fewer colours are always exact palette PNGs.")
+  @Flag(
+    help: "Quantise tiles of more than 256 colours to 8-bit palettes (libimagequant, lossy). Tiles of fewer colours are always exact palette PNGs.")
   public var palette = false
 
   @Option(help: ArgumentHelp("WebP/JPEG quality, 1 to 100 (WebP is lossy and keeps transparency).", valueName: "q"))
@@ -190,7 +209,10 @@ public struct RunOptions: ParsableArguments {
   @Flag(name: [.short, .long], help: "Print only errors.")
   public var quiet = false
 
-  @Option(help: ArgumentHelp("Render a deterministic share K of N of the tiles and write a partial manifest (combine with `tilecut merge`). 'env' or 'env/N' take K (and N) from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, TILECUT_SHARD_COUNT) or an AWS Batch array job (AWS_BATCH_JOB_ARRAY_INDEX, AWS_BATCH_JOB_ARRAY_SIZE).", valueName: "k/n|env[/n]"))
+  @Option(
+    help: ArgumentHelp(
+      "Render a deterministic share K of N of the tiles and write a partial manifest (combine with `tilecut merge`). 'env' or 'env/N' take K (and N) from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, TILECUT_SHARD_COUNT) or an AWS Batch array job (AWS_BATCH_JOB_ARRAY_INDEX, AWS_BATCH_JOB_ARRAY_SIZE).",
+      valueName: "k/n|env[/n]"))
   public var shard: String?
 
   @Option(

@@ -317,7 +317,8 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
       var st = stat()
       if stat(staging, &st) == 0, UInt64(st.st_dev) != found.device {
         Self.removeTree(staging)
-        throw TilecutError.output(path: path, reason: "is on another file system than its parent but not a mount point tilecut can see; choose another output directory")
+        throw TilecutError.output(
+          path: path, reason: "is on another file system than its parent but not a mount point tilecut can see; choose another output directory")
       }
     }
     writer = DirectoryTileWriter(root: staging, createRoot: false)
@@ -478,11 +479,13 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
     aborted.store(true, ordering: .relaxed)
     // a second caller (the signal watchdog) waits until the first has removed it all
     removal.withLock { _ in
-      guard let staging = state.withLock({ s -> String? in
-        let v = s.staging
-        s.staging = nil
-        return v
-      }) else { return }
+      guard
+        let staging = state.withLock({ s -> String? in
+          let v = s.staging
+          s.staging = nil
+          return v
+        })
+      else { return }
       Self.removeTree(staging)
     }
   }

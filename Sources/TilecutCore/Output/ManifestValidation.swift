@@ -55,7 +55,8 @@ extension Manifest {
         guard run.count == 3 else { throw badLevel("a row run has \(run.count) numbers, not 3 (y, x0, x1)") }
         let (y, x0, x1) = (run[0], run[1], run[2])
         guard level.yRange[0] <= y, y <= level.yRange[1], level.xRange[0] <= x0, x0 <= x1, x1 <= level.xRange[1] else {
-          throw badLevel("run y \(y), x \(x0)…\(x1) is outside its range x \(level.xRange[0])…\(level.xRange[1]), y \(level.yRange[0])…\(level.yRange[1])")
+          throw badLevel(
+            "run y \(y), x \(x0)…\(x1) is outside its range x \(level.xRange[0])…\(level.xRange[1]), y \(level.yRange[0])…\(level.yRange[1])")
         }
         if let p = previous, y < p.y || (y == p.y && x0 <= p.x1) {
           throw badLevel("runs are not sorted by y then x, or overlap (at y \(y), x \(x0))")

@@ -63,7 +63,10 @@ public struct TileNameTemplate: Hashable, Sendable, Codable, CustomStringConvert
       if case .text(let t) = parts[i + 1], let c = t.first, !c.isNumber { separated = true } else { separated = false }
       if !separated {
         throw TilecutError.invalidOption(
-          option: option, reason: "'\(pattern)' puts numbers side by side\(collisionExample(sizes: [256, 512]).map { ": \($0)" } ?? ""); put a separator such as '_' between them")
+          option: option,
+          reason:
+            "'\(pattern)' puts numbers side by side\(collisionExample(sizes: [256, 512]).map { ": \($0)" } ?? ""); put a separator such as '_' between them"
+        )
       }
     }
   }
@@ -74,12 +77,16 @@ public struct TileNameTemplate: Hashable, Sendable, Codable, CustomStringConvert
     if sizes.count > 1 && !uses("size") {
       throw TilecutError.invalidOption(
         option: option,
-        reason: "'\(pattern)' has no {size} but \(sizes.map(String.init).joined(separator: " and ")) px tiles are made: \(collisionExample(sizes: sizes, floors: floors) ?? "they would overwrite each other"); add {size}")
+        reason:
+          "'\(pattern)' has no {size} but \(sizes.map(String.init).joined(separator: " and ")) px tiles are made: \(collisionExample(sizes: sizes, floors: floors) ?? "they would overwrite each other"); add {size}"
+      )
     }
     if Set(floors).count > 1 && !uses("floor") {
       throw TilecutError.invalidOption(
         option: option,
-        reason: "'\(pattern)' has no {floor} but there are \(Set(floors).count) floors: \(collisionExample(sizes: sizes, floors: floors) ?? "they would overwrite each other"); add {floor}")
+        reason:
+          "'\(pattern)' has no {floor} but there are \(Set(floors).count) floors: \(collisionExample(sizes: sizes, floors: floors) ?? "they would overwrite each other"); add {floor}"
+      )
     }
   }
 

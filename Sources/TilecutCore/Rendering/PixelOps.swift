@@ -1,3 +1,5 @@
+import Foundation
+
 /// A colour with a tolerance, as given to `--background` and `--knockout`.
 public struct ColorRule: Hashable, Sendable, Codable, CustomStringConvertible {
   public var red: UInt8
@@ -53,8 +55,6 @@ public struct ColorRule: Hashable, Sendable, Codable, CustomStringConvertible {
     return tolerance == 0 ? hex : "\(hex):\(tolerance)"
   }
 }
-
-import Foundation
 
 /// Pixel work on packed RGBA8 rows (unpremultiplied), shared by every level.
 public enum PixelOps {

@@ -73,7 +73,8 @@ public struct TileManifest: Decodable, Sendable {
   private var index: [Key: [[Int]]] = [:]
 
   /// The fields a client needs; the rest (sources, options, fingerprint) is the tool's business.
-  private enum CodingKeys: String, CodingKey { case format, version, floors, tileSizes, name, levels, footprints, contentVersion, store, tileSets
+  private enum CodingKeys: String, CodingKey {
+    case format, version, floors, tileSizes, name, levels, footprints, contentVersion, store, tileSets
   }
 
   public init(from decoder: Decoder) throws {

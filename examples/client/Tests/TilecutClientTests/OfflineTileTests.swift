@@ -36,7 +36,8 @@ struct OfflineTileTests {
     #expect(listed > 20)
     // a file planted in a no-tile cell is never read; a listed file gone is an error, not "no tile"
     let noTile = try #require(f.cells().first { !f.manifest.hasTile(floor: $0.floor, zoom: $0.zoom, x: $0.x, y: $0.y, tileSize: $0.size) })
-    let planted = copy.appendingPathComponent(f.manifest.path(floor: noTile.floor, zoom: noTile.zoom, x: noTile.x, y: noTile.y, tileSize: noTile.size))
+    let planted = copy.appendingPathComponent(
+      f.manifest.path(floor: noTile.floor, zoom: noTile.zoom, x: noTile.x, y: noTile.y, tileSize: noTile.size))
     try Data([1, 2, 3]).write(to: planted)
     #expect(tiles.tile(floor: noTile.floor, zoom: noTile.zoom, x: noTile.x, y: noTile.y, tileSize: noTile.size) == .noTile)
     let level = try #require(f.manifest.levels.first { $0.floor == 0 && $0.tileSize == 768 && $0.zoom == 18 })
@@ -60,7 +61,8 @@ struct OfflineTileTests {
     let xs = Set(level.rows.flatMap { [$0[1], $0[2]] })
     let ys = level.rows.map { $0[0] }
     let json = try #require(try JSONSerialization.jsonObject(with: f.manifestData) as? [String: Any])
-    let raw = try #require((json["levels"] as? [[String: Any]])?.first { ($0["floor"] as? Int) == -1 && ($0["tileSize"] as? Int) == 256 && ($0["zoom"] as? Int) == zoom })
+    let raw = try #require(
+      (json["levels"] as? [[String: Any]])?.first { ($0["floor"] as? Int) == -1 && ($0["tileSize"] as? Int) == 256 && ($0["zoom"] as? Int) == zoom })
     let xr = try #require(raw["xRange"] as? [Int])
     let yr = try #require(raw["yRange"] as? [Int])
     #expect(xs.isSubset(of: Set(xr[0]...xr[1])) && ys.allSatisfy { (yr[0]...yr[1]).contains($0) })
@@ -73,12 +75,16 @@ struct OfflineTileTests {
     let file = dir.appendingPathComponent("plan.mbtiles")
     try run(
       "/usr/bin/gdal_translate",
-      ["-q", "-of", "MBTILES", "-a_srs", "EPSG:3857", "-a_ullr", mx(xr[0]), my(yr[0]), mx(xr[1] + 1), my(yr[1] + 1), "-co", "TILE_FORMAT=PNG", sheet, file.path])
+      [
+        "-q", "-of", "MBTILES", "-a_srs", "EPSG:3857", "-a_ullr", mx(xr[0]), my(yr[0]), mx(xr[1] + 1), my(yr[1] + 1), "-co", "TILE_FORMAT=PNG", sheet,
+        file.path,
+      ])
 
     let mbtiles = try MBTilesFile(url: file)
     #expect(mbtiles.format == "png" && mbtiles.minZoom == zoom && mbtiles.maxZoom == zoom)
     let bounds = try #require(mbtiles.bounds)
-    #expect(bounds[0] < Fixture.bounds.west && bounds[2] > Fixture.bounds.east && bounds[1] < Fixture.bounds.south && bounds[3] > Fixture.bounds.north)
+    #expect(
+      bounds[0] < Fixture.bounds.west && bounds[2] > Fixture.bounds.east && bounds[1] < Fixture.bounds.south && bounds[3] > Fixture.bounds.north)
     let tiles = OfflineTiles(manifest: f.manifest, store: MBTilesTileStore(files: [.init(floor: -1, tileSize: 256): mbtiles]))
     var pairs: [String] = []
     for y in yr[0]...yr[1] {
