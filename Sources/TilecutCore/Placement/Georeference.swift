@@ -230,40 +230,13 @@ public enum Georeference {
       let tv = world[0].v - (si * points[0].col + sr * points[0].row)
       transform = AffineTransform(a: sr, b: -si, c: tu, d: si, e: sr, f: tv)
     } else {
-      let n = Double(points.count)
-      let mc = points.map(\.col).reduce(0, +) / n
-      let mr = points.map(\.row).reduce(0, +) / n
-      let mu = world.map(\.u).reduce(0, +) / n
-      let mv = world.map(\.v).reduce(0, +) / n
-      var sxx = 0.0
-      var sxy = 0.0
-      var syy = 0.0
-      var sxu = 0.0
-      var syu = 0.0
-      var sxv = 0.0
-      var syv = 0.0
-      for (p, w) in zip(points, world) {
-        let x = p.col - mc
-        let y = p.row - mr
-        let u = w.u - mu
-        let v = w.v - mv
-        sxx += x * x
-        sxy += x * y
-        syy += y * y
-        sxu += x * u
-        syu += y * u
-        sxv += x * v
-        syv += y * v
-      }
-      let det = sxx * syy - sxy * sxy
-      guard det > 1e-9 * sxx * syy, det > 0 else {
+      guard
+        let fitted = AffineTransform.fit(
+          from: points.map { PixelPoint(x: $0.col, y: $0.row) }, to: world.map { PixelPoint(x: $0.u, y: $0.v) })
+      else {
         throw TilecutError.invalidOption(option: option, reason: "the control points lie on one line; give points that span the image")
       }
-      let a = (sxu * syy - syu * sxy) / det
-      let b = (syu * sxx - sxu * sxy) / det
-      let d = (sxv * syy - syv * sxy) / det
-      let e = (syv * sxx - sxv * sxy) / det
-      transform = AffineTransform(a: a, b: b, c: mu - a * mc - b * mr, d: d, e: e, f: mv - d * mc - e * mr)
+      transform = fitted
     }
     // Relative to the squared scale, so that the test means the same at every zoom:
     // 1 for a similarity, near 0 when the points squash the image onto a line.
