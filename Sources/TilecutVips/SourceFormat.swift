@@ -122,6 +122,7 @@ public enum SourceFormat: String, Sendable, Hashable, Codable, CaseIterable {
     }
     if text.hasPrefix("id=imagemagick") { return "ImageMagick MIFF" }
     if starts(b, "SIMPLE  =") { return "FITS" }
+    if starts(b, [0xFF, 0xFE]) || starts(b, [0xFE, 0xFF]) { return "UTF-16 text (an SVG must be UTF-8 to be read)" }
     if starts(b, "MATLAB") { return "a Matlab file" }
     if starts(b, [0x76, 0x2F, 0x31, 0x01]) { return "OpenEXR" }
     if starts(b, [0x00, 0x00, 0x00, 0x0C, 0x6A, 0x50, 0x20, 0x20]) || starts(b, [0xFF, 0x4F, 0xFF, 0x51]) { return "JPEG 2000" }
@@ -137,7 +138,7 @@ public enum SourceFormat: String, Sendable, Hashable, Codable, CaseIterable {
     if starts(b, "\u{1}\u{0}") || starts(b, "#!") { return "a script or binary" }
     if trimmed.hasPrefix("{") || trimmed.hasPrefix("[") { return "JSON or other text" }
     if b.prefix(512).allSatisfy({ $0 == 9 || $0 == 10 || $0 == 13 || (32..<127).contains($0) || $0 >= 0x80 }) { return "text" }
-    return "not an image format tilecut knows"
+    return "a file of unknown format"
   }
 }
 
