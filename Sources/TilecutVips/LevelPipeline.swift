@@ -61,10 +61,7 @@ public enum LevelPipeline {
       .concatenating(after: .scale(worldPixels, worldPixels))
     var scale = 1.0
     if source.isVector {
-      // Render the document so that one rendered pixel is about one level pixel.
-      let probe = plan.placement.sourcePixelsPerWorldUnit(width: source.width, height: source.height)
-      scale = probe > 0 ? worldPixels / probe : 1
-      if let native = plan.placement.nativeZoom { scale = worldPixels / WebMercator.worldPixels(zoom: native) }
+      scale = plan.documentScale(for: level)
     }
     let vectorScale = TilecutCore.AffineTransform.scale(1 / scale, 1 / scale)
 

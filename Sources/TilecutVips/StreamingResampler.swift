@@ -49,16 +49,10 @@ public final class StreamingResampleSource: LevelPixelSource {
     let rx = min(max(rx, 1), 4)
     let ry = min(max(ry, 1), 4)
     guard image.bands == 4 else { return nil }
-    var capacity = 1
-    var maxEnd = 0
-    for strip in strips {
-      guard let band = band(sy0: sy0, dsy: dsy, radius: ry, width: width, sourceHeight: image.height, top: strip.top, count: strip.count)
-      else { continue }
-      maxEnd = max(maxEnd, band.upperBound)
-      capacity = max(capacity, maxEnd - band.lowerBound)
+    let bands = strips.compactMap {
+      band(sy0: sy0, dsy: dsy, radius: ry, width: width, sourceHeight: image.height, top: $0.top, count: $0.count)
     }
-    let rowBytes = image.width * 4
-    guard capacity <= budget / max(rowBytes, 1) else { return nil }
+    guard let capacity = ringCapacity(bands, rowBytes: image.width * 4, budget: budget) else { return nil }
     return try StreamingResampleSource(
       image: image, name: name, width: width, sx0: sx0, sy0: sy0, dsx: dsx, dsy: dsy, rx: rx, ry: ry, capacity: capacity,
       jobs: jobs, mesh: nil, meshBands: [:])
@@ -73,9 +67,8 @@ public final class StreamingResampleSource: LevelPixelSource {
     let rx = min(max(rx, 1), 4)
     let ry = min(max(ry, 1), 4)
     guard image.bands == 4 else { return nil }
-    var capacity = 1
-    var maxEnd = 0
     var bands: [Int: Range<Int>] = [:]
+    var ordered: [Range<Int>] = []
     for strip in strips {
       guard let span = mesh.sourceRowSpan(top: strip.top, count: strip.count) else { continue }
       // the mesh nodes bound the strip to within a few pixels; the filter adds its radius
@@ -84,14 +77,24 @@ public final class StreamingResampleSource: LevelPixelSource {
       let end = Int(min(max((span.upperBound + margin).rounded(.up), 0), Double(image.height)))
       guard first < end else { continue }
       bands[strip.top] = first..<end
-      maxEnd = max(maxEnd, end)
-      capacity = max(capacity, maxEnd - first)
+      ordered.append(first..<end)
     }
-    let rowBytes = image.width * 4
-    guard capacity <= budget / max(rowBytes, 1) else { return nil }
+    guard let capacity = ringCapacity(ordered, rowBytes: image.width * 4, budget: budget) else { return nil }
     return try StreamingResampleSource(
       image: image, name: name, width: mesh.region.width, sx0: [], sy0: [], dsx: 0, dsy: 0, rx: rx, ry: ry,
       capacity: capacity, jobs: jobs, mesh: mesh, meshBands: bands)
+  }
+
+  /// The rows the ring must hold for strips needing these source bands, read in
+  /// order (a band may reach back below the furthest row read so far); nil past the budget.
+  static func ringCapacity(_ bands: [Range<Int>], rowBytes: Int, budget: Int) -> Int? {
+    var capacity = 1
+    var maxEnd = 0
+    for band in bands {
+      maxEnd = max(maxEnd, band.upperBound)
+      capacity = max(capacity, maxEnd - band.lowerBound)
+    }
+    return capacity <= budget / max(rowBytes, 1) ? capacity : nil
   }
 
   /// The source rows that output rows [top, top + count) touch, or nil for none.

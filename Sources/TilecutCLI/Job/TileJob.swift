@@ -110,9 +110,7 @@ struct TileJob {
   func guardDocumentRaster(_ plan: TileJobPlan) throws {
     for p in plan.plans where p.source.isVector {
       for level in p.levels where level.source == .direct {
-        let probe = p.placement.sourcePixelsPerWorldUnit(width: p.source.width, height: p.source.height)
-        var scale = probe > 0 ? level.worldPixels / probe : 1
-        if let native = p.placement.nativeZoom { scale = pow(2, Double(level.density - native)) }
+        let scale = p.documentScale(for: level)
         let width = Double(p.source.width) * scale
         let height = Double(p.source.height) * scale
         let pixels = width * height

@@ -113,6 +113,17 @@ public struct FloorPlan: Hashable, Sendable, Codable {
   }
 }
 
+extension FloorPlan {
+  /// How much a document (PDF, SVG) is scaled when rendered for a direct level: one
+  /// rendered pixel is about one level pixel. The renderer and the --max-pixels bound
+  /// both use it.
+  public func documentScale(for level: DensityLevel) -> Double {
+    if let native = placement.nativeZoom { return level.worldPixels / WebMercator.worldPixels(zoom: native) }
+    let probe = placement.sourcePixelsPerWorldUnit(width: source.width, height: source.height)
+    return probe > 0 ? level.worldPixels / probe : 1
+  }
+}
+
 /// The choices that shape a pyramid, as the planner takes them.
 public struct PlanRequest: Hashable, Sendable, Codable {
   public var minZoom: Int?
