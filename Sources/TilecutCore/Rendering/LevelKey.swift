@@ -1,0 +1,18 @@
+import Foundation
+
+/// One floor, tile size and zoom: the unit the manifest and summary count by.
+public struct LevelKey: Hashable, Sendable, Codable, Comparable {
+  public var floor: Int
+  public var tileSize: Int
+  public var zoom: Int
+
+  public init(floor: Int, tileSize: Int, zoom: Int) {
+    self.floor = floor
+    self.tileSize = tileSize
+    self.zoom = zoom
+  }
+
+  public static func < (l: LevelKey, r: LevelKey) -> Bool {
+    (l.floor, l.tileSize, l.zoom) < (r.floor, r.tileSize, r.zoom)
+  }
+}

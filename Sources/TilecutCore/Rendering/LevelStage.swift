@@ -1,0 +1,220 @@
+import Foundation
+
+extension PyramidBuilder {
+  /// One level's strip accumulator.
+  final class Stage {
+    let level: DensityLevel
+    unowned let builder: PyramidBuilder
+    let next: Stage?
+    let stride: Int
+    var buffer: [UInt8]
+    var stripTop: Int?
+
+    init(level: DensityLevel, builder: PyramidBuilder, next: Stage?) {
+      self.level = level
+      self.builder = builder
+      self.next = next
+      stride = level.region.width * 4
+      buffer = [UInt8](repeating: 0, count: stride * min(level.stripHeight, level.region.height + level.stripHeight))
+    }
+
+    func begin(_ top: Int, clear: Bool = true) {
+      if stripTop == top { return }
+      stripTop = top
+      if clear { _ = buffer.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+    }
+
+    /// Takes `count` reduced rows from the level above, `top` in this level's global rows.
+    func receive(_ rows: UnsafePointer<UInt8>, top: Int, count: Int, x: Int, width: Int) throws {
+      let region = level.region
+      let strip = (top / level.stripHeight) * level.stripHeight
+      if let current = stripTop, current != strip { try flush() }
+      begin(strip)
+      let x0 = max(x, region.x)
+      let x1 = min(x + width, region.maxX)
+      if x0 < x1 {
+        let y0 = max(top, region.y)
+        let y1 = min(top + count, region.maxY)
+        buffer.withUnsafeMutableBufferPointer { buf in
+          guard let base = buf.baseAddress, y0 < y1 else { return }
+          for y in y0..<y1 {
+            let src = rows + (y - top) * width * 4 + (x0 - x) * 4
+            let dst = base + (y - strip) * stride + (x0 - region.x) * 4
+            dst.update(from: src, count: (x1 - x0) * 4)
+          }
+        }
+      }
+      if top + count >= min(strip + level.stripHeight, region.maxY) { try flush() }
+    }
+
+    func flush() throws {
+      guard let top = stripTop else { return }
+      stripTop = nil
+      let height = min(level.stripHeight, level.region.maxY - top)
+      guard height > 0 else { return }
+      completePending(stripTop: top)
+      cut(top: top, height: height)
+      if let derived { cutDerived(derived, top: top, height: height) }
+      if height > 0 {
+        lastRow = Array(buffer[(height - 1) * stride..<height * stride])
+        lastRowTop = top + height - 1
+      }
+      try builder.pool.checkpoint()
+      if let next {
+        let outWidth = (level.region.width + 1) / 2
+        let outHeight = (height + 1) / 2
+        let width = level.region.width
+        let stride = self.stride
+        // halves the strip into `d`, rows `dStride` bytes apart, on all cores
+        let reduce = { (d: UnsafeMutablePointer<UInt8>, dStride: Int) in
+          self.buffer.withUnsafeBufferPointer { src in
+            guard let s = src.baseAddress else { return }
+            let bands = min(self.builder.pool.jobs, max(1, outHeight / 32))
+            let per = (outHeight + bands - 1) / bands
+            let sAddr = UInt(bitPattern: s)
+            let dAddr = UInt(bitPattern: d)
+            self.builder.pool.parallelFor(bands) { band in
+              let y0 = band * per
+              let y1 = min(outHeight, y0 + per)
+              guard y0 < y1, let sp = UnsafePointer<UInt8>(bitPattern: sAddr),
+                let dp = UnsafeMutablePointer<UInt8>(bitPattern: dAddr)
+              else { return }
+              PixelOps.reduce2x(
+                sp + 2 * y0 * stride, srcStride: stride, width: width, height: min(height - 2 * y0, 2 * (y1 - y0)),
+                into: dp + y0 * dStride, dstStride: dStride)
+            }
+          }
+        }
+        // straight into the next level's strip when the rows fall inside it, else through a copy
+        if try next.receiveInPlace(top: top / 2, count: outHeight, x: level.region.x / 2, width: outWidth, reduce) { return }
+        // every byte is written by reduce2x
+        var reduced = [UInt8](unsafeUninitializedCapacity: outWidth * 4 * outHeight) { _, count in count = outWidth * 4 * outHeight }
+        reduced.withUnsafeMutableBufferPointer { dst in
+          if let d = dst.baseAddress { reduce(d, outWidth * 4) }
+        }
+        try reduced.withUnsafeBufferPointer { buf in
+          guard let base = buf.baseAddress else { return }
+          try next.receive(base, top: top / 2, count: outHeight, x: level.region.x / 2, width: outWidth)
+        }
+      }
+    }
+
+    /// Like `receive`, but the rows are written by `fill` straight into the strip
+    /// buffer (its pointer at (x, top) and the buffer's stride); false, with nothing
+    /// written, when they do not all fall inside the region and one strip.
+    func receiveInPlace(
+      top: Int, count: Int, x: Int, width: Int, _ fill: (UnsafeMutablePointer<UInt8>, Int) -> Void
+    ) throws -> Bool {
+      let region = level.region
+      let strip = (top / level.stripHeight) * level.stripHeight
+      let stripEnd = min(strip + level.stripHeight, region.maxY)
+      guard x >= region.x, x + width <= region.maxX, top >= region.y, top + count <= stripEnd else { return false }
+      if let current = stripTop, current != strip { try flush() }
+      begin(strip)
+      let stride = self.stride
+      buffer.withUnsafeMutableBufferPointer { buf in
+        if let base = buf.baseAddress { fill(base + (top - strip) * stride + (x - region.x) * 4, stride) }
+      }
+      if top + count >= stripEnd { try flush() }
+      return true
+    }
+
+    func finish() throws {
+      try flush()
+      completePending(stripTop: nil)
+      try next?.finish()
+    }
+
+    /// The level twice as dense, whose tiles are this level's blocks doubled.
+    var derived: DensityLevel?
+    /// The last row of the previous strip, for interpolating across the seam.
+    var lastRow: [UInt8] = []
+    var lastRowTop: Int?
+
+    /// Derived blocks whose bottom border row is the first row of the next strip.
+    var pendingBlocks: [PendingBlock] = []
+    /// The level row the pending blocks wait for.
+    var pendingRow: Int?
+    /// A derived tile's block, complete but for its last row.
+    struct PendingBlock {
+      var key: LevelKey
+      var tile: TileCoordinate
+      var size: Int
+      var sx: Int
+      var block: [UInt8]
+    }
+
+    /// Queues one tile: `pixels` runs on a worker and gives the tile's RGBA, or nil
+    /// when it turns out blank; the worker then encodes, writes and records it.
+    /// `holding`: the bytes the queued closure keeps alive until it runs.
+    func enqueue(
+      _ key: LevelKey, _ tile: TileCoordinate, holding: Int, upsampled: Bool,
+      pixels: @escaping @Sendable () -> [UInt8]?
+    ) {
+      let encoder = builder.encoder
+      let writer = builder.writer
+      let ledger = builder.ledger
+      builder.pool.submit(holding: holding) {
+        guard let rgba = pixels() else {
+          ledger.blank(key)
+          return
+        }
+        let bytes = try encoder.encode(rgba: rgba, size: key.tileSize, upsampled: upsampled)
+        try writer.put(bytes, floor: key.floor, tileSize: key.tileSize, tile: tile)
+        ledger.written(key, tile, bytes: bytes.count)
+      }
+    }
+
+    /// Cuts the strip's tiles and queues their encoding.
+    private func cut(top: Int, height: Int) {
+      let region = level.region
+      let settings = builder.settings
+      eachTile(level.cuts, top: top, height: height, scale: 1) { cut, key, tile in
+        let size = cut.tileSize
+        let tx = tile.x
+        let ty = tile.y
+        let px = tx * size - region.x
+        let py = ty * size - top
+        let pixels: [UInt8]? = buffer.withUnsafeBufferPointer { buf in
+          guard let base = buf.baseAddress else { return nil }
+          let origin = base + py * stride + px * 4
+          if PixelOps.isBlank(origin, stride: stride, width: size, height: size, background: settings.background) {
+            return nil
+          }
+          return [UInt8](unsafeUninitializedCapacity: size * size * 4) { out, count in
+            if let o = out.baseAddress {
+              for row in 0..<size { (o + row * size * 4).initialize(from: origin + row * stride, count: size * 4) }
+            }
+            count = size * size * 4
+          }
+        }
+        guard let pixels else {
+          builder.ledger.blank(key)
+          return
+        }
+        enqueue(key, tile, holding: pixels.count, upsampled: level.upsampled) { pixels }
+      }
+    }
+
+    /// Calls `body` for each tile of `cuts` in rows [top, top + height) of this level,
+    /// measured in pixels `scale` times finer (2 for the doubled level above), leaving
+    /// out the tiles another shard owns.
+    func eachTile(_ cuts: [LevelCut], top: Int, height: Int, scale: Int, _ body: (LevelCut, LevelKey, TileCoordinate) -> Void) {
+      let plan = builder.plan
+      for cut in cuts {
+        let size = cut.tileSize
+        let key = LevelKey(floor: plan.floor, tileSize: size, zoom: cut.zoom)
+        let firstRow = max(cut.range.yRange.lowerBound, (scale * top) / size)
+        let lastRow = min(cut.range.yRange.upperBound, (scale * (top + height)) / size - 1)
+        guard firstRow <= lastRow else { continue }
+        for ty in firstRow...lastRow {
+          for tx in cut.range.xRange {
+            let tile = TileCoordinate(zoom: cut.zoom, x: tx, y: ty)
+            if let shard = builder.settings.shard, !shard.owns(floor: plan.floor, tileSize: size, tile: tile) { continue }
+            body(cut, key, tile)
+          }
+        }
+      }
+    }
+  }
+}

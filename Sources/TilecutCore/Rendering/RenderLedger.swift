@@ -1,0 +1,35 @@
+import Foundation
+import Synchronization
+
+/// What was written for one level.
+public struct LevelOutcome: Sendable, Codable, Equatable {
+  public var tiles: [TileCoordinate] = []
+  public var blank: Int = 0
+  public var bytes: Int = 0
+  public init() {}
+}
+
+/// Collects outcomes from every worker.
+public final class RenderLedger: Sendable {
+  private let state = Mutex<[LevelKey: LevelOutcome]>([:])
+  private let onTile: (@Sendable (LevelKey, Bool) -> Void)?
+
+  public init(onTile: (@Sendable (LevelKey, Bool) -> Void)? = nil) { self.onTile = onTile }
+
+  func written(_ key: LevelKey, _ tile: TileCoordinate, bytes: Int) {
+    state.withLock {
+      $0[key, default: LevelOutcome()].tiles.append(tile)
+      $0[key, default: LevelOutcome()].bytes += bytes
+    }
+    onTile?(key, true)
+  }
+
+  func blank(_ key: LevelKey) {
+    state.withLock { $0[key, default: LevelOutcome()].blank += 1 }
+    onTile?(key, false)
+  }
+
+  func touch(_ key: LevelKey) { state.withLock { _ = $0[key, default: LevelOutcome()] } }
+
+  public var outcomes: [LevelKey: LevelOutcome] { state.withLock { $0 } }
+}
