@@ -112,7 +112,7 @@ struct TileCommandTests {
     // each shard holds a share of the tiles, none all of them
     let single = snapshot(dir + "/single")
     for part in parts { #expect(snapshot(part).count < single.count) }
-    var merge = try MergeCommand.parse([dir + "/merged"] + parts)
+    let merge = try MergeCommand.parse([dir + "/merged"] + parts)
     try merge.run()
     let merged = snapshot(dir + "/merged")
     #expect(merged.count == single.count && merged.count > 60)

@@ -77,6 +77,26 @@ struct RefusalTests {
     #expect(notes.first?.contains("no georeference") == true && notes.first?.contains("--bounds") == true)
   }
 
+  @Test("a FIFO or directory given as a world file, a .prj or a --source-crs file is refused at once, named as what it is")
+  func nonRegularSidecars() throws {
+    let dir = try geoScratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let plan = try png(dir, width: 64, height: 64)
+    #expect(mkfifo(dir + "/pipe.pgw", 0o644) == 0)
+    let fifoWorld = try runBinary([plan, "--world-file", dir + "/pipe.pgw", "--source-crs", "EPSG:3857", "-o", dir + "/a"])
+    #expect(fifoWorld.status == 1 && fifoWorld.stderr.contains("pipe.pgw: is a FIFO (named pipe)"), "\(fifoWorld.stderr)")
+    try "1\n0\n0\n-1\n0\n0\n".write(toFile: dir + "/plan.pgw", atomically: true, encoding: .utf8)
+    #expect(mkfifo(dir + "/plan.prj", 0o644) == 0)
+    let fifoPrj = try runBinary([plan, "--world-file", dir + "/plan.pgw", "-o", dir + "/b"])
+    #expect(fifoPrj.status == 1 && fifoPrj.stderr.contains("plan.prj: is a FIFO (named pipe)"), "\(fifoPrj.stderr)")
+    let fifoCRS = try runBinary([plan, "--world-file", dir + "/plan.pgw", "--source-crs", dir + "/plan.prj", "-o", dir + "/c"])
+    #expect(fifoCRS.status != 0 && fifoCRS.stderr.contains("--source-crs") && fifoCRS.stderr.contains("FIFO"), "\(fifoCRS.stderr)")
+    try FileManager.default.createDirectory(atPath: dir + "/folder.pgw", withIntermediateDirectories: false)
+    let folder = try runBinary([plan, "--world-file", dir + "/folder.pgw", "--source-crs", "EPSG:3857", "-o", dir + "/d"])
+    #expect(folder.status == 1 && folder.stderr.contains("folder.pgw: is a directory"), "\(folder.stderr)")
+    for name in ["a", "b", "c", "d"] { #expect(!FileManager.default.fileExists(atPath: dir + "/" + name)) }
+  }
+
   @Test("a GeoTIFF placed in no CRS is refused with what to do; --source-crs or a .prj gives it one")
   func geoTIFFWithoutCRS() throws {
     let dir = try geoScratch()

@@ -140,6 +140,9 @@ public struct PlacementOptions: ParsableArguments {
     if text == "3857" || text == "4326" { return try ProjTransformer.describe("EPSG:" + text, option: "--source-crs") }
     var isDirectory: ObjCBool = false
     if FileManager.default.fileExists(atPath: text, isDirectory: &isDirectory), !isDirectory.boolValue {
+      if let kind = Self.notRegularFile(text) {
+        throw TilecutError.invalidOption(option: "--source-crs", reason: "\(text) \(kind)")
+      }
       guard let contents = try? String(contentsOfFile: text, encoding: .utf8), !contents.isEmpty else {
         throw TilecutError.invalidOption(option: "--source-crs", reason: "\(text) cannot be read as text (WKT or a PROJ string)")
       }
@@ -212,9 +215,7 @@ public struct PlacementOptions: ParsableArguments {
   }
 
   private func worldFilePlacement(_ path: String, imagePath: String, width: Int, height: Int, pyramid: PyramidOptions) throws -> Placement {
-    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-      throw TilecutError.invalidInput(path: path, reason: "cannot be read")
-    }
+    let text = try Self.sidecarText(path)
     let transform = try WorldFile.parse(text, path: path)
     let crs: CRSDefinition
     if let explicit = try explicitCRS() {
@@ -236,12 +237,33 @@ public struct PlacementOptions: ParsableArguments {
     return placement
   }
 
+  /// Why a sidecar path is not a regular file (a FIFO could block, a device never
+  /// ends), or nil when it is one or does not exist.
+  static func notRegularFile(_ path: String) -> String? {
+    var st = stat()
+    guard stat(path, &st) == 0 else { return nil }
+    switch st.st_mode & S_IFMT {
+    case S_IFREG: return nil
+    case S_IFDIR: return "is a directory, not a text file"
+    case S_IFIFO: return "is a FIFO (named pipe), not a regular file; save it to a file first"
+    case S_IFCHR, S_IFBLK: return "is a device, not a regular file"
+    default: return "is not a regular file"
+    }
+  }
+
+  /// A world file or `.prj` as UTF-8 text, refused with what it is when it is not a regular file.
+  static func sidecarText(_ path: String) throws -> String {
+    if let kind = notRegularFile(path) { throw TilecutError.invalidInput(path: path, reason: kind) }
+    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+      throw TilecutError.invalidInput(path: path, reason: "cannot be read as UTF-8 text")
+    }
+    return text
+  }
+
   /// The CRS in a `.prj` beside the image or its world file, or in GDAL's `.aux.xml`.
   func sidecarCRS(imagePath: String, worldFile: String?) throws -> CRSDefinition? {
     if let prj = WorldFile.findProjection(for: [imagePath] + (worldFile.map { [$0] } ?? [])) {
-      guard let wkt = try? String(contentsOfFile: prj, encoding: .utf8) else {
-        throw TilecutError.invalidInput(path: prj, reason: "cannot be read")
-      }
+      let wkt = try Self.sidecarText(prj)
       return try Self.fromFile(prj) { try ProjTransformer.describe(wkt, option: prj, files: [prj]) }
     }
     // GDAL keeps the CRS of a PNG or JPEG it wrote with a world file here
