@@ -137,6 +137,20 @@ def floor_contenders(big):
     return {"vips avg (decode)": ["vips", "avg", big]}
 
 
+def vips818_contender(big, out):
+    """dzsave of libvips 8.18 (pyvips-binary, bench/work/vips818), sequential access,
+    when bench/run.sh could install it and it really loads 8.18."""
+    py = os.path.join(WORK, "vips818", "bin", "python")
+    if not os.access(py, os.X_OK):
+        return {}
+    probe = subprocess.run([py, "-c", "import pyvips; print(pyvips.version(0), pyvips.version(1))"], capture_output=True, text=True)
+    if probe.returncode != 0 or probe.stdout.split()[:2] != ["8", "18"]:
+        return {}
+    script = ("import sys, pyvips; pyvips.Image.new_from_file(sys.argv[2], access='sequential').dzsave("
+              "sys.argv[1], layout='google', suffix='.png[compression=6]', tile_size=256, overlap=0, background=0)")
+    return {"dzsave 8.18 256": [py, "-c", script, out("dz818"), big]}
+
+
 def pmtiles_contender(geotiff3857, zooms, out):
     """rio-pmtiles on the geo job, when bench/run.sh could install it (a venv in
     bench/work): 256 px RGBA PNG tiles over the same zooms, two workers."""
@@ -158,6 +172,9 @@ def floor_report(med, rss, sets):
     print(f"tilecut 256+512 / 256 time            {ratio('tilecut 256+512', 'tilecut 256'):.2f}")
     print(f"tilecut / dzsave bytes                {sum(sets['tilecut 256'].values()) / sum(sets['dzsave 256'].values()):.2f}")
     print(f"palette / plain bytes                 {sum(sets['tilecut 256 palette'].values()) / sum(sets['tilecut 256'].values()):.2f}")
+    if "dzsave 8.18 256" in med:
+        print(f"tilecut 256 / dzsave 8.18 time        {ratio('tilecut 256', 'dzsave 8.18 256'):.2f}")
+        print(f"tilecut 256 / dzsave 8.18 peak RSS    {rss['tilecut 256'] / rss['dzsave 8.18 256']:.2f}")
     if "rio-pmtiles geo" in med:
         print(f"tilecut geo / rio-pmtiles geo time    {ratio('tilecut geo', 'rio-pmtiles geo'):.3f}")
 
@@ -226,6 +243,7 @@ def main():
                                              "--min-zoom", str(zooms[0]), "--max-zoom", str(zooms[-1]), "-o", out("tcgeoll"), "-q", "--force"]
         contenders["gdal2tiles geo lon/lat"] = [g2t, "--xyz", "-z", zr, "-w", "none", "--processes=2", "-q", geotiff4326, out("g2tll")]
     contenders.update(pmtiles_contender(geotiff3857, zooms, out))
+    contenders.update(vips818_contender(big, out))
     # where each contender writes: tilecut's -o, dzsave's second argument, gdal2tiles' last
     outputs = {name: cmd[cmd.index("-o") + 1] if "-o" in cmd else (cmd[3] if name.startswith("dzsave") else cmd[-1])
                for name, cmd in contenders.items()}
@@ -283,6 +301,7 @@ def reprojection():
     and gdal2tiles --processes 2 on the GeoTIFF; same zooms for all three. Deflated,
     as GeoTIFFs from GIS tools usually are (tilecut digests its inputs: an
     uncompressed 268 MB file costs 0.8 s of SHA-256 alone). BENCH_SKIP_UTM=1 leaves it out."""
+    os.makedirs(OUT, exist_ok=True)  # main() removes a RAM-disk OUT when it ends
     import json
     geo = os.path.join(WORK, f"geo{GEO_SIZE}.png")
     plan_image(geo, GEO_SIZE, 2)

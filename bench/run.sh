@@ -25,6 +25,16 @@ if [ "${BENCH_SKIP_PYPI:-}" != 1 ] && [ "${BENCH_SKIP_GDAL:-}" != 1 ] && [ ! -x 
   mkdir -p work
   python3 -m venv work/venv && work/venv/bin/pip install -q rio-pmtiles || echo "rio-pmtiles could not be installed; the bench goes on without it"
 fi
+# libvips 8.18 (the pyvips-binary wheel bundles it) for a dzsave of today's libvips,
+# in a venv of its own. pyvips builds its own _libvips against the system libvips
+# 8.14 when libvips-dev is installed, so the wheel's module is put back over it.
+if [ "${BENCH_SKIP_PYPI:-}" != 1 ] && [ ! -x work/vips818/bin/python ]; then
+  echo "installing pyvips + pyvips-binary (pip, into bench/work/vips818)"
+  mkdir -p work
+  { python3 -m venv work/vips818 && work/vips818/bin/pip install -q pyvips pyvips-binary \
+      && work/vips818/bin/pip install -q --force-reinstall --no-deps pyvips-binary; } \
+    || echo "pyvips-binary could not be installed; the bench goes on without libvips 8.18"
+fi
 if [ -n "${BENCH_SCALE:-}" ] && ! python3 -c "import pyvips" 2>/dev/null; then
   echo "installing pyvips (pip) for the BENCH_SCALE image"
   python3 -m pip install -q pyvips
