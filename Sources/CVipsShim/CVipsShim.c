@@ -1,12 +1,9 @@
-#define _GNU_SOURCE
 #include "CVipsShim.h"
 
-#include <fcntl.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
+
+#include "TilecutPlatform.h"
 
 /* libvips reports problems twice: in its error buffer, which tilecut turns into one
  * clear line, and as GLib warnings on stderr. The second copy is noise. */
@@ -20,9 +17,8 @@ static void quiet_log(const gchar *domain, GLogLevelFlags level, const gchar *me
 int tc_init(const char *argv0) {
   g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO, quiet_log, NULL);
   /* Tiles and strips are large, short-lived buffers: keep them in the heap
-   * instead of a fresh mmap each, which costs a page fault per 4 KB. */
-  mallopt(M_MMAP_THRESHOLD, 64 << 20);
-  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+   * (glibc's mallopt; nothing on macOS, see TilecutPlatform.h). */
+  tc_tune_malloc();
   if (VIPS_INIT(argv0))
     return -1;
   tc_block_foreign_loaders();

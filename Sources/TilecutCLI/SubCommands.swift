@@ -8,6 +8,8 @@ import TilecutVips
 
 #if canImport(Glibc)
   import Glibc
+#elseif canImport(Darwin)
+  import Darwin
 #endif
 
 /// Runs a subcommand body and turns every failure into one line: exit 1, or 2 for usage.

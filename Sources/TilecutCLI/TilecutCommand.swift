@@ -4,10 +4,106 @@ import TilecutCore
 import TilecutVips
 
 /// The `tilecut` command: tiles by default, with subcommands for the output's upkeep.
+///
+/// The subcommands are declared to swift-argument-parser, so help and the generated
+/// completion scripts know them; `tile` is the default, so `tilecut plan.png` tiles.
+/// An input file named like a subcommand is given with a path: `tilecut ./verify`.
 public struct TilecutCommand: ParsableCommand {
   public static let configuration = CommandConfiguration(
     commandName: "tilecut",
+    abstract: TileCommand.configuration.abstract,
+    version: tilecutVersion,
+    subcommands: [TileCommand.self, VerifyCommand.self, MergeCommand.self, PreviewCommand.self],
+    defaultSubcommand: TileCommand.self
+  )
+
+  public init() {}
+
+  /// Parses, runs, and turns every failure into one stderr line and an exit code:
+  /// 0 success, 1 input or processing error, 2 usage error.
+  public static func main(_ arguments: [String]? = nil) -> Never {
+    // first of all: a signal that comes while arguments are parsed must not be lost
+    SignalPipe.shared.install()
+    let args = arguments ?? Array(CommandLine.arguments.dropFirst())
+    if args.count == 1, ["-h", "--help", "-help", "help"].contains(args[0]) {
+      print(helpText())
+      Foundation.exit(0)
+    }
+    if args == ["--generate-completion-script", "bash"] || args == ["--generate-completion-script=bash"] {
+      print(bashCompletionScript())
+      Foundation.exit(0)
+    }
+    var command: any ParsableCommand
+    do {
+      command = try parseAsRoot(args)
+    } catch {
+      if exitCode(for: error) == .success { exit(withError: error) }
+      let message = self.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+      Printer().error(message)
+      Foundation.exit((error as? TilecutError)?.exitCode ?? 2)
+    }
+    do {
+      try command.run()
+      Foundation.exit(0)
+    } catch let code as ExitCode {
+      Foundation.exit(code.rawValue)
+    } catch let error as ValidationError {
+      Printer().error(error.message)
+      Foundation.exit(2)
+    } catch let error as TilecutError {
+      Printer().error(error.description)
+      Foundation.exit(error.exitCode)
+    } catch {
+      // `tilecut help SUB` arrives here as the parser's own clean exit
+      if exitCode(for: error) == .success { exit(withError: error) }
+      Printer().error(sentence(for: error))
+      Foundation.exit(1)
+    }
+  }
+
+  /// `tilecut --help`: the tiling help (what `tilecut INPUT…` does), then the subcommand list.
+  static func helpText() -> String {
+    let tiling = helpMessage(for: TileCommand.self)
+    let root = helpMessage()
+    guard let list = root.range(of: "SUBCOMMANDS:") else { return tiling }
+    return tiling.trimmingCharacters(in: .newlines) + "\n\n" + root[list.lowerBound...].trimmingCharacters(in: .newlines)
+  }
+}
+
+extension TilecutCommand {
+  /// The generated bash script, taught that a first word which is not a subcommand
+  /// starts the default one: `tilecut plan.png --bo<TAB>` completes `--bounds`, and
+  /// the first word offers the subcommands and the tiling options and files.
+  /// (The zsh and fish scripts are swift-argument-parser's as generated: they
+  /// complete the tiling options after `tilecut tile`.)
+  static func bashCompletionScript() -> String {
+    let script = completionScript(for: .bash)
+    let names = configuration.subcommands.map { $0._commandName } + ["help"]
+    let fallback = """
+          *)
+              # Offer subcommand completions
+              COMPREPLY+=($(compgen -W '\(names.joined(separator: " "))' -- "${cur}"))
+              ;;
+      """
+    let defaultCommand = """
+          *)
+              # not a subcommand: the words of the default one, `tile`
+              [[ "${#unparsed_words[@]}" -eq 0 ]] && COMPREPLY+=($(compgen -W '\(names.joined(separator: " "))' -- "${cur}"))
+              unparsed_words=("${subcommand}" "${unparsed_words[@]}")
+              _tilecut_tile
+              ;;
+      """
+    // a newer swift-argument-parser that words the script differently keeps its own
+    return script.replacingOccurrences(of: fallback, with: defaultCommand)
+  }
+}
+
+/// `tilecut [tile] INPUT…`: slices images into tiles, the default subcommand.
+public struct TileCommand: ParsableCommand {
+  public static let configuration = CommandConfiguration(
+    commandName: "tile",
     abstract: "Slice large images into Web-Mercator tile pyramids for map tile layers.",
+    usage: "tilecut [tile] <input> ... [<options>]\ntilecut <subcommand> ...",
     discussion: """
       Writes 256 px and 512 px (retina: same z/x/y grid, twice the density) tiles named for a \
       URL tile layer, L<floor>_<z>_<x>_<y>.png, skips cells with no tile and lists the rest in \
@@ -24,24 +120,16 @@ public struct TilecutCommand: ParsableCommand {
           --tile-size 512
         CI matrix: tilecut plan.png --shard $K/4 -o part$K   (K = 1…4), then
           tilecut merge tiles part1 part2 part3 part4
-
-      Subcommands (each has --help):
-        tilecut verify DIR                    check files against manifest.json
-        tilecut merge OUT SHARD-DIR...        combine --shard outputs
-        tilecut preview DIR --zoom Z -o F     stitch one zoom into one PNG
+        An input named like a subcommand: tilecut ./verify
 
       Exit status: 0 success (also "up to date"), 1 input or processing error, 2 usage error, \
       130/143 interrupted by SIGINT/SIGTERM. The previous output is never damaged.
-      """,
-    version: tilecutVersion
+      """
   )
 
-  /// Subcommands, dispatched by the first argument; everything else tiles.
-  static let subcommands: [String: any ParsableCommand.Type] = [
-    "verify": VerifyCommand.self, "merge": MergeCommand.self, "preview": PreviewCommand.self,
-  ]
-
-  @Argument(help: ArgumentHelp("Source image(s): one per floor, or one with --floors. PDF/TIFF pages: file.pdf[page=N].", valueName: "input"))
+  @Argument(
+    help: ArgumentHelp("Source image(s): one per floor, or one with --floors. PDF/TIFF pages: file.pdf[page=N].", valueName: "input"),
+    completion: .file())
   public var inputs: [String] = []
 
   @OptionGroup(title: "Output") public var output: OutputOptions
@@ -87,50 +175,6 @@ public struct TilecutCommand: ParsableCommand {
       printer.discard()
       printer.error(sentence(for: error))
       throw ExitCode(1)
-    }
-  }
-
-  /// Parses, runs, and turns every failure into one stderr line and an exit code:
-  /// 0 success, 1 input or processing error, 2 usage error.
-  public static func main(_ arguments: [String]? = nil) -> Never {
-    // first of all: a signal that comes while arguments are parsed must not be lost
-    SignalPipe.shared.install()
-    let args = arguments ?? Array(CommandLine.arguments.dropFirst())
-    if let first = args.first, let sub = subcommands[first] {
-      run(sub, Array(args.dropFirst()))
-    }
-    run(Self.self, args)
-  }
-
-  static func run(_ type: any ParsableCommand.Type, _ args: [String]) -> Never {
-    var command: any ParsableCommand
-    do {
-      command = try type.parseAsRoot(args)
-    } catch {
-      let exitCode = type.exitCode(for: error)
-      if exitCode == .success {
-        type.exit(withError: error)
-      }
-      let message = type.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
-      Printer().error(message)
-      Foundation.exit((error as? TilecutError)?.exitCode ?? 2)
-    }
-    do {
-      try command.run()
-      Foundation.exit(0)
-    } catch let code as ExitCode {
-      Foundation.exit(code.rawValue)
-    } catch let error as ValidationError {
-      Printer().error(error.message)
-      Foundation.exit(2)
-    } catch let error as TilecutError {
-      Printer().error(error.description)
-      Foundation.exit(error.exitCode)
-    } catch {
-      // --help and --version arrive here as the parser's own clean exits
-      if type.exitCode(for: error) == .success { type.exit(withError: error) }
-      Printer().error(sentence(for: error))
-      Foundation.exit(1)
     }
   }
 }

@@ -1,3 +1,4 @@
+import CTilecutResample
 import CVips
 import CVipsShim
 import Dispatch

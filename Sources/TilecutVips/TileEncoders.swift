@@ -1,3 +1,4 @@
+import CTilecutPNG
 import CVips
 import CVipsShim
 import TilecutCore

@@ -1,3 +1,4 @@
+import CTilecutPNG
 import CVipsShim
 import Foundation
 import Testing

@@ -5,11 +5,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "TilecutPNG.h"
-#include "TilecutPixels.h"
-#include "TilecutPNGRead.h"
-#include "TilecutResample.h"
-
 /* One small function per variadic libvips call Swift cannot make. Each returns
  * 0 on success and -1 on failure, with the reason in libvips' error buffer. */
 

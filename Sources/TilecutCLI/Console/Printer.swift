@@ -1,8 +1,11 @@
+import CTilecutPlatform
 import Foundation
 import Synchronization
 
 #if canImport(Glibc)
   import Glibc
+#elseif canImport(Darwin)
+  import Darwin
 #endif
 
 /// Everything tilecut says on stderr goes through here, one line at a time, so
@@ -116,12 +119,9 @@ public final class Printer: Sendable {
   private static func write(_ text: String) {
     var t = text
     t.withUTF8 { buf in
-      var off = 0
-      while off < buf.count {
-        let n = Glibc.write(STDERR_FILENO, buf.baseAddress.map { $0 + off }, buf.count - off)
-        if n <= 0 { break }
-        off += n
-      }
+      // a failed write to stderr has nowhere to be reported
+      guard let base = buf.baseAddress else { return }
+      _ = tc_write_all(STDERR_FILENO, base, buf.count)
     }
   }
 

@@ -1,4 +1,4 @@
-import CTilecutFS
+import CTilecutPlatform
 import Foundation
 import Synchronization
 
@@ -541,6 +541,8 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
     let parent = URL(fileURLWithPath: path).deletingLastPathComponent().path
     var pst = stat()
     if stat(parent.isEmpty ? "." : parent, &pst) == 0, UInt64(pst.st_dev) != device { return true }
+    // Linux: a bind mount keeps the device, so ask the kernel's mount table too.
+    // macOS has no bind mounts (and no /proc): the device comparison above is its check.
     #if os(Linux)
       guard let real = realpath(path, nil) else { return false }
       let resolved = String(cString: real)

@@ -1,3 +1,4 @@
+import CTilecutPlatform
 import Foundation
 import Synchronization
 
@@ -49,22 +50,10 @@ public final class DirectoryTileWriter: TileWriter {
     }
     let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw Self.failure(path, "cannot create file") }
-    var offset = 0
     let failed: Int32? = bytes.withUnsafeBytes { raw in
       guard let base = raw.baseAddress else { return nil }
-      while offset < raw.count {
-        #if canImport(Glibc)
-          let n = Glibc.write(fd, base + offset, raw.count - offset)
-        #else
-          let n = Darwin.write(fd, base + offset, raw.count - offset)
-        #endif
-        if n < 0 {
-          if errno == EINTR { continue }
-          return errno
-        }
-        offset += n
-      }
-      return nil
+      let e = tc_write_all(fd, base, raw.count)
+      return e == 0 ? nil : e
     }
     if let failed {
       close(fd)

@@ -1,10 +1,16 @@
 #define _GNU_SOURCE
-#include "TilecutFS.h"
+#include "TilecutPlatform.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+/* ---- atomic renames ---- */
 
 #if defined(__linux__)
 #include <sys/syscall.h>
@@ -34,6 +40,8 @@ int tc_fs_rename_noreplace(const char *from, const char *to) { return rename2(fr
 
 #elif defined(__APPLE__)
 
+/* renamex_np and its flags are declared in <stdio.h> (macOS 10.12 and later);
+ * ENOTSUP when the volume cannot swap (not APFS or HFS+). */
 int tc_fs_exchange(const char *a, const char *b) { return renamex_np(a, b, RENAME_SWAP); }
 
 int tc_fs_rename_noreplace(const char *from, const char *to) { return renamex_np(from, to, RENAME_EXCL); }
@@ -55,3 +63,31 @@ int tc_fs_rename_noreplace(const char *from, const char *to) {
 }
 
 #endif
+
+/* ---- writes ---- */
+
+int tc_write_all(int fd, const void *bytes, size_t length) {
+  const char *p = bytes;
+  while (length > 0) {
+    ssize_t n = write(fd, p, length);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      return errno;
+    }
+    if (n == 0)
+      return EIO;
+    p += n;
+    length -= (size_t)n;
+  }
+  return 0;
+}
+
+/* ---- the allocator ---- */
+
+void tc_tune_malloc(void) {
+#if defined(__GLIBC__)
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+#endif
+}

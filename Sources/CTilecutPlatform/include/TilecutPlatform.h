@@ -1,0 +1,39 @@
+#ifndef TILECUT_PLATFORM_H
+#define TILECUT_PLATFORM_H
+
+#include <stddef.h>
+
+/* The system calls tilecut makes that differ between Linux (glibc) and macOS, in
+ * one place. Everything else tilecut calls is POSIX. Tested on Linux; the macOS
+ * branches are written against the macOS SDK's documented calls but not built here.
+ *
+ *   call                 Linux (glibc)                    macOS
+ *   tc_fs_exchange       renameat2(RENAME_EXCHANGE)       renamex_np(RENAME_SWAP)
+ *   tc_fs_rename_noreplace renameat2(RENAME_NOREPLACE)    renamex_np(RENAME_EXCL)
+ *   tc_write_all         write(2) in a loop               the same
+ *   tc_tune_malloc       mallopt (<malloc.h>)             nothing: see below */
+
+/* Swaps two existing paths in one step (RENAME_EXCHANGE / RENAME_SWAP). Returns 0,
+ * or -1 with errno set; ENOSYS, EINVAL, ENOTSUP mean "this file system cannot", so
+ * the caller may fall back to plain rename. */
+int tc_fs_exchange(const char *a, const char *b);
+
+/* Renames `from` to `to` only when `to` does not exist (RENAME_NOREPLACE /
+ * RENAME_EXCL): -1 with errno EEXIST when it does; other errors as above. */
+int tc_fs_rename_noreplace(const char *from, const char *to);
+
+/* Writes all `length` bytes to `fd`, retrying after EINTR and short writes.
+ * Returns 0, or the errno of the write that failed. (Swift would otherwise have
+ * to name the C function by its module, Glibc.write or Darwin.write, inside any
+ * type that has a write method of its own.) */
+int tc_write_all(int fd, const void *bytes, size_t length);
+
+/* Keeps large short-lived buffers (tiles, strips) in the heap instead of a fresh
+ * mmap each, which costs a page fault per 4 KB, and stops the heap from being
+ * trimmed back after every strip: glibc's M_MMAP_THRESHOLD and M_TRIM_THRESHOLD.
+ * macOS's allocator has no such knobs (its large allocations come from the
+ * default zone's own free lists; malloc_zone_* offers no threshold), so there it
+ * does nothing. Call once, before the first large allocation. */
+void tc_tune_malloc(void);
+
+#endif
