@@ -47,6 +47,12 @@ public struct SourceHeader: Sendable, Hashable {
   public var format: SourceFormat = .png
 }
 
+/// A floor's claim on the shared reader of the sheet it is a band of.
+struct SheetClaim {
+  var sheet: SharedSheet
+  var floor: Int
+}
+
 /// Opens inputs with libvips: headers for planning, pixels for rendering.
 public enum SourceImage {
   /// Reads an input's header and checks it is an image worth tiling: a regular file
@@ -132,9 +138,14 @@ public enum SourceImage {
   }
 
   /// The source's pixels as sRGB RGBA8, cropped to its band; vectors rendered at `scale`.
-  static func pixels(of source: SourceDescription, loader: String?, sequential: Bool, scale: Double) throws -> VipsImageHandle {
+  /// `sheet`: a sequential read of a band may continue the sheet's shared reader.
+  static func pixels(
+    of source: SourceDescription, loader: String?, sequential: Bool, scale: Double, sheet: SheetClaim? = nil
+  ) throws -> VipsImageHandle {
     var image: VipsImageHandle
-    if source.isVector {
+    if sequential, !source.isVector, let sheet, let band = source.crop, let shared = try sheet.sheet.claim(floor: sheet.floor, band: band) {
+      image = shared
+    } else if source.isVector {
       let loaderName = loader ?? (vips_foreign_find_load(source.path).map { String(cString: $0) } ?? "")
       image = try VipsImageHandle.make("render \(source.path)") { out in
         tc_load_scaled(source.path, loaderName, Int32(source.page ?? 0), scale, sequential ? 1 : 0, &out)
