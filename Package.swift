@@ -27,6 +27,13 @@ let package = Package(
       // package with unsafe flags cannot be a dependency
       name: "CVipsShim", dependencies: ["CVips", "CISAL"],
       linkerSettings: [.linkedLibrary("deflate")]),
+    // poppler through its GLib API, with cairo: PDF pages rendered in bands (CTilecutDocument)
+    .systemLibrary(
+      name: "CPoppler",
+      pkgConfig: "poppler-glib",
+      providers: [.apt(["libpoppler-glib-dev", "libcairo2-dev"]), .brew(["poppler", "cairo"])]
+    ),
+    .target(name: "CTilecutDocument", dependencies: ["CVips", "CPoppler"]),
     .systemLibrary(
       name: "CSQLite",
       pkgConfig: "sqlite3",
@@ -42,7 +49,7 @@ let package = Package(
     .target(name: "TilecutCore", dependencies: ["CTilecutFS"]),
     .target(name: "TilecutMBTiles", dependencies: ["TilecutCore", "CSQLite"]),
     .target(name: "TilecutGeo", dependencies: ["TilecutCore", "CProj", "CGeoShim"]),
-    .target(name: "TilecutVips", dependencies: ["TilecutCore", "CVips", "CVipsShim"]),
+    .target(name: "TilecutVips", dependencies: ["TilecutCore", "CVips", "CVipsShim", "CTilecutDocument"]),
     .target(
       name: "TilecutCLI",
       dependencies: [
@@ -53,7 +60,7 @@ let package = Package(
     .executableTarget(name: "tilecut", dependencies: ["TilecutCLI"]),
     .testTarget(name: "TilecutCoreTests", dependencies: ["TilecutCore"]),
     .testTarget(name: "TilecutMBTilesTests", dependencies: ["TilecutMBTiles", "TilecutCore", "CSQLite"]),
-    .testTarget(name: "TilecutVipsTests", dependencies: ["TilecutVips", "TilecutCore", "CVipsShim"]),
+    .testTarget(name: "TilecutVipsTests", dependencies: ["TilecutVips", "TilecutCore", "CVipsShim", "CTilecutDocument"]),
     .testTarget(
       name: "TilecutGeoTests",
       dependencies: [

@@ -1,3 +1,4 @@
+import CTilecutDocument
 import CVips
 import CVipsShim
 import Foundation
@@ -147,13 +148,35 @@ public enum SourceImage {
       image = shared
     } else if source.isVector {
       let loaderName = loader ?? (vips_foreign_find_load(source.path).map { String(cString: $0) } ?? "")
+      if sequential && loaderName.lowercased().contains("pdf") {
+        // read top to bottom: rendered in bands, not in libvips' 4000 px tiles
+        return try cropped(convert(banded(source, scale: scale), source: source), source: source, scale: scale)
+      }
       image = try VipsImageHandle.make("render \(source.path)") { out in
         tc_load_scaled(source.path, loaderName, Int32(source.page ?? 0), scale, sequential ? 1 : 0, &out)
       }
     } else {
       image = try open(path: source.path, page: source.page, sequential: sequential)
     }
-    image = try convert(image, source: source)
+    return try cropped(convert(image, source: source), source: source, scale: scale)
+  }
+
+  /// Bytes of rendered rows a banded document holds at once.
+  static let documentBandBytes = 32 << 20
+
+  /// A PDF page rendered band by band as it is read (`tc_pdf_open_banded`): one
+  /// band of `documentBandBytes` in memory, whatever the page's size.
+  static func banded(_ source: SourceDescription, scale: Double) throws -> VipsImageHandle {
+    let width = max(1.0, (Double(max(source.width, source.crop?.maxX ?? 0)) * scale).rounded(.up))
+    let rows = Int(max(64, min(4096, Double(documentBandBytes) / (4 * width))))
+    return try VipsImageHandle.make("render \(source.path)") { out in
+      tc_pdf_open_banded(source.path, Int32(source.page ?? 0), scale, Int32(rows), &out)
+    }
+  }
+
+  /// `image` cut to the source's band, when it has one (in rendered pixels for a document).
+  static func cropped(_ image: VipsImageHandle, source: SourceDescription, scale: Double) throws -> VipsImageHandle {
+    var image = image
     if let crop = source.crop {
       let s = source.isVector ? scale : 1
       let left = Int((Double(crop.x) * s).rounded())
