@@ -162,7 +162,7 @@ public enum SourceImage {
   }
 
   /// Bytes of rendered rows a banded document holds at once.
-  static let documentBandBytes = 32 << 20
+  static let documentBandBytes = 16 << 20
 
   /// A PDF page rendered band by band as it is read (`tc_pdf_open_banded`): one
   /// band of `documentBandBytes` in memory, whatever the page's size.
