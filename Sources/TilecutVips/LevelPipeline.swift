@@ -216,7 +216,7 @@ public enum LevelPipeline {
     // over a random-access source, which libvips backs with a temporary file when large.
     // A document rendered for a north-up placement is still read top to bottom.
     let northUp = abs(forward.b) < 1e-9 && abs(forward.d) < 1e-9 && forward.a > 0 && forward.e > 0
-    var image = try SourceImage.pixels(of: source, loader: loader, sequential: source.isVector && northUp, scale: scale)
+    var image = try SourceImage.pixels(of: source, loader: loader, sequential: source.isVector && northUp, scale: scale, bands: false)
     image = try image.map("premultiply") { tc_premultiply($0, &$1) }
     if shrink > 1 {
       image = try image.map("shrink") { tc_shrink($0, &$1, shrink, shrink) }

@@ -140,15 +140,17 @@ public enum SourceImage {
 
   /// The source's pixels as sRGB RGBA8, cropped to its band; vectors rendered at `scale`.
   /// `sheet`: a sequential read of a band may continue the sheet's shared reader.
+  /// `bands`: a PDF read strictly top to bottom is rendered in bands (`banded`); a
+  /// reader that goes back and forth across rows (libvips' affine) wants pdfload's tiles.
   static func pixels(
-    of source: SourceDescription, loader: String?, sequential: Bool, scale: Double, sheet: SheetClaim? = nil
+    of source: SourceDescription, loader: String?, sequential: Bool, scale: Double, sheet: SheetClaim? = nil, bands: Bool = true
   ) throws -> VipsImageHandle {
     var image: VipsImageHandle
     if sequential, !source.isVector, let sheet, let band = source.crop, let shared = try sheet.sheet.claim(floor: sheet.floor, band: band) {
       image = shared
     } else if source.isVector {
       let loaderName = loader ?? (vips_foreign_find_load(source.path).map { String(cString: $0) } ?? "")
-      if sequential && loaderName.lowercased().contains("pdf") {
+      if sequential && bands && loaderName.lowercased().contains("pdf") {
         // read top to bottom: rendered in bands, not in libvips' 4000 px tiles
         return try cropped(convert(banded(source, scale: scale), source: source), source: source, scale: scale)
       }
