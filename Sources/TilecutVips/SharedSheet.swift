@@ -13,6 +13,7 @@ public final class SharedSheet: Sendable {
   public let path: String
   private let state = Mutex<State>(State())
 
+  /// The reader, the floors that used it, and the last row it gave.
   struct State {
     var image: VipsImageHandle?
     var claimed: Set<Int> = []
