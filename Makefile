@@ -1,10 +1,11 @@
 # What a person runs: make run, make test, make bench, make install.
 SWIFT ?= swift
 PREFIX ?= /usr/local
-# libvips (with libdeflate), ISA-L (the PNG reader's inflate), PROJ with its data,
+# libvips (with libdeflate), poppler-glib and cairo (PDF pages rendered in bands),
+# ISA-L (the PNG reader's inflate), PROJ with its data,
 # libgeotiff, SQLite; strace for the test that proves no other program is started;
 # GDAL for the client package's tests
-APT_PACKAGES = libvips-dev libdeflate-dev libisal-dev libproj-dev proj-data libgeotiff-dev libsqlite3-dev strace gdal-bin python3-gdal
+APT_PACKAGES = libvips-dev libpoppler-glib-dev libcairo2-dev libdeflate-dev libisal-dev libproj-dev proj-data libgeotiff-dev libsqlite3-dev strace gdal-bin python3-gdal
 EXAMPLE = examples/floorplan/office.png
 
 .PHONY: deps build release run test bench install clean lint format

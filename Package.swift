@@ -34,6 +34,13 @@ let package = Package(
     // the PNG writer (libdeflate) and the resampler: plain C, no libvips
     .target(name: "CTilecutPNG", dependencies: ["CDeflate"]),
     .target(name: "CTilecutResample"),
+    // poppler through its GLib API, with cairo: PDF pages rendered in bands (CTilecutDocument)
+    .systemLibrary(
+      name: "CPoppler",
+      pkgConfig: "poppler-glib",
+      providers: [.apt(["libpoppler-glib-dev", "libcairo2-dev"]), .brew(["poppler", "cairo"])]
+    ),
+    .target(name: "CTilecutDocument", dependencies: ["CVips", "CPoppler"]),
     .systemLibrary(
       name: "CSQLite",
       pkgConfig: "sqlite3",
@@ -49,7 +56,7 @@ let package = Package(
     .target(name: "TilecutCore", dependencies: ["CTilecutPlatform"]),
     .target(name: "TilecutMBTiles", dependencies: ["TilecutCore", "CSQLite"]),
     .target(name: "TilecutGeo", dependencies: ["TilecutCore", "CProj", "CGeoShim"]),
-    .target(name: "TilecutVips", dependencies: ["TilecutCore", "CVips", "CVipsShim", "CTilecutPNG", "CTilecutResample"]),
+    .target(name: "TilecutVips", dependencies: ["TilecutCore", "CVips", "CVipsShim", "CTilecutPNG", "CTilecutResample", "CTilecutDocument"]),
     .target(
       name: "TilecutCLI",
       dependencies: [
@@ -60,7 +67,7 @@ let package = Package(
     .executableTarget(name: "tilecut", dependencies: ["TilecutCLI"]),
     .testTarget(name: "TilecutCoreTests", dependencies: ["TilecutCore"]),
     .testTarget(name: "TilecutMBTilesTests", dependencies: ["TilecutMBTiles", "TilecutCore", "CSQLite"]),
-    .testTarget(name: "TilecutVipsTests", dependencies: ["TilecutVips", "TilecutCore", "CVipsShim", "CTilecutPNG"]),
+    .testTarget(name: "TilecutVipsTests", dependencies: ["TilecutVips", "TilecutCore", "CVipsShim", "CTilecutPNG", "CTilecutDocument"]),
     .testTarget(
       name: "TilecutGeoTests",
       dependencies: [

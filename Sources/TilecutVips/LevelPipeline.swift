@@ -49,11 +49,13 @@ public enum LevelPipeline {
   /// `jobs` threads interpolate each strip of a resampled level; `ringBudget` bounds
   /// the source rows held for it (beyond it, libvips' random-access affine takes over).
   /// `mapping`: the source mapping of a `.projected` placement (TilecutGeo's PROJ one).
+  /// `sheet`: the shared reader of the sheet this floor is a band of (`SharedSheet`).
   public static func open(
     plan: FloorPlan, level: DensityLevel, loader: String? = nil, jobs: Int = 1,
-    ringBudget: Int = StreamingResampleSource.ringBudget, mapping: (any SourceMapping)? = nil
+    ringBudget: Int = StreamingResampleSource.ringBudget, mapping: (any SourceMapping)? = nil, sheet: SharedSheet? = nil
   ) throws -> any LevelPixelSource {
     let source = plan.source
+    let claim = sheet.map { SheetClaim(sheet: $0, floor: plan.floor) }
     let region = level.region
     let worldPixels = level.worldPixels
     // Source pixel → region pixel, for sources whose map is affine in Mercator.
@@ -72,13 +74,13 @@ public enum LevelPipeline {
       let forward = toRegion.concatenating(after: plan.placement.transform).concatenating(after: vectorScale)
       return try meshResampled(
         source: source, loader: loader, scale: scale, region: region, worldPixels: worldPixels, forward: forward,
-        mapping: mapping, stripHeight: level.stripHeight, jobs: jobs, budget: ringBudget)
+        mapping: mapping, stripHeight: level.stripHeight, jobs: jobs, budget: ringBudget, sheet: claim)
     }
 
     if plan.placement.projection == .webMercator {
       let map = toRegion.concatenating(after: plan.placement.transform).concatenating(after: vectorScale)
       if map.isIntegerTranslation {
-        let image = try SourceImage.pixels(of: source, loader: loader, sequential: true, scale: scale)
+        let image = try SourceImage.pixels(of: source, loader: loader, sequential: true, scale: scale, sheet: claim)
         let placed = try image.map("embed") {
           tc_embed($0, &$1, Int32(map.c.rounded()), Int32(map.f.rounded()), Int32(region.width), Int32(region.height))
         }
@@ -88,7 +90,8 @@ public enum LevelPipeline {
         throw TilecutError.invalidInput(path: source.path, reason: "the placement is degenerate (zero area)")
       }
       return try resampled(
-        source: source, loader: loader, scale: scale, region: region, stripHeight: level.stripHeight, jobs: jobs, budget: ringBudget
+        source: source, loader: loader, scale: scale, region: region, stripHeight: level.stripHeight, jobs: jobs, budget: ringBudget,
+        sheet: claim
       ) { shrink in
         // region pixel centre → source pixel coordinate in mapim's index convention
         let inv = TilecutCore.AffineTransform.scale(1 / shrink, 1 / shrink).concatenating(after: inverse)
@@ -103,8 +106,10 @@ public enum LevelPipeline {
       throw TilecutError.invalidInput(
         path: source.path, reason: "a rotated lon/lat placement is not supported; use a Mercator (EPSG:3857) world file")
     }
-    return try resampled(source: source, loader: loader, scale: scale, region: region, stripHeight: level.stripHeight, jobs: jobs, budget: ringBudget)
-    { shrink in
+    return try resampled(
+      source: source, loader: loader, scale: scale, region: region, stripHeight: level.stripHeight, jobs: jobs, budget: ringBudget,
+      sheet: claim
+    ) { shrink in
       let s = 1 / (scale * shrink)
       // col = (lon - c) / a, lon = 360 (X + 0.5 + rx) / W - 180
       let lonPerX = 360 / worldPixels
@@ -139,12 +144,12 @@ public enum LevelPipeline {
   /// `forward`: the mapping's affine approximation, source pixel → region pixel.
   private static func meshResampled(
     source: SourceDescription, loader: String?, scale: Double, region: PixelRect, worldPixels: Double,
-    forward: TilecutCore.AffineTransform, mapping: any SourceMapping, stripHeight: Int, jobs: Int, budget: Int
+    forward: TilecutCore.AffineTransform, mapping: any SourceMapping, stripHeight: Int, jobs: Int, budget: Int, sheet: SheetClaim?
   ) throws -> any LevelPixelSource {
     let levelPerSource = min(hypot(forward.a, forward.d), hypot(forward.b, forward.e))
     var shrink = 1.0
     while levelPerSource * shrink * 2 <= 1.0001 { shrink *= 2 }
-    var image = try SourceImage.pixels(of: source, loader: loader, sequential: true, scale: scale)
+    var image = try SourceImage.pixels(of: source, loader: loader, sequential: true, scale: scale, sheet: sheet)
     if shrink > 1 {
       image = try image.map("premultiply") { tc_premultiply($0, &$1) }
       image = try image.map("shrink") { tc_shrink($0, &$1, shrink, shrink) }
@@ -170,7 +175,7 @@ public enum LevelPipeline {
 
   private static func resampled(
     source: SourceDescription, loader: String?, scale: Double, region: PixelRect, stripHeight: Int, jobs: Int, budget: Int,
-    index: (Double) -> IndexMap
+    sheet: SheetClaim?, index: (Double) -> IndexMap
   ) throws -> any LevelPixelSource {
     let forward = index(1).forward
     // Shrink by a power of two first when the level is much coarser than the source,
@@ -181,7 +186,7 @@ public enum LevelPipeline {
     let map = index(shrink)
 
     // First choice: read the source once, in order, and interpolate strip by strip.
-    var sequential = try SourceImage.pixels(of: source, loader: loader, sequential: true, scale: scale)
+    var sequential = try SourceImage.pixels(of: source, loader: loader, sequential: true, scale: scale, sheet: sheet)
     if shrink > 1 {
       sequential = try sequential.map("premultiply") { tc_premultiply($0, &$1) }
       sequential = try sequential.map("shrink") { tc_shrink($0, &$1, shrink, shrink) }
@@ -211,7 +216,7 @@ public enum LevelPipeline {
     // over a random-access source, which libvips backs with a temporary file when large.
     // A document rendered for a north-up placement is still read top to bottom.
     let northUp = abs(forward.b) < 1e-9 && abs(forward.d) < 1e-9 && forward.a > 0 && forward.e > 0
-    var image = try SourceImage.pixels(of: source, loader: loader, sequential: source.isVector && northUp, scale: scale)
+    var image = try SourceImage.pixels(of: source, loader: loader, sequential: source.isVector && northUp, scale: scale, bands: false)
     image = try image.map("premultiply") { tc_premultiply($0, &$1) }
     if shrink > 1 {
       image = try image.map("shrink") { tc_shrink($0, &$1, shrink, shrink) }

@@ -1,3 +1,4 @@
+import CTilecutDocument
 import CVips
 import CVipsShim
 import Foundation
@@ -45,6 +46,12 @@ public struct SourceHeader: Sendable, Hashable {
   public var isVector: Bool
   /// The format its bytes say it is.
   public var format: SourceFormat = .png
+}
+
+/// A floor's claim on the shared reader of the sheet it is a band of.
+struct SheetClaim {
+  var sheet: SharedSheet
+  var floor: Int
 }
 
 /// Opens inputs with libvips: headers for planning, pixels for rendering.
@@ -132,17 +139,46 @@ public enum SourceImage {
   }
 
   /// The source's pixels as sRGB RGBA8, cropped to its band; vectors rendered at `scale`.
-  static func pixels(of source: SourceDescription, loader: String?, sequential: Bool, scale: Double) throws -> VipsImageHandle {
+  /// `sheet`: a sequential read of a band may continue the sheet's shared reader.
+  /// `bands`: a PDF read strictly top to bottom is rendered in bands (`banded`); a
+  /// reader that goes back and forth across rows (libvips' affine) wants pdfload's tiles.
+  static func pixels(
+    of source: SourceDescription, loader: String?, sequential: Bool, scale: Double, sheet: SheetClaim? = nil, bands: Bool = true
+  ) throws -> VipsImageHandle {
     var image: VipsImageHandle
-    if source.isVector {
+    if sequential, !source.isVector, let sheet, let band = source.crop, let shared = try sheet.sheet.claim(floor: sheet.floor, band: band) {
+      image = shared
+    } else if source.isVector {
       let loaderName = loader ?? (vips_foreign_find_load(source.path).map { String(cString: $0) } ?? "")
+      if sequential && bands && loaderName.lowercased().contains("pdf") {
+        // read top to bottom: rendered in bands, not in libvips' 4000 px tiles
+        return try cropped(convert(banded(source, scale: scale), source: source), source: source, scale: scale)
+      }
       image = try VipsImageHandle.make("render \(source.path)") { out in
         tc_load_scaled(source.path, loaderName, Int32(source.page ?? 0), scale, sequential ? 1 : 0, &out)
       }
     } else {
       image = try open(path: source.path, page: source.page, sequential: sequential)
     }
-    image = try convert(image, source: source)
+    return try cropped(convert(image, source: source), source: source, scale: scale)
+  }
+
+  /// Bytes of rendered rows a banded document holds at once.
+  static let documentBandBytes = 16 << 20
+
+  /// A PDF page rendered band by band as it is read (`tc_pdf_open_banded`): one
+  /// band of `documentBandBytes` in memory, whatever the page's size.
+  static func banded(_ source: SourceDescription, scale: Double) throws -> VipsImageHandle {
+    let width = max(1.0, (Double(max(source.width, source.crop?.maxX ?? 0)) * scale).rounded(.up))
+    let rows = Int(max(64, min(4096, Double(documentBandBytes) / (4 * width))))
+    return try VipsImageHandle.make("render \(source.path)") { out in
+      tc_pdf_open_banded(source.path, Int32(source.page ?? 0), scale, Int32(rows), &out)
+    }
+  }
+
+  /// `image` cut to the source's band, when it has one (in rendered pixels for a document).
+  static func cropped(_ image: VipsImageHandle, source: SourceDescription, scale: Double) throws -> VipsImageHandle {
+    var image = image
     if let crop = source.crop {
       let s = source.isVector ? scale : 1
       let left = Int((Double(crop.x) * s).rounded())

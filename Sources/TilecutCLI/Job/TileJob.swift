@@ -246,22 +246,30 @@ struct TileJob {
       to: path, output: output.output, dependencies: DependencyFile.dependencies(inputs: inputs, placement: placement, sidecars: sidecars))
   }
 
-  /// Renders every floor, floors side by side, each streaming its levels.
+  /// Renders every floor, floors side by side, each streaming its levels; the bands
+  /// of one sheet one after the other, from one reader (`SharedSheet`).
   func render(_ plan: TileJobPlan, encoder: any TileEncoder, writer: any TileWriter, pool: WorkPool, ledger: RenderLedger) throws {
     let plans = plan.plans
     let settings = plan.settings
     let loaders = Dictionary(plan.floors.map { ($0.floor, $0.header.loader) }, uniquingKeysWith: { a, _ in a })
     let mappings = try plans.map { try ProjectedMapping.forPlacement($0.placement) }
-    DispatchQueue.concurrentPerform(iterations: plans.count) { i in
-      let floorPlan = plans[i]
-      let loader = loaders[floorPlan.floor]
-      let mapping = mappings[i]
-      let builder = PyramidBuilder(
-        plan: floorPlan, settings: settings, encoder: encoder, writer: writer, pool: pool, ledger: ledger,
-        openSource: { level in
-          try LevelPipeline.open(plan: floorPlan, level: level, loader: loader, jobs: pool.jobs, mapping: mapping)
-        })
-      do { try builder.build() } catch { pool.record(error) }
+    let groups = SharedSheet.groups(of: plans.map(\.source))
+    DispatchQueue.concurrentPerform(iterations: groups.count) { g in
+      for i in groups[g].floors {
+        let floorPlan = plans[i]
+        let loader = loaders[floorPlan.floor]
+        let mapping = mappings[i]
+        let sheet = groups[g].sheet
+        let builder = PyramidBuilder(
+          plan: floorPlan, settings: settings, encoder: encoder, writer: writer, pool: pool, ledger: ledger,
+          openSource: { level in
+            try LevelPipeline.open(plan: floorPlan, level: level, loader: loader, jobs: pool.jobs, mapping: mapping, sheet: sheet)
+          })
+        do { try builder.build() } catch {
+          pool.record(error)
+          return
+        }
+      }
     }
     // the pool keeps the first failure, a floor's or a tile's, and throws it here
     try pool.drain()
