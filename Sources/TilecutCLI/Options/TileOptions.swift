@@ -189,7 +189,7 @@ public struct RunOptions: ParsableArguments {
   @Option(help: ArgumentHelp("Worker threads (default: all cores).", valueName: "n"))
   public var jobs: Int?
 
-  @Flag(help: "Place and plan, print the plan, write nothing.")
+  @Flag(help: "Place and plan, print the plan (no pixel decoded: tile counts are upper bounds), write nothing.")
   public var dryRun = false
 
   @Flag(help: "With --dry-run: render every pixel (nothing written) to count exactly which cells get a tile.")
