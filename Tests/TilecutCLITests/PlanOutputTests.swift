@@ -154,6 +154,25 @@ struct PlanOutputTests {
     #expect(plan.floors.first?.chain.first?.recipe.kind == .resample)
   }
 
+  @Test("the manifest names the tile sizes once; an older manifest that also had them in its options is still up to date")
+  func sizesOnce() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try picture(width: 300, height: 200).writePNG(to: dir + "/a.png")
+    let first = try runTool([dir + "/a.png", "-o", dir + "/out", "--tile-size", "512,256"])
+    #expect(first.status == 0, "\(first.stderr)")
+    let path = dir + "/out/manifest.json"
+    var manifest = try Manifest.decode(try Data(contentsOf: URL(fileURLWithPath: path)))
+    #expect(manifest.tileSizes == [256, 512] && manifest.options["tileSizes"] == nil)
+    // what tilecut 0.2.0 wrote before: the sizes in the options too, the same fingerprint
+    manifest.options["tileSizes"] = "256,512"
+    try manifest.encoded().write(to: URL(fileURLWithPath: path))
+    let again = try runTool([dir + "/a.png", "-o", dir + "/out", "--tile-size", "256,512"])
+    #expect(again.status == 0 && again.stderr.contains("up to date"), "\(again.stderr)")
+    let changed = try runTool([dir + "/a.png", "-o", dir + "/out", "--tile-size", "256"])
+    #expect(changed.status == 0 && !changed.stderr.contains("up to date"), "\(changed.stderr)")
+  }
+
   @Test("a bad --tile-size is one line naming the option, exit 2, nothing written", arguments: ["300", "256,1024", "", "big"])
   func badTileSize(value: String) throws {
     let dir = try scratch()

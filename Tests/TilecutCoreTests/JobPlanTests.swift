@@ -67,6 +67,24 @@ struct JobPlanTests {
     #expect(r.access == .streaming && (r.ringRows ?? 0) > 0 && r.shrink >= 1)
   }
 
+  @Test("a document is rendered at the density of its densest tiles, never doubled from a coarser level")
+  func documentRecipes() throws {
+    let source = SourceDescription(path: "plan.svg", width: 1000, height: 700, isVector: true)
+    let plan = try PyramidPlanner.plan(floor: 1, source: source, placement: .raster(nativeZoom: 2), request: PlanRequest(maxZoom: 3))
+    #expect(!plan.levels.contains { $0.recipe.kind == .double })
+    let direct = plan.levels.filter(\.recipe.readsSource)
+    #expect(direct.count == 1)
+    for level in direct {
+      guard case .embed(let scale, 0, 0) = level.recipe else {
+        Issue.record("density \(level.density): \(level.recipe)")
+        continue
+      }
+      #expect(scale == plan.documentScale(for: level))
+    }
+    // zoom 3's 512 px tiles are density 4: four times the native density 2
+    #expect(direct.first?.density == 4 && plan.documentScale(for: direct[0]) == 4)
+  }
+
   @Test("a level whose bands exceed the ring budget is planned as random access")
   func randomAccessPastBudget() throws {
     // a wide source turned 90°: each strip needs every source row
