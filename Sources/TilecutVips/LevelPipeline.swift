@@ -41,101 +41,48 @@ func fetchRows(
   }
 }
 
-/// Builds the libvips pipeline that makes a direct level: the source placed on the
-/// level's pixel grid, by a plain embed when the placement is a whole-pixel shift,
-/// otherwise by an inverse map with premultiplied bilinear interpolation.
+/// Builds the libvips pipeline that makes a direct level as its recipe says: a
+/// plain embed, a streaming resample through a ring of the planned rows, or
+/// libvips' random-access affine (mapim for lon/lat rows). The geometry comes from
+/// `LevelGeometry`, the choices from the plan.
 public enum LevelPipeline {
   /// Opens a direct level of a floor for strip reading.
-  /// `jobs` threads interpolate each strip of a resampled level; `ringBudget` bounds
-  /// the source rows held for it (beyond it, libvips' random-access affine takes over).
+  /// `jobs` threads interpolate each strip of a resampled level.
   /// `mapping`: the source mapping of a `.projected` placement (TilecutGeo's PROJ one).
   /// `sheet`: the shared reader of the sheet this floor is a band of (`SharedSheet`).
   public static func open(
-    plan: FloorPlan, level: DensityLevel, loader: String? = nil, jobs: Int = 1,
-    ringBudget: Int = StreamingResampleSource.ringBudget, mapping: (any SourceMapping)? = nil, sheet: SharedSheet? = nil
+    plan: FloorPlan, level: DensityLevel, loader: String? = nil, jobs: Int = 1, mapping: (any SourceMapping)? = nil,
+    sheet: SharedSheet? = nil
   ) throws -> any LevelPixelSource {
     let source = plan.source
     let claim = sheet.map { SheetClaim(sheet: $0, floor: plan.floor) }
     let region = level.region
     let worldPixels = level.worldPixels
-    // Source pixel → region pixel, for sources whose map is affine in Mercator.
-    let toRegion = TilecutCore.AffineTransform.translation(-Double(region.x), -Double(region.y))
-      .concatenating(after: .scale(worldPixels, worldPixels))
-    var scale = 1.0
-    if source.isVector {
-      scale = plan.documentScale(for: level)
-    }
-    let vectorScale = TilecutCore.AffineTransform.scale(1 / scale, 1 / scale)
-
-    if plan.placement.projection == .projected {
-      guard let mapping else {
-        throw TilecutError.invalidInput(path: source.path, reason: "a projected placement needs its PROJ mapping")
-      }
-      let forward = toRegion.concatenating(after: plan.placement.transform).concatenating(after: vectorScale)
-      return try meshResampled(
-        source: source, loader: loader, scale: scale, region: region, worldPixels: worldPixels, forward: forward,
-        mapping: mapping, stripHeight: level.stripHeight, jobs: jobs, budget: ringBudget, sheet: claim)
-    }
-
-    if plan.placement.projection == .webMercator {
-      let map = toRegion.concatenating(after: plan.placement.transform).concatenating(after: vectorScale)
-      if map.isIntegerTranslation {
-        let image = try SourceImage.pixels(of: source, loader: loader, sequential: true, scale: scale, sheet: claim)
-        let placed = try image.map("embed") {
-          tc_embed($0, &$1, Int32(map.c.rounded()), Int32(map.f.rounded()), Int32(region.width), Int32(region.height))
+    switch level.recipe {
+    case .reduce, .double:
+      throw TilecutError.invalidInput(path: source.path, reason: "internal error: level \(level.density) does not read the source")
+    case .embed(let documentScale, let x, let y):
+      let image = try SourceImage.pixels(of: source, loader: loader, sequential: true, scale: documentScale ?? 1, sheet: claim)
+      let placed = try image.map("embed") { tc_embed($0, &$1, Int32(x), Int32(y), Int32(region.width), Int32(region.height)) }
+      return try VipsLevelSource(image: placed, name: source.path)
+    case .resample(let recipe):
+      let scale = recipe.documentScale ?? 1
+      if plan.placement.projection == .projected {
+        guard let mapping else {
+          throw TilecutError.invalidInput(path: source.path, reason: "a projected placement needs its PROJ mapping")
         }
-        return try VipsLevelSource(image: placed, name: source.path)
+        let forward = LevelGeometry.forward(placement: plan.placement, region: region, worldPixels: worldPixels, scale: scale)
+        return try meshResampled(
+          source: source, loader: loader, recipe: recipe, region: region, worldPixels: worldPixels, forward: forward,
+          mapping: mapping, strips: level.strips, jobs: jobs, sheet: claim)
       }
-      guard let inverse = map.inverse else {
+      guard
+        let index = LevelGeometry.index(
+          placement: plan.placement, region: region, worldPixels: worldPixels, scale: scale, shrink: Double(recipe.shrink))
+      else {
         throw TilecutError.invalidInput(path: source.path, reason: "the placement is degenerate (zero area)")
       }
-      return try resampled(
-        source: source, loader: loader, scale: scale, region: region, stripHeight: level.stripHeight, jobs: jobs, budget: ringBudget,
-        sheet: claim
-      ) { shrink in
-        // region pixel centre → source pixel coordinate in mapim's index convention
-        let inv = TilecutCore.AffineTransform.scale(1 / shrink, 1 / shrink).concatenating(after: inverse)
-        let centre = inv.apply(0.5, 0.5)
-        return .affine([inv.a, inv.b, centre.x - 0.5, inv.d, inv.e, centre.y - 0.5], forwardScale: map)
-      }
-    }
-
-    // Lon/lat sources: x stays affine in longitude; each row is remapped through latitude.
-    let t = plan.placement.transform
-    guard abs(t.b) < 1e-12, abs(t.d) < 1e-12, t.a != 0, t.e != 0 else {
-      throw TilecutError.invalidInput(
-        path: source.path, reason: "a rotated lon/lat placement is not supported; use a Mercator (EPSG:3857) world file")
-    }
-    return try resampled(
-      source: source, loader: loader, scale: scale, region: region, stripHeight: level.stripHeight, jobs: jobs, budget: ringBudget,
-      sheet: claim
-    ) { shrink in
-      let s = 1 / (scale * shrink)
-      // col = (lon - c) / a, lon = 360 (X + 0.5 + rx) / W - 180
-      let lonPerX = 360 / worldPixels
-      let lon0 = 360 * (Double(region.x) + 0.5) / worldPixels - 180
-      let colPerX = lonPerX / t.a * s
-      let col0 = (lon0 - t.c) / t.a * s - 0.5
-      var rows = [Float](repeating: 0, count: region.height)
-      for y in 0..<region.height {
-        let v = (Double(region.y + y) + 0.5) / worldPixels
-        let lat = WebMercator.latitudeDegrees(v: v)
-        rows[y] = Float((lat - t.f) / t.e * s - 0.5)
-      }
-      let pixelScale = TilecutCore.AffineTransform.scale(1 / (colPerX == 0 ? 1 : abs(colPerX)), 1 / (colPerX == 0 ? 1 : abs(colPerX)))
-      return .rows(rows, x: [colPerX, 0, col0], forwardScale: pixelScale)
-    }
-  }
-
-  enum IndexMap {
-    case affine([Double], forwardScale: TilecutCore.AffineTransform)
-    case rows([Float], x: [Double], forwardScale: TilecutCore.AffineTransform)
-
-    var forward: TilecutCore.AffineTransform {
-      switch self {
-      case .affine(_, let f): return f
-      case .rows(_, _, let f): return f
-      }
+      return try resampled(source: source, loader: loader, recipe: recipe, region: region, strips: level.strips, jobs: jobs, map: index, sheet: claim)
     }
   }
 
@@ -143,12 +90,11 @@ public enum LevelPipeline {
   /// exact inverse (see `MeshInverse`), pixels through the streaming resampler.
   /// `forward`: the mapping's affine approximation, source pixel → region pixel.
   private static func meshResampled(
-    source: SourceDescription, loader: String?, scale: Double, region: PixelRect, worldPixels: Double,
-    forward: TilecutCore.AffineTransform, mapping: any SourceMapping, stripHeight: Int, jobs: Int, budget: Int, sheet: SheetClaim?
+    source: SourceDescription, loader: String?, recipe: Resample, region: PixelRect, worldPixels: Double,
+    forward: TilecutCore.AffineTransform, mapping: any SourceMapping, strips: [LevelStrip], jobs: Int, sheet: SheetClaim?
   ) throws -> any LevelPixelSource {
-    let levelPerSource = min(hypot(forward.a, forward.d), hypot(forward.b, forward.e))
-    var shrink = 1.0
-    while levelPerSource * shrink * 2 <= 1.0001 { shrink *= 2 }
+    let scale = recipe.documentScale ?? 1
+    let shrink = Double(recipe.shrink)
     var image = try SourceImage.pixels(of: source, loader: loader, sequential: true, scale: scale, sheet: sheet)
     if shrink > 1 {
       image = try image.map("premultiply") { tc_premultiply($0, &$1) }
@@ -162,57 +108,35 @@ public enum LevelPipeline {
       throw TilecutError.invalidInput(path: source.path, reason: "the placement is degenerate (zero area)")
     }
     let mesh = MeshInverse(mapping: mapping, region: region, worldPixels: worldPixels, toIndex: toIndex)
-    guard
-      let streaming = try StreamingResampleSource.make(
-        image: image, name: source.path, mesh: mesh, rx: hypot(inverse.a, inverse.d), ry: hypot(inverse.b, inverse.e),
-        strips: PyramidBuilder.strips(of: region, stripHeight: stripHeight), jobs: jobs, budget: budget)
-    else {
-      throw TilecutError.invalidInput(
-        path: source.path, reason: "is too wide, turned this far, to resample within \(budget >> 20) MB; lower --max-zoom or split the image")
-    }
-    return streaming
+    return try StreamingResampleSource(
+      image: image, name: source.path, mesh: mesh, rx: hypot(inverse.a, inverse.d), ry: hypot(inverse.b, inverse.e), strips: strips,
+      ringRows: recipe.ringRows ?? 1, jobs: jobs)
   }
 
   private static func resampled(
-    source: SourceDescription, loader: String?, scale: Double, region: PixelRect, stripHeight: Int, jobs: Int, budget: Int,
-    sheet: SheetClaim?, index: (Double) -> IndexMap
+    source: SourceDescription, loader: String?, recipe: Resample, region: PixelRect, strips: [LevelStrip], jobs: Int,
+    map: ResampleIndex, sheet: SheetClaim?
   ) throws -> any LevelPixelSource {
-    let forward = index(1).forward
-    // Shrink by a power of two first when the level is much coarser than the source,
-    // so that interpolation never skips source pixels.
-    let levelPerSource = min(hypot(forward.a, forward.d), hypot(forward.b, forward.e))
-    var shrink = 1.0
-    while levelPerSource * shrink * 2 <= 1.0001 { shrink *= 2 }
-    let map = index(shrink)
-
-    // First choice: read the source once, in order, and interpolate strip by strip.
-    var sequential = try SourceImage.pixels(of: source, loader: loader, sequential: true, scale: scale, sheet: sheet)
-    if shrink > 1 {
-      sequential = try sequential.map("premultiply") { tc_premultiply($0, &$1) }
-      sequential = try sequential.map("shrink") { tc_shrink($0, &$1, shrink, shrink) }
-      sequential = try sequential.map("unpremultiply") { tc_unpremultiply_uchar($0, &$1) }
-    }
-    let rows = (0..<region.height).map(Double.init)
-    // rx, ry: how many source pixels one output step spans along x and y, the
-    // radii of the filter (bilinear up to 1, a tent beyond)
-    let (sx0, sy0, dsx, dsy, rx, ry): ([Double], [Double], Double, Double, Double, Double)
-    switch map {
-    case .affine(let m, _):
-      (sx0, sy0, dsx, dsy) = (rows.map { m[1] * $0 + m[2] }, rows.map { m[4] * $0 + m[5] }, m[0], m[3])
-      (rx, ry) = (hypot(m[0], m[3]), hypot(m[1], m[4]))
-    case .rows(let table, let x, _):
-      (sx0, sy0, dsx, dsy) = ([Double](repeating: x[2], count: region.height), table.map(Double.init), x[0], 0)
-      let step = zip(table.dropFirst(), table).map { abs(Double($0) - Double($1)) }.max() ?? 1
-      (rx, ry) = (abs(x[0]), step)
-    }
-    if let streaming = try StreamingResampleSource.make(
-      image: sequential, name: source.path, width: region.width, sx0: sx0, sy0: sy0, dsx: dsx, dsy: dsy, rx: rx, ry: ry,
-      strips: PyramidBuilder.strips(of: region, stripHeight: stripHeight), jobs: jobs, budget: budget)
-    {
-      return streaming
+    let scale = recipe.documentScale ?? 1
+    let shrink = Double(recipe.shrink)
+    let forward = map.forward
+    if recipe.access == .streaming {
+      // read the source once, in order, and interpolate strip by strip
+      var sequential = try SourceImage.pixels(of: source, loader: loader, sequential: true, scale: scale, sheet: sheet)
+      if shrink > 1 {
+        sequential = try sequential.map("premultiply") { tc_premultiply($0, &$1) }
+        sequential = try sequential.map("shrink") { tc_shrink($0, &$1, shrink, shrink) }
+        sequential = try sequential.map("unpremultiply") { tc_unpremultiply_uchar($0, &$1) }
+      }
+      // rx, ry: how many source pixels one output step spans along x and y, the
+      // radii of the filter (bilinear up to 1, a tent beyond)
+      let s = map.sampling(height: region.height)
+      return try StreamingResampleSource(
+        image: sequential, name: source.path, width: region.width, sx0: s.sx0, sy0: s.sy0, dsx: s.dsx, dsy: s.dsy, rx: s.rx, ry: s.ry,
+        ringRows: recipe.ringRows ?? 1, jobs: jobs)
     }
 
-    // Otherwise (a wide source turned far from north-up) libvips' affine or mapim
+    // Random access (a wide source turned far from north-up): libvips' affine or mapim
     // over a random-access source, which libvips backs with a temporary file when large.
     // A document rendered for a north-up placement is still read top to bottom.
     let northUp = abs(forward.b) < 1e-9 && abs(forward.d) < 1e-9 && forward.a > 0 && forward.e > 0

@@ -13,10 +13,6 @@ import TilecutCore
 /// conventions: see `tc_resample_rows`). Memory is the ring, so it grows with the
 /// source's width and the placement's rotation, never with the source's area.
 public final class StreamingResampleSource: LevelPixelSource {
-  /// The most the ring may take; wider bands (a large source turned far from
-  /// north-up) go through libvips' random-access affine instead.
-  public static let ringBudget = 512 << 20
-
   private let image: VipsImageHandle
   private let region: UnsafeMutablePointer<VipsRegion>
   private let name: String
@@ -39,92 +35,39 @@ public final class StreamingResampleSource: LevelPixelSource {
   private var loadedEnd = 0
 
   /// A source for a level of `width` × `sx0.count` pixels whose row r, column X
-  /// samples the source at index (sx0[r] + dsx·X, sy0[r] + dsy·X); nil when the
-  /// ring would exceed the budget. `strips`: the reads the builder will make.
-  /// `rx`, `ry`: the filter radii in source pixels (1 = bilinear; more when an
-  /// output pixel spans more than one source pixel, see `tc_resample_rows`).
-  static func make(
+  /// samples the source at index (sx0[r] + dsx·X, sy0[r] + dsy·X), through a ring of
+  /// `ringRows` source rows (the plan's). `rx`, `ry`: the filter radii in source
+  /// pixels (1 = bilinear; more when an output pixel spans more than one source
+  /// pixel, see `tc_resample_rows`).
+  convenience init(
     image: VipsImageHandle, name: String, width: Int, sx0: [Double], sy0: [Double], dsx: Double, dsy: Double,
-    rx: Double = 1, ry: Double = 1, strips: [LevelStrip], jobs: Int, budget: Int = ringBudget
-  ) throws -> StreamingResampleSource? {
-    let rx = min(max(rx, 1), 4)
-    let ry = min(max(ry, 1), 4)
-    guard image.bands == 4 else { return nil }
-    let bands = strips.compactMap {
-      band(sy0: sy0, dsy: dsy, radius: ry, width: width, sourceHeight: image.height, top: $0.top, count: $0.count)
-    }
-    guard let capacity = ringCapacity(bands, rowBytes: image.width * 4, budget: budget) else { return nil }
-    return try StreamingResampleSource(
-      image: image, name: name, width: width, sx0: sx0, sy0: sy0, dsx: dsx, dsy: dsy, rx: rx, ry: ry, capacity: capacity,
-      jobs: jobs, mesh: nil, meshBands: [:])
+    rx: Double = 1, ry: Double = 1, ringRows: Int, jobs: Int
+  ) throws {
+    try self.init(
+      image: image, name: name, width: width, sx0: sx0, sy0: sy0, dsx: dsx, dsy: dsy, rx: LevelGeometry.radius(rx),
+      ry: LevelGeometry.radius(ry), capacity: ringRows, jobs: jobs, mesh: nil, meshBands: [:])
   }
 
   /// A source for a level whose pixels sample the source where `mesh` says (a
-  /// projected mapping); nil when the ring would exceed the budget.
-  static func make(
-    image: VipsImageHandle, name: String, mesh: MeshInverse, rx: Double = 1, ry: Double = 1, strips: [LevelStrip], jobs: Int,
-    budget: Int = ringBudget
-  ) throws -> StreamingResampleSource? {
-    let rx = min(max(rx, 1), 4)
-    let ry = min(max(ry, 1), 4)
-    guard image.bands == 4 else { return nil }
-    var bands: [Int: Range<Int>] = [:]
-    var ordered: [Range<Int>] = []
-    for strip in strips {
-      guard let span = mesh.sourceRowSpan(top: strip.top, count: strip.count) else { continue }
-      // the mesh nodes bound the strip to within a few pixels; the filter adds its radius
-      let margin = ry + 3
-      let first = Int(min(max((span.lowerBound - margin).rounded(.down), 0), Double(image.height)))
-      let end = Int(min(max((span.upperBound + margin).rounded(.up), 0), Double(image.height)))
-      guard first < end else { continue }
-      bands[strip.top] = first..<end
-      ordered.append(first..<end)
-    }
-    guard let capacity = ringCapacity(ordered, rowBytes: image.width * 4, budget: budget) else { return nil }
-    return try StreamingResampleSource(
-      image: image, name: name, width: mesh.region.width, sx0: [], sy0: [], dsx: 0, dsy: 0, rx: rx, ry: ry,
-      capacity: capacity, jobs: jobs, mesh: mesh, meshBands: bands)
-  }
-
-  /// The rows the ring must hold for strips needing these source bands, read in
-  /// order (a band may reach back below the furthest row read so far); nil past the budget.
-  static func ringCapacity(_ bands: [Range<Int>], rowBytes: Int, budget: Int) -> Int? {
-    var capacity = 1
-    var maxEnd = 0
-    for band in bands {
-      maxEnd = max(maxEnd, band.upperBound)
-      capacity = max(capacity, maxEnd - band.lowerBound)
-    }
-    return capacity <= budget / max(rowBytes, 1) ? capacity : nil
-  }
-
-  /// The source rows that output rows [top, top + count) touch, or nil for none.
-  static func band(sy0: [Double], dsy: Double, radius: Double, width: Int, sourceHeight: Int, top: Int, count: Int)
-    -> Range<Int>?
-  {
-    var lo = Double.infinity
-    var hi = -Double.infinity
-    let span = dsy * Double(max(width - 1, 0))
-    for r in top..<(top + count) {
-      let a = sy0[r]
-      let b = a + span
-      lo = min(lo, min(a, b))
-      hi = max(hi, max(a, b))
-    }
-    guard lo.isFinite, hi.isFinite else { return nil }
-    // bilinear reads rows floor(y) and floor(y) + 1; a wider filter rows within its radius
-    lo -= radius
-    hi += radius - 1
-    let first = Int(min(max(lo.rounded(.down), 0), Double(sourceHeight)))
-    let end = Int(min(max(hi.rounded(.down), -2), Double(sourceHeight))) + 2
-    let last = min(end, sourceHeight)
-    return first < last ? first..<last : nil
+  /// projected mapping), through a ring of `ringRows` source rows (the plan's).
+  convenience init(
+    image: VipsImageHandle, name: String, mesh: MeshInverse, rx: Double = 1, ry: Double = 1, strips: [LevelStrip], ringRows: Int,
+    jobs: Int
+  ) throws {
+    let ry = LevelGeometry.radius(ry)
+    let bands = LevelGeometry.meshBands(mesh: mesh, radius: ry, sourceHeight: image.height, strips: strips)
+    try self.init(
+      image: image, name: name, width: mesh.region.width, sx0: [], sy0: [], dsx: 0, dsy: 0, rx: LevelGeometry.radius(rx), ry: ry,
+      capacity: ringRows, jobs: jobs, mesh: mesh, meshBands: Dictionary(bands, uniquingKeysWith: { a, _ in a }))
   }
 
   private init(
     image: VipsImageHandle, name: String, width: Int, sx0: [Double], sy0: [Double], dsx: Double, dsy: Double,
     rx: Double, ry: Double, capacity: Int, jobs: Int, mesh: MeshInverse?, meshBands: [Int: Range<Int>]
   ) throws {
+    guard image.bands == 4 else {
+      throw TilecutError.invalidInput(path: name, reason: "internal error: the resampler needs RGBA, not \(image.bands) bands")
+    }
     guard let region = vips_region_new(image.pointer) else { throw VipsError.current("region \(name)") }
     self.image = image
     self.region = region
@@ -136,12 +79,12 @@ public final class StreamingResampleSource: LevelPixelSource {
     self.dsy = dsy
     self.rx = rx
     self.ry = ry
-    self.capacity = capacity
+    self.capacity = max(capacity, 1)
     self.rowBytes = image.width * 4
     self.jobs = max(jobs, 1)
     self.mesh = mesh
     self.meshBands = meshBands
-    ring = .allocate(capacity: capacity * rowBytes)
+    ring = .allocate(capacity: max(capacity, 1) * image.width * 4)
   }
 
   deinit {
@@ -152,7 +95,7 @@ public final class StreamingResampleSource: LevelPixelSource {
   public func read(top: Int, count: Int, into buffer: UnsafeMutablePointer<UInt8>) throws {
     if let mesh { return try readMesh(mesh, top: top, count: count, into: buffer) }
     guard
-      let band = Self.band(sy0: sy0, dsy: dsy, radius: ry, width: width, sourceHeight: image.height, top: top, count: count)
+      let band = LevelGeometry.band(sy0: sy0, dsy: dsy, radius: ry, width: width, sourceHeight: image.height, top: top, count: count)
     else {
       buffer.update(repeating: 0, count: count * width * 4)
       return

@@ -187,7 +187,15 @@ struct PipelineTests {
     let level = try #require(plan.levels.first)
     #expect(level.source == .direct)
     let streaming = try LevelPipeline.open(plan: plan, level: level, jobs: 2)
-    let fallback = try LevelPipeline.open(plan: plan, level: level, ringBudget: 0)
+    // the same level with the plan's choice turned to random access
+    var randomAccess = level
+    guard case .resample(var recipe) = level.recipe else {
+      Issue.record("a turned placement is resampled, not \(level.recipe)")
+      throw CancellationError()
+    }
+    recipe.access = .randomAccess
+    randomAccess.recipe = .resample(recipe)
+    let fallback = try LevelPipeline.open(plan: plan, level: randomAccess)
     #expect(!(fallback is StreamingResampleSource))
     let width = level.region.width
     var a = [UInt8](repeating: 0, count: width * level.region.height * 4)

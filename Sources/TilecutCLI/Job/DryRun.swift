@@ -40,29 +40,41 @@ struct NullWriter: TileWriter {
 }
 
 extension TileJob {
-  /// Plans, reads the pixels to find exactly which cells would get a file, and prints it.
+  /// Prints the plan. Without `--exact` no pixel is decoded: each level's cells are
+  /// an upper bound of its tiles. With it, every level is rendered (nothing written)
+  /// to count exactly the cells that get a tile.
   func dryRun(_ plan: TileJobPlan, started: Date) throws -> Int32 {
-    let pool = WorkPool(jobs: run.jobs ?? ProcessInfo.processInfo.activeProcessorCount)
-    let sampler = SamplingEncoder(encoding.encoder())
-    let ledger = RenderLedger()
-    try render(plan, encoder: sampler, writer: NullWriter(), pool: pool, ledger: ledger)
-    let outcomes = ledger.outcomes
-    let mean = sampler.meanBytes
+    var outcomes: [LevelKey: LevelOutcome]?
+    var mean = 0.0
+    if run.exact {
+      let pool = WorkPool(jobs: run.jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+      let sampler = SamplingEncoder(encoding.encoder())
+      let ledger = RenderLedger()
+      try render(plan, encoder: sampler, writer: NullWriter(), pool: pool, ledger: ledger)
+      outcomes = ledger.outcomes
+      mean = sampler.meanBytes
+    }
     var rows: [String] = []
-    var json: [String] = []
+    var levels: [LevelReport] = []
     var totalCells = 0
     var totalTiles = 0
     for key in plan.cells.keys.sorted() {
       guard let cut = plan.cells[key] else { continue }
-      let tiles = outcomes[key]?.tiles.count ?? 0
-      totalCells += cut.range.count
-      totalTiles += tiles
       let r = cut.range
+      var level = LevelReport(key: key, range: r)
+      totalCells += r.count
+      let counted: String
+      if let outcomes {
+        let tiles = outcomes[key]?.tiles.count ?? 0
+        totalTiles += tiles
+        level.tiles = tiles
+        counted = "\(tiles) tiles"
+      } else {
+        counted = "up to \(r.count) tiles"
+      }
+      levels.append(level)
       rows.append(
-        "  floor \(key.floor)  \(key.tileSize) px  z\(key.zoom)  x \(r.xRange.lowerBound)…\(r.xRange.upperBound)  y \(r.yRange.lowerBound)…\(r.yRange.upperBound)  \(r.count) cells, \(tiles) tiles"
-      )
-      json.append(
-        #"{"floor": \#(key.floor), "tileSize": \#(key.tileSize), "zoom": \#(key.zoom), "xRange": [\#(r.xRange.lowerBound), \#(r.xRange.upperBound)], "yRange": [\#(r.yRange.lowerBound), \#(r.yRange.upperBound)], "cells": \#(r.count), "tiles": \#(tiles)}"#
+        "  floor \(key.floor)  \(key.tileSize) px  z\(key.zoom)  x \(r.xRange.lowerBound)…\(r.xRange.upperBound)  y \(r.yRange.lowerBound)…\(r.yRange.upperBound)  \(r.count) cells, \(counted)"
       )
     }
     let estimate = Int(mean * Double(totalTiles))
@@ -74,34 +86,43 @@ extension TileJob {
           format: "floor %d: %@, %d × %d px, placement %@, CRS %@, footprint S %.7f W %.7f N %.7f E %.7f, %.3g m per source pixel",
           p.floor, p.source.path, p.source.width, p.source.height, p.placement.method, PlacementOptions.crsName(p.placement),
           f.south, f.west, f.north, f.east, p.placement.groundMetersPerPixel(width: p.source.width, height: p.source.height)))
+      for level in p.levels { printer.info("  " + Self.describe(level)) }
     }
     for row in rows { printer.info(row) }
-    printer.info("total: \(totalTiles) tiles in \(totalCells) cells, about \(Format.bytes(estimate))")
+    if outcomes != nil {
+      printer.info("total: \(totalTiles) tiles in \(totalCells) cells, about \(Format.bytes(estimate))")
+    } else {
+      printer.info("total: up to \(totalCells) tiles in \(totalCells) cells: blank cells are known after rendering (--exact renders to count them)")
+    }
     if run.json {
-      let footprints = plan.plans.map { p -> String in
-        let f = Manifest.Footprint(floor: p.floor, rect: p.footprint)
-        return #"{"floor": \#(p.floor), "south": \#(f.south), "west": \#(f.west), "north": \#(f.north), "east": \#(f.east)}"#
-      }
-      Printer.result(
-        #"{"dryRun": true, "output": \#(jsonString(output.output)), "tiles": \#(totalTiles), "cells": \#(totalCells), "estimatedBytes": \#(estimate), "footprints": [\#(footprints.joined(separator: ", "))], "placements": \#(Self.placementsJSON(plan)), "levels": [\#(json.joined(separator: ", "))]}"#
-      )
+      try Printer.result(
+        json: DryRunReport(
+          exact: outcomes != nil, output: output.output, cells: totalCells, tiles: outcomes != nil ? totalTiles : nil,
+          estimatedBytes: outcomes != nil ? estimate : nil,
+          footprints: plan.plans.map { Manifest.Footprint(floor: $0.floor, rect: $0.footprint) },
+          placements: plan.plans.map(PlacementReport.init), levels: levels, plan: plan.job))
     }
     return 0
   }
-}
 
-extension TileJob {
-  /// Per floor: how it was placed, in which CRS, its footprint in degrees, its ground
-  /// resolution and the sidecar files read, as a JSON array.
-  static func placementsJSON(_ plan: TileJobPlan) -> String {
-    let items = plan.plans.map { p -> String in
-      let f = Manifest.Footprint(floor: p.floor, rect: p.footprint)
-      let metres = p.placement.groundMetersPerPixel(width: p.source.width, height: p.source.height)
-      let sidecars = p.placement.sidecars.map(jsonString).joined(separator: ", ")
-      return
-        #"{"floor": \#(p.floor), "method": \#(jsonString(p.placement.method)), "crs": \#(jsonString(PlacementOptions.crsName(p.placement))), "south": \#(f.south), "west": \#(f.west), "north": \#(f.north), "east": \#(f.east), "metersPerPixel": \#(metres.isFinite ? metres : 0), "sidecars": [\#(sidecars)]}"#
+  /// One level of the plan as a line: its density, region, recipe, strips and cuts.
+  static func describe(_ level: DensityLevel) -> String {
+    let r = level.region
+    func rendered(_ scale: Double?) -> String { scale.map { "document rendered at \(String(format: "%.4g", $0)), " } ?? "" }
+    let recipe: String
+    switch level.recipe {
+    case .embed(let scale, let x, let y):
+      recipe = "\(rendered(scale))embedded at \(x), \(y)"
+    case .resample(let s):
+      let access = s.access == .streaming ? "streaming through \(s.ringRows ?? 0) source rows" : "random access"
+      recipe = "\(rendered(s.documentScale))resampled (shrink \(s.shrink), \(s.filter.rawValue), \(access))"
+    case .reduce(let from): recipe = "reduced from density \(from)"
+    case .double(let from): recipe = "doubled from density \(from)"
     }
-    return "[" + items.joined(separator: ", ") + "]"
+    let cuts = level.cuts.map { "\($0.tileSize) px z\($0.zoom)" }.joined(separator: ", ")
+    let strips = level.strips.isEmpty ? "" : ", \(level.strips.count) strips of \(level.stripHeight) rows"
+    return
+      "level \(level.base)·2^\(level.density): \(r.width) × \(r.height) px at \(r.x), \(r.y), \(recipe)\(strips)\(level.upsampled ? ", upsampled" : ""); cuts \(cuts.isEmpty ? "none" : cuts)"
   }
 }
 

@@ -16,13 +16,17 @@ public let tilecutVersion = "0.2.0"
 /// The resolved form of a tiling command: floors, placements and plans.
 struct TileJobPlan {
   var floors: [FloorSource]
-  var plans: [FloorPlan]
-  var sizes: [Int]
+  /// What the planner decided: every level's recipe, strips and tile ranges.
+  var job: JobPlan
+  /// Per floor: the PROJ mapping of a projected placement, nil otherwise.
+  var mappings: [(any SourceMapping)?]
   var template: TileNameTemplate
   var settings: RenderSettings
   var notes: [String]
 
-  var totalTiles: Int { plans.reduce(0) { $0 + $1.tileCount } }
+  var plans: [FloorPlan] { job.floors }
+  var sizes: [TileSize] { job.tileSizes }
+  var totalTiles: Int { job.cellCount }
 
   /// Planned cells per floor, size and zoom.
   var cells: [LevelKey: LevelCut] {
@@ -54,16 +58,17 @@ struct TileJob {
     let encoder = encoding.encoder()
     var template = try TileNameTemplate(output.name)
     template = try template.withExtension(encoder.fileExtension)
-    try template.checkDistinct(sizes: sizes, floors: floorSources.map(\.floor))
+    try template.checkDistinct(sizes: sizes.map(\.pixels), floors: floorSources.map(\.floor))
     let placements = try placement.resolve(floors: floorSources, pyramid: pyramid, printer: printer)
     let request = PlanRequest(minZoom: pyramid.minZoom, maxZoom: pyramid.maxZoom, tileSizes: sizes)
-    var plans: [FloorPlan] = []
+    var inputs: [FloorInput] = []
     var notes: [String] = []
     for (floor, place) in zip(floorSources, placements) {
       let source = try placement.pixels.describe(floor, printer: printer)
-      let plan = try PyramidPlanner.plan(floor: floor.floor, source: source, placement: place, request: request)
-      plans.append(plan)
+      inputs.append(FloorInput(floor: floor.floor, source: source, placement: place, mapping: try ProjectedMapping.forPlacement(place)))
     }
+    let job = try PyramidPlanner.plan(floors: inputs, request: request)
+    let plans = job.floors
     let upsampled = Set(plans.flatMap { p in p.levels.filter(\.upsampled).flatMap { $0.cuts.map { "\($0.tileSize) px tiles at zoom \($0.zoom)" } } })
     if !upsampled.isEmpty {
       notes.append("\(upsampled.sorted().joined(separator: ", ")) need more detail than the source has; they are upsampled")
@@ -73,7 +78,8 @@ struct TileJob {
       background: try encoding.background.map { try ColorRule(parsing: $0, option: "--background") },
       knockout: try encoding.knockout.map { try ColorRule(parsing: $0, option: "--knockout") },
       shard: try run.shardSelector())
-    let jobPlan = TileJobPlan(floors: floorSources, plans: plans, sizes: sizes, template: template, settings: settings, notes: notes)
+    let jobPlan = TileJobPlan(
+      floors: floorSources, job: job, mappings: inputs.map(\.mapping), template: template, settings: settings, notes: notes)
     try guardSize(jobPlan)
     return jobPlan
   }
@@ -105,12 +111,18 @@ struct TileJob {
   }
 
   /// --max-pixels bounds what a PDF or SVG is rendered to, not just its page size:
-  /// each direct level renders the document whole at the level's density (the scale
-  /// LevelPipeline uses), so the deepest one decides, before anything is rendered.
+  /// each level that reads the document renders it whole at the scale its recipe
+  /// names, so the deepest one decides, before anything is rendered.
   func guardDocumentRaster(_ plan: TileJobPlan) throws {
     for p in plan.plans where p.source.isVector {
-      for level in p.levels where level.source == .direct {
-        let scale = p.documentScale(for: level)
+      for level in p.levels {
+        let planned: Double?
+        switch level.recipe {
+        case .embed(let scale, _, _): planned = scale
+        case .resample(let r): planned = r.documentScale
+        case .reduce, .double: planned = nil
+        }
+        guard let scale = planned else { continue }
         let width = Double(p.source.width) * scale
         let height = Double(p.source.height) * scale
         let pixels = width * height
@@ -130,9 +142,11 @@ struct TileJob {
   }
 
   /// The options that shape the pixels, as text, for the manifest and fingerprint.
+  /// The tile sizes are part of the fingerprint (as in older manifests, which stay up
+  /// to date) but the manifest stores them once, in its `tileSizes`.
   func shapingOptions(_ plan: TileJobPlan) -> [String: String] {
     var o: [String: String] = [
-      "tileSizes": plan.sizes.map(String.init).joined(separator: ","),
+      "tileSizes": plan.sizes.map(\.description).joined(separator: ","),
       "name": plan.template.pattern,
       "format": encoding.format.rawValue,
       "pngCompression": String(encoding.pngCompression),
@@ -185,7 +199,7 @@ struct TileJob {
         try writeDependencies(plan)
         if let path = output.changes { try ChangeList(entries: []).write(to: path) }
         printer.info("\(store.path): up to date")
-        if run.json { Printer.result(#"{"output": \#(jsonString(store.path)), "upToDate": true}"#) }
+        if run.json { try Printer.result(json: RunReport(output: store.path, upToDate: true)) }
         return 0
       }
     }
@@ -252,7 +266,7 @@ struct TileJob {
     let plans = plan.plans
     let settings = plan.settings
     let loaders = Dictionary(plan.floors.map { ($0.floor, $0.header.loader) }, uniquingKeysWith: { a, _ in a })
-    let mappings = try plans.map { try ProjectedMapping.forPlacement($0.placement) }
+    let mappings = plan.mappings
     let groups = SharedSheet.groups(of: plans.map(\.source))
     DispatchQueue.concurrentPerform(iterations: groups.count) { g in
       for i in groups[g].floors {
@@ -331,10 +345,10 @@ struct TileJob {
         floor: key.floor, tileSize: key.tileSize, range: cut.range, tiles: outcomes[key]?.tiles ?? [], bytes: outcomes[key]?.bytes ?? 0)
     }
     return Manifest(
-      tileSizes: plan.sizes, floors: plan.plans.map(\.floor), name: plan.template.pattern, levels: levels,
+      tileSizes: plan.sizes.map(\.pixels), floors: plan.plans.map(\.floor), name: plan.template.pattern, levels: levels,
       footprints: plan.plans.map { Manifest.Footprint(floor: $0.floor, rect: $0.footprint) },
       generator: Manifest.Generator(version: tilecutVersion, libvips: Vips.version), sources: sources,
-      options: options, fingerprint: fingerprint,
+      options: options.filter { $0.key != "tileSizes" }, fingerprint: fingerprint,
       shard: plan.settings.shard.map { Manifest.Shard(index: $0.index, count: $0.count, jobFingerprint: jobFingerprint) })
   }
 
@@ -345,7 +359,7 @@ struct TileJob {
     var totalBlank = 0
     var totalBytes = 0
     for size in plan.sizes {
-      let mine = outcomes.filter { $0.key.tileSize == size }.values
+      let mine = outcomes.filter { $0.key.tileSize == size.pixels }.values
       let written = mine.reduce(0) { $0 + $1.tiles.count }
       let blank = mine.reduce(0) { $0 + $1.blank }
       let bytes = mine.reduce(0) { $0 + $1.bytes }
@@ -357,15 +371,17 @@ struct TileJob {
     printer.info("done: \(totalWritten) tiles, \(totalBlank) skipped, \(Format.bytes(totalBytes)) in \(Format.seconds(seconds)) → \(output)")
     for line in lines { printer.info(line) }
     if run.json {
-      let levels = outcomes.keys.sorted().map { key -> String in
+      let levels = outcomes.keys.sorted().map { key -> LevelReport in
         let o = outcomes[key] ?? LevelOutcome()
-        let planned = plan.cells[key]?.range.count ?? 0
-        return
-          #"{"floor": \#(key.floor), "tileSize": \#(key.tileSize), "zoom": \#(key.zoom), "cells": \#(planned), "written": \#(o.tiles.count), "skipped": \#(o.blank), "bytes": \#(o.bytes)}"#
+        var level = LevelReport(key: key, range: plan.cells[key]?.range)
+        (level.written, level.skipped, level.bytes) = (o.tiles.count, o.blank, o.bytes)
+        return level
       }
-      Printer.result(
-        #"{"output": \#(jsonString(output)), "upToDate": false, "tilesWritten": \#(totalWritten), "tilesSkipped": \#(totalBlank), "bytes": \#(totalBytes), "seconds": \#(String(format: "%.3f", seconds)), "manifest": \#(jsonString(output + "/" + Manifest.fileName)), "placements": \#(Self.placementsJSON(plan)), "levels": [\#(levels.joined(separator: ", "))]}"#
-      )
+      try? Printer.result(
+        json: RunReport(
+          output: output, upToDate: false, tilesWritten: totalWritten, tilesSkipped: totalBlank, bytes: totalBytes,
+          seconds: (seconds * 1000).rounded() / 1000, manifest: output + "/" + Manifest.fileName,
+          placements: plan.plans.map(PlacementReport.init), levels: levels))
     }
   }
 }
@@ -527,11 +543,6 @@ final class SignalPipe: @unchecked Sendable {
   func stop() {
     listener.withLock { $0 = nil }
   }
-}
-
-func jsonString(_ s: String) -> String {
-  let data = (try? JSONEncoder().encode(s)) ?? Data("\"\"".utf8)
-  return String(decoding: data, as: UTF8.self)
 }
 
 /// Device, inode, size, modification and change times (ns) of a file, as one string.

@@ -82,19 +82,8 @@ public struct PyramidOptions: ParsableArguments {
 
   public init() {}
 
-  public func tileSizes() throws -> [Int] {
-    let parts = tileSize.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-    var sizes: [Int] = []
-    for p in parts {
-      guard let n = Int(p), [256, 512, 768].contains(n) else {
-        throw TilecutError.invalidOption(
-          option: "--tile-size", reason: "'\(p)' is not a supported tile size; use 256, 512, 768 or a list such as 256,512")
-      }
-      if !sizes.contains(n) { sizes.append(n) }
-    }
-    guard !sizes.isEmpty else { throw TilecutError.invalidOption(option: "--tile-size", reason: "give 256, 512, 768 or a list such as 256,512") }
-    return sizes.sorted()
-  }
+  /// The sizes asked for, parsed once.
+  public func tileSizes() throws -> [TileSize] { try TileSize.parseList(tileSize) }
 
   public func validate() throws {
     if let z = minZoom, !(0...PyramidPlanner.maxSupportedZoom).contains(z) {
@@ -200,8 +189,11 @@ public struct RunOptions: ParsableArguments {
   @Option(help: ArgumentHelp("Worker threads (default: all cores).", valueName: "n"))
   public var jobs: Int?
 
-  @Flag(help: "Place and plan, print the plan, write nothing.")
+  @Flag(help: "Place and plan, print the plan (no pixel decoded: tile counts are upper bounds), write nothing.")
   public var dryRun = false
+
+  @Flag(help: "With --dry-run: render every pixel (nothing written) to count exactly which cells get a tile.")
+  public var exact = false
 
   @Flag(help: "Print the plan (with --dry-run) or the result as one JSON document on stdout.")
   public var json = false
@@ -240,6 +232,7 @@ public struct RunOptions: ParsableArguments {
       throw ValidationError("--jobs: \(j) is outside 1...\(PlanLimits.maxJobs)")
     }
     if let m = maxPixelsOption, m < 1 { throw ValidationError("--max-pixels: must be at least 1, got \(m)") }
+    if exact && !dryRun { throw ValidationError("--exact: counts tiles for --dry-run; add --dry-run or drop --exact") }
     if shard != nil { _ = try shardSelector() }
   }
 

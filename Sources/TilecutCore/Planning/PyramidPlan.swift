@@ -45,11 +45,23 @@ public struct PixelRect: Hashable, Sendable, Codable {
 
 /// One cut of a level image into tiles of one size.
 public struct LevelCut: Hashable, Sendable, Codable {
-  public var tileSize: Int
+  public var size: TileSize
   /// Tiles of this cut whose cells the footprint touches.
   public var range: TileRange
 
+  public init(size: TileSize, range: TileRange) {
+    self.size = size
+    self.range = range
+  }
+
+  /// The tile edge in pixels, for pixel arithmetic and names.
+  public var tileSize: Int { size.pixels }
   public var zoom: Int { range.zoom }
+
+  enum CodingKeys: String, CodingKey {
+    case size = "tileSize"
+    case range
+  }
 }
 
 /// How the pixels of a density level come to be.
@@ -72,6 +84,10 @@ public struct DensityLevel: Hashable, Sendable, Codable {
   /// True when the level needs more detail than a raster source has.
   public var upsampled: Bool
   public var cuts: [LevelCut]
+  /// How the level's pixels are made.
+  public var recipe: LevelRecipe = .reduce(fromDensity: 0)
+  /// For a level that reads its source: the strips it is read in, top to bottom.
+  public var strips: [LevelStrip] = []
 
   /// Level pixels per world unit.
   public var worldPixels: Double { WebMercator.worldPixels(zoom: density, tileSize: base) }
@@ -89,6 +105,19 @@ public struct FloorPlan: Hashable, Sendable, Codable {
   public var placement: Placement
   public var footprint: WorldRect
   public var levels: [DensityLevel]
+  /// The zooms tiled (of the 256 px grid; a 512 px or 768 px tile at zoom z is on the same grid).
+  public var zooms: ZoomRange?
+  /// How the source's pixels map onto the world.
+  public var mapping: MappingPlan
+
+  public init(floor: Int, source: SourceDescription, placement: Placement, footprint: WorldRect, levels: [DensityLevel]) {
+    self.floor = floor
+    self.source = source
+    self.placement = placement
+    self.footprint = footprint
+    self.levels = levels
+    mapping = MappingPlan(placement)
+  }
 
   public var tileCount: Int { levels.reduce(0) { $0 + $1.tileCount } }
 
@@ -115,8 +144,8 @@ public struct FloorPlan: Hashable, Sendable, Codable {
 
 extension FloorPlan {
   /// How much a document (PDF, SVG) is scaled when rendered for a direct level: one
-  /// rendered pixel is about one level pixel. The renderer and the --max-pixels bound
-  /// both use it.
+  /// rendered pixel is about one level pixel. The planner puts it in the level's
+  /// recipe, which the renderer and the --max-pixels bound read.
   public func documentScale(for level: DensityLevel) -> Double {
     if let native = placement.nativeZoom { return level.worldPixels / WebMercator.worldPixels(zoom: native) }
     let probe = placement.sourcePixelsPerWorldUnit(width: source.width, height: source.height)
@@ -128,12 +157,17 @@ extension FloorPlan {
 public struct PlanRequest: Hashable, Sendable, Codable {
   public var minZoom: Int?
   public var maxZoom: Int?
-  public var tileSizes: [Int]
+  public var tileSizes: [TileSize]
 
-  public init(minZoom: Int? = nil, maxZoom: Int? = nil, tileSizes: [Int] = [256, 512]) {
+  public init(minZoom: Int? = nil, maxZoom: Int? = nil, tileSizes: [TileSize] = [.standard, .retina]) {
     self.minZoom = minZoom
     self.maxZoom = maxZoom
     self.tileSizes = tileSizes
+  }
+
+  /// A request for sizes given as numbers: an error naming --tile-size for one tilecut does not make.
+  public init(minZoom: Int? = nil, maxZoom: Int? = nil, tileSizes: [Int]) throws {
+    self.init(minZoom: minZoom, maxZoom: maxZoom, tileSizes: try tileSizes.map { try TileSize(pixels: $0) })
   }
 }
 
@@ -142,7 +176,7 @@ public enum PyramidPlanner {
   public static let maxSupportedZoom = 30
   static let alignment = 512
   /// The @3x tile size: the 256 px grid at three times the density.
-  public static let tripleTileSize = 768
+  public static let tripleTileSize = TileSize.triple.pixels
 
   /// The raster default: the smallest zoom z with 256·2^z ≥ the longer side.
   public static func rasterMaxZoom(width: Int, height: Int) -> Int {
@@ -155,7 +189,7 @@ public enum PyramidPlanner {
   /// The zoom range a request resolves to for one floor.
   public static func zoomRange(
     request: PlanRequest, source: SourceDescription, placement: Placement
-  ) throws -> ClosedRange<Int> {
+  ) throws -> ZoomRange {
     let maxZ = request.maxZoom ?? placement.nativeZoom(width: source.width, height: source.height)
     let minZ: Int
     if let m = request.minZoom {
@@ -174,14 +208,16 @@ public enum PyramidPlanner {
     guard minZ <= maxZ else {
       throw TilecutError.invalidOption(option: "--min-zoom", reason: "\(minZ) is above --max-zoom \(maxZ)")
     }
-    return minZ...maxZ
+    return ZoomRange(min: minZ, max: maxZ)
   }
 
-  /// Plans one floor.
+  /// Plans one floor. `mapping`: the PROJ mapping of a `.projected` placement
+  /// (TilecutGeo's), which the planner evaluates on a mesh to size the resampling ring.
   public static func plan(
-    floor: Int, source: SourceDescription, placement: Placement, request: PlanRequest
+    floor: Int, source: SourceDescription, placement: Placement, request: PlanRequest, mapping: (any SourceMapping)? = nil
   ) throws -> FloorPlan {
-    let zooms = try zoomRange(request: request, source: source, placement: placement)
+    let zoomRange = try zoomRange(request: request, source: source, placement: placement)
+    let zooms = zoomRange.zooms
     let footprint = placement.footprint(width: source.width, height: source.height).clampedToWorld
     guard !footprint.isEmpty else {
       throw TilecutError.invalidInput(path: source.path, reason: "the placement puts the image outside the Web-Mercator world")
@@ -189,22 +225,17 @@ public enum PyramidPlanner {
     // Density of a cut: a T px tile at zoom z has the pixels of 256 px tiles at z + log2(T/256).
     var cutsByDensity: [Int: [LevelCut]] = [:]
     var tripleCuts: [LevelCut] = []
-    for size in request.tileSizes.sorted() {
-      if size == tripleTileSize {
+    for size in Set(request.tileSizes).sorted() {
+      // the @3x chain is its own (768 is not 256·2^k); 256 and 512 share levels
+      guard let shift = size.densityShift else {
         tripleCuts = zooms.compactMap { zoom in
-          WebMercator.tileRange(covering: footprint, zoom: zoom, tileSize: size).map { LevelCut(tileSize: size, range: $0) }
+          WebMercator.tileRange(covering: footprint, zoom: zoom, tileSize: size.pixels).map { LevelCut(size: size, range: $0) }
         }
         continue
       }
-      // the builder makes 256 px levels, their retina doubling and the @3x chain: a
-      // 1024 px tile (two zooms of upsampling at the deepest zoom) it does not
-      guard size == WebMercator.baseTileSize || size == 2 * WebMercator.baseTileSize else {
-        throw TilecutError.invalidOption(option: "--tile-size", reason: "\(size) is not a tile size tilecut makes (256, 512 or 768)")
-      }
-      let shift = (size / WebMercator.baseTileSize).trailingZeroBitCount
       for zoom in zooms {
-        guard let range = WebMercator.tileRange(covering: footprint, zoom: zoom, tileSize: size) else { continue }
-        cutsByDensity[zoom + shift, default: []].append(LevelCut(tileSize: size, range: range))
+        guard let range = WebMercator.tileRange(covering: footprint, zoom: zoom, tileSize: size.pixels) else { continue }
+        cutsByDensity[zoom + shift, default: []].append(LevelCut(size: size, range: range))
       }
     }
     let native = placement.nativeZoom(width: source.width, height: source.height)
@@ -235,7 +266,100 @@ public enum PyramidPlanner {
         cuts: [cut])
       levels.append(level)
     }
-    return FloorPlan(floor: floor, source: source, placement: placement, footprint: footprint, levels: levels)
+    var plan = FloorPlan(floor: floor, source: source, placement: placement, footprint: footprint, levels: levels)
+    plan.zooms = zoomRange
+    try assignRecipes(&plan, mapping: mapping)
+    return plan
+  }
+
+  /// Names how each level is made: the heads of the chains from the source, the
+  /// rest by reduction, and the level just above a raster chain (512 px tiles at
+  /// the deepest zoom) by doubling the chain's head: no second decode, no second resample.
+  static func assignRecipes(_ plan: inout FloorPlan, mapping: (any SourceMapping)?) throws {
+    let head = plan.chain.first
+    var levels = plan.levels
+    for i in levels.indices {
+      let level = levels[i]
+      if level.source == .reduced {
+        levels[i].recipe = .reduce(fromDensity: level.density + 1)
+      } else if let head, !plan.source.isVector, level.base == head.base, level.density == head.density + 1 {
+        levels[i].recipe = .double(fromDensity: head.density)
+      } else {
+        levels[i].recipe = try directRecipe(plan, level: level, mapping: mapping)
+        levels[i].strips = PyramidBuilder.strips(of: level.region, stripHeight: level.stripHeight)
+      }
+    }
+    plan.levels = levels
+  }
+
+  /// Embed, streaming resample or random-access resample, with the shrink and ring they need.
+  static func directRecipe(_ plan: FloorPlan, level: DensityLevel, mapping: (any SourceMapping)?) throws -> LevelRecipe {
+    let source = plan.source
+    let region = level.region
+    let scale = source.isVector ? plan.documentScale(for: level) : 1
+    let documentScale = source.isVector ? scale : nil
+    let placement = plan.placement
+    let strips = PyramidBuilder.strips(of: region, stripHeight: level.stripHeight)
+    let forward = LevelGeometry.forward(placement: placement, region: region, worldPixels: level.worldPixels, scale: scale)
+    switch placement.projection {
+    case .projected:
+      guard let mapping else {
+        throw TilecutError.invalidInput(path: source.path, reason: "a projected placement needs its PROJ mapping")
+      }
+      let shrink = LevelGeometry.shrink(forward: forward)
+      guard let inverse = forward.concatenating(after: .scale(Double(shrink), Double(shrink))).inverse else {
+        throw TilecutError.invalidInput(path: source.path, reason: "the placement is degenerate (zero area)")
+      }
+      let (rx, ry) = (LevelGeometry.radius(hypot(inverse.a, inverse.d)), LevelGeometry.radius(hypot(inverse.b, inverse.e)))
+      let size = LevelGeometry.imageSize(of: source, scale: scale, shrink: shrink)
+      let k = scale / Double(shrink)
+      let mesh = MeshInverse(
+        mapping: mapping, region: region, worldPixels: level.worldPixels, toIndex: AffineTransform(a: k, b: 0, c: -0.5, d: 0, e: k, f: -0.5))
+      let bands = LevelGeometry.meshBands(mesh: mesh, radius: ry, sourceHeight: size.height, strips: strips).map(\.rows)
+      guard let rows = LevelGeometry.ringCapacity(bands, rowBytes: size.width * 4) else {
+        throw TilecutError.invalidInput(
+          path: source.path,
+          reason: "is too wide, turned this far, to resample within \(LevelGeometry.ringBudget >> 20) MB; lower --max-zoom or split the image")
+      }
+      return .resample(
+        Resample(
+          documentScale: documentScale, shrink: shrink, filter: rx > 1 || ry > 1 ? .tent : .bilinear, access: .streaming,
+          ringRows: rows + LevelGeometry.ringSlack))
+    case .webMercator, .lonLat:
+      if placement.projection == .webMercator {
+        guard forward.inverse != nil else {
+          throw TilecutError.invalidInput(path: source.path, reason: "the placement is degenerate (zero area)")
+        }
+        if forward.isIntegerTranslation {
+          return .embed(documentScale: documentScale, x: Int(forward.c.rounded()), y: Int(forward.f.rounded()))
+        }
+      } else {
+        let t = placement.transform
+        guard abs(t.b) < 1e-12, abs(t.d) < 1e-12, t.a != 0, t.e != 0 else {
+          throw TilecutError.invalidInput(
+            path: source.path, reason: "a rotated lon/lat placement is not supported; use a Mercator (EPSG:3857) world file")
+        }
+      }
+      guard let first = LevelGeometry.index(placement: placement, region: region, worldPixels: level.worldPixels, scale: scale, shrink: 1)
+      else { throw TilecutError.invalidInput(path: source.path, reason: "the placement is degenerate (zero area)") }
+      let shrink = LevelGeometry.shrink(forward: first.forward)
+      guard
+        let index = LevelGeometry.index(
+          placement: placement, region: region, worldPixels: level.worldPixels, scale: scale, shrink: Double(shrink))
+      else { throw TilecutError.invalidInput(path: source.path, reason: "the placement is degenerate (zero area)") }
+      let s = index.sampling(height: region.height)
+      let (rx, ry) = (LevelGeometry.radius(s.rx), LevelGeometry.radius(s.ry))
+      let size = LevelGeometry.imageSize(of: source, scale: scale, shrink: shrink)
+      let bands = strips.compactMap {
+        LevelGeometry.band(
+          sy0: s.sy0, dsy: s.dsy, radius: ry, width: region.width, sourceHeight: size.height, top: $0.top, count: $0.count)
+      }
+      let rows = LevelGeometry.ringCapacity(bands, rowBytes: size.width * 4)
+      return .resample(
+        Resample(
+          documentScale: documentScale, shrink: shrink, filter: rx > 1 || ry > 1 ? .tent : .bilinear,
+          access: rows == nil ? .randomAccess : .streaming, ringRows: rows.map { $0 + LevelGeometry.ringSlack }))
+    }
   }
 
   /// The computed part of a level: the footprint's pixels, aligned out to 512 (to

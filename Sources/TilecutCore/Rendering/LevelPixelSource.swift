@@ -9,7 +9,7 @@ public protocol LevelPixelSource: AnyObject {
 
 /// One strip of a direct level: rows [top, top + count) of its region, which land
 /// at row `offset` of a strip buffer.
-public struct LevelStrip: Sendable, Equatable {
+public struct LevelStrip: Hashable, Sendable, Codable {
   public var top: Int
   public var count: Int
   public var offset: Int

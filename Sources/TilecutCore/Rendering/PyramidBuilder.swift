@@ -33,10 +33,10 @@ public final class PyramidBuilder {
       for cut in level.cuts { ledger.touch(LevelKey(floor: plan.floor, tileSize: cut.tileSize, zoom: cut.zoom)) }
     }
     let chain = plan.chain
-    // The level just above a raster chain (512 px tiles at the deepest zoom) is the
-    // chain's head doubled: no second decode, no second resample.
+    // the level the plan makes by doubling the chain's head (512 px tiles at the deepest zoom)
     let derived = plan.standalone.first { level in
-      !plan.source.isVector && chain.first.map { level.density == $0.density + 1 } == true
+      if case .double = level.recipe { return true }
+      return false
     }
     for level in plan.standalone where level != derived {
       let stage = Stage(level: level, builder: self, next: nil)
@@ -73,7 +73,7 @@ public final class PyramidBuilder {
 
   private func stream(_ level: DensityLevel, into stage: Stage) throws {
     let region = level.region
-    let strips = Self.strips(of: region, stripHeight: level.stripHeight)
+    let strips = level.strips
     let open = openSource
     let reader = try StripReader(open: { try open(level) }, strips: strips, stride: stage.stride, rows: level.stripHeight)
     defer { reader.finish() }
