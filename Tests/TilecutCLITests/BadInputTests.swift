@@ -32,7 +32,13 @@ struct RunResult {
 }
 
 /// Runs a command line with a time limit; `shell` wraps it in /bin/sh -c.
-func runTool(_ args: [String], shell: String? = nil, interruptAfter: (Double, Int32)? = nil, timeout: Double = 60) throws -> RunResult {
+/// `interruptWhenStaging`: sends the signal once the run's staging directory
+/// (`.<name>.tilecut-staging-…` beside `<dir>/<name>`) appears, that is once the
+/// handlers are installed and rendering has begun, whatever the machine's load.
+func runTool(
+  _ args: [String], shell: String? = nil, interruptAfter: (Double, Int32)? = nil,
+  interruptWhenStaging: (dir: String, name: String, signal: Int32)? = nil, timeout: Double = 60
+) throws -> RunResult {
   let process = Process()
   let binary = try tilecutBinary()
   if let shell {
@@ -63,6 +69,16 @@ func runTool(_ args: [String], shell: String? = nil, interruptAfter: (Double, In
   }
   if let (delay, sig) = interruptAfter {
     Thread.sleep(forTimeInterval: delay)
+    kill(process.processIdentifier, sig)
+  }
+  if let (dir, name, sig) = interruptWhenStaging {
+    let prefix = "." + name + ".tilecut-staging-"
+    let giveUp = Date().addingTimeInterval(timeout)
+    while process.isRunning && Date() < giveUp {
+      let entries = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+      if entries.contains(where: { $0.hasPrefix(prefix) }) { break }
+      Thread.sleep(forTimeInterval: 0.005)
+    }
     kill(process.processIdentifier, sig)
   }
   let deadline = Date().addingTimeInterval(timeout)
@@ -250,7 +266,7 @@ struct BadInputTests {
     let c = try Corpus()
     defer { c.cleanup() }
     try picture(width: 4096, height: 4096, seed: 4).writePNG(to: c.path("slow.png"))
-    let r = try runTool([c.path("slow.png"), "-o", c.path("out"), "--force"], interruptAfter: (0.7, signal))
+    let r = try runTool([c.path("slow.png"), "-o", c.path("out"), "--force"], interruptWhenStaging: (c.dir, "out", signal))
     c.expectClean(r, status: 128 + signal, mentions: "interrupted")
   }
 

@@ -234,7 +234,9 @@ struct SafetyTests {
     let took = Date().timeIntervalSince(sent)
     process.waitUntilExit()
     let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    #expect(took < 1.0, "took \(took) s")
+    // the tool gives up waiting for the renderer after 0.5 s; the rest is room for a
+    // loaded, shared 2-core machine to schedule it
+    #expect(took < 2.0, "took \(took) s")
     #expect(process.terminationReason == .exit && process.terminationStatus == 128 + signal, "\(process.terminationStatus) \(stderr)")
     #expect(stderr.contains("interrupted"))
     #expect(snapshot(c.path("out")) == c.before)
@@ -275,7 +277,12 @@ struct SafetyTests {
     try picture(width: 2048, height: 2048, seed: 6).writePNG(to: c.path("slow.png"))
     let binary = try tilecutBinary()
     let r = try runTool(
-      [], shell: "'\(binary)' '\(c.path("slow.png"))' -o '\(c.path("out"))' --force -q & sleep 0.5; touch '\(c.path("slow.png"))'; wait $!",
+      [],
+      // touched once the run has hashed its source and begun rendering (its staging exists)
+      shell:
+        "'\(binary)' '\(c.path("slow.png"))' -o '\(c.path("out"))' --force -q & pid=$!; "
+        + "while kill -0 $pid 2>/dev/null && ! ls -a '\(c.dir)' | grep -q '^\\.out\\.tilecut-staging-'; do sleep 0.005; done; "
+        + "touch '\(c.path("slow.png"))'; wait $pid",
       timeout: 180)
     c.expectClean(r, status: 1, mentions: "changed")
   }
