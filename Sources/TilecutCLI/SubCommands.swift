@@ -519,7 +519,9 @@ struct PreviewCommand: ParsableCommand {
 
   func validate() throws {
     if !(0...PlanLimits.maxZoom).contains(zoom) { throw ValidationError("--zoom: \(zoom) is outside 0...\(PlanLimits.maxZoom)") }
-    if let tileSize, !Manifest.isTileSize(tileSize) { throw ValidationError("--tile-size: \(tileSize) is not a tile size (256, 512, 768, 1024…)") }
+    if let tileSize, TileSize(tileSize) == nil {
+      throw ValidationError("--tile-size: \(tileSize) is not a tile size tilecut makes; use 256, 512 or 768")
+    }
     if let floor, !(-PlanLimits.maxFloorNumber...PlanLimits.maxFloorNumber).contains(floor) {
       throw ValidationError("--floor: \(floor) is outside ±\(PlanLimits.maxFloorNumber)")
     }
