@@ -89,6 +89,8 @@ public struct FloorPlan: Hashable, Sendable, Codable {
   public var placement: Placement
   public var footprint: WorldRect
   public var levels: [DensityLevel]
+  /// Levels left out under `--retina-depth native`, each served by a smaller tile.
+  public var substitutes: [LevelSubstitute] = []
 
   public var tileCount: Int { levels.reduce(0) { $0 + $1.tileCount } }
 
@@ -129,11 +131,13 @@ public struct PlanRequest: Hashable, Sendable, Codable {
   public var minZoom: Int?
   public var maxZoom: Int?
   public var tileSizes: [Int]
+  public var retinaDepth: RetinaDepth
 
-  public init(minZoom: Int? = nil, maxZoom: Int? = nil, tileSizes: [Int] = [256, 512]) {
+  public init(minZoom: Int? = nil, maxZoom: Int? = nil, tileSizes: [Int] = [256, 512], retinaDepth: RetinaDepth = .full) {
     self.minZoom = minZoom
     self.maxZoom = maxZoom
     self.tileSizes = tileSizes
+    self.retinaDepth = retinaDepth
   }
 }
 
@@ -189,6 +193,8 @@ public enum PyramidPlanner {
     // Density of a cut: a T px tile at zoom z has the pixels of 256 px tiles at z + log2(T/256).
     var cutsByDensity: [Int: [LevelCut]] = [:]
     var tripleCuts: [LevelCut] = []
+    let native = placement.nativeZoom(width: source.width, height: source.height)
+    var substitutes: [LevelSubstitute] = []
     for size in request.tileSizes.sorted() {
       if size == tripleTileSize {
         tripleCuts = zooms.compactMap { zoom in
@@ -204,10 +210,16 @@ public enum PyramidPlanner {
       let shift = (size / WebMercator.baseTileSize).trailingZeroBitCount
       for zoom in zooms {
         guard let range = WebMercator.tileRange(covering: footprint, zoom: zoom, tileSize: size) else { continue }
+        // --retina-depth native: a 512 px tile finer than a raster source is left to the 256 px one
+        if shift > 0, request.retinaDepth == .native, !source.isVector, zoom + shift > native,
+          request.tileSizes.contains(WebMercator.baseTileSize)
+        {
+          substitutes.append(LevelSubstitute(tileSize: size, zoom: zoom, servedBy: WebMercator.baseTileSize))
+          continue
+        }
         cutsByDensity[zoom + shift, default: []].append(LevelCut(tileSize: size, range: range))
       }
     }
-    let native = placement.nativeZoom(width: source.width, height: source.height)
     var levels: [DensityLevel] = []
     if let maxDensity = cutsByDensity.keys.max(), let minDensity = cutsByDensity.keys.min() {
       let base = source.isVector ? maxDensity : min(native, maxDensity)
@@ -235,7 +247,8 @@ public enum PyramidPlanner {
         cuts: [cut])
       levels.append(level)
     }
-    return FloorPlan(floor: floor, source: source, placement: placement, footprint: footprint, levels: levels)
+    return FloorPlan(
+      floor: floor, source: source, placement: placement, footprint: footprint, levels: levels, substitutes: substitutes)
   }
 
   /// The computed part of a level: the footprint's pixels, aligned out to 512 (to
