@@ -292,11 +292,11 @@ def main():
     print(f"machine: {os.cpu_count()} cores, libvips {subprocess.run(['vips', '--version'], capture_output=True, text=True).stdout.strip()}, "
           f"tilecut {subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True, cwd=HERE).stdout.strip()}, runs {RUNS}, outputs in {OUT}, "
           f"load average {os.getloadavg()[0]:.1f} at the end")
-    print(f"{'contender':22} {'median s':>9} {'min s':>7} {'peak MB':>8} {'bytes':>12} {'tiles':>7}")
+    print(f"{'contender':30} {'median s':>9} {'min s':>7} {'peak MB':>8} {'bytes':>12} {'tiles':>7}")
     for k in contenders:
         size = os.path.getsize(outputs[k]) if os.path.isfile(outputs[k]) else sum(sets[k].values())
         count = len(sets[k]) if os.path.isdir(outputs[k]) else "-"
-        print(f"{k:22} {med[k]:9.2f} {min(t for t, _ in results[k]):7.2f} {rss[k]:8.0f} {size:12d} {count:>7}")
+        print(f"{k:30} {med[k]:9.2f} {min(t for t, _ in results[k]):7.2f} {rss[k]:8.0f} {size:12d} {count:>7}")
     print()
     ratio = lambda a, b: med[a] / med[b]
     floor_report(med, rss, sets)
