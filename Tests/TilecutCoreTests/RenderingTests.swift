@@ -225,6 +225,42 @@ struct PyramidBuilderTests {
     }
   }
 
+  @Test("reductions stay exact when a level's region is wider than the halved level above (an offset footprint, many strips)")
+  func offsetFootprintReductions() throws {
+    // 1500 × 1300 px placed 600 px into zoom 4's level: its region starts at 512, the
+    // next level's at 0, so columns and rows of each reduced strip are never written
+    let pattern = Pattern(width: 1500, height: 1300)
+    let world = 4096.0
+    let transform = AffineTransform.translation(600 / world, 600 / world).concatenating(after: .scale(1 / world, 1 / world))
+    let source = SourceDescription(path: "pattern", width: pattern.width, height: pattern.height)
+    let plan = try PyramidPlanner.plan(
+      floor: 1, source: source, placement: Placement(method: "test", transform: transform, nativeZoom: 4),
+      request: PlanRequest(minZoom: 0, maxZoom: 4, tileSizes: [256]))
+    let levels = plan.levels
+    #expect(levels[0].region.x == 512 && levels[1].region.x == 0 && levels[0].region.height > 4 * levels[0].stripHeight)
+    let sink = CapturingSink()
+    let pool = WorkPool(jobs: 2)
+    let builder = PyramidBuilder(
+      plan: plan, settings: RenderSettings(template: try TileNameTemplate("{size}/{z}_{x}_{y}")), encoder: sink, writer: sink,
+      pool: pool, ledger: RenderLedger(),
+      openSource: { _ in FunctionSource(region: levels[0].region) { x, y in pattern.pixel(x - 600, y - 600) } })
+    try builder.build()
+    try pool.drain()
+    let tiles = sink.tiles.withLock { $0 }
+    var checked = 0
+    for z in 0..<4 {
+      for (key, tile) in tiles where key.hasPrefix("256/\(z)_") {
+        let parts = key.dropFirst(4).split(separator: "_").compactMap { Int($0) }
+        let children = [(0, 0), (1, 0), (0, 1), (1, 1)].map { dx, dy in
+          tiles["256/\(z + 1)_\(2 * parts[1] + dx)_\(2 * parts[2] + dy)"] ?? []
+        }
+        #expect(maxDifference(tile, reduce(children, size: 256)) <= 1, "\(key)")
+        checked += 1
+      }
+    }
+    #expect(checked >= 8)
+  }
+
   @Test("fully transparent cells are not written and are counted as skipped")
   func blankCellsSkipped() throws {
     // 700 × 300 at native zoom 2, with the top-left 512 × 256 transparent
@@ -282,7 +318,9 @@ struct PyramidBuilderTests {
     let opened = sources.withLock { $0 }
     #expect(opened.count == 1)
     let tops = opened[0].reads.withLock { $0 }
-    #expect(tops == Array(stride(from: 0, to: 2048, by: 512)))
+    // 256 rows a strip: a level cut only into 256 px tiles needs no more
+    #expect(plan.levels[0].stripHeight == 256)
+    #expect(tops == Array(stride(from: 0, to: 2048, by: 256)))
   }
 }
 

@@ -76,8 +76,12 @@ public struct DensityLevel: Hashable, Sendable, Codable {
   /// Level pixels per world unit.
   public var worldPixels: Double { WebMercator.worldPixels(zoom: density, tileSize: base) }
 
-  /// Rows per strip: a multiple of every tile size cut from the level.
-  public var stripHeight: Int { base == WebMercator.baseTileSize ? PyramidBuilder.stripHeight : base }
+  /// Rows per strip: a multiple of every tile size cut from the level, and no more:
+  /// 256 rows when only 256 px tiles are cut (half the memory of a wide level).
+  public var stripHeight: Int {
+    guard base == WebMercator.baseTileSize else { return base }
+    return cuts.contains { $0.tileSize > base } ? PyramidBuilder.stripHeight : base
+  }
 
   public var tileCount: Int { cuts.reduce(0) { $0 + $1.range.count } }
 }
