@@ -18,10 +18,29 @@ extension PyramidBuilder {
       buffer = [UInt8](repeating: 0, count: stride * min(level.stripHeight, level.region.height + level.stripHeight))
     }
 
+    /// Rows of the current strip below this one are neither written nor cleared yet:
+    /// a reduced stage clears only what the level above does not write, a direct
+    /// one (`clear: false`) is filled whole by its reader.
+    var filledTo = 0
+
     func begin(_ top: Int, clear: Bool = true) {
       if stripTop == top { return }
       stripTop = top
-      if clear { _ = buffer.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+      filledTo = clear ? 0 : Int.max
+    }
+
+    /// Before strip rows [r0, r1) are written in columns [c0, c1) (the level above
+    /// writes its rows in order): clears the rows skipped since the last write, and
+    /// this write's rows outside its columns.
+    private func prepare(_ base: UnsafeMutablePointer<UInt8>, rows r0: Int, _ r1: Int, columns c0: Int, _ c1: Int) {
+      if filledTo < r0 { (base + filledTo * stride).update(repeating: 0, count: (r0 - filledTo) * stride) }
+      if c0 > 0 || c1 < level.region.width {
+        for r in max(r0, 0)..<r1 {
+          (base + r * stride).update(repeating: 0, count: c0 * 4)
+          (base + r * stride + c1 * 4).update(repeating: 0, count: stride - c1 * 4)
+        }
+      }
+      filledTo = max(filledTo, r1)
     }
 
     /// Takes `count` reduced rows from the level above, `top` in this level's global rows.
@@ -37,6 +56,7 @@ extension PyramidBuilder {
         let y1 = min(top + count, region.maxY)
         buffer.withUnsafeMutableBufferPointer { buf in
           guard let base = buf.baseAddress, y0 < y1 else { return }
+          prepare(base, rows: y0 - strip, y1 - strip, columns: x0 - region.x, x1 - region.x)
           for y in y0..<y1 {
             let src = rows + (y - top) * width * 4 + (x0 - x) * 4
             let dst = base + (y - strip) * stride + (x0 - region.x) * 4
@@ -52,6 +72,13 @@ extension PyramidBuilder {
       stripTop = nil
       let height = min(level.stripHeight, level.region.maxY - top)
       guard height > 0 else { return }
+      if filledTo < height {
+        let from = filledTo
+        buffer.withUnsafeMutableBufferPointer { buf in
+          buf.baseAddress.map { ($0 + from * stride).update(repeating: 0, count: (height - from) * stride) }
+        }
+        filledTo = height
+      }
       completePending(stripTop: top)
       cut(top: top, height: height)
       if let derived { cutDerived(derived, top: top, height: height) }
@@ -113,7 +140,9 @@ extension PyramidBuilder {
       begin(strip)
       let stride = self.stride
       buffer.withUnsafeMutableBufferPointer { buf in
-        if let base = buf.baseAddress { fill(base + (top - strip) * stride + (x - region.x) * 4, stride) }
+        guard let base = buf.baseAddress else { return }
+        prepare(base, rows: top - strip, top - strip + count, columns: x - region.x, x - region.x + width)
+        fill(base + (top - strip) * stride + (x - region.x) * 4, stride)
       }
       if top + count >= stripEnd { try flush() }
       return true
