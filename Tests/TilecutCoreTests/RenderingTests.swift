@@ -53,7 +53,10 @@ struct Pattern {
   }
 }
 
-func render(_ pattern: Pattern, sizes: [Int], minZoom: Int? = nil, shard: ShardSelector? = nil, jobs: Int = 2) throws
+func render(
+  _ pattern: Pattern, sizes: [Int], minZoom: Int? = nil, shard: ShardSelector? = nil, jobs: Int = 2,
+  inPlaceBudget: Int = PyramidBuilder.inPlaceBudget
+) throws
   -> (FloorPlan, [String: [UInt8]], RenderLedger)
 {
   let source = SourceDescription(path: "pattern", width: pattern.width, height: pattern.height)
@@ -66,7 +69,7 @@ func render(_ pattern: Pattern, sizes: [Int], minZoom: Int? = nil, shard: ShardS
   let ledger = RenderLedger()
   let builder = PyramidBuilder(
     plan: plan, settings: RenderSettings(template: try TileNameTemplate("{size}/{z}_{x}_{y}"), shard: shard),
-    encoder: sink, writer: sink, pool: pool, ledger: ledger,
+    encoder: sink, writer: sink, pool: pool, ledger: ledger, inPlaceBudget: inPlaceBudget,
     openSource: { level in
       // the upsampled level doubles each source pixel
       let scale = 1 << (level.density - maxZoom)
@@ -259,6 +262,20 @@ struct PyramidBuilderTests {
       }
     }
     #expect(checked >= 8)
+  }
+
+  @Test("tiles encoded in place from strips still in flight equal tiles copied out, at every size")
+  func inPlaceEqualsCopies() throws {
+    // 2600 rows: ten 256-row strips at the deepest level, one strip's tiles encoded
+    // while the next is cut; a budget of 0 makes every stage copy its tiles instead
+    let tall = Pattern(width: 900, height: 2600, clear: (x: 0..<300, y: 0..<700))
+    let (_, inPlace, _) = try render(tall, sizes: [256, 512], jobs: 3)
+    let (_, copied, _) = try render(tall, sizes: [256, 512], jobs: 3, inPlaceBudget: 0)
+    #expect(inPlace.count > 60)
+    #expect(inPlace == copied)
+    let (_, only256, _) = try render(tall, sizes: [256], jobs: 1)
+    let (_, only256Copied, _) = try render(tall, sizes: [256], jobs: 1, inPlaceBudget: 0)
+    #expect(only256 == only256Copied && only256.count > 40)
   }
 
   @Test("fully transparent cells are not written and are counted as skipped")
