@@ -28,7 +28,7 @@ final class StripPool: @unchecked Sendable {
     return [UInt8](unsafeUninitializedCapacity: count) { _, n in n = count }
   }
 
-  func give(_ buffer: [UInt8]) {
+  func give(_ buffer: consuming [UInt8]) {
     condition.lock()
     free.append(buffer)
     condition.signal()
@@ -38,7 +38,7 @@ final class StripPool: @unchecked Sendable {
 
 /// One strip's storage shared by the tile jobs cut from it: back to its pool when the last one is done.
 final class StripHold: @unchecked Sendable {
-  let storage: [UInt8]
+  private(set) var storage: [UInt8]
   private let pool: StripPool
 
   init(_ storage: [UInt8], pool: StripPool) {
@@ -46,5 +46,11 @@ final class StripHold: @unchecked Sendable {
     self.pool = pool
   }
 
-  deinit { pool.give(storage) }
+  /// Moves the storage out before handing it back: a buffer still referenced here
+  /// when the stage takes it would be copied on its first write.
+  deinit {
+    var bytes: [UInt8] = []
+    swap(&bytes, &storage)
+    pool.give(bytes)
+  }
 }
