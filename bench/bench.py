@@ -26,6 +26,8 @@ OUT = os.environ.get("BENCH_OUT") or (f"/dev/shm/tilecut-bench-{os.getpid()}" if
 # BENCH_SCALE=50000: also tile a 50000² plan (generated lazily by libvips) once,
 # 256 only and 256+512, and print time and peak RSS
 SCALE = int(os.environ.get("BENCH_SCALE", "0"))
+# the photo-like source of the retina comparison (256 / 256+512 full / native)
+PHOTO_SIZE = int(os.environ.get("BENCH_PHOTO_SIZE", "8192"))
 # a campus in central London, about 1.5 km across: an 8192 px image is then at its
 # native resolution near zoom 19, the deepest zoom gdal2tiles 3.6 handles here
 BOUNDS = (51.5000, -0.1400, 51.5130, -0.1190)
@@ -93,6 +95,29 @@ def scale_image(path, n):
     a = inside.ifthenelse(255, 0)
     img = r.bandjoin([g, b, a]).cast("uchar").copy(interpretation="srgb")
     img.pngsave(path, compression=1)
+
+
+def photo_image(path, n, seed):
+    """A photo-like RGB JPEG: smooth colour fields (noise enlarged 16×, bicubic)
+    under a fine grain, so that no tile is a palette tile (what a photograph does
+    to the retina pyramid: its upsampled 512 px tiles are RGB PNGs)."""
+    if os.path.exists(path):
+        return
+    tmp = path + ".d"
+    os.makedirs(tmp, exist_ok=True)
+    bands = []
+    for b in range(3):
+        c = lambda name: os.path.join(tmp, f"{name}{b}.v")
+        subprocess.run(["vips", "gaussnoise", c("s"), str(n // 16), str(n // 16), "--mean", "128", "--sigma", "60", "--seed", str(seed * 3 + b)], check=True)
+        subprocess.run(["vips", "resize", c("s"), c("l"), "16", "--kernel", "cubic"], check=True)
+        subprocess.run(["vips", "gaussnoise", c("g"), str(n), str(n), "--mean", "0", "--sigma", "8", "--seed", str(seed * 3 + b + 100)], check=True)
+        subprocess.run(["vips", "add", c("l"), c("g"), c("b")], check=True)
+        bands.append(c("b"))
+    joined = os.path.join(tmp, "rgb.v")
+    subprocess.run(["vips", "bandjoin", " ".join(bands), joined], check=True)
+    subprocess.run(["vips", "cast", joined, os.path.join(tmp, "u.v"), "uchar"], check=True)
+    subprocess.run(["vips", "copy", os.path.join(tmp, "u.v"), path + "[Q=90]", "--interpretation", "srgb"], check=True)
+    shutil.rmtree(tmp)
 
 
 def merc(lon, lat):
@@ -169,7 +194,15 @@ def floor_report(med, rss, sets):
     print(f"tilecut 256 / dzsave time             {ratio('tilecut 256', 'dzsave 256'):.2f}  (target ≤ 0.15)")
     print(f"tilecut 256 / decode floor (vips avg) {ratio('tilecut 256', floor):.2f}  (target ≤ 0.6)")
     print(f"tilecut 256 / dzsave peak RSS         {rss['tilecut 256'] / rss['dzsave 256']:.2f}  (target ≤ 1.2)")
-    print(f"tilecut 256+512 / 256 time            {ratio('tilecut 256+512', 'tilecut 256'):.2f}")
+    print(f"tilecut 256+512 / 256 time            {ratio('tilecut 256+512', 'tilecut 256'):.2f}  (--retina-depth full)")
+    print(f"tilecut 256+512 native / 256 time     {ratio('tilecut 256+512 native', 'tilecut 256'):.2f}  (target ≤ 1.5)")
+    b = lambda k: sum(sets[k].values())
+    print(f"256+512 bytes full / native / 256     {b('tilecut 256+512') / 1e6:.1f} / {b('tilecut 256+512 native') / 1e6:.1f} / {b('tilecut 256') / 1e6:.1f} MB")
+    if "tilecut photo 256" in med:
+        print(f"photo 256+512 / 256 time, full        {ratio('tilecut photo 256+512', 'tilecut photo 256'):.2f}")
+        print(f"photo 256+512 / 256 time, native      {ratio('tilecut photo 256+512 native', 'tilecut photo 256'):.2f}")
+        print(f"photo bytes full / native / 256       {b('tilecut photo 256+512') / 1e6:.1f} / {b('tilecut photo 256+512 native') / 1e6:.1f} / "
+              f"{b('tilecut photo 256') / 1e6:.1f} MB")
     print(f"tilecut / dzsave bytes                {sum(sets['tilecut 256'].values()) / sum(sets['dzsave 256'].values()):.2f}")
     print(f"palette / plain bytes                 {sum(sets['tilecut 256 palette'].values()) / sum(sets['tilecut 256'].values()):.2f}")
     if "dzsave 8.18 256" in med:
@@ -186,8 +219,11 @@ def main():
         raise SystemExit(f"no tilecut binary at {TILECUT}; run make bench")
     big = os.path.join(WORK, f"plan{SIZE}.png")
     geo = os.path.join(WORK, f"geo{GEO_SIZE}.png")
+    photo = os.path.join(WORK, f"photo{PHOTO_SIZE}.jpg")
     t0 = time.time()
     plan_image(big, SIZE, 1)
+    if PHOTO_SIZE:
+        photo_image(photo, PHOTO_SIZE, 3)
     plan_image(geo, GEO_SIZE, 2)
     if SCALE:
         huge = os.path.join(WORK, f"plan{SCALE}.png")
@@ -233,9 +269,14 @@ def main():
         "dzsave 256": ["vips", "dzsave", big, out("dz"), "--layout", "google", "--suffix", ".png[compression=6]", "--tile-size", "256", "--overlap", "0", "--background", "0"],
         **floor_contenders(big),
         "tilecut 256+512": [TILECUT, big, "-o", out("tc256512"), "--tile-size", "256,512", "-q", "--force"],
+        "tilecut 256+512 native": [TILECUT, big, "-o", out("tc256512n"), "--tile-size", "256,512", "--retina-depth", "native", "-q", "--force"],
         "tilecut 256 palette": [TILECUT, big, "-o", out("tcpal"), "--tile-size", "256", "--palette", "-q", "--force"],
         "tilecut geo": [TILECUT, geo, "--bounds", f"{s},{w},{n},{e}", "--tile-size", "256", "--min-zoom", str(zooms[0]), "--max-zoom", str(zooms[-1]), "-o", out("tcgeo"), "-q", "--force"],
     }
+    if PHOTO_SIZE:
+        for name, extra in [("256", ["--tile-size", "256"]), ("256+512", ["--tile-size", "256,512"]),
+                            ("256+512 native", ["--tile-size", "256,512", "--retina-depth", "native"])]:
+            contenders[f"tilecut photo {name}"] = [TILECUT, photo, "-o", out("photo" + name.replace(" ", "").replace("+", "")), *extra, "-q", "--force"]
     if not SKIP_GDAL:
         g2t = shutil.which("gdal2tiles.py") or shutil.which("gdal2tiles")
         contenders["gdal2tiles geo"] = [g2t, "--xyz", "-z", zr, "-w", "none", "--processes=2", "-q", geotiff3857, out("g2t")]
@@ -269,11 +310,11 @@ def main():
     print(f"machine: {os.cpu_count()} cores, libvips {subprocess.run(['vips', '--version'], capture_output=True, text=True).stdout.strip()}, "
           f"tilecut {subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True, cwd=HERE).stdout.strip()}, runs {RUNS}, outputs in {OUT}, "
           f"load average {os.getloadavg()[0]:.1f} at the end")
-    print(f"{'contender':22} {'median s':>9} {'min s':>7} {'peak MB':>8} {'bytes':>12} {'tiles':>7}")
+    print(f"{'contender':30} {'median s':>9} {'min s':>7} {'peak MB':>8} {'bytes':>12} {'tiles':>7}")
     for k in contenders:
         size = os.path.getsize(outputs[k]) if os.path.isfile(outputs[k]) else sum(sets[k].values())
         count = len(sets[k]) if os.path.isdir(outputs[k]) else "-"
-        print(f"{k:22} {med[k]:9.2f} {min(t for t, _ in results[k]):7.2f} {rss[k]:8.0f} {size:12d} {count:>7}")
+        print(f"{k:30} {med[k]:9.2f} {min(t for t, _ in results[k]):7.2f} {rss[k]:8.0f} {size:12d} {count:>7}")
     print()
     ratio = lambda a, b: med[a] / med[b]
     floor_report(med, rss, sets)

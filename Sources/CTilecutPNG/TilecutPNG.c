@@ -86,17 +86,17 @@ static void filter_row(const uint8_t *row, const uint8_t *prev, size_t n, int bp
  * the same; deflate sees a quarter of the bytes (or less), which makes the tile
  * both smaller and faster to compress. Returns 0 when there are too many colours. */
 #define TC_SLOTS 1024
-static int palette_of(const uint8_t *rgba, int width, int height, uint32_t palette[256], uint8_t *indices) {
+static int palette_of(const uint8_t *rgba, size_t stride, int width, int height, uint32_t palette[256], uint8_t *indices) {
   uint32_t keys[TC_SLOTS];
   uint16_t slots[TC_SLOTS]; /* index + 1, 0 = empty */
   memset(slots, 0, sizeof slots);
   int count = 0;
   size_t row_bytes = 4 * (size_t)width;
   for (int y = 0; y < height; y++) {
-    const uint8_t *row = rgba + (size_t)y * row_bytes;
+    const uint8_t *row = rgba + (size_t)y * stride;
     uint8_t *out = indices + (size_t)y * width;
     /* a row like the one above (walls, flat rooms) repeats its indices */
-    if (y > 0 && memcmp(row, row - row_bytes, row_bytes) == 0) {
+    if (y > 0 && memcmp(row, row - stride, row_bytes) == 0) {
       memcpy(out, out - width, (size_t)width);
       continue;
     }
@@ -224,6 +224,11 @@ static uint8_t *encode_indexed(int width, int height, int level, uint32_t *palet
 }
 
 uint8_t *tc_png_encode(const uint8_t *rgba, int width, int height, int level, int indexed, size_t *length) {
+  return tc_png_encode_rows(rgba, 4 * (size_t)width, width, height, level, indexed, length);
+}
+
+uint8_t *tc_png_encode_rows(const uint8_t *rgba, size_t stride, int width, int height, int level, int indexed,
+                            size_t *length) {
   *length = 0;
   if (width <= 0 || height <= 0)
     return NULL;
@@ -233,17 +238,20 @@ uint8_t *tc_png_encode(const uint8_t *rgba, int width, int height, int level, in
     if (!indices)
       return NULL;
     uint32_t palette[256];
-    int count = palette_of(rgba, width, height, palette, indices);
+    int count = palette_of(rgba, stride, width, height, palette, indices);
     uint8_t *out = count ? encode_indexed(width, height, level, palette, count, indices, length) : NULL;
     free(indices);
     if (count || indexed == TC_PNG_INDEXED_ONLY)
       return out;
   }
   int opaque = 1;
-  for (size_t i = 0; i < pixels; i++) {
-    if (rgba[4 * i + 3] != 255) {
-      opaque = 0;
-      break;
+  for (int y = 0; y < height && opaque; y++) {
+    const uint8_t *row = rgba + (size_t)y * stride;
+    for (int x = 0; x < width; x++) {
+      if (row[4 * x + 3] != 255) {
+        opaque = 0;
+        break;
+      }
     }
   }
   int bpp = opaque ? 3 : 4;
@@ -260,7 +268,7 @@ uint8_t *tc_png_encode(const uint8_t *rgba, int width, int height, int level, in
   }
   uint8_t *cur = rows, *prev = NULL;
   for (int y = 0; y < height; y++) {
-    const uint8_t *src = rgba + (size_t)y * width * 4;
+    const uint8_t *src = rgba + (size_t)y * stride;
     if (opaque) {
       for (int x = 0; x < width; x++) {
         cur[3 * x] = src[4 * x];

@@ -533,6 +533,14 @@ struct PreviewCommand: ParsableCommand {
       let manifest = try loadManifest(directory)
       let floor = self.floor ?? manifest.floors.first ?? 1
       let size = tileSize ?? manifest.tileSizes.min() ?? 256
+      let served = manifest.servingTileSize(floor: floor, tileSize: size, zoom: zoom)
+      guard served == size else {
+        throw TilecutError.invalidOption(
+          option: "--tile-size",
+          reason:
+            "floor \(floor) has no \(size) px tiles at zoom \(zoom): the \(served) px tiles serve them (--retina-depth native); preview --tile-size \(served)"
+        )
+      }
       guard let level = manifest.level(floor: floor, tileSize: size, zoom: zoom) else {
         let zooms = manifest.levels.filter { $0.floor == floor && $0.tileSize == size }.map(\.zoom)
         throw TilecutError.invalidOption(

@@ -134,10 +134,14 @@ public final class MBTilesTileStore: TileStore, @unchecked Sendable {
       var generator: String
       /// The whole output's content version (the manifest's), for cache decisions.
       var contentVersion: String?
+      /// Zooms this set has no tiles at because a smaller tile size's set serves them
+      /// (`--retina-depth native`): show that set's tile of the same z/x/y, scaled.
+      var substitutes: [Manifest.Substitute]?
     }
+    let substitutes = (manifest.substitutes ?? []).filter { $0.floor == floor && $0.tileSize == tileSize }
     let info = Info(
       floor: floor, tileSize: tileSize, levels: levels, generator: "tilecut \(manifest.generator.version)",
-      contentVersion: manifest.contentVersion)
+      contentVersion: manifest.contentVersion, substitutes: substitutes.isEmpty ? nil : substitutes)
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
     let json = String(decoding: try encoder.encode(info), as: UTF8.self)

@@ -35,22 +35,46 @@ public struct VipsTileEncoder: TileEncoder {
   public static let upsampledLevelCap = 4
 
   public func encode(rgba: [UInt8], size: Int, upsampled: Bool) throws -> [UInt8] {
-    let pngCompression = upsampled ? min(self.pngCompression, Self.upsampledLevelCap) : self.pngCompression
-    if format == .png {
-      // libdeflate, losslessly: a palette PNG when the tile has at most 256 colours
-      // (most tiles of a drawing), else RGB(A) with per-row filters. With --palette,
-      // only tiles with more colours go through libimagequant below.
-      var length = 0
-      let mode = Int32(palette ? TC_PNG_INDEXED_ONLY : TC_PNG_INDEXED_WHEN_EXACT)
-      let buffer = rgba.withUnsafeBufferPointer {
-        tc_png_encode($0.baseAddress, Int32(size), Int32(size), Int32(pngCompression), mode, &length)
-      }
-      if let buffer {
-        defer { tc_png_free(buffer) }
-        return [UInt8](UnsafeBufferPointer(start: buffer, count: length))
-      }
-      if !palette || length != 0 { throw VipsError(operation: "pngsave", message: "out of memory encoding a tile") }
+    if format == .png,
+      let bytes = try rgba.withUnsafeBufferPointer({ buf in
+        try buf.baseAddress.flatMap { try png($0, stride: size * 4, size: size, upsampled: upsampled) }
+      })
+    {
+      return bytes
     }
+    return try vipsEncode(rgba: rgba, size: size, upsampled: upsampled)
+  }
+
+  /// PNG tiles are deflated straight from the strip; the other formats go through
+  /// libvips, which needs packed rows.
+  public func encode(pixels: UnsafePointer<UInt8>, stride: Int, size: Int, upsampled: Bool) throws -> [UInt8] {
+    if format == .png, let bytes = try png(pixels, stride: stride, size: size, upsampled: upsampled) { return bytes }
+    let rgba = [UInt8](unsafeUninitializedCapacity: size * size * 4) { out, count in
+      if let o = out.baseAddress {
+        for row in 0..<size { (o + row * size * 4).initialize(from: pixels + row * stride, count: size * 4) }
+      }
+      count = size * size * 4
+    }
+    return try vipsEncode(rgba: rgba, size: size, upsampled: upsampled)
+  }
+
+  /// libdeflate, losslessly: a palette PNG when the tile has at most 256 colours
+  /// (most tiles of a drawing), else RGB(A) with per-row filters. Nil with --palette
+  /// when the tile has more colours: libimagequant (libvips) quantises those.
+  private func png(_ pixels: UnsafePointer<UInt8>, stride: Int, size: Int, upsampled: Bool) throws -> [UInt8]? {
+    let pngCompression = upsampled ? min(self.pngCompression, Self.upsampledLevelCap) : self.pngCompression
+    var length = 0
+    let mode = Int32(palette ? TC_PNG_INDEXED_ONLY : TC_PNG_INDEXED_WHEN_EXACT)
+    if let buffer = tc_png_encode_rows(pixels, stride, Int32(size), Int32(size), Int32(pngCompression), mode, &length) {
+      defer { tc_png_free(buffer) }
+      return [UInt8](UnsafeBufferPointer(start: buffer, count: length))
+    }
+    if !palette || length != 0 { throw VipsError(operation: "pngsave", message: "out of memory encoding a tile") }
+    return nil
+  }
+
+  private func vipsEncode(rgba: [UInt8], size: Int, upsampled: Bool) throws -> [UInt8] {
+    let pngCompression = upsampled ? min(self.pngCompression, Self.upsampledLevelCap) : self.pngCompression
     try Vips.start()
     return try rgba.withUnsafeBytes { raw -> [UInt8] in
       guard let image = vips_image_new_from_memory(raw.baseAddress, raw.count, Int32(size), Int32(size), 4, VIPS_FORMAT_UCHAR)

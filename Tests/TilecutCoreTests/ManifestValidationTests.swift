@@ -24,6 +24,7 @@ struct ManifestValidationTests {
   static let messages = [
     "x range 0…1099511627776 is outside zoom 5's grid", "zoom 62 is outside 0…30", "y range -1…11", "does not match its runs",
     "outside its range", "not sorted", "not 3", "floors", "tile sizes", "appears twice", "side by side", "shard", "store file",
+    "served by 256 px does not fit", "is both a level and substituted",
   ]
 
   static func damage(_ m: inout Manifest, _ which: Int) {
@@ -40,11 +41,17 @@ struct ManifestValidationTests {
     case 9: m.levels.append(m.levels[0])
     case 10: m.name = "{z}{x}{y}.png"
     case 11: m.shard = Manifest.Shard(index: 3, count: 2, jobFingerprint: "j")
-    default: m.storeFiles = ["../../etc/passwd"]
+    case 12: m.storeFiles = ["../../etc/passwd"]
+    // a level served by a size the manifest lacks, and one that has tiles of its own too
+    case 13: m.substitutes = [Manifest.Substitute(floor: 1, tileSize: 512, zoom: 5, servedBy: 256)]
+    default:
+      m.tileSizes = [256, 512]
+      m.levels.append(Manifest.Level(floor: 1, tileSize: 512, range: TileRange(zoom: 5, xRange: 3...6, yRange: 10...11), tiles: []))
+      m.substitutes = [Manifest.Substitute(floor: 1, tileSize: 512, zoom: 5, servedBy: 256)]
     }
   }
 
-  @Test("each kind of bad number is named", arguments: 0..<13)
+  @Test("each kind of bad number is named", arguments: 0..<15)
   func bad(which: Int) {
     var m = Self.sample()
     Self.damage(&m, which)

@@ -53,7 +53,10 @@ struct Pattern {
   }
 }
 
-func render(_ pattern: Pattern, sizes: [Int], minZoom: Int? = nil, shard: ShardSelector? = nil, jobs: Int = 2) throws
+func render(
+  _ pattern: Pattern, sizes: [Int], minZoom: Int? = nil, shard: ShardSelector? = nil, jobs: Int = 2,
+  inPlaceBudget: Int = PyramidBuilder.inPlaceBudget
+) throws
   -> (FloorPlan, [String: [UInt8]], RenderLedger)
 {
   let source = SourceDescription(path: "pattern", width: pattern.width, height: pattern.height)
@@ -66,7 +69,7 @@ func render(_ pattern: Pattern, sizes: [Int], minZoom: Int? = nil, shard: ShardS
   let ledger = RenderLedger()
   let builder = PyramidBuilder(
     plan: plan, settings: RenderSettings(template: try TileNameTemplate("{size}/{z}_{x}_{y}"), shard: shard),
-    encoder: sink, writer: sink, pool: pool, ledger: ledger,
+    encoder: sink, writer: sink, pool: pool, ledger: ledger, inPlaceBudget: inPlaceBudget,
     openSource: { level in
       // the upsampled level doubles each source pixel
       let scale = 1 << (level.density - maxZoom)
@@ -225,6 +228,56 @@ struct PyramidBuilderTests {
     }
   }
 
+  @Test("reductions stay exact when a level's region is wider than the halved level above (an offset footprint, many strips)")
+  func offsetFootprintReductions() throws {
+    // 1500 × 1300 px placed 600 px into zoom 4's level: its region starts at 512, the
+    // next level's at 0, so columns and rows of each reduced strip are never written
+    let pattern = Pattern(width: 1500, height: 1300)
+    let world = 4096.0
+    let transform = AffineTransform.translation(600 / world, 600 / world).concatenating(after: .scale(1 / world, 1 / world))
+    let source = SourceDescription(path: "pattern", width: pattern.width, height: pattern.height)
+    let plan = try PyramidPlanner.plan(
+      floor: 1, source: source, placement: Placement(method: "test", transform: transform, nativeZoom: 4),
+      request: PlanRequest(minZoom: 0, maxZoom: 4, tileSizes: [256]))
+    let levels = plan.levels
+    #expect(levels[0].region.x == 512 && levels[1].region.x == 0 && levels[0].region.height > 4 * levels[0].stripHeight)
+    let sink = CapturingSink()
+    let pool = WorkPool(jobs: 2)
+    let builder = PyramidBuilder(
+      plan: plan, settings: RenderSettings(template: try TileNameTemplate("{size}/{z}_{x}_{y}")), encoder: sink, writer: sink,
+      pool: pool, ledger: RenderLedger(),
+      openSource: { _ in FunctionSource(region: levels[0].region) { x, y in pattern.pixel(x - 600, y - 600) } })
+    try builder.build()
+    try pool.drain()
+    let tiles = sink.tiles.withLock { $0 }
+    var checked = 0
+    for z in 0..<4 {
+      for (key, tile) in tiles where key.hasPrefix("256/\(z)_") {
+        let parts = key.dropFirst(4).split(separator: "_").compactMap { Int($0) }
+        let children = [(0, 0), (1, 0), (0, 1), (1, 1)].map { dx, dy in
+          tiles["256/\(z + 1)_\(2 * parts[1] + dx)_\(2 * parts[2] + dy)"] ?? []
+        }
+        #expect(maxDifference(tile, reduce(children, size: 256)) <= 1, "\(key)")
+        checked += 1
+      }
+    }
+    #expect(checked >= 8)
+  }
+
+  @Test("tiles encoded in place from strips still in flight equal tiles copied out, at every size")
+  func inPlaceEqualsCopies() throws {
+    // 2600 rows: ten 256-row strips at the deepest level, one strip's tiles encoded
+    // while the next is cut; a budget of 0 makes every stage copy its tiles instead
+    let tall = Pattern(width: 900, height: 2600, clear: (x: 0..<300, y: 0..<700))
+    let (_, inPlace, _) = try render(tall, sizes: [256, 512], jobs: 3)
+    let (_, copied, _) = try render(tall, sizes: [256, 512], jobs: 3, inPlaceBudget: 0)
+    #expect(inPlace.count > 60)
+    #expect(inPlace == copied)
+    let (_, only256, _) = try render(tall, sizes: [256], jobs: 1)
+    let (_, only256Copied, _) = try render(tall, sizes: [256], jobs: 1, inPlaceBudget: 0)
+    #expect(only256 == only256Copied && only256.count > 40)
+  }
+
   @Test("fully transparent cells are not written and are counted as skipped")
   func blankCellsSkipped() throws {
     // 700 × 300 at native zoom 2, with the top-left 512 × 256 transparent
@@ -282,7 +335,9 @@ struct PyramidBuilderTests {
     let opened = sources.withLock { $0 }
     #expect(opened.count == 1)
     let tops = opened[0].reads.withLock { $0 }
-    #expect(tops == Array(stride(from: 0, to: 2048, by: 512)))
+    // 256 rows a strip: a level cut only into 256 px tiles needs no more
+    #expect(plan.levels[0].stripHeight == 256)
+    #expect(tops == Array(stride(from: 0, to: 2048, by: 256)))
   }
 }
 

@@ -17,6 +17,9 @@ enum {
  * image whose alpha is all 255 is written as RGB. Returns a malloc'd buffer (free
  * with tc_png_free) and its length, or NULL on failure. */
 uint8_t *tc_png_encode(const uint8_t *rgba, int width, int height, int level, int indexed, size_t *length);
+/* The same for rows `stride` bytes apart (a tile read in place from a wider strip). */
+uint8_t *tc_png_encode_rows(const uint8_t *rgba, size_t stride, int width, int height, int level, int indexed,
+                            size_t *length);
 void tc_png_free(uint8_t *buffer);
 
 #endif

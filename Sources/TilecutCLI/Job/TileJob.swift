@@ -60,7 +60,7 @@ struct TileJob {
     template = try template.withExtension(encoder.fileExtension)
     try template.checkDistinct(sizes: sizes.map(\.pixels), floors: floorSources.map(\.floor))
     let placements = try placement.resolve(floors: floorSources, pyramid: pyramid, printer: printer)
-    let request = PlanRequest(minZoom: pyramid.minZoom, maxZoom: pyramid.maxZoom, tileSizes: sizes)
+    let request = PlanRequest(minZoom: pyramid.minZoom, maxZoom: pyramid.maxZoom, tileSizes: sizes, retinaDepth: pyramid.retinaDepth)
     var inputs: [FloorInput] = []
     var notes: [String] = []
     for (floor, place) in zip(floorSources, placements) {
@@ -156,6 +156,7 @@ struct TileJob {
     if let b = plan.settings.background { o["background"] = b.description }
     if let k = plan.settings.knockout { o["knockout"] = k.description }
     if let s = plan.settings.shard { o["shard"] = "\(s.index)/\(s.count)" }
+    if pyramid.retinaDepth != .full { o["retinaDepth"] = pyramid.retinaDepth.rawValue }
     if output.preview { o["preview"] = "true" }
     if output.store != .directory { o["store"] = output.store.rawValue }
     for p in plan.plans {
@@ -344,12 +345,17 @@ struct TileJob {
       return Manifest.Level(
         floor: key.floor, tileSize: key.tileSize, range: cut.range, tiles: outcomes[key]?.tiles ?? [], bytes: outcomes[key]?.bytes ?? 0)
     }
-    return Manifest(
+    var manifest = Manifest(
       tileSizes: plan.sizes.map(\.pixels), floors: plan.plans.map(\.floor), name: plan.template.pattern, levels: levels,
       footprints: plan.plans.map { Manifest.Footprint(floor: $0.floor, rect: $0.footprint) },
       generator: Manifest.Generator(version: tilecutVersion, libvips: Vips.version), sources: sources,
       options: options.filter { $0.key != "tileSizes" }, fingerprint: fingerprint,
       shard: plan.settings.shard.map { Manifest.Shard(index: $0.index, count: $0.count, jobFingerprint: jobFingerprint) })
+    let substitutes = plan.plans.flatMap { p in
+      p.substitutes.map { Manifest.Substitute(floor: p.floor, tileSize: $0.tileSize, zoom: $0.zoom, servedBy: $0.servedBy) }
+    }
+    manifest.substitutes = substitutes.isEmpty ? nil : substitutes
+    return manifest
   }
 
   func report(_ plan: TileJobPlan, ledger: RenderLedger, seconds: Double, output: String) {

@@ -77,6 +77,12 @@ public struct PyramidOptions: ParsableArguments {
       "Tile sizes in pixels, any of 256, 512 (@2x: the same z/x/y grid at twice the density) and 768 (@3x), comma-separated.", valueName: "sizes"))
   public var tileSize: String = "256,512"
 
+  @Option(
+    help: ArgumentHelp(
+      "How deep 512 px tiles go: full (every zoom) or native (only where the source has the detail; deeper zooms' 512 px tiles are not written and the manifest says the 256 px tile serves them).",
+      valueName: "full|native"))
+  public var retinaDepth: RetinaDepth = .full
+
   @Option(help: ArgumentHelp("Refuse jobs of more tiles than this (the estimate names the zoom that causes it).", valueName: "n"))
   public var maxTiles: Int = 500_000
 
@@ -94,9 +100,15 @@ public struct PyramidOptions: ParsableArguments {
     }
     if let a = minZoom, let b = maxZoom, a > b { throw ValidationError("--min-zoom: \(a) is above --max-zoom \(b)") }
     if maxTiles < 1 { throw ValidationError("--max-tiles: must be at least 1, got \(maxTiles)") }
-    do { _ = try tileSizes() } catch let e as TilecutError { throw ValidationError(e.description) }
+    let sizes: [TileSize]
+    do { sizes = try tileSizes() } catch let e as TilecutError { throw ValidationError(e.description) }
+    if retinaDepth == .native && !sizes.contains(.standard) {
+      throw ValidationError("--retina-depth: native serves the deepest 512 px tiles by the 256 px ones; add 256 to --tile-size, or use full")
+    }
   }
 }
+
+extension RetinaDepth: ExpressibleByArgument {}
 
 /// Floors: pages, stacked bands or one input per floor.
 public struct FloorOptions: ParsableArguments {

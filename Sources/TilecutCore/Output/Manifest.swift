@@ -46,6 +46,32 @@ public struct Manifest: Codable, Sendable, Equatable {
       self.file = file
     }
   }
+  /// Levels with no tiles of their own (`--retina-depth native`): a client asking for
+  /// a `tileSize` px tile at `zoom` on `floor` shows the `servedBy` px tile of the same
+  /// z/x/y, scaled up (the source has no finer detail). Absent when there are none.
+  public var substitutes: [Substitute]?
+
+  /// One level served by a smaller tile size.
+  public struct Substitute: Codable, Sendable, Equatable, Hashable {
+    public var floor: Int
+    public var tileSize: Int
+    public var zoom: Int
+    public var servedBy: Int
+
+    public init(floor: Int, tileSize: Int, zoom: Int, servedBy: Int) {
+      self.floor = floor
+      self.tileSize = tileSize
+      self.zoom = zoom
+      self.servedBy = servedBy
+    }
+  }
+
+  /// The tile size that serves `tileSize` at this floor and zoom: its own, or the
+  /// smaller one a substitute names.
+  public func servingTileSize(floor: Int, tileSize: Int, zoom: Int) -> Int {
+    substitutes?.first { $0.floor == floor && $0.tileSize == tileSize && $0.zoom == zoom }?.servedBy ?? tileSize
+  }
+
   /// A hash over every tile's path and bytes: changes when any tile does, for
   /// cache-busting URLs (`?v=…`) and for clients deciding to clear their tile cache.
   public var contentVersion: String?

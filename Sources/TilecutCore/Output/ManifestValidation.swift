@@ -70,6 +70,19 @@ extension Manifest {
       }
       if let bytes = level.bytes, bytes < 0 { throw badLevel("bytes \(bytes) is negative") }
     }
+    var substituted = Set<LevelKey>()
+    for sub in substitutes ?? [] {
+      let key = LevelKey(floor: sub.floor, tileSize: sub.tileSize, zoom: sub.zoom)
+      guard knownFloors.contains(sub.floor), knownSizes.contains(sub.tileSize), knownSizes.contains(sub.servedBy), sub.servedBy < sub.tileSize,
+        (0...PlanLimits.maxZoom).contains(sub.zoom)
+      else {
+        throw bad(
+          "substitute floor \(sub.floor), \(sub.tileSize) px, zoom \(sub.zoom) served by \(sub.servedBy) px does not fit its floors and tile sizes")
+      }
+      guard !seen.contains(key), substituted.insert(key).inserted else {
+        throw bad("floor \(sub.floor), \(sub.tileSize) px, zoom \(sub.zoom) is both a level and substituted, or substituted twice")
+      }
+    }
     if let shard {
       guard (1...PlanLimits.maxShards).contains(shard.count), (1...shard.count).contains(shard.index) else {
         throw bad("shard \(shard.index)/\(shard.count) is not K/N with 1 ≤ K ≤ N ≤ \(PlanLimits.maxShards)")

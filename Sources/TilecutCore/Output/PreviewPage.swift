@@ -61,7 +61,12 @@ public enum PreviewPage {
     const state = { floor: M.floors[0], size: Math.min(...M.tileSizes), zoom: 0, cx: 0.5, cy: 0.5 };
     const cells = new Map();
 
-    function levels() { return M.levels.filter(l => l.floor === state.floor && l.tileSize === state.size); }
+    // the size whose tiles show at zoom z: a substitute (--retina-depth native) names a smaller one
+    function served(z) {
+      const s = (M.substitutes || []).find(s => s.floor === state.floor && s.tileSize === state.size && s.zoom === z);
+      return s ? s.servedBy : state.size;
+    }
+    function levels() { return M.levels.filter(l => l.floor === state.floor && l.tileSize === served(l.zoom)); }
     function level() { return levels().find(l => l.zoom === state.zoom); }
     function zooms() { return levels().map(l => l.zoom).sort((a, b) => a - b); }
     function hasTile(l, x, y) {
@@ -74,7 +79,7 @@ public enum PreviewPage {
       return !!r && r[0] === y && r[1] <= x && x <= r[2];
     }
     function path(x, y) {
-      const values = { floor: state.floor, z: state.zoom, x: x, y: y, size: state.size };
+      const values = { floor: state.floor, z: state.zoom, x: x, y: y, size: served(state.zoom) };
       return M.name.split("/").map(part => encodeURIComponent(part.replace(/\{(floor|z|x|y|size)\}/g, (_, k) => values[k]))).join("/");
     }
     // The footprint in world units: from the manifest's degrees, else from the tile range.
@@ -160,6 +165,7 @@ public enum PreviewPage {
       const none = l ? (l.xRange[1] - l.xRange[0] + 1) * (l.yRange[1] - l.yRange[0] + 1) - l.tileCount : 0;
       $("info").textContent = !l ? "floor " + state.floor + ": no " + state.size + " px level at z" + state.zoom :
         "floor " + state.floor + " · " + state.size + " px tiles" + (state.size === 512 ? " at 256 CSS px (retina)" : "") +
+        (served(state.zoom) !== state.size ? " served by the " + served(state.zoom) + " px tiles" : "") +
         " · z" + state.zoom + ": " + l.tileCount + " tiles, " + none + " without";
     }
     function selectSize(s) {

@@ -92,8 +92,12 @@ public struct DensityLevel: Hashable, Sendable, Codable {
   /// Level pixels per world unit.
   public var worldPixels: Double { WebMercator.worldPixels(zoom: density, tileSize: base) }
 
-  /// Rows per strip: a multiple of every tile size cut from the level.
-  public var stripHeight: Int { base == WebMercator.baseTileSize ? PyramidBuilder.stripHeight : base }
+  /// Rows per strip: a multiple of every tile size cut from the level, and no more:
+  /// 256 rows when only 256 px tiles are cut (half the memory of a wide level).
+  public var stripHeight: Int {
+    guard base == WebMercator.baseTileSize else { return base }
+    return cuts.contains { $0.tileSize > base } ? PyramidBuilder.stripHeight : base
+  }
 
   public var tileCount: Int { cuts.reduce(0) { $0 + $1.range.count } }
 }
@@ -118,6 +122,8 @@ public struct FloorPlan: Hashable, Sendable, Codable {
     self.levels = levels
     mapping = MappingPlan(placement)
   }
+  /// Levels left out under `--retina-depth native`, each served by a smaller tile.
+  public var substitutes: [LevelSubstitute] = []
 
   public var tileCount: Int { levels.reduce(0) { $0 + $1.tileCount } }
 
@@ -158,11 +164,13 @@ public struct PlanRequest: Hashable, Sendable, Codable {
   public var minZoom: Int?
   public var maxZoom: Int?
   public var tileSizes: [TileSize]
+  public var retinaDepth: RetinaDepth
 
-  public init(minZoom: Int? = nil, maxZoom: Int? = nil, tileSizes: [TileSize] = [.standard, .retina]) {
+  public init(minZoom: Int? = nil, maxZoom: Int? = nil, tileSizes: [TileSize] = [.standard, .retina], retinaDepth: RetinaDepth = .full) {
     self.minZoom = minZoom
     self.maxZoom = maxZoom
     self.tileSizes = tileSizes
+    self.retinaDepth = retinaDepth
   }
 
   /// A request for sizes given as numbers: an error naming --tile-size for one tilecut does not make.
@@ -225,6 +233,8 @@ public enum PyramidPlanner {
     // Density of a cut: a T px tile at zoom z has the pixels of 256 px tiles at z + log2(T/256).
     var cutsByDensity: [Int: [LevelCut]] = [:]
     var tripleCuts: [LevelCut] = []
+    let native = placement.nativeZoom(width: source.width, height: source.height)
+    var substitutes: [LevelSubstitute] = []
     for size in Set(request.tileSizes).sorted() {
       // the @3x chain is its own (768 is not 256·2^k); 256 and 512 share levels
       guard let shift = size.densityShift else {
@@ -235,10 +245,14 @@ public enum PyramidPlanner {
       }
       for zoom in zooms {
         guard let range = WebMercator.tileRange(covering: footprint, zoom: zoom, tileSize: size.pixels) else { continue }
+        // --retina-depth native: a 512 px tile finer than a raster source is left to the 256 px one
+        if shift > 0, request.retinaDepth == .native, !source.isVector, zoom + shift > native, request.tileSizes.contains(.standard) {
+          substitutes.append(LevelSubstitute(tileSize: size.pixels, zoom: zoom, servedBy: WebMercator.baseTileSize))
+          continue
+        }
         cutsByDensity[zoom + shift, default: []].append(LevelCut(size: size, range: range))
       }
     }
-    let native = placement.nativeZoom(width: source.width, height: source.height)
     var levels: [DensityLevel] = []
     if let maxDensity = cutsByDensity.keys.max(), let minDensity = cutsByDensity.keys.min() {
       let base = source.isVector ? maxDensity : min(native, maxDensity)
@@ -268,6 +282,7 @@ public enum PyramidPlanner {
     }
     var plan = FloorPlan(floor: floor, source: source, placement: placement, footprint: footprint, levels: levels)
     plan.zooms = zoomRange
+    plan.substitutes = substitutes
     try assignRecipes(&plan, mapping: mapping)
     return plan
   }

@@ -9,19 +9,50 @@ extension PyramidBuilder {
     let stride: Int
     var buffer: [UInt8]
     var stripTop: Int?
+    /// Where a flushed strip's storage waits while its tiles are encoded in place;
+    /// nil when the stage copies its tiles out instead (its strips are too wide to
+    /// keep one more, see `PyramidBuilder.inPlaceBudget`).
+    let spares: StripPool?
 
-    init(level: DensityLevel, builder: PyramidBuilder, next: Stage?) {
+    /// The bytes of a stage's strip buffer.
+    static func bufferBytes(_ level: DensityLevel) -> Int {
+      level.region.width * 4 * min(level.stripHeight, level.region.height + level.stripHeight)
+    }
+
+    init(level: DensityLevel, builder: PyramidBuilder, next: Stage?, inPlace: Bool) {
       self.level = level
       self.builder = builder
       self.next = next
       stride = level.region.width * 4
-      buffer = [UInt8](repeating: 0, count: stride * min(level.stripHeight, level.region.height + level.stripHeight))
+      buffer = [UInt8](repeating: 0, count: Self.bufferBytes(level))
+      // one strip in flight besides the stage's (and its reader's): a strip's tiles
+      // are encoded while the next is read and cut
+      spares = inPlace ? StripPool(count: buffer.count, limit: 1) : nil
     }
+
+    /// Rows of the current strip below this one are neither written nor cleared yet:
+    /// a reduced stage clears only what the level above does not write, a direct
+    /// one (`clear: false`) is filled whole by its reader.
+    var filledTo = 0
 
     func begin(_ top: Int, clear: Bool = true) {
       if stripTop == top { return }
       stripTop = top
-      if clear { _ = buffer.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+      filledTo = clear ? 0 : Int.max
+    }
+
+    /// Before strip rows [r0, r1) are written in columns [c0, c1) (the level above
+    /// writes its rows in order): clears the rows skipped since the last write, and
+    /// this write's rows outside its columns.
+    private func prepare(_ base: UnsafeMutablePointer<UInt8>, rows r0: Int, _ r1: Int, columns c0: Int, _ c1: Int) {
+      if filledTo < r0 { (base + filledTo * stride).update(repeating: 0, count: (r0 - filledTo) * stride) }
+      if c0 > 0 || c1 < level.region.width {
+        for r in max(r0, 0)..<r1 {
+          (base + r * stride).update(repeating: 0, count: c0 * 4)
+          (base + r * stride + c1 * 4).update(repeating: 0, count: stride - c1 * 4)
+        }
+      }
+      filledTo = max(filledTo, r1)
     }
 
     /// Takes `count` reduced rows from the level above, `top` in this level's global rows.
@@ -37,6 +68,7 @@ extension PyramidBuilder {
         let y1 = min(top + count, region.maxY)
         buffer.withUnsafeMutableBufferPointer { buf in
           guard let base = buf.baseAddress, y0 < y1 else { return }
+          prepare(base, rows: y0 - strip, y1 - strip, columns: x0 - region.x, x1 - region.x)
           for y in y0..<y1 {
             let src = rows + (y - top) * width * 4 + (x0 - x) * 4
             let dst = base + (y - strip) * stride + (x0 - region.x) * 4
@@ -52,8 +84,22 @@ extension PyramidBuilder {
       stripTop = nil
       let height = min(level.stripHeight, level.region.maxY - top)
       guard height > 0 else { return }
+      if filledTo < height {
+        let from = filledTo
+        buffer.withUnsafeMutableBufferPointer { buf in
+          buf.baseAddress.map { ($0 + from * stride).update(repeating: 0, count: (height - from) * stride) }
+        }
+        filledTo = height
+      }
       completePending(stripTop: top)
-      cut(top: top, height: height)
+      // the strip's tiles read it in place; the stage goes on in another buffer when
+      // this function returns, having halved this one
+      defer { if let spares { buffer = spares.take() } }
+      if let spares {
+        cut(top: top, height: height, hold: StripHold(buffer, pool: spares))
+      } else {
+        cutCopies(top: top, height: height)
+      }
       if let derived { cutDerived(derived, top: top, height: height) }
       if height > 0 {
         lastRow = Array(buffer[(height - 1) * stride..<height * stride])
@@ -113,7 +159,9 @@ extension PyramidBuilder {
       begin(strip)
       let stride = self.stride
       buffer.withUnsafeMutableBufferPointer { buf in
-        if let base = buf.baseAddress { fill(base + (top - strip) * stride + (x - region.x) * 4, stride) }
+        guard let base = buf.baseAddress else { return }
+        prepare(base, rows: top - strip, top - strip + count, columns: x - region.x, x - region.x + width)
+        fill(base + (top - strip) * stride + (x - region.x) * 4, stride)
       }
       if top + count >= stripEnd { try flush() }
       return true
@@ -165,25 +213,20 @@ extension PyramidBuilder {
       }
     }
 
-    /// Cuts the strip's tiles and queues their encoding.
-    private func cut(top: Int, height: Int) {
+    /// Cuts the strip's tiles into copies and queues their encoding.
+    private func cutCopies(top: Int, height: Int) {
       let region = level.region
       let settings = builder.settings
       eachTile(level.cuts, top: top, height: height, scale: 1) { cut, key, tile in
         let size = cut.tileSize
-        let tx = tile.x
-        let ty = tile.y
-        let px = tx * size - region.x
-        let py = ty * size - top
+        let origin = (tile.y * size - top) * stride + (tile.x * size - region.x) * 4
         let pixels: [UInt8]? = buffer.withUnsafeBufferPointer { buf in
-          guard let base = buf.baseAddress else { return nil }
-          let origin = base + py * stride + px * 4
-          if PixelOps.isBlank(origin, stride: stride, width: size, height: size, background: settings.background) {
-            return nil
-          }
+          guard let base = buf.baseAddress.map({ $0 + origin }),
+            !PixelOps.isBlank(base, stride: stride, width: size, height: size, background: settings.background)
+          else { return nil }
           return [UInt8](unsafeUninitializedCapacity: size * size * 4) { out, count in
             if let o = out.baseAddress {
-              for row in 0..<size { (o + row * size * 4).initialize(from: origin + row * stride, count: size * 4) }
+              for row in 0..<size { (o + row * size * 4).initialize(from: base + row * stride, count: size * 4) }
             }
             count = size * size * 4
           }
@@ -193,6 +236,38 @@ extension PyramidBuilder {
           return
         }
         enqueue(key, tile, holding: pixels.count, upsampled: level.upsampled) { pixels }
+      }
+    }
+
+    /// Cuts the strip's tiles and queues their encoding, each read in place from the
+    /// strip `hold` keeps until the last is done.
+    private func cut(top: Int, height: Int, hold: StripHold) {
+      let region = level.region
+      let settings = builder.settings
+      let stride = self.stride
+      let upsampled = level.upsampled
+      let encoder = builder.encoder
+      let writer = builder.writer
+      let ledger = builder.ledger
+      eachTile(level.cuts, top: top, height: height, scale: 1) { cut, key, tile in
+        let size = cut.tileSize
+        let offset = (tile.y * size - top) * stride + (tile.x * size - region.x) * 4
+        let blank = hold.storage.withUnsafeBufferPointer { buf in
+          buf.baseAddress.map { PixelOps.isBlank($0 + offset, stride: stride, width: size, height: size, background: settings.background) }
+            ?? true
+        }
+        if blank {
+          ledger.blank(key)
+          return
+        }
+        builder.pool.submit(holding: WorkPool.backlogUnit) {
+          let bytes = try hold.storage.withUnsafeBufferPointer { buf -> [UInt8] in
+            guard let base = buf.baseAddress else { return [] }
+            return try encoder.encode(pixels: base + offset, stride: stride, size: size, upsampled: upsampled)
+          }
+          try writer.put(bytes, floor: key.floor, tileSize: key.tileSize, tile: tile)
+          ledger.written(key, tile, bytes: bytes.count)
+        }
       }
     }
 

@@ -66,6 +66,18 @@ public struct TileManifest: Decodable, Sendable {
     public let file: String
   }
 
+  /// A level with no tiles of its own (`tilecut --retina-depth native`): at this
+  /// floor and zoom a `tileSize` px tile is the `servedBy` px tile of the same z/x/y,
+  /// which the map scales up (the source has no finer detail to show).
+  public struct Substitute: Decodable, Sendable, Equatable {
+    public let floor: Int
+    public let tileSize: Int
+    public let zoom: Int
+    public let servedBy: Int
+  }
+  /// Empty when every level has its own tiles.
+  public let substitutes: [Substitute]
+
   /// Which level a cell is looked up in.
   private struct Key: Hashable {
     let floor, tileSize, zoom: Int
@@ -74,7 +86,7 @@ public struct TileManifest: Decodable, Sendable {
 
   /// The fields a client needs; the rest (sources, options, fingerprint) is the tool's business.
   private enum CodingKeys: String, CodingKey {
-    case format, version, floors, tileSizes, name, levels, footprints, contentVersion, store, tileSets
+    case format, version, floors, tileSizes, name, levels, footprints, contentVersion, store, tileSets, substitutes
   }
 
   public init(from decoder: Decoder) throws {
@@ -94,6 +106,10 @@ public struct TileManifest: Decodable, Sendable {
     contentVersion = try c.decodeIfPresent(String.self, forKey: .contentVersion)
     store = try c.decodeIfPresent(String.self, forKey: .store)
     tileSets = try c.decodeIfPresent([TileSet].self, forKey: .tileSets) ?? []
+    substitutes = try c.decodeIfPresent([Substitute].self, forKey: .substitutes) ?? []
+    if substitutes.contains(where: { $0.servedBy >= $0.tileSize }) {
+      throw DecodingError.dataCorruptedError(forKey: .substitutes, in: c, debugDescription: "a substitute is served by a smaller tile size")
+    }
     if let store, store != "directory", store != "mbtiles" { throw Failure.unknownStore(store) }
     if levels.contains(where: { $0.rows.contains { $0.count != 3 } }) {
       throw DecodingError.dataCorruptedError(forKey: .levels, in: c, debugDescription: "a run is [y, x0, x1]")
@@ -111,8 +127,18 @@ public struct TileManifest: Decodable, Sendable {
     self = try Self.decode(try Data(contentsOf: url))
   }
 
-  /// True when the cell has a tile file; O(log n) in the level's runs.
+  /// The tile size whose file shows for a `tileSize` px tile at this floor and zoom:
+  /// `tileSize` itself, or the smaller size a substitute names (256 for the 512 px
+  /// tiles that `--retina-depth native` leaves out). Map SDKs scale the smaller image
+  /// into the tile.
+  public func servingTileSize(floor: Int, zoom: Int, tileSize: Int) -> Int {
+    substitutes.first { $0.floor == floor && $0.zoom == zoom && $0.tileSize == tileSize }?.servedBy ?? tileSize
+  }
+
+  /// True when the cell has a tile file (its own, or the serving size's for a
+  /// substituted level); O(log n) in the level's runs.
   public func hasTile(floor: Int, zoom: Int, x: Int, y: Int, tileSize: Int = 256) -> Bool {
+    let tileSize = servingTileSize(floor: floor, zoom: zoom, tileSize: tileSize)
     guard let rows = index[Key(floor: floor, tileSize: tileSize, zoom: zoom)] else { return false }
     var lo = 0
     var hi = rows.count
@@ -133,22 +159,27 @@ public struct TileManifest: Decodable, Sendable {
       .replacingOccurrences(of: "{size}", with: String(tileSize))
   }
 
-  /// The tile's URL under `base`, or nil when the cell has no tile: exactly what a
+  /// The tile's URL under `base` (for a substituted level, the serving size's tile:
+  /// the 256 px URL for a 512 px tile at such a zoom), or nil when the cell has no tile: exactly what a
   /// `GMSURLTileLayer` constructor should return. `base` keeps its whole path with
   /// or without a trailing slash (`…/floorplans` and `…/floorplans/` are the same),
   /// and its query (a signed URL's token, say). With `versioned`, `v=<contentVersion>`
   /// is added so that a CDN or URL cache never serves a tile of an older output.
   public func tileURL(base: URL, floor: Int, zoom: Int, x: Int, y: Int, tileSize: Int = 256, versioned: Bool = false) -> URL? {
     guard hasTile(floor: floor, zoom: zoom, x: x, y: y, tileSize: tileSize) else { return nil }
+    let tileSize = servingTileSize(floor: floor, zoom: zoom, tileSize: tileSize)
     return TileURL.make(base: base, path: path(floor: floor, zoom: zoom, x: x, y: y, tileSize: tileSize), version: versioned ? contentVersion : nil)
   }
 
   /// The floor's footprint in degrees, or nil for a floor the manifest does not have.
   public func bounds(floor: Int) -> Footprint? { footprints.first { $0.floor == floor } }
 
-  /// The zooms that have tiles of this size on this floor (any size when nil).
+  /// The zooms that have tiles of this size on this floor (any size when nil),
+  /// counting the zooms a smaller size serves.
   public func zoomRange(floor: Int, tileSize: Int? = nil) -> ClosedRange<Int>? {
-    let zooms = levels.filter { $0.floor == floor && (tileSize == nil || $0.tileSize == tileSize) }.map(\.zoom)
+    let own = levels.filter { $0.floor == floor && (tileSize == nil || $0.tileSize == tileSize) }.map(\.zoom)
+    let served = substitutes.filter { $0.floor == floor && (tileSize == nil || $0.tileSize == tileSize) }.map(\.zoom)
+    let zooms = own + served
     guard let low = zooms.min(), let high = zooms.max() else { return nil }
     return low...high
   }

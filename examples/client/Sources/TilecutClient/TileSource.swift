@@ -43,9 +43,11 @@ public struct OfflineTiles: Sendable {
     }
   }
 
-  /// The answer for one cell.
+  /// The answer for one cell: for a substituted level (`--retina-depth native`), the
+  /// serving size's tile, which the map scales into the asked size.
   public func tile(floor: Int, zoom: Int, x: Int, y: Int, tileSize: Int) -> TileAnswer {
     guard manifest.hasTile(floor: floor, zoom: zoom, x: x, y: y, tileSize: tileSize) else { return .noTile }
+    let tileSize = manifest.servingTileSize(floor: floor, zoom: zoom, tileSize: tileSize)
     do {
       guard let data = try store.data(floor: floor, tileSize: tileSize, zoom: zoom, x: x, y: y) else {
         // listed but absent: a damaged copy; the SDK may retry, the app should re-sync

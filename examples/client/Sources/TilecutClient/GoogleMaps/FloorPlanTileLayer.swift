@@ -76,7 +76,9 @@
       zIndex = 100
     }
 
-    /// Called by the SDK off the main thread.
+    /// Called by the SDK off the main thread. At a zoom whose 512 px tiles the 256 px
+    /// ones serve (`--retina-depth native`) the image is 256 px: the SDK scales it
+    /// into the 512 px tile.
     public override func tileFor(x: UInt, y: UInt, zoom: UInt) -> UIImage? {
       switch tiles.value.tile(floor: floor, zoom: Int(zoom), x: Int(x), y: Int(y), tileSize: size) {
       case .tile(let data): return UIImage(data: data)

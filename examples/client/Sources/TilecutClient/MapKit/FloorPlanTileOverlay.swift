@@ -44,6 +44,8 @@
       return url
     }
 
+    /// At a zoom whose 512 px tiles the 256 px ones serve (`--retina-depth native`),
+    /// the URL and the offline bytes are the 256 px tile's; MapKit draws it scaled.
     public override func loadTile(at path: MKTileOverlayPath, result: @escaping (Data?, Error?) -> Void) {
       let size = size(for: path)
       guard manifest.hasTile(floor: floor, zoom: path.z, x: path.x, y: path.y, tileSize: size) else {
