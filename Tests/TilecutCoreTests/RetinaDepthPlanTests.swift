@@ -11,7 +11,7 @@ struct RetinaDepthPlanTests {
     let source = SourceDescription(path: "p", width: 3000, height: 2000, isVector: vector)
     return try PyramidPlanner.plan(
       floor: 0, source: source, placement: .raster(nativeZoom: 4),
-      request: PlanRequest(maxZoom: maxZoom, tileSizes: [256, 512], retinaDepth: depth))
+      request: PlanRequest(maxZoom: maxZoom, tileSizes: [.standard, .retina], retinaDepth: depth))
   }
 
   static func cuts(_ plan: FloorPlan, size: Int) -> Set<Int> {
