@@ -86,6 +86,16 @@ public enum LevelPipeline {
     }
   }
 
+  /// The planned power-of-two pre-shrink for the streaming resampler: a box average
+  /// of premultiplied pixels, so that interpolation never skips source pixels and
+  /// transparent ones do not darken their neighbours.
+  private static func boxShrunk(_ image: VipsImageHandle, by shrink: Double) throws -> VipsImageHandle {
+    guard shrink > 1 else { return image }
+    let premultiplied = try image.map("premultiply") { tc_premultiply($0, &$1) }
+    let shrunk = try premultiplied.map("shrink") { tc_shrink($0, &$1, shrink, shrink) }
+    return try shrunk.map("unpremultiply") { tc_unpremultiply_uchar($0, &$1) }
+  }
+
   /// A level of a source whose mapping is not affine: positions from a mesh of the
   /// exact inverse (see `MeshInverse`), pixels through the streaming resampler.
   /// `forward`: the mapping's affine approximation, source pixel → region pixel.
@@ -95,12 +105,7 @@ public enum LevelPipeline {
   ) throws -> any LevelPixelSource {
     let scale = recipe.documentScale ?? 1
     let shrink = Double(recipe.shrink)
-    var image = try SourceImage.pixels(of: source, loader: loader, sequential: true, scale: scale, sheet: sheet)
-    if shrink > 1 {
-      image = try image.map("premultiply") { tc_premultiply($0, &$1) }
-      image = try image.map("shrink") { tc_shrink($0, &$1, shrink, shrink) }
-      image = try image.map("unpremultiply") { tc_unpremultiply_uchar($0, &$1) }
-    }
+    let image = try boxShrunk(SourceImage.pixels(of: source, loader: loader, sequential: true, scale: scale, sheet: sheet), by: shrink)
     // source pixel (continuous) → index in the rendered, shrunk image (centre of pixel i at i)
     let k = scale / shrink
     let toIndex = TilecutCore.AffineTransform(a: k, b: 0, c: -0.5, d: 0, e: k, f: -0.5)
@@ -122,12 +127,8 @@ public enum LevelPipeline {
     let forward = map.forward
     if recipe.access == .streaming {
       // read the source once, in order, and interpolate strip by strip
-      var sequential = try SourceImage.pixels(of: source, loader: loader, sequential: true, scale: scale, sheet: sheet)
-      if shrink > 1 {
-        sequential = try sequential.map("premultiply") { tc_premultiply($0, &$1) }
-        sequential = try sequential.map("shrink") { tc_shrink($0, &$1, shrink, shrink) }
-        sequential = try sequential.map("unpremultiply") { tc_unpremultiply_uchar($0, &$1) }
-      }
+      let sequential = try boxShrunk(
+        SourceImage.pixels(of: source, loader: loader, sequential: true, scale: scale, sheet: sheet), by: shrink)
       // rx, ry: how many source pixels one output step spans along x and y, the
       // radii of the filter (bilinear up to 1, a tent beyond)
       let s = map.sampling(height: region.height)

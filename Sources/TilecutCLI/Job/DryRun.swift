@@ -18,9 +18,20 @@ final class SamplingEncoder: TileEncoder, Sendable {
   var fileExtension: String { inner.fileExtension }
 
   func encode(rgba: [UInt8], size: Int, upsampled: Bool) throws -> [UInt8] {
+    try sample { try inner.encode(rgba: rgba, size: size, upsampled: upsampled) }
+  }
+
+  /// A tile read in place goes to the inner encoder in place: the fifteen tiles in
+  /// sixteen that are not sampled are never copied out of their strip.
+  func encode(pixels: UnsafePointer<UInt8>, stride: Int, size: Int, upsampled: Bool) throws -> [UInt8] {
+    try sample { try inner.encode(pixels: pixels, stride: stride, size: size, upsampled: upsampled) }
+  }
+
+  /// Runs `encode` for one call in `every` and counts its bytes; returns no bytes.
+  private func sample(_ encode: () throws -> [UInt8]) throws -> [UInt8] {
     let n = counter.add(1, ordering: .relaxed).newValue
     guard n % every == 1 || every == 1 else { return [] }
-    let bytes = try inner.encode(rgba: rgba, size: size, upsampled: upsampled)
+    let bytes = try encode()
     sampled.withLock {
       $0.count += 1
       $0.bytes += bytes.count
