@@ -40,7 +40,13 @@ let package = Package(
       pkgConfig: "poppler-glib",
       providers: [.apt(["libpoppler-glib-dev", "libcairo2-dev"]), .brew(["poppler", "cairo"])]
     ),
-    .target(name: "CTilecutDocument", dependencies: ["CVips", "CPoppler"]),
+    // librsvg with cairo: SVG drawings rendered in bands (CTilecutDocument)
+    .systemLibrary(
+      name: "CRsvg",
+      pkgConfig: "librsvg-2.0",
+      providers: [.apt(["librsvg2-dev", "libcairo2-dev"]), .brew(["librsvg", "cairo"])]
+    ),
+    .target(name: "CTilecutDocument", dependencies: ["CVips", "CPoppler", "CRsvg"]),
     .systemLibrary(
       name: "CSQLite",
       pkgConfig: "sqlite3",

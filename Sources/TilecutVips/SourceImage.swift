@@ -140,8 +140,8 @@ public enum SourceImage {
 
   /// The source's pixels as sRGB RGBA8, cropped to its band; vectors rendered at `scale`.
   /// `sheet`: a sequential read of a band may continue the sheet's shared reader.
-  /// `bands`: a PDF read strictly top to bottom is rendered in bands (`banded`); a
-  /// reader that goes back and forth across rows (libvips' affine) wants pdfload's tiles.
+  /// `bands`: a PDF or SVG read strictly top to bottom is rendered in bands (`banded`); a
+  /// reader that goes back and forth across rows (libvips' affine) wants the loaders' tiles.
   static func pixels(
     of source: SourceDescription, loader: String?, sequential: Bool, scale: Double, sheet: SheetClaim? = nil, bands: Bool = true
   ) throws -> VipsImageHandle {
@@ -150,9 +150,11 @@ public enum SourceImage {
       image = shared
     } else if source.isVector {
       let loaderName = loader ?? (vips_foreign_find_load(source.path).map { String(cString: $0) } ?? "")
-      if sequential && bands && loaderName.lowercased().contains("pdf") {
-        // read top to bottom: rendered in bands, not in libvips' 4000 px tiles
-        return try cropped(convert(banded(source, scale: scale), source: source), source: source, scale: scale)
+      let kind = loaderName.lowercased()
+      if sequential && bands && (kind.contains("pdf") || kind.contains("svg")) {
+        // read top to bottom: rendered in bands, not in libvips' 4000 px (PDF) or 2000 px (SVG) tiles
+        let document = try banded(source, scale: scale, svg: kind.contains("svg"))
+        return try cropped(convert(document, source: source), source: source, scale: scale)
       }
       image = try VipsImageHandle.make("render \(source.path)") { out in
         tc_load_scaled(source.path, loaderName, Int32(source.page ?? 0), scale, sequential ? 1 : 0, &out)
@@ -166,13 +168,16 @@ public enum SourceImage {
   /// Bytes of rendered rows a banded document holds at once.
   static let documentBandBytes = 16 << 20
 
-  /// A PDF page rendered band by band as it is read (`tc_pdf_open_banded`): one
-  /// band of `documentBandBytes` in memory, whatever the page's size.
-  static func banded(_ source: SourceDescription, scale: Double) throws -> VipsImageHandle {
+  /// A PDF page (`tc_pdf_open_banded`) or an SVG drawing (`tc_svg_open_banded`)
+  /// rendered band by band as it is read: one band of `documentBandBytes` in
+  /// memory, whatever the page's size.
+  static func banded(_ source: SourceDescription, scale: Double, svg: Bool = false) throws -> VipsImageHandle {
     let width = max(1.0, (Double(max(source.width, source.crop?.maxX ?? 0)) * scale).rounded(.up))
     let rows = Int(max(64, min(4096, Double(documentBandBytes) / (4 * width))))
     return try VipsImageHandle.make("render \(source.path)") { out in
-      tc_pdf_open_banded(source.path, Int32(source.page ?? 0), scale, Int32(rows), &out)
+      svg
+        ? tc_svg_open_banded(source.path, scale, Int32(rows), &out)
+        : tc_pdf_open_banded(source.path, Int32(source.page ?? 0), scale, Int32(rows), &out)
     }
   }
 
