@@ -62,7 +62,9 @@ let package = Package(
     .target(name: "TilecutCore", dependencies: ["CTilecutPlatform"]),
     .target(name: "TilecutMBTiles", dependencies: ["TilecutCore", "CSQLite"]),
     .target(name: "TilecutGeo", dependencies: ["TilecutCore", "CProj", "CGeoShim"]),
-    .target(name: "TilecutVips", dependencies: ["TilecutCore", "CVips", "CVipsShim", "CTilecutPNG", "CTilecutResample", "CTilecutDocument"]),
+    .target(
+      name: "TilecutVips",
+      dependencies: ["TilecutCore", "CVips", "CVipsShim", "CTilecutPNG", "CTilecutResample", "CTilecutDocument", "CTilecutPlatform"]),
     .target(
       name: "TilecutCLI",
       dependencies: [

@@ -3,6 +3,7 @@
 #include <cairo.h>
 #include <librsvg/rsvg.h>
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,70 @@ static int svg_render_band(TcSvg *s, int top) {
   return 0;
 }
 
+#if LIBRSVG_CHECK_VERSION(2, 54, 0)
+/* A CSS length in pixels at 72 dpi with a 12 px font, as libvips' svgload measures
+ * one; a percentage is 0, since it has no size without a viewport. */
+static double svg_length_pixels(RsvgLength length) {
+  switch (length.unit) {
+  case RSVG_UNIT_PX:
+  case RSVG_UNIT_PT:
+    return length.length;
+  case RSVG_UNIT_EM:
+    return length.length * 12;
+  case RSVG_UNIT_EX:
+    return length.length * 6;
+  case RSVG_UNIT_PC:
+    return length.length * 12;
+  case RSVG_UNIT_IN:
+    return length.length * 72;
+  case RSVG_UNIT_CM:
+    return length.length * 72 / 2.54;
+  case RSVG_UNIT_MM:
+    return length.length * 72 / 25.4;
+  default:
+    return 0;
+  }
+}
+
+/* The drawing's size at 72 dpi by svgload's rules (libvips 8.14 with librsvg 2.54
+ * or later): librsvg's own pixel size when it has one; else its width and height,
+ * one of them with the viewBox's aspect, or the viewBox alone; else the extent of
+ * what it draws. One parse serves both measuring and rendering. */
+static int svg_natural_size(RsvgHandle *handle, double *width, double *height) {
+  double w = 0, h = 0;
+  if (!rsvg_handle_get_intrinsic_size_in_pixels(handle, &w, &h)) {
+    gboolean has_width, has_height, has_viewbox;
+    RsvgLength iw, ih;
+    RsvgRectangle viewbox;
+    rsvg_handle_get_intrinsic_dimensions(handle, &has_width, &iw, &has_height, &ih, &has_viewbox, &viewbox);
+    w = svg_length_pixels(iw);
+    h = svg_length_pixels(ih);
+    if (w > 0 && h > 0) {
+      /* both given */
+    } else if (w > 0 && has_viewbox && viewbox.width > 0) {
+      h = w * viewbox.height / viewbox.width;
+    } else if (h > 0 && has_viewbox && viewbox.height > 0) {
+      w = h * viewbox.width / viewbox.height;
+    } else if (has_viewbox) {
+      w = viewbox.width;
+      h = viewbox.height;
+    }
+    if (!(w > 0 && h > 0)) {
+      RsvgRectangle ink;
+      if (!rsvg_handle_get_geometry_for_element(handle, NULL, &ink, NULL, NULL))
+        return -1;
+      w = ink.x + ink.width;
+      h = ink.y + ink.height;
+    }
+  }
+  if (!(w >= 0.5 && h >= 0.5))
+    return -1;
+  *width = w;
+  *height = h;
+  return 0;
+}
+#endif
+
 static int svg_generate(VipsRegion *region, void *seq, void *a, void *b, gboolean *stop) {
   (void)seq;
   (void)b;
@@ -114,18 +179,6 @@ int tc_svg_open_banded(const char *filename, double scale, int band_rows, VipsIm
     vips_error("svgload", "bad scale or band height");
     return -1;
   }
-  /* The size is svgload's own answer at this scale (its header reads no pixels), so
-   * the two agree however a libvips version measures a drawing. */
-  VipsImage *header = NULL;
-  if (vips_svgload(filename, &header, "scale", scale, NULL))
-    return -1;
-  int width = header->Xsize, height = header->Ysize;
-  double xres = header->Xres, yres = header->Yres;
-  g_object_unref(header);
-  if (width < 1 || height < 1 || width > INT_MAX / 8) {
-    vips_error("svgload", "the drawing cannot be rendered %d × %d pixels", width, height);
-    return -1;
-  }
   TcSvg *s = calloc(1, sizeof *s);
   if (!s) {
     vips_error("svgload", "out of memory");
@@ -133,8 +186,6 @@ int tc_svg_open_banded(const char *filename, double scale, int band_rows, VipsIm
   }
   g_mutex_init(&s->lock);
   s->band_top = -1;
-  s->width = width;
-  s->height = height;
   /* read as svgload reads a file: the file is the base for relative references
    * (librsvg allows only those in its directory or below), no RSVG_HANDLE_FLAG_UNLIMITED */
   GError *error = NULL;
@@ -150,16 +201,45 @@ int tc_svg_open_banded(const char *filename, double scale, int band_rows, VipsIm
   }
   /* svgload measures and renders at 72 dpi and scales with cairo */
   rsvg_handle_set_dpi(s->handle, 72.0);
-  s->band_rows = band_rows < height ? band_rows : height;
-  s->band = malloc(4 * (size_t)width * (size_t)s->band_rows);
+  double width, height;
+#if LIBRSVG_CHECK_VERSION(2, 54, 0)
+  if (svg_natural_size(s->handle, &width, &height)) {
+    vips_error("svgload", "the drawing has no usable size");
+    svg_free(s);
+    return -1;
+  }
+  /* rounded as svgload rounds, half up */
+  width = floor(width * scale + 0.5);
+  height = floor(height * scale + 0.5);
+#else
+  /* an older librsvg: svgload's own answer at this scale (a second parse) */
+  VipsImage *header = NULL;
+  if (vips_svgload(filename, &header, "scale", scale, NULL)) {
+    svg_free(s);
+    return -1;
+  }
+  width = header->Xsize;
+  height = header->Ysize;
+  g_object_unref(header);
+#endif
+  if (!(width >= 1 && height >= 1 && width <= INT_MAX / 8 && height <= INT_MAX)) {
+    vips_error("svgload", "the drawing cannot be rendered %g × %g pixels", width, height);
+    svg_free(s);
+    return -1;
+  }
+  s->width = (int)width;
+  s->height = (int)height;
+  s->band_rows = band_rows < s->height ? band_rows : s->height;
+  s->band = malloc(4 * (size_t)s->width * (size_t)s->band_rows);
   if (!s->band) {
-    vips_error("svgload", "out of memory for a band of %d × %d pixels", width, s->band_rows);
+    vips_error("svgload", "out of memory for a band of %d × %d pixels", s->width, s->band_rows);
     svg_free(s);
     return -1;
   }
   VipsImage *image = vips_image_new();
-  vips_image_init_fields(image, width, height, 4, VIPS_FORMAT_UCHAR, VIPS_CODING_NONE, VIPS_INTERPRETATION_sRGB, xres,
-                         yres);
+  /* svgload's resolution: 72 dpi in pixels a millimetre */
+  vips_image_init_fields(image, s->width, s->height, 4, VIPS_FORMAT_UCHAR, VIPS_CODING_NONE, VIPS_INTERPRETATION_sRGB,
+                         72.0 / 25.4, 72.0 / 25.4);
   g_signal_connect(image, "close", G_CALLBACK(svg_close), s);
   if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_THINSTRIP, NULL) ||
       vips_image_generate(image, NULL, svg_generate, NULL, s, NULL)) {

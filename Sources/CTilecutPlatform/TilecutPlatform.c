@@ -8,6 +8,8 @@
 
 #if defined(__GLIBC__)
 #include <malloc.h>
+#elif defined(__APPLE__)
+#include <malloc/malloc.h>
 #endif
 
 /* ---- atomic renames ---- */
@@ -89,5 +91,13 @@ void tc_tune_malloc(void) {
 #if defined(__GLIBC__)
   mallopt(M_MMAP_THRESHOLD, 64 << 20);
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
+#endif
+}
+
+void tc_release_free_memory(void) {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#elif defined(__APPLE__)
+  malloc_zone_pressure_relief(NULL, 0);
 #endif
 }

@@ -1,4 +1,5 @@
 import CTilecutDocument
+import CTilecutPlatform
 import CVips
 import CVipsShim
 import Foundation
@@ -81,24 +82,13 @@ public enum SourceImage {
     }
     guard st.st_size > 0 else { throw TilecutError.invalidInput(path: path, reason: "is empty (0 bytes)") }
     let format = try SourceFormat.detect(path: path)
-    let image: VipsImageHandle
-    do {
-      image = try VipsImageHandle.make("load \(path)") { out in
-        tc_load_named(format.loader, path, Int32(clamping: input.page ?? -1), 0, 1, &out)
-      }
-    } catch let error as VipsError {
-      if format.isVector && error.message.contains("blocked") {
-        throw TilecutError.invalidInput(path: path, reason: "is \(format == .svg ? "an SVG" : "a PDF") document, which --no-vector refuses")
-      }
-      throw TilecutError.invalidInput(
-        path: path, reason: "cannot be read as \(format.rawValue.uppercased()) (\(error.message.isEmpty ? error.operation : error.message))")
-    }
-    let pages = max(1, Int(tc_header_pages(image.pointer)))
+    let (pages, width, height) = try measure(path: path, page: input.page, format: format)
+    // a document's parse (an SVG's tree: 440 MB for 200000 elements) goes back to the
+    // system now: rendering parses it again on a worker thread, in another malloc arena
+    if format.isVector { tc_release_free_memory() }
     if let page = input.page, page >= pages {
       throw TilecutError.invalidInput(path: path, reason: "has \(pages) page(s); page=\(page) does not exist (pages count from 0)")
     }
-    let width = image.width
-    let height = image.height
     guard width > 0, height > 0 else { throw TilecutError.invalidInput(path: path, reason: "has no pixels") }
     let (area, overflow) = width.multipliedReportingOverflow(by: height)
     if overflow || area > maxPixels {
@@ -107,6 +97,24 @@ public enum SourceImage {
         reason: "is \(width) × \(height) pixels, more than --max-pixels \(maxPixels); raise --max-pixels if this is intended")
     }
     return SourceHeader(path: path, loader: format.loader, width: width, height: height, pages: pages, isVector: format.isVector, format: format)
+  }
+
+  /// Pages, width and height of a file, read by its format's own loader (which is
+  /// released before this returns).
+  private static func measure(path: String, page: Int?, format: SourceFormat) throws -> (pages: Int, width: Int, height: Int) {
+    let image: VipsImageHandle
+    do {
+      image = try VipsImageHandle.make("load \(path)") { out in
+        tc_load_named(format.loader, path, Int32(clamping: page ?? -1), 0, 1, &out)
+      }
+    } catch let error as VipsError {
+      if format.isVector && error.message.contains("blocked") {
+        throw TilecutError.invalidInput(path: path, reason: "is \(format == .svg ? "an SVG" : "a PDF") document, which --no-vector refuses")
+      }
+      throw TilecutError.invalidInput(
+        path: path, reason: "cannot be read as \(format.rawValue.uppercased()) (\(error.message.isEmpty ? error.operation : error.message))")
+    }
+    return (max(1, Int(tc_header_pages(image.pointer))), image.width, image.height)
   }
 
   static func open(path: String, page: Int?, sequential: Bool) throws -> VipsImageHandle {

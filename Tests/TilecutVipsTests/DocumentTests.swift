@@ -119,8 +119,8 @@ struct DocumentTests {
   }
 }
 
-/// SVG drawings sized every way a drawing can be (absolute units, a viewBox alone, a
-/// width and a viewBox, no size at all).
+/// SVG drawings sized every way a drawing can be (every absolute unit, a viewBox
+/// alone, one side and a viewBox, one side alone, no size at all).
 let svgSizings: [(name: String, root: String)] = [
   ("pixels", #"width="180" height="130""#),
   ("centimetres", #"width="6.35cm" height="4.5cm""#),
@@ -128,6 +128,11 @@ let svgSizings: [(name: String, root: String)] = [
   ("width-and-viewbox", #"width="250" viewBox="0 0 180 130""#),
   ("percent", #"width="100%" height="100%" viewBox="0 0 180 130""#),
   ("no-size", ""),
+  ("width-only", #"width="200""#),
+  ("height-and-viewbox", #"height="90" viewBox="0 0 180 130""#),
+  ("inches-and-millimetres", #"width="2.5in" height="60mm""#),
+  ("points-and-picas", #"width="190pt" height="11pc""#),
+  ("ems-and-exes", #"width="15em" height="20ex""#),
 ]
 
 /// A drawing in a 180 × 130 user space: a filled rectangle (or a gradient with a
@@ -204,7 +209,7 @@ struct SVGBandTests {
       #expect(got.pixels.enumerated().contains { $0.offset % 4 == 0 && $0.element == 0 && got.pixels[$0.offset + 1] == 90 }, "\(name)")
     }
     // the sizings really differ: the test covers more than one way of measuring a drawing
-    #expect(sizes.count >= 3)
+    #expect(sizes.count >= 8)
   }
 
   @Test("a gradient rendered in bands is within 2 premultiplied levels of svgload's (pixman steps a gradient from the band's edge)")

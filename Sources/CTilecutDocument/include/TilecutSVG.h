@@ -4,7 +4,8 @@
 #include <vips/vips.h>
 
 /* An SVG rendered by librsvg at `scale`, as an RGBA8 libvips image the size libvips'
- * svgload gives it at that scale, with a transparent background. Rows are rendered
+ * svgload (8.14) gives it at that scale, measured by svgload's rules on the same
+ * parse that renders it, with a transparent background. Rows are rendered
  * when asked for, in bands of the whole width and `band_rows` rows, one band held
  * at a time: libvips' svgload renders 2000 × 2000 tiles and keeps two rows of them,
  * 16 KB a column (800 MB for a drawing 50000 px wide). Read top to bottom, each
