@@ -52,7 +52,7 @@ func loadManifest(_ directory: String) throws -> Manifest {
     throw TilecutError.invalidInput(path: path, reason: "cannot be read")
   }
   let manifest: Manifest
-  do { manifest = try Manifest.decode(data) } catch {
+  do { manifest = try Manifest.decode(data, path: path) } catch let error as TilecutError { throw error } catch {
     throw TilecutError.invalidInput(path: path, reason: "is not a valid tilecut manifest (\(decodingProblem(error)))")
   }
   try manifest.validate(path: path)
@@ -478,13 +478,14 @@ struct MergeCommand: ParsableCommand {
     oa["shard"] = nil
     ob["shard"] = nil
     if oa != ob { return "options" }
-    if a.sources.map({ [String($0.floor), $0.sha256, String($0.page ?? -1)] })
-      != b.sources.map({ [String($0.floor), $0.sha256, String($0.page ?? -1)] })
+    if a.sources.map(\.floor) != b.sources.map(\.floor)
+      || a.sources.map({ [$0.sha256, String($0.page ?? -1)] }) != b.sources.map({ [$0.sha256, String($0.page ?? -1)] })
     {
       return "sources"
     }
-    let ranges = { (m: Manifest) in m.levels.map { [$0.floor, $0.tileSize, $0.zoom] + $0.xRange + $0.yRange } }
-    if ranges(a) != ranges(b) { return "levels" }
+    let keys = { (m: Manifest) in m.levels.map { LevelKey(floor: $0.floor, tileSize: $0.tileSize, zoom: $0.zoom) } }
+    let ranges = { (m: Manifest) in m.levels.map { $0.xRange + $0.yRange } }
+    if keys(a) != keys(b) || ranges(a) != ranges(b) { return "levels" }
     return nil
   }
 }
@@ -522,16 +523,16 @@ struct PreviewCommand: ParsableCommand {
     if let tileSize, TileSize(tileSize) == nil {
       throw ValidationError("--tile-size: \(tileSize) is not a tile size tilecut makes; use 256, 512 or 768")
     }
-    if let floor, !(-PlanLimits.maxFloorNumber...PlanLimits.maxFloorNumber).contains(floor) {
-      throw ValidationError("--floor: \(floor) is outside ±\(PlanLimits.maxFloorNumber)")
-    }
+    do { _ = try floor.map { try Floor($0, option: "--floor") } } catch let error as TilecutError { throw ValidationError(error.description) }
     if !(1...32768).contains(maxSide) { throw ValidationError("--max-side: \(maxSide) is outside 1...32768") }
   }
 
   func run() throws {
     try reportingErrors { printer in
       let manifest = try loadManifest(directory)
-      let floor = self.floor ?? manifest.floors.first ?? 1
+      guard let floor = try self.floor.map({ try Floor($0, option: "--floor") }) ?? manifest.floors.first else {
+        throw TilecutError.invalidInput(path: directory + "/" + Manifest.fileName, reason: "names no floor")
+      }
       let size = tileSize ?? manifest.tileSizes.min() ?? 256
       let served = manifest.servingTileSize(floor: floor, tileSize: size, zoom: zoom)
       guard served == size else {

@@ -26,7 +26,7 @@ public final class MBTilesTileStore: TileStore, @unchecked Sendable {
   public var stagingPath: String? { directory.stagingPath }
 
   /// The file name of a floor's tile set at a tile size.
-  public static func fileName(floor: Int, tileSize: Int) -> String { "L\(floor)_\(tileSize).mbtiles" }
+  public static func fileName(floor: Floor, tileSize: Int) -> String { "L\(floor)_\(tileSize).mbtiles" }
 
   public func inspect() throws { try directory.inspect() }
 
@@ -61,7 +61,7 @@ public final class MBTilesTileStore: TileStore, @unchecked Sendable {
 
   public func begin() throws { try directory.begin() }
 
-  private func writer(floor: Int, tileSize: Int) throws -> MBTilesWriter {
+  private func writer(floor: Floor, tileSize: Int) throws -> MBTilesWriter {
     let key = LevelKey(floor: floor, tileSize: tileSize, zoom: 0)
     return try writers.withLock { all in
       if let w = all[key] { return w }
@@ -72,13 +72,13 @@ public final class MBTilesTileStore: TileStore, @unchecked Sendable {
     }
   }
 
-  public func put(_ bytes: [UInt8], floor: Int, tileSize: Int, tile: TileCoordinate) throws {
+  public func put(_ bytes: [UInt8], floor: Floor, tileSize: Int, tile: TileCoordinate) throws {
     try writer(floor: floor, tileSize: tileSize).put(tile, data: bytes)
   }
 
-  public func recordNoTile(floor: Int, tileSize: Int, tile: TileCoordinate) {}
+  public func recordNoTile(floor: Floor, tileSize: Int, tile: TileCoordinate) {}
 
-  public func stagedTile(floor: Int, tileSize: Int, tile: TileCoordinate) throws -> [UInt8] {
+  public func stagedTile(floor: Floor, tileSize: Int, tile: TileCoordinate) throws -> [UInt8] {
     guard let bytes = try writer(floor: floor, tileSize: tileSize).read(tile) else {
       throw TilecutError.output(path: path, reason: "tile \(tile) of floor \(floor), \(tileSize) px was not stored")
     }
@@ -116,7 +116,7 @@ public final class MBTilesTileStore: TileStore, @unchecked Sendable {
   }
 
   /// The metadata rows of one floor's tile set at one size, from the manifest.
-  static func metadata(_ manifest: Manifest, floor: Int, tileSize: Int, format: String) throws -> MBTilesMetadata {
+  static func metadata(_ manifest: Manifest, floor: Floor, tileSize: Int, format: String) throws -> MBTilesMetadata {
     let levels = manifest.levels.filter { $0.floor == floor && $0.tileSize == tileSize }.sorted { $0.zoom < $1.zoom }
     let minZoom = levels.first?.zoom ?? 0
     let maxZoom = levels.last?.zoom ?? 0
@@ -127,7 +127,7 @@ public final class MBTilesTileStore: TileStore, @unchecked Sendable {
     // the no-tile cells: per zoom, the range the footprint touches and the runs that
     // have a tile (every other cell of the world has none too)
     struct Info: Encodable {
-      var floor: Int
+      var floor: Floor
       var tileSize: Int
       var scheme = "tms"
       var levels: [Manifest.Level]

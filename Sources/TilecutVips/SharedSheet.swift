@@ -16,7 +16,7 @@ public final class SharedSheet: Sendable {
   /// The reader, the floors that used it, and the last row it gave.
   struct State {
     var image: VipsImageHandle?
-    var claimed: Set<Int> = []
+    var claimed: Set<Floor> = []
     var bottom = 0
     var opens = 0
   }
@@ -27,12 +27,12 @@ public final class SharedSheet: Sendable {
   public var opens: Int { state.withLock { $0.opens } }
 
   /// Floors that read their band from the shared reader.
-  public var sharedFloors: Set<Int> { state.withLock { $0.claimed } }
+  public var sharedFloors: Set<Floor> { state.withLock { $0.claimed } }
 
   /// The sheet's sequential image for `floor`'s band, or nil when the band cannot
   /// continue the shared read (this floor already had its turn, or the band starts
   /// above rows already read).
-  func claim(floor: Int, band: PixelRect) throws -> VipsImageHandle? {
+  func claim(floor: Floor, band: PixelRect) throws -> VipsImageHandle? {
     try state.withLock { s in
       guard !s.claimed.contains(floor), band.y >= s.bottom else { return nil }
       if s.image == nil {

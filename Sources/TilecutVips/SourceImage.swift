@@ -52,7 +52,7 @@ public struct SourceHeader: Sendable, Hashable {
 /// A floor's claim on the shared reader of the sheet it is a band of.
 struct SheetClaim {
   var sheet: SharedSheet
-  var floor: Int
+  var floor: Floor
 }
 
 /// Opens inputs with libvips: headers for planning, pixels for rendering.

@@ -32,7 +32,7 @@ final class CapturingSink: TileEncoder, TileWriter, Sendable {
   var fileExtension: String { "raw" }
   func encode(rgba: [UInt8], size: Int, upsampled: Bool) throws -> [UInt8] { rgba }
   /// Keyed `size/z_x_y`, the tests' own naming.
-  func put(_ bytes: [UInt8], floor: Int, tileSize: Int, tile: TileCoordinate) throws {
+  func put(_ bytes: [UInt8], floor: Floor, tileSize: Int, tile: TileCoordinate) throws {
     tiles.withLock { $0["\(tileSize)/\(tile.zoom)_\(tile.x)_\(tile.y)"] = bytes }
   }
 }

@@ -94,7 +94,7 @@ struct DocumentTests {
       let source = SourceDescription(path: dir + "/doc.pdf", page: page, width: header.width, height: header.height, isVector: true)
       // native at zoom 0 (256 pt a tile), tiled to zoom 2: the page rendered at 4×, never upsampled
       let plan = try PyramidPlanner.plan(
-        floor: page, source: source, placement: .raster(nativeZoom: 0), request: PlanRequest(maxZoom: 2, tileSizes: [256]))
+        floor: try #require(Floor(page)), source: source, placement: .raster(nativeZoom: 0), request: PlanRequest(maxZoom: 2, tileSizes: [256]))
       let builder = PyramidBuilder(
         plan: plan, settings: RenderSettings(template: template), encoder: VipsTileEncoder(),
         writer: DirectoryTileWriter(root: dir + "/out", template: template), pool: pool, ledger: ledger,
@@ -105,7 +105,7 @@ struct DocumentTests {
     for page in 0..<3 {
       let render = try reference(dir + "/doc.pdf", page: page, scale: 4)
       #expect(render.width == 1024 && render.height == 800)
-      let tiles = ledger.outcomes[LevelKey(floor: page, tileSize: 256, zoom: 2)]?.tiles ?? []
+      let tiles = ledger.outcomes[LevelKey(floor: try #require(Floor(page)), tileSize: 256, zoom: 2)]?.tiles ?? []
       #expect(tiles.count >= 10, "page \(page)")
       for t in tiles {
         let tile = try RGBAImage.decode(file: dir + "/out/256/L\(page)_2_\(t.x)_\(t.y).png")

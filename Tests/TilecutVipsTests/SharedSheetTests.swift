@@ -23,7 +23,8 @@ struct SharedSheetTests {
     let zoom = PyramidPlanner.rasterMaxZoom(width: header.width, height: bandHeight)
     for k in groups[0].floors {
       let plan = try PyramidPlanner.plan(
-        floor: k, source: sources[k], placement: .raster(nativeZoom: zoom), request: PlanRequest(maxZoom: zoom, tileSizes: sizes))
+        floor: try #require(Floor(k)), source: sources[k], placement: .raster(nativeZoom: zoom), request: PlanRequest(maxZoom: zoom, tileSizes: sizes)
+      )
       let builder = PyramidBuilder(
         plan: plan, settings: RenderSettings(template: template), encoder: VipsTileEncoder(),
         writer: DirectoryTileWriter(root: out, template: template), pool: pool, ledger: RenderLedger(),

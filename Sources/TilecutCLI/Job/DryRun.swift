@@ -47,7 +47,7 @@ final class SamplingEncoder: TileEncoder, Sendable {
 
 /// Drops tiles: a dry run decides which cells have a tile without writing one.
 struct NullWriter: TileWriter {
-  func put(_ bytes: [UInt8], floor: Int, tileSize: Int, tile: TileCoordinate) throws {}
+  func put(_ bytes: [UInt8], floor: Floor, tileSize: Int, tile: TileCoordinate) throws {}
 }
 
 extension TileJob {
@@ -95,7 +95,7 @@ extension TileJob {
       printer.info(
         String(
           format: "floor %d: %@, %d × %d px, placement %@, CRS %@, footprint S %.7f W %.7f N %.7f E %.7f, %.3g m per source pixel",
-          p.floor, p.source.path, p.source.width, p.source.height, p.placement.method, PlacementOptions.crsName(p.placement),
+          p.floor.number, p.source.path, p.source.width, p.source.height, p.placement.method, PlacementOptions.crsName(p.placement),
           f.south, f.west, f.north, f.east, p.placement.groundMetersPerPixel(width: p.source.width, height: p.source.height)))
       for level in p.levels { printer.info("  " + Self.describe(level)) }
     }

@@ -3,7 +3,7 @@ import TilecutVips
 
 /// One floor's input: which file, page and band, and what its header says.
 public struct FloorSource: Sendable {
-  public var floor: Int
+  public var floor: Floor
   public var input: InputName
   public var header: SourceHeader
   public var description: SourceDescription
@@ -26,14 +26,14 @@ enum FloorResolver {
           throw TilecutError.invalidInput(
             path: name.path, reason: "has \(header.pages) pages; with several inputs name the page, e.g. '\(name.path)[page=0]'")
         }
-        out.append(floorSource(options.firstFloor + i, name, header, crop: nil))
+        out.append(floorSource(try options.floor(i), name, header, crop: nil))
       }
       return out
     }
     let name = names[0]
     let header = try SourceImage.header(of: name, maxPixels: maxPixels)
     let n = options.floors ?? 1
-    if n == 1 { return [floorSource(options.firstFloor, name, header, crop: nil)] }
+    if n == 1 { return [floorSource(try options.floor(0), name, header, crop: nil)] }
     if name.page == nil && header.pages > 1 {
       guard header.pages >= n else {
         throw TilecutError.invalidInput(path: name.path, reason: "has \(header.pages) pages, fewer than --floors \(n)")
@@ -41,7 +41,7 @@ enum FloorResolver {
       for page in 0..<n {
         let pageName = InputName(path: name.path, page: page)
         let pageHeader = try SourceImage.header(of: pageName, maxPixels: maxPixels)
-        out.append(floorSource(options.firstFloor + page, pageName, pageHeader, crop: nil))
+        out.append(floorSource(try options.floor(page), pageName, pageHeader, crop: nil))
       }
       return out
     }
@@ -60,12 +60,12 @@ enum FloorResolver {
         vertical
         ? PixelRect(x: 0, y: i * band, width: header.width, height: band)
         : PixelRect(x: i * band, y: 0, width: band, height: header.height)
-      out.append(floorSource(options.firstFloor + i, name, header, crop: crop))
+      out.append(floorSource(try options.floor(i), name, header, crop: crop))
     }
     return out
   }
 
-  static func floorSource(_ floor: Int, _ name: InputName, _ header: SourceHeader, crop: PixelRect?) -> FloorSource {
+  static func floorSource(_ floor: Floor, _ name: InputName, _ header: SourceHeader, crop: PixelRect?) -> FloorSource {
     let description = SourceDescription(
       path: name.path, page: name.page, crop: crop, width: crop?.width ?? header.width,
       height: crop?.height ?? header.height, isVector: header.isVector)

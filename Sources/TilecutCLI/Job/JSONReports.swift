@@ -36,7 +36,7 @@ struct RunReport: Codable {
 
 /// One floor's placement: how, in which CRS, where (degrees), how fine, from which sidecars.
 struct PlacementReport: Codable {
-  var floor: Int
+  var floor: Floor
   var method: String
   var crs: String
   var south, west, north, east: Double
@@ -57,7 +57,7 @@ struct PlacementReport: Codable {
 
 /// One floor, tile size and zoom: its cells and, once known, its tiles.
 struct LevelReport: Codable {
-  var floor: Int
+  var floor: Floor
   var tileSize: Int
   var zoom: Int
   /// Inclusive [first, last] tile columns and rows.

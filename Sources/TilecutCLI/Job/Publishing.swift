@@ -85,7 +85,7 @@ enum ContentVersion {
   /// 16 hex digits of SHA-256 over "path sha256(bytes)" lines in path order (the
   /// path the name template gives, whatever the store), short enough for a `?v=`
   /// query; `bytes` reads a tile by floor, size and coordinate.
-  static func of(_ manifest: Manifest, bytes: (Int, Int, TileCoordinate) throws -> [UInt8]) throws -> String {
+  static func of(_ manifest: Manifest, bytes: (Floor, Int, TileCoordinate) throws -> [UInt8]) throws -> String {
     let template = try TileNameTemplate(manifest.name)
     var lines: [String] = []
     for level in manifest.levels {

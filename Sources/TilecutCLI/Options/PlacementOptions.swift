@@ -115,10 +115,10 @@ public struct PlacementOptions: ParsableArguments {
   }
 
   /// One line that says how a floor was placed: method, CRS, footprint, ground resolution.
-  static func describe(_ placement: Placement, floor: Int, width: Int, height: Int) -> String {
+  static func describe(_ placement: Placement, floor: Floor, width: Int, height: Int) -> String {
     let f = Manifest.Footprint(floor: floor, rect: placement.footprint(width: width, height: height).clampedToWorld)
     return String(
-      format: "floor %d: placed by %@, CRS %@, footprint S %.6f W %.6f N %.6f E %.6f, %.3g m per source pixel", floor,
+      format: "floor %d: placed by %@, CRS %@, footprint S %.6f W %.6f N %.6f E %.6f, %.3g m per source pixel", floor.number,
       placement.method, crsName(placement), f.south, f.west, f.north, f.east, placement.groundMetersPerPixel(width: width, height: height))
   }
 

@@ -134,6 +134,15 @@ public struct FloorOptions: ParsableArguments {
       throw ValidationError("--first-floor: \(firstFloor) is outside ±\(PlanLimits.maxFloorNumber - PlanLimits.maxFloors)")
     }
   }
+
+  /// The floor `offset` above the first: `--floors N`, pages and inputs number consecutive floors.
+  func floor(_ offset: Int) throws -> Floor {
+    guard let floor = try Floor(firstFloor, option: "--first-floor").advanced(by: offset) else {
+      throw TilecutError.invalidOption(
+        option: "--first-floor", reason: "floor \(firstFloor) + \(offset) is outside ±\(PlanLimits.maxFloorNumber); start lower")
+    }
+    return floor
+  }
 }
 
 /// Pixel treatment and file encoding.

@@ -126,7 +126,7 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
         manifestProblem = "is larger than any tilecut manifest"
       } else if let data = FileManager.default.contents(atPath: manifestPath) {
         do {
-          let manifest = try Manifest.decode(data)
+          let manifest = try Manifest.decode(data, path: manifestPath)
           if manifest.format == Manifest.formatName {
             // a tilecut manifest with numbers that do not fit: say which
             try manifest.validate(path: manifestPath)
@@ -330,14 +330,14 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
     try writer.write(bytes, to: relativePath)
   }
 
-  public func put(_ bytes: [UInt8], floor: Int, tileSize: Int, tile: TileCoordinate) throws {
+  public func put(_ bytes: [UInt8], floor: Floor, tileSize: Int, tile: TileCoordinate) throws {
     guard let template else { throw TilecutError.output(path: path, reason: "this store was opened without a name template") }
     try write(bytes, to: template.path(floor: floor, tileSize: tileSize, tile: tile))
   }
 
-  public func recordNoTile(floor: Int, tileSize: Int, tile: TileCoordinate) {}
+  public func recordNoTile(floor: Floor, tileSize: Int, tile: TileCoordinate) {}
 
-  public func stagedTile(floor: Int, tileSize: Int, tile: TileCoordinate) throws -> [UInt8] {
+  public func stagedTile(floor: Floor, tileSize: Int, tile: TileCoordinate) throws -> [UInt8] {
     guard let template, let staging = stagingPath else { throw TilecutError.output(path: path, reason: "the store was not begun") }
     let file = staging + "/" + template.path(floor: floor, tileSize: tileSize, tile: tile)
     guard let data = FileManager.default.contents(atPath: file) else {

@@ -25,7 +25,7 @@ public final class DirectoryTileWriter: TileWriter {
     if createRoot { try? FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true) }
   }
 
-  public func put(_ bytes: [UInt8], floor: Int, tileSize: Int, tile: TileCoordinate) throws {
+  public func put(_ bytes: [UInt8], floor: Floor, tileSize: Int, tile: TileCoordinate) throws {
     guard let template else { throw TilecutError.output(path: root, reason: "no name template for tiles") }
     try write(bytes, to: template.path(floor: floor, tileSize: tileSize, tile: tile))
   }

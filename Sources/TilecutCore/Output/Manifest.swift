@@ -9,7 +9,7 @@ public struct Manifest: Codable, Sendable, Equatable {
   public var format: String = Manifest.formatName
   public var version: Int = Manifest.currentVersion
   public var tileSizes: [Int]
-  public var floors: [Int]
+  public var floors: [Floor]
   /// The name template, relative to the directory that holds the manifest.
   public var name: String
   public var levels: [Level]
@@ -35,12 +35,12 @@ public struct Manifest: Codable, Sendable, Equatable {
 
   /// One MBTiles file of an output: a floor at a tile size.
   public struct TileSet: Codable, Sendable, Equatable, Hashable {
-    public var floor: Int
+    public var floor: Floor
     public var tileSize: Int
     /// Relative to the output root.
     public var file: String
 
-    public init(floor: Int, tileSize: Int, file: String) {
+    public init(floor: Floor, tileSize: Int, file: String) {
       self.floor = floor
       self.tileSize = tileSize
       self.file = file
@@ -53,12 +53,12 @@ public struct Manifest: Codable, Sendable, Equatable {
 
   /// One level served by a smaller tile size.
   public struct Substitute: Codable, Sendable, Equatable, Hashable {
-    public var floor: Int
+    public var floor: Floor
     public var tileSize: Int
     public var zoom: Int
     public var servedBy: Int
 
-    public init(floor: Int, tileSize: Int, zoom: Int, servedBy: Int) {
+    public init(floor: Floor, tileSize: Int, zoom: Int, servedBy: Int) {
       self.floor = floor
       self.tileSize = tileSize
       self.zoom = zoom
@@ -68,7 +68,7 @@ public struct Manifest: Codable, Sendable, Equatable {
 
   /// The tile size that serves `tileSize` at this floor and zoom: its own, or the
   /// smaller one a substitute names.
-  public func servingTileSize(floor: Int, tileSize: Int, zoom: Int) -> Int {
+  public func servingTileSize(floor: Floor, tileSize: Int, zoom: Int) -> Int {
     substitutes?.first { $0.floor == floor && $0.tileSize == tileSize && $0.zoom == zoom }?.servedBy ?? tileSize
   }
 
@@ -77,7 +77,7 @@ public struct Manifest: Codable, Sendable, Equatable {
   public var contentVersion: String?
 
   public init(
-    tileSizes: [Int], floors: [Int], name: String, levels: [Level], footprints: [Footprint],
+    tileSizes: [Int], floors: [Floor], name: String, levels: [Level], footprints: [Footprint],
     generator: Generator, sources: [Source], options: [String: String], fingerprint: String, shard: Shard? = nil
   ) {
     self.tileSizes = tileSizes
@@ -94,7 +94,7 @@ public struct Manifest: Codable, Sendable, Equatable {
 
   /// One floor, tile size and zoom.
   public struct Level: Codable, Sendable, Equatable {
-    public var floor: Int
+    public var floor: Floor
     public var tileSize: Int
     public var zoom: Int
     /// Inclusive [first, last] of the cells the footprint touches.
@@ -107,7 +107,7 @@ public struct Manifest: Codable, Sendable, Equatable {
     /// the output is still what the manifest says.
     public var bytes: Int?
 
-    public init(floor: Int, tileSize: Int, range: TileRange, tiles: [TileCoordinate], bytes: Int? = nil) {
+    public init(floor: Floor, tileSize: Int, range: TileRange, tiles: [TileCoordinate], bytes: Int? = nil) {
       self.floor = floor
       self.tileSize = tileSize
       self.zoom = range.zoom
@@ -128,10 +128,10 @@ public struct Manifest: Codable, Sendable, Equatable {
 
   /// A floor's footprint in degrees.
   public struct Footprint: Codable, Sendable, Equatable {
-    public var floor: Int
+    public var floor: Floor
     public var south, west, north, east: Double
 
-    public init(floor: Int, rect: WorldRect) {
+    public init(floor: Floor, rect: WorldRect) {
       self.floor = floor
       south = WebMercator.latitudeDegrees(v: rect.maxV)
       north = WebMercator.latitudeDegrees(v: rect.minV)
@@ -155,7 +155,7 @@ public struct Manifest: Codable, Sendable, Equatable {
 
   /// One input, by content.
   public struct Source: Codable, Sendable, Equatable {
-    public var floor: Int
+    public var floor: Floor
     public var path: String
     public var sha256: String
     public var page: Int?
@@ -170,7 +170,7 @@ public struct Manifest: Codable, Sendable, Equatable {
     public var identity: String?
 
     public init(
-      floor: Int, path: String, sha256: String, page: Int?, width: Int, height: Int, bytes: Int? = nil, modified: Double? = nil,
+      floor: Floor, path: String, sha256: String, page: Int?, width: Int, height: Int, bytes: Int? = nil, modified: Double? = nil,
       identity: String? = nil
     ) {
       self.identity = identity
@@ -199,7 +199,7 @@ public struct Manifest: Codable, Sendable, Equatable {
     }
   }
 
-  public func level(floor: Int, tileSize: Int, zoom: Int) -> Level? {
+  public func level(floor: Floor, tileSize: Int, zoom: Int) -> Level? {
     levels.first { $0.floor == floor && $0.tileSize == tileSize && $0.zoom == zoom }
   }
 
@@ -221,8 +221,12 @@ public struct Manifest: Codable, Sendable, Equatable {
     return Data((text + "\n").utf8)
   }
 
-  public static func decode(_ data: Data) throws -> Manifest {
-    try JSONDecoder().decode(Manifest.self, from: data)
+  /// Decodes a manifest. With `path`, a floor outside `Floor.range` is a `TilecutError`
+  /// naming the file; any other problem stays a `DecodingError`.
+  public static func decode(_ data: Data, path: String? = nil) throws -> Manifest {
+    let decoder = JSONDecoder()
+    if let path, let key = Floor.fileKey { decoder.userInfo[key] = path }
+    return try decoder.decode(Manifest.self, from: data)
   }
 }
 

@@ -18,7 +18,8 @@ extension Manifest {
     guard !tileSizes.isEmpty, tileSizes.count <= 8, tileSizes.allSatisfy(Manifest.isTileSize) else {
       throw bad("tile sizes \(tileSizes.prefix(8)) are not tile sizes tilecut writes")
     }
-    guard !floors.isEmpty, floors.count <= 10_000, floors.allSatisfy({ (-PlanLimits.maxFloorNumber...PlanLimits.maxFloorNumber).contains($0) }) else {
+    // each floor is within ±maxFloorNumber already: `Floor` refuses any other when decoded
+    guard !floors.isEmpty, floors.count <= 10_000 else {
       throw bad("floors must be 1…10000 numbers within ±\(PlanLimits.maxFloorNumber)")
     }
     let template: TileNameTemplate

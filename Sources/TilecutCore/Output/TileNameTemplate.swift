@@ -73,7 +73,7 @@ public struct TileNameTemplate: Hashable, Sendable, Codable, CustomStringConvert
 
   /// Refuses a template that cannot tell apart the tiles of this job: two sizes
   /// without `{size}`, several floors without `{floor}`.
-  public func checkDistinct(sizes: [Int], floors: [Int], option: String = "--name") throws {
+  public func checkDistinct(sizes: [Int], floors: [Floor], option: String = "--name") throws {
     if sizes.count > 1 && !uses("size") {
       throw TilecutError.invalidOption(
         option: option,
@@ -91,9 +91,9 @@ public struct TileNameTemplate: Hashable, Sendable, Codable, CustomStringConvert
   }
 
   /// Two tiles that get the same path, searched among small tile numbers, as a sentence.
-  public func collisionExample(sizes: [Int], floors: [Int] = [1, 11, 2, 12]) -> String? {
+  public func collisionExample(sizes: [Int], floors: [Floor] = [1, 11, 2, 12].compactMap(Floor.init)) -> String? {
     let numbers = [1, 2, 3, 11, 12, 13, 21, 22]
-    var seen: [String: (Int, Int, TileCoordinate)] = [:]
+    var seen: [String: (Floor, Int, TileCoordinate)] = [:]
     for floor in floors.prefix(8) {
       for size in sizes {
         for z in numbers {
@@ -102,7 +102,7 @@ public struct TileNameTemplate: Hashable, Sendable, Codable, CustomStringConvert
               let tile = TileCoordinate(zoom: z, x: x, y: y)
               let name = path(floor: floor, tileSize: size, tile: tile)
               if let other = seen[name] {
-                func show(_ t: (Int, Int, TileCoordinate)) -> String {
+                func show(_ t: (Floor, Int, TileCoordinate)) -> String {
                   "floor \(t.0) \(t.1) px \(t.2.zoom)/\(t.2.x)/\(t.2.y)"
                 }
                 return "tiles \(show(other)) and \(show((floor, size, tile))) would both be \(name)"
@@ -138,7 +138,10 @@ public struct TileNameTemplate: Hashable, Sendable, Codable, CustomStringConvert
         if chars[digitsStart] == UInt8(ascii: "0") && i - digitsStart > 1 { return nil }
         guard let value = Int(String(decoding: chars[start..<i], as: UTF8.self)) else { return nil }
         switch field {
-        case "floor": if let f = name.floor, f != value { return nil } else { name.floor = value }
+        case "floor":
+          // a number outside Floor.range is no floor tilecut writes
+          guard let floor = Floor(value), name.floor ?? floor == floor else { return nil }
+          name.floor = floor
         case "size": if let s = name.tileSize, s != value { return nil } else { name.tileSize = value }
         case "z": if let z = name.zoom, z != value { return nil } else { name.zoom = value }
         case "x": if let x = name.x, x != value { return nil } else { name.x = value }
@@ -152,7 +155,7 @@ public struct TileNameTemplate: Hashable, Sendable, Codable, CustomStringConvert
 
   /// The numbers a tile path carries; a placeholder the template lacks stays nil.
   public struct TileName: Hashable, Sendable {
-    public var floor: Int?
+    public var floor: Floor?
     public var tileSize: Int?
     public var zoom: Int?
     public var x: Int?
@@ -162,12 +165,12 @@ public struct TileNameTemplate: Hashable, Sendable, Codable, CustomStringConvert
   public func uses(_ placeholder: String) -> Bool { parts.contains(.field(placeholder)) }
 
   /// The relative path of one tile.
-  public func path(floor: Int, tileSize: Int, tile: TileCoordinate) -> String {
+  public func path(floor: Floor, tileSize: Int, tile: TileCoordinate) -> String {
     var out = ""
     for part in parts {
       switch part {
       case .text(let t): out += t
-      case .field("floor"): out += String(floor)
+      case .field("floor"): out += floor.description
       case .field("z"): out += String(tile.zoom)
       case .field("x"): out += String(tile.x)
       case .field("y"): out += String(tile.y)

@@ -30,16 +30,16 @@ public protocol TileStore: TileWriter, AnyObject {
   func begin() throws
 
   /// Stores one tile.
-  func put(_ bytes: [UInt8], floor: Int, tileSize: Int, tile: TileCoordinate) throws
+  func put(_ bytes: [UInt8], floor: Floor, tileSize: Int, tile: TileCoordinate) throws
 
   /// Where the new output is being built (after `begin()`), a directory on the output's file system.
   var stagingPath: String? { get }
 
   /// The bytes of a tile put in this run (before `finish`), for the content version.
-  func stagedTile(floor: Int, tileSize: Int, tile: TileCoordinate) throws -> [UInt8]
+  func stagedTile(floor: Floor, tileSize: Int, tile: TileCoordinate) throws -> [UInt8]
 
   /// Notes a cell that has no tile; the manifest's runs are what records it.
-  func recordNoTile(floor: Int, tileSize: Int, tile: TileCoordinate)
+  func recordNoTile(floor: Floor, tileSize: Int, tile: TileCoordinate)
 
   /// Writes the manifest and the output's other files (name → bytes, such as
   /// preview.html) into staging; the manifest's `storeFiles` names them.

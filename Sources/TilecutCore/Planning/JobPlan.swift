@@ -19,13 +19,13 @@ public struct JobPlan: Hashable, Sendable, Codable {
 
 /// One floor as the planner takes it.
 public struct FloorInput: Sendable {
-  public var floor: Int
+  public var floor: Floor
   public var source: SourceDescription
   public var placement: Placement
   /// The PROJ mapping of a `.projected` placement (TilecutGeo's), nil otherwise.
   public var mapping: (any SourceMapping)?
 
-  public init(floor: Int, source: SourceDescription, placement: Placement, mapping: (any SourceMapping)? = nil) {
+  public init(floor: Floor, source: SourceDescription, placement: Placement, mapping: (any SourceMapping)? = nil) {
     self.floor = floor
     self.source = source
     self.placement = placement

@@ -104,7 +104,7 @@ public struct DensityLevel: Hashable, Sendable, Codable {
 
 /// Everything one floor's pyramid needs: the source, where it lies, and its levels, densest first.
 public struct FloorPlan: Hashable, Sendable, Codable {
-  public var floor: Int
+  public var floor: Floor
   public var source: SourceDescription
   public var placement: Placement
   public var footprint: WorldRect
@@ -114,7 +114,7 @@ public struct FloorPlan: Hashable, Sendable, Codable {
   /// How the source's pixels map onto the world.
   public var mapping: MappingPlan
 
-  public init(floor: Int, source: SourceDescription, placement: Placement, footprint: WorldRect, levels: [DensityLevel]) {
+  public init(floor: Floor, source: SourceDescription, placement: Placement, footprint: WorldRect, levels: [DensityLevel]) {
     self.floor = floor
     self.source = source
     self.placement = placement
@@ -222,7 +222,7 @@ public enum PyramidPlanner {
   /// Plans one floor. `mapping`: the PROJ mapping of a `.projected` placement
   /// (TilecutGeo's), which the planner evaluates on a mesh to size the resampling ring.
   public static func plan(
-    floor: Int, source: SourceDescription, placement: Placement, request: PlanRequest, mapping: (any SourceMapping)? = nil
+    floor: Floor, source: SourceDescription, placement: Placement, request: PlanRequest, mapping: (any SourceMapping)? = nil
   ) throws -> FloorPlan {
     let zoomRange = try zoomRange(request: request, source: source, placement: placement)
     let zooms = zoomRange.zooms
