@@ -11,9 +11,12 @@
 /* Widest surface cairo is asked for at once (its limit is 32767). */
 #define TC_CAIRO_COLUMNS 16384
 
-/* A page of more bands than this is recorded this many slabs at a time (see
- * render_band): each walk of the content stream serves a slab of bands. */
+/* A page of more bands than TC_SLABS is walked once per slab of bands (see
+ * render_band): a quarter of its bands, at most TC_SLAB_BANDS, so that the
+ * recording holds at most a quarter of the page's drawing, and no more than
+ * what meets 4 bands. */
 #define TC_SLABS 4
+#define TC_SLAB_BANDS 4
 
 typedef struct {
   GMutex lock;
@@ -222,8 +225,9 @@ int tc_pdf_open_banded(const char *filename, int page, double scale, int band_ro
   d->height = (int)height;
   d->band_rows = band_rows < d->height ? band_rows : d->height;
   int bands = (d->height + d->band_rows - 1) / d->band_rows;
-  if (bands > TC_SLABS)
-    d->slab_rows = (bands + TC_SLABS - 1) / TC_SLABS * d->band_rows;
+  int slab_bands = (bands + TC_SLABS - 1) / TC_SLABS;
+  if (slab_bands > 1)
+    d->slab_rows = (slab_bands < TC_SLAB_BANDS ? slab_bands : TC_SLAB_BANDS) * d->band_rows;
   d->band = malloc(4 * (size_t)d->width * (size_t)d->band_rows);
   if (!d->band) {
     vips_error("pdfload", "out of memory for a band of %d × %d pixels", d->width, d->band_rows);

@@ -168,7 +168,7 @@ public enum SourceImage {
 
   /// A PDF page rendered band by band as it is read (`tc_pdf_open_banded`): one
   /// band of `documentBandBytes` in memory, whatever the page's size, and, on a
-  /// page of more than 4 bands, the recorded drawing of a quarter of the page.
+  /// page of more than 4 bands, the recorded drawing of a slab of up to 4 bands.
   static func banded(_ source: SourceDescription, scale: Double) throws -> VipsImageHandle {
     let width = max(1.0, (Double(max(source.width, source.crop?.maxX ?? 0)) * scale).rounded(.up))
     let rows = Int(max(64, min(4096, Double(documentBandBytes) / (4 * width))))

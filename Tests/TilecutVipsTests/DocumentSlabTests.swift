@@ -76,7 +76,7 @@ func writeDrawingPDF(pages: Int, width: Int, height: Int, to path: String) throw
   try Data(pdf.utf8).write(to: URL(fileURLWithPath: path))
 }
 
-@Suite("PDF pages of many bands, recorded a quarter at a time")
+@Suite("PDF pages of many bands, recorded a slab of bands at a time")
 struct DocumentSlabTests {
   /// libvips' pdfload render of a page at `scale`, with a transparent background (the reference).
   func reference(_ path: String, page: Int, scale: Double) throws -> RGBAImage {
@@ -88,8 +88,9 @@ struct DocumentSlabTests {
     try VipsImageHandle.make("banded") { out in tc_pdf_open_banded(path, Int32(page), scale, Int32(rows), &out) }
   }
 
-  // 360 × 250 pt: at scale 1, 5-row bands make 50 (slabs of 13 bands), 64-row bands
-  // make 4 (each band walks the page); at 2.3, 9-row bands make 64 (slabs of 16)
+  // 360 × 250 pt: at scale 1, 5-row bands make 50 (slabs of 4 bands), 64-row bands
+  // make 4 (each band walks the page); at 2.3, 9-row bands make 64 (slabs of 4) and
+  // 17-row bands 34 (slabs of 4, the last of 2)
   @Test(
     "each page of a drawing, in bands recorded by slab or walked one by one, equals libvips' pdfload render within 1",
     arguments: [(1.0, 5), (1.0, 64), (2.3, 9), (2.3, 17)])
@@ -124,8 +125,8 @@ struct DocumentSlabTests {
     defer { g_object_unref(region) }
     let width = image.width
     #expect(width == expected.width && image.height == expected.height)
-    // 375 rows, 63 bands, slabs of 16 bands (96 rows): the last slab, the first,
-    // then back into the middle of the first and across the first slab boundary
+    // 375 rows, 63 bands, slabs of 4 bands (24 rows): the last slab, the first,
+    // then back into the first and across three slab boundaries, then a slab inside
     for (top, count) in [(image.height - 20, 20), (0, 13), (40, 70), (300, 10)] {
       var rows = [UInt8](repeating: 0, count: width * count * 4)
       #expect(tc_fetch(region, 0, Int32(top), Int32(width), Int32(count), &rows) == 0)
@@ -140,7 +141,7 @@ struct DocumentSlabTests {
     try Vips.start()
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    // 240 × 9 pt at 75: 18000 × 675 px; bands of 40 rows (17, slabs of 5) against
+    // 240 × 9 pt at 75: 18000 × 675 px; bands of 40 rows (17, slabs of 4) against
     // bands of 169 rows (4, each walking the page, as before slabs)
     try writeDrawingPDF(pages: 1, width: 240, height: 9, to: dir + "/wide.pdf")
     let got = try RGBAImage.decode(banded(dir + "/wide.pdf", page: 0, scale: 75, rows: 40))
