@@ -408,6 +408,7 @@ def documents():
     PDF: three A1 pages of 300 000 stroked segments each, hatching and text, made by
     heavy_pdf.py) rendered in bands: time and peak RSS. BENCH_SKIP_PDF=1 leaves it out."""
     os.makedirs(OUT, exist_ok=True)
+    os.makedirs(WORK, exist_ok=True)
     heavy = os.path.join(WORK, "heavy-a1x3.pdf")
     generator = os.path.join(HERE, "heavy_pdf.py")
     if not os.path.exists(heavy) or os.path.getmtime(heavy) < os.path.getmtime(generator):

@@ -8,8 +8,9 @@ of every page is deflated, as exporters write it. Deterministic (seeded by the p
 
   python3 heavy_pdf.py OUT.pdf [--pages 3] [--size A1] [--segments 300000]
 
---segments is the number of stroked segments on a page (about; the walls, hatching,
-curves and dimensions together). Sizes: A0, A1, A2 (landscape).
+--segments is the number of stroked segments on a page (the walls, hatching, polylines
+and dimensions together; at least the walls and hatching, which do not scale with it).
+Sizes: A0, A1, A2 (landscape).
 """
 
 import argparse
