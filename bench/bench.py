@@ -403,7 +403,40 @@ def reprojection():
         shutil.rmtree(OUT, ignore_errors=True)
 
 
+def documents():
+    """PDF floors at zoom 23 (the bundled three-page example, and a generated CAD-like
+    PDF: three A1 pages of 300 000 stroked segments each, hatching and text, made by
+    heavy_pdf.py) rendered in bands: time and peak RSS. BENCH_SKIP_PDF=1 leaves it out."""
+    os.makedirs(OUT, exist_ok=True)
+    os.makedirs(WORK, exist_ok=True)
+    heavy = os.path.join(WORK, "heavy-a1x3.pdf")
+    generator = os.path.join(HERE, "heavy_pdf.py")
+    if not os.path.exists(heavy) or os.path.getmtime(heavy) < os.path.getmtime(generator):
+        subprocess.run([sys.executable, generator, heavy, "--pages", "3", "--size", "A1", "--segments", "300000"], check=True)
+    # building.pdf: 800 × 600 pt pages at 0.1 m a point; the A1 sheets at 1:100 (0.03528 m a point)
+    jobs = {
+        "building.pdf 3 floors z23": [os.path.join(HERE, "..", "examples", "floorplan", "building.pdf"), "0.1"],
+        "heavy A1 PDF 3 floors z23": [heavy, "0.03528"],
+    }
+    results = {k: [] for k in jobs}
+    for r in range(RUNS):
+        for name, (pdf, mpp) in jobs.items():
+            dest = os.path.join(OUT, "out-pdf")
+            shutil.rmtree(dest, ignore_errors=True)
+            results[name].append(timed([TILECUT, pdf, "--floors", "3", "--max-zoom", "23", "--center", "51.5,-0.14",
+                                        "--meters-per-pixel", mpp, "-o", dest, "-q"]))
+            print(f"  run {r + 1}/{RUNS} {name}: {results[name][-1][0]:.2f} s", flush=True)
+    print()
+    for k in jobs:
+        target = "  (target ≤ 500 MB)" if k.startswith("building") else ""
+        print(f"{k:28} {statistics.median(t for t, _ in results[k]):9.2f} s median, peak RSS {max(m for _, m in results[k]):.0f} MB{target}")
+    if OUT.startswith("/dev/shm/"):
+        shutil.rmtree(OUT, ignore_errors=True)
+
+
 if __name__ == "__main__":
     main()
     if os.environ.get("BENCH_SKIP_UTM") != "1":
         reprojection()
+    if os.environ.get("BENCH_SKIP_PDF") != "1":
+        documents()

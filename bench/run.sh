@@ -2,7 +2,8 @@
 # make bench: tilecut against vips dzsave and gdal2tiles on generated plans, in one run.
 # Environment: TILECUT (binary), BENCH_SIZE (default 16384), BENCH_GEO_SIZE (8192),
 # BENCH_RUNS (5), BENCH_SKIP_GDAL=1 to leave gdal2tiles out, BENCH_SKIP_PYPI=1 to
-# leave rio-pmtiles out, BENCH_SCALE=50000 to add the large-source run (minutes).
+# leave rio-pmtiles out, BENCH_SCALE=50000 to add the large-source run (minutes),
+# BENCH_SKIP_UTM=1 / BENCH_SKIP_PDF=1 to leave out the reprojection / PDF runs.
 set -euo pipefail
 cd "$(dirname "$0")"
 need=()

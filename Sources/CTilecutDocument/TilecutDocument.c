@@ -11,6 +11,13 @@
 /* Widest surface cairo is asked for at once (its limit is 32767). */
 #define TC_CAIRO_COLUMNS 16384
 
+/* A page of more bands than TC_SLABS is walked once per slab of bands (see
+ * render_band): a quarter of its bands, at most TC_SLAB_BANDS, so that the
+ * recording holds at most a quarter of the page's drawing, and no more than
+ * what meets 4 bands. */
+#define TC_SLABS 4
+#define TC_SLAB_BANDS 4
+
 typedef struct {
   GMutex lock;
   PopplerDocument *doc;
@@ -19,6 +26,14 @@ typedef struct {
   int width;
   int height;
   int band_rows;
+  /* rows recorded by one walk of the page (a multiple of band_rows), or 0 when
+   * each band walks the page itself */
+  int slab_rows;
+  /* the drawing over rows [slab_top, slab_top + slab_height) of the page, at the
+   * render scale, shifted up by slab_top; NULL when none is held */
+  cairo_surface_t *slab;
+  int slab_top;
+  int slab_height;
   /* RGBA8 rows [band_top, band_top + band_height) of the page, the whole width */
   uint8_t *band;
   int band_top;
@@ -28,6 +43,8 @@ typedef struct {
 static void document_free(TcDocument *d) {
   if (!d)
     return;
+  if (d->slab)
+    cairo_surface_destroy(d->slab);
   if (d->page)
     g_object_unref(d->page);
   if (d->doc)
@@ -54,28 +71,83 @@ static void unpremultiply_bgra(uint8_t *p, size_t n) {
   }
 }
 
-/* Renders the band that starts at row `top` into d->band. */
+/* 0 for success, else -1 with a libvips error naming cairo's status. */
+static int cairo_failed(cairo_status_t status) {
+  if (status == CAIRO_STATUS_SUCCESS)
+    return 0;
+  vips_error("pdfload", "cannot render the page (%s)", cairo_status_to_string(status));
+  return -1;
+}
+
+/* Walks the page's content stream once into a cairo recording surface that keeps
+ * what falls on rows [top, top + slab_rows): drawing outside it is dropped as it
+ * is recorded. Same scale and translation as a direct render, so the paths are
+ * the same in device space. */
+static int record_slab(TcDocument *d, int top) {
+  if (d->slab)
+    cairo_surface_destroy(d->slab);
+  d->slab = NULL;
+  int rows = d->height - top < d->slab_rows ? d->height - top : d->slab_rows;
+  cairo_rectangle_t extents = {0, 0, d->width, rows};
+  cairo_surface_t *slab = cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA, &extents);
+  cairo_t *cr = cairo_create(slab);
+  cairo_translate(cr, 0, -top);
+  cairo_scale(cr, d->scale, d->scale);
+  poppler_page_render(d->page, cr);
+  cairo_status_t status = cairo_status(cr);
+  cairo_destroy(cr);
+  if (cairo_failed(status != CAIRO_STATUS_SUCCESS ? status : cairo_surface_status(slab))) {
+    cairo_surface_destroy(slab);
+    return -1;
+  }
+  d->slab = slab;
+  d->slab_top = top;
+  d->slab_height = rows;
+  return 0;
+}
+
+/* Renders the band that starts at row `top` into d->band, at most
+ * TC_CAIRO_COLUMNS columns at a time. poppler walks the whole content stream
+ * for any render, whatever the clip; a page of many bands is therefore walked
+ * once per slab of bands, into a recording that each band of the slab replays
+ * (cairo replays only the drawing that meets the band). */
 static int render_band(TcDocument *d, int top) {
   int rows = d->height - top < d->band_rows ? d->height - top : d->band_rows;
+  d->band_top = -1;
+  if (d->slab_rows && !(d->slab && top >= d->slab_top && top + rows <= d->slab_top + d->slab_height) &&
+      record_slab(d, top))
+    return -1;
   size_t stride = 4 * (size_t)d->width;
   /* a transparent page stays transparent: nothing painted under the drawing */
   memset(d->band, 0, stride * (size_t)rows);
-  d->band_top = -1;
   for (int left = 0; left < d->width; left += TC_CAIRO_COLUMNS) {
     int columns = d->width - left < TC_CAIRO_COLUMNS ? d->width - left : TC_CAIRO_COLUMNS;
     cairo_surface_t *surface =
         cairo_image_surface_create_for_data(d->band + 4 * (size_t)left, CAIRO_FORMAT_ARGB32, columns, rows, (int)stride);
     cairo_t *cr = cairo_create(surface);
     cairo_surface_destroy(surface);
-    cairo_scale(cr, d->scale, d->scale);
-    cairo_translate(cr, -left / d->scale, -top / d->scale);
-    poppler_page_render(d->page, cr);
+    if (d->slab) {
+      /* SOURCE onto the cleared band: cairo 1.16 replays the recorded drawing
+       * straight onto the band; with OVER it took 3× as long (a building.pdf page
+       * at 17.2: 0.16 s against 0.05 s) and 16 MB more, as if through a scratch
+       * image */
+      cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE);
+      cairo_set_source_surface(cr, d->slab, -left, d->slab_top - top);
+      cairo_paint(cr);
+    } else {
+      cairo_scale(cr, d->scale, d->scale);
+      cairo_translate(cr, -left / d->scale, -top / d->scale);
+      poppler_page_render(d->page, cr);
+    }
     cairo_status_t status = cairo_status(cr);
     cairo_destroy(cr);
-    if (status != CAIRO_STATUS_SUCCESS) {
-      vips_error("pdfload", "cannot render the page (%s)", cairo_status_to_string(status));
+    if (cairo_failed(status))
       return -1;
-    }
+  }
+  /* read top to bottom, the slab is done with its last band */
+  if (d->slab && top + rows >= d->slab_top + d->slab_height) {
+    cairo_surface_destroy(d->slab);
+    d->slab = NULL;
   }
   unpremultiply_bgra(d->band, (size_t)d->width * (size_t)rows);
   d->band_top = top;
@@ -155,6 +227,10 @@ int tc_pdf_open_banded(const char *filename, int page, double scale, int band_ro
   d->width = (int)width;
   d->height = (int)height;
   d->band_rows = band_rows < d->height ? band_rows : d->height;
+  int bands = (d->height + d->band_rows - 1) / d->band_rows;
+  int slab_bands = (bands + TC_SLABS - 1) / TC_SLABS;
+  if (slab_bands > 1)
+    d->slab_rows = (slab_bands < TC_SLAB_BANDS ? slab_bands : TC_SLAB_BANDS) * d->band_rows;
   d->band = malloc(4 * (size_t)d->width * (size_t)d->band_rows);
   if (!d->band) {
     vips_error("pdfload", "out of memory for a band of %d × %d pixels", d->width, d->band_rows);

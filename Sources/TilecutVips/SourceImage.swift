@@ -178,7 +178,8 @@ public enum SourceImage {
 
   /// A PDF page (`tc_pdf_open_banded`) or an SVG drawing (`tc_svg_open_banded`)
   /// rendered band by band as it is read: one band of `documentBandBytes` in
-  /// memory, whatever the page's size.
+  /// memory, whatever the page's size, and, on a PDF page of more than 4 bands,
+  /// the recorded drawing of a slab of up to 4 bands.
   static func banded(_ source: SourceDescription, scale: Double, svg: Bool = false) throws -> VipsImageHandle {
     let width = max(1.0, (Double(max(source.width, source.crop?.maxX ?? 0)) * scale).rounded(.up))
     let rows = Int(max(64, min(4096, Double(documentBandBytes) / (4 * width))))
