@@ -12,18 +12,22 @@ let completedLines: [[String]] = [
   ["preview", "out", "--max"], ["plan.png", "--store", ""], ["--format", "png", "plan.png", "--quali"],
 ]
 
-/// A scratch directory holding `plan.png`, `out/` and the completion script as `name`;
-/// HOME, ZDOTDIR and the XDG directories of a shell started there point into it.
+/// A scratch directory holding `plan.png`, `out/` and the completion script at the
+/// relative path `name`; HOME, ZDOTDIR and the XDG directories (config: `home/config`)
+/// of a shell started there point into it, and `tilecut` is on its PATH.
 func completionSandbox(script: String, name: String, _ function: String = #function) throws -> (dir: String, env: String) {
   let dir = try scratch(function)
-  try script.write(toFile: dir + "/" + name, atomically: true, encoding: .utf8)
+  let home = dir + "/home"
+  let file = URL(fileURLWithPath: dir + "/" + name)
+  try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+  try script.write(to: file, atomically: true, encoding: .utf8)
   FileManager.default.createFile(atPath: dir + "/plan.png", contents: Data())
   try FileManager.default.createDirectory(atPath: dir + "/out", withIntermediateDirectories: true)
-  try FileManager.default.createDirectory(atPath: dir + "/home", withIntermediateDirectories: true)
-  let home = dir + "/home"
+  try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+  let bin = URL(fileURLWithPath: try tilecutBinary()).deletingLastPathComponent().path
   let env =
     "cd '\(dir)' && HOME='\(home)' ZDOTDIR='\(home)' XDG_CONFIG_HOME='\(home)/config' XDG_DATA_HOME='\(home)/data'"
-    + " XDG_CACHE_HOME='\(home)/cache' XDG_STATE_HOME='\(home)/state' XDG_CONFIG_DIRS='\(home)/config'"
+    + " XDG_CACHE_HOME='\(home)/cache' XDG_STATE_HOME='\(home)/state' XDG_CONFIG_DIRS='\(home)/config' PATH=\"\(bin):$PATH\""
   return (dir, env)
 }
 
@@ -62,7 +66,7 @@ func zshCompletions(_ script: String, _ lines: [[String]]) throws -> [[String]] 
     output=''
     # waits until the terminal has shown `marker` `n` times
     await() {
-      local chunk deadline=$(( SECONDS + 10 ))
+      local chunk deadline=$(( SECONDS + 30 ))
       local -a seen=(${(M)${(f)output}:#*"$1"*})
       while (( $#seen < $2 )); do
         (( SECONDS < deadline )) || { print -u2 "zsh completion timed out: $output"; exit 3 }
@@ -87,19 +91,20 @@ func zshCompletions(_ script: String, _ lines: [[String]]) throws -> [[String]] 
   try driver.write(toFile: dir + "/driver.zsh", atomically: true, encoding: .utf8)
   let typed = lines.map { (["tilecut"] + $0).joined(separator: " ") + "\n" }.joined()
   try typed.write(toFile: dir + "/lines", atomically: true, encoding: .utf8)
-  let r = try runTool([], shell: env + " zsh -f ./driver.zsh", timeout: 30)
+  let r = try runTool([], shell: env + " zsh -f ./driver.zsh", timeout: 120)
   guard r.status == 0 else { throw TilecutError.invalidInput(path: "zsh", reason: "completion failed: \(r.stderr)") }
   return offeredWords(r.stdout, count: lines.count)
 }
 
 /// What fish offers for each command line (`complete -C`, the words without their
-/// descriptions), through the script `tilecut` generates, with no configuration read.
+/// descriptions), through the script `tilecut` generates, installed as the README says
+/// (fish loads it from its completions directory, in the sandbox's home).
 func fishCompletions(_ script: String, _ lines: [[String]]) throws -> [[String]] {
-  let (dir, env) = try completionSandbox(script: script, name: "tilecut.fish")
+  let (dir, env) = try completionSandbox(script: script, name: "home/config/fish/completions/tilecut.fish")
   defer { try? FileManager.default.removeItem(atPath: dir) }
   let calls = lines.map { "complete -C '\((["tilecut"] + $0).joined(separator: " "))'; echo '<<done>>'\n" }.joined()
-  try ("source ./tilecut.fish; or exit 3\n" + calls).write(toFile: dir + "/driver.fish", atomically: true, encoding: .utf8)
-  let r = try runTool([], shell: env + " fish --no-config ./driver.fish", timeout: 30)
+  try calls.write(toFile: dir + "/driver.fish", atomically: true, encoding: .utf8)
+  let r = try runTool([], shell: env + " fish ./driver.fish", timeout: 120)
   guard r.status == 0 else { throw TilecutError.invalidInput(path: "fish", reason: "completion failed: \(r.stderr)") }
   let words = r.stdout.split(separator: "\n", omittingEmptySubsequences: false).map { $0.split(separator: "\t").first.map(String.init) ?? "" }
   return offeredWords(words.joined(separator: "\n"), count: lines.count)
