@@ -29,8 +29,8 @@ public struct TilecutCommand: ParsableCommand {
       print(helpText())
       Foundation.exit(0)
     }
-    if args == ["--generate-completion-script", "bash"] || args == ["--generate-completion-script=bash"] {
-      print(bashCompletionScript())
+    if let shell = completionShell(args) {
+      print(completionScriptWithDefault(for: shell))
       Foundation.exit(0)
     }
     var command: any ParsableCommand
@@ -71,30 +71,89 @@ public struct TilecutCommand: ParsableCommand {
 }
 
 extension TilecutCommand {
-  /// The generated bash script, taught that a first word which is not a subcommand
-  /// starts the default one: `tilecut plan.png --bo<TAB>` completes `--bounds`, and
-  /// the first word offers the subcommands and the tiling options and files.
-  /// (The zsh and fish scripts are swift-argument-parser's as generated: they
-  /// complete the tiling options after `tilecut tile`.)
-  static func bashCompletionScript() -> String {
-    let script = completionScript(for: .bash)
+  /// The shell of `--generate-completion-script SHELL` (or `=SHELL`) given alone, if known.
+  static func completionShell(_ args: [String]) -> CompletionShell? {
+    let flag = "--generate-completion-script"
+    if args.count == 2, args[0] == flag { return CompletionShell(rawValue: args[1]) }
+    if args.count == 1, args[0].hasPrefix(flag + "=") { return CompletionShell(rawValue: String(args[0].dropFirst(flag.count + 1))) }
+    return nil
+  }
+
+  /// The generated script, taught that a first word which is not a subcommand starts
+  /// the default one: `tilecut plan.png --bo<TAB>` completes `--bounds`, and the first
+  /// word offers the subcommands and the tiling options and files. A script worded
+  /// otherwise (a newer swift-argument-parser) is given as generated.
+  static func completionScriptWithDefault(for shell: CompletionShell) -> String {
+    patchedCompletionScript(for: shell) ?? completionScript(for: shell)
+  }
+
+  /// The generated script with the default subcommand's patch, or nil when a piece the
+  /// patch edits is not found as often as expected in the generated script.
+  static func patchedCompletionScript(for shell: CompletionShell) -> String? {
+    let script = completionScript(for: shell)
     let names = configuration.subcommands.map { $0._commandName } + ["help"]
-    let fallback = """
-          *)
-              # Offer subcommand completions
-              COMPREPLY+=($(compgen -W '\(names.joined(separator: " "))' -- "${cur}"))
-              ;;
-      """
-    let defaultCommand = """
-          *)
-              # not a subcommand: the words of the default one, `tile`
-              [[ "${#unparsed_words[@]}" -eq 0 ]] && COMPREPLY+=($(compgen -W '\(names.joined(separator: " "))' -- "${cur}"))
-              unparsed_words=("${subcommand}" "${unparsed_words[@]}")
-              _tilecut_tile
-              ;;
-      """
-    // a newer swift-argument-parser that words the script differently keeps its own
-    return script.replacingOccurrences(of: fallback, with: defaultCommand)
+    let tile = TileCommand._commandName
+    switch shell {
+    case .bash:
+      let fallback = """
+            *)
+                # Offer subcommand completions
+                COMPREPLY+=($(compgen -W '\(names.joined(separator: " "))' -- "${cur}"))
+                ;;
+        """
+      let defaultCommand = """
+            *)
+                # not a subcommand: the words of the default one, `\(tile)`
+                [[ "${#unparsed_words[@]}" -eq 0 ]] && COMPREPLY+=($(compgen -W '\(names.joined(separator: " "))' -- "${cur}"))
+                unparsed_words=("${subcommand}" "${unparsed_words[@]}")
+                _tilecut_\(tile)
+                ;;
+        """
+      return patch(script, [(fallback, defaultCommand, 1)])
+    case .zsh:
+      // the first word (state `command`) and any other first word (state `arg`)
+      let subcommands = "        _describe -V subcommand subcommands && ret=0\n"
+      let dispatch = "            \"_tilecut_${words[1]}\" && ret=0\n            ;;\n"
+      let firstWord = """
+                # the first word may also be the default subcommand's: its options, files
+                _tilecut_\(tile) && ret=0
+
+        """
+      let defaultCommand = """
+                *)
+                    # not a subcommand: the words of the default one, `\(tile)`
+                    words=(\(tile) "${words[@]}")
+                    (( CURRENT++ ))
+                    _tilecut_\(tile) && ret=0
+                    ;;
+
+        """
+      return patch(script, [(subcommands, subcommands + firstWord, 1), (dispatch, dispatch + defaultCommand, 1)])
+    case .fish:
+      // the parse of the words after the root's options, and the two tests of its result
+      let dispatch = "\n        switch $unparsed_tokens[1]\n"
+      let defaultCommand = """
+
+                # not a subcommand: the words of the default one, `\(tile)`
+                set -q unparsed_tokens[1]; and not contains -- $unparsed_tokens[1] \(names.joined(separator: " ")); \
+        and set -p unparsed_tokens \(tile)
+        """
+      let test = #""$commands" = "$expected_commands""#
+      let firstWord = #"\( \#(test) -o "$commands" = 'tilecut' -a "$expected_commands" = 'tilecut \#(tile)' \)"#
+      return patch(script, [(dispatch, defaultCommand + dispatch, 1), (test, firstWord, 2)])
+    default:
+      return nil
+    }
+  }
+
+  /// `script` with each piece replaced, or nil when a piece does not occur exactly `count` times.
+  static func patch(_ script: String, _ edits: [(piece: String, replacement: String, count: Int)]) -> String? {
+    var result = script
+    for edit in edits {
+      guard result.components(separatedBy: edit.piece).count - 1 == edit.count else { return nil }
+      result = result.replacingOccurrences(of: edit.piece, with: edit.replacement)
+    }
+    return result
   }
 }
 
