@@ -1,10 +1,10 @@
 # What a person runs: make run, make test, make bench, make install.
 SWIFT ?= swift
 PREFIX ?= /usr/local
-# libvips (with libdeflate), poppler-glib and cairo (PDF pages rendered in bands),
-# ISA-L (the PNG reader's inflate), PROJ with its data,
+# libvips (with libdeflate), poppler-glib, librsvg and cairo (PDF pages and SVG
+# drawings rendered in bands), ISA-L (the PNG reader's inflate), PROJ with its data,
 # libgeotiff, SQLite; strace for the test that proves no other program is started;
-# GDAL for the client package's tests
+# GDAL for the client package's tests; zsh and fish for the completion tests
 APT_PACKAGES = libvips-dev libpoppler-glib-dev librsvg2-dev libcairo2-dev libdeflate-dev libisal-dev libproj-dev proj-data libgeotiff-dev libsqlite3-dev strace gdal-bin python3-gdal zsh fish
 EXAMPLE = examples/floorplan/office.png
 
