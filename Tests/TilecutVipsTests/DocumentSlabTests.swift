@@ -63,17 +63,7 @@ func writeDrawingPDF(pages: Int, width: Int, height: Int, to path: String) throw
     objects.append("<< /Length \(ops.utf8.count) >>\nstream\n\(ops)endstream")
   }
   objects[1] = "<< /Type /Pages /Kids [\(kids.joined(separator: " "))] /Count \(pages) >>"
-  var pdf = "%PDF-1.4\n"
-  var offsets: [Int] = []
-  for (i, body) in objects.enumerated() {
-    offsets.append(pdf.utf8.count)
-    pdf += "\(i + 1) 0 obj\n\(body)\nendobj\n"
-  }
-  let xref = pdf.utf8.count
-  pdf += "xref\n0 \(objects.count + 1)\n0000000000 65535 f \n"
-  for o in offsets { pdf += String(format: "%010d 00000 n \n", o) }
-  pdf += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
-  try Data(pdf.utf8).write(to: URL(fileURLWithPath: path))
+  try writePDF(objects: objects, to: path)
 }
 
 @Suite("PDF pages of many bands, recorded a slab of bands at a time")

@@ -6,6 +6,21 @@ import TilecutCore
 
 @testable import TilecutVips
 
+/// A PDF file of `objects` (object 1 the catalog), with its cross-reference table.
+func writePDF(objects: [String], to path: String) throws {
+  var pdf = "%PDF-1.4\n"
+  var offsets: [Int] = []
+  for (i, body) in objects.enumerated() {
+    offsets.append(pdf.utf8.count)
+    pdf += "\(i + 1) 0 obj\n\(body)\nendobj\n"
+  }
+  let xref = pdf.utf8.count
+  pdf += "xref\n0 \(objects.count + 1)\n0000000000 65535 f \n"
+  for o in offsets { pdf += String(format: "%010d 00000 n \n", o) }
+  pdf += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
+  try Data(pdf.utf8).write(to: URL(fileURLWithPath: path))
+}
+
 /// A small vector PDF, written by hand: one page per entry of `pages`, each
 /// `width` × `height` pt with a transparent background, filled rectangles in the
 /// page's colour, a half-transparent disc-like polygon, a slanted stroke and thin lines.
@@ -38,17 +53,7 @@ func writeTestPDF(pages colours: [(Double, Double, Double)], width: Int, height:
     ops += "0.2 w 0 0 0 RG 0 \(height / 3) m \(width) \(height / 3 + 1) l S\n"
     objects.append("<< /Length \(ops.utf8.count) >>\nstream\n\(ops)endstream")
   }
-  var pdf = "%PDF-1.4\n"
-  var offsets: [Int] = []
-  for (i, body) in objects.enumerated() {
-    offsets.append(pdf.utf8.count)
-    pdf += "\(i + 1) 0 obj\n\(body)\nendobj\n"
-  }
-  let xref = pdf.utf8.count
-  pdf += "xref\n0 \(objects.count + 1)\n0000000000 65535 f \n"
-  for o in offsets { pdf += String(format: "%010d 00000 n \n", o) }
-  pdf += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
-  try Data(pdf.utf8).write(to: URL(fileURLWithPath: path))
+  try writePDF(objects: objects, to: path)
 }
 
 @Suite("documents rendered in bands")
