@@ -156,7 +156,7 @@ struct VerifyCommand: ParsableCommand {
       "Every cell the manifest lists must exist, decode and have the tile size; no other tile file may exist. Exit 0 when all agree, 1 with a list of problems otherwise."
   )
 
-  @Argument(help: ArgumentHelp("An output directory written by tilecut.", valueName: "dir"))
+  @Argument(help: ArgumentHelp("An output directory written by tilecut.", valueName: "dir"), completion: .directory)
   var directory: String
 
   @Option(help: ArgumentHelp("Worker threads for decoding (default: all cores).", valueName: "n"))
@@ -324,10 +324,10 @@ struct MergeCommand: ParsableCommand {
       "Takes every shard 1…N of one job (same sources, options and tool version) and writes the output a single run would have written, replacing OUT whole."
   )
 
-  @Argument(help: ArgumentHelp("The combined output directory.", valueName: "out"))
+  @Argument(help: ArgumentHelp("The combined output directory.", valueName: "out"), completion: .directory)
   var output: String
 
-  @Argument(help: ArgumentHelp("The shard output directories.", valueName: "shard-dir"))
+  @Argument(help: ArgumentHelp("The shard output directories.", valueName: "shard-dir"), completion: .directory)
   var shards: [String] = []
 
   func validate() throws {
@@ -497,7 +497,7 @@ struct PreviewCommand: ParsableCommand {
     abstract: "Stitch one zoom level of one floor into a single PNG.",
     discussion: "Cells without a tile stay transparent (or grey with --grid). Handy as a CI artifact.")
 
-  @Argument(help: ArgumentHelp("An output directory written by tilecut.", valueName: "dir"))
+  @Argument(help: ArgumentHelp("An output directory written by tilecut.", valueName: "dir"), completion: .directory)
   var directory: String
 
   @Option(help: ArgumentHelp("The zoom to stitch.", valueName: "z"))

@@ -160,6 +160,8 @@ struct CompletionTests {
     #expect(byLine["merge --"] == ["--help", "--version"], "\(shell)")
     #expect(byLine["verify --"] == ["--help", "--jobs", "--version"], "\(shell)")
     #expect(byLine["verify "]?.contains("plan.png") == false && byLine["verify "]?.contains("tile") == false, "\(shell)")
+    // verify's argument is a directory: `out/` is offered
+    #expect(byLine["verify "]?.contains { $0.hasPrefix("out") } == true, "\(shell): \(byLine["verify "] ?? [])")
     #expect(byLine["preview out --max"] == ["--max-side"], "\(shell)")
   }
 
