@@ -157,15 +157,14 @@ public enum SourceImage {
     if sequential, !source.isVector, let sheet, let band = source.crop, let shared = try sheet.sheet.claim(floor: sheet.floor, band: band) {
       image = shared
     } else if source.isVector {
-      let loaderName = loader ?? (vips_foreign_find_load(source.path).map { String(cString: $0) } ?? "")
-      let kind = loaderName.lowercased()
-      if sequential && bands && (kind.contains("pdf") || kind.contains("svg")) {
+      // the header's format, or the file's bytes: never libvips' guess
+      let format = try loader.flatMap(SourceFormat.init(loader:)) ?? SourceFormat.detect(path: source.path)
+      if sequential && bands {
         // read top to bottom: rendered in bands, not in libvips' 4000 px (PDF) or 2000 px (SVG) tiles
-        let document = try banded(source, scale: scale, svg: kind.contains("svg"))
-        return try cropped(convert(document, source: source), source: source, scale: scale)
+        return try cropped(convert(banded(source, scale: scale, format: format), source: source), source: source, scale: scale)
       }
       image = try VipsImageHandle.make("render \(source.path)") { out in
-        tc_load_scaled(source.path, loaderName, Int32(source.page ?? 0), scale, sequential ? 1 : 0, &out)
+        tc_load_scaled(source.path, format.loader, Int32(source.page ?? 0), scale, sequential ? 1 : 0, &out)
       }
     } else {
       image = try open(path: source.path, page: source.page, sequential: sequential)
@@ -180,11 +179,12 @@ public enum SourceImage {
   /// rendered band by band as it is read: one band of `documentBandBytes` in
   /// memory, whatever the page's size, and, on a PDF page of more than 4 bands,
   /// the recorded drawing of a slab of up to 4 bands.
-  static func banded(_ source: SourceDescription, scale: Double, svg: Bool = false) throws -> VipsImageHandle {
+  static func banded(_ source: SourceDescription, scale: Double, format: SourceFormat) throws -> VipsImageHandle {
     let width = max(1.0, (Double(max(source.width, source.crop?.maxX ?? 0)) * scale).rounded(.up))
     let rows = Int(max(64, min(4096, Double(documentBandBytes) / (4 * width))))
     return try VipsImageHandle.make("render \(source.path)") { out in
-      svg
+      // the two vector formats
+      format == .svg
         ? tc_svg_open_banded(source.path, scale, Int32(rows), &out)
         : tc_pdf_open_banded(source.path, Int32(source.page ?? 0), scale, Int32(rows), &out)
     }
