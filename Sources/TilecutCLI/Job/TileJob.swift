@@ -158,6 +158,9 @@ struct TileJob {
     if let s = plan.settings.shard { o["shard"] = "\(s.index)/\(s.count)" }
     if pyramid.retinaDepth != .full { o["retinaDepth"] = pyramid.retinaDepth.rawValue }
     if output.preview { o["preview"] = "true" }
+    // the page shows them, so a change rewrites it
+    if let url = output.previewBasemap { o["previewBasemap"] = url }
+    if let text = output.previewAttribution { o["previewAttribution"] = text }
     if output.store != .directory { o["store"] = output.store.rawValue }
     for p in plan.plans {
       let zooms = Set(p.levels.flatMap { $0.cuts.map(\.zoom) })
@@ -355,6 +358,9 @@ struct TileJob {
       p.substitutes.map { Manifest.Substitute(floor: p.floor, tileSize: $0.tileSize, zoom: $0.zoom, servedBy: $0.servedBy) }
     }
     manifest.substitutes = substitutes.isEmpty ? nil : substitutes
+    manifest.placements = zip(plan.plans, plan.mappings).map { p, mapping in
+      Manifest.PlacedFloor(floor: p.floor, placement: p.placement, mapping: mapping, width: p.source.width, height: p.source.height)
+    }
     return manifest
   }
 

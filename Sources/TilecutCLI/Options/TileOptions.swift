@@ -27,6 +27,15 @@ public struct OutputOptions: ParsableArguments {
 
   @Option(
     help: ArgumentHelp(
+      "With --preview: a base map drawn under the tiles in preview.html, an XYZ tile URL template such as https://tile.openstreetmap.org/{z}/{x}/{y}.png (without one, or offline, the page draws a graticule).",
+      valueName: "url"))
+  public var previewBasemap: String?
+
+  @Option(help: ArgumentHelp("With --preview-basemap: the base map's attribution, shown on the page.", valueName: "text"))
+  public var previewAttribution: String?
+
+  @Option(
+    help: ArgumentHelp(
       "Where tiles go: directory (one file per tile, for a CDN) or mbtiles (one MBTiles 1.3 file per floor and tile size, for an app bundle).",
       valueName: "kind"))
   public var store: StoreKind = .directory
@@ -48,6 +57,7 @@ public struct OutputOptions: ParsableArguments {
     if store == .mbtiles && preview {
       throw ValidationError("--preview: the preview page reads tile files; it goes with --store directory")
     }
+    try PreviewBasemap.validate(url: previewBasemap, attribution: previewAttribution, preview: preview)
   }
 }
 

@@ -75,6 +75,9 @@ public struct Manifest: Codable, Sendable, Equatable {
   /// A hash over every tile's path and bytes: changes when any tile does, for
   /// cache-busting URLs (`?v=…`) and for clients deciding to clear their tile cache.
   public var contentVersion: String?
+  /// Per floor: its mapped outline and control points with their residuals (for the
+  /// preview page). Absent in older manifests.
+  public var placements: [PlacedFloor]?
 
   public init(
     tileSizes: [Int], floors: [Floor], name: String, levels: [Level], footprints: [Footprint],

@@ -265,7 +265,8 @@ public enum Georeference {
     let report = FitReport(
       rmsPixels: (sumPx / n).squareRoot(), rmsMeters: (sumM / n).squareRoot(), maxPixels: maxPx,
       worstIndex: maxPx > 0 ? worst : nil, diagonalPixels: hypot(Double(width), Double(height)))
-    let placement = Placement(method: "gcp", transform: transform)
+    var placement = Placement(method: "gcp", transform: transform)
+    placement.controlPoints = points
     try checkWithinWorld(placement, width: width, height: height, option: option)
     return (placement, report)
   }

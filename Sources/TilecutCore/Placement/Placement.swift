@@ -35,6 +35,8 @@ public struct Placement: Hashable, Sendable, Codable {
   /// Files beside the input that the placement was read from (world file, .prj, a WKT
   /// file named by --source-crs): a change to any of them changes the output.
   public var sidecars: [String] = []
+  /// The control points a `gcp` placement was fitted to (for the manifest's residuals).
+  public var controlPoints: [ControlPoint]?
 
   public init(method: String, projection: SourceProjection = .webMercator, transform: AffineTransform, nativeZoom: Int? = nil) {
     self.method = method

@@ -1,0 +1,32 @@
+import ArgumentParser
+import Foundation
+
+/// Checks of `--preview-basemap` and `--preview-attribution` (and `georef --basemap`).
+enum PreviewBasemap {
+  /// OpenStreetMap's standard tiles, the base map the examples use.
+  static let openStreetMap = "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
+
+  /// An XYZ template: http(s) or file, with {z}, {x} and {y}.
+  static func check(url: String, option: String) throws {
+    let lower = url.lowercased()
+    guard lower.hasPrefix("https://") || lower.hasPrefix("http://") || lower.hasPrefix("file://") else {
+      throw ValidationError("\(option): '\(url)' is not an http(s) or file URL; give an XYZ template such as \(openStreetMap)")
+    }
+    for part in ["{z}", "{x}", "{y}"] where !url.contains(part) {
+      throw ValidationError("\(option): '\(url)' has no \(part); give an XYZ template such as \(openStreetMap)")
+    }
+    if url.unicodeScalars.contains(where: { $0.value < 0x20 || $0 == "\"" || $0 == "<" || $0 == ">" || $0 == " " }) {
+      throw ValidationError("\(option): '\(url)' has a space, a quote, < or > or a control character; percent-encode them")
+    }
+  }
+
+  static func validate(url: String?, attribution: String?, preview: Bool) throws {
+    if let url {
+      guard preview else { throw ValidationError("--preview-basemap goes with --preview (it is drawn in preview.html)") }
+      try check(url: url, option: "--preview-basemap")
+    }
+    if attribution != nil && url == nil {
+      throw ValidationError("--preview-attribution goes with --preview-basemap (it credits the base map)")
+    }
+  }
+}
