@@ -7,8 +7,15 @@ PREFIX ?= /usr/local
 # GDAL for the client package's tests; zsh and fish for the completion tests
 APT_PACKAGES = libvips-dev libpoppler-glib-dev librsvg2-dev libcairo2-dev libdeflate-dev libisal-dev libproj-dev proj-data libgeotiff-dev libsqlite3-dev strace gdal-bin python3-gdal zsh fish
 EXAMPLE = examples/floorplan/office.png
+# the example's placement: a world file in ETRS89 / UTM zone 33N (its .prj beside it)
+# putting the office on Pariser Platz 3, Berlin; the preview draws it over OpenStreetMap
+EXAMPLE_PLACEMENT = --world-file examples/floorplan/office-berlin.pgw
+EXAMPLE_BASEMAP = --preview-basemap 'https://tile.openstreetmap.org/{z}/{x}/{y}.png' --preview-attribution '© OpenStreetMap contributors'
+# what only the browser tests need (make test): Chromium, driven headless over the
+# DevTools protocol (--remote-debugging-pipe) by Tests/browser/*.py, Python's standard library only
+APT_BROWSER_TEST_PACKAGES = chromium
 
-.PHONY: deps build release run test bench install clean lint format
+.PHONY: deps browser-test-deps build release run test bench install clean lint format
 
 # Every Debian package the build and the tests need; a fresh machine gets the missing ones.
 deps:
@@ -22,6 +29,9 @@ deps:
 	  echo "tilecut needs these Debian packages; run: sudo apt-get install -y" $$missing; exit 1; \
 	fi
 
+browser-test-deps:
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(APT_BROWSER_TEST_PACKAGES)"
+
 build: deps
 	$(SWIFT) build
 
@@ -30,7 +40,7 @@ release: deps
 
 # Tiles the bundled floor plan into examples/out (256 + 512 px, manifest, preview page).
 run: release
-	.build/release/tilecut $(EXAMPLE) -o examples/out --preview --knockout white:8
+	.build/release/tilecut $(EXAMPLE) $(EXAMPLE_PLACEMENT) -o examples/out --preview --knockout white:8 --retina-depth native $(EXAMPLE_BASEMAP)
 	@echo "open examples/out/preview.html to look at the tiles"
 
 # The tool's tests, then the iOS client package's (its Linux parts), against a
@@ -45,7 +55,7 @@ lint:
 format:
 	$(SWIFT) format --in-place --recursive $(SWIFT_SOURCES)
 
-test: deps lint
+test: deps browser-test-deps lint
 	$(SWIFT) test
 	$(SWIFT) build
 	TILECUT=$$($(SWIFT) build --show-bin-path)/tilecut $(SWIFT) test --package-path examples/client
