@@ -252,7 +252,8 @@ public enum PreviewPage {
       for (let y = Math.ceil(Math.max(-MAXLAT, se.lat) / latStep) * latStep; y <= Math.min(MAXLAT, nw.lat); y += latStep) {
         const p = project(y, 0).y;
         svg("line", { x1: 0, y1: p, x2: w, y2: p }, g);
-        svg("text", { x: 4, y: p - 3 }, g).textContent = degrees(y, latStep, "N", "S");
+        // no label under the toolbar
+        if (p - 3 > top + 16) svg("text", { x: 4, y: p - 3 }, g).textContent = degrees(y, latStep, "N", "S");
       }
     }
     function ring(points) { return points.map(p => { const s = project(p[0], p[1]); return s.x.toFixed(2) + "," + s.y.toFixed(2); }).join(" "); }
