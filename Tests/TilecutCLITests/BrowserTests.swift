@@ -172,8 +172,10 @@ struct BrowserTests {
   func georefPage() throws {
     let dir = try scratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let (width, height) = (900, 600)
-    try picture(width: width, height: height, seed: 5).writePNG(to: dir + "/scan.png")
+    // a real plan drawing: the second page of the bundled building.pdf, 800 × 600 pt (its pixels at scale 1)
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let plan = root.appendingPathComponent("examples/floorplan/building.pdf").path + "[page=1]"
+    let (width, height) = (800, 600)
     // the hidden placement: 5 cm per pixel, turned 17° clockwise
     let hidden = try Georeference.center(
       GeoPoint(latitude: 52.5159, longitude: 13.379), metersPerPixel: 0.05, rotationDegrees: 17, width: width, height: height)
@@ -181,13 +183,13 @@ struct BrowserTests {
       let g = WebMercator.geo(hidden.world(col: col, row: row))
       return [col, row, g.latitude, g.longitude]
     }
-    let pairs = [place(60.5, 40.25), place(850, 70.75), place(880.5, 560), place(45.25, 575.5)]
+    let pairs = [place(60.5, 40.25), place(760, 70.75), place(780.5, 560), place(45.25, 575.5)]
     // three sets of numbers for the two fits: 2 points, 3 points, 5 with noise
     let noisy = pairs + [[450, 300.5, place(450, 300)[2] + 3e-6, place(450, 300)[3] - 2e-6]]
     let fitSets = [Array(pairs.prefix(2)), Array(pairs.prefix(3)), noisy]
     let initial = ["10.5,20,52.5161,13.3785", "800,500.25,52.51575,13.37925"]
-    #expect(try tilecut(["georef", dir + "/scan.png", "-o", dir + "/start.html"] + initial.flatMap { ["--gcp", $0] }) == 0)
-    #expect(try tilecut(["georef", dir + "/scan.png", "-o", dir + "/georef.html"]) == 0)
+    #expect(try tilecut(["georef", plan, "-o", dir + "/start.html"] + initial.flatMap { ["--gcp", $0] }) == 0)
+    #expect(try tilecut(["georef", plan, "-o", dir + "/georef.html"]) == 0)
     let (results, _) = try driveBrowser(
       [
         "width": 1300, "height": 820,
@@ -196,7 +198,7 @@ struct BrowserTests {
             "kind": "georef", "url": "file://" + dir + "/start.html",
             "fitPoints": fitSets.map { set in set.map { ["col": $0[0], "row": $0[1], "lat": $0[2], "lon": $0[3]] } },
           ],
-          // the plan at 4 screen px per source pixel (zoom 2 is 1:1 for 900 px), the map at zoom 23
+          // the plan at 4 screen px per source pixel (zoom 2 is 1:1 for 800 px), the map at zoom 23
           [
             "kind": "georef", "url": "file://" + dir + "/georef.html", "pairs": pairs, "planZoom": 4, "mapZoom": 23, "dragFirst": true,
             "extraPair": true,
@@ -235,7 +237,7 @@ struct BrowserTests {
     #expect((clicked["yaml"] as? String ?? "").hasPrefix("gcp:\n  - \""))
     // given to tilecut, they place the plan where the hidden placement does
     let gcpArgs = arguments.flatMap { $0.split(separator: " ", maxSplits: 1).map(String.init) }
-    #expect(try tilecut([dir + "/scan.png", "--tile-size", "256", "--max-zoom", "18", "-o", dir + "/placed"] + gcpArgs) == 0)
+    #expect(try tilecut([plan, "--tile-size", "256", "--max-zoom", "18", "-o", dir + "/placed"] + gcpArgs) == 0)
     let manifest = try Manifest.decode(try #require(FileManager.default.contents(atPath: dir + "/placed/manifest.json")))
     let outline = try #require(manifest.placements?.first?.outline)
     let wanted = Manifest.PlacedFloor(floor: try #require(Floor(1)), placement: hidden, mapping: nil, width: width, height: height).outline
