@@ -304,7 +304,8 @@ public enum PreviewPage {
     }
     function draw() {
       const l = level();
-      layer.className = $("grid").checked ? "grid" : "hidenone";
+      // no-tile cells are hatched, but not over a base map, where the map shows through them
+      layer.className = $("grid").checked ? "grid" : basemap.state === "ok" ? "hidenone" : "";
       layer.style.opacity = $("opacity").value / 100;
       $("zoom").textContent = " z" + state.zoom + " ";
       drawBase();
