@@ -125,6 +125,12 @@ class Browser:
             time.sleep(0.05)
             self.evaluate("1")
 
+    def wait(self, condition, seconds):
+        """Until a JavaScript condition holds, or the time is up."""
+        end = time.time() + seconds
+        while not self.evaluate(condition) and time.time() < end:
+            time.sleep(0.05)
+
     def evaluate(self, expression):
         result = self.call("Runtime.evaluate", session=True, expression=expression, returnByValue=True, awaitPromise=True)
         if "exceptionDetails" in result:
@@ -218,6 +224,8 @@ def preview(browser, page, size):
         browser.pump(page.get("settle", 0.5))
     else:
         view = browser.evaluate("tilecutPreview.view()")
+    # on a busy machine: until the base map has answered and every image has come (at most 10 s)
+    browser.wait("tilecutPreview.basemap() !== 'probing' && [...document.querySelectorAll('img')].every(i => i.complete)", 10)
     manifest = browser.evaluate("JSON.parse(document.getElementById('manifest').textContent)")
     width, height = browser.evaluate("[innerWidth, innerHeight]")
     outlines = browser.evaluate("""[...document.querySelectorAll('#over polygon.outline')].map(p => ({floor: Number(p.dataset.floor),
