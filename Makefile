@@ -12,10 +12,11 @@ EXAMPLE = examples/floorplan/office.png
 EXAMPLE_PLACEMENT = --world-file examples/floorplan/office-berlin.pgw
 EXAMPLE_BASEMAP = --preview-basemap 'https://tile.openstreetmap.org/{z}/{x}/{y}.png' --preview-attribution '© OpenStreetMap contributors'
 # what only the browser tests need (make test): Chromium, driven headless over the
-# DevTools protocol (--remote-debugging-pipe) by Tests/browser/*.py, Python's standard library only
+# DevTools protocol (--remote-debugging-pipe) by Tests/browser/drive.py (Python's standard
+# library and GDAL's osr, python3-gdal above; no selenium or chromedriver)
 APT_BROWSER_TEST_PACKAGES = chromium
 
-.PHONY: deps browser-test-deps build release run test bench install clean lint format
+.PHONY: deps build release run test bench install clean lint format
 
 # Every Debian package the build and the tests need; a fresh machine gets the missing ones.
 deps:
@@ -29,6 +30,9 @@ deps:
 	  echo "tilecut needs these Debian packages; run: sudo apt-get install -y" $$missing; exit 1; \
 	fi
 
+# make test installs Chromium for the browser tests (a prerequisite added on its own line)
+.PHONY: browser-test-deps
+test: browser-test-deps
 browser-test-deps:
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(APT_BROWSER_TEST_PACKAGES)"
 
@@ -55,7 +59,7 @@ lint:
 format:
 	$(SWIFT) format --in-place --recursive $(SWIFT_SOURCES)
 
-test: deps browser-test-deps lint
+test: deps lint
 	$(SWIFT) test
 	$(SWIFT) build
 	TILECUT=$$($(SWIFT) build --show-bin-path)/tilecut $(SWIFT) test --package-path examples/client
