@@ -13,7 +13,7 @@ public struct TilecutCommand: ParsableCommand {
     commandName: "tilecut",
     abstract: TileCommand.configuration.abstract,
     version: tilecutVersion,
-    subcommands: [TileCommand.self, VerifyCommand.self, MergeCommand.self, PreviewCommand.self],
+    subcommands: [TileCommand.self, VerifyCommand.self, MergeCommand.self, PreviewCommand.self, BuildCommand.self],
     defaultSubcommand: TileCommand.self
   )
 
