@@ -77,7 +77,7 @@ let package = Package(
     ),
     .executableTarget(name: "tilecut", dependencies: ["TilecutCLI"]),
     .testTarget(name: "TilecutCoreTests", dependencies: ["TilecutCore"]),
-    .testTarget(name: "TilecutProjectTests", dependencies: ["TilecutProject"]),
+    .testTarget(name: "TilecutProjectTests", dependencies: ["TilecutProject", .product(name: "Yams", package: "Yams")]),
     .testTarget(name: "TilecutMBTilesTests", dependencies: ["TilecutMBTiles", "TilecutCore", "CSQLite"]),
     .testTarget(name: "TilecutVipsTests", dependencies: ["TilecutVips", "TilecutCore", "CVipsShim", "CTilecutPNG", "CTilecutDocument"]),
     .testTarget(
