@@ -40,9 +40,11 @@ enum ProjectArguments {
     do {
       return try T.parse(mine.flatMap(arguments) + extra)
     } catch {
-      // the key that fails alone is the one to name; else the first of the group
-      let culprit = mine.first { option in (try? T.parse(arguments(option))) == nil } ?? mine.first
+      // the key the message names last in the file (the second of two that clash),
+      // else the one that fails alone, else the first of the group
       let message = T.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+      let named = mine.filter { message.contains($0.cliOption) }.max { ($0.mark.line, $0.mark.column) < ($1.mark.line, $1.mark.column) }
+      let culprit = named ?? mine.first { option in (try? T.parse(arguments(option))) == nil } ?? mine.first
       throw ProjectError(file: file, mark: culprit?.mark ?? fallback, message: explain(message, culprit))
     }
   }
@@ -50,6 +52,7 @@ enum ProjectArguments {
   /// The parser's sentence, said of the key instead of the option where it names one.
   static func explain(_ message: String, _ option: ProjectOption?) -> String {
     guard let option else { return message }
-    return "'\(option.key)': " + message.replacingOccurrences(of: option.cliOption, with: option.key)
+    let text = message.replacingOccurrences(of: option.cliOption, with: option.key)
+    return text.hasPrefix(option.key + ":") ? text : "'\(option.key)': " + text
   }
 }
