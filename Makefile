@@ -8,7 +8,7 @@ PREFIX ?= /usr/local
 APT_PACKAGES = libvips-dev libpoppler-glib-dev librsvg2-dev libcairo2-dev libdeflate-dev libisal-dev libproj-dev proj-data libgeotiff-dev libsqlite3-dev strace gdal-bin python3-gdal zsh fish
 EXAMPLE = examples/floorplan/office.png
 
-.PHONY: deps build release run test bench install clean lint format
+.PHONY: deps build release run test bench install clean lint format campus
 
 # Every Debian package the build and the tests need; a fresh machine gets the missing ones.
 deps:
@@ -32,6 +32,12 @@ release: deps
 run: release
 	.build/release/tilecut $(EXAMPLE) -o examples/out --preview --knockout white:8
 	@echo "open examples/out/preview.html to look at the tiles"
+
+# Builds the campus example (two buildings, one overlapping the other, floors placed
+# each their own way) from examples/campus/tilecut.yml, with a preview page.
+campus: release
+	.build/release/tilecut build examples/campus/tilecut.yml
+	@echo "open examples/campus/tiles/preview.html to look at the tiles"
 
 # The tool's tests, then the iOS client package's (its Linux parts), against a
 # real output of the tilecut just built (gdal-bin and python3-gdal make and decode
@@ -58,4 +64,4 @@ install: release
 	install -m 0755 .build/release/tilecut $(DESTDIR)$(PREFIX)/bin/tilecut
 
 clean:
-	rm -rf .build examples/out
+	rm -rf .build examples/out examples/campus/tiles
