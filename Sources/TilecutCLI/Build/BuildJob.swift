@@ -1,3 +1,4 @@
+import CTilecutPlatform
 import Foundation
 import TilecutCore
 import TilecutGeo
@@ -210,6 +211,10 @@ struct BuildJob {
           openSource: { level in try LevelPipeline.open(plan: floorPlan, level: level, loader: loader, jobs: jobs, mapping: mapping) })
         try builder.build()
         try pool.drain()
+        try compositor?.layerDone(k, pool: pool)
+        // the next layer's strips are of other widths: give this one's back, so that
+        // memory follows the largest layer rather than adding up
+        tc_release_free_memory()
       }
       try compositor?.finish(pool: pool)
     }

@@ -7,9 +7,11 @@ import Synchronization
 /// and pixel options, one after the other, so memory follows the largest layer, not
 /// their number. A layer's tiles come here as pixels (`layerEncoder`): a cell only
 /// one layer's tile range touches is encoded and written at once, exactly as that
-/// building tiled alone; a cell several touch waits until every layer has been
-/// rendered (`finish`), then their tiles are composited in the file's order, later
-/// over earlier, in premultiplied RGBA, and the result is tested for blank and written.
+/// building tiled alone. A cell several touch keeps one composite: each layer's tile
+/// is put over it as it comes (layers come in the file's order: later over earlier,
+/// in premultiplied RGBA), and it is tested for blank and written once the last
+/// layer whose range holds it is rendered (`layerDone`), so what waits is one tile
+/// per shared cell, not one per layer.
 public final class LayerCompositor: Sendable {
   public let floor: Floor
   private let encoder: any TileEncoder
@@ -18,7 +20,9 @@ public final class LayerCompositor: Sendable {
   private let background: ColorRule?
   /// Per tile size and zoom: each layer's tile range (nil where it has none).
   private let ranges: [LevelKey: [TileRange?]]
-  private let pending = Mutex<[PendingKey: [Int: LayerTile]]>([:])
+  /// Cells several layers touch, composited so far: one tile per cell, whatever the
+  /// number of layers (each arriving layer is put over it at once: the layers come in order).
+  private let pending = Mutex<[PendingKey: LayerTile]>([:])
 
   struct PendingKey: Hashable {
     var key: LevelKey
@@ -80,6 +84,11 @@ public final class LayerCompositor: Sendable {
     return RenderLedger(onTile: { key, written in if !written { main.blank(key) } })
   }
 
+  /// The last layer whose range holds the cell: once it is rendered, the cell is final.
+  func lastLayer(_ key: LevelKey, _ tile: TileCoordinate) -> Int {
+    ranges[key]?.lastIndex { $0?.contains(tile) ?? false } ?? -1
+  }
+
   func put(layer: Int, bytes: [UInt8], tileSize: Int, tile: TileCoordinate) throws {
     guard let (rgba, upsampled) = PixelPassEncoder.unwrap(bytes) else { return }
     let key = LevelKey(floor: floor, tileSize: tileSize, zoom: tile.zoom)
@@ -87,7 +96,18 @@ public final class LayerCompositor: Sendable {
       try write(key, tile, rgba: rgba, upsampled: upsampled)
       return
     }
-    pending.withLock { $0[PendingKey(key: key, tile: tile), default: [:]][layer] = LayerTile(rgba: rgba, upsampled: upsampled) }
+    // one layer's tile of a cell arrives from one job, and layers one after the other
+    pending.withLock { cells in
+      let cell = PendingKey(key: key, tile: tile)
+      if var below = cells[cell] {
+        Self.over(rgba, onto: &below.rgba)
+        below.upsampled = below.upsampled && upsampled
+        cells[cell] = below
+      } else {
+        // the first layer to draw here: its pixels unchanged, so alone it is that building's tile
+        cells[cell] = LayerTile(rgba: rgba, upsampled: upsampled)
+      }
+    }
   }
 
   private func write(_ key: LevelKey, _ tile: TileCoordinate, rgba: [UInt8], upsampled: Bool) throws {
@@ -96,33 +116,33 @@ public final class LayerCompositor: Sendable {
     ledger.written(key, tile, bytes: encoded.count)
   }
 
-  /// Composites and writes the cells several layers touch; call once every layer is rendered
-  /// and their tile jobs are done. `pool` encodes them in parallel.
-  public func finish(pool: WorkPool) throws {
-    let cells = pending.withLock { p -> [PendingKey: [Int: LayerTile]] in
-      defer { p = [:] }
-      return p
+  /// Writes the composited cells no later layer touches; call when layer `index` is
+  /// rendered and its tile jobs are done (`Int.max`: every cell). `pool` encodes them.
+  public func layerDone(_ index: Int, pool: WorkPool) throws {
+    let cells = pending.withLock { p -> [(PendingKey, LayerTile)] in
+      let ready = p.filter { lastLayer($0.key.key, $0.key.tile) <= index }
+      for cell in ready.keys { p[cell] = nil }
+      return ready.sorted { ($0.key.key, $0.key.tile.y, $0.key.tile.x) < ($1.key.key, $1.key.tile.y, $1.key.tile.x) }
     }
-    for (cell, layers) in cells.sorted(by: { ($0.key.key, $0.key.tile.y, $0.key.tile.x) < ($1.key.key, $1.key.tile.y, $1.key.tile.x) }) {
-      let ordered = layers.keys.sorted().compactMap { layers[$0] }
+    for (cell, composite) in cells {
       let size = cell.key.tileSize
       let background = self.background
-      pool.submit(holding: ordered.reduce(0) { $0 + $1.rgba.count }) { [self] in
-        // one layer drew here: its pixels unchanged, so the tile is that building's own
-        var rgba = ordered[0].rgba
-        for above in ordered.dropFirst() { Self.over(above.rgba, onto: &rgba) }
-        let blank = rgba.withUnsafeBufferPointer { b in
+      pool.submit(holding: composite.rgba.count) { [self] in
+        let blank = composite.rgba.withUnsafeBufferPointer { b in
           b.baseAddress.map { PixelOps.isBlank($0, stride: size * 4, width: size, height: size, background: background) } ?? true
         }
         if blank {
           ledger.blank(cell.key)
           return
         }
-        try write(cell.key, cell.tile, rgba: rgba, upsampled: ordered.allSatisfy(\.upsampled))
+        try write(cell.key, cell.tile, rgba: composite.rgba, upsampled: composite.upsampled)
       }
     }
     try pool.drain()
   }
+
+  /// Composites and writes every cell still waiting; call once every layer is rendered.
+  public func finish(pool: WorkPool) throws { try layerDone(Int.max, pool: pool) }
 
   /// `top` over `bottom` (both unpremultiplied RGBA8), in premultiplied arithmetic, into `bottom`.
   public static func over(_ top: [UInt8], onto bottom: inout [UInt8]) {
