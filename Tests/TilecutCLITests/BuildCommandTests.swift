@@ -162,3 +162,44 @@ struct BuildCommandTests {
     #expect(!FileManager.default.fileExists(atPath: dir + "/c"))
   }
 }
+
+@Suite("build command, incremental")
+struct BuildIncrementalTests {
+  @Test("one floor changed: only its cells are made again, the rest carried over; byte-identical to a full rebuild; --changes exact")
+  func oneFloorChanged() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let file = try campusCopy(dir)
+    let campus = dir + "/campus"
+    let text = try String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 20")
+    try text.write(toFile: file, atomically: true, encoding: .utf8)
+    #expect(try tilecut(["build", file]) == 0)
+    let before = snapshot(campus + "/tiles")
+    let floor2 = before.filter { $0.key.contains("/L2_") }
+    // the annex's floor 1 changes (its knockout): floor 2 and the cells away from the annex stay
+    try text.replacingOccurrences(of: "#fff1dc:4", with: "#fff1dc:9").write(toFile: file, atomically: true, encoding: .utf8)
+    #expect(try tilecut(["build", file, "--changes", dir + "/changes.txt"]) == 0)
+    let after = snapshot(campus + "/tiles")
+    #expect(after.filter { $0.key.contains("/L2_") } == floor2)
+    let changed = after.filter { $0.key.hasSuffix(".png") && before[$0.key] != $0.value }.keys.sorted()
+    #expect(!changed.isEmpty)
+    // carried tiles are the previous files themselves (hard links) where they did not change
+    let carried = try #require(after.keys.first { $0.contains("/L2_") })
+    let inode = { (path: String) in (try? FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int) ?? nil }
+    #expect(inode(campus + "/tiles/" + carried) != nil)
+    // --changes lists exactly the tiles that differ
+    let listed = try String(contentsOfFile: dir + "/changes.txt", encoding: .utf8).split(separator: "\n").map { String($0.split(separator: "\t")[1]) }
+    let added = after.keys.filter { $0.hasSuffix(".png") && before[$0] == nil }
+    let deleted = before.keys.filter { $0.hasSuffix(".png") && after[$0] == nil }
+    #expect(Set(listed) == Set(changed + deleted).union(added))
+    // a full rebuild of the same file is the same output, byte for byte
+    try text.replacingOccurrences(of: "#fff1dc:4", with: "#fff1dc:9").replacingOccurrences(of: "output: tiles", with: "output: full")
+      .write(toFile: file, atomically: true, encoding: .utf8)
+    #expect(try tilecut(["build", file]) == 0)
+    #expect(snapshot(campus + "/full") == after)
+    // nothing changed: up to date, nothing touched
+    try text.replacingOccurrences(of: "#fff1dc:4", with: "#fff1dc:9").write(toFile: file, atomically: true, encoding: .utf8)
+    #expect(try tilecut(["build", file]) == 0)
+    #expect(snapshot(campus + "/tiles") == after)
+  }
+}

@@ -42,8 +42,19 @@ extension BuildJob {
     let progress = ProgressTracker(plan: plan, printer: printer)
     let ledger = RenderLedger(onTile: { key, _ in progress.tileDone(key) })
     progress.start(jobs: pool.jobs)
+    let incremental = incrementalPlan(plan, layers: layers, sources: sources, options: options, previous: store.existingManifest)
     do {
-      try Self.render(plan, layers: layers, encoder: base.encoding.encoder(), writer: store, pool: pool, ledger: ledger)
+      if let incremental, let previous = store.existingManifest {
+        let carried = try carryOver(plan, previous: previous, dirty: incremental.dirty, store: store, ledger: ledger)
+        var only = plan
+        only.settings.only = incremental.dirty
+        try Self.render(only, layers: layers, encoder: base.encoding.encoder(), writer: store, pool: pool, ledger: ledger, subset: incremental.render)
+        let total = ledger.outcomes.values.reduce(0) { $0 + $1.tiles.count }
+        printer.info(
+          "\(incremental.changed.joined(separator: ", ")) changed: \(Self.grouped(total - carried)) of \(Self.grouped(total)) tiles re-rendered")
+      } else {
+        try Self.render(plan, layers: layers, encoder: base.encoding.encoder(), writer: store, pool: pool, ledger: ledger)
+      }
     } catch {
       printer.endProgress()
       if let signal = cancel.received { throw JobInterrupted(signal: signal) }

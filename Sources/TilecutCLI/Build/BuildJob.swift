@@ -188,13 +188,23 @@ struct BuildJob {
     return out
   }
 
+  static func layerSettings(_ settings: RenderSettings, only: CellSet?) -> RenderSettings {
+    var s = settings
+    s.only = only
+    return s
+  }
+
   /// Renders each floor number: its layers one after the other, each streaming its
   /// levels as a single run does; a floor of one layer writes straight to the store.
   static func render(
-    _ plan: TileJobPlan, layers: [BuildLayer], encoder: any TileEncoder, writer: any TileWriter, pool: WorkPool, ledger: RenderLedger
+    _ plan: TileJobPlan, layers: [BuildLayer], encoder: any TileEncoder, writer: any TileWriter, pool: WorkPool, ledger: RenderLedger,
+    subset: [Int]? = nil
   ) throws {
     let plans = plan.plans
-    for group in floorGroups(plans) {
+    for var group in floorGroups(plans) {
+      // an incremental rebuild renders only the layers that draw in its dirty cells
+      if let subset { group.layers = group.layers.filter(subset.contains) }
+      guard !group.layers.isEmpty else { continue }
       let compositor =
         group.layers.count > 1
         ? LayerCompositor(
@@ -206,7 +216,7 @@ struct BuildJob {
         let mapping = plan.mappings[i]
         let jobs = pool.jobs
         let builder = PyramidBuilder(
-          plan: floorPlan, settings: layers[i].settings, encoder: compositor?.layerEncoder() ?? encoder,
+          plan: floorPlan, settings: layerSettings(layers[i].settings, only: plan.settings.only), encoder: compositor?.layerEncoder() ?? encoder,
           writer: compositor?.layerWriter(k) ?? writer, pool: pool, ledger: compositor?.layerLedger() ?? ledger,
           openSource: { level in try LevelPipeline.open(plan: floorPlan, level: level, loader: loader, jobs: jobs, mapping: mapping) })
         try builder.build()
