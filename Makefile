@@ -58,6 +58,7 @@ test: deps lint
 
 bench: release
 	TILECUT=$(CURDIR)/.build/release/tilecut bash bench/run.sh
+	TILECUT=$(CURDIR)/.build/release/tilecut bash bench/campus.sh
 
 install: release
 	install -d $(DESTDIR)$(PREFIX)/bin
