@@ -43,6 +43,12 @@ public struct BuildCommand: ParsableCommand {
   @Option(help: ArgumentHelp("Write the tile files this run added, modified or deleted (overrides the file's).", valueName: "file"))
   public var changes: String?
 
+  @Option(
+    help: ArgumentHelp(
+      "Render a deterministic share K of N of the campus's tiles and write a partial manifest (join with `tilecut merge`); 'env' or 'env/N' as for a single run.",
+      valueName: "k/n|env[/n]"))
+  public var shard: String?
+
   public init() {}
 
   public func run() throws {
@@ -51,7 +57,8 @@ public struct BuildCommand: ParsableCommand {
       let project = try ProjectLoader.load(path: file)
       try Vips.start()
       if case .bool(true) = project.option("noVector")?.value { Vips.blockUntrusted(true) }
-      let overrides = BuildOverrides(dryRun: dryRun, json: json, quiet: quiet, force: force, jobs: jobs, depfile: depfile, changes: changes)
+      let overrides = BuildOverrides(
+        dryRun: dryRun, json: json, quiet: quiet, force: force, jobs: jobs, depfile: depfile, changes: changes, shard: shard)
       let job = try BuildJob.make(project, overrides: overrides, printer: printer)
       printer.hold()
       let code = try job.execute()

@@ -203,3 +203,24 @@ struct BuildIncrementalTests {
     #expect(snapshot(campus + "/tiles") == after)
   }
 }
+
+@Suite("build command, shards")
+struct BuildShardTests {
+  @Test("build --shard K/N parts joined by merge are the whole campus's output, byte for byte")
+  func shardsMerge() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let file = try campusCopy(dir)
+    let campus = dir + "/campus"
+    let text = try String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 19")
+    try text.write(toFile: file, atomically: true, encoding: .utf8)
+    #expect(try tilecut(["build", file]) == 0)
+    for k in 1...2 {
+      try text.replacingOccurrences(of: "output: tiles", with: "output: part\(k)").write(toFile: file, atomically: true, encoding: .utf8)
+      #expect(try tilecut(["build", file, "--shard", "\(k)/2"]) == 0)
+    }
+    var merge = try TilecutCommand.parseAsRoot(["merge", campus + "/merged", campus + "/part1", campus + "/part2"])
+    try merge.run()
+    #expect(snapshot(campus + "/merged") == snapshot(campus + "/tiles"))
+  }
+}

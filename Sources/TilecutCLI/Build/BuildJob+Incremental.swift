@@ -26,7 +26,8 @@ extension BuildJob {
   func incrementalPlan(
     _ plan: TileJobPlan, layers: [BuildLayer], sources: [Manifest.Source], options: [String: String], previous: Manifest?
   ) -> IncrementalPlan? {
-    guard !base.output.force, base.output.store == .directory, let previous, previous.shard == nil, let oldBuildings = previous.buildings
+    guard !base.output.force, base.output.store == .directory, plan.settings.shard == nil, let previous, previous.shard == nil,
+      let oldBuildings = previous.buildings
     else { return nil }
     guard previous.generator.version == tilecutVersion, previous.generator.libvips == Vips.version,
       previous.name == plan.template.pattern, previous.tileSizes == plan.sizes.map(\.pixels)

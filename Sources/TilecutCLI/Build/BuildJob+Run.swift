@@ -21,6 +21,8 @@ extension BuildJob {
     let sources = try base.digestSources(plan, previous: store.existingManifest)
     let options = shapingOptions(plan, layers: layers)
     let fingerprint = TileJob.fingerprint(sources: sources, options: options)
+    // what the whole campus would be: the fingerprint `merge` gives the joined shards
+    let jobFingerprint = TileJob.fingerprint(sources: sources, options: options.filter { $0.key != "shard" })
     try cancel.checkpoint()
     if !base.output.force, let existing = store.existingManifest, existing.fingerprint == fingerprint {
       if let difference = store.difference(from: existing) {
@@ -65,6 +67,7 @@ extension BuildJob {
       throw TilecutError.invalidInput(path: source.path, reason: "changed during the run; the output was not replaced, run again")
     }
     var manifest = makeManifest(plan, layers: layers, ledger: ledger, sources: sources, options: options, fingerprint: fingerprint)
+    manifest.shard = plan.settings.shard.map { Manifest.Shard(index: $0.index, count: $0.count, jobFingerprint: jobFingerprint) }
     manifest.contentVersion = try ContentVersion.of(manifest, store: store)
     var files: [String: [UInt8]] = [:]
     if base.output.preview { files["preview.html"] = Array(PreviewPage.html(manifest: manifest).utf8) }

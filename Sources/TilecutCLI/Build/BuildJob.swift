@@ -23,6 +23,7 @@ struct BuildOverrides {
   var jobs: Int?
   var depfile: String?
   var changes: String?
+  var shard: String?
 }
 
 /// Runs `tilecut build`: each building's floors placed on their own, one pyramid per
@@ -60,6 +61,7 @@ struct BuildJob {
     if overrides.json { runExtra.append("--json") }
     if overrides.quiet { runExtra.append("--quiet") }
     if let j = overrides.jobs { runExtra.append("--jobs=\(j)") }
+    if let k = overrides.shard { runExtra.append("--shard=\(k)") }
     let run = try ProjectArguments.parse(
       RunOptions.self, options: project.options, keys: ProjectArguments.runKeys, extra: runExtra,
       overridden: overrides.jobs == nil ? [] : ["jobs"], file: file, fallback: nil)
@@ -99,7 +101,8 @@ struct BuildJob {
     let runSettings = RenderSettings(
       template: template,
       background: try base.encoding.background.map { try ColorRule(parsing: $0, option: "--background") },
-      knockout: try base.encoding.knockout.map { try ColorRule(parsing: $0, option: "--knockout") })
+      knockout: try base.encoding.knockout.map { try ColorRule(parsing: $0, option: "--knockout") },
+      shard: try base.run.shardSelector())
     var layers: [BuildLayer] = []
     var plans: [FloorPlan] = []
     var mappings: [(any SourceMapping)?] = []
