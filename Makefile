@@ -16,7 +16,7 @@ EXAMPLE_BASEMAP = --preview-basemap 'https://tile.openstreetmap.org/{z}/{x}/{y}.
 # library and GDAL's osr, python3-gdal above; no selenium or chromedriver)
 APT_BROWSER_TEST_PACKAGES = chromium
 
-.PHONY: deps build release run test bench install clean lint format
+.PHONY: deps build release run test bench install clean lint format campus
 
 # Every Debian package the build and the tests need; a fresh machine gets the missing ones.
 deps:
@@ -47,6 +47,12 @@ run: release
 	.build/release/tilecut $(EXAMPLE) $(EXAMPLE_PLACEMENT) -o examples/out --preview --knockout white:8 --retina-depth native $(EXAMPLE_BASEMAP)
 	@echo "open examples/out/preview.html to look at the tiles"
 
+# Builds the campus example (two buildings, one overlapping the other, floors placed
+# each their own way) from examples/campus/tilecut.yml, with a preview page.
+campus: release
+	.build/release/tilecut build examples/campus/tilecut.yml
+	@echo "open examples/campus/tiles/preview.html to look at the tiles"
+
 # The tool's tests, then the iOS client package's (its Linux parts), against a
 # real output of the tilecut just built (gdal-bin and python3-gdal make and decode
 # an MBTiles file independently of the client).
@@ -66,10 +72,11 @@ test: deps lint
 
 bench: release
 	TILECUT=$(CURDIR)/.build/release/tilecut bash bench/run.sh
+	TILECUT=$(CURDIR)/.build/release/tilecut bash bench/campus.sh
 
 install: release
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 .build/release/tilecut $(DESTDIR)$(PREFIX)/bin/tilecut
 
 clean:
-	rm -rf .build examples/out
+	rm -rf .build examples/out examples/campus/tiles

@@ -9,7 +9,8 @@ let package = Package(
     .library(name: "TilecutCore", targets: ["TilecutCore"]),
   ],
   dependencies: [
-    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
   ],
   targets: [
     .systemLibrary(
@@ -65,15 +66,18 @@ let package = Package(
     .target(
       name: "TilecutVips",
       dependencies: ["TilecutCore", "CVips", "CVipsShim", "CTilecutPNG", "CTilecutResample", "CTilecutDocument", "CTilecutPlatform"]),
+    // the project file (tilecut.yml) as types, its loader and its validation
+    .target(name: "TilecutProject", dependencies: [.product(name: "Yams", package: "Yams")]),
     .target(
       name: "TilecutCLI",
       dependencies: [
-        "TilecutCore", "TilecutVips", "TilecutMBTiles", "TilecutGeo", "CTilecutPlatform",
+        "TilecutCore", "TilecutVips", "TilecutMBTiles", "TilecutGeo", "CTilecutPlatform", "TilecutProject",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
     .executableTarget(name: "tilecut", dependencies: ["TilecutCLI"]),
     .testTarget(name: "TilecutCoreTests", dependencies: ["TilecutCore"]),
+    .testTarget(name: "TilecutProjectTests", dependencies: ["TilecutProject", .product(name: "Yams", package: "Yams")]),
     .testTarget(name: "TilecutMBTilesTests", dependencies: ["TilecutMBTiles", "TilecutCore", "CSQLite"]),
     .testTarget(name: "TilecutVipsTests", dependencies: ["TilecutVips", "TilecutCore", "CVipsShim", "CTilecutPNG", "CTilecutDocument"]),
     .testTarget(

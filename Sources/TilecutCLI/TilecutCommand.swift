@@ -13,7 +13,9 @@ public struct TilecutCommand: ParsableCommand {
     commandName: "tilecut",
     abstract: TileCommand.configuration.abstract,
     version: tilecutVersion,
-    subcommands: [TileCommand.self, VerifyCommand.self, MergeCommand.self, PreviewCommand.self, GeorefCommand.self],
+    subcommands: [
+      TileCommand.self, VerifyCommand.self, MergeCommand.self, PreviewCommand.self, GeorefCommand.self, BuildCommand.self,
+    ],
     defaultSubcommand: TileCommand.self
   )
 

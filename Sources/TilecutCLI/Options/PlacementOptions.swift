@@ -36,6 +36,12 @@ public struct PlacementOptions: ParsableArguments {
   public var metersPerPixel: Double?
 
   @Option(
+    help: ArgumentHelp(
+      "With --center, for a PDF or SVG instead of --meters-per-pixel: the drawing's scale (1:100: one point of paper, 1/72 in, is 100 points on the ground).",
+      valueName: "1:n"))
+  public var drawingScale: String?
+
+  @Option(
     parsing: .unconditional,
     help: ArgumentHelp("With --center: clockwise turn of the image in degrees (its up then points to this bearing).", valueName: "deg"))
   public var rotation: Double?
@@ -62,12 +68,13 @@ public struct PlacementOptions: ParsableArguments {
     if given > 1 {
       throw ValidationError("--bounds, --gcp, --center and --world-file each place the image; give only one of them")
     }
-    if center == nil && (metersPerPixel != nil || rotation != nil) {
-      throw ValidationError("--meters-per-pixel and --rotation go with --center")
+    if center == nil && (metersPerPixel != nil || rotation != nil || drawingScale != nil) {
+      throw ValidationError("--meters-per-pixel, --drawing-scale and --rotation go with --center")
     }
-    if center != nil && metersPerPixel == nil {
-      throw ValidationError("--center needs --meters-per-pixel (ground metres per source pixel)")
+    if center != nil && metersPerPixel == nil && drawingScale == nil {
+      throw ValidationError("--center needs --meters-per-pixel (ground metres per source pixel) or, for a PDF or SVG, --drawing-scale 1:N")
     }
+    try validateDrawingScale()
     if let r = rotation, !(r.isFinite && abs(r) <= 360) { throw ValidationError("--rotation: \(r) is not an angle in -360...360") }
     if let m = metersPerPixel, !(m.isFinite && m >= 1e-6 && m <= 1e6) {
       throw ValidationError("--meters-per-pixel: \(m) is outside 0.000001...1000000")
@@ -91,6 +98,7 @@ public struct PlacementOptions: ParsableArguments {
       ?? floors.map { PyramidPlanner.rasterMaxZoom(width: $0.description.width, height: $0.description.height) }.max() ?? 0
     // All floors share a placement (one building): the first floor's size anchors it.
     guard let anchor = floors.first?.description else { return [] }
+    try checkDrawingScale(floors)
     let shared = try explicitPlacement(width: anchor.width, height: anchor.height, imagePath: anchor.path, pyramid: pyramid, printer: printer)
     var noticed = false
     let placements = try floors.map { floor -> Placement in
@@ -322,7 +330,7 @@ public struct PlacementOptions: ParsableArguments {
       printer.info(line + (report.isSuspicious ? worst : ""))
       return placement
     }
-    if let center, let metersPerPixel {
+    if let center, let metersPerPixel = try metersPerPixel ?? drawingScaleMetersPerPixel() {
       let point = try Georeference.parseLatLon(center, option: "--center")
       return try Georeference.center(point, metersPerPixel: metersPerPixel, rotationDegrees: rotation ?? 0, width: width, height: height)
     }

@@ -72,6 +72,10 @@ public struct Manifest: Codable, Sendable, Equatable {
     substitutes?.first { $0.floor == floor && $0.tileSize == tileSize && $0.zoom == zoom }?.servedBy ?? tileSize
   }
 
+  /// With `tilecut build`: the buildings whose floors the pyramids composite, in the
+  /// project's order (see `Manifest.Building`). Absent for a plain run.
+  public var buildings: [Building]?
+
   /// A hash over every tile's path and bytes: changes when any tile does, for
   /// cache-busting URLs (`?v=…`) and for clients deciding to clear their tile cache.
   public var contentVersion: String?

@@ -286,6 +286,7 @@ extension PyramidBuilder {
           for tx in cut.range.xRange {
             let tile = TileCoordinate(zoom: cut.zoom, x: tx, y: ty)
             if let shard = builder.settings.shard, !shard.owns(floor: plan.floor, tileSize: size, tile: tile) { continue }
+            if let only = builder.settings.only, !only.contains(key, tile) { continue }
             body(cut, key, tile)
           }
         }

@@ -24,6 +24,9 @@ public final class RenderLedger: Sendable {
     onTile?(key, true)
   }
 
+  /// A tile carried over unchanged from the previous output.
+  public func carried(_ key: LevelKey, _ tile: TileCoordinate, bytes: Int) { written(key, tile, bytes: bytes) }
+
   func blank(_ key: LevelKey) {
     state.withLock { $0[key, default: LevelOutcome()].blank += 1 }
     onTile?(key, false)

@@ -78,6 +78,10 @@ public struct TileManifest: Decodable, Sendable {
   /// Empty when every level has its own tiles.
   public let substitutes: [Substitute]
 
+  /// With `tilecut build`: the campus's buildings in the project's order, each with
+  /// its floors and where each lies (empty for a plain run's manifest).
+  public let buildings: [Building]
+
   /// Which level a cell is looked up in.
   private struct Key: Hashable {
     let floor, tileSize, zoom: Int
@@ -86,7 +90,7 @@ public struct TileManifest: Decodable, Sendable {
 
   /// The fields a client needs; the rest (sources, options, fingerprint) is the tool's business.
   private enum CodingKeys: String, CodingKey {
-    case format, version, floors, tileSizes, name, levels, footprints, contentVersion, store, tileSets, substitutes
+    case format, version, floors, tileSizes, name, levels, footprints, contentVersion, store, tileSets, substitutes, buildings
   }
 
   public init(from decoder: Decoder) throws {
@@ -107,6 +111,7 @@ public struct TileManifest: Decodable, Sendable {
     store = try c.decodeIfPresent(String.self, forKey: .store)
     tileSets = try c.decodeIfPresent([TileSet].self, forKey: .tileSets) ?? []
     substitutes = try c.decodeIfPresent([Substitute].self, forKey: .substitutes) ?? []
+    buildings = try c.decodeIfPresent([Building].self, forKey: .buildings) ?? []
     if substitutes.contains(where: { $0.servedBy >= $0.tileSize }) {
       throw DecodingError.dataCorruptedError(forKey: .substitutes, in: c, debugDescription: "a substitute is served by a smaller tile size")
     }

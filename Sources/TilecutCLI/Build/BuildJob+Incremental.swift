@@ -1,0 +1,135 @@
+import Foundation
+import TilecutCore
+import TilecutVips
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// What an incremental rebuild makes again: the floors that changed, the cells their
+/// old and new footprints touch, and the layers that draw in those cells.
+struct IncrementalPlan {
+  /// `hq floor 2`, in the file's order (a floor gone from the file last).
+  var changed: [String]
+  var dirty: CellSet
+  /// Indices of the layers to render (every layer whose range meets a dirty cell).
+  var render: [Int]
+}
+
+extension BuildJob {
+  /// The name of a layer in options and messages.
+  static func layerName(_ id: String, _ floor: Floor) -> String { "\(id) floor \(floor)" }
+
+  /// The incremental plan against the previous output, or nil when the whole output
+  /// must be made again: no previous campus output, `--force`, another store, or an
+  /// option, tool version or tile size that is not any one floor's.
+  func incrementalPlan(
+    _ plan: TileJobPlan, layers: [BuildLayer], sources: [Manifest.Source], options: [String: String], previous: Manifest?
+  ) -> IncrementalPlan? {
+    guard !base.output.force, base.output.store == .directory, plan.settings.shard == nil, let previous, previous.shard == nil,
+      let oldBuildings = previous.buildings
+    else { return nil }
+    guard previous.generator.version == tilecutVersion, previous.generator.libvips == Vips.version,
+      previous.name == plan.template.pattern, previous.tileSizes == plan.sizes.map(\.pixels)
+    else { return nil }
+    func runWide(_ o: [String: String]) -> [String: String] { o.filter { !$0.key.contains(" floor ") && $0.key != "tileSizes" } }
+    guard runWide(previous.options) == runWide(options) else { return nil }
+    var old: [String: (footprint: WorldRect, floor: Floor, sha256: String)] = [:]
+    var oldOrder: [String] = []
+    for building in oldBuildings {
+      for f in building.floors {
+        let rect = WorldRect(
+          minU: WebMercator.u(longitudeDegrees: f.west), minV: WebMercator.v(latitudeDegrees: f.north),
+          maxU: WebMercator.u(longitudeDegrees: f.east), maxV: WebMercator.v(latitudeDegrees: f.south))
+        let name = Self.layerName(building.id, f.floor)
+        old[name] = (rect, f.floor, f.sha256)
+        oldOrder.append(name)
+      }
+    }
+    var dirty = CellSet()
+    func addOld(_ before: (footprint: WorldRect, floor: Floor, sha256: String)) {
+      for level in previous.levels where level.floor == before.floor {
+        let key = LevelKey(floor: level.floor, tileSize: level.tileSize, zoom: level.zoom)
+        if let range = WebMercator.tileRange(covering: before.footprint, zoom: level.zoom, tileSize: level.tileSize) {
+          dirty.insert(key, range)
+        }
+      }
+    }
+    var changed: [String] = []
+    var names: Set<String> = []
+    for (i, layer) in layers.enumerated() {
+      let floor = plan.plans[i].floor
+      let name = Self.layerName(layer.building.id, floor)
+      names.insert(name)
+      let before = old[name]
+      if let before, before.sha256 == sources[i].sha256, previous.options[name] == options[name] { continue }
+      changed.append(name)
+      for level in plan.plans[i].levels {
+        for cut in level.cuts { dirty.insert(LevelKey(floor: floor, tileSize: cut.tileSize, zoom: cut.zoom), cut.range) }
+      }
+      if let before { addOld(before) }
+    }
+    for name in oldOrder where !names.contains(name) {
+      changed.append(name)
+      if let before = old[name] { addOld(before) }
+    }
+    // nothing of any floor changed, yet the fingerprint did: make it all again
+    guard !changed.isEmpty else { return nil }
+    let render = layers.indices.filter { i in
+      plan.plans[i].levels.contains { level in
+        level.cuts.contains { dirty.intersects(LevelKey(floor: plan.plans[i].floor, tileSize: $0.tileSize, zoom: $0.zoom), $0.range) }
+      }
+    }
+    return IncrementalPlan(changed: changed, dirty: dirty, render: render)
+  }
+
+  /// Puts every tile of the previous output that lies outside the dirty cells into
+  /// staging unchanged: a hard link where the file system allows, else a copy.
+  /// Returns how many were carried.
+  func carryOver(_ plan: TileJobPlan, previous: Manifest, dirty: CellSet, store: any TileStore, ledger: RenderLedger) throws -> Int {
+    guard let staging = store.stagingPath else { throw TilecutError.output(path: store.path, reason: "the store was not begun") }
+    let cells = Self.cells(plan.plans)
+    var carried = 0
+    for level in previous.levels {
+      let key = LevelKey(floor: level.floor, tileSize: level.tileSize, zoom: level.zoom)
+      guard let range = cells[key] else { continue }
+      for run in level.rows where run.count == 3 && run[1] <= run[2] {
+        for x in run[1]...run[2] {
+          let tile = TileCoordinate(zoom: level.zoom, x: x, y: run[0])
+          guard range.contains(tile), !dirty.contains(key, tile) else { continue }
+          let relative = plan.template.path(floor: level.floor, tileSize: level.tileSize, tile: tile)
+          let source = store.path + "/" + relative
+          let target = staging + "/" + relative
+          let folder = (target as NSString).deletingLastPathComponent
+          try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+          var st = stat()
+          guard stat(source, &st) == 0 else {
+            throw TilecutError.output(path: source, reason: "is listed in the manifest but gone; run again with --force")
+          }
+          if link(source, target) != 0 {
+            guard let data = FileManager.default.contents(atPath: source) else {
+              throw TilecutError.output(path: source, reason: "cannot be read to carry it over; run again with --force")
+            }
+            try store.put([UInt8](data), floor: level.floor, tileSize: level.tileSize, tile: tile)
+          }
+          ledger.carried(key, tile, bytes: Int(st.st_size))
+          carried += 1
+        }
+      }
+    }
+    return carried
+  }
+}
+
+extension BuildJob {
+  /// 9860 → "9,860".
+  static func grouped(_ n: Int) -> String {
+    let digits = String(abs(n))
+    var out = ""
+    for (i, c) in digits.enumerated() {
+      if i > 0 && (digits.count - i) % 3 == 0 { out += "," }
+      out.append(c)
+    }
+    return (n < 0 ? "-" : "") + out
+  }
+}

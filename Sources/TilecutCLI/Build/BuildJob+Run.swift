@@ -1,0 +1,177 @@
+import Foundation
+import TilecutCore
+import TilecutProject
+import TilecutVips
+
+extension BuildJob {
+  /// Plan, check up-to-date, render every floor's layers into staging, swap in: the
+  /// steps of a single run (`TileJob.execute`), with a layer per building.
+  func execute() throws -> Int32 {
+    let started = Date()
+    let cancel = SignalCancellation(printer: printer)
+    cancel.start()
+    defer { cancel.stop() }
+    let (plan, layers) = try self.plan()
+    if base.run.dryRun { return try dryRun(plan, layers: layers) }
+    try cancel.checkpoint()
+
+    let store = base.makeStore(plan)
+    try store.inspect()
+    cancel.attach(store)
+    let sources = try base.digestSources(plan, previous: store.existingManifest)
+    let options = shapingOptions(plan, layers: layers)
+    let fingerprint = TileJob.fingerprint(sources: sources, options: options)
+    // what the whole campus would be: the fingerprint `merge` gives the joined shards
+    let jobFingerprint = TileJob.fingerprint(sources: sources, options: options.filter { $0.key != "shard" })
+    try cancel.checkpoint()
+    if !base.output.force, let existing = store.existingManifest, existing.fingerprint == fingerprint {
+      if let difference = store.difference(from: existing) {
+        printer.info("\(store.path): \(difference); rebuilding")
+      } else {
+        try store.markUpToDate()
+        try writeDependencies(plan)
+        if let path = base.output.changes { try ChangeList(entries: []).write(to: path) }
+        printer.info("\(store.path): up to date")
+        if base.run.json { try Printer.result(json: RunReport(output: store.path, upToDate: true)) }
+        return 0
+      }
+    }
+    try store.begin()
+    var committed = false
+    defer { if !committed { store.abort() } }
+    let pool = WorkPool(jobs: base.run.jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+    cancel.attach(pool)
+    let progress = ProgressTracker(plan: plan, printer: printer)
+    let ledger = RenderLedger(onTile: { key, _ in progress.tileDone(key) })
+    progress.start(jobs: pool.jobs)
+    let incremental = incrementalPlan(plan, layers: layers, sources: sources, options: options, previous: store.existingManifest)
+    do {
+      if let incremental, let previous = store.existingManifest {
+        let carried = try carryOver(plan, previous: previous, dirty: incremental.dirty, store: store, ledger: ledger)
+        var only = plan
+        only.settings.only = incremental.dirty
+        try Self.render(only, layers: layers, encoder: base.encoding.encoder(), writer: store, pool: pool, ledger: ledger, subset: incremental.render)
+        let total = ledger.outcomes.values.reduce(0) { $0 + $1.tiles.count }
+        printer.info(
+          "\(incremental.changed.joined(separator: ", ")) changed: \(Self.grouped(total - carried)) of \(Self.grouped(total)) tiles re-rendered")
+      } else {
+        try Self.render(plan, layers: layers, encoder: base.encoding.encoder(), writer: store, pool: pool, ledger: ledger)
+      }
+    } catch {
+      printer.endProgress()
+      if let signal = cancel.received { throw JobInterrupted(signal: signal) }
+      throw error
+    }
+    if let signal = cancel.received { throw JobInterrupted(signal: signal) }
+    for source in sources where source.identity != nil && TileJob.identity(source.path) != source.identity {
+      throw TilecutError.invalidInput(path: source.path, reason: "changed during the run; the output was not replaced, run again")
+    }
+    var manifest = makeManifest(plan, layers: layers, ledger: ledger, sources: sources, options: options, fingerprint: fingerprint)
+    manifest.shard = plan.settings.shard.map { Manifest.Shard(index: $0.index, count: $0.count, jobFingerprint: jobFingerprint) }
+    manifest.contentVersion = try ContentVersion.of(manifest, store: store)
+    var files: [String: [UInt8]] = [:]
+    if base.output.preview { files["preview.html"] = Array(PreviewPage.html(manifest: manifest).utf8) }
+    manifest = try store.finish(manifest: manifest, files: files)
+    if let path = base.output.changes {
+      try ChangeList.compute(store: store, manifest: manifest, previous: store.existingManifest).write(to: path)
+    }
+    try cancel.committing { try store.commit() }
+    committed = true
+    try writeDependencies(plan)
+    progress.finish()
+    base.report(plan, ledger: ledger, seconds: Date().timeIntervalSince(started), output: store.path)
+    return 0
+  }
+
+  /// What shapes the pixels: the run's options, and each layer's source and placement
+  /// under `<building> floor <n>`, in the file's order.
+  func shapingOptions(_ plan: TileJobPlan, layers: [BuildLayer]) -> [String: String] {
+    var options = base.shapingOptions(plan).filter { !$0.key.hasPrefix("floor ") }
+    for (i, layer) in layers.enumerated() {
+      var one = plan
+      one.job = JobPlan(tileSizes: plan.job.tileSizes, floors: [plan.plans[i]])
+      let key = "floor \(plan.plans[i].floor)"
+      var text = base.shapingOptions(one)[key] ?? ""
+      if let k = layer.settings.knockout { text += " knockout=\(k)" }
+      if let b = layer.settings.background { text += " background=\(b)" }
+      options["\(layer.building.id) \(key)"] = text
+    }
+    options["buildings"] = project.buildings.map(\.id).joined(separator: ",")
+    return options
+  }
+
+  func makeManifest(
+    _ plan: TileJobPlan, layers: [BuildLayer], ledger: RenderLedger, sources: [Manifest.Source], options: [String: String],
+    fingerprint: String
+  ) -> Manifest {
+    let outcomes = ledger.outcomes
+    let cells = Self.cells(plan.plans)
+    let levels = cells.keys.sorted().compactMap { key -> Manifest.Level? in
+      guard let range = cells[key] else { return nil }
+      return Manifest.Level(
+        floor: key.floor, tileSize: key.tileSize, range: range, tiles: outcomes[key]?.tiles ?? [], bytes: outcomes[key]?.bytes ?? 0)
+    }
+    let groups = Self.floorGroups(plan.plans)
+    let footprints = groups.compactMap { group -> Manifest.Footprint? in
+      let rects = group.layers.map { plan.plans[$0].footprint }
+      guard let first = rects.first else { return nil }
+      return Manifest.Footprint(floor: group.floor, rect: rects.dropFirst().reduce(first) { $0.union($1) })
+    }
+    var manifest = Manifest(
+      tileSizes: plan.sizes.map(\.pixels), floors: groups.map(\.floor), name: plan.template.pattern, levels: levels,
+      footprints: footprints, generator: Manifest.Generator(version: tilecutVersion, libvips: Vips.version), sources: sources,
+      options: options.filter { $0.key != "tileSizes" }, fingerprint: fingerprint)
+    var substitutes: [Manifest.Substitute] = []
+    for p in plan.plans {
+      for s in p.substitutes {
+        let item = Manifest.Substitute(floor: p.floor, tileSize: s.tileSize, zoom: s.zoom, servedBy: s.servedBy)
+        if !substitutes.contains(item) { substitutes.append(item) }
+      }
+    }
+    manifest.substitutes = substitutes.isEmpty ? nil : substitutes
+    manifest.buildings = project.buildings.map { building in
+      let floors = layers.indices.filter { layers[$0].building.id == building.id }.map { i in
+        Manifest.BuildingFloor(
+          footprint: Manifest.Footprint(floor: plan.plans[i].floor, rect: plan.plans[i].footprint), source: layers[i].source.input.path,
+          page: layers[i].source.input.page, sha256: sources[i].sha256)
+      }
+      return Manifest.Building(id: building.id, name: building.name, floors: floors)
+    }
+    return manifest
+  }
+
+  /// `--depfile`: the project file, every source and every sidecar the placements read.
+  func writeDependencies(_ plan: TileJobPlan) throws {
+    guard let path = base.output.depfile else { return }
+    var dependencies = [project.file]
+    for (i, layer) in project.buildings.flatMap(\.floors).enumerated() {
+      let placement = (try? placementOptions(layer)) ?? base.placement
+      let sidecars = i < plan.plans.count ? plan.plans[i].placement.sidecars : []
+      for d in DependencyFile.dependencies(inputs: [layer.source], placement: placement, sidecars: sidecars) where !dependencies.contains(d) {
+        dependencies.append(d)
+      }
+    }
+    try DependencyFile.write(to: path, output: base.output.output, dependencies: dependencies)
+  }
+
+  /// `--dry-run`: the buildings and floors (printed while placing), then each floor
+  /// number's cells by size and zoom; nothing decoded, nothing written.
+  func dryRun(_ plan: TileJobPlan, layers: [BuildLayer]) throws -> Int32 {
+    let cells = Self.cells(plan.plans)
+    var total = 0
+    for group in Self.floorGroups(plan.plans) {
+      let names = group.layers.map { layers[$0].building.id }
+      printer.info("floor \(group.floor): \(names.joined(separator: " + ")) (composited in this order)")
+    }
+    for key in cells.keys.sorted() {
+      guard let r = cells[key] else { continue }
+      total += r.count
+      printer.info(
+        "  floor \(key.floor) \(key.tileSize) px zoom \(key.zoom): x \(r.xRange.lowerBound)...\(r.xRange.upperBound), y \(r.yRange.lowerBound)...\(r.yRange.upperBound), up to \(r.count) tiles"
+      )
+    }
+    printer.info("dry run: up to \(total) tiles → \(base.output.output) (nothing written)")
+    if base.run.json { try Printer.result(json: plan.job) }
+    return 0
+  }
+}

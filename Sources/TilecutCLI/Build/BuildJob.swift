@@ -1,0 +1,235 @@
+import CTilecutPlatform
+import Foundation
+import TilecutCore
+import TilecutGeo
+import TilecutProject
+import TilecutVips
+
+/// One building's floor as the build plans it: a layer of its floor's pyramid.
+struct BuildLayer {
+  var building: Building
+  var spec: FloorSpec
+  var source: FloorSource
+  /// The floor's own knockout and background over the run's.
+  var settings: RenderSettings
+}
+
+/// The command line's say over a project's run.
+struct BuildOverrides {
+  var dryRun = false
+  var json = false
+  var quiet = false
+  var force = false
+  var jobs: Int?
+  var depfile: String?
+  var changes: String?
+  var shard: String?
+}
+
+/// Runs `tilecut build`: each building's floors placed on their own, one pyramid per
+/// floor number whose layers (one per building with that floor) are composited in
+/// the file's order, then published as a single run is.
+struct BuildJob {
+  var project: Project
+  /// The run-wide options, as a single run takes them, for the shared steps
+  /// (store, digests, fingerprint, report).
+  var base: TileJob
+  var printer: Printer
+
+  static func make(_ project: Project, overrides: BuildOverrides, printer: Printer) throws -> BuildJob {
+    let file = project.file
+    var outputExtra: [String] = []
+    var overridden: Set<String> = []
+    if overrides.force { outputExtra.append("--force") }
+    if let d = overrides.depfile {
+      outputExtra.append("--depfile=\(d)")
+      overridden.insert("depfile")
+    }
+    if let c = overrides.changes {
+      outputExtra.append("--changes=\(c)")
+      overridden.insert("changes")
+    }
+    let output = try ProjectArguments.parse(
+      OutputOptions.self, options: project.options, keys: ProjectArguments.outputKeys, extra: outputExtra, overridden: overridden,
+      file: file, fallback: nil)
+    let pyramid = try ProjectArguments.parse(
+      PyramidOptions.self, options: project.options, keys: ProjectArguments.pyramidKeys, file: file, fallback: nil)
+    let encoding = try ProjectArguments.parse(
+      EncodingOptions.self, options: project.options, keys: ProjectArguments.encodingKeys, file: file, fallback: nil)
+    var runExtra: [String] = []
+    if overrides.dryRun { runExtra.append("--dry-run") }
+    if overrides.json { runExtra.append("--json") }
+    if overrides.quiet { runExtra.append("--quiet") }
+    if let j = overrides.jobs { runExtra.append("--jobs=\(j)") }
+    if let k = overrides.shard { runExtra.append("--shard=\(k)") }
+    let run = try ProjectArguments.parse(
+      RunOptions.self, options: project.options, keys: ProjectArguments.runKeys, extra: runExtra,
+      overridden: overrides.jobs == nil ? [] : ["jobs"], file: file, fallback: nil)
+    let base = TileJob(
+      inputs: project.buildings.flatMap { $0.floors.map(\.source) }, output: output, pyramid: pyramid, floors: try FloorOptions.parse([]),
+      placement: try PlacementOptions.parse([]), encoding: encoding, run: run, printer: printer)
+    return BuildJob(project: project, base: base, printer: printer)
+  }
+
+  /// The placement options of one floor: its keys, and the run's `strict`.
+  func placementOptions(_ spec: FloorSpec) throws -> PlacementOptions {
+    var extra: [String] = []
+    if case .bool(true) = project.option("strict")?.value { extra.append("--strict") }
+    let keys = ProjectKeys.floorOptions.map(\.name).filter { !ProjectArguments.layerPixelKeys.contains($0) }
+    return try ProjectArguments.parse(
+      PlacementOptions.self, options: spec.options, keys: keys, extra: extra, file: project.file, fallback: spec.mark)
+  }
+
+  /// A floor's error with the floor's place in the project file.
+  func located<T>(_ mark: SourceMark, _ building: Building, _ spec: FloorSpec, _ body: () throws -> T) throws -> T {
+    do { return try body() } catch let error as TilecutError {
+      switch error {
+      case .invalidOption:
+        throw ProjectError(file: project.file, mark: mark, message: "\(building.id) floor \(spec.floor): \(error.description)")
+      default: throw error
+      }
+    }
+  }
+
+  /// Places every building's floors one by one and plans each as a layer.
+  func plan() throws -> (plan: TileJobPlan, layers: [BuildLayer]) {
+    let sizes = try base.pyramid.tileSizes()
+    let encoder = base.encoding.encoder()
+    var template = try TileNameTemplate(base.output.name)
+    template = try template.withExtension(encoder.fileExtension)
+    let request = PlanRequest(minZoom: base.pyramid.minZoom, maxZoom: base.pyramid.maxZoom, tileSizes: sizes, retinaDepth: base.pyramid.retinaDepth)
+    let runSettings = RenderSettings(
+      template: template,
+      background: try base.encoding.background.map { try ColorRule(parsing: $0, option: "--background") },
+      knockout: try base.encoding.knockout.map { try ColorRule(parsing: $0, option: "--knockout") },
+      shard: try base.run.shardSelector())
+    var layers: [BuildLayer] = []
+    var plans: [FloorPlan] = []
+    var mappings: [(any SourceMapping)?] = []
+    let quiet = Printer(verbosity: .quiet)
+    for building in project.buildings {
+      for spec in building.floors {
+        let floor = try located(spec.mark, building, spec) { try Floor(spec.floor, option: "floor") }
+        let name = InputName(path: spec.source, page: spec.page)
+        let header = try SourceImage.header(of: name, maxPixels: base.run.maxPixels)
+        var crop: PixelRect?
+        if let band = spec.band {
+          let length = band.horizontal ? header.width : header.height
+          guard length % band.count == 0 else {
+            throw ProjectError(
+              file: project.file, mark: spec.mark,
+              message: "\(spec.source) is \(length) px \(band.horizontal ? "wide" : "high"), which does not split into \(band.count) equal bands")
+          }
+          let step = length / band.count
+          let offset = (band.index - 1) * step
+          crop =
+            band.horizontal
+            ? PixelRect(x: offset, y: 0, width: step, height: header.height) : PixelRect(x: 0, y: offset, width: header.width, height: step)
+        }
+        let source = FloorResolver.floorSource(floor, name, header, crop: crop)
+        let placementOptions = try placementOptions(spec)
+        let placement = try located(spec.mark, building, spec) {
+          try placementOptions.resolve(floors: [source], pyramid: base.pyramid, printer: quiet)
+        }[0]
+        if placement.method == "raster" {
+          printer.warning(
+            "\(building.id) floor \(spec.floor): \(spec.source) has no placement and no georeference: it lies at the map's north-west corner; give gcp, center, bounds or a world file"
+          )
+        }
+        let described = try placementOptions.pixels.describe(source, printer: printer)
+        let mapping = try ProjectedMapping.forPlacement(placement)
+        let floorPlan = try PyramidPlanner.plan(floor: floor, source: described, placement: placement, request: request, mapping: mapping)
+        printer.info(
+          "\(building.id) "
+            + PlacementOptions.describe(placement, floor: floor, width: described.width, height: described.height)
+            + ", zooms \(floorPlan.zooms.map { "\($0.min)-\($0.max)" } ?? "-")")
+        var settings = runSettings
+        for key in ProjectArguments.layerPixelKeys {
+          guard let option = spec.option(key), case .string(let text) = option.value else { continue }
+          let rule = try located(option.mark, building, spec) { try ColorRule(parsing: text, option: key) }
+          if key == "knockout" { settings.knockout = rule } else { settings.background = rule }
+        }
+        layers.append(BuildLayer(building: building, spec: spec, source: source, settings: settings))
+        plans.append(floorPlan)
+        mappings.append(mapping)
+      }
+    }
+    try base.encoding.checkTransparency(layers.map(\.source.input))
+    let floors = Array(Set(plans.map(\.floor))).sorted()
+    try template.checkDistinct(sizes: sizes.map(\.pixels), floors: floors)
+    let job = JobPlan(tileSizes: sizes.sorted(), floors: plans)
+    let plan = TileJobPlan(floors: layers.map(\.source), job: job, mappings: mappings, template: template, settings: runSettings, notes: [])
+    try base.guardSize(plan)
+    return (plan, layers)
+  }
+
+  /// The floor numbers in order, each with its layers' indices in the file's order.
+  static func floorGroups(_ plans: [FloorPlan]) -> [(floor: Floor, layers: [Int])] {
+    var groups: [Floor: [Int]] = [:]
+    for (i, p) in plans.enumerated() { groups[p.floor, default: []].append(i) }
+    return groups.keys.sorted().map { ($0, groups[$0] ?? []) }
+  }
+
+  /// Per floor number, the union of its layers' tile ranges, by size and zoom.
+  static func cells(_ plans: [FloorPlan]) -> [LevelKey: TileRange] {
+    var out: [LevelKey: TileRange] = [:]
+    for p in plans {
+      for level in p.levels {
+        for cut in level.cuts {
+          let key = LevelKey(floor: p.floor, tileSize: cut.tileSize, zoom: cut.zoom)
+          let r = cut.range
+          if let a = out[key] {
+            out[key] = TileRange(
+              zoom: a.zoom, xRange: min(a.xRange.lowerBound, r.xRange.lowerBound)...max(a.xRange.upperBound, r.xRange.upperBound),
+              yRange: min(a.yRange.lowerBound, r.yRange.lowerBound)...max(a.yRange.upperBound, r.yRange.upperBound))
+          } else {
+            out[key] = r
+          }
+        }
+      }
+    }
+    return out
+  }
+
+  static func layerSettings(_ settings: RenderSettings, only: CellSet?) -> RenderSettings {
+    var s = settings
+    s.only = only
+    return s
+  }
+
+  /// Renders each floor number: its layers one after the other, each streaming its
+  /// levels as a single run does; a floor of one layer writes straight to the store.
+  static func render(
+    _ plan: TileJobPlan, layers: [BuildLayer], encoder: any TileEncoder, writer: any TileWriter, pool: WorkPool, ledger: RenderLedger,
+    subset: [Int]? = nil
+  ) throws {
+    let plans = plan.plans
+    for var group in floorGroups(plans) {
+      // an incremental rebuild renders only the layers that draw in its dirty cells
+      if let subset { group.layers = group.layers.filter(subset.contains) }
+      guard !group.layers.isEmpty else { continue }
+      let compositor =
+        group.layers.count > 1
+        ? LayerCompositor(
+          floor: group.floor, layers: group.layers.map { plans[$0] }, encoder: encoder, writer: writer, ledger: ledger,
+          background: plan.settings.background) : nil
+      for (k, i) in group.layers.enumerated() {
+        let floorPlan = plans[i]
+        let loader = layers[i].source.header.loader
+        let mapping = plan.mappings[i]
+        let jobs = pool.jobs
+        let builder = PyramidBuilder(
+          plan: floorPlan, settings: layerSettings(layers[i].settings, only: plan.settings.only), encoder: compositor?.layerEncoder() ?? encoder,
+          writer: compositor?.layerWriter(k) ?? writer, pool: pool, ledger: compositor?.layerLedger() ?? ledger,
+          openSource: { level in try LevelPipeline.open(plan: floorPlan, level: level, loader: loader, jobs: jobs, mapping: mapping) })
+        try builder.build()
+        try pool.drain()
+        try compositor?.layerDone(k, pool: pool)
+        // the next layer's strips are of other widths: give this one's back, so that
+        // memory follows the largest layer rather than adding up
+        tc_release_free_memory()
+      }
+      try compositor?.finish(pool: pool)
+    }
+  }
+}

@@ -1,0 +1,91 @@
+import ArgumentParser
+import Foundation
+import TilecutCore
+import TilecutProject
+import TilecutVips
+
+/// `tilecut build [FILE]`: tiles the campus a project file describes.
+public struct BuildCommand: ParsableCommand {
+  public static let configuration = CommandConfiguration(
+    commandName: "build",
+    abstract: "Tile a campus described by a project file: every building's floors, each placed on its own, one pyramid per floor number.",
+    discussion: """
+      Reads FILE (default: tilecut.yml in the current directory): run-wide options (the \
+      camelCase of the long options: output, maxZoom, tileSizes, format, …) and buildings, \
+      each with floors, each floor one drawing with its own placement (gcp, center with \
+      metersPerPixel or drawingScale, bounds, worldFile, or the file's georeference) and \
+      pixel options (knockout, background, bands, scale, nodata). The floors of every \
+      building with the same number go into one pyramid, later buildings over earlier. \
+      A mistake in the file is one line with its line and column; exit status 2.
+      """)
+
+  @Argument(help: ArgumentHelp("The project file.", valueName: "file"), completion: .file(extensions: ["yml", "yaml"]))
+  public var file: String = ProjectLoader.defaultFileName
+
+  @Flag(help: "Place and plan every building and floor, print the plan, write nothing.")
+  public var dryRun = false
+
+  @Flag(help: "Print the plan (with --dry-run) or the result as one JSON document on stdout.")
+  public var json = false
+
+  @Flag(name: [.short, .long], help: "Print only errors.")
+  public var quiet = false
+
+  @Flag(help: "Rebuild even when the output is up to date.")
+  public var force = false
+
+  @Option(help: ArgumentHelp("Worker threads (default: the file's jobs, else all cores).", valueName: "n"))
+  public var jobs: Int?
+
+  @Option(help: ArgumentHelp("Write a make dependency file: the project file, every source and sidecar (overrides the file's).", valueName: "file"))
+  public var depfile: String?
+
+  @Option(help: ArgumentHelp("Write the tile files this run added, modified or deleted (overrides the file's).", valueName: "file"))
+  public var changes: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "Render a deterministic share K of N of the campus's tiles and write a partial manifest (join with `tilecut merge`); 'env' or 'env/N' as for a single run.",
+      valueName: "k/n|env[/n]"))
+  public var shard: String?
+
+  public init() {}
+
+  public func run() throws {
+    let printer = Printer(verbosity: quiet ? .quiet : .normal)
+    do {
+      let project = try ProjectLoader.load(path: file)
+      try Vips.start()
+      if case .bool(true) = project.option("noVector")?.value { Vips.blockUntrusted(true) }
+      let overrides = BuildOverrides(
+        dryRun: dryRun, json: json, quiet: quiet, force: force, jobs: jobs, depfile: depfile, changes: changes, shard: shard)
+      let job = try BuildJob.make(project, overrides: overrides, printer: printer)
+      printer.hold()
+      let code = try job.execute()
+      printer.release()
+      if code != 0 { throw ExitCode(code) }
+    } catch let error as ProjectError {
+      printer.discard()
+      printer.error(error.description)
+      throw ExitCode(2)
+    } catch let interrupted as JobInterrupted {
+      printer.discard()
+      printer.error("interrupted by \(interrupted.signal == SIGINT ? "SIGINT" : "SIGTERM"); the previous output is unchanged")
+      throw ExitCode(128 + interrupted.signal)
+    } catch let error as TilecutError {
+      printer.discard()
+      printer.error(error.description)
+      throw ExitCode(error.exitCode)
+    } catch let error as VipsError {
+      printer.discard()
+      printer.error(error.description)
+      throw ExitCode(1)
+    } catch let code as ExitCode {
+      throw code
+    } catch {
+      printer.discard()
+      printer.error(sentence(for: error))
+      throw ExitCode(1)
+    }
+  }
+}

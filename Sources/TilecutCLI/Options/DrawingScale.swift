@@ -1,0 +1,54 @@
+import ArgumentParser
+import Foundation
+import TilecutCore
+
+/// `--drawing-scale 1:N`: the ground size of a PDF or SVG from the paper units it states.
+///
+/// tilecut renders a document at 72 dpi (pdfload's and svgload's rule), so one
+/// source pixel is one point of paper, 1/72 in = 0.3528 mm; at 1:N it is N times
+/// that on the ground (0.03528 m at 1:100).
+extension PlacementOptions {
+  /// Metres of paper in one point (1/72 in).
+  public static let metersPerPoint = 0.0254 / 72
+
+  /// The N of `1:N` (also `N`), or an error naming the option.
+  public static func drawingScaleDenominator(_ text: String) throws -> Double {
+    let parts = text.split(separator: ":", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+    let denominator: Double?
+    if parts.count == 2, Double(parts[0]) == 1 {
+      denominator = Double(parts[1])
+    } else if parts.count == 1 {
+      denominator = Double(parts[0])
+    } else {
+      denominator = nil
+    }
+    guard let denominator, denominator.isFinite, denominator > 0, denominator <= 1e7 else {
+      throw ValidationError("--drawing-scale: '\(text)' is not a scale like 1:100 (one unit of paper is 100 on the ground)")
+    }
+    return denominator
+  }
+
+  func validateDrawingScale() throws {
+    guard let drawingScale else { return }
+    _ = try Self.drawingScaleDenominator(drawingScale)
+    if metersPerPixel != nil {
+      throw ValidationError("--drawing-scale and --meters-per-pixel both give the drawing's size on the ground; keep one")
+    }
+  }
+
+  /// Ground metres per source pixel (one point) of a document at --drawing-scale, or nil without it.
+  func drawingScaleMetersPerPixel() throws -> Double? {
+    guard let drawingScale else { return nil }
+    return try Self.drawingScaleDenominator(drawingScale) * Self.metersPerPoint
+  }
+
+  /// --drawing-scale reads paper units, which only PDF and SVG state.
+  func checkDrawingScale(_ floors: [FloorSource]) throws {
+    guard drawingScale != nil else { return }
+    for floor in floors where !floor.header.isVector {
+      throw TilecutError.invalidOption(
+        option: "--drawing-scale",
+        reason: "\(floor.input.path) is a raster image, whose pixels have no paper size; give --meters-per-pixel (ground metres per pixel)")
+    }
+  }
+}

@@ -1,0 +1,198 @@
+import Foundation
+import Synchronization
+
+/// Puts the layers of one floor (one per building that has it) into one pyramid.
+///
+/// Each layer is rendered by its own `PyramidBuilder`, with its own mapping, recipe
+/// and pixel options, one after the other, so memory follows the largest layer, not
+/// their number. A layer's tiles come here as pixels (`layerEncoder`): a cell only
+/// one layer's tile range touches is encoded and written at once, exactly as that
+/// building tiled alone. A cell several touch keeps one composite: each layer's tile
+/// is put over it as it comes (layers come in the file's order: later over earlier,
+/// in premultiplied RGBA), and it is tested for blank and written once the last
+/// layer whose range holds it is rendered (`layerDone`), so what waits is one tile
+/// per shared cell, not one per layer.
+public final class LayerCompositor: Sendable {
+  public let floor: Floor
+  private let encoder: any TileEncoder
+  private let writer: any TileWriter
+  private let ledger: RenderLedger
+  private let background: ColorRule?
+  /// Per tile size and zoom: each layer's tile range (nil where it has none).
+  private let ranges: [LevelKey: [TileRange?]]
+  /// Cells several layers touch, composited so far: one tile per cell, whatever the
+  /// number of layers (each arriving layer is put over it at once: the layers come in order).
+  private let pending = Mutex<[PendingKey: LayerTile]>([:])
+
+  struct PendingKey: Hashable {
+    var key: LevelKey
+    var tile: TileCoordinate
+  }
+
+  struct LayerTile {
+    var rgba: [UInt8]
+    var upsampled: Bool
+  }
+
+  /// `layers`: the floor's plans in the file's order.
+  public init(floor: Floor, layers: [FloorPlan], encoder: any TileEncoder, writer: any TileWriter, ledger: RenderLedger, background: ColorRule?) {
+    self.floor = floor
+    self.encoder = encoder
+    self.writer = writer
+    self.ledger = ledger
+    self.background = background
+    var ranges: [LevelKey: [TileRange?]] = [:]
+    for (i, layer) in layers.enumerated() {
+      for level in layer.levels {
+        for cut in level.cuts {
+          let key = LevelKey(floor: floor, tileSize: cut.tileSize, zoom: cut.zoom)
+          ranges[key, default: [TileRange?](repeating: nil, count: layers.count)][i] = cut.range
+        }
+      }
+    }
+    self.ranges = ranges
+  }
+
+  /// How many layers' ranges hold the cell.
+  func touching(_ key: LevelKey, _ tile: TileCoordinate) -> Int {
+    ranges[key]?.reduce(0) { $0 + (($1?.contains(tile) ?? false) ? 1 : 0) } ?? 0
+  }
+
+  /// The union of the layers' tile ranges for a tile size and zoom (for the manifest).
+  public func range(_ key: LevelKey) -> TileRange? {
+    let all = (ranges[key] ?? []).compactMap { $0 }
+    guard let first = all.first else { return nil }
+    return all.dropFirst().reduce(first) { a, b in
+      TileRange(
+        zoom: a.zoom, xRange: min(a.xRange.lowerBound, b.xRange.lowerBound)...max(a.xRange.upperBound, b.xRange.upperBound),
+        yRange: min(a.yRange.lowerBound, b.yRange.lowerBound)...max(a.yRange.upperBound, b.yRange.upperBound))
+    }
+  }
+
+  /// Every key any layer cuts.
+  public var keys: [LevelKey] { ranges.keys.sorted() }
+
+  /// The encoder a layer's builder uses: it keeps the pixels for `layerWriter`.
+  public func layerEncoder() -> any TileEncoder { PixelPassEncoder(fileExtension: encoder.fileExtension) }
+
+  /// The writer of layer `index`: single-layer cells are encoded and written now, the rest wait.
+  public func layerWriter(_ index: Int) -> any TileWriter { LayerWriter(compositor: self, layer: index) }
+
+  /// The ledger a layer's builder records into: its blanks count for the floor.
+  public func layerLedger() -> RenderLedger {
+    let main = ledger
+    return RenderLedger(onTile: { key, written in if !written { main.blank(key) } })
+  }
+
+  /// The last layer whose range holds the cell: once it is rendered, the cell is final.
+  func lastLayer(_ key: LevelKey, _ tile: TileCoordinate) -> Int {
+    ranges[key]?.lastIndex { $0?.contains(tile) ?? false } ?? -1
+  }
+
+  func put(layer: Int, bytes: [UInt8], tileSize: Int, tile: TileCoordinate) throws {
+    guard let (rgba, upsampled) = PixelPassEncoder.unwrap(bytes) else { return }
+    let key = LevelKey(floor: floor, tileSize: tileSize, zoom: tile.zoom)
+    if touching(key, tile) <= 1 {
+      try write(key, tile, rgba: rgba, upsampled: upsampled)
+      return
+    }
+    // one layer's tile of a cell arrives from one job, and layers one after the other
+    pending.withLock { cells in
+      let cell = PendingKey(key: key, tile: tile)
+      if var below = cells[cell] {
+        Self.over(rgba, onto: &below.rgba)
+        below.upsampled = below.upsampled && upsampled
+        cells[cell] = below
+      } else {
+        // the first layer to draw here: its pixels unchanged, so alone it is that building's tile
+        cells[cell] = LayerTile(rgba: rgba, upsampled: upsampled)
+      }
+    }
+  }
+
+  private func write(_ key: LevelKey, _ tile: TileCoordinate, rgba: [UInt8], upsampled: Bool) throws {
+    let encoded = try encoder.encode(rgba: rgba, size: key.tileSize, upsampled: upsampled)
+    try writer.put(encoded, floor: floor, tileSize: key.tileSize, tile: tile)
+    ledger.written(key, tile, bytes: encoded.count)
+  }
+
+  /// Writes the composited cells no later layer touches; call when layer `index` is
+  /// rendered and its tile jobs are done (`Int.max`: every cell). `pool` encodes them.
+  public func layerDone(_ index: Int, pool: WorkPool) throws {
+    let cells = pending.withLock { p -> [(PendingKey, LayerTile)] in
+      let ready = p.filter { lastLayer($0.key.key, $0.key.tile) <= index }
+      for cell in ready.keys { p[cell] = nil }
+      return ready.sorted { ($0.key.key, $0.key.tile.y, $0.key.tile.x) < ($1.key.key, $1.key.tile.y, $1.key.tile.x) }
+    }
+    for (cell, composite) in cells {
+      let size = cell.key.tileSize
+      let background = self.background
+      pool.submit(holding: composite.rgba.count) { [self] in
+        let blank = composite.rgba.withUnsafeBufferPointer { b in
+          b.baseAddress.map { PixelOps.isBlank($0, stride: size * 4, width: size, height: size, background: background) } ?? true
+        }
+        if blank {
+          ledger.blank(cell.key)
+          return
+        }
+        try write(cell.key, cell.tile, rgba: composite.rgba, upsampled: composite.upsampled)
+      }
+    }
+    try pool.drain()
+  }
+
+  /// Composites and writes every cell still waiting; call once every layer is rendered.
+  public func finish(pool: WorkPool) throws { try layerDone(Int.max, pool: pool) }
+
+  /// `top` over `bottom` (both unpremultiplied RGBA8), in premultiplied arithmetic, into `bottom`.
+  public static func over(_ top: [UInt8], onto bottom: inout [UInt8]) {
+    let n = min(top.count, bottom.count) / 4
+    top.withUnsafeBufferPointer { t in
+      bottom.withUnsafeMutableBufferPointer { b in
+        for i in 0..<n {
+          let o = 4 * i
+          let sa = Int(t[o + 3])
+          if sa == 255 {
+            b[o] = t[o]
+            b[o + 1] = t[o + 1]
+            b[o + 2] = t[o + 2]
+            b[o + 3] = 255
+            continue
+          }
+          if sa == 0 { continue }
+          let da = Int(b[o + 3])
+          // alpha and premultiplied colour in units of 255 × 255
+          let outA = sa * 255 + da * (255 - sa)
+          guard outA > 0 else { continue }
+          for c in 0..<3 {
+            let premultiplied = Int(t[o + c]) * sa * 255 + Int(b[o + c]) * da * (255 - sa)
+            b[o + c] = UInt8(min(255, (premultiplied + outA / 2) / outA))
+          }
+          b[o + 3] = UInt8((outA + 127) / 255)
+        }
+      }
+    }
+  }
+}
+
+/// The writer a layer's builder writes into.
+struct LayerWriter: TileWriter {
+  let compositor: LayerCompositor
+  let layer: Int
+
+  func put(_ bytes: [UInt8], floor: Floor, tileSize: Int, tile: TileCoordinate) throws {
+    try compositor.put(layer: layer, bytes: bytes, tileSize: tileSize, tile: tile)
+  }
+}
+
+/// An "encoder" that keeps a tile's pixels (and whether it is upsampled) for the compositor.
+struct PixelPassEncoder: TileEncoder {
+  var fileExtension: String
+
+  func encode(rgba: [UInt8], size: Int, upsampled: Bool) throws -> [UInt8] { [upsampled ? 1 : 0] + rgba }
+
+  static func unwrap(_ bytes: [UInt8]) -> (rgba: [UInt8], upsampled: Bool)? {
+    guard let flag = bytes.first else { return nil }
+    return (Array(bytes.dropFirst()), flag == 1)
+  }
+}

@@ -1,0 +1,226 @@
+import Foundation
+import Testing
+import TilecutCore
+import TilecutVips
+
+@testable import TilecutCLI
+
+/// The campus example copied into a scratch directory: its project file's path.
+func campusCopy(_ dir: String) throws -> String {
+  let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+  let campus = dir + "/campus"
+  try FileManager.default.createDirectory(atPath: campus, withIntermediateDirectories: true)
+  for item in ["hq", "annex", "tilecut.yml"] {
+    try FileManager.default.copyItem(atPath: root + "/examples/campus/" + item, toPath: campus + "/" + item)
+  }
+  return campus + "/tilecut.yml"
+}
+
+/// `top` over `bottom`, unpremultiplied RGBA8 in and out, in floating point.
+func over(_ top: [UInt8], _ bottom: [UInt8]) -> [UInt8] {
+  var out = [UInt8](repeating: 0, count: top.count)
+  for i in stride(from: 0, to: top.count, by: 4) {
+    let sa = Double(top[i + 3]) / 255
+    let da = Double(bottom[i + 3]) / 255
+    let a = sa + da * (1 - sa)
+    for c in 0..<3 where a > 0 {
+      out[i + c] = UInt8((((Double(top[i + c]) * sa + Double(bottom[i + c]) * da * (1 - sa)) / a)).rounded())
+    }
+    out[i + 3] = UInt8((a * 255).rounded())
+  }
+  return out
+}
+
+@Suite("build command")
+struct BuildCommandTests {
+  @Test(
+    "a campus floor: a tile of one building is byte-identical to that building tiled alone; where both draw, their composite"
+  )
+  func compositing() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let file = try campusCopy(dir)
+    let campus = dir + "/campus"
+    try String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 20")
+      .write(toFile: file, atomically: true, encoding: .utf8)
+    #expect(try tilecut(["build", file]) == 0)
+    // floor 1 of each building alone, with the options the project gives it
+    #expect(
+      try tilecut([
+        campus + "/hq/hq.pdf[page=0]", "--center", "51.50060,-0.13960", "--drawing-scale", "1:200", "--rotation", "12.5",
+        "--max-zoom", "20", "-o", dir + "/hq",
+      ]) == 0)
+    #expect(try tilecut([campus + "/annex/ground.png", "--knockout", "#fff1dc:4", "--max-zoom", "20", "-o", dir + "/annex"]) == 0)
+    let built = Set(filesBelow(campus + "/tiles").filter { $0.contains("/L1_") })
+    let hq = Set(filesBelow(dir + "/hq").filter { $0.contains("/L1_") })
+    let annex = Set(filesBelow(dir + "/annex").filter { $0.contains("/L1_") })
+    #expect(built == hq.union(annex))
+    var identical = 0
+    var composited = 0
+    for name in built.sorted() {
+      let bytes = FileManager.default.contents(atPath: campus + "/tiles/" + name)
+      switch (hq.contains(name), annex.contains(name)) {
+      case (true, false):
+        #expect(bytes == FileManager.default.contents(atPath: dir + "/hq/" + name), "\(name)")
+        identical += 1
+      case (false, true):
+        #expect(bytes == FileManager.default.contents(atPath: dir + "/annex/" + name), "\(name)")
+        identical += 1
+      default:
+        let tile = try RGBAImage.decode(file: campus + "/tiles/" + name)
+        let bottom = try RGBAImage.decode(file: dir + "/hq/" + name)
+        let top = try RGBAImage.decode(file: dir + "/annex/" + name)
+        let expected = over(top.pixels, bottom.pixels)
+        // the colour under alpha 0 is no pixel's: compare visible pixels
+        var worst = 0
+        for i in stride(from: 0, to: expected.count, by: 4) where expected[i + 3] != 0 || tile.pixels[i + 3] != 0 {
+          for c in 0..<4 { worst = max(worst, abs(Int(tile.pixels[i + c]) - Int(expected[i + c]))) }
+        }
+        #expect(worst <= 1, "\(name): off by \(worst)")
+        composited += 1
+      }
+    }
+    #expect(identical >= 4)
+    #expect(composited > 4)
+    // the manifest says which buildings made which floor, and the output verifies
+    let manifest = try JSONDecoder().decode(Manifest.self, from: try #require(FileManager.default.contents(atPath: campus + "/tiles/manifest.json")))
+    #expect(manifest.buildings?.map(\.id) == ["hq", "annex"])
+    #expect(manifest.buildings?.first?.floors.map(\.floor.number) == [1, 2])
+    let footprint = try #require(manifest.footprints.first { $0.floor.number == 1 })
+    let hqFloor = try #require(manifest.buildings?[0].floors[0])
+    let annexFloor = try #require(manifest.buildings?[1].floors[0])
+    #expect(footprint.east == max(hqFloor.east, annexFloor.east) && footprint.west == min(hqFloor.west, annexFloor.west))
+    var verify = try TilecutCommand.parseAsRoot(["verify", campus + "/tiles"])
+    try verify.run()
+    // the same project again is up to date
+    let before = snapshot(campus + "/tiles")
+    #expect(try tilecut(["build", file]) == 0)
+    #expect(snapshot(campus + "/tiles") == before)
+  }
+
+  @Test(
+    "a mistake in the project file exits 2 and leaves the previous output as it was",
+    arguments: [
+      ("maxZoom: 21", "maxZom: 21"),
+      ("drawingScale: \"1:200\"", "drawingScale: \"1:200\"\n        metersPerPixel: 0.05"),
+      ("rotation: 12.5", "rotation: 12.5\n        bounds: [51.5, -0.14, 51.501, -0.139]"),
+      ("source: annex/ground.png", "source: annex/nothing.png"),
+      ("- floor: 2", "- floor: 1"),
+      ("id: annex", "id: hq"),
+      ("tileSizes: [256, 512]", "tileSizes: [300]"),
+      ("maxZoom: 21", "maxZoom: 21\nformat: gif"),
+    ])
+  func mistakes(original: String, replacement: String) throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let file = try campusCopy(dir)
+    let text = try String(contentsOfFile: file, encoding: .utf8)
+    try text.replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 19").write(toFile: file, atomically: true, encoding: .utf8)
+    #expect(try tilecut(["build", file]) == 0)
+    let before = snapshot(dir)
+    let broken = text.replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 19").replacingOccurrences(
+      of: original.replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 19"),
+      with: replacement.replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 19"))
+    #expect(broken != text)
+    try broken.write(toFile: file, atomically: true, encoding: .utf8)
+    let after = snapshot(dir).filter { $0.key != "campus/tilecut.yml" }
+    #expect(try tilecut(["build", file]) == 2)
+    #expect(snapshot(dir).filter { $0.key != "campus/tilecut.yml" } == after)
+    #expect(after == before.filter { $0.key != "campus/tilecut.yml" })
+  }
+
+  @Test("--depfile from build lists the project file, every source and every sidecar")
+  func depfile() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let file = try campusCopy(dir)
+    try String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 19")
+      .write(toFile: file, atomically: true, encoding: .utf8)
+    #expect(try tilecut(["build", file, "--depfile", dir + "/campus.d", "--dry-run"]) == 0)
+    #expect(!FileManager.default.fileExists(atPath: dir + "/campus.d"))
+    #expect(try tilecut(["build", file, "--depfile", dir + "/campus.d"]) == 0)
+    let rule = try String(contentsOfFile: dir + "/campus.d", encoding: .utf8)
+    for needed in ["tilecut.yml", "hq/hq.pdf", "annex/ground.png", "annex/ground.pgw", "annex/ground.prj"] {
+      #expect(rule.contains(dir + "/campus/" + needed), "\(needed) missing from \(rule)")
+    }
+  }
+
+  @Test("--drawing-scale 1:N gives a document N/72 inches on the ground per point, as --meters-per-pixel would")
+  func drawingScale() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let file = try campusCopy(dir)
+    let pdf = (file as NSString).deletingLastPathComponent + "/hq/hq.pdf[page=0]"
+    let common = ["--center", "51.5006,-0.1396", "--rotation", "12.5", "--max-zoom", "19"]
+    #expect(try tilecut([pdf, "--drawing-scale", "1:200", "-o", dir + "/a"] + common) == 0)
+    #expect(try tilecut([pdf, "--meters-per-pixel", String(0.0254 / 72 * 200), "-o", dir + "/b"] + common) == 0)
+    let a = snapshot(dir + "/a").filter { $0.key.hasSuffix(".png") }
+    #expect(!a.isEmpty)
+    #expect(a == snapshot(dir + "/b").filter { $0.key.hasSuffix(".png") })
+    // a raster has no paper size
+    #expect(try tilecut([dir + "/campus/annex/ground.png", "--drawing-scale", "1:200", "-o", dir + "/c"] + common) != 0)
+    #expect(!FileManager.default.fileExists(atPath: dir + "/c"))
+  }
+}
+
+@Suite("build command, incremental")
+struct BuildIncrementalTests {
+  @Test("one floor changed: only its cells are made again, the rest carried over; byte-identical to a full rebuild; --changes exact")
+  func oneFloorChanged() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let file = try campusCopy(dir)
+    let campus = dir + "/campus"
+    let text = try String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 20")
+    try text.write(toFile: file, atomically: true, encoding: .utf8)
+    #expect(try tilecut(["build", file]) == 0)
+    let before = snapshot(campus + "/tiles")
+    let floor2 = before.filter { $0.key.contains("/L2_") }
+    // the annex's floor 1 changes (its knockout): floor 2 and the cells away from the annex stay
+    try text.replacingOccurrences(of: "#fff1dc:4", with: "#fff1dc:9").write(toFile: file, atomically: true, encoding: .utf8)
+    #expect(try tilecut(["build", file, "--changes", dir + "/changes.txt"]) == 0)
+    let after = snapshot(campus + "/tiles")
+    #expect(after.filter { $0.key.contains("/L2_") } == floor2)
+    let changed = after.filter { $0.key.hasSuffix(".png") && before[$0.key] != $0.value }.keys.sorted()
+    #expect(!changed.isEmpty)
+    // carried tiles are the previous files themselves (hard links) where they did not change
+    let carried = try #require(after.keys.first { $0.contains("/L2_") })
+    let inode = { (path: String) in (try? FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int) ?? nil }
+    #expect(inode(campus + "/tiles/" + carried) != nil)
+    // --changes lists exactly the tiles that differ
+    let listed = try String(contentsOfFile: dir + "/changes.txt", encoding: .utf8).split(separator: "\n").map { String($0.split(separator: "\t")[1]) }
+    let added = after.keys.filter { $0.hasSuffix(".png") && before[$0] == nil }
+    let deleted = before.keys.filter { $0.hasSuffix(".png") && after[$0] == nil }
+    #expect(Set(listed) == Set(changed + deleted).union(added))
+    // a full rebuild of the same file is the same output, byte for byte
+    try text.replacingOccurrences(of: "#fff1dc:4", with: "#fff1dc:9").replacingOccurrences(of: "output: tiles", with: "output: full")
+      .write(toFile: file, atomically: true, encoding: .utf8)
+    #expect(try tilecut(["build", file]) == 0)
+    #expect(snapshot(campus + "/full") == after)
+    // nothing changed: up to date, nothing touched
+    try text.replacingOccurrences(of: "#fff1dc:4", with: "#fff1dc:9").write(toFile: file, atomically: true, encoding: .utf8)
+    #expect(try tilecut(["build", file]) == 0)
+    #expect(snapshot(campus + "/tiles") == after)
+  }
+}
+
+@Suite("build command, shards")
+struct BuildShardTests {
+  @Test("build --shard K/N parts joined by merge are the whole campus's output, byte for byte")
+  func shardsMerge() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let file = try campusCopy(dir)
+    let campus = dir + "/campus"
+    let text = try String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 19")
+    try text.write(toFile: file, atomically: true, encoding: .utf8)
+    #expect(try tilecut(["build", file]) == 0)
+    for k in 1...2 {
+      try text.replacingOccurrences(of: "output: tiles", with: "output: part\(k)").write(toFile: file, atomically: true, encoding: .utf8)
+      #expect(try tilecut(["build", file, "--shard", "\(k)/2"]) == 0)
+    }
+    var merge = try TilecutCommand.parseAsRoot(["merge", campus + "/merged", campus + "/part1", campus + "/part2"])
+    try merge.run()
+    #expect(snapshot(campus + "/merged") == snapshot(campus + "/tiles"))
+  }
+}
