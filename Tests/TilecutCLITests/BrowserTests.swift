@@ -234,7 +234,7 @@ struct BrowserTests {
     #expect(clicked["problems"] as? [String] == [])
     let arguments = clicked["arguments"] as? [String] ?? []
     #expect(arguments.count == 4)
-    #expect((clicked["yaml"] as? String ?? "").hasPrefix("gcp:\n  - \""))
+    #expect((clicked["yaml"] as? String ?? "").hasPrefix("gcp:\n  - ["))
     // given to tilecut, they place the plan where the hidden placement does
     let gcpArgs = arguments.flatMap { $0.split(separator: " ", maxSplits: 1).map(String.init) }
     #expect(try tilecut([plan, "--tile-size", "256", "--max-zoom", "18", "-o", dir + "/placed"] + gcpArgs) == 0)

@@ -412,7 +412,7 @@ public enum GeorefPage {
     function trim(x, digits) { let s = x.toFixed(digits); if (s.indexOf(".") >= 0) s = s.replace(/0+$/, "").replace(/\.$/, ""); return s === "-0" ? "0" : s; }
     function gcpText(p) { return trim(p.col, 2) + "," + trim(p.row, 2) + "," + trim(p.lat, 8) + "," + trim(p.lon, 8); }
     function gcpArguments() { return complete().map(p => "--gcp " + gcpText(p)); }
-    function yaml() { return "gcp:\n" + complete().map(p => "  - \"" + gcpText(p) + "\"").join("\n") + "\n"; }
+    function yaml() { return "gcp:\n" + complete().map(p => "  - [" + gcpText(p).split(",").join(", ") + "]").join("\n") + "\n"; }
     function update() {
       const done = complete();
       // the fit tilecut makes from the numbers it would be given: the rounded ones

@@ -259,7 +259,8 @@ public enum PreviewPage {
     function ring(points) { return points.map(p => { const s = project(p[0], p[1]); return s.x.toFixed(2) + "," + s.y.toFixed(2); }).join(" "); }
     function buildingOutline(b) {
       if (Array.isArray(b.outline)) return b.outline;
-      const f = b.footprint || b;
+      // a campus manifest: each building's footprint per floor
+      const f = Array.isArray(b.floors) ? b.floors.find(f => f.floor === state.floor) || {} : b.footprint || b;
       if ([f.south, f.west, f.north, f.east].every(Number.isFinite)) return [[f.north, f.west], [f.north, f.east], [f.south, f.east], [f.south, f.west]];
       return null;
     }
