@@ -1,0 +1,522 @@
+#include "TilecutDocument.h"
+
+#include <glib.h>
+#include <math.h>
+#include <poppler.h>
+#include <qpdf/qpdf-c.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Images on one page read directly; a page of more (strips of a scanner) is rendered. */
+#define TC_MAX_IMAGES 16
+/* Decoded bytes of a Flate or LZW image held in memory; a larger one is rendered by poppler. */
+#define TC_MAX_RAW_BYTES ((size_t)256 << 20)
+/* q nesting and /Parent chains deeper than this are refused. */
+#define TC_MAX_DEPTH 32
+
+/* A PDF matrix [a b c d e f]: x' = a x + c y + e, y' = b x + d y + f. */
+typedef struct {
+  double a, b, c, d, e, f;
+} TcMatrix;
+
+/* `m`, then `n`. */
+static TcMatrix then(TcMatrix m, TcMatrix n) {
+  return (TcMatrix){m.a * n.a + m.b * n.c, m.a * n.b + m.b * n.d, m.c * n.a + m.d * n.c,
+                    m.c * n.b + m.d * n.d, m.e * n.a + m.f * n.c + n.e, m.e * n.b + m.f * n.d + n.f};
+}
+
+/* One image XObject drawn on the page. */
+typedef struct {
+  /* the image's unit square to user space: the CTM at its Do */
+  TcMatrix place;
+  int width, height, components;
+  /* 1: `data` is the JPEG of a DCT stream; 0: raw 8-bit samples, rows top to bottom */
+  int dct;
+  unsigned char *data;
+  size_t length;
+} TcPlacedImage;
+
+typedef struct {
+  TcPlacedImage images[TC_MAX_IMAGES];
+  int count;
+  /* the crop box within the media box: x0, y0, x1, y1 */
+  double box[4];
+  int rotate;
+} TcImagePage;
+
+static void image_page_clear(TcImagePage *p) {
+  for (int i = 0; i < p->count; i++)
+    free(p->images[i].data);
+  p->count = 0;
+}
+
+/* A key of a page, or of the nearest /Pages node above it that has it (the
+ * inheritable attributes); an uninitialised handle when none has it. */
+static qpdf_oh inherited(qpdf_data q, qpdf_oh page, const char *key) {
+  qpdf_oh node = page;
+  for (int depth = 0; depth < TC_MAX_DEPTH && qpdf_oh_is_dictionary(q, node); depth++) {
+    if (qpdf_oh_has_key(q, node, key))
+      return qpdf_oh_get_key(q, node, key);
+    node = qpdf_oh_get_key(q, node, "/Parent");
+  }
+  return qpdf_oh_new_uninitialized(q);
+}
+
+/* A rectangle [x0 y0 x1 y1], normalised; 0 when `oh` is not one. */
+static int read_box(qpdf_data q, qpdf_oh oh, double box[4]) {
+  if (!qpdf_oh_is_array(q, oh) || qpdf_oh_get_array_n_items(q, oh) != 4)
+    return 0;
+  double v[4];
+  for (int i = 0; i < 4; i++) {
+    qpdf_oh item = qpdf_oh_get_array_item(q, oh, i);
+    if (!qpdf_oh_is_number(q, item))
+      return 0;
+    v[i] = qpdf_oh_get_numeric_value(q, item);
+    if (!isfinite(v[i]))
+      return 0;
+  }
+  box[0] = fmin(v[0], v[2]);
+  box[1] = fmin(v[1], v[3]);
+  box[2] = fmax(v[0], v[2]);
+  box[3] = fmax(v[1], v[3]);
+  return 1;
+}
+
+static int name_is(qpdf_data q, qpdf_oh oh, const char *name) { return qpdf_oh_is_name_and_equals(q, oh, name); }
+
+/* A positive integer, at most `max`; 0 otherwise. */
+static int positive_int(qpdf_data q, qpdf_oh oh, int max) {
+  if (!qpdf_oh_is_integer(q, oh))
+    return 0;
+  long long v = qpdf_oh_get_int_value(q, oh);
+  return v >= 1 && v <= max ? (int)v : 0;
+}
+
+/* Reads an image XObject this reader fully understands into `im`: 8 bits a sample,
+ * DeviceGray or DeviceRGB, one filter of DCT, Flate or LZW (or none), and nothing
+ * that changes how its samples are drawn. 0 for anything else. */
+static int read_image(qpdf_data q, qpdf_oh xobject, TcPlacedImage *im) {
+  if (!qpdf_oh_is_stream(q, xobject))
+    return 0;
+  qpdf_oh dict = qpdf_oh_get_dict(q, xobject);
+  if (!name_is(q, qpdf_oh_get_key(q, dict, "/Subtype"), "/Image"))
+    return 0;
+  static const char *const refused[] = {"/SMask", "/Mask", "/Decode", "/OC", "/SMaskInData", "/Alternates", "/OPI"};
+  for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
+    if (qpdf_oh_has_key(q, dict, refused[i]) && !qpdf_oh_is_null(q, qpdf_oh_get_key(q, dict, refused[i])))
+      return 0;
+  if (qpdf_oh_has_key(q, dict, "/ImageMask")) {
+    QPDF_BOOL mask = QPDF_FALSE;
+    if (!qpdf_oh_get_value_as_bool(q, qpdf_oh_get_key(q, dict, "/ImageMask"), &mask) || mask)
+      return 0;
+  }
+  im->width = positive_int(q, qpdf_oh_get_key(q, dict, "/Width"), 1 << 20);
+  im->height = positive_int(q, qpdf_oh_get_key(q, dict, "/Height"), 1 << 20);
+  if (!im->width || !im->height || positive_int(q, qpdf_oh_get_key(q, dict, "/BitsPerComponent"), 16) != 8)
+    return 0;
+  qpdf_oh space = qpdf_oh_get_key(q, dict, "/ColorSpace");
+  if (name_is(q, space, "/DeviceGray"))
+    im->components = 1;
+  else if (name_is(q, space, "/DeviceRGB"))
+    im->components = 3;
+  else
+    return 0;
+  qpdf_oh filter = qpdf_oh_get_key(q, dict, "/Filter");
+  if (qpdf_oh_is_array(q, filter)) {
+    if (qpdf_oh_get_array_n_items(q, filter) > 1)
+      return 0;
+    filter = qpdf_oh_get_array_n_items(q, filter) == 1 ? qpdf_oh_get_array_item(q, filter, 0) : qpdf_oh_new_null(q);
+  }
+  qpdf_oh parms = qpdf_oh_get_key(q, dict, "/DecodeParms");
+  int no_parms = !qpdf_oh_has_key(q, dict, "/DecodeParms") || qpdf_oh_is_null(q, parms) ||
+                 (qpdf_oh_is_array(q, parms) && qpdf_oh_get_array_n_items(q, parms) == 1 &&
+                  qpdf_oh_is_null(q, qpdf_oh_get_array_item(q, parms, 0)));
+  QPDF_BOOL filtered = QPDF_FALSE;
+  if (name_is(q, filter, "/DCTDecode")) {
+    /* a /ColorTransform overrides the JPEG's own markers: poppler's business */
+    if (!no_parms)
+      return 0;
+    im->dct = 1;
+    return qpdf_oh_get_stream_data(q, xobject, qpdf_dl_none, NULL, &im->data, &im->length) == QPDF_SUCCESS &&
+           im->data && im->length > 0;
+  }
+  if (!(qpdf_oh_is_null(q, filter) || name_is(q, filter, "/FlateDecode") || name_is(q, filter, "/LZWDecode")))
+    return 0;
+  size_t need = (size_t)im->width * (size_t)im->height * (size_t)im->components;
+  if (need > TC_MAX_RAW_BYTES)
+    return 0;
+  im->dct = 0;
+  if (qpdf_oh_get_stream_data(q, xobject, qpdf_dl_generalized, &filtered, &im->data, &im->length) != QPDF_SUCCESS ||
+      !filtered || !im->data || im->length < need) {
+    free(im->data);
+    im->data = NULL;
+    return 0;
+  }
+  return 1;
+}
+
+/* Walks the page's content stream, which may hold nothing but q, Q, cm and Do of
+ * image XObjects (and white space and comments): anything else, even an operator
+ * that would draw nothing, and the page is not an image page. */
+static int read_content(qpdf_data q, qpdf_oh page, const unsigned char *s, size_t n, TcImagePage *out) {
+  qpdf_oh resources = inherited(q, page, "/Resources");
+  int has_xobjects = qpdf_oh_is_dictionary(q, resources) && qpdf_oh_has_key(q, resources, "/XObject");
+  qpdf_oh xobjects = has_xobjects ? qpdf_oh_get_key(q, resources, "/XObject") : qpdf_oh_new_null(q);
+  TcMatrix stack[TC_MAX_DEPTH];
+  int depth = 0;
+  TcMatrix ctm = {1, 0, 0, 1, 0, 0};
+  double numbers[6];
+  int count = 0;
+  char name[128];
+  int has_name = 0;
+  size_t i = 0;
+  while (i < n) {
+    unsigned char c = s[i];
+    if (c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == 0) {
+      i++;
+      continue;
+    }
+    if (c == '%') {
+      while (i < n && s[i] != '\n' && s[i] != '\r')
+        i++;
+      continue;
+    }
+    size_t start = i;
+    if (c == '/') {
+      i++;
+      while (i < n && !strchr(" \n\r\t\f/[]<>(){}%", s[i]) && s[i] != 0)
+        i++;
+      size_t len = i - start - 1;
+      if (has_name || count || len == 0 || len >= sizeof name || memchr(s + start + 1, '#', len))
+        return 0;
+      memcpy(name, s + start + 1, len);
+      name[len] = 0;
+      has_name = 1;
+      continue;
+    }
+    if (c == '+' || c == '-' || c == '.' || (c >= '0' && c <= '9')) {
+      char text[64];
+      while (i < n && (s[i] == '+' || s[i] == '-' || s[i] == '.' || (s[i] >= '0' && s[i] <= '9')))
+        i++;
+      size_t len = i - start;
+      if (count >= 6 || has_name || len >= sizeof text)
+        return 0;
+      memcpy(text, s + start, len);
+      text[len] = 0;
+      char *end = NULL;
+      double v = strtod(text, &end);
+      if (end != text + len || !isfinite(v))
+        return 0;
+      numbers[count++] = v;
+      continue;
+    }
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
+      return 0; /* strings, arrays, dictionaries: no operator of an image page takes them */
+    while (i < n && ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9')))
+      i++;
+    size_t len = i - start;
+    if (len == 1 && s[start] == 'q' && !count && !has_name) {
+      if (depth >= TC_MAX_DEPTH)
+        return 0;
+      stack[depth++] = ctm;
+    } else if (len == 1 && s[start] == 'Q' && !count && !has_name) {
+      if (depth == 0)
+        return 0;
+      ctm = stack[--depth];
+    } else if (len == 2 && !memcmp(s + start, "cm", 2) && count == 6 && !has_name) {
+      TcMatrix m = {numbers[0], numbers[1], numbers[2], numbers[3], numbers[4], numbers[5]};
+      ctm = then(m, ctm);
+    } else if (len == 2 && !memcmp(s + start, "Do", 2) && !count && has_name) {
+      if (out->count >= TC_MAX_IMAGES || !qpdf_oh_is_dictionary(q, xobjects))
+        return 0;
+      char key[130];
+      snprintf(key, sizeof key, "/%s", name);
+      if (!qpdf_oh_has_key(q, xobjects, key))
+        return 0;
+      TcPlacedImage *im = &out->images[out->count];
+      memset(im, 0, sizeof *im);
+      if (!read_image(q, qpdf_oh_get_key(q, xobjects, key), im))
+        return 0;
+      im->place = ctm;
+      out->count++;
+    } else {
+      return 0;
+    }
+    count = 0;
+    has_name = 0;
+  }
+  return !count && !has_name && out->count > 0;
+}
+
+/* Reads what an image page is made of with qpdf; 0 when it is not one. */
+static int read_page(const char *filename, int page_index, TcImagePage *out) {
+  memset(out, 0, sizeof *out);
+  qpdf_data q = qpdf_init();
+  qpdf_silence_errors(q);
+  qpdf_set_suppress_warnings(q, QPDF_TRUE);
+  int ok = 0;
+  unsigned char *content = NULL;
+  size_t length = 0;
+  if (qpdf_read(q, filename, NULL) & QPDF_ERRORS)
+    goto done;
+  /* a file qpdf had to repair is left to poppler, which repairs it its own way */
+  if (qpdf_more_warnings(q))
+    goto done;
+  if (page_index < 0 || page_index >= qpdf_get_num_pages(q))
+    goto done;
+  qpdf_oh page = qpdf_get_page_n(q, (size_t)page_index);
+  if (!qpdf_oh_is_dictionary(q, page))
+    goto done;
+  /* annotations are drawn over the page; a user unit scales it */
+  qpdf_oh annots = qpdf_oh_get_key(q, page, "/Annots");
+  if ((qpdf_oh_is_array(q, annots) && qpdf_oh_get_array_n_items(q, annots) > 0) ||
+      (!qpdf_oh_is_null(q, annots) && !qpdf_oh_is_array(q, annots)) || qpdf_oh_has_key(q, page, "/UserUnit"))
+    goto done;
+  double media[4], crop[4];
+  if (!read_box(q, inherited(q, page, "/MediaBox"), media))
+    goto done;
+  qpdf_oh crop_oh = inherited(q, page, "/CropBox");
+  if (!qpdf_oh_is_initialized(q, crop_oh) || qpdf_oh_is_null(q, crop_oh))
+    memcpy(crop, media, sizeof crop);
+  else if (!read_box(q, crop_oh, crop))
+    goto done;
+  out->box[0] = fmax(crop[0], media[0]);
+  out->box[1] = fmax(crop[1], media[1]);
+  out->box[2] = fmin(crop[2], media[2]);
+  out->box[3] = fmin(crop[3], media[3]);
+  if (!(out->box[2] > out->box[0] && out->box[3] > out->box[1]))
+    goto done;
+  qpdf_oh rotate = inherited(q, page, "/Rotate");
+  long long r = 0;
+  if (qpdf_oh_is_initialized(q, rotate) && !qpdf_oh_is_null(q, rotate)) {
+    if (!qpdf_oh_is_integer(q, rotate))
+      goto done;
+    r = qpdf_oh_get_int_value(q, rotate);
+  }
+  if (r % 90)
+    goto done;
+  out->rotate = (int)(((r % 360) + 360) % 360);
+  if (qpdf_oh_get_page_content_data(q, page, &content, &length) != QPDF_SUCCESS || !content)
+    goto done;
+  ok = read_content(q, page, content, length, out) && !qpdf_more_warnings(q);
+done:
+  free(content);
+  if (!ok)
+    image_page_clear(out);
+  qpdf_cleanup(&q);
+  return ok;
+}
+
+/* The page's size in points as poppler gives it (crop box, turned by /Rotate), which
+ * must be the size read here: a disagreement and the page is left to poppler. */
+static int poppler_size(const char *filename, int page, double *width, double *height) {
+  GError *error = NULL;
+  char *absolute = realpath(filename, NULL);
+  char *uri = absolute ? g_filename_to_uri(absolute, NULL, &error) : NULL;
+  free(absolute);
+  PopplerDocument *doc = uri ? poppler_document_new_from_file(uri, NULL, &error) : NULL;
+  g_free(uri);
+  if (error)
+    g_error_free(error);
+  if (!doc)
+    return 0;
+  int ok = 0;
+  if (page >= 0 && page < poppler_document_get_n_pages(doc)) {
+    PopplerPage *p = poppler_document_get_page(doc, page);
+    if (p) {
+      poppler_page_get_size(p, width, height);
+      g_object_unref(p);
+      ok = 1;
+    }
+  }
+  g_object_unref(doc);
+  return ok;
+}
+
+static int free_blob_data(void *data, void *unused) {
+  (void)unused;
+  free(data);
+  return 0;
+}
+
+static void free_raw(VipsImage *image, void *data) {
+  (void)image;
+  free(data);
+}
+
+/* One image placed on the page's pixels: premultiplied RGBA8 of the page's size,
+ * transparent where the image is not. `t` maps the image's pixel coordinates
+ * (GDAL's convention: (0,0) the top-left corner) to the page's. Takes the image's
+ * data. */
+static int place_image(TcPlacedImage *im, TcMatrix t, int width, int height, int sequential, VipsImage **out) {
+  VipsObject *scope = VIPS_OBJECT(vips_image_new());
+  VipsImage **v = (VipsImage **)vips_object_local_array(scope, 8);
+  int result = -1;
+  /* page pixels one image pixel spans along each of the image's axes */
+  double gx = hypot(t.a, t.b), gy = hypot(t.c, t.d);
+  int fx = gx < 1 ? (int)floor(1 / gx + 1e-9) : 1, fy = gy < 1 ? (int)floor(1 / gy + 1e-9) : 1;
+  int load_shrink = 1;
+  if (im->dct)
+    for (int j = 8; j > 1; j /= 2)
+      if (fx >= j && fy >= j) {
+        load_shrink = j;
+        break;
+      }
+  int rx = fx / load_shrink, ry = fy / load_shrink;
+  /* read top to bottom when the page is and the image is upright on it */
+  int upright = sequential && t.b == 0 && t.c == 0 && t.a > 0 && t.d > 0;
+  if (im->dct) {
+    VipsBlob *blob = vips_blob_new(free_blob_data, im->data, im->length);
+    im->data = NULL;
+    int failed = vips_call("jpegload_buffer", blob, &v[0], "shrink", load_shrink, "access",
+                           upright ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM, "fail", TRUE, NULL);
+    vips_area_unref(VIPS_AREA(blob));
+    if (failed)
+      goto done;
+    int want_w = (im->width + load_shrink - 1) / load_shrink, want_h = (im->height + load_shrink - 1) / load_shrink;
+    if (v[0]->Xsize != want_w || v[0]->Ysize != want_h || v[0]->Bands != im->components ||
+        v[0]->BandFmt != VIPS_FORMAT_UCHAR) {
+      vips_error("pdfload", "an image's JPEG does not match its PDF dictionary");
+      goto done;
+    }
+  } else {
+    v[0] = vips_image_new_from_memory(im->data, im->length, im->width, im->height, im->components,
+                                      VIPS_FORMAT_UCHAR);
+    if (!v[0])
+      goto done;
+    g_signal_connect(v[0], "postclose", G_CALLBACK(free_raw), im->data);
+    im->data = NULL;
+  }
+  VipsImage *cur = v[0];
+  if (cur->Bands == 1) {
+    VipsImage *grey[3] = {cur, cur, cur};
+    if (vips_bandjoin(grey, &v[1], 3, NULL))
+      goto done;
+    cur = v[1];
+  }
+  if (vips_bandjoin_const1(cur, &v[2], 255, NULL))
+    goto done;
+  cur = v[2];
+  if (rx > 1 || ry > 1) {
+    if (vips_shrink(cur, &v[3], rx, ry, NULL))
+      goto done;
+    cur = v[3];
+  }
+  /* from the loaded (shrunk) image's pixel centres, at integers as libvips counts them,
+   * to the page's */
+  double kx = (double)im->width / cur->Xsize, ky = (double)im->height / cur->Ysize;
+  TcMatrix m = {t.a * kx, t.b * kx, t.c * ky, t.d * ky, t.e, t.f};
+  double odx = m.e + 0.5 * (m.a + m.c) - 0.5, ody = m.f + 0.5 * (m.b + m.d) - 0.5;
+  /* poppler draws an image enlarged 4 times or more without interpolation */
+  int nearest = gx >= 4 || gy >= 4;
+  VipsInterpolate *interp = vips_interpolate_new(nearest ? "nearest" : "bilinear");
+  VipsArrayInt *area = vips_array_int_newv(4, 0, 0, width, height);
+  int failed = vips_affine(cur, &v[4], m.a, m.c, m.b, m.d, "interpolate", interp, "oarea", area, "odx", odx, "ody",
+                           ody, "extend", VIPS_EXTEND_BLACK, "premultiplied", TRUE, NULL);
+  vips_area_unref(VIPS_AREA(area));
+  g_object_unref(interp);
+  if (failed)
+    goto done;
+  *out = v[4];
+  g_object_ref(*out);
+  result = 0;
+done:
+  g_object_unref(scope);
+  return result;
+}
+
+int tc_pdf_open_image_page(const char *filename, int page, double scale, int sequential, VipsImage **out) {
+  *out = NULL;
+  if (!(scale > 0 && isfinite(scale)))
+    return 0;
+  TcImagePage p;
+  if (!read_page(filename, page, &p))
+    return 0;
+  double bw = p.box[2] - p.box[0], bh = p.box[3] - p.box[1];
+  int turned = p.rotate == 90 || p.rotate == 270;
+  double pw = 0, ph = 0;
+  if (!poppler_size(filename, page, &pw, &ph) || fabs(pw - (turned ? bh : bw)) > 1e-3 ||
+      fabs(ph - (turned ? bw : bh)) > 1e-3) {
+    image_page_clear(&p);
+    return 0;
+  }
+  /* rounded to nearest, as tc_pdf_open_banded and libvips' pdfload size a page */
+  double width = rint(pw * scale), height = rint(ph * scale);
+  if (!(width >= 1 && height >= 1 && width <= INT_MAX / 8 && height <= INT_MAX)) {
+    image_page_clear(&p);
+    return 0;
+  }
+  /* user space to the page's pixels: the crop box's top-left corner (after /Rotate,
+   * which turns the page clockwise) at the origin, y down, `scale` pixels a point */
+  double x0 = p.box[0], y0 = p.box[1], x1 = p.box[2], y1 = p.box[3];
+  TcMatrix device;
+  switch (p.rotate) {
+  case 90:
+    device = (TcMatrix){0, 1, 1, 0, -y0, -x0};
+    break;
+  case 180:
+    device = (TcMatrix){-1, 0, 0, 1, x1, -y0};
+    break;
+  case 270:
+    device = (TcMatrix){0, -1, -1, 0, y1, x1};
+    break;
+  default:
+    device = (TcMatrix){1, 0, 0, -1, -x0, y1};
+  }
+  device = then(device, (TcMatrix){scale, 0, 0, scale, 0, 0});
+  /* every image must stand square on the page: turned by a multiple of 90° at most */
+  TcMatrix placed[TC_MAX_IMAGES];
+  for (int i = 0; i < p.count; i++) {
+    TcPlacedImage *im = &p.images[i];
+    TcMatrix pixels = {1.0 / im->width, 0, 0, -1.0 / im->height, 0, 1};
+    TcMatrix t = then(then(pixels, im->place), device);
+    double norm = fmax(fmax(fabs(t.a), fabs(t.b)), fmax(fabs(t.c), fabs(t.d)));
+    int straight = fabs(t.b) <= 1e-9 * norm && fabs(t.c) <= 1e-9 * norm;
+    int across = fabs(t.a) <= 1e-9 * norm && fabs(t.d) <= 1e-9 * norm;
+    if (!(norm > 0) || !(straight || across) || fabs(t.a * t.d - t.b * t.c) < 1e-12) {
+      image_page_clear(&p);
+      return 0;
+    }
+    if (straight)
+      t.b = t.c = 0;
+    else
+      t.a = t.d = 0;
+    placed[i] = t;
+  }
+  VipsImage *page_image = NULL;
+  int result = 1;
+  for (int i = 0; i < p.count && result == 1; i++) {
+    VipsImage *one = NULL;
+    if (place_image(&p.images[i], placed[i], (int)width, (int)height, sequential, &one)) {
+      result = -1;
+      break;
+    }
+    if (!page_image) {
+      page_image = one;
+      continue;
+    }
+    VipsImage *over = NULL;
+    if (vips_composite2(page_image, one, &over, VIPS_BLEND_MODE_OVER, "premultiplied", TRUE, NULL))
+      result = -1;
+    g_object_unref(page_image);
+    g_object_unref(one);
+    page_image = over;
+  }
+  image_page_clear(&p);
+  if (result != 1) {
+    if (page_image)
+      g_object_unref(page_image);
+    return -1;
+  }
+  VipsImage *straight = NULL, *cast = NULL;
+  int failed = vips_unpremultiply(page_image, &straight, NULL) ||
+               vips_cast(straight, &cast, VIPS_FORMAT_UCHAR, NULL) ||
+               vips_copy(cast, out, "interpretation", VIPS_INTERPRETATION_sRGB, NULL);
+  g_object_unref(page_image);
+  if (straight)
+    g_object_unref(straight);
+  if (cast)
+    g_object_unref(cast);
+  return failed ? -1 : 1;
+}
