@@ -345,10 +345,76 @@ static void free_raw(VipsImage *image, void *data) {
   free(data);
 }
 
-/* One image placed on the page's pixels: premultiplied RGBA8 of the page's size,
- * transparent where the image is not. `t` maps the image's pixel coordinates
- * (GDAL's convention: (0,0) the top-left corner) to the page's. Takes the image's
- * data. */
+/* How much of each page pixel an image's rectangle covers, as poppler's clip to the
+ * image's unit square gives it: the product of the column's and the row's share. */
+typedef struct {
+  int width;
+  float *columns;
+  float *rows;
+} TcCoverage;
+
+static void coverage_free(VipsImage *image, TcCoverage *c) {
+  (void)image;
+  free(c->columns);
+  free(c->rows);
+  free(c);
+}
+
+static int coverage_generate(VipsRegion *region, void *seq, void *a, void *b, gboolean *stop) {
+  (void)seq;
+  (void)b;
+  (void)stop;
+  TcCoverage *c = a;
+  VipsRect *r = &region->valid;
+  for (int y = r->top; y < VIPS_RECT_BOTTOM(r); y++) {
+    uint8_t *p = (uint8_t *)VIPS_REGION_ADDR(region, r->left, y);
+    float row = c->rows[y];
+    for (int x = 0; x < r->width; x++)
+      p[x] = (uint8_t)(255.0f * row * c->columns[r->left + x] + 0.5f);
+  }
+  return 0;
+}
+
+/* The share of each of `n` pixels [i, i + 1) that [from, to) covers. */
+static float *shares(int n, double from, double to) {
+  float *v = malloc(sizeof(float) * (size_t)n);
+  if (!v)
+    return NULL;
+  for (int i = 0; i < n; i++) {
+    double s = fmin(i + 1.0, to) - fmax((double)i, from);
+    v[i] = s <= 0 ? 0.0f : s >= 1 ? 1.0f : (float)s;
+  }
+  return v;
+}
+
+/* A one-band uchar image of the page's size: 255 × the share of each pixel inside
+ * [x0, x1) × [y0, y1). */
+static int coverage_image(int width, int height, double x0, double y0, double x1, double y1, VipsImage **out) {
+  TcCoverage *c = calloc(1, sizeof *c);
+  if (!c || !(c->columns = shares(width, x0, x1)) || !(c->rows = shares(height, y0, y1))) {
+    if (c)
+      coverage_free(NULL, c);
+    vips_error("pdfload", "out of memory");
+    return -1;
+  }
+  c->width = width;
+  VipsImage *image = vips_image_new();
+  vips_image_init_fields(image, width, height, 1, VIPS_FORMAT_UCHAR, VIPS_CODING_NONE, VIPS_INTERPRETATION_B_W, 1, 1);
+  g_signal_connect(image, "close", G_CALLBACK(coverage_free), c);
+  if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_THINSTRIP, NULL) ||
+      vips_image_generate(image, NULL, coverage_generate, NULL, c, NULL)) {
+    g_object_unref(image);
+    return -1;
+  }
+  *out = image;
+  return 0;
+}
+
+/* One image placed on the page's pixels: straight RGBA8 of the page's size, its
+ * colour the image's nearest edge beyond it (poppler paints an image padded) and its
+ * alpha the share of each pixel the image covers (poppler clips it to its
+ * rectangle). `t` maps the image's pixel coordinates (GDAL's convention: (0,0) the
+ * top-left corner) to the page's. Takes the image's data. */
 static int place_image(TcPlacedImage *im, TcMatrix t, int width, int height, int sequential, VipsImage **out) {
   VipsObject *scope = VIPS_OBJECT(vips_image_new());
   VipsImage **v = (VipsImage **)vips_object_local_array(scope, 8);
@@ -389,19 +455,10 @@ static int place_image(TcPlacedImage *im, TcMatrix t, int width, int height, int
     im->data = NULL;
   }
   VipsImage *cur = v[0];
-  if (cur->Bands == 1) {
-    VipsImage *grey[3] = {cur, cur, cur};
-    if (vips_bandjoin(grey, &v[1], 3, NULL))
+  if (rx > 1 || ry > 1) {
+    if (vips_shrink(cur, &v[1], rx, ry, NULL))
       goto done;
     cur = v[1];
-  }
-  if (vips_bandjoin_const1(cur, &v[2], 255, NULL))
-    goto done;
-  cur = v[2];
-  if (rx > 1 || ry > 1) {
-    if (vips_shrink(cur, &v[3], rx, ry, NULL))
-      goto done;
-    cur = v[3];
   }
   /* from the loaded (shrunk) image's pixel centres, at integers as libvips counts them,
    * to the page's */
@@ -412,14 +469,27 @@ static int place_image(TcPlacedImage *im, TcMatrix t, int width, int height, int
   int nearest = gx >= 4 || gy >= 4;
   VipsInterpolate *interp = vips_interpolate_new(nearest ? "nearest" : "bilinear");
   VipsArrayInt *area = vips_array_int_newv(4, 0, 0, width, height);
-  int failed = vips_affine(cur, &v[4], m.a, m.c, m.b, m.d, "interpolate", interp, "oarea", area, "odx", odx, "ody",
-                           ody, "extend", VIPS_EXTEND_BLACK, "premultiplied", TRUE, NULL);
+  int failed = vips_affine(cur, &v[2], m.a, m.c, m.b, m.d, "interpolate", interp, "oarea", area, "odx", odx, "ody",
+                           ody, "extend", VIPS_EXTEND_COPY, NULL);
   vips_area_unref(VIPS_AREA(area));
   g_object_unref(interp);
   if (failed)
     goto done;
-  *out = v[4];
-  g_object_ref(*out);
+  cur = v[2];
+  if (cur->Bands == 1) {
+    VipsImage *grey[3] = {cur, cur, cur};
+    if (vips_bandjoin(grey, &v[3], 3, NULL))
+      goto done;
+    cur = v[3];
+  }
+  /* the image's rectangle on the page: the corners (0,0) and (W,H) mapped */
+  double ax = t.e, ay = t.f, bx = t.a * im->width + t.c * im->height + t.e, by = t.b * im->width + t.d * im->height + t.f;
+  if (coverage_image(width, height, fmin(ax, bx), fmin(ay, by), fmax(ax, bx), fmax(ay, by), &v[4]))
+    goto done;
+  VipsImage *bands[2] = {cur, v[4]};
+  if (vips_bandjoin(bands, &v[5], 2, NULL) ||
+      vips_copy(v[5], out, "interpretation", VIPS_INTERPRETATION_sRGB, NULL))
+    goto done;
   result = 0;
 done:
   g_object_unref(scope);
@@ -497,7 +567,7 @@ int tc_pdf_open_image_page(const char *filename, int page, double scale, int seq
       continue;
     }
     VipsImage *over = NULL;
-    if (vips_composite2(page_image, one, &over, VIPS_BLEND_MODE_OVER, "premultiplied", TRUE, NULL))
+    if (vips_composite2(page_image, one, &over, VIPS_BLEND_MODE_OVER, NULL))
       result = -1;
     g_object_unref(page_image);
     g_object_unref(one);
@@ -509,14 +579,9 @@ int tc_pdf_open_image_page(const char *filename, int page, double scale, int seq
       g_object_unref(page_image);
     return -1;
   }
-  VipsImage *straight = NULL, *cast = NULL;
-  int failed = vips_unpremultiply(page_image, &straight, NULL) ||
-               vips_cast(straight, &cast, VIPS_FORMAT_UCHAR, NULL) ||
-               vips_copy(cast, out, "interpretation", VIPS_INTERPRETATION_sRGB, NULL);
+  /* images composited over each other come back in floats */
+  int failed = page_image->BandFmt == VIPS_FORMAT_UCHAR ? vips_copy(page_image, out, NULL)
+                                                        : vips_cast(page_image, out, VIPS_FORMAT_UCHAR, NULL);
   g_object_unref(page_image);
-  if (straight)
-    g_object_unref(straight);
-  if (cast)
-    g_object_unref(cast);
   return failed ? -1 : 1;
 }
