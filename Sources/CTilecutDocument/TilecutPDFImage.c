@@ -410,6 +410,147 @@ static int coverage_image(int width, int height, double x0, double y0, double x1
   return 0;
 }
 
+/* An upright image made smaller on the page, averaged over each page pixel's area
+ * (as poppler's box prescale does): per page column and row, the source pixels it
+ * covers and their shares. Separable, one pass over the source rows. */
+typedef struct {
+  /* the source, held while the reduced image lives */
+  VipsImage *in;
+  int bands;
+  int taps_x, taps_y;
+  int *col_first, *row_first;
+  int *col_count, *row_count;
+  float *col_weight, *row_weight;
+} TcBoxMap;
+
+static void box_free(VipsImage *image, TcBoxMap *m) {
+  (void)image;
+  if (m->in)
+    g_object_unref(m->in);
+  free(m->col_first);
+  free(m->row_first);
+  free(m->col_count);
+  free(m->row_count);
+  free(m->col_weight);
+  free(m->row_weight);
+  free(m);
+}
+
+/* Taps of `n` page pixels [i, i + 1) over `size` source pixels, the page pixel i
+ * covering source [(i - offset) / scale, (i + 1 - offset) / scale): the shares
+ * of the part inside the source, or its nearest pixel when none is. */
+static int box_taps(int n, int size, double scale, double offset, int taps, int **first, int **count, float **weight) {
+  *first = malloc(sizeof(int) * (size_t)n);
+  *count = malloc(sizeof(int) * (size_t)n);
+  *weight = malloc(sizeof(float) * (size_t)n * (size_t)taps);
+  if (!*first || !*count || !*weight)
+    return -1;
+  for (int i = 0; i < n; i++) {
+    double u0 = fmax(0.0, (i - offset) / scale), u1 = fmin((double)size, (i + 1 - offset) / scale);
+    float *w = *weight + (size_t)i * (size_t)taps;
+    if (!(u1 > u0)) {
+      double c = (i + 0.5 - offset) / scale;
+      (*first)[i] = c < 0 ? 0 : c >= size ? size - 1 : (int)c;
+      (*count)[i] = 1;
+      w[0] = 1;
+      continue;
+    }
+    int a = (int)floor(u0), b = (int)ceil(u1) - 1;
+    if (b >= size)
+      b = size - 1;
+    if (b - a + 1 > taps)
+      b = a + taps - 1;
+    (*first)[i] = a;
+    (*count)[i] = b - a + 1;
+    double total = 0;
+    for (int k = a; k <= b; k++)
+      total += fmin(k + 1.0, u1) - fmax((double)k, u0);
+    for (int k = a; k <= b; k++)
+      w[k - a] = (float)((fmin(k + 1.0, u1) - fmax((double)k, u0)) / total);
+  }
+  return 0;
+}
+
+static int box_generate(VipsRegion *out, void *seq, void *a, void *b, gboolean *stop) {
+  (void)a;
+  (void)stop;
+  VipsRegion *in = seq;
+  TcBoxMap *m = b;
+  VipsRect *r = &out->valid;
+  int right = r->left + r->width - 1, bottom = r->top + r->height - 1;
+  int left = m->col_first[r->left], top = m->row_first[r->top];
+  VipsRect need = {left, top, m->col_first[right] + m->col_count[right] - left,
+                   m->row_first[bottom] + m->row_count[bottom] - top};
+  if (vips_region_prepare(in, &need))
+    return -1;
+  int bands = m->bands;
+  size_t span = (size_t)need.width * (size_t)bands;
+  float *acc = malloc(sizeof(float) * span);
+  if (!acc) {
+    vips_error("pdfload", "out of memory");
+    return -1;
+  }
+  for (int y = r->top; y <= bottom; y++) {
+    memset(acc, 0, sizeof(float) * span);
+    const float *wy = m->row_weight + (size_t)y * (size_t)m->taps_y;
+    for (int k = 0; k < m->row_count[y]; k++) {
+      const uint8_t *p = (const uint8_t *)VIPS_REGION_ADDR(in, left, m->row_first[y] + k);
+      float w = wy[k];
+      for (size_t i = 0; i < span; i++)
+        acc[i] += w * p[i];
+    }
+    uint8_t *q = (uint8_t *)VIPS_REGION_ADDR(out, r->left, y);
+    for (int x = r->left; x <= right; x++) {
+      const float *wx = m->col_weight + (size_t)x * (size_t)m->taps_x;
+      const float *s = acc + (size_t)(m->col_first[x] - left) * (size_t)bands;
+      for (int c = 0; c < bands; c++) {
+        float v = 0;
+        for (int k = 0; k < m->col_count[x]; k++)
+          v += wx[k] * s[(size_t)k * (size_t)bands + (size_t)c];
+        *q++ = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v + 0.5f);
+      }
+    }
+  }
+  free(acc);
+  return 0;
+}
+
+/* `in` (uchar) made smaller onto a `width` × `height` page by x' = sx x + ox,
+ * y' = sy y + oy (sx, sy in (0, 1]), each page pixel the average of what it covers. */
+static int box_reduce(VipsImage *in, double sx, double ox, double sy, double oy, int width, int height,
+                      VipsImage **out) {
+  TcBoxMap *m = calloc(1, sizeof *m);
+  if (!m) {
+    vips_error("pdfload", "out of memory");
+    return -1;
+  }
+  m->in = in;
+  g_object_ref(in);
+  m->bands = in->Bands;
+  m->taps_x = (int)ceil(1 / sx) + 2;
+  m->taps_y = (int)ceil(1 / sy) + 2;
+  if (box_taps(width, in->Xsize, sx, ox, m->taps_x, &m->col_first, &m->col_count, &m->col_weight) ||
+      box_taps(height, in->Ysize, sy, oy, m->taps_y, &m->row_first, &m->row_count, &m->row_weight)) {
+    box_free(NULL, m);
+    vips_error("pdfload", "out of memory");
+    return -1;
+  }
+  VipsImage *image = vips_image_new();
+  g_signal_connect(image, "close", G_CALLBACK(box_free), m);
+  /* the pipeline first: it copies the input's fields, which the page's size then replaces */
+  if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_THINSTRIP, in, NULL)) {
+    g_object_unref(image);
+    return -1;
+  }
+  vips_image_init_fields(image, width, height, in->Bands, VIPS_FORMAT_UCHAR, VIPS_CODING_NONE, in->Type, 1, 1);
+  if (vips_image_generate(image, vips_start_one, box_generate, vips_stop_one, in, m)) {
+    g_object_unref(image);
+    return -1;
+  }
+  *out = image;
+  return 0;
+}
+
 /* One image placed on the page's pixels: straight RGBA8 of the page's size, its
  * colour the image's nearest edge beyond it (poppler paints an image padded) and its
  * alpha the share of each pixel the image covers (poppler clips it to its
@@ -455,27 +596,35 @@ static int place_image(TcPlacedImage *im, TcMatrix t, int width, int height, int
     im->data = NULL;
   }
   VipsImage *cur = v[0];
-  if (rx > 1 || ry > 1) {
-    if (vips_shrink(cur, &v[1], rx, ry, NULL))
+  if (t.b == 0 && t.c == 0 && t.a > 0 && t.d > 0 && gx < 1 && gy < 1) {
+    /* upright and smaller: averaged over each page pixel, in one pass */
+    double kx = (double)im->width / cur->Xsize, ky = (double)im->height / cur->Ysize;
+    if (box_reduce(cur, t.a * kx, t.e, t.d * ky, t.f, width, height, &v[2]))
       goto done;
-    cur = v[1];
+    cur = v[2];
+  } else {
+    if (rx > 1 || ry > 1) {
+      if (vips_shrink(cur, &v[1], rx, ry, NULL))
+        goto done;
+      cur = v[1];
+    }
+    /* from the loaded (shrunk) image's pixel centres, at integers as libvips counts
+     * them, to the page's */
+    double kx = (double)im->width / cur->Xsize, ky = (double)im->height / cur->Ysize;
+    TcMatrix m = {t.a * kx, t.b * kx, t.c * ky, t.d * ky, t.e, t.f};
+    double odx = m.e + 0.5 * (m.a + m.c) - 0.5, ody = m.f + 0.5 * (m.b + m.d) - 0.5;
+    /* poppler draws an image enlarged 4 times or more without interpolation */
+    int nearest = gx >= 4 || gy >= 4;
+    VipsInterpolate *interp = vips_interpolate_new(nearest ? "nearest" : "bilinear");
+    VipsArrayInt *area = vips_array_int_newv(4, 0, 0, width, height);
+    int failed = vips_affine(cur, &v[2], m.a, m.c, m.b, m.d, "interpolate", interp, "oarea", area, "odx", odx,
+                             "ody", ody, "extend", VIPS_EXTEND_COPY, NULL);
+    vips_area_unref(VIPS_AREA(area));
+    g_object_unref(interp);
+    if (failed)
+      goto done;
+    cur = v[2];
   }
-  /* from the loaded (shrunk) image's pixel centres, at integers as libvips counts them,
-   * to the page's */
-  double kx = (double)im->width / cur->Xsize, ky = (double)im->height / cur->Ysize;
-  TcMatrix m = {t.a * kx, t.b * kx, t.c * ky, t.d * ky, t.e, t.f};
-  double odx = m.e + 0.5 * (m.a + m.c) - 0.5, ody = m.f + 0.5 * (m.b + m.d) - 0.5;
-  /* poppler draws an image enlarged 4 times or more without interpolation */
-  int nearest = gx >= 4 || gy >= 4;
-  VipsInterpolate *interp = vips_interpolate_new(nearest ? "nearest" : "bilinear");
-  VipsArrayInt *area = vips_array_int_newv(4, 0, 0, width, height);
-  int failed = vips_affine(cur, &v[2], m.a, m.c, m.b, m.d, "interpolate", interp, "oarea", area, "odx", odx, "ody",
-                           ody, "extend", VIPS_EXTEND_COPY, NULL);
-  vips_area_unref(VIPS_AREA(area));
-  g_object_unref(interp);
-  if (failed)
-    goto done;
-  cur = v[2];
   if (cur->Bands == 1) {
     VipsImage *grey[3] = {cur, cur, cur};
     if (vips_bandjoin(grey, &v[3], 3, NULL))
