@@ -421,6 +421,8 @@ typedef struct {
   int *col_first, *row_first;
   int *col_count, *row_count;
   float *col_weight, *row_weight;
+  /* the share of each page column and row inside the image */
+  float *col_cover, *row_cover;
 } TcBoxMap;
 
 static void box_free(VipsImage *image, TcBoxMap *m) {
@@ -433,17 +435,21 @@ static void box_free(VipsImage *image, TcBoxMap *m) {
   free(m->row_count);
   free(m->col_weight);
   free(m->row_weight);
+  free(m->col_cover);
+  free(m->row_cover);
   free(m);
 }
 
 /* Taps of `n` page pixels [i, i + 1) over `size` source pixels, the page pixel i
  * covering source [(i - offset) / scale, (i + 1 - offset) / scale): the shares
  * of the part inside the source, or its nearest pixel when none is. */
-static int box_taps(int n, int size, double scale, double offset, int taps, int **first, int **count, float **weight) {
+static int box_taps(int n, int size, double scale, double offset, int taps, int **first, int **count, float **weight,
+                    float **cover) {
   *first = malloc(sizeof(int) * (size_t)n);
   *count = malloc(sizeof(int) * (size_t)n);
   *weight = malloc(sizeof(float) * (size_t)n * (size_t)taps);
-  if (!*first || !*count || !*weight)
+  *cover = malloc(sizeof(float) * (size_t)n);
+  if (!*first || !*count || !*weight || !*cover)
     return -1;
   for (int i = 0; i < n; i++) {
     double u0 = fmax(0.0, (i - offset) / scale), u1 = fmin((double)size, (i + 1 - offset) / scale);
@@ -453,6 +459,7 @@ static int box_taps(int n, int size, double scale, double offset, int taps, int 
       (*first)[i] = c < 0 ? 0 : c >= size ? size - 1 : (int)c;
       (*count)[i] = 1;
       w[0] = 1;
+      (*cover)[i] = 0;
       continue;
     }
     int a = (int)floor(u0), b = (int)ceil(u1) - 1;
@@ -467,6 +474,7 @@ static int box_taps(int n, int size, double scale, double offset, int taps, int 
       total += fmin(k + 1.0, u1) - fmax((double)k, u0);
     for (int k = a; k <= b; k++)
       w[k - a] = (float)((fmin(k + 1.0, u1) - fmax((double)k, u0)) / total);
+    (*cover)[i] = (float)fmin(1.0, (u1 - u0) * scale);
   }
   return 0;
 }
@@ -478,9 +486,20 @@ static int box_generate(VipsRegion *out, void *seq, void *a, void *b, gboolean *
   TcBoxMap *m = b;
   VipsRect *r = &out->valid;
   int right = r->left + r->width - 1, bottom = r->top + r->height - 1;
-  int left = m->col_first[r->left], top = m->row_first[r->top];
+  /* rows the image does not reach are transparent: nothing read for them */
+  int first = r->top, last = bottom;
+  while (first <= bottom && m->row_cover[first] <= 0)
+    first++;
+  while (last >= first && m->row_cover[last] <= 0)
+    last--;
+  for (int y = r->top; y <= bottom; y++)
+    if (y < first || y > last)
+      memset(VIPS_REGION_ADDR(out, r->left, y), 0, 4 * (size_t)r->width);
+  if (first > last)
+    return 0;
+  int left = m->col_first[r->left], top = m->row_first[first];
   VipsRect need = {left, top, m->col_first[right] + m->col_count[right] - left,
-                   m->row_first[bottom] + m->row_count[bottom] - top};
+                   m->row_first[last] + m->row_count[last] - top};
   if (vips_region_prepare(in, &need))
     return -1;
   int bands = m->bands;
@@ -490,7 +509,7 @@ static int box_generate(VipsRegion *out, void *seq, void *a, void *b, gboolean *
     vips_error("pdfload", "out of memory");
     return -1;
   }
-  for (int y = r->top; y <= bottom; y++) {
+  for (int y = first; y <= last; y++) {
     memset(acc, 0, sizeof(float) * span);
     const float *wy = m->row_weight + (size_t)y * (size_t)m->taps_y;
     for (int k = 0; k < m->row_count[y]; k++) {
@@ -500,23 +519,28 @@ static int box_generate(VipsRegion *out, void *seq, void *a, void *b, gboolean *
         acc[i] += w * p[i];
     }
     uint8_t *q = (uint8_t *)VIPS_REGION_ADDR(out, r->left, y);
-    for (int x = r->left; x <= right; x++) {
+    float row_cover = 255.0f * m->row_cover[y];
+    for (int x = r->left; x <= right; x++, q += 4) {
       const float *wx = m->col_weight + (size_t)x * (size_t)m->taps_x;
       const float *s = acc + (size_t)(m->col_first[x] - left) * (size_t)bands;
-      for (int c = 0; c < bands; c++) {
-        float v = 0;
+      float v[3] = {0, 0, 0};
+      for (int c = 0; c < bands; c++)
         for (int k = 0; k < m->col_count[x]; k++)
-          v += wx[k] * s[(size_t)k * (size_t)bands + (size_t)c];
-        *q++ = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v + 0.5f);
-      }
+          v[c] += wx[k] * s[(size_t)k * (size_t)bands + (size_t)c];
+      if (bands == 1)
+        v[1] = v[2] = v[0];
+      for (int c = 0; c < 3; c++)
+        q[c] = (uint8_t)(v[c] < 0 ? 0 : v[c] > 255 ? 255 : v[c] + 0.5f);
+      q[3] = (uint8_t)(row_cover * m->col_cover[x] + 0.5f);
     }
   }
   free(acc);
   return 0;
 }
 
-/* `in` (uchar) made smaller onto a `width` × `height` page by x' = sx x + ox,
- * y' = sy y + oy (sx, sy in (0, 1]), each page pixel the average of what it covers. */
+/* `in` (uchar, grey or RGB) made smaller onto a `width` × `height` page by
+ * x' = sx x + ox, y' = sy y + oy (sx, sy in (0, 1]): straight RGBA, each page pixel
+ * the average of what it covers, its alpha the share of it inside the image. */
 static int box_reduce(VipsImage *in, double sx, double ox, double sy, double oy, int width, int height,
                       VipsImage **out) {
   TcBoxMap *m = calloc(1, sizeof *m);
@@ -529,8 +553,8 @@ static int box_reduce(VipsImage *in, double sx, double ox, double sy, double oy,
   m->bands = in->Bands;
   m->taps_x = (int)ceil(1 / sx) + 2;
   m->taps_y = (int)ceil(1 / sy) + 2;
-  if (box_taps(width, in->Xsize, sx, ox, m->taps_x, &m->col_first, &m->col_count, &m->col_weight) ||
-      box_taps(height, in->Ysize, sy, oy, m->taps_y, &m->row_first, &m->row_count, &m->row_weight)) {
+  if (box_taps(width, in->Xsize, sx, ox, m->taps_x, &m->col_first, &m->col_count, &m->col_weight, &m->col_cover) ||
+      box_taps(height, in->Ysize, sy, oy, m->taps_y, &m->row_first, &m->row_count, &m->row_weight, &m->row_cover)) {
     box_free(NULL, m);
     vips_error("pdfload", "out of memory");
     return -1;
@@ -542,7 +566,7 @@ static int box_reduce(VipsImage *in, double sx, double ox, double sy, double oy,
     g_object_unref(image);
     return -1;
   }
-  vips_image_init_fields(image, width, height, in->Bands, VIPS_FORMAT_UCHAR, VIPS_CODING_NONE, in->Type, 1, 1);
+  vips_image_init_fields(image, width, height, 4, VIPS_FORMAT_UCHAR, VIPS_CODING_NONE, VIPS_INTERPRETATION_sRGB, 1, 1);
   if (vips_image_generate(image, vips_start_one, box_generate, vips_stop_one, in, m)) {
     g_object_unref(image);
     return -1;
@@ -599,9 +623,10 @@ static int place_image(TcPlacedImage *im, TcMatrix t, int width, int height, int
   if (t.b == 0 && t.c == 0 && t.a > 0 && t.d > 0 && gx < 1 && gy < 1) {
     /* upright and smaller: averaged over each page pixel, in one pass */
     double kx = (double)im->width / cur->Xsize, ky = (double)im->height / cur->Ysize;
-    if (box_reduce(cur, t.a * kx, t.e, t.d * ky, t.f, width, height, &v[2]))
+    if (box_reduce(cur, t.a * kx, t.e, t.d * ky, t.f, width, height, out))
       goto done;
-    cur = v[2];
+    result = 0;
+    goto done;
   } else {
     if (rx > 1 || ry > 1) {
       if (vips_shrink(cur, &v[1], rx, ry, NULL))
