@@ -180,11 +180,13 @@ struct ScannedPageTests {
     try Vips.start()
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let grey = dir + "/grey.pdf"
-    try writeScanPDF(
-      images: [.grey(scanPicture(width: 200, height: 150, seed: 3), matrix: "200 0 0 150 30 20")], page: "/MediaBox [0 0 260 190] /Rotate 90",
-      to: grey)
-    try expectMatches(grey, scale: scale, "grey at \(scale)")
+    for rotate in [0, 90] {
+      let grey = dir + "/grey.pdf"
+      try writeScanPDF(
+        images: [.grey(scanPicture(width: 200, height: 150, seed: 3), matrix: "200 0 0 150 30 20")],
+        page: "/MediaBox [0 0 260 190] /Rotate \(rotate)", to: grey)
+      try expectMatches(grey, scale: scale, "grey, /Rotate \(rotate), at \(scale)")
+    }
     let strips = dir + "/strips.pdf"
     try writeScanPDF(
       images: [
