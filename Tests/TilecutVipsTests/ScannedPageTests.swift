@@ -221,4 +221,33 @@ struct ScannedPageTests {
     try writeScanPDF(images: [try .jpeg(picture, matrix: "100 0 0 75 0 0")], page: "/MediaBox [0 0 100 75]", to: path)
     #expect(try direct(path, scale: 1) != nil)
   }
+
+  @Test("a level reads a scanned page from its images, a drawn page through poppler, and a band of either is cut alike")
+  func levelReadsScans() throws {
+    try Vips.start()
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let scan = dir + "/scan.pdf"
+    try writeScanPDF(
+      images: [.jpeg(scanPicture(width: 240, height: 160, seed: 5), matrix: "150 0 0 100 40 60")], page: "/MediaBox [0 0 300 200]", to: scan)
+    let drawn = dir + "/drawn.pdf"
+    try writeTestPDF(pages: [(0.2, 0.4, 0.6)], width: 300, height: 200, to: drawn)
+    for sequential in [true, false] {
+      let source = SourceDescription(path: scan, page: 0, width: 300, height: 200, isVector: true)
+      guard let page = try SourceImage.imagePage(source, scale: 1.3, format: .pdf, sequential: sequential) else {
+        Issue.record("the scanned page is not read from its image")
+        return
+      }
+      let direct = try RGBAImage.decode(page)
+      // what a level reads is exactly the direct read, not poppler's (which differs a little)
+      let level = try RGBAImage.decode(SourceImage.pixels(of: source, loader: "pdfload", sequential: sequential, scale: 1.3))
+      #expect(difference(level, direct) == 0)
+      let band = SourceDescription(
+        path: scan, page: 0, crop: PixelRect(x: 0, y: 50, width: 300, height: 100), width: 300, height: 200, isVector: true)
+      let cut = try RGBAImage.decode(SourceImage.pixels(of: band, loader: "pdfload", sequential: sequential, scale: 1.3))
+      #expect(cut.width == 390 && cut.height == 130 && difference(cut, direct.crop(x: 0, y: 65, width: 390, height: 130)) == 0)
+    }
+    let vector = SourceDescription(path: drawn, page: 0, width: 300, height: 200, isVector: true)
+    #expect(try SourceImage.imagePage(vector, scale: 1.3, format: .pdf, sequential: true) == nil)
+  }
 }
