@@ -5,7 +5,7 @@ PREFIX ?= /usr/local
 # drawings rendered in bands), ISA-L (the PNG reader's inflate), PROJ with its data,
 # libgeotiff, SQLite; strace for the test that proves no other program is started;
 # GDAL for the client package's tests; zsh and fish for the completion tests
-APT_PACKAGES = libvips-dev libpoppler-glib-dev librsvg2-dev libcairo2-dev libdeflate-dev libisal-dev libproj-dev proj-data libgeotiff-dev libsqlite3-dev strace gdal-bin python3-gdal zsh fish
+APT_PACKAGES = libvips-dev libpoppler-glib-dev librsvg2-dev libcairo2-dev libdeflate-dev libisal-dev libproj-dev proj-data libgeotiff-dev libsqlite3-dev strace gdal-bin python3-gdal zsh fish libqpdf-dev
 EXAMPLE = examples/floorplan/office.png
 # the example's placement: a world file in ETRS89 / UTM zone 33N (its .prj beside it)
 # putting the office on Pariser Platz 3, Berlin; the preview draws it over OpenStreetMap

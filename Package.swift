@@ -47,7 +47,8 @@ let package = Package(
       pkgConfig: "librsvg-2.0",
       providers: [.apt(["librsvg2-dev", "libcairo2-dev"]), .brew(["librsvg", "cairo"])]
     ),
-    .target(name: "CTilecutDocument", dependencies: ["CVips", "CPoppler", "CRsvg"]),
+    // with qpdf's C API (libqpdf-dev): a PDF's objects and raw streams, for pages that are only images
+    .target(name: "CTilecutDocument", dependencies: ["CVips", "CPoppler", "CRsvg"], linkerSettings: [.linkedLibrary("qpdf")]),
     .systemLibrary(
       name: "CSQLite",
       pkgConfig: "sqlite3",

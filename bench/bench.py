@@ -434,9 +434,53 @@ def documents():
         shutil.rmtree(OUT, ignore_errors=True)
 
 
+def scanned_pdf():
+    """A scanned plan set: three 8192² JPEGs (plans flattened on white paper, Q85) as the
+    pages of an A1 PDF made by img2pdf (each image fitted into the page, centred),
+    against the same JPEG files placed where the pages put them (same centre, the
+    image's width in points times 0.03528 m a point over 8192 px), at z23: time and
+    peak RSS. BENCH_SKIP_PDF=1 leaves it out."""
+    os.makedirs(OUT, exist_ok=True)
+    jpegs = []
+    for seed in range(3):
+        png = os.path.join(WORK, f"scan{seed}.png")
+        jpg = os.path.join(WORK, f"scan{seed}.jpg")
+        plan_image(png, 8192, 40 + seed)
+        if not os.path.exists(jpg):
+            subprocess.run(["vips", "flatten", png, jpg + "[Q=85,strip]", "--background", "255 255 255"], check=True)
+        jpegs.append(jpg)
+    pdf = os.path.join(WORK, "scan-a1x3.pdf")
+    if not os.path.exists(pdf):
+        subprocess.run(["img2pdf", "--pagesize", "A1", "-o", pdf, *jpegs], check=True)
+    # img2pdf's A1 is 594 × 841 mm; a square image fitted into it is the page's width
+    image_pt = 594 / 25.4 * 72
+    place = ["--center", "51.5,-0.14", "--max-zoom", "23", "--tile-size", "256", "-q"]
+    jobs = {
+        "scanned A1 PDF 3 floors z23": [TILECUT, pdf, "--floors", "3", "--meters-per-pixel", "0.03528", *place],
+        "same JPEGs 3 floors z23": [TILECUT, *jpegs, "--meters-per-pixel", f"{0.03528 * image_pt / 8192:.8f}", *place],
+    }
+    results = {k: [] for k in jobs}
+    for r in range(RUNS):
+        for name, cmd in jobs.items():
+            dest = os.path.join(OUT, "out-scan")
+            shutil.rmtree(dest, ignore_errors=True)
+            results[name].append(timed(cmd + ["-o", dest]))
+            print(f"  run {r + 1}/{RUNS} {name}: {results[name][-1][0]:.2f} s", flush=True)
+    print()
+    med = {k: statistics.median(t for t, _ in v) for k, v in results.items()}
+    rss = {k: statistics.median(m for _, m in v) for k, v in results.items()}
+    for k in jobs:
+        print(f"{k:28} {med[k]:9.2f} s median, peak RSS {rss[k]:.0f} MB median")
+    a, b = "scanned A1 PDF 3 floors z23", "same JPEGs 3 floors z23"
+    print(f"scanned PDF / JPEGs: time {med[a] / med[b]:.2f} (target ≤ 1.3), peak RSS {rss[a] / rss[b]:.2f} (target ≤ 1.5, and ≤ 500 MB)")
+    if OUT.startswith("/dev/shm/"):
+        shutil.rmtree(OUT, ignore_errors=True)
+
+
 if __name__ == "__main__":
     main()
     if os.environ.get("BENCH_SKIP_UTM") != "1":
         reprojection()
     if os.environ.get("BENCH_SKIP_PDF") != "1":
         documents()
+        scanned_pdf()

@@ -10,6 +10,7 @@ need=()
 command -v vips >/dev/null || need+=(libvips-tools)
 command -v gdal_translate >/dev/null || need+=(gdal-bin python3-gdal)
 [ -x /usr/bin/time ] || need+=(time)
+command -v img2pdf >/dev/null || need+=(img2pdf)
 python3 -c "import numpy" 2>/dev/null || need+=(python3-numpy)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then

@@ -159,6 +159,10 @@ public enum SourceImage {
     } else if source.isVector {
       // the header's format, or the file's bytes: never libvips' guess
       let format = try loader.flatMap(SourceFormat.init(loader:)) ?? SourceFormat.detect(path: source.path)
+      // a scanned page: read from its images, not rendered
+      if let page = try imagePage(source, scale: scale, format: format, sequential: sequential) {
+        return try cropped(convert(page, source: source), source: source, scale: scale)
+      }
       if sequential && bands {
         // read top to bottom: rendered in bands, not in libvips' 4000 px (PDF) or 2000 px (SVG) tiles
         return try cropped(convert(banded(source, scale: scale, format: format), source: source), source: source, scale: scale)

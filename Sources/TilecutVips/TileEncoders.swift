@@ -18,6 +18,12 @@ public struct VipsTileEncoder: TileEncoder {
   public var quality: Int
   /// What JPEG tiles are flattened onto where they are transparent: white by default.
   public var fill: ColorRule?
+  /// libwebp's effort (its method), 0 (fast) to 6 (small); 4 is libwebp's and dzsave's default.
+  public var webpEffort: Int = VipsTileEncoder.defaultWebPEffort
+
+  /// libwebp's own default: on an 8192² photo at q75 effort 2 took 0.58× the CPU of 4
+  /// for 4.5 % more bytes and 0.1 dB less PSNR, effort 3 the same as 4.
+  public static let defaultWebPEffort = 4
 
   public init(format: TileFormat = .png, pngCompression: Int = 6, palette: Bool = false, quality: Int = 85, fill: ColorRule? = nil) {
     self.format = format
@@ -86,7 +92,7 @@ public struct VipsTileEncoder: TileEncoder {
       switch format {
       case .png: status = tc_save_png(image, Int32(pngCompression), palette ? 1 : 0, &buffer, &length)
       // lossy WebP keeps the alpha plane (losslessly, libwebp's default alpha quality)
-      case .webp: status = tc_save_webp(image, Int32(quality), 0, &buffer, &length)
+      case .webp: status = tc_save_webp_effort(image, Int32(quality), Int32(webpEffort), &buffer, &length)
       case .jpeg:
         let colour: [Double] = fill.map { [Double($0.red), Double($0.green), Double($0.blue)] } ?? [255, 255, 255]
         status = colour.withUnsafeBufferPointer { tc_save_jpeg(image, Int32(quality), $0.baseAddress, &buffer, &length) }

@@ -227,6 +227,7 @@ struct TileCommandTests {
     arguments: [
       ["--tile-size", "300"], ["--min-zoom", "5", "--max-zoom", "3"], ["--max-zoom", "31"], ["--name", "{z}_{x}.png"],
       ["--name", "../{z}_{x}_{y}.png"], ["--png-compression", "12"], ["--shard", "3/2"], ["--floors", "0"],
+      ["--format", "webp", "--webp-effort", "7"],
     ])
   func badOptions(extra: [String]) throws {
     let dir = try scratch()

@@ -16,4 +16,20 @@
  * pdfload: 12), for the memory of the drawing that meets the slab. */
 int tc_pdf_open_banded(const char *filename, int page, double scale, int band_rows, VipsImage **out);
 
+/* Page `page` of a PDF whose visible content is only raster images (a scan, an
+ * img2pdf or "print to PDF" page: the content stream is nothing but q, Q, cm and
+ * Do of image XObjects), read from the embedded images themselves: DCT streams by
+ * libvips' jpegload (shrink-on-load where the scale allows), Flate and LZW streams
+ * as raw 8-bit pixels, each placed on the page by its transformation matrix, the
+ * page's /Rotate and its crop box, at `scale` (the size and the pixel grid that
+ * tc_pdf_open_banded gives the same page: poppler's render). RGBA8, transparent
+ * where no image is. `sequential`: the page is read top to bottom (an upright
+ * JPEG is then decoded as it is read).
+ * 1 with *out set; 0 when the page is not one this reader fully understands
+ * (anything else on the page, a soft mask, a /Decode array, an image mask,
+ * another colour space or filter, a turned or skewed image, annotations, a file
+ * qpdf cannot read): nothing is set and the caller renders the page with poppler;
+ * -1 with a libvips error when libvips fails on an understood page. */
+int tc_pdf_open_image_page(const char *filename, int page, double scale, int sequential, VipsImage **out);
+
 #endif

@@ -40,6 +40,8 @@ int tc_fetch(VipsRegion *region, int left, int top, int width, int height, uint8
 
 int tc_save_png(VipsImage *in, int compression, int palette, void **buffer, size_t *length);
 int tc_save_webp(VipsImage *in, int quality, int lossless, void **buffer, size_t *length);
+/* Lossy WebP at `quality` with libwebp's `effort` (its method, 0 fast … 6 small). */
+int tc_save_webp_effort(VipsImage *in, int quality, int effort, void **buffer, size_t *length);
 /* JPEG of `in` flattened onto `fill` (RGB, 0-255). */
 int tc_save_jpeg(VipsImage *in, int quality, const double fill[3], void **buffer, size_t *length);
 int tc_save_file(VipsImage *in, const char *filename);

@@ -170,6 +170,9 @@ public struct EncodingOptions: ParsableArguments {
   @Option(help: ArgumentHelp("WebP/JPEG quality, 1 to 100 (WebP is lossy and keeps transparency).", valueName: "q"))
   public var quality: Int = 85
 
+  @Option(help: ArgumentHelp("libwebp's effort for WebP tiles, 0 (fast) to 6 (small).", valueName: "0-6"))
+  public var webpEffort: Int = VipsTileEncoder.defaultWebPEffort
+
   @Option(
     help: ArgumentHelp(
       "Tiles whose every pixel is transparent or within TOLERANCE of COLOR are not written (e.g. white, '#f8f8f8:6'); JPEG tiles are filled with COLOR where transparent.",
@@ -187,6 +190,7 @@ public struct EncodingOptions: ParsableArguments {
   public func validate() throws {
     if !(0...9).contains(pngCompression) { throw ValidationError("--png-compression: \(pngCompression) is outside 0...9") }
     if !(1...100).contains(quality) { throw ValidationError("--quality: \(quality) is outside 1...100") }
+    if !(0...6).contains(webpEffort) { throw ValidationError("--webp-effort: \(webpEffort) is outside 0...6") }
     if palette && format != .png { throw ValidationError("--palette: only PNG tiles have a palette; drop it or use --format png") }
     for (option, value) in [("--background", background), ("--knockout", knockout)] {
       if let value {
@@ -197,7 +201,9 @@ public struct EncodingOptions: ParsableArguments {
 
   func encoder() -> VipsTileEncoder {
     let fill = background.flatMap { try? ColorRule(parsing: $0, option: "--background") }
-    return VipsTileEncoder(format: format, pngCompression: pngCompression, palette: palette, quality: quality, fill: fill)
+    var encoder = VipsTileEncoder(format: format, pngCompression: pngCompression, palette: palette, quality: quality, fill: fill)
+    encoder.webpEffort = webpEffort
+    return encoder
   }
 
   /// JPEG tiles cannot be transparent: a source with an alpha channel (or one made
