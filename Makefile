@@ -3,16 +3,19 @@ SWIFT ?= swift
 PREFIX ?= /usr/local
 # libvips (with libdeflate), poppler-glib, librsvg and cairo (PDF pages and SVG
 # drawings rendered in bands), ISA-L (the PNG reader's inflate), PROJ with its data,
-# libgeotiff, SQLite; strace for the test that proves no other program is started;
-# GDAL for the client package's tests; zsh and fish for the completion tests
-APT_PACKAGES = libvips-dev libpoppler-glib-dev librsvg2-dev libcairo2-dev libdeflate-dev libisal-dev libproj-dev proj-data libgeotiff-dev libsqlite3-dev strace gdal-bin python3-gdal zsh fish
+# libgeotiff, SQLite: what building and running tilecut needs (make run)
+APT_PACKAGES = libvips-dev libpoppler-glib-dev librsvg2-dev libcairo2-dev libdeflate-dev libisal-dev libproj-dev proj-data libgeotiff-dev libsqlite3-dev
+# what only the tests need (make test): strace for the test that proves no other
+# program is started; GDAL for the client package's tests; zsh and fish for the
+# completion tests
+APT_TEST_PACKAGES = strace gdal-bin python3-gdal zsh fish
 EXAMPLE = examples/floorplan/office.png
 
-.PHONY: deps build release run test bench install clean lint format
+.PHONY: deps test-deps build release run test bench install clean lint format
 
-# Every Debian package the build and the tests need; a fresh machine gets the missing ones.
-deps:
-	@missing=$$(for p in $(APT_PACKAGES); do \
+# Every Debian package the build needs (test-deps: and the tests); a fresh machine gets the missing ones.
+deps test-deps:
+	@missing=$$(for p in $(APT_PACKAGES) $(if $(filter test-deps,$@),$(APT_TEST_PACKAGES)); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
 	if [ -z "$$missing" ]; then :; \
 	elif [ "$$(id -u)" = 0 ]; then \
@@ -45,7 +48,7 @@ lint:
 format:
 	$(SWIFT) format --in-place --recursive $(SWIFT_SOURCES)
 
-test: deps lint
+test: test-deps lint
 	$(SWIFT) test
 	$(SWIFT) build
 	TILECUT=$$($(SWIFT) build --show-bin-path)/tilecut $(SWIFT) test --package-path examples/client
