@@ -38,6 +38,10 @@ public struct TilecutCommand: ParsableCommand {
       command = try parseAsRoot(args)
     } catch {
       if exitCode(for: error) == .success { exit(withError: error) }
+      if let hint = PeerSpellings.hint(args) {
+        Printer().error(hint)
+        Foundation.exit(2)
+      }
       let message = self.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
       Printer().error(message)
       Foundation.exit((error as? TilecutError)?.exitCode ?? 2)
@@ -205,6 +209,7 @@ public struct TileCommand: ParsableCommand {
     guard !inputs.isEmpty else {
       throw ValidationError("missing input: give an image to tile (see tilecut --help)")
     }
+    if let hint = PeerSpellings.positionalOutput(inputs) { throw ValidationError(hint) }
     do {
       try Vips.start()
       if runOptions.noVector { Vips.blockUntrusted(true) }
