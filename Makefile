@@ -10,8 +10,13 @@ APT_PACKAGES = libvips-dev libpoppler-glib-dev librsvg2-dev libcairo2-dev libdef
 # completion tests
 APT_TEST_PACKAGES = strace gdal-bin python3-gdal zsh fish
 EXAMPLE = examples/floorplan/office.png
+# pkg-config files without -pthread, first on the path: SwiftPM warns of that flag on
+# every build (scripts/quiet-pkgconfig.sh says why)
+QUIET_PC = $(CURDIR)/.build/pkgconfig
+USER_PKG_CONFIG_PATH := $(PKG_CONFIG_PATH)
+export PKG_CONFIG_PATH := $(QUIET_PC)$(if $(USER_PKG_CONFIG_PATH),:$(USER_PKG_CONFIG_PATH))
 
-.PHONY: deps test-deps build release run test bench install clean lint format
+.PHONY: deps test-deps quiet-pc build release run test bench install clean lint format build-quiet
 
 # Every Debian package the build needs (test-deps: and the tests); a fresh machine gets the missing ones.
 deps test-deps:
@@ -25,11 +30,19 @@ deps test-deps:
 	  echo "tilecut needs these Debian packages; run: sudo apt-get install -y" $$missing; exit 1; \
 	fi
 
-build: deps
+quiet-pc:
+	@PKG_CONFIG_PATH="$(USER_PKG_CONFIG_PATH)" sh scripts/quiet-pkgconfig.sh $(QUIET_PC)
+
+build: deps quiet-pc
 	$(SWIFT) build
 
-release: deps
+release: deps quiet-pc
 	$(SWIFT) build -c release
+
+# A build prints no warning: the build log is kept and read (make test runs it).
+build-quiet: deps quiet-pc
+	@$(SWIFT) build --build-tests >.build/build.log 2>&1; status=$$?; cat .build/build.log; exit $$status
+	@if grep -n "warning:" .build/build.log; then echo "the build printed warnings (above)"; exit 1; fi
 
 # Tiles the bundled floor plan into examples/out (256 + 512 px, manifest, preview page).
 run: release
@@ -48,9 +61,8 @@ lint:
 format:
 	$(SWIFT) format --in-place --recursive $(SWIFT_SOURCES)
 
-test: test-deps lint
+test: test-deps quiet-pc lint build-quiet
 	$(SWIFT) test
-	$(SWIFT) build
 	TILECUT=$$($(SWIFT) build --show-bin-path)/tilecut $(SWIFT) test --package-path examples/client
 
 bench: release
