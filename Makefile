@@ -16,7 +16,7 @@ QUIET_PC = $(CURDIR)/.build/pkgconfig
 USER_PKG_CONFIG_PATH := $(PKG_CONFIG_PATH)
 export PKG_CONFIG_PATH := $(QUIET_PC)$(if $(USER_PKG_CONFIG_PATH),:$(USER_PKG_CONFIG_PATH))
 
-.PHONY: deps test-deps quiet-pc build release run test bench install clean lint format build-quiet
+.PHONY: deps test-deps quiet-pc build release run test bench install clean lint format build-quiet doc-test
 
 # Every Debian package the build needs (test-deps: and the tests); a fresh machine gets the missing ones.
 deps test-deps:
@@ -61,8 +61,14 @@ lint:
 format:
 	$(SWIFT) format --in-place --recursive $(SWIFT_SOURCES)
 
+# Every ```sh block of README.md and examples/README.md, run in order in a scratch
+# copy with the release build (scripts/doc-test.sh)
+doc-test: release
+	sh scripts/doc-test.sh .build/release/tilecut
+
 test: test-deps quiet-pc lint build-quiet
 	$(SWIFT) test
+	$(MAKE) doc-test
 	TILECUT=$$($(SWIFT) build --show-bin-path)/tilecut $(SWIFT) test --package-path examples/client
 
 bench: release
@@ -73,4 +79,5 @@ install: release
 	install -m 0755 .build/release/tilecut $(DESTDIR)$(PREFIX)/bin/tilecut
 
 clean:
-	rm -rf .build examples/out
+	rm -rf .build examples/out examples/out-*
+	$(MAKE) -C examples/make clean

@@ -457,7 +457,7 @@ final class SignalCancellation: @unchecked Sendable {
     attached.withLock { $0.store }?.abort()
     printer.discard()
     printer.error("interrupted by \(sig == SIGINT ? "SIGINT" : "SIGTERM"); the previous output is unchanged")
-    _exit(128 + sig)
+    _exit(ExitStatus.signalled(sig))
   }
 
   func stop() {
@@ -495,7 +495,7 @@ final class SignalPipe: @unchecked Sendable {
             // no run is under way (parsing, planning before staging): nothing to undo
             let line = "error: interrupted by \(sig == SIGINT ? "SIGINT" : "SIGTERM")\n"
             _ = line.withCString { write(2, $0, strlen($0)) }
-            _exit(128 + sig)
+            _exit(ExitStatus.signalled(sig))
           }
         } else if n < 0 && errno == EINTR {
           continue
