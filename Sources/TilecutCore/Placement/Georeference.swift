@@ -154,7 +154,7 @@ public enum Georeference {
       fits(groundAspect(south: s2, west: w2, north: n2, east: e2))
     {
       text +=
-        "; latitude and longitude look swapped: did you mean --bounds \(format(s2)),\(format(w2)),\(format(n2)),\(format(e2)) (or these numbers with \(CoordinateOrder.flag), GDAL's order)?"
+        "; latitude and longitude look swapped: did you mean --bounds \(format(s2)),\(format(w2)),\(format(n2)),\(format(e2))? (or keep these numbers and add \(CoordinateOrder.flag), GDAL's order)"
     }
     return text
   }
