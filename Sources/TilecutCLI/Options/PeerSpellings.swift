@@ -35,9 +35,9 @@ enum PeerSpellings {
     switch name {
     case "--zoom", "-z":
       return "\(name) is gdal2tiles' spelling: tilecut takes " + zooms(value)
-    case "-r", "--resampling-method", "--resample":
-      let v = value.map { " " + resampling($0) } ?? " FILTER"
-      return "\(name) is gdal2tiles' spelling: tilecut takes --resampling\(v) (nearest, average, bilinear or lanczos3)"
+    case "-r", "--resampling", "--resampling-method", "--resample":
+      return
+        "\(name): tilecut has no choice of resampling; it draws every zoom with premultiplied bilinear, and a tent filter where a tile pixel spans several source pixels (GDAL's bilinear), then 2 × 2 averages; drop \(name)"
     case "--processes", "--threads":
       return "\(name) is gdal2tiles' spelling: tilecut takes --jobs \(value.flatMap { Int($0) }.map(String.init) ?? "N")"
     case "--xyz", "--tms":
@@ -67,17 +67,6 @@ enum PeerSpellings {
     if parts.count == 2, let lo = Int(parts[0]), let hi = Int(parts[1]) { return "--min-zoom \(lo) --max-zoom \(hi)" }
     if let z = Int(value) { return "--min-zoom \(z) --max-zoom \(z)" }
     return "--min-zoom Z --max-zoom Z"
-  }
-
-  /// gdal2tiles' and dzsave's filter names, in tilecut's words.
-  static func resampling(_ value: String) -> String {
-    switch value.lowercased() {
-    case "near", "nearest": return "nearest"
-    case "bilinear", "linear": return "bilinear"
-    case "average", "mode": return "average"
-    case "lanczos", "lanczos3", "cubic", "cubicspline": return "lanczos3"
-    default: return "FILTER"
-    }
   }
 
   /// A positional argument that names where output goes (`tilecut plan.png out/`):
