@@ -70,7 +70,8 @@ enum PeerSpellings {
   }
 
   /// A positional argument that names where output goes (`tilecut plan.png out/`):
-  /// a directory, or a path that does not exist and ends in "/" or has no extension.
+  /// after the first input, a directory, or a last path that does not exist and ends
+  /// in "/" or has no extension (a lone directory is refused as an input, exit 1).
   static func positionalOutput(_ inputs: [String]) -> String? {
     for (i, input) in inputs.enumerated() {
       var isDirectory: ObjCBool = false
@@ -78,7 +79,7 @@ enum PeerSpellings {
       let looksLikeOutput =
         !exists && i > 0 && i == inputs.count - 1 && !input.contains("[")
         && (input.hasSuffix("/") || !(input.split(separator: "/").last ?? "").contains("."))
-      if (exists && isDirectory.boolValue) || looksLikeOutput {
+      if (i > 0 && exists && isDirectory.boolValue) || looksLikeOutput {
         let what = exists ? "is a directory, not an image" : "does not exist"
         let dir = input.hasSuffix("/") ? String(input.dropLast()) : input
         return "\(input) \(what); tilecut's output is an option (gdal2tiles and dzsave take it positionally): did you mean -o \(dir)?"
