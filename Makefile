@@ -3,24 +3,30 @@ SWIFT ?= swift
 PREFIX ?= /usr/local
 # libvips (with libdeflate), poppler-glib, librsvg and cairo (PDF pages and SVG
 # drawings rendered in bands), ISA-L (the PNG reader's inflate), PROJ with its data,
-# libgeotiff, SQLite; strace for the test that proves no other program is started;
-# GDAL for the client package's tests; zsh and fish for the completion tests
-APT_PACKAGES = libvips-dev libpoppler-glib-dev librsvg2-dev libcairo2-dev libdeflate-dev libisal-dev libproj-dev proj-data libgeotiff-dev libsqlite3-dev strace gdal-bin python3-gdal zsh fish libqpdf-dev
+# libgeotiff, SQLite, qpdf (scanned PDF pages read from their images): what building
+# and running tilecut needs (make run)
+APT_PACKAGES = libvips-dev libpoppler-glib-dev librsvg2-dev libcairo2-dev libdeflate-dev libisal-dev libproj-dev proj-data libgeotiff-dev libsqlite3-dev libqpdf-dev
+# what only the tests need (make test): strace for the test that proves no other
+# program is started; GDAL for the client package's tests and the browser tests' geometry;
+# zsh and fish for the completion tests; Chromium, driven headless over the DevTools
+# protocol (--remote-debugging-pipe) by Tests/browser/drive.py (no selenium or chromedriver)
+APT_TEST_PACKAGES = strace gdal-bin python3-gdal zsh fish chromium
 EXAMPLE = examples/floorplan/office.png
 # the example's placement: a world file in ETRS89 / UTM zone 33N (its .prj beside it)
 # putting the office on Pariser Platz 3, Berlin; the preview draws it over OpenStreetMap
 EXAMPLE_PLACEMENT = --world-file examples/floorplan/office-berlin.pgw
 EXAMPLE_BASEMAP = --preview-basemap 'https://tile.openstreetmap.org/{z}/{x}/{y}.png' --preview-attribution '© OpenStreetMap contributors'
-# what only the browser tests need (make test): Chromium, driven headless over the
-# DevTools protocol (--remote-debugging-pipe) by Tests/browser/drive.py (Python's standard
-# library and GDAL's osr, python3-gdal above; no selenium or chromedriver)
-APT_BROWSER_TEST_PACKAGES = chromium
+# pkg-config files without -pthread, first on the path: SwiftPM warns of that flag on
+# every build (scripts/quiet-pkgconfig.sh says why)
+QUIET_PC = $(CURDIR)/.build/pkgconfig
+USER_PKG_CONFIG_PATH := $(PKG_CONFIG_PATH)
+export PKG_CONFIG_PATH := $(QUIET_PC)$(if $(USER_PKG_CONFIG_PATH),:$(USER_PKG_CONFIG_PATH))
 
-.PHONY: deps build release run test bench install clean lint format campus
+.PHONY: deps test-deps quiet-pc build release run test bench install clean lint format build-quiet doc-test campus
 
-# Every Debian package the build and the tests need; a fresh machine gets the missing ones.
-deps:
-	@missing=$$(for p in $(APT_PACKAGES); do \
+# Every Debian package the build needs (test-deps: and the tests); a fresh machine gets the missing ones.
+deps test-deps:
+	@missing=$$(for p in $(APT_PACKAGES) $(if $(filter test-deps,$@),$(APT_TEST_PACKAGES)); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
 	if [ -z "$$missing" ]; then :; \
 	elif [ "$$(id -u)" = 0 ]; then \
@@ -30,17 +36,19 @@ deps:
 	  echo "tilecut needs these Debian packages; run: sudo apt-get install -y" $$missing; exit 1; \
 	fi
 
-# make test installs Chromium for the browser tests (a prerequisite added on its own line)
-.PHONY: browser-test-deps
-test: browser-test-deps
-browser-test-deps:
-	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(APT_BROWSER_TEST_PACKAGES)"
+quiet-pc:
+	@PKG_CONFIG_PATH="$(USER_PKG_CONFIG_PATH)" sh scripts/quiet-pkgconfig.sh $(QUIET_PC)
 
-build: deps
+build: deps quiet-pc
 	$(SWIFT) build
 
-release: deps
+release: deps quiet-pc
 	$(SWIFT) build -c release
+
+# A build prints no warning: the build log is kept and read (make test runs it).
+build-quiet: deps quiet-pc
+	@$(SWIFT) build --build-tests >.build/build.log 2>&1; status=$$?; cat .build/build.log; exit $$status
+	@if grep -n "warning:" .build/build.log; then echo "the build printed warnings (above)"; exit 1; fi
 
 # Tiles the bundled floor plan into examples/out (256 + 512 px, manifest, preview page).
 run: release
@@ -65,9 +73,14 @@ lint:
 format:
 	$(SWIFT) format --in-place --recursive $(SWIFT_SOURCES)
 
-test: deps lint
+# Every ```sh block of README.md and examples/README.md, run in order in a scratch
+# copy with the release build (scripts/doc-test.sh)
+doc-test: release
+	sh scripts/doc-test.sh .build/release/tilecut
+
+test: test-deps quiet-pc lint build-quiet
 	$(SWIFT) test
-	$(SWIFT) build
+	$(MAKE) doc-test
 	TILECUT=$$($(SWIFT) build --show-bin-path)/tilecut $(SWIFT) test --package-path examples/client
 
 bench: release
@@ -79,4 +92,5 @@ install: release
 	install -m 0755 .build/release/tilecut $(DESTDIR)$(PREFIX)/bin/tilecut
 
 clean:
-	rm -rf .build examples/out examples/campus/tiles
+	rm -rf .build examples/out examples/out-* examples/campus/tiles
+	$(MAKE) -C examples/make clean

@@ -24,18 +24,18 @@ func reportingErrors(_ body: (Printer) throws -> Int32) throws {
     throw ExitCode(error.exitCode)
   } catch let error as VipsError {
     printer.error(error.description)
-    throw ExitCode(1)
+    throw ExitCode(ExitStatus.failure.rawValue)
   } catch let code as ExitCode {
     throw code
   } catch let interrupted as JobInterrupted {
     printer.error("interrupted by \(interrupted.signal == SIGINT ? "SIGINT" : "SIGTERM"); the previous output is unchanged")
-    throw ExitCode(128 + interrupted.signal)
+    throw ExitCode(ExitStatus.signalled(interrupted.signal))
   } catch let error as ValidationError {
     printer.error(error.message)
-    throw ExitCode(2)
+    throw ExitCode(ExitStatus.usage.rawValue)
   } catch {
     printer.error(sentence(for: error))
-    throw ExitCode(1)
+    throw ExitCode(ExitStatus.failure.rawValue)
   }
 }
 

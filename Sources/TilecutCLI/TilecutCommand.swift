@@ -40,9 +40,13 @@ public struct TilecutCommand: ParsableCommand {
       command = try parseAsRoot(args)
     } catch {
       if exitCode(for: error) == .success { exit(withError: error) }
+      if let hint = PeerSpellings.hint(args) {
+        Printer().error(hint)
+        Foundation.exit(ExitStatus.usage.rawValue)
+      }
       let message = self.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
       Printer().error(message)
-      Foundation.exit((error as? TilecutError)?.exitCode ?? 2)
+      Foundation.exit((error as? TilecutError)?.exitCode ?? ExitStatus.usage.rawValue)
     }
     do {
       try command.run()
@@ -51,7 +55,7 @@ public struct TilecutCommand: ParsableCommand {
       Foundation.exit(code.rawValue)
     } catch let error as ValidationError {
       Printer().error(error.message)
-      Foundation.exit(2)
+      Foundation.exit(ExitStatus.usage.rawValue)
     } catch let error as TilecutError {
       Printer().error(error.description)
       Foundation.exit(error.exitCode)
@@ -59,7 +63,7 @@ public struct TilecutCommand: ParsableCommand {
       // `tilecut help SUB` arrives here as the parser's own clean exit
       if exitCode(for: error) == .success { exit(withError: error) }
       Printer().error(sentence(for: error))
-      Foundation.exit(1)
+      Foundation.exit(ExitStatus.failure.rawValue)
     }
   }
 
@@ -207,6 +211,7 @@ public struct TileCommand: ParsableCommand {
     guard !inputs.isEmpty else {
       throw ValidationError("missing input: give an image to tile (see tilecut --help)")
     }
+    if let hint = PeerSpellings.positionalOutput(inputs) { throw ValidationError(hint) }
     do {
       try Vips.start()
       if runOptions.noVector { Vips.blockUntrusted(true) }
@@ -220,7 +225,7 @@ public struct TileCommand: ParsableCommand {
     } catch let interrupted as JobInterrupted {
       printer.discard()
       printer.error("interrupted by \(interrupted.signal == SIGINT ? "SIGINT" : "SIGTERM"); the previous output is unchanged")
-      throw ExitCode(128 + interrupted.signal)
+      throw ExitCode(ExitStatus.signalled(interrupted.signal))
     } catch let error as TilecutError {
       printer.discard()
       printer.error(error.description)
@@ -228,14 +233,14 @@ public struct TileCommand: ParsableCommand {
     } catch let error as VipsError {
       printer.discard()
       printer.error(error.description)
-      throw ExitCode(1)
+      throw ExitCode(ExitStatus.failure.rawValue)
     } catch let code as ExitCode {
       throw code
     } catch {
       // anything else is still a processing failure: one sentence, exit 1
       printer.discard()
       printer.error(sentence(for: error))
-      throw ExitCode(1)
+      throw ExitCode(ExitStatus.failure.rawValue)
     }
   }
 }

@@ -8,8 +8,8 @@ public enum TilecutError: Error, Equatable, CustomStringConvertible, Sendable {
 
   /// 2 for a usage error (a bad option value), 1 for everything else.
   public var exitCode: Int32 {
-    if case .invalidOption = self { return 2 }
-    return 1
+    if case .invalidOption = self { return ExitStatus.usage.rawValue }
+    return ExitStatus.failure.rawValue
   }
 
   public var description: String {

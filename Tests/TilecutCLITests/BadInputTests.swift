@@ -158,7 +158,7 @@ struct BadInputTests {
     c.expectClean(try runTool([c.path("missing.png"), "-o", c.path("out")]), status: 1, mentions: "missing.png")
     try FileManager.default.createDirectory(atPath: c.path("adir.png"), withIntermediateDirectories: true)
     c.expectClean(try runTool([c.path("adir.png"), "-o", c.path("out")]), status: 1, mentions: "adir.png")
-    FileManager.default.createFile(atPath: c.path("empty.png"), contents: Data())
+    #expect(FileManager.default.createFile(atPath: c.path("empty.png"), contents: Data()))
     c.expectClean(try runTool([c.path("empty.png"), "-o", c.path("out")]), status: 1, mentions: "empty.png")
     try Data("this is not an image\n".utf8).write(to: URL(fileURLWithPath: c.path("text.png")))
     c.expectClean(try runTool([c.path("text.png"), "-o", c.path("out")]), status: 1, mentions: "text.png")

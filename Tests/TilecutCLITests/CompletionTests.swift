@@ -21,7 +21,7 @@ func completionSandbox(script: String, name: String, _ function: String = #funct
   let file = URL(fileURLWithPath: dir + "/" + name)
   try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
   try script.write(to: file, atomically: true, encoding: .utf8)
-  FileManager.default.createFile(atPath: dir + "/plan.png", contents: Data())
+  #expect(FileManager.default.createFile(atPath: dir + "/plan.png", contents: Data()))
   try FileManager.default.createDirectory(atPath: dir + "/out", withIntermediateDirectories: true)
   try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
   let bin = URL(fileURLWithPath: try tilecutBinary()).deletingLastPathComponent().path

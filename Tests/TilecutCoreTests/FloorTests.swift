@@ -21,14 +21,14 @@ struct FloorTests {
 
   @Test("the next floor up or down, nil past the edge and at any offset, never a trap")
   func advanced() throws {
-    let basement = try #require(Floor(-1))
+    let basement = try Floor(-1, option: "--floor")
     #expect(basement.advanced(by: 1)?.number == 0 && basement.advanced(by: 2)?.number == 1)
-    let top = try #require(Floor(999_999))
+    let top = try Floor(999_999, option: "--floor")
     #expect(top.advanced(by: 1)?.number == 1_000_000)
     #expect(top.advanced(by: 2) == nil)
-    #expect(try #require(Floor(1_000_000)).advanced(by: Int.max) == nil)
-    #expect(try #require(Floor(-1_000_000)).advanced(by: Int.min) == nil)
-    #expect(try #require(Floor(-1_000_000)).advanced(by: -1) == nil)
+    #expect(try Floor(1_000_000, option: "--floor").advanced(by: Int.max) == nil)
+    #expect(try Floor(-1_000_000, option: "--floor").advanced(by: Int.min) == nil)
+    #expect(try Floor(-1_000_000, option: "--floor").advanced(by: -1) == nil)
   }
 
   @Test("floors sort by number and print as file names print them")

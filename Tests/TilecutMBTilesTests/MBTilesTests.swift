@@ -101,7 +101,7 @@ private let digest: @Sendable ([UInt8]) -> String = { bytes in
     writer.abort()
     #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
 
-    FileManager.default.createFile(atPath: path, contents: Data("user data".utf8))
+    #expect(FileManager.default.createFile(atPath: path, contents: Data("user data".utf8)))
     #expect(throws: TilecutError.self) { try MBTilesWriter(path: path, digest: digest) }
     #expect(FileManager.default.contents(atPath: path) == Data("user data".utf8))
   }
@@ -110,7 +110,7 @@ private let digest: @Sendable ([UInt8]) -> String = { bytes in
     let dir = try scratch("bad")
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let path = dir + "/x.mbtiles"
-    FileManager.default.createFile(atPath: path, contents: Data(repeating: 0x41, count: 4096))
+    #expect(FileManager.default.createFile(atPath: path, contents: Data(repeating: 0x41, count: 4096)))
     #expect(throws: TilecutError.self) { try MBTilesReader(path: path) }
     #expect(throws: TilecutError.self) { try MBTilesReader(path: dir + "/missing.mbtiles") }
   }

@@ -50,6 +50,12 @@ public final class Printer: Sendable {
     for line in lines { Self.write(line + "\n") }
   }
 
+  /// Forgets the plain lines kept back, keeping the warnings (an up-to-date run says so
+  /// in one line; the placement it repeats was logged by the run that wrote the output).
+  public func keepOnlyWarnings() {
+    state.withLock { s in s.held = s.held.filter { $0.hasPrefix("warning:") } }
+  }
+
   /// Forgets what was kept back (the run failed: its error says what matters).
   public func discard() {
     state.withLock { s in

@@ -3,7 +3,7 @@ import Synchronization
 import TilecutCore
 
 /// Counts finished tiles per level and tells the printer: a redrawn bar on a
-/// terminal, a line per finished level elsewhere.
+/// terminal; elsewhere (a log) one line per finished floor, in floor order.
 final class ProgressTracker: Sendable {
   private let printer: Printer
   private let planned: [LevelKey: Int]
@@ -14,7 +14,14 @@ final class ProgressTracker: Sendable {
   struct State {
     var done: [LevelKey: Int] = [:]
     var finished = 0
+    var floorDone: [Floor: Int] = [:]
+    /// Floors whose line was printed: the first `printedFloors` of `floors`.
+    var printedFloors = 0
   }
+
+  /// The floors with cells, in order, and each one's cells.
+  private let floors: [Floor]
+  private let floorCells: [Floor: Int]
 
   init(plan: TileJobPlan, printer: Printer) {
     self.printer = printer
@@ -34,6 +41,10 @@ final class ProgressTracker: Sendable {
     }
     self.planned = planned
     total = planned.values.reduce(0, +)
+    var floorCells: [Floor: Int] = [:]
+    for (key, n) in planned { floorCells[key.floor, default: 0] += n }
+    self.floorCells = floorCells
+    floors = floorCells.keys.sorted()
   }
 
   func start(jobs: Int) {
@@ -42,19 +53,27 @@ final class ProgressTracker: Sendable {
   }
 
   func tileDone(_ key: LevelKey) {
-    let (finished, zoomComplete) = state.withLock { s -> (Int, Bool) in
+    let (finished, lines) = state.withLock { s -> (Int, [String]) in
       s.done[key, default: 0] += 1
       s.finished += 1
-      guard s.done[key] == planned[key] else { return (s.finished, false) }
-      // a zoom of a floor is done when every tile size of it is
-      let siblings = planned.keys.filter { $0.floor == key.floor && $0.zoom == key.zoom }
-      return (s.finished, siblings.allSatisfy { s.done[$0, default: 0] == planned[$0] })
+      s.floorDone[key.floor, default: 0] += 1
+      guard !printer.isTerminal else { return (s.finished, []) }
+      // a floor's line once it and every floor before it are done: floor order in any log
+      var lines: [String] = []
+      while s.printedFloors < floors.count {
+        let floor = floors[s.printedFloors]
+        let cells = floorCells[floor] ?? 0
+        guard s.floorDone[floor, default: 0] >= cells else { break }
+        let zooms = planned.keys.filter { $0.floor == floor }.map(\.zoom)
+        lines.append("  floor \(floor) done: \(cells) cells, zooms \(zooms.min() ?? 0)-\(zooms.max() ?? 0)")
+        s.printedFloors += 1
+      }
+      return (s.finished, lines)
     }
     if printer.isTerminal {
       printer.progress(bar(finished, current: key), force: finished == total)
-    } else if zoomComplete {
-      let cells = planned.filter { $0.key.floor == key.floor && $0.key.zoom == key.zoom }.values.reduce(0, +)
-      printer.info("  floor \(key.floor), zoom \(key.zoom) done: \(cells) cells (\(finished)/\(total))")
+    } else {
+      for line in lines { printer.info(line) }
     }
   }
 

@@ -53,6 +53,7 @@ struct TileJob {
 
   func plan() throws -> TileJobPlan {
     let floorSources = try FloorResolver.resolve(inputs: inputs, options: floors, maxPixels: run.maxPixels)
+    if let split = FloorResolver.splitDescription(floorSources) { printer.info(split) }
     try encoding.checkTransparency(floorSources.map(\.input))
     let sizes = try pyramid.tileSizes()
     let encoder = encoding.encoder()
@@ -71,7 +72,9 @@ struct TileJob {
     let plans = job.floors
     let upsampled = Set(plans.flatMap { p in p.levels.filter(\.upsampled).flatMap { $0.cuts.map { "\($0.tileSize) px tiles at zoom \($0.zoom)" } } })
     if !upsampled.isEmpty {
-      notes.append("\(upsampled.sorted().joined(separator: ", ")) need more detail than the source has; they are upsampled")
+      notes.append(
+        "note: \(upsampled.sorted().joined(separator: ", ")) are drawn from the source's full detail, upsampled (it has no finer); --retina-depth native serves them by the 256 px tiles instead"
+      )
     }
     let settings = RenderSettings(
       template: template,
@@ -181,8 +184,10 @@ struct TileJob {
     cancel.start()
     defer { cancel.stop() }
     let plan = try self.plan()
-    for note in plan.notes { printer.warning(note) }
-    if run.dryRun { return try dryRun(plan, started: started) }
+    if run.dryRun {
+      for note in plan.notes { printer.info(note) }
+      return try dryRun(plan, started: started)
+    }
     try cancel.checkpoint()
 
     // ownership before any work: refuse an output holding anything tilecut did not write
@@ -203,11 +208,14 @@ struct TileJob {
         try store.markUpToDate()
         try writeDependencies(plan)
         if let path = output.changes { try ChangeList(entries: []).write(to: path) }
+        // without a terminal an up-to-date run is one line (and any warning)
+        printer.keepOnlyWarnings()
         printer.info("\(store.path): up to date")
         if run.json { try Printer.result(json: RunReport(output: store.path, upToDate: true)) }
         return 0
       }
     }
+    for note in plan.notes { printer.info(note) }
     try store.begin()
     var committed = false
     defer { if !committed { store.abort() } }
@@ -464,7 +472,7 @@ final class SignalCancellation: @unchecked Sendable {
     attached.withLock { $0.store }?.abort()
     printer.discard()
     printer.error("interrupted by \(sig == SIGINT ? "SIGINT" : "SIGTERM"); the previous output is unchanged")
-    _exit(128 + sig)
+    _exit(ExitStatus.signalled(sig))
   }
 
   func stop() {
@@ -502,7 +510,7 @@ final class SignalPipe: @unchecked Sendable {
             // no run is under way (parsing, planning before staging): nothing to undo
             let line = "error: interrupted by \(sig == SIGINT ? "SIGINT" : "SIGTERM")\n"
             _ = line.withCString { write(2, $0, strlen($0)) }
-            _exit(128 + sig)
+            _exit(ExitStatus.signalled(sig))
           }
         } else if n < 0 && errno == EINTR {
           continue

@@ -56,8 +56,18 @@ public struct PlacementOptions: ParsableArguments {
       valueName: "crs"))
   public var sourceCrs: String?
 
-  @Flag(help: "Placement warnings (bounds that do not fit the image, swapped latitude and longitude) are errors.")
+  @Flag(
+    help:
+      "Placement warnings (bounds that do not fit the image, swapped latitude and longitude) are errors, and so is an image that nothing placed on the map."
+  )
   public var strict = false
+
+  @Flag(
+    name: .customLong("lonlat"),
+    help: "Read every coordinate option longitude first, in GDAL's order: --center LON,LAT, --gcp X,Y,LON,LAT, --bounds WEST,SOUTH,EAST,NORTH.")
+  public var lonLatOrder = false
+
+  var coordinateOrder: CoordinateOrder { lonLatOrder ? .lonLat : .latLon }
 
   @OptionGroup(title: "Source pixels") public var pixels: PixelOptions
 
@@ -108,9 +118,16 @@ public struct PlacementOptions: ParsableArguments {
       if let sidecar = WorldFile.findSidecar(for: floor.input.path) {
         return try worldFilePlacement(sidecar, imagePath: floor.input.path, width: size.0, height: size.1, pyramid: pyramid)
       }
+      if strict {
+        throw TilecutError.invalidOption(
+          option: "--strict",
+          reason:
+            "\(floor.input.path) has no georeference, and --strict refuses an image that nothing placed; give --bounds, --gcp, --center, a world file with a .prj, or a GeoTIFF"
+        )
+      }
       if !noticed {
         printer.info(
-          "note: \(floor.input.path) has no georeference: it is placed in pixel space at the map's north-west corner (85.05° N, 180° W), native at zoom \(nativeZoom); to put it on the map give --bounds, --gcp, --center, a world file with a .prj, or a GeoTIFF"
+          "note: \(floor.input.path) has no georeference: it is placed in pixel space at the map's north-west corner (85.05° N, 180° W), native at zoom \(nativeZoom); to put it on the map give --bounds, --gcp, --center, a world file with a .prj, or a GeoTIFF (--strict refuses such an image)"
         )
         noticed = true
       }
@@ -126,8 +143,9 @@ public struct PlacementOptions: ParsableArguments {
   static func describe(_ placement: Placement, floor: Floor, width: Int, height: Int) -> String {
     let f = Manifest.Footprint(floor: floor, rect: placement.footprint(width: width, height: height).clampedToWorld)
     return String(
-      format: "floor %d: placed by %@, CRS %@, footprint S %.6f W %.6f N %.6f E %.6f, %.3g m per source pixel", floor.number,
-      placement.method, crsName(placement), f.south, f.west, f.north, f.east, placement.groundMetersPerPixel(width: width, height: height))
+      format: "floor %d: placed by %@, CRS %@, footprint S %.6f W %.6f N %.6f E %.6f, %.3g m per source pixel; %@", floor.number,
+      placement.method, crsName(placement), f.south, f.west, f.north, f.east, placement.groundMetersPerPixel(width: width, height: height),
+      f.location ?? "")
   }
 
   /// The CRS a placement's numbers were given in, for people.
@@ -305,7 +323,7 @@ public struct PlacementOptions: ParsableArguments {
 
   private func explicitPlacement(width: Int, height: Int, imagePath: String, pyramid: PyramidOptions, printer: Printer) throws -> Placement? {
     if let bounds {
-      let b = try Georeference.parseBounds(bounds)
+      let b = try Georeference.parseBounds(try coordinateOrder.bounds(bounds))
       if let warning = Georeference.aspectWarning(
         south: b.south, west: b.west, north: b.north, east: b.east, width: width, height: height, projection: sourceProjection)
       {
@@ -315,7 +333,14 @@ public struct PlacementOptions: ParsableArguments {
         south: b.south, west: b.west, north: b.north, east: b.east, width: width, height: height, projection: sourceProjection)
     }
     if !gcp.isEmpty {
-      let points = try gcp.map { try Georeference.parseControlPoint($0) }
+      let points = try gcp.map { try Georeference.parseControlPoint(try coordinateOrder.controlPoint($0)) }
+      if points.count == 2 {
+        let lat = (points[0].point.latitude + points[1].point.latitude) / 2
+        let lon = (points[0].point.longitude + points[1].point.longitude) / 2
+        if let warning = SwapCheck.warning(latitude: lat, longitude: lon, option: "--gcp", order: coordinateOrder) {
+          try warn(warning, printer: printer)
+        }
+      }
       let (placement, report) = try Georeference.fit(points, width: width, height: height)
       let worst = report.worstIndex.map { " at --gcp #\($0 + 1) (\(gcp[$0]))" } ?? ""
       let line = String(format: "control points: RMS residual %.2f px (%.3f m), worst %.2f px", report.rmsPixels, report.rmsMeters, report.maxPixels)
@@ -331,7 +356,10 @@ public struct PlacementOptions: ParsableArguments {
       return placement
     }
     if let center, let metersPerPixel = try metersPerPixel ?? drawingScaleMetersPerPixel() {
-      let point = try Georeference.parseLatLon(center, option: "--center")
+      let point = try Georeference.parseLatLon(try coordinateOrder.center(center), option: "--center")
+      if let warning = SwapCheck.warning(latitude: point.latitude, longitude: point.longitude, option: "--center", order: coordinateOrder) {
+        try warn(warning, printer: printer)
+      }
       return try Georeference.center(point, metersPerPixel: metersPerPixel, rotationDegrees: rotation ?? 0, width: width, height: height)
     }
     if let worldFile {

@@ -137,6 +137,8 @@ public struct Manifest: Codable, Sendable, Equatable {
   public struct Footprint: Codable, Sendable, Equatable {
     public var floor: Floor
     public var south, west, north, east: Double
+    /// Where the footprint's centre lies, in words (Gazetteer): "1.2 km NW of Berlin, Germany".
+    public var location: String?
 
     public init(floor: Floor, rect: WorldRect) {
       self.floor = floor
@@ -144,6 +146,7 @@ public struct Manifest: Codable, Sendable, Equatable {
       north = WebMercator.latitudeDegrees(v: rect.minV)
       west = WebMercator.longitudeDegrees(u: rect.minU)
       east = WebMercator.longitudeDegrees(u: rect.maxU)
+      location = Gazetteer.locate(latitude: (south + north) / 2, longitude: (west + east) / 2)?.text
     }
   }
 

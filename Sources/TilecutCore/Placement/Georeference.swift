@@ -76,7 +76,9 @@ public enum Georeference {
       let swapped = abs(lon) <= WebMercator.maxLatitude && abs(lat) <= 180
       throw TilecutError.invalidOption(
         option: option,
-        reason: "latitude \(lat) is beyond ±85.0511" + (swapped ? "; did you swap LAT and LON?" : ", the limit of Web-Mercator maps"))
+        reason: "latitude \(lat) is beyond ±85.0511"
+          + (swapped
+            ? "; did you swap LAT and LON? (\(CoordinateOrder.flag) reads longitude first, as GDAL does)" : ", the limit of Web-Mercator maps"))
     }
     if abs(lon) > 180 {
       throw TilecutError.invalidOption(option: option, reason: "longitude \(lon) is beyond ±180")
@@ -151,7 +153,8 @@ public enum Georeference {
     if abs(s2) <= WebMercator.maxLatitude, abs(n2) <= WebMercator.maxLatitude, s2 < n2, w2 < e2,
       fits(groundAspect(south: s2, west: w2, north: n2, east: e2))
     {
-      text += "; latitude and longitude look swapped: did you mean --bounds \(format(s2)),\(format(w2)),\(format(n2)),\(format(e2))?"
+      text +=
+        "; latitude and longitude look swapped: did you mean --bounds \(format(s2)),\(format(w2)),\(format(n2)),\(format(e2))? (or keep these numbers and add \(CoordinateOrder.flag), GDAL's order)"
     }
     return text
   }
@@ -243,7 +246,10 @@ public enum Georeference {
     let squaredScale = (transform.a * transform.a + transform.b * transform.b + transform.d * transform.d + transform.e * transform.e) / 2
     guard transform.determinant > 1e-6 * squaredScale, squaredScale.isFinite, let inverse = transform.inverse else {
       throw TilecutError.invalidOption(
-        option: option, reason: "the control points give a mirrored or degenerate placement; check that X,Y and LAT,LON are in the right order")
+        option: option,
+        reason:
+          "the control points give a mirrored or degenerate placement; check that X,Y and LAT,LON are in the right order (\(CoordinateOrder.flag) reads X,Y,LON,LAT)"
+      )
     }
     var sumPx = 0.0
     var sumM = 0.0

@@ -1,0 +1,163 @@
+import Foundation
+
+/// Where a point lies, in words a person checks at a glance: the nearest populated
+/// place and its country, or that it is at sea ("1.2 km NW of Berlin, Germany",
+/// "at sea, 1,240 km E of Mogadishu, Somalia"). Offline: the data ships with tilecut
+/// (GazetteerData.swift, made by scripts/make-gazetteer.py).
+public struct GazetteerLocation: Sendable, Equatable {
+  /// The nearest place of the gazetteer and its country.
+  public var place: String
+  public var country: String
+  /// Great-circle distance from the place, metres.
+  public var distanceMeters: Double
+  /// The compass point from the place to the point (N, NE, …), nil when closer than 100 m.
+  public var direction: String?
+  /// The point is on no country's land (1:110m outlines) and far from any place.
+  public var atSea: Bool
+
+  /// "1.2 km NW of Berlin, Germany"; "at sea, 1,240 km E of Mogadishu, Somalia".
+  public var text: String {
+    let near: String
+    if let direction {
+      near = "\(Gazetteer.formatDistance(distanceMeters)) \(direction) of \(place), \(country)"
+    } else {
+      near = "in \(place), \(country)"
+    }
+    return atSea ? "at sea, " + near : near
+  }
+}
+
+public enum Gazetteer {
+  struct Place {
+    var name: String
+    var country: String
+    var latitude: Double
+    var longitude: Double
+  }
+
+  struct Country {
+    var name: String
+    /// Rings of (lon, lat) points.
+    var rings: [[(Double, Double)]]
+    var box: (minLon: Double, minLat: Double, maxLon: Double, maxLat: Double)
+  }
+
+  /// A point this far from the nearest place, and on no country's outline, is at sea;
+  /// closer, it is on a coast the coarse outlines cut off, or on a small island.
+  static let seaDistanceMeters = 30_000.0
+
+  static let places: [Place] = GazetteerData.places.split(separator: "\n").compactMap { line in
+    let f = line.split(separator: "\t", omittingEmptySubsequences: false)
+    guard f.count == 4, let lat = Double(f[2]), let lon = Double(f[3]) else { return nil }
+    return Place(name: String(f[0]), country: String(f[1]), latitude: lat, longitude: lon)
+  }
+
+  static let countries: [Country] = GazetteerData.countries.split(separator: "\n").compactMap { line in
+    let f = line.split(separator: "\t")
+    guard f.count == 2 else { return nil }
+    let rings = f[1].split(separator: "|").map { ring in
+      ring.split(separator: " ").compactMap { pair -> (Double, Double)? in
+        let c = pair.split(separator: ",")
+        guard c.count == 2, let lon = Double(c[0]), let lat = Double(c[1]) else { return nil }
+        return (lon, lat)
+      }
+    }
+    let all = rings.joined()
+    guard let minLon = all.map(\.0).min(), let maxLon = all.map(\.0).max(), let minLat = all.map(\.1).min(),
+      let maxLat = all.map(\.1).max()
+    else { return nil }
+    return Country(name: String(f[0]), rings: rings, box: (minLon, minLat, maxLon, maxLat))
+  }
+
+  /// Where (latitude, longitude) in degrees lies, or nil for a point off the globe.
+  public static func locate(latitude: Double, longitude: Double) -> GazetteerLocation? {
+    guard latitude.isFinite, longitude.isFinite, abs(latitude) <= 90 else { return nil }
+    let lon = normalized(longitude)
+    var best: (place: Place, meters: Double)?
+    for place in places {
+      let d = distanceMeters(latitude, lon, place.latitude, place.longitude)
+      if d < (best?.meters ?? .infinity) { best = (place, d) }
+    }
+    guard let best else { return nil }
+    let onLand = country(latitude: latitude, longitude: lon) != nil
+    let bearing = bearingDegrees(from: (best.place.latitude, best.place.longitude), to: (latitude, lon))
+    return GazetteerLocation(
+      place: best.place.name, country: best.place.country, distanceMeters: best.meters,
+      direction: best.meters < 100 ? nil : compassPoint(bearing), atSea: !onLand && best.meters > seaDistanceMeters)
+  }
+
+  /// The Natural Earth country whose 1:110m outline holds the point, if any.
+  public static func country(latitude: Double, longitude: Double) -> String? {
+    let lon = normalized(longitude)
+    for c in countries
+    where lon >= c.box.minLon && lon <= c.box.maxLon && latitude >= c.box.minLat && latitude <= c.box.maxLat {
+      // even-odd over every ring: holes (lakes, enclaves) fall out
+      var inside = false
+      for ring in c.rings where ring.count >= 3 {
+        var j = ring.count - 1
+        for i in 0..<ring.count {
+          let (xi, yi) = ring[i]
+          let (xj, yj) = ring[j]
+          if (yi > latitude) != (yj > latitude) && lon < (xj - xi) * (latitude - yi) / (yj - yi) + xi { inside.toggle() }
+          j = i
+        }
+      }
+      if inside { return c.name }
+    }
+    return nil
+  }
+
+  /// Whether the point lies on a country's land or near a place (not in open sea).
+  public static func isOnLand(latitude: Double, longitude: Double) -> Bool {
+    guard let location = locate(latitude: latitude, longitude: longitude) else { return false }
+    return !location.atSea
+  }
+
+  static func normalized(_ longitude: Double) -> Double {
+    var lon = longitude.truncatingRemainder(dividingBy: 360)
+    if lon > 180 { lon -= 360 }
+    if lon < -180 { lon += 360 }
+    return lon
+  }
+
+  /// Haversine distance on the mean Earth sphere (6,371,008.8 m), metres.
+  static func distanceMeters(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
+    let r = 6_371_008.8
+    let p1 = lat1 * .pi / 180
+    let p2 = lat2 * .pi / 180
+    let dp = p2 - p1
+    let dl = (lon2 - lon1) * .pi / 180
+    let a = sin(dp / 2) * sin(dp / 2) + cos(p1) * cos(p2) * sin(dl / 2) * sin(dl / 2)
+    return 2 * r * asin(min(1, a.squareRoot()))
+  }
+
+  /// Initial bearing from one point to another, degrees clockwise from north.
+  static func bearingDegrees(from a: (Double, Double), to b: (Double, Double)) -> Double {
+    let p1 = a.0 * .pi / 180
+    let p2 = b.0 * .pi / 180
+    let dl = (b.1 - a.1) * .pi / 180
+    let y = sin(dl) * cos(p2)
+    let x = cos(p1) * sin(p2) - sin(p1) * cos(p2) * cos(dl)
+    let deg = atan2(y, x) * 180 / .pi
+    return deg < 0 ? deg + 360 : deg
+  }
+
+  static func compassPoint(_ bearing: Double) -> String {
+    let names = ["N", "NE", "E", "SE", "S", "SW", "W", "NW"]
+    return names[Int((bearing / 45).rounded()) % 8]
+  }
+
+  /// "0.4 km", "12 km", "1,240 km".
+  static func formatDistance(_ meters: Double) -> String {
+    let km = meters / 1000
+    if km < 10 { return String(format: "%.1f km", km) }
+    let whole = Int(km.rounded())
+    var digits = String(whole)
+    var out = ""
+    while digits.count > 3 {
+      out = "," + digits.suffix(3) + out
+      digits.removeLast(3)
+    }
+    return digits + out + " km"
+  }
+}

@@ -1,0 +1,47 @@
+import Testing
+
+@testable import TilecutCore
+
+@Suite struct GazetteerTests {
+  @Test func aPlanInBerlinIsNamedBerlin() throws {
+    let here = try #require(Gazetteer.locate(latitude: 52.5200, longitude: 13.4050))
+    #expect(here.place == "Berlin")
+    #expect(here.country == "Germany")
+    #expect(!here.atSea)
+    #expect(here.distanceMeters < 2_000)
+    #expect(Gazetteer.country(latitude: 52.52, longitude: 13.405) == "Germany")
+  }
+
+  @Test func directionAndDistanceReadFromThePlace() throws {
+    // 4 km north of the centre of Paris
+    let here = try #require(Gazetteer.locate(latitude: 48.89, longitude: 2.3488))
+    #expect(here.place == "Paris")
+    #expect(here.direction == "N")
+    #expect(here.text.hasSuffix(" km N of Paris, France"))
+    // Berlin to Paris, great circle: 878 km (published figure; the sphere is within 0.5 %)
+    let d = Gazetteer.distanceMeters(52.5244, 13.4105, 48.8534, 2.3488)
+    #expect(abs(d - 878_000) < 5_000)
+  }
+
+  @Test func theSwappedReadingOfBerlinIsAtSea() throws {
+    // lon,lat read as lat,lon: 13.405° N 52.52° E, the Arabian Sea off Yemen
+    let swapped = try #require(Gazetteer.locate(latitude: 13.405, longitude: 52.52))
+    #expect(swapped.atSea)
+    #expect(swapped.text.hasPrefix("at sea, "))
+    #expect(Gazetteer.country(latitude: 13.405, longitude: 52.52) == nil)
+  }
+
+  @Test func inlandPointsAreOnLandAndOceansAreNot() {
+    #expect(Gazetteer.isOnLand(latitude: 40.4168, longitude: -3.7038))  // Madrid
+    #expect(Gazetteer.isOnLand(latitude: -33.8688, longitude: 151.2093))  // Sydney, on the coast
+    #expect(Gazetteer.isOnLand(latitude: 1.3521, longitude: 103.8198))  // Singapore, no 1:110m outline
+    #expect(!Gazetteer.isOnLand(latitude: -30, longitude: -140))  // South Pacific
+    #expect(!Gazetteer.isOnLand(latitude: 35, longitude: -40))  // North Atlantic
+  }
+
+  @Test func distancesAreWrittenForPeople() {
+    #expect(Gazetteer.formatDistance(1_234) == "1.2 km")
+    #expect(Gazetteer.formatDistance(1_240_400) == "1,240 km")
+    #expect(Gazetteer.formatDistance(12_345_678) == "12,346 km")
+  }
+}

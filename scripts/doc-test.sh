@@ -1,0 +1,55 @@
+#!/bin/sh
+# The documentation test (make test): runs every ```sh block of README.md, then of
+# examples/README.md, in order, in a scratch copy of the repository, with the tilecut
+# given as $1 on PATH and as .build/release/tilecut. A block runs with `sh -e`; it must
+# exit 0, or N when the line before it says <!-- exits N -->. A block after
+# <!-- not run: why --> is skipped (it needs what a test cannot have, or is make test).
+set -eu
+tilecut=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+root=$(cd "$(dirname "$0")/.." && pwd)
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/tilecut-doc-test.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+(cd "$root" && tar cf - --exclude='examples/out*' --exclude='examples/make/tiles*' README.md examples) | (cd "$scratch" && tar xf -)
+mkdir -p "$scratch/.build/release" "$scratch/bin"
+ln -s "$tilecut" "$scratch/.build/release/tilecut"
+ln -s "$tilecut" "$scratch/bin/tilecut"
+PATH="$scratch/bin:$PATH"
+export PATH
+
+ran=0
+failed=0
+for doc in README.md examples/README.md; do
+  # each block to its own file, with the status it must end with
+  awk -v dir="$scratch/blocks" -v doc="$doc" '
+    BEGIN { n = 0; system("mkdir -p \"" dir "\"") }
+    /^```sh[ \t]*$/ && !inblock {
+      inblock = 1; skip = (prev ~ /^<!-- not run/); n++
+      status = 0; if (match(prev, /<!-- exits [0-9]+ -->/)) { status = substr(prev, RSTART + 11, RLENGTH - 15) + 0 }
+      file = sprintf("%s/%s.%03d", dir, doc, n); gsub("/", "_", file); file = dir "/" substr(file, length(dir) + 2)
+      if (!skip) { printf "" > file; print status > (file ".status"); print FNR > (file ".line") }
+      next
+    }
+    /^```/ && inblock { inblock = 0; if (!skip) close(file); next }
+    inblock { if (!skip) print >> file; next }
+    { if ($0 != "") prev = $0 }
+  ' "$root/$doc"
+  for block in $(ls "$scratch/blocks" | grep -v '\.\(status\|line\)$' | sort); do
+    want=$(cat "$scratch/blocks/$block.status")
+    line=$(cat "$scratch/blocks/$block.line")
+    set +e
+    (cd "$scratch" && sh -e "$scratch/blocks/$block") >"$scratch/out.txt" 2>&1
+    got=$?
+    set -e
+    ran=$((ran + 1))
+    if [ "$got" != "$want" ]; then
+      failed=$((failed + 1))
+      echo "doc-test: $doc:$line exited $got, the documentation says $want:"
+      sed 's/^/    /' "$scratch/blocks/$block"
+      echo "  output:"
+      tail -n 20 "$scratch/out.txt" | sed 's/^/    /'
+    fi
+    rm -f "$scratch/blocks/$block" "$scratch/blocks/$block.status" "$scratch/blocks/$block.line"
+  done
+done
+echo "doc-test: $ran shell blocks of README.md and examples/README.md run, $failed failed"
+[ "$failed" = 0 ]
