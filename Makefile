@@ -5,7 +5,7 @@ PREFIX ?= /usr/local
 # drawings rendered in bands), ISA-L (the PNG reader's inflate), PROJ with its data,
 # libgeotiff, SQLite; strace for the test that proves no other program is started;
 # GDAL for the client package's tests; zsh and fish for the completion tests
-APT_PACKAGES = libvips-dev libpoppler-glib-dev librsvg2-dev libcairo2-dev libdeflate-dev libisal-dev libproj-dev proj-data libgeotiff-dev libsqlite3-dev strace gdal-bin python3-gdal zsh fish
+APT_PACKAGES = libvips-dev libpoppler-glib-dev librsvg2-dev libcairo2-dev libdeflate-dev libisal-dev libproj-dev proj-data libgeotiff-dev libgdal-dev libsqlite3-dev strace gdal-bin python3-gdal zsh fish
 EXAMPLE = examples/floorplan/office.png
 
 .PHONY: deps build release run test bench install clean lint format

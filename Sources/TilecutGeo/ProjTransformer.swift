@@ -22,9 +22,11 @@ public struct CRSDefinition: Hashable, Sendable, Codable {
 /// A PJ may not be used from two threads at once: calls take a lock, and callers
 /// pass whole arrays so that it is taken once per batch.
 public final class ProjTransformer: @unchecked Sendable {
-  private let context: OpaquePointer
-  private let transform: OpaquePointer
-  private let lock = Mutex<Void>(())
+  let context: OpaquePointer
+  let transform: OpaquePointer
+  let source: OpaquePointer
+  let target: OpaquePointer
+  let lock = Mutex<Void>(())
 
   /// Parses a CRS and describes it; throws with PROJ's reason when it is not one.
   public static func describe(_ definition: String, option: String, files: [String] = []) throws -> CRSDefinition {
@@ -82,27 +84,34 @@ public final class ProjTransformer: @unchecked Sendable {
       proj_context_destroy(ctx)
       throw error
     }
-    defer { proj_destroy(source) }
     guard let target = proj_create(ctx, "EPSG:3857") else {
+      proj_destroy(source)
       proj_context_destroy(ctx)
       throw TilecutError.invalidOption(option: option, reason: "PROJ's database has no EPSG:3857 (is proj-data installed?)")
     }
-    defer { proj_destroy(target) }
     guard let raw = proj_create_crs_to_crs_from_pj(ctx, source, target, nil, nil) else {
+      proj_destroy(source)
+      proj_destroy(target)
       proj_context_destroy(ctx)
       throw TilecutError.invalidOption(option: option, reason: "PROJ finds no way from \(crs.name) to Web Mercator")
     }
     defer { proj_destroy(raw) }
     guard let normalised = proj_normalize_for_visualization(ctx, raw) else {
+      proj_destroy(source)
+      proj_destroy(target)
       proj_context_destroy(ctx)
       throw TilecutError.invalidOption(option: option, reason: "PROJ cannot order the axes of \(crs.name)")
     }
     context = ctx
     transform = normalised
+    self.source = source
+    self.target = target
   }
 
   deinit {
     proj_destroy(transform)
+    proj_destroy(source)
+    proj_destroy(target)
     proj_context_destroy(context)
   }
 

@@ -8,14 +8,20 @@ public struct ProjectedMapping: SourceMapping {
   /// Source pixel (GDAL continuous) → CRS coordinates (easting, northing).
   public let toCRS: TilecutCore.AffineTransform
   private let fromCRS: TilecutCore.AffineTransform
-  private let proj: ProjTransformer
+  let proj: ProjTransformer
+  /// Control points fitted as gdalwarp fits them, when they (not `toCRS`) map pixels to the CRS.
+  private let controlPoints: GDALControlPointTransformer?
 
-  public init(crs: CRSDefinition, toCRS: TilecutCore.AffineTransform, option: String = "--source-crs") throws {
+  public init(
+    crs: CRSDefinition, toCRS: TilecutCore.AffineTransform, controlPoints: GDALControlPointTransformer? = nil,
+    option: String = "--source-crs"
+  ) throws {
     guard let inverse = toCRS.inverse else {
       throw TilecutError.invalidOption(option: option, reason: "the pixel-to-map transform is degenerate (zero pixel size)")
     }
     self.crs = crs
     self.toCRS = toCRS
+    self.controlPoints = controlPoints
     fromCRS = inverse
     proj = try ProjTransformer(crs: crs, option: option)
   }
@@ -27,7 +33,15 @@ public struct ProjectedMapping: SourceMapping {
     }
     let crs = CRSDefinition(
       definition: definition, name: placement.crsName ?? definition, isWebMercator: false, isWGS84LonLat: false, files: [])
-    try self.init(crs: crs, toCRS: toCRS)
+    var fitted: GDALControlPointTransformer?
+    if let points = placement.crsControlPoints, let order = placement.crsControlPointOrder, order != 1 {
+      let pairs = points.filter { $0.count == 4 }.map { (pixel: PixelPoint(x: $0[0], y: $0[1]), model: PixelPoint(x: $0[2], y: $0[3])) }
+      guard let transformer = GDALControlPointTransformer(pairs, order: order < 0 ? nil : order) else {
+        throw TilecutError.invalidOption(option: "--gcp-order", reason: "GDAL cannot fit the placement's control points")
+      }
+      fitted = transformer
+    }
+    try self.init(crs: crs, toCRS: toCRS, controlPoints: fitted)
   }
 
   public var affine: TilecutCore.AffineTransform? { nil }
@@ -36,10 +50,14 @@ public struct ProjectedMapping: SourceMapping {
     var x = [Double](repeating: 0, count: pixels.count)
     var y = x
     for (i, p) in pixels.enumerated() {
-      let c = toCRS.apply(p.x, p.y)
-      x[i] = c.x
-      y[i] = c.y
+      if controlPoints != nil {
+        (x[i], y[i]) = (p.x, p.y)
+      } else {
+        let c = toCRS.apply(p.x, p.y)
+        (x[i], y[i]) = (c.x, c.y)
+      }
     }
+    controlPoints?.transform(x: &x, y: &y)
     proj.transform(x: &x, y: &y)
     return (0..<pixels.count).map { i in
       guard x[i].isFinite else { return WorldPoint(u: .nan, v: .nan) }
@@ -52,6 +70,10 @@ public struct ProjectedMapping: SourceMapping {
     var x = world.map { $0.u * 2 * s - s }
     var y = world.map { s - $0.v * 2 * s }
     proj.transform(x: &x, y: &y, inverse: true)
+    if let controlPoints {
+      controlPoints.transform(x: &x, y: &y, inverse: true)
+      return (0..<world.count).map { i in x[i].isFinite ? PixelPoint(x: x[i], y: y[i]) : .undefined }
+    }
     return (0..<world.count).map { i in
       guard x[i].isFinite else { return .undefined }
       let p = fromCRS.apply(x[i], y[i])
@@ -68,18 +90,28 @@ public enum GeoPlacement {
   /// (nil: the source's own resolution).
   public static func make(
     method: String, toCRS: TilecutCore.AffineTransform, crs: CRSDefinition, width: Int, height: Int, deepestZoom: Int? = nil,
-    option: String
+    controlPoints: [(pixel: PixelPoint, model: PixelPoint)]? = nil, controlPointOrder: Int? = nil, option: String
   ) throws -> Placement {
     guard width > 0, height > 0 else {
       throw TilecutError.invalidOption(option: option, reason: "the image is \(width)×\(height) pixels; it needs at least one")
     }
     var placement: Placement
-    if crs.isWebMercator {
+    var fitted: GDALControlPointTransformer?
+    if let controlPoints, let order = controlPointOrder, order != 1 {
+      guard let transformer = GDALControlPointTransformer(controlPoints, order: order < 0 ? nil : order) else {
+        throw TilecutError.invalidOption(
+          option: option,
+          reason: "GDAL cannot fit its \(controlPoints.count) control points with " + (order < 0 ? "a thin-plate spline" : "order \(order)")
+            + "; try --gcp-order 1")
+      }
+      fitted = transformer
+    }
+    if fitted == nil && crs.isWebMercator {
       placement = try WorldFile.placement(transform: toCRS, crs: .epsg3857)
-    } else if crs.isWGS84LonLat && abs(toCRS.b) < 1e-15 && abs(toCRS.d) < 1e-15 {
+    } else if fitted == nil && crs.isWGS84LonLat && abs(toCRS.b) < 1e-15 && abs(toCRS.d) < 1e-15 {
       placement = try WorldFile.placement(transform: toCRS, crs: .epsg4326)
     } else {
-      let mapping = try ProjectedMapping(crs: crs, toCRS: toCRS, option: option)
+      let mapping = try ProjectedMapping(crs: crs, toCRS: toCRS, controlPoints: fitted, option: option)
       guard let local = MappedOutline.localAffine(mapping, width: width, height: height) else {
         throw TilecutError.invalidOption(
           option: option, reason: "the image's centre does not map to Web Mercator from \(crs.name); is the CRS right?")
@@ -96,6 +128,24 @@ public enum GeoPlacement {
         throw TilecutError.invalidOption(option: option, reason: "no edge of the image maps to Web Mercator from \(crs.name)")
       }
       placement.mappedFootprint = footprint
+      if fitted != nil, let controlPoints {
+        placement.crsControlPoints = controlPoints.map { [$0.pixel.x, $0.pixel.y, $0.model.x, $0.model.y] }
+        placement.crsControlPointOrder = controlPointOrder
+      }
+      let centre =
+        fitted.map { f -> (Double, Double) in
+          var x = [Double(width) / 2]
+          var y = [Double(height) / 2]
+          f.transform(x: &x, y: &y)
+          return (x[0], y[0])
+        }
+        ?? {
+          let c = toCRS.apply(Double(width) / 2, Double(height) / 2)
+          return (c.x, c.y)
+        }()
+      let operation = mapping.proj.operation(atX: centre.0, y: centre.1)
+      placement.crsOperation = operation?.summary
+      placement.crsOperationWarning = operation?.warning
     }
     placement.method = method
     placement.crsName = crs.name

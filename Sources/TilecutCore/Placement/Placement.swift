@@ -35,6 +35,16 @@ public struct Placement: Hashable, Sendable, Codable {
   /// Files beside the input that the placement was read from (world file, .prj, a WKT
   /// file named by --source-crs): a change to any of them changes the output.
   public var sidecars: [String] = []
+  /// For `.projected` placements from control points, fitted as gdalwarp fits them:
+  /// (pixel x, pixel y, CRS x, CRS y) each; `crsTransform` is then their affine fit.
+  public var crsControlPoints: [[Double]]?
+  /// Their polynomial order (0: GDAL's choice from the count of points; 1, 2, 3), or -1
+  /// for a thin-plate spline.
+  public var crsControlPointOrder: Int?
+  /// The transformation PROJ chose to Web Mercator, for people ("NAD27 to WGS 84 (4), 10 m").
+  public var crsOperation: String?
+  /// Why that transformation may be off (a ballpark one, a missing grid), with the fix.
+  public var crsOperationWarning: String?
 
   public init(method: String, projection: SourceProjection = .webMercator, transform: AffineTransform, nativeZoom: Int? = nil) {
     self.method = method
