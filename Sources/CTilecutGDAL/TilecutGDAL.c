@@ -64,6 +64,12 @@ static char *export_wkt(OGRSpatialReferenceH srs) {
   return out;
 }
 
+static int axis_swap(OGRSpatialReferenceH srs) {
+  int count = 0;
+  const int *mapping = srs ? OSRGetDataAxisToSRSAxisMapping(srs, &count) : NULL;
+  return mapping && count >= 2 && mapping[0] == 2 && mapping[1] == 1;
+}
+
 int tc_gdal_read(const char *path, tc_gdal_info *info) {
   memset(info, 0, sizeof(*info));
   pthread_once(&register_once, register_drivers);
@@ -93,6 +99,7 @@ int tc_gdal_read(const char *path, tc_gdal_info *info) {
       memcpy(info->geotransform, t, sizeof(t));
     }
     info->crs_wkt = export_wkt(GDALGetSpatialRef(dataset));
+    info->crs_axis_swap = axis_swap(GDALGetSpatialRef(dataset));
     int count = GDALGetGCPCount(dataset);
     const GDAL_GCP *gcps = count > 0 ? GDALGetGCPs(dataset) : NULL;
     if (gcps) {
@@ -107,6 +114,7 @@ int tc_gdal_read(const char *path, tc_gdal_info *info) {
         }
       }
       info->gcp_crs_wkt = export_wkt(GDALGetGCPSpatialRef(dataset));
+      info->gcp_crs_axis_swap = axis_swap(GDALGetGCPSpatialRef(dataset));
     }
     char **files = GDALGetFileList(dataset);
     if (files) {

@@ -16,9 +16,12 @@ public struct GDALGeoreference: Sendable {
   public var geoTransform: TilecutCore.AffineTransform?
   /// The CRS as WKT2:2019, when GDAL gives one.
   public var crsWKT: String?
+  /// GDAL's axis mapping for that CRS: true when data (X, Y) are its second and first axes.
+  public var crsAxisSwap: Bool
   /// Control points: source pixel → coordinates in `controlPointCRSWKT`.
   public var controlPoints: [(pixel: PixelPoint, model: PixelPoint)]
   public var controlPointCRSWKT: String?
+  public var controlPointCRSAxisSwap: Bool
   /// Files beside the raster that GDAL read (world file, `.aux.xml`, …).
   public var sidecars: [String]
   /// GDAL's warnings while reading (contradictory tags, …).
@@ -35,7 +38,8 @@ public struct GDALGeoreference: Sendable {
     }
     var georeference = GDALGeoreference(
       driver: text(info.driver) ?? "unknown", width: Int(info.width), height: Int(info.height), geoTransform: nil,
-      crsWKT: text(info.crs_wkt), controlPoints: [], controlPointCRSWKT: text(info.gcp_crs_wkt), sidecars: lines(info.files),
+      crsWKT: text(info.crs_wkt), crsAxisSwap: info.crs_axis_swap != 0, controlPoints: [],
+      controlPointCRSWKT: text(info.gcp_crs_wkt), controlPointCRSAxisSwap: info.gcp_crs_axis_swap != 0, sidecars: lines(info.files),
       warnings: lines(info.warnings))
     if info.has_geotransform != 0 {
       let t = withUnsafeBytes(of: info.geotransform) { Array($0.bindMemory(to: Double.self)) }

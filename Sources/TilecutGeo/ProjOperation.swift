@@ -48,7 +48,7 @@ extension ProjTransformer {
   /// whether a better one needs a grid that is missing.
   public func operation(atX x: Double, y: Double) -> ProjOperation? {
     lock.withLock { _ -> ProjOperation? in
-      var coordinate = proj_coord(x, y, 0, 0)
+      var coordinate = swapSource ? proj_coord(y, x, 0, 0) : proj_coord(x, y, 0, 0)
       proj_errno_reset(transform)
       coordinate = proj_trans(transform, PJ_FWD, coordinate)
       guard coordinate.xy.x.isFinite, let used = proj_trans_get_last_used_operation(transform) else { return nil }

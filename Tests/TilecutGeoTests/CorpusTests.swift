@@ -67,59 +67,76 @@ struct WorldBox {
   }
 }
 
-/// Where GDAL puts a raster: the box of its edges densified through gdaltransform (a pole
-/// inside the raster extends it to the map's edge), and its pixel size in world units.
+/// Where GDAL puts a raster: the box of its edges densified through GDAL's own
+/// transformer to EPSG:3857 (the one gdalwarp uses: geotransform or control points, then
+/// PROJ), a pole inside the raster extending it to the map's edge; and its pixel size.
+/// One python3-gdal process for all files (GDAL's programs take a second each to start).
 struct GDALFootprint {
   var box: WorldBox
   var pixel: Double
 
-  /// nil when GDAL does not place the raster on the Earth (no geotransform nor control
-  /// points, or no CRS, or one PROJ cannot take to WGS 84).
-  static func of(_ path: String) throws -> GDALFootprint? {
-    guard let data = try runTool("gdalinfo", ["-json", path]).data(using: .utf8),
-      let info = try JSONSerialization.jsonObject(with: data) as? [String: Any], let size = info["size"] as? [Int], size.count == 2
-    else { return nil }
-    let gcps = (info["gcps"] as? [String: Any])?["gcpList"] as? [Any] ?? []
-    guard info["geoTransform"] != nil || !gcps.isEmpty else { return nil }
-    let system = (info["coordinateSystem"] as? [String: Any]) ?? ((info["gcps"] as? [String: Any])?["coordinateSystem"] as? [String: Any])
-    let wkt = system?["wkt"] as? String ?? ""
-    var srs: [String] = []
-    if wkt.isEmpty || wkt.hasPrefix("ENGCRS") {
-      // a .prj beside a world file is the CRS for GIS users (GDAL ignores it for PNG and GIF)
-      let prj = (path as NSString).deletingPathExtension + ".prj"
-      guard FileManager.default.fileExists(atPath: prj) else { return nil }
-      srs = ["-s_srs", prj]
+  static let script = """
+    import json, math, os, sys
+    from osgeo import gdal, osr
+    gdal.UseExceptions()
+    S = 20037508.342789244
+    out = {}
+    for path in sys.stdin.read().split("\\n"):
+        if not path: continue
+        out[path] = None
+        try:
+            ds = gdal.Open(path)
+            gt = ds.GetGeoTransform(can_return_null=True)
+            if gt is None and ds.GetGCPCount() == 0: continue
+            srs = ds.GetSpatialRef() if gt is not None else ds.GetGCPSpatialRef()
+            options = ["DST_SRS=EPSG:3857"]
+            if srs is None or srs.IsLocal():
+                # a .prj beside a world file is the CRS for GIS users (GDAL ignores it for PNG and GIF)
+                prj = os.path.splitext(path)[0] + ".prj"
+                if not os.path.exists(prj): continue
+                options.append("SRC_SRS=" + open(prj).read())
+            w, h = ds.RasterXSize, ds.RasterYSize
+            tr = gdal.Transformer(ds, None, options)
+            steps = 64
+            pixels = []
+            for i in range(steps + 1):
+                t = i / steps
+                pixels += [(t * w, 0), (w, t * h), (w - t * w, h), (0, h - t * h)]
+            us, vs = [], []
+            for x, y in pixels:
+                ok, p = tr.TransformPoint(0, x, y)
+                if not ok or not math.isfinite(p[0]): raise ValueError("edge")
+                us.append((p[0] + S) / (2 * S))
+                vs.append(min(max((S - p[1]) / (2 * S), 0), 1) if math.isfinite(p[1]) else (0 if p[1] > 0 else 1))
+            box = [min(us), min(vs), max(us), max(vs)]
+            geo = gdal.Transformer(ds, None, [o.replace("EPSG:3857", "EPSG:4326") for o in options])
+            for k, lat in enumerate((90, -90)):
+                ok, p = geo.TransformPoint(1, 0, lat)
+                if ok and 0 <= p[0] <= w and 0 <= p[1] <= h:
+                    box[0], box[2] = 0, 1
+                    box[1 if k == 0 else 3] = 0 if k == 0 else 1
+            sizes = sorted(math.hypot(us[i + 4] - us[i], vs[i + 4] - vs[i]) / math.hypot(pixels[i + 4][0] - pixels[i][0], pixels[i + 4][1] - pixels[i][1])
+                           for i in range(len(pixels) - 4) if 0 < math.hypot(us[i + 4] - us[i], vs[i + 4] - vs[i]) < 0.5)
+            if sizes: out[path] = {"box": box, "pixel": sizes[len(sizes) // 2]}
+        except Exception:
+            pass
+    print(json.dumps(out))
+    """
+
+  /// GDAL's footprints of `files`; a file is absent where GDAL does not place it on the
+  /// Earth (no geotransform nor control points, no CRS, or one PROJ cannot take to Web Mercator).
+  static func of(_ files: [String]) throws -> [String: GDALFootprint] {
+    let text = try runTool("/usr/bin/python3", ["-c", script], input: files.joined(separator: "\n") + "\n")
+    guard let data = text.data(using: .utf8), let json = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+      return [:]
     }
-    let (w, h) = (Double(size[0]), Double(size[1]))
-    let steps = 64
-    var pixels: [(Double, Double)] = []
-    for i in 0...steps {
-      let t = Double(i) / Double(steps)
-      pixels += [(t * w, 0), (w, t * h), (w - t * w, h), (0, h - t * h)]
+    var out: [String: GDALFootprint] = [:]
+    for (file, value) in json {
+      guard let entry = value as? [String: Any], let box = entry["box"] as? [Double], box.count == 4, let pixel = entry["pixel"] as? Double
+      else { continue }
+      out[file] = GDALFootprint(box: WorldBox(minU: box[0], minV: box[1], maxU: box[2], maxV: box[3]), pixel: pixel)
     }
-    let input = pixels.map { "\($0.0) \($0.1)" }.joined(separator: "\n") + "\n"
-    let lines = try runTool("gdaltransform", srs + ["-t_srs", "EPSG:4326", "-output_xy", path], input: input).split(separator: "\n")
-    let points = lines.map { $0.split(separator: " ").compactMap { Double($0) } }.filter { $0.count == 2 && $0.allSatisfy(\.isFinite) }
-    guard points.count == pixels.count else { return nil }
-    let us = points.map { ($0[0] + 180) / 360 }
-    let vs = points.map { WorldBox.v(latitude: $0[1]) }
-    var box = WorldBox(minU: us.min() ?? 0, minV: vs.min() ?? 0, maxU: us.max() ?? 1, maxV: vs.max() ?? 1)
-    // a pole inside the raster: the map holds every longitude down (up) to its edge
-    let poles = try runTool("gdaltransform", srs + ["-i", "-t_srs", "EPSG:4326", "-output_xy", path], input: "0 90\n0 -90\n")
-      .split(separator: "\n").map { $0.split(separator: " ").compactMap { Double($0) } }
-    for (k, p) in poles.enumerated() where p.count == 2 && p[0] >= 0 && p[0] <= w && p[1] >= 0 && p[1] <= h {
-      (box.minU, box.maxU) = (0, 1)
-      if k == 0 { box.minV = 0 } else { box.maxV = 1 }
-    }
-    // a source pixel in world units: the median step along the edges
-    var sizes: [Double] = []
-    for i in 0..<(pixels.count - 4) {
-      let d = hypot(us[i + 4] - us[i], vs[i + 4] - vs[i])
-      let step = hypot(pixels[i + 4].0 - pixels[i].0, pixels[i + 4].1 - pixels[i].1)
-      if d.isFinite, d > 0, d < 0.5, step > 0 { sizes.append(d / step) }
-    }
-    guard !sizes.isEmpty else { return nil }
-    return GDALFootprint(box: box, pixel: sizes.sorted()[sizes.count / 2])
+    return out
   }
 }
 
@@ -141,8 +158,7 @@ struct CorpusOutcome: CustomStringConvertible {
 }
 
 /// Runs tilecut's placement (a dry run) on a corpus file, compared with GDAL's footprint.
-func corpusOutcome(_ file: String) throws -> CorpusOutcome {
-  let gdal = try GDALFootprint.of(file)
+func corpusOutcome(_ file: String, gdal: GDALFootprint?) throws -> CorpusOutcome {
   let out = NSTemporaryDirectory() + "tilecut-corpus-out-\(UUID().uuidString.prefix(8))"
   var run = try runBinary([file, "-o", out, "--dry-run", "--json"])
   if run.status != 0 && run.stderr.contains("--bands R,G,B") {
@@ -173,19 +189,21 @@ struct CorpusTests {
     let files = corpusFiles()
     #expect(files.count >= 80)
     let readme = (try? String(contentsOfFile: repositoryRoot() + "/README.md", encoding: .utf8)) ?? ""
+    let reference = try GDALFootprint.of(files)
+    #expect(reference.count >= 60, "python3-gdal gave \(reference.count) footprints")
     var outcomes: [CorpusOutcome] = []
     try await withThrowingTaskGroup(of: CorpusOutcome.self) { group in
       var next = 0
       for _ in 0..<3 where next < files.count {
         let file = files[next]
-        group.addTask { try corpusOutcome(file) }
+        group.addTask { try corpusOutcome(file, gdal: reference[file]) }
         next += 1
       }
       while let outcome = try await group.next() {
         outcomes.append(outcome)
         if next < files.count {
           let file = files[next]
-          group.addTask { try corpusOutcome(file) }
+          group.addTask { try corpusOutcome(file, gdal: reference[file]) }
           next += 1
         }
       }

@@ -15,10 +15,14 @@ typedef struct {
   double geotransform[6];
   /* the raster's CRS as WKT2:2019 (NULL when it has none) */
   char *crs_wkt;
+  /* 1 when GDAL's data axes are the CRS's axes swapped (its traditional GIS order:
+   * easting first), so coordinates go to PROJ as (Y, X) */
+  int crs_axis_swap;
   /* control points: gcp_count × (pixel, line, X, Y), and their CRS (may be NULL) */
   int gcp_count;
   double *gcps;
   char *gcp_crs_wkt;
+  int gcp_crs_axis_swap;
   /* files GDAL read beside the raster (world file, .aux.xml, ...), newline separated */
   char *files;
   /* GDAL's warnings while reading, newline separated (NULL when none) */

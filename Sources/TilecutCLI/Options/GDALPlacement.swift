@@ -21,7 +21,7 @@ extension PlacementOptions {
       guard [transform.a, transform.b, transform.c, transform.d, transform.e, transform.f].allSatisfy(\.isFinite) else {
         throw TilecutError.invalidInput(path: path, reason: "its geotransform holds a number that is not finite")
       }
-      let crs = try crsFor(path: path, wkt: found.crsWKT, what: "georeferencing")
+      let crs = try crsFor(path: path, wkt: found.crsWKT, axisSwap: found.crsAxisSwap, what: "georeferencing")
       let method = Self.method(found, sidecars: sidecars)
       placement = try Self.fromFile(path) {
         try GeoPlacement.make(
@@ -32,7 +32,9 @@ extension PlacementOptions {
         try worldFileAgreement(path: path, keys: transform, width: size.0, height: size.1, printer: printer)
       }
     } else if !found.controlPoints.isEmpty {
-      let crs = try crsFor(path: path, wkt: found.controlPointCRSWKT ?? found.crsWKT, what: "control points")
+      let crs = try crsFor(
+        path: path, wkt: found.controlPointCRSWKT ?? found.crsWKT,
+        axisSwap: found.controlPointCRSWKT != nil ? found.controlPointCRSAxisSwap : found.crsAxisSwap, what: "control points")
       let points = found.controlPoints
       guard let affine = TilecutCore.AffineTransform.fit(from: points.map(\.pixel), to: points.map(\.model)), affine.inverse != nil
       else {
@@ -79,11 +81,16 @@ extension PlacementOptions {
 
   /// --source-crs, else GDAL's CRS, else a `.prj` beside the raster or its world file
   /// (GDAL ignores one beside a PNG or GIF; GIS users write them).
-  func crsFor(path: String, wkt: String?, what: String) throws -> CRSDefinition {
+  func crsFor(path: String, wkt: String?, axisSwap: Bool, what: String) throws -> CRSDefinition {
     if let explicit = try explicitCRS() { return explicit }
-    if let wkt {
+    // an engineering CRS (ERDAS's "Geocoding information not available") is no place on the Earth
+    if let wkt, !wkt.hasPrefix("ENGCRS") {
       return try Self.fromFile(path) {
-        do { return try ProjTransformer.describe(wkt, option: path) } catch {
+        do {
+          var crs = try ProjTransformer.describe(wkt, option: path)
+          crs.gdalAxisSwap = axisSwap
+          return crs
+        } catch {
           throw TilecutError.invalidInput(path: path, reason: "GDAL reads a CRS PROJ cannot use (\(error)); give --source-crs")
         }
       }

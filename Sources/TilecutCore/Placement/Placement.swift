@@ -45,6 +45,12 @@ public struct Placement: Hashable, Sendable, Codable {
   public var crsOperation: String?
   /// Why that transformation may be off (a ballpark one, a missing grid), with the fix.
   public var crsOperationWarning: String?
+  /// For `.projected`: the source's extent in degrees (west, south, east, north) on its
+  /// own datum, the area of interest PROJ chooses operations for (as GDAL's warper).
+  public var crsAreaOfInterest: [Double]?
+  /// For `.projected` CRSs read by GDAL: GDAL's axis mapping (true: data X, Y are the
+  /// CRS's second and first axes); nil: PROJ's visualisation order.
+  public var crsAxisSwap: Bool?
 
   public init(method: String, projection: SourceProjection = .webMercator, transform: AffineTransform, nativeZoom: Int? = nil) {
     self.method = method
