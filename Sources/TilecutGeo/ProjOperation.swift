@@ -16,10 +16,10 @@ public struct ProjOperation: Hashable, Sendable {
   /// That better transformation's name and accuracy, when grids are missing.
   public var betterOperation: String?
 
-  /// "NAD27 to WGS 84 (4), 10 m", "no datum change", "ballpark (no datum shift known)".
+  /// "NAD27 to WGS 84 (4), 10 m", "none needed (same datum)", or a ballpark one.
   public var summary: String {
     if isBallpark { return "ballpark transformation (datums treated as equal)" }
-    guard !transformations.isEmpty else { return "no datum change" }
+    guard !transformations.isEmpty else { return "none needed (same datum)" }
     let accuracy = accuracyMeters.map { ", " + Self.metres($0) } ?? ", accuracy unknown"
     return transformations.joined(separator: " + ") + accuracy
   }

@@ -171,7 +171,8 @@ extension ProjTransformer {
     proj_log_level(ctx, PJ_LOG_NONE)
     guard let source = try? create(ctx, crs.definition, option: "") else { return nil }
     defer { proj_destroy(source) }
-    guard let geographic = proj_crs_get_geodetic_crs(ctx, source) else { return nil }
+    // degrees from Greenwich, as an area of interest is given (a datum shift here moves it metres, no matter)
+    guard let geographic = proj_create(ctx, "EPSG:4326") else { return nil }
     defer { proj_destroy(geographic) }
     guard let raw = proj_create_crs_to_crs_from_pj(ctx, source, geographic, nil, nil) else { return nil }
     defer { proj_destroy(raw) }

@@ -56,7 +56,7 @@ struct GDALReadingTests {
     try "10\n0\n0\n-10\n500055\n5799995\n".write(toFile: dir + "/plan.tfw", atomically: true, encoding: .utf8)
     let reference = try gdal(dir + "/plan.tif")
     let (run, box) = try tilecut(dir + "/plan.tif")
-    let placed = try #require(box, run.stderr)
+    let placed = try #require(box, "\(run.stderr)")
     #expect(placed.distance(to: reference.box) / reference.pixel <= 0.25)
     #expect(run.stderr.contains("plan.tfw disagrees with the GeoTIFF keys"), "\(run.stderr)")
     let strict = try tilecut(dir + "/plan.tif", ["--strict"])
@@ -75,7 +75,7 @@ struct GDALReadingTests {
     #expect(FileManager.default.fileExists(atPath: dir + "/plan.png.aux.xml"))
     let reference = try gdal(dir + "/plan.png")
     let (run, box) = try tilecut(dir + "/plan.png")
-    let placed = try #require(box, run.stderr)
+    let placed = try #require(box, "\(run.stderr)")
     #expect(placed.distance(to: reference.box) / reference.pixel <= 0.25)
     #expect(run.stderr.contains("placed by aux-xml"), "\(run.stderr)")
   }

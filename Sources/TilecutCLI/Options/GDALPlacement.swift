@@ -74,9 +74,17 @@ extension PlacementOptions {
     return text.contains("<GeoTransform>")
   }
 
+  /// Each path once: world files, then `.prj`, then `.aux.xml`, then the rest.
   static func unique(_ paths: [String]) -> [String] {
     var seen = Set<String>()
-    return paths.filter { seen.insert($0).inserted }
+    func rank(_ path: String) -> Int {
+      let lower = path.lowercased()
+      if lower.hasSuffix(".aux.xml") { return 2 }
+      if lower.hasSuffix(".prj") { return 1 }
+      return isWorldFileName(path) ? 0 : 3
+    }
+    let kept = paths.filter { seen.insert($0).inserted }
+    return kept.indices.sorted { (rank(kept[$0]), $0) < (rank(kept[$1]), $1) }.map { kept[$0] }
   }
 
   /// --source-crs, else GDAL's CRS, else a `.prj` beside the raster or its world file
@@ -144,8 +152,8 @@ extension PlacementOptions {
         path: path,
         reason: String(
           format:
-            "its %d control points fit (%@) with an RMS residual of %.2f px, above %.2f px; check them, or accept the fit with --allow-residual PX",
-          points.count, kind, rms, limit))
+            "its %d control points fit with an RMS residual of %.2f px (%@), above %.2f px; check them, or accept the fit with --allow-residual PX",
+          points.count, rms, kind, limit))
     }
     printer.info(String(format: "%@: %d control points, %@, RMS residual %.2f px", path, points.count, kind, rms))
   }

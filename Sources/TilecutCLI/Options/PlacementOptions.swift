@@ -131,7 +131,7 @@ public struct PlacementOptions: ParsableArguments {
     return String(
       format: "floor %d: placed by %@, CRS %@, footprint S %.6f W %.6f N %.6f E %.6f, %.3g m per source pixel", floor.number,
       placement.method, crsName(placement), f.south, f.west, f.north, f.east, placement.groundMetersPerPixel(width: width, height: height))
-      + (placement.crsOperation.map { ", to WGS 84 by \($0)" } ?? "")
+      + (placement.crsOperation.map { ", datum shift: \($0)" } ?? "")
   }
 
   /// The CRS a placement's numbers were given in, for people.
