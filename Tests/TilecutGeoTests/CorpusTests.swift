@@ -233,3 +233,26 @@ struct CorpusTests {
 func repositoryRoot() -> String {
   URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 }
+
+@Suite("GDAL corpus pixels", .enabled(if: corpusDirectory != nil, "the shared corpus ../shared/data/geotiff-corpus is absent"))
+struct CorpusPixelTests {
+  /// A user-defined projection on NAD27 (PCI) and a NAD27 UTM scene (SPOT): the datum
+  /// shift GDAL applies must be in the tiles. Tiled at the zoom nearest 1:1 and compared
+  /// with gdalwarp -t_srs EPSG:3857 -r bilinear by bench/gdalwarp_compare.py.
+  @Test("tiles match gdalwarp's at the zoom nearest 1:1 (≥ 35 dB)", arguments: [("wild/pci_eg_lcc-27.tif", 11), ("wild/spot_UTM2GTIF.tif", 14)])
+  func againstGDALWarp(file: String, zoom: Int) throws {
+    let root = try #require(corpusDirectory)
+    let dir = try geoScratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let source = root + "/" + file
+    let run = try runBinary([
+      source, "-o", dir + "/out", "--min-zoom", "\(zoom)", "--max-zoom", "\(zoom)", "--tile-size", "256", "--quiet",
+    ])
+    #expect(run.status == 0, "\(run.stderr)")
+    let report = try runTool("/usr/bin/python3", [repositoryRoot() + "/bench/gdalwarp_compare.py", source, dir + "/out", "\(zoom)"])
+    // "z11: 9 tiles, max abs …, min PSNR 41.3 dB, alpha mismatches (px) 19 of 237065 opaque"
+    let line = try #require(report.split(separator: "\n").first { $0.hasPrefix("z\(zoom):") }, "\(report)")
+    let psnr = line.components(separatedBy: "min PSNR ").last?.split(separator: " ").first.flatMap { Double($0) }
+    #expect((psnr ?? 0) >= 35, "\(file): \(line)")
+  }
+}
