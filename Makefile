@@ -3,9 +3,10 @@ SWIFT ?= swift
 PREFIX ?= /usr/local
 # libvips (with libdeflate), poppler-glib, librsvg and cairo (PDF pages and SVG
 # drawings rendered in bands), ISA-L (the PNG reader's inflate), PROJ with its data,
-# libgeotiff, SQLite, qpdf (scanned PDF pages read from their images): what building
+# libgeotiff, SQLite, qpdf (scanned PDF pages read from their images), GDAL's library
+# (georeferencing read as GDAL reads it): what building
 # and running tilecut needs (make run)
-APT_PACKAGES = libvips-dev libpoppler-glib-dev librsvg2-dev libcairo2-dev libdeflate-dev libisal-dev libproj-dev proj-data libgeotiff-dev libsqlite3-dev libqpdf-dev
+APT_PACKAGES = libvips-dev libpoppler-glib-dev librsvg2-dev libcairo2-dev libdeflate-dev libisal-dev libproj-dev proj-data libgeotiff-dev libsqlite3-dev libqpdf-dev libgdal-dev
 # what only the tests need (make test): strace for the test that proves no other
 # program is started; GDAL for the client package's tests and the browser tests' geometry;
 # zsh and fish for the completion tests; Chromium, driven headless over the DevTools

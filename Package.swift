@@ -59,11 +59,14 @@ let package = Package(
     .target(
       name: "CGeoShim", dependencies: ["CGeoTIFF", "CProj"],
       linkerSettings: [.linkedLibrary("geotiff"), .linkedLibrary("tiff"), .linkedLibrary("proj")]),
+    // libgdal reads georeferencing (metadata only) as GDAL does; libvips reads the pixels
+    .systemLibrary(name: "CGDAL", pkgConfig: "gdal", providers: [.apt(["libgdal-dev"]), .brew(["gdal"])]),
+    .target(name: "CTilecutGDAL", dependencies: ["CGDAL"]),
     // every call that differs between Linux and macOS (renameat2 / renamex_np, mallopt, write)
     .target(name: "CTilecutPlatform"),
     .target(name: "TilecutCore", dependencies: ["CTilecutPlatform"]),
     .target(name: "TilecutMBTiles", dependencies: ["TilecutCore", "CSQLite"]),
-    .target(name: "TilecutGeo", dependencies: ["TilecutCore", "CProj", "CGeoShim"]),
+    .target(name: "TilecutGeo", dependencies: ["TilecutCore", "CProj", "CGeoShim", "CTilecutGDAL"]),
     .target(
       name: "TilecutVips",
       dependencies: ["TilecutCore", "CVips", "CVipsShim", "CTilecutPNG", "CTilecutResample", "CTilecutDocument", "CTilecutPlatform"]),

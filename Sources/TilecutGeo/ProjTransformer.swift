@@ -14,6 +14,10 @@ public struct CRSDefinition: Hashable, Sendable, Codable {
   public var isWGS84LonLat: Bool
   /// Files the definition was read from (a .prj, a WKT file).
   public var files: [String]
+  /// How GDAL orders this CRS's data axes (its traditional GIS order): true when the
+  /// data's (X, Y) are the CRS's second and first axes. Nil: PROJ's visualisation order
+  /// (`proj_normalize_for_visualization`), for CRSs GDAL did not read.
+  public var gdalAxisSwap: Bool? = nil
 }
 
 /// Source CRS → Web Mercator (EPSG:3857) through PROJ, in (easting, northing) order
@@ -22,9 +26,13 @@ public struct CRSDefinition: Hashable, Sendable, Codable {
 /// A PJ may not be used from two threads at once: calls take a lock, and callers
 /// pass whole arrays so that it is taken once per batch.
 public final class ProjTransformer: @unchecked Sendable {
-  private let context: OpaquePointer
-  private let transform: OpaquePointer
-  private let lock = Mutex<Void>(())
+  let context: OpaquePointer
+  let transform: OpaquePointer
+  let source: OpaquePointer
+  let target: OpaquePointer
+  let lock = Mutex<Void>(())
+  /// Coordinates go to PROJ swapped (GDAL's axis mapping), the transformation unnormalised.
+  let swapSource: Bool
 
   /// Parses a CRS and describes it; throws with PROJ's reason when it is not one.
   public static func describe(_ definition: String, option: String, files: [String] = []) throws -> CRSDefinition {
@@ -74,7 +82,9 @@ public final class ProjTransformer: @unchecked Sendable {
   }
 
   /// The transformation from `crs` to EPSG:3857 (datum shifts included, chosen by PROJ).
-  public init(crs: CRSDefinition, option: String = "--source-crs") throws {
+  /// `area`: the source's extent in degrees (west, south, east, north) on its own
+  /// datum, as GDAL's warper passes it, so that PROJ chooses the operations valid there.
+  public init(crs: CRSDefinition, area: [Double]? = nil, option: String = "--source-crs") throws {
     guard let ctx = proj_context_create() else { throw TilecutError.invalidOption(option: option, reason: "PROJ is not available") }
     proj_log_level(ctx, PJ_LOG_NONE)
     let source: OpaquePointer
@@ -82,27 +92,48 @@ public final class ProjTransformer: @unchecked Sendable {
       proj_context_destroy(ctx)
       throw error
     }
-    defer { proj_destroy(source) }
     guard let target = proj_create(ctx, "EPSG:3857") else {
+      proj_destroy(source)
       proj_context_destroy(ctx)
       throw TilecutError.invalidOption(option: option, reason: "PROJ's database has no EPSG:3857 (is proj-data installed?)")
     }
-    defer { proj_destroy(target) }
-    guard let raw = proj_create_crs_to_crs_from_pj(ctx, source, target, nil, nil) else {
+    var areaOfInterest: OpaquePointer?
+    if let area, area.count == 4, area.allSatisfy(\.isFinite) {
+      areaOfInterest = proj_area_create()
+      proj_area_set_bbox(areaOfInterest, area[0], area[1], area[2], area[3])
+    }
+    defer { if let areaOfInterest { proj_area_destroy(areaOfInterest) } }
+    guard let raw = proj_create_crs_to_crs_from_pj(ctx, source, target, areaOfInterest, nil) else {
+      proj_destroy(source)
+      proj_destroy(target)
       proj_context_destroy(ctx)
       throw TilecutError.invalidOption(option: option, reason: "PROJ finds no way from \(crs.name) to Web Mercator")
     }
-    defer { proj_destroy(raw) }
-    guard let normalised = proj_normalize_for_visualization(ctx, raw) else {
+    let ordered: OpaquePointer?
+    if crs.gdalAxisSwap != nil {
+      // GDAL's own axis mapping: the source side as GDAL orders it; EPSG:3857 is (E, N)
+      ordered = raw
+    } else {
+      defer { proj_destroy(raw) }
+      ordered = proj_normalize_for_visualization(ctx, raw)
+    }
+    guard let normalised = ordered else {
+      proj_destroy(source)
+      proj_destroy(target)
       proj_context_destroy(ctx)
       throw TilecutError.invalidOption(option: option, reason: "PROJ cannot order the axes of \(crs.name)")
     }
+    swapSource = crs.gdalAxisSwap ?? false
     context = ctx
     transform = normalised
+    self.source = source
+    self.target = target
   }
 
   deinit {
     proj_destroy(transform)
+    proj_destroy(source)
+    proj_destroy(target)
     proj_context_destroy(context)
   }
 
@@ -111,6 +142,8 @@ public final class ProjTransformer: @unchecked Sendable {
   public func transform(x: inout [Double], y: inout [Double], inverse: Bool = false) {
     let n = min(x.count, y.count)
     guard n > 0 else { return }
+    if swapSource && !inverse { swap(&x, &y) }
+    defer { if swapSource && inverse { swap(&x, &y) } }
     lock.withLock { _ in
       x.withUnsafeMutableBufferPointer { xs in
         y.withUnsafeMutableBufferPointer { ys in
@@ -125,5 +158,54 @@ public final class ProjTransformer: @unchecked Sendable {
       x[i] = .nan
       y[i] = .nan
     }
+  }
+}
+
+extension ProjTransformer {
+  /// The extent in degrees (west, south, east, north), on the CRS's own geographic CRS,
+  /// of CRS points: what GDAL's warper gives PROJ as the area of interest. Nil when the
+  /// CRS has no geographic base or the points straddle the antimeridian.
+  public static func areaOfInterest(crs: CRSDefinition, x: [Double], y: [Double]) -> [Double]? {
+    guard let ctx = proj_context_create() else { return nil }
+    defer { proj_context_destroy(ctx) }
+    proj_log_level(ctx, PJ_LOG_NONE)
+    guard let source = try? create(ctx, crs.definition, option: "") else { return nil }
+    defer { proj_destroy(source) }
+    // degrees from Greenwich, as an area of interest is given (a datum shift here moves it metres, no matter)
+    guard let geographic = proj_create(ctx, "EPSG:4326") else { return nil }
+    defer { proj_destroy(geographic) }
+    guard let raw = proj_create_crs_to_crs_from_pj(ctx, source, geographic, nil, nil) else { return nil }
+    defer { proj_destroy(raw) }
+    guard let conversion = proj_normalize_for_visualization(ctx, raw) else { return nil }
+    defer { proj_destroy(conversion) }
+    var lon = x
+    var lat = y
+    if let swapped = crs.gdalAxisSwap, swapped != visualisationSwaps(ctx, source) { swap(&lon, &lat) }
+    let stride = MemoryLayout<Double>.stride
+    let n = min(lon.count, lat.count)
+    lon.withUnsafeMutableBufferPointer { xs in
+      lat.withUnsafeMutableBufferPointer { ys in
+        _ = proj_trans_generic(conversion, PJ_FWD, xs.baseAddress, stride, n, ys.baseAddress, stride, n, nil, 0, 0, nil, 0, 0)
+      }
+    }
+    let points = (0..<n).filter { lon[$0].isFinite && lat[$0].isFinite && abs(lon[$0]) <= 360 && abs(lat[$0]) <= 90 }
+    guard !points.isEmpty else { return nil }
+    let lons = points.map { lon[$0] }
+    let lats = points.map { lat[$0] }
+    guard let west = lons.min(), let east = lons.max(), let south = lats.min(), let north = lats.max(), east - west < 180
+    else { return nil }
+    return [west, south, east, north]
+  }
+}
+
+extension ProjTransformer {
+  /// Whether PROJ's visualisation order swaps this CRS's axes (its first axis points north or south).
+  static func visualisationSwaps(_ ctx: OpaquePointer, _ crs: OpaquePointer) -> Bool {
+    guard let system = proj_crs_get_coordinate_system(ctx, crs) else { return false }
+    defer { proj_destroy(system) }
+    var direction: UnsafePointer<CChar>?
+    guard proj_cs_get_axis_info(ctx, system, 0, nil, nil, &direction, nil, nil, nil, nil) == 1, let direction else { return false }
+    let text = String(cString: direction).lowercased()
+    return text == "north" || text == "south"
   }
 }

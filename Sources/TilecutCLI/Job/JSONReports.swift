@@ -42,6 +42,8 @@ struct PlacementReport: Codable {
   var south, west, north, east: Double
   var metersPerPixel: Double
   var sidecars: [String]
+  /// The datum transformation PROJ chose ("NAD27 to WGS 84 (4), 10 m"), for a CRS other than Web Mercator.
+  var operation: String?
 
   init(_ p: FloorPlan) {
     let f = Manifest.Footprint(floor: p.floor, rect: p.footprint)
@@ -52,6 +54,7 @@ struct PlacementReport: Codable {
     (south, west, north, east) = (f.south, f.west, f.north, f.east)
     metersPerPixel = metres.isFinite ? metres : 0
     sidecars = p.placement.sidecars
+    operation = p.placement.crsOperation
   }
 }
 

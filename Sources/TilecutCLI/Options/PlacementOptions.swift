@@ -29,6 +29,15 @@ public struct PlacementOptions: ParsableArguments {
       valueName: "px"))
   public var allowResidual: Double?
 
+  @Option(
+    help: ArgumentHelp(
+      "A file's control points are fitted by a polynomial of this order, like gdalwarp -order (default: gdalwarp's, 1 below 6 points, else 2).",
+      valueName: "1|2|3"))
+  public var gcpOrder: Int?
+
+  @Flag(help: "A file's control points are fitted by a thin-plate spline, like gdalwarp -tps.")
+  public var tps = false
+
   @Option(parsing: .unconditional, help: ArgumentHelp("The image centre's position, in degrees.", valueName: "lat,lon"))
   public var center: String?
 
@@ -95,6 +104,8 @@ public struct PlacementOptions: ParsableArguments {
     if sourceCrs != nil && (bounds != nil || !gcp.isEmpty || center != nil) {
       throw ValidationError("--source-crs goes with a world file or a GeoTIFF, not with --bounds, --gcp or --center (those are in degrees)")
     }
+    if let gcpOrder, !(1...3).contains(gcpOrder) { throw ValidationError("--gcp-order is 1, 2 or 3") }
+    if gcpOrder != nil && tps { throw ValidationError("--gcp-order and --tps each choose the fit; give only one") }
     if let allowResidual, !(allowResidual.isFinite && allowResidual >= 0) {
       throw ValidationError("--allow-residual must be a number of pixels, 0 or more")
     }
@@ -114,7 +125,7 @@ public struct PlacementOptions: ParsableArguments {
     let placements = try floors.map { floor -> Placement in
       if let shared { return shared }
       let size = (floor.description.width, floor.description.height)
-      if let tags = try geoTIFFPlacement(floor, pyramid: pyramid, printer: printer) { return tags }
+      if let found = try gdalPlacement(floor, pyramid: pyramid, printer: printer) { return found }
       if let sidecar = WorldFile.findSidecar(for: floor.input.path) {
         return try worldFilePlacement(sidecar, imagePath: floor.input.path, width: size.0, height: size.1, pyramid: pyramid)
       }
@@ -143,9 +154,9 @@ public struct PlacementOptions: ParsableArguments {
   static func describe(_ placement: Placement, floor: Floor, width: Int, height: Int) -> String {
     let f = Manifest.Footprint(floor: floor, rect: placement.footprint(width: width, height: height).clampedToWorld)
     return String(
-      format: "floor %d: placed by %@, CRS %@, footprint S %.6f W %.6f N %.6f E %.6f, %.3g m per source pixel; %@", floor.number,
-      placement.method, crsName(placement), f.south, f.west, f.north, f.east, placement.groundMetersPerPixel(width: width, height: height),
-      f.location ?? "")
+      format: "floor %d: placed by %@, CRS %@, footprint S %.6f W %.6f N %.6f E %.6f, %.3g m per source pixel", floor.number,
+      placement.method, crsName(placement), f.south, f.west, f.north, f.east, placement.groundMetersPerPixel(width: width, height: height))
+      + (placement.crsOperation.map { ", datum shift: \($0)" } ?? "") + "; " + (f.location ?? "")
   }
 
   /// The CRS a placement's numbers were given in, for people.
@@ -175,69 +186,6 @@ public struct PlacementOptions: ParsableArguments {
       return try ProjTransformer.describe(contents, option: "--source-crs \(text)", files: [text])
     }
     return try ProjTransformer.describe(text, option: "--source-crs")
-  }
-
-  /// A GeoTIFF's control points (tie points without a pixel scale) fitted by an affine
-  /// map into its CRS, as gdalwarp does by default; refused when they disagree by more
-  /// than the residual allowed for --gcp.
-  private func controlPointFit(_ tags: GeoTIFFTags, path: String, width: Int, height: Int, printer: Printer) throws -> TilecutCore.AffineTransform {
-    let pixels = tags.controlPoints.map(\.pixel)
-    let models = tags.controlPoints.map(\.model)
-    guard let fit = TilecutCore.AffineTransform.fit(from: pixels, to: models), let inverse = fit.inverse else {
-      throw TilecutError.invalidInput(
-        path: path,
-        reason: "has \(tags.controlPointCount) GeoTIFF control points; at least 3, not on one line, are needed to place it")
-    }
-    let squares = zip(pixels, models).map { p, m -> Double in
-      let back = inverse.apply(m.x, m.y)
-      return (back.x - p.x) * (back.x - p.x) + (back.y - p.y) * (back.y - p.y)
-    }
-    let rms = (squares.reduce(0, +) / Double(squares.count)).squareRoot()
-    let limit = allowResidual ?? max(2, 0.01 * hypot(Double(width), Double(height)))
-    guard rms <= limit else {
-      throw TilecutError.invalidInput(
-        path: path,
-        reason: String(
-          format: "its %d control points fit with an RMS residual of %.2f px, above %.2f px; check them, or accept the fit with --allow-residual PX",
-          pixels.count, rms, limit))
-    }
-    printer.info(String(format: "%@: %d control points, RMS residual %.2f px", path, pixels.count, rms))
-    return fit
-  }
-
-  private func geoTIFFPlacement(_ floor: FloorSource, pyramid: PyramidOptions, printer: Printer) throws -> Placement? {
-    let path = floor.input.path
-    guard floor.header.loader.lowercased().contains("tiff"), let tags = GeoTIFFTags.read(path: path) else { return nil }
-    var method = "geotiff"
-    var fitted: TilecutCore.AffineTransform?
-    if tags.toModel == nil && tags.controlPointCount > 0 {
-      fitted = try controlPointFit(tags, path: path, width: floor.description.width, height: floor.description.height, printer: printer)
-      method = "geotiff-gcp"
-    }
-    guard let toModel = tags.toModel ?? fitted else { return nil }
-    guard [toModel.a, toModel.b, toModel.c, toModel.d, toModel.e, toModel.f].allSatisfy(\.isFinite) else {
-      throw TilecutError.invalidInput(path: path, reason: "its GeoTIFF tie point, pixel scale or transformation holds a number that is not finite")
-    }
-    let crs: CRSDefinition
-    if let explicit = try explicitCRS() {
-      crs = explicit
-    } else if let own = tags.crs {
-      crs = own
-    } else if let problem = tags.crsProblem {
-      throw TilecutError.invalidInput(path: path, reason: "its GeoKeys give a CRS PROJ cannot use (\(problem)); give --source-crs")
-    } else if let found = try sidecarCRS(imagePath: path, worldFile: nil) {
-      crs = found
-    } else {
-      throw TilecutError.invalidInput(
-        path: path, reason: "has GeoTIFF georeferencing but no CRS in its GeoKeys; give --source-crs (EPSG:NNNN, a PROJ string or a WKT file)")
-    }
-    var placement = try Self.fromFile(path) {
-      try GeoPlacement.make(
-        method: method, toCRS: toModel, crs: crs, width: floor.description.width, height: floor.description.height,
-        deepestZoom: pyramid.maxZoom, option: path)
-    }
-    placement.sidecars = crs.files
-    return placement
   }
 
   private func worldFilePlacement(_ path: String, imagePath: String, width: Int, height: Int, pyramid: PyramidOptions) throws -> Placement {

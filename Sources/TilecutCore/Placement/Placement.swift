@@ -37,6 +37,22 @@ public struct Placement: Hashable, Sendable, Codable {
   public var sidecars: [String] = []
   /// The control points a `gcp` placement was fitted to (for the manifest's residuals).
   public var controlPoints: [ControlPoint]?
+  /// For `.projected` placements from control points, fitted as gdalwarp fits them:
+  /// (pixel x, pixel y, CRS x, CRS y) each; `crsTransform` is then their affine fit.
+  public var crsControlPoints: [[Double]]?
+  /// Their polynomial order (0: GDAL's choice from the count of points; 1, 2, 3), or -1
+  /// for a thin-plate spline.
+  public var crsControlPointOrder: Int?
+  /// The transformation PROJ chose to Web Mercator, for people ("NAD27 to WGS 84 (4), 10 m").
+  public var crsOperation: String?
+  /// Why that transformation may be off (a ballpark one, a missing grid), with the fix.
+  public var crsOperationWarning: String?
+  /// For `.projected`: the source's extent in degrees (west, south, east, north) on its
+  /// own datum, the area of interest PROJ chooses operations for (as GDAL's warper).
+  public var crsAreaOfInterest: [Double]?
+  /// For `.projected` CRSs read by GDAL: GDAL's axis mapping (true: data X, Y are the
+  /// CRS's second and first axes); nil: PROJ's visualisation order.
+  public var crsAxisSwap: Bool?
 
   public init(method: String, projection: SourceProjection = .webMercator, transform: AffineTransform, nativeZoom: Int? = nil) {
     self.method = method

@@ -1,0 +1,52 @@
+#ifndef TILECUT_GDAL_H
+#define TILECUT_GDAL_H
+
+/* A raster's georeferencing as GDAL reads it (libgdal, metadata only; the pixels are
+ * libvips' business): GDAL's GeoTIFF driver for TIFF, its PNG, JPEG, GIF and WebP
+ * drivers for the rest, each with GDAL's own precedence of .aux.xml (PAM), embedded
+ * keys, .tab and world files. */
+typedef struct {
+  /* GDAL's short name of the driver that opened the file ("GTiff", "PNG", ...) */
+  char *driver;
+  int width, height;
+  /* 1 when GDAL reports a geotransform (not its default 0,1,0,0,0,1) */
+  int has_geotransform;
+  /* X = t[0] + t[1]·col + t[2]·row, Y = t[3] + t[4]·col + t[5]·row, from pixel corners */
+  double geotransform[6];
+  /* the raster's CRS as WKT2:2019 (NULL when it has none) */
+  char *crs_wkt;
+  /* 1 when GDAL's data axes are the CRS's axes swapped (its traditional GIS order:
+   * easting first), so coordinates go to PROJ as (Y, X) */
+  int crs_axis_swap;
+  /* control points: gcp_count × (pixel, line, X, Y), and their CRS (may be NULL) */
+  int gcp_count;
+  double *gcps;
+  char *gcp_crs_wkt;
+  int gcp_crs_axis_swap;
+  /* files GDAL read beside the raster (world file, .aux.xml, ...), newline separated */
+  char *files;
+  /* GDAL's warnings while reading, newline separated (NULL when none) */
+  char *warnings;
+  /* why GDAL could not open it (NULL on success) */
+  char *error;
+} tc_gdal_info;
+
+/* Reads a raster's georeferencing. Returns 0 when GDAL opened it, 1 when no registered
+ * driver reads it (info->error says why), -1 on another failure. Nothing reaches stderr. */
+int tc_gdal_read(const char *path, tc_gdal_info *info);
+
+/* Frees what tc_gdal_read allocated. */
+void tc_gdal_free(tc_gdal_info *info);
+
+/* GDAL's own transformer through control points (pixel, line, X, Y) × count: a
+ * polynomial of `order` 1-3, or a thin-plate spline for order -1. NULL when GDAL cannot
+ * fit them (too few points for the order, or degenerate). */
+void *tc_gdal_gcp_create(const double *gcps, int count, int order);
+
+/* Maps n points in place, pixel → X, Y (inverse 0) or back (inverse 1); ok[i] is 1
+ * where GDAL could. */
+void tc_gdal_gcp_apply(void *transformer, int inverse, int n, double *xs, double *ys, int *ok);
+
+void tc_gdal_gcp_destroy(void *transformer);
+
+#endif

@@ -1,0 +1,160 @@
+import Foundation
+import TilecutCore
+import TilecutGeo
+
+/// Placement from the georeferencing GDAL reads in a raster (GeoTIFF keys, `.aux.xml`,
+/// world files, in GDAL's precedence), its CRS, and GDAL's control-point fits.
+extension PlacementOptions {
+  /// The polynomial order for control points: --tps (-1), --gcp-order, else GDAL's
+  /// choice (0: order 1 below 6 points, 2 from 6, as gdalwarp).
+  var controlPointOrder: Int { tps ? -1 : (gcpOrder ?? 0) }
+
+  /// The placement GDAL's reading of the file gives, nil when GDAL finds none (or has
+  /// no driver for the format).
+  func gdalPlacement(_ floor: FloorSource, pyramid: PyramidOptions, printer: Printer) throws -> Placement? {
+    let path = floor.input.path
+    guard let found = GDALGeoreference.read(path: path) else { return nil }
+    let size = (floor.description.width, floor.description.height)
+    let sidecars = found.sidecars.filter { $0 != path }
+    var placement: Placement
+    if let transform = found.geoTransform {
+      guard [transform.a, transform.b, transform.c, transform.d, transform.e, transform.f].allSatisfy(\.isFinite) else {
+        throw TilecutError.invalidInput(path: path, reason: "its geotransform holds a number that is not finite")
+      }
+      let crs = try crsFor(path: path, wkt: found.crsWKT, axisSwap: found.crsAxisSwap, what: "georeferencing")
+      let method = Self.method(found, sidecars: sidecars)
+      placement = try Self.fromFile(path) {
+        try GeoPlacement.make(
+          method: method, toCRS: transform, crs: crs, width: size.0, height: size.1, deepestZoom: pyramid.maxZoom, option: path)
+      }
+      placement.sidecars = Self.unique(sidecars + crs.files)
+      if method == "geotiff" {
+        try worldFileAgreement(path: path, keys: transform, width: size.0, height: size.1, printer: printer)
+      }
+    } else if !found.controlPoints.isEmpty {
+      let crs = try crsFor(
+        path: path, wkt: found.controlPointCRSWKT ?? found.crsWKT,
+        axisSwap: found.controlPointCRSWKT != nil ? found.controlPointCRSAxisSwap : found.crsAxisSwap, what: "control points")
+      let points = found.controlPoints
+      guard let affine = TilecutCore.AffineTransform.fit(from: points.map(\.pixel), to: points.map(\.model)), affine.inverse != nil
+      else {
+        throw TilecutError.invalidInput(
+          path: path, reason: "has \(points.count) control points; at least 3, not on one line, are needed to place it")
+      }
+      let order = controlPointOrder
+      try checkResidual(points, order: order, path: path, width: size.0, height: size.1, printer: printer)
+      placement = try Self.fromFile(path) {
+        try GeoPlacement.make(
+          method: found.driver == "GTiff" ? "geotiff-gcp" : "gcp-file", toCRS: affine, crs: crs, width: size.0, height: size.1,
+          deepestZoom: pyramid.maxZoom, controlPoints: points, controlPointOrder: order == 1 ? nil : order, option: path)
+      }
+      placement.sidecars = Self.unique(sidecars + crs.files)
+    } else {
+      return nil
+    }
+    for warning in found.warnings { printer.warning("\(path): GDAL: \(warning)") }
+    if let warning = placement.crsOperationWarning { try warn("\(path): \(warning)", printer: printer) }
+    return placement
+  }
+
+  /// How GDAL found the georeferencing: `aux-xml`, `world-file`, or `geotiff` (the keys).
+  static func method(_ found: GDALGeoreference, sidecars: [String]) -> String {
+    if sidecars.contains(where: { $0.lowercased().hasSuffix(".aux.xml") && auxHasGeoTransform($0) }) { return "aux-xml" }
+    if sidecars.contains(where: { isWorldFileName($0) }) { return "world-file" }
+    return found.driver == "GTiff" ? "geotiff" : found.driver.lowercased()
+  }
+
+  static func isWorldFileName(_ path: String) -> Bool {
+    let ext = (path as NSString).pathExtension.lowercased()
+    return ext == "wld" || (ext.count >= 3 && ext.hasSuffix("w") && !["raw", "xml"].contains(ext))
+  }
+
+  static func auxHasGeoTransform(_ path: String) -> Bool {
+    guard notRegularFile(path) == nil, let text = try? String(contentsOfFile: path, encoding: .utf8) else { return false }
+    return text.contains("<GeoTransform>")
+  }
+
+  /// Each path once: world files, then `.prj`, then `.aux.xml`, then the rest.
+  static func unique(_ paths: [String]) -> [String] {
+    var seen = Set<String>()
+    func rank(_ path: String) -> Int {
+      let lower = path.lowercased()
+      if lower.hasSuffix(".aux.xml") { return 2 }
+      if lower.hasSuffix(".prj") { return 1 }
+      return isWorldFileName(path) ? 0 : 3
+    }
+    let kept = paths.filter { seen.insert($0).inserted }
+    return kept.indices.sorted { (rank(kept[$0]), $0) < (rank(kept[$1]), $1) }.map { kept[$0] }
+  }
+
+  /// --source-crs, else GDAL's CRS, else a `.prj` beside the raster or its world file
+  /// (GDAL ignores one beside a PNG or GIF; GIS users write them).
+  func crsFor(path: String, wkt: String?, axisSwap: Bool, what: String) throws -> CRSDefinition {
+    if let explicit = try explicitCRS() { return explicit }
+    // an engineering CRS (ERDAS's "Geocoding information not available") is no place on the Earth
+    if let wkt, !wkt.hasPrefix("ENGCRS") {
+      return try Self.fromFile(path) {
+        do {
+          var crs = try ProjTransformer.describe(wkt, option: path)
+          crs.gdalAxisSwap = axisSwap
+          return crs
+        } catch {
+          throw TilecutError.invalidInput(path: path, reason: "GDAL reads a CRS PROJ cannot use (\(error)); give --source-crs")
+        }
+      }
+    }
+    let worldFile = WorldFile.findSidecar(for: path)
+    if let found = try sidecarCRS(imagePath: path, worldFile: worldFile) { return found }
+    throw TilecutError.invalidInput(
+      path: path, reason: "has \(what) but no CRS; give --source-crs (EPSG:NNNN, a PROJ string or a WKT file) or put a .prj beside it")
+  }
+
+  /// GDAL reads a GeoTIFF's own keys before a world file beside it; say so when the two
+  /// disagree by more than a pixel.
+  func worldFileAgreement(path: String, keys: TilecutCore.AffineTransform, width: Int, height: Int, printer: Printer) throws {
+    guard let sidecar = WorldFile.findSidecar(for: path), let text = try? Self.sidecarText(sidecar),
+      let other = try? WorldFile.parse(text, path: sidecar), let inverse = keys.inverse
+    else { return }
+    var worst = 0.0
+    let (w, h) = (Double(width), Double(height))
+    for (x, y) in [(0.0, 0.0), (w, 0.0), (0.0, h), (w, h)] {
+      let model = other.apply(x, y)
+      let back = inverse.apply(model.x, model.y)
+      worst = max(worst, hypot(back.x - x, back.y - y))
+    }
+    guard worst > 1 else { return }
+    try warn(
+      String(
+        format: "%@ disagrees with the GeoTIFF keys of %@ by %.0f source pixels; the keys win, as in GDAL; delete or fix the world file",
+        sidecar, path, worst), printer: printer)
+  }
+
+  /// Refuses control points whose fit (the order used) leaves an RMS residual above the limit.
+  func checkResidual(
+    _ points: [(pixel: PixelPoint, model: PixelPoint)], order: Int, path: String, width: Int, height: Int, printer: Printer
+  ) throws {
+    guard let fitted = GDALControlPointTransformer(points, order: order < 0 ? nil : order) else {
+      throw TilecutError.invalidInput(
+        path: path,
+        reason: "GDAL cannot fit its \(points.count) control points with " + (order < 0 ? "a thin-plate spline" : "this order")
+          + "; try --gcp-order 1")
+    }
+    var x = points.map(\.model.x)
+    var y = points.map(\.model.y)
+    fitted.transform(x: &x, y: &y, inverse: true)
+    let squares = points.indices.map { i in pow(x[i] - points[i].pixel.x, 2) + pow(y[i] - points[i].pixel.y, 2) }
+    let rms = (squares.reduce(0, +) / Double(max(squares.count, 1))).squareRoot()
+    let limit = allowResidual ?? max(2, 0.01 * hypot(Double(width), Double(height)))
+    let kind =
+      order < 0 ? "thin-plate spline" : order == 0 ? "polynomial order \(points.count >= 6 ? 2 : 1) (gdalwarp's choice)" : "polynomial order \(order)"
+    guard rms.isFinite, rms <= limit else {
+      throw TilecutError.invalidInput(
+        path: path,
+        reason: String(
+          format:
+            "its %d control points fit with an RMS residual of %.2f px (%@), above %.2f px; check them, or accept the fit with --allow-residual PX",
+          points.count, rms, kind, limit))
+    }
+    printer.info(String(format: "%@: %d control points, %@, RMS residual %.2f px", path, points.count, kind, rms))
+  }
+}

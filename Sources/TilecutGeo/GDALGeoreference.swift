@@ -1,0 +1,85 @@
+import CTilecutGDAL
+import Foundation
+import Synchronization
+import TilecutCore
+
+/// A raster's georeferencing as GDAL reads it (libgdal, metadata only): GDAL's own
+/// reading of GeoTIFF keys (unit overrides, user-defined projections on EPSG datums,
+/// ESRI citations, PixelIsPoint, ModelTransformation), of `.aux.xml` and world files,
+/// in GDAL's order of precedence.
+public struct GDALGeoreference: Sendable {
+  /// GDAL's name of the driver that read it (`GTiff`, `PNG`, …).
+  public var driver: String
+  public var width: Int
+  public var height: Int
+  /// Source pixel (corner convention) → CRS coordinates, when GDAL has a geotransform.
+  public var geoTransform: TilecutCore.AffineTransform?
+  /// The CRS as WKT2:2019, when GDAL gives one.
+  public var crsWKT: String?
+  /// GDAL's axis mapping for that CRS: true when data (X, Y) are its second and first axes.
+  public var crsAxisSwap: Bool
+  /// Control points: source pixel → coordinates in `controlPointCRSWKT`.
+  public var controlPoints: [(pixel: PixelPoint, model: PixelPoint)]
+  public var controlPointCRSWKT: String?
+  public var controlPointCRSAxisSwap: Bool
+  /// Files beside the raster that GDAL read (world file, `.aux.xml`, …).
+  public var sidecars: [String]
+  /// GDAL's warnings while reading (contradictory tags, …).
+  public var warnings: [String]
+
+  /// Reads the georeferencing; nil when GDAL has no driver for the file (PDF, SVG, …).
+  public static func read(path: String) -> GDALGeoreference? {
+    var info = tc_gdal_info()
+    defer { tc_gdal_free(&info) }
+    guard tc_gdal_read(path, &info) == 0 else { return nil }
+    func text(_ pointer: UnsafeMutablePointer<CChar>?) -> String? { pointer.map { String(cString: $0) } }
+    func lines(_ pointer: UnsafeMutablePointer<CChar>?) -> [String] {
+      text(pointer).map { $0.split(whereSeparator: \.isNewline).map(String.init) } ?? []
+    }
+    var georeference = GDALGeoreference(
+      driver: text(info.driver) ?? "unknown", width: Int(info.width), height: Int(info.height), geoTransform: nil,
+      crsWKT: text(info.crs_wkt), crsAxisSwap: info.crs_axis_swap != 0, controlPoints: [],
+      controlPointCRSWKT: text(info.gcp_crs_wkt), controlPointCRSAxisSwap: info.gcp_crs_axis_swap != 0, sidecars: lines(info.files),
+      warnings: lines(info.warnings))
+    if info.has_geotransform != 0 {
+      let t = withUnsafeBytes(of: info.geotransform) { Array($0.bindMemory(to: Double.self)) }
+      georeference.geoTransform = TilecutCore.AffineTransform(a: t[1], b: t[2], c: t[0], d: t[4], e: t[5], f: t[3])
+    }
+    if let gcps = info.gcps, info.gcp_count > 0 {
+      georeference.controlPoints = (0..<Int(info.gcp_count)).map { i in
+        (PixelPoint(x: gcps[4 * i], y: gcps[4 * i + 1]), PixelPoint(x: gcps[4 * i + 2], y: gcps[4 * i + 3]))
+      }
+    }
+    return georeference
+  }
+}
+
+/// GDAL's transformer through control points, as `gdalwarp -order N` or `-tps` builds it.
+public final class GDALControlPointTransformer: @unchecked Sendable {
+  private let handle: UnsafeMutableRawPointer
+  private let lock = Mutex<Void>(())
+  /// 1, 2 or 3 for a polynomial, nil for a thin-plate spline.
+  public let order: Int?
+
+  /// nil when GDAL cannot fit the points with this order (too few, or on one line).
+  public init?(_ points: [(pixel: PixelPoint, model: PixelPoint)], order: Int?) {
+    let values = points.flatMap { [$0.pixel.x, $0.pixel.y, $0.model.x, $0.model.y] }
+    guard let handle = tc_gdal_gcp_create(values, Int32(points.count), Int32(order ?? -1)) else { return nil }
+    self.handle = handle
+    self.order = order
+  }
+
+  deinit { tc_gdal_gcp_destroy(handle) }
+
+  /// Maps points in place, pixel → model (or back with `inverse`); points GDAL cannot map become NaN.
+  public func transform(x: inout [Double], y: inout [Double], inverse: Bool = false) {
+    let n = min(x.count, y.count)
+    guard n > 0 else { return }
+    var ok = [Int32](repeating: 0, count: n)
+    lock.withLock { _ in tc_gdal_gcp_apply(handle, inverse ? 1 : 0, Int32(n), &x, &y, &ok) }
+    for i in 0..<n where ok[i] == 0 || !x[i].isFinite || !y[i].isFinite {
+      x[i] = .nan
+      y[i] = .nan
+    }
+  }
+}
