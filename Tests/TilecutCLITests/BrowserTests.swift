@@ -240,7 +240,7 @@ struct BrowserTests {
     #expect(try tilecut([plan, "--tile-size", "256", "--max-zoom", "18", "-o", dir + "/placed"] + gcpArgs) == 0)
     let manifest = try Manifest.decode(try #require(FileManager.default.contents(atPath: dir + "/placed/manifest.json")))
     let outline = try #require(manifest.placements?.first?.outline)
-    let wanted = Manifest.PlacedFloor(floor: try #require(Floor(1)), placement: hidden, mapping: nil, width: width, height: height).outline
+    let wanted = Manifest.PlacedFloor(floor: Floor(1), placement: hidden, mapping: nil, width: width, height: height).outline
     #expect(outline.count == wanted.count)
     let pixelsPerUnit = hidden.sourcePixelsPerWorldUnit(width: width, height: height)
     for (got, want) in zip(outline, wanted) {

@@ -57,7 +57,7 @@ struct PlacedFloorTests {
   @Test("a gcp placement's record has the fit's residuals and the image's mapped edge")
   func residuals() throws {
     let (placement, report) = try Georeference.fit(Self.points, width: 400, height: 300)
-    let floor = try #require(Floor(3))
+    let floor = Floor(3)
     let placed = Manifest.PlacedFloor(floor: floor, placement: placement, mapping: nil, width: 400, height: 300)
     #expect(placed.method == "gcp")
     let points = try #require(placed.controlPoints)
@@ -85,13 +85,13 @@ struct PlacedFloorTests {
   @Test("placements round-trip through manifest.json; a manifest without them still decodes")
   func roundTrip() throws {
     let (placement, _) = try Georeference.fit(Self.points, width: 400, height: 300)
-    let level = Manifest.Level(floor: try #require(Floor(1)), tileSize: 256, range: TileRange(zoom: 2, xRange: 0...0, yRange: 0...0), tiles: [])
+    let level = Manifest.Level(floor: Floor(1), tileSize: 256, range: TileRange(zoom: 2, xRange: 0...0, yRange: 0...0), tiles: [])
     var manifest = Manifest(
-      tileSizes: [256], floors: [try #require(Floor(1))], name: TileNameTemplate.defaultPattern, levels: [level], footprints: [],
+      tileSizes: [256], floors: [Floor(1)], name: TileNameTemplate.defaultPattern, levels: [level], footprints: [],
       generator: .init(version: "t", libvips: "v"), sources: [], options: [:], fingerprint: "f")
     let old = try Manifest.decode(try manifest.encoded())
     #expect(old.placements == nil)
-    manifest.placements = [Manifest.PlacedFloor(floor: try #require(Floor(1)), placement: placement, mapping: nil, width: 400, height: 300)]
+    manifest.placements = [Manifest.PlacedFloor(floor: Floor(1), placement: placement, mapping: nil, width: 400, height: 300)]
     let decoded = try Manifest.decode(try manifest.encoded())
     #expect(decoded.placements == manifest.placements)
     let html = PreviewPage.html(manifest: manifest)

@@ -9,7 +9,7 @@ func projectFile(_ yaml: String, files: [String] = ["hq/L1.pdf", "hq/L2.pdf", "a
   for file in files {
     let path = dir + "/" + file
     try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-    FileManager.default.createFile(atPath: path, contents: Data("x".utf8))
+    _ = FileManager.default.createFile(atPath: path, contents: Data("x".utf8))
   }
   try yaml.write(toFile: dir + "/tilecut.yml", atomically: true, encoding: .utf8)
   return dir + "/tilecut.yml"
