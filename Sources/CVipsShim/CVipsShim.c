@@ -80,7 +80,7 @@ int tc_load_named(const char *loader, const char *filename, int page, double sca
   if (g_object_class_find_property(klass, "access"))
     g_object_set(op, "access", sequential ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM, NULL);
   if (g_object_class_find_property(klass, "fail_on"))
-    g_object_set(op, "fail_on", VIPS_FAIL_ON_ERROR, NULL);
+    g_object_set(op, "fail_on", VIPS_FAIL_ON_WARNING, NULL);
   if (page >= 0 && g_object_class_find_property(klass, "page"))
     g_object_set(op, "page", page, NULL);
   if (scale > 0 && g_object_class_find_property(klass, "scale"))
@@ -107,7 +107,7 @@ static VipsAccess access_of(int sequential) {
 }
 
 /* A truncated or corrupt file is an error, never a picture padded with black. */
-#define FAIL_ON "fail_on", VIPS_FAIL_ON_ERROR
+#define FAIL_ON "fail_on", VIPS_FAIL_ON_WARNING
 
 int tc_load(const char *filename, int sequential, VipsImage **out) {
   *out = vips_image_new_from_file(filename, "access", access_of(sequential), FAIL_ON, NULL);
