@@ -147,7 +147,14 @@ int tc_load_buffer(const void *data, size_t length, VipsImage **out) {
   return *out ? 0 : -1;
 }
 
-int tc_header_pages(VipsImage *image) { return vips_image_get_n_pages(image); }
+/* The loader's own count (poppler's, libtiff's): vips_image_get_n_pages says 1
+ * for anything above 10,000 pages, which would split page 1 into floors. */
+int tc_header_pages(VipsImage *image) {
+  int n = 1;
+  if (vips_image_get_typeof(image, VIPS_META_N_PAGES) && !vips_image_get_int(image, VIPS_META_N_PAGES, &n) && n > 1)
+    return n;
+  return 1;
+}
 
 int tc_to_srgba(VipsImage *in, VipsImage **out) {
   VipsImage *t[4] = {NULL, NULL, NULL, NULL};

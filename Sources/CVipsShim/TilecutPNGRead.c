@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "TilecutPNGRead.h"
+#include "TilecutCheck.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -793,4 +794,16 @@ int tc_png_open(const char *filename, VipsImage **out) {
   }
   *out = image;
   return 1;
+}
+
+int tc_png_reads(const char *filename) {
+  TcPngReader *r = calloc(1, sizeof *r);
+  if (!r)
+    return 0;
+  g_mutex_init(&r->lock);
+  r->fd = open(filename, O_RDONLY | O_CLOEXEC);
+  r->buf = malloc(TC_FILE_BUFFER);
+  int reads = r->fd >= 0 && r->buf && read_header(r) == 1;
+  reader_free(r);
+  return reads;
 }

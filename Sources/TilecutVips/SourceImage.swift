@@ -60,7 +60,8 @@ public enum SourceImage {
   /// Reads an input's header and checks it is an image worth tiling: a regular file
   /// (never a FIFO or device, which could block), of an allowed format by its bytes,
   /// read by that format's own loader.
-  public static func header(of input: InputName, maxPixels: Int) throws -> SourceHeader {
+  /// `maxMemory`: bytes a decoder may hold for the whole image at once (`DecodeBudget`).
+  public static func header(of input: InputName, maxPixels: Int, maxMemory: Int = DecodeBudget.defaultBytes) throws -> SourceHeader {
     try Vips.start()
     let path = input.path
     var st = stat()
@@ -82,6 +83,8 @@ public enum SourceImage {
     }
     guard st.st_size > 0 else { throw TilecutError.invalidInput(path: path, reason: "is empty (0 bytes)") }
     let format = try SourceFormat.detect(path: path)
+    // what the header declares against the bytes that are there, before a loader allocates
+    try InputCheck.check(path: path, format: format, maxBytes: maxMemory)
     let (pages, width, height) = try measure(path: path, page: input.page, format: format)
     // a document's parse (an SVG's tree: 440 MB for 200000 elements) goes back to the
     // system now: rendering parses it again on a worker thread, in another malloc arena
@@ -118,7 +121,9 @@ public enum SourceImage {
   }
 
   static func open(path: String, page: Int?, sequential: Bool) throws -> VipsImageHandle {
-    try VipsImageHandle.make("load \(path)") { out in
+    // libvips' pngload skips the stream's Adler-32, which tilecut's reader checks
+    if !sequential { try InputCheck.verifyStream(path: path) }
+    return try VipsImageHandle.make("load \(path)") { out in
       if let page { return tc_load_page(path, Int32(page), sequential ? 1 : 0, &out) }
       // the common PNGs, read top to bottom, decode on ISA-L's inflate (TilecutPNGRead.h)
       if sequential, tc_png_open(path, &out) == 1 { return 0 }
