@@ -36,6 +36,9 @@ enum InputCheck {
       if status == 0 && !readerReads { verified.withLock { _ = $0.insert(path) } }
     case .jpeg:
       status = tc_check_jpeg(path, &result)
+    case .svg:
+      try SVGReferences.check(path: path, maxBytes: maxBytes)
+      return
     default:
       return
     }

@@ -1,0 +1,203 @@
+import Foundation
+import Testing
+import TilecutCore
+import TilecutVips
+
+/// A file's bytes, damaged in place.
+struct Damaged {
+  var bytes: [UInt8]
+
+  init(_ path: String) throws { bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
+
+  func write(_ path: String) throws { try Data(bytes).write(to: URL(fileURLWithPath: path)) }
+
+  /// Where `marker` first occurs.
+  func find(_ marker: [UInt8], from start: Int = 0) -> Int? {
+    guard bytes.count >= marker.count else { return nil }
+    return (start...(bytes.count - marker.count)).first { Array(bytes[$0..<$0 + marker.count]) == marker }
+  }
+
+  static func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 255), UInt8(v >> 8 & 255), UInt8(v & 255)] }
+
+  static func crc32(_ bytes: [UInt8]) -> UInt32 {
+    var c: UInt32 = 0xFFFF_FFFF
+    for b in bytes {
+      c ^= UInt32(b)
+      for _ in 0..<8 { c = (c & 1) != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+    }
+    return ~c
+  }
+
+  /// A PNG's chunks, every IDAT joined into one.
+  func pngChunks() -> [(type: String, data: [UInt8])] {
+    var out: [(String, [UInt8])] = []
+    var at = 8
+    var stream: [UInt8] = []
+    while at + 12 <= bytes.count {
+      let length = Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
+      let type = String(decoding: bytes[at + 4..<at + 8], as: UTF8.self)
+      let data = Array(bytes[at + 8..<at + 8 + length])
+      if type == "IDAT" {
+        if stream.isEmpty { out.append(("IDAT", [])) }
+        stream += data
+      } else {
+        out.append((type, data))
+      }
+      at += 12 + length
+    }
+    return out.map { $0.0 == "IDAT" ? ("IDAT", stream) : $0 }
+  }
+
+  static func png(_ chunks: [(type: String, data: [UInt8])]) -> Damaged {
+    var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    for (type, data) in chunks {
+      let body = Array(type.utf8) + data
+      bytes += be32(UInt32(data.count)) + body + be32(crc32(body))
+    }
+    return Damaged(bytes: bytes)
+  }
+
+  init(bytes: [UInt8]) { self.bytes = bytes }
+}
+
+/// A busy picture, so that compressed streams are long and every byte of them matters.
+func noisy(width: Int, height: Int) -> RGBAImage {
+  var image = picture(width: width, height: height, seed: 3)
+  var state: UInt32 = 7
+  for i in stride(from: 0, to: image.pixels.count, by: 4) {
+    state = state &* 1_664_525 &+ 1_013_904_223
+    image.pixels[i + 1] = UInt8(truncatingIfNeeded: state >> 24)
+  }
+  return image
+}
+
+/// Why tilecut refuses `path`: its header check, or decoding every pixel; nil when it reads.
+func refusal(_ path: String, maxMemory: Int = DecodeBudget.defaultBytes) -> String? {
+  do {
+    _ = try SourceImage.header(of: InputName(path: path), maxPixels: 1 << 32, maxMemory: maxMemory)
+    _ = try RGBAImage.decode(file: path)
+    return nil
+  } catch {
+    return "\(error)"
+  }
+}
+
+@Suite("a damaged file is never tiled, and memory follows what is read", .serialized)
+struct DamagedInputTests {
+  @Test("the binary: one line naming the file, exit 1, the previous output kept (corrupt JPEG scan, wrong Adler-32, a budget)")
+  func binary() throws {
+    let c = try Corpus()
+    defer { c.cleanup() }
+    try noisy(width: 640, height: 480).writePNG(to: c.path("photo.jpg[Q=90]"))
+    var corrupt = try Damaged(c.path("photo.jpg"))
+    let scan = try #require(corrupt.find([0xFF, 0xDA]))
+    for k in 0..<400 { corrupt.bytes[scan + 3000 + k] = 0xFF }
+    try corrupt.write(c.path("corrupt.jpg"))
+    c.expectClean(
+      try runTool([c.path("corrupt.jpg"), "-o", c.path("out"), "--max-zoom", "1"]), status: 1, mentions: "corrupt.jpg: cannot be decoded")
+    // read by libpng, which would skip the Adler-32
+    try noisy(width: 300, height: 200).writePNG(to: c.path("interlaced.png[interlace=true]"))
+    var chunks = try Damaged(c.path("interlaced.png")).pngChunks()
+    let idat = try #require(chunks.firstIndex { $0.type == "IDAT" })
+    chunks[idat].data[chunks[idat].data.count - 1] ^= 0xFF
+    try Damaged.png(chunks).write(c.path("adler.png"))
+    c.expectClean(try runTool([c.path("adler.png"), "-o", c.path("out")]), status: 1, mentions: "adler.png: is damaged")
+    // a small progressive JPEG whose frame claims 20000 × 20000: 1.2 GB of coefficients
+    try picture(width: 64, height: 48).writePNG(to: c.path("small.jpg[interlace=true]"))
+    var claims = try Damaged(c.path("small.jpg"))
+    let frame = try #require(claims.find([0xFF, 0xC2]))
+    claims.bytes.replaceSubrange(frame + 5..<frame + 9, with: [0x4E, 0x20, 0x4E, 0x20])
+    try claims.write(c.path("claims.jpg"))
+    c.expectClean(try runTool([c.path("claims.jpg"), "-o", c.path("out")]), status: 1, mentions: "--max-memory 512 MB")
+  }
+
+  @Test("JPEG: corrupt scan data, a frame claiming more rows than the scan holds, a cut header")
+  func damagedJPEG() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try noisy(width: 640, height: 480).writePNG(to: dir + "/photo.jpg[Q=90]")
+    let jpeg = try Damaged(dir + "/photo.jpg")
+    #expect(refusal(dir + "/photo.jpg") == nil)
+    let scan = try #require(jpeg.find([0xFF, 0xDA]))
+    var corrupt = jpeg
+    for k in 0..<400 { corrupt.bytes[scan + 3000 + k] = 0xFF }
+    try corrupt.write(dir + "/corrupt.jpg")
+    #expect(refusal(dir + "/corrupt.jpg")?.contains("Corrupt JPEG data") == true)
+    // the frame says 4000 × 4000; the scan holds 640 × 480: never padded with grey
+    var tall = jpeg
+    let frame = try #require(jpeg.find([0xFF, 0xC0]))
+    tall.bytes.replaceSubrange(frame + 5..<frame + 9, with: [0x0F, 0xA0, 0x0F, 0xA0])
+    try tall.write(dir + "/tall.jpg")
+    #expect(refusal(dir + "/tall.jpg") != nil)
+    try Damaged(bytes: Array(jpeg.bytes.prefix(scan - 40))).write(dir + "/short.jpg")
+    #expect(refusal(dir + "/short.jpg")?.contains("short.jpg: is truncated") == true)
+  }
+
+  @Test("PNG: a wrong Adler-32 (tilecut's reader and libpng), a bad ancillary CRC, no IEND, a chunk longer than the file")
+  func damagedPNG() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let image = noisy(width: 300, height: 200)
+    try image.writePNG(to: dir + "/plain.png")
+    try image.writePNG(to: dir + "/interlaced.png[interlace=true]")
+    for name in ["plain.png", "interlaced.png"] {
+      #expect(refusal(dir + "/" + name) == nil)
+      var chunks = try Damaged(dir + "/" + name).pngChunks()
+      let idat = try #require(chunks.firstIndex { $0.type == "IDAT" })
+      chunks[idat].data[chunks[idat].data.count - 1] ^= 0xFF
+      try Damaged.png(chunks).write(dir + "/adler-" + name)
+      #expect(refusal(dir + "/adler-" + name)?.contains("Adler-32 mismatch") == true, "\(name)")
+    }
+    var chunks = try Damaged(dir + "/plain.png").pngChunks()
+    chunks.insert(("tEXt", Array("Comment\u{0}a floor".utf8)), at: 1)
+    var text = Damaged.png(chunks)
+    text.bytes[8 + 25 + 10] ^= 0x01  // inside the tEXt data, its CRC left as it was
+    try text.write(dir + "/text.png")
+    #expect(refusal(dir + "/text.png")?.contains("tEXt chunk is corrupt") == true)
+    let whole = try Damaged(dir + "/plain.png")
+    try Damaged(bytes: Array(whole.bytes.dropLast(12))).write(dir + "/noend.png")
+    #expect(refusal(dir + "/noend.png")?.contains("noend.png: is truncated") == true)
+    // 53 bytes whose text chunk claims 1 GB: refused before anything reads the chunk
+    var bytes = Damaged.png([("IHDR", Damaged.be32(100) + Damaged.be32(100) + [8, 2, 0, 0, 0])]).bytes
+    bytes += Damaged.be32(1 << 30) + Array("tEXtComment\u{0}hello".utf8)
+    try Damaged(bytes: bytes).write(dir + "/claims.png")
+    #expect(refusal(dir + "/claims.png")?.contains("claims 1073741824 bytes") == true)
+  }
+
+  @Test("--max-memory bounds whole-image decoders before they allocate: an interlaced PNG")
+  func wholeImageBudget() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    // 800 × 600 RGBA interlaced: libpng holds 1.92 MB at once
+    try picture(width: 800, height: 600).writePNG(to: dir + "/wide.png[interlace=true]")
+    #expect(refusal(dir + "/wide.png", maxMemory: 1_000_000)?.contains("interlaced PNG of 800 × 600") == true)
+    #expect(refusal(dir + "/wide.png", maxMemory: 2_000_000) == nil)
+    try picture(width: 800, height: 600).writePNG(to: dir + "/wide.jpg[interlace=true]")
+    #expect(refusal(dir + "/wide.jpg", maxMemory: 1_000_000)?.contains("progressive JPEG") == true)
+    #expect(refusal(dir + "/wide.jpg") == nil)
+  }
+  @Test("a PDF of 12,000 pages has 12,000 pages, not libvips' 1 above 10,000")
+  func manyPages() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let pages = 12_000
+    var objects = ["<< /Type /Catalog /Pages 2 0 R >>"]
+    objects.append("<< /Type /Pages /Kids [\((0..<pages).map { "\(3 + $0) 0 R" }.joined(separator: " "))] /Count \(pages) >>")
+    for _ in 0..<pages { objects.append("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] >>") }
+    var pdf = "%PDF-1.4\n"
+    var offsets: [Int] = []
+    for (k, object) in objects.enumerated() {
+      offsets.append(pdf.utf8.count)
+      pdf += "\(k + 1) 0 obj\n\(object)\nendobj\n"
+    }
+    let xref = pdf.utf8.count
+    pdf += "xref\n0 \(objects.count + 1)\n0000000000 65535 f \n"
+    for offset in offsets { pdf += String(format: "%010d 00000 n \n", offset) }
+    pdf += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
+    try Data(pdf.utf8).write(to: URL(fileURLWithPath: dir + "/pages.pdf"))
+    let header = try SourceImage.header(of: InputName(path: dir + "/pages.pdf"), maxPixels: 1 << 30)
+    #expect(header.pages == pages)
+    let last = try SourceImage.header(of: InputName(path: dir + "/pages.pdf", page: pages - 1), maxPixels: 1 << 30)
+    #expect(last.width == 200 && last.height == 100)
+  }
+}
