@@ -14,8 +14,23 @@ static void quiet_log(const gchar *domain, GLogLevelFlags level, const gchar *me
   (void)data;
 }
 
+/* Structured GLib logging (g_log_structured, and g_log in libraries that route
+ * through the writer) bypasses the handlers above. */
+static GLogWriterOutput quiet_writer(GLogLevelFlags level, const GLogField *fields, gsize n_fields, gpointer data) {
+  (void)level;
+  (void)fields;
+  (void)n_fields;
+  (void)data;
+  return G_LOG_WRITER_HANDLED;
+}
+
 int tc_init(const char *argv0) {
   g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO, quiet_log, NULL);
+  /* every other library's GLib chatter too (GLib-GObject, librsvg, poppler-glib,
+   * GIO): a failure reaches the user as tilecut's one line, through the error it
+   * returns; the messages beside it would only repeat or confuse it */
+  g_log_set_default_handler(quiet_log, NULL);
+  g_log_set_writer_func(quiet_writer, NULL, NULL);
   /* Tiles and strips are large, short-lived buffers: keep them in the heap
    * (glibc's mallopt; nothing on macOS, see TilecutPlatform.h). */
   tc_tune_malloc();

@@ -1,6 +1,8 @@
+import CSQLite
 import Foundation
 import Testing
 import TilecutCore
+import TilecutMBTiles
 import TilecutVips
 
 /// A file's bytes, damaged in place.
@@ -199,5 +201,77 @@ struct DamagedInputTests {
     #expect(header.pages == pages)
     let last = try SourceImage.header(of: InputName(path: dir + "/pages.pdf", page: pages - 1), maxPixels: 1 << 30)
     #expect(last.width == 200 && last.height == 100)
+  }
+
+  @Test("SVG: a FIFO named by <image>, CSS @import or xi:include is never opened; embedded images held to --max-memory")
+  func svgReferences() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    #expect(mkfifo(dir + "/pipe.png", 0o600) == 0)
+    #expect(mkfifo(dir + "/style.css", 0o600) == 0)
+    let open =
+      #"<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" xmlns:xi="http://www.w3.org/2001/XInclude" width="100" height="100">"#
+    let bodies = [
+      "image": #"<image width="50" height="50" xlink:href="pipe.png"/>"#,
+      "import": #"<style>@import "style.css";</style>"#,
+      "url": #"<style>rect { fill: url( 'style.css#x' ) }</style>"#,
+      "include": #"<text><xi:include href="./pipe.png" parse="text"/></text>"#,
+    ]
+    for (name, body) in bodies {
+      try Data((open + body + "<rect width=\"5\" height=\"5\"/></svg>").utf8).write(to: URL(fileURLWithPath: dir + "/\(name).svg"))
+      #expect(refusal(dir + "/\(name).svg")?.contains("FIFO") == true, "\(name)")
+    }
+    // a 17000² PNG as a data: URI: 1.2 GB once librsvg decodes it
+    let png = Data(pngHeader(width: 17000, height: 17000)).base64EncodedString()
+    let embedded = open + #"<image width="50" height="50" href="data:image/png;base64,"# + png + #""/></svg>"#
+    try Data(embedded.utf8).write(to: URL(fileURLWithPath: dir + "/embedded.svg"))
+    #expect(refusal(dir + "/embedded.svg")?.contains("17000 × 17000") == true)
+    // links, fragments and directories are not image sources: the drawing reads
+    let fine = open + #"<a href="/"><rect fill="url(#g)" width="5" height="5"/></a><a href="https://example.com/"/></svg>"#
+    try Data(fine.utf8).write(to: URL(fileURLWithPath: dir + "/fine.svg"))
+    #expect(refusal(dir + "/fine.svg") == nil)
+  }
+
+  @Test("MBTiles: an endless recursive view, a view over one, and a 100 MB blob end with one reason")
+  func hostileMBTiles() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let spec = """
+      CREATE TABLE metadata (name TEXT, value TEXT);
+      CREATE TABLE map (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_id TEXT);
+      CREATE TABLE images (tile_data BLOB, tile_id TEXT);
+      INSERT INTO map VALUES (0, 0, 0, 'a');
+      INSERT INTO images VALUES (x'89504E47', 'a');
+      """
+    let cases = [
+      "spec":
+        "CREATE VIEW tiles AS SELECT map.zoom_level AS zoom_level, map.tile_column AS tile_column, map.tile_row AS tile_row, images.tile_data AS tile_data FROM map JOIN images ON images.tile_id = map.tile_id;",
+      "recursive":
+        "CREATE VIEW tiles AS WITH RECURSIVE r(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM r) SELECT 0 AS zoom_level, 0 AS tile_column, 0 AS tile_row, x'00' AS tile_data FROM r WHERE n < 0;",
+      "hidden":
+        "CREATE VIEW forever AS WITH RECURSIVE r(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM r) SELECT n FROM r; CREATE VIEW tiles AS SELECT 0 AS zoom_level, 0 AS tile_column, 0 AS tile_row, x'00' AS tile_data FROM forever WHERE n < 0;",
+      "blob":
+        "CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB); INSERT INTO tiles VALUES (0, 0, 0, zeroblob(100000000));",
+    ]
+    var reasons: [String: String] = [:]
+    for (name, tiles) in cases {
+      var db: OpaquePointer?
+      let file = dir + "/\(name).mbtiles"
+      #expect(sqlite3_open(file, &db) == SQLITE_OK)
+      #expect(sqlite3_exec(db, spec + tiles, nil, nil, nil) == SQLITE_OK, "\(name)")
+      sqlite3_close(db)
+      do {
+        let reader = try MBTilesReader(path: file)
+        var rows = 0
+        try reader.forEachRow { _ in rows += 1 }
+        if name == "spec" { #expect(rows == 1) }
+      } catch {
+        reasons[name] = "\(error)"
+      }
+    }
+    #expect(reasons["spec"] == nil)
+    #expect(reasons["recursive"]?.contains("recursive") == true)
+    #expect(reasons["hidden"]?.contains("SQLite steps") == true)
+    #expect(reasons["blob"]?.contains("larger than 64 MiB") == true)
   }
 }
