@@ -2,6 +2,7 @@ import CSQLite
 import Foundation
 import Testing
 import TilecutCore
+import TilecutGeo
 import TilecutMBTiles
 import TilecutVips
 
@@ -111,6 +112,10 @@ struct DamagedInputTests {
     claims.bytes.replaceSubrange(frame + 5..<frame + 9, with: [0x4E, 0x20, 0x4E, 0x20])
     try claims.write(c.path("claims.jpg"))
     c.expectClean(try runTool([c.path("claims.jpg"), "-o", c.path("out")]), status: 1, mentions: "--max-memory 512 MB")
+    // a 1 cm box for a 600 × 400 px plan at zoom 10: named by the option, not libvips' "shrunk to nothing"
+    c.expectClean(
+      try runTool([c.path("good.png"), "-o", c.path("out"), "--force", "--bounds", "51.5,-0.1,51.5000001,-0.0999999", "--max-zoom", "10"]),
+      status: 1, mentions: "--bounds places its 600 × 400 px in less than one pixel")
   }
 
   @Test("JPEG: corrupt scan data, a frame claiming more rows than the scan holds, a cut header")
@@ -273,5 +278,18 @@ struct DamagedInputTests {
     #expect(reasons["recursive"]?.contains("recursive") == true)
     #expect(reasons["hidden"]?.contains("SQLite steps") == true)
     #expect(reasons["blob"]?.contains("larger than 64 MiB") == true)
+  }
+
+  @Test("GeoKeys naming an EPSG code PROJ does not know say which code, and nothing else reaches stderr")
+  func unknownEPSG() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try GeoTIFFWriter.write(
+      path: dir + "/unknown.tif", width: 4, height: 4, bands: 3, pixels: [UInt8](repeating: 9, count: 48),
+      tiepoint: [0, 0, 0, 500_000, 6_000_000, 0],
+      scale: [1, 1, 0], shortKeys: [(.modelType, 1), (.rasterType, 1), (.projectedCSType, 3)])
+    let tags = try #require(GeoTIFFTags.read(path: dir + "/unknown.tif"))
+    #expect(tags.crs == nil)
+    #expect(tags.crsProblem?.contains("EPSG:3") == true, "\(tags.crsProblem ?? "no problem")")
   }
 }
