@@ -339,3 +339,148 @@ done:
   fclose(f);
   return result;
 }
+
+/* ---- PDF: how deep the content streams nest q (save graphics state) ---- */
+
+#include <sys/mman.h>
+
+typedef struct {
+  long depth, max_depth;
+  int in_string; /* nesting of ( ) */
+  int escape, in_comment;
+  uint8_t prev; /* the byte before, for token boundaries */
+  int pending; /* a lone 'q' or 'Q' seen; counted when the next byte ends the token */
+} TcQDepth;
+
+static int pdf_delimiter(uint8_t c) {
+  return c == 0 || c == 9 || c == 10 || c == 12 || c == 13 || c == 32 || c == '(' || c == ')' || c == '<' ||
+         c == '>' || c == '[' || c == ']' || c == '{' || c == '}' || c == '/' || c == '%';
+}
+
+static void qdepth_feed(TcQDepth *q, const uint8_t *p, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    uint8_t c = p[i];
+    if (q->pending) {
+      if (pdf_delimiter(c)) {
+        if (q->pending == 'q') {
+          if (++q->depth > q->max_depth)
+            q->max_depth = q->depth;
+        } else if (q->depth > 0) {
+          q->depth--;
+        }
+      }
+      q->pending = 0;
+    }
+    if (q->in_comment) {
+      if (c == 10 || c == 13)
+        q->in_comment = 0;
+    } else if (q->in_string) {
+      if (q->escape)
+        q->escape = 0;
+      else if (c == '\\')
+        q->escape = 1;
+      else if (c == '(')
+        q->in_string++;
+      else if (c == ')')
+        q->in_string--;
+    } else if (c == '(') {
+      q->in_string = 1;
+    } else if (c == '%') {
+      q->in_comment = 1;
+    } else if ((c == 'q' || c == 'Q') && pdf_delimiter(q->prev)) {
+      q->pending = c;
+    }
+    q->prev = c;
+  }
+}
+
+static void qdepth_end(TcQDepth *q) {
+  uint8_t space = ' ';
+  qdepth_feed(q, &space, 1);
+  q->in_string = q->in_comment = q->escape = 0;
+  q->prev = ' ';
+}
+
+static const uint8_t *find_bytes(const uint8_t *from, const uint8_t *end, const char *word) {
+  size_t n = strlen(word);
+  if ((size_t)(end - from) < n)
+    return NULL;
+  return memmem(from, (size_t)(end - from), word, n);
+}
+
+/* The dictionary text before a stream keyword: back to the nearest "obj". */
+static int dict_has(const uint8_t *dict, const uint8_t *stream, const char *word) {
+  return find_bytes(dict, stream, word) != NULL;
+}
+
+long tc_pdf_q_depth(const char *filename, uint64_t max_inflated) {
+  int fd = open(filename, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  struct stat st;
+  if (fstat(fd, &st) || st.st_size <= 0) {
+    close(fd);
+    return -1;
+  }
+  size_t size = (size_t)st.st_size;
+  const uint8_t *data = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (data == MAP_FAILED)
+    return -1;
+  const uint8_t *end = data + size, *at = data;
+  TcQDepth q = {0};
+  q.prev = ' ';
+  uint64_t inflated = 0;
+  struct inflate_state *z = malloc(sizeof *z);
+  uint8_t *out = malloc(TC_PIECE);
+  while (z && out && inflated < max_inflated && (at = find_bytes(at, end, "stream"))) {
+    const uint8_t *keyword = at;
+    at += 6;
+    if (keyword > data && keyword[-1] == 'd') /* endstream */
+      continue;
+    if (at < end && *at == '\r')
+      at++;
+    if (at >= end || *at != '\n')
+      continue;
+    at++;
+    const uint8_t *dict = (size_t)(keyword - data) > 4096 ? keyword - 4096 : data;
+    const uint8_t *obj = dict;
+    for (const uint8_t *o; (o = find_bytes(obj, keyword, "obj")); obj = o + 3)
+      dict = o;
+    if (dict_has(dict, keyword, "/Image") || dict_has(dict, keyword, "/XRef") || dict_has(dict, keyword, "/ObjStm") ||
+        dict_has(dict, keyword, "/Predictor") || dict_has(dict, keyword, "/Length1") || dict_has(dict, keyword, "/Metadata"))
+      continue;
+    int flate = dict_has(dict, keyword, "/FlateDecode") || dict_has(dict, keyword, "/Fl ") || dict_has(dict, keyword, "/Fl/");
+    if (dict_has(dict, keyword, "/Filter") && !flate)
+      continue;
+    if (flate) {
+      isal_inflate_init(z);
+      z->crc_flag = ISAL_ZLIB;
+      z->next_in = (uint8_t *)at;
+      const uint8_t *stop = find_bytes(at, end, "endstream");
+      z->avail_in = (uint32_t)((stop ? stop : end) - at > 0x7fffffff ? 0x7fffffff : (stop ? stop : end) - at);
+      for (;;) {
+        z->next_out = out;
+        z->avail_out = TC_PIECE;
+        int status = isal_inflate(z);
+        size_t made = TC_PIECE - z->avail_out;
+        qdepth_feed(&q, out, made);
+        inflated += made;
+        if (status < 0 || z->block_state == ISAL_BLOCK_FINISH || made == 0 || inflated >= max_inflated)
+          break;
+      }
+      at = z->next_in;
+    } else {
+      const uint8_t *stop = find_bytes(at, end, "endstream");
+      if (!stop)
+        break;
+      qdepth_feed(&q, at, (size_t)(stop - at));
+      at = stop;
+    }
+    qdepth_end(&q);
+  }
+  free(z);
+  free(out);
+  munmap((void *)data, size);
+  return q.max_depth;
+}

@@ -23,6 +23,10 @@ enum InputCheck {
   /// checks it as it reads), verified once before libvips reads them.
   private static let verified = Mutex<Set<String>>([])
 
+  /// The deepest nesting of saved graphics states a PDF may have (a real drawing
+  /// nests a few dozen; each costs poppler about 1.5 KB).
+  static let maxSavedStates = 100_000
+
   /// A damaged or truncated file, or a whole-image buffer larger than `maxBytes`, throws one line.
   static func check(path: String, format: SourceFormat, maxBytes: Int) throws {
     var result = TcFileCheck()
@@ -38,6 +42,18 @@ enum InputCheck {
       status = tc_check_jpeg(path, &result)
     case .svg:
       try SVGReferences.check(path: path, maxBytes: maxBytes)
+      return
+    case .pdf:
+      // poppler copies its graphics state for each q it has not closed: 10⁶ of them
+      // in 2.4 KB of PDF take gigabytes, or end the process in std::bad_alloc
+      let depth = tc_pdf_q_depth(path, 1 << 30)
+      if depth > maxSavedStates {
+        throw TilecutError.invalidInput(
+          path: path,
+          reason:
+            "nests 'q' (save graphics state) \(depth) deep in its page content, more than \(maxSavedStates); poppler would hold a copy of the graphics state for each"
+        )
+      }
       return
     default:
       return

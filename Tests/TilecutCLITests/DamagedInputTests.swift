@@ -292,4 +292,31 @@ struct DamagedInputTests {
     #expect(tags.crs == nil)
     #expect(tags.crsProblem?.contains("EPSG:3") == true, "\(tags.crsProblem ?? "no problem")")
   }
+
+  @Test("a PDF nesting a million 'q' is refused before poppler copies its graphics state a million times")
+  func nestedSaves() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    func page(_ content: String) -> String {
+      let objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Contents 4 0 R >>",
+        "<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream",
+      ]
+      var pdf = "%PDF-1.4\n"
+      var offsets: [Int] = []
+      for (k, object) in objects.enumerated() {
+        offsets.append(pdf.utf8.count)
+        pdf += "\(k + 1) 0 obj\n\(object)\nendobj\n"
+      }
+      let xref = pdf.utf8.count
+      pdf += "xref\n0 5\n0000000000 65535 f \n" + offsets.map { String(format: "%010d 00000 n \n", $0) }.joined()
+      return pdf + "trailer\n<< /Size 5 /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
+    }
+    try Data(page(String(repeating: "q ", count: 1_000_000) + String(repeating: "Q ", count: 1_000_000)).utf8)
+      .write(to: URL(fileURLWithPath: dir + "/nested.pdf"))
+    #expect(refusal(dir + "/nested.pdf")?.contains("1000000 deep") == true)
+    try Data(page("q 1 0 0 rg (q q q) Tj 0 0 10 10 re f Q % q q").utf8).write(to: URL(fileURLWithPath: dir + "/plain.pdf"))
+    #expect(refusal(dir + "/plain.pdf") == nil)
+  }
 }

@@ -30,4 +30,10 @@ int tc_check_jpeg(const char *filename, TcFileCheck *out);
  * checks the stream itself as it reads. */
 int tc_png_reads(const char *filename);
 
+/* The deepest nesting of q (save graphics state) over a PDF's content streams
+ * (unfiltered or Flate), read in file order, inflating at most `max_inflated`
+ * bytes; -1 when the file cannot be read. poppler copies its whole graphics
+ * state for each q: a million of them take gigabytes (or end in bad_alloc). */
+long tc_pdf_q_depth(const char *filename, uint64_t max_inflated);
+
 #endif
