@@ -484,3 +484,161 @@ long tc_pdf_q_depth(const char *filename, uint64_t max_inflated) {
   munmap((void *)data, size);
   return q.max_depth;
 }
+
+/* ---- TIFF: every Deflate strip or tile of a page inflates whole, Adler-32 and all ---- */
+
+typedef struct {
+  int fd;
+  uint64_t size;
+  int big, swap; /* BigTIFF; big-endian file */
+} TcTiff;
+
+static int tiff_read(TcTiff *t, uint64_t at, void *dst, size_t n) {
+  if (at > t->size || n > t->size - at)
+    return -1;
+  return pread(t->fd, dst, n, (off_t)at) == (ssize_t)n ? 0 : -1;
+}
+
+static uint64_t tiff_uint(const TcTiff *t, const uint8_t *p, int bytes) {
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; i++)
+    v |= (uint64_t)p[t->swap ? bytes - 1 - i : i] << (8 * i);
+  return v;
+}
+
+/* Element `k` of an entry's array of SHORT, LONG or LONG8 values. */
+static int tiff_value(TcTiff *t, const uint8_t *entry, uint64_t k, uint64_t *out) {
+  int type = (int)tiff_uint(t, entry + 2, 2);
+  int size = type == 3 ? 2 : type == 4 ? 4 : type == 16 ? 8 : 0;
+  if (!size)
+    return -1;
+  uint64_t count = tiff_uint(t, entry + 4, t->big ? 8 : 4);
+  if (k >= count)
+    return -1;
+  const uint8_t *inline_at = entry + (t->big ? 12 : 8);
+  uint8_t buf[8];
+  if (count * (uint64_t)size <= (t->big ? 8u : 4u)) {
+    memcpy(buf, inline_at + k * (uint64_t)size, (size_t)size);
+  } else {
+    uint64_t base = tiff_uint(t, inline_at, t->big ? 8 : 4);
+    if (tiff_read(t, base + k * (uint64_t)size, buf, (size_t)size))
+      return -1;
+  }
+  *out = tiff_uint(t, buf, size);
+  return 0;
+}
+
+int tc_check_tiff(const char *filename, int page, TcFileCheck *out) {
+  memset(out, 0, sizeof *out);
+  TcTiff t = {.fd = open(filename, O_RDONLY | O_CLOEXEC)};
+  if (t.fd < 0)
+    return refuse(out, "cannot be read (%s)", strerror(errno));
+  int result = -1;
+  struct stat st;
+  uint8_t head[16];
+  uint8_t *entries = NULL, *piece = malloc(TC_PIECE), *sink = malloc(TC_PIECE);
+  struct inflate_state *z = malloc(sizeof *z);
+  if (fstat(t.fd, &st) || !piece || !sink || !z) {
+    refuse(out, "cannot be read");
+    goto done;
+  }
+  t.size = (uint64_t)st.st_size;
+  if (tiff_read(&t, 0, head, 16) && tiff_read(&t, 0, head, 8)) {
+    refuse(out, "is truncated: it ends in its TIFF header");
+    goto done;
+  }
+  t.swap = head[0] == 'M';
+  t.big = tiff_uint(&t, head + 2, 2) == 43;
+  uint64_t ifd = t.big ? tiff_uint(&t, head + 8, 8) : tiff_uint(&t, head + 4, 4);
+  /* the page's directory, by following the chain (offsets only, no pixels) */
+  for (int p = 0; p < page; p++) {
+    uint8_t n[8];
+    if (tiff_read(&t, ifd, n, t.big ? 8 : 2))
+      goto fine; /* libtiff says what is wrong with the chain */
+    uint64_t count = tiff_uint(&t, n, t.big ? 8 : 2);
+    uint64_t next_at = ifd + (t.big ? 8 : 2) + count * (t.big ? 20 : 12);
+    if (tiff_read(&t, next_at, n, t.big ? 8 : 4))
+      goto fine;
+    ifd = tiff_uint(&t, n, t.big ? 8 : 4);
+  }
+  uint8_t n8[8];
+  if (tiff_read(&t, ifd, n8, t.big ? 8 : 2))
+    goto fine;
+  uint64_t count = tiff_uint(&t, n8, t.big ? 8 : 2);
+  size_t entry_size = t.big ? 20 : 12;
+  if (count == 0 || count > 4096)
+    goto fine;
+  entries = malloc(count * entry_size);
+  if (!entries || tiff_read(&t, ifd + (t.big ? 8 : 2), entries, count * entry_size))
+    goto fine;
+  uint64_t compression = 1;
+  const uint8_t *offsets = NULL, *counts = NULL;
+  for (uint64_t i = 0; i < count; i++) {
+    const uint8_t *e = entries + i * entry_size;
+    int tag = (int)tiff_uint(&t, e, 2);
+    if (tag == 259)
+      tiff_value(&t, e, 0, &compression);
+    else if (tag == 273 || tag == 324)
+      offsets = e;
+    else if (tag == 279 || tag == 325)
+      counts = e;
+  }
+  if (!offsets || !counts)
+    goto fine;
+  uint64_t pieces = tiff_uint(&t, offsets + 4, t.big ? 8 : 4);
+  for (uint64_t k = 0; k < pieces; k++) {
+    uint64_t at, length;
+    if (tiff_value(&t, offsets, k, &at) || tiff_value(&t, counts, k, &length))
+      break;
+    if (length == 0)
+      continue;
+    if (at > t.size || length > t.size - at) {
+      refuse(out, "is truncated: strip or tile %llu of page %d lies past the end of the file", (unsigned long long)k, page);
+      goto done;
+    }
+    if (compression != 8 && compression != 32946)
+      continue;
+    isal_inflate_init(z);
+    z->crc_flag = ISAL_ZLIB;
+    int finished = 0;
+    for (uint64_t done_bytes = 0; done_bytes < length && !finished;) {
+      size_t want = length - done_bytes < TC_PIECE ? (size_t)(length - done_bytes) : TC_PIECE;
+      if (tiff_read(&t, at + done_bytes, piece, want)) {
+        refuse(out, "cannot be read");
+        goto done;
+      }
+      done_bytes += want;
+      z->next_in = piece;
+      z->avail_in = (uint32_t)want;
+      while (z->avail_in > 0 && !finished) {
+        z->next_out = sink;
+        z->avail_out = TC_PIECE;
+        int status = isal_inflate(z);
+        if (status == ISAL_INCORRECT_CHECKSUM) {
+          refuse(out, "is damaged: Deflate strip or tile %llu of page %d is corrupt (Adler-32 mismatch)", (unsigned long long)k, page);
+          goto done;
+        }
+        if (status < 0) {
+          refuse(out, "is damaged: Deflate strip or tile %llu of page %d is corrupt", (unsigned long long)k, page);
+          goto done;
+        }
+        finished = z->block_state == ISAL_BLOCK_FINISH;
+        if (!finished && z->avail_out == TC_PIECE && z->avail_in > 0)
+          break; /* no progress: let libtiff judge */
+      }
+    }
+    if (!finished) {
+      refuse(out, "is damaged: Deflate strip or tile %llu of page %d ends before its data does", (unsigned long long)k, page);
+      goto done;
+    }
+  }
+fine:
+  result = 0;
+done:
+  close(t.fd);
+  free(entries);
+  free(piece);
+  free(sink);
+  free(z);
+  return result;
+}

@@ -28,7 +28,7 @@ enum InputCheck {
   static let maxSavedStates = 100_000
 
   /// A damaged or truncated file, or a whole-image buffer larger than `maxBytes`, throws one line.
-  static func check(path: String, format: SourceFormat, maxBytes: Int) throws {
+  static func check(path: String, page: Int? = nil, format: SourceFormat, maxBytes: Int) throws {
     var result = TcFileCheck()
     let status: Int32
     switch format {
@@ -40,6 +40,8 @@ enum InputCheck {
       if status == 0 && !readerReads { verified.withLock { _ = $0.insert(path) } }
     case .jpeg:
       status = tc_check_jpeg(path, &result)
+    case .tiff:
+      status = tc_check_tiff(path, Int32(clamping: page ?? 0), &result)
     case .svg:
       try SVGReferences.check(path: path, maxBytes: maxBytes)
       return

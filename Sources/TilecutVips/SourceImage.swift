@@ -84,7 +84,7 @@ public enum SourceImage {
     guard st.st_size > 0 else { throw TilecutError.invalidInput(path: path, reason: "is empty (0 bytes)") }
     let format = try SourceFormat.detect(path: path)
     // what the header declares against the bytes that are there, before a loader allocates
-    try InputCheck.check(path: path, format: format, maxBytes: maxMemory)
+    try InputCheck.check(path: path, page: input.page, format: format, maxBytes: maxMemory)
     let (pages, width, height) = try measure(path: path, page: input.page, format: format)
     // a document's parse (an SVG's tree: 440 MB for 200000 elements) goes back to the
     // system now: rendering parses it again on a worker thread, in another malloc arena

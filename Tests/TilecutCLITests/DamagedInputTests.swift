@@ -319,4 +319,37 @@ struct DamagedInputTests {
     try Data(page("q 1 0 0 rg (q q q) Tj 0 0 10 10 re f Q % q q").utf8).write(to: URL(fileURLWithPath: dir + "/plain.pdf"))
     #expect(refusal(dir + "/plain.pdf") == nil)
   }
+
+  @Test("a Deflate TIFF with 20 KB zeroed inside a strip is refused (libtiff stops before the Adler-32); strips past the end too")
+  func damagedTIFF() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    // low-contrast noise: long Deflate strips in which zeros still decode
+    var image = picture(width: 1000, height: 800)
+    var state: UInt32 = 11
+    for i in stride(from: 0, to: image.pixels.count, by: 4) {
+      state = state &* 1_664_525 &+ 1_013_904_223
+      let v = UInt8(200 + Int(state >> 29))
+      image.pixels.replaceSubrange(i..<i + 4, with: [v, v, v, 255])
+    }
+    try image.writePNG(to: dir + "/plan.tif[compression=deflate]")
+    #expect(refusal(dir + "/plan.tif") == nil)
+    let whole = try Damaged(dir + "/plan.tif")
+    var refused = 0
+    var tried = 0
+    for at in stride(from: 2000, to: whole.bytes.count - 30000, by: max(1, (whole.bytes.count - 32000) / 6)) {
+      var zeroed = whole
+      zeroed.bytes.replaceSubrange(at..<at + 20000, with: [UInt8](repeating: 0, count: 20000))
+      try zeroed.write(dir + "/zeroed.tif")
+      tried += 1
+      if let why = refusal(dir + "/zeroed.tif") {
+        refused += 1
+        #expect(!why.contains("\n"))
+      }
+    }
+    #expect(tried >= 6 && refused == tried, "\(refused) of \(tried) zeroed copies refused")
+    // the strip offsets point past a cut file
+    try Damaged(bytes: Array(whole.bytes.prefix(whole.bytes.count / 3))).write(dir + "/cut.tif")
+    #expect(refusal(dir + "/cut.tif") != nil)
+  }
 }

@@ -30,6 +30,11 @@ int tc_check_jpeg(const char *filename, TcFileCheck *out);
  * checks the stream itself as it reads. */
 int tc_png_reads(const char *filename);
 
+/* A TIFF page's strips or tiles lie inside the file, and each Deflate one
+ * inflates to its end with a good Adler-32 (libtiff stops when it has the rows
+ * it wants and never reaches the checksum). 0 or -1 as above. */
+int tc_check_tiff(const char *filename, int page, TcFileCheck *out);
+
 /* The deepest nesting of q (save graphics state) over a PDF's content streams
  * (unfiltered or Flate), read in file order, inflating at most `max_inflated`
  * bytes; -1 when the file cannot be read. poppler copies its whole graphics
