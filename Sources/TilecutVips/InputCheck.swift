@@ -91,7 +91,7 @@ enum InputCheck {
     throw TilecutError.invalidInput(
       path: path,
       reason:
-        "is a \(kind) of \(result.width) × \(result.height) pixels, whose decoder holds \(DecodeBudget.megabytes(result.whole_image_bytes)) at once, more than --max-memory \(maxBytes / 1_000_000) MB; raise --max-memory if this is intended, or save it \(kind.hasPrefix("interlaced") ? "without interlacing" : "as a baseline JPEG")"
+        "is \(kind.hasPrefix("i") ? "an" : "a") \(kind) of \(result.width) × \(result.height) pixels, whose decoder holds \(DecodeBudget.megabytes(result.whole_image_bytes)) at once, more than --max-memory \(maxBytes / 1_000_000) MB; raise --max-memory if this is intended, or save it \(kind.hasPrefix("interlaced") ? "without interlacing" : "as a baseline JPEG")"
     )
   }
 }
