@@ -107,6 +107,11 @@ public enum SourceImage {
   private static func measure(path: String, page: Int?, format: SourceFormat) throws -> (pages: Int, width: Int, height: Int) {
     let image: VipsImageHandle
     do {
+      // one page of a TIFF: opened alone, its page count walked by offsets (TilecutTIFFPage.h)
+      if format == .tiff, let page, let one = try tiffPage(path: path, page: page, sequential: false) {
+        let pages = Int(tc_tiff_page_count(path))
+        return (max(pages, page + 1), one.width, one.height)
+      }
       image = try VipsImageHandle.make("load \(path)") { out in
         tc_load_named(format.loader, path, Int32(clamping: page ?? -1), 0, 1, &out)
       }
@@ -120,9 +125,25 @@ public enum SourceImage {
     return (max(1, Int(tc_header_pages(image.pointer))), image.width, image.height)
   }
 
+  /// Page `page` of a TIFF without libvips reading every directory of the file
+  /// (floors × pages); nil when the directory chain is not one this reader walks.
+  static func tiffPage(path: String, page: Int, sequential: Bool) throws -> VipsImageHandle? {
+    var out: UnsafeMutablePointer<VipsImage>?
+    switch tc_tiff_page_open(path, Int32(clamping: page), sequential ? 1 : 0, &out) {
+    case 0:
+      guard let out else { throw VipsError.current("load \(path)") }
+      return VipsImageHandle(out)
+    case 1: return nil
+    default: throw VipsError.current("load \(path)")
+    }
+  }
+
   static func open(path: String, page: Int?, sequential: Bool) throws -> VipsImageHandle {
     // libvips' pngload skips the stream's Adler-32, which tilecut's reader checks
     if !sequential { try InputCheck.verifyStream(path: path) }
+    if let page, (try? SourceFormat.detect(path: path)) == .tiff, let one = try tiffPage(path: path, page: page, sequential: sequential) {
+      return one
+    }
     return try VipsImageHandle.make("load \(path)") { out in
       if let page { return tc_load_page(path, Int32(page), sequential ? 1 : 0, &out) }
       // the common PNGs, read top to bottom, decode on ISA-L's inflate (TilecutPNGRead.h)

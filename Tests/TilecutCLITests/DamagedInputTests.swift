@@ -4,7 +4,8 @@ import Testing
 import TilecutCore
 import TilecutGeo
 import TilecutMBTiles
-import TilecutVips
+
+@testable import TilecutVips
 
 /// A file's bytes, damaged in place.
 struct Damaged {
@@ -351,5 +352,29 @@ struct DamagedInputTests {
     // the strip offsets point past a cut file
     try Damaged(bytes: Array(whole.bytes.prefix(whole.bytes.count / 3))).write(dir + "/cut.tif")
     #expect(refusal(dir + "/cut.tif") != nil)
+  }
+
+  @Test("a page of a multi-page TIFF is found by index: its own pixels, the file's page count, a missing page refused")
+  func tiffPages() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let pages = (0..<40).map { k in
+      var page = RGBAImage(width: 16, height: 8)
+      for i in stride(from: 0, to: page.pixels.count, by: 4) { page.pixels.replaceSubrange(i..<i + 4, with: [UInt8(k * 5), 100, 200, 255]) }
+      return page
+    }
+    try RGBAImage.writePages(pages, to: dir + "/floors.tif")
+    for k in [0, 1, 17, 39] {
+      let header = try SourceImage.header(of: InputName(path: dir + "/floors.tif", page: k), maxPixels: 1 << 30)
+      #expect(header.pages == 40 && header.width == 16 && header.height == 8)
+      for sequential in [true, false] {
+        let image = try SourceImage.convert(
+          SourceImage.open(path: dir + "/floors.tif", page: k, sequential: sequential),
+          source: SourceDescription(path: dir + "/floors.tif", page: k, crop: nil, width: 16, height: 8, isVector: false))
+        let decoded = try RGBAImage.decode(image)
+        #expect(decoded[3, 3].r == UInt8(k * 5) && decoded[3, 3].g == 100, "page \(k)")
+      }
+    }
+    #expect(throws: TilecutError.self) { try SourceImage.header(of: InputName(path: dir + "/floors.tif", page: 40), maxPixels: 1 << 30) }
   }
 }
