@@ -10,6 +10,7 @@
 #include <geotiff/geo_normalize.h>
 #include <geotiff/geotiffio.h>
 #include <geotiff/xtiffio.h>
+#include <proj.h>
 #include <tiffio.h>
 
 /* GDAL keeps a raster's nodata value in this private ASCII tag. */
@@ -34,6 +35,13 @@ static void quiet_handler(const char *module, const char *fmt, va_list ap) {
   (void)module;
   (void)fmt;
   (void)ap;
+}
+
+/* libgeotiff's own problems (a key it cannot read) go to stderr by default */
+static void quiet_geotiff(struct gtiff *gtif, int level, const char *msg, ...) {
+  (void)gtif;
+  (void)level;
+  (void)msg;
 }
 
 static TIFF *open_tiff(const char *path, const char *mode) {
@@ -90,7 +98,14 @@ int tc_geotiff_read(const char *path, tc_geotiff_info *info, char *error, size_t
     }
   }
 
-  GTIF *gtif = GTIFNew(tif);
+  GTIF *gtif = GTIFNewEx(tif, quiet_geotiff, NULL);
+  /* GTIFGetDefn asks PROJ's database; PROJ logs an unknown code to stderr */
+  PJ_CONTEXT *proj = proj_context_create();
+  if (proj) {
+    proj_log_level(proj, PJ_LOG_NONE);
+    if (gtif)
+      GTIFAttachPROJContext(gtif, proj);
+  }
   if (gtif) {
     unsigned short raster_type = 0;
     if (GTIFKeyGetSHORT(gtif, GTRasterTypeGeoKey, &raster_type, 0, 1) == 1 && raster_type == RasterPixelIsPoint) {
@@ -124,10 +139,23 @@ int tc_geotiff_read(const char *path, tc_geotiff_info *info, char *error, size_t
         }
       }
     }
+    if (!info->epsg && !info->proj_definition[0]) {
+      /* a code PROJ does not know: keep it, so that the error names it rather
+       * than saying the keys have no CRS */
+      unsigned short code = 0;
+      if ((GTIFKeyGetSHORT(gtif, ProjectedCSTypeGeoKey, &code, 0, 1) == 1 ||
+           GTIFKeyGetSHORT(gtif, GeographicTypeGeoKey, &code, 0, 1) == 1) &&
+          code > 0 && code != KvUserDefined) {
+        info->has_keys = 1;
+        info->epsg = code;
+      }
+    }
     if (defn)
       GTIFFreeDefn(defn);
     GTIFFree(gtif);
   }
+  if (proj)
+    proj_context_destroy(proj);
   TIFFSetWarningHandler(old_warning);
   XTIFFClose(tif);
   return 0;

@@ -14,8 +14,23 @@ static void quiet_log(const gchar *domain, GLogLevelFlags level, const gchar *me
   (void)data;
 }
 
+/* Structured GLib logging (g_log_structured, and g_log in libraries that route
+ * through the writer) bypasses the handlers above. */
+static GLogWriterOutput quiet_writer(GLogLevelFlags level, const GLogField *fields, gsize n_fields, gpointer data) {
+  (void)level;
+  (void)fields;
+  (void)n_fields;
+  (void)data;
+  return G_LOG_WRITER_HANDLED;
+}
+
 int tc_init(const char *argv0) {
   g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO, quiet_log, NULL);
+  /* every other library's GLib chatter too (GLib-GObject, librsvg, poppler-glib,
+   * GIO): a failure reaches the user as tilecut's one line, through the error it
+   * returns; the messages beside it would only repeat or confuse it */
+  g_log_set_default_handler(quiet_log, NULL);
+  g_log_set_writer_func(quiet_writer, NULL, NULL);
   /* Tiles and strips are large, short-lived buffers: keep them in the heap
    * (glibc's mallopt; nothing on macOS, see TilecutPlatform.h). */
   tc_tune_malloc();
@@ -80,7 +95,7 @@ int tc_load_named(const char *loader, const char *filename, int page, double sca
   if (g_object_class_find_property(klass, "access"))
     g_object_set(op, "access", sequential ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM, NULL);
   if (g_object_class_find_property(klass, "fail_on"))
-    g_object_set(op, "fail_on", VIPS_FAIL_ON_ERROR, NULL);
+    g_object_set(op, "fail_on", VIPS_FAIL_ON_WARNING, NULL);
   if (page >= 0 && g_object_class_find_property(klass, "page"))
     g_object_set(op, "page", page, NULL);
   if (scale > 0 && g_object_class_find_property(klass, "scale"))
@@ -107,7 +122,7 @@ static VipsAccess access_of(int sequential) {
 }
 
 /* A truncated or corrupt file is an error, never a picture padded with black. */
-#define FAIL_ON "fail_on", VIPS_FAIL_ON_ERROR
+#define FAIL_ON "fail_on", VIPS_FAIL_ON_WARNING
 
 int tc_load(const char *filename, int sequential, VipsImage **out) {
   *out = vips_image_new_from_file(filename, "access", access_of(sequential), FAIL_ON, NULL);
@@ -147,7 +162,14 @@ int tc_load_buffer(const void *data, size_t length, VipsImage **out) {
   return *out ? 0 : -1;
 }
 
-int tc_header_pages(VipsImage *image) { return vips_image_get_n_pages(image); }
+/* The loader's own count (poppler's, libtiff's): vips_image_get_n_pages says 1
+ * for anything above 10,000 pages, which would split page 1 into floors. */
+int tc_header_pages(VipsImage *image) {
+  int n = 1;
+  if (vips_image_get_typeof(image, VIPS_META_N_PAGES) && !vips_image_get_int(image, VIPS_META_N_PAGES, &n) && n > 1)
+    return n;
+  return 1;
+}
 
 int tc_to_srgba(VipsImage *in, VipsImage **out) {
   VipsImage *t[4] = {NULL, NULL, NULL, NULL};

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "TilecutPNGRead.h"
+#include "TilecutCheck.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,10 +23,10 @@
  * and the accepted files are the same:
  * - a file this reader is not sure about before its pixel data is left to
  *   libvips (tc_png_open returns 0), which then reads it or rejects it;
- * - Adler-32 is not checked (libvips sets PNG_IGNORE_ADLER32), so the stream
- *   is inflated raw after its two header bytes are checked here;
- * - the CRC of an IDAT chunk is checked when the reader moves past it, as
- *   libpng does (the last one is never checked: libvips stops at the last row);
+ * - the stream is inflated raw after its two header bytes are checked here,
+ *   and its Adler-32 is checked after the last row (libvips ignores it, but a
+ *   damaged file is an error in tilecut, never a picture);
+ * - the CRC of every IDAT chunk is checked when the reader moves past it;
  * - gAMA, cHRM, sRGB, pHYs, text and the other ancillary chunks do not change
  *   libvips' pixels and are skipped; an iCCP profile goes to libvips, which
  *   attaches it to the image. */
@@ -60,6 +61,7 @@ typedef struct {
   uint32_t chunk_length;
   uint32_t chunk_left; /* IDAT data bytes not yet handed to the inflater */
   uint32_t crc;        /* CRC-32 so far of the IDAT chunk being read */
+  uint32_t adler;      /* Adler-32 so far of the inflated stream */
   struct inflate_state *inflate;
   /* rows */
   uint8_t *batch; /* inflated rows, filter byte first */
@@ -310,6 +312,7 @@ static int rewind_stream(TcPngReader *r) {
   r->chunk_start = r->idat_offset;
   r->chunk_length = r->chunk_left = r->idat_length;
   r->crc = libdeflate_crc32(0, "IDAT", 4);
+  r->adler = 1;
   isal_inflate_init(r->inflate);
   r->inflate->crc_flag = ISAL_DEFLATE;
   r->inflate->next_in = NULL;
@@ -413,6 +416,7 @@ static int inflate_rows(TcPngReader *r, uint32_t rows) {
           return -1;
       }
     }
+    r->adler = libdeflate_adler32(r->adler, out, step);
     out += step;
     want -= step;
   }
@@ -433,6 +437,7 @@ static int finish_stream(TcPngReader *r) {
     uint8_t *in = s->next_in;
     int status = isal_inflate(s);
     size_t used = (size_t)(s->next_in - in);
+    r->adler = libdeflate_adler32(r->adler, discard, sizeof discard - s->avail_out);
     if (took(r, in, used))
       return -1;
     if (status < 0) {
@@ -448,21 +453,30 @@ static int finish_stream(TcPngReader *r) {
         return -1;
     }
   }
-  if (ended) {
-    /* ISA-L stops at the end of the deflate data; zlib goes on to the trailer */
-    uint32_t buffered = (uint32_t)(s->read_in_length > 0 ? s->read_in_length / 8 : 0);
-    uint32_t need = buffered >= 4 ? 0 : 4 - buffered;
-    while (need > 0) {
-      if (feed(r))
-        return -1;
-      uint32_t k = s->avail_in < need ? s->avail_in : need;
-      if (took(r, s->next_in, k))
-        return -1;
-      s->next_in += k;
-      s->avail_in -= k;
-      need -= k;
-    }
+  if (!ended)
+    return fail(r, "the compressed pixel data is corrupt");
+  /* ISA-L stops at the end of the deflate data, with the first bytes of the
+   * Adler-32 trailer perhaps in its bit buffer (after the last byte's padding) */
+  uint8_t trailer[4];
+  uint32_t have = 0;
+  if (s->read_in_length > 0) {
+    uint64_t bits = s->read_in >> (s->read_in_length % 8);
+    for (uint32_t n = (uint32_t)s->read_in_length / 8; have < 4 && have < n; have++, bits >>= 8)
+      trailer[have] = (uint8_t)(bits & 0xff);
   }
+  while (have < 4) {
+    if (feed(r))
+      return -1;
+    uint32_t k = s->avail_in < 4 - have ? s->avail_in : 4 - have;
+    memcpy(trailer + have, s->next_in, k);
+    if (took(r, s->next_in, k))
+      return -1;
+    s->next_in += k;
+    s->avail_in -= k;
+    have += k;
+  }
+  if (be32(trailer) != r->adler)
+    return fail(r, "the compressed pixel data is corrupt (Adler-32 mismatch)");
   /* the rest of this chunk, then its CRC */
   if (s->avail_in > 0 && took(r, s->next_in, s->avail_in))
     return -1;
@@ -780,4 +794,16 @@ int tc_png_open(const char *filename, VipsImage **out) {
   }
   *out = image;
   return 1;
+}
+
+int tc_png_reads(const char *filename) {
+  TcPngReader *r = calloc(1, sizeof *r);
+  if (!r)
+    return 0;
+  g_mutex_init(&r->lock);
+  r->fd = open(filename, O_RDONLY | O_CLOEXEC);
+  r->buf = malloc(TC_FILE_BUFFER);
+  int reads = r->fd >= 0 && r->buf && read_header(r) == 1;
+  reader_free(r);
+  return reads;
 }

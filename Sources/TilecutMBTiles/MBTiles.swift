@@ -228,10 +228,16 @@ public final class MBTilesReader {
   public init(path: String) throws {
     guard FileManager.default.fileExists(atPath: path) else { throw TilecutError.invalidInput(path: path, reason: "no such file") }
     db = try SQLiteDatabase(path: path, create: false)
+    // someone else's file: bounded work and values, and the spec's shape
+    let budget = StepBudget(limit: MBTilesReadLimits.minimumSteps)
+    db.stepBudget = budget
+    db.limitReads(budget)
     let check = try db.prepare("SELECT count(*) FROM sqlite_master WHERE name IN ('tiles', 'metadata')")
     guard try check.next(), check.int(0) == 2 else {
       throw TilecutError.invalidInput(path: path, reason: "is not an MBTiles file (no tiles and metadata tables)")
     }
+    try db.expectShape(of: "tiles", columns: ["zoom_level", "tile_column", "tile_row", "tile_data"])
+    try db.expectShape(of: "metadata", columns: ["name", "value"])
   }
 
   /// The `metadata` table as name → value.

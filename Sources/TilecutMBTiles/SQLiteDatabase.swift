@@ -6,6 +6,8 @@ import TilecutCore
 final class SQLiteDatabase {
   let path: String
   private(set) var handle: OpaquePointer?
+  /// Steps each statement may take (`limitReads`), counted from its `prepare`.
+  var stepBudget: StepBudget?
 
   /// Opens `path`; `create` makes a new file, otherwise it is opened read-only.
   init(path: String, create: Bool) throws {
@@ -47,6 +49,7 @@ final class SQLiteDatabase {
   }
 
   func prepare(_ sql: String) throws -> SQLiteStatement {
+    stepBudget?.used = 0
     var statement: OpaquePointer?
     guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
       throw TilecutError.invalidInput(path: path, reason: "is not a readable MBTiles file (\(lastError))")
@@ -95,6 +98,15 @@ final class SQLiteStatement {
     switch sqlite3_step(pointer) {
     case SQLITE_ROW: return true
     case SQLITE_DONE: return false
+    case SQLITE_INTERRUPT where database.stepBudget?.exceeded == true:
+      throw TilecutError.invalidInput(
+        path: database.path,
+        reason:
+          "takes more than \(database.stepBudget?.limit ?? 0) SQLite steps to read (an endless or runaway query in its schema); tilecut reads plain tables or views of the MBTiles spec's shape"
+      )
+    case SQLITE_TOOBIG:
+      throw TilecutError.invalidInput(
+        path: database.path, reason: "holds a value larger than \(MBTilesReadLimits.maxValueBytes >> 20) MiB, which no tile is")
     default:
       throw TilecutError.invalidInput(path: database.path, reason: "is damaged or not an MBTiles file (\(database.lastError))")
     }

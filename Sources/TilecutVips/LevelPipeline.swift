@@ -67,6 +67,7 @@ public enum LevelPipeline {
       return try VipsLevelSource(image: placed, name: source.path)
     case .resample(let recipe):
       let scale = recipe.documentScale ?? 1
+      try SubPixelPlacement.check(source: source, placement: plan.placement, scale: scale, shrink: recipe.shrink, region: region)
       if plan.placement.projection == .projected {
         guard let mapping else {
           throw TilecutError.invalidInput(path: source.path, reason: "a projected placement needs its PROJ mapping")

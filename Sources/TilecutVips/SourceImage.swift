@@ -60,7 +60,8 @@ public enum SourceImage {
   /// Reads an input's header and checks it is an image worth tiling: a regular file
   /// (never a FIFO or device, which could block), of an allowed format by its bytes,
   /// read by that format's own loader.
-  public static func header(of input: InputName, maxPixels: Int) throws -> SourceHeader {
+  /// `maxMemory`: bytes a decoder may hold for the whole image at once (`DecodeBudget`).
+  public static func header(of input: InputName, maxPixels: Int, maxMemory: Int = DecodeBudget.defaultBytes) throws -> SourceHeader {
     try Vips.start()
     let path = input.path
     var st = stat()
@@ -82,6 +83,8 @@ public enum SourceImage {
     }
     guard st.st_size > 0 else { throw TilecutError.invalidInput(path: path, reason: "is empty (0 bytes)") }
     let format = try SourceFormat.detect(path: path)
+    // what the header declares against the bytes that are there, before a loader allocates
+    try InputCheck.check(path: path, page: input.page, format: format, maxBytes: maxMemory)
     let (pages, width, height) = try measure(path: path, page: input.page, format: format)
     // a document's parse (an SVG's tree: 440 MB for 200000 elements) goes back to the
     // system now: rendering parses it again on a worker thread, in another malloc arena
@@ -104,6 +107,11 @@ public enum SourceImage {
   private static func measure(path: String, page: Int?, format: SourceFormat) throws -> (pages: Int, width: Int, height: Int) {
     let image: VipsImageHandle
     do {
+      // one page of a TIFF: opened alone, its page count walked by offsets (TilecutTIFFPage.h)
+      if format == .tiff, let page, let one = try tiffPage(path: path, page: page, sequential: false) {
+        let pages = Int(tc_tiff_page_count(path))
+        return (max(pages, page + 1), one.width, one.height)
+      }
       image = try VipsImageHandle.make("load \(path)") { out in
         tc_load_named(format.loader, path, Int32(clamping: page ?? -1), 0, 1, &out)
       }
@@ -117,8 +125,26 @@ public enum SourceImage {
     return (max(1, Int(tc_header_pages(image.pointer))), image.width, image.height)
   }
 
+  /// Page `page` of a TIFF without libvips reading every directory of the file
+  /// (floors × pages); nil when the directory chain is not one this reader walks.
+  static func tiffPage(path: String, page: Int, sequential: Bool) throws -> VipsImageHandle? {
+    var out: UnsafeMutablePointer<VipsImage>?
+    switch tc_tiff_page_open(path, Int32(clamping: page), sequential ? 1 : 0, &out) {
+    case 0:
+      guard let out else { throw VipsError.current("load \(path)") }
+      return VipsImageHandle(out)
+    case 1: return nil
+    default: throw VipsError.current("load \(path)")
+    }
+  }
+
   static func open(path: String, page: Int?, sequential: Bool) throws -> VipsImageHandle {
-    try VipsImageHandle.make("load \(path)") { out in
+    // libvips' pngload skips the stream's Adler-32, which tilecut's reader checks
+    if !sequential { try InputCheck.verifyStream(path: path) }
+    if let page, (try? SourceFormat.detect(path: path)) == .tiff, let one = try tiffPage(path: path, page: page, sequential: sequential) {
+      return one
+    }
+    return try VipsImageHandle.make("load \(path)") { out in
       if let page { return tc_load_page(path, Int32(page), sequential ? 1 : 0, &out) }
       // the common PNGs, read top to bottom, decode on ISA-L's inflate (TilecutPNGRead.h)
       if sequential, tc_png_open(path, &out) == 1 { return 0 }

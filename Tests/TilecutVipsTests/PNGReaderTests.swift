@@ -185,6 +185,10 @@ struct PNGReaderTests {
       }
     case (.failure(let e), .success):
       Issue.record("\(path): libvips fails (\(e)) but the reader decodes it", sourceLocation: sourceLocation)
+    case (.success, .failure(let e)) where e.message.contains("Adler-32") || e.message.contains("corrupt"):
+      // damage libvips ignores (it skips the stream's Adler-32 and a corrupt tail): the
+      // reader refuses it, since a damaged file is never tiled
+      break
     case (.success, .failure(let e)):
       Issue.record("\(path): the reader fails (\(e)) but libvips decodes it", sourceLocation: sourceLocation)
     case (.failure, .failure(let e)):

@@ -11,7 +11,9 @@ public struct FloorSource: Sendable {
 
 /// Turns the inputs and `--floors` into one source per floor.
 enum FloorResolver {
-  static func resolve(inputs: [String], options: FloorOptions, maxPixels: Int) throws -> [FloorSource] {
+  static func resolve(
+    inputs: [String], options: FloorOptions, maxPixels: Int, maxMemory: Int = DecodeBudget.defaultBytes
+  ) throws -> [FloorSource] {
     guard !inputs.isEmpty else { throw TilecutError.invalidOption(option: "INPUT", reason: "give at least one image to tile") }
     let names = try inputs.map { try InputName(parsing: $0) }
     var out: [FloorSource] = []
@@ -21,7 +23,7 @@ enum FloorResolver {
           option: "--floors", reason: "\(n) floors but \(names.count) inputs; give one input per floor, or one input with --floors")
       }
       for (i, name) in names.enumerated() {
-        let header = try SourceImage.header(of: name, maxPixels: maxPixels)
+        let header = try SourceImage.header(of: name, maxPixels: maxPixels, maxMemory: maxMemory)
         if header.pages > 1 && name.page == nil {
           throw TilecutError.invalidInput(
             path: name.path, reason: "has \(header.pages) pages; with several inputs name the page, e.g. '\(name.path)[page=0]'")
@@ -31,7 +33,7 @@ enum FloorResolver {
       return out
     }
     let name = names[0]
-    let header = try SourceImage.header(of: name, maxPixels: maxPixels)
+    let header = try SourceImage.header(of: name, maxPixels: maxPixels, maxMemory: maxMemory)
     let n = options.floors ?? 1
     if n == 1 { return [floorSource(try options.floor(0), name, header, crop: nil)] }
     if name.page == nil && header.pages > 1 {
@@ -40,7 +42,7 @@ enum FloorResolver {
       }
       for page in 0..<n {
         let pageName = InputName(path: name.path, page: page)
-        let pageHeader = try SourceImage.header(of: pageName, maxPixels: maxPixels)
+        let pageHeader = try SourceImage.header(of: pageName, maxPixels: maxPixels, maxMemory: maxMemory)
         out.append(floorSource(try options.floor(page), pageName, pageHeader, crop: nil))
       }
       return out

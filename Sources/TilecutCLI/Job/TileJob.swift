@@ -52,7 +52,7 @@ struct TileJob {
   var printer: Printer
 
   func plan() throws -> TileJobPlan {
-    let floorSources = try FloorResolver.resolve(inputs: inputs, options: floors, maxPixels: run.maxPixels)
+    let floorSources = try FloorResolver.resolve(inputs: inputs, options: floors, maxPixels: run.maxPixels, maxMemory: run.maxMemory)
     if let split = FloorResolver.splitDescription(floorSources) { printer.info(split) }
     try encoding.checkTransparency(floorSources.map(\.input))
     let sizes = try pyramid.tileSizes()

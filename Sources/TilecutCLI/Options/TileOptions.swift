@@ -259,6 +259,16 @@ public struct RunOptions: ParsableArguments {
   public var maxPixels: Int { maxPixelsOption ?? Self.defaultMaxPixels }
   public var maxDocumentPixels: Int { maxPixelsOption ?? Self.defaultMaxDocumentPixels }
 
+  @Option(
+    name: .customLong("max-memory"),
+    help: ArgumentHelp(
+      "Refuse sources whose decoder must hold more than this many megabytes for the whole image at once: a progressive JPEG, an interlaced PNG, an image embedded in an SVG (default: 512).",
+      valueName: "MB"))
+  public var maxMemoryOption: Int?
+
+  /// Bytes a decoder may hold for one whole image (`--max-memory`).
+  public var maxMemory: Int { (maxMemoryOption ?? DecodeBudget.defaultMegabytes).multipliedReportingOverflow(by: 1_000_000).partialValue }
+
   @Flag(help: "Refuse document formats (PDF, SVG and other loaders libvips marks untrusted).")
   public var noVector = false
 
@@ -269,6 +279,9 @@ public struct RunOptions: ParsableArguments {
       throw ValidationError("--jobs: \(j) is outside 1...\(PlanLimits.maxJobs)")
     }
     if let m = maxPixelsOption, m < 1 { throw ValidationError("--max-pixels: must be at least 1, got \(m)") }
+    if let m = maxMemoryOption, !(1...1_000_000_000).contains(m) {
+      throw ValidationError("--max-memory: must be at least 1 (megabytes), got \(m)")
+    }
     if exact && !dryRun { throw ValidationError("--exact: counts tiles for --dry-run; add --dry-run or drop --exact") }
     if shard != nil { _ = try shardSelector() }
   }

@@ -1,0 +1,44 @@
+#ifndef TILECUT_CHECK_H
+#define TILECUT_CHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a file's header declares, read before any decoder allocates for it, and,
+ * when the file is damaged, why. */
+typedef struct {
+  uint32_t width, height;
+  /* bytes a decoder must hold for the whole image before it gives the first row
+   * (a progressive JPEG's coefficients, an interlaced PNG); 0 when rows stream */
+  uint64_t whole_image_bytes;
+  /* what that buffer is, for the error line: "progressive JPEG", "interlaced PNG" */
+  const char *whole_image_kind;
+  char reason[200];
+} TcFileCheck;
+
+/* A PNG's chunks, without decoding: every chunk fits in the file, every chunk
+ * but IDAT has a good CRC, IEND is there. `verify_stream`: also inflate the
+ * pixel data (in 64 KB pieces) and check the IDAT CRCs, that the stream holds
+ * every row and that its Adler-32 is right. 0: sound; -1: `reason` says why. */
+int tc_check_png(const char *filename, int verify_stream, TcFileCheck *out);
+
+/* A JPEG's markers up to its first scan: the frame's size and components, and
+ * what a progressive or multi-scan decoder holds for it. 0 or -1 as above. */
+int tc_check_jpeg(const char *filename, TcFileCheck *out);
+
+/* Whether tilecut's own PNG reader (TilecutPNGRead.h) decodes this file, which
+ * checks the stream itself as it reads. */
+int tc_png_reads(const char *filename);
+
+/* A TIFF page's strips or tiles lie inside the file, and each Deflate one
+ * inflates to its end with a good Adler-32 (libtiff stops when it has the rows
+ * it wants and never reaches the checksum). 0 or -1 as above. */
+int tc_check_tiff(const char *filename, int page, TcFileCheck *out);
+
+/* The deepest nesting of q (save graphics state) over a PDF's content streams
+ * (unfiltered or Flate), read in file order, inflating at most `max_inflated`
+ * bytes; -1 when the file cannot be read. poppler copies its whole graphics
+ * state for each q: a million of them take gigabytes (or end in bad_alloc). */
+long tc_pdf_q_depth(const char *filename, uint64_t max_inflated);
+
+#endif

@@ -1,0 +1,97 @@
+import CVipsShim
+import Foundation
+import Synchronization
+import TilecutCore
+
+/// What any decoder may hold at once for one input: a whole-image buffer (a
+/// progressive JPEG's coefficients, an interlaced PNG, an image embedded in an
+/// SVG) is refused before it is allocated when it would be larger.
+public enum DecodeBudget {
+  /// `--max-memory`'s default, in megabytes (10⁶ bytes).
+  public static let defaultMegabytes = 512
+  public static let defaultBytes = defaultMegabytes * 1_000_000
+
+  static func megabytes(_ bytes: UInt64) -> String {
+    bytes >= 10_000_000_000 ? "\(bytes / 1_000_000_000) GB" : "\((bytes + 999_999) / 1_000_000) MB"
+  }
+}
+
+/// Reads what an input's header declares, and checks it against the bytes that
+/// are there, before libvips' loaders see the file.
+enum InputCheck {
+  /// PNGs whose pixel stream was not verified at the header (tilecut's own reader
+  /// checks it as it reads), verified once before libvips reads them.
+  private static let verified = Mutex<Set<String>>([])
+
+  /// The deepest nesting of saved graphics states a PDF may have (a real drawing
+  /// nests a few dozen; each costs poppler about 1.5 KB).
+  static let maxSavedStates = 100_000
+
+  /// A damaged or truncated file, or a whole-image buffer larger than `maxBytes`, throws one line.
+  static func check(path: String, page: Int? = nil, format: SourceFormat, maxBytes: Int) throws {
+    var result = TcFileCheck()
+    let status: Int32
+    switch format {
+    case .png:
+      // what tilecut's PNG reader decodes is checked by it as it reads; anything
+      // else goes to libpng, which ignores the stream's Adler-32
+      let readerReads = tc_png_reads(path) == 1
+      status = tc_check_png(path, readerReads ? 0 : 1, &result)
+      if status == 0 && !readerReads { verified.withLock { _ = $0.insert(path) } }
+    case .jpeg:
+      status = tc_check_jpeg(path, &result)
+    case .tiff:
+      status = tc_check_tiff(path, Int32(clamping: page ?? 0), &result)
+    case .svg:
+      try SVGReferences.check(path: path, maxBytes: maxBytes)
+      return
+    case .pdf:
+      // poppler copies its graphics state for each q it has not closed: 10⁶ of them
+      // in 2.4 KB of PDF take gigabytes, or end the process in std::bad_alloc
+      let depth = tc_pdf_q_depth(path, 1 << 30)
+      if depth > maxSavedStates {
+        throw TilecutError.invalidInput(
+          path: path,
+          reason:
+            "nests 'q' (save graphics state) \(depth) deep in its page content, more than \(maxSavedStates); poppler would hold a copy of the graphics state for each"
+        )
+      }
+      return
+    default:
+      return
+    }
+    guard status == 0 else { throw TilecutError.invalidInput(path: path, reason: reason(result)) }
+    try withinBudget(path: path, result, maxBytes: maxBytes)
+  }
+
+  /// Before libvips' pngload reads a PNG tilecut's reader would have read (random
+  /// access, as a rotated placement asks for), its stream is checked once.
+  static func verifyStream(path: String) throws {
+    if verified.withLock({ $0.contains(path) }) { return }
+    var head = [UInt8](repeating: 0, count: 8)
+    guard let handle = FileHandle(forReadingAtPath: path) else { return }
+    head = [UInt8](handle.readData(ofLength: 8))
+    try? handle.close()
+    guard SourceFormat.magic(head) == .png else { return }
+    var result = TcFileCheck()
+    guard tc_check_png(path, 1, &result) == 0 else { throw TilecutError.invalidInput(path: path, reason: reason(result)) }
+    verified.withLock { _ = $0.insert(path) }
+  }
+
+  static func reason(_ result: TcFileCheck) -> String {
+    var copy = result
+    return withUnsafeBytes(of: &copy.reason) { raw in
+      String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+    }
+  }
+
+  static func withinBudget(path: String, _ result: TcFileCheck, maxBytes: Int) throws {
+    guard result.whole_image_bytes > UInt64(max(0, maxBytes)), let raw = result.whole_image_kind else { return }
+    let kind = String(cString: raw)
+    throw TilecutError.invalidInput(
+      path: path,
+      reason:
+        "is \(kind.hasPrefix("i") ? "an" : "a") \(kind) of \(result.width) × \(result.height) pixels, whose decoder holds \(DecodeBudget.megabytes(result.whole_image_bytes)) at once, more than --max-memory \(maxBytes / 1_000_000) MB; raise --max-memory if this is intended, or save it \(kind.hasPrefix("interlaced") ? "without interlacing" : "as a baseline JPEG")"
+    )
+  }
+}

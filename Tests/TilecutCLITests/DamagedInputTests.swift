@@ -1,0 +1,380 @@
+import CSQLite
+import Foundation
+import Testing
+import TilecutCore
+import TilecutGeo
+import TilecutMBTiles
+
+@testable import TilecutVips
+
+/// A file's bytes, damaged in place.
+struct Damaged {
+  var bytes: [UInt8]
+
+  init(_ path: String) throws { bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
+
+  func write(_ path: String) throws { try Data(bytes).write(to: URL(fileURLWithPath: path)) }
+
+  /// Where `marker` first occurs.
+  func find(_ marker: [UInt8], from start: Int = 0) -> Int? {
+    guard bytes.count >= marker.count else { return nil }
+    return (start...(bytes.count - marker.count)).first { Array(bytes[$0..<$0 + marker.count]) == marker }
+  }
+
+  static func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 255), UInt8(v >> 8 & 255), UInt8(v & 255)] }
+
+  static func crc32(_ bytes: [UInt8]) -> UInt32 {
+    var c: UInt32 = 0xFFFF_FFFF
+    for b in bytes {
+      c ^= UInt32(b)
+      for _ in 0..<8 { c = (c & 1) != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+    }
+    return ~c
+  }
+
+  /// A PNG's chunks, every IDAT joined into one.
+  func pngChunks() -> [(type: String, data: [UInt8])] {
+    var out: [(String, [UInt8])] = []
+    var at = 8
+    var stream: [UInt8] = []
+    while at + 12 <= bytes.count {
+      let length = Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
+      let type = String(decoding: bytes[at + 4..<at + 8], as: UTF8.self)
+      let data = Array(bytes[at + 8..<at + 8 + length])
+      if type == "IDAT" {
+        if stream.isEmpty { out.append(("IDAT", [])) }
+        stream += data
+      } else {
+        out.append((type, data))
+      }
+      at += 12 + length
+    }
+    return out.map { $0.0 == "IDAT" ? ("IDAT", stream) : $0 }
+  }
+
+  static func png(_ chunks: [(type: String, data: [UInt8])]) -> Damaged {
+    var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    for (type, data) in chunks {
+      let body = Array(type.utf8) + data
+      bytes += be32(UInt32(data.count)) + body + be32(crc32(body))
+    }
+    return Damaged(bytes: bytes)
+  }
+
+  init(bytes: [UInt8]) { self.bytes = bytes }
+}
+
+/// A busy picture, so that compressed streams are long and every byte of them matters.
+func noisy(width: Int, height: Int) -> RGBAImage {
+  var image = picture(width: width, height: height, seed: 3)
+  var state: UInt32 = 7
+  for i in stride(from: 0, to: image.pixels.count, by: 4) {
+    state = state &* 1_664_525 &+ 1_013_904_223
+    image.pixels[i + 1] = UInt8(truncatingIfNeeded: state >> 24)
+  }
+  return image
+}
+
+/// Why tilecut refuses `path`: its header check, or decoding every pixel; nil when it reads.
+func refusal(_ path: String, maxMemory: Int = DecodeBudget.defaultBytes) -> String? {
+  do {
+    _ = try SourceImage.header(of: InputName(path: path), maxPixels: 1 << 32, maxMemory: maxMemory)
+    _ = try RGBAImage.decode(file: path)
+    return nil
+  } catch {
+    return "\(error)"
+  }
+}
+
+@Suite("a damaged file is never tiled, and memory follows what is read", .serialized)
+struct DamagedInputTests {
+  @Test("the binary: one line naming the file, exit 1, the previous output kept (corrupt JPEG scan, wrong Adler-32, a budget)")
+  func binary() throws {
+    let c = try Corpus()
+    defer { c.cleanup() }
+    try noisy(width: 640, height: 480).writePNG(to: c.path("photo.jpg[Q=90]"))
+    var corrupt = try Damaged(c.path("photo.jpg"))
+    let scan = try #require(corrupt.find([0xFF, 0xDA]))
+    for k in 0..<400 { corrupt.bytes[scan + 3000 + k] = 0xFF }
+    try corrupt.write(c.path("corrupt.jpg"))
+    c.expectClean(
+      try runTool([c.path("corrupt.jpg"), "-o", c.path("out"), "--max-zoom", "1"]), status: 1, mentions: "corrupt.jpg: cannot be decoded")
+    // read by libpng, which would skip the Adler-32
+    try noisy(width: 300, height: 200).writePNG(to: c.path("interlaced.png[interlace=true]"))
+    var chunks = try Damaged(c.path("interlaced.png")).pngChunks()
+    let idat = try #require(chunks.firstIndex { $0.type == "IDAT" })
+    chunks[idat].data[chunks[idat].data.count - 1] ^= 0xFF
+    try Damaged.png(chunks).write(c.path("adler.png"))
+    c.expectClean(try runTool([c.path("adler.png"), "-o", c.path("out")]), status: 1, mentions: "adler.png: is damaged")
+    // a small progressive JPEG whose frame claims 20000 × 20000: 1.2 GB of coefficients
+    try picture(width: 64, height: 48).writePNG(to: c.path("small.jpg[interlace=true]"))
+    var claims = try Damaged(c.path("small.jpg"))
+    let frame = try #require(claims.find([0xFF, 0xC2]))
+    claims.bytes.replaceSubrange(frame + 5..<frame + 9, with: [0x4E, 0x20, 0x4E, 0x20])
+    try claims.write(c.path("claims.jpg"))
+    c.expectClean(try runTool([c.path("claims.jpg"), "-o", c.path("out")]), status: 1, mentions: "--max-memory 512 MB")
+    // a 1 cm box for a 600 × 400 px plan at zoom 10: named by the option, not libvips' "shrunk to nothing"
+    c.expectClean(
+      try runTool([c.path("good.png"), "-o", c.path("out"), "--force", "--bounds", "51.5,-0.1,51.5000001,-0.0999999", "--max-zoom", "10"]),
+      status: 1, mentions: "--bounds places its 600 × 400 px in less than one pixel")
+  }
+
+  @Test("JPEG: corrupt scan data, a frame claiming more rows than the scan holds, a cut header")
+  func damagedJPEG() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try noisy(width: 640, height: 480).writePNG(to: dir + "/photo.jpg[Q=90]")
+    let jpeg = try Damaged(dir + "/photo.jpg")
+    #expect(refusal(dir + "/photo.jpg") == nil)
+    let scan = try #require(jpeg.find([0xFF, 0xDA]))
+    var corrupt = jpeg
+    for k in 0..<400 { corrupt.bytes[scan + 3000 + k] = 0xFF }
+    try corrupt.write(dir + "/corrupt.jpg")
+    #expect(refusal(dir + "/corrupt.jpg")?.contains("Corrupt JPEG data") == true)
+    // the frame says 4000 × 4000; the scan holds 640 × 480: never padded with grey
+    var tall = jpeg
+    let frame = try #require(jpeg.find([0xFF, 0xC0]))
+    tall.bytes.replaceSubrange(frame + 5..<frame + 9, with: [0x0F, 0xA0, 0x0F, 0xA0])
+    try tall.write(dir + "/tall.jpg")
+    #expect(refusal(dir + "/tall.jpg") != nil)
+    try Damaged(bytes: Array(jpeg.bytes.prefix(scan - 40))).write(dir + "/short.jpg")
+    #expect(refusal(dir + "/short.jpg")?.contains("short.jpg: is truncated") == true)
+  }
+
+  @Test("PNG: a wrong Adler-32 (tilecut's reader and libpng), a bad ancillary CRC, no IEND, a chunk longer than the file")
+  func damagedPNG() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let image = noisy(width: 300, height: 200)
+    try image.writePNG(to: dir + "/plain.png")
+    try image.writePNG(to: dir + "/interlaced.png[interlace=true]")
+    for name in ["plain.png", "interlaced.png"] {
+      #expect(refusal(dir + "/" + name) == nil)
+      var chunks = try Damaged(dir + "/" + name).pngChunks()
+      let idat = try #require(chunks.firstIndex { $0.type == "IDAT" })
+      chunks[idat].data[chunks[idat].data.count - 1] ^= 0xFF
+      try Damaged.png(chunks).write(dir + "/adler-" + name)
+      #expect(refusal(dir + "/adler-" + name)?.contains("Adler-32 mismatch") == true, "\(name)")
+    }
+    var chunks = try Damaged(dir + "/plain.png").pngChunks()
+    chunks.insert(("tEXt", Array("Comment\u{0}a floor".utf8)), at: 1)
+    var text = Damaged.png(chunks)
+    text.bytes[8 + 25 + 10] ^= 0x01  // inside the tEXt data, its CRC left as it was
+    try text.write(dir + "/text.png")
+    #expect(refusal(dir + "/text.png")?.contains("tEXt chunk is corrupt") == true)
+    let whole = try Damaged(dir + "/plain.png")
+    try Damaged(bytes: Array(whole.bytes.dropLast(12))).write(dir + "/noend.png")
+    #expect(refusal(dir + "/noend.png")?.contains("noend.png: is truncated") == true)
+    // 53 bytes whose text chunk claims 1 GB: refused before anything reads the chunk
+    var bytes = Damaged.png([("IHDR", Damaged.be32(100) + Damaged.be32(100) + [8, 2, 0, 0, 0])]).bytes
+    bytes += Damaged.be32(1 << 30) + Array("tEXtComment\u{0}hello".utf8)
+    try Damaged(bytes: bytes).write(dir + "/claims.png")
+    #expect(refusal(dir + "/claims.png")?.contains("claims 1073741824 bytes") == true)
+  }
+
+  @Test("--max-memory bounds whole-image decoders before they allocate: an interlaced PNG")
+  func wholeImageBudget() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    // 800 × 600 RGBA interlaced: libpng holds 1.92 MB at once
+    try picture(width: 800, height: 600).writePNG(to: dir + "/wide.png[interlace=true]")
+    #expect(refusal(dir + "/wide.png", maxMemory: 1_000_000)?.contains("interlaced PNG of 800 × 600") == true)
+    #expect(refusal(dir + "/wide.png", maxMemory: 2_000_000) == nil)
+    try picture(width: 800, height: 600).writePNG(to: dir + "/wide.jpg[interlace=true]")
+    #expect(refusal(dir + "/wide.jpg", maxMemory: 1_000_000)?.contains("progressive JPEG") == true)
+    #expect(refusal(dir + "/wide.jpg") == nil)
+  }
+  @Test("a PDF of 12,000 pages has 12,000 pages, not libvips' 1 above 10,000")
+  func manyPages() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let pages = 12_000
+    var objects = ["<< /Type /Catalog /Pages 2 0 R >>"]
+    objects.append("<< /Type /Pages /Kids [\((0..<pages).map { "\(3 + $0) 0 R" }.joined(separator: " "))] /Count \(pages) >>")
+    for _ in 0..<pages { objects.append("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] >>") }
+    var pdf = "%PDF-1.4\n"
+    var offsets: [Int] = []
+    for (k, object) in objects.enumerated() {
+      offsets.append(pdf.utf8.count)
+      pdf += "\(k + 1) 0 obj\n\(object)\nendobj\n"
+    }
+    let xref = pdf.utf8.count
+    pdf += "xref\n0 \(objects.count + 1)\n0000000000 65535 f \n"
+    for offset in offsets { pdf += String(format: "%010d 00000 n \n", offset) }
+    pdf += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
+    try Data(pdf.utf8).write(to: URL(fileURLWithPath: dir + "/pages.pdf"))
+    let header = try SourceImage.header(of: InputName(path: dir + "/pages.pdf"), maxPixels: 1 << 30)
+    #expect(header.pages == pages)
+    let last = try SourceImage.header(of: InputName(path: dir + "/pages.pdf", page: pages - 1), maxPixels: 1 << 30)
+    #expect(last.width == 200 && last.height == 100)
+  }
+
+  @Test("SVG: a FIFO named by <image>, CSS @import or xi:include is never opened; embedded images held to --max-memory")
+  func svgReferences() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    #expect(mkfifo(dir + "/pipe.png", 0o600) == 0)
+    #expect(mkfifo(dir + "/style.css", 0o600) == 0)
+    let open =
+      #"<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" xmlns:xi="http://www.w3.org/2001/XInclude" width="100" height="100">"#
+    let bodies = [
+      "image": #"<image width="50" height="50" xlink:href="pipe.png"/>"#,
+      "import": #"<style>@import "style.css";</style>"#,
+      "url": #"<style>rect { fill: url( 'style.css#x' ) }</style>"#,
+      "include": #"<text><xi:include href="./pipe.png" parse="text"/></text>"#,
+    ]
+    for (name, body) in bodies {
+      try Data((open + body + "<rect width=\"5\" height=\"5\"/></svg>").utf8).write(to: URL(fileURLWithPath: dir + "/\(name).svg"))
+      #expect(refusal(dir + "/\(name).svg")?.contains("FIFO") == true, "\(name)")
+    }
+    // a 17000² PNG as a data: URI: 1.2 GB once librsvg decodes it
+    let png = Data(pngHeader(width: 17000, height: 17000)).base64EncodedString()
+    let embedded = open + #"<image width="50" height="50" href="data:image/png;base64,"# + png + #""/></svg>"#
+    try Data(embedded.utf8).write(to: URL(fileURLWithPath: dir + "/embedded.svg"))
+    #expect(refusal(dir + "/embedded.svg")?.contains("17000 × 17000") == true)
+    // links, fragments and directories are not image sources: the drawing reads
+    let fine = open + #"<a href="/"><rect fill="url(#g)" width="5" height="5"/></a><a href="https://example.com/"/></svg>"#
+    try Data(fine.utf8).write(to: URL(fileURLWithPath: dir + "/fine.svg"))
+    #expect(refusal(dir + "/fine.svg") == nil)
+  }
+
+  @Test("MBTiles: an endless recursive view, a view over one, and a 100 MB blob end with one reason")
+  func hostileMBTiles() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let spec = """
+      CREATE TABLE metadata (name TEXT, value TEXT);
+      CREATE TABLE map (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_id TEXT);
+      CREATE TABLE images (tile_data BLOB, tile_id TEXT);
+      INSERT INTO map VALUES (0, 0, 0, 'a');
+      INSERT INTO images VALUES (x'89504E47', 'a');
+      """
+    let cases = [
+      "spec":
+        "CREATE VIEW tiles AS SELECT map.zoom_level AS zoom_level, map.tile_column AS tile_column, map.tile_row AS tile_row, images.tile_data AS tile_data FROM map JOIN images ON images.tile_id = map.tile_id;",
+      "recursive":
+        "CREATE VIEW tiles AS WITH RECURSIVE r(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM r) SELECT 0 AS zoom_level, 0 AS tile_column, 0 AS tile_row, x'00' AS tile_data FROM r WHERE n < 0;",
+      "hidden":
+        "CREATE VIEW forever AS WITH RECURSIVE r(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM r) SELECT n FROM r; CREATE VIEW tiles AS SELECT 0 AS zoom_level, 0 AS tile_column, 0 AS tile_row, x'00' AS tile_data FROM forever WHERE n < 0;",
+      "blob":
+        "CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB); INSERT INTO tiles VALUES (0, 0, 0, zeroblob(100000000));",
+    ]
+    var reasons: [String: String] = [:]
+    for (name, tiles) in cases {
+      var db: OpaquePointer?
+      let file = dir + "/\(name).mbtiles"
+      #expect(sqlite3_open(file, &db) == SQLITE_OK)
+      #expect(sqlite3_exec(db, spec + tiles, nil, nil, nil) == SQLITE_OK, "\(name)")
+      sqlite3_close(db)
+      do {
+        let reader = try MBTilesReader(path: file)
+        var rows = 0
+        try reader.forEachRow { _ in rows += 1 }
+        if name == "spec" { #expect(rows == 1) }
+      } catch {
+        reasons[name] = "\(error)"
+      }
+    }
+    #expect(reasons["spec"] == nil)
+    #expect(reasons["recursive"]?.contains("recursive") == true)
+    #expect(reasons["hidden"]?.contains("SQLite steps") == true)
+    #expect(reasons["blob"]?.contains("larger than 64 MiB") == true)
+  }
+
+  @Test("GeoKeys naming an EPSG code PROJ does not know say which code, and nothing else reaches stderr")
+  func unknownEPSG() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try GeoTIFFWriter.write(
+      path: dir + "/unknown.tif", width: 4, height: 4, bands: 3, pixels: [UInt8](repeating: 9, count: 48),
+      tiepoint: [0, 0, 0, 500_000, 6_000_000, 0],
+      scale: [1, 1, 0], shortKeys: [(.modelType, 1), (.rasterType, 1), (.projectedCSType, 3)])
+    let tags = try #require(GeoTIFFTags.read(path: dir + "/unknown.tif"))
+    #expect(tags.crs == nil)
+    #expect(tags.crsProblem?.contains("EPSG:3") == true, "\(tags.crsProblem ?? "no problem")")
+  }
+
+  @Test("a PDF nesting a million 'q' is refused before poppler copies its graphics state a million times")
+  func nestedSaves() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    func page(_ content: String) -> String {
+      let objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Contents 4 0 R >>",
+        "<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream",
+      ]
+      var pdf = "%PDF-1.4\n"
+      var offsets: [Int] = []
+      for (k, object) in objects.enumerated() {
+        offsets.append(pdf.utf8.count)
+        pdf += "\(k + 1) 0 obj\n\(object)\nendobj\n"
+      }
+      let xref = pdf.utf8.count
+      pdf += "xref\n0 5\n0000000000 65535 f \n" + offsets.map { String(format: "%010d 00000 n \n", $0) }.joined()
+      return pdf + "trailer\n<< /Size 5 /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
+    }
+    try Data(page(String(repeating: "q ", count: 1_000_000) + String(repeating: "Q ", count: 1_000_000)).utf8)
+      .write(to: URL(fileURLWithPath: dir + "/nested.pdf"))
+    #expect(refusal(dir + "/nested.pdf")?.contains("1000000 deep") == true)
+    try Data(page("q 1 0 0 rg (q q q) Tj 0 0 10 10 re f Q % q q").utf8).write(to: URL(fileURLWithPath: dir + "/plain.pdf"))
+    #expect(refusal(dir + "/plain.pdf") == nil)
+  }
+
+  @Test("a Deflate TIFF with 20 KB zeroed inside a strip is refused (libtiff stops before the Adler-32); strips past the end too")
+  func damagedTIFF() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    // low-contrast noise: long Deflate strips in which zeros still decode
+    var image = picture(width: 1000, height: 800)
+    var state: UInt32 = 11
+    for i in stride(from: 0, to: image.pixels.count, by: 4) {
+      state = state &* 1_664_525 &+ 1_013_904_223
+      let v = UInt8(200 + Int(state >> 29))
+      image.pixels.replaceSubrange(i..<i + 4, with: [v, v, v, 255])
+    }
+    try image.writePNG(to: dir + "/plan.tif[compression=deflate]")
+    #expect(refusal(dir + "/plan.tif") == nil)
+    let whole = try Damaged(dir + "/plan.tif")
+    var refused = 0
+    var tried = 0
+    for at in stride(from: 2000, to: whole.bytes.count - 30000, by: max(1, (whole.bytes.count - 32000) / 6)) {
+      var zeroed = whole
+      zeroed.bytes.replaceSubrange(at..<at + 20000, with: [UInt8](repeating: 0, count: 20000))
+      try zeroed.write(dir + "/zeroed.tif")
+      tried += 1
+      if let why = refusal(dir + "/zeroed.tif") {
+        refused += 1
+        #expect(!why.contains("\n"))
+      }
+    }
+    #expect(tried >= 6 && refused == tried, "\(refused) of \(tried) zeroed copies refused")
+    // the strip offsets point past a cut file
+    try Damaged(bytes: Array(whole.bytes.prefix(whole.bytes.count / 3))).write(dir + "/cut.tif")
+    #expect(refusal(dir + "/cut.tif") != nil)
+  }
+
+  @Test("a page of a multi-page TIFF is found by index: its own pixels, the file's page count, a missing page refused")
+  func tiffPages() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let pages = (0..<40).map { k in
+      var page = RGBAImage(width: 16, height: 8)
+      for i in stride(from: 0, to: page.pixels.count, by: 4) { page.pixels.replaceSubrange(i..<i + 4, with: [UInt8(k * 5), 100, 200, 255]) }
+      return page
+    }
+    try RGBAImage.writePages(pages, to: dir + "/floors.tif")
+    for k in [0, 1, 17, 39] {
+      let header = try SourceImage.header(of: InputName(path: dir + "/floors.tif", page: k), maxPixels: 1 << 30)
+      #expect(header.pages == 40 && header.width == 16 && header.height == 8)
+      for sequential in [true, false] {
+        let image = try SourceImage.convert(
+          SourceImage.open(path: dir + "/floors.tif", page: k, sequential: sequential),
+          source: SourceDescription(path: dir + "/floors.tif", page: k, crop: nil, width: 16, height: 8, isVector: false))
+        let decoded = try RGBAImage.decode(image)
+        #expect(decoded[3, 3].r == UInt8(k * 5) && decoded[3, 3].g == 100, "page \(k)")
+      }
+    }
+    #expect(throws: TilecutError.self) { try SourceImage.header(of: InputName(path: dir + "/floors.tif", page: 40), maxPixels: 1 << 30) }
+  }
+}
