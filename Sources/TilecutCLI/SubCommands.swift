@@ -159,10 +159,11 @@ struct VerifyCommand: ParsableCommand {
   @Argument(help: ArgumentHelp("An output directory written by tilecut.", valueName: "dir"), completion: .directory)
   var directory: String
 
-  @Option(help: ArgumentHelp("Worker threads for decoding (default: all cores).", valueName: "n"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("Worker threads for decoding (default: all cores).", valueName: "n"))
   var jobs: Int?
 
   func validate() throws {
+    if let jobs, jobs < 1 { throw ValidationError(OptionNumbers.atLeast("--jobs", 1, got: jobs)) }
     if let jobs, !(1...PlanLimits.maxJobs).contains(jobs) {
       throw ValidationError("--jobs: \(jobs) is outside 1...\(PlanLimits.maxJobs)")
     }
@@ -500,10 +501,10 @@ struct PreviewCommand: ParsableCommand {
   @Argument(help: ArgumentHelp("An output directory written by tilecut.", valueName: "dir"), completion: .directory)
   var directory: String
 
-  @Option(help: ArgumentHelp("The zoom to stitch.", valueName: "z"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("The zoom to stitch.", valueName: "z"))
   var zoom: Int
 
-  @Option(help: ArgumentHelp("The floor (default: the first in the manifest).", valueName: "k"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("The floor (default: the first in the manifest).", valueName: "k"))
   var floor: Int?
 
   @Option(help: ArgumentHelp("The tile size to stitch (default: the smallest in the manifest).", valueName: "px"))
@@ -515,10 +516,12 @@ struct PreviewCommand: ParsableCommand {
   @Flag(help: "Draw tile borders and shade cells that have no tile.")
   var grid = false
 
-  @Option(help: ArgumentHelp("Refuse sheets larger than this many pixels on a side.", valueName: "px"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("Refuse sheets larger than this many pixels on a side.", valueName: "px"))
   var maxSide: Int = 16384
 
   func validate() throws {
+    if zoom < 0 { throw ValidationError(OptionNumbers.atLeast("--zoom", 0, got: zoom)) }
+    if maxSide < 1 { throw ValidationError(OptionNumbers.atLeast("--max-side", 1, got: maxSide)) }
     if !(0...PlanLimits.maxZoom).contains(zoom) { throw ValidationError("--zoom: \(zoom) is outside 0...\(PlanLimits.maxZoom)") }
     if let tileSize, TileSize(tileSize) == nil {
       throw ValidationError("--tile-size: \(tileSize) is not a tile size tilecut makes; use 256, 512 or 768")

@@ -24,6 +24,7 @@ public struct PlacementOptions: ParsableArguments {
   public var gcp: [String] = []
 
   @Option(
+    parsing: .unconditional,
     help: ArgumentHelp(
       "With --gcp or a GeoTIFF's control points: accept a fit whose RMS residual is up to this many source pixels (default: 2 px or 1 % of the image diagonal, whichever is larger).",
       valueName: "px"))
@@ -32,7 +33,7 @@ public struct PlacementOptions: ParsableArguments {
   @Option(parsing: .unconditional, help: ArgumentHelp("The image centre's position, in degrees.", valueName: "lat,lon"))
   public var center: String?
 
-  @Option(help: ArgumentHelp("With --center: ground metres per source pixel.", valueName: "m"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("With --center: ground metres per source pixel.", valueName: "m"))
   public var metersPerPixel: Double?
 
   @Option(
@@ -79,7 +80,7 @@ public struct PlacementOptions: ParsableArguments {
       throw ValidationError("--source-crs goes with a world file or a GeoTIFF, not with --bounds, --gcp or --center (those are in degrees)")
     }
     if let allowResidual, !(allowResidual.isFinite && allowResidual >= 0) {
-      throw ValidationError("--allow-residual must be a number of pixels, 0 or more")
+      throw ValidationError("--allow-residual: must be at least 0 (a number of pixels), got \(allowResidual)")
     }
   }
 
