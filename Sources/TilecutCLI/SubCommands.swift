@@ -510,8 +510,14 @@ struct PreviewCommand: ParsableCommand {
   @Option(help: ArgumentHelp("The tile size to stitch (default: the smallest in the manifest).", valueName: "px"))
   var tileSize: Int?
 
-  @Option(name: [.short, .long], help: ArgumentHelp("The PNG to write.", valueName: "file"))
+  @Option(
+    name: [.short, .long],
+    help: ArgumentHelp(
+      "The PNG to write: a new file, or a sheet an earlier preview wrote (any other file only with --force); not inside DIR.", valueName: "file"))
   var output: String = "sheet.png"
+
+  @Flag(help: "Overwrite the --output file even when it is not a sheet tilecut wrote.")
+  var force = false
 
   @Flag(help: "Draw tile borders and shade cells that have no tile.")
   var grid = false
@@ -532,6 +538,7 @@ struct PreviewCommand: ParsableCommand {
 
   func run() throws {
     try reportingErrors { printer in
+      try checkOutput()
       let manifest = try loadManifest(directory)
       guard let floor = try self.floor.map({ try Floor($0, option: "--floor") }) ?? manifest.floors.first else {
         throw TilecutError.invalidInput(path: directory + "/" + Manifest.fileName, reason: "names no floor")
@@ -615,9 +622,27 @@ struct PreviewCommand: ParsableCommand {
           }
         }
       }
-      try sheet.writePNG(to: output)
+      try OptionFile.write(try PreviewSheet.png(sheet), to: output, what: "the sheet")
       printer.info("wrote \(output): floor \(floor), \(size) px, zoom \(zoom), \(columns)×\(rows) cells")
       return 0
     }
+  }
+}
+
+extension PreviewCommand {
+  /// The sheet's file, before any tile is read: writable, not inside the output it
+  /// stitches, and either new or a sheet tilecut wrote (a file of the user's only
+  /// with --force).
+  func checkOutput() throws {
+    try OptionPaths.check(outputs: [("--output", output)], inputs: [], outputDirectory: nil, directories: [directory])
+    var st = stat()
+    guard !force, stat(output, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return }
+    let handle = FileHandle(forReadingAtPath: output)
+    defer { try? handle?.close() }
+    let head = (try? handle?.read(upToCount: 128)).flatMap { $0 }.map { [UInt8]($0) } ?? []
+    guard !PreviewSheet.isSheet(head) else { return }
+    throw TilecutError.invalidOption(
+      option: "--output",
+      reason: "'\(output)' exists and is not a sheet tilecut wrote; tilecut overwrites only its own files: name another file, or add --force")
   }
 }
