@@ -27,6 +27,9 @@ public struct Manifest: Codable, Sendable, Equatable {
   /// a store's own files), relative to the output root: with the tiles they are
   /// everything tilecut may replace or delete there.
   public var storeFiles: [String]?
+  /// SHA-256 of each of `storeFiles` as tilecut wrote it: a listed file whose bytes
+  /// differ is the user's (edited, or named by an edited manifest) and is never replaced.
+  public var storeFileDigests: [String: String]?
   /// `mbtiles` when the tiles are in MBTiles files (listed in `tileSets`); absent
   /// when they are files named by `name`.
   public var store: String?
