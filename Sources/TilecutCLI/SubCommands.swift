@@ -395,7 +395,9 @@ struct MergeCommand: ParsableCommand {
       var bytesByLevel: [LevelKey: Int] = [:]
       var owner: [String: String] = [:]
       var copied = 0
-      for (dir, m) in zip(shards, manifests) where isMBTiles {
+      // every tile is checked against its shard's own manifest as it is copied
+      var checks = try zip(shards, manifests).map { try ShardCheck(directory: $0, manifest: $1) }
+      for (i, (dir, m)) in zip(shards, manifests).enumerated() where isMBTiles {
         var levels: [LevelKey: Manifest.Level] = [:]
         for level in m.levels { levels[LevelKey(floor: level.floor, tileSize: level.tileSize, zoom: level.zoom)] = level }
         for set in m.tileSets ?? [] {
@@ -413,6 +415,7 @@ struct MergeCommand: ParsableCommand {
               throw TilecutError.invalidInput(path: dir, reason: "holds \(name), which \(other) holds too; shards of one job never overlap")
             }
             owner[name] = dir
+            try checks[i].check(row.data, floor: set.floor, tileSize: set.tileSize, tile: tile, at: "\(dir)/\(set.file) tile \(tile)")
             try store.put(row.data, floor: set.floor, tileSize: set.tileSize, tile: tile)
             tilesByLevel[key, default: []].append(tile)
             bytesByLevel[key, default: 0] += row.data.count
@@ -420,7 +423,7 @@ struct MergeCommand: ParsableCommand {
           }
         }
       }
-      for (dir, m) in zip(shards, manifests) where !isMBTiles {
+      for (i, (dir, m)) in zip(shards, manifests).enumerated() where !isMBTiles {
         for level in m.levels {
           let key = LevelKey(floor: level.floor, tileSize: level.tileSize, zoom: level.zoom)
           for tile in level.tiles {
@@ -431,6 +434,7 @@ struct MergeCommand: ParsableCommand {
             owner[path] = dir
             try cancel.checkpoint()
             let data = try readInside(dir, path)
+            try checks[i].check(data, floor: level.floor, tileSize: level.tileSize, tile: tile, at: dir + "/" + path)
             try store.put(data, floor: level.floor, tileSize: level.tileSize, tile: tile)
             tilesByLevel[key, default: []].append(tile)
             bytesByLevel[key, default: 0] += data.count
@@ -438,6 +442,7 @@ struct MergeCommand: ParsableCommand {
           }
         }
       }
+      for check in checks { try check.finish() }
       var merged = first
       merged.shard = nil
       merged.options["shard"] = nil

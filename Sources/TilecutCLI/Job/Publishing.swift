@@ -78,6 +78,30 @@ enum ContentVersion {
     try of(manifest) { try store.stagedTile(floor: $0, tileSize: $1, tile: $2) }
   }
 
+  /// The content version and, per level, every tile's digest prefix run together
+  /// (`Manifest.Shard.levelDigests`), from one read of each staged tile.
+  static func withDigests(_ manifest: Manifest, store: any TileStore) throws -> (version: String, levelDigests: [String]) {
+    var levelDigests: [String] = []
+    var current = ""
+    var last: (Floor, Int, Int)?
+    let version = try of(manifest) { floor, size, tile in
+      let bytes = try store.stagedTile(floor: floor, tileSize: size, tile: tile)
+      if let l = last, l != (floor, size, tile.zoom) {
+        levelDigests.append(current)
+        current = ""
+      }
+      last = (floor, size, tile.zoom)
+      current += Vips.sha256(of: bytes).prefix(Manifest.Shard.digestLength)
+      return bytes
+    }
+    if last != nil { levelDigests.append(current) }
+    // levels without tiles have empty strings: rebuild the list in `levels` order
+    var byLevel: [String] = []
+    var filled = levelDigests.makeIterator()
+    for level in manifest.levels { byLevel.append(level.tileCount > 0 ? filled.next() ?? "" : "") }
+    return (version, byLevel)
+  }
+
   /// 16 hex digits of SHA-256 over "path sha256(bytes)" lines in path order (the
   /// path the name template gives, whatever the store), short enough for a `?v=`
   /// query; `bytes` reads a tile by floor, size and coordinate.

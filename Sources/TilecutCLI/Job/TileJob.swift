@@ -231,7 +231,14 @@ struct TileJob {
       throw TilecutError.invalidInput(path: source.path, reason: "changed during the run; the output was not replaced, run again")
     }
     var manifest = makeManifest(plan, ledger: ledger, sources: sources, options: options, fingerprint: fingerprint, jobFingerprint: jobFingerprint)
-    manifest.contentVersion = try ContentVersion.of(manifest, store: store)
+    if manifest.shard != nil {
+      // a shard records every tile's digest: merge checks each against it
+      let content = try ContentVersion.withDigests(manifest, store: store)
+      manifest.contentVersion = content.version
+      manifest.shard?.levelDigests = content.levelDigests
+    } else {
+      manifest.contentVersion = try ContentVersion.of(manifest, store: store)
+    }
     var files: [String: [UInt8]] = [:]
     if output.preview { files["preview.html"] = Array(PreviewPage.html(manifest: manifest).utf8) }
     manifest = try store.finish(manifest: manifest, files: files)

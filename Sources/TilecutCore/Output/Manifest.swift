@@ -194,6 +194,13 @@ public struct Manifest: Codable, Sendable, Equatable {
     public var count: Int
     /// The fingerprint the whole, unsharded job has: what `merge` writes.
     public var jobFingerprint: String
+    /// Per level, in `levels` order: the first 32 hex digits of each tile's SHA-256,
+    /// in the level's `tiles` order, run together. `merge` checks every tile against
+    /// them and names the one whose bytes changed.
+    public var levelDigests: [String]?
+
+    /// How many hex digits of a tile's SHA-256 `levelDigests` keeps per tile.
+    public static let digestLength = 32
 
     public init(index: Int, count: Int, jobFingerprint: String) {
       self.index = index
