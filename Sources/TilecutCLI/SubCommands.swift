@@ -227,6 +227,7 @@ struct VerifyCommand: ParsableCommand {
       for file in manifest.storeFiles ?? [] where regular[file] == nil {
         problems.withLock { $0.append("missing: \(file)") }
       }
+      for problem in storeFileChanges(manifest) { problems.withLock { $0.append(problem) } }
       let found = problems.withLock { $0 }.sorted()
       if found.isEmpty {
         printer.info("ok: \(expected.count) tiles in \(directory) match its manifest")
@@ -240,6 +241,14 @@ struct VerifyCommand: ParsableCommand {
 }
 
 extension VerifyCommand {
+  /// Store files whose bytes are not those the manifest's digests record.
+  func storeFileChanges(_ manifest: Manifest) -> [String] {
+    (manifest.storeFileDigests ?? [:]).keys.sorted().compactMap { file in
+      guard let digest = SHA256Digest.hex(ofFile: directory + "/" + file) else { return nil }
+      return digest == manifest.storeFileDigests?[file] ? nil : "changed: \(file) (its bytes differ from the digest in the manifest)"
+    }
+  }
+
   /// An MBTiles output: every tile set present, every listed cell a row that decodes
   /// at the tile size, no row the manifest does not list, nothing else in the directory.
   func verifyMBTiles(_ manifest: Manifest, printer: Printer) throws -> Int32 {
@@ -254,6 +263,7 @@ extension VerifyCommand {
         problems.append("not in the manifest: \(entry.path)")
       }
     }
+    problems += storeFileChanges(manifest)
     var checked = 0
     for set in manifest.tileSets ?? [] {
       let path = directory + "/" + set.file
@@ -337,6 +347,8 @@ struct MergeCommand: ParsableCommand {
 
   func run() throws {
     try reportingErrors { printer in
+      // the output is replaced whole: never the working directory, never holding a shard
+      try OptionPaths.check(outputs: [], inputs: shards, outputDirectory: output, outputOption: "out")
       // each shard: a tilecut output holding only what its manifest lists, no links
       let inspected = try shards.map { try DirectoryTileStore.inspectForReading($0, option: "shard-dir") }
       let manifests = inspected.map(\.manifest)

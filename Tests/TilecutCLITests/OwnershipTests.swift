@@ -223,6 +223,8 @@ struct OwnershipTests {
     let r = try runIn(dir, ["plan.png", "-o", "out", "--tile-size", "256", "--preview", "--force"])
     #expect(r.status == 1 && r.stderr.contains("preview.html") && r.stderr.contains("differ"), "\(r.stderr)")
     #expect(project.state == edited)
+    let verify = try runIn(dir, ["verify", "out"])
+    #expect(verify.status == 1 && verify.stdout.contains("changed: preview.html"), "\(verify.stdout)")
     // an edited manifest that lists a file of the user's, with or without digests
     try FileManager.default.removeItem(atPath: dir + "/out/preview.html")
     try Data(page).write(to: URL(fileURLWithPath: dir + "/out/preview.html"))
@@ -254,6 +256,9 @@ struct OwnershipTests {
       }
       #expect(try runIn(dir, ["merge", "\(store)-ok", "\(store)1", "\(store)2"]).status == 0)
     }
+    // the merged output is replaced whole: never the working directory
+    let here = try runIn(dir + "/directory1", ["merge", ".", "../directory1", "../directory2"])
+    #expect(here.status == 2 && here.stderr.contains("working directory"), "\(here.stderr)")
     // two tiles of shard 1 at one zoom: the first gets the second's bytes
     let shard = try Manifest.decode(try #require(FileManager.default.contents(atPath: dir + "/directory1/manifest.json")))
     let level = try #require(shard.levels.first { $0.tileCount >= 2 })
