@@ -159,10 +159,11 @@ struct VerifyCommand: ParsableCommand {
   @Argument(help: ArgumentHelp("An output directory written by tilecut.", valueName: "dir"), completion: .directory)
   var directory: String
 
-  @Option(help: ArgumentHelp("Worker threads for decoding (default: all cores).", valueName: "n"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("Worker threads for decoding (default: all cores).", valueName: "n"))
   var jobs: Int?
 
   func validate() throws {
+    if let jobs, jobs < 1 { throw ValidationError(OptionNumbers.atLeast("--jobs", 1, got: jobs)) }
     if let jobs, !(1...PlanLimits.maxJobs).contains(jobs) {
       throw ValidationError("--jobs: \(jobs) is outside 1...\(PlanLimits.maxJobs)")
     }
@@ -226,6 +227,7 @@ struct VerifyCommand: ParsableCommand {
       for file in manifest.storeFiles ?? [] where regular[file] == nil {
         problems.withLock { $0.append("missing: \(file)") }
       }
+      for problem in storeFileChanges(manifest) { problems.withLock { $0.append(problem) } }
       let found = problems.withLock { $0 }.sorted()
       if found.isEmpty {
         printer.info("ok: \(expected.count) tiles in \(directory) match its manifest")
@@ -239,6 +241,14 @@ struct VerifyCommand: ParsableCommand {
 }
 
 extension VerifyCommand {
+  /// Store files whose bytes are not those the manifest's digests record.
+  func storeFileChanges(_ manifest: Manifest) -> [String] {
+    (manifest.storeFileDigests ?? [:]).keys.sorted().compactMap { file in
+      guard let digest = SHA256Digest.hex(ofFile: directory + "/" + file) else { return nil }
+      return digest == manifest.storeFileDigests?[file] ? nil : "changed: \(file) (its bytes differ from the digest in the manifest)"
+    }
+  }
+
   /// An MBTiles output: every tile set present, every listed cell a row that decodes
   /// at the tile size, no row the manifest does not list, nothing else in the directory.
   func verifyMBTiles(_ manifest: Manifest, printer: Printer) throws -> Int32 {
@@ -253,6 +263,7 @@ extension VerifyCommand {
         problems.append("not in the manifest: \(entry.path)")
       }
     }
+    problems += storeFileChanges(manifest)
     var checked = 0
     for set in manifest.tileSets ?? [] {
       let path = directory + "/" + set.file
@@ -336,6 +347,8 @@ struct MergeCommand: ParsableCommand {
 
   func run() throws {
     try reportingErrors { printer in
+      // the output is replaced whole: never the working directory, never holding a shard
+      try OptionPaths.check(outputs: [], inputs: shards, outputDirectory: output, outputOption: "out")
       // each shard: a tilecut output holding only what its manifest lists, no links
       let inspected = try shards.map { try DirectoryTileStore.inspectForReading($0, option: "shard-dir") }
       let manifests = inspected.map(\.manifest)
@@ -394,7 +407,9 @@ struct MergeCommand: ParsableCommand {
       var bytesByLevel: [LevelKey: Int] = [:]
       var owner: [String: String] = [:]
       var copied = 0
-      for (dir, m) in zip(shards, manifests) where isMBTiles {
+      // every tile is checked against its shard's own manifest as it is copied
+      var checks = try zip(shards, manifests).map { try ShardCheck(directory: $0, manifest: $1) }
+      for (i, (dir, m)) in zip(shards, manifests).enumerated() where isMBTiles {
         var levels: [LevelKey: Manifest.Level] = [:]
         for level in m.levels { levels[LevelKey(floor: level.floor, tileSize: level.tileSize, zoom: level.zoom)] = level }
         for set in m.tileSets ?? [] {
@@ -412,6 +427,7 @@ struct MergeCommand: ParsableCommand {
               throw TilecutError.invalidInput(path: dir, reason: "holds \(name), which \(other) holds too; shards of one job never overlap")
             }
             owner[name] = dir
+            try checks[i].check(row.data, floor: set.floor, tileSize: set.tileSize, tile: tile, at: "\(dir)/\(set.file) tile \(tile)")
             try store.put(row.data, floor: set.floor, tileSize: set.tileSize, tile: tile)
             tilesByLevel[key, default: []].append(tile)
             bytesByLevel[key, default: 0] += row.data.count
@@ -419,7 +435,7 @@ struct MergeCommand: ParsableCommand {
           }
         }
       }
-      for (dir, m) in zip(shards, manifests) where !isMBTiles {
+      for (i, (dir, m)) in zip(shards, manifests).enumerated() where !isMBTiles {
         for level in m.levels {
           let key = LevelKey(floor: level.floor, tileSize: level.tileSize, zoom: level.zoom)
           for tile in level.tiles {
@@ -430,6 +446,7 @@ struct MergeCommand: ParsableCommand {
             owner[path] = dir
             try cancel.checkpoint()
             let data = try readInside(dir, path)
+            try checks[i].check(data, floor: level.floor, tileSize: level.tileSize, tile: tile, at: dir + "/" + path)
             try store.put(data, floor: level.floor, tileSize: level.tileSize, tile: tile)
             tilesByLevel[key, default: []].append(tile)
             bytesByLevel[key, default: 0] += data.count
@@ -437,6 +454,7 @@ struct MergeCommand: ParsableCommand {
           }
         }
       }
+      for check in checks { try check.finish() }
       var merged = first
       merged.shard = nil
       merged.options["shard"] = nil
@@ -500,25 +518,33 @@ struct PreviewCommand: ParsableCommand {
   @Argument(help: ArgumentHelp("An output directory written by tilecut.", valueName: "dir"), completion: .directory)
   var directory: String
 
-  @Option(help: ArgumentHelp("The zoom to stitch.", valueName: "z"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("The zoom to stitch.", valueName: "z"))
   var zoom: Int
 
-  @Option(help: ArgumentHelp("The floor (default: the first in the manifest).", valueName: "k"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("The floor (default: the first in the manifest).", valueName: "k"))
   var floor: Int?
 
   @Option(help: ArgumentHelp("The tile size to stitch (default: the smallest in the manifest).", valueName: "px"))
   var tileSize: Int?
 
-  @Option(name: [.short, .long], help: ArgumentHelp("The PNG to write.", valueName: "file"))
+  @Option(
+    name: [.short, .long],
+    help: ArgumentHelp(
+      "The PNG to write: a new file, or a sheet an earlier preview wrote (any other file only with --force); not inside DIR.", valueName: "file"))
   var output: String = "sheet.png"
+
+  @Flag(help: "Overwrite the --output file even when it is not a sheet tilecut wrote.")
+  var force = false
 
   @Flag(help: "Draw tile borders and shade cells that have no tile.")
   var grid = false
 
-  @Option(help: ArgumentHelp("Refuse sheets larger than this many pixels on a side.", valueName: "px"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("Refuse sheets larger than this many pixels on a side.", valueName: "px"))
   var maxSide: Int = 16384
 
   func validate() throws {
+    if zoom < 0 { throw ValidationError(OptionNumbers.atLeast("--zoom", 0, got: zoom)) }
+    if maxSide < 1 { throw ValidationError(OptionNumbers.atLeast("--max-side", 1, got: maxSide)) }
     if !(0...PlanLimits.maxZoom).contains(zoom) { throw ValidationError("--zoom: \(zoom) is outside 0...\(PlanLimits.maxZoom)") }
     if let tileSize, TileSize(tileSize) == nil {
       throw ValidationError("--tile-size: \(tileSize) is not a tile size tilecut makes; use 256, 512 or 768")
@@ -529,6 +555,7 @@ struct PreviewCommand: ParsableCommand {
 
   func run() throws {
     try reportingErrors { printer in
+      try checkOutput()
       let manifest = try loadManifest(directory)
       guard let floor = try self.floor.map({ try Floor($0, option: "--floor") }) ?? manifest.floors.first else {
         throw TilecutError.invalidInput(path: directory + "/" + Manifest.fileName, reason: "names no floor")
@@ -612,9 +639,27 @@ struct PreviewCommand: ParsableCommand {
           }
         }
       }
-      try sheet.writePNG(to: output)
+      try OptionFile.write(try PreviewSheet.png(sheet), to: output, what: "the sheet")
       printer.info("wrote \(output): floor \(floor), \(size) px, zoom \(zoom), \(columns)×\(rows) cells")
       return 0
     }
+  }
+}
+
+extension PreviewCommand {
+  /// The sheet's file, before any tile is read: writable, not inside the output it
+  /// stitches, and either new or a sheet tilecut wrote (a file of the user's only
+  /// with --force).
+  func checkOutput() throws {
+    try OptionPaths.check(outputs: [("--output", output)], inputs: [], outputDirectory: nil, directories: [directory])
+    var st = stat()
+    guard !force, stat(output, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return }
+    let handle = FileHandle(forReadingAtPath: output)
+    defer { try? handle?.close() }
+    let head = (try? handle?.read(upToCount: 128)).flatMap { $0 }.map { [UInt8]($0) } ?? []
+    guard !PreviewSheet.isSheet(head) else { return }
+    throw TilecutError.invalidOption(
+      option: "--output",
+      reason: "'\(output)' exists and is not a sheet tilecut wrote; tilecut overwrites only its own files: name another file, or add --force")
   }
 }

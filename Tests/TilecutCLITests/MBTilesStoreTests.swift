@@ -115,8 +115,16 @@ struct MBTilesStoreTests {
     #expect(r.stdout.contains("does not decode") && r.stdout.contains("tile \(corrupt)"), "\(r.stdout)")
     #expect(r.stdout.contains("extra row") || r.stdout.contains("does not decode: L1_256.mbtiles row zoom \(gone.zoom)"), "\(r.stdout)")
     #expect(r.stderrLines.count == 1)
-    // a rerun notices the damage (rows per zoom no longer match) and rebuilds
-    let rerun = try runTool([dir + "/plan.png", "--bounds", bounds, "-o", dir + "/mb", "--store", "mbtiles", "--tile-size", "256"])
+    // a rerun sees that the file is no longer the one tilecut wrote (its digest in the
+    // manifest): someone changed it, so it is kept and the run stops
+    let args = [dir + "/plan.png", "--bounds", bounds, "-o", dir + "/mb", "--store", "mbtiles", "--tile-size", "256"]
+    let damaged = FileManager.default.contents(atPath: file)
+    let refused = try runTool(args)
+    #expect(refused.status == 1 && refused.stderr.contains("L1_256.mbtiles") && refused.stderr.contains("differ"), "\(refused.stderr)")
+    #expect(FileManager.default.contents(atPath: file) == damaged)
+    // once it is moved away, the rerun rebuilds it
+    try FileManager.default.removeItem(atPath: file)
+    let rerun = try runTool(args)
     #expect(rerun.status == 0 && !rerun.stderr.contains("up to date"), "\(rerun.stderr)")
     #expect(try runTool(["verify", dir + "/mb"]).status == 0)
   }

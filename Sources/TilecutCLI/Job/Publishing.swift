@@ -67,11 +67,7 @@ struct ChangeList: Equatable {
   var text: String { entries.map { "\($0.status)\t\($0.path)\n" }.joined() }
 
   func write(to path: String) throws {
-    do {
-      try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-    } catch {
-      throw TilecutError.output(path: path, reason: "cannot write the --changes list (\(error.localizedDescription))")
-    }
+    try OptionFile.write(Array(text.utf8), to: path, what: "the --changes list")
   }
 }
 
@@ -80,6 +76,30 @@ enum ContentVersion {
   /// The tiles a store staged in this run.
   static func of(_ manifest: Manifest, store: any TileStore) throws -> String {
     try of(manifest) { try store.stagedTile(floor: $0, tileSize: $1, tile: $2) }
+  }
+
+  /// The content version and, per level, every tile's digest prefix run together
+  /// (`Manifest.Shard.levelDigests`), from one read of each staged tile.
+  static func withDigests(_ manifest: Manifest, store: any TileStore) throws -> (version: String, levelDigests: [String]) {
+    var levelDigests: [String] = []
+    var current = ""
+    var last: (Floor, Int, Int)?
+    let version = try of(manifest) { floor, size, tile in
+      let bytes = try store.stagedTile(floor: floor, tileSize: size, tile: tile)
+      if let l = last, l != (floor, size, tile.zoom) {
+        levelDigests.append(current)
+        current = ""
+      }
+      last = (floor, size, tile.zoom)
+      current += Vips.sha256(of: bytes).prefix(Manifest.Shard.digestLength)
+      return bytes
+    }
+    if last != nil { levelDigests.append(current) }
+    // levels without tiles have empty strings: rebuild the list in `levels` order
+    var byLevel: [String] = []
+    var filled = levelDigests.makeIterator()
+    for level in manifest.levels { byLevel.append(level.tileCount > 0 ? filled.next() ?? "" : "") }
+    return (version, byLevel)
   }
 
   /// 16 hex digits of SHA-256 over "path sha256(bytes)" lines in path order (the
@@ -132,33 +152,65 @@ enum DependencyFile {
     return String(path[..<dot]) + ".prj"
   }
 
-  /// A path as make reads it in a rule: spaces, `#`, `:` and `\` escaped, `$` doubled.
-  static func escape(_ path: String) -> String {
-    var out = ""
+  /// A path as GNU make reads it in a rule: a target (`asTarget`: the rule's own and
+  /// the empty rules after it) or a prerequisite. Space, `#`, `:` and the wildcards
+  /// `*?[` take a backslash (and the backslashes before them are doubled, as gcc
+  /// does), `$` is doubled, `=` becomes `$(firstword =)` (a bare or escaped `=` makes
+  /// the line an assignment), `|` and `%` are escaped where make reads them (`|` among
+  /// prerequisites, `%` in targets), and a relative `~…` starts with `./`. Names make
+  /// cannot express at all are refused: a newline, carriage return, tab or `;`, a
+  /// trailing backslash, or `name(member)` (an archive member to make).
+  static func escape(_ path: String, asTarget: Bool = false) throws -> String {
+    func refuse(_ why: String) -> TilecutError {
+      TilecutError.invalidOption(option: "--depfile", reason: "make cannot name '\(path)' (\(why)); rename the file or drop --depfile")
+    }
+    if path.contains(where: { $0 == "\n" || $0 == "\r" }) { throw refuse("it holds a line break") }
+    if path.contains("\t") { throw refuse("it holds a tab") }
+    if path.contains(";") { throw refuse("make reads ';' as the start of a recipe") }
+    if path.hasSuffix("\\") { throw refuse("it ends in a backslash") }
+    if path.hasSuffix(")") && path.contains("(") { throw refuse("make reads 'name(member)' as an archive member") }
+    var out = path.hasPrefix("~") ? "./" : ""
+    var backslashes = 0
     for c in path {
+      if c == "\\" {
+        backslashes += 1
+        continue
+      }
+      let quoted: Bool
       switch c {
-      case " ", "#", ":", "\\", "\t": out += "\\" + String(c)
+      case " ", "#", ":", "*", "?", "[": quoted = true
+      case "|": quoted = !asTarget
+      case "%": quoted = asTarget
+      default: quoted = false
+      }
+      out += String(repeating: "\\", count: quoted ? 2 * backslashes + 1 : backslashes)
+      backslashes = 0
+      switch c {
       case "$": out += "$$"
+      case "=": out += "$(firstword =)"
       default: out.append(c)
       }
     }
+    out += String(repeating: "\\", count: backslashes)
     return out
   }
 
   /// The rule, and an empty rule per prerequisite (gcc's -MP) so that deleting a
   /// sidecar does not stop make with "no rule to make target".
-  static func text(target: String, dependencies: [String]) -> String {
-    var text = escape(target) + ":" + dependencies.map { " " + escape($0) }.joined() + "\n"
-    for d in dependencies { text += "\n" + escape(d) + ":\n" }
+  static func text(target: String, dependencies: [String]) throws -> String {
+    var text = try escape(target, asTarget: true) + ":" + dependencies.map { " " + (try escape($0)) }.joined() + "\n"
+    for d in dependencies { text += "\n" + (try escape(d, asTarget: true)) + ":\n" }
     return text
   }
 
-  static func write(to path: String, output: String, dependencies: [String]) throws {
-    let target = (output.hasSuffix("/") ? String(output.dropLast()) : output) + "/" + Manifest.fileName
-    do {
-      try Data(text(target: target, dependencies: dependencies).utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-    } catch {
-      throw TilecutError.output(path: path, reason: "cannot write the --depfile rule (\(error.localizedDescription))")
-    }
+  /// The make target a run's depfile names: the output's manifest.
+  static func target(output: String) -> String {
+    (output.hasSuffix("/") ? String(output.dropLast()) : output) + "/" + Manifest.fileName
   }
+
+  static func write(to path: String, output: String, dependencies: [String]) throws {
+    let rule = try text(target: target(output: output), dependencies: dependencies)
+    try OptionFile.write(Array(rule.utf8), to: path, what: "the --depfile rule")
+  }
+
 }

@@ -183,12 +183,17 @@ struct TileJob {
     let cancel = SignalCancellation(printer: printer)
     cancel.start()
     defer { cancel.stop() }
+    // the files options name, before anything is read: never an input, never inside the output
+    try checkOptionPaths(sidecars: [])
     let plan = try self.plan()
     if run.dryRun {
       for note in plan.notes { printer.info(note) }
       return try dryRun(plan, started: started)
     }
     try cancel.checkpoint()
+    // the sidecars the placements read are known now; the rule is made (or refused) before any work
+    try checkOptionPaths(sidecars: plan.plans.flatMap(\.placement.sidecars))
+    let dependencyRule = try self.dependencyRule(plan)
 
     // ownership before any work: refuse an output holding anything tilecut did not write
     let store = makeStore(plan)
@@ -206,7 +211,7 @@ struct TileJob {
         printer.info("\(store.path): \(difference); rebuilding")
       } else {
         try store.markUpToDate()
-        try writeDependencies(plan)
+        try writeDependencies(dependencyRule)
         if let path = output.changes { try ChangeList(entries: []).write(to: path) }
         // without a terminal an up-to-date run is one line (and any warning)
         printer.keepOnlyWarnings()
@@ -232,12 +237,20 @@ struct TileJob {
       throw error
     }
     if let signal = cancel.received { throw JobInterrupted(signal: signal) }
+    try checkNotEmpty(plan, ledger: ledger)
     // the tiles are of the bytes that were hashed only if no source changed meanwhile
     for source in sources where source.identity != nil && Self.identity(source.path) != source.identity {
       throw TilecutError.invalidInput(path: source.path, reason: "changed during the run; the output was not replaced, run again")
     }
     var manifest = makeManifest(plan, ledger: ledger, sources: sources, options: options, fingerprint: fingerprint, jobFingerprint: jobFingerprint)
-    manifest.contentVersion = try ContentVersion.of(manifest, store: store)
+    if manifest.shard != nil {
+      // a shard records every tile's digest: merge checks each against it
+      let content = try ContentVersion.withDigests(manifest, store: store)
+      manifest.contentVersion = content.version
+      manifest.shard?.levelDigests = content.levelDigests
+    } else {
+      manifest.contentVersion = try ContentVersion.of(manifest, store: store)
+    }
     var files: [String: [UInt8]] = [:]
     if output.preview { files["preview.html"] = Array(PreviewPage.html(manifest: manifest).utf8) }
     manifest = try store.finish(manifest: manifest, files: files)
@@ -246,10 +259,11 @@ struct TileJob {
     if let path = output.changes {
       try ChangeList.compute(store: store, manifest: manifest, previous: store.existingManifest).write(to: path)
     }
+    // the rule too: a depfile that cannot be written leaves the previous output as it was
+    try writeDependencies(dependencyRule)
     // The store is about to publish: the manifest and every tile are final here.
     try cancel.committing { try store.commit() }
     committed = true
-    try writeDependencies(plan)
     let seconds = Date().timeIntervalSince(started)
     progress.finish()
     report(plan, ledger: ledger, seconds: seconds, output: store.path)
@@ -264,13 +278,46 @@ struct TileJob {
     }
   }
 
-  /// `--depfile`: the make rule naming every file this run read.
-  func writeDependencies(_ plan: TileJobPlan) throws {
-    guard let path = output.depfile else { return }
+  /// `--depfile`: the make rule naming every file this run read, escaped for make
+  /// (a name make cannot express is refused here, before any work).
+  func dependencyRule(_ plan: TileJobPlan) throws -> String? {
+    guard output.depfile != nil else { return nil }
     let inputs = plan.floors.map(\.input.path)
     let sidecars = plan.plans.flatMap(\.placement.sidecars)
-    try DependencyFile.write(
-      to: path, output: output.output, dependencies: DependencyFile.dependencies(inputs: inputs, placement: placement, sidecars: sidecars))
+    return try DependencyFile.text(
+      target: DependencyFile.target(output: output.output),
+      dependencies: DependencyFile.dependencies(inputs: inputs, placement: placement, sidecars: sidecars))
+  }
+
+  func writeDependencies(_ rule: String?) throws {
+    guard let path = output.depfile, let rule else { return }
+    try OptionFile.write(Array(rule.utf8), to: path, what: "the --depfile rule")
+  }
+
+  /// `--depfile` and `--changes`: writable files of their own, not an input, a
+  /// sidecar or anything inside the output, which is not the working directory.
+  func checkOptionPaths(sidecars: [String]) throws {
+    var read = inputs.map { (try? InputName(parsing: $0).path) ?? $0 }
+    if let world = placement.worldFile { read.append(world) }
+    if let crs = placement.sourceCrs, FileManager.default.fileExists(atPath: crs) { read.append(crs) }
+    read += sidecars
+    let named = [("--depfile", output.depfile), ("--changes", output.changes)].compactMap { o, p in p.map { (option: o, path: $0) } }
+    try OptionPaths.check(outputs: named, inputs: read, outputDirectory: output.output)
+  }
+
+  /// A job whose every cell came out blank wrote nothing worth publishing: say why,
+  /// unless `--allow-empty` (a shard may hold no tile: its job is judged at `merge`).
+  func checkNotEmpty(_ plan: TileJobPlan, ledger: RenderLedger) throws {
+    guard !output.allowEmpty, plan.settings.shard == nil else { return }
+    let outcomes = ledger.outcomes.values
+    guard outcomes.reduce(0, { $0 + $1.tiles.count }) == 0 else { return }
+    let blank = outcomes.reduce(0) { $0 + $1.blank }
+    var why = "every one of its \(blank) cells is transparent"
+    if encoding.knockout != nil { why += " after --knockout \(encoding.knockout ?? "")" }
+    if let b = encoding.background { why += " or --background \(b)" }
+    throw TilecutError.invalidInput(
+      path: plan.floors.first?.input.path ?? output.output,
+      reason: "no tile to write: \(why); the previous output is unchanged. Check the colours, or add --allow-empty to publish an empty output")
   }
 
   /// Renders every floor, floors side by side, each streaming its levels; the bands

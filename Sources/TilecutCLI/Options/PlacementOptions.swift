@@ -24,6 +24,7 @@ public struct PlacementOptions: ParsableArguments {
   public var gcp: [String] = []
 
   @Option(
+    parsing: .unconditional,
     help: ArgumentHelp(
       "With --gcp or a GeoTIFF's control points: accept a fit whose RMS residual is up to this many source pixels (default: 2 px or 1 % of the image diagonal, whichever is larger).",
       valueName: "px"))
@@ -41,7 +42,7 @@ public struct PlacementOptions: ParsableArguments {
   @Option(parsing: .unconditional, help: ArgumentHelp("The image centre's position, in degrees.", valueName: "lat,lon"))
   public var center: String?
 
-  @Option(help: ArgumentHelp("With --center: ground metres per source pixel.", valueName: "m"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("With --center: ground metres per source pixel.", valueName: "m"))
   public var metersPerPixel: Double?
 
   @Option(
@@ -107,7 +108,7 @@ public struct PlacementOptions: ParsableArguments {
     if let gcpOrder, !(1...3).contains(gcpOrder) { throw ValidationError("--gcp-order is 1, 2 or 3") }
     if gcpOrder != nil && tps { throw ValidationError("--gcp-order and --tps each choose the fit; give only one") }
     if let allowResidual, !(allowResidual.isFinite && allowResidual >= 0) {
-      throw ValidationError("--allow-residual must be a number of pixels, 0 or more")
+      throw ValidationError("--allow-residual: must be at least 0 (a number of pixels), got \(allowResidual)")
     }
   }
 

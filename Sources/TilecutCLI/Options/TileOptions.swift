@@ -51,6 +51,9 @@ public struct OutputOptions: ParsableArguments {
       valueName: "file"))
   public var changes: String?
 
+  @Flag(help: "Publish an output even when no cell has a tile (by default such a run fails, saying why).")
+  public var allowEmpty = false
+
   public init() {}
 
   public func validate() throws {
@@ -93,7 +96,8 @@ public struct PyramidOptions: ParsableArguments {
       valueName: "full|native"))
   public var retinaDepth: RetinaDepth = .full
 
-  @Option(help: ArgumentHelp("Refuse jobs of more tiles than this (the estimate names the zoom that causes it).", valueName: "n"))
+  @Option(
+    parsing: .unconditional, help: ArgumentHelp("Refuse jobs of more tiles than this (the estimate names the zoom that causes it).", valueName: "n"))
   public var maxTiles: Int = 500_000
 
   public init() {}
@@ -102,6 +106,8 @@ public struct PyramidOptions: ParsableArguments {
   public func tileSizes() throws -> [TileSize] { try TileSize.parseList(tileSize) }
 
   public func validate() throws {
+    if let z = minZoom, z < 0 { throw ValidationError(OptionNumbers.atLeast("--min-zoom", 0, got: z)) }
+    if let z = maxZoom, z < 0 { throw ValidationError(OptionNumbers.atLeast("--max-zoom", 0, got: z)) }
     if let z = minZoom, !(0...PyramidPlanner.maxSupportedZoom).contains(z) {
       throw ValidationError("--min-zoom: \(z) is outside 0...\(PyramidPlanner.maxSupportedZoom)")
     }
@@ -122,7 +128,9 @@ extension RetinaDepth: ExpressibleByArgument {}
 
 /// Floors: pages, stacked bands or one input per floor.
 public struct FloorOptions: ParsableArguments {
-  @Option(help: ArgumentHelp("Number of floors: the source's first N pages, or N equal bands of a one-page sheet.", valueName: "n"))
+  @Option(
+    parsing: .unconditional, help: ArgumentHelp("Number of floors: the source's first N pages, or N equal bands of a one-page sheet.", valueName: "n")
+  )
   public var floors: Int?
 
   @Option(
@@ -136,6 +144,7 @@ public struct FloorOptions: ParsableArguments {
   public init() {}
 
   public func validate() throws {
+    if let n = floors, n < 1 { throw ValidationError(OptionNumbers.atLeast("--floors", 1, got: n)) }
     if let n = floors, !(1...PlanLimits.maxFloors).contains(n) {
       throw ValidationError("--floors: \(n) is outside 1...\(PlanLimits.maxFloors)")
     }
@@ -160,14 +169,14 @@ public struct EncodingOptions: ParsableArguments {
   @Option(help: ArgumentHelp("Tile file format: png, webp or jpeg.", valueName: "format"))
   public var format: TileFormat = .png
 
-  @Option(help: ArgumentHelp("PNG deflate level, 0 (fast) to 9 (small); upsampled tiles use at most 4.", valueName: "0-9"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("PNG deflate level, 0 (fast) to 9 (small); upsampled tiles use at most 4.", valueName: "0-9"))
   public var pngCompression: Int = 6
 
   @Flag(
     help: "Quantise tiles of more than 256 colours to 8-bit palettes (libimagequant, lossy). Tiles of fewer colours are always exact palette PNGs.")
   public var palette = false
 
-  @Option(help: ArgumentHelp("WebP/JPEG quality, 1 to 100 (WebP is lossy and keeps transparency).", valueName: "q"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("WebP/JPEG quality, 1 to 100 (WebP is lossy and keeps transparency).", valueName: "q"))
   public var quality: Int = 85
 
   @Option(help: ArgumentHelp("libwebp's effort for WebP tiles, 0 (fast) to 6 (small).", valueName: "0-6"))
@@ -188,6 +197,8 @@ public struct EncodingOptions: ParsableArguments {
   public init() {}
 
   public func validate() throws {
+    if pngCompression < 0 { throw ValidationError(OptionNumbers.atLeast("--png-compression", 0, got: pngCompression)) }
+    if quality < 1 { throw ValidationError(OptionNumbers.atLeast("--quality", 1, got: quality)) }
     if !(0...9).contains(pngCompression) { throw ValidationError("--png-compression: \(pngCompression) is outside 0...9") }
     if !(1...100).contains(quality) { throw ValidationError("--quality: \(quality) is outside 1...100") }
     if !(0...6).contains(webpEffort) { throw ValidationError("--webp-effort: \(webpEffort) is outside 0...6") }
@@ -223,7 +234,7 @@ public struct EncodingOptions: ParsableArguments {
 
 /// How the run behaves and reports.
 public struct RunOptions: ParsableArguments {
-  @Option(help: ArgumentHelp("Worker threads (default: all cores).", valueName: "n"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("Worker threads (default: all cores).", valueName: "n"))
   public var jobs: Int?
 
   @Flag(help: "Place and plan, print the plan (no pixel decoded: tile counts are upper bounds), write nothing.")
@@ -239,13 +250,14 @@ public struct RunOptions: ParsableArguments {
   public var quiet = false
 
   @Option(
+    parsing: .unconditional,
     help: ArgumentHelp(
       "Render a deterministic share K of N of the tiles and write a partial manifest (combine with `tilecut merge`). 'env' or 'env/N' take K (and N) from a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, TILECUT_SHARD_COUNT) or an AWS Batch array job (AWS_BATCH_JOB_ARRAY_INDEX, AWS_BATCH_JOB_ARRAY_SIZE).",
       valueName: "k/n|env[/n]"))
   public var shard: String?
 
   @Option(
-    name: .customLong("max-pixels"),
+    name: .customLong("max-pixels"), parsing: .unconditional,
     help: ArgumentHelp(
       "Refuse sources with more pixels than this, and PDF/SVG whose rendering at the deepest zoom would have more (default: 4000000000 for images, 268435456 for a document's rendering).",
       valueName: "n"))
@@ -275,6 +287,7 @@ public struct RunOptions: ParsableArguments {
   public init() {}
 
   public func validate() throws {
+    if let j = jobs, j < 1 { throw ValidationError(OptionNumbers.atLeast("--jobs", 1, got: j)) }
     if let j = jobs, !(1...PlanLimits.maxJobs).contains(j) {
       throw ValidationError("--jobs: \(j) is outside 1...\(PlanLimits.maxJobs)")
     }
@@ -292,7 +305,9 @@ public struct RunOptions: ParsableArguments {
       let (k, n) = try ShardEnvironment.selector(spec: shard, environment: ProcessInfo.processInfo.environment)
       return ShardSelector(index: k, count: n)
     }
-    let parts = shard.split(separator: "/").map { Int($0) }
+    let parts = shard.split(separator: "/", omittingEmptySubsequences: false).map { Int($0) }
+    if parts.count == 2, let k = parts[0], k < 1 { throw ValidationError(OptionNumbers.atLeast("--shard", 1, got: k, what: "K")) }
+    if parts.count == 2, let n = parts[1], n < 1 { throw ValidationError(OptionNumbers.atLeast("--shard", 1, got: n, what: "N")) }
     guard parts.count == 2, let k = parts[0], let n = parts[1], (1...PlanLimits.maxShards).contains(n), (1...n).contains(k) else {
       throw ValidationError("--shard: '\(shard)' is not K/N with 1 ≤ K ≤ N ≤ \(PlanLimits.maxShards) (e.g. 2/4)")
     }

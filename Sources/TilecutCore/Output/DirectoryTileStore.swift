@@ -150,6 +150,7 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
     let manifest = found.manifest
     let owned = Ownership(manifest: manifest)
     var firstForeign: String?
+    var foreignReason: String?
     var entries = 0
     func walk(_ relative: String, depth: Int) {
       guard firstForeign == nil else { return }
@@ -191,6 +192,11 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
         case S_IFREG:
           if rel == Manifest.fileName, manifest != nil { continue }
           if owned.storeFiles.contains(rel) {
+            if !reading, let why = owned.storeFileProblem(rel, at: dir + "/" + name) {
+              firstForeign = rel
+              foreignReason = why
+              return
+            }
             found.storeFilesPresent.insert(rel)
             continue
           }
@@ -215,7 +221,9 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
           path: full, reason: "is not listed in the manifest (a tilecut output holds only its tiles, manifest and preview); it will not be read")
       }
       let why: String
-      if let manifestProblem {
+      if let foreignReason {
+        why = foreignReason
+      } else if let manifestProblem {
         why = "\(path)/\(Manifest.fileName) \(manifestProblem)"
       } else if manifest == nil {
         why = "\(path) has no tilecut manifest"
@@ -252,6 +260,33 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
       for l in manifest?.levels ?? [] { levels[LevelKey(floor: l.floor, tileSize: l.tileSize, zoom: l.zoom)] = l }
       self.levels = levels
       folderDepth = template.map { $0.pattern.split(separator: "/").count - 1 } ?? 0
+    }
+
+    /// Why a store file the manifest lists may not be tilecut's, or nil when it is:
+    /// its bytes must be those the manifest's digest records. A manifest of an earlier
+    /// version records none: then only a preview page that reads as tilecut's, or an
+    /// MBTiles file of its `tileSets` that is an SQLite database, counts as tilecut's.
+    func storeFileProblem(_ relative: String, at path: String) -> String? {
+      guard let manifest else { return "no manifest lists it" }
+      if let recorded = manifest.storeFileDigests?[relative] {
+        guard let digest = SHA256Digest.hex(ofFile: path) else { return "it cannot be read" }
+        return digest == recorded ? nil : "its bytes differ from those tilecut wrote, recorded in \(Manifest.fileName)"
+      }
+      let unverified = "\(Manifest.fileName) lists it without the digest tilecut records for its own files"
+      var head = [UInt8](repeating: 0, count: 512)
+      let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+      guard fd >= 0 else { return "it cannot be read" }
+      let n = head.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      close(fd)
+      let start = n > 0 ? Array(head[..<n]) : []
+      if relative == "preview.html" {
+        let text = String(decoding: start, as: UTF8.self)
+        return text.hasPrefix("<!DOCTYPE html>") && text.contains("<title>tilecut preview</title>") ? nil : unverified
+      }
+      if (manifest.tileSets ?? []).contains(where: { $0.file == relative }) {
+        return start.starts(with: Array("SQLite format 3\u{0}".utf8)) ? nil : unverified
+      }
+      return unverified
     }
 
     func mayBeFolder(_ relative: String) -> Bool {
@@ -354,6 +389,15 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
     final.storeFiles = listed.isEmpty ? nil : listed.sorted()
     do {
       for (name, bytes) in files.sorted(by: { $0.key < $1.key }) { try write(bytes, to: name) }
+      // what each store file is as written here: a later run replaces it only while it still is
+      var digests: [String: String] = [:]
+      for name in final.storeFiles ?? [] {
+        guard let digest = SHA256Digest.hex(ofFile: staging + "/" + name) else {
+          throw TilecutError.output(path: staging + "/" + name, reason: "cannot be read back")
+        }
+        digests[name] = digest
+      }
+      final.storeFileDigests = digests.isEmpty ? nil : digests
       try write(Array(try final.encoded()), to: Manifest.fileName)
     } catch let error as TilecutError {
       throw error

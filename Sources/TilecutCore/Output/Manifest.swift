@@ -27,6 +27,9 @@ public struct Manifest: Codable, Sendable, Equatable {
   /// a store's own files), relative to the output root: with the tiles they are
   /// everything tilecut may replace or delete there.
   public var storeFiles: [String]?
+  /// SHA-256 of each of `storeFiles` as tilecut wrote it: a listed file whose bytes
+  /// differ is the user's (edited, or named by an edited manifest) and is never replaced.
+  public var storeFileDigests: [String: String]?
   /// `mbtiles` when the tiles are in MBTiles files (listed in `tileSets`); absent
   /// when they are files named by `name`.
   public var store: String?
@@ -201,6 +204,13 @@ public struct Manifest: Codable, Sendable, Equatable {
     public var count: Int
     /// The fingerprint the whole, unsharded job has: what `merge` writes.
     public var jobFingerprint: String
+    /// Per level, in `levels` order: the first 32 hex digits of each tile's SHA-256,
+    /// in the level's `tiles` order, run together. `merge` checks every tile against
+    /// them and names the one whose bytes changed.
+    public var levelDigests: [String]?
+
+    /// How many hex digits of a tile's SHA-256 `levelDigests` keeps per tile.
+    public static let digestLength = 32
 
     public init(index: Int, count: Int, jobFingerprint: String) {
       self.index = index

@@ -1,0 +1,356 @@
+import ArgumentParser
+import CSQLite
+import Foundation
+import Synchronization
+import Testing
+import TilecutCore
+import TilecutVips
+
+@testable import TilecutCLI
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Runs the tilecut binary in `directory`; its status and what it printed (through
+/// files, so a large stdout cannot block it).
+func runIn(_ directory: String, _ args: [String], timeout: Double = 60) throws -> RunResult {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: try tilecutBinary())
+  process.arguments = args
+  process.currentDirectoryURL = URL(fileURLWithPath: directory)
+  let base = NSTemporaryDirectory() + "tilecut-runin-\(UUID().uuidString)"
+  FileManager.default.createFile(atPath: base + ".err", contents: nil)
+  FileManager.default.createFile(atPath: base + ".out", contents: nil)
+  defer {
+    unlink(base + ".err")
+    unlink(base + ".out")
+  }
+  process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: base + ".err"))
+  process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: base + ".out"))
+  try process.run()
+  let deadline = Date().addingTimeInterval(timeout)
+  while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+  if process.isRunning {
+    process.terminate()
+    Issue.record("timed out: \(args)")
+  }
+  process.waitUntilExit()
+  return RunResult(
+    status: process.terminationStatus, signalled: process.terminationReason == .uncaughtSignal,
+    stderr: (try? String(contentsOfFile: base + ".err", encoding: .utf8)) ?? "",
+    stdout: (try? String(contentsOfFile: base + ".out", encoding: .utf8)) ?? "")
+}
+
+/// The kind of a file, following links: S_IFCHR, S_IFIFO, S_IFREG…
+func fileKind(_ path: String) -> mode_t {
+  var st = stat()
+  return stat(path, &st) == 0 ? st.st_mode & S_IFMT : 0
+}
+
+/// A project folder: plan.png with its world file, and a previous output in `out/`.
+struct Project {
+  let dir: String
+
+  init(_ name: String = #function, preview: Bool = false) throws {
+    dir = try scratch(name)
+    try picture(width: 600, height: 400).writePNG(to: dir + "/plan.png")
+    try "0.5\n0\n0\n-0.5\n-14000\n6711000\n".write(toFile: dir + "/plan.pgw", atomically: true, encoding: .utf8)
+    try webMercatorESRI.write(toFile: dir + "/plan.prj", atomically: true, encoding: .utf8)
+    try FileManager.default.createDirectory(atPath: dir + "/sub", withIntermediateDirectories: true)
+    let made = try runIn(dir, ["plan.png", "-o", "out", "-q", "--tile-size", "256"] + (preview ? ["--preview"] : []))
+    guard made.status == 0 else { throw TilecutError.output(path: dir, reason: "setup failed: \(made.stderr)") }
+  }
+
+  /// Every regular file below the project, by content.
+  var state: [String: Data] { snapshot(dir) }
+
+  func remove() { try? FileManager.default.removeItem(atPath: dir) }
+}
+
+@Suite("only tilecut's own files are touched")
+struct OwnershipTests {
+  /// Options whose file is refused, and what the line says.
+  static let refusals: [([String], String)] = [
+    (["--depfile", "plan.png"], "is the input"),
+    (["--depfile", "sub/../plan.png"], "is the input"),
+    (["--depfile", "link.png"], "is the input"),
+    (["--changes", "plan.pgw"], "beside an input"),
+    (["--depfile", "plan.prj"], "beside an input"),
+    (["--depfile", "plan.wld"], "beside an input"),
+    (["--depfile", "PLAN.PNG.aux.xml"], "beside an input"),
+    (["--depfile", "out/manifest.json"], "inside out"),
+    (["--changes", "out/changes.txt"], "inside out"),
+    (["--changes", "./out/../out/x"], "inside out"),
+    (["--depfile", "x.d", "--changes", "sub/../x.d"], "same file as --depfile"),
+    (["--depfile", "sub"], "is a directory"),
+    (["--depfile", "missing/x.d"], "does not exist"),
+    (["-o", "."], "working directory"),
+    (["-o", "sub/.."], "working directory"),
+    (["-o", ".."], "working directory"),
+  ]
+
+  @Test(
+    "a file an option names is refused before any work: an input, a sidecar, inside the output, another option's file, a directory, a missing folder, the working directory"
+  )
+  func refusedBeforeWork() throws {
+    let project = try Project()
+    defer { project.remove() }
+    try FileManager.default.createSymbolicLink(atPath: project.dir + "/link.png", withDestinationPath: "plan.png")
+    // a changed input: a run that went ahead would replace the output
+    try picture(width: 600, height: 400, seed: 7).writePNG(to: project.dir + "/plan.png")
+    let before = project.state
+    for (extra, says) in Self.refusals {
+      let r = try runIn(project.dir, ["plan.png", "-o", "out", "--tile-size", "256"] + extra)
+      #expect(r.status == 2, "\(extra): \(r.stderr)")
+      #expect(r.stderrLines.count == 1 && r.stderr.contains(says), "\(extra): \(r.stderr)")
+      #expect(project.state == before, "\(extra) touched a file")
+    }
+  }
+
+  @Test("devices, FIFOs and links to them are written in place, never replaced; /dev/full fails before the swap")
+  func devicesInPlace() throws {
+    let project = try Project()
+    defer { project.remove() }
+    let dir = project.dir
+    #expect(try runIn(dir, ["plan.png", "-o", "out", "--force", "-q", "--changes", "/dev/null", "--depfile", "/dev/null"]).status == 0)
+    #expect(fileKind("/dev/null") == S_IFCHR)
+    // a FIFO, and a link to it: the reader gets the rule, the FIFO stays a FIFO
+    #expect(mkfifo(dir + "/pipe", 0o644) == 0)
+    try FileManager.default.createSymbolicLink(atPath: dir + "/pipe-link", withDestinationPath: "pipe")
+    for name in ["pipe", "pipe-link"] {
+      let received = Mutex<Data>(Data())
+      let reader = Thread {
+        if let h = FileHandle(forReadingAtPath: dir + "/pipe") { received.withLock { $0 = h.readDataToEndOfFile() } }
+      }
+      reader.start()
+      #expect(try runIn(dir, ["plan.png", "-o", "out", "-q", "--depfile", name]).status == 0)
+      let deadline = Date().addingTimeInterval(10)
+      while received.withLock({ $0.isEmpty }) && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+      #expect(String(decoding: received.withLock { $0 }, as: UTF8.self).hasPrefix("out/manifest.json: plan.png"))
+      #expect(fileKind(dir + "/pipe") == S_IFIFO)
+    }
+    var lst = stat()
+    #expect(lstat(dir + "/pipe-link", &lst) == 0 && (lst.st_mode & S_IFMT) == S_IFLNK)
+    // /dev/full: one line, and the previous output stays although the input changed
+    try picture(width: 600, height: 400, seed: 9).writePNG(to: dir + "/plan.png")
+    let before = snapshot(dir + "/out")
+    let full = try runIn(dir, ["plan.png", "-o", "out", "--depfile", "/dev/full"])
+    #expect(full.status == 1 && full.stderrLines.count == 1 && full.stderr.contains("No space left"), "\(full.stderr)")
+    #expect(snapshot(dir + "/out") == before)
+    #expect(fileKind("/dev/full") == S_IFCHR)
+    // a link to a regular file: the file is replaced, the link stays a link
+    try "old".write(toFile: dir + "/rule.d", atomically: true, encoding: .utf8)
+    try FileManager.default.createSymbolicLink(atPath: dir + "/rule-link.d", withDestinationPath: "rule.d")
+    #expect(try runIn(dir, ["plan.png", "-o", "out", "-q", "--depfile", "rule-link.d"]).status == 0)
+    #expect(try String(contentsOfFile: dir + "/rule.d", encoding: .utf8).hasPrefix("out/manifest.json: plan.png"))
+    #expect(lstat(dir + "/rule-link.d", &lst) == 0 && (lst.st_mode & S_IFMT) == S_IFLNK)
+  }
+
+  /// Names with every character GNU make treats specially.
+  static let makeNames = [
+    "a b.png", "a#b.png", "a$b.png", "a$(x).png", "a:b.png", "a=b.png", "a|b.png", "a\\b.png", "a%b.png", "a*b.png", "a?b.png",
+    "a[b].png", "~ab.png", "a\\ b.png", "a\\#b.png", "a,b'\"c.png", "a&b<c>{d}.png", "é ü.png",
+  ]
+
+  @Test("GNU make reads each escaped name as the file: up to date untouched, out of date touched or deleted")
+  func makeReadsEscapedNames() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    // make's default goal skips a target holding '%': that one is named on the command
+    // line, where '=' would be an assignment, so the other (the default goal) holds it
+    let targets: [(name: String, goal: [String])] = [("t%:#$x", ["t%:#$x"]), ("t= :#$x|", [])]
+    for (i, name) in Self.makeNames.enumerated() {
+      for (j, target) in targets.enumerated() {
+        let folder = dir + "/\(i)-\(j)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try "x".write(toFile: folder + "/" + name, atomically: false, encoding: .utf8)
+        try touch(folder + "/" + name, secondsFromNow: -3600)
+        try "y".write(toFile: folder + "/" + target.name, atomically: false, encoding: .utf8)
+        let rule = try DependencyFile.text(target: target.name, dependencies: [name])
+        try rule.write(toFile: folder + "/dep.d", atomically: true, encoding: .utf8)
+        // as a user's Makefile has it: the rule's recipe, and the depfile included
+        let recipe = try DependencyFile.escape(target.name, asTarget: true) + ":\n\tfalse\n"
+        try ("include dep.d\n" + recipe).write(toFile: folder + "/Makefile", atomically: true, encoding: .utf8)
+        func question() throws -> Int32 { try runProgram("/usr/bin/make", ["-q"] + target.goal, in: folder) }
+        #expect(try question() == 0, "untouched \(name): \(rule)")
+        try touch(folder + "/" + name, secondsFromNow: 5)
+        #expect(try question() == 1, "touched \(name): \(rule)")
+        try touch(folder + "/" + name, secondsFromNow: -3600)
+        #expect(try question() == 0, "untouched again \(name)")
+        try FileManager.default.removeItem(atPath: folder + "/" + name)
+        #expect(try question() == 1, "deleted \(name): \(rule)")
+      }
+    }
+  }
+
+  @Test("names make cannot express are refused with one line", arguments: ["a;b.png", "a\nb.png", "a\tb.png", "ab\\", "lib(member)"])
+  func makeRefuses(name: String) {
+    #expect(throws: TilecutError.self) { try DependencyFile.text(target: "out/manifest.json", dependencies: [name]) }
+  }
+
+  @Test("a real run: a hostile source name converges under make; one make cannot name is refused before any work")
+  func hostileSourceName() throws {
+    let project = try Project()
+    defer { project.remove() }
+    let dir = project.dir
+    let name = "we$ird =name%#.png"
+    try FileManager.default.copyItem(atPath: dir + "/plan.png", toPath: dir + "/" + name)
+    #expect(try runIn(dir, [name, "-o", "w", "-q", "--tile-size", "256", "--depfile", "w.d"]).status == 0)
+    try "w/manifest.json:\n\tfalse\n-include w.d\n".write(toFile: dir + "/Makefile", atomically: true, encoding: .utf8)
+    #expect(try runProgram("/usr/bin/make", ["-q", "w/manifest.json"], in: dir) == 0)
+    try touch(dir + "/" + name)
+    #expect(try runProgram("/usr/bin/make", ["-q", "w/manifest.json"], in: dir) == 1)
+    try FileManager.default.copyItem(atPath: dir + "/plan.png", toPath: dir + "/a;b.png")
+    let r = try runIn(dir, ["a;b.png", "-o", "w2", "--depfile", "w2.d"])
+    #expect(r.status == 2 && r.stderrLines.count == 1 && r.stderr.contains("make cannot name"), "\(r.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: dir + "/w2") && !FileManager.default.fileExists(atPath: dir + "/w2.d"))
+  }
+
+  @Test("store files carry digests: an edited preview.html or a listed file of the user's stops the run, and is kept")
+  func storeFileDigests() throws {
+    let project = try Project(preview: true)
+    defer { project.remove() }
+    let dir = project.dir
+    let manifestPath = dir + "/out/manifest.json"
+    let manifest = try Manifest.decode(try #require(FileManager.default.contents(atPath: manifestPath)))
+    let page = try #require(FileManager.default.contents(atPath: dir + "/out/preview.html"))
+    #expect(manifest.storeFileDigests?["preview.html"] == Vips.sha256(of: [UInt8](page)))
+    #expect(try runIn(dir, ["plan.png", "-o", "out", "-q", "--tile-size", "256", "--preview", "--force"]).status == 0)
+    // the user edits the page: it is theirs now
+    try (String(decoding: page, as: UTF8.self) + "<!-- mine -->").write(toFile: dir + "/out/preview.html", atomically: true, encoding: .utf8)
+    let edited = project.state
+    let r = try runIn(dir, ["plan.png", "-o", "out", "--tile-size", "256", "--preview", "--force"])
+    #expect(r.status == 1 && r.stderr.contains("preview.html") && r.stderr.contains("differ"), "\(r.stderr)")
+    #expect(project.state == edited)
+    let verify = try runIn(dir, ["verify", "out"])
+    #expect(verify.status == 1 && verify.stdout.contains("changed: preview.html"), "\(verify.stdout)")
+    // an edited manifest that lists a file of the user's, with or without digests
+    try FileManager.default.removeItem(atPath: dir + "/out/preview.html")
+    try Data(page).write(to: URL(fileURLWithPath: dir + "/out/preview.html"))
+    for withDigests in [true, false] {
+      var m = try Manifest.decode(try #require(FileManager.default.contents(atPath: manifestPath)))
+      m.storeFiles = (m.storeFiles ?? []) + ["index.html"]
+      if !withDigests { m.storeFileDigests = nil }
+      try m.encoded().write(to: URL(fileURLWithPath: manifestPath))
+      try "the user's".write(toFile: dir + "/out/index.html", atomically: true, encoding: .utf8)
+      let listed = project.state
+      let run = try runIn(dir, ["plan.png", "-o", "out", "--tile-size", "256", "--preview", "--force"])
+      #expect(run.status == 1 && run.stderr.contains("index.html"), "\(run.stderr)")
+      #expect(project.state == listed)
+    }
+    // a manifest of an earlier version (no digests) still owns its own preview page
+    try FileManager.default.removeItem(atPath: dir + "/out/index.html")
+    #expect(try runIn(dir, ["plan.png", "-o", "out", "-q", "--tile-size", "256", "--preview", "--force"]).status == 0)
+  }
+
+  @Test("merge refuses a shard with one tile swapped for another valid tile, naming it; MBTiles shards too")
+  func mergeChecksTiles() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try picture(width: 1200, height: 900).writePNG(to: dir + "/plan.png")
+    for store in ["directory", "mbtiles"] {
+      for k in 1...2 {
+        let r = try runIn(dir, ["plan.png", "-o", "\(store)\(k)", "-q", "--tile-size", "256", "--store", store, "--shard", "\(k)/2"])
+        #expect(r.status == 0, "\(r.stderr)")
+      }
+      #expect(try runIn(dir, ["merge", "\(store)-ok", "\(store)1", "\(store)2"]).status == 0)
+    }
+    // the merged output is replaced whole: never the working directory
+    let here = try runIn(dir + "/directory1", ["merge", ".", "../directory1", "../directory2"])
+    #expect(here.status == 2 && here.stderr.contains("working directory"), "\(here.stderr)")
+    // two tiles of shard 1 at one zoom: the first gets the second's bytes
+    let shard = try Manifest.decode(try #require(FileManager.default.contents(atPath: dir + "/directory1/manifest.json")))
+    let level = try #require(shard.levels.first { $0.tileCount >= 2 })
+    let template = try TileNameTemplate(shard.name)
+    let paths = level.tiles.prefix(2).map { template.path(floor: level.floor, tileSize: level.tileSize, tile: $0) }
+    try FileManager.default.removeItem(atPath: dir + "/directory1/" + paths[0])
+    try FileManager.default.copyItem(atPath: dir + "/directory1/" + paths[1], toPath: dir + "/directory1/" + paths[0])
+    let r = try runIn(dir, ["merge", "merged", "directory1", "directory2"])
+    #expect(r.status == 1 && r.stderrLines.count == 1 && r.stderr.contains(paths[0]), "\(r.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: dir + "/merged"))
+    // the same in an MBTiles shard: one row's bytes replaced by another row's
+    let file = try #require(try FileManager.default.contentsOfDirectory(atPath: dir + "/mbtiles1").first { $0.hasSuffix(".mbtiles") })
+    var db: OpaquePointer?
+    #expect(sqlite3_open(dir + "/mbtiles1/" + file, &db) == SQLITE_OK)
+    // the tiles view reads map → images: point one cell at another cell's image
+    let sql = """
+      UPDATE map SET tile_id = (SELECT tile_id FROM map WHERE tile_id != (SELECT tile_id FROM map ORDER BY rowid LIMIT 1) LIMIT 1)
+      WHERE rowid = (SELECT min(rowid) FROM map)
+      """
+    #expect(sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK)
+    #expect(sqlite3_changes(db) == 1)
+    sqlite3_close(db)
+    let m = try runIn(dir, ["merge", "merged-mb", "mbtiles1", "mbtiles2"])
+    #expect(m.status == 1 && m.stderrLines.count == 1 && m.stderr.contains(file), "\(m.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: dir + "/merged-mb"))
+  }
+
+  @Test("preview -o: never a file of the user's (unless --force), its own sheet again, never inside DIR, /dev/null in place")
+  func previewOutput() throws {
+    let project = try Project()
+    defer { project.remove() }
+    let dir = project.dir
+    try "my notes".write(toFile: dir + "/notes.png", atomically: true, encoding: .utf8)
+    let manifest = try Manifest.decode(try #require(FileManager.default.contents(atPath: dir + "/out/manifest.json")))
+    let zooms = manifest.levels.map(\.zoom)
+    let (low, high) = (String(try #require(zooms.min())), String(try #require(zooms.max())))
+    let r = try runIn(dir, ["preview", "out", "--zoom", low, "-o", "notes.png"])
+    #expect(r.status == 2 && r.stderrLines.count == 1 && r.stderr.contains("not a sheet tilecut wrote"), "\(r.stderr)")
+    #expect(try String(contentsOfFile: dir + "/notes.png", encoding: .utf8) == "my notes")
+    // a sheet tilecut wrote is its own: written again, at another zoom
+    #expect(try runIn(dir, ["preview", "out", "--zoom", low, "-o", "sheet.png"]).status == 0)
+    let first = try #require(FileManager.default.contents(atPath: dir + "/sheet.png"))
+    #expect(try runIn(dir, ["preview", "out", "--zoom", high, "-o", "sheet.png"]).status == 0)
+    let second = try #require(FileManager.default.contents(atPath: dir + "/sheet.png"))
+    #expect(first != second && PreviewSheet.isSheet([UInt8](second)))
+    #expect(try RGBAImage.decode(file: dir + "/sheet.png").width >= 256)
+    let inside = try runIn(dir, ["preview", "out", "--zoom", low, "-o", "out/sheet.png"])
+    #expect(inside.status == 2 && inside.stderr.contains("inside out"), "\(inside.stderr)")
+    #expect(try runIn(dir, ["verify", "out"]).status == 0)
+    #expect(try runIn(dir, ["preview", "out", "--zoom", low, "-o", "notes.png", "--force"]).status == 0)
+    #expect(try RGBAImage.decode(file: dir + "/notes.png").width >= 256)
+    #expect(try runIn(dir, ["preview", "out", "--zoom", low, "-o", "/dev/null"]).status == 0)
+    #expect(fileKind("/dev/null") == S_IFCHR)
+  }
+
+  @Test("a job that writes no tile fails saying why, unless --allow-empty")
+  func emptyJob() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    var white = RGBAImage(width: 300, height: 200)
+    for i in 0..<(300 * 200 * 4) { white.pixels[i] = 255 }
+    try white.writePNG(to: dir + "/white.png")
+    let r = try runIn(dir, ["white.png", "-o", "out", "--knockout", "white:8"])
+    #expect(r.status == 1 && r.stderrLines.count == 1 && r.stderr.contains("--allow-empty"), "\(r.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
+    #expect(try runIn(dir, ["white.png", "-o", "out", "--knockout", "white:8", "--allow-empty", "-q"]).status == 0)
+    #expect(FileManager.default.fileExists(atPath: dir + "/out/manifest.json"))
+  }
+
+  @Test(
+    "negative numbers say 'must be at least', not 'Missing value'",
+    arguments: [
+      ["--floors", "-1"], ["--shard", "-1/4"], ["--shard", "2/-4"], ["--allow-residual", "-3"], ["--jobs", "-2"], ["--max-tiles", "-5"],
+      ["--max-pixels", "-1"], ["--quality", "-1"], ["--png-compression", "-1"], ["--min-zoom", "-1"], ["--max-zoom", "-1"],
+    ])
+  func negativeNumbers(args: [String]) {
+    do {
+      var command = try TilecutCommand.parseAsRoot(["plan.png"] + args)
+      try command.validate()
+      Issue.record("\(args) was accepted")
+    } catch {
+      let message = TilecutCommand.message(for: error)
+      #expect(message.contains("must be at least") && message.contains(args[0]), "\(args): \(message)")
+    }
+  }
+
+  @Test("SHA-256 of the core equals GLib's at block boundaries")
+  func sha256() {
+    for count in [0, 1, 55, 56, 63, 64, 65, 119, 128, 1000, 70_000] {
+      let bytes = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+      #expect(SHA256Digest.hex(bytes) == Vips.sha256(of: bytes), "\(count) bytes")
+    }
+    #expect(SHA256Digest.hex(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+  }
+}
