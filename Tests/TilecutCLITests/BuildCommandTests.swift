@@ -145,6 +145,25 @@ struct BuildCommandTests {
     }
   }
 
+  @Test(
+    "build refuses a --depfile or --changes that names the project file, a source, a sidecar or a file in the output, before any work",
+    arguments: ["tilecut.yml", "hq/hq.pdf", "annex/ground.png", "annex/ground.pgw", "annex/ground.prj", "tiles/manifest.json"])
+  func optionPathsRefused(named: String) throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let file = try campusCopy(dir)
+    try String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 18")
+      .write(toFile: file, atomically: true, encoding: .utf8)
+    #expect(try tilecut(["build", file]) == 0)
+    let before = try filesBelow(dir).sorted().map { ($0, try Data(contentsOf: URL(fileURLWithPath: dir + "/" + $0))) }
+    for option in ["--depfile", "--changes"] {
+      #expect(try tilecut(["build", file, "--force", option, dir + "/campus/" + named]) == 2)
+    }
+    let after = try filesBelow(dir).sorted().map { ($0, try Data(contentsOf: URL(fileURLWithPath: dir + "/" + $0))) }
+    #expect(before.map(\.0) == after.map(\.0))
+    #expect(zip(before, after).allSatisfy { $0.1 == $1.1 })
+  }
+
   @Test("--drawing-scale 1:N gives a document N/72 inches on the ground per point, as --meters-per-pixel would")
   func drawingScale() throws {
     let dir = try scratch()

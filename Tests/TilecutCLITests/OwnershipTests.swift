@@ -20,8 +20,8 @@ func runIn(_ directory: String, _ args: [String], timeout: Double = 60) throws -
   process.arguments = args
   process.currentDirectoryURL = URL(fileURLWithPath: directory)
   let base = NSTemporaryDirectory() + "tilecut-runin-\(UUID().uuidString)"
-  FileManager.default.createFile(atPath: base + ".err", contents: nil)
-  FileManager.default.createFile(atPath: base + ".out", contents: nil)
+  _ = FileManager.default.createFile(atPath: base + ".err", contents: nil)
+  _ = FileManager.default.createFile(atPath: base + ".out", contents: nil)
   defer {
     unlink(base + ".err")
     unlink(base + ".out")

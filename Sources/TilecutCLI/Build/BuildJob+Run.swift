@@ -11,9 +11,14 @@ extension BuildJob {
     let cancel = SignalCancellation(printer: printer)
     cancel.start()
     defer { cancel.stop() }
+    // the files options name, before anything is read: never an input, never inside the output
+    try checkOptionPaths(sidecars: [])
     let (plan, layers) = try self.plan()
     if base.run.dryRun { return try dryRun(plan, layers: layers) }
     try cancel.checkpoint()
+    // the sidecars the placements read are known now; the rule is made (or refused) before any work
+    try checkOptionPaths(sidecars: plan.plans.flatMap(\.placement.sidecars))
+    let dependencyRule = try self.dependencyRule(plan)
 
     let store = base.makeStore(plan)
     try store.inspect()
@@ -29,7 +34,7 @@ extension BuildJob {
         printer.info("\(store.path): \(difference); rebuilding")
       } else {
         try store.markUpToDate()
-        try writeDependencies(plan)
+        try base.writeDependencies(dependencyRule)
         if let path = base.output.changes { try ChangeList(entries: []).write(to: path) }
         printer.info("\(store.path): up to date")
         if base.run.json { try Printer.result(json: RunReport(output: store.path, upToDate: true)) }
@@ -63,21 +68,30 @@ extension BuildJob {
       throw error
     }
     if let signal = cancel.received { throw JobInterrupted(signal: signal) }
+    try base.checkNotEmpty(plan, ledger: ledger)
     for source in sources where source.identity != nil && TileJob.identity(source.path) != source.identity {
       throw TilecutError.invalidInput(path: source.path, reason: "changed during the run; the output was not replaced, run again")
     }
     var manifest = makeManifest(plan, layers: layers, ledger: ledger, sources: sources, options: options, fingerprint: fingerprint)
     manifest.shard = plan.settings.shard.map { Manifest.Shard(index: $0.index, count: $0.count, jobFingerprint: jobFingerprint) }
-    manifest.contentVersion = try ContentVersion.of(manifest, store: store)
+    if manifest.shard != nil {
+      // a shard records every tile's digest: merge checks each against it
+      let content = try ContentVersion.withDigests(manifest, store: store)
+      manifest.contentVersion = content.version
+      manifest.shard?.levelDigests = content.levelDigests
+    } else {
+      manifest.contentVersion = try ContentVersion.of(manifest, store: store)
+    }
     var files: [String: [UInt8]] = [:]
     if base.output.preview { files["preview.html"] = Array(PreviewPage.html(manifest: manifest).utf8) }
     manifest = try store.finish(manifest: manifest, files: files)
     if let path = base.output.changes {
       try ChangeList.compute(store: store, manifest: manifest, previous: store.existingManifest).write(to: path)
     }
+    // the rule too: a depfile that cannot be written leaves the previous output as it was
+    try base.writeDependencies(dependencyRule)
     try cancel.committing { try store.commit() }
     committed = true
-    try writeDependencies(plan)
     progress.finish()
     base.report(plan, ledger: ledger, seconds: Date().timeIntervalSince(started), output: store.path)
     return 0
@@ -140,9 +154,28 @@ extension BuildJob {
     return manifest
   }
 
-  /// `--depfile`: the project file, every source and every sidecar the placements read.
-  func writeDependencies(_ plan: TileJobPlan) throws {
-    guard let path = base.output.depfile else { return }
+  /// `--depfile` and `--changes`: as for a single run, with the project file, every
+  /// layer's source and the files its placement names (and the sidecars the placements
+  /// read) as the inputs they must not be.
+  func checkOptionPaths(sidecars: [String]) throws {
+    var read = [project.file]
+    for layer in project.buildings.flatMap(\.floors) {
+      read.append(layer.source)
+      guard let placement = try? placementOptions(layer) else { continue }
+      if let world = placement.worldFile { read.append(world) }
+      if let crs = placement.sourceCrs, FileManager.default.fileExists(atPath: crs) { read.append(crs) }
+    }
+    read += sidecars
+    let named = [("--depfile", base.output.depfile), ("--changes", base.output.changes)].compactMap { o, p in
+      p.map { (option: o, path: $0) }
+    }
+    try OptionPaths.check(outputs: named, inputs: read, outputDirectory: base.output.output)
+  }
+
+  /// `--depfile`: the project file, every source and every sidecar the placements read,
+  /// as a make rule (a name make cannot express is refused here, before any work).
+  func dependencyRule(_ plan: TileJobPlan) throws -> String? {
+    guard base.output.depfile != nil else { return nil }
     var dependencies = [project.file]
     for (i, layer) in project.buildings.flatMap(\.floors).enumerated() {
       let placement = (try? placementOptions(layer)) ?? base.placement
@@ -151,7 +184,7 @@ extension BuildJob {
         dependencies.append(d)
       }
     }
-    try DependencyFile.write(to: path, output: base.output.output, dependencies: dependencies)
+    return try DependencyFile.text(target: DependencyFile.target(output: base.output.output), dependencies: dependencies)
   }
 
   /// `--dry-run`: the buildings and floors (printed while placing), then each floor

@@ -208,9 +208,4 @@ enum DependencyFile {
     (output.hasSuffix("/") ? String(output.dropLast()) : output) + "/" + Manifest.fileName
   }
 
-  static func write(to path: String, output: String, dependencies: [String]) throws {
-    let rule = try text(target: target(output: output), dependencies: dependencies)
-    try OptionFile.write(Array(rule.utf8), to: path, what: "the --depfile rule")
-  }
-
 }
