@@ -460,6 +460,7 @@ struct MergeCommand: ParsableCommand {
       merged.options["shard"] = nil
       merged.fingerprint = firstShard.jobFingerprint
       merged.storeFiles = nil
+      merged.storeFileDigests = nil
       merged.tileSets = nil
       merged.levels = first.levels.map { level in
         let key = LevelKey(floor: level.floor, tileSize: level.tileSize, zoom: level.zoom)
