@@ -74,14 +74,7 @@ extension BuildJob {
     }
     var manifest = makeManifest(plan, layers: layers, ledger: ledger, sources: sources, options: options, fingerprint: fingerprint)
     manifest.shard = plan.settings.shard.map { Manifest.Shard(index: $0.index, count: $0.count, jobFingerprint: jobFingerprint) }
-    if manifest.shard != nil {
-      // a shard records every tile's digest: merge checks each against it
-      let content = try ContentVersion.withDigests(manifest, store: store)
-      manifest.contentVersion = content.version
-      manifest.shard?.levelDigests = content.levelDigests
-    } else {
-      manifest.contentVersion = try ContentVersion.of(manifest, store: store)
-    }
+    try TileJob.stampContent(&manifest, store: store)
     var files: [String: [UInt8]] = [:]
     if base.output.preview { files["preview.html"] = Array(PreviewPage.html(manifest: manifest).utf8) }
     manifest = try store.finish(manifest: manifest, files: files)

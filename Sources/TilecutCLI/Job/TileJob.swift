@@ -243,14 +243,7 @@ struct TileJob {
       throw TilecutError.invalidInput(path: source.path, reason: "changed during the run; the output was not replaced, run again")
     }
     var manifest = makeManifest(plan, ledger: ledger, sources: sources, options: options, fingerprint: fingerprint, jobFingerprint: jobFingerprint)
-    if manifest.shard != nil {
-      // a shard records every tile's digest: merge checks each against it
-      let content = try ContentVersion.withDigests(manifest, store: store)
-      manifest.contentVersion = content.version
-      manifest.shard?.levelDigests = content.levelDigests
-    } else {
-      manifest.contentVersion = try ContentVersion.of(manifest, store: store)
-    }
+    try TileJob.stampContent(&manifest, store: store)
     var files: [String: [UInt8]] = [:]
     if output.preview { files["preview.html"] = Array(PreviewPage.html(manifest: manifest).utf8) }
     manifest = try store.finish(manifest: manifest, files: files)
@@ -268,6 +261,18 @@ struct TileJob {
     progress.finish()
     report(plan, ledger: ledger, seconds: seconds, output: store.path)
     return 0
+  }
+
+  /// The manifest's content version; a shard's also records every tile's digest, which
+  /// `merge` checks each tile against.
+  static func stampContent(_ manifest: inout Manifest, store: any TileStore) throws {
+    guard manifest.shard != nil else {
+      manifest.contentVersion = try ContentVersion.of(manifest, store: store)
+      return
+    }
+    let content = try ContentVersion.withDigests(manifest, store: store)
+    manifest.contentVersion = content.version
+    manifest.shard?.levelDigests = content.levelDigests
   }
 
   /// The store the options ask for, at the output path.
