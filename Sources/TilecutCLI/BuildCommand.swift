@@ -60,32 +60,11 @@ public struct BuildCommand: ParsableCommand {
       let overrides = BuildOverrides(
         dryRun: dryRun, json: json, quiet: quiet, force: force, jobs: jobs, depfile: depfile, changes: changes, shard: shard)
       let job = try BuildJob.make(project, overrides: overrides, printer: printer)
-      printer.hold()
-      let code = try job.execute()
-      printer.release()
-      if code != 0 { throw ExitCode(code) }
-    } catch let error as ProjectError {
-      printer.discard()
-      printer.error(error.description)
-      throw ExitCode(2)
-    } catch let interrupted as JobInterrupted {
-      printer.discard()
-      printer.error("interrupted by \(interrupted.signal == SIGINT ? "SIGINT" : "SIGTERM"); the previous output is unchanged")
-      throw ExitCode(128 + interrupted.signal)
-    } catch let error as TilecutError {
-      printer.discard()
-      printer.error(error.description)
-      throw ExitCode(error.exitCode)
-    } catch let error as VipsError {
-      printer.discard()
-      printer.error(error.description)
-      throw ExitCode(1)
+      try runJob(printer: printer) { try job.execute() }
     } catch let code as ExitCode {
       throw code
     } catch {
-      printer.discard()
-      printer.error(sentence(for: error))
-      throw ExitCode(1)
+      throw reported(error, printer: printer)
     }
   }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TilecutCore
+import TilecutProject
 import TilecutVips
 
 /// The `tilecut` command: tiles by default, with subcommands for the output's upkeep.
@@ -218,30 +219,52 @@ public struct TileCommand: ParsableCommand {
       let job = TileJob(
         inputs: inputs, output: output, pyramid: pyramid, floors: floors, placement: placement, encoding: encoding, run: runOptions,
         printer: printer)
-      printer.hold()
-      let code = try job.execute()
-      printer.release()
-      if code != 0 { throw ExitCode(code) }
-    } catch let interrupted as JobInterrupted {
-      printer.discard()
-      printer.error("interrupted by \(interrupted.signal == SIGINT ? "SIGINT" : "SIGTERM"); the previous output is unchanged")
-      throw ExitCode(ExitStatus.signalled(interrupted.signal))
-    } catch let error as TilecutError {
-      printer.discard()
-      printer.error(error.description)
-      throw ExitCode(error.exitCode)
-    } catch let error as VipsError {
-      printer.discard()
-      printer.error(error.description)
-      throw ExitCode(ExitStatus.failure.rawValue)
+      try runJob(printer: printer) { try job.execute() }
     } catch let code as ExitCode {
       throw code
     } catch {
-      // anything else is still a processing failure: one sentence, exit 1
-      printer.discard()
-      printer.error(sentence(for: error))
-      throw ExitCode(ExitStatus.failure.rawValue)
+      throw reported(error, printer: printer)
     }
+  }
+}
+
+/// Runs a job with its progress held back, and turns its failure into one line and
+/// an exit code (`tile` and `build` alike).
+func runJob(printer: Printer, _ execute: () throws -> Int32) throws {
+  do {
+    printer.hold()
+    let code = try execute()
+    printer.release()
+    if code != 0 { throw ExitCode(code) }
+  } catch let code as ExitCode {
+    throw code
+  } catch {
+    throw reported(error, printer: printer)
+  }
+}
+
+/// Prints `error` as tilecut's one line (dropping held progress) and returns the exit
+/// code to throw.
+func reported(_ error: any Error, printer: Printer) -> ExitCode {
+  printer.discard()
+  switch error {
+  case let interrupted as JobInterrupted:
+    printer.error("interrupted by \(interrupted.signal == SIGINT ? "SIGINT" : "SIGTERM"); the previous output is unchanged")
+    return ExitCode(ExitStatus.signalled(interrupted.signal))
+  case let error as TilecutError:
+    printer.error(error.description)
+    return ExitCode(error.exitCode)
+  case let error as VipsError:
+    printer.error(error.description)
+    return ExitCode(ExitStatus.failure.rawValue)
+  case let error as ProjectError:
+    // a mistake in the project file, found while loading or while placing its floors
+    printer.error(error.description)
+    return ExitCode(ExitStatus.usage.rawValue)
+  default:
+    // anything else is still a processing failure: one sentence, exit 1
+    printer.error(sentence(for: error))
+    return ExitCode(ExitStatus.failure.rawValue)
   }
 }
 
