@@ -1,5 +1,6 @@
 #include "TilecutResample.h"
 
+#include <math.h>
 #include <string.h>
 
 static inline uint32_t load(const uint8_t *p) {
@@ -8,7 +9,8 @@ static inline uint32_t load(const uint8_t *p) {
   return v;
 }
 
-#define TC_MAX_TAPS 8
+/* Lanczos-3 at the widest radius (4) reads 24 taps a side */
+#define TC_MAX_TAPS 32
 /* Down to 80 % of the source's resolution bilinear still gives every source pixel
  * at least 37.5 % of an output pixel (a one-pixel line never fades further) and
  * costs a tenth less than the tent on a whole run; below that, the tent. */
@@ -33,45 +35,102 @@ static inline int floor_int(double v) {
   return i - (v < i);
 }
 
-/* The tent filter for output pixels coarser than the source: taps i with
- * |i - s| < r weigh 1 - |i - s| / r, normalised (bilinear is r = 1). Taps run
- * from floor(s - r) + 1 to ceil(s + r) - 1, at most TC_MAX_TAPS. */
-static inline int tent_window(double s, double r, int *first) {
-  int lo = floor_int(s - r) + 1;
-  int hi = -floor_int(-(s + r)) - 1;
+/* Clamps a kernel's sums (Lanczos' negative lobes can overshoot) into a pixel. */
+static inline void store_clamped(uint8_t *o, float alpha, const float c[3]) {
+  if (alpha < 0.5f) {
+    memset(o, 0, 4);
+    return;
+  }
+  if (alpha > 255)
+    alpha = 255;
+  for (int k = 0; k < 3; k++) {
+    float v = c[k] / alpha + 0.5f;
+    o[k] = (uint8_t)(v < 0 ? 0 : (v > 255 ? 255 : v));
+  }
+  o[3] = (uint8_t)(alpha + 0.5f);
+}
+
+double tc_filter_support(int filter) { return filter == TC_FILTER_LANCZOS3 ? 3 : 1; }
+
+/* How far from the sample s (in source pixels) a kernel of radius r reads: the tent
+ * r, the box r/2 plus the half pixel a partly covered pixel reaches in, Lanczos-3 3r. */
+static inline double kernel_reach(int filter, double r) {
+  switch (filter) {
+  case TC_FILTER_AVERAGE:
+    return r / 2 + 0.5;
+  case TC_FILTER_LANCZOS3:
+    return 3 * r;
+  default:
+    return r;
+  }
+}
+
+/* Taps i with |i - s| < reach: from floor(s - reach) + 1 to ceil(s + reach) - 1, at
+ * most TC_MAX_TAPS. */
+static inline int kernel_window(double s, double reach, int *first) {
+  int lo = floor_int(s - reach) + 1;
+  int hi = -floor_int(-(s + reach)) - 1;
   int n = hi - lo + 1;
   *first = lo;
   return n < 1 ? 1 : (n > TC_MAX_TAPS ? TC_MAX_TAPS : n);
 }
 
-static inline void tent_weights(double s, double inv_r, int first, int n, float *w) {
+static inline double sinc(double x) {
+  if (x == 0)
+    return 1;
+  double px = M_PI * x;
+  return sin(px) / px;
+}
+
+/* The normalised weights of taps first ..< first + n around s: the tent (1 - |d| / r),
+ * the box (the length pixel i shares with [s - r/2, s + r/2]) or Lanczos-3 stretched by r. */
+static inline void kernel_weights(int filter, double s, double r, int first, int n, float *w) {
   float total = 0;
   for (int k = 0; k < n; k++) {
-    double d = (first + k - s) * inv_r;
-    float v = (float)(1 - (d < 0 ? -d : d));
-    w[k] = v > 0 ? v : 0;
+    double d = first + k - s;
+    double v;
+    switch (filter) {
+    case TC_FILTER_AVERAGE: {
+      double h = r / 2;
+      double lo = fmax(d - 0.5, -h), hi = fmin(d + 0.5, h);
+      v = hi > lo ? hi - lo : 0;
+      break;
+    }
+    case TC_FILTER_LANCZOS3: {
+      double x = d / r;
+      v = fabs(x) < 3 ? sinc(x) * sinc(x / 3) : 0;
+      break;
+    }
+    default:
+      v = 1 - fabs(d) / r;
+      if (v < 0)
+        v = 0;
+    }
+    w[k] = (float)v;
     total += w[k];
   }
-  float scale = total > 0 ? 1 / total : 0;
+  float scale = total != 0 ? 1 / total : 0;
   for (int k = 0; k < n; k++)
     w[k] *= scale;
 }
 
-static void resample_tent(const uint8_t *const *rows, int band_top, int band_end, int src_width, const double *sx0,
-                          const double *sy0, double dsx, double dsy, double rx, double ry, int out_width,
-                          int out_rows, uint8_t *out, size_t out_stride) {
-  double inv_rx = 1 / rx, inv_ry = 1 / ry;
+/* A separable kernel over the taps within its reach of each sample: the tent for
+ * bilinear when it reduces, the box for average, Lanczos-3. */
+static void resample_kernel(const uint8_t *const *rows, int band_top, int band_end, int src_width, const double *sx0,
+                            const double *sy0, double dsx, double dsy, double rx, double ry, int filter, int out_width,
+                            int out_rows, uint8_t *out, size_t out_stride) {
+  double reach_x = kernel_reach(filter, rx), reach_y = kernel_reach(filter, ry);
   for (int r = 0; r < out_rows; r++) {
     uint8_t *o = out + (size_t)r * out_stride;
     for (int x = 0; x < out_width; x++, o += 4) {
       double sx = sx0[r] + dsx * x;
       double sy = sy0[r] + dsy * x;
-      if (!(sx > -rx && sx < src_width - 1 + rx && sy > band_top - ry && sy < band_end - 1 + ry)) {
+      if (!(sx > -reach_x && sx < src_width - 1 + reach_x && sy > band_top - reach_y && sy < band_end - 1 + reach_y)) {
         memset(o, 0, 4);
         continue;
       }
       int x0, y0;
-      int nx = tent_window(sx, rx, &x0), ny = tent_window(sy, ry, &y0);
+      int nx = kernel_window(sx, reach_x, &x0), ny = kernel_window(sy, reach_y, &y0);
       /* flat (most of a drawing): every tap inside and the same pixel */
       if (x0 >= 0 && x0 + nx <= src_width && y0 >= band_top && y0 + ny <= band_end) {
         uint32_t first = load(rows[y0 - band_top] + 4 * x0);
@@ -91,8 +150,8 @@ static void resample_tent(const uint8_t *const *rows, int band_top, int band_end
         }
       }
       float wx[TC_MAX_TAPS], wy[TC_MAX_TAPS];
-      tent_weights(sx, inv_rx, x0, nx, wx);
-      tent_weights(sy, inv_ry, y0, ny, wy);
+      kernel_weights(filter, sx, rx, x0, nx, wx);
+      kernel_weights(filter, sy, ry, y0, ny, wy);
       float alpha = 0, c[3] = {0, 0, 0};
       for (int j = 0; j < ny; j++) {
         int iy = y0 + j;
@@ -111,21 +170,48 @@ static void resample_tent(const uint8_t *const *rows, int band_top, int band_end
           c[2] += a * p[2];
         }
       }
-      store_premultiplied(o, alpha, c);
+      if (filter == TC_FILTER_LANCZOS3)
+        store_clamped(o, alpha, c);
+      else
+        store_premultiplied(o, alpha, c);
+    }
+  }
+}
+
+/* The source pixel whose centre is nearest each sample (ties to the lower index's
+ * right neighbour, as floor(s + 0.5)); transparent outside the source. */
+static void resample_nearest(const uint8_t *const *rows, int band_top, int band_end, int src_width, const double *sx0,
+                             const double *sy0, double dsx, double dsy, int out_width, int out_rows, uint8_t *out,
+                             size_t out_stride) {
+  for (int r = 0; r < out_rows; r++) {
+    uint8_t *o = out + (size_t)r * out_stride;
+    for (int x = 0; x < out_width; x++, o += 4) {
+      double sx = sx0[r] + dsx * x + 0.5;
+      double sy = sy0[r] + dsy * x + 0.5;
+      if (!(sx >= 0 && sx < src_width && sy >= band_top && sy < band_end)) {
+        memset(o, 0, 4);
+        continue;
+      }
+      int ix = (int)sx, iy = (int)sy;
+      memcpy(o, rows[iy - band_top] + 4 * ix, 4);
     }
   }
 }
 
 void tc_resample_rows(const uint8_t *const *rows, int band_top, int band_rows, int src_width, int src_height,
                       const double *sx0, const double *sy0, double dsx, double dsy, double rx, double ry,
-                      int out_width, int out_rows, uint8_t *out, size_t out_stride) {
+                      int filter, int out_width, int out_rows, uint8_t *out, size_t out_stride) {
   static const uint8_t clear[8] = {0};
   int band_end = band_top + band_rows;
   if (band_end > src_height)
     band_end = src_height;
-  if (rx > TC_TENT_FROM || ry > TC_TENT_FROM) {
-    resample_tent(rows, band_top, band_end, src_width, sx0, sy0, dsx, dsy, rx, ry, out_width, out_rows, out,
-                  out_stride);
+  if (filter == TC_FILTER_NEAREST) {
+    resample_nearest(rows, band_top, band_end, src_width, sx0, sy0, dsx, dsy, out_width, out_rows, out, out_stride);
+    return;
+  }
+  if (filter == TC_FILTER_AVERAGE || filter == TC_FILTER_LANCZOS3 || rx > TC_TENT_FROM || ry > TC_TENT_FROM) {
+    resample_kernel(rows, band_top, band_end, src_width, sx0, sy0, dsx, dsy, rx, ry,
+                    filter == TC_FILTER_BILINEAR ? TC_FILTER_BILINEAR : filter, out_width, out_rows, out, out_stride);
     return;
   }
   for (int r = 0; r < out_rows; r++) {

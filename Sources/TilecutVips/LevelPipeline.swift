@@ -90,8 +90,12 @@ public enum LevelPipeline {
   /// The planned power-of-two pre-shrink for the streaming resampler: a box average
   /// of premultiplied pixels, so that interpolation never skips source pixels and
   /// transparent ones do not darken their neighbours.
-  private static func boxShrunk(_ image: VipsImageHandle, by shrink: Double) throws -> VipsImageHandle {
+  /// Under `--resampling nearest` the pre-shrink keeps every shrink-th pixel instead.
+  private static func boxShrunk(_ image: VipsImageHandle, by shrink: Double, filter: ResampleFilter) throws -> VipsImageHandle {
     guard shrink > 1 else { return image }
+    if filter == .nearest {
+      return try image.map("subsample") { tc_subsample($0, &$1, Int32(shrink), Int32(shrink)) }
+    }
     let premultiplied = try image.map("premultiply") { tc_premultiply($0, &$1) }
     let shrunk = try premultiplied.map("shrink") { tc_shrink($0, &$1, shrink, shrink) }
     return try shrunk.map("unpremultiply") { tc_unpremultiply_uchar($0, &$1) }
@@ -106,7 +110,8 @@ public enum LevelPipeline {
   ) throws -> any LevelPixelSource {
     let scale = recipe.documentScale ?? 1
     let shrink = Double(recipe.shrink)
-    let image = try boxShrunk(SourceImage.pixels(of: source, loader: loader, sequential: true, scale: scale, sheet: sheet), by: shrink)
+    let image = try boxShrunk(
+      SourceImage.pixels(of: source, loader: loader, sequential: true, scale: scale, sheet: sheet), by: shrink, filter: recipe.filter)
     // source pixel (continuous) → index in the rendered, shrunk image (centre of pixel i at i)
     let k = scale / shrink
     let toIndex = TilecutCore.AffineTransform(a: k, b: 0, c: -0.5, d: 0, e: k, f: -0.5)
@@ -115,8 +120,8 @@ public enum LevelPipeline {
     }
     let mesh = MeshInverse(mapping: mapping, region: region, worldPixels: worldPixels, toIndex: toIndex)
     return try StreamingResampleSource(
-      image: image, name: source.path, mesh: mesh, rx: hypot(inverse.a, inverse.d), ry: hypot(inverse.b, inverse.e), strips: strips,
-      ringRows: recipe.ringRows ?? 1, jobs: jobs)
+      image: image, name: source.path, mesh: mesh, rx: hypot(inverse.a, inverse.d), ry: hypot(inverse.b, inverse.e),
+      filter: recipe.filter, strips: strips, ringRows: recipe.ringRows ?? 1, jobs: jobs)
   }
 
   private static func resampled(
@@ -129,23 +134,28 @@ public enum LevelPipeline {
     if recipe.access == .streaming {
       // read the source once, in order, and interpolate strip by strip
       let sequential = try boxShrunk(
-        SourceImage.pixels(of: source, loader: loader, sequential: true, scale: scale, sheet: sheet), by: shrink)
+        SourceImage.pixels(of: source, loader: loader, sequential: true, scale: scale, sheet: sheet), by: shrink, filter: recipe.filter)
       // rx, ry: how many source pixels one output step spans along x and y, the
       // radii of the filter (bilinear up to 1, a tent beyond)
       let s = map.sampling(height: region.height)
       return try StreamingResampleSource(
         image: sequential, name: source.path, width: region.width, sx0: s.sx0, sy0: s.sy0, dsx: s.dsx, dsy: s.dsy, rx: s.rx, ry: s.ry,
-        ringRows: recipe.ringRows ?? 1, jobs: jobs)
+        filter: recipe.filter, ringRows: recipe.ringRows ?? 1, jobs: jobs)
     }
 
     // Random access (a wide source turned far from north-up): libvips' affine or mapim
     // over a random-access source, which libvips backs with a temporary file when large.
+    // Its interpolator is libvips' nearest for `nearest`, else bilinear after the box
+    // pre-shrink (average and lanczos3 included).
+    let nearest = recipe.filter == .nearest
     // A document rendered for a north-up placement is still read top to bottom.
     let northUp = abs(forward.b) < 1e-9 && abs(forward.d) < 1e-9 && forward.a > 0 && forward.e > 0
     var image = try SourceImage.pixels(of: source, loader: loader, sequential: source.isVector && northUp, scale: scale, bands: false)
     image = try image.map("premultiply") { tc_premultiply($0, &$1) }
     if shrink > 1 {
-      image = try image.map("shrink") { tc_shrink($0, &$1, shrink, shrink) }
+      image = try image.map("shrink") {
+        nearest ? tc_subsample($0, &$1, Int32(shrink), Int32(shrink)) : tc_shrink($0, &$1, shrink, shrink)
+      }
     }
     var mapped: VipsImageHandle
     switch map {
@@ -158,7 +168,9 @@ public enum LevelPipeline {
       let matrix = [forward.a, forward.b, forward.d, forward.e]
       mapped = try VipsImageHandle.make("affine") { out in
         matrix.withUnsafeBufferPointer {
-          tc_affine(image.pointer, &out, $0.baseAddress, forward.c, forward.f, Int32(region.width), Int32(region.height))
+          nearest
+            ? tc_affine_nearest(image.pointer, &out, $0.baseAddress, forward.c, forward.f, Int32(region.width), Int32(region.height))
+            : tc_affine(image.pointer, &out, $0.baseAddress, forward.c, forward.f, Int32(region.width), Int32(region.height))
         }
       }
     case .rows(let rows, let x, _):
@@ -167,7 +179,9 @@ public enum LevelPipeline {
           x.withUnsafeBufferPointer { tc_row_index(Int32(region.width), Int32(region.height), r.baseAddress, $0.baseAddress, &out) }
         }
       }
-      mapped = try VipsImageHandle.make("mapim") { out in tc_mapim(image.pointer, indexImage.pointer, &out, 0) }
+      mapped = try VipsImageHandle.make("mapim") { out in
+        nearest ? tc_mapim_nearest(image.pointer, indexImage.pointer, &out) : tc_mapim(image.pointer, indexImage.pointer, &out, 0)
+      }
     }
     mapped = try mapped.map("unpremultiply") { tc_unpremultiply_uchar($0, &$1) }
     return try VipsLevelSource(image: mapped, name: source.path)

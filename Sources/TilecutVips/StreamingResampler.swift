@@ -23,6 +23,8 @@ public final class StreamingResampleSource: LevelPixelSource {
   private let dsy: Double
   private let rx: Double
   private let ry: Double
+  /// The kernel (`--resampling`) and how many radii from a sample it reads.
+  private let filter: ResampleFilter
   private let capacity: Int
   private let ring: UnsafeMutablePointer<UInt8>
   private let rowBytes: Int
@@ -41,29 +43,29 @@ public final class StreamingResampleSource: LevelPixelSource {
   /// pixel, see `tc_resample_rows`).
   convenience init(
     image: VipsImageHandle, name: String, width: Int, sx0: [Double], sy0: [Double], dsx: Double, dsy: Double,
-    rx: Double = 1, ry: Double = 1, ringRows: Int, jobs: Int
+    rx: Double = 1, ry: Double = 1, filter: ResampleFilter = .bilinear, ringRows: Int, jobs: Int
   ) throws {
     try self.init(
       image: image, name: name, width: width, sx0: sx0, sy0: sy0, dsx: dsx, dsy: dsy, rx: LevelGeometry.radius(rx),
-      ry: LevelGeometry.radius(ry), capacity: ringRows, jobs: jobs, mesh: nil, meshBands: [:])
+      ry: LevelGeometry.radius(ry), filter: filter, capacity: ringRows, jobs: jobs, mesh: nil, meshBands: [:])
   }
 
   /// A source for a level whose pixels sample the source where `mesh` says (a
   /// projected mapping), through a ring of `ringRows` source rows (the plan's).
   convenience init(
-    image: VipsImageHandle, name: String, mesh: MeshInverse, rx: Double = 1, ry: Double = 1, strips: [LevelStrip], ringRows: Int,
-    jobs: Int
+    image: VipsImageHandle, name: String, mesh: MeshInverse, rx: Double = 1, ry: Double = 1, filter: ResampleFilter = .bilinear,
+    strips: [LevelStrip], ringRows: Int, jobs: Int
   ) throws {
     let ry = LevelGeometry.radius(ry)
-    let bands = LevelGeometry.meshBands(mesh: mesh, radius: ry, sourceHeight: image.height, strips: strips)
+    let bands = LevelGeometry.meshBands(mesh: mesh, radius: ry * filter.support, sourceHeight: image.height, strips: strips)
     try self.init(
       image: image, name: name, width: mesh.region.width, sx0: [], sy0: [], dsx: 0, dsy: 0, rx: LevelGeometry.radius(rx), ry: ry,
-      capacity: ringRows, jobs: jobs, mesh: mesh, meshBands: Dictionary(bands, uniquingKeysWith: { a, _ in a }))
+      filter: filter, capacity: ringRows, jobs: jobs, mesh: mesh, meshBands: Dictionary(bands, uniquingKeysWith: { a, _ in a }))
   }
 
   private init(
     image: VipsImageHandle, name: String, width: Int, sx0: [Double], sy0: [Double], dsx: Double, dsy: Double,
-    rx: Double, ry: Double, capacity: Int, jobs: Int, mesh: MeshInverse?, meshBands: [Int: Range<Int>]
+    rx: Double, ry: Double, filter: ResampleFilter, capacity: Int, jobs: Int, mesh: MeshInverse?, meshBands: [Int: Range<Int>]
   ) throws {
     guard image.bands == 4 else {
       throw TilecutError.invalidInput(path: name, reason: "internal error: the resampler needs RGBA, not \(image.bands) bands")
@@ -78,6 +80,7 @@ public final class StreamingResampleSource: LevelPixelSource {
     self.dsx = dsx
     self.dsy = dsy
     self.rx = rx
+    self.filter = filter
     self.ry = ry
     self.capacity = max(capacity, 1)
     self.rowBytes = image.width * 4
@@ -95,7 +98,8 @@ public final class StreamingResampleSource: LevelPixelSource {
   public func read(top: Int, count: Int, into buffer: UnsafeMutablePointer<UInt8>) throws {
     if let mesh { return try readMesh(mesh, top: top, count: count, into: buffer) }
     guard
-      let band = LevelGeometry.band(sy0: sy0, dsy: dsy, radius: ry, width: width, sourceHeight: image.height, top: top, count: count)
+      let band = LevelGeometry.band(
+        sy0: sy0, dsy: dsy, radius: ry * filter.support, width: width, sourceHeight: image.height, top: top, count: count)
     else {
       buffer.update(repeating: 0, count: count * width * 4)
       return
@@ -109,7 +113,7 @@ public final class StreamingResampleSource: LevelPixelSource {
     let per = (count + parts - 1) / parts
     let out = UInt(bitPattern: buffer)
     let stride = width * 4
-    let (w, srcW, srcH, dx, dy, rx, ry) = (width, image.width, image.height, dsx, dsy, rx, ry)
+    let (w, srcW, srcH, dx, dy, rx, ry, kernel) = (width, image.width, image.height, dsx, dsy, rx, ry, filter.kernel)
     rows.withUnsafeBufferPointer { rowPointers in
       sx0.withUnsafeBufferPointer { xs in
         sy0.withUnsafeBufferPointer { ys in
@@ -124,7 +128,7 @@ public final class StreamingResampleSource: LevelPixelSource {
             else { return }
             tc_resample_rows(
               rp, Int32(band.lowerBound), Int32(band.count), Int32(srcW), Int32(srcH),
-              xb + top + first, yb + top + first, dx, dy, rx, ry, Int32(w), Int32(n), o + first * stride, stride)
+              xb + top + first, yb + top + first, dx, dy, rx, ry, kernel, Int32(w), Int32(n), o + first * stride, stride)
           }
         }
       }
@@ -149,7 +153,7 @@ public final class StreamingResampleSource: LevelPixelSource {
     let per = (count + parts - 1) / parts
     let out = UInt(bitPattern: buffer)
     let stride = width * 4
-    let (srcW, srcH, rx, ry) = (image.width, image.height, rx, ry)
+    let (srcW, srcH, rx, ry, kernel) = (image.width, image.height, rx, ry, filter.kernel)
     rows.withUnsafeBufferPointer { rowPointers in
       guard let rp = rowPointers.baseAddress else { return }
       let rpa = UInt(bitPattern: rp)
@@ -168,7 +172,7 @@ public final class StreamingResampleSource: LevelPixelSource {
             }
             var (x, y) = (sx, sy)
             tc_resample_rows(
-              rp, Int32(band.lowerBound), Int32(band.count), Int32(srcW), Int32(srcH), &x, &y, dx, dy, rx, ry, Int32(n), 1,
+              rp, Int32(band.lowerBound), Int32(band.count), Int32(srcW), Int32(srcH), &x, &y, dx, dy, rx, ry, kernel, Int32(n), 1,
               line + 4 * x0, stride)
           }
         }
@@ -184,6 +188,18 @@ public final class StreamingResampleSource: LevelPixelSource {
       let n = min(end - loadedEnd, capacity - slot)
       try fetchRows(region, width: image.width, top: loadedEnd, count: n, into: ring + slot * rowBytes, source: name)
       loadedEnd += n
+    }
+  }
+}
+
+extension ResampleFilter {
+  /// The kernel's number in `tc_resample_rows` (the tent is bilinear's reduction).
+  var kernel: Int32 {
+    switch self {
+    case .bilinear, .tent: return Int32(TC_FILTER_BILINEAR)
+    case .nearest: return Int32(TC_FILTER_NEAREST)
+    case .average: return Int32(TC_FILTER_AVERAGE)
+    case .lanczos3: return Int32(TC_FILTER_LANCZOS3)
     }
   }
 }

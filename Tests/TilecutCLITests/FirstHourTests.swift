@@ -12,7 +12,7 @@ import TilecutVips
     arguments: [
       (["--zoom", "10-18"], "--min-zoom 10 --max-zoom 18"), (["-z", "10-18"], "--min-zoom 10 --max-zoom 18"),
       (["--zoom=12"], "--min-zoom 12 --max-zoom 12"), (["--processes", "4"], "--jobs 4"), (["--xyz"], "tiles are always XYZ"),
-      (["--layout", "google"], "--name"), (["--tilesize", "512"], "--tile-size 512"), (["-r", "lanczos"], "no choice of resampling"),
+      (["--layout", "google"], "--name"), (["--tilesize", "512"], "--tile-size 512"), (["-r", "lanczos"], "--resampling lanczos3"),
     ])
   func peerSpellings(extra: [String], answer: String) throws {
     let r = try runTool(["plan.png"] + extra)

@@ -32,9 +32,14 @@ int tc_embed(VipsImage *in, VipsImage **out, int x, int y, int width, int height
 int tc_premultiply(VipsImage *in, VipsImage **out);
 int tc_unpremultiply_uchar(VipsImage *in, VipsImage **out);
 int tc_shrink(VipsImage *in, VipsImage **out, double hshrink, double vshrink);
+/* Every xfac-th column and yfac-th row (nearest resampling's pre-shrink: no mean). */
+int tc_subsample(VipsImage *in, VipsImage **out, int xfac, int yfac);
 int tc_row_index(int width, int height, const float *rows, const double xcoeff[3], VipsImage **out);
 int tc_affine(VipsImage *in, VipsImage **out, const double m[4], double odx, double ody, int width, int height);
 int tc_mapim(VipsImage *in, VipsImage *index, VipsImage **out, int bicubic);
+/* tc_affine and tc_mapim with libvips' nearest-neighbour interpolator. */
+int tc_affine_nearest(VipsImage *in, VipsImage **out, const double m[4], double odx, double ody, int width, int height);
+int tc_mapim_nearest(VipsImage *in, VipsImage *index, VipsImage **out);
 
 int tc_fetch(VipsRegion *region, int left, int top, int width, int height, uint8_t *out);
 

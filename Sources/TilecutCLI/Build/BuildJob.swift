@@ -97,7 +97,9 @@ struct BuildJob {
     let encoder = base.encoding.encoder()
     var template = try TileNameTemplate(base.output.name)
     template = try template.withExtension(encoder.fileExtension)
-    let request = PlanRequest(minZoom: base.pyramid.minZoom, maxZoom: base.pyramid.maxZoom, tileSizes: sizes, retinaDepth: base.pyramid.retinaDepth)
+    let request = PlanRequest(
+      minZoom: base.pyramid.minZoom, maxZoom: base.pyramid.maxZoom, tileSizes: sizes, retinaDepth: base.pyramid.retinaDepth,
+      resampling: base.pyramid.resampling)
     let runSettings = RenderSettings(
       template: template,
       background: try base.encoding.background.map { try ColorRule(parsing: $0, option: "--background") },

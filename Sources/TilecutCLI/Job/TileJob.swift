@@ -61,7 +61,9 @@ struct TileJob {
     template = try template.withExtension(encoder.fileExtension)
     try template.checkDistinct(sizes: sizes.map(\.pixels), floors: floorSources.map(\.floor))
     let placements = try placement.resolve(floors: floorSources, pyramid: pyramid, printer: printer)
-    let request = PlanRequest(minZoom: pyramid.minZoom, maxZoom: pyramid.maxZoom, tileSizes: sizes, retinaDepth: pyramid.retinaDepth)
+    let request = PlanRequest(
+      minZoom: pyramid.minZoom, maxZoom: pyramid.maxZoom, tileSizes: sizes, retinaDepth: pyramid.retinaDepth,
+      resampling: pyramid.resampling)
     var inputs: [FloorInput] = []
     var notes: [String] = []
     for (floor, place) in zip(floorSources, placements) {
@@ -161,6 +163,7 @@ struct TileJob {
     if let k = plan.settings.knockout { o["knockout"] = k.description }
     if let s = plan.settings.shard { o["shard"] = "\(s.index)/\(s.count)" }
     if pyramid.retinaDepth != .full { o["retinaDepth"] = pyramid.retinaDepth.rawValue }
+    if pyramid.resampling != .default { o["resampling"] = pyramid.resampling.rawValue }
     if output.preview { o["preview"] = "true" }
     // the page shows them, so a change rewrites it
     if let url = output.previewBasemap { o["previewBasemap"] = url }

@@ -31,13 +31,20 @@ enum PeerSpellings {
     return (arg, nil)
   }
 
+  /// gdal2tiles' -r value as tilecut's --resampling kernel, or the list of them.
+  static func kernel(_ value: String?) -> String {
+    if let value, let k = Resampling(argument: value) { return k.rawValue }
+    let known = Resampling.allCases.map(\.rawValue).joined(separator: "|")
+    guard let value, !value.hasPrefix("-") else { return known }
+    return "\(known) (tilecut has no \(value))"
+  }
+
   static func answer(name: String, value: String?) -> String? {
     switch name {
     case "--zoom", "-z":
       return "\(name) is gdal2tiles' spelling: tilecut takes " + zooms(value)
-    case "-r", "--resampling", "--resampling-method", "--resample":
-      return
-        "\(name): tilecut has no choice of resampling; it draws every zoom with premultiplied bilinear, and a tent filter where a tile pixel spans several source pixels (GDAL's bilinear), then 2 × 2 averages; drop \(name)"
+    case "-r", "--resampling-method", "--resample":
+      return "\(name) is gdal2tiles' spelling: tilecut takes --resampling \(kernel(value))"
     case "--processes", "--threads":
       return "\(name) is gdal2tiles' spelling: tilecut takes --jobs \(value.flatMap { Int($0) }.map(String.init) ?? "N")"
     case "--xyz", "--tms":

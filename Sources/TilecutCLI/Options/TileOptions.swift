@@ -97,6 +97,12 @@ public struct PyramidOptions: ParsableArguments {
   public var retinaDepth: RetinaDepth = .full
 
   @Option(
+    help: ArgumentHelp(
+      "The kernel every zoom is drawn with: nearest (no colour the source lacks; classified rasters), average (the area mean), bilinear (a tent as wide as a tile pixel when it reduces: thin lines of a plan stay; the default) or lanczos3 (sharpest for photos, may ring at hard edges). gdal2tiles' near and lanczos are understood.",
+      valueName: "kernel"))
+  public var resampling: Resampling = .default
+
+  @Option(
     parsing: .unconditional, help: ArgumentHelp("Refuse jobs of more tiles than this (the estimate names the zoom that causes it).", valueName: "n"))
   public var maxTiles: Int = 500_000
 
@@ -125,6 +131,17 @@ public struct PyramidOptions: ParsableArguments {
 }
 
 extension RetinaDepth: ExpressibleByArgument {}
+
+extension Resampling: ExpressibleByArgument {
+  /// gdal2tiles' `near` and `lanczos` are tilecut's nearest and lanczos3.
+  public init?(argument: String) {
+    switch argument.lowercased() {
+    case "near": self = .nearest
+    case "lanczos": self = .lanczos3
+    default: self.init(rawValue: argument.lowercased())
+    }
+  }
+}
 
 /// Floors: pages, stacked bands or one input per floor.
 public struct FloorOptions: ParsableArguments {

@@ -48,8 +48,40 @@ public struct Resample: Hashable, Sendable, Codable {
 public enum ResampleFilter: String, Hashable, Sendable, Codable {
   /// Premultiplied bilinear: a level pixel spans at most one source pixel.
   case bilinear
-  /// A tent as wide as the pixels a level pixel spans (up to 4).
+  /// A tent as wide as the pixels a level pixel spans (up to 4): bilinear when it reduces.
   case tent
+  /// The source pixel nearest the sample: no colour the source does not have.
+  case nearest
+  /// The area-weighted mean of the source pixels a level pixel covers.
+  case average
+  /// Lanczos-3, stretched by the pixels a level pixel spans when it reduces.
+  case lanczos3
+
+  /// How many radii from a sample the filter reads source rows (the ring's reach).
+  public var support: Double { self == .lanczos3 ? 3 : 1 }
+}
+
+/// `--resampling`: the kernel every level is drawn with, chosen by the user.
+///
+/// Levels read from the source use it directly. Levels made from the level above
+/// (the 2× reductions) take 2 × 2 means, except `nearest`, which keeps one pixel of
+/// each 2 × 2 block so that no zoom has a colour the source does not have; the
+/// doubled retina level is bilinear, or replicated pixels for `nearest`.
+public enum Resampling: String, Hashable, Sendable, Codable, CaseIterable {
+  case nearest, average, bilinear, lanczos3
+
+  /// The default: what serves line drawings best (see the README's measurement).
+  public static let `default` = Resampling.bilinear
+
+  /// The filter of a level whose pixels span `rx` × `ry` source pixels.
+  public func filter(rx: Double, ry: Double) -> ResampleFilter {
+    switch self {
+    case .nearest: return .nearest
+    case .average: return .average
+    case .lanczos3: return .lanczos3
+    case .bilinear: return rx > 1 || ry > 1 ? .tent : .bilinear
+    }
+  }
 }
 
 /// How a resampled level reads its source.

@@ -113,6 +113,9 @@ public struct FloorPlan: Hashable, Sendable, Codable {
   public var zooms: ZoomRange?
   /// How the source's pixels map onto the world.
   public var mapping: MappingPlan
+  /// `--resampling`: the kernel of the levels read from the source, and how the
+  /// levels below them are reduced (see `Resampling`).
+  public var resampling: Resampling = .default
 
   public init(floor: Floor, source: SourceDescription, placement: Placement, footprint: WorldRect, levels: [DensityLevel]) {
     self.floor = floor
@@ -165,12 +168,18 @@ public struct PlanRequest: Hashable, Sendable, Codable {
   public var maxZoom: Int?
   public var tileSizes: [TileSize]
   public var retinaDepth: RetinaDepth
+  /// `--resampling`: the kernel of every level.
+  public var resampling: Resampling
 
-  public init(minZoom: Int? = nil, maxZoom: Int? = nil, tileSizes: [TileSize] = [.standard, .retina], retinaDepth: RetinaDepth = .full) {
+  public init(
+    minZoom: Int? = nil, maxZoom: Int? = nil, tileSizes: [TileSize] = [.standard, .retina], retinaDepth: RetinaDepth = .full,
+    resampling: Resampling = .default
+  ) {
     self.minZoom = minZoom
     self.maxZoom = maxZoom
     self.tileSizes = tileSizes
     self.retinaDepth = retinaDepth
+    self.resampling = resampling
   }
 
   /// A request for sizes given as numbers: an error naming --tile-size for one tilecut does not make.
@@ -283,6 +292,7 @@ public enum PyramidPlanner {
     var plan = FloorPlan(floor: floor, source: source, placement: placement, footprint: footprint, levels: levels)
     plan.zooms = zoomRange
     plan.substitutes = substitutes
+    plan.resampling = request.resampling
     try assignRecipes(&plan, mapping: mapping)
     return plan
   }
@@ -330,7 +340,8 @@ public enum PyramidPlanner {
       let k = scale / Double(shrink)
       let mesh = MeshInverse(
         mapping: mapping, region: region, worldPixels: level.worldPixels, toIndex: AffineTransform(a: k, b: 0, c: -0.5, d: 0, e: k, f: -0.5))
-      let bands = LevelGeometry.meshBands(mesh: mesh, radius: ry, sourceHeight: size.height, strips: strips).map(\.rows)
+      let filter = plan.resampling.filter(rx: rx, ry: ry)
+      let bands = LevelGeometry.meshBands(mesh: mesh, radius: ry * filter.support, sourceHeight: size.height, strips: strips).map(\.rows)
       guard let rows = LevelGeometry.ringCapacity(bands, rowBytes: size.width * 4) else {
         throw TilecutError.invalidInput(
           path: source.path,
@@ -338,8 +349,7 @@ public enum PyramidPlanner {
       }
       return .resample(
         Resample(
-          documentScale: documentScale, shrink: shrink, filter: rx > 1 || ry > 1 ? .tent : .bilinear, access: .streaming,
-          ringRows: rows + LevelGeometry.ringSlack))
+          documentScale: documentScale, shrink: shrink, filter: filter, access: .streaming, ringRows: rows + LevelGeometry.ringSlack))
     case .webMercator, .lonLat:
       if placement.projection == .webMercator {
         guard forward.inverse != nil else {
@@ -364,15 +374,17 @@ public enum PyramidPlanner {
       else { throw TilecutError.invalidInput(path: source.path, reason: "the placement is degenerate (zero area)") }
       let s = index.sampling(height: region.height)
       let (rx, ry) = (LevelGeometry.radius(s.rx), LevelGeometry.radius(s.ry))
+      let filter = plan.resampling.filter(rx: rx, ry: ry)
       let size = LevelGeometry.imageSize(of: source, scale: scale, shrink: shrink)
       let bands = strips.compactMap {
         LevelGeometry.band(
-          sy0: s.sy0, dsy: s.dsy, radius: ry, width: region.width, sourceHeight: size.height, top: $0.top, count: $0.count)
+          sy0: s.sy0, dsy: s.dsy, radius: ry * filter.support, width: region.width, sourceHeight: size.height, top: $0.top,
+          count: $0.count)
       }
       let rows = LevelGeometry.ringCapacity(bands, rowBytes: size.width * 4)
       return .resample(
         Resample(
-          documentScale: documentScale, shrink: shrink, filter: rx > 1 || ry > 1 ? .tent : .bilinear,
+          documentScale: documentScale, shrink: shrink, filter: filter,
           access: rows == nil ? .randomAccess : .streaming, ringRows: rows.map { $0 + LevelGeometry.ringSlack }))
     }
   }

@@ -94,12 +94,17 @@ extension PyramidBuilder.Stage {
     }
     let rowBytes = (size / 2 + 2) * 4
     let background = builder.settings.background
+    let nearest = builder.plan.resampling == .nearest
     enqueue(key, tile, holding: block.count, upsampled: true) {
       let pixels = [UInt8](unsafeUninitializedCapacity: size * size * 4) { p, count in
         count = size * size * 4
         block.withUnsafeBufferPointer { b in
           guard let bb = b.baseAddress, let pp = p.baseAddress else { return }
-          PixelOps.upsampleTile(bb, blockStride: rowBytes, size: size, into: pp)
+          if nearest {
+            PixelOps.replicateTile(bb, blockStride: rowBytes, size: size, into: pp)
+          } else {
+            PixelOps.upsampleTile(bb, blockStride: rowBytes, size: size, into: pp)
+          }
         }
       }
       let blank = pixels.withUnsafeBufferPointer { p in

@@ -111,6 +111,8 @@ extension PyramidBuilder {
         let outHeight = (height + 1) / 2
         let width = level.region.width
         let stride = self.stride
+        // --resampling nearest keeps one pixel of each 2×2 block; every other kernel the mean
+        let nearest = self.builder.plan.resampling == .nearest
         // halves the strip into `d`, rows `dStride` bytes apart, on all cores
         let reduce = { (d: UnsafeMutablePointer<UInt8>, dStride: Int) in
           self.buffer.withUnsafeBufferPointer { src in
@@ -125,9 +127,12 @@ extension PyramidBuilder {
               guard y0 < y1, let sp = UnsafePointer<UInt8>(bitPattern: sAddr),
                 let dp = UnsafeMutablePointer<UInt8>(bitPattern: dAddr)
               else { return }
-              PixelOps.reduce2x(
-                sp + 2 * y0 * stride, srcStride: stride, width: width, height: min(height - 2 * y0, 2 * (y1 - y0)),
-                into: dp + y0 * dStride, dstStride: dStride)
+              let rows = min(height - 2 * y0, 2 * (y1 - y0))
+              if nearest {
+                PixelOps.pick2x(sp + 2 * y0 * stride, srcStride: stride, width: width, height: rows, into: dp + y0 * dStride, dstStride: dStride)
+              } else {
+                PixelOps.reduce2x(sp + 2 * y0 * stride, srcStride: stride, width: width, height: rows, into: dp + y0 * dStride, dstStride: dStride)
+              }
             }
           }
         }

@@ -208,6 +208,41 @@ public enum PixelOps {
     }
   }
 
+  /// Halves a block of rows for `--resampling nearest`: each output pixel is the
+  /// top-left pixel of its 2×2 block (the one the block's centre rounds to, as
+  /// `floor(s + 0.5)` in the resampler), so no level has a colour the source lacks.
+  public static func pick2x(
+    _ src: UnsafePointer<UInt8>, srcStride: Int, width: Int, height: Int,
+    into dst: UnsafeMutablePointer<UInt8>, dstStride: Int
+  ) {
+    let outW = (width + 1) / 2
+    let outH = (height + 1) / 2
+    for oy in 0..<outH {
+      let row = UnsafeRawPointer(src + 2 * oy * srcStride)
+      let out = UnsafeMutableRawPointer(dst + oy * dstStride)
+      for ox in 0..<outW {
+        out.storeBytes(of: row.loadUnaligned(fromByteOffset: 8 * ox, as: UInt32.self), toByteOffset: 4 * ox, as: UInt32.self)
+      }
+    }
+  }
+
+  /// Doubles a block into one `size` × `size` tile by repeating each pixel 2×2
+  /// (`--resampling nearest`); `block` as for `upsampleTile`.
+  public static func replicateTile(
+    _ block: UnsafePointer<UInt8>, blockStride: Int, size: Int, into out: UnsafeMutablePointer<UInt8>
+  ) {
+    let half = size / 2
+    for oy in 0..<size {
+      let row = UnsafeRawPointer(block + ((oy >> 1) + 1) * blockStride)
+      let dst = UnsafeMutableRawPointer(out + oy * size * 4)
+      for x in 0..<half {
+        let p = row.loadUnaligned(fromByteOffset: 4 * (x + 1), as: UInt32.self)
+        dst.storeBytes(of: p, toByteOffset: 8 * x, as: UInt32.self)
+        dst.storeBytes(of: p, toByteOffset: 8 * x + 4, as: UInt32.self)
+      }
+    }
+  }
+
   /// Doubles a block into one `size` × `size` tile with bilinear weights (9, 3, 3, 1)/16
   /// in premultiplied RGBA. `block` holds the size/2 × size/2 source pixels with a
   /// one-pixel border all round (so (size/2 + 2)² pixels, row stride `blockStride`).
