@@ -269,7 +269,7 @@ int tc_shrink(VipsImage *in, VipsImage **out, double hshrink, double vshrink) {
 /* An index image whose x is affine in the column alone and whose y is read
  * from a table of one source row per output row. */
 int tc_subsample(VipsImage *in, VipsImage **out, int xfac, int yfac) {
-  return vips_subsample(in, out, xfac, yfac, "point", TRUE, NULL);
+  return vips_subsample(in, out, xfac, yfac, NULL);
 }
 
 static int affine_with(VipsImage *in, VipsImage **out, const char *kind, const double m[4], double odx, double ody,

@@ -62,6 +62,10 @@ struct ResamplingTests {
       #expect(!pixels.isEmpty)
       #expect(pixels.allSatisfy(isSource), "zoom \(zoom): \(pixels.first { !isSource($0) }.map { "\($0)" } ?? "")")
     }
+    // 3× coarser: a pre-shrink of 2 that keeps pixels instead of averaging them
+    let shrunk = try opaquePixels(try tile(checker, metersPerPixel: 0.2, ["--resampling", "nearest"], in: dir, name: "n3"))
+    #expect(shrunk[18]?.isEmpty == false)
+    #expect(shrunk.values.allSatisfy { $0.allSatisfy(isSource) })
     for kernel in ["bilinear", "average"] {
       let mixed = try opaquePixels(try tile(checker, metersPerPixel: 0.4975, ["--resampling", kernel], in: dir, name: kernel))
       #expect(mixed[18]?.contains { !isSource($0) } == true, "\(kernel) should blend the checker")
