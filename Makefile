@@ -89,6 +89,7 @@ test: test-deps quiet-pc lint build-quiet release
 bench: release
 	TILECUT=$(CURDIR)/.build/release/tilecut bash bench/run.sh
 	TILECUT=$(CURDIR)/.build/release/tilecut bash bench/campus.sh
+	/usr/bin/python3 bench/resampling.py $(CURDIR)/.build/release/tilecut
 
 install: release
 	install -d $(DESTDIR)$(PREFIX)/bin

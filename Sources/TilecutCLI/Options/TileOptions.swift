@@ -98,7 +98,7 @@ public struct PyramidOptions: ParsableArguments {
 
   @Option(
     help: ArgumentHelp(
-      "The kernel every zoom is drawn with: nearest (no colour the source lacks; classified rasters), average (the area mean), bilinear (a tent as wide as a tile pixel when it reduces: thin lines of a plan stay; the default) or lanczos3 (sharpest for photos, may ring at hard edges). gdal2tiles' near and lanczos are understood.",
+      "The kernel every zoom is drawn with: nearest (no colour the source lacks; classified rasters), average (the area mean of what a tile pixel covers), bilinear (the default: a tent as wide as a tile pixel when it reduces, GDAL's bilinear; least moiré on a plan's hatching) or lanczos3 (sharpest for photos, may ring at hard edges). gdal2tiles' near and lanczos are understood.",
       valueName: "kernel"))
   public var resampling: Resampling = .default
 
