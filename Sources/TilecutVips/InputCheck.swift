@@ -62,6 +62,18 @@ enum InputCheck {
     }
     guard status == 0 else { throw TilecutError.invalidInput(path: path, reason: reason(result)) }
     try withinBudget(path: path, result, maxBytes: maxBytes)
+    if format == .jpeg { try verifyJPEGScan(path: path) }
+  }
+
+  /// libvips' jpegload lets a warning in the last rows or at the end of the scan
+  /// through, even with `fail_on` warning: the whole scan is decoded once (at 1/8
+  /// scale) and libjpeg's first warning refuses the file.
+  static func verifyJPEGScan(path: String) throws {
+    var message = [CChar](repeating: 0, count: 256)
+    guard tc_verify_jpeg_file(path, &message, message.count) != 0 else { return }
+    let said = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    throw TilecutError.invalidInput(
+      path: path, reason: "cannot be decoded: it is damaged (libjpeg: \(said)); re-export or re-scan it")
   }
 
   /// Before libvips' pngload reads a PNG tilecut's reader would have read (random

@@ -141,6 +141,47 @@ struct DamagedInputTests {
     #expect(refusal(dir + "/short.jpg")?.contains("short.jpg: is truncated") == true)
   }
 
+  @Test("JPEG damage libvips' fail_on lets through: one bit flipped near the end, 20 KB zeroed, bytes flipped, rows claimed; the binary says one line")
+  func damagedJPEGScan() throws {
+    let c = try Corpus()
+    defer { c.cleanup() }
+    try noisy(width: 1200, height: 900).writePNG(to: c.path("photo.jpg[Q=92]"))
+    let jpeg = try Damaged(c.path("photo.jpg"))
+    #expect(refusal(c.path("photo.jpg")) == nil)
+    let scan = try #require(jpeg.find([0xFF, 0xDA]))
+    let end = jpeg.bytes.count - 2
+    #expect(end - scan > 60_000, "scan of \(end - scan) bytes")
+    var cases: [String: Damaged] = [:]
+    // one bit, 1% before the end: the warning comes in the last rows, after libvips stopped looking
+    var bit = jpeg
+    bit.bytes[end - (end - scan) / 100] ^= 0x01
+    cases["bit"] = bit
+    var zeroed = jpeg
+    let middle = scan + (end - scan) / 2
+    zeroed.bytes.replaceSubrange(middle..<middle + 20_000, with: [UInt8](repeating: 0, count: 20_000))
+    cases["zeroed"] = zeroed
+    var flipped = jpeg
+    for k in stride(from: middle, to: middle + 2000, by: 7) where flipped.bytes[k] != 0xFF && flipped.bytes[k] != 0x00 {
+      flipped.bytes[k] ^= 0x5A
+    }
+    cases["flipped"] = flipped
+    // the frame claims 1800 rows; the scan holds 900
+    var rows = jpeg
+    let frame = try #require(jpeg.find([0xFF, 0xC0]))
+    rows.bytes.replaceSubrange(frame + 5..<frame + 7, with: [0x07, 0x08])
+    cases["rows"] = rows
+    for (name, damaged) in cases.sorted(by: { $0.key < $1.key }) {
+      try damaged.write(c.path("\(name).jpg"))
+      let why = refusal(c.path("\(name).jpg"))
+      #expect(why?.contains("\(name).jpg: cannot be decoded: it is damaged (libjpeg: Corrupt JPEG data") == true, "\(name): \(why ?? "read")")
+    }
+    // the binary: exactly one line on stderr, exit 1, nothing written, with and without a shrink-on-load level
+    for zoom in ["1", "4"] {
+      c.expectClean(try runTool([c.path("bit.jpg"), "-o", c.path("out"), "--max-zoom", zoom]), status: 1, mentions: "bit.jpg: cannot be decoded")
+    }
+    c.expectClean(try runTool([c.path("rows.jpg"), "-o", c.path("out"), "--max-zoom", "2"]), status: 1, mentions: "rows.jpg: cannot be decoded")
+  }
+
   @Test("PNG: a wrong Adler-32 (tilecut's reader and libpng), a bad ancillary CRC, no IEND, a chunk longer than the file")
   func damagedPNG() throws {
     let dir = try scratch()
