@@ -339,11 +339,11 @@ struct DamagedInputTests {
   func nestedSaves() throws {
     let dir = try scratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    func page(_ content: String) -> String {
+    func page(_ content: String, filter: String = "") -> String {
       let objects = [
         "<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
         "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Contents 4 0 R >>",
-        "<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream",
+        "<< /Length \(content.utf8.count) \(filter) >>\nstream\n\(content)\nendstream",
       ]
       var pdf = "%PDF-1.4\n"
       var offsets: [Int] = []
@@ -358,6 +358,36 @@ struct DamagedInputTests {
     try Data(page(String(repeating: "q ", count: 1_000_000) + String(repeating: "Q ", count: 1_000_000)).utf8)
       .write(to: URL(fileURLWithPath: dir + "/nested.pdf"))
     #expect(refusal(dir + "/nested.pdf")?.contains("1000000 deep") == true)
+    // the same million in ASCII layers, alone or in a filter array, which poppler decodes (1.6 GB before)
+    let saves = Array((String(repeating: "q ", count: 1_000_000) + String(repeating: "Q ", count: 1_000_000)).utf8)
+    let digits = Array("0123456789abcdef".utf8)
+    var hexBytes = [UInt8](repeating: 0, count: saves.count * 2)
+    for (k, b) in saves.enumerated() {
+      hexBytes[2 * k] = digits[Int(b >> 4)]
+      hexBytes[2 * k + 1] = digits[Int(b & 15)]
+    }
+    let hex = String(decoding: hexBytes, as: UTF8.self) + ">"
+    // "q " and "Q " in fours: each group of 4 bytes is the same 5 base-85 digits
+    func base85(_ four: [UInt8]) -> [UInt8] {
+      var group = four.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+      var out = [UInt8](repeating: 33, count: 5)
+      for k in (0..<5).reversed() {
+        out[k] = UInt8(33 + group % 85)
+        group /= 85
+      }
+      return out
+    }
+    let a85 =
+      String(decoding: Array([[UInt8]](repeating: base85(Array("q q ".utf8)), count: 500_000).joined()), as: UTF8.self)
+      + String(decoding: Array([[UInt8]](repeating: base85(Array("Q Q ".utf8)), count: 500_000).joined()), as: UTF8.self) + "~>"
+    for (name, content, filter) in [
+      ("hex", hex, "/Filter /ASCIIHexDecode"), ("a85", a85, "/Filter [/A85]"), ("both", hex, "/Filter [ /AHx ]"),
+    ] {
+      try Data(page(content, filter: filter).utf8).write(to: URL(fileURLWithPath: dir + "/\(name).pdf"))
+      #expect(refusal(dir + "/\(name).pdf")?.contains("1000000 deep") == true, "\(name)")
+    }
+    try Data(page("71 20 51>", filter: "/Filter /ASCIIHexDecode").utf8).write(to: URL(fileURLWithPath: dir + "/few.pdf"))
+    #expect(refusal(dir + "/few.pdf") == nil)
     try Data(page("q 1 0 0 rg (q q q) Tj 0 0 10 10 re f Q % q q").utf8).write(to: URL(fileURLWithPath: dir + "/plain.pdf"))
     #expect(refusal(dir + "/plain.pdf") == nil)
   }
