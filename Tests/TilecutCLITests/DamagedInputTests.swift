@@ -392,6 +392,42 @@ struct DamagedInputTests {
     #expect(refusal(dir + "/plain.pdf") == nil)
   }
 
+  @Test("poppler's syntax errors never reach stderr, even with G_MESSAGES_DEBUG=all: a clean run prints nothing, a refused one one line")
+  func popplerChatter() throws {
+    let c = try Corpus()
+    defer { c.cleanup() }
+    func pdf(_ content: String, filter: String = "") -> Data {
+      let objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
+        "<< /Length \(content.utf8.count) \(filter) >>\nstream\n\(content)\nendstream",
+        "<< /Type /Font /Subtype /TrueType /BaseFont /Nope /FontFile2 6 0 R >>",
+        "<< /Length 10 >>\nstream\n0123456789\nendstream",
+      ]
+      var text = "%PDF-1.4\n"
+      var offsets: [Int] = []
+      for (k, object) in objects.enumerated() {
+        offsets.append(text.utf8.count)
+        text += "\(k + 1) 0 obj\n\(object)\nendobj\n"
+      }
+      let xref = text.utf8.count
+      text += "xref\n0 7\n0000000000 65535 f \n" + offsets.map { String(format: "%010d 00000 n \n", $0) }.joined()
+      return Data((text + "trailer\n<< /Size 7 /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n").utf8)
+    }
+    // an unknown XObject, unknown operators, a stray ')' and ']', a font that is not one: poppler says so for each
+    let noisy = "BT /F1 12 Tf 10 10 Td (plan) Tj ET /Im9 Do 1 0 0 RG 4 w 0 0 m 200 100 l S ] ) foo 1 2 bar"
+    try pdf(noisy).write(to: URL(fileURLWithPath: c.path("noisy.pdf")))
+    let clean = try runTool([], shell: "G_MESSAGES_DEBUG=all TILECUT \(c.path("noisy.pdf")) -o \(c.path("noisy-out")) --max-zoom 3 -q")
+    #expect(clean.status == 0, "\(clean.stderr)")
+    #expect(clean.stderr.isEmpty, "stderr: \(clean.stderr)")
+    let deep = String(repeating: "q ", count: 200_000) + noisy + String(repeating: " Q", count: 200_000)
+    let hex = deep.utf8.map { String(format: "%02x", $0) }.joined() + ">"
+    try pdf(hex, filter: "/Filter /AHx").write(to: URL(fileURLWithPath: c.path("deep.pdf")))
+    c.expectClean(
+      try runTool([], shell: "G_MESSAGES_DEBUG=all TILECUT \(c.path("deep.pdf")) -o \(c.path("out")) --max-zoom 3"), status: 1,
+      mentions: "deep.pdf: nests 'q' (save graphics state) 200000 deep")
+  }
+
   @Test("a Deflate TIFF with 20 KB zeroed inside a strip is refused (libtiff stops before the Adler-32); strips past the end too")
   func damagedTIFF() throws {
     let dir = try scratch()
