@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "TilecutCheck.h"
+#include "TilecutJPEGScan.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -444,9 +445,10 @@ static int filter_chain(const uint8_t *dict, const uint8_t *stream, char *chain,
     char c = TC_IS("FlateDecode") || TC_IS("Fl")           ? 'F'
              : TC_IS("ASCIIHexDecode") || TC_IS("AHx")     ? 'H'
              : TC_IS("ASCII85Decode") || TC_IS("A85")      ? '8'
+             : TC_IS("DCTDecode") || TC_IS("DCT")          ? 'D'
                                                           : 0;
 #undef TC_IS
-    if (!c || n >= room || (n > 0 && chain[n - 1] == 'F'))
+    if (!c || n >= room || (n > 0 && (chain[n - 1] == 'F' || chain[n - 1] == 'D')))
       return -1;
     chain[n++] = c;
     if (!array)
@@ -553,7 +555,7 @@ long tc_pdf_q_depth(const char *filename, uint64_t max_inflated) {
      * none; a stream in any other filter is left to poppler */
     char chain[8];
     int layers = filter_chain(dict, keyword, chain, (int)sizeof chain);
-    if (layers < 0)
+    if (layers < 0 || (layers > 0 && chain[layers - 1] == 'D'))
       continue;
     int flate = layers > 0 && chain[layers - 1] == 'F';
     const uint8_t *stop = find_bytes(at, end, "endstream");
@@ -763,5 +765,56 @@ done:
   free(piece);
   free(sink);
   free(z);
+  return result;
+}
+
+/* ---- PDF: every JPEG (DCTDecode) image decodes without a warning ---- */
+
+int tc_pdf_check_jpegs(const char *filename, char *reason, size_t reason_size) {
+  int fd = open(filename, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  struct stat st;
+  if (fstat(fd, &st) || st.st_size <= 0) {
+    close(fd);
+    return 0;
+  }
+  size_t size = (size_t)st.st_size;
+  const uint8_t *data = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (data == MAP_FAILED)
+    return 0;
+  const uint8_t *end = data + size, *at = data;
+  int result = 0;
+  while ((at = find_bytes(at, end, "stream"))) {
+    const uint8_t *keyword = at;
+    at += 6;
+    if (keyword > data && keyword[-1] == 'd') /* endstream */
+      continue;
+    if (at < end && *at == '\r')
+      at++;
+    if (at >= end || *at != '\n')
+      continue;
+    at++;
+    const uint8_t *dict = (size_t)(keyword - data) > 4096 ? keyword - 4096 : data;
+    const uint8_t *obj = dict;
+    for (const uint8_t *o; (o = find_bytes(obj, keyword, "obj")); obj = o + 3)
+      dict = o;
+    char chain[8];
+    /* the JPEG bytes as they are in the file: DCTDecode the only filter */
+    if (!dict_has(dict, keyword, "/DCT") || filter_chain(dict, keyword, chain, (int)sizeof chain) != 1 || chain[0] != 'D')
+      continue;
+    const uint8_t *stop = find_bytes(at, end, "endstream");
+    if (!stop)
+      break;
+    char said[160];
+    if (tc_verify_jpeg_buffer(at, (size_t)(stop - at), said, sizeof said)) {
+      snprintf(reason, reason_size, "has a damaged JPEG image at byte %zu (libjpeg: %s)", (size_t)(at - data), said);
+      result = -1;
+      break;
+    }
+    at = stop;
+  }
+  munmap((void *)data, size);
   return result;
 }

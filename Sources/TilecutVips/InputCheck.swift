@@ -56,6 +56,12 @@ enum InputCheck {
             "nests 'q' (save graphics state) \(depth) deep in its page content, more than \(maxSavedStates); poppler would hold a copy of the graphics state for each"
         )
       }
+      // poppler draws a damaged JPEG with its damage, whichever path reads the page
+      var message = [CChar](repeating: 0, count: 256)
+      if tc_pdf_check_jpegs(path, &message, message.count) != 0 {
+        let said = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        throw TilecutError.invalidInput(path: path, reason: "cannot be decoded: it \(said); re-export or re-scan it")
+      }
       return
     default:
       return

@@ -182,6 +182,43 @@ struct DamagedInputTests {
     c.expectClean(try runTool([c.path("rows.jpg"), "-o", c.path("out"), "--max-zoom", "2"]), status: 1, mentions: "rows.jpg: cannot be decoded")
   }
 
+  @Test("a PDF whose scan (a DCT image under vector lines, drawn by poppler) has one flipped bit is refused in one line")
+  func damagedJPEGInPDF() throws {
+    let c = try Corpus()
+    defer { c.cleanup() }
+    try noisy(width: 640, height: 480).writePNG(to: c.path("scan.jpg[Q=90]"))
+    let jpeg = try Damaged(c.path("scan.jpg")).bytes
+    func pdf(_ image: [UInt8]) -> Data {
+      let content = "q 320 0 0 240 0 0 cm /Im0 Do Q 1 0 0 RG 2 w 0 0 m 320 240 l S"
+      let objects: [[UInt8]] = [
+        Array("<< /Type /Catalog /Pages 2 0 R >>".utf8), Array("<< /Type /Pages /Kids [3 0 R] /Count 1 >>".utf8),
+        Array("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 320 240] /Resources << /XObject << /Im0 5 0 R >> >> /Contents 4 0 R >>".utf8),
+        Array("<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream".utf8),
+        Array(
+          "<< /Type /XObject /Subtype /Image /Width 640 /Height 480 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode /Length \(image.count) >>\nstream\n"
+            .utf8) + image + Array("\nendstream".utf8),
+      ]
+      var bytes = Array("%PDF-1.4\n".utf8)
+      var offsets: [Int] = []
+      for (k, object) in objects.enumerated() {
+        offsets.append(bytes.count)
+        bytes += Array("\(k + 1) 0 obj\n".utf8) + object + Array("\nendobj\n".utf8)
+      }
+      let xref = bytes.count
+      let table = "xref\n0 6\n0000000000 65535 f \n" + offsets.map { String(format: "%010d 00000 n \n", $0) }.joined()
+      return Data(bytes + Array((table + "trailer\n<< /Size 6 /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n").utf8))
+    }
+    try pdf(jpeg).write(to: URL(fileURLWithPath: c.path("mixed.pdf")))
+    #expect(refusal(c.path("mixed.pdf")) == nil)
+    var damaged = jpeg
+    damaged[damaged.count - 2 - damaged.count / 100] ^= 0x01
+    try pdf(damaged).write(to: URL(fileURLWithPath: c.path("damaged.pdf")))
+    #expect(refusal(c.path("damaged.pdf"))?.contains("has a damaged JPEG image at byte") == true)
+    c.expectClean(
+      try runTool([c.path("damaged.pdf"), "-o", c.path("out"), "--max-zoom", "2"]), status: 1,
+      mentions: "damaged.pdf: cannot be decoded: it has a damaged JPEG image")
+  }
+
   @Test("PNG: a wrong Adler-32 (tilecut's reader and libpng), a bad ancillary CRC, no IEND, a chunk longer than the file")
   func damagedPNG() throws {
     let dir = try scratch()
