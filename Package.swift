@@ -31,7 +31,10 @@ let package = Package(
     // C targets by concern; no unsafeFlags in any: SwiftPM's release -O2 (-O3 saved
     // 3.5 % of CPU, measured), and a package with unsafe flags cannot be a dependency.
     // libvips glue, the ISA-L PNG reader (a libvips image source) and pixel operations
-    .target(name: "CVipsShim", dependencies: ["CVips", "CISAL", "CDeflate", "CTilecutPlatform"]),
+    .target(
+      name: "CVipsShim", dependencies: ["CVips", "CISAL", "CDeflate", "CTilecutPlatform"],
+      // libjpeg (libvips' own): a JPEG's whole scan decoded once, any warning an error (TilecutJPEGScan.h)
+      linkerSettings: [.linkedLibrary("jpeg")]),
     // the PNG writer (libdeflate) and the resampler: plain C, no libvips
     .target(name: "CTilecutPNG", dependencies: ["CDeflate"]),
     .target(name: "CTilecutResample"),
@@ -48,7 +51,7 @@ let package = Package(
       providers: [.apt(["librsvg2-dev", "libcairo2-dev"]), .brew(["librsvg", "cairo"])]
     ),
     // with qpdf's C API (libqpdf-dev): a PDF's objects and raw streams, for pages that are only images
-    .target(name: "CTilecutDocument", dependencies: ["CVips", "CPoppler", "CRsvg"], linkerSettings: [.linkedLibrary("qpdf")]),
+    .target(name: "CTilecutDocument", dependencies: ["CVips", "CVipsShim", "CPoppler", "CRsvg"], linkerSettings: [.linkedLibrary("qpdf")]),
     .systemLibrary(
       name: "CSQLite",
       pkgConfig: "sqlite3",

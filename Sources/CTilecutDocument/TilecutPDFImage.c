@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "TilecutJPEGScan.h"
+
 /* Images on one page read directly; a page of more (strips of a scanner) is rendered. */
 #define TC_MAX_IMAGES 16
 /* Decoded bytes of a Flate or LZW image held in memory; a larger one is rendered by poppler. */
@@ -598,10 +600,17 @@ static int place_image(TcPlacedImage *im, TcMatrix t, int width, int height, int
   /* read top to bottom when the page is and the image is upright on it */
   int upright = sequential && t.b == 0 && t.c == 0 && t.a > 0 && t.d > 0;
   if (im->dct) {
+    /* jpegload's fail_on lets a warning in the last rows through: the scan is
+     * decoded once, and any warning refuses the page */
+    char said[200];
+    if (tc_verify_jpeg_buffer(im->data, im->length, said, sizeof said)) {
+      vips_error("pdfload", "an image's JPEG data is damaged (libjpeg: %s)", said);
+      goto done;
+    }
     VipsBlob *blob = vips_blob_new(free_blob_data, im->data, im->length);
     im->data = NULL;
     int failed = vips_call("jpegload_buffer", blob, &v[0], "shrink", load_shrink, "access",
-                           upright ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM, "fail", TRUE, NULL);
+                           upright ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM, "fail_on", VIPS_FAIL_ON_WARNING, NULL);
     vips_area_unref(VIPS_AREA(blob));
     if (failed)
       goto done;

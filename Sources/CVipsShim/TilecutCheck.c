@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "TilecutCheck.h"
+#include "TilecutJPEGScan.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -413,6 +414,106 @@ static int dict_has(const uint8_t *dict, const uint8_t *stream, const char *word
   return find_bytes(dict, stream, word) != NULL;
 }
 
+/* A stream's /Filter as letters, in the order they apply: 'H' ASCIIHexDecode, '8'
+ * ASCII85Decode, 'F' FlateDecode (last only). 0 for none; -1 for any other filter
+ * or order. */
+static int filter_chain(const uint8_t *dict, const uint8_t *stream, char *chain, int room) {
+  const uint8_t *f = find_bytes(dict, stream, "/Filter");
+  if (!f)
+    return 0;
+  f += 7;
+  while (f < stream && (*f == ' ' || *f == '\r' || *f == '\n' || *f == '\t' || *f == '\f'))
+    f++;
+  int array = f < stream && *f == '[';
+  if (array)
+    f++;
+  int n = 0;
+  for (;;) {
+    while (f < stream && (*f == ' ' || *f == '\r' || *f == '\n' || *f == '\t' || *f == '\f'))
+      f++;
+    if (f >= stream)
+      return -1;
+    if (array && *f == ']')
+      break;
+    if (*f != '/')
+      return -1;
+    const uint8_t *name = ++f;
+    while (f < stream && !pdf_delimiter(*f))
+      f++;
+    size_t length = (size_t)(f - name);
+#define TC_IS(word) (length == strlen(word) && memcmp(name, word, length) == 0)
+    char c = TC_IS("FlateDecode") || TC_IS("Fl")           ? 'F'
+             : TC_IS("ASCIIHexDecode") || TC_IS("AHx")     ? 'H'
+             : TC_IS("ASCII85Decode") || TC_IS("A85")      ? '8'
+             : TC_IS("DCTDecode") || TC_IS("DCT")          ? 'D'
+                                                          : 0;
+#undef TC_IS
+    if (!c || n >= room || (n > 0 && (chain[n - 1] == 'F' || chain[n - 1] == 'D')))
+      return -1;
+    chain[n++] = c;
+    if (!array)
+      break;
+  }
+  return n;
+}
+
+/* An ASCIIHex ('H') or ASCII85 ('8') layer decoded whole, to at most `cap` bytes
+ * (base-85's 'z' gives 4 bytes for one); NULL when it cannot be. */
+static uint8_t *ascii_decode(char kind, const uint8_t *in, size_t n, size_t cap, size_t *length) {
+  size_t room = kind == 'H' ? n / 2 + 1 : n * 4 + 4;
+  room = room < cap ? room : cap;
+  uint8_t *out = malloc(room + 4);
+  if (!out)
+    return NULL;
+  size_t o = 0;
+  if (kind == 'H') {
+    int half = -1;
+    for (size_t i = 0; i < n && in[i] != '>' && o < room; i++) {
+      int c = in[i], v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+      if (v < 0)
+        continue;
+      if (half < 0) {
+        half = v;
+      } else {
+        out[o++] = (uint8_t)(half << 4 | v);
+        half = -1;
+      }
+    }
+    if (half >= 0)
+      out[o++] = (uint8_t)(half << 4);
+  } else {
+    uint32_t group = 0;
+    int count = 0;
+    for (size_t i = 0; i < n && o + 4 <= room; i++) {
+      int c = in[i];
+      if (c == '~')
+        break;
+      if (c == 'z' && count == 0) {
+        memset(out + o, 0, 4);
+        o += 4;
+        continue;
+      }
+      if (c < '!' || c > 'u')
+        continue;
+      group = group * 85 + (uint32_t)(c - '!');
+      if (++count == 5) {
+        for (int k = 3; k >= 0; k--)
+          out[o++] = (uint8_t)(group >> (8 * k));
+        group = 0;
+        count = 0;
+      }
+    }
+    if (count > 1) {
+      for (int k = count; k < 5; k++)
+        group = group * 85 + 84;
+      for (int k = 3; k >= 5 - count; k--)
+        out[o++] = (uint8_t)(group >> (8 * k));
+    }
+  }
+  *length = o;
+  return out;
+}
+
 long tc_pdf_q_depth(const char *filename, uint64_t max_inflated) {
   int fd = open(filename, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
@@ -450,15 +551,37 @@ long tc_pdf_q_depth(const char *filename, uint64_t max_inflated) {
     if (dict_has(dict, keyword, "/Image") || dict_has(dict, keyword, "/XRef") || dict_has(dict, keyword, "/ObjStm") ||
         dict_has(dict, keyword, "/Predictor") || dict_has(dict, keyword, "/Length1") || dict_has(dict, keyword, "/Metadata"))
       continue;
-    int flate = dict_has(dict, keyword, "/FlateDecode") || dict_has(dict, keyword, "/Fl ") || dict_has(dict, keyword, "/Fl/");
-    if (dict_has(dict, keyword, "/Filter") && !flate)
+    /* the filters, in order: any ASCII layers (hex, base-85) and then Flate, or
+     * none; a stream in any other filter is left to poppler */
+    char chain[8];
+    int layers = filter_chain(dict, keyword, chain, (int)sizeof chain);
+    if (layers < 0 || (layers > 0 && chain[layers - 1] == 'D'))
       continue;
+    int flate = layers > 0 && chain[layers - 1] == 'F';
+    const uint8_t *stop = find_bytes(at, end, "endstream");
+    const uint8_t *raw = at, *raw_end = stop ? stop : end;
+    uint8_t *decoded = NULL;
+    for (int k = 0; k < layers - flate; k++) {
+      size_t decoded_length = 0;
+      uint64_t left = max_inflated - inflated;
+      uint8_t *next = ascii_decode(chain[k], raw, (size_t)(raw_end - raw), left > SIZE_MAX / 8 ? SIZE_MAX / 8 : (size_t)left,
+                                   &decoded_length);
+      free(decoded);
+      decoded = next;
+      if (!decoded)
+        break;
+      raw = decoded;
+      raw_end = decoded + decoded_length;
+    }
+    if (layers - flate > 0 && !decoded) {
+      at = stop ? stop : end;
+      continue;
+    }
     if (flate) {
       isal_inflate_init(z);
       z->crc_flag = ISAL_ZLIB;
-      z->next_in = (uint8_t *)at;
-      const uint8_t *stop = find_bytes(at, end, "endstream");
-      z->avail_in = (uint32_t)((stop ? stop : end) - at > 0x7fffffff ? 0x7fffffff : (stop ? stop : end) - at);
+      z->next_in = (uint8_t *)raw;
+      z->avail_in = (uint32_t)(raw_end - raw > 0x7fffffff ? 0x7fffffff : raw_end - raw);
       for (;;) {
         z->next_out = out;
         z->avail_out = TC_PIECE;
@@ -469,14 +592,16 @@ long tc_pdf_q_depth(const char *filename, uint64_t max_inflated) {
         if (status < 0 || z->block_state == ISAL_BLOCK_FINISH || made == 0 || inflated >= max_inflated)
           break;
       }
-      at = z->next_in;
+      at = decoded ? (stop ? stop : end) : z->next_in;
     } else {
-      const uint8_t *stop = find_bytes(at, end, "endstream");
-      if (!stop)
+      if (!stop && !decoded)
         break;
-      qdepth_feed(&q, at, (size_t)(stop - at));
-      at = stop;
+      qdepth_feed(&q, raw, (size_t)(raw_end - raw));
+      if (decoded)
+        inflated += (uint64_t)(raw_end - raw);
+      at = stop ? stop : end;
     }
+    free(decoded);
     qdepth_end(&q);
   }
   free(z);
@@ -640,5 +765,56 @@ done:
   free(piece);
   free(sink);
   free(z);
+  return result;
+}
+
+/* ---- PDF: every JPEG (DCTDecode) image decodes without a warning ---- */
+
+int tc_pdf_check_jpegs(const char *filename, char *reason, size_t reason_size) {
+  int fd = open(filename, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  struct stat st;
+  if (fstat(fd, &st) || st.st_size <= 0) {
+    close(fd);
+    return 0;
+  }
+  size_t size = (size_t)st.st_size;
+  const uint8_t *data = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (data == MAP_FAILED)
+    return 0;
+  const uint8_t *end = data + size, *at = data;
+  int result = 0;
+  while ((at = find_bytes(at, end, "stream"))) {
+    const uint8_t *keyword = at;
+    at += 6;
+    if (keyword > data && keyword[-1] == 'd') /* endstream */
+      continue;
+    if (at < end && *at == '\r')
+      at++;
+    if (at >= end || *at != '\n')
+      continue;
+    at++;
+    const uint8_t *dict = (size_t)(keyword - data) > 4096 ? keyword - 4096 : data;
+    const uint8_t *obj = dict;
+    for (const uint8_t *o; (o = find_bytes(obj, keyword, "obj")); obj = o + 3)
+      dict = o;
+    char chain[8];
+    /* the JPEG bytes as they are in the file: DCTDecode the only filter */
+    if (!dict_has(dict, keyword, "/DCT") || filter_chain(dict, keyword, chain, (int)sizeof chain) != 1 || chain[0] != 'D')
+      continue;
+    const uint8_t *stop = find_bytes(at, end, "endstream");
+    if (!stop)
+      break;
+    char said[160];
+    if (tc_verify_jpeg_buffer(at, (size_t)(stop - at), said, sizeof said)) {
+      snprintf(reason, reason_size, "has a damaged JPEG image at byte %zu (libjpeg: %s)", (size_t)(at - data), said);
+      result = -1;
+      break;
+    }
+    at = stop;
+  }
+  munmap((void *)data, size);
   return result;
 }

@@ -23,6 +23,16 @@ enum InputCheck {
   /// checks it as it reads), verified once before libvips reads them.
   private static let verified = Mutex<Set<String>>([])
 
+  /// JPEGs (and PDFs whose JPEG images) decoded without a warning, by path, size and modification time.
+  private static let scannedJPEGs = Mutex<Set<String>>([])
+
+  static func fileKey(_ path: String) -> String? {
+    guard let a = try? FileManager.default.attributesOfItem(atPath: path), let size = a[.size] as? Int,
+      let modified = a[.modificationDate] as? Date
+    else { return nil }
+    return "\(path)\u{0}\(size)\u{0}\(modified.timeIntervalSince1970)"
+  }
+
   /// The deepest nesting of saved graphics states a PDF may have (a real drawing
   /// nests a few dozen; each costs poppler about 1.5 KB).
   static let maxSavedStates = 100_000
@@ -56,12 +66,39 @@ enum InputCheck {
             "nests 'q' (save graphics state) \(depth) deep in its page content, more than \(maxSavedStates); poppler would hold a copy of the graphics state for each"
         )
       }
+      // poppler draws a damaged JPEG with its damage, whichever path reads the page
+      let key = fileKey(path).map { "pdf\u{0}" + $0 }
+      if let key, scannedJPEGs.withLock({ $0.contains(key) }) { return }
+      var message = [CChar](repeating: 0, count: 256)
+      if tc_pdf_check_jpegs(path, &message, message.count) != 0 {
+        let said = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        throw TilecutError.invalidInput(path: path, reason: "cannot be decoded: it \(said); re-export or re-scan it")
+      }
+      if let key { scannedJPEGs.withLock { _ = $0.insert(key) } }
       return
     default:
       return
     }
     guard status == 0 else { throw TilecutError.invalidInput(path: path, reason: reason(result)) }
     try withinBudget(path: path, result, maxBytes: maxBytes)
+    if format == .jpeg { try verifyJPEGScan(path: path) }
+  }
+
+  /// libvips' jpegload lets a warning in the last rows or at the end of the scan
+  /// through, even with `fail_on` warning: the whole scan is decoded once (at 1/8
+  /// scale) and libjpeg's first warning refuses the file.
+  static func verifyJPEGScan(path: String) throws {
+    // a job reads a file's header many times (planning, each floor, each worker): its scan is decoded once
+    let key = fileKey(path)
+    if let key, scannedJPEGs.withLock({ $0.contains(key) }) { return }
+    var message = [CChar](repeating: 0, count: 256)
+    guard tc_verify_jpeg_file(path, &message, message.count) != 0 else {
+      if let key { scannedJPEGs.withLock { _ = $0.insert(key) } }
+      return
+    }
+    let said = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    throw TilecutError.invalidInput(
+      path: path, reason: "cannot be decoded: it is damaged (libjpeg: \(said)); re-export or re-scan it")
   }
 
   /// Before libvips' pngload reads a PNG tilecut's reader would have read (random

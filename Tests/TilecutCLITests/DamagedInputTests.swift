@@ -141,6 +141,84 @@ struct DamagedInputTests {
     #expect(refusal(dir + "/short.jpg")?.contains("short.jpg: is truncated") == true)
   }
 
+  @Test("JPEG damage libvips' fail_on lets through: a bit flipped near the end, 20 KB zeroed, bytes flipped, rows claimed")
+  func damagedJPEGScan() throws {
+    let c = try Corpus()
+    defer { c.cleanup() }
+    try noisy(width: 1200, height: 900).writePNG(to: c.path("photo.jpg[Q=92]"))
+    let jpeg = try Damaged(c.path("photo.jpg"))
+    #expect(refusal(c.path("photo.jpg")) == nil)
+    let scan = try #require(jpeg.find([0xFF, 0xDA]))
+    let end = jpeg.bytes.count - 2
+    #expect(end - scan > 60_000, "scan of \(end - scan) bytes")
+    var cases: [String: Damaged] = [:]
+    // one bit, 1% before the end: the warning comes in the last rows, after libvips stopped looking
+    var bit = jpeg
+    bit.bytes[end - (end - scan) / 100] ^= 0x01
+    cases["bit"] = bit
+    var zeroed = jpeg
+    let middle = scan + (end - scan) / 2
+    zeroed.bytes.replaceSubrange(middle..<middle + 20_000, with: [UInt8](repeating: 0, count: 20_000))
+    cases["zeroed"] = zeroed
+    var flipped = jpeg
+    for k in stride(from: middle, to: middle + 2000, by: 7) where flipped.bytes[k] != 0xFF && flipped.bytes[k] != 0x00 {
+      flipped.bytes[k] ^= 0x5A
+    }
+    cases["flipped"] = flipped
+    // the frame claims 1800 rows; the scan holds 900
+    var rows = jpeg
+    let frame = try #require(jpeg.find([0xFF, 0xC0]))
+    rows.bytes.replaceSubrange(frame + 5..<frame + 7, with: [0x07, 0x08])
+    cases["rows"] = rows
+    for (name, damaged) in cases.sorted(by: { $0.key < $1.key }) {
+      try damaged.write(c.path("\(name).jpg"))
+      let why = refusal(c.path("\(name).jpg"))
+      #expect(why?.contains("\(name).jpg: cannot be decoded: it is damaged (libjpeg: Corrupt JPEG data") == true, "\(name): \(why ?? "read")")
+    }
+    // the binary: exactly one line on stderr, exit 1, nothing written, with and without a shrink-on-load level
+    for zoom in ["1", "4"] {
+      c.expectClean(try runTool([c.path("bit.jpg"), "-o", c.path("out"), "--max-zoom", zoom]), status: 1, mentions: "bit.jpg: cannot be decoded")
+    }
+    c.expectClean(try runTool([c.path("rows.jpg"), "-o", c.path("out"), "--max-zoom", "2"]), status: 1, mentions: "rows.jpg: cannot be decoded")
+  }
+
+  @Test("a PDF whose scan (a DCT image under vector lines, drawn by poppler) has one flipped bit is refused in one line")
+  func damagedJPEGInPDF() throws {
+    let c = try Corpus()
+    defer { c.cleanup() }
+    try noisy(width: 640, height: 480).writePNG(to: c.path("scan.jpg[Q=90]"))
+    let jpeg = try Damaged(c.path("scan.jpg")).bytes
+    func pdf(_ image: [UInt8]) -> Data {
+      let content = "q 320 0 0 240 0 0 cm /Im0 Do Q 1 0 0 RG 2 w 0 0 m 320 240 l S"
+      let objects: [[UInt8]] = [
+        Array("<< /Type /Catalog /Pages 2 0 R >>".utf8), Array("<< /Type /Pages /Kids [3 0 R] /Count 1 >>".utf8),
+        Array("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 320 240] /Resources << /XObject << /Im0 5 0 R >> >> /Contents 4 0 R >>".utf8),
+        Array("<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream".utf8),
+        Array(
+          "<< /Type /XObject /Subtype /Image /Width 640 /Height 480 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode /Length \(image.count) >>\nstream\n"
+            .utf8) + image + Array("\nendstream".utf8),
+      ]
+      var bytes = Array("%PDF-1.4\n".utf8)
+      var offsets: [Int] = []
+      for (k, object) in objects.enumerated() {
+        offsets.append(bytes.count)
+        bytes += Array("\(k + 1) 0 obj\n".utf8) + object + Array("\nendobj\n".utf8)
+      }
+      let xref = bytes.count
+      let table = "xref\n0 6\n0000000000 65535 f \n" + offsets.map { String(format: "%010d 00000 n \n", $0) }.joined()
+      return Data(bytes + Array((table + "trailer\n<< /Size 6 /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n").utf8))
+    }
+    try pdf(jpeg).write(to: URL(fileURLWithPath: c.path("mixed.pdf")))
+    #expect(refusal(c.path("mixed.pdf")) == nil)
+    var damaged = jpeg
+    damaged[damaged.count - 2 - damaged.count / 100] ^= 0x01
+    try pdf(damaged).write(to: URL(fileURLWithPath: c.path("damaged.pdf")))
+    #expect(refusal(c.path("damaged.pdf"))?.contains("has a damaged JPEG image at byte") == true)
+    c.expectClean(
+      try runTool([c.path("damaged.pdf"), "-o", c.path("out"), "--max-zoom", "2"]), status: 1,
+      mentions: "damaged.pdf: cannot be decoded: it has a damaged JPEG image")
+  }
+
   @Test("PNG: a wrong Adler-32 (tilecut's reader and libpng), a bad ancillary CRC, no IEND, a chunk longer than the file")
   func damagedPNG() throws {
     let dir = try scratch()
@@ -298,11 +376,11 @@ struct DamagedInputTests {
   func nestedSaves() throws {
     let dir = try scratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    func page(_ content: String) -> String {
+    func page(_ content: String, filter: String = "") -> String {
       let objects = [
         "<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
         "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Contents 4 0 R >>",
-        "<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream",
+        "<< /Length \(content.utf8.count) \(filter) >>\nstream\n\(content)\nendstream",
       ]
       var pdf = "%PDF-1.4\n"
       var offsets: [Int] = []
@@ -317,8 +395,74 @@ struct DamagedInputTests {
     try Data(page(String(repeating: "q ", count: 1_000_000) + String(repeating: "Q ", count: 1_000_000)).utf8)
       .write(to: URL(fileURLWithPath: dir + "/nested.pdf"))
     #expect(refusal(dir + "/nested.pdf")?.contains("1000000 deep") == true)
+    // the same million in ASCII layers, alone or in a filter array, which poppler decodes (1.6 GB before)
+    let saves = Array((String(repeating: "q ", count: 1_000_000) + String(repeating: "Q ", count: 1_000_000)).utf8)
+    let digits = Array("0123456789abcdef".utf8)
+    var hexBytes = [UInt8](repeating: 0, count: saves.count * 2)
+    for (k, b) in saves.enumerated() {
+      hexBytes[2 * k] = digits[Int(b >> 4)]
+      hexBytes[2 * k + 1] = digits[Int(b & 15)]
+    }
+    let hex = String(decoding: hexBytes, as: UTF8.self) + ">"
+    // "q " and "Q " in fours: each group of 4 bytes is the same 5 base-85 digits
+    func base85(_ four: [UInt8]) -> [UInt8] {
+      var group = four.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+      var out = [UInt8](repeating: 33, count: 5)
+      for k in (0..<5).reversed() {
+        out[k] = UInt8(33 + group % 85)
+        group /= 85
+      }
+      return out
+    }
+    let a85 =
+      String(decoding: Array([[UInt8]](repeating: base85(Array("q q ".utf8)), count: 500_000).joined()), as: UTF8.self)
+      + String(decoding: Array([[UInt8]](repeating: base85(Array("Q Q ".utf8)), count: 500_000).joined()), as: UTF8.self) + "~>"
+    for (name, content, filter) in [
+      ("hex", hex, "/Filter /ASCIIHexDecode"), ("a85", a85, "/Filter [/A85]"), ("both", hex, "/Filter [ /AHx ]"),
+    ] {
+      try Data(page(content, filter: filter).utf8).write(to: URL(fileURLWithPath: dir + "/\(name).pdf"))
+      #expect(refusal(dir + "/\(name).pdf")?.contains("1000000 deep") == true, "\(name)")
+    }
+    try Data(page("71 20 51>", filter: "/Filter /ASCIIHexDecode").utf8).write(to: URL(fileURLWithPath: dir + "/few.pdf"))
+    #expect(refusal(dir + "/few.pdf") == nil)
     try Data(page("q 1 0 0 rg (q q q) Tj 0 0 10 10 re f Q % q q").utf8).write(to: URL(fileURLWithPath: dir + "/plain.pdf"))
     #expect(refusal(dir + "/plain.pdf") == nil)
+  }
+
+  @Test("poppler's syntax errors never reach stderr, even with G_MESSAGES_DEBUG=all: a clean run prints nothing, a refused one one line")
+  func popplerChatter() throws {
+    let c = try Corpus()
+    defer { c.cleanup() }
+    func pdf(_ content: String, filter: String = "") -> Data {
+      let objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
+        "<< /Length \(content.utf8.count) \(filter) >>\nstream\n\(content)\nendstream",
+        "<< /Type /Font /Subtype /TrueType /BaseFont /Nope /FontFile2 6 0 R >>",
+        "<< /Length 10 >>\nstream\n0123456789\nendstream",
+      ]
+      var text = "%PDF-1.4\n"
+      var offsets: [Int] = []
+      for (k, object) in objects.enumerated() {
+        offsets.append(text.utf8.count)
+        text += "\(k + 1) 0 obj\n\(object)\nendobj\n"
+      }
+      let xref = text.utf8.count
+      text += "xref\n0 7\n0000000000 65535 f \n" + offsets.map { String(format: "%010d 00000 n \n", $0) }.joined()
+      return Data((text + "trailer\n<< /Size 7 /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n").utf8)
+    }
+    // an unknown XObject, unknown operators, a stray ')' and ']', a font that is not one: poppler says so for each
+    let noisy = "BT /F1 12 Tf 10 10 Td (plan) Tj ET /Im9 Do 1 0 0 RG 4 w 0 0 m 200 100 l S ] ) foo 1 2 bar"
+    try pdf(noisy).write(to: URL(fileURLWithPath: c.path("noisy.pdf")))
+    let clean = try runTool([], shell: "G_MESSAGES_DEBUG=all TILECUT \(c.path("noisy.pdf")) -o \(c.path("noisy-out")) --max-zoom 3 -q")
+    #expect(clean.status == 0, "\(clean.stderr)")
+    #expect(clean.stderr.isEmpty, "stderr: \(clean.stderr)")
+    let deep = String(repeating: "q ", count: 200_000) + noisy + String(repeating: " Q", count: 200_000)
+    let hex = deep.utf8.map { String(format: "%02x", $0) }.joined() + ">"
+    try pdf(hex, filter: "/Filter /AHx").write(to: URL(fileURLWithPath: c.path("deep.pdf")))
+    c.expectClean(
+      try runTool([], shell: "G_MESSAGES_DEBUG=all TILECUT \(c.path("deep.pdf")) -o \(c.path("out")) --max-zoom 3"), status: 1,
+      mentions: "deep.pdf: nests 'q' (save graphics state) 200000 deep")
   }
 
   @Test("a Deflate TIFF with 20 KB zeroed inside a strip is refused (libtiff stops before the Adler-32); strips past the end too")

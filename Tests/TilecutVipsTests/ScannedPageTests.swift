@@ -196,6 +196,28 @@ struct ScannedPageTests {
     try expectMatches(strips, scale: scale, "strips at \(scale)")
   }
 
+  @Test("a scanned page whose JPEG has one flipped bit near its end is refused, not read with the damage")
+  func damagedJPEGPage() throws {
+    try Vips.start()
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    var image = try PlacedImage.jpeg(scanPicture(width: 640, height: 480, seed: 4), matrix: "640 0 0 480 0 0")
+    let path = dir + "/scan.pdf"
+    try writeScanPDF(images: [image], page: "/MediaBox [0 0 640 480]", to: path)
+    #expect(try direct(path, scale: 0.5) != nil)
+    // the bit 1% before the end of the scan: libvips' fail_on would not see libjpeg's warning
+    image.stream[image.stream.count - 2 - image.stream.count / 100] ^= 0x01
+    try writeScanPDF(images: [image], page: "/MediaBox [0 0 640 480]", to: path)
+    for (scale, sequential) in [(0.5, true), (0.1, false), (1.0, true)] {
+      vips_error_clear()
+      var out: UnsafeMutablePointer<VipsImage>?
+      let result = tc_pdf_open_image_page(path, 0, scale, sequential ? 1 : 0, &out)
+      if let out { g_object_unref(out) }
+      #expect(result == -1, "scale \(scale)")
+      #expect(String(cString: vips_error_buffer()).contains("JPEG data is damaged (libjpeg: Corrupt JPEG data"))
+    }
+  }
+
   @Test("a page with anything this reader does not fully understand is left to poppler")
   func refusals() throws {
     try Vips.start()

@@ -41,4 +41,9 @@ int tc_check_tiff(const char *filename, int page, TcFileCheck *out);
  * state for each q: a million of them take gigabytes (or end in bad_alloc). */
 long tc_pdf_q_depth(const char *filename, uint64_t max_inflated);
 
+/* Every image in a PDF whose only filter is DCTDecode (a scan, as img2pdf and
+ * scanners write them) decoded by libjpeg without a warning (TilecutJPEGScan.h):
+ * poppler would draw a damaged one with its damage. 0, or -1 with `reason`. */
+int tc_pdf_check_jpegs(const char *filename, char *reason, size_t reason_size);
+
 #endif
