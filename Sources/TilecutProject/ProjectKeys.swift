@@ -69,6 +69,7 @@ public enum ProjectKeys {
     .init("maxPixels", .int, cli: "--max-pixels"),
     .init("noVector", .bool, cli: "--no-vector"),
     .init("strict", .bool, cli: "--strict"),
+    .init("lonlat", .bool, cli: "--lonlat"),
   ]
 
   /// The file's own keys at the top.
@@ -97,6 +98,7 @@ public enum ProjectKeys {
     .init("bands", .numbers(count: 3...4), cli: "--bands"),
     .init("scale", .numbers(count: 2...2), cli: "--scale"),
     .init("nodata", .number, cli: "--nodata"),
+    .init("lonlat", .bool, cli: "--lonlat"),
   ]
 
   /// The file's own keys of a floor.

@@ -182,6 +182,57 @@ struct BuildCommandTests {
   }
 }
 
+@Suite("build command, GDAL's coordinate order")
+struct BuildLonLatTests {
+  /// The footprint of the project's one floor, from `build --dry-run --json`.
+  func footprint(_ yaml: String, in dir: String) throws -> [String: Double] {
+    let file = dir + "/tilecut.yml"
+    try yaml.write(toFile: file, atomically: true, encoding: .utf8)
+    let run = try runTool(["build", file, "--dry-run", "--json"])
+    #expect(run.status == 0, "\(run.stderr)")
+    let json = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+    let floors = try #require(json["floors"] as? [[String: Any]])
+    return try #require(floors.first?["footprint"] as? [String: Double])
+  }
+
+  func project(_ top: String, _ floor: String) -> String {
+    """
+    \(top)
+    maxZoom: 18
+    tileSizes: [256]
+    buildings:
+      - id: hq
+        floors:
+          - floor: 1
+            source: plan.png
+    \(floor.split(separator: "\n").map { "        " + $0 }.joined(separator: "\n"))
+    """
+  }
+
+  @Test("lonlat at the top reads every floor's center and gcp longitude first; a floor's own lonlat wins")
+  func lonLatKey() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try picture(width: 400, height: 300).writePNG(to: dir + "/plan.png")
+    let latLon = try footprint(project("output: t", "center: [51.5006, -0.1396]\nmetersPerPixel: 0.1"), in: dir)
+    // London, not the Gulf of Aden: u near 0.4996 (0.14° W), v near 0.3326 (51.5° N)
+    #expect(abs(try #require(latLon["minU"]) - 0.49961) < 0.0001)
+    #expect(abs(try #require(latLon["minV"]) - 0.33256) < 0.0001)
+    let top = try footprint(project("output: t\nlonlat: true", "center: [-0.1396, 51.5006]\nmetersPerPixel: 0.1"), in: dir)
+    let own = try footprint(project("output: t", "center: [-0.1396, 51.5006]\nmetersPerPixel: 0.1\nlonlat: true"), in: dir)
+    let overridden = try footprint(
+      project("output: t\nlonlat: true", "center: [51.5006, -0.1396]\nmetersPerPixel: 0.1\nlonlat: false"), in: dir)
+    for other in [top, own, overridden] {
+      for (key, value) in latLon { #expect(abs((other[key] ?? .nan) - value) < 1e-12, "\(key)") }
+    }
+    let gcpLatLon = try footprint(
+      project("output: t", "gcp: [[0, 0, 51.501, -0.141], [400, 0, 51.501, -0.139], [0, 300, 51.500, -0.141]]"), in: dir)
+    let gcpLonLat = try footprint(
+      project("output: t\nlonlat: true", "gcp: [[0, 0, -0.141, 51.501], [400, 0, -0.139, 51.501], [0, 300, -0.141, 51.500]]"), in: dir)
+    for (key, value) in gcpLatLon { #expect(abs((gcpLonLat[key] ?? .nan) - value) < 1e-12, "\(key)") }
+  }
+}
+
 @Suite("build command, incremental")
 struct BuildIncrementalTests {
   @Test("one floor changed: only its cells are made again, the rest carried over; byte-identical to a full rebuild; --changes exact")

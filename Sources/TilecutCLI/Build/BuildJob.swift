@@ -71,10 +71,14 @@ struct BuildJob {
     return BuildJob(project: project, base: base, printer: printer)
   }
 
-  /// The placement options of one floor: its keys, and the run's `strict`.
+  /// The placement options of one floor: its keys, the run's `strict`, and the run's
+  /// `lonlat` unless the floor says `lonlat` itself.
   func placementOptions(_ spec: FloorSpec) throws -> PlacementOptions {
     var extra: [String] = []
     if case .bool(true) = project.option("strict")?.value { extra.append("--strict") }
+    if !spec.options.contains(where: { $0.key == "lonlat" }), case .bool(true) = project.option("lonlat")?.value {
+      extra.append("--lonlat")
+    }
     let keys = ProjectKeys.floorOptions.map(\.name).filter { !ProjectArguments.layerPixelKeys.contains($0) }
     return try ProjectArguments.parse(
       PlacementOptions.self, options: spec.options, keys: keys, extra: extra, file: project.file, fallback: spec.mark)
