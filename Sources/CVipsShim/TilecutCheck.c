@@ -409,6 +409,35 @@ static const uint8_t *find_bytes(const uint8_t *from, const uint8_t *end, const 
   return memmem(from, (size_t)(end - from), word, n);
 }
 
+/* The next stream of a PDF from *at: its data starts at *at (after "stream" and its
+ * end of line), *keyword is where "stream" stands and *dict the start of its object
+ * (the last "obj" within 4 KB before it). Returns 0 when no stream is left. */
+static int next_stream(const uint8_t **at, const uint8_t *data, const uint8_t *end, const uint8_t **keyword,
+                       const uint8_t **dict) {
+  const uint8_t *p = *at;
+  while ((p = find_bytes(p, end, "stream"))) {
+    const uint8_t *k = p;
+    p += 6;
+    if (k > data && k[-1] == 'd') /* endstream */
+      continue;
+    if (p < end && *p == '\r')
+      p++;
+    if (p >= end || *p != '\n')
+      continue;
+    p++;
+    const uint8_t *d = (size_t)(k - data) > 4096 ? k - 4096 : data;
+    const uint8_t *obj = d;
+    for (const uint8_t *o; (o = find_bytes(obj, k, "obj")); obj = o + 3)
+      d = o;
+    *at = p;
+    *keyword = k;
+    *dict = d;
+    return 1;
+  }
+  *at = end;
+  return 0;
+}
+
 /* The dictionary text before a stream keyword: back to the nearest "obj". */
 static int dict_has(const uint8_t *dict, const uint8_t *stream, const char *word) {
   return find_bytes(dict, stream, word) != NULL;
@@ -534,20 +563,8 @@ long tc_pdf_q_depth(const char *filename, uint64_t max_inflated) {
   uint64_t inflated = 0;
   struct inflate_state *z = malloc(sizeof *z);
   uint8_t *out = malloc(TC_PIECE);
-  while (z && out && inflated < max_inflated && (at = find_bytes(at, end, "stream"))) {
-    const uint8_t *keyword = at;
-    at += 6;
-    if (keyword > data && keyword[-1] == 'd') /* endstream */
-      continue;
-    if (at < end && *at == '\r')
-      at++;
-    if (at >= end || *at != '\n')
-      continue;
-    at++;
-    const uint8_t *dict = (size_t)(keyword - data) > 4096 ? keyword - 4096 : data;
-    const uint8_t *obj = dict;
-    for (const uint8_t *o; (o = find_bytes(obj, keyword, "obj")); obj = o + 3)
-      dict = o;
+  const uint8_t *keyword, *dict;
+  while (z && out && inflated < max_inflated && next_stream(&at, data, end, &keyword, &dict)) {
     if (dict_has(dict, keyword, "/Image") || dict_has(dict, keyword, "/XRef") || dict_has(dict, keyword, "/ObjStm") ||
         dict_has(dict, keyword, "/Predictor") || dict_has(dict, keyword, "/Length1") || dict_has(dict, keyword, "/Metadata"))
       continue;
@@ -786,20 +803,8 @@ int tc_pdf_check_jpegs(const char *filename, char *reason, size_t reason_size) {
     return 0;
   const uint8_t *end = data + size, *at = data;
   int result = 0;
-  while ((at = find_bytes(at, end, "stream"))) {
-    const uint8_t *keyword = at;
-    at += 6;
-    if (keyword > data && keyword[-1] == 'd') /* endstream */
-      continue;
-    if (at < end && *at == '\r')
-      at++;
-    if (at >= end || *at != '\n')
-      continue;
-    at++;
-    const uint8_t *dict = (size_t)(keyword - data) > 4096 ? keyword - 4096 : data;
-    const uint8_t *obj = dict;
-    for (const uint8_t *o; (o = find_bytes(obj, keyword, "obj")); obj = o + 3)
-      dict = o;
+  const uint8_t *keyword, *dict;
+  while (next_stream(&at, data, end, &keyword, &dict)) {
     char chain[8];
     /* the JPEG bytes as they are in the file: DCTDecode the only filter */
     if (!dict_has(dict, keyword, "/DCT") || filter_chain(dict, keyword, chain, (int)sizeof chain) != 1 || chain[0] != 'D')
