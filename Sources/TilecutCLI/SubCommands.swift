@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Synchronization
+import Tilecut
 import TilecutCore
 import TilecutMBTiles
 import TilecutVips

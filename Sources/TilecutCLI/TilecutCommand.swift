@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Tilecut
 import TilecutCore
 import TilecutProject
 import TilecutVips

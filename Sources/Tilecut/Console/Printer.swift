@@ -138,8 +138,8 @@ public final class Printer: Sendable {
 }
 
 /// Human units for the summary.
-enum Format {
-  static func bytes(_ n: Int) -> String {
+package enum Format {
+  package static func bytes(_ n: Int) -> String {
     let units = ["B", "KB", "MB", "GB", "TB"]
     var v = Double(n)
     var i = 0
@@ -150,7 +150,7 @@ enum Format {
     return i == 0 ? "\(n) B" : String(format: "%.1f %@", v, units[i])
   }
 
-  static func seconds(_ s: Double) -> String {
+  package static func seconds(_ s: Double) -> String {
     if s < 60 { return String(format: "%.1fs", s) }
     return String(format: "%dm%02ds", Int(s) / 60, Int(s) % 60)
   }
