@@ -80,12 +80,8 @@ struct GeorefCommand: ParsableCommand {
       printer.info(
         "wrote \(output) (\(pyramid.tiles.count) tiles of \(config.width) × \(config.height) px, \(Format.bytes(html.utf8.count))); open it in a browser"
       )
-    } catch let error as TilecutError {
-      printer.error(error.description)
-      throw ExitCode(error.exitCode)
-    } catch let error as VipsError {
-      printer.error(error.description)
-      throw ExitCode(1)
+    } catch {
+      throw reported(error, printer: printer)
     }
   }
 

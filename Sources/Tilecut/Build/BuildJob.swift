@@ -15,7 +15,7 @@ struct BuildLayer {
 }
 
 /// The command line's say over a project's run.
-package struct BuildOverrides {
+public struct BuildOverrides: Sendable {
   var dryRun = false
   var json = false
   var quiet = false
@@ -25,7 +25,8 @@ package struct BuildOverrides {
   var changes: String?
   var shard: String?
 
-  package init(
+  /// Overrides of the project file's options, as `tilecut build`'s flags give them.
+  public init(
     dryRun: Bool = false, json: Bool = false, quiet: Bool = false, force: Bool = false, jobs: Int? = nil, depfile: String? = nil,
     changes: String? = nil, shard: String? = nil
   ) {
@@ -37,7 +38,7 @@ package struct BuildOverrides {
 /// Runs `tilecut build`: each building's floors placed on their own, one pyramid per
 /// floor number whose layers (one per building with that floor) are composited in
 /// the file's order, then published as a single run is.
-package struct BuildJob {
+public struct BuildJob {
   var project: Project
   /// The run-wide options, as a single run takes them, for the shared steps
   /// (store, digests, fingerprint, report).

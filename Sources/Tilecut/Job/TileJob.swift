@@ -41,7 +41,7 @@ package struct TileJobPlan {
 }
 
 /// Runs `tilecut INPUT…`: plan, check up-to-date, render into staging, swap in.
-package struct TileJob {
+public struct TileJob {
   var inputs: [String]
   var output: OutputOptions
   var pyramid: PyramidOptions
