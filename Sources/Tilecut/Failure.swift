@@ -12,7 +12,7 @@ import TilecutVips
 public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
   /// The line to print after "error: ".
   public var line: String
-  /// The exit status (``ExitStatus``'s raw values, or 128 + signal).
+  /// The exit status (`ExitStatus`'s raw values, or 128 + signal).
   public var status: Int32
 
   /// A failure with this line and status.

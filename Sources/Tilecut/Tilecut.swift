@@ -84,9 +84,9 @@ extension TileJob {
   /// removed and the previous output stays unchanged.
   ///
   /// - Parameter progress: receives every line the command would print on stderr
-  ///   (placements, notes, the summary; "warning: …" lines too); nil: nothing is said.
+  ///   (placements, notes, warnings, the summary); nil: nothing is said.
   /// - Returns: the output and its manifest.
-  /// - Throws: ``Failure`` (or ``TilecutError``) naming the file or option at fault;
+  /// - Throws: ``Failure`` (or `TilecutError`) naming the file or option at fault;
   ///   the previous output is then unchanged.
   @discardableResult
   public func run(progress: (@Sendable (String) -> Void)? = nil) throws -> TileResult {

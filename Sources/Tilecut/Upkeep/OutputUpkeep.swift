@@ -144,7 +144,7 @@ public struct Verifier: Sendable {
   /// Reads the manifest and checks every file against it.
   ///
   /// - Returns: what was checked and every problem found (none: the output is intact).
-  /// - Throws: ``TilecutError`` when the directory has no readable, valid manifest.
+  /// - Throws: `TilecutError` when the directory has no readable, valid manifest.
   public func run() throws -> VerifyReport {
     try withVips {
       let manifest = try loadManifest(directory)
@@ -334,7 +334,7 @@ public struct Merger: Sendable {
   ///
   /// - Parameter progress: receives each line a run would print (nil: none).
   /// - Returns: the merged output's manifest and the number of tiles copied.
-  /// - Throws: ``TilecutError`` naming the shard or option at fault; the output is then unchanged.
+  /// - Throws: `TilecutError` naming the shard or option at fault; the output is then unchanged.
   @discardableResult
   public func run(progress: (@Sendable (String) -> Void)? = nil) throws -> MergeReport {
     try run(printer: progress.map { Printer(sink: $0) } ?? Printer(verbosity: .quiet))
@@ -552,7 +552,7 @@ public struct PreviewSheetRequest: Sendable {
   /// Stitches the sheet and writes it.
   ///
   /// - Returns: what the sheet shows.
-  /// - Throws: ``TilecutError`` naming the option or file at fault; nothing is written then.
+  /// - Throws: `TilecutError` naming the option or file at fault; nothing is written then.
   @discardableResult
   public func run() throws -> PreviewSheetReport {
     if !(0...PlanLimits.maxZoom).contains(zoom) {
