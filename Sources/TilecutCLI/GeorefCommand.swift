@@ -5,10 +5,6 @@ import Tilecut
 import TilecutCore
 import TilecutVips
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// `tilecut georef SOURCE -o georef.html`: a page to place a plan by clicking pairs of
 /// points on it and on a map; it gives the `--gcp` arguments that place it.
 struct GeorefCommand: ParsableCommand {

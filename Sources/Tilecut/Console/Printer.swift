@@ -2,12 +2,6 @@ import CTilecutPlatform
 import Foundation
 import Synchronization
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// Everything tilecut says on stderr goes through here, one line at a time, so
 /// worker threads never interleave and the progress bar is redrawn cleanly.
 public final class Printer: Sendable {

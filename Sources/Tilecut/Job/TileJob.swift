@@ -6,10 +6,6 @@ import TilecutGeo
 import TilecutMBTiles
 import TilecutVips
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// The version written into manifests and printed by --version.
 public let tilecutVersion = "0.2.0"
 

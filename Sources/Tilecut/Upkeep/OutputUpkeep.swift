@@ -5,12 +5,6 @@ import TilecutCore
 import TilecutMBTiles
 import TilecutVips
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// Starts libvips (once per process), then runs `body`.
 func withVips<T>(_ body: () throws -> T) throws -> T {
   try Vips.start()
