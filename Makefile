@@ -23,7 +23,7 @@ QUIET_PC = $(CURDIR)/.build/pkgconfig
 USER_PKG_CONFIG_PATH := $(PKG_CONFIG_PATH)
 export PKG_CONFIG_PATH := $(QUIET_PC)$(if $(USER_PKG_CONFIG_PATH),:$(USER_PKG_CONFIG_PATH))
 
-.PHONY: deps test-deps quiet-pc build release run test bench install clean lint format build-quiet doc-test campus
+.PHONY: deps test-deps quiet-pc build release run test bench install clean lint format build-quiet doc-test campus docs
 
 # Every Debian package the build needs (test-deps: and the tests); a fresh machine gets the missing ones.
 deps test-deps:
@@ -98,3 +98,8 @@ install: release
 clean:
 	rm -rf .build examples/out examples/out-* examples/campus/tiles
 	$(MAKE) -C examples/make clean
+
+# The Tilecut library's DocC documentation (swift-docc-plugin); a warning fails it.
+docs: quiet-pc
+	@$(SWIFT) package generate-documentation --target Tilecut >.build/docs.log 2>&1; status=$$?; cat .build/docs.log; exit $$status
+	@if grep -n "warning:" .build/docs.log; then echo "the documentation build printed warnings (above)"; exit 1; fi

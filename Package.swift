@@ -7,10 +7,13 @@ let package = Package(
   products: [
     .executable(name: "tilecut", targets: ["tilecut"]),
     .library(name: "TilecutCore", targets: ["TilecutCore"]),
+    .library(name: "Tilecut", targets: ["Tilecut"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
+    // `make docs`: the Tilecut library's DocC documentation
+    .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
   ],
   targets: [
     .systemLibrary(
@@ -75,10 +78,18 @@ let package = Package(
       dependencies: ["TilecutCore", "CVips", "CVipsShim", "CTilecutPNG", "CTilecutResample", "CTilecutDocument", "CTilecutPlatform"]),
     // the project file (tilecut.yml) as types, its loader and its validation
     .target(name: "TilecutProject", dependencies: [.product(name: "Yams", package: "Yams")]),
+    // whole jobs (tile, build, verify, merge, preview) as a library: what the CLI runs
+    .target(
+      name: "Tilecut",
+      dependencies: [
+        "TilecutCore", "TilecutVips", "TilecutMBTiles", "TilecutGeo", "CTilecutPlatform", "TilecutProject",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
     .target(
       name: "TilecutCLI",
       dependencies: [
-        "TilecutCore", "TilecutVips", "TilecutMBTiles", "TilecutGeo", "CTilecutPlatform", "TilecutProject",
+        "Tilecut", "TilecutCore", "TilecutVips", "TilecutMBTiles", "TilecutGeo", "CTilecutPlatform", "TilecutProject",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -90,13 +101,13 @@ let package = Package(
     .testTarget(
       name: "TilecutGeoTests",
       dependencies: [
-        "TilecutGeo", "TilecutCore", "TilecutVips", "TilecutCLI", "CProj",
+        "TilecutGeo", "TilecutCore", "TilecutVips", "Tilecut", "TilecutCLI", "CProj",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     .testTarget(
       name: "TilecutCLITests",
       dependencies: [
-        "TilecutCLI", "TilecutCore", "TilecutVips", "TilecutMBTiles", "CSQLite",
+        "Tilecut", "TilecutCLI", "TilecutCore", "TilecutVips", "TilecutMBTiles", "CSQLite",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
   ]

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Tilecut
 import TilecutCore
 import TilecutProject
 import TilecutVips
@@ -54,12 +55,9 @@ public struct BuildCommand: ParsableCommand {
   public func run() throws {
     let printer = Printer(verbosity: quiet ? .quiet : .normal)
     do {
-      let project = try ProjectLoader.load(path: file)
-      try Vips.start()
-      if case .bool(true) = project.option("noVector")?.value { Vips.blockUntrusted(true) }
       let overrides = BuildOverrides(
         dryRun: dryRun, json: json, quiet: quiet, force: force, jobs: jobs, depfile: depfile, changes: changes, shard: shard)
-      let job = try BuildJob.make(project, overrides: overrides, printer: printer)
+      let job = try BuildJob.prepare(BuildRequest(file: file, overrides: overrides), printer: printer)
       try runJob(printer: printer) { try job.execute() }
     } catch let code as ExitCode {
       throw code

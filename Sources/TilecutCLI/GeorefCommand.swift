@@ -1,12 +1,9 @@
 import ArgumentParser
 import Foundation
 import Synchronization
+import Tilecut
 import TilecutCore
 import TilecutVips
-
-#if canImport(Glibc)
-  import Glibc
-#endif
 
 /// `tilecut georef SOURCE -o georef.html`: a page to place a plan by clicking pairs of
 /// points on it and on a map; it gives the `--gcp` arguments that place it.
@@ -67,7 +64,7 @@ struct GeorefCommand: ParsableCommand {
       try Self.checkOutput(output)
       try Vips.start()
       let input = page.map { "\(source)[page=\($0)]" } ?? source
-      let pyramid = try Self.pixelPyramid(input: input, printer: printer)
+      let pyramid = try PixelPyramid.make(input: input, printer: printer)
       let config = GeorefPage.Config(
         source: source, page: pyramid.floor.input.page, width: pyramid.floor.description.width, height: pyramid.floor.description.height,
         maxZoom: pyramid.maxZoom, tiles: pyramid.tiles, basemap: basemap ?? "", attribution: attribution ?? "",
@@ -79,12 +76,8 @@ struct GeorefCommand: ParsableCommand {
       printer.info(
         "wrote \(output) (\(pyramid.tiles.count) tiles of \(config.width) × \(config.height) px, \(Format.bytes(html.utf8.count))); open it in a browser"
       )
-    } catch let error as TilecutError {
-      printer.error(error.description)
-      throw ExitCode(error.exitCode)
-    } catch let error as VipsError {
-      printer.error(error.description)
-      throw ExitCode(1)
+    } catch {
+      throw reported(error, printer: printer)
     }
   }
 
@@ -104,43 +97,5 @@ struct GeorefCommand: ParsableCommand {
       throw TilecutError.invalidOption(
         option: "--output", reason: "\(path) exists and is not a page tilecut georef wrote; it is left alone: remove it or give another path")
     }
-  }
-
-  /// The source's own pixels as 256 px PNG tiles: zoom Z (the smallest with 256·2^Z ≥
-  /// the longer side) holds them one to one, each zoom above halves them. Made by
-  /// tilecut's own pipeline with a raster placement, so a PDF or SVG page is rendered as
-  /// tilecut renders it and its pixel coordinates are the ones --gcp takes.
-  static func pixelPyramid(input: String, printer: Printer) throws -> (floor: FloorSource, maxZoom: Int, tiles: [String: String]) {
-    let run = try RunOptions.parse([])
-    let floors = try FloorResolver.resolve(inputs: [input], options: try FloorOptions.parse([]), maxPixels: run.maxPixels)
-    guard let floor = floors.first else { throw TilecutError.invalidOption(option: "SOURCE", reason: "give the plan to place") }
-    let z = PyramidPlanner.rasterMaxZoom(width: floor.description.width, height: floor.description.height)
-    let placement = Placement.raster(nativeZoom: z)
-    let pixels = try PixelOptions.parse([])
-    let source = try pixels.describe(floor, printer: printer)
-    let request = PlanRequest(minZoom: 0, maxZoom: z, tileSizes: [.standard], retinaDepth: .full)
-    let job = try PyramidPlanner.plan(floors: [FloorInput(floor: floor.floor, source: source, placement: placement, mapping: nil)], request: request)
-    var template = try TileNameTemplate(TileNameTemplate.defaultPattern)
-    template = try template.withExtension("png")
-    let plan = TileJobPlan(
-      floors: floors, job: job, mappings: [nil], template: template, settings: RenderSettings(template: template), notes: [])
-    let tileJob = TileJob(
-      inputs: [input], output: try OutputOptions.parse([]), pyramid: try PyramidOptions.parse([]), floors: try FloorOptions.parse([]),
-      placement: try PlacementOptions.parse([]), encoding: try EncodingOptions.parse([]), run: run, printer: printer)
-    try tileJob.guardSize(plan)
-    let sink = TileSink()
-    let pool = WorkPool(jobs: ProcessInfo.processInfo.activeProcessorCount)
-    try tileJob.render(plan, encoder: VipsTileEncoder(format: .png), writer: sink, pool: pool, ledger: RenderLedger())
-    let tiles = sink.tiles.withLock { $0 }
-    return (floor, z, tiles.mapValues { GeorefPage.dataURL(png: $0) })
-  }
-}
-
-/// Keeps the tiles of a render in memory, by "z/x/y".
-final class TileSink: TileWriter {
-  let tiles = Mutex<[String: [UInt8]]>([:])
-
-  func put(_ bytes: [UInt8], floor: Floor, tileSize: Int, tile: TileCoordinate) throws {
-    tiles.withLock { $0["\(tile.zoom)/\(tile.x)/\(tile.y)"] = bytes }
   }
 }

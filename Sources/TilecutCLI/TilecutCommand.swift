@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Tilecut
 import TilecutCore
 import TilecutProject
 import TilecutVips
@@ -54,17 +55,10 @@ public struct TilecutCommand: ParsableCommand {
       Foundation.exit(0)
     } catch let code as ExitCode {
       Foundation.exit(code.rawValue)
-    } catch let error as ValidationError {
-      Printer().error(error.message)
-      Foundation.exit(ExitStatus.usage.rawValue)
-    } catch let error as TilecutError {
-      Printer().error(error.description)
-      Foundation.exit(error.exitCode)
     } catch {
       // `tilecut help SUB` arrives here as the parser's own clean exit
-      if exitCode(for: error) == .success { exit(withError: error) }
-      Printer().error(sentence(for: error))
-      Foundation.exit(ExitStatus.failure.rawValue)
+      if !(error is ValidationError), !(error is TilecutError), exitCode(for: error) == .success { exit(withError: error) }
+      Foundation.exit(reported(error, printer: Printer()).rawValue)
     }
   }
 
@@ -244,37 +238,10 @@ func runJob(printer: Printer, _ execute: () throws -> Int32) throws {
 }
 
 /// Prints `error` as tilecut's one line (dropping held progress) and returns the exit
-/// code to throw.
+/// code to throw; ``Failure`` decides both.
 func reported(_ error: any Error, printer: Printer) -> ExitCode {
   printer.discard()
-  switch error {
-  case let interrupted as JobInterrupted:
-    printer.error("interrupted by \(interrupted.signal == SIGINT ? "SIGINT" : "SIGTERM"); the previous output is unchanged")
-    return ExitCode(ExitStatus.signalled(interrupted.signal))
-  case let error as TilecutError:
-    printer.error(error.description)
-    return ExitCode(error.exitCode)
-  case let error as VipsError:
-    printer.error(error.description)
-    return ExitCode(ExitStatus.failure.rawValue)
-  case let error as ProjectError:
-    // a mistake in the project file, found while loading or while placing its floors
-    printer.error(error.description)
-    return ExitCode(ExitStatus.usage.rawValue)
-  default:
-    // anything else is still a processing failure: one sentence, exit 1
-    printer.error(sentence(for: error))
-    return ExitCode(ExitStatus.failure.rawValue)
-  }
-}
-
-/// One line for an error that is not tilecut's own (a Foundation or system error).
-func sentence(for error: any Error) -> String {
-  let ns = error as NSError
-  var text = ns.localizedDescription
-  if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-    text += " (" + String(cString: strerror(Int32(underlying.code))) + ")"
-  }
-  let line = text.split(separator: "\n").first.map(String.init) ?? "\(error)"
-  return line.isEmpty ? "unexpected failure: \(error)" : line
+  let failure = Failure(error)
+  printer.error(failure.line)
+  return ExitCode(failure.status)
 }

@@ -4,6 +4,7 @@ import Testing
 import TilecutCore
 import TilecutVips
 
+@testable import Tilecut
 @testable import TilecutCLI
 
 #if canImport(Glibc)

@@ -3,6 +3,7 @@ import Testing
 import TilecutCore
 import TilecutVips
 
+@testable import Tilecut
 @testable import TilecutCLI
 
 /// The campus example copied into a scratch directory: its project file's path.

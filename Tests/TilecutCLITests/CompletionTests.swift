@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import TilecutCore
 
+@testable import Tilecut
 @testable import TilecutCLI
 
 /// The command lines each shell completes in these tests: the words after `tilecut`,

@@ -3,6 +3,7 @@ import Testing
 import TilecutCore
 import TilecutVips
 
+@testable import Tilecut
 @testable import TilecutCLI
 
 /// The mistakes of a GIS user's first hour, each answered with one clear line.

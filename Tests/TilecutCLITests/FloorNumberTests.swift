@@ -5,6 +5,7 @@ import TilecutCore
 import TilecutMBTiles
 import TilecutVips
 
+@testable import Tilecut
 @testable import TilecutCLI
 
 @Suite("floor numbers from --first-floor to names, manifests and MBTiles (issue 15, item 3)", .serialized)

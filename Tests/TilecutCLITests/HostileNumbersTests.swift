@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 import TilecutCore
 
+@testable import Tilecut
 @testable import TilecutCLI
 
 #if canImport(Glibc)

@@ -3,6 +3,7 @@ import Testing
 import TilecutCore
 import TilecutVips
 
+@testable import Tilecut
 @testable import TilecutCLI
 
 /// The schemas of `--json`, under examples/json-schema.

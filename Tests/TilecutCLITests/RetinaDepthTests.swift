@@ -4,6 +4,7 @@ import TilecutCore
 import TilecutMBTiles
 import TilecutVips
 
+@testable import Tilecut
 @testable import TilecutCLI
 
 /// `--retina-depth native`: no 512 px tile finer than the source, a manifest that says

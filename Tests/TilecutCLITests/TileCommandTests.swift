@@ -4,6 +4,7 @@ import Testing
 import TilecutCore
 import TilecutVips
 
+@testable import Tilecut
 @testable import TilecutCLI
 
 /// Runs the tile command in-process; returns the exit code it would have.

@@ -6,6 +6,7 @@ import TilecutCore
 import TilecutGeo
 import TilecutVips
 
+@testable import Tilecut
 @testable import TilecutCLI
 
 /// A scratch directory for one test.

@@ -15,7 +15,7 @@ struct BuildLayer {
 }
 
 /// The command line's say over a project's run.
-struct BuildOverrides {
+public struct BuildOverrides: Sendable {
   var dryRun = false
   var json = false
   var quiet = false
@@ -24,19 +24,28 @@ struct BuildOverrides {
   var depfile: String?
   var changes: String?
   var shard: String?
+
+  /// Overrides of the project file's options, as `tilecut build`'s flags give them.
+  public init(
+    dryRun: Bool = false, json: Bool = false, quiet: Bool = false, force: Bool = false, jobs: Int? = nil, depfile: String? = nil,
+    changes: String? = nil, shard: String? = nil
+  ) {
+    (self.dryRun, self.json, self.quiet, self.force, self.jobs) = (dryRun, json, quiet, force, jobs)
+    (self.depfile, self.changes, self.shard) = (depfile, changes, shard)
+  }
 }
 
 /// Runs `tilecut build`: each building's floors placed on their own, one pyramid per
 /// floor number whose layers (one per building with that floor) are composited in
 /// the file's order, then published as a single run is.
-struct BuildJob {
+public struct BuildJob {
   var project: Project
   /// The run-wide options, as a single run takes them, for the shared steps
   /// (store, digests, fingerprint, report).
   var base: TileJob
   var printer: Printer
 
-  static func make(_ project: Project, overrides: BuildOverrides, printer: Printer) throws -> BuildJob {
+  package static func make(_ project: Project, overrides: BuildOverrides, printer: Printer) throws -> BuildJob {
     let file = project.file
     var outputExtra: [String] = []
     var overridden: Set<String> = []

@@ -3,9 +3,9 @@ import TilecutCore
 
 /// What gdal2tiles, dzsave (vips) and MapTiler users type, answered with tilecut's
 /// spelling when the parser does not know it: one line, exit 2.
-enum PeerSpellings {
+package enum PeerSpellings {
   /// The hint for the first argument a peer tool would take, or nil.
-  static func hint(_ args: [String]) -> String? {
+  package static func hint(_ args: [String]) -> String? {
     // `preview` has its own --zoom; other subcommands are not tiling
     if let first = args.first, ["preview", "verify", "merge"].contains(first) { return nil }
     var i = 0
@@ -79,7 +79,7 @@ enum PeerSpellings {
   /// A positional argument that names where output goes (`tilecut plan.png out/`):
   /// after the first input, a directory, or a last path that does not exist and ends
   /// in "/" or has no extension (a lone directory is refused as an input, exit 1).
-  static func positionalOutput(_ inputs: [String]) -> String? {
+  package static func positionalOutput(_ inputs: [String]) -> String? {
     for (i, input) in inputs.enumerated() {
       var isDirectory: ObjCBool = false
       let exists = FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory)

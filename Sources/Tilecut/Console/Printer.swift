@@ -2,12 +2,6 @@ import CTilecutPlatform
 import Foundation
 import Synchronization
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// Everything tilecut says on stderr goes through here, one line at a time, so
 /// worker threads never interleave and the progress bar is redrawn cleanly.
 public final class Printer: Sendable {
@@ -17,6 +11,8 @@ public final class Printer: Sendable {
   /// True when a person watches stderr: then the progress bar redraws in place.
   public let isTerminal: Bool
   private let state = Mutex<State>(State())
+  /// Where lines go instead of stderr (a library caller's progress callback), if set.
+  private let sink: (@Sendable (String) -> Void)?
 
   struct State {
     var barShown = false
@@ -33,7 +29,7 @@ public final class Printer: Sendable {
 
   /// Starts keeping lines back (no effect on a terminal).
   public func hold() {
-    guard !isTerminal else { return }
+    guard !isTerminal, sink == nil else { return }
     state.withLock { s in
       s.holding = true
       s.holdStarted = Date.timeIntervalSinceReferenceDate
@@ -47,7 +43,7 @@ public final class Printer: Sendable {
       defer { s.held = [] }
       return s.held
     }
-    for line in lines { Self.write(line + "\n") }
+    for line in lines { write(line) }
   }
 
   /// Forgets the plain lines kept back, keeping the warnings (an up-to-date run says so
@@ -67,6 +63,14 @@ public final class Printer: Sendable {
   public init(verbosity: Verbosity = .normal, isTerminal: Bool? = nil) {
     self.verbosity = verbosity
     self.isTerminal = isTerminal ?? (isatty(STDERR_FILENO) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb")
+    self.sink = nil
+  }
+
+  /// A printer that hands every line to `sink` (no terminal, nothing held back).
+  public init(verbosity: Verbosity = .normal, sink: @escaping @Sendable (String) -> Void) {
+    self.verbosity = verbosity
+    self.isTerminal = false
+    self.sink = sink
   }
 
   /// A plain line (progress, summary); dropped with --quiet.
@@ -109,7 +113,7 @@ public final class Printer: Sendable {
         s.held.append(line)
         guard Date.timeIntervalSinceReferenceDate - s.holdStarted > Self.holdSeconds else { return }
         s.holding = false
-        for l in s.held { Self.write(l + "\n") }
+        for l in s.held { write(l) }
         s.held = []
         return
       }
@@ -118,8 +122,13 @@ public final class Printer: Sendable {
         s.barShown = false
         s.lastDraw = 0
       }
-      Self.write(line + "\n")
+      write(line)
     }
+  }
+
+  /// One line to the sink, or to stderr.
+  private func write(_ line: String) {
+    if let sink { sink(line) } else { Self.write(line + "\n") }
   }
 
   private static func write(_ text: String) {
@@ -138,8 +147,8 @@ public final class Printer: Sendable {
 }
 
 /// Human units for the summary.
-enum Format {
-  static func bytes(_ n: Int) -> String {
+package enum Format {
+  package static func bytes(_ n: Int) -> String {
     let units = ["B", "KB", "MB", "GB", "TB"]
     var v = Double(n)
     var i = 0
@@ -150,7 +159,7 @@ enum Format {
     return i == 0 ? "\(n) B" : String(format: "%.1f %@", v, units[i])
   }
 
-  static func seconds(_ s: Double) -> String {
+  package static func seconds(_ s: Double) -> String {
     if s < 60 { return String(format: "%.1fs", s) }
     return String(format: "%dm%02ds", Int(s) / 60, Int(s) % 60)
   }

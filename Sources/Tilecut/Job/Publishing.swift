@@ -72,9 +72,9 @@ struct ChangeList: Equatable {
 }
 
 /// The manifest's `contentVersion`: a hash over every tile's path and bytes.
-enum ContentVersion {
+package enum ContentVersion {
   /// The tiles a store staged in this run.
-  static func of(_ manifest: Manifest, store: any TileStore) throws -> String {
+  package static func of(_ manifest: Manifest, store: any TileStore) throws -> String {
     try of(manifest) { try store.stagedTile(floor: $0, tileSize: $1, tile: $2) }
   }
 
@@ -105,7 +105,7 @@ enum ContentVersion {
   /// 16 hex digits of SHA-256 over "path sha256(bytes)" lines in path order (the
   /// path the name template gives, whatever the store), short enough for a `?v=`
   /// query; `bytes` reads a tile by floor, size and coordinate.
-  static func of(_ manifest: Manifest, bytes: (Floor, Int, TileCoordinate) throws -> [UInt8]) throws -> String {
+  package static func of(_ manifest: Manifest, bytes: (Floor, Int, TileCoordinate) throws -> [UInt8]) throws -> String {
     let template = try TileNameTemplate(manifest.name)
     var lines: [String] = []
     for level in manifest.levels {

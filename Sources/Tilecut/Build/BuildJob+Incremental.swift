@@ -2,10 +2,6 @@ import Foundation
 import TilecutCore
 import TilecutVips
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// What an incremental rebuild makes again: the floors that changed, the cells their
 /// old and new footprints touch, and the layers that draw in those cells.
 struct IncrementalPlan {

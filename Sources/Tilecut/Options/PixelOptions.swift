@@ -51,7 +51,7 @@ public struct PixelOptions: ParsableArguments {
 
   /// The floor's source description with the conversion its samples need, and a note
   /// saying what was done; refuses sources with more than 4 bands unless --bands picks some.
-  func describe(_ floor: FloorSource, printer: Printer) throws -> SourceDescription {
+  package func describe(_ floor: FloorSource, printer: Printer) throws -> SourceDescription {
     var description = floor.description
     guard !floor.header.isVector else { return description }
     let path = floor.input.path

@@ -10,7 +10,7 @@ public struct FloorSource: Sendable {
 }
 
 /// Turns the inputs and `--floors` into one source per floor.
-enum FloorResolver {
+package enum FloorResolver {
   static func resolve(
     inputs: [String], options: FloorOptions, maxPixels: Int, maxMemory: Int = DecodeBudget.defaultBytes
   ) throws -> [FloorSource] {

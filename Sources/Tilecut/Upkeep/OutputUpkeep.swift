@@ -1,4 +1,3 @@
-import ArgumentParser
 import Dispatch
 import Foundation
 import Synchronization
@@ -6,37 +5,10 @@ import TilecutCore
 import TilecutMBTiles
 import TilecutVips
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
-/// Runs a subcommand body and turns every failure into one line: exit 1, or 2 for usage.
-func reportingErrors(_ body: (Printer) throws -> Int32) throws {
-  let printer = Printer()
-  do {
-    try Vips.start()
-    let code = try body(printer)
-    if code != 0 { throw ExitCode(code) }
-  } catch let error as TilecutError {
-    printer.error(error.description)
-    throw ExitCode(error.exitCode)
-  } catch let error as VipsError {
-    printer.error(error.description)
-    throw ExitCode(ExitStatus.failure.rawValue)
-  } catch let code as ExitCode {
-    throw code
-  } catch let interrupted as JobInterrupted {
-    printer.error("interrupted by \(interrupted.signal == SIGINT ? "SIGINT" : "SIGTERM"); the previous output is unchanged")
-    throw ExitCode(ExitStatus.signalled(interrupted.signal))
-  } catch let error as ValidationError {
-    printer.error(error.message)
-    throw ExitCode(ExitStatus.usage.rawValue)
-  } catch {
-    printer.error(sentence(for: error))
-    throw ExitCode(ExitStatus.failure.rawValue)
-  }
+/// Starts libvips (once per process), then runs `body`.
+func withVips<T>(_ body: () throws -> T) throws -> T {
+  try Vips.start()
+  return try body()
 }
 
 /// Reads an output directory's manifest, validated against the tile grid, or says why not.
@@ -147,32 +119,30 @@ func readInside(_ root: String, _ relative: String, limit: Int = 64 << 20) throw
   return bytes
 }
 
-/// `tilecut verify DIR`: the manifest and the files on disk agree.
-struct VerifyCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "verify",
-    abstract: "Check that an output's files match its manifest.",
-    discussion:
-      "Every cell the manifest lists must exist, decode and have the tile size; no other tile file may exist. Exit 0 when all agree, 1 with a list of problems otherwise."
-  )
+/// `tilecut verify DIR`: checks that an output's files match its manifest.
+///
+/// Every cell the manifest lists must exist, decode and have the tile size; no other
+/// tile file may exist. An MBTiles output is checked row by row.
+public struct Verifier: Sendable {
+  /// The output directory written by tilecut.
+  public var directory: String
+  /// Worker threads for decoding (nil: all cores).
+  public var jobs: Int?
 
-  @Argument(help: ArgumentHelp("An output directory written by tilecut.", valueName: "dir"), completion: .directory)
-  var directory: String
-
-  @Option(parsing: .unconditional, help: ArgumentHelp("Worker threads for decoding (default: all cores).", valueName: "n"))
-  var jobs: Int?
-
-  func validate() throws {
-    if let jobs, jobs < 1 { throw ValidationError(OptionNumbers.atLeast("--jobs", 1, got: jobs)) }
-    if let jobs, !(1...PlanLimits.maxJobs).contains(jobs) {
-      throw ValidationError("--jobs: \(jobs) is outside 1...\(PlanLimits.maxJobs)")
-    }
+  /// A check of the output in `directory`.
+  public init(_ directory: String, jobs: Int? = nil) {
+    self.directory = directory
+    self.jobs = jobs
   }
 
-  func run() throws {
-    try reportingErrors { printer in
+  /// Reads the manifest and checks every file against it.
+  ///
+  /// - Returns: what was checked and every problem found (none: the output is intact).
+  /// - Throws: `TilecutError` when the directory has no readable, valid manifest.
+  public func run() throws -> VerifyReport {
+    try withVips {
       let manifest = try loadManifest(directory)
-      if manifest.store == "mbtiles" { return try verifyMBTiles(manifest, printer: printer) }
+      if manifest.store == "mbtiles" { return try verifyMBTiles(manifest) }
       let template = try TileNameTemplate(manifest.name)
       let entries = entriesBelow(directory)
       let regular = Dictionary(entries.filter(\.isRegular).map { ($0.path, $0.bytes) }, uniquingKeysWith: { a, _ in a })
@@ -229,18 +199,12 @@ struct VerifyCommand: ParsableCommand {
       }
       for problem in storeFileChanges(manifest) { problems.withLock { $0.append(problem) } }
       let found = problems.withLock { $0 }.sorted()
-      if found.isEmpty {
-        printer.info("ok: \(expected.count) tiles in \(directory) match its manifest")
-        return 0
-      }
-      for p in found { Printer.result(p) }
-      printer.error("\(directory): \(found.count) problem\(found.count == 1 ? "" : "s") (listed on stdout)")
-      return 1
+      return VerifyReport(directory: directory, tilesChecked: expected.count, mbtilesFiles: nil, problems: found)
     }
   }
 }
 
-extension VerifyCommand {
+extension Verifier {
   /// Store files whose bytes are not those the manifest's digests record.
   func storeFileChanges(_ manifest: Manifest) -> [String] {
     (manifest.storeFileDigests ?? [:]).keys.sorted().compactMap { file in
@@ -251,7 +215,7 @@ extension VerifyCommand {
 
   /// An MBTiles output: every tile set present, every listed cell a row that decodes
   /// at the tile size, no row the manifest does not list, nothing else in the directory.
-  func verifyMBTiles(_ manifest: Manifest, printer: Printer) throws -> Int32 {
+  func verifyMBTiles(_ manifest: Manifest) throws -> VerifyReport {
     var problems: [String] = []
     let own = Set([Manifest.fileName] + (manifest.storeFiles ?? []))
     for entry in entriesBelow(directory) {
@@ -316,37 +280,64 @@ extension VerifyCommand {
         problems.append("missing: no tile set for floor \(level.floor), \(level.tileSize) px")
       }
     }
-    if problems.isEmpty {
-      printer.info("ok: \(checked) tiles in \((manifest.tileSets ?? []).count) MBTiles files of \(directory) match its manifest")
-      return 0
+    return VerifyReport(directory: directory, tilesChecked: checked, mbtilesFiles: (manifest.tileSets ?? []).count, problems: problems.sorted())
+  }
+}
+
+/// What ``Verifier/run()`` found.
+public struct VerifyReport: Sendable, Equatable {
+  /// The output directory checked.
+  public var directory: String
+  /// The tiles the manifest lists (all of them were looked at).
+  public var tilesChecked: Int
+  /// For an MBTiles output, how many MBTiles files it has; nil for a directory of tiles.
+  public var mbtilesFiles: Int?
+  /// One line per problem ("missing: …", "wrong size: …"), sorted; empty when the output is intact.
+  public var problems: [String]
+
+  /// True when the files match the manifest.
+  public var isIntact: Bool { problems.isEmpty }
+
+  /// The one line `tilecut verify` prints: "ok: …" or the count of problems.
+  public var summary: String {
+    guard problems.isEmpty else {
+      return "\(directory): \(problems.count) problem\(problems.count == 1 ? "" : "s") (listed on stdout)"
     }
-    for p in problems.sorted() { Printer.result(p) }
-    printer.error("\(directory): \(problems.count) problem\(problems.count == 1 ? "" : "s") (listed on stdout)")
-    return 1
+    if let files = mbtilesFiles { return "ok: \(tilesChecked) tiles in \(files) MBTiles files of \(directory) match its manifest" }
+    return "ok: \(tilesChecked) tiles in \(directory) match its manifest"
   }
 }
 
 /// `tilecut merge OUT SHARD…`: one output from the shards of a `--shard K/N` job.
-struct MergeCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "merge",
-    abstract: "Combine the outputs of --shard runs into one.",
-    discussion:
-      "Takes every shard 1…N of one job (same sources, options and tool version) and writes the output a single run would have written, replacing OUT whole."
-  )
+///
+/// Takes every shard 1…N of one job (same sources, options and tool version) and
+/// writes the output a single run would have written, replacing the output whole.
+public struct Merger: Sendable {
+  /// The shard output directories.
+  public var shards: [String]
+  /// The combined output directory.
+  public var output: String
 
-  @Argument(help: ArgumentHelp("The combined output directory.", valueName: "out"), completion: .directory)
-  var output: String
-
-  @Argument(help: ArgumentHelp("The shard output directories.", valueName: "shard-dir"), completion: .directory)
-  var shards: [String] = []
-
-  func validate() throws {
-    if shards.isEmpty { throw ValidationError("give the shard directories to merge") }
+  /// A merge of `shards` into `output`.
+  public init(_ shards: [String], into output: String) {
+    self.shards = shards
+    self.output = output
   }
 
-  func run() throws {
-    try reportingErrors { printer in
+  /// Checks every shard and writes the combined output.
+  ///
+  /// - Parameter progress: receives each line a run would print (nil: none).
+  /// - Returns: the merged output's manifest and the number of tiles copied.
+  /// - Throws: `TilecutError` naming the shard or option at fault; the output is then unchanged.
+  @discardableResult
+  public func run(progress: (@Sendable (String) -> Void)? = nil) throws -> MergeReport {
+    try run(printer: progress.map { Printer(sink: $0) } ?? Printer(verbosity: .quiet))
+  }
+
+  @discardableResult
+  package func run(printer: Printer) throws -> MergeReport {
+    guard !shards.isEmpty else { throw TilecutError.invalidOption(option: "shard-dir", reason: "give the shard directories to merge") }
+    return try withVips {
       // the output is replaced whole: never the working directory, never holding a shard
       try OptionPaths.check(outputs: [], inputs: shards, outputDirectory: output, outputOption: "out")
       // each shard: a tilecut output holding only what its manifest lists, no links
@@ -369,7 +360,7 @@ struct MergeCommand: ParsableCommand {
         throw TilecutError.invalidOption(
           option: "shard-dir", reason: "shard\(missing.count == 1 ? "" : "s") \(shown)\(missing.count > 5 ? ", …" : "") missing")
       }
-      let isMBTiles = first.store == "mbtiles"
+      let isMBTiles = first.store == StoreKind.mbtiles.rawValue
       // what each shard's manifest lists must be what it holds
       for (dir, (m, tally)) in zip(shards, inspected) {
         var rows: [LevelKey: Int] = [:]
@@ -477,8 +468,9 @@ struct MergeCommand: ParsableCommand {
       try store.finish(manifest: merged, files: files)
       try cancel.committing { try store.commit() }
       committed = true
-      printer.info("merged \(manifests.count) shards: \(copied) tiles → \(output)")
-      return 0
+      let report = MergeReport(output: output, shards: manifests.count, tilesCopied: copied, manifest: merged)
+      printer.info(report.summary)
+      return report
     }
   }
 
@@ -509,53 +501,59 @@ struct MergeCommand: ParsableCommand {
   }
 }
 
-/// `tilecut preview DIR --zoom Z -o sheet.png`: one zoom of one floor as a single image.
-struct PreviewCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "preview",
-    abstract: "Stitch one zoom level of one floor into a single PNG.",
-    discussion: "Cells without a tile stay transparent (or grey with --grid). Handy as a CI artifact.")
+/// What ``Merger/run(progress:)`` wrote.
+public struct MergeReport: Sendable {
+  /// The combined output directory.
+  public var output: String
+  /// How many shards were merged.
+  public var shards: Int
+  /// How many tiles were copied.
+  public var tilesCopied: Int
+  /// The combined output's manifest.
+  public var manifest: Manifest
 
-  @Argument(help: ArgumentHelp("An output directory written by tilecut.", valueName: "dir"), completion: .directory)
-  var directory: String
+  /// The line `tilecut merge` prints.
+  public var summary: String { "merged \(shards) shards: \(tilesCopied) tiles → \(output)" }
+}
 
-  @Option(parsing: .unconditional, help: ArgumentHelp("The zoom to stitch.", valueName: "z"))
-  var zoom: Int
+/// `tilecut preview DIR --zoom Z -o sheet.png`: one zoom of one floor stitched into a
+/// single PNG; cells without a tile stay transparent (or grey with `grid`).
+public struct PreviewSheetRequest: Sendable {
+  /// The output directory written by tilecut.
+  public var directory: String
+  /// The zoom to stitch.
+  public var zoom: Int
+  /// The floor (nil: the first in the manifest).
+  public var floor: Int?
+  /// The tile size to stitch (nil: the smallest in the manifest).
+  public var tileSize: Int?
+  /// The PNG to write: a new file, or a sheet an earlier preview wrote (any other file only with `force`); not inside the directory.
+  public var output: String
+  /// Overwrite `output` even when it is not a sheet tilecut wrote.
+  public var force = false
+  /// Draw tile borders and shade cells that have no tile.
+  public var grid = false
+  /// Refuse sheets larger than this many pixels on a side.
+  public var maxSide = 16384
 
-  @Option(parsing: .unconditional, help: ArgumentHelp("The floor (default: the first in the manifest).", valueName: "k"))
-  var floor: Int?
-
-  @Option(help: ArgumentHelp("The tile size to stitch (default: the smallest in the manifest).", valueName: "px"))
-  var tileSize: Int?
-
-  @Option(
-    name: [.short, .long],
-    help: ArgumentHelp(
-      "The PNG to write: a new file, or a sheet an earlier preview wrote (any other file only with --force); not inside DIR.", valueName: "file"))
-  var output: String = "sheet.png"
-
-  @Flag(help: "Overwrite the --output file even when it is not a sheet tilecut wrote.")
-  var force = false
-
-  @Flag(help: "Draw tile borders and shade cells that have no tile.")
-  var grid = false
-
-  @Option(parsing: .unconditional, help: ArgumentHelp("Refuse sheets larger than this many pixels on a side.", valueName: "px"))
-  var maxSide: Int = 16384
-
-  func validate() throws {
-    if zoom < 0 { throw ValidationError(OptionNumbers.atLeast("--zoom", 0, got: zoom)) }
-    if maxSide < 1 { throw ValidationError(OptionNumbers.atLeast("--max-side", 1, got: maxSide)) }
-    if !(0...PlanLimits.maxZoom).contains(zoom) { throw ValidationError("--zoom: \(zoom) is outside 0...\(PlanLimits.maxZoom)") }
-    if let tileSize, TileSize(tileSize) == nil {
-      throw ValidationError("--tile-size: \(tileSize) is not a tile size tilecut makes; use 256, 512 or 768")
-    }
-    do { _ = try floor.map { try Floor($0, option: "--floor") } } catch let error as TilecutError { throw ValidationError(error.description) }
-    if !(1...32768).contains(maxSide) { throw ValidationError("--max-side: \(maxSide) is outside 1...32768") }
+  /// A sheet of `zoom` of the output in `directory`, written to `output`.
+  public init(_ directory: String, zoom: Int, output: String = "sheet.png") {
+    self.directory = directory
+    self.zoom = zoom
+    self.output = output
   }
 
-  func run() throws {
-    try reportingErrors { printer in
+  /// Stitches the sheet and writes it.
+  ///
+  /// - Returns: what the sheet shows.
+  /// - Throws: `TilecutError` naming the option or file at fault; nothing is written then.
+  @discardableResult
+  public func run() throws -> PreviewSheetReport {
+    if !(0...PlanLimits.maxZoom).contains(zoom) {
+      throw TilecutError.invalidOption(option: "--zoom", reason: "\(zoom) is outside 0...\(PlanLimits.maxZoom)")
+    }
+    if !(1...32768).contains(maxSide) { throw TilecutError.invalidOption(option: "--max-side", reason: "\(maxSide) is outside 1...32768") }
+    return try withVips {
       try checkOutput()
       let manifest = try loadManifest(directory)
       guard let floor = try self.floor.map({ try Floor($0, option: "--floor") }) ?? manifest.floors.first else {
@@ -586,7 +584,7 @@ struct PreviewCommand: ParsableCommand {
       let template = try TileNameTemplate(manifest.name)
       // every listed tile must be there before the sheet is allocated
       var tiles: [TileCoordinate: [UInt8]] = [:]
-      if manifest.store == "mbtiles" {
+      if manifest.store == StoreKind.mbtiles.rawValue {
         guard let set = manifest.tileSets?.first(where: { $0.floor == floor && $0.tileSize == size }) else {
           throw TilecutError.invalidInput(path: directory, reason: "its manifest names no MBTiles file for floor \(floor), \(size) px")
         }
@@ -641,13 +639,28 @@ struct PreviewCommand: ParsableCommand {
         }
       }
       try OptionFile.write(try PreviewSheet.png(sheet), to: output, what: "the sheet")
-      printer.info("wrote \(output): floor \(floor), \(size) px, zoom \(zoom), \(columns)×\(rows) cells")
-      return 0
+      return PreviewSheetReport(output: output, floor: floor, tileSize: size, zoom: zoom, columns: columns, rows: rows)
     }
   }
 }
 
-extension PreviewCommand {
+/// What ``PreviewSheetRequest/run()`` wrote.
+public struct PreviewSheetReport: Sendable, Equatable {
+  /// The PNG written.
+  public var output: String
+  /// The floor, tile size and zoom stitched.
+  public var floor: Floor
+  public var tileSize: Int
+  public var zoom: Int
+  /// The sheet's size in cells.
+  public var columns: Int
+  public var rows: Int
+
+  /// The line `tilecut preview` prints.
+  public var summary: String { "wrote \(output): floor \(floor), \(tileSize) px, zoom \(zoom), \(columns)×\(rows) cells" }
+}
+
+extension PreviewSheetRequest {
   /// The sheet's file, before any tile is read: writable, not inside the output it
   /// stitches, and either new or a sheet tilecut wrote (a file of the user's only
   /// with --force).

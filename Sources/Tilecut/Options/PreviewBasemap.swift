@@ -2,12 +2,12 @@ import ArgumentParser
 import Foundation
 
 /// Checks of `--preview-basemap` and `--preview-attribution` (and `georef --basemap`).
-enum PreviewBasemap {
+package enum PreviewBasemap {
   /// OpenStreetMap's standard tiles, the base map the examples use.
-  static let openStreetMap = "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
+  package static let openStreetMap = "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
 
   /// An XYZ template: http(s) or file, with {z}, {x} and {y}.
-  static func check(url: String, option: String) throws {
+  package static func check(url: String, option: String) throws {
     let lower = url.lowercased()
     guard lower.hasPrefix("https://") || lower.hasPrefix("http://") || lower.hasPrefix("file://") else {
       throw ValidationError("\(option): '\(url)' is not an http(s) or file URL; give an XYZ template such as \(openStreetMap)")
@@ -20,7 +20,7 @@ enum PreviewBasemap {
     }
   }
 
-  static func validate(url: String?, attribution: String?, preview: Bool) throws {
+  package static func validate(url: String?, attribution: String?, preview: Bool) throws {
     if let url {
       guard preview else { throw ValidationError("--preview-basemap goes with --preview (it is drawn in preview.html)") }
       try check(url: url, option: "--preview-basemap")

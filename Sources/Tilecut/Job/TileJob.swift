@@ -6,15 +6,11 @@ import TilecutGeo
 import TilecutMBTiles
 import TilecutVips
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// The version written into manifests and printed by --version.
 public let tilecutVersion = "0.2.0"
 
 /// The resolved form of a tiling command: floors, placements and plans.
-struct TileJobPlan {
+package struct TileJobPlan {
   var floors: [FloorSource]
   /// What the planner decided: every level's recipe, strips and tile ranges.
   var job: JobPlan
@@ -41,7 +37,7 @@ struct TileJobPlan {
 }
 
 /// Runs `tilecut INPUT…`: plan, check up-to-date, render into staging, swap in.
-struct TileJob {
+public struct TileJob {
   var inputs: [String]
   var output: OutputOptions
   var pyramid: PyramidOptions
@@ -51,7 +47,15 @@ struct TileJob {
   var run: RunOptions
   var printer: Printer
 
-  func plan() throws -> TileJobPlan {
+  package init(
+    inputs: [String], output: OutputOptions, pyramid: PyramidOptions, floors: FloorOptions, placement: PlacementOptions,
+    encoding: EncodingOptions, run: RunOptions, printer: Printer
+  ) {
+    (self.inputs, self.output, self.pyramid, self.floors) = (inputs, output, pyramid, floors)
+    (self.placement, self.encoding, self.run, self.printer) = (placement, encoding, run, printer)
+  }
+
+  package func plan() throws -> TileJobPlan {
     let floorSources = try FloorResolver.resolve(inputs: inputs, options: floors, maxPixels: run.maxPixels, maxMemory: run.maxMemory)
     if let split = FloorResolver.splitDescription(floorSources) { printer.info(split) }
     try encoding.checkTransparency(floorSources.map(\.input))
@@ -180,7 +184,7 @@ struct TileJob {
     return o
   }
 
-  func execute() throws -> Int32 {
+  package func execute() throws -> Int32 {
     let started = Date()
     // signals first: a document's header can take a while to read
     let cancel = SignalCancellation(printer: printer)
@@ -463,8 +467,8 @@ struct TileJob {
 }
 
 /// Raised when SIGINT or SIGTERM stopped a run.
-struct JobInterrupted: Error {
-  var signal: Int32
+package struct JobInterrupted: Error {
+  package var signal: Int32
 }
 
 /// Turns SIGINT and SIGTERM into a cancelled run: the pool stops taking work, and
@@ -472,7 +476,7 @@ struct JobInterrupted: Error {
 /// libvips cannot interrupt) staging is removed and the process exits 128 + signal.
 /// The handler only writes to a pipe; a thread of its own (not Dispatch's, whose
 /// threads the workers may all hold) reads it and acts.
-final class SignalCancellation: @unchecked Sendable {
+package final class SignalCancellation: @unchecked Sendable {
   private let signalled = Atomic<Int32>(0)
   private let inCommit = Atomic<Bool>(false)
   /// Set once the run itself has wound down; the watchdog then has nothing to do.
@@ -480,9 +484,9 @@ final class SignalCancellation: @unchecked Sendable {
   private let attached = Mutex<(pool: WorkPool?, store: (any TileStore)?)>((nil, nil))
   private let printer: Printer
 
-  init(printer: Printer) { self.printer = printer }
+  package init(printer: Printer) { self.printer = printer }
 
-  var received: Int32? {
+  package var received: Int32? {
     let s = signalled.load(ordering: .relaxed)
     return s == 0 ? nil : s
   }
@@ -491,24 +495,24 @@ final class SignalCancellation: @unchecked Sendable {
   /// pipe that a thread of ours reads: unlike a dispatch signal source, whose
   /// registration completes later on another thread, no signal that arrives after
   /// this returns is lost.
-  func start() {
+  package func start() {
     SignalPipe.shared.listen { [self] sig in self.fire(sig) }
   }
 
-  func attach(_ pool: WorkPool) {
+  package func attach(_ pool: WorkPool) {
     attached.withLock { $0.pool = pool }
     if received != nil { pool.cancel() }
   }
 
   /// Throws when a signal arrived.
-  func checkpoint() throws {
+  package func checkpoint() throws {
     if let signal = received { throw JobInterrupted(signal: signal) }
   }
 
-  func attach(_ store: any TileStore) { attached.withLock { $0.store = store } }
+  package func attach(_ store: any TileStore) { attached.withLock { $0.store = store } }
 
   /// Runs the commit; a signal arriving meanwhile waits for it (it takes milliseconds).
-  func committing(_ body: () throws -> Void) throws {
+  package func committing(_ body: () throws -> Void) throws {
     inCommit.store(true, ordering: .relaxed)
     defer { inCommit.store(false, ordering: .relaxed) }
     if let signal = received { throw JobInterrupted(signal: signal) }
@@ -530,7 +534,7 @@ final class SignalCancellation: @unchecked Sendable {
     _exit(ExitStatus.signalled(sig))
   }
 
-  func stop() {
+  package func stop() {
     finished.store(true, ordering: .relaxed)
     if received == nil { SignalPipe.shared.stop() }
   }
@@ -541,8 +545,8 @@ final class SignalCancellation: @unchecked Sendable {
 nonisolated(unsafe) private var signalPipeWriteEnd: Int32 = -1
 
 /// SIGINT and SIGTERM delivered through a self-pipe to one listener at a time.
-final class SignalPipe: @unchecked Sendable {
-  static let shared = SignalPipe()
+package final class SignalPipe: @unchecked Sendable {
+  package static let shared = SignalPipe()
   private let listener = Mutex<(@Sendable (Int32) -> Void)?>(nil)
   private var readEnd: Int32 = -1
 
@@ -588,7 +592,7 @@ final class SignalPipe: @unchecked Sendable {
   /// Catches SIGINT and SIGTERM from now on, even when the shell that started us
   /// ignored SIGINT (a background job): with no listener a signal ends the process
   /// at once with 128 + its number, as the default action would.
-  func install() {
+  package func install() {
     guard installed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
     // a parent may have left these blocked (a test runner, a CI agent): take them
     var wanted = sigset_t()
@@ -616,7 +620,7 @@ final class SignalPipe: @unchecked Sendable {
   }
 
   /// Ends the listening: a later signal ends the process at once.
-  func stop() {
+  package func stop() {
     listener.withLock { $0 = nil }
   }
 }

@@ -6,7 +6,7 @@ import TilecutVips
 extension BuildJob {
   /// Plan, check up-to-date, render every floor's layers into staging, swap in: the
   /// steps of a single run (`TileJob.execute`), with a layer per building.
-  func execute() throws -> Int32 {
+  package func execute() throws -> Int32 {
     let started = Date()
     let cancel = SignalCancellation(printer: printer)
     cancel.start()

@@ -5,7 +5,7 @@ import TilecutVips
 /// the digest it records for the tile (`Manifest.Shard.levelDigests`), or, for a
 /// shard written before tiles had digests, its content version over all of them.
 /// A tile swapped for another valid image is refused by its path.
-struct ShardCheck {
+package struct ShardCheck {
   let directory: String
   let template: TileNameTemplate
   let contentVersion: String?
@@ -14,7 +14,7 @@ struct ShardCheck {
   /// Without digests: "path sha256" lines for the content version.
   private var lines: [String] = []
 
-  init(directory: String, manifest: Manifest) throws {
+  package init(directory: String, manifest: Manifest) throws {
     self.directory = directory
     template = try TileNameTemplate(manifest.name)
     contentVersion = manifest.contentVersion
@@ -54,7 +54,7 @@ struct ShardCheck {
   }
 
   /// Refuses a tile whose bytes are not those the shard's manifest records.
-  mutating func check(_ bytes: [UInt8], floor: Floor, tileSize: Int, tile: TileCoordinate, at place: String) throws {
+  package mutating func check(_ bytes: [UInt8], floor: Floor, tileSize: Int, tile: TileCoordinate, at place: String) throws {
     let digest = Vips.sha256(of: bytes)
     guard let digests else {
       lines.append(template.path(floor: floor, tileSize: tileSize, tile: tile) + " " + digest + "\n")
@@ -70,7 +70,7 @@ struct ShardCheck {
   }
 
   /// For a shard without tile digests: the content version over every tile it gave.
-  func finish() throws {
+  package func finish() throws {
     guard digests == nil, let contentVersion else { return }
     let version = String(Vips.sha256(of: Array(lines.sorted().joined().utf8)).prefix(16))
     guard version == contentVersion else {

@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import TilecutCore
+import TilecutProject
+import TilecutVips
+
+/// A failure as tilecut reports it: one line and the exit status of the process.
+///
+/// The one place an error becomes an exit status: 1 for an input or processing
+/// failure, 2 for a usage error (an option or the project file), 128 + the signal
+/// for an interrupted run.
+public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+  /// The line to print after "error: ".
+  public var line: String
+  /// The exit status (`ExitStatus`'s raw values, or 128 + signal).
+  public var status: Int32
+
+  /// A failure with this line and status.
+  public init(line: String, status: Int32) {
+    self.line = line
+    self.status = status
+  }
+
+  /// The line and status of `error`, whatever its type.
+  public init(_ error: any Error) {
+    switch error {
+    case let failure as Failure:
+      self = failure
+    case let error as ValidationError:
+      // an option the parser's checks refused
+      line = error.message
+      status = ExitStatus.usage.rawValue
+    case let interrupted as JobInterrupted:
+      line = "interrupted by \(interrupted.signal == SIGINT ? "SIGINT" : "SIGTERM"); the previous output is unchanged"
+      status = ExitStatus.signalled(interrupted.signal)
+    case let error as TilecutError:
+      line = error.description
+      status = error.exitCode
+    case let error as VipsError:
+      line = error.description
+      status = ExitStatus.failure.rawValue
+    case let error as ProjectError:
+      // a mistake in the project file, found while loading or while placing its floors
+      line = error.description
+      status = ExitStatus.usage.rawValue
+    default:
+      // anything else is still a processing failure: one sentence, exit 1
+      line = sentence(for: error)
+      status = ExitStatus.failure.rawValue
+    }
+  }
+
+  public var description: String { line }
+}
+
+/// One line for an error that is not tilecut's own (a Foundation or system error).
+func sentence(for error: any Error) -> String {
+  let ns = error as NSError
+  var text = ns.localizedDescription
+  if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+    text += " (" + String(cString: strerror(Int32(underlying.code))) + ")"
+  }
+  let line = text.split(separator: "\n").first.map(String.init) ?? "\(error)"
+  return line.isEmpty ? "unexpected failure: \(error)" : line
+}
