@@ -3,6 +3,7 @@ import Testing
 import TilecutCore
 import TilecutVips
 
+@testable import Tilecut
 @testable import TilecutCLI
 
 /// A picture of `width` × `height` whose pixel (x, y) is `colour(x, y)` (opaque).
