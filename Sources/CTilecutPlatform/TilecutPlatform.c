@@ -3,7 +3,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #if defined(__GLIBC__)
@@ -99,5 +103,47 @@ void tc_release_free_memory(void) {
   malloc_trim(0);
 #elif defined(__APPLE__)
   malloc_zone_pressure_relief(NULL, 0);
+#endif
+}
+
+/* ---- threads, signals, file identity ---- */
+
+void tc_lower_thread_priority(int niceness) {
+#if defined(__linux__)
+  (void)setpriority(PRIO_PROCESS, 0, niceness);
+#else
+  (void)niceness;
+#endif
+}
+
+int tc_on_signal(int sig, void (*handler)(int)) {
+  struct sigaction action;
+  memset(&action, 0, sizeof action);
+  action.sa_handler = handler;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  return sigaction(sig, &action, NULL);
+}
+
+int tc_file_identity(const char *path, char *buffer, size_t length) {
+  struct stat st;
+  if (stat(path, &st) != 0)
+    return -1;
+#if defined(__APPLE__)
+  struct timespec m = st.st_mtimespec, c = st.st_ctimespec;
+#else
+  struct timespec m = st.st_mtim, c = st.st_ctim;
+#endif
+  int n = snprintf(buffer, length, "%llu:%llu:%lld:%lld.%ld:%lld.%ld", (unsigned long long)st.st_dev,
+                   (unsigned long long)st.st_ino, (long long)st.st_size, (long long)m.tv_sec, (long)m.tv_nsec,
+                   (long long)c.tv_sec, (long)c.tv_nsec);
+  return n > 0 && (size_t)n < length ? 0 : -1;
+}
+
+int tc_has_mount_table(void) {
+#if defined(__linux__)
+  return access("/proc/self/mountinfo", R_OK) == 0;
+#else
+  return 0;
 #endif
 }

@@ -1,12 +1,6 @@
 import Foundation
 import TilecutCore
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// What an SVG makes librsvg read besides itself: `<image href>`, CSS `@import`
 /// and `url(…)`, `xi:include`, entities. A reference to a FIFO, socket or device
 /// would block the render for ever; an embedded or referenced image is decoded

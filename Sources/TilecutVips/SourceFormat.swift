@@ -2,12 +2,6 @@ import CVipsShim
 import Foundation
 import TilecutCore
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// An input's format as its bytes say, decided before libvips sees the file: only
 /// these are loaded, each by its own libvips loader, never by libvips' guess (which
 /// hands unknown formats to ImageMagick, and ImageMagick starts other programs).

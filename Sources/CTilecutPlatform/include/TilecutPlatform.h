@@ -12,7 +12,11 @@
  *   tc_fs_rename_noreplace renameat2(RENAME_NOREPLACE)    renamex_np(RENAME_EXCL)
  *   tc_write_all         write(2) in a loop               the same
  *   tc_tune_malloc       mallopt (<malloc.h>)             nothing: see below
- *   tc_release_free_memory malloc_trim(0)                 malloc_zone_pressure_relief */
+ *   tc_release_free_memory malloc_trim(0)                 malloc_zone_pressure_relief
+ *   tc_lower_thread_priority setpriority(PRIO_PROCESS, 0) (per thread)  nothing
+ *   tc_on_signal         sigaction (glibc's field names)  sigaction (Darwin's)
+ *   tc_file_identity     st_mtim, st_ctim                 st_mtimespec, st_ctimespec
+ *   tc_has_mount_table   /proc/self/mountinfo             none (no bind mounts) */
 
 /* Swaps two existing paths in one step (RENAME_EXCHANGE / RENAME_SWAP). Returns 0,
  * or -1 with errno set; ENOSYS, EINVAL, ENOTSUP mean "this file system cannot", so
@@ -42,5 +46,21 @@ void tc_tune_malloc(void);
  * document's tree: 440 MB for 200000 elements) would stay resident while a worker
  * thread parses the document again in its own arena to render it. */
 void tc_release_free_memory(void);
+
+/* Lowers the calling thread's scheduling priority by `niceness` (Linux: the nice
+ * value is per thread, `who` 0 the caller). macOS has no per-thread nice: nothing. */
+void tc_lower_thread_priority(int niceness);
+
+/* Installs `handler` for `sig` with SA_RESTART and an empty mask. Returns 0 or -1. */
+int tc_on_signal(int sig, void (*handler)(int));
+
+/* Device, inode, size, modification and change times (ns) of a file as one line of
+ * text in `buffer`. Returns 0, or -1 when the file cannot be stat'ed or the text
+ * does not fit. */
+int tc_file_identity(const char *path, char *buffer, size_t length);
+
+/* 1 where the kernel lists its mounts in /proc/self/mountinfo (Linux: a bind mount
+ * keeps the device number, so the table is the only way to see it), else 0. */
+int tc_has_mount_table(void);
 
 #endif

@@ -1,3 +1,4 @@
+import CTilecutPlatform
 import Dispatch
 import Foundation
 import Synchronization
@@ -607,15 +608,7 @@ package final class SignalPipe: @unchecked Sendable {
         _ = write(signalPipeWriteEnd, &byte, 1)
         errno = saved
       }
-      var action = sigaction()
-      #if os(Linux)
-        action.__sigaction_handler.sa_handler = handler
-      #else
-        action.__sigaction_u.__sa_handler = handler
-      #endif
-      sigemptyset(&action.sa_mask)
-      action.sa_flags = SA_RESTART
-      sigaction(sig, &action, nil)
+      _ = tc_on_signal(sig, handler)
     }
   }
 
@@ -627,12 +620,7 @@ package final class SignalPipe: @unchecked Sendable {
 
 /// Device, inode, size, modification and change times (ns) of a file, as one string.
 func fileIdentity(_ path: String) -> String? {
-  var st = stat()
-  guard stat(path, &st) == 0 else { return nil }
-  #if canImport(Darwin)
-    let (m, c) = (st.st_mtimespec, st.st_ctimespec)
-  #else
-    let (m, c) = (st.st_mtim, st.st_ctim)
-  #endif
-  return "\(st.st_dev):\(st.st_ino):\(st.st_size):\(m.tv_sec).\(m.tv_nsec):\(c.tv_sec).\(c.tv_nsec)"
+  var buffer = [CChar](repeating: 0, count: 160)
+  guard tc_file_identity(path, &buffer, buffer.count) == 0 else { return nil }
+  return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }

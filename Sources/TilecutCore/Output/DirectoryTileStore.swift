@@ -2,12 +2,6 @@ import CTilecutPlatform
 import Foundation
 import Synchronization
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// The directory store: tiles as files under the output directory, staged in a
 /// hidden sibling on the same file system and swapped in whole at the end.
 ///
@@ -587,7 +581,7 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
     if stat(parent.isEmpty ? "." : parent, &pst) == 0, UInt64(pst.st_dev) != device { return true }
     // Linux: a bind mount keeps the device, so ask the kernel's mount table too.
     // macOS has no bind mounts (and no /proc): the device comparison above is its check.
-    #if os(Linux)
+    if tc_has_mount_table() != 0 {
       guard let real = realpath(path, nil) else { return false }
       let resolved = String(cString: real)
       free(real)
@@ -597,7 +591,7 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
         guard fields.count > 4 else { continue }
         if unescapeMountField(String(fields[4])) == resolved { return true }
       }
-    #endif
+    }
     return false
   }
 

@@ -2,12 +2,6 @@ import CTilecutPlatform
 import Foundation
 import Synchronization
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// Writes tiles under a root directory. The root is a staging directory that is
 /// swapped in whole when the run succeeds, so no reader ever sees half a tile and
 /// each file is written once, in place (a rename per tile would double the

@@ -1,10 +1,5 @@
+import CTilecutPlatform
 import Foundation
-
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
 
 /// The files options name (`--depfile`, `--changes`, `preview -o`), checked together
 /// before any work: tilecut writes only where nothing of the user's is lost.
@@ -253,21 +248,7 @@ public enum OptionFile {
   }
 
   static func writeAll(_ bytes: [UInt8], fd: Int32, fail: (Int32) -> TilecutError) throws {
-    var done = 0
-    while done < bytes.count {
-      let n = bytes.withUnsafeBytes { raw -> Int in
-        guard let base = raw.baseAddress else { return 0 }
-        return systemWrite(fd, base + done, raw.count - done)
-      }
-      if n < 0 && errno == EINTR { continue }
-      guard n > 0 else { throw fail(n < 0 ? errno : EIO) }
-      done += n
-    }
+    let status = bytes.withUnsafeBytes { raw in tc_write_all(fd, raw.baseAddress, raw.count) }
+    if status != 0 { throw fail(status) }
   }
 }
-
-#if canImport(Glibc)
-  private let systemWrite = Glibc.write
-#elseif canImport(Darwin)
-  private let systemWrite = Darwin.write
-#endif

@@ -1,9 +1,6 @@
+import CTilecutPlatform
 import Dispatch
 import Synchronization
-
-#if canImport(Glibc)
-  import Glibc
-#endif
 
 /// Runs tile jobs on Dispatch with at most `jobs` at once and a bounded backlog;
 /// the first failure or a cancellation stops everything that has not started.
@@ -64,9 +61,7 @@ public final class WorkPool: Sendable {
   /// otherwise get only its share of a core and leave the workers waiting for
   /// strips. (On Linux the nice value is per thread: who 0 is the calling thread.)
   private static func yieldToProducer() {
-    #if os(Linux)
-      _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 4)
-    #endif
+    tc_lower_thread_priority(4)
   }
 
   public var isStopped: Bool {
