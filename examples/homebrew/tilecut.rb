@@ -49,6 +49,6 @@ class Tilecut < Formula
     assert_equal 10, manifest["levels"].sum { |l| l["tileCount"] }
     assert_path_exists testpath/"out/256/L1_1_1_1.png"
     assert_path_exists testpath/"out/512/L1_0_0_0.png"
-    assert_match "10 tiles", shell_output("#{bin}/tilecut verify out")
+    assert_match "10 tiles", shell_output("#{bin}/tilecut verify out 2>&1")
   end
 end
