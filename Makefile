@@ -12,6 +12,12 @@ APT_PACKAGES = libvips-dev libpoppler-glib-dev librsvg2-dev libcairo2-dev libdef
 # zsh and fish for the completion tests; Chromium, driven headless over the DevTools
 # protocol (--remote-debugging-pipe) by Tests/browser/drive.py (no selenium or chromedriver)
 APT_TEST_PACKAGES = strace gdal-bin python3-gdal zsh fish chromium
+# macOS (uname Darwin): the same libraries from Homebrew (gdal brings its command-line
+# tools and Python bindings; zsh ships with macOS; Chromium is a cask; there is no strace,
+# the test that uses it cannot run there). Never run on a Mac here: see README "On macOS".
+BREW_PACKAGES = pkgconf vips isa-l libdeflate poppler librsvg cairo proj libgeotiff sqlite qpdf gdal
+BREW_TEST_PACKAGES = fish
+BREW_TEST_CASKS = chromium
 EXAMPLE = examples/floorplan/office.png
 # the example's placement: a world file in ETRS89 / UTM zone 33N (its .prj beside it)
 # putting the office on Pariser Platz 3, Berlin; the preview draws it over OpenStreetMap
@@ -27,7 +33,15 @@ export PKG_CONFIG_PATH := $(QUIET_PC)$(if $(USER_PKG_CONFIG_PATH),:$(USER_PKG_CO
 
 # Every Debian package the build needs (test-deps: and the tests); a fresh machine gets the missing ones.
 deps test-deps:
-	@missing=$$(for p in $(APT_PACKAGES) $(if $(filter test-deps,$@),$(APT_TEST_PACKAGES)); do \
+	@if [ "$$(uname)" = Darwin ]; then \
+	  command -v brew >/dev/null || { echo "tilecut on macOS needs Homebrew (https://brew.sh), then: brew install" $(BREW_PACKAGES) $(if $(filter test-deps,$@),$(BREW_TEST_PACKAGES) "&& brew install --cask" $(BREW_TEST_CASKS)); exit 1; }; \
+	  missing=$$(for p in $(BREW_PACKAGES) $(if $(filter test-deps,$@),$(BREW_TEST_PACKAGES)); do \
+	    brew list --formula $$p >/dev/null 2>&1 || echo $$p; done); \
+	  if [ -n "$$missing" ]; then echo "installing" $$missing; brew install $$missing || exit 1; fi; \
+	  $(if $(filter test-deps,$@),for c in $(BREW_TEST_CASKS); do brew list --cask $$c >/dev/null 2>&1 || brew install --cask $$c || exit 1; done;) \
+	  exit 0; \
+	fi; \
+	missing=$$(for p in $(APT_PACKAGES) $(if $(filter test-deps,$@),$(APT_TEST_PACKAGES)); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
 	if [ -z "$$missing" ]; then :; \
 	elif [ "$$(id -u)" = 0 ]; then \
