@@ -115,12 +115,12 @@ struct BuildCommandTests {
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let file = try campusCopy(dir)
     let text = try String(contentsOfFile: file, encoding: .utf8)
-    try text.replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 19").write(toFile: file, atomically: true, encoding: .utf8)
+    try text.replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 20").write(toFile: file, atomically: true, encoding: .utf8)
     #expect(try tilecut(["build", file]) == 0)
     let before = snapshot(dir)
-    let broken = text.replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 19").replacingOccurrences(
-      of: original.replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 19"),
-      with: replacement.replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 19"))
+    let broken = text.replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 20").replacingOccurrences(
+      of: original.replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 20"),
+      with: replacement.replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 20"))
     #expect(broken != text)
     try broken.write(toFile: file, atomically: true, encoding: .utf8)
     let after = snapshot(dir).filter { $0.key != "campus/tilecut.yml" }
@@ -134,7 +134,7 @@ struct BuildCommandTests {
     let dir = try scratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let file = try campusCopy(dir)
-    try String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 19")
+    try String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 20")
       .write(toFile: file, atomically: true, encoding: .utf8)
     #expect(try tilecut(["build", file, "--depfile", dir + "/campus.d", "--dry-run"]) == 0)
     #expect(!FileManager.default.fileExists(atPath: dir + "/campus.d"))
@@ -231,7 +231,7 @@ struct BuildShardTests {
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let file = try campusCopy(dir)
     let campus = dir + "/campus"
-    let text = try String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 19")
+    let text = try String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 20")
     try text.write(toFile: file, atomically: true, encoding: .utf8)
     #expect(try tilecut(["build", file]) == 0)
     for k in 1...2 {
@@ -249,7 +249,7 @@ struct BuildShardTests {
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let file = try campusCopy(dir)
     let campus = dir + "/campus"
-    try String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 19")
+    try String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 20")
       .write(toFile: file, atomically: true, encoding: .utf8)
     // the plan: each building's layer of each floor, with its own ranges
     let dry = try runTool(["build", file, "--dry-run", "--json"], timeout: 120)
