@@ -116,12 +116,12 @@ struct BuildCommandTests {
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let file = try campusCopy(dir)
     let text = try String(contentsOfFile: file, encoding: .utf8)
-    try text.replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 19").write(toFile: file, atomically: true, encoding: .utf8)
+    try text.replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 20").write(toFile: file, atomically: true, encoding: .utf8)
     #expect(try tilecut(["build", file]) == 0)
     let before = snapshot(dir)
-    let broken = text.replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 19").replacingOccurrences(
-      of: original.replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 19"),
-      with: replacement.replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 19"))
+    let broken = text.replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 20").replacingOccurrences(
+      of: original.replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 20"),
+      with: replacement.replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 20"))
     #expect(broken != text)
     try broken.write(toFile: file, atomically: true, encoding: .utf8)
     let after = snapshot(dir).filter { $0.key != "campus/tilecut.yml" }
@@ -135,7 +135,7 @@ struct BuildCommandTests {
     let dir = try scratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let file = try campusCopy(dir)
-    try String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 19")
+    try String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 20")
       .write(toFile: file, atomically: true, encoding: .utf8)
     #expect(try tilecut(["build", file, "--depfile", dir + "/campus.d", "--dry-run"]) == 0)
     #expect(!FileManager.default.fileExists(atPath: dir + "/campus.d"))
@@ -283,7 +283,7 @@ struct BuildShardTests {
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let file = try campusCopy(dir)
     let campus = dir + "/campus"
-    let text = try String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 19")
+    let text = try String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 20")
     try text.write(toFile: file, atomically: true, encoding: .utf8)
     #expect(try tilecut(["build", file]) == 0)
     for k in 1...2 {
@@ -293,5 +293,64 @@ struct BuildShardTests {
     var merge = try TilecutCommand.parseAsRoot(["merge", campus + "/merged", campus + "/part1", campus + "/part2"])
     try merge.run()
     #expect(snapshot(campus + "/merged") == snapshot(campus + "/tiles"))
+  }
+
+  @Test("a campus run: a floor's progress counts every building's cells, once; --json level ranges are the union of the buildings'")
+  func campusProgressAndJSON() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let file = try campusCopy(dir)
+    let campus = dir + "/campus"
+    try String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 20")
+      .write(toFile: file, atomically: true, encoding: .utf8)
+    // the plan: each building's layer of each floor, with its own ranges
+    let dry = try runTool(["build", file, "--dry-run", "--json"], timeout: 120)
+    #expect(dry.status == 0, "\(dry.stderr)")
+    let job = try JSONDecoder().decode(JobPlan.self, from: Data(dry.stdout.utf8))
+    var layerCells: [Floor: Int] = [:]
+    var union: [LevelKey: TileRange] = [:]
+    var layersOfFloor: [Floor: Int] = [:]
+    for plan in job.floors {
+      layersOfFloor[plan.floor, default: 0] += 1
+      for level in plan.levels {
+        for cut in level.cuts {
+          layerCells[plan.floor, default: 0] += cut.range.count
+          let key = LevelKey(floor: plan.floor, tileSize: cut.tileSize, zoom: cut.zoom)
+          union[key] = union[key].map { $0.union(cut.range) } ?? cut.range
+        }
+      }
+    }
+    // the example has a floor both buildings draw, whose ranges differ
+    #expect(layersOfFloor.values.contains { $0 > 1 })
+    let run = try runTool(["build", file, "--json"], timeout: 300)
+    #expect(run.status == 0, "\(run.stderr)")
+    // stderr is no terminal: one line per finished floor, once, counting all its buildings' cells
+    for (floor, cells) in layerCells {
+      let lines = run.stderrLines.filter { $0.contains("floor \(floor) done: ") }
+      #expect(lines.count == 1 && lines.first?.contains("floor \(floor) done: \(cells) cells,") == true, "floor \(floor): \(run.stderr)")
+    }
+    let json = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+    let levels = try #require(json["levels"] as? [[String: Any]])
+    #expect(levels.count == union.count)
+    var wider = 0
+    for level in levels {
+      let floor = try #require(level["floor"] as? Int)
+      let key = LevelKey(
+        floor: try #require(Floor(floor)), tileSize: try #require(level["tileSize"] as? Int), zoom: try #require(level["zoom"] as? Int))
+      let expected = try #require(union[key], "\(key)")
+      #expect(level["xRange"] as? [Int] == [expected.xRange.lowerBound, expected.xRange.upperBound], "\(key)")
+      #expect(level["yRange"] as? [Int] == [expected.yRange.lowerBound, expected.yRange.upperBound], "\(key)")
+      #expect(level["cells"] as? Int == expected.count, "\(key)")
+      if (layersOfFloor[key.floor] ?? 0) > 1 { wider += 1 }
+    }
+    #expect(wider > 0)
+    // and the manifest's levels are the same union
+    let manifest = try JSONDecoder().decode(Manifest.self, from: try #require(FileManager.default.contents(atPath: campus + "/tiles/manifest.json")))
+    #expect(manifest.levels.count == union.count)
+    for level in manifest.levels {
+      let expected = union[LevelKey(floor: level.floor, tileSize: level.tileSize, zoom: level.zoom)]
+      #expect(expected.map { [$0.xRange.lowerBound, $0.xRange.upperBound] } == level.xRange)
+      #expect(expected.map { [$0.yRange.lowerBound, $0.yRange.upperBound] } == level.yRange)
+    }
   }
 }

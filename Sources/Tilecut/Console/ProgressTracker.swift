@@ -25,26 +25,36 @@ final class ProgressTracker: Sendable {
 
   init(plan: TileJobPlan, printer: Printer) {
     self.printer = printer
-    var planned: [LevelKey: Int] = [:]
-    for (key, cut) in plan.cells {
-      if let shard = plan.settings.shard {
-        var n = 0
-        for y in cut.range.yRange {
-          for x in cut.range.xRange where shard.owns(floor: key.floor, tileSize: key.tileSize, tile: TileCoordinate(zoom: key.zoom, x: x, y: y)) {
-            n += 1
-          }
-        }
-        planned[key] = n
-      } else {
-        planned[key] = cut.range.count
-      }
-    }
-    self.planned = planned
+    self.planned = Self.planned(plan.plans, shard: plan.settings.shard)
     total = planned.values.reduce(0, +)
     var floorCells: [Floor: Int] = [:]
     for (key, n) in planned { floorCells[key.floor, default: 0] += n }
     self.floorCells = floorCells
     floors = floorCells.keys.sorted()
+  }
+
+  /// Cells each floor's builders finish per size and zoom: a floor several buildings
+  /// have counts every building's cells (each layer's tile tells progress once).
+  static func planned(_ plans: [FloorPlan], shard: ShardSelector?) -> [LevelKey: Int] {
+    var planned: [LevelKey: Int] = [:]
+    for plan in plans {
+      for level in plan.levels {
+        for cut in level.cuts {
+          let key = LevelKey(floor: plan.floor, tileSize: cut.tileSize, zoom: cut.zoom)
+          var n = cut.range.count
+          if let shard {
+            n = 0
+            for y in cut.range.yRange {
+              for x in cut.range.xRange where shard.owns(floor: key.floor, tileSize: key.tileSize, tile: TileCoordinate(zoom: key.zoom, x: x, y: y)) {
+                n += 1
+              }
+            }
+          }
+          planned[key, default: 0] += n
+        }
+      }
+    }
+    return planned
   }
 
   func start(jobs: Int) {

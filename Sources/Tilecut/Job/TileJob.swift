@@ -25,12 +25,21 @@ package struct TileJobPlan {
   var sizes: [TileSize] { job.tileSizes }
   var totalTiles: Int { job.cellCount }
 
-  /// Planned cells per floor, size and zoom.
+  /// Planned cells per floor, size and zoom; a floor several buildings have (a
+  /// campus) gets the union of their ranges.
   var cells: [LevelKey: LevelCut] {
     var out: [LevelKey: LevelCut] = [:]
     for plan in plans {
       for level in plan.levels {
-        for cut in level.cuts { out[LevelKey(floor: plan.floor, tileSize: cut.tileSize, zoom: cut.zoom)] = cut }
+        for cut in level.cuts {
+          let key = LevelKey(floor: plan.floor, tileSize: cut.tileSize, zoom: cut.zoom)
+          if var seen = out[key] {
+            seen.range = seen.range.union(cut.range)
+            out[key] = seen
+          } else {
+            out[key] = cut
+          }
+        }
       }
     }
     return out

@@ -37,6 +37,13 @@ public struct TileRange: Hashable, Sendable, Codable {
 
   public var count: Int { xRange.count * yRange.count }
 
+  /// The smallest range holding both (same zoom): a floor's levels across buildings.
+  public func union(_ other: TileRange) -> TileRange {
+    TileRange(
+      zoom: zoom, xRange: min(xRange.lowerBound, other.xRange.lowerBound)...max(xRange.upperBound, other.xRange.upperBound),
+      yRange: min(yRange.lowerBound, other.yRange.lowerBound)...max(yRange.upperBound, other.yRange.upperBound))
+  }
+
   public func contains(_ tile: TileCoordinate) -> Bool {
     tile.zoom == zoom && xRange.contains(tile.x) && yRange.contains(tile.y)
   }

@@ -78,10 +78,23 @@ public final class LayerCompositor: Sendable {
   /// The writer of layer `index`: single-layer cells are encoded and written now, the rest wait.
   public func layerWriter(_ index: Int) -> any TileWriter { LayerWriter(compositor: self, layer: index) }
 
-  /// The ledger a layer's builder records into: its blanks count for the floor.
+  /// The ledger a layer's builder records into: its blanks count for the floor, and
+  /// each of its finished cells, blank or not, tells the main ledger's `onTile` once.
+  /// So progress over a composited floor counts every layer's cells (their sum is
+  /// what a tracker plans: `cellsPerLayer`), and the compositor's own writes, which
+  /// come once per shared cell, are recorded without telling it again.
   public func layerLedger() -> RenderLedger {
     let main = ledger
-    return RenderLedger(onTile: { key, written in if !written { main.blank(key) } })
+    return RenderLedger(onTile: { key, written in
+      if !written { main.blank(key, notify: false) }
+      main.notify(key, written: written)
+    })
+  }
+
+  /// The cells the layers' builders finish per tile size and zoom, summed over the
+  /// layers: what progress over a floor of several buildings counts to.
+  public var cellsPerLayer: [LevelKey: Int] {
+    ranges.mapValues { $0.reduce(0) { $0 + ($1?.count ?? 0) } }
   }
 
   /// The last layer whose range holds the cell: once it is rendered, the cell is final.
@@ -113,7 +126,7 @@ public final class LayerCompositor: Sendable {
   private func write(_ key: LevelKey, _ tile: TileCoordinate, rgba: [UInt8], upsampled: Bool) throws {
     let encoded = try encoder.encode(rgba: rgba, size: key.tileSize, upsampled: upsampled)
     try writer.put(encoded, floor: floor, tileSize: key.tileSize, tile: tile)
-    ledger.written(key, tile, bytes: encoded.count)
+    ledger.written(key, tile, bytes: encoded.count, notify: false)
   }
 
   /// Writes the composited cells no later layer touches; call when layer `index` is
@@ -132,7 +145,7 @@ public final class LayerCompositor: Sendable {
           b.baseAddress.map { PixelOps.isBlank($0, stride: size * 4, width: size, height: size, background: background) } ?? true
         }
         if blank {
-          ledger.blank(cell.key)
+          ledger.blank(cell.key, notify: false)
           return
         }
         try write(cell.key, cell.tile, rgba: composite.rgba, upsampled: composite.upsampled)

@@ -16,21 +16,26 @@ public final class RenderLedger: Sendable {
 
   public init(onTile: (@Sendable (LevelKey, Bool) -> Void)? = nil) { self.onTile = onTile }
 
-  func written(_ key: LevelKey, _ tile: TileCoordinate, bytes: Int) {
+  /// `notify` false: recorded without telling `onTile` (a composited floor's cells,
+  /// whose progress its layers' tiles already told: see `LayerCompositor.layerLedger`).
+  func written(_ key: LevelKey, _ tile: TileCoordinate, bytes: Int, notify: Bool = true) {
     state.withLock {
       $0[key, default: LevelOutcome()].tiles.append(tile)
       $0[key, default: LevelOutcome()].bytes += bytes
     }
-    onTile?(key, true)
+    if notify { onTile?(key, true) }
   }
 
   /// A tile carried over unchanged from the previous output.
   public func carried(_ key: LevelKey, _ tile: TileCoordinate, bytes: Int) { written(key, tile, bytes: bytes) }
 
-  func blank(_ key: LevelKey) {
+  func blank(_ key: LevelKey, notify: Bool = true) {
     state.withLock { $0[key, default: LevelOutcome()].blank += 1 }
-    onTile?(key, false)
+    if notify { onTile?(key, false) }
   }
+
+  /// Tells `onTile` of one finished cell without recording an outcome.
+  func notify(_ key: LevelKey, written: Bool) { onTile?(key, written) }
 
   func touch(_ key: LevelKey) { state.withLock { _ = $0[key, default: LevelOutcome()] } }
 
