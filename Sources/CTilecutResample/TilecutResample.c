@@ -213,8 +213,8 @@ void tc_resample_rows(const uint8_t *const *rows, int band_top, int band_rows, i
   if (filter == TC_FILTER_AVERAGE && rx <= 1 && ry <= 1)
     filter = TC_FILTER_BILINEAR;
   if (filter == TC_FILTER_AVERAGE || filter == TC_FILTER_LANCZOS3 || rx > TC_TENT_FROM || ry > TC_TENT_FROM) {
-    resample_kernel(rows, band_top, band_end, src_width, sx0, sy0, dsx, dsy, rx, ry,
-                    filter == TC_FILTER_BILINEAR ? TC_FILTER_BILINEAR : filter, out_width, out_rows, out, out_stride);
+    resample_kernel(rows, band_top, band_end, src_width, sx0, sy0, dsx, dsy, rx, ry, filter, out_width, out_rows, out,
+                    out_stride);
     return;
   }
   for (int r = 0; r < out_rows; r++) {

@@ -272,28 +272,6 @@ int tc_subsample(VipsImage *in, VipsImage **out, int xfac, int yfac) {
   return vips_subsample(in, out, xfac, yfac, NULL);
 }
 
-static int affine_with(VipsImage *in, VipsImage **out, const char *kind, const double m[4], double odx, double ody,
-                       int width, int height) {
-  VipsInterpolate *interp = vips_interpolate_new(kind);
-  VipsArrayInt *area = vips_array_int_newv(4, 0, 0, width, height);
-  int r = vips_affine(in, out, m[0], m[1], m[2], m[3], "interpolate", interp, "oarea", area, "odx", odx, "ody", ody,
-                      "extend", VIPS_EXTEND_BLACK, NULL);
-  vips_area_unref(VIPS_AREA(area));
-  g_object_unref(interp);
-  return r;
-}
-
-int tc_affine_nearest(VipsImage *in, VipsImage **out, const double m[4], double odx, double ody, int width, int height) {
-  return affine_with(in, out, "nearest", m, odx, ody, width, height);
-}
-
-int tc_mapim_nearest(VipsImage *in, VipsImage *index, VipsImage **out) {
-  VipsInterpolate *interp = vips_interpolate_new("nearest");
-  int r = vips_mapim(in, out, index, "interpolate", interp, NULL);
-  g_object_unref(interp);
-  return r;
-}
-
 int tc_row_index(int width, int height, const float *rows, const double xcoeff[3],
                  VipsImage **out) {
   VipsImage *column = NULL, *ys = NULL, *xy = NULL, *xs = NULL, *xband = NULL, *xlin = NULL;
@@ -331,12 +309,19 @@ done:
 
 /* The affine map out = m·in + (odx, ody) in pixel-index coordinates, sampled
  * bilinearly over the output area (0, 0, width, height); outside is 0. */
-int tc_affine(VipsImage *in, VipsImage **out, const double m[4], double odx, double ody, int width, int height) {
-  return affine_with(in, out, "bilinear", m, odx, ody, width, height);
+int tc_affine(VipsImage *in, VipsImage **out, const double m[4], double odx, double ody, int width, int height,
+              const char *interpolator) {
+  VipsInterpolate *interp = vips_interpolate_new(interpolator);
+  VipsArrayInt *area = vips_array_int_newv(4, 0, 0, width, height);
+  int r = vips_affine(in, out, m[0], m[1], m[2], m[3], "interpolate", interp, "oarea", area, "odx", odx, "ody", ody,
+                      "extend", VIPS_EXTEND_BLACK, NULL);
+  vips_area_unref(VIPS_AREA(area));
+  g_object_unref(interp);
+  return r;
 }
 
-int tc_mapim(VipsImage *in, VipsImage *index, VipsImage **out, int bicubic) {
-  VipsInterpolate *interp = vips_interpolate_new(bicubic ? "bicubic" : "bilinear");
+int tc_mapim(VipsImage *in, VipsImage *index, VipsImage **out, const char *interpolator) {
+  VipsInterpolate *interp = vips_interpolate_new(interpolator);
   int r = vips_mapim(in, out, index, "interpolate", interp, NULL);
   g_object_unref(interp);
   return r;

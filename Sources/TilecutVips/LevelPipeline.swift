@@ -148,6 +148,7 @@ public enum LevelPipeline {
     // Its interpolator is libvips' nearest for `nearest`, else bilinear after the box
     // pre-shrink (average and lanczos3 included).
     let nearest = recipe.filter == .nearest
+    let interpolator = nearest ? "nearest" : "bilinear"
     // A document rendered for a north-up placement is still read top to bottom.
     let northUp = abs(forward.b) < 1e-9 && abs(forward.d) < 1e-9 && forward.a > 0 && forward.e > 0
     var image = try SourceImage.pixels(of: source, loader: loader, sequential: source.isVector && northUp, scale: scale, bands: false)
@@ -168,9 +169,8 @@ public enum LevelPipeline {
       let matrix = [forward.a, forward.b, forward.d, forward.e]
       mapped = try VipsImageHandle.make("affine") { out in
         matrix.withUnsafeBufferPointer {
-          nearest
-            ? tc_affine_nearest(image.pointer, &out, $0.baseAddress, forward.c, forward.f, Int32(region.width), Int32(region.height))
-            : tc_affine(image.pointer, &out, $0.baseAddress, forward.c, forward.f, Int32(region.width), Int32(region.height))
+          tc_affine(
+            image.pointer, &out, $0.baseAddress, forward.c, forward.f, Int32(region.width), Int32(region.height), interpolator)
         }
       }
     case .rows(let rows, let x, _):
@@ -180,7 +180,7 @@ public enum LevelPipeline {
         }
       }
       mapped = try VipsImageHandle.make("mapim") { out in
-        nearest ? tc_mapim_nearest(image.pointer, indexImage.pointer, &out) : tc_mapim(image.pointer, indexImage.pointer, &out, 0)
+        tc_mapim(image.pointer, indexImage.pointer, &out, interpolator)
       }
     }
     mapped = try mapped.map("unpremultiply") { tc_unpremultiply_uchar($0, &$1) }

@@ -35,11 +35,10 @@ int tc_shrink(VipsImage *in, VipsImage **out, double hshrink, double vshrink);
 /* Every xfac-th column and yfac-th row (nearest resampling's pre-shrink: no mean). */
 int tc_subsample(VipsImage *in, VipsImage **out, int xfac, int yfac);
 int tc_row_index(int width, int height, const float *rows, const double xcoeff[3], VipsImage **out);
-int tc_affine(VipsImage *in, VipsImage **out, const double m[4], double odx, double ody, int width, int height);
-int tc_mapim(VipsImage *in, VipsImage *index, VipsImage **out, int bicubic);
-/* tc_affine and tc_mapim with libvips' nearest-neighbour interpolator. */
-int tc_affine_nearest(VipsImage *in, VipsImage **out, const double m[4], double odx, double ody, int width, int height);
-int tc_mapim_nearest(VipsImage *in, VipsImage *index, VipsImage **out);
+/* `interpolator`: a libvips interpolator's name ("nearest", "bilinear"). */
+int tc_affine(VipsImage *in, VipsImage **out, const double m[4], double odx, double ody, int width, int height,
+              const char *interpolator);
+int tc_mapim(VipsImage *in, VipsImage *index, VipsImage **out, const char *interpolator);
 
 int tc_fetch(VipsRegion *region, int left, int top, int width, int height, uint8_t *out);
 
