@@ -66,8 +66,11 @@ public struct TileRequest {
 public struct TileResult: Sendable {
   /// The output directory.
   public var output: String
-  /// The output's manifest as it is on disk now (nil after a dry run).
+  /// The output's manifest as it is on disk now (nil after a dry run, and for a build
+  /// with `{building}` in the name, whose buildings each have their own).
   public var manifest: Manifest?
+  /// For a build with `{building}` in the name: each building's manifest by id.
+  public var buildings: [String: Manifest]?
 }
 
 extension TileJob {
@@ -157,7 +160,13 @@ extension BuildJob {
       throw Failure(error)
     }
     let output = job.base.output.output
-    return TileResult(output: output, manifest: job.base.run.dryRun ? nil : try loadManifest(output))
+    if job.base.run.dryRun { return TileResult(output: output, manifest: nil) }
+    if let split = try BuildingSplit(job) {
+      var manifests: [String: Manifest] = [:]
+      for one in split.jobs { manifests[one.project.buildings[0].id] = try loadManifest(one.base.output.output) }
+      return TileResult(output: output, manifest: nil, buildings: manifests)
+    }
+    return TileResult(output: output, manifest: try loadManifest(output))
   }
 
   /// The job `tilecut build` runs: the project loaded, libvips started and the floors resolved.

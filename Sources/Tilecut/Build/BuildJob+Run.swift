@@ -5,7 +5,8 @@ import TilecutVips
 
 extension BuildJob {
   /// Plan, check up-to-date, render every floor's layers into staging, swap in: the
-  /// steps of a single run (`TileJob.execute`), with a layer per building.
+  /// steps of a single run (`TileJob.execute`), with a layer per building. With
+  /// `{building}` in the name, each building is a build of its own (`executeEach`).
   package func execute() throws -> Int32 {
     let started = Date()
     let cancel = SignalCancellation(printer: printer)
@@ -13,13 +14,57 @@ extension BuildJob {
     defer { cancel.stop() }
     // the files options name, before anything is read: never an input, never inside the output
     try checkOptionPaths(sidecars: [])
+    if let split = try BuildingSplit(self) { return try executeEach(split, cancel: cancel, started: started) }
     let (plan, layers) = try self.plan()
     if base.run.dryRun { return try dryRun(plan, layers: layers) }
     try cancel.checkpoint()
     // the sidecars the placements read are known now; the rule is made (or refused) before any work
     try checkOptionPaths(sidecars: plan.plans.flatMap(\.placement.sidecars))
-    let dependencyRule = try self.dependencyRule(plan)
+    let dependencyRule =
+      try base.output.depfile == nil
+      ? nil : DependencyFile.text(target: DependencyFile.target(output: base.output.output), dependencies: dependencies(plan))
+    switch try stage(plan, layers: layers, cancel: cancel) {
+    case .upToDate(let store):
+      try base.writeDependencies(dependencyRule)
+      if let path = base.output.changes { try ChangeList(entries: []).write(to: path) }
+      printer.info("\(store.path): up to date")
+      if base.run.json { try Printer.result(json: RunReport(output: store.path, upToDate: true)) }
+    case .staged(let staged):
+      var committed = false
+      defer { if !committed { staged.store.abort() } }
+      if let path = base.output.changes { try staged.changes().write(to: path) }
+      // the rule too: a depfile that cannot be written leaves the previous output as it was
+      try base.writeDependencies(dependencyRule)
+      try cancel.committing { try staged.store.commit() }
+      committed = true
+      staged.progress.finish()
+      base.report(plan, ledger: staged.ledger, seconds: Date().timeIntervalSince(started), output: staged.store.path)
+    }
+    return 0
+  }
 
+  /// A build rendered into staging: published by `store.commit()`, dropped by `store.abort()`.
+  struct StagedBuild {
+    var store: any TileStore
+    var manifest: Manifest
+    var ledger: RenderLedger
+    var progress: ProgressTracker
+
+    /// The tile files the commit adds, modifies or deletes.
+    func changes() throws -> ChangeList {
+      try ChangeList.compute(store: store, manifest: manifest, previous: store.existingManifest)
+    }
+  }
+
+  enum StageOutcome {
+    /// The output already holds this build (its manifest's time was renewed).
+    case upToDate(any TileStore)
+    case staged(StagedBuild)
+  }
+
+  /// Everything up to the swap: the store inspected, the up-to-date check, the
+  /// render (incremental where the previous output allows) and the manifest, staged.
+  func stage(_ plan: TileJobPlan, layers: [BuildLayer], cancel: SignalCancellation) throws -> StageOutcome {
     let store = base.makeStore(plan)
     try store.inspect()
     cancel.attach(store)
@@ -34,16 +79,12 @@ extension BuildJob {
         printer.info("\(store.path): \(difference); rebuilding")
       } else {
         try store.markUpToDate()
-        try base.writeDependencies(dependencyRule)
-        if let path = base.output.changes { try ChangeList(entries: []).write(to: path) }
-        printer.info("\(store.path): up to date")
-        if base.run.json { try Printer.result(json: RunReport(output: store.path, upToDate: true)) }
-        return 0
+        return .upToDate(store)
       }
     }
     try store.begin()
-    var committed = false
-    defer { if !committed { store.abort() } }
+    var staged = false
+    defer { if !staged { store.abort() } }
     let pool = WorkPool(jobs: base.run.jobs ?? ProcessInfo.processInfo.activeProcessorCount)
     cancel.attach(pool)
     let progress = ProgressTracker(plan: plan, printer: printer)
@@ -78,16 +119,8 @@ extension BuildJob {
     var files: [String: [UInt8]] = [:]
     if base.output.preview { files["preview.html"] = Array(PreviewPage.html(manifest: manifest).utf8) }
     manifest = try store.finish(manifest: manifest, files: files)
-    if let path = base.output.changes {
-      try ChangeList.compute(store: store, manifest: manifest, previous: store.existingManifest).write(to: path)
-    }
-    // the rule too: a depfile that cannot be written leaves the previous output as it was
-    try base.writeDependencies(dependencyRule)
-    try cancel.committing { try store.commit() }
-    committed = true
-    progress.finish()
-    base.report(plan, ledger: ledger, seconds: Date().timeIntervalSince(started), output: store.path)
-    return 0
+    staged = true
+    return .staged(StagedBuild(store: store, manifest: manifest, ledger: ledger, progress: progress))
   }
 
   /// What shapes the pixels: the run's options, and each layer's source and placement
@@ -165,10 +198,9 @@ extension BuildJob {
     try OptionPaths.check(outputs: named, inputs: read, outputDirectory: base.output.output)
   }
 
-  /// `--depfile`: the project file, every source and every sidecar the placements read,
-  /// as a make rule (a name make cannot express is refused here, before any work).
-  func dependencyRule(_ plan: TileJobPlan) throws -> String? {
-    guard base.output.depfile != nil else { return nil }
+  /// `--depfile`'s dependencies: the project file, every source and every sidecar the
+  /// placements read (`DependencyFile.text` refuses a name make cannot express).
+  func dependencies(_ plan: TileJobPlan) -> [String] {
     var dependencies = [project.file]
     for (i, layer) in project.buildings.flatMap(\.floors).enumerated() {
       let placement = (try? placementOptions(layer)) ?? base.placement
@@ -177,7 +209,7 @@ extension BuildJob {
         dependencies.append(d)
       }
     }
-    return try DependencyFile.text(target: DependencyFile.target(output: base.output.output), dependencies: dependencies)
+    return dependencies
   }
 
   /// `--dry-run`: the buildings and floors (printed while placing), then each floor
@@ -187,7 +219,7 @@ extension BuildJob {
     var total = 0
     for group in Self.floorGroups(plan.plans) {
       let names = group.layers.map { layers[$0].building.id }
-      printer.info("floor \(group.floor): \(names.joined(separator: " + ")) (composited in this order)")
+      printer.info("floor \(group.floor): \(names.joined(separator: " + "))\(names.count > 1 ? " (composited in this order)" : "")")
     }
     for key in cells.keys.sorted() {
       guard let r = cells[key] else { continue }

@@ -442,7 +442,9 @@ public struct TileJob {
     return manifest
   }
 
-  func report(_ plan: TileJobPlan, ledger: RenderLedger, seconds: Double, output: String) {
+  /// Prints the summary lines, and the JSON result with `--json`; returns that result.
+  @discardableResult
+  func report(_ plan: TileJobPlan, ledger: RenderLedger, seconds: Double, output: String) -> RunReport {
     let outcomes = ledger.outcomes
     var lines: [String] = []
     var totalWritten = 0
@@ -460,19 +462,18 @@ public struct TileJob {
     }
     printer.info("done: \(totalWritten) tiles, \(totalBlank) skipped, \(Format.bytes(totalBytes)) in \(Format.seconds(seconds)) → \(output)")
     for line in lines { printer.info(line) }
-    if run.json {
-      let levels = outcomes.keys.sorted().map { key -> LevelReport in
-        let o = outcomes[key] ?? LevelOutcome()
-        var level = LevelReport(key: key, range: plan.cells[key]?.range)
-        (level.written, level.skipped, level.bytes) = (o.tiles.count, o.blank, o.bytes)
-        return level
-      }
-      try? Printer.result(
-        json: RunReport(
-          output: output, upToDate: false, tilesWritten: totalWritten, tilesSkipped: totalBlank, bytes: totalBytes,
-          seconds: (seconds * 1000).rounded() / 1000, manifest: output + "/" + Manifest.fileName,
-          placements: plan.plans.map(PlacementReport.init), levels: levels))
+    let levels = outcomes.keys.sorted().map { key -> LevelReport in
+      let o = outcomes[key] ?? LevelOutcome()
+      var level = LevelReport(key: key, range: plan.cells[key]?.range)
+      (level.written, level.skipped, level.bytes) = (o.tiles.count, o.blank, o.bytes)
+      return level
     }
+    let result = RunReport(
+      output: output, upToDate: false, tilesWritten: totalWritten, tilesSkipped: totalBlank, bytes: totalBytes,
+      seconds: (seconds * 1000).rounded() / 1000, manifest: output + "/" + Manifest.fileName,
+      placements: plan.plans.map(PlacementReport.init), levels: levels)
+    if run.json { try? Printer.result(json: result) }
+    return result
   }
 }
 
@@ -491,7 +492,7 @@ package final class SignalCancellation: @unchecked Sendable {
   private let inCommit = Atomic<Bool>(false)
   /// Set once the run itself has wound down; the watchdog then has nothing to do.
   private let finished = Atomic<Bool>(false)
-  private let attached = Mutex<(pool: WorkPool?, store: (any TileStore)?)>((nil, nil))
+  private let attached = Mutex<(pool: WorkPool?, stores: [any TileStore])>((nil, []))
   private let printer: Printer
 
   package init(printer: Printer) { self.printer = printer }
@@ -519,7 +520,8 @@ package final class SignalCancellation: @unchecked Sendable {
     if let signal = received { throw JobInterrupted(signal: signal) }
   }
 
-  package func attach(_ store: any TileStore) { attached.withLock { $0.store = store } }
+  /// A store whose staging the watchdog removes; a build of several buildings attaches each.
+  package func attach(_ store: any TileStore) { attached.withLock { $0.stores.append(store) } }
 
   /// Runs the commit; a signal arriving meanwhile waits for it (it takes milliseconds).
   package func committing(_ body: () throws -> Void) throws {
@@ -538,7 +540,7 @@ package final class SignalCancellation: @unchecked Sendable {
     usleep(500_000)
     while inCommit.load(ordering: .relaxed) { usleep(5_000) }
     if finished.load(ordering: .relaxed) { return }
-    attached.withLock { $0.store }?.abort()
+    for store in attached.withLock({ $0.stores }) { store.abort() }
     printer.discard()
     printer.error("interrupted by \(sig == SIGINT ? "SIGINT" : "SIGTERM"); the previous output is unchanged")
     _exit(ExitStatus.signalled(sig))

@@ -16,6 +16,13 @@ func loadManifest(_ directory: String) throws -> Manifest {
   let path = directory + "/" + Manifest.fileName
   var st = stat()
   guard lstat(path, &st) == 0 else {
+    if let index = try? BuildingIndex.load(directory), let first = index.buildings.first {
+      throw TilecutError.invalidInput(
+        path: directory,
+        reason:
+          "holds a pyramid per building (\(index.buildings.map(\.id).joined(separator: ", "))), each with its own manifest: name one, e.g. \(directory)/\(first.id)"
+      )
+    }
     throw TilecutError.invalidInput(path: path, reason: "no manifest here; is this a tilecut output directory?")
   }
   guard (st.st_mode & S_IFMT) == S_IFREG else { throw TilecutError.invalidInput(path: path, reason: "is not a regular file") }
@@ -140,7 +147,19 @@ public struct Verifier: Sendable {
   /// - Returns: what was checked and every problem found (none: the output is intact).
   /// - Throws: `TilecutError` when the directory has no readable, valid manifest.
   public func run() throws -> VerifyReport {
-    try withVips {
+    // a root of per-building pyramids: each building's output checked against its own manifest
+    if !FileManager.default.fileExists(atPath: directory + "/" + Manifest.fileName), let index = try BuildingIndex.load(directory) {
+      var all = VerifyReport(directory: directory, tilesChecked: 0, mbtilesFiles: nil, problems: [])
+      all.buildings = index.buildings.count
+      for building in index.buildings {
+        let one = try Verifier(directory + "/" + building.id, jobs: jobs).run()
+        all.tilesChecked += one.tilesChecked
+        if let files = one.mbtilesFiles { all.mbtilesFiles = (all.mbtilesFiles ?? 0) + files }
+        all.problems += one.problems.map { "\(building.id): \($0)" }
+      }
+      return all
+    }
+    return try withVips {
       let manifest = try loadManifest(directory)
       if manifest.store == "mbtiles" { return try verifyMBTiles(manifest) }
       let template = try TileNameTemplate(manifest.name)
@@ -294,6 +313,9 @@ public struct VerifyReport: Sendable, Equatable {
   public var mbtilesFiles: Int?
   /// One line per problem ("missing: …", "wrong size: …"), sorted; empty when the output is intact.
   public var problems: [String]
+  /// For a root of per-building pyramids (`{building}` in the name), how many buildings
+  /// were checked; nil for a single output.
+  public var buildings: Int?
 
   /// True when the files match the manifest.
   public var isIntact: Bool { problems.isEmpty }
@@ -302,6 +324,10 @@ public struct VerifyReport: Sendable, Equatable {
   public var summary: String {
     guard problems.isEmpty else {
       return "\(directory): \(problems.count) problem\(problems.count == 1 ? "" : "s") (listed on stdout)"
+    }
+    if let buildings {
+      let files = mbtilesFiles.map { " (\($0) MBTiles files)" } ?? ""
+      return "ok: \(tilesChecked) tiles\(files) in the \(buildings) building\(buildings == 1 ? "" : "s") of \(directory) match their manifests"
     }
     if let files = mbtilesFiles { return "ok: \(tilesChecked) tiles in \(files) MBTiles files of \(directory) match its manifest" }
     return "ok: \(tilesChecked) tiles in \(directory) match its manifest"
@@ -337,6 +363,7 @@ public struct Merger: Sendable {
   @discardableResult
   package func run(printer: Printer) throws -> MergeReport {
     guard !shards.isEmpty else { throw TilecutError.invalidOption(option: "shard-dir", reason: "give the shard directories to merge") }
+    if let split = try BuildingMerge(shards: shards, output: output) { return try split.run(printer: printer) }
     return try withVips {
       // the output is replaced whole: never the working directory, never holding a shard
       try OptionPaths.check(outputs: [], inputs: shards, outputDirectory: output, outputOption: "out")
@@ -509,8 +536,11 @@ public struct MergeReport: Sendable {
   public var shards: Int
   /// How many tiles were copied.
   public var tilesCopied: Int
-  /// The combined output's manifest.
+  /// The combined output's manifest (for a build with `{building}` in the name: the
+  /// first building's; every building's is in `buildingManifests`).
   public var manifest: Manifest
+  /// For a build with `{building}` in the name: each building's merged manifest by id.
+  public var buildingManifests: [String: Manifest]?
 
   /// The line `tilecut merge` prints.
   public var summary: String { "merged \(shards) shards: \(tilesCopied) tiles → \(output)" }

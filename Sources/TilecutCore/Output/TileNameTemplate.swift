@@ -25,6 +25,13 @@ public struct TileNameTemplate: Hashable, Sendable, Codable, CustomStringConvert
           throw TilecutError.invalidOption(option: option, reason: "'\(pattern)' has a '{' without a closing '}'")
         }
         let name = String(pattern[pattern.index(after: index)..<close])
+        if name == "building" {
+          throw TilecutError.invalidOption(
+            option: option,
+            reason:
+              "'\(pattern)': {building} is for `tilecut build`, where it gives each building its own pyramid ('{building}/L{floor}_{z}_{x}_{y}.png'); a single run has no buildings"
+          )
+        }
         guard Self.placeholders.contains(name) else {
           throw TilecutError.invalidOption(
             option: option,
