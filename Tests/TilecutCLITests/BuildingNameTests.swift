@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TilecutCore
 
@@ -160,5 +161,46 @@ struct BuildingNameTests {
       try tilecutBinary(), [root + "/annex/ground.png", "-o", dir + "/one", "--name", "{building}/{z}_{x}_{y}.png"], timeout: 120)
     #expect(one.status == 2)
     #expect(one.stderr.contains("{building} is for `tilecut build`"), "\(one.stderr)")
+  }
+}
+
+@Suite("build command, incremental progress")
+struct IncrementalProgressTests {
+  /// The lines a build says, through the library.
+  func lines(_ file: String) throws -> [String] {
+    let said = Mutex<[String]>([])
+    try BuildJob.run(BuildRequest(file: file)) { line in said.withLock { $0.append(line) } }
+    return said.withLock { $0 }
+  }
+
+  @Test("an incremental rebuild's progress reaches every floor's end and its summary counts each blank cell once, as a full build's does")
+  func progressAndSkipped() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let file = try campusCopy(dir)
+    let text = try String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 20")
+    try text.write(toFile: file, atomically: true, encoding: .utf8)
+    let full = try lines(file)
+    try text.replacingOccurrences(of: "#fff1dc:4", with: "#fff1dc:9").write(toFile: file, atomically: true, encoding: .utf8)
+    let incremental = try lines(file)
+    #expect(incremental.contains { $0.contains("changed:") && $0.contains("re-rendered") }, "\(incremental)")
+    for floor in [1, 2] {
+      #expect(full.contains { $0.hasPrefix("  floor \(floor) done:") }, "\(full)")
+      #expect(incremental.contains { $0.hasPrefix("  floor \(floor) done:") }, "\(incremental)")
+    }
+    // "done: N tiles, K skipped": written + skipped is the floors' cells, each once, in both runs
+    func counts(_ lines: [String]) throws -> (written: Int, skipped: Int) {
+      let done = try #require(lines.first { $0.hasPrefix("done: ") })
+      let numbers = done.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+      return (numbers[0], numbers[1])
+    }
+    let a = try counts(full)
+    let b = try counts(incremental)
+    #expect(a.written == b.written)
+    #expect(a.skipped == b.skipped)
+    let manifest = try JSONDecoder().decode(
+      Manifest.self, from: try #require(FileManager.default.contents(atPath: dir + "/campus/tiles/manifest.json")))
+    let cells = manifest.levels.reduce(0) { $0 + ($1.xRange[1] - $1.xRange[0] + 1) * ($1.yRange[1] - $1.yRange[0] + 1) }
+    #expect(a.written + a.skipped == cells)
   }
 }

@@ -80,20 +80,29 @@ extension BuildJob {
   }
 
   /// Puts every tile of the previous output that lies outside the dirty cells into
-  /// staging unchanged: a hard link where the file system allows, else a copy.
-  /// Returns how many were carried.
+  /// staging unchanged: a hard link where the file system allows, else a copy; a cell
+  /// outside them that had no tile is counted blank again. Returns how many were carried.
   func carryOver(_ plan: TileJobPlan, previous: Manifest, dirty: CellSet, store: any TileStore, ledger: RenderLedger) throws -> Int {
     guard let staging = store.stagingPath else { throw TilecutError.output(path: store.path, reason: "the store was not begun") }
-    let cells = Self.cells(plan.plans)
-    var carried = 0
+    var had: [LevelKey: Set<TileCoordinate>] = [:]
     for level in previous.levels {
       let key = LevelKey(floor: level.floor, tileSize: level.tileSize, zoom: level.zoom)
-      guard let range = cells[key] else { continue }
       for run in level.rows where run.count == 3 && run[1] <= run[2] {
-        for x in run[1]...run[2] {
-          let tile = TileCoordinate(zoom: level.zoom, x: x, y: run[0])
-          guard range.contains(tile), !dirty.contains(key, tile) else { continue }
-          let relative = plan.template.path(floor: level.floor, tileSize: level.tileSize, tile: tile)
+        for x in run[1]...run[2] { had[key, default: []].insert(TileCoordinate(zoom: level.zoom, x: x, y: run[0])) }
+      }
+    }
+    var carried = 0
+    for (key, range) in Self.cells(plan.plans).sorted(by: { $0.key < $1.key }) {
+      let previousTiles = had[key] ?? []
+      for y in range.yRange {
+        for x in range.xRange {
+          let tile = TileCoordinate(zoom: key.zoom, x: x, y: y)
+          guard !dirty.contains(key, tile) else { continue }
+          guard previousTiles.contains(tile) else {
+            ledger.blank(key)
+            continue
+          }
+          let relative = plan.template.path(floor: key.floor, tileSize: key.tileSize, tile: tile)
           let source = store.path + "/" + relative
           let target = staging + "/" + relative
           let folder = (target as NSString).deletingLastPathComponent
@@ -106,7 +115,7 @@ extension BuildJob {
             guard let data = FileManager.default.contents(atPath: source) else {
               throw TilecutError.output(path: source, reason: "cannot be read to carry it over; run again with --force")
             }
-            try store.put([UInt8](data), floor: level.floor, tileSize: level.tileSize, tile: tile)
+            try store.put([UInt8](data), floor: key.floor, tileSize: key.tileSize, tile: tile)
           }
           ledger.carried(key, tile, bytes: Int(st.st_size))
           carried += 1
@@ -114,6 +123,20 @@ extension BuildJob {
       }
     }
     return carried
+  }
+
+  /// The cells an incremental rebuild tells progress of, per level: each kept cell once
+  /// (carried over or blank), and each rendered layer's cells inside the dirty ones.
+  static func incrementalCells(_ plan: TileJobPlan, _ incremental: IncrementalPlan) -> [LevelKey: Int] {
+    var planned = ProgressTracker.planned(incremental.render.map { plan.plans[$0] }, shard: nil, only: incremental.dirty)
+    for (key, range) in cells(plan.plans) {
+      for y in range.yRange {
+        for x in range.xRange where !incremental.dirty.contains(key, TileCoordinate(zoom: key.zoom, x: x, y: y)) {
+          planned[key, default: 0] += 1
+        }
+      }
+    }
+    return planned
   }
 }
 

@@ -87,10 +87,10 @@ extension BuildJob {
     defer { if !staged { store.abort() } }
     let pool = WorkPool(jobs: base.run.jobs ?? ProcessInfo.processInfo.activeProcessorCount)
     cancel.attach(pool)
-    let progress = ProgressTracker(plan: plan, printer: printer)
+    let incremental = incrementalPlan(plan, layers: layers, sources: sources, options: options, previous: store.existingManifest)
+    let progress = ProgressTracker(plan: plan, printer: printer, planned: incremental.map { Self.incrementalCells(plan, $0) })
     let ledger = RenderLedger(onTile: { key, _ in progress.tileDone(key) })
     progress.start(jobs: pool.jobs)
-    let incremental = incrementalPlan(plan, layers: layers, sources: sources, options: options, previous: store.existingManifest)
     do {
       if let incremental, let previous = store.existingManifest {
         let carried = try carryOver(plan, previous: previous, dirty: incremental.dirty, store: store, ledger: ledger)
@@ -109,6 +109,7 @@ extension BuildJob {
       throw error
     }
     if let signal = cancel.received { throw JobInterrupted(signal: signal) }
+    ledger.settleBlanks(cells: Self.cellCounts(plan))
     try base.checkNotEmpty(plan, ledger: ledger)
     for source in sources where source.identity != nil && TileJob.identity(source.path) != source.identity {
       throw TilecutError.invalidInput(path: source.path, reason: "changed during the run; the output was not replaced, run again")

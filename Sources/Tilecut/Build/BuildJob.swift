@@ -206,6 +206,26 @@ public struct BuildJob {
     return out
   }
 
+  /// Per floor number, size and zoom, the cells of the union ranges this run makes
+  /// (with `--shard`, only its own), each once however many layers draw there.
+  static func cellCounts(_ plan: TileJobPlan) -> [LevelKey: Int] {
+    var counts: [LevelKey: Int] = [:]
+    for (key, range) in cells(plan.plans) {
+      guard let shard = plan.settings.shard else {
+        counts[key] = range.count
+        continue
+      }
+      var n = 0
+      for y in range.yRange {
+        for x in range.xRange where shard.owns(floor: key.floor, tileSize: key.tileSize, tile: TileCoordinate(zoom: key.zoom, x: x, y: y)) {
+          n += 1
+        }
+      }
+      counts[key] = n
+    }
+    return counts
+  }
+
   static func layerSettings(_ settings: RenderSettings, only: CellSet?) -> RenderSettings {
     var s = settings
     s.only = only

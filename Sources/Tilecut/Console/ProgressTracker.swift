@@ -23,29 +23,36 @@ final class ProgressTracker: Sendable {
   private let floors: [Floor]
   private let floorCells: [Floor: Int]
 
-  init(plan: TileJobPlan, printer: Printer) {
+  /// `planned`: the cells to expect per level when not every layer's every cell is
+  /// rendered (an incremental rebuild); nil: all of `plan`'s.
+  init(plan: TileJobPlan, printer: Printer, planned: [LevelKey: Int]? = nil) {
     self.printer = printer
-    self.planned = Self.planned(plan.plans, shard: plan.settings.shard)
-    total = planned.values.reduce(0, +)
+    let expected = planned ?? Self.planned(plan.plans, shard: plan.settings.shard)
+    self.planned = expected
+    total = expected.values.reduce(0, +)
     var floorCells: [Floor: Int] = [:]
-    for (key, n) in planned { floorCells[key.floor, default: 0] += n }
+    for (key, n) in expected { floorCells[key.floor, default: 0] += n }
     self.floorCells = floorCells
     floors = floorCells.keys.sorted()
   }
 
   /// Cells each floor's builders finish per size and zoom: a floor several buildings
   /// have counts every building's cells (each layer's tile tells progress once).
-  static func planned(_ plans: [FloorPlan], shard: ShardSelector?) -> [LevelKey: Int] {
+  /// `only`: count just the cells in it (the dirty cells of an incremental rebuild).
+  static func planned(_ plans: [FloorPlan], shard: ShardSelector?, only: CellSet? = nil) -> [LevelKey: Int] {
     var planned: [LevelKey: Int] = [:]
     for plan in plans {
       for level in plan.levels {
         for cut in level.cuts {
           let key = LevelKey(floor: plan.floor, tileSize: cut.tileSize, zoom: cut.zoom)
           var n = cut.range.count
-          if let shard {
+          if shard != nil || only != nil {
             n = 0
             for y in cut.range.yRange {
-              for x in cut.range.xRange where shard.owns(floor: key.floor, tileSize: key.tileSize, tile: TileCoordinate(zoom: key.zoom, x: x, y: y)) {
+              for x in cut.range.xRange {
+                let tile = TileCoordinate(zoom: key.zoom, x: x, y: y)
+                if let shard, !shard.owns(floor: key.floor, tileSize: key.tileSize, tile: tile) { continue }
+                if let only, !only.contains(key, tile) { continue }
                 n += 1
               }
             }

@@ -29,9 +29,22 @@ public final class RenderLedger: Sendable {
   /// A tile carried over unchanged from the previous output.
   public func carried(_ key: LevelKey, _ tile: TileCoordinate, bytes: Int) { written(key, tile, bytes: bytes) }
 
-  func blank(_ key: LevelKey, notify: Bool = true) {
+  public func blank(_ key: LevelKey, notify: Bool = true) {
     state.withLock { $0[key, default: LevelOutcome()].blank += 1 }
     if notify { onTile?(key, false) }
+  }
+
+  /// Sets each level's blank count to its cells less its tiles. On a floor several
+  /// layers draw, a layer's blank cell may be another's tile, so the layers' own
+  /// blanks over-count; `cells` is what the floor covers, each cell once.
+  public func settleBlanks(cells: [LevelKey: Int]) {
+    state.withLock { outcomes in
+      for (key, n) in cells {
+        var outcome = outcomes[key] ?? LevelOutcome()
+        outcome.blank = max(0, n - outcome.tiles.count)
+        outcomes[key] = outcome
+      }
+    }
   }
 
   /// Tells `onTile` of one finished cell without recording an outcome.
