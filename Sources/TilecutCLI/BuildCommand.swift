@@ -50,13 +50,23 @@ public struct BuildCommand: ParsableCommand {
       valueName: "k/n|env[/n]"))
   public var shard: String?
 
+  @Option(name: [.short, .long], help: ArgumentHelp("The output directory (overrides the file's output).", valueName: "dir"), completion: .directory)
+  public var output: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "Tile path template (overrides the file's name); start it with {building}/ for a pyramid per building, e.g. '{building}/{size}/L{floor}_{z}_{x}_{y}.png'.",
+      valueName: "template"))
+  public var name: String?
+
   public init() {}
 
   public func run() throws {
     let printer = Printer(verbosity: quiet ? .quiet : .normal)
     do {
       let overrides = BuildOverrides(
-        dryRun: dryRun, json: json, quiet: quiet, force: force, jobs: jobs, depfile: depfile, changes: changes, shard: shard)
+        dryRun: dryRun, json: json, quiet: quiet, force: force, jobs: jobs, depfile: depfile, changes: changes, shard: shard,
+        output: output, name: name)
       let job = try BuildJob.prepare(BuildRequest(file: file, overrides: overrides), printer: printer)
       try runJob(printer: printer) { try job.execute() }
     } catch let code as ExitCode {

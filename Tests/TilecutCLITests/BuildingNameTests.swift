@@ -18,6 +18,9 @@ struct BuildingNameTests {
     return (file, text)
   }
 
+  /// The tile files of a single run's output.
+  func alone(_ output: String) -> [String] { filesBelow(output).filter { $0.hasSuffix(".png") } }
+
   @Test("each building's pyramid is byte-identical to that building tiled alone; the root's index names them; verify takes the root")
   func perBuilding() throws {
     let dir = try scratch()
@@ -58,6 +61,12 @@ struct BuildingNameTests {
     let damaged = try Verifier(root + "/tiles").run()
     #expect(!damaged.isIntact)
     #expect(damaged.problems.allSatisfy { $0.hasPrefix("annex: ") })
+    // the command line's -o and --name over the file's
+    #expect(try tilecut(["build", file, "-o", dir + "/cli", "--name", "{building}/{size}/F{floor}_{z}_{x}_{y}.png"]) == 0)
+    #expect(
+      Set(filesBelow(dir + "/cli/annex").filter { $0.hasSuffix(".png") })
+        == Set(alone(dir + "/annex").map { $0.replacingOccurrences(of: "/L1_", with: "/F1_") }))
+    #expect(try tilecut(["build", file, "-o", dir + "/cli2", "--name", "{size}/{building}_{z}_{x}_{y}.png"]) == 2)
     // the root is no single output: preview says which folders are
     #expect(throws: TilecutError.self) { try PreviewSheetRequest(root + "/tiles", zoom: 20, output: dir + "/sheet.png").run() }
   }

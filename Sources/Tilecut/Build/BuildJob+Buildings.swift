@@ -17,16 +17,24 @@ struct BuildingSplit {
   init?(_ job: BuildJob) throws {
     let pattern = job.base.output.name
     guard pattern.contains("{building}") else { return nil }
+    // a mistake in the name is the file's (at its line) unless the command line gave it
+    func refuse(_ reason: String) -> Error {
+      if let option = job.project.option("name"), option.value == .string(pattern) {
+        return ProjectError(file: job.project.file, mark: option.mark, message: "name '\(pattern)': \(reason)")
+      }
+      return TilecutError.invalidOption(option: "--name", reason: "'\(pattern)': \(reason)")
+    }
     let prefix = "{building}/"
     let rest = String(pattern.dropFirst(prefix.count))
     guard pattern.hasPrefix(prefix), !rest.contains("{building}") else {
-      let message =
-        "name '\(pattern)': {building} must be the first folder, once, as in '{building}/L{floor}_{z}_{x}_{y}.png' (each building's pyramid and manifest go in a folder of its own)"
-      throw ProjectError(file: job.project.file, mark: job.project.option("name")?.mark, message: message)
+      throw refuse(
+        "{building} must be the first folder, once, as in '{building}/L{floor}_{z}_{x}_{y}.png' (each building's pyramid and manifest go in a folder of its own)"
+      )
     }
-    // the rest must be a name a single run takes; its mistakes are the name's
+    // the rest must be a name a single run takes
     do { _ = try TileNameTemplate(rest, option: "name") } catch let error as TilecutError {
-      throw ProjectError(file: job.project.file, mark: job.project.option("name")?.mark, message: error.description)
+      if case .invalidOption(_, let reason) = error { throw refuse(reason) }
+      throw error
     }
     var root = job.base.output.output
     while root.count > 1 && root.hasSuffix("/") { root.removeLast() }

@@ -24,14 +24,17 @@ public struct BuildOverrides: Sendable {
   var depfile: String?
   var changes: String?
   var shard: String?
+  var output: String?
+  var name: String?
 
   /// Overrides of the project file's options, as `tilecut build`'s flags give them.
+  /// `output` is relative to the current directory (the file's own is relative to the file).
   public init(
     dryRun: Bool = false, json: Bool = false, quiet: Bool = false, force: Bool = false, jobs: Int? = nil, depfile: String? = nil,
-    changes: String? = nil, shard: String? = nil
+    changes: String? = nil, shard: String? = nil, output: String? = nil, name: String? = nil
   ) {
     (self.dryRun, self.json, self.quiet, self.force, self.jobs) = (dryRun, json, quiet, force, jobs)
-    (self.depfile, self.changes, self.shard) = (depfile, changes, shard)
+    (self.depfile, self.changes, self.shard, self.output, self.name) = (depfile, changes, shard, output, name)
   }
 }
 
@@ -57,6 +60,14 @@ public struct BuildJob {
     if let c = overrides.changes {
       outputExtra.append("--changes=\(c)")
       overridden.insert("changes")
+    }
+    if let o = overrides.output {
+      outputExtra.append("--output=\(o)")
+      overridden.insert("output")
+    }
+    if let n = overrides.name {
+      outputExtra.append("--name=\(n)")
+      overridden.insert("name")
     }
     let output = try ProjectArguments.parse(
       OutputOptions.self, options: project.options, keys: ProjectArguments.outputKeys, extra: outputExtra, overridden: overridden,
