@@ -90,7 +90,7 @@ public enum GeoPlacement {
   /// `deepestWorldPixels`: the width of the deepest level, for densifying the outline
   /// (nil: the source's own resolution).
   public static func make(
-    method: String, toCRS: TilecutCore.AffineTransform, crs: CRSDefinition, width: Int, height: Int, deepestZoom: Int? = nil,
+    method: PlacementMethod, toCRS: TilecutCore.AffineTransform, crs: CRSDefinition, width: Int, height: Int, deepestZoom: Int? = nil,
     controlPoints: [(pixel: PixelPoint, model: PixelPoint)]? = nil, controlPointOrder: Int? = nil, option: String
   ) throws -> Placement {
     guard width > 0, height > 0 else {

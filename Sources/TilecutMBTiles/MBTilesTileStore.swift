@@ -32,7 +32,7 @@ public final class MBTilesTileStore: TileStore, @unchecked Sendable {
 
   /// Nil when every tile set of the manifest is present with the rows per zoom it lists.
   public func difference(from manifest: Manifest) -> String? {
-    guard manifest.store == "mbtiles", let sets = manifest.tileSets else { return "the output holds tile files, not MBTiles" }
+    guard manifest.store == .mbtiles, let sets = manifest.tileSets else { return "the output holds tile files, not MBTiles" }
     for set in sets {
       let file = path + "/" + set.file
       let counts: [Int: (count: Int, bytes: Int)]
@@ -76,7 +76,6 @@ public final class MBTilesTileStore: TileStore, @unchecked Sendable {
     try writer(floor: floor, tileSize: tileSize).put(tile, data: bytes)
   }
 
-  public func recordNoTile(floor: Floor, tileSize: Int, tile: TileCoordinate) {}
 
   public func stagedTile(floor: Floor, tileSize: Int, tile: TileCoordinate) throws -> [UInt8] {
     guard let bytes = try writer(floor: floor, tileSize: tileSize).read(tile) else {
@@ -97,7 +96,7 @@ public final class MBTilesTileStore: TileStore, @unchecked Sendable {
       try w.finish(metadata: Self.metadata(manifest, floor: key.floor, tileSize: key.tileSize, format: format))
       sets.append(Manifest.TileSet(floor: key.floor, tileSize: key.tileSize, file: Self.fileName(floor: key.floor, tileSize: key.tileSize)))
     }
-    final.store = "mbtiles"
+    final.store = .mbtiles
     final.tileSets = sets
     final.storeFiles = Array(Set(manifest.storeFiles ?? []).union(sets.map(\.file))).sorted()
     return try directory.finish(manifest: final, files: files)

@@ -10,11 +10,11 @@ enum SubPixelPlacement {
     guard width < 1 || height < 1 else { return }
     let what: String
     switch placement.method {
-    case "bounds": what = "--bounds"
-    case "gcp": what = "--gcp"
-    case "center": what = "--center with --meters-per-pixel"
-    case "world-file": what = "its world file"
-    case let m where m.hasPrefix("geotiff"): what = "its GeoTIFF georeference"
+    case .bounds: what = "--bounds"
+    case .gcp: what = "--gcp"
+    case .center: what = "--center with --meters-per-pixel"
+    case .worldFile: what = "its world file"
+    case .geotiff, .geotiffGCP: what = "its GeoTIFF georeference"
     default: what = "its placement"
     }
     throw TilecutError.invalidInput(

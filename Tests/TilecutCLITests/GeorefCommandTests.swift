@@ -78,7 +78,7 @@ struct GeorefCommandTests {
       ]) == 0)
     let manifest = try Manifest.decode(try #require(FileManager.default.contents(atPath: dir + "/out/manifest.json")))
     #expect(manifest.options["previewBasemap"] == url && manifest.options["previewAttribution"] == "© someone")
-    #expect(manifest.placements?.first?.method == "bounds")
+    #expect(manifest.placements?.first?.method == .bounds)
     let html = try String(contentsOfFile: dir + "/out/preview.html", encoding: .utf8)
     #expect(html.contains(url) && html.contains("options.previewBasemap"))
   }

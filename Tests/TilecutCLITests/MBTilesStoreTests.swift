@@ -43,7 +43,7 @@ struct MBTilesStoreTests {
     let files = try FileManager.default.contentsOfDirectory(atPath: dir + "/mb").sorted()
     #expect(files == ["L1_256.mbtiles", "L1_512.mbtiles", "manifest.json"])
     let manifest = try Manifest.decode(try Data(contentsOf: URL(fileURLWithPath: dir + "/mb/manifest.json")))
-    #expect(manifest.store == "mbtiles")
+    #expect(manifest.store == .mbtiles)
     #expect(manifest.tileSets?.map(\.file) == ["L1_256.mbtiles", "L1_512.mbtiles"])
     let template = try TileNameTemplate(TileNameTemplate.defaultPattern)
     var compared = 0

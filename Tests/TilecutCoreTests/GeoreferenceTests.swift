@@ -65,7 +65,7 @@ struct GeoreferenceTests {
   func boundsCorners() throws {
     let (s, w, n, e) = (51.5006, -0.1285, 51.5020, -0.1255)
     let p = try Georeference.bounds(south: s, west: w, north: n, east: e, width: 1000, height: 700, projection: .webMercator)
-    #expect(p.method == "bounds" && p.projection == .webMercator)
+    #expect(p.method == .bounds && p.projection == .webMercator)
     let nw = p.world(col: 0, row: 0)
     let se = p.world(col: 1000, row: 700)
     let ne = p.world(col: 1000, row: 0)
@@ -83,7 +83,7 @@ struct GeoreferenceTests {
   @Test("lon/lat bounds: the affine map gives degrees, the middle row is the middle latitude")
   func lonLatBounds() throws {
     let p = try Georeference.bounds(south: 10, west: 20, north: 60, east: 40, width: 100, height: 200, projection: .lonLat)
-    #expect(p.projection == .lonLat && p.method == "bounds")
+    #expect(p.projection == .lonLat && p.method == .bounds)
     #expect(p.transform.apply(0, 0) == (x: 20, y: 60))
     #expect(p.transform.apply(100, 200) == (x: 40, y: 10))
     #expect(abs(WebMercator.geo(p.world(col: 50, row: 100)).latitude - 35) < 1e-9)
@@ -164,7 +164,7 @@ struct GeoreferenceTests {
       return ControlPoint(col: c, row: r, point: WebMercator.geo(WorldPoint(u: w.x, v: w.y)))
     }
     let (fit, report) = try Georeference.fit(points, width: 2000, height: 1000)
-    #expect(fit.method == "gcp" && fit.projection == .webMercator)
+    #expect(fit.method == .gcp && fit.projection == .webMercator)
     for (got, want) in [(fit.transform.a, truth.a), (fit.transform.b, truth.b), (fit.transform.d, truth.d), (fit.transform.e, truth.e)] {
       #expect(abs(got - want) < 1e-6 * scale)
     }
@@ -302,7 +302,7 @@ struct GeoreferenceTests {
   func centerNorthUp() throws {
     let centre = GeoPoint(latitude: 60, longitude: 10)
     let p = try Georeference.center(centre, metersPerPixel: 0.5, rotationDegrees: 0, width: 400, height: 200)
-    #expect(p.method == "center" && p.projection == .webMercator)
+    #expect(p.method == .center && p.projection == .webMercator)
     let mid = p.world(col: 200, row: 100)
     let g = WebMercator.geo(mid)
     #expect(abs(g.latitude - 60) < 1e-12 && abs(g.longitude - 10) < 1e-12)

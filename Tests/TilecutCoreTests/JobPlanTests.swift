@@ -12,11 +12,11 @@ struct JobPlanTests {
     let t = 0.3
     let unit = 1 / (256 * pow(2, 14.0))
     let turned = Placement(
-      method: "center",
+      method: .center,
       transform: AffineTransform.translation(0.52, 0.33).concatenating(
         after: AffineTransform(a: cos(t) * unit, b: -sin(t) * unit, c: 0, d: sin(t) * unit, e: cos(t) * unit, f: 0)))
     let lonLat = Placement(
-      method: "bounds", projection: .lonLat, transform: AffineTransform(a: 0.0001, b: 0, c: 13.37, d: 0, e: -0.0001, f: 52.51))
+      method: .bounds, projection: .lonLat, transform: AffineTransform(a: 0.0001, b: 0, c: 13.37, d: 0, e: -0.0001, f: 52.51))
     return try PyramidPlanner.plan(
       floors: [
         FloorInput(floor: 0, source: source, placement: .raster(nativeZoom: 2)),
@@ -91,7 +91,7 @@ struct JobPlanTests {
     let source = SourceDescription(path: "wide.png", width: 60_000, height: 4000)
     let unit = 1 / (256 * pow(2, 16.0))
     let placement = Placement(
-      method: "center",
+      method: .center,
       transform: AffineTransform.translation(0.5, 0.5).concatenating(after: AffineTransform(a: 0, b: -unit, c: 0, d: unit, e: 0, f: 0)))
     let plan = try PyramidPlanner.plan(floor: 1, source: source, placement: placement, request: PlanRequest(maxZoom: 16, tileSizes: [.standard]))
     guard case .resample(let r) = plan.chain.first?.recipe else {

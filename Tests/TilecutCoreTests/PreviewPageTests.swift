@@ -59,7 +59,7 @@ struct PlacedFloorTests {
     let (placement, report) = try Georeference.fit(Self.points, width: 400, height: 300)
     let floor = Floor(3)
     let placed = Manifest.PlacedFloor(floor: floor, placement: placement, mapping: nil, width: 400, height: 300)
-    #expect(placed.method == "gcp")
+    #expect(placed.method == .gcp)
     let points = try #require(placed.controlPoints)
     #expect(points.count == 4)
     #expect(abs((placed.rmsPixels ?? 0) - report.rmsPixels) <= 1e-9 * max(1, report.rmsPixels))

@@ -68,7 +68,7 @@ func render(
   let pool = WorkPool(jobs: jobs)
   let ledger = RenderLedger()
   let builder = PyramidBuilder(
-    plan: plan, settings: RenderSettings(template: try TileNameTemplate("{size}/{z}_{x}_{y}"), shard: shard),
+    plan: plan, settings: RenderSettings(shard: shard),
     encoder: sink, writer: sink, pool: pool, ledger: ledger, inPlaceBudget: inPlaceBudget,
     openSource: { level in
       // the upsampled level doubles each source pixel
@@ -237,14 +237,14 @@ struct PyramidBuilderTests {
     let transform = AffineTransform.translation(600 / world, 600 / world).concatenating(after: .scale(1 / world, 1 / world))
     let source = SourceDescription(path: "pattern", width: pattern.width, height: pattern.height)
     let plan = try PyramidPlanner.plan(
-      floor: 1, source: source, placement: Placement(method: "test", transform: transform, nativeZoom: 4),
+      floor: 1, source: source, placement: Placement(method: PlacementMethod(rawValue: "test"), transform: transform, nativeZoom: 4),
       request: PlanRequest(minZoom: 0, maxZoom: 4, tileSizes: [256]))
     let levels = plan.levels
     #expect(levels[0].region.x == 512 && levels[1].region.x == 0 && levels[0].region.height > 4 * levels[0].stripHeight)
     let sink = CapturingSink()
     let pool = WorkPool(jobs: 2)
     let builder = PyramidBuilder(
-      plan: plan, settings: RenderSettings(template: try TileNameTemplate("{size}/{z}_{x}_{y}")), encoder: sink, writer: sink,
+      plan: plan, settings: RenderSettings(), encoder: sink, writer: sink,
       pool: pool, ledger: RenderLedger(),
       openSource: { _ in FunctionSource(region: levels[0].region) { x, y in pattern.pixel(x - 600, y - 600) } })
     try builder.build()
@@ -323,7 +323,7 @@ struct PyramidBuilderTests {
     let pool = WorkPool(jobs: 2)
     let sources = Mutex<[FunctionSource]>([])
     let builder = PyramidBuilder(
-      plan: plan, settings: RenderSettings(template: try TileNameTemplate("{z}_{x}_{y}")), encoder: sink, writer: sink,
+      plan: plan, settings: RenderSettings(), encoder: sink, writer: sink,
       pool: pool, ledger: RenderLedger(),
       openSource: { level in
         let s = FunctionSource(region: level.region) { x, y in big.pixel(x, y) }

@@ -39,7 +39,7 @@ struct TripleDensityTests {
     let pool = WorkPool(jobs: 2)
     let pattern = self.pattern
     let builder = PyramidBuilder(
-      plan: plan, settings: RenderSettings(template: try TileNameTemplate("{size}/{z}_{x}_{y}")), encoder: sink, writer: sink,
+      plan: plan, settings: RenderSettings(), encoder: sink, writer: sink,
       pool: pool, ledger: RenderLedger(),
       openSource: { level in
         // each source pixel repeated 3× for the 768 head (nearest), once for the 256 head

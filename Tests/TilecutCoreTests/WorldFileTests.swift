@@ -18,7 +18,7 @@ struct WorldFileTests {
     let centre = t.apply(0.5, 0.5)
     #expect(centre.x == x && centre.y == y)
     let p = try WorldFile.placement(transform: t, crs: .epsg3857)
-    #expect(p.method == "world-file" && p.projection == .webMercator)
+    #expect(p.method == .worldFile && p.projection == .webMercator)
     let g = WebMercator.geo(p.world(col: 0.5, row: 0.5))
     #expect(abs(g.latitude - 51.5074) < 1e-9 && abs(g.longitude + 0.1278) < 1e-9)
     let w = p.world(col: 0, row: 0)
@@ -64,7 +64,7 @@ struct WorldFileTests {
   func degreesWorldFile() throws {
     let t = try WorldFile.parse("0.001\n0\n0\n-0.001\n10.0005\n50.9995\n", path: "m.wld")
     let p = try WorldFile.placement(transform: t, crs: .epsg4326)
-    #expect(p.projection == .lonLat && p.method == "world-file")
+    #expect(p.projection == .lonLat && p.method == .worldFile)
     let nw = p.transform.apply(0, 0)
     #expect(abs(nw.x - 10) < 1e-12 && abs(nw.y - 51) < 1e-12)
     let se = p.transform.apply(1000, 1000)

@@ -103,7 +103,7 @@ struct DocumentTests {
       let plan = try PyramidPlanner.plan(
         floor: try #require(Floor(page)), source: source, placement: .raster(nativeZoom: 0), request: PlanRequest(maxZoom: 2, tileSizes: [256]))
       let builder = PyramidBuilder(
-        plan: plan, settings: RenderSettings(template: template), encoder: VipsTileEncoder(),
+        plan: plan, settings: RenderSettings(), encoder: VipsTileEncoder(),
         writer: DirectoryTileWriter(root: dir + "/out", template: template), pool: pool, ledger: ledger,
         openSource: { try LevelPipeline.open(plan: plan, level: $0, loader: header.loader) })
       try builder.build()

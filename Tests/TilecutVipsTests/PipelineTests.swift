@@ -57,7 +57,7 @@ func tile(_ path: String, into out: String, sizes: [Int], maxZoom: Int? = nil) t
   let ledger = RenderLedger()
   let template = try TileNameTemplate(TileNameTemplate.defaultPattern)
   let builder = PyramidBuilder(
-    plan: plan, settings: RenderSettings(template: template),
+    plan: plan, settings: RenderSettings(),
     encoder: VipsTileEncoder(), writer: DirectoryTileWriter(root: out, template: template), pool: pool, ledger: ledger,
     openSource: { try LevelPipeline.open(plan: plan, level: $0, loader: header.loader) })
   try builder.build()
@@ -181,7 +181,7 @@ struct PipelineTests {
       .concatenating(after: rotate).concatenating(after: .scale(unit, unit * flip))
     let source = SourceDescription(path: dir + "/src.png", width: image.width, height: image.height, isVector: false)
     let plan = try PyramidPlanner.plan(
-      floor: 1, source: source, placement: Placement(method: "test", transform: transform),
+      floor: 1, source: source, placement: Placement(method: PlacementMethod(rawValue: "test"), transform: transform),
       request: PlanRequest(maxZoom: zoom, tileSizes: [256]))
     // the densest level: the chain's head, or an upsampled level above it
     let level = try #require(plan.levels.first)

@@ -26,7 +26,7 @@ struct SharedSheetTests {
         floor: try #require(Floor(k)), source: sources[k], placement: .raster(nativeZoom: zoom), request: PlanRequest(maxZoom: zoom, tileSizes: sizes)
       )
       let builder = PyramidBuilder(
-        plan: plan, settings: RenderSettings(template: template), encoder: VipsTileEncoder(),
+        plan: plan, settings: RenderSettings(), encoder: VipsTileEncoder(),
         writer: DirectoryTileWriter(root: out, template: template), pool: pool, ledger: RenderLedger(),
         openSource: { try LevelPipeline.open(plan: plan, level: $0, loader: header.loader, sheet: sheet) })
       try builder.build()

@@ -125,7 +125,6 @@ public struct BuildJob {
       minZoom: base.pyramid.minZoom, maxZoom: base.pyramid.maxZoom, tileSizes: sizes, retinaDepth: base.pyramid.retinaDepth,
       resampling: base.pyramid.resampling)
     let runSettings = RenderSettings(
-      template: template,
       background: try base.encoding.background.map { try ColorRule(parsing: $0, option: "--background") },
       knockout: try base.encoding.knockout.map { try ColorRule(parsing: $0, option: "--knockout") },
       shard: try base.run.shardSelector())
@@ -157,7 +156,7 @@ public struct BuildJob {
         let placement = try located(spec.mark, building, spec) {
           try placementOptions.resolve(floors: [source], pyramid: base.pyramid, printer: quiet)
         }[0]
-        if placement.method == "raster" {
+        if placement.method == .raster {
           printer.warning(
             "\(building.id) floor \(spec.floor): \(spec.source) has no placement and no georeference: it lies at the map's north-west corner; give gcp, center, bounds or a world file"
           )

@@ -95,7 +95,7 @@ extension TileJob {
       printer.info(
         String(
           format: "floor %d: %@, %d × %d px, placement %@, CRS %@, footprint S %.7f W %.7f N %.7f E %.7f, %.3g m per source pixel",
-          p.floor.number, p.source.path, p.source.width, p.source.height, p.placement.method, PlacementOptions.crsName(p.placement),
+          p.floor.number, p.source.path, p.source.width, p.source.height, p.placement.method.rawValue, PlacementOptions.crsName(p.placement),
           f.south, f.west, f.north, f.east, p.placement.groundMetersPerPixel(width: p.source.width, height: p.source.height)))
       for level in p.levels { printer.info("  " + Self.describe(level)) }
     }

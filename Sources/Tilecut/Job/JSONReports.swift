@@ -49,7 +49,7 @@ struct PlacementReport: Codable {
     let f = Manifest.Footprint(floor: p.floor, rect: p.footprint)
     let metres = p.placement.groundMetersPerPixel(width: p.source.width, height: p.source.height)
     floor = p.floor
-    method = p.placement.method
+    method = p.placement.method.rawValue
     crs = PlacementOptions.crsName(p.placement)
     (south, west, north, east) = (f.south, f.west, f.north, f.east)
     metersPerPixel = metres.isFinite ? metres : 0

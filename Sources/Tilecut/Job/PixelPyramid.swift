@@ -22,7 +22,7 @@ package enum PixelPyramid {
     var template = try TileNameTemplate(TileNameTemplate.defaultPattern)
     template = try template.withExtension("png")
     let plan = TileJobPlan(
-      floors: floors, job: job, mappings: [nil], template: template, settings: RenderSettings(template: template), notes: [])
+      floors: floors, job: job, mappings: [nil], template: template, settings: RenderSettings(), notes: [])
     let tileJob = TileJob(
       inputs: [input], output: try OutputOptions.parse([]), pyramid: try PyramidOptions.parse([]), floors: try FloorOptions.parse([]),
       placement: try PlacementOptions.parse([]), encoding: try EncodingOptions.parse([]), run: run, printer: printer)

@@ -93,7 +93,6 @@ public struct TileJob {
       )
     }
     let settings = RenderSettings(
-      template: template,
       background: try encoding.background.map { try ColorRule(parsing: $0, option: "--background") },
       knockout: try encoding.knockout.map { try ColorRule(parsing: $0, option: "--knockout") },
       shard: try run.shardSelector())

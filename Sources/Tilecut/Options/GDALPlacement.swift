@@ -28,7 +28,7 @@ extension PlacementOptions {
           method: method, toCRS: transform, crs: crs, width: size.0, height: size.1, deepestZoom: pyramid.maxZoom, option: path)
       }
       placement.sidecars = Self.unique(sidecars + crs.files)
-      if method == "geotiff" {
+      if method == .geotiff {
         try worldFileAgreement(path: path, keys: transform, width: size.0, height: size.1, printer: printer)
       }
     } else if !found.controlPoints.isEmpty {
@@ -45,7 +45,7 @@ extension PlacementOptions {
       try checkResidual(points, order: order, path: path, width: size.0, height: size.1, printer: printer)
       placement = try Self.fromFile(path) {
         try GeoPlacement.make(
-          method: found.driver == "GTiff" ? "geotiff-gcp" : "gcp-file", toCRS: affine, crs: crs, width: size.0, height: size.1,
+          method: found.driver == "GTiff" ? .geotiffGCP : .gcpFile, toCRS: affine, crs: crs, width: size.0, height: size.1,
           deepestZoom: pyramid.maxZoom, controlPoints: points, controlPointOrder: order == 1 ? nil : order, option: path)
       }
       placement.sidecars = Self.unique(sidecars + crs.files)
@@ -58,10 +58,10 @@ extension PlacementOptions {
   }
 
   /// How GDAL found the georeferencing: `aux-xml`, `world-file`, or `geotiff` (the keys).
-  static func method(_ found: GDALGeoreference, sidecars: [String]) -> String {
-    if sidecars.contains(where: { $0.lowercased().hasSuffix(".aux.xml") && auxHasGeoTransform($0) }) { return "aux-xml" }
-    if sidecars.contains(where: { isWorldFileName($0) }) { return "world-file" }
-    return found.driver == "GTiff" ? "geotiff" : found.driver.lowercased()
+  static func method(_ found: GDALGeoreference, sidecars: [String]) -> PlacementMethod {
+    if sidecars.contains(where: { $0.lowercased().hasSuffix(".aux.xml") && auxHasGeoTransform($0) }) { return .auxXML }
+    if sidecars.contains(where: { isWorldFileName($0) }) { return .worldFile }
+    return found.driver == "GTiff" ? .geotiff : .driver(found.driver)
   }
 
   static func isWorldFileName(_ path: String) -> Bool {

@@ -145,7 +145,7 @@ public struct PlacementOptions: ParsableArguments {
       }
       return Placement.raster(nativeZoom: nativeZoom)
     }
-    for (floor, placement) in zip(floors, placements) where placement.method != "raster" {
+    for (floor, placement) in zip(floors, placements) where placement.method != .raster {
       printer.info(Self.describe(placement, floor: floor.floor, width: floor.description.width, height: floor.description.height))
     }
     return placements
@@ -156,7 +156,7 @@ public struct PlacementOptions: ParsableArguments {
     let f = Manifest.Footprint(floor: floor, rect: placement.footprint(width: width, height: height).clampedToWorld)
     return String(
       format: "floor %d: placed by %@, CRS %@, footprint S %.6f W %.6f N %.6f E %.6f, %.3g m per source pixel", floor.number,
-      placement.method, crsName(placement), f.south, f.west, f.north, f.east, placement.groundMetersPerPixel(width: width, height: height))
+      placement.method.rawValue, crsName(placement), f.south, f.west, f.north, f.east, placement.groundMetersPerPixel(width: width, height: height))
       + (placement.crsOperation.map { ", datum shift: \($0)" } ?? "") + "; " + (f.location ?? "")
   }
 
@@ -164,8 +164,8 @@ public struct PlacementOptions: ParsableArguments {
   static func crsName(_ placement: Placement) -> String {
     if let name = placement.crsName { return name }
     switch placement.method {
-    case "raster": return "none (pixel space)"
-    case "bounds", "gcp", "center": return "EPSG:4326 WGS 84 (degrees)"
+    case .raster: return "none (pixel space)"
+    case .bounds, .gcp, .center: return "EPSG:4326 WGS 84 (degrees)"
     default: return placement.projection == .lonLat ? "EPSG:4326 WGS 84" : "EPSG:3857 WGS 84 / Pseudo-Mercator"
     }
   }
@@ -206,7 +206,7 @@ public struct PlacementOptions: ParsableArguments {
     }
     var placement = try Self.fromFile(path) {
       try GeoPlacement.make(
-        method: "world-file", toCRS: transform, crs: crs, width: width, height: height, deepestZoom: pyramid.maxZoom, option: path)
+        method: .worldFile, toCRS: transform, crs: crs, width: width, height: height, deepestZoom: pyramid.maxZoom, option: path)
     }
     placement.sidecars = [path] + crs.files
     return placement

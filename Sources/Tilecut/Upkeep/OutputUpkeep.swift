@@ -161,7 +161,7 @@ public struct Verifier: Sendable {
     }
     return try withVips {
       let manifest = try loadManifest(directory)
-      if manifest.store == "mbtiles" { return try verifyMBTiles(manifest) }
+      if manifest.store == .mbtiles { return try verifyMBTiles(manifest) }
       let template = try TileNameTemplate(manifest.name)
       let entries = entriesBelow(directory)
       let regular = Dictionary(entries.filter(\.isRegular).map { ($0.path, $0.bytes) }, uniquingKeysWith: { a, _ in a })
@@ -387,7 +387,7 @@ public struct Merger: Sendable {
         throw TilecutError.invalidOption(
           option: "shard-dir", reason: "shard\(missing.count == 1 ? "" : "s") \(shown)\(missing.count > 5 ? ", …" : "") missing")
       }
-      let isMBTiles = first.store == StoreKind.mbtiles.rawValue
+      let isMBTiles = first.store == .mbtiles
       // what each shard's manifest lists must be what it holds
       for (dir, (m, tally)) in zip(shards, inspected) {
         var rows: [LevelKey: Int] = [:]
@@ -489,7 +489,7 @@ public struct Merger: Sendable {
       merged.contentVersion = try ContentVersion.of(merged, store: store)
       // the preview page belongs to the job: a single run with --preview has one
       var files: [String: [UInt8]] = [:]
-      if first.options["preview"] == "true" || (first.storeFiles ?? []).contains("preview.html") {
+      if (first.storeFiles ?? []).contains("preview.html") {
         files["preview.html"] = Array(PreviewPage.html(manifest: merged).utf8)
       }
       try store.finish(manifest: merged, files: files)
@@ -614,7 +614,7 @@ public struct PreviewSheetRequest: Sendable {
       let template = try TileNameTemplate(manifest.name)
       // every listed tile must be there before the sheet is allocated
       var tiles: [TileCoordinate: [UInt8]] = [:]
-      if manifest.store == StoreKind.mbtiles.rawValue {
+      if manifest.store == .mbtiles {
         guard let set = manifest.tileSets?.first(where: { $0.floor == floor && $0.tileSize == size }) else {
           throw TilecutError.invalidInput(path: directory, reason: "its manifest names no MBTiles file for floor \(floor), \(size) px")
         }

@@ -32,7 +32,15 @@ public struct Manifest: Codable, Sendable, Equatable {
   public var storeFileDigests: [String: String]?
   /// `mbtiles` when the tiles are in MBTiles files (listed in `tileSets`); absent
   /// when they are files named by `name`.
-  public var store: String?
+  public var store: Store?
+
+  /// Where the tiles are, when not in files named by `name`.
+  public enum Store: String, Codable, Sendable {
+    /// Tile files named by `name` (written as an absent `store`).
+    case directory
+    /// MBTiles files, one per floor and tile size, listed in `tileSets`.
+    case mbtiles
+  }
   /// With the MBTiles store: the file holding each floor and tile size.
   public var tileSets: [TileSet]?
 

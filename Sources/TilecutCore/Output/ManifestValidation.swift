@@ -96,8 +96,8 @@ extension Manifest {
       }
     }
     switch store {
-    case nil, "directory": break
-    case "mbtiles":
+    case nil, .directory: break
+    case .mbtiles:
       var sets = Set<LevelKey>()
       for set in tileSets ?? [] {
         guard knownFloors.contains(set.floor), knownSizes.contains(set.tileSize) else {
@@ -113,8 +113,6 @@ extension Manifest {
       for level in levels where level.tileCount > 0 && !sets.contains(LevelKey(floor: level.floor, tileSize: level.tileSize, zoom: 0)) {
         throw bad("floor \(level.floor), \(level.tileSize) px has tiles but no tile set")
       }
-    default:
-      throw bad("store '\(store ?? "")' is not one this tilecut reads (directory, mbtiles)")
     }
   }
 

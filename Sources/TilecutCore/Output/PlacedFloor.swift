@@ -6,7 +6,7 @@ extension Manifest {
   public struct PlacedFloor: Codable, Sendable, Equatable {
     public var floor: Floor
     /// How the placement was given (raster, bounds, gcp, center, world-file, …).
-    public var method: String
+    public var method: PlacementMethod
     /// The source's edge on the map: [latitude, longitude] pairs clockwise from the
     /// top-left corner, `sideSteps` per side (a projected placement bends its edges).
     public var outline: [[Double]]
@@ -19,7 +19,7 @@ extension Manifest {
     /// Points per side of the outline.
     public static let sideSteps = 8
 
-    public init(floor: Floor, method: String, outline: [[Double]], controlPoints: [PlacedControlPoint]? = nil) {
+    public init(floor: Floor, method: PlacementMethod, outline: [[Double]], controlPoints: [PlacedControlPoint]? = nil) {
       self.floor = floor
       self.method = method
       self.outline = outline

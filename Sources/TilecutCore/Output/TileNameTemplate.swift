@@ -169,7 +169,7 @@ public struct TileNameTemplate: Hashable, Sendable, Codable, CustomStringConvert
     public var y: Int?
   }
 
-  public func uses(_ placeholder: String) -> Bool { parts.contains(.field(placeholder)) }
+  private func uses(_ placeholder: String) -> Bool { parts.contains(.field(placeholder)) }
 
   /// The relative path of one tile.
   public func path(floor: Floor, tileSize: Int, tile: TileCoordinate) -> String {

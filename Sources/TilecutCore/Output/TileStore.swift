@@ -5,7 +5,7 @@
 /// The order of calls: `inspect()` (before any rendering: refuses a destination
 /// holding anything the manifest does not account for), optionally
 /// `matches(_:)` / `markUpToDate()` for a job that has nothing to do, then
-/// `begin()`, `put` / `recordNoTile` from any thread, `finish(manifest:files:)`,
+/// `begin()`, `put` from any thread, `finish(manifest:files:)`,
 /// and `commit()`, or `abort()` at any point.
 public protocol TileStore: TileWriter, AnyObject {
   /// The destination as the user named it.
@@ -37,9 +37,6 @@ public protocol TileStore: TileWriter, AnyObject {
 
   /// The bytes of a tile put in this run (before `finish`), for the content version.
   func stagedTile(floor: Floor, tileSize: Int, tile: TileCoordinate) throws -> [UInt8]
-
-  /// Notes a cell that has no tile; the manifest's runs are what records it.
-  func recordNoTile(floor: Floor, tileSize: Int, tile: TileCoordinate)
 
   /// Writes the manifest and the output's other files (name → bytes, such as
   /// preview.html) into staging; the manifest's `storeFiles` names them.

@@ -180,12 +180,12 @@ public enum Georeference {
       let u1 = WebMercator.u(longitudeDegrees: east)
       let v0 = WebMercator.v(latitudeDegrees: north)
       let v1 = WebMercator.v(latitudeDegrees: south)
-      return Placement(method: "bounds", transform: AffineTransform(a: (u1 - u0) / w, b: 0, c: u0, d: 0, e: (v1 - v0) / h, f: v0))
+      return Placement(method: .bounds, transform: AffineTransform(a: (u1 - u0) / w, b: 0, c: u0, d: 0, e: (v1 - v0) / h, f: v0))
     case .projected:
       throw TilecutError.invalidOption(option: "--source-projection", reason: "is mercator or lonlat with --bounds")
     case .lonLat:
       return Placement(
-        method: "bounds", projection: .lonLat,
+        method: .bounds, projection: .lonLat,
         transform: AffineTransform(a: (east - west) / w, b: 0, c: west, d: 0, e: (south - north) / h, f: north))
     }
   }
@@ -271,7 +271,7 @@ public enum Georeference {
     let report = FitReport(
       rmsPixels: (sumPx / n).squareRoot(), rmsMeters: (sumM / n).squareRoot(), maxPixels: maxPx,
       worstIndex: maxPx > 0 ? worst : nil, diagonalPixels: hypot(Double(width), Double(height)))
-    var placement = Placement(method: "gcp", transform: transform)
+    var placement = Placement(method: .gcp, transform: transform)
     placement.controlPoints = points
     try checkWithinWorld(placement, width: width, height: height, option: option)
     return (placement, report)
@@ -302,7 +302,7 @@ public enum Georeference {
     let hw = Double(width) / 2
     let hh = Double(height) / 2
     let placement = Placement(
-      method: "center", transform: AffineTransform(a: a, b: b, c: origin.u - a * hw - b * hh, d: d, e: e, f: origin.v - d * hw - e * hh))
+      method: .center, transform: AffineTransform(a: a, b: b, c: origin.u - a * hw - b * hh, d: d, e: e, f: origin.v - d * hw - e * hh))
     try checkWithinWorld(placement, width: width, height: height, option: "--center")
     return placement
   }

@@ -12,11 +12,45 @@ public enum SourceProjection: String, Codable, Sendable, CaseIterable {
   case projected = "projected"
 }
 
+/// How a placement was found: given by an option (bounds, gcp, center), read from a
+/// sidecar (world-file, aux-xml) or the file's own keys (geotiff, geotiff-gcp), or none
+/// (raster). GDAL's other drivers give their own names, so this is an open set of
+/// names, compared by value, never by spelling at the use.
+public struct PlacementMethod: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+  public var rawValue: String
+  public init(rawValue: String) { self.rawValue = rawValue }
+
+  /// No georeference: the image's pixels at the map's north-west corner.
+  public static let raster = PlacementMethod(rawValue: "raster")
+  public static let bounds = PlacementMethod(rawValue: "bounds")
+  public static let gcp = PlacementMethod(rawValue: "gcp")
+  public static let center = PlacementMethod(rawValue: "center")
+  public static let worldFile = PlacementMethod(rawValue: "world-file")
+  public static let auxXML = PlacementMethod(rawValue: "aux-xml")
+  /// A GeoTIFF's keys (its geotransform).
+  public static let geotiff = PlacementMethod(rawValue: "geotiff")
+  /// A GeoTIFF's tie points, fitted.
+  public static let geotiffGCP = PlacementMethod(rawValue: "geotiff-gcp")
+  /// Control points another GDAL driver read from the file, fitted.
+  public static let gcpFile = PlacementMethod(rawValue: "gcp-file")
+  /// The georeference another GDAL driver read (its name, lower case).
+  public static func driver(_ name: String) -> PlacementMethod { PlacementMethod(rawValue: name.lowercased()) }
+
+  public var description: String { rawValue }
+
+  public init(from decoder: Decoder) throws { rawValue = try decoder.singleValueContainer().decode(String.self) }
+
+  public func encode(to encoder: Encoder) throws {
+    var c = encoder.singleValueContainer()
+    try c.encode(rawValue)
+  }
+}
+
 /// Where a source image lies on the world: an affine map from source pixel
 /// (col, row), in GDAL's continuous convention, to the world.
 public struct Placement: Hashable, Sendable, Codable {
   /// How the placement was given (raster, bounds, gcp, center, world-file).
-  public var method: String
+  public var method: PlacementMethod
   public var projection: SourceProjection
   /// Source pixel → (u, v) for `.webMercator`, → (lon, lat) degrees for `.lonLat`.
   public var transform: AffineTransform
@@ -54,7 +88,7 @@ public struct Placement: Hashable, Sendable, Codable {
   /// CRS's second and first axes); nil: PROJ's visualisation order.
   public var crsAxisSwap: Bool?
 
-  public init(method: String, projection: SourceProjection = .webMercator, transform: AffineTransform, nativeZoom: Int? = nil) {
+  public init(method: PlacementMethod, projection: SourceProjection = .webMercator, transform: AffineTransform, nativeZoom: Int? = nil) {
     self.method = method
     self.projection = projection
     self.transform = transform
@@ -64,7 +98,7 @@ public struct Placement: Hashable, Sendable, Codable {
   /// The image's top-left pixel at the world's NW corner, native resolution at `zoom`.
   public static func raster(nativeZoom zoom: Int) -> Placement {
     let s = 1 / WebMercator.worldPixels(zoom: zoom)
-    return Placement(method: "raster", transform: .scale(s, s), nativeZoom: zoom)
+    return Placement(method: .raster, transform: .scale(s, s), nativeZoom: zoom)
   }
 
   /// The world point of a source pixel coordinate.

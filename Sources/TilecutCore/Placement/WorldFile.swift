@@ -43,9 +43,9 @@ public enum WorldFile {
       // u = (x + originShift) / (2·originShift), v = (originShift − y) / (2·originShift): affine, so compose.
       let s = WebMercator.originShift
       let toWorld = AffineTransform(a: 1 / (2 * s), b: 0, c: 0.5, d: 0, e: -1 / (2 * s), f: 0.5)
-      return Placement(method: "world-file", transform: toWorld.concatenating(after: t))
+      return Placement(method: .worldFile, transform: toWorld.concatenating(after: t))
     case .epsg4326:
-      return Placement(method: "world-file", projection: .lonLat, transform: t)
+      return Placement(method: .worldFile, projection: .lonLat, transform: t)
     }
   }
 

@@ -211,7 +211,7 @@ public enum PyramidPlanner {
     let minZ: Int
     if let m = request.minZoom {
       minZ = m
-    } else if placement.method == "raster" {
+    } else if placement.method == .raster {
       minZ = 0
     } else {
       minZ = min(placement.singleTileZoom(width: source.width, height: source.height), maxZ)
