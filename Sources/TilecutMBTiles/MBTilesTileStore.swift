@@ -76,7 +76,6 @@ public final class MBTilesTileStore: TileStore, @unchecked Sendable {
     try writer(floor: floor, tileSize: tileSize).put(tile, data: bytes)
   }
 
-
   public func stagedTile(floor: Floor, tileSize: Int, tile: TileCoordinate) throws -> [UInt8] {
     guard let bytes = try writer(floor: floor, tileSize: tileSize).read(tile) else {
       throw TilecutError.output(path: path, reason: "tile \(tile) of floor \(floor), \(tileSize) px was not stored")

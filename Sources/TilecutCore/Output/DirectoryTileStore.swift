@@ -364,7 +364,6 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
     try write(bytes, to: template.path(floor: floor, tileSize: tileSize, tile: tile))
   }
 
-
   public func stagedTile(floor: Floor, tileSize: Int, tile: TileCoordinate) throws -> [UInt8] {
     guard let template, let staging = stagingPath else { throw TilecutError.output(path: path, reason: "the store was not begun") }
     let file = staging + "/" + template.path(floor: floor, tileSize: tileSize, tile: tile)
