@@ -94,19 +94,27 @@ let package = Package(
       ]
     ),
     .executableTarget(name: "tilecut", dependencies: ["TilecutCLI"]),
+    // fixture writers for the tests (GeoTIFFs, 16-bit and CMYK files, multi-page files): never in the binary
+    .target(
+      name: "CTilecutFixtures", dependencies: ["CVips", "CGeoShim", "CGeoTIFF"], path: "Tests/CTilecutFixtures",
+      linkerSettings: [.linkedLibrary("geotiff"), .linkedLibrary("tiff")]),
+    .target(name: "TilecutFixtures", dependencies: ["TilecutCore", "TilecutVips", "CVips", "CTilecutFixtures"], path: "Tests/TilecutFixtures"),
     .testTarget(name: "TilecutCoreTests", dependencies: ["TilecutCore"]),
     .testTarget(name: "TilecutProjectTests", dependencies: ["TilecutProject", .product(name: "Yams", package: "Yams")]),
     .testTarget(name: "TilecutMBTilesTests", dependencies: ["TilecutMBTiles", "TilecutCore", "CSQLite"]),
-    .testTarget(name: "TilecutVipsTests", dependencies: ["TilecutVips", "TilecutCore", "CVipsShim", "CTilecutPNG", "CTilecutDocument"]),
+    .testTarget(
+      name: "TilecutVipsTests", dependencies: ["TilecutFixtures", "TilecutVips", "TilecutCore", "CVipsShim", "CTilecutPNG", "CTilecutDocument"]),
     .testTarget(
       name: "TilecutGeoTests",
       dependencies: [
+        "TilecutFixtures",
         "TilecutGeo", "TilecutCore", "TilecutVips", "Tilecut", "TilecutCLI", "CProj",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     .testTarget(
       name: "TilecutCLITests",
       dependencies: [
+        "TilecutFixtures",
         "Tilecut", "TilecutCLI", "TilecutCore", "TilecutVips", "TilecutMBTiles", "CSQLite",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),

@@ -14,7 +14,6 @@
 #include <tiffio.h>
 
 /* GDAL keeps a raster's nodata value in this private ASCII tag. */
-#define TC_TAG_GDAL_NODATA 42113
 
 static const TIFFFieldInfo nodata_field[] = {
     {TC_TAG_GDAL_NODATA, -1, -1, TIFF_ASCII, FIELD_CUSTOM, 1, 0, "GDALNoDataValue"}};
@@ -44,7 +43,7 @@ static void quiet_geotiff(struct gtiff *gtif, int level, const char *msg, ...) {
   (void)msg;
 }
 
-static TIFF *open_tiff(const char *path, const char *mode) {
+void *tc_geotiff_open(const char *path, const char *mode) {
   pthread_once(&extender_once, install_extender);
   TIFFErrorHandler old_error = TIFFSetErrorHandler(quiet_handler);
   TIFFErrorHandler old_warning = TIFFSetWarningHandler(quiet_handler);
@@ -57,7 +56,7 @@ static TIFF *open_tiff(const char *path, const char *mode) {
 int tc_geotiff_read(const char *path, tc_geotiff_info *info, char *error, size_t error_size) {
   memset(info, 0, sizeof(*info));
   info->linear_unit_meters = 1;
-  TIFF *tif = open_tiff(path, "r");
+  TIFF *tif = tc_geotiff_open(path, "r");
   if (!tif) {
     snprintf(error, error_size, "cannot be opened as a TIFF");
     return -1;
@@ -161,56 +160,3 @@ int tc_geotiff_read(const char *path, tc_geotiff_info *info, char *error, size_t
   return 0;
 }
 
-int tc_geotiff_write(const char *path, int width, int height, int bands, int bits, int sample_format,
-                     const void *pixels, const double *tiepoints, int tiepoint_values, const double *scale,
-                     const double *matrix,
-                     const int *short_keys, const int *short_values, int short_count, const int *double_keys,
-                     const double *double_values, int double_count, const char *nodata) {
-  TIFF *tif = open_tiff(path, "w");
-  if (!tif)
-    return -1;
-  TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, (uint32_t)width);
-  TIFFSetField(tif, TIFFTAG_IMAGELENGTH, (uint32_t)height);
-  TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, (uint16_t)bands);
-  TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, (uint16_t)bits);
-  TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, (uint16_t)sample_format);
-  TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
-  TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_NONE);
-  TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, bands >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
-  TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, (uint32_t)16);
-  int base = bands >= 3 ? 3 : 1;
-  if (bands > base) {
-    uint16_t extra[16];
-    int n = bands - base > 16 ? 16 : bands - base;
-    for (int i = 0; i < n; i++)
-      extra[i] = (bands == 4 || bands == 2) && i == 0 ? EXTRASAMPLE_UNASSALPHA : EXTRASAMPLE_UNSPECIFIED;
-    TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, (uint16_t)n, extra);
-  }
-  if (tiepoints && tiepoint_values >= 6)
-    TIFFSetField(tif, TIFFTAG_GEOTIEPOINTS, (uint16_t)tiepoint_values, tiepoints);
-  if (scale)
-    TIFFSetField(tif, TIFFTAG_GEOPIXELSCALE, (uint16_t)3, scale);
-  if (matrix)
-    TIFFSetField(tif, TIFFTAG_GEOTRANSMATRIX, (uint16_t)16, matrix);
-  if (nodata)
-    TIFFSetField(tif, TC_TAG_GDAL_NODATA, nodata);
-  GTIF *gtif = GTIFNew(tif);
-  if (!gtif) {
-    XTIFFClose(tif);
-    return -1;
-  }
-  for (int i = 0; i < short_count; i++)
-    GTIFKeySet(gtif, (geokey_t)short_keys[i], TYPE_SHORT, 1, (unsigned short)short_values[i]);
-  for (int i = 0; i < double_count; i++)
-    GTIFKeySet(gtif, (geokey_t)double_keys[i], TYPE_DOUBLE, 1, double_values[i]);
-  GTIFWriteKeys(gtif);
-  GTIFFree(gtif);
-  size_t row_bytes = (size_t)width * bands * (bits / 8);
-  int result = 0;
-  for (int y = 0; y < height && result == 0; y++) {
-    if (TIFFWriteScanline(tif, (uint8_t *)pixels + (size_t)y * row_bytes, (uint32_t)y, 0) < 0)
-      result = -1;
-  }
-  XTIFFClose(tif);
-  return result;
-}

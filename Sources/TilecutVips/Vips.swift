@@ -12,7 +12,7 @@ public struct VipsError: Error, CustomStringConvertible, Sendable {
   public var description: String { message.isEmpty ? "\(operation) failed" : "\(operation): \(message)" }
 
   /// Takes the current contents of libvips' process-global error buffer.
-  static func current(_ operation: String) -> VipsError {
+  package static func current(_ operation: String) -> VipsError {
     var message = ""
     if let raw = vips_error_buffer_copy() {
       message = String(cString: raw)

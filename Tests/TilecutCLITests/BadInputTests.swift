@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import TilecutCore
+import TilecutFixtures
 import TilecutVips
 
 @testable import Tilecut

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TilecutCore
+import TilecutFixtures
 import TilecutVips
 
 @testable import Tilecut

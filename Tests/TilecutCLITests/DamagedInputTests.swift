@@ -2,6 +2,7 @@ import CSQLite
 import Foundation
 import Testing
 import TilecutCore
+import TilecutFixtures
 import TilecutGeo
 import TilecutMBTiles
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TilecutCore
+import TilecutFixtures
 import TilecutVips
 
 @Suite("tile formats: lossy WebP keeps transparency, JPEG needs a fill")

@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 import TilecutCore
+import TilecutFixtures
 
 @testable import Tilecut
 @testable import TilecutCLI

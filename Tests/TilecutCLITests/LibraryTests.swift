@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import Tilecut
 import TilecutCore
+import TilecutFixtures
 import TilecutVips
 
 /// Every command driven through the library's public API, without the binary.

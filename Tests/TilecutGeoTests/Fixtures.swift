@@ -3,6 +3,7 @@ import CProj
 import Foundation
 import Testing
 import TilecutCore
+import TilecutFixtures
 import TilecutGeo
 import TilecutVips
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TilecutCore
+import TilecutFixtures
 import TilecutGeo
 
 /// Hand-made files with the quirks of real ones, placed by tilecut and compared with

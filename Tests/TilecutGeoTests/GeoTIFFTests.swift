@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TilecutCore
+import TilecutFixtures
 import TilecutGeo
 
 /// GeoTIFF tags written with libgeotiff and read back.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TilecutCore
+import TilecutFixtures
 import TilecutGeo
 import TilecutVips
 

@@ -3,6 +3,7 @@ import CVipsShim
 import Foundation
 import Testing
 import TilecutCore
+import TilecutFixtures
 
 @testable import TilecutVips
 

@@ -37,15 +37,11 @@ typedef struct {
  * was found), -1 when the file cannot be opened as TIFF (message in error). */
 int tc_geotiff_read(const char *path, tc_geotiff_info *info, char *error, size_t error_size);
 
-/* Writes a small striped GeoTIFF, for tests: `bands` samples of `bits` (8, 16 or 32)
- * per pixel, `sample_format` 1 unsigned, 2 signed, 3 float; `tiepoints` (6 numbers
- * each, `tiepoint_values` in all) and `scale` (3) or `matrix` (16) may be NULL; GeoKeys as (key, value) pairs of
- * SHORT keys and of DOUBLE keys; `nodata` (may be NULL) as the GDAL_NODATA tag.
- * Returns 0 on success. */
-int tc_geotiff_write(const char *path, int width, int height, int bands, int bits, int sample_format,
-                     const void *pixels, const double *tiepoints, int tiepoint_values, const double *scale,
-                     const double *matrix,
-                     const int *short_keys, const int *short_values, int short_count, const int *double_keys,
-                     const double *double_values, int double_count, const char *nodata);
+/* GDAL's nodata tag (ASCII), which libtiff learns from `tc_geotiff_open`. */
+#define TC_TAG_GDAL_NODATA 42113
+
+/* Opens a TIFF through libgeotiff (XTIFFOpen) with GDAL's nodata tag known and
+ * libtiff's messages silenced; a `TIFF *`, or NULL. */
+void *tc_geotiff_open(const char *path, const char *mode);
 
 #endif

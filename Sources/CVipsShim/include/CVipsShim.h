@@ -48,10 +48,5 @@ int tc_save_webp(VipsImage *in, int quality, int lossless, void **buffer, size_t
 int tc_save_webp_effort(VipsImage *in, int quality, int effort, void **buffer, size_t *length);
 /* JPEG of `in` flattened onto `fill` (RGB, 0-255). */
 int tc_save_jpeg(VipsImage *in, int quality, const double fill[3], void **buffer, size_t *length);
-int tc_save_file(VipsImage *in, const char *filename);
-/* Writes RGBA8 as another kind of file for tests: 0 = 16-bit RGBA PNG,
- * 1 = grey + alpha PNG, 2 = CMYK JPEG (libvips' built-in profile). */
-int tc_save_variant(VipsImage *rgba, int variant, const char *filename);
-int tc_save_pages(VipsImage *tall, int page_height, const char *filename);
 
 #endif

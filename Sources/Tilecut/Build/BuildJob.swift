@@ -125,8 +125,7 @@ public struct BuildJob {
       minZoom: base.pyramid.minZoom, maxZoom: base.pyramid.maxZoom, tileSizes: sizes, retinaDepth: base.pyramid.retinaDepth,
       resampling: base.pyramid.resampling)
     let runSettings = RenderSettings(
-      background: try base.encoding.background.map { try ColorRule(parsing: $0, option: "--background") },
-      knockout: try base.encoding.knockout.map { try ColorRule(parsing: $0, option: "--knockout") },
+      background: try base.encoding.colorRules().background, knockout: try base.encoding.colorRules().knockout,
       shard: try base.run.shardSelector())
     var layers: [BuildLayer] = []
     var plans: [FloorPlan] = []

@@ -93,8 +93,7 @@ public struct TileJob {
       )
     }
     let settings = RenderSettings(
-      background: try encoding.background.map { try ColorRule(parsing: $0, option: "--background") },
-      knockout: try encoding.knockout.map { try ColorRule(parsing: $0, option: "--knockout") },
+      background: try encoding.colorRules().background, knockout: try encoding.colorRules().knockout,
       shard: try run.shardSelector())
     let jobPlan = TileJobPlan(
       floors: floorSources, job: job, mappings: inputs.map(\.mapping), template: template, settings: settings, notes: notes)

@@ -220,15 +220,19 @@ public struct EncodingOptions: ParsableArguments {
     if !(1...100).contains(quality) { throw ValidationError("--quality: \(quality) is outside 1...100") }
     if !(0...6).contains(webpEffort) { throw ValidationError("--webp-effort: \(webpEffort) is outside 0...6") }
     if palette && format != .png { throw ValidationError("--palette: only PNG tiles have a palette; drop it or use --format png") }
-    for (option, value) in [("--background", background), ("--knockout", knockout)] {
-      if let value {
-        do { _ = try ColorRule(parsing: value, option: option) } catch let e as TilecutError { throw ValidationError(e.description) }
-      }
-    }
+    do { _ = try colorRules() } catch let e as TilecutError { throw ValidationError(e.description) }
+  }
+
+  /// `--background` and `--knockout` as rules: the one place their text is read.
+  func colorRules() throws -> (background: ColorRule?, knockout: ColorRule?) {
+    (
+      try background.map { try ColorRule(parsing: $0, option: "--background") },
+      try knockout.map { try ColorRule(parsing: $0, option: "--knockout") }
+    )
   }
 
   func encoder() -> VipsTileEncoder {
-    let fill = background.flatMap { try? ColorRule(parsing: $0, option: "--background") }
+    let fill = (try? colorRules())?.background
     var encoder = VipsTileEncoder(format: format, pngCompression: pngCompression, palette: palette, quality: quality, fill: fill)
     encoder.webpEffort = webpEffort
     return encoder
