@@ -124,32 +124,9 @@ static VipsAccess access_of(int sequential) {
 /* A truncated or corrupt file is an error, never a picture padded with black. */
 #define FAIL_ON "fail_on", VIPS_FAIL_ON_WARNING
 
-int tc_load(const char *filename, int sequential, VipsImage **out) {
-  *out = vips_image_new_from_file(filename, "access", access_of(sequential), FAIL_ON, NULL);
-  return *out ? 0 : -1;
-}
-
-int tc_load_page(const char *filename, int page, int sequential, VipsImage **out) {
-  *out = vips_image_new_from_file(filename, "access", access_of(sequential), "page", page, FAIL_ON, NULL);
-  return *out ? 0 : -1;
-}
-
-int tc_load_scaled(const char *filename, const char *loader, int page, double scale, int sequential,
-                   VipsImage **out) {
-  /* documents go through their own loader by name, never libvips' guess */
-  if (strstr(loader, "Svg") || strstr(loader, "svg"))
-    return tc_load_named("svgload", filename, -1, scale, sequential, out);
-  if (strstr(loader, "Pdf") || strstr(loader, "pdf"))
-    return tc_load_named("pdfload", filename, page, scale, sequential, out);
-  *out = vips_image_new_from_file(filename, "page", page, "scale", scale, "access", access_of(sequential), FAIL_ON,
-                                  NULL);
-  return *out ? 0 : -1;
-}
-
-int tc_has_alpha(const char *filename, int page, int *alpha) {
-  VipsImage *image = page >= 0 ? vips_image_new_from_file(filename, "page", page, NULL)
-                                : vips_image_new_from_file(filename, NULL);
-  if (!image)
+int tc_has_alpha(const char *loader, const char *filename, int page, int *alpha) {
+  VipsImage *image = NULL;
+  if (tc_load_named(loader, filename, page, 0, 0, &image))
     return -1;
   *alpha = vips_image_hasalpha(image) ? 1 : 0;
   g_object_unref(image);

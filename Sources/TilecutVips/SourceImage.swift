@@ -144,11 +144,12 @@ public enum SourceImage {
     if let page, (try? SourceFormat.detect(path: path)) == .tiff, let one = try tiffPage(path: path, page: page, sequential: sequential) {
       return one
     }
+    // the loader the bytes name, the one the header was read with: never libvips' guess
+    let format = try SourceFormat.detect(path: path)
     return try VipsImageHandle.make("load \(path)") { out in
-      if let page { return tc_load_page(path, Int32(page), sequential ? 1 : 0, &out) }
       // the common PNGs, read top to bottom, decode on ISA-L's inflate (TilecutPNGRead.h)
-      if sequential, tc_png_open(path, &out) == 1 { return 0 }
-      return tc_load(path, sequential ? 1 : 0, &out)
+      if page == nil, sequential, format == .png, tc_png_open(path, &out) == 1 { return 0 }
+      return tc_load_named(format.loader, path, Int32(page ?? -1), 0, sequential ? 1 : 0, &out)
     }
   }
 
@@ -194,7 +195,7 @@ public enum SourceImage {
         return try cropped(convert(banded(source, scale: scale, format: format), source: source), source: source, scale: scale)
       }
       image = try VipsImageHandle.make("render \(source.path)") { out in
-        tc_load_scaled(source.path, format.loader, Int32(source.page ?? 0), scale, sequential ? 1 : 0, &out)
+        tc_load_named(format.loader, source.path, format == .svg ? -1 : Int32(source.page ?? 0), scale, sequential ? 1 : 0, &out)
       }
     } else {
       image = try open(path: source.path, page: source.page, sequential: sequential)

@@ -110,7 +110,8 @@ extension SourceImage {
   public static func hasAlpha(_ input: InputName) throws -> Bool {
     try Vips.start()
     var alpha: Int32 = 0
-    guard tc_has_alpha(input.path, Int32(input.page ?? -1), &alpha) == 0 else {
+    let format = try SourceFormat.detect(path: input.path)
+    guard tc_has_alpha(format.loader, input.path, Int32(input.page ?? -1), &alpha) == 0 else {
       let error = VipsError.current("load")
       throw TilecutError.invalidInput(
         path: input.path, reason: "cannot be read as an image (\(error.message.isEmpty ? error.operation : error.message))")

@@ -70,7 +70,7 @@ func writeDrawingPDF(pages: Int, width: Int, height: Int, to path: String) throw
 struct DocumentSlabTests {
   /// libvips' pdfload render of a page at `scale`, with a transparent background (the reference).
   func reference(_ path: String, page: Int, scale: Double) throws -> RGBAImage {
-    let image = try VipsImageHandle.make("pdfload") { out in tc_load_scaled(path, "pdfload", Int32(page), scale, 0, &out) }
+    let image = try VipsImageHandle.make("pdfload") { out in tc_load_named("pdfload", path, Int32(page), scale, 0, &out) }
     return try RGBAImage.decode(image)
   }
 

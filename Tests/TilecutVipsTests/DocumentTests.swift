@@ -63,7 +63,7 @@ struct DocumentTests {
 
   /// libvips' pdfload render of a page at `scale`, with a transparent background (the reference).
   func reference(_ path: String, page: Int, scale: Double) throws -> RGBAImage {
-    let image = try VipsImageHandle.make("pdfload") { out in tc_load_scaled(path, "pdfload", Int32(page), scale, 0, &out) }
+    let image = try VipsImageHandle.make("pdfload") { out in tc_load_named("pdfload", path, Int32(page), scale, 0, &out) }
     return try RGBAImage.decode(image)
   }
 
@@ -180,7 +180,7 @@ func premultipliedDifference(_ a: RGBAImage, _ b: RGBAImage) -> Double {
 struct SVGBandTests {
   /// libvips' svgload render at `scale` (the reference).
   func reference(_ path: String, scale: Double) throws -> RGBAImage {
-    let image = try VipsImageHandle.make("svgload") { out in tc_load_scaled(path, "svgload", 0, scale, 0, &out) }
+    let image = try VipsImageHandle.make("svgload") { out in tc_load_named("svgload", path, -1, scale, 0, &out) }
     return try RGBAImage.decode(image)
   }
 

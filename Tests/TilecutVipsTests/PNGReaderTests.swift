@@ -139,7 +139,7 @@ func chunksOf(_ file: [UInt8]) -> [(String, [UInt8])] {
 /// What libvips' own pngload (then sRGB RGBA8) makes of a file, or its error.
 func libvipsDecode(_ path: String) -> Result<RGBAImage, VipsError> {
   do {
-    let image = try VipsImageHandle.make("load") { tc_load(path, 1, &$0) }
+    let image = try VipsImageHandle.make("load") { tc_load_named("pngload", path, -1, 0, 1, &$0) }
     return .success(try RGBAImage.decode(image))
   } catch let error as VipsError {
     return .failure(error)

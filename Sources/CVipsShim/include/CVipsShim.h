@@ -13,17 +13,18 @@ void tc_block_untrusted(int block);
 
 void tc_block_foreign_loaders(void);
 int tc_has_operation(const char *nickname);
+/* Opens `filename` with the loader the caller decided from the file's bytes (its
+ * nickname: "pngload", "pdfload", …), never libvips' own guess; `page` < 0 and
+ * `scale` <= 0 are left at the loader's defaults, as are options it does not have.
+ * Damage is an error (fail_on warning). */
 int tc_load_named(const char *loader, const char *filename, int page, double scale, int sequential,
                   VipsImage **out);
 /* After a signal: every later tc_fetch fails and marks its image killed. */
 void tc_cancel_all(void);
 
-int tc_load(const char *filename, int sequential, VipsImage **out);
-int tc_load_page(const char *filename, int page, int sequential, VipsImage **out);
-int tc_load_scaled(const char *filename, const char *loader, int page, double scale, int sequential, VipsImage **out);
 int tc_load_buffer(const void *data, size_t length, VipsImage **out);
-/* Whether libvips' loader gives the file (page < 0: the default page) an alpha band. */
-int tc_has_alpha(const char *filename, int page, int *alpha);
+/* Whether `loader` gives the file (page < 0: the default page) an alpha band. */
+int tc_has_alpha(const char *loader, const char *filename, int page, int *alpha);
 int tc_header_pages(VipsImage *image);
 
 int tc_to_srgba(VipsImage *in, VipsImage **out);
