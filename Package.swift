@@ -34,6 +34,8 @@ let package = Package(
     // C targets by concern; no unsafeFlags in any: SwiftPM's release -O2 (-O3 saved
     // 3.5 % of CPU, measured), and a package with unsafe flags cannot be a dependency.
     // libvips glue, the ISA-L PNG reader (a libvips image source) and pixel operations
+    // the PNG reader: ISA-L's inflate and libdeflate's checksums, a libvips image source
+    .target(name: "CTilecutPNGRead", dependencies: ["CVips", "CISAL", "CDeflate", "CVipsShim"]),
     .target(
       name: "CVipsShim", dependencies: ["CVips", "CISAL", "CDeflate", "CTilecutPlatform"],
       // libjpeg (libvips' own): a JPEG's whole scan decoded once, any warning an error (TilecutJPEGScan.h)
@@ -75,7 +77,9 @@ let package = Package(
     .target(name: "TilecutGeo", dependencies: ["TilecutCore", "CProj", "CGeoShim", "CTilecutGDAL"]),
     .target(
       name: "TilecutVips",
-      dependencies: ["TilecutCore", "CVips", "CVipsShim", "CTilecutPNG", "CTilecutResample", "CTilecutDocument", "CTilecutPlatform"]),
+      dependencies: [
+        "TilecutCore", "CVips", "CVipsShim", "CTilecutPNGRead", "CTilecutPNG", "CTilecutResample", "CTilecutDocument", "CTilecutPlatform",
+      ]),
     // the project file (tilecut.yml) as types, its loader and its validation
     .target(name: "TilecutProject", dependencies: [.product(name: "Yams", package: "Yams")]),
     // whole jobs (tile, build, verify, merge, preview) as a library: what the CLI runs
@@ -103,7 +107,8 @@ let package = Package(
     .testTarget(name: "TilecutProjectTests", dependencies: ["TilecutProject", .product(name: "Yams", package: "Yams")]),
     .testTarget(name: "TilecutMBTilesTests", dependencies: ["TilecutMBTiles", "TilecutCore", "CSQLite"]),
     .testTarget(
-      name: "TilecutVipsTests", dependencies: ["TilecutFixtures", "TilecutVips", "TilecutCore", "CVipsShim", "CTilecutPNG", "CTilecutDocument"]),
+      name: "TilecutVipsTests",
+      dependencies: ["TilecutFixtures", "TilecutVips", "TilecutCore", "CVipsShim", "CTilecutPNGRead", "CTilecutPNG", "CTilecutDocument"]),
     .testTarget(
       name: "TilecutGeoTests",
       dependencies: [

@@ -1,4 +1,4 @@
-#include "TilecutDocument.h"
+#include "TilecutPDF.h"
 
 #include <glib.h>
 #include <math.h>

@@ -1,3 +1,4 @@
+import CTilecutPNGRead
 import CVipsShim
 import Foundation
 import Synchronization

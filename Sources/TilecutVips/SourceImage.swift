@@ -1,4 +1,5 @@
 import CTilecutDocument
+import CTilecutPNGRead
 import CTilecutPlatform
 import CVips
 import CVipsShim

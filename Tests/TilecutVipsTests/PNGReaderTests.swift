@@ -1,4 +1,5 @@
 import CTilecutPNG
+import CTilecutPNGRead
 import CVipsShim
 import Foundation
 import Testing

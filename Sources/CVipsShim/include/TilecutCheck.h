@@ -26,9 +26,6 @@ int tc_check_png(const char *filename, int verify_stream, TcFileCheck *out);
  * what a progressive or multi-scan decoder holds for it. 0 or -1 as above. */
 int tc_check_jpeg(const char *filename, TcFileCheck *out);
 
-/* Whether tilecut's own PNG reader (TilecutPNGRead.h) decodes this file, which
- * checks the stream itself as it reads. */
-int tc_png_reads(const char *filename);
 
 /* A TIFF page's strips or tiles lie inside the file, and each Deflate one
  * inflates to its end with a good Adler-32 (libtiff stops when it has the rows

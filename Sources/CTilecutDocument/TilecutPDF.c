@@ -1,4 +1,4 @@
-#include "TilecutDocument.h"
+#include "TilecutPDF.h"
 #include "TilecutBands.h"
 
 #include <cairo.h>

@@ -1,4 +1,6 @@
 #define _GNU_SOURCE
+#include <vips/vips.h>
+
 #include "TilecutPNGRead.h"
 #include "TilecutCheck.h"
 

@@ -1,7 +1,8 @@
 #ifndef TILECUT_PNG_READ_H
 #define TILECUT_PNG_READ_H
 
-#include <vips/vips.h>
+/* libvips' image, declared here so that this header does not own libvips' */
+struct _VipsImage;
 
 /* Opens the common PNGs on ISA-L's inflate instead of libpng + zlib: bit depth
  * 8 or less, not interlaced, grey, grey + alpha, RGB, RGBA or palette, with or
@@ -13,6 +14,10 @@
  * data, not a PNG at all): open that one with libvips, which reads it or says
  * what is wrong in its own words. Errors in the pixel data (truncated, corrupt)
  * fail the read with a one-line reason in libvips' error buffer. */
-int tc_png_open(const char *filename, VipsImage **out);
+int tc_png_open(const char *filename, struct _VipsImage **out);
+
+/* Whether tilecut's own PNG reader (TilecutPNGRead.h) decodes this file, which
+ * checks the stream itself as it reads. */
+int tc_png_reads(const char *filename);
 
 #endif

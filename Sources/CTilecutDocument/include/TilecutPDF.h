@@ -1,5 +1,5 @@
-#ifndef TILECUT_DOCUMENT_H
-#define TILECUT_DOCUMENT_H
+#ifndef TILECUT_PDF_H
+#define TILECUT_PDF_H
 
 #include <vips/vips.h>
 
