@@ -75,7 +75,7 @@ struct ChangeList: Equatable {
 package enum ContentVersion {
   /// The tiles a store staged in this run.
   package static func of(_ manifest: Manifest, store: any TileStore) throws -> String {
-    try of(manifest) { try store.stagedTile(floor: $0, tileSize: $1, tile: $2) }
+    try of(manifest) { Vips.sha256(of: try store.stagedTile(floor: $0, tileSize: $1, tile: $2)) }
   }
 
   /// The content version and, per level, every tile's digest prefix run together
@@ -85,14 +85,14 @@ package enum ContentVersion {
     var current = ""
     var last: (Floor, Int, Int)?
     let version = try of(manifest) { floor, size, tile in
-      let bytes = try store.stagedTile(floor: floor, tileSize: size, tile: tile)
+      let digest = Vips.sha256(of: try store.stagedTile(floor: floor, tileSize: size, tile: tile))
       if let l = last, l != (floor, size, tile.zoom) {
         levelDigests.append(current)
         current = ""
       }
       last = (floor, size, tile.zoom)
-      current += Vips.sha256(of: bytes).prefix(Manifest.Shard.digestLength)
-      return bytes
+      current += digest.prefix(Manifest.Shard.digestLength)
+      return digest
     }
     if last != nil { levelDigests.append(current) }
     // levels without tiles have empty strings: rebuild the list in `levels` order
@@ -104,14 +104,15 @@ package enum ContentVersion {
 
   /// 16 hex digits of SHA-256 over "path sha256(bytes)" lines in path order (the
   /// path the name template gives, whatever the store), short enough for a `?v=`
-  /// query; `bytes` reads a tile by floor, size and coordinate.
-  package static func of(_ manifest: Manifest, bytes: (Floor, Int, TileCoordinate) throws -> [UInt8]) throws -> String {
+  /// query; `digest` gives a tile's SHA-256 (hex) by floor, size and coordinate, so
+  /// that a caller that also needs the digests hashes each tile once.
+  package static func of(_ manifest: Manifest, digest: (Floor, Int, TileCoordinate) throws -> String) throws -> String {
     let template = try TileNameTemplate(manifest.name)
     var lines: [String] = []
     for level in manifest.levels {
       for tile in level.tiles {
-        let digest = Vips.sha256(of: try bytes(level.floor, level.tileSize, tile))
-        lines.append(template.path(floor: level.floor, tileSize: level.tileSize, tile: tile) + " " + digest + "\n")
+        lines.append(
+          template.path(floor: level.floor, tileSize: level.tileSize, tile: tile) + " " + (try digest(level.floor, level.tileSize, tile)) + "\n")
       }
     }
     lines.sort()
