@@ -51,7 +51,7 @@ public enum LevelPipeline {
   /// `mapping`: the source mapping of a `.projected` placement (TilecutGeo's PROJ one).
   /// `sheet`: the shared reader of the sheet this floor is a band of (`SharedSheet`).
   public static func open(
-    plan: FloorPlan, level: DensityLevel, loader: String? = nil, jobs: Int = 1, mapping: (any SourceMapping)? = nil,
+    plan: FloorPlan, level: DensityLevel, format: SourceFormat? = nil, jobs: Int = 1, mapping: (any SourceMapping)? = nil,
     sheet: SharedSheet? = nil
   ) throws -> any LevelPixelSource {
     let source = plan.source
@@ -62,7 +62,7 @@ public enum LevelPipeline {
     case .reduce, .double:
       throw TilecutError.invalidInput(path: source.path, reason: "internal error: level \(level.density) does not read the source")
     case .embed(let documentScale, let x, let y):
-      let image = try SourceImage.pixels(of: source, loader: loader, sequential: true, scale: documentScale ?? 1, sheet: claim)
+      let image = try SourceImage.pixels(of: source, format: format, sequential: true, scale: documentScale ?? 1, sheet: claim)
       let placed = try image.map("embed") { tc_embed($0, &$1, Int32(x), Int32(y), Int32(region.width), Int32(region.height)) }
       return try VipsLevelSource(image: placed, name: source.path)
     case .resample(let recipe):
@@ -74,7 +74,7 @@ public enum LevelPipeline {
         }
         let forward = LevelGeometry.forward(placement: plan.placement, region: region, worldPixels: worldPixels, scale: scale)
         return try meshResampled(
-          source: source, loader: loader, recipe: recipe, region: region, worldPixels: worldPixels, forward: forward,
+          source: source, format: format, recipe: recipe, region: region, worldPixels: worldPixels, forward: forward,
           mapping: mapping, strips: level.strips, jobs: jobs, sheet: claim)
       }
       guard
@@ -83,7 +83,7 @@ public enum LevelPipeline {
       else {
         throw TilecutError.invalidInput(path: source.path, reason: "the placement is degenerate (zero area)")
       }
-      return try resampled(source: source, loader: loader, recipe: recipe, region: region, strips: level.strips, jobs: jobs, map: index, sheet: claim)
+      return try resampled(source: source, format: format, recipe: recipe, region: region, strips: level.strips, jobs: jobs, map: index, sheet: claim)
     }
   }
 
@@ -105,13 +105,13 @@ public enum LevelPipeline {
   /// exact inverse (see `MeshInverse`), pixels through the streaming resampler.
   /// `forward`: the mapping's affine approximation, source pixel → region pixel.
   private static func meshResampled(
-    source: SourceDescription, loader: String?, recipe: Resample, region: PixelRect, worldPixels: Double,
+    source: SourceDescription, format: SourceFormat?, recipe: Resample, region: PixelRect, worldPixels: Double,
     forward: TilecutCore.AffineTransform, mapping: any SourceMapping, strips: [LevelStrip], jobs: Int, sheet: SheetClaim?
   ) throws -> any LevelPixelSource {
     let scale = recipe.documentScale ?? 1
     let shrink = Double(recipe.shrink)
     let image = try boxShrunk(
-      SourceImage.pixels(of: source, loader: loader, sequential: true, scale: scale, sheet: sheet), by: shrink, filter: recipe.filter)
+      SourceImage.pixels(of: source, format: format, sequential: true, scale: scale, sheet: sheet), by: shrink, filter: recipe.filter)
     // source pixel (continuous) → index in the rendered, shrunk image (centre of pixel i at i)
     let k = scale / shrink
     let toIndex = TilecutCore.AffineTransform(a: k, b: 0, c: -0.5, d: 0, e: k, f: -0.5)
@@ -125,7 +125,7 @@ public enum LevelPipeline {
   }
 
   private static func resampled(
-    source: SourceDescription, loader: String?, recipe: Resample, region: PixelRect, strips: [LevelStrip], jobs: Int,
+    source: SourceDescription, format: SourceFormat?, recipe: Resample, region: PixelRect, strips: [LevelStrip], jobs: Int,
     map: ResampleIndex, sheet: SheetClaim?
   ) throws -> any LevelPixelSource {
     let scale = recipe.documentScale ?? 1
@@ -134,7 +134,7 @@ public enum LevelPipeline {
     if recipe.access == .streaming {
       // read the source once, in order, and interpolate strip by strip
       let sequential = try boxShrunk(
-        SourceImage.pixels(of: source, loader: loader, sequential: true, scale: scale, sheet: sheet), by: shrink, filter: recipe.filter)
+        SourceImage.pixels(of: source, format: format, sequential: true, scale: scale, sheet: sheet), by: shrink, filter: recipe.filter)
       // rx, ry: how many source pixels one output step spans along x and y, the
       // radii of the filter (bilinear up to 1, a tent beyond)
       let s = map.sampling(height: region.height)
@@ -151,7 +151,7 @@ public enum LevelPipeline {
     let interpolator = nearest ? "nearest" : "bilinear"
     // A document rendered for a north-up placement is still read top to bottom.
     let northUp = abs(forward.b) < 1e-9 && abs(forward.d) < 1e-9 && forward.a > 0 && forward.e > 0
-    var image = try SourceImage.pixels(of: source, loader: loader, sequential: source.isVector && northUp, scale: scale, bands: false)
+    var image = try SourceImage.pixels(of: source, format: format, sequential: source.isVector && northUp, scale: scale, bands: false)
     image = try image.map("premultiply") { tc_premultiply($0, &$1) }
     if shrink > 1 {
       image = try image.map("shrink") {

@@ -22,12 +22,6 @@ public enum SourceFormat: String, Sendable, Hashable, Codable, CaseIterable {
     }
   }
 
-  /// The format `loader` (one of the names above) reads, if any.
-  public init?(loader: String) {
-    guard let format = Self.allCases.first(where: { $0.loader == loader }) else { return nil }
-    self = format
-  }
-
   /// Documents are rendered at the density each level needs.
   public var isVector: Bool { self == .pdf || self == .svg }
 

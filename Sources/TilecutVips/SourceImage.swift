@@ -40,14 +40,12 @@ public struct InputName: Hashable, Sendable {
 /// What the header of an input says, read without decoding its pixels.
 public struct SourceHeader: Sendable, Hashable {
   public var path: String
-  /// The libvips loader that reads it, chosen from the file's bytes (`SourceFormat.loader`).
-  public var loader: String
   public var width: Int
   public var height: Int
   public var pages: Int
   public var isVector: Bool
-  /// The format its bytes say it is.
-  public var format: SourceFormat = .png
+  /// The format its bytes say it is: its loader (`SourceFormat.loader`) is the only one that opens it.
+  public var format: SourceFormat
 }
 
 /// A floor's claim on the shared reader of the sheet it is a band of.
@@ -100,7 +98,7 @@ public enum SourceImage {
         path: path,
         reason: "is \(width) × \(height) pixels, more than --max-pixels \(maxPixels); raise --max-pixels if this is intended")
     }
-    return SourceHeader(path: path, loader: format.loader, width: width, height: height, pages: pages, isVector: format.isVector, format: format)
+    return SourceHeader(path: path, width: width, height: height, pages: pages, isVector: format.isVector, format: format)
   }
 
   /// Pages, width and height of a file, read by its format's own loader (which is
@@ -139,14 +137,14 @@ public enum SourceImage {
     }
   }
 
-  static func open(path: String, page: Int?, sequential: Bool) throws -> VipsImageHandle {
+  static func open(path: String, page: Int?, sequential: Bool, format: SourceFormat? = nil) throws -> VipsImageHandle {
     // libvips' pngload skips the stream's Adler-32, which tilecut's reader checks
     if !sequential { try InputCheck.verifyStream(path: path) }
-    if let page, (try? SourceFormat.detect(path: path)) == .tiff, let one = try tiffPage(path: path, page: page, sequential: sequential) {
+    // the loader the bytes name, the one the header was read with: never libvips' guess
+    let format = try format ?? SourceFormat.detect(path: path)
+    if let page, format == .tiff, let one = try tiffPage(path: path, page: page, sequential: sequential) {
       return one
     }
-    // the loader the bytes name, the one the header was read with: never libvips' guess
-    let format = try SourceFormat.detect(path: path)
     return try VipsImageHandle.make("load \(path)") { out in
       // the common PNGs, read top to bottom, decode on ISA-L's inflate (TilecutPNGRead.h)
       if page == nil, sequential, format == .png, tc_png_open(path, &out) == 1 { return 0 }
@@ -179,14 +177,14 @@ public enum SourceImage {
   /// `bands`: a PDF or SVG read strictly top to bottom is rendered in bands (`banded`); a
   /// reader that goes back and forth across rows (libvips' affine) wants the loaders' tiles.
   static func pixels(
-    of source: SourceDescription, loader: String?, sequential: Bool, scale: Double, sheet: SheetClaim? = nil, bands: Bool = true
+    of source: SourceDescription, format: SourceFormat?, sequential: Bool, scale: Double, sheet: SheetClaim? = nil, bands: Bool = true
   ) throws -> VipsImageHandle {
     var image: VipsImageHandle
     if sequential, !source.isVector, let sheet, let band = source.crop, let shared = try sheet.sheet.claim(floor: sheet.floor, band: band) {
       image = shared
     } else if source.isVector {
       // the header's format, or the file's bytes: never libvips' guess
-      let format = try loader.flatMap(SourceFormat.init(loader:)) ?? SourceFormat.detect(path: source.path)
+      let format = try format ?? SourceFormat.detect(path: source.path)
       // a scanned page: read from its images, not rendered
       if let page = try imagePage(source, scale: scale, format: format, sequential: sequential) {
         return try cropped(convert(page, source: source), source: source, scale: scale)
@@ -199,7 +197,7 @@ public enum SourceImage {
         tc_load_named(format.loader, source.path, format == .svg ? -1 : Int32(source.page ?? 0), scale, sequential ? 1 : 0, &out)
       }
     } else {
-      image = try open(path: source.path, page: source.page, sequential: sequential)
+      image = try open(path: source.path, page: source.page, sequential: sequential, format: format)
     }
     return try cropped(convert(image, source: source), source: source, scale: scale)
   }

@@ -106,7 +106,7 @@ struct DocumentTests {
       let builder = PyramidBuilder(
         plan: plan, settings: RenderSettings(), encoder: VipsTileEncoder(),
         writer: DirectoryTileWriter(root: dir + "/out", template: template), pool: pool, ledger: ledger,
-        openSource: { try LevelPipeline.open(plan: plan, level: $0, loader: header.loader) })
+        openSource: { try LevelPipeline.open(plan: plan, level: $0, format: header.format) })
       try builder.build()
     }
     try pool.drain()

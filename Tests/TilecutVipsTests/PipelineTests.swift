@@ -60,7 +60,7 @@ func tile(_ path: String, into out: String, sizes: [Int], maxZoom: Int? = nil) t
   let builder = PyramidBuilder(
     plan: plan, settings: RenderSettings(),
     encoder: VipsTileEncoder(), writer: DirectoryTileWriter(root: out, template: template), pool: pool, ledger: ledger,
-    openSource: { try LevelPipeline.open(plan: plan, level: $0, loader: header.loader) })
+    openSource: { try LevelPipeline.open(plan: plan, level: $0, format: header.format) })
   try builder.build()
   try pool.drain()
   return (plan, ledger)

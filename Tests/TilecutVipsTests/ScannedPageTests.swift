@@ -262,11 +262,11 @@ struct ScannedPageTests {
       }
       let direct = try RGBAImage.decode(page)
       // what a level reads is exactly the direct read, not poppler's (which differs a little)
-      let level = try RGBAImage.decode(SourceImage.pixels(of: source, loader: "pdfload", sequential: sequential, scale: 1.3))
+      let level = try RGBAImage.decode(SourceImage.pixels(of: source, format: .pdf, sequential: sequential, scale: 1.3))
       #expect(difference(level, direct) == 0)
       let band = SourceDescription(
         path: scan, page: 0, crop: PixelRect(x: 0, y: 50, width: 300, height: 100), width: 300, height: 200, isVector: true)
-      let cut = try RGBAImage.decode(SourceImage.pixels(of: band, loader: "pdfload", sequential: sequential, scale: 1.3))
+      let cut = try RGBAImage.decode(SourceImage.pixels(of: band, format: .pdf, sequential: sequential, scale: 1.3))
       #expect(cut.width == 390 && cut.height == 130 && difference(cut, direct.crop(x: 0, y: 65, width: 390, height: 130)) == 0)
     }
     let vector = SourceDescription(path: drawn, page: 0, width: 300, height: 200, isVector: true)

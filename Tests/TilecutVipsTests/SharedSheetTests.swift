@@ -29,7 +29,7 @@ struct SharedSheetTests {
       let builder = PyramidBuilder(
         plan: plan, settings: RenderSettings(), encoder: VipsTileEncoder(),
         writer: DirectoryTileWriter(root: out, template: template), pool: pool, ledger: RenderLedger(),
-        openSource: { try LevelPipeline.open(plan: plan, level: $0, loader: header.loader, sheet: sheet) })
+        openSource: { try LevelPipeline.open(plan: plan, level: $0, format: header.format, sheet: sheet) })
       try builder.build()
     }
     try pool.drain()

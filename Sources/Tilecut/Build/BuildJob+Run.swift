@@ -130,7 +130,7 @@ extension BuildJob {
     var options = base.shapingOptions(plan).filter { !$0.key.hasPrefix("floor ") }
     for (i, layer) in layers.enumerated() {
       var one = plan
-      one.job = JobPlan(tileSizes: plan.job.tileSizes, floors: [plan.plans[i]])
+      one.floors = [plan.floors[i]]
       let key = "floor \(plan.plans[i].floor)"
       var text = base.shapingOptions(one)[key] ?? ""
       if let k = layer.settings.knockout { text += " knockout=\(k)" }

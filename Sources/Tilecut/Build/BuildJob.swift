@@ -181,8 +181,8 @@ public struct BuildJob {
     try base.encoding.checkTransparency(layers.map(\.source.input))
     let floors = Array(Set(plans.map(\.floor))).sorted()
     try template.checkDistinct(sizes: sizes.map(\.pixels), floors: floors)
-    let job = JobPlan(tileSizes: sizes.sorted(), floors: plans)
-    let plan = TileJobPlan(floors: layers.map(\.source), job: job, mappings: mappings, template: template, settings: runSettings, notes: [])
+    let planned = layers.indices.map { PlannedFloor(source: layers[$0].source, plan: plans[$0], mapping: mappings[$0]) }
+    let plan = TileJobPlan(floors: planned, sizes: sizes.sorted(), template: template, settings: runSettings, notes: [])
     try base.guardSize(plan)
     return (plan, layers)
   }
@@ -258,14 +258,12 @@ public struct BuildJob {
           floor: group.floor, layers: group.layers.map { plans[$0] }, encoder: encoder, writer: writer, ledger: ledger,
           background: plan.settings.background) : nil
       for (k, i) in group.layers.enumerated() {
-        let floorPlan = plans[i]
-        let loader = layers[i].source.header.loader
-        let mapping = plan.mappings[i]
+        let floor = plan.floors[i]
         let jobs = pool.jobs
         let builder = PyramidBuilder(
-          plan: floorPlan, settings: layerSettings(layers[i].settings, only: plan.settings.only), encoder: compositor?.layerEncoder() ?? encoder,
+          plan: floor.plan, settings: layerSettings(layers[i].settings, only: plan.settings.only), encoder: compositor?.layerEncoder() ?? encoder,
           writer: compositor?.layerWriter(k) ?? writer, pool: pool, ledger: compositor?.layerLedger() ?? ledger,
-          openSource: { level in try LevelPipeline.open(plan: floorPlan, level: level, loader: loader, jobs: jobs, mapping: mapping) })
+          openSource: { level in try LevelPipeline.open(plan: floor.plan, level: level, format: floor.format, jobs: jobs, mapping: floor.mapping) })
         try builder.build()
         try pool.drain()
         try compositor?.layerDone(k, pool: pool)

@@ -22,7 +22,8 @@ package enum PixelPyramid {
     var template = try TileNameTemplate(TileNameTemplate.defaultPattern)
     template = try template.withExtension("png")
     let plan = TileJobPlan(
-      floors: floors, job: job, mappings: [nil], template: template, settings: RenderSettings(), notes: [])
+      floors: [PlannedFloor(source: floor, plan: job.floors[0], mapping: nil)], sizes: job.tileSizes, template: template,
+      settings: RenderSettings(), notes: [])
     let tileJob = TileJob(
       inputs: [input], output: try OutputOptions.parse([]), pyramid: try PyramidOptions.parse([]), floors: try FloorOptions.parse([]),
       placement: try PlacementOptions.parse([]), encoding: try EncodingOptions.parse([]), run: run, printer: printer)

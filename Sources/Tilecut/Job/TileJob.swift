@@ -10,19 +10,31 @@ import TilecutVips
 /// The version written into manifests and printed by --version.
 public let tilecutVersion = "0.2.0"
 
+/// One floor as the renderer takes it, in one value: the source as read once (its
+/// header, with the format its bytes name, page and band), what the planner decided
+/// for it, and the PROJ mapping of a projected placement (nil otherwise).
+package struct PlannedFloor {
+  var source: FloorSource
+  /// Every level's recipe, strips and tile ranges.
+  var plan: FloorPlan
+  var mapping: (any SourceMapping)?
+
+  /// The only loader that opens the source: the one its bytes name.
+  var format: SourceFormat { source.header.format }
+}
+
 /// The resolved form of a tiling command: floors, placements and plans.
 package struct TileJobPlan {
-  var floors: [FloorSource]
-  /// What the planner decided: every level's recipe, strips and tile ranges.
-  var job: JobPlan
-  /// Per floor: the PROJ mapping of a projected placement, nil otherwise.
-  var mappings: [(any SourceMapping)?]
+  var floors: [PlannedFloor]
+  /// The tile sizes made, smallest first.
+  var sizes: [TileSize]
   var template: TileNameTemplate
   var settings: RenderSettings
   var notes: [String]
 
-  var plans: [FloorPlan] { job.floors }
-  var sizes: [TileSize] { job.tileSizes }
+  /// What the planner decided, as `--dry-run --json` prints it.
+  var job: JobPlan { JobPlan(tileSizes: sizes, floors: plans) }
+  var plans: [FloorPlan] { floors.map(\.plan) }
   var totalTiles: Int { job.cellCount }
 
   /// Planned cells per floor, size and zoom; a floor several buildings have (a
@@ -95,8 +107,8 @@ public struct TileJob {
     let settings = RenderSettings(
       background: try encoding.colorRules().background, knockout: try encoding.colorRules().knockout,
       shard: try run.shardSelector())
-    let jobPlan = TileJobPlan(
-      floors: floorSources, job: job, mappings: inputs.map(\.mapping), template: template, settings: settings, notes: notes)
+    let planned = zip(floorSources, zip(job.floors, inputs)).map { PlannedFloor(source: $0, plan: $1.0, mapping: $1.1.mapping) }
+    let jobPlan = TileJobPlan(floors: planned, sizes: job.tileSizes, template: template, settings: settings, notes: notes)
     try guardSize(jobPlan)
     return jobPlan
   }
@@ -302,7 +314,7 @@ public struct TileJob {
   /// (a name make cannot express is refused here, before any work).
   func dependencyRule(_ plan: TileJobPlan) throws -> String? {
     guard output.depfile != nil else { return nil }
-    let inputs = plan.floors.map(\.input.path)
+    let inputs = plan.floors.map(\.source.input.path)
     let sidecars = plan.plans.flatMap(\.placement.sidecars)
     return try DependencyFile.text(
       target: DependencyFile.target(output: output.output),
@@ -336,28 +348,25 @@ public struct TileJob {
     if encoding.knockout != nil { why += " after --knockout \(encoding.knockout ?? "")" }
     if let b = encoding.background { why += " or --background \(b)" }
     throw TilecutError.invalidInput(
-      path: plan.floors.first?.input.path ?? output.output,
+      path: plan.floors.first?.source.input.path ?? output.output,
       reason: "no tile to write: \(why); the previous output is unchanged. Check the colours, or add --allow-empty to publish an empty output")
   }
 
   /// Renders every floor, floors side by side, each streaming its levels; the bands
   /// of one sheet one after the other, from one reader (`SharedSheet`).
   func render(_ plan: TileJobPlan, encoder: any TileEncoder, writer: any TileWriter, pool: WorkPool, ledger: RenderLedger) throws {
-    let plans = plan.plans
+    let floors = plan.floors
     let settings = plan.settings
-    let loaders = Dictionary(plan.floors.map { ($0.floor, $0.header.loader) }, uniquingKeysWith: { a, _ in a })
-    let mappings = plan.mappings
-    let groups = SharedSheet.groups(of: plans.map(\.source))
+    let groups = SharedSheet.groups(of: floors.map(\.plan.source))
     DispatchQueue.concurrentPerform(iterations: groups.count) { g in
       for i in groups[g].floors {
-        let floorPlan = plans[i]
-        let loader = loaders[floorPlan.floor]
-        let mapping = mappings[i]
+        let floor = floors[i]
         let sheet = groups[g].sheet
         let builder = PyramidBuilder(
-          plan: floorPlan, settings: settings, encoder: encoder, writer: writer, pool: pool, ledger: ledger,
+          plan: floor.plan, settings: settings, encoder: encoder, writer: writer, pool: pool, ledger: ledger,
           openSource: { level in
-            try LevelPipeline.open(plan: floorPlan, level: level, loader: loader, jobs: pool.jobs, mapping: mapping, sheet: sheet)
+            try LevelPipeline.open(
+              plan: floor.plan, level: level, format: floor.format, jobs: pool.jobs, mapping: floor.mapping, sheet: sheet)
           })
         do { try builder.build() } catch {
           pool.record(error)
@@ -378,7 +387,7 @@ public struct TileJob {
       if let identity = s.identity { cache[s.path] = (identity, s.sha256) }
     }
     return try plan.floors.map { f in
-      let path = f.input.path
+      let path = f.source.input.path
       let before = Self.identity(path)
       let digest: String
       if let before, let cached = cache[path], cached.identity == before {
@@ -392,8 +401,8 @@ public struct TileJob {
       }
       let st = Self.stat(path)
       return Manifest.Source(
-        floor: f.floor, path: path, sha256: digest, page: f.input.page, width: f.description.width,
-        height: f.description.height, bytes: st?.bytes, modified: st?.modified, identity: before)
+        floor: f.source.floor, path: path, sha256: digest, page: f.source.input.page, width: f.source.description.width,
+        height: f.source.description.height, bytes: st?.bytes, modified: st?.modified, identity: before)
     }
   }
 
@@ -434,8 +443,9 @@ public struct TileJob {
       p.substitutes.map { Manifest.Substitute(floor: p.floor, tileSize: $0.tileSize, zoom: $0.zoom, servedBy: $0.servedBy) }
     }
     manifest.substitutes = substitutes.isEmpty ? nil : substitutes
-    manifest.placements = zip(plan.plans, plan.mappings).map { p, mapping in
-      Manifest.PlacedFloor(floor: p.floor, placement: p.placement, mapping: mapping, width: p.source.width, height: p.source.height)
+    manifest.placements = plan.floors.map { f in
+      Manifest.PlacedFloor(
+        floor: f.plan.floor, placement: f.plan.placement, mapping: f.mapping, width: f.plan.source.width, height: f.plan.source.height)
     }
     return manifest
   }

@@ -69,7 +69,7 @@ public struct PixelOptions: ParsableArguments {
       throw TilecutError.invalidInput(
         path: path, reason: "has \(layout.bands) bands; choose the 3 or 4 to tile with --bands R,G,B[,A] (1-based, e.g. --bands 3,2,1)")
     }
-    let tagNodata = floor.header.loader.lowercased().contains("tiff") ? GeoTIFFTags.read(path: path)?.nodata : nil
+    let tagNodata = floor.header.format == .tiff ? GeoTIFFTags.read(path: path)?.nodata : nil
     let nodataValue = nodata ?? tagNodata
     // one band of data (not 8-bit grey), or 8-bit grey with a nodata value
     if bandCount == 1 && (!layout.isEightBit || nodataValue != nil || scale != nil) {
