@@ -112,13 +112,11 @@ public enum LevelPipeline {
     let shrink = Double(recipe.shrink)
     let image = try boxShrunk(
       SourceImage.pixels(of: source, format: format, sequential: true, scale: scale, sheet: sheet), by: shrink, filter: recipe.filter)
-    // source pixel (continuous) → index in the rendered, shrunk image (centre of pixel i at i)
-    let k = scale / shrink
-    let toIndex = TilecutCore.AffineTransform(a: k, b: 0, c: -0.5, d: 0, e: k, f: -0.5)
     guard let inverse = forward.concatenating(after: .scale(shrink, shrink)).inverse else {
       throw TilecutError.invalidInput(path: source.path, reason: "the placement is degenerate (zero area)")
     }
-    let mesh = MeshInverse(mapping: mapping, region: region, worldPixels: worldPixels, toIndex: toIndex)
+    // the planner's mesh: source pixel (continuous) → index in the rendered, shrunk image
+    let mesh = MeshInverse.level(mapping: mapping, region: region, worldPixels: worldPixels, scale: scale, shrink: shrink)
     return try StreamingResampleSource(
       image: image, name: source.path, mesh: mesh, rx: hypot(inverse.a, inverse.d), ry: hypot(inverse.b, inverse.e),
       filter: recipe.filter, strips: strips, ringRows: recipe.ringRows ?? 1, jobs: jobs)

@@ -47,7 +47,7 @@ struct JobPlanTests {
         let chain = floor.chain(base: base)
         guard let head = chain.first else { continue }
         #expect(head.recipe.readsSource, "floor \(floor.floor) base \(base)")
-        #expect(head.strips == PyramidBuilder.strips(of: head.region, stripHeight: head.stripHeight))
+        #expect(head.strips == LevelStrip.strips(of: head.region, stripHeight: head.stripHeight))
         for (upper, lower) in zip(chain, chain.dropFirst()) {
           #expect(lower.recipe == .reduce(fromDensity: upper.density))
           #expect(lower.strips.isEmpty)

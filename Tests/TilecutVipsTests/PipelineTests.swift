@@ -202,7 +202,7 @@ struct PipelineTests {
     var a = [UInt8](repeating: 0, count: width * level.region.height * 4)
     var b = a
     // the strips the builder reads: the ring is sized for them
-    for strip in PyramidBuilder.strips(of: level.region, stripHeight: level.stripHeight) {
+    for strip in LevelStrip.strips(of: level.region, stripHeight: level.stripHeight) {
       let (top, count) = (strip.top, strip.count)
       try a.withUnsafeMutableBufferPointer { try streaming.read(top: top, count: count, into: $0.baseAddress! + top * width * 4) }
       try b.withUnsafeMutableBufferPointer { try fallback.read(top: top, count: count, into: $0.baseAddress! + top * width * 4) }

@@ -30,6 +30,16 @@ public struct MeshInverse: Sendable {
     self.tolerance = tolerance
   }
 
+  /// The mesh a level of a projected source is resampled through, for the planner
+  /// (its bands) and the renderer alike: the source rendered at `scale` (documents)
+  /// and box-shrunk by `shrink` first, so a source pixel's centre lands at index
+  /// `x · scale / shrink − 0.5`.
+  public static func level(mapping: any SourceMapping, region: PixelRect, worldPixels: Double, scale: Double, shrink: Double) -> MeshInverse {
+    let k = scale / shrink
+    return MeshInverse(
+      mapping: mapping, region: region, worldPixels: worldPixels, toIndex: AffineTransform(a: k, b: 0, c: -0.5, d: 0, e: k, f: -0.5))
+  }
+
   /// The exact source index of level pixel centres (x, y), relative to the region.
   public func exact(_ points: [(Int, Int)]) -> [PixelPoint] {
     let world = points.map { p in

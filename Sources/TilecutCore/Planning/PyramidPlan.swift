@@ -96,7 +96,7 @@ public struct DensityLevel: Hashable, Sendable, Codable {
   /// 256 rows when only 256 px tiles are cut (half the memory of a wide level).
   public var stripHeight: Int {
     guard base == WebMercator.baseTileSize else { return base }
-    return cuts.contains { $0.tileSize > base } ? PyramidBuilder.stripHeight : base
+    return cuts.contains { $0.tileSize > base } ? LevelStrip.tallest : base
   }
 
   public var tileCount: Int { cuts.reduce(0) { $0 + $1.range.count } }
@@ -311,7 +311,7 @@ public enum PyramidPlanner {
         levels[i].recipe = .double(fromDensity: head.density)
       } else {
         levels[i].recipe = try directRecipe(plan, level: level, mapping: mapping)
-        levels[i].strips = PyramidBuilder.strips(of: level.region, stripHeight: level.stripHeight)
+        levels[i].strips = LevelStrip.strips(of: level.region, stripHeight: level.stripHeight)
       }
     }
     plan.levels = levels
@@ -324,7 +324,7 @@ public enum PyramidPlanner {
     let scale = source.isVector ? plan.documentScale(for: level) : 1
     let documentScale = source.isVector ? scale : nil
     let placement = plan.placement
-    let strips = PyramidBuilder.strips(of: region, stripHeight: level.stripHeight)
+    let strips = LevelStrip.strips(of: region, stripHeight: level.stripHeight)
     let forward = LevelGeometry.forward(placement: placement, region: region, worldPixels: level.worldPixels, scale: scale)
     switch placement.projection {
     case .projected:
@@ -337,9 +337,7 @@ public enum PyramidPlanner {
       }
       let (rx, ry) = (LevelGeometry.radius(hypot(inverse.a, inverse.d)), LevelGeometry.radius(hypot(inverse.b, inverse.e)))
       let size = LevelGeometry.imageSize(of: source, scale: scale, shrink: shrink)
-      let k = scale / Double(shrink)
-      let mesh = MeshInverse(
-        mapping: mapping, region: region, worldPixels: level.worldPixels, toIndex: AffineTransform(a: k, b: 0, c: -0.5, d: 0, e: k, f: -0.5))
+      let mesh = MeshInverse.level(mapping: mapping, region: region, worldPixels: level.worldPixels, scale: scale, shrink: Double(shrink))
       let filter = plan.resampling.filter(rx: rx, ry: ry)
       let bands = LevelGeometry.meshBands(mesh: mesh, radius: ry * filter.support, sourceHeight: size.height, strips: strips).map(\.rows)
       guard let rows = LevelGeometry.ringCapacity(bands, rowBytes: size.width * 4) else {

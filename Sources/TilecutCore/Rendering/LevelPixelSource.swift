@@ -6,11 +6,3 @@ public protocol LevelPixelSource: AnyObject {
   /// region's full width of packed RGBA8 (row stride = 4 × region width).
   func read(top: Int, count: Int, into buffer: UnsafeMutablePointer<UInt8>) throws
 }
-
-/// One strip of a direct level: rows [top, top + count) of its region, which land
-/// at row `offset` of a strip buffer.
-public struct LevelStrip: Hashable, Sendable, Codable {
-  public var top: Int
-  public var count: Int
-  public var offset: Int
-}

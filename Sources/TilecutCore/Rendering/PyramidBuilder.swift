@@ -4,8 +4,6 @@ import Foundation
 /// once, cut into every tile size it serves, and halved into the next level, so
 /// memory holds about one strip per level whatever the source's size.
 public final class PyramidBuilder {
-  public static let stripHeight = 512
-
   let plan: FloorPlan
   let settings: RenderSettings
   let encoder: any TileEncoder
@@ -76,20 +74,6 @@ public final class PyramidBuilder {
     let head = Stage(level: top, builder: self, next: next, inPlace: inPlace[0])
     head.derived = derived
     try stream(top, into: head)
-  }
-
-  /// The strips a direct level is read in, top to bottom: aligned on the level's
-  /// pixel grid every `stripHeight` rows (the level's own), so the first and last may be partial.
-  public static func strips(of region: PixelRect, stripHeight: Int = stripHeight) -> [LevelStrip] {
-    var strips: [LevelStrip] = []
-    var top = region.y
-    while top < region.maxY {
-      let stripTop = (top / stripHeight) * stripHeight
-      let count = min(stripTop + stripHeight, region.maxY) - top
-      strips.append(LevelStrip(top: top - region.y, count: count, offset: top - stripTop))
-      top += count
-    }
-    return strips
   }
 
   private func stream(_ level: DensityLevel, into stage: Stage) throws {
