@@ -45,6 +45,17 @@ public struct BuildCommand: ParsableCommand {
   public var changes: String?
 
   @Option(
+    name: [.short, .long],
+    help: ArgumentHelp("Write into this directory instead of the file's output (relative to the current directory).", valueName: "dir"))
+  public var output: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "Where tiles go: directory or mbtiles, one file per floor and tile size (overrides the file's; mbtiles leaves out the file's preview).",
+      valueName: "kind"))
+  public var store: String?
+
+  @Option(
     help: ArgumentHelp(
       "Render a deterministic share K of N of the campus's tiles and write a partial manifest (join with `tilecut merge`); 'env' or 'env/N' as for a single run.",
       valueName: "k/n|env[/n]"))
@@ -56,7 +67,8 @@ public struct BuildCommand: ParsableCommand {
     let printer = Printer(verbosity: quiet ? .quiet : .normal)
     do {
       let overrides = BuildOverrides(
-        dryRun: dryRun, json: json, quiet: quiet, force: force, jobs: jobs, depfile: depfile, changes: changes, shard: shard)
+        dryRun: dryRun, json: json, quiet: quiet, force: force, jobs: jobs, depfile: depfile, changes: changes, shard: shard,
+        output: output, store: store)
       let job = try BuildJob.prepare(BuildRequest(file: file, overrides: overrides), printer: printer)
       try runJob(printer: printer) { try job.execute() }
     } catch let code as ExitCode {

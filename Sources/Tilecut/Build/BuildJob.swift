@@ -24,14 +24,16 @@ public struct BuildOverrides: Sendable {
   var depfile: String?
   var changes: String?
   var shard: String?
+  var output: String?
+  var store: String?
 
   /// Overrides of the project file's options, as `tilecut build`'s flags give them.
   public init(
     dryRun: Bool = false, json: Bool = false, quiet: Bool = false, force: Bool = false, jobs: Int? = nil, depfile: String? = nil,
-    changes: String? = nil, shard: String? = nil
+    changes: String? = nil, shard: String? = nil, output: String? = nil, store: String? = nil
   ) {
     (self.dryRun, self.json, self.quiet, self.force, self.jobs) = (dryRun, json, quiet, force, jobs)
-    (self.depfile, self.changes, self.shard) = (depfile, changes, shard)
+    (self.depfile, self.changes, self.shard, self.output, self.store) = (depfile, changes, shard, output, store)
   }
 }
 
@@ -57,6 +59,17 @@ public struct BuildJob {
     if let c = overrides.changes {
       outputExtra.append("--changes=\(c)")
       overridden.insert("changes")
+    }
+    // the build-tool plugin's: its work directory, MBTiles
+    if let o = overrides.output {
+      outputExtra.append("--output=\(o)")
+      overridden.insert("output")
+    }
+    if let s = overrides.store {
+      outputExtra.append("--store=\(s)")
+      overridden.insert("store")
+      // a preview page is a directory output's; MBTiles has none
+      if s == StoreKind.mbtiles.rawValue { overridden.insert("preview") }
     }
     let output = try ProjectArguments.parse(
       OutputOptions.self, options: project.options, keys: ProjectArguments.outputKeys, extra: outputExtra, overridden: overridden,

@@ -1,0 +1,90 @@
+import Foundation
+import PackagePlugin
+
+/// A target that lists this plugin gets the floor plans of the `tilecut.yml` in its
+/// directory as resources: `manifest.json` and one MBTiles file per floor and tile size
+/// (`L1_256.mbtiles`, …), made by `tilecut build --store mbtiles` into the plugin's
+/// work directory and copied by SwiftPM into the target's resource bundle, where
+/// `OfflineTiles(bundle: .module)` (TilecutClient) reads them.
+///
+/// The command declares the project file, every drawing it names, the world files it
+/// names and the files beside each drawing that share its name (`plan.pgw`,
+/// `plan.prj`, `plan.png.aux.xml`) as inputs, so the build runs it again only when one
+/// of them changes; a sidecar added later is seen once another input changes.
+@main
+struct TilecutBuildPlugin: BuildToolPlugin {
+  static let projectFileName = "tilecut.yml"
+
+  func createBuildCommands(context: PluginContext, target: Target) async throws -> [Command] {
+    guard let directory = Self.directory(of: target) else {
+      throw PluginFailure("TilecutBuildPlugin: \(target.name) is not a Swift or C target; list the plugin on the app's own target")
+    }
+    let project = directory.appending(path: Self.projectFileName)
+    guard let data = FileManager.default.contents(atPath: project.path) else {
+      throw PluginFailure(
+        "\(project.path): no such file; the target \(target.name) lists TilecutBuildPlugin, which tiles the tilecut.yml in its directory")
+    }
+    let reader = try ProjectFileReader(text: String(decoding: data, as: UTF8.self), file: project.path)
+
+    var inputs: [URL] = [project]
+    for floor in reader.floors {
+      let source = Self.resolve(floor.source, in: directory)
+      inputs.append(source)
+      inputs += Self.sidecars(of: source)
+      if let world = floor.worldFile { inputs.append(Self.resolve(world, in: directory)) }
+    }
+    var seen = Set<String>()
+    inputs = inputs.filter { seen.insert($0.standardizedFileURL.path).inserted }
+
+    let output = context.pluginWorkDirectoryURL.appending(path: "tiles")
+    var outputs = [output.appending(path: "manifest.json")]
+    for floor in reader.floorNumbers {
+      for size in reader.tileSizes {
+        outputs.append(output.appending(path: ProjectFileReader.fileName(floor: floor, tileSize: size)))
+      }
+    }
+    return [
+      .buildCommand(
+        displayName: "Tiling \(Self.projectFileName) of \(target.name) into MBTiles",
+        executable: try context.tool(named: "tilecut").url,
+        arguments: ["build", project.path, "--output", output.path, "--store", "mbtiles", "--quiet"],
+        inputFiles: inputs,
+        outputFiles: outputs)
+    ]
+  }
+
+  /// A source target's directory (`Target.directoryURL` needs tools version 6.1).
+  static func directory(of target: Target) -> URL? {
+    switch target {
+    case let t as SwiftSourceModuleTarget: t.directoryURL
+    case let t as ClangSourceModuleTarget: t.directoryURL
+    default: nil
+    }
+  }
+
+  /// A path of the project file: relative to its directory.
+  static func resolve(_ path: String, in directory: URL) -> URL {
+    path.hasPrefix("/") ? URL(fileURLWithPath: path) : directory.appending(path: path)
+  }
+
+  /// The regular files beside a drawing whose names start with its name without the
+  /// extension and a dot, in any case: its world file, `.prj` and `.aux.xml`.
+  static func sidecars(of source: URL) -> [URL] {
+    let folder = source.deletingLastPathComponent()
+    let name = source.lastPathComponent
+    let stem = source.deletingPathExtension().lastPathComponent.lowercased() + "."
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+    return entries.sorted().compactMap { entry in
+      guard entry != name, entry.lowercased().hasPrefix(stem) else { return nil }
+      var isDirectory: ObjCBool = false
+      let url = folder.appending(path: entry)
+      guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else { return nil }
+      return url
+    }
+  }
+}
+
+struct PluginFailure: Error, CustomStringConvertible {
+  var description: String
+  init(_ description: String) { self.description = description }
+}
