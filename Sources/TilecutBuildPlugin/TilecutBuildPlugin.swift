@@ -19,24 +19,31 @@ struct TilecutBuildPlugin: BuildToolPlugin {
     guard let directory = Self.directory(of: target) else {
       throw PluginFailure("TilecutBuildPlugin: \(target.name) is not a Swift or C target; list the plugin on the app's own target")
     }
-    let project = directory.appending(path: Self.projectFileName)
+    return try Self.commands(
+      project: directory.appending(path: Self.projectFileName), targetName: target.name, workDirectory: context.pluginWorkDirectoryURL,
+      tool: try context.tool(named: "tilecut").url)
+  }
+
+  /// The one command that tiles `project` into `workDirectory/tiles`, with its inputs and outputs.
+  static func commands(project: URL, targetName: String, workDirectory: URL, tool: URL) throws -> [Command] {
     guard let data = FileManager.default.contents(atPath: project.path) else {
       throw PluginFailure(
-        "\(project.path): no such file; the target \(target.name) lists TilecutBuildPlugin, which tiles the tilecut.yml in its directory")
+        "\(project.path): no such file; the target \(targetName) lists TilecutBuildPlugin, which tiles the tilecut.yml in its directory")
     }
     let reader = try ProjectFileReader(text: String(decoding: data, as: UTF8.self), file: project.path)
+    let directory = project.deletingLastPathComponent()
 
     var inputs: [URL] = [project]
     for floor in reader.floors {
-      let source = Self.resolve(floor.source, in: directory)
+      let source = resolve(floor.source, in: directory)
       inputs.append(source)
-      inputs += Self.sidecars(of: source)
-      if let world = floor.worldFile { inputs.append(Self.resolve(world, in: directory)) }
+      inputs += sidecars(of: source)
+      if let world = floor.worldFile { inputs.append(resolve(world, in: directory)) }
     }
     var seen = Set<String>()
     inputs = inputs.filter { seen.insert($0.standardizedFileURL.path).inserted }
 
-    let output = context.pluginWorkDirectoryURL.appending(path: "tiles")
+    let output = workDirectory.appending(path: "tiles")
     var outputs = [output.appending(path: "manifest.json")]
     for floor in reader.floorNumbers {
       for size in reader.tileSizes {
@@ -45,8 +52,8 @@ struct TilecutBuildPlugin: BuildToolPlugin {
     }
     return [
       .buildCommand(
-        displayName: "Tiling \(Self.projectFileName) of \(target.name) into MBTiles",
-        executable: try context.tool(named: "tilecut").url,
+        displayName: "Tiling \(projectFileName) of \(targetName) into MBTiles",
+        executable: tool,
         arguments: ["build", project.path, "--output", output.path, "--store", "mbtiles", "--quiet"],
         inputFiles: inputs,
         outputFiles: outputs)
@@ -83,6 +90,24 @@ struct TilecutBuildPlugin: BuildToolPlugin {
     }
   }
 }
+
+#if canImport(XcodeProjectPlugin)
+  import XcodeProjectPlugin
+
+  // An app target of an Xcode project (Build Phases ▸ Run Build Tool Plug-ins): the
+  // tilecut.yml among the target's files, else in the folder named as the target.
+  // Written to XcodeProjectPlugin's documented API; not compiled here (Linux has no Xcode).
+  extension TilecutBuildPlugin: XcodeBuildToolPlugin {
+    func createBuildCommands(context: XcodePluginContext, target: XcodeTarget) throws -> [Command] {
+      let listed = target.inputFiles.first { $0.url.lastPathComponent == Self.projectFileName }?.url
+      let project =
+        listed ?? context.xcodeProject.directoryURL.appending(path: target.displayName).appending(path: Self.projectFileName)
+      return try Self.commands(
+        project: project, targetName: target.displayName, workDirectory: context.pluginWorkDirectoryURL,
+        tool: try context.tool(named: "tilecut").url)
+    }
+  }
+#endif
 
 struct PluginFailure: Error, CustomStringConvertible {
   var description: String

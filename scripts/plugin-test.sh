@@ -1,0 +1,175 @@
+#!/bin/bash
+# The SwiftPM plugins' test (make plugin-test, the last step of make test), on
+# examples/plugin-app, an app package that depends on tilecut and TilecutClient by path:
+#  1. `swift build` of the example (scratch .build-plugin-app): no warning; its resource
+#     bundle holds manifest.json and one MBTiles file per floor and tile size, each a
+#     sound SQLite file with the tiles the manifest counts;
+#  2. the example's executable reads a tile of every floor and size back through
+#     OfflineTiles(bundle: .module); each decodes (GDAL) to the tile size and is the
+#     MBTiles row's bytes;
+#  3. in a copy of the example: `swift package tilecut build` (the command plugin) writes
+#     the output its tilecut.yml names; a missing file fails the plugin with tilecut's
+#     status; a rebuild with nothing changed does not run tilecut; a changed world file
+#     runs it again and the bundle's floor moves.
+# Needs the quiet pkg-config files (make quiet-pc; the Makefile exports PKG_CONFIG_PATH),
+# gdal-bin and python3-gdal (make test-deps). Every subprocess has a time limit.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+scratch=$root/.build-plugin-app
+export PKG_CONFIG_PATH="${PKG_CONFIG_PATH:-$root/.build/pkgconfig}"
+python=/usr/bin/python3
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tilecut-plugin-test.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+
+ok() { passed=$((passed + 1)); echo "ok: $1"; }
+bad() { failed=$((failed + 1)); echo "FAILED: $1"; [ -n "${2:-}" ] && tail -n 30 "$2"; }
+# check "what" command...: passes when the command exits 0
+check() { local what=$1; shift; if "$@" >"$tmp/check.log" 2>&1; then ok "$what"; else bad "$what" "$tmp/check.log"; fi; }
+finish() {
+  echo "plugin-test: $passed passed, $failed failed"
+  [ "$failed" = 0 ]
+  exit
+}
+
+# swift build of a package; the log in $2
+build() {
+  timeout 1800 swift build --package-path "$1" --scratch-path "$scratch" >"$2" 2>&1
+}
+
+# 1. the example as it is in the repository
+app=$root/examples/plugin-app
+if build "$app" "$tmp/build.log"; then ok "swift build examples/plugin-app"; else bad "swift build examples/plugin-app" "$tmp/build.log"; finish; fi
+if grep -n "warning:" "$tmp/build.log"; then bad "the build printed warnings (above)"; else ok "the build printed no warning"; fi
+bin=$(timeout 300 swift build --package-path "$app" --scratch-path "$scratch" --show-bin-path)
+bundle=$bin/PluginApp_PluginApp.resources
+
+# the files a bundle must hold for tilecut.yml's floors 0 and 1 at 256 and 512 px, each
+# a sound MBTiles file with as many rows per zoom as the manifest lists
+bundle_check=$(
+  cat <<'EOF'
+import json, os, sqlite3, sys
+bundle = sys.argv[1]
+expected = {"manifest.json"} | {"L%d_%d.mbtiles" % (f, s) for f in (0, 1) for s in (256, 512)}
+have = set(os.listdir(bundle))
+assert have == expected, "bundle holds %s, expected %s" % (sorted(have), sorted(expected))
+m = json.load(open(os.path.join(bundle, "manifest.json")))
+assert m["store"] == "mbtiles" and m["floors"] == [0, 1] and m["tileSizes"] == [256, 512], m
+assert {t["file"] for t in m["tileSets"]} == expected - {"manifest.json"}, m["tileSets"]
+for t in m["tileSets"]:
+    db = sqlite3.connect("file:%s?mode=ro" % os.path.join(bundle, t["file"]), uri=True)
+    assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok", t["file"]
+    rows = dict(db.execute("SELECT zoom_level, count(*) FROM tiles GROUP BY zoom_level").fetchall())
+    listed = {l["zoom"]: l["tileCount"] for l in m["levels"] if l["floor"] == t["floor"] and l["tileSize"] == t["tileSize"]}
+    assert rows == listed and sum(rows.values()) > 0, "%s: rows per zoom %s, manifest %s" % (t["file"], rows, listed)
+    print(t["file"], "rows per zoom", rows)
+EOF
+)
+check "the bundle holds manifest.json and L{0,1}_{256,512}.mbtiles, sound, with the manifest's tiles" \
+  "$python" -c "$bundle_check" "$bundle"
+
+# 2. the example reads a tile of each floor and size back through OfflineTiles(bundle:)
+mkdir -p "$tmp/read"
+if timeout 120 "$bin/PluginApp" "$tmp/read" >"$tmp/run.log" 2>&1; then ok "PluginApp reads the tiles back"; else bad "PluginApp reads the tiles back" "$tmp/run.log"; fi
+cat "$tmp/run.log"
+read_check=$(
+  cat <<'EOF'
+import os, re, sqlite3, sys
+from osgeo import gdal
+gdal.UseExceptions()
+bundle, read = sys.argv[1], sys.argv[2]
+names = sorted(os.listdir(read))
+assert len(names) == 4, names
+for name in names:
+    floor, size, z, x, y = map(int, re.fullmatch(r"L(-?\d+)_(\d+)_(\d+)_(\d+)_(\d+)\.png", name).groups())
+    data = open(os.path.join(read, name), "rb").read()
+    db = sqlite3.connect("file:%s?mode=ro" % os.path.join(bundle, "L%d_%d.mbtiles" % (floor, size)), uri=True)
+    row = db.execute("SELECT tile_data FROM tiles WHERE zoom_level=? AND tile_column=? AND tile_row=?", (z, x, (1 << z) - 1 - y)).fetchone()
+    assert row is not None and bytes(row[0]) == data, "%s is not the MBTiles row's bytes" % name
+    image = gdal.Open(os.path.join(read, name))
+    assert (image.RasterXSize, image.RasterYSize) == (size, size), (name, image.RasterXSize, image.RasterYSize)
+    pixels = image.ReadAsArray()
+    if pixels.ndim == 2:  # one band: a palette or grey PNG
+        pixels = pixels[None]
+    colours = {tuple(pixels[:, j, i]) for j in range(0, size, 8) for i in range(0, size, 8)}
+    assert len(colours) >= 2, "%s is one colour" % name
+    print(name, "decodes to", size, "x", size, "with", len(colours), "colours on an 8 px grid")
+EOF
+)
+check "each tile read back is the MBTiles row, a PNG of its tile size with a drawing in it" "$python" -c "$read_check" "$bundle" "$tmp/read"
+
+# 3. a copy of the example, its path dependencies pointed at this checkout
+copy=$tmp/plugin-app
+cp -R "$app" "$copy"
+rm -rf "$copy/.build" "$copy/Package.resolved" "$copy/tiles"
+sed -i.orig -e "s#path: \"../..\"#path: \"$root\"#" -e "s#path: \"../client\"#path: \"$root/examples/client\"#" "$copy/Package.swift"
+rm -f "$copy/Package.swift.orig"
+plugin() {
+  timeout 1200 swift package --package-path "$copy" --scratch-path "$scratch" --allow-writing-to-package-directory tilecut "$@"
+}
+if plugin build >"$tmp/command.log" 2>&1; then ok "swift package tilecut build"; else bad "swift package tilecut build" "$tmp/command.log"; fi
+manifest_check=$(
+  cat <<'EOF'
+import json, os, sys
+out = sys.argv[1]
+m = json.load(open(os.path.join(out, "manifest.json")))
+assert m["format"] == "tilecut-manifest" and m["floors"] == [0, 1] and m["tileSizes"] == [256, 512], m
+assert [b["id"] for b in m["buildings"]] == ["townhall"], m["buildings"]
+assert "store" not in m or m["store"] == "directory", m.get("store")
+files = sum(len(fs) for _, _, fs in os.walk(os.path.join(out, "256"))) + sum(len(fs) for _, _, fs in os.walk(os.path.join(out, "512")))
+listed = sum(l["tileCount"] for l in m["levels"])
+assert files == listed > 0, "%d tile files, manifest lists %d" % (files, listed)
+print("tiles/manifest.json: floors", m["floors"], "sizes", m["tileSizes"], files, "tiles")
+EOF
+)
+check "the command plugin wrote the project file's output into the package (tiles/manifest.json)" \
+  "$python" -c "$manifest_check" "$copy/tiles"
+
+if plugin build nosuch.yml >"$tmp/fail.log" 2>&1; then
+  bad "swift package tilecut build nosuch.yml must fail" "$tmp/fail.log"
+else
+  check "a missing project file fails the plugin with tilecut's message and status" \
+    grep -q "nosuch.yml: no such file" "$tmp/fail.log"
+  check "the plugin names tilecut's exit status" grep -q "exited with status 2" "$tmp/fail.log"
+fi
+
+# the build-tool plugin runs tilecut again only when an input changed
+if build "$copy" "$tmp/copy.log"; then ok "swift build of the copy"; else bad "swift build of the copy" "$tmp/copy.log"; fi
+if build "$copy" "$tmp/again.log" && ! grep -q "Tiling tilecut.yml" "$tmp/again.log"; then
+  ok "a rebuild with no input changed does not run tilecut"
+else
+  bad "a rebuild with no input changed does not run tilecut" "$tmp/again.log"
+fi
+bounds() { "$python" -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT value FROM metadata WHERE name=\"bounds\"").fetchone()[0])' "$1"; }
+before0=$(bounds "$bundle/L0_256.mbtiles")
+before1=$(bounds "$bundle/L1_256.mbtiles")
+# floor 1 moved 40 m east: only its world file changes (line 5, the x of the first
+# pixel's centre, in EPSG:3857 metres: 40 m of ground are 40 / cos(53.55°) of them)
+awk 'NR == 5 { printf "%.3f\n", $1 + 40 / cos(53.5503 * 3.14159265358979 / 180); next } { print }' \
+  "$copy/Sources/PluginApp/plan/upper.pgw" >"$tmp/upper.pgw"
+cp "$tmp/upper.pgw" "$copy/Sources/PluginApp/plan/upper.pgw"
+if build "$copy" "$tmp/moved.log" && grep -q "Tiling tilecut.yml" "$tmp/moved.log"; then
+  ok "a changed world file (a sidecar the YAML does not name) runs tilecut again"
+else
+  bad "a changed world file (a sidecar the YAML does not name) runs tilecut again" "$tmp/moved.log"
+fi
+after0=$(bounds "$bundle/L0_256.mbtiles")
+after1=$(bounds "$bundle/L1_256.mbtiles")
+echo "floor 0 bounds $before0 -> $after0; floor 1 bounds $before1 -> $after1"
+# 40 m east at 53.5503 N: 40 / (6378137 cos φ) radians of longitude on WGS 84's sphere as
+# Web Mercator uses it; the latitudes stay
+moved=$(
+  cat <<'EOF2'
+import math, sys
+a = [float(v) for v in sys.argv[1].split(",")]
+b = [float(v) for v in sys.argv[2].split(",")]
+east = math.degrees(40 / (6378137 * math.cos(math.radians(53.5503))))
+print("west %+.7f east %+.7f south %+.7f north %+.7f (expected %+.7f)" % (b[0] - a[0], b[2] - a[2], b[1] - a[1], b[3] - a[3], east))
+assert abs(b[0] - a[0] - east) < 2e-6 and abs(b[2] - a[2] - east) < 2e-6, "not moved 40 m east"
+assert abs(b[1] - a[1]) < 2e-7 and abs(b[3] - a[3]) < 2e-7, "moved north or south"
+EOF2
+)
+check "the bundle's floor 1 moved 40 m east" "$python" -c "$moved" "$before1" "$after1"
+if [ "$before0" = "$after0" ]; then ok "the bundle's floor 0 stayed"; else bad "the bundle's floor 0 stayed"; fi
+finish
