@@ -7,7 +7,10 @@
 #  2. the example's executable reads a tile of every floor and size back through
 #     OfflineTiles(bundle: .module); each decodes (GDAL) to the tile size and is the
 #     MBTiles row's bytes;
-#  3. in a copy of the example: `swift package tilecut build` (the command plugin) writes
+#  3. the plugin's YAML reader, built on its own, declares for project files in every
+#     form it reads the MBTiles files tilecut writes and every file tilecut reads, and
+#     refuses anchors and merge keys naming the line;
+#  4. in a copy of the example: `swift package tilecut build` (the command plugin) writes
 #     the output its tilecut.yml names; a missing file fails the plugin with tilecut's
 #     status; a rebuild with nothing changed does not run tilecut; a changed world file
 #     runs it again and the bundle's floor moves.
@@ -99,7 +102,103 @@ EOF
 )
 check "each tile read back is the MBTiles row, a PNG of its tile size with a drawing in it" "$python" -c "$read_check" "$bundle" "$tmp/read"
 
-# 3. a copy of the example, its path dependencies pointed at this checkout
+# 3. the plugin's YAML reader against tilecut's own reading of project files written in
+# every form the reader takes: the MBTiles files it declares are the ones tilecut
+# writes, and every file tilecut reads (its --depfile) is among the declared inputs
+tool=$bin/tilecut-tool
+reader=$tmp/reader
+mkdir -p "$reader/hq" "$reader/annex" "$reader/plan" "$reader/world"
+if timeout 300 swiftc -module-name ReaderCheck "$root/Sources/TilecutBuildPlugin/ProjectFileReader.swift" \
+  "$root/scripts/plugin-reader/main.swift" -o "$reader/read" >"$tmp/swiftc.log" 2>&1; then
+  ok "the reader builds on its own (swiftc)"
+else
+  bad "the reader builds on its own (swiftc)" "$tmp/swiftc.log"
+fi
+campus=$root/examples/campus
+cp "$campus/hq/hq.pdf" "$reader/hq/"
+cp "$campus/annex/ground.png" "$campus/annex/ground.prj" "$reader/annex/"
+cp "$campus/annex/ground.pgw" "$reader/annex/ground.PGW"
+cp "$campus/annex/ground.png" "$reader/plan/a.png"
+cp "$campus/annex/ground.pgw" "$reader/world/placement.pgw"
+cp "$campus/annex/ground.prj" "$reader/world/placement.prj"
+cat >"$reader/forms.yml" <<'YAML'
+# every form the plugin's reader takes, held against tilecut's own reading
+"output": 'out # not a comment'
+tileSizes:
+- 512
+- 256
+maxZoom: 19   # a comment
+buildings:
+  - name: "Head: quarters"
+    id: hq
+    floors:
+      - source: hq/hq.pdf
+        floor: -1
+        page: 0
+        center: [51.50060,
+                 -0.13960]
+        drawingScale: '1:200'
+      - floor: 2
+        source: "hq/hq.pdf"
+        page: 1
+        gcp: [[0, 0, 51.50082, -0.13994],
+              [566, 0, 51.50069, -0.13918],
+              [566, 283, 51.50038, -0.13926]]
+  - {id: annex, floors: [{floor: 1, source: annex/ground.png}]}
+YAML
+cat >"$reader/worldfile.yml" <<'YAML'
+tileSize: "768"
+maxZoom: 19
+buildings:
+- id: plan
+  floors:
+  - floor: 3
+    source: 'plan/a.png'
+    worldFile: world/placement.pgw
+YAML
+compare=$(
+  cat <<'PY'
+import json, os, sys
+said, out, depfile = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3]
+m = json.load(open(os.path.join(out, "manifest.json")))
+written = {"manifest.json"} | {t["file"] for t in m["tileSets"]}
+files = {f for f in os.listdir(out) if not f.startswith(".")}
+assert set(said["outputs"]) == written == files, (said["outputs"], sorted(written), sorted(files))
+declared = {os.path.realpath(p) for p in said["inputs"]}
+line = open(depfile).read().split("\n")[0]
+read = [os.path.realpath(p) for p in line.split(":", 1)[1].split()]
+missing = [p for p in read if p not in declared]
+assert read and not missing, "tilecut read %s, not declared" % missing
+print("outputs", sorted(written), "- inputs:", len(declared), "declared,", len(read), "read by tilecut")
+PY
+)
+cp "$campus/tilecut.yml" "$reader/campus.yml"
+for label in forms worldfile campus; do
+  file=$reader/$label.yml
+  if ! said=$(timeout 60 "$reader/read" "$file" 2>"$tmp/said.log"); then
+    bad "the reader reads $label.yml" "$tmp/said.log"
+    continue
+  fi
+  if timeout 300 "$tool" build "$file" --output "$reader/out-$label" --store mbtiles --depfile "$reader/$label.d" --quiet >"$tmp/tc.log" 2>&1; then
+    check "$label.yml: the reader declares the files tilecut writes and every file it reads" \
+      "$python" -c "$compare" "$said" "$reader/out-$label" "$reader/$label.d"
+  else
+    bad "tilecut build $label.yml" "$tmp/tc.log"
+  fi
+done
+# what it does not read, it refuses in one line with the file and line
+printf '# sizes once, used twice\ntileSizes: &sizes [256]\nbuildings: []\n' >"$reader/anchor.yml"
+printf 'buildings:\n  - id: a\n    floors:\n      - <<: *base\n        floor: 1\n' >"$reader/merge.yml"
+for case in anchor:2 merge:4; do
+  file=$reader/${case%:*}.yml
+  if timeout 60 "$reader/read" "$file" >"$tmp/refused.log" 2>&1; then
+    bad "the reader refuses ${case%:*}.yml" "$tmp/refused.log"
+  else
+    check "the reader refuses ${case%:*}.yml naming line ${case#*:}" grep -q "^$file:${case#*:}: " "$tmp/refused.log"
+  fi
+done
+
+# 4. a copy of the example, its path dependencies pointed at this checkout
 copy=$tmp/plugin-app
 cp -R "$app" "$copy"
 rm -rf "$copy/.build" "$copy/Package.resolved" "$copy/tiles"

@@ -59,6 +59,52 @@ struct ProjectFileReader {
   /// The name tilecut's MBTiles store gives a floor's tile set at a size.
   static func fileName(floor: Int, tileSize: Int) -> String { "L\(floor)_\(tileSize).mbtiles" }
 
+  /// The files `tilecut build --store mbtiles` writes: the manifest, then one MBTiles
+  /// file per floor and tile size.
+  var outputNames: [String] {
+    ["manifest.json"] + floorNumbers.flatMap { floor in tileSizes.map { Self.fileName(floor: floor, tileSize: $0) } }
+  }
+
+  /// The files a run reads: the project file, every source, every `worldFile`, and
+  /// the files beside each source or world file that share its name (`plan.pgw`,
+  /// `plan.prj`, `plan.png.aux.xml`, in any case) as they are now.
+  func inputs(projectFile: URL) -> [URL] {
+    let directory = projectFile.deletingLastPathComponent()
+    var inputs: [URL] = [projectFile]
+    for floor in floors {
+      let source = Self.resolve(floor.source, in: directory)
+      inputs.append(source)
+      inputs += Self.sidecars(of: source)
+      if let world = floor.worldFile.map({ Self.resolve($0, in: directory) }) {
+        // and the .prj beside it
+        inputs += [world] + Self.sidecars(of: world)
+      }
+    }
+    var seen = Set<String>()
+    return inputs.filter { seen.insert($0.standardizedFileURL.path).inserted }
+  }
+
+  /// A path of the project file: relative to its directory.
+  static func resolve(_ path: String, in directory: URL) -> URL {
+    path.hasPrefix("/") ? URL(fileURLWithPath: path) : directory.appendingPathComponent(path)
+  }
+
+  /// The regular files beside a drawing whose names start with its name without the
+  /// extension and a dot, in any case: its world file, `.prj` and `.aux.xml`.
+  static func sidecars(of source: URL) -> [URL] {
+    let folder = source.deletingLastPathComponent()
+    let name = source.lastPathComponent
+    let stem = source.deletingPathExtension().lastPathComponent.lowercased() + "."
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+    return entries.sorted().compactMap { entry in
+      guard entry != name, entry.lowercased().hasPrefix(stem) else { return nil }
+      var isDirectory: ObjCBool = false
+      let url = folder.appendingPathComponent(entry)
+      guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else { return nil }
+      return url
+    }
+  }
+
   init(text: String, file: String) throws {
     var parser = Parser(text: text, file: file)
     let root = try parser.document()

@@ -31,31 +31,14 @@ struct TilecutBuildPlugin: BuildToolPlugin {
         "\(project.path): no such file; the target \(targetName) lists TilecutBuildPlugin, which tiles the tilecut.yml in its directory")
     }
     let reader = try ProjectFileReader(text: String(decoding: data, as: UTF8.self), file: project.path)
-    let directory = project.deletingLastPathComponent()
-
-    var inputs: [URL] = [project]
-    for floor in reader.floors {
-      let source = resolve(floor.source, in: directory)
-      inputs.append(source)
-      inputs += sidecars(of: source)
-      if let world = floor.worldFile { inputs.append(resolve(world, in: directory)) }
-    }
-    var seen = Set<String>()
-    inputs = inputs.filter { seen.insert($0.standardizedFileURL.path).inserted }
-
     let output = workDirectory.appending(path: "tiles")
-    var outputs = [output.appending(path: "manifest.json")]
-    for floor in reader.floorNumbers {
-      for size in reader.tileSizes {
-        outputs.append(output.appending(path: ProjectFileReader.fileName(floor: floor, tileSize: size)))
-      }
-    }
+    let outputs = reader.outputNames.map { output.appending(path: $0) }
     return [
       .buildCommand(
         displayName: "Tiling \(projectFileName) of \(targetName) into MBTiles",
         executable: tool,
         arguments: ["build", project.path, "--output", output.path, "--store", "mbtiles", "--quiet"],
-        inputFiles: inputs,
+        inputFiles: reader.inputs(projectFile: project),
         outputFiles: outputs)
     ]
   }
@@ -66,27 +49,6 @@ struct TilecutBuildPlugin: BuildToolPlugin {
     case let t as SwiftSourceModuleTarget: t.directoryURL
     case let t as ClangSourceModuleTarget: t.directoryURL
     default: nil
-    }
-  }
-
-  /// A path of the project file: relative to its directory.
-  static func resolve(_ path: String, in directory: URL) -> URL {
-    path.hasPrefix("/") ? URL(fileURLWithPath: path) : directory.appending(path: path)
-  }
-
-  /// The regular files beside a drawing whose names start with its name without the
-  /// extension and a dot, in any case: its world file, `.prj` and `.aux.xml`.
-  static func sidecars(of source: URL) -> [URL] {
-    let folder = source.deletingLastPathComponent()
-    let name = source.lastPathComponent
-    let stem = source.deletingPathExtension().lastPathComponent.lowercased() + "."
-    let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-    return entries.sorted().compactMap { entry in
-      guard entry != name, entry.lowercased().hasPrefix(stem) else { return nil }
-      var isDirectory: ObjCBool = false
-      let url = folder.appending(path: entry)
-      guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else { return nil }
-      return url
     }
   }
 }
