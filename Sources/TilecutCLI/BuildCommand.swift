@@ -53,7 +53,7 @@ public struct BuildCommand: ParsableCommand {
     help: ArgumentHelp(
       "Where tiles go: directory or mbtiles, one file per floor and tile size (overrides the file's; mbtiles leaves out the file's preview).",
       valueName: "kind"))
-  public var store: String?
+  public var store: StoreKind?
 
   @Option(
     help: ArgumentHelp(

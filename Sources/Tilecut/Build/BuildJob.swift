@@ -25,12 +25,12 @@ public struct BuildOverrides: Sendable {
   var changes: String?
   var shard: String?
   var output: String?
-  var store: String?
+  var store: StoreKind?
 
   /// Overrides of the project file's options, as `tilecut build`'s flags give them.
   public init(
     dryRun: Bool = false, json: Bool = false, quiet: Bool = false, force: Bool = false, jobs: Int? = nil, depfile: String? = nil,
-    changes: String? = nil, shard: String? = nil, output: String? = nil, store: String? = nil
+    changes: String? = nil, shard: String? = nil, output: String? = nil, store: StoreKind? = nil
   ) {
     (self.dryRun, self.json, self.quiet, self.force, self.jobs) = (dryRun, json, quiet, force, jobs)
     (self.depfile, self.changes, self.shard, self.output, self.store) = (depfile, changes, shard, output, store)
@@ -66,10 +66,10 @@ public struct BuildJob {
       overridden.insert("output")
     }
     if let s = overrides.store {
-      outputExtra.append("--store=\(s)")
+      outputExtra.append("--store=\(s.rawValue)")
       overridden.insert("store")
       // a preview page is a directory output's; MBTiles has none
-      if s == StoreKind.mbtiles.rawValue { overridden.insert("preview") }
+      if s == .mbtiles { overridden.insert("preview") }
     }
     let output = try ProjectArguments.parse(
       OutputOptions.self, options: project.options, keys: ProjectArguments.outputKeys, extra: outputExtra, overridden: overridden,
