@@ -225,6 +225,19 @@ EOF
 check "the command plugin wrote the project file's output into the package (tiles/manifest.json)" \
   "$python" -c "$manifest_check" "$copy/tiles"
 
+# options alone still name no file: the package's tilecut.yml is added
+if plugin build --jobs 1 --dry-run >"$tmp/dry.log" 2>&1 && grep -q "^dry run: up to 20 tiles" "$tmp/dry.log"; then
+  ok "swift package tilecut build --jobs 1 --dry-run runs the package's tilecut.yml"
+else
+  bad "swift package tilecut build --jobs 1 --dry-run runs the package's tilecut.yml" "$tmp/dry.log"
+fi
+# without the permission SwiftPM refuses, with the plugin's reason
+if timeout 1200 swift package --package-path "$copy" --scratch-path "$scratch" tilecut build </dev/null >"$tmp/denied.log" 2>&1; then
+  bad "without --allow-writing-to-package-directory the plugin must not run" "$tmp/denied.log"
+else
+  check "without --allow-writing-to-package-directory SwiftPM refuses, giving the plugin's reason" \
+    grep -q "tilecut writes the tiles where the project file's output says" "$tmp/denied.log"
+fi
 if plugin build nosuch.yml >"$tmp/fail.log" 2>&1; then
   bad "swift package tilecut build nosuch.yml must fail" "$tmp/fail.log"
 else
