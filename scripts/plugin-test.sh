@@ -9,7 +9,7 @@
 #     MBTiles row's bytes;
 #  3. the plugin's YAML reader, built on its own, declares for project files in every
 #     form it reads the MBTiles files tilecut writes and every file tilecut reads, and
-#     refuses anchors and merge keys naming the line;
+#     refuses anchors, merge keys and a second document naming the line;
 #  4. in a copy of the example: `swift package tilecut build` (the command plugin) writes
 #     the output its tilecut.yml names; a missing file fails the plugin with tilecut's
 #     status; a rebuild with nothing changed does not run tilecut; a changed world file
@@ -147,6 +147,7 @@ buildings:
   - {id: annex, floors: [{floor: 1, source: annex/ground.png}]}
 YAML
 cat >"$reader/worldfile.yml" <<'YAML'
+---
 tileSize: "768"
 maxZoom: 19
 buildings:
@@ -189,7 +190,8 @@ done
 # what it does not read, it refuses in one line with the file and line
 printf '# sizes once, used twice\ntileSizes: &sizes [256]\nbuildings: []\n' >"$reader/anchor.yml"
 printf 'buildings:\n  - id: a\n    floors:\n      - <<: *base\n        floor: 1\n' >"$reader/merge.yml"
-for case in anchor:2 merge:4; do
+printf 'tileSizes: [256]\n---\nbuildings: []\n' >"$reader/documents.yml"
+for case in anchor:2 merge:4 documents:2; do
   file=$reader/${case%:*}.yml
   if timeout 60 "$reader/read" "$file" >"$tmp/refused.log" 2>&1; then
     bad "the reader refuses ${case%:*}.yml" "$tmp/refused.log"

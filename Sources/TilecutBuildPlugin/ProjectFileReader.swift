@@ -10,7 +10,7 @@ import Foundation
 /// also over several lines), plain, single- and double-quoted scalars, and `#`
 /// comments. It refuses, naming the line, what it does not read rather than guess:
 /// anchors and aliases (`&a`, `*a`, `<<:`), tags, block scalars (`|`, `>`), several
-/// documents and tabs in indentation. tilecut itself then reads the file with Yams and
+/// documents (one `---` at the top is fine) and tabs in indentation. tilecut itself then reads the file with Yams and
 /// checks everything else; when the two disagree about the files a run makes, SwiftPM
 /// reports a declared output that is missing.
 struct ProjectFileReader {
@@ -43,6 +43,7 @@ struct ProjectFileReader {
     var worldFile: String?
   }
 
+  /// A file the reader refuses: one line with the file (and line) and why.
   struct Failure: Error, CustomStringConvertible {
     var description: String
   }
@@ -151,6 +152,7 @@ struct ProjectFileReader {
 
   /// Lines to nodes, by indentation.
   struct Parser {
+    /// A line with content: its number, its indentation and the rest, comment removed.
     struct Line {
       var number: Int
       var indent: Int
@@ -231,8 +233,10 @@ struct ProjectFileReader {
     }
 
     mutating func document() throws -> Node {
+      // one document: a `---` may open it
+      if lines.first?.content == "---" { lines.removeFirst() }
       if let first = lines.first(where: { $0.content.hasPrefix("\t") || $0.content == "---" || $0.content == "..." }) {
-        throw fail(first, first.content.hasPrefix("\t") ? "tabs in indentation" : "document markers")
+        throw fail(first, first.content.hasPrefix("\t") ? "tabs in indentation" : "several documents")
       }
       guard let first = lines.first else { throw fail(nil, "the file is empty") }
       let node = try block(indent: first.indent)
@@ -327,6 +331,7 @@ struct ProjectFileReader {
 
   /// One value on a line: a scalar, or a flow list or mapping.
   struct FlowReader {
+    /// What the value holds that the reader does not read.
     struct Refusal: Error { var text: String }
 
     let text: [Character]

@@ -71,6 +71,7 @@ struct TilecutBuildPlugin: BuildToolPlugin {
   }
 #endif
 
+/// Why the plugin cannot plan the build: one line naming the file and what to do.
 struct PluginFailure: Error, CustomStringConvertible {
   var description: String
   init(_ description: String) { self.description = description }
