@@ -13,7 +13,8 @@
 #  4. in a copy of the example: `swift package tilecut build` (the command plugin) writes
 #     the output its tilecut.yml names; a missing file fails the plugin with tilecut's
 #     status; a rebuild with nothing changed does not run tilecut; a changed world file
-#     runs it again and the bundle's floor moves.
+#     runs it again and the bundle's floor moves; a file tilecut refuses fails the build
+#     with tilecut's message.
 # Needs the quiet pkg-config files (make quiet-pc; the Makefile exports PKG_CONFIG_PATH),
 # gdal-bin and python3-gdal (make test-deps). Every subprocess has a time limit.
 set -u
@@ -286,4 +287,14 @@ EOF2
 )
 check "the bundle's floor 1 moved 40 m east" "$python" -c "$moved" "$before1" "$after1"
 if [ "$before0" = "$after0" ]; then ok "the bundle's floor 0 stayed"; else bad "the bundle's floor 0 stayed"; fi
+# a project file tilecut refuses (a key the reader does not look at) fails the build
+# with tilecut's own line
+sed -i.orig 's/^maxZoom: 20/maxZoom: 99/' "$copy/Sources/PluginApp/tilecut.yml"
+rm -f "$copy/Sources/PluginApp/tilecut.yml.orig"
+if build "$copy" "$tmp/refused-build.log"; then
+  bad "a project file tilecut refuses fails the build" "$tmp/refused-build.log"
+else
+  check "a project file tilecut refuses fails the build with tilecut's message (file, line, key)" \
+    grep -q "tilecut.yml:6:1: maxZoom: 99 is outside" "$tmp/refused-build.log"
+fi
 finish
