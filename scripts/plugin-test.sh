@@ -21,11 +21,26 @@ set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 scratch=$root/.build-plugin-app
 export PKG_CONFIG_PATH="${PKG_CONFIG_PATH:-$root/.build/pkgconfig}"
-python=/usr/bin/python3
+# Python with GDAL's bindings, as the client's tests use it
+python=${PYTHON:-/usr/bin/python3}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tilecut-plugin-test.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 passed=0
 failed=0
+
+# every subprocess has a time limit: coreutils' timeout (gtimeout with Homebrew's
+# coreutils), else perl's alarm, which the command inherits across exec
+if command -v timeout >/dev/null; then
+  limit() { timeout "$@"; }
+elif command -v gtimeout >/dev/null; then
+  limit() { gtimeout "$@"; }
+else
+  limit() {
+    local seconds=$1
+    shift
+    perl -e 'alarm shift; exec @ARGV or die "$ARGV[0]: $!\n"' "$seconds" "$@"
+  }
+fi
 
 ok() { passed=$((passed + 1)); echo "ok: $1"; }
 bad() { failed=$((failed + 1)); echo "FAILED: $1"; [ -n "${2:-}" ] && tail -n 30 "$2"; }
@@ -39,15 +54,18 @@ finish() {
 
 # swift build of a package; the log in $2
 build() {
-  timeout 1800 swift build --package-path "$1" --scratch-path "$scratch" >"$2" 2>&1
+  limit 1800 swift build --package-path "$1" --scratch-path "$scratch" >"$2" 2>&1
 }
 
 # 1. the example as it is in the repository
 app=$root/examples/plugin-app
 if build "$app" "$tmp/build.log"; then ok "swift build examples/plugin-app"; else bad "swift build examples/plugin-app" "$tmp/build.log"; finish; fi
 if grep -n "warning:" "$tmp/build.log"; then bad "the build printed warnings (above)"; else ok "the build printed no warning"; fi
-bin=$(timeout 300 swift build --package-path "$app" --scratch-path "$scratch" --show-bin-path)
+bin=$(limit 300 swift build --package-path "$app" --scratch-path "$scratch" --show-bin-path)
+# SwiftPM's resource bundle: a directory on Linux, a .bundle on macOS
 bundle=$bin/PluginApp_PluginApp.resources
+[ -d "$bundle" ] || bundle=$bin/PluginApp_PluginApp.bundle
+[ -d "$bundle/Contents/Resources" ] && bundle=$bundle/Contents/Resources
 
 # the files a bundle must hold for tilecut.yml's floors 0 and 1 at 256 and 512 px, each
 # a sound MBTiles file with as many rows per zoom as the manifest lists
@@ -56,7 +74,7 @@ bundle_check=$(
 import json, os, sqlite3, sys
 bundle = sys.argv[1]
 expected = {"manifest.json"} | {"L%d_%d.mbtiles" % (f, s) for f in (0, 1) for s in (256, 512)}
-have = set(os.listdir(bundle))
+have = set(os.listdir(bundle)) - {"Info.plist"}
 assert have == expected, "bundle holds %s, expected %s" % (sorted(have), sorted(expected))
 m = json.load(open(os.path.join(bundle, "manifest.json")))
 assert m["store"] == "mbtiles" and m["floors"] == [0, 1] and m["tileSizes"] == [256, 512], m
@@ -75,7 +93,7 @@ check "the bundle holds manifest.json and L{0,1}_{256,512}.mbtiles, sound, with 
 
 # 2. the example reads a tile of each floor and size back through OfflineTiles(bundle:)
 mkdir -p "$tmp/read"
-if timeout 120 "$bin/PluginApp" "$tmp/read" >"$tmp/run.log" 2>&1; then ok "PluginApp reads the tiles back"; else bad "PluginApp reads the tiles back" "$tmp/run.log"; fi
+if limit 120 "$bin/PluginApp" "$tmp/read" >"$tmp/run.log" 2>&1; then ok "PluginApp reads the tiles back"; else bad "PluginApp reads the tiles back" "$tmp/run.log"; fi
 cat "$tmp/run.log"
 read_check=$(
   cat <<'EOF'
@@ -106,10 +124,12 @@ check "each tile read back is the MBTiles row, a PNG of its tile size with a dra
 # 3. the plugin's YAML reader against tilecut's own reading of project files written in
 # every form the reader takes: the MBTiles files it declares are the ones tilecut
 # writes, and every file tilecut reads (its --depfile) is among the declared inputs
+# the tilecut the plugins run (SwiftPM names the host's build of it tilecut-tool here)
 tool=$bin/tilecut-tool
+[ -x "$tool" ] || tool=$bin/tilecut
 reader=$tmp/reader
 mkdir -p "$reader/hq" "$reader/annex" "$reader/plan" "$reader/world"
-if timeout 300 swiftc -module-name ReaderCheck "$root/Sources/TilecutBuildPlugin/ProjectFileReader.swift" \
+if limit 300 swiftc -module-name ReaderCheck "$root/Sources/TilecutBuildPlugin/ProjectFileReader.swift" \
   "$root/scripts/plugin-reader/main.swift" -o "$reader/read" >"$tmp/swiftc.log" 2>&1; then
   ok "the reader builds on its own (swiftc)"
 else
@@ -177,11 +197,11 @@ PY
 cp "$campus/tilecut.yml" "$reader/campus.yml"
 for label in forms worldfile campus; do
   file=$reader/$label.yml
-  if ! said=$(timeout 60 "$reader/read" "$file" 2>"$tmp/said.log"); then
+  if ! said=$(limit 60 "$reader/read" "$file" 2>"$tmp/said.log"); then
     bad "the reader reads $label.yml" "$tmp/said.log"
     continue
   fi
-  if timeout 300 "$tool" build "$file" --output "$reader/out-$label" --store mbtiles --depfile "$reader/$label.d" --quiet >"$tmp/tc.log" 2>&1; then
+  if limit 300 "$tool" build "$file" --output "$reader/out-$label" --store mbtiles --depfile "$reader/$label.d" --quiet >"$tmp/tc.log" 2>&1; then
     check "$label.yml: the reader declares the files tilecut writes and every file it reads" \
       "$python" -c "$compare" "$said" "$reader/out-$label" "$reader/$label.d"
   else
@@ -194,7 +214,7 @@ printf 'buildings:\n  - id: a\n    floors:\n      - <<: *base\n        floor: 1\
 printf 'tileSizes: [256]\n---\nbuildings: []\n' >"$reader/documents.yml"
 for case in anchor:2 merge:4 documents:2; do
   file=$reader/${case%:*}.yml
-  if timeout 60 "$reader/read" "$file" >"$tmp/refused.log" 2>&1; then
+  if limit 60 "$reader/read" "$file" >"$tmp/refused.log" 2>&1; then
     bad "the reader refuses ${case%:*}.yml" "$tmp/refused.log"
   else
     check "the reader refuses ${case%:*}.yml naming line ${case#*:}" grep -q "^$file:${case#*:}: " "$tmp/refused.log"
@@ -208,7 +228,7 @@ rm -rf "$copy/.build" "$copy/Package.resolved" "$copy/tiles"
 sed -i.orig -e "s#path: \"../..\"#path: \"$root\"#" -e "s#path: \"../client\"#path: \"$root/examples/client\"#" "$copy/Package.swift"
 rm -f "$copy/Package.swift.orig"
 plugin() {
-  timeout 1200 swift package --package-path "$copy" --scratch-path "$scratch" --allow-writing-to-package-directory tilecut "$@"
+  limit 1200 swift package --package-path "$copy" --scratch-path "$scratch" --allow-writing-to-package-directory tilecut "$@"
 }
 if plugin build >"$tmp/command.log" 2>&1; then ok "swift package tilecut build"; else bad "swift package tilecut build" "$tmp/command.log"; fi
 manifest_check=$(
@@ -235,7 +255,7 @@ else
   bad "swift package tilecut build --jobs 1 --dry-run runs the package's tilecut.yml" "$tmp/dry.log"
 fi
 # without the permission SwiftPM refuses, with the plugin's reason
-if timeout 1200 swift package --package-path "$copy" --scratch-path "$scratch" tilecut build </dev/null >"$tmp/denied.log" 2>&1; then
+if limit 1200 swift package --package-path "$copy" --scratch-path "$scratch" tilecut build </dev/null >"$tmp/denied.log" 2>&1; then
   bad "without --allow-writing-to-package-directory the plugin must not run" "$tmp/denied.log"
 else
   check "without --allow-writing-to-package-directory SwiftPM refuses, giving the plugin's reason" \
