@@ -29,7 +29,7 @@ QUIET_PC = $(CURDIR)/.build/pkgconfig
 USER_PKG_CONFIG_PATH := $(PKG_CONFIG_PATH)
 export PKG_CONFIG_PATH := $(QUIET_PC)$(if $(USER_PKG_CONFIG_PATH),:$(USER_PKG_CONFIG_PATH))
 
-.PHONY: deps test-deps quiet-pc build release run test bench install clean lint format build-quiet doc-test campus docs
+.PHONY: deps test-deps quiet-pc build release run test bench install clean lint format build-quiet doc-test campus docs plugin-test
 
 # Every Debian package the build needs (test-deps: and the tests); a fresh machine gets the missing ones.
 deps test-deps:
@@ -80,7 +80,8 @@ campus: release
 # real output of the tilecut just built (gdal-bin and python3-gdal make and decode
 # an MBTiles file independently of the client).
 # swift format against the committed .swift-format; `make format` rewrites in place
-SWIFT_SOURCES = Package.swift Sources Tests examples/client/Package.swift examples/client/Sources examples/client/Tests
+SWIFT_SOURCES = Package.swift Sources Tests examples/client/Package.swift examples/client/Sources examples/client/Tests \
+  examples/plugin-app/Package.swift examples/plugin-app/Sources
 
 lint:
 	$(SWIFT) format lint --strict --recursive $(SWIFT_SOURCES)
@@ -99,6 +100,14 @@ test: test-deps quiet-pc lint build-quiet release
 	$(SWIFT) test
 	sh scripts/doc-test.sh .build/release/tilecut
 	TILECUT=$$($(SWIFT) build --show-bin-path)/tilecut $(SWIFT) test --package-path examples/client
+	$(MAKE) plugin-test
+
+# The SwiftPM plugins on examples/plugin-app, an app package that lists the build-tool
+# plugin (scripts/plugin-test.sh): its swift build (scratch .build-plugin-app, where
+# tilecut is built once more for the plugin), the MBTiles in its bundle, a tile read
+# back through OfflineTiles(bundle:), and `swift package tilecut build` in a copy.
+plugin-test: quiet-pc
+	bash scripts/plugin-test.sh
 
 bench: release
 	TILECUT=$(CURDIR)/.build/release/tilecut bash bench/run.sh
@@ -110,7 +119,7 @@ install: release
 	install -m 0755 .build/release/tilecut $(DESTDIR)$(PREFIX)/bin/tilecut
 
 clean:
-	rm -rf .build examples/out examples/out-* examples/campus/tiles
+	rm -rf .build .build-plugin-app examples/out examples/out-* examples/campus/tiles
 	$(MAKE) -C examples/make clean
 
 # The Tilecut library's DocC documentation (swift-docc-plugin); a warning fails it.

@@ -8,6 +8,9 @@ let package = Package(
     .executable(name: "tilecut", targets: ["tilecut"]),
     .library(name: "TilecutCore", targets: ["TilecutCore"]),
     .library(name: "Tilecut", targets: ["Tilecut"]),
+    // `swift package tilecut build` and the app target's build-tool plugin (README "In an Xcode project")
+    .plugin(name: "TilecutCommandPlugin", targets: ["TilecutCommandPlugin"]),
+    .plugin(name: "TilecutBuildPlugin", targets: ["TilecutBuildPlugin"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -103,6 +106,16 @@ let package = Package(
       name: "CTilecutFixtures", dependencies: ["CVips", "CGeoShim", "CGeoTIFF"], path: "Tests/CTilecutFixtures",
       linkerSettings: [.linkedLibrary("geotiff"), .linkedLibrary("tiff")]),
     .target(name: "TilecutFixtures", dependencies: ["TilecutCore", "TilecutVips", "CVips", "CTilecutFixtures"], path: "Tests/TilecutFixtures"),
+    // runs `tilecut build` on the package's tilecut.yml (or the CLI's arguments), writing into the package
+    .plugin(
+      name: "TilecutCommandPlugin",
+      capability: .command(
+        intent: .custom(verb: "tilecut", description: "Tile the package's tilecut.yml (or run tilecut with the arguments given)"),
+        permissions: [.writeToPackageDirectory(reason: "tilecut writes the tiles where the project file's output says")]),
+      dependencies: ["tilecut"],
+      path: "Sources/TilecutCommandPlugin"),
+    // a target's tilecut.yml as MBTiles resources, one file per floor and tile size
+    .plugin(name: "TilecutBuildPlugin", capability: .buildTool(), dependencies: ["tilecut"], path: "Sources/TilecutBuildPlugin"),
     .testTarget(name: "TilecutCoreTests", dependencies: ["TilecutCore"]),
     .testTarget(name: "TilecutProjectTests", dependencies: ["TilecutProject", .product(name: "Yams", package: "Yams")]),
     .testTarget(name: "TilecutMBTilesTests", dependencies: ["TilecutMBTiles", "TilecutCore", "CSQLite"]),

@@ -46,11 +46,20 @@ public struct BuildCommand: ParsableCommand {
 
   @Option(
     help: ArgumentHelp(
+      "Where tiles go: directory or mbtiles, one file per floor and tile size (overrides the file's; mbtiles leaves out the file's preview).",
+      valueName: "kind"))
+  public var store: StoreKind?
+
+  @Option(
+    help: ArgumentHelp(
       "Render a deterministic share K of N of the campus's tiles and write a partial manifest (join with `tilecut merge`); 'env' or 'env/N' as for a single run.",
       valueName: "k/n|env[/n]"))
   public var shard: String?
 
-  @Option(name: [.short, .long], help: ArgumentHelp("The output directory (overrides the file's output).", valueName: "dir"), completion: .directory)
+  @Option(
+    name: [.short, .long],
+    help: ArgumentHelp("Write into this directory instead of the file's output (relative to the current directory).", valueName: "dir"),
+    completion: .directory)
   public var output: String?
 
   @Option(
@@ -66,7 +75,7 @@ public struct BuildCommand: ParsableCommand {
     do {
       let overrides = BuildOverrides(
         dryRun: dryRun, json: json, quiet: quiet, force: force, jobs: jobs, depfile: depfile, changes: changes, shard: shard,
-        output: output, name: name)
+        output: output, name: name, store: store)
       let job = try BuildJob.prepare(BuildRequest(file: file, overrides: overrides), printer: printer)
       try runJob(printer: printer) { try job.execute() }
     } catch let code as ExitCode {

@@ -131,6 +131,31 @@ struct BuildCommandTests {
     #expect(after == before.filter { $0.key != "campus/tilecut.yml" })
   }
 
+  @Test("build --output and --store override the file's (the build-tool plugin's call): MBTiles in that directory, no preview")
+  func outputAndStore() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let file = try campusCopy(dir)
+    let text = try String(contentsOfFile: file, encoding: .utf8)
+    // the campus asks for a preview, which an MBTiles output cannot have
+    #expect(text.contains("preview: true") && text.contains("output: tiles"))
+    try text.replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 19").write(toFile: file, atomically: true, encoding: .utf8)
+    #expect(try tilecut(["build", file, "--output", dir + "/work/tiles", "--store", "mbtiles"]) == 2)
+    try FileManager.default.createDirectory(atPath: dir + "/work", withIntermediateDirectories: true)
+    #expect(try tilecut(["build", file, "-o", dir + "/work/tiles", "--store", "mbtiles"]) == 0)
+    let files = try FileManager.default.contentsOfDirectory(atPath: dir + "/work/tiles").filter { !$0.hasPrefix(".") }.sorted()
+    #expect(files == ["L1_256.mbtiles", "L1_512.mbtiles", "L2_256.mbtiles", "L2_512.mbtiles", "manifest.json"])
+    #expect(!FileManager.default.fileExists(atPath: dir + "/campus/tiles"))
+    let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/work/tiles/manifest.json")))
+    #expect((manifest as? [String: Any])?["store"] as? String == "mbtiles")
+    // without the overrides, the file's own output and store, with its preview
+    #expect(try tilecut(["build", file]) == 0)
+    #expect(FileManager.default.fileExists(atPath: dir + "/campus/tiles/preview.html"))
+    #expect(FileManager.default.fileExists(atPath: dir + "/campus/tiles/256"))
+    // a wrong value is the command line's mistake, not the file's
+    #expect(throws: (any Error).self) { try TilecutCommand.parseAsRoot(["build", file, "--store", "zarr"]) }
+  }
+
   @Test("--depfile from build lists the project file, every source and every sidecar")
   func depfile() throws {
     let dir = try scratch()

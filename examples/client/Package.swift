@@ -12,7 +12,7 @@ import PackageDescription
 let withGoogleMaps = ProcessInfo.processInfo.environment["TILECUT_CLIENT_GOOGLEMAPS"] == "1"
 
 var dependencies: [Target.Dependency] = [
-  .target(name: "CSQLite", condition: .when(platforms: [.linux, .android, .windows]))
+  .target(name: "CTilecutClientSQLite", condition: .when(platforms: [.linux, .android, .windows]))
 ]
 if withGoogleMaps {
   dependencies.append(.product(name: "GoogleMaps", package: "ios-maps-sdk", condition: .when(platforms: [.iOS])))
@@ -28,7 +28,7 @@ let package = Package(
   targets: [
     // Apple platforms have the SQLite3 module; elsewhere the system library (libsqlite3-dev).
     .systemLibrary(
-      name: "CSQLite",
+      name: "CTilecutClientSQLite",
       pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"])]
     ),

@@ -26,15 +26,16 @@ public struct BuildOverrides: Sendable {
   var shard: String?
   var output: String?
   var name: String?
+  var store: StoreKind?
 
   /// Overrides of the project file's options, as `tilecut build`'s flags give them.
   /// `output` is relative to the current directory (the file's own is relative to the file).
   public init(
     dryRun: Bool = false, json: Bool = false, quiet: Bool = false, force: Bool = false, jobs: Int? = nil, depfile: String? = nil,
-    changes: String? = nil, shard: String? = nil, output: String? = nil, name: String? = nil
+    changes: String? = nil, shard: String? = nil, output: String? = nil, name: String? = nil, store: StoreKind? = nil
   ) {
     (self.dryRun, self.json, self.quiet, self.force, self.jobs) = (dryRun, json, quiet, force, jobs)
-    (self.depfile, self.changes, self.shard, self.output, self.name) = (depfile, changes, shard, output, name)
+    (self.depfile, self.changes, self.shard, self.output, self.name, self.store) = (depfile, changes, shard, output, name, store)
   }
 }
 
@@ -61,6 +62,7 @@ public struct BuildJob {
       outputExtra.append("--changes=\(c)")
       overridden.insert("changes")
     }
+    // the command line's (and the build-tool plugin's: its work directory, MBTiles)
     if let o = overrides.output {
       outputExtra.append("--output=\(o)")
       overridden.insert("output")
@@ -68,6 +70,12 @@ public struct BuildJob {
     if let n = overrides.name {
       outputExtra.append("--name=\(n)")
       overridden.insert("name")
+    }
+    if let s = overrides.store {
+      outputExtra.append("--store=\(s.rawValue)")
+      overridden.insert("store")
+      // a preview page is a directory output's; MBTiles has none
+      if s == .mbtiles { overridden.insert("preview") }
     }
     let output = try ProjectArguments.parse(
       OutputOptions.self, options: project.options, keys: ProjectArguments.outputKeys, extra: outputExtra, overridden: overridden,

@@ -3,7 +3,7 @@ import Foundation
 #if canImport(SQLite3)
   import SQLite3
 #else
-  import CSQLite
+  import CTilecutClientSQLite
 #endif
 
 /// A read-only MBTiles 1.3 file, read through SQLite: the spec's `metadata` table

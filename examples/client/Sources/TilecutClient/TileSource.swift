@@ -43,6 +43,21 @@ public struct OfflineTiles: Sendable {
     }
   }
 
+  /// The tiles tilecut's build-tool plugin put into a bundle's resources: its
+  /// `manifest.json` and the `L{floor}_{size}.mbtiles` files it lists, side by side
+  /// (SwiftPM copies a plugin's outputs flat into the bundle). `subdirectory`: where
+  /// they are when the app copied them into a folder of its own. For the target that
+  /// lists the plugin, `try OfflineTiles(bundle: .module)`; in an app, `.main`.
+  public init(bundle: Bundle, subdirectory: String? = nil) throws {
+    guard let manifest = bundle.url(forResource: "manifest", withExtension: "json", subdirectory: subdirectory) else {
+      let place = (bundle.resourceURL ?? bundle.bundleURL).path + (subdirectory.map { "/" + $0 } ?? "")
+      throw TileUnavailable(
+        "\(place): no manifest.json among the bundle's resources; list tilecut's build-tool plugin on the target whose tilecut.yml makes them"
+      )
+    }
+    try self.init(directory: manifest.deletingLastPathComponent())
+  }
+
   /// The answer for one cell: for a substituted level (`--retina-depth native`), the
   /// serving size's tile, which the map scales into the asked size.
   public func tile(floor: Int, zoom: Int, x: Int, y: Int, tileSize: Int) -> TileAnswer {

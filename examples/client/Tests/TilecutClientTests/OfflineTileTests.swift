@@ -6,7 +6,7 @@ import Testing
 #if canImport(SQLite3)
   import SQLite3
 #else
-  import CSQLite
+  import CTilecutClientSQLite
 #endif
 
 /// Python with GDAL's bindings (python3-gdal), for decoding tiles independently of tilecut.
@@ -169,6 +169,53 @@ struct OfflineTileTests {
       if case .tile = answer { tiles += 1 } else { noTiles += 1 }
     }
     #expect(tiles > 50 && noTiles > 50)
+  }
+
+  @Test("OfflineTiles(bundle:): a bundle holding an MBTiles output's files flat, as the build-tool plugin leaves them")
+  func bundle() throws {
+    let f = try Fixture.shared.get()
+    let out = f.root.appendingPathComponent("bundle-out-\(UUID().uuidString.prefix(6))")
+    let plan = Fixture.repository.appendingPathComponent("examples/floorplan/office.png").path
+    let b = Fixture.bounds
+    try run(
+      try Fixture.tilecutBinary(),
+      [
+        plan, plan, "--first-floor", "-1", "-o", out.path, "--bounds", "\(b.south),\(b.west),\(b.north),\(b.east)",
+        "--min-zoom", "16", "--max-zoom", "19", "--tile-size", "256,512,768", "--knockout", "white:8", "--quiet",
+        "--store", "mbtiles",
+      ])
+    // a resource bundle as SwiftPM makes one on Linux: a directory with the files at its top
+    let bundleURL = f.root.appendingPathComponent("App_App-\(UUID().uuidString.prefix(6)).resources")
+    try FileManager.default.createDirectory(at: bundleURL, withIntermediateDirectories: true)
+    defer {
+      try? FileManager.default.removeItem(at: out)
+      try? FileManager.default.removeItem(at: bundleURL)
+    }
+    let manifest = try TileManifest(contentsOf: out.appendingPathComponent("manifest.json"))
+    #expect(manifest.tileSets.count == 6)
+    for file in ["manifest.json"] + manifest.tileSets.map(\.file) {
+      try FileManager.default.copyItem(at: out.appendingPathComponent(file), to: bundleURL.appendingPathComponent(file))
+    }
+    let bundle = try #require(Bundle(url: bundleURL))
+    let bundled = try OfflineTiles(bundle: bundle)
+    #expect(bundled.manifest.store == "mbtiles")
+    let directory = try OfflineTiles(directory: f.output)
+    var tiles = 0
+    for c in f.cells() {
+      let answer = bundled.tile(floor: c.floor, zoom: c.zoom, x: c.x, y: c.y, tileSize: c.size)
+      #expect(answer == directory.tile(floor: c.floor, zoom: c.zoom, x: c.x, y: c.y, tileSize: c.size), "\(c)")
+      if case .tile = answer { tiles += 1 }
+    }
+    #expect(tiles > 50)
+    // a bundle without the plugin's files: one sentence naming the bundle and what to do
+    let empty = f.root.appendingPathComponent("Empty-\(UUID().uuidString.prefix(6)).resources")
+    try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: empty) }
+    #expect {
+      try OfflineTiles(bundle: try #require(Bundle(url: empty)))
+    } throws: { error in
+      "\(error)".contains("no manifest.json") && "\(error)".contains(empty.lastPathComponent)
+    }
   }
 
   @Test("files that are not MBTiles are refused with the reason")
