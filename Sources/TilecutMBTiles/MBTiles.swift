@@ -100,7 +100,9 @@ public final class MBTilesWriter: Sendable {
   }
 
   /// Adds one tile (XYZ coordinates; stored with its TMS row). Safe from any thread.
-  public func put(_ tile: TileCoordinate, data: [UInt8]) throws {
+  /// Returns the digest that names its bytes.
+  @discardableResult
+  public func put(_ tile: TileCoordinate, data: [UInt8]) throws -> String {
     let id = digest(data)
     try state.withLock { s in
       guard let db = s.db, let insertImage = s.insertImage, let insertMap = s.insertMap else {
@@ -117,6 +119,7 @@ public final class MBTilesWriter: Sendable {
       try insertMap.run()
       s.tiles += 1
     }
+    return id
   }
 
   /// The bytes stored for a tile so far (the open transaction sees its own rows).

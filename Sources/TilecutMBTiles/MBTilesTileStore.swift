@@ -13,12 +13,15 @@ public final class MBTilesTileStore: TileStore, @unchecked Sendable {
   let format: String
   let digest: @Sendable ([UInt8]) -> String
   private let writers = Mutex<[LevelKey: MBTilesWriter]>([:])
+  /// Each tile's SHA-256 as it was put, for the content version.
+  private let digests: TileDigests
 
   /// `format`: the tiles' file format (`png`, `webp`, `jpeg`); `digest` names a tile by its content.
   public init(path: String, format: String, option: String = "--output", digest: @escaping @Sendable ([UInt8]) -> String) {
     directory = DirectoryTileStore(path: path, template: nil, option: option)
     self.format = format == "jpeg" ? "jpg" : format
     self.digest = digest
+    digests = TileDigests(digest: digest)
   }
 
   public var path: String { directory.path }
@@ -73,7 +76,13 @@ public final class MBTilesTileStore: TileStore, @unchecked Sendable {
   }
 
   public func put(_ bytes: [UInt8], floor: Floor, tileSize: Int, tile: TileCoordinate) throws {
-    try writer(floor: floor, tileSize: tileSize).put(tile, data: bytes)
+    // the writer names the bytes by their digest: kept for the content version, not taken again
+    let id = try writer(floor: floor, tileSize: tileSize).put(tile, data: bytes)
+    digests.record(hex: id, floor: floor, tileSize: tileSize, tile: tile)
+  }
+
+  public func stagedDigest(floor: Floor, tileSize: Int, tile: TileCoordinate) -> String? {
+    digests.hex(floor: floor, tileSize: tileSize, tile: tile)
   }
 
   public func stagedTile(floor: Floor, tileSize: Int, tile: TileCoordinate) throws -> [UInt8] {

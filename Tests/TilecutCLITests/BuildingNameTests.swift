@@ -213,3 +213,37 @@ struct IncrementalProgressTests {
     #expect(a.written + a.skipped == cells)
   }
 }
+
+@Suite("content version from digests taken as tiles are stored")
+struct ContentVersionDigestTests {
+  /// The content version of the output at `dir`, from its tile files' bytes on disk.
+  func fromFiles(_ dir: String) throws -> String? {
+    let manifest = try Manifest.decode(try #require(FileManager.default.contents(atPath: dir + "/manifest.json")))
+    let template = try TileNameTemplate(manifest.name)
+    return try ContentVersion.of(manifest) { floor, size, tile in
+      let path = dir + "/" + template.path(floor: floor, tileSize: size, tile: tile)
+      return SHA256Digest.hex([UInt8](try #require(FileManager.default.contents(atPath: path))))
+    }
+  }
+
+  @Test("a full build, an incremental one (carried tiles by link) and the MBTiles store give the content version of the bytes written")
+  func contentVersion() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let file = try campusCopy(dir)
+    let text = try String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 20")
+    try text.write(toFile: file, atomically: true, encoding: .utf8)
+    let tiles = dir + "/campus/tiles"
+    #expect(try tilecut(["build", file]) == 0)
+    let full = try Manifest.decode(try #require(FileManager.default.contents(atPath: tiles + "/manifest.json"))).contentVersion
+    #expect(full != nil && full == (try fromFiles(tiles)))
+    try text.replacingOccurrences(of: "#fff1dc:4", with: "#fff1dc:9").write(toFile: file, atomically: true, encoding: .utf8)
+    #expect(try tilecut(["build", file]) == 0)
+    let incremental = try Manifest.decode(try #require(FileManager.default.contents(atPath: tiles + "/manifest.json"))).contentVersion
+    #expect(incremental != full && incremental == (try fromFiles(tiles)))
+    // the same tiles in MBTiles files: the same content version (it names tiles by the template's paths)
+    #expect(try tilecut(["build", file, "-o", dir + "/mb", "--store", "mbtiles"]) == 0)
+    let mb = try Manifest.decode(try #require(FileManager.default.contents(atPath: dir + "/mb/manifest.json"))).contentVersion
+    #expect(mb == incremental)
+  }
+}

@@ -85,7 +85,7 @@ private let digest: @Sendable ([UInt8]) -> String = { bytes in
     let path = dir + "/t.mbtiles"
     let writer = try MBTilesWriter(path: path, digest: digest)
     DispatchQueue.concurrentPerform(iterations: 256) { i in
-      try? writer.put(TileCoordinate(zoom: 4, x: i % 16, y: i / 16), data: [UInt8(i % 7)])
+      _ = try? writer.put(TileCoordinate(zoom: 4, x: i % 16, y: i / 16), data: [UInt8(i % 7)])
     }
     try writer.finish(metadata: metadata)
     #expect(try query(path, "SELECT count(*) FROM map") == [["256"]])

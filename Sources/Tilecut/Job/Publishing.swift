@@ -75,7 +75,14 @@ struct ChangeList: Equatable {
 package enum ContentVersion {
   /// The tiles a store staged in this run.
   package static func of(_ manifest: Manifest, store: any TileStore) throws -> String {
-    try of(manifest) { Vips.sha256(of: try store.stagedTile(floor: $0, tileSize: $1, tile: $2)) }
+    try of(manifest) { try digest(store, floor: $0, tileSize: $1, tile: $2) }
+  }
+
+  /// A staged tile's SHA-256: the one taken as it was put, else from its bytes (a tile
+  /// carried over by a link, which this run did not hand to the store).
+  static func digest(_ store: any TileStore, floor: Floor, tileSize: Int, tile: TileCoordinate) throws -> String {
+    try store.stagedDigest(floor: floor, tileSize: tileSize, tile: tile)
+      ?? Vips.sha256(of: try store.stagedTile(floor: floor, tileSize: tileSize, tile: tile))
   }
 
   /// The content version and, per level, every tile's digest prefix run together
@@ -85,7 +92,7 @@ package enum ContentVersion {
     var current = ""
     var last: (Floor, Int, Int)?
     let version = try of(manifest) { floor, size, tile in
-      let digest = Vips.sha256(of: try store.stagedTile(floor: floor, tileSize: size, tile: tile))
+      let digest = try digest(store, floor: floor, tileSize: size, tile: tile)
       if let l = last, l != (floor, size, tile.zoom) {
         levelDigests.append(current)
         current = ""

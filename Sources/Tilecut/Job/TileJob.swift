@@ -305,7 +305,8 @@ public struct TileJob {
   /// The store the options ask for, at the output path.
   func makeStore(_ plan: TileJobPlan) -> any TileStore {
     switch output.store {
-    case .directory: return DirectoryTileStore(path: output.output, template: plan.template)
+    case .directory:
+      return DirectoryTileStore(path: output.output, template: plan.template, digests: TileDigests(digest: { Vips.sha256(of: $0) }))
     case .mbtiles: return MBTilesTileStore(path: output.output, format: encoding.format.rawValue, digest: { Vips.sha256(of: $0) })
     }
   }

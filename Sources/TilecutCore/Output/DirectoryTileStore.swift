@@ -45,7 +45,8 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
 
   /// `template`: the names this run will write (nil for a store that only reads or merges
   /// with the manifest's own template).
-  public init(path: String, template: TileNameTemplate?, option: String = "--output") {
+  /// `digests`: where each tile's SHA-256 is kept as it is put (nil: not kept).
+  public init(path: String, template: TileNameTemplate?, option: String = "--output", digests: TileDigests? = nil) {
     var p = path
     while p.count > 1 && p.hasSuffix("/") { p.removeLast() }
     // "." and ".." cannot be renamed: name the directory itself
@@ -54,6 +55,14 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
     self.path = p
     self.template = template
     self.option = option
+    self.digests = digests
+  }
+
+  /// Each tile's SHA-256 as it was put, for the content version.
+  let digests: TileDigests?
+
+  public func stagedDigest(floor: Floor, tileSize: Int, tile: TileCoordinate) -> String? {
+    digests?.hex(floor: floor, tileSize: tileSize, tile: tile)
   }
 
   var url: URL { URL(fileURLWithPath: path) }
@@ -362,6 +371,7 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
   public func put(_ bytes: [UInt8], floor: Floor, tileSize: Int, tile: TileCoordinate) throws {
     guard let template else { throw TilecutError.output(path: path, reason: "this store was opened without a name template") }
     try write(bytes, to: template.path(floor: floor, tileSize: tileSize, tile: tile))
+    digests?.record(bytes, floor: floor, tileSize: tileSize, tile: tile)
   }
 
   public func stagedTile(floor: Floor, tileSize: Int, tile: TileCoordinate) throws -> [UInt8] {

@@ -38,6 +38,10 @@ public protocol TileStore: TileWriter, AnyObject {
   /// The bytes of a tile put in this run (before `finish`), for the content version.
   func stagedTile(floor: Floor, tileSize: Int, tile: TileCoordinate) throws -> [UInt8]
 
+  /// The SHA-256 (hex) of a tile put in this run, taken as it was put; nil when the
+  /// store did not take it (no digests asked for, or a tile carried over by a link).
+  func stagedDigest(floor: Floor, tileSize: Int, tile: TileCoordinate) -> String?
+
   /// Writes the manifest and the output's other files (name → bytes, such as
   /// preview.html) into staging; the manifest's `storeFiles` names them.
   /// Returns the manifest as written.
