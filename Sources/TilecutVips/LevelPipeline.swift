@@ -68,7 +68,8 @@ public enum LevelPipeline {
     case .resample(let recipe):
       let scale = recipe.documentScale ?? 1
       try SubPixelPlacement.check(source: source, placement: plan.placement, scale: scale, shrink: recipe.shrink, region: region)
-      if plan.placement.projection == .projected {
+      // the mapping the plan names (and prints) decides the path: PROJ on a mesh, or affine
+      if case .projMesh = plan.mapping {
         guard let mapping else {
           throw TilecutError.invalidInput(path: source.path, reason: "a projected placement needs its PROJ mapping")
         }
