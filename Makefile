@@ -6,12 +6,16 @@ PREFIX ?= /usr/local
 # libgeotiff, SQLite, qpdf (scanned PDF pages read from their images), GDAL's library
 # (georeferencing read as GDAL reads it): what building
 # and running tilecut needs (make run)
-APT_PACKAGES = libvips-dev libpoppler-glib-dev librsvg2-dev libcairo2-dev libdeflate-dev libisal-dev libproj-dev proj-data libgeotiff-dev libsqlite3-dev libqpdf-dev libgdal-dev
+APT_PACKAGES = zlib1g-dev libvips-dev libpoppler-glib-dev librsvg2-dev libcairo2-dev libdeflate-dev libisal-dev libproj-dev proj-data libgeotiff-dev libsqlite3-dev libqpdf-dev libgdal-dev
 # what only the tests need (make test): strace for the test that proves no other
 # program is started; GDAL for the client package's tests and the browser tests' geometry;
 # zsh and fish for the completion tests; Chromium, driven headless over the DevTools
 # protocol (--remote-debugging-pipe) by Tests/browser/drive.py (no selenium or chromedriver)
 APT_TEST_PACKAGES = strace gdal-bin python3-gdal zsh fish chromium
+# from PyPI for the python3 on the path (the tests' independent PMTiles reader and writer,
+# protomaps' own; make bench's rio-pmtiles), installed where missing
+PIP_TEST_PACKAGES = pmtiles==3.8.1
+PIP_TEST_DEPS = python3 -c 'import pmtiles' 2>/dev/null || python3 -m pip install -q --disable-pip-version-check $(PIP_TEST_PACKAGES)
 # macOS (uname Darwin): the same libraries from Homebrew (gdal brings its command-line
 # tools and Python bindings; zsh ships with macOS; Chromium is a cask; there is no strace,
 # the test that uses it cannot run there). Never run on a Mac here: see README "On macOS".
@@ -49,7 +53,7 @@ deps test-deps:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	else \
 	  echo "tilecut needs these Debian packages; run: sudo apt-get install -y" $$missing; exit 1; \
-	fi
+	fi$(if $(filter test-deps,$@),; $(PIP_TEST_DEPS))
 
 quiet-pc:
 	@PKG_CONFIG_PATH="$(USER_PKG_CONFIG_PATH)" sh scripts/quiet-pkgconfig.sh $(QUIET_PC)

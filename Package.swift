@@ -8,6 +8,7 @@ let package = Package(
     .executable(name: "tilecut", targets: ["tilecut"]),
     .library(name: "TilecutCore", targets: ["TilecutCore"]),
     .library(name: "Tilecut", targets: ["Tilecut"]),
+    .library(name: "TilecutPMTiles", targets: ["TilecutPMTiles"]),
     // `swift package tilecut build` and the app target's build-tool plugin (README "In an Xcode project")
     .plugin(name: "TilecutCommandPlugin", targets: ["TilecutCommandPlugin"]),
     .plugin(name: "TilecutBuildPlugin", targets: ["TilecutBuildPlugin"]),
@@ -76,6 +77,9 @@ let package = Package(
     // every call that differs between Linux and macOS (renameat2 / renamex_np, mallopt, write)
     .target(name: "CTilecutPlatform"),
     .target(name: "TilecutCore", dependencies: ["CTilecutPlatform"]),
+    // PMTiles v3 on Foundation and zlib alone, so the client package can read archives too
+    .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+    .target(name: "TilecutPMTiles", dependencies: ["CZlib"]),
     .target(name: "TilecutMBTiles", dependencies: ["TilecutCore", "CSQLite"]),
     .target(name: "TilecutGeo", dependencies: ["TilecutCore", "CProj", "CGeoShim", "CTilecutGDAL"]),
     .target(
@@ -118,6 +122,7 @@ let package = Package(
     .plugin(name: "TilecutBuildPlugin", capability: .buildTool(), dependencies: ["tilecut"], path: "Sources/TilecutBuildPlugin"),
     .testTarget(name: "TilecutCoreTests", dependencies: ["TilecutCore"]),
     .testTarget(name: "TilecutProjectTests", dependencies: ["TilecutProject", .product(name: "Yams", package: "Yams")]),
+    .testTarget(name: "TilecutPMTilesTests", dependencies: ["TilecutPMTiles"]),
     .testTarget(name: "TilecutMBTilesTests", dependencies: ["TilecutMBTiles", "TilecutCore", "CSQLite"]),
     .testTarget(
       name: "TilecutVipsTests",
