@@ -54,22 +54,11 @@ public struct BuildJob {
     var outputExtra: [String] = []
     var overridden: Set<String> = []
     if overrides.force { outputExtra.append("--force") }
-    if let d = overrides.depfile {
-      outputExtra.append("--depfile=\(d)")
-      overridden.insert("depfile")
-    }
-    if let c = overrides.changes {
-      outputExtra.append("--changes=\(c)")
-      overridden.insert("changes")
-    }
     // the command line's (and the build-tool plugin's: its work directory, MBTiles)
-    if let o = overrides.output {
-      outputExtra.append("--output=\(o)")
-      overridden.insert("output")
-    }
-    if let n = overrides.name {
-      outputExtra.append("--name=\(n)")
-      overridden.insert("name")
+    let given = [("depfile", overrides.depfile), ("changes", overrides.changes), ("output", overrides.output), ("name", overrides.name)]
+    for case (let key, let value?) in given {
+      outputExtra.append("--\(key)=\(value)")
+      overridden.insert(key)
     }
     if let s = overrides.store {
       outputExtra.append("--store=\(s.rawValue)")

@@ -145,10 +145,9 @@ struct OfflineTileTests {
     #expect(throws: TileManifest.Failure.unknownStore("zarr")) { try f.manifest(replacing: ["store": "zarr"]) }
   }
 
-  @Test("tilecut's own --store mbtiles output: every cell answers as the directory output does")
-  func tilecutMBTiles() throws {
-    let f = try Fixture.shared.get()
-    let out = f.root.appendingPathComponent("mb-\(UUID().uuidString.prefix(6))")
+  /// The fixture's job again with `--store mbtiles`, into a fresh folder of the fixture's root.
+  func mbtilesOutput(_ f: Fixture, named name: String) throws -> URL {
+    let out = f.root.appendingPathComponent("\(name)-\(UUID().uuidString.prefix(6))")
     let plan = Fixture.repository.appendingPathComponent("examples/floorplan/office.png").path
     let b = Fixture.bounds
     try run(
@@ -158,6 +157,13 @@ struct OfflineTileTests {
         "--min-zoom", "16", "--max-zoom", "19", "--tile-size", "256,512,768", "--knockout", "white:8", "--quiet",
         "--store", "mbtiles",
       ])
+    return out
+  }
+
+  @Test("tilecut's own --store mbtiles output: every cell answers as the directory output does")
+  func tilecutMBTiles() throws {
+    let f = try Fixture.shared.get()
+    let out = try mbtilesOutput(f, named: "mb")
     defer { try? FileManager.default.removeItem(at: out) }
     let bundled = try OfflineTiles(directory: out)
     let directory = try OfflineTiles(directory: f.output)
@@ -174,16 +180,7 @@ struct OfflineTileTests {
   @Test("OfflineTiles(bundle:): a bundle holding an MBTiles output's files flat, as the build-tool plugin leaves them")
   func bundle() throws {
     let f = try Fixture.shared.get()
-    let out = f.root.appendingPathComponent("bundle-out-\(UUID().uuidString.prefix(6))")
-    let plan = Fixture.repository.appendingPathComponent("examples/floorplan/office.png").path
-    let b = Fixture.bounds
-    try run(
-      try Fixture.tilecutBinary(),
-      [
-        plan, plan, "--first-floor", "-1", "-o", out.path, "--bounds", "\(b.south),\(b.west),\(b.north),\(b.east)",
-        "--min-zoom", "16", "--max-zoom", "19", "--tile-size", "256,512,768", "--knockout", "white:8", "--quiet",
-        "--store", "mbtiles",
-      ])
+    let out = try mbtilesOutput(f, named: "bundle-out")
     // a resource bundle as SwiftPM makes one on Linux: a directory with the files at its top
     let bundleURL = f.root.appendingPathComponent("App_App-\(UUID().uuidString.prefix(6)).resources")
     try FileManager.default.createDirectory(at: bundleURL, withIntermediateDirectories: true)
