@@ -36,32 +36,8 @@ static int pdf_draw(void *ctx, cairo_t *cr, int left, int top) {
   return 0;
 }
 
-int tc_pdf_open_banded(const char *filename, int page, double scale, int band_rows, VipsImage **out) {
-  *out = NULL;
-  if (!(scale > 0) || band_rows < 1) {
-    vips_error("pdfload", "bad scale or band height");
-    return -1;
-  }
-  TcPdfPage *d = calloc(1, sizeof *d);
-  if (!d) {
-    vips_error("pdfload", "out of memory");
-    return -1;
-  }
-  d->scale = scale;
-  GError *error = NULL;
-  char *absolute = realpath(filename, NULL);
-  char *uri = absolute ? g_filename_to_uri(absolute, NULL, &error) : NULL;
-  free(absolute);
-  if (uri)
-    d->doc = poppler_document_new_from_file(uri, NULL, &error);
-  g_free(uri);
-  if (!d->doc) {
-    vips_error("pdfload", "%s", error ? error->message : "cannot open the document");
-    if (error)
-      g_error_free(error);
-    pdf_page_free(d);
-    return -1;
-  }
+/* Renders page `page` of the document `d` holds (taking `d`) in bands. */
+static int open_page(TcPdfPage *d, int page, double scale, int band_rows, VipsImage **out) {
   if (page < 0 || page >= poppler_document_get_n_pages(d->doc) || !(d->page = poppler_document_get_page(d->doc, page))) {
     vips_error("pdfload", "unable to load page %d", page);
     pdf_page_free(d);
@@ -80,4 +56,58 @@ int tc_pdf_open_banded(const char *filename, int page, double scale, int band_ro
    * or more, the fewest banded() asks for) */
   return tc_bands_open("pdfload", (int)width, (int)height, band_rows, 1, pdf_draw, d, pdf_page_free,
                        TC_UNPREMULTIPLY_ROUND, out);
+}
+
+/* A new page record at `scale`, or NULL with a libvips error. */
+static TcPdfPage *new_page(double scale, int band_rows) {
+  if (!(scale > 0) || band_rows < 1) {
+    vips_error("pdfload", "bad scale or band height");
+    return NULL;
+  }
+  TcPdfPage *d = calloc(1, sizeof *d);
+  if (!d) {
+    vips_error("pdfload", "out of memory");
+    return NULL;
+  }
+  d->scale = scale;
+  return d;
+}
+
+int tc_pdf_open_banded(const char *filename, int page, double scale, int band_rows, VipsImage **out) {
+  *out = NULL;
+  TcPdfPage *d = new_page(scale, band_rows);
+  if (!d)
+    return -1;
+  GError *error = NULL;
+  char *absolute = realpath(filename, NULL);
+  char *uri = absolute ? g_filename_to_uri(absolute, NULL, &error) : NULL;
+  free(absolute);
+  if (uri)
+    d->doc = poppler_document_new_from_file(uri, NULL, &error);
+  g_free(uri);
+  if (!d->doc) {
+    vips_error("pdfload", "%s", error ? error->message : "cannot open the document");
+    if (error)
+      g_error_free(error);
+    pdf_page_free(d);
+    return -1;
+  }
+  return open_page(d, page, scale, band_rows, out);
+}
+
+int tc_pdf_open_banded_bytes(GBytes *bytes, int page, double scale, int band_rows, VipsImage **out) {
+  *out = NULL;
+  TcPdfPage *d = new_page(scale, band_rows);
+  if (!d)
+    return -1;
+  GError *error = NULL;
+  d->doc = poppler_document_new_from_bytes(bytes, NULL, &error);
+  if (!d->doc) {
+    vips_error("pdfload", "%s", error ? error->message : "cannot open the document");
+    if (error)
+      g_error_free(error);
+    pdf_page_free(d);
+    return -1;
+  }
+  return open_page(d, page, scale, band_rows, out);
 }

@@ -45,12 +45,22 @@ typedef struct {
   /* the crop box within the media box: x0, y0, x1, y1 */
   double box[4];
   int rotate;
+  /* a mixed page (read with `allow_rest`): where the content stops being images
+   * drawn in order (an offset into the content, at a statement with no state
+   * saved) and the CTM there; `rest` equals the content's length on an image page */
+  size_t rest;
+  TcMatrix rest_ctm;
+  /* a mixed page: the document again, this page's content only what follows `rest` */
+  GBytes *rest_pdf;
 } TcImagePage;
 
 static void image_page_clear(TcImagePage *p) {
   for (int i = 0; i < p->count; i++)
     free(p->images[i].data);
   p->count = 0;
+  if (p->rest_pdf)
+    g_bytes_unref(p->rest_pdf);
+  p->rest_pdf = NULL;
 }
 
 /* A key of a page, or of the nearest /Pages node above it that has it (the
@@ -160,8 +170,12 @@ static int read_image(qpdf_data q, qpdf_oh xobject, TcPlacedImage *im) {
 
 /* Walks the page's content stream, which may hold nothing but q, Q, cm and Do of
  * image XObjects (and white space and comments): anything else, even an operator
- * that would draw nothing, and the page is not an image page. */
-static int read_content(qpdf_data q, qpdf_oh page, const unsigned char *s, size_t n, TcImagePage *out) {
+ * that would draw nothing, and the page is not an image page. With `allow_rest`, a
+ * page whose content starts so and then goes on with anything else is read up to
+ * the last statement before it where no graphics state was saved (out->rest):
+ * the images drawn before that point, under whatever follows. */
+static int read_content(qpdf_data q, qpdf_oh page, const unsigned char *s, size_t n, int allow_rest,
+                        TcImagePage *out) {
   qpdf_oh resources = inherited(q, page, "/Resources");
   int has_xobjects = qpdf_oh_is_dictionary(q, resources) && qpdf_oh_has_key(q, resources, "/XObject");
   qpdf_oh xobjects = has_xobjects ? qpdf_oh_get_key(q, resources, "/XObject") : qpdf_oh_new_null(q);
@@ -172,6 +186,10 @@ static int read_content(qpdf_data q, qpdf_oh page, const unsigned char *s, size_
   int count = 0;
   char name[128];
   int has_name = 0;
+  /* the last statement boundary with no state saved: the images before it, its CTM */
+  size_t mark = 0;
+  int mark_count = 0;
+  TcMatrix mark_ctm = ctm;
   size_t i = 0;
   while (i < n) {
     unsigned char c = s[i];
@@ -185,13 +203,18 @@ static int read_content(qpdf_data q, qpdf_oh page, const unsigned char *s, size_
       continue;
     }
     size_t start = i;
+    if (depth == 0 && !count && !has_name) {
+      mark = start;
+      mark_count = out->count;
+      mark_ctm = ctm;
+    }
     if (c == '/') {
       i++;
       while (i < n && !strchr(" \n\r\t\f/[]<>(){}%", s[i]) && s[i] != 0)
         i++;
       size_t len = i - start - 1;
       if (has_name || count || len == 0 || len >= sizeof name || memchr(s + start + 1, '#', len))
-        return 0;
+        goto rest;
       memcpy(name, s + start + 1, len);
       name[len] = 0;
       has_name = 1;
@@ -203,56 +226,100 @@ static int read_content(qpdf_data q, qpdf_oh page, const unsigned char *s, size_
         i++;
       size_t len = i - start;
       if (count >= 6 || has_name || len >= sizeof text)
-        return 0;
+        goto rest;
       memcpy(text, s + start, len);
       text[len] = 0;
       char *end = NULL;
       double v = strtod(text, &end);
       if (end != text + len || !isfinite(v))
-        return 0;
+        goto rest;
       numbers[count++] = v;
       continue;
     }
     if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
-      return 0; /* strings, arrays, dictionaries: no operator of an image page takes them */
+      goto rest; /* strings, arrays, dictionaries: no operator of an image page takes them */
     while (i < n && ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9')))
       i++;
     size_t len = i - start;
     if (len == 1 && s[start] == 'q' && !count && !has_name) {
       if (depth >= TC_MAX_DEPTH)
-        return 0;
+        goto rest;
       stack[depth++] = ctm;
     } else if (len == 1 && s[start] == 'Q' && !count && !has_name) {
       if (depth == 0)
-        return 0;
+        goto rest;
       ctm = stack[--depth];
     } else if (len == 2 && !memcmp(s + start, "cm", 2) && count == 6 && !has_name) {
       TcMatrix m = {numbers[0], numbers[1], numbers[2], numbers[3], numbers[4], numbers[5]};
       ctm = then(m, ctm);
     } else if (len == 2 && !memcmp(s + start, "Do", 2) && !count && has_name) {
       if (out->count >= TC_MAX_IMAGES || !qpdf_oh_is_dictionary(q, xobjects))
-        return 0;
+        goto rest;
       char key[130];
       snprintf(key, sizeof key, "/%s", name);
       if (!qpdf_oh_has_key(q, xobjects, key))
-        return 0;
+        goto rest;
       TcPlacedImage *im = &out->images[out->count];
       memset(im, 0, sizeof *im);
       if (!read_image(q, qpdf_oh_get_key(q, xobjects, key), im))
-        return 0;
+        goto rest;
       im->place = ctm;
       out->count++;
     } else {
-      return 0;
+      goto rest;
     }
     count = 0;
     has_name = 0;
   }
-  return !count && !has_name && out->count > 0;
+  if (count || has_name)
+    goto rest;
+  out->rest = n;
+  return out->count > 0;
+rest:
+  if (!allow_rest)
+    return 0;
+  /* the images after the mark are the rest's to draw */
+  for (int k = mark_count; k < out->count; k++) {
+    free(out->images[k].data);
+    out->images[k].data = NULL;
+  }
+  out->count = mark_count;
+  out->rest = mark;
+  out->rest_ctm = mark_ctm;
+  return out->count > 0;
 }
 
-/* Reads what an image page is made of with qpdf; 0 when it is not one. */
-static int read_page(const char *filename, int page_index, TcImagePage *out) {
+/* The document with page `page`'s content replaced by `content` (after a `cm` of
+ * `ctm` where that is not the identity), written by qpdf into memory. */
+static GBytes *with_content(qpdf_data q, qpdf_oh page, const unsigned char *content, size_t length, TcMatrix ctm) {
+  char prefix[200] = "";
+  if (!(ctm.a == 1 && ctm.b == 0 && ctm.c == 0 && ctm.d == 1 && ctm.e == 0 && ctm.f == 0))
+    snprintf(prefix, sizeof prefix, "%.17g %.17g %.17g %.17g %.17g %.17g cm\n", ctm.a, ctm.b, ctm.c, ctm.d, ctm.e,
+             ctm.f);
+  size_t plen = strlen(prefix);
+  unsigned char *data = malloc(plen + length);
+  if (!data)
+    return NULL;
+  memcpy(data, prefix, plen);
+  memcpy(data + plen, content, length);
+  qpdf_oh stream = qpdf_oh_new_stream(q);
+  qpdf_oh_replace_stream_data(q, stream, data, plen + length, qpdf_oh_new_null(q), qpdf_oh_new_null(q));
+  free(data);
+  qpdf_oh_replace_key(q, page, "/Contents", stream);
+  if (qpdf_init_write_memory(q) & QPDF_ERRORS)
+    return NULL;
+  if (qpdf_write(q) & QPDF_ERRORS)
+    return NULL;
+  size_t size = qpdf_get_buffer_length(q);
+  const unsigned char *buffer = qpdf_get_buffer(q);
+  return buffer && size ? g_bytes_new(buffer, size) : NULL;
+}
+
+/* Reads what an image page is made of with qpdf; 0 when it is not one. With
+ * `allow_rest`, a page whose content goes on past its images (see read_content)
+ * is read too, with out->rest_pdf the document of what follows them; such a page
+ * may have annotations (poppler draws them with the rest). */
+static int read_page(const char *filename, int page_index, int allow_rest, TcImagePage *out) {
   memset(out, 0, sizeof *out);
   qpdf_data q = qpdf_init();
   qpdf_silence_errors(q);
@@ -272,8 +339,9 @@ static int read_page(const char *filename, int page_index, TcImagePage *out) {
     goto done;
   /* annotations are drawn over the page; a user unit scales it */
   qpdf_oh annots = qpdf_oh_get_key(q, page, "/Annots");
-  if ((qpdf_oh_is_array(q, annots) && qpdf_oh_get_array_n_items(q, annots) > 0) ||
-      (!qpdf_oh_is_null(q, annots) && !qpdf_oh_is_array(q, annots)) || qpdf_oh_has_key(q, page, "/UserUnit"))
+  if ((!allow_rest && ((qpdf_oh_is_array(q, annots) && qpdf_oh_get_array_n_items(q, annots) > 0) ||
+                        (!qpdf_oh_is_null(q, annots) && !qpdf_oh_is_array(q, annots)))) ||
+      qpdf_oh_has_key(q, page, "/UserUnit"))
     goto done;
   double media[4], crop[4];
   if (!read_box(q, inherited(q, page, "/MediaBox"), media))
@@ -301,7 +369,10 @@ static int read_page(const char *filename, int page_index, TcImagePage *out) {
   out->rotate = (int)(((r % 360) + 360) % 360);
   if (qpdf_oh_get_page_content_data(q, page, &content, &length) != QPDF_SUCCESS || !content)
     goto done;
-  ok = read_content(q, page, content, length, out) && !qpdf_more_warnings(q);
+  ok = read_content(q, page, content, length, allow_rest, out) && !qpdf_more_warnings(q);
+  if (ok && allow_rest && out->rest < length)
+    ok = (out->rest_pdf = with_content(q, page, content + out->rest, length - out->rest, out->rest_ctm)) != NULL &&
+         !qpdf_more_warnings(q);
 done:
   free(content);
   if (!ok)
@@ -679,32 +750,26 @@ done:
   return result;
 }
 
-int tc_pdf_open_image_page(const char *filename, int page, double scale, int sequential, VipsImage **out) {
-  *out = NULL;
-  if (!(scale > 0 && isfinite(scale)))
-    return 0;
-  TcImagePage p;
-  if (!read_page(filename, page, &p))
-    return 0;
-  double bw = p.box[2] - p.box[0], bh = p.box[3] - p.box[1];
-  int turned = p.rotate == 90 || p.rotate == 270;
+/* The images of a page read by read_page, placed at `scale` and composited in
+ * order: 1 with *out set (RGBA8), 0 when the page's geometry is not one this
+ * reader follows (nothing set), -1 with a libvips error. Takes the images' data. */
+static int compose_images(const char *filename, int page, TcImagePage *p, double scale, int sequential,
+                          VipsImage **out) {
+  double bw = p->box[2] - p->box[0], bh = p->box[3] - p->box[1];
+  int turned = p->rotate == 90 || p->rotate == 270;
   double pw = 0, ph = 0;
   if (!poppler_size(filename, page, &pw, &ph) || fabs(pw - (turned ? bh : bw)) > 1e-3 ||
-      fabs(ph - (turned ? bw : bh)) > 1e-3) {
-    image_page_clear(&p);
+      fabs(ph - (turned ? bw : bh)) > 1e-3)
     return 0;
-  }
   /* rounded to nearest, as tc_pdf_open_banded and libvips' pdfload size a page */
   double width = rint(pw * scale), height = rint(ph * scale);
-  if (!(width >= 1 && height >= 1 && width <= INT_MAX / 8 && height <= INT_MAX)) {
-    image_page_clear(&p);
+  if (!(width >= 1 && height >= 1 && width <= INT_MAX / 8 && height <= INT_MAX))
     return 0;
-  }
   /* user space to the page's pixels: the crop box's top-left corner (after /Rotate,
    * which turns the page clockwise) at the origin, y down, `scale` pixels a point */
-  double x0 = p.box[0], y0 = p.box[1], x1 = p.box[2], y1 = p.box[3];
+  double x0 = p->box[0], y0 = p->box[1], x1 = p->box[2], y1 = p->box[3];
   TcMatrix device;
-  switch (p.rotate) {
+  switch (p->rotate) {
   case 90:
     device = (TcMatrix){0, 1, 1, 0, -y0, -x0};
     break;
@@ -720,17 +785,15 @@ int tc_pdf_open_image_page(const char *filename, int page, double scale, int seq
   device = then(device, (TcMatrix){scale, 0, 0, scale, 0, 0});
   /* every image must stand square on the page: turned by a multiple of 90° at most */
   TcMatrix placed[TC_MAX_IMAGES];
-  for (int i = 0; i < p.count; i++) {
-    TcPlacedImage *im = &p.images[i];
+  for (int i = 0; i < p->count; i++) {
+    TcPlacedImage *im = &p->images[i];
     TcMatrix pixels = {1.0 / im->width, 0, 0, -1.0 / im->height, 0, 1};
     TcMatrix t = then(then(pixels, im->place), device);
     double norm = fmax(fmax(fabs(t.a), fabs(t.b)), fmax(fabs(t.c), fabs(t.d)));
     int straight = fabs(t.b) <= 1e-9 * norm && fabs(t.c) <= 1e-9 * norm;
     int across = fabs(t.a) <= 1e-9 * norm && fabs(t.d) <= 1e-9 * norm;
-    if (!(norm > 0) || !(straight || across) || fabs(t.a * t.d - t.b * t.c) < 1e-12) {
-      image_page_clear(&p);
+    if (!(norm > 0) || !(straight || across) || fabs(t.a * t.d - t.b * t.c) < 1e-12)
       return 0;
-    }
     if (straight)
       t.b = t.c = 0;
     else
@@ -738,33 +801,77 @@ int tc_pdf_open_image_page(const char *filename, int page, double scale, int seq
     placed[i] = t;
   }
   VipsImage *page_image = NULL;
-  int result = 1;
-  for (int i = 0; i < p.count && result == 1; i++) {
+  for (int i = 0; i < p->count; i++) {
     VipsImage *one = NULL;
-    if (place_image(&p.images[i], placed[i], (int)width, (int)height, sequential, &one)) {
-      result = -1;
-      break;
+    if (place_image(&p->images[i], placed[i], (int)width, (int)height, sequential, &one)) {
+      if (page_image)
+        g_object_unref(page_image);
+      return -1;
     }
     if (!page_image) {
       page_image = one;
       continue;
     }
     VipsImage *over = NULL;
-    if (vips_composite2(page_image, one, &over, VIPS_BLEND_MODE_OVER, NULL))
-      result = -1;
+    int failed = vips_composite2(page_image, one, &over, VIPS_BLEND_MODE_OVER, NULL);
     g_object_unref(page_image);
     g_object_unref(one);
+    if (failed)
+      return -1;
     page_image = over;
-  }
-  image_page_clear(&p);
-  if (result != 1) {
-    if (page_image)
-      g_object_unref(page_image);
-    return -1;
   }
   /* images composited over each other come back in floats */
   int failed = page_image->BandFmt == VIPS_FORMAT_UCHAR ? vips_copy(page_image, out, NULL)
                                                         : vips_cast(page_image, out, VIPS_FORMAT_UCHAR, NULL);
   g_object_unref(page_image);
   return failed ? -1 : 1;
+}
+
+int tc_pdf_open_image_page(const char *filename, int page, double scale, int sequential, VipsImage **out) {
+  *out = NULL;
+  if (!(scale > 0 && isfinite(scale)))
+    return 0;
+  TcImagePage p;
+  if (!read_page(filename, page, 0, &p))
+    return 0;
+  int result = compose_images(filename, page, &p, scale, sequential, out);
+  image_page_clear(&p);
+  return result;
+}
+
+int tc_pdf_open_mixed_page(const char *filename, int page, double scale, int sequential, int band_rows,
+                           uint64_t min_image_bytes, VipsImage **out) {
+  *out = NULL;
+  if (!(scale > 0 && isfinite(scale)) || band_rows < 1)
+    return 0;
+  TcImagePage p;
+  if (!read_page(filename, page, 1, &p))
+    return 0;
+  uint64_t bytes = 0;
+  for (int i = 0; i < p.count; i++)
+    bytes += 4 * (uint64_t)p.images[i].width * (uint64_t)p.images[i].height;
+  if (!p.rest_pdf || bytes < min_image_bytes) {
+    image_page_clear(&p);
+    return 0;
+  }
+  GBytes *rest = g_bytes_ref(p.rest_pdf);
+  VipsImage *images = NULL, *vectors = NULL, *over = NULL;
+  int result = compose_images(filename, page, &p, scale, sequential, &images);
+  image_page_clear(&p);
+  if (result == 1 && tc_pdf_open_banded_bytes(rest, page, scale, band_rows, &vectors))
+    result = -1;
+  g_bytes_unref(rest);
+  if (result == 1 && (vectors->Xsize != images->Xsize || vectors->Ysize != images->Ysize))
+    result = 0; /* poppler sizes the page otherwise: it renders the whole page */
+  /* the drawing over the images, as poppler paints it over them */
+  if (result == 1 && (vips_composite2(images, vectors, &over, VIPS_BLEND_MODE_OVER, NULL) ||
+                      vips_cast(over, out, VIPS_FORMAT_UCHAR, NULL)))
+    result = -1;
+  if (images)
+    g_object_unref(images);
+  if (vectors)
+    g_object_unref(vectors);
+  if (over)
+    g_object_unref(over);
+  return result;
 }

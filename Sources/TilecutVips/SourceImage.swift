@@ -209,9 +209,12 @@ public enum SourceImage {
   /// rendered band by band as it is read: one band of `documentBandBytes` in
   /// memory, whatever the page's size, and, on a PDF page of more than 4 bands,
   /// the recorded drawing of a slab of up to 4 bands.
+  /// A scan with a drawing over it is read as a mixed page (`mixedPage`): its images
+  /// directly, poppler's bands of the drawing alone over them.
   static func banded(_ source: SourceDescription, scale: Double, format: SourceFormat) throws -> VipsImageHandle {
     let width = max(1.0, (Double(max(source.width, source.crop?.maxX ?? 0)) * scale).rounded(.up))
     let rows = Int(max(64, min(4096, Double(documentBandBytes) / (4 * width))))
+    if let mixed = try mixedPage(source, scale: scale, format: format, sequential: true, rows: rows) { return mixed }
     return try VipsImageHandle.make("render \(source.path)") { out in
       // the two vector formats
       format == .svg

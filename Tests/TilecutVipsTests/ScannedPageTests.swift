@@ -83,15 +83,15 @@ struct PlacedImage {
 }
 
 /// A one-page PDF of `images`, each drawn as `q <matrix> cm /ImN Do Q`, with `page`
-/// extra page entries (/MediaBox, /CropBox, /Rotate …) and `content` appended to the
-/// content stream.
-func writeScanPDF(images: [PlacedImage], page: String, content: String = "", to path: String) throws {
+/// extra page entries (/MediaBox, /CropBox, /Rotate …), `before` put ahead of the
+/// images and `content` appended to the content stream.
+func writeScanPDF(images: [PlacedImage], page: String, before: String = "", content: String = "", to path: String) throws {
   var objects: [[UInt8]] = []
   objects.append(Array("<< /Type /Catalog /Pages 2 0 R >>".utf8))
   objects.append(Array("<< /Type /Pages /Kids [3 0 R] /Count 1 >>".utf8))
   let xobjects = images.indices.map { "/Im\($0) \(5 + $0) 0 R" }.joined(separator: " ")
   objects.append(Array("<< /Type /Page /Parent 2 0 R \(page) /Resources << /XObject << \(xobjects) >> >> /Contents 4 0 R >>".utf8))
-  let ops = images.enumerated().map { "q \($0.element.matrix) cm /Im\($0.offset) Do Q" }.joined(separator: "\n") + "\n" + content
+  let ops = before + images.enumerated().map { "q \($0.element.matrix) cm /Im\($0.offset) Do Q" }.joined(separator: "\n") + "\n" + content
   objects.append(Array("<< /Length \(ops.utf8.count) >>\nstream\n\(ops)\nendstream".utf8))
   for image in images {
     objects.append(
@@ -271,5 +271,86 @@ struct ScannedPageTests {
     }
     let vector = SourceDescription(path: drawn, page: 0, width: 300, height: 200, isVector: true)
     #expect(try SourceImage.imagePage(vector, scale: 1.3, format: .pdf, sequential: true) == nil)
+  }
+
+  /// A mixed page read as images under poppler's render of the rest, or nil when
+  /// the reader leaves the whole page to poppler.
+  func mixed(_ path: String, scale: Double, sequential: Bool = true) throws -> RGBAImage? {
+    var out: UnsafeMutablePointer<VipsImage>?
+    let result = tc_pdf_open_mixed_page(path, 0, scale, sequential ? 1 : 0, 64, 0, &out)
+    guard result == 1, let out else {
+      #expect(result == 0, "\(String(cString: vips_error_buffer()))")
+      return nil
+    }
+    return try RGBAImage.decode(VipsImageHandle(out))
+  }
+
+  /// Lines, a filled rectangle and a stroked curve, in colours the scan does not have.
+  static let markup = """
+    q 1 0 0 RG 3 w 10 10 m 280 180 l S Q
+    q 0 0.8 0.2 rg 60 120 50 30 re f Q
+    0 0 1 RG 1.5 w 20 150 m 120 20 200 220 290 40 c S
+    """
+
+  @Test(
+    "a scan with a drawing over it: its images read directly under poppler's render of the drawing alone, equal to poppler's whole page",
+    arguments: [0.45, 1.3, 2.6])
+  func mixedPages(scale: Double) throws {
+    try Vips.start()
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let picture = scanPicture(width: 240, height: 160, seed: 7)
+    let cases: [(String, String, String, String)] = [
+      ("upright", "/MediaBox [0 0 300 200]", "", Self.markup),
+      ("/Rotate 90, cropped", "/MediaBox [0 0 300 200] /CropBox [10 5 290 195] /Rotate 90", "", Self.markup),
+      // a cm before the images stays in force for the drawing after them
+      ("a cm ahead of the images", "/MediaBox [0 0 300 200]", "1 0 0 1 10 -5 cm\n", Self.markup),
+      (
+        "an annotation drawn over it",
+        "/MediaBox [0 0 300 200] /Annots [<< /Type /Annot /Subtype /Square /Rect [100 50 180 120] /C [1 0 1] /Border [0 0 4] >>]", "", Self.markup
+      ),
+    ]
+    for (name, page, before, content) in cases {
+      let path = dir + "/mixed.pdf"
+      try writeScanPDF(images: [try .jpeg(picture, matrix: "150 0 0 100 40 60")], page: page, before: before, content: content, to: path)
+      #expect(try direct(path, scale: scale) == nil, "\(name): not an image page")
+      let reference = try poppler(path, scale: scale)
+      guard let got = try mixed(path, scale: scale) else {
+        Issue.record("\(name) at \(scale): not read as a mixed page")
+        continue
+      }
+      #expect(got.width == reference.width && got.height == reference.height, "\(name)")
+      guard got.width == reference.width && got.height == reference.height else { continue }
+      let d = meanDifference(got, reference)
+      #expect(d.mean < 2.5 && d.outliers < 0.02, "\(name) at \(scale): mean \(d.mean), outliers \(d.outliers)")
+      // the drawing is there: without it the page is much further from poppler's
+      let imagesOnly = dir + "/images.pdf"
+      try writeScanPDF(images: [try .jpeg(picture, matrix: "150 0 0 100 40 60")], page: page, before: before, to: imagesOnly)
+      if let bare = try direct(imagesOnly, scale: scale) {
+        #expect(meanDifference(bare, reference).mean > 2 * d.mean + 0.2, "\(name) at \(scale): the drawing is missing")
+      }
+      if let random = try mixed(path, scale: scale, sequential: false) { #expect(difference(random, got) == 0, "\(name)") }
+    }
+  }
+
+  @Test("a mixed page is left to poppler when its images are small, when nothing follows them, or when the drawing starts inside their saved state")
+  func mixedRefusals() throws {
+    try Vips.start()
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let picture = scanPicture(width: 64, height: 48, seed: 2)
+    let path = dir + "/m.pdf"
+    try writeScanPDF(images: [try .jpeg(picture, matrix: "100 0 0 75 0 0")], page: "/MediaBox [0 0 100 75]", content: "0 0 m 100 75 l S", to: path)
+    var out: UnsafeMutablePointer<VipsImage>?
+    // 64 × 48 × 4 bytes of images: under a budget of more, poppler draws it all
+    #expect(tc_pdf_open_mixed_page(path, 0, 1, 1, 64, 64 * 48 * 4 + 1, &out) == 0 && out == nil)
+    #expect(try mixed(path, scale: 1) != nil)
+    try writeScanPDF(images: [try .jpeg(picture, matrix: "100 0 0 75 0 0")], page: "/MediaBox [0 0 100 75]", to: path)
+    #expect(try mixed(path, scale: 1) == nil, "an image page is the image reader's")
+    // the drawing inside the image's q … Q: no statement between them to cut at
+    // (the image's q … Q as writeScanPDF writes it, with a line drawn inside it)
+    let inside = try PlacedImage.jpeg(picture, matrix: "100 0 0 75 0 0 cm /Im0 Do 0 0 m 1 1 l S 1 0 0 1 0 0")
+    try writeScanPDF(images: [inside], page: "/MediaBox [0 0 100 75]", to: path)
+    #expect(try mixed(path, scale: 1) == nil)
   }
 }

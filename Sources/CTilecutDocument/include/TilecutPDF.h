@@ -1,6 +1,7 @@
 #ifndef TILECUT_PDF_H
 #define TILECUT_PDF_H
 
+#include <stdint.h>
 #include <vips/vips.h>
 
 /* Page `page` of a PDF rendered by poppler at `scale` (1 = one pixel a point, the
@@ -31,5 +32,21 @@ int tc_pdf_open_banded(const char *filename, int page, double scale, int band_ro
  * qpdf cannot read): nothing is set and the caller renders the page with poppler;
  * -1 with a libvips error when libvips fails on an understood page. */
 int tc_pdf_open_image_page(const char *filename, int page, double scale, int sequential, VipsImage **out);
+
+/* tc_pdf_open_banded of a document held in memory. */
+int tc_pdf_open_banded_bytes(GBytes *bytes, int page, double scale, int band_rows, VipsImage **out);
+
+/* A mixed page: a scan with a drawing over it (markup, a plotted layer, a stamp).
+ * Its content starts with images drawn as tc_pdf_open_image_page reads them, then
+ * goes on with anything else. The images are read directly, as on an image page,
+ * and poppler renders only what follows them (the same document with this page's
+ * content cut to the rest), in bands, composited over the images: poppler never
+ * decodes the images, and each slab's recording holds only the drawing.
+ * `min_image_bytes`: a page whose images decode to fewer RGBA bytes than this is
+ * left to poppler (0 when nothing else is on the page). 1 with *out set; 0 when
+ * the page is not one (nothing set: render it with tc_pdf_open_banded); -1 with
+ * a libvips error. */
+int tc_pdf_open_mixed_page(const char *filename, int page, double scale, int sequential, int band_rows,
+                           uint64_t min_image_bytes, VipsImage **out);
 
 #endif
