@@ -16,6 +16,7 @@ import http.server
 import json
 import os
 import re
+import signal
 import sys
 
 from pmtiles.tile import zxy_to_tileid, TileType, Compression
@@ -117,6 +118,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 
 def serve(root, ignore_range=False):
+    # a test runner may start us with SIGTERM blocked: stop when asked
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM])
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     Handler.ignore_range = ignore_range
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.root = root
