@@ -116,6 +116,15 @@ public final class PMTilesReader: @unchecked Sendable {
     return try tileBytes(entry)
   }
 
+  /// `tile(z:x:y:)` off the caller's thread, for async callers (a read may be a request).
+  public func loadTile(z: Int, x: Int, y: Int) async throws -> [UInt8]? {
+    try await withCheckedThrowingContinuation { continuation in
+      DispatchQueue.global(qos: .userInitiated).async {
+        continuation.resume(with: Result { try self.tile(z: z, x: x, y: y) })
+      }
+    }
+  }
+
   /// The tile entry (a run) holding z/x/y, or nil when the archive has none.
   public func entry(z: Int, x: Int, y: Int) throws -> PMTilesEntry? {
     guard (0...PMTilesTileID.maxZoom).contains(z), x >= 0, y >= 0, x < 1 << z, y < 1 << z else { return nil }

@@ -201,7 +201,7 @@ struct PMTilesReaderTests {
   }
 
   @Test("over HTTP with Range: every tile, header and root in one request, a cold tile in at most 4, never the whole file")
-  func overHTTP() throws {
+  func overHTTP() async throws {
     let dir = try scratchDirectory()
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let expected = try pythonArchive(dir + "/p.pmtiles", count: 6000, leaf: 64)
@@ -222,6 +222,8 @@ struct PMTilesReaderTests {
       #expect(try reader.tile(z: c.z, x: c.x, y: c.y) == bytes, "\(key)")
     }
     #expect(try allTiles(reader) == expected)
+    // the async form reads the same bytes
+    #expect(try await reader.loadTile(z: c.z, x: c.x, y: c.y) == expected[key])
   }
 
   @Test("a server that ignores Range is refused in one line, and a missing file is a 404")
