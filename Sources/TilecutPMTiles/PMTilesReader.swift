@@ -21,16 +21,18 @@ public protocol PMTilesByteSource: AnyObject, Sendable {
 public struct PMTilesLimits: Sendable {
   /// A directory's bytes as stored (compressed).
   public var directoryBytes = 16 << 20
-  /// A directory's bytes once inflated.
-  public var inflatedDirectoryBytes = 64 << 20
+  /// A directory's bytes once inflated (4 bytes an entry at least: 4 M entries).
+  public var inflatedDirectoryBytes = 16 << 20
   /// The metadata's bytes, stored and inflated.
   public var metadataBytes = 16 << 20
   /// One tile's bytes.
   public var tileBytes = 32 << 20
   /// How deep leaf directories may nest below the root (the spec allows chains).
   public var leafDepth = 4
-  /// How many leaf directories the reader keeps decoded.
+  /// How many leaf directories the reader keeps decoded, and how many entries in all
+  /// (24 bytes each: 1 M entries is 24 MB).
   public var cachedLeaves = 64
+  public var cachedEntries = 1 << 20
 
   public init() {}
 }
@@ -50,6 +52,7 @@ public final class PMTilesReader: @unchecked Sendable {
   let lock = NSLock()
   var leaves: [UInt64: [PMTilesEntry]] = [:]
   var leafOrder: [UInt64] = []
+  var cachedEntries = 0
 
   /// Opens a local archive, memory-mapped.
   public convenience init(path: String, limits: PMTilesLimits = PMTilesLimits()) throws {
@@ -179,11 +182,14 @@ public final class PMTilesReader: @unchecked Sendable {
     if let cached = lock.withLock({ leaves[entry.offset] }) { return cached }
     let entries = try leafUncached(entry)
     lock.withLock {
-      if leaves[entry.offset] == nil {
-        if leafOrder.count >= max(1, limits.cachedLeaves) { leaves[leafOrder.removeFirst()] = nil }
-        leaves[entry.offset] = entries
-        leafOrder.append(entry.offset)
+      guard leaves[entry.offset] == nil, entries.count <= limits.cachedEntries else { return }
+      // the oldest leaves go first, until both bounds hold
+      while !leafOrder.isEmpty && (leafOrder.count >= max(1, limits.cachedLeaves) || cachedEntries + entries.count > limits.cachedEntries) {
+        cachedEntries -= leaves.removeValue(forKey: leafOrder.removeFirst())?.count ?? 0
       }
+      leaves[entry.offset] = entries
+      leafOrder.append(entry.offset)
+      cachedEntries += entries.count
     }
     return entries
   }

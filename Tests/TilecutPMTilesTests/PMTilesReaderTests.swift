@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import TilecutPMTiles
+
+@testable import TilecutPMTiles
 
 #if canImport(Glibc)
   import Glibc
@@ -200,6 +201,23 @@ struct PMTilesReaderTests {
     #expect(source.reads - before <= 1)
   }
 
+  @Test("the leaf cache stays within its bounds and still answers every tile")
+  func boundedCache() throws {
+    let dir = try scratchDirectory()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let path = dir + "/p.pmtiles"
+    let expected = try pythonArchive(path, count: 3000, leaf: 32)
+    var limits = PMTilesLimits()
+    (limits.cachedLeaves, limits.cachedEntries) = (3, 80)
+    let reader = try PMTilesReader(path: path, limits: limits)
+    for (key, bytes) in expected {
+      let c = cell(key)
+      #expect(try reader.tile(z: c.z, x: c.x, y: c.y) == bytes, "\(key)")
+      #expect(reader.leaves.count <= 3 && reader.cachedEntries <= 80)
+    }
+    #expect(reader.leaves.count >= 1)
+  }
+
   @Test("over HTTP with Range: every tile, header and root in one request, a cold tile in at most 4, never the whole file")
   func overHTTP() async throws {
     let dir = try scratchDirectory()
@@ -296,8 +314,8 @@ struct PMTilesHostileTests {
     Varint.append(5_000_000, to: &huge)
     huge += [1, 1, 1, 1]
     #expect(oneLine { _ = try open(archive(root: [], rootBytes: PMTilesGzip.compress(huge))) }?.contains("claims 5000000 entries") == true)
-    // 80 MB of zeros inflates past the 64 MiB directory limit
-    let bomb = PMTilesGzip.compress([UInt8](repeating: 0, count: 80 << 20), level: 9)
+    // 40 MB of zeros inflates past the 16 MiB directory limit
+    let bomb = PMTilesGzip.compress([UInt8](repeating: 0, count: 40 << 20), level: 9)
     #expect(bomb.count < 200_000)
     let leafBomb = archive(root: [PMTilesEntry(tileID: 0, offset: 0, length: UInt32(bomb.count), runLength: 0)], leaves: bomb)
     let reader = try open(leafBomb)
