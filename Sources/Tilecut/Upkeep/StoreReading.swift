@@ -160,7 +160,9 @@ public final class StoreReader {
         return .outside("\(name) is outside the pyramid (zooms \(zooms.lowerBound)–\(zooms.upperBound))")
       }
       let range = Self.cells(west: h.minLongitude, south: h.minLatitude, east: h.maxLongitude, north: h.maxLatitude, zoom: tile.zoom)
-      guard range.x.contains(tile.x), range.y.contains(tile.y) else {
+      // an archive without bounds (west ≥ east) is judged by its zooms alone
+      let bounded = h.minLongitude < h.maxLongitude && h.minLatitude < h.maxLatitude
+      guard !bounded || (range.x.contains(tile.x) && range.y.contains(tile.y)) else {
         return .outside("\(name) is outside the pyramid (the archive's bounds cover x \(Self.text(range.x)), y \(Self.text(range.y)))")
       }
       return .blank("\(name) is inside the archive's bounds and zooms but has no tile (blank: the no-tile rule)")
@@ -213,7 +215,11 @@ public final class StoreReader {
 
   func read(_ set: TileSet, _ tile: TileCoordinate, floor: Floor? = nil, size: Int? = nil, manifest: Manifest? = nil) throws -> [UInt8]? {
     if let reader = set.pmtiles {
-      do { return try reader.tile(z: tile.zoom, x: tile.x, y: tile.y) } catch let error as PMTilesFormatError {
+      do {
+        guard let stored = try reader.tile(z: tile.zoom, x: tile.x, y: tile.y) else { return nil }
+        // the tile itself: an archive's gzip tile compression is undone (a PNG is stored as it is)
+        return reader.header.tileCompression == .gzip ? try PMTilesGzip.decompress(stored, limit: 64 << 20) : stored
+      } catch let error as PMTilesFormatError {
         throw TilecutError.invalidInput(path: set.file ?? location, reason: error.reason)
       }
     }
