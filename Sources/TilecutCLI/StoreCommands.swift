@@ -45,8 +45,10 @@ struct TileRead {
   /// The read `inputs` ask for, nil when they are images to tile; a store followed by
   /// anything but Z X Y is a usage error.
   static func parse(_ inputs: [String], floor: Int?, tileSizes: String) throws -> TileRead? {
-    guard let first = inputs.first, StoreReader.looksLikeStore(first) else { return nil }
     let numbers = inputs.dropFirst().map { Int($0) }
+    // a store, or anything followed by three integers (images are not named 12)
+    let zxy = numbers.count == 3 && !numbers.contains(nil)
+    guard let first = inputs.first, StoreReader.looksLikeStore(first) || zxy else { return nil }
     guard numbers.count == 3, let z = numbers[0], let x = numbers[1], let y = numbers[2] else {
       throw ValidationError("\(first) is a tile store: give the tile as tilecut tile STORE Z X Y (integers)")
     }

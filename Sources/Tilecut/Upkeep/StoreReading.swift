@@ -46,7 +46,8 @@ public final class StoreReader {
     if lower.hasSuffix(".pmtiles") || lower.hasSuffix(".mbtiles") { return true }
     var isDirectory: ObjCBool = false
     return FileManager.default.fileExists(atPath: location, isDirectory: &isDirectory) && isDirectory.boolValue
-      && FileManager.default.fileExists(atPath: location + "/" + Manifest.fileName)
+      && (FileManager.default.fileExists(atPath: location + "/" + Manifest.fileName)
+        || FileManager.default.fileExists(atPath: location + "/" + BuildingIndex.fileName))
   }
 
   public init(_ location: String) throws {
@@ -76,6 +77,11 @@ public final class StoreReader {
     }
     let manifestPath = location + "/" + Manifest.fileName
     guard let data = FileManager.default.contents(atPath: manifestPath) else {
+      if let index = try BuildingIndex.load(location), let first = index.buildings.first {
+        let ids = index.buildings.map(\.id).joined(separator: ", ")
+        throw TilecutError.invalidInput(
+          path: location, reason: "holds one output per building (\(ids)): give one, e.g. \(location)/\(first.id)")
+      }
       throw TilecutError.invalidInput(path: location, reason: "has no manifest.json: give a directory tilecut wrote, or a store file")
     }
     let manifest = try Self.decodeManifest(data, path: manifestPath)
