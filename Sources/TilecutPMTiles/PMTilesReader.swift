@@ -133,7 +133,7 @@ public final class PMTilesReader: @unchecked Sendable {
     guard (0...PMTilesTileID.maxZoom).contains(z), x >= 0, y >= 0, x < 1 << z, y < 1 << z else { return nil }
     let id = PMTilesTileID.id(z: z, x: x, y: y)
     var entries = root
-    for depth in 0...limits.leafDepth {
+    for depth in 0...max(0, limits.leafDepth) {
       guard let e = PMTilesDirectory.find(id, in: entries) else { return nil }
       if !e.isLeaf { return e }
       guard depth < limits.leafDepth else {
