@@ -93,7 +93,7 @@ let package = Package(
     .target(
       name: "Tilecut",
       dependencies: [
-        "TilecutCore", "TilecutVips", "TilecutMBTiles", "TilecutGeo", "CTilecutPlatform", "TilecutProject",
+        "TilecutCore", "TilecutVips", "TilecutMBTiles", "TilecutPMTiles", "TilecutGeo", "CTilecutPlatform", "TilecutProject",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -138,7 +138,7 @@ let package = Package(
       name: "TilecutCLITests",
       dependencies: [
         "TilecutFixtures",
-        "Tilecut", "TilecutCLI", "TilecutCore", "TilecutVips", "TilecutMBTiles", "CSQLite",
+        "Tilecut", "TilecutCLI", "TilecutCore", "TilecutVips", "TilecutMBTiles", "TilecutPMTiles", "CSQLite",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
   ]

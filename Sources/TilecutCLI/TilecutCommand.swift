@@ -16,7 +16,7 @@ public struct TilecutCommand: ParsableCommand {
     abstract: TileCommand.configuration.abstract,
     version: tilecutVersion,
     subcommands: [
-      TileCommand.self, VerifyCommand.self, MergeCommand.self, PreviewCommand.self, GeorefCommand.self, BuildCommand.self,
+      TileCommand.self, VerifyCommand.self, MergeCommand.self, PreviewCommand.self, GeorefCommand.self, BuildCommand.self, ShowCommand.self,
     ],
     defaultSubcommand: TileCommand.self
   )
@@ -163,7 +163,7 @@ public struct TileCommand: ParsableCommand {
   public static let configuration = CommandConfiguration(
     commandName: "tile",
     abstract: "Slice large images into Web-Mercator tile pyramids for map tile layers.",
-    usage: "tilecut [tile] <input> ... [<options>]\ntilecut <subcommand> ...",
+    usage: "tilecut [tile] <input> ... [<options>]\ntilecut tile <store> <z> <x> <y> [--floor <k>] [--tile-size <px>]\ntilecut <subcommand> ...",
     discussion: """
       Writes 256 px and 512 px (retina: same z/x/y grid, twice the density) tiles named for a \
       URL tile layer, L<floor>_<z>_<x>_<y>.png, skips cells with no tile and lists the rest in \
@@ -181,6 +181,8 @@ public struct TileCommand: ParsableCommand {
         CI matrix: tilecut plan.png --shard $K/4 -o part$K   (K = 1…4), then
           tilecut merge tiles part1 part2 part3 part4
         An input named like a subcommand: tilecut ./verify
+        One tile of a store (output directory, .mbtiles, .pmtiles or its URL) to stdout:
+          tilecut tile https://cdn.example.com/L1_256.pmtiles 18 140812 86013 > t.png
 
       Exit status: 0 success (also "up to date"), 1 input or processing error, 2 usage error, \
       130/143 interrupted by SIGINT/SIGTERM. The previous output is never damaged.
@@ -199,6 +201,11 @@ public struct TileCommand: ParsableCommand {
   @OptionGroup(title: "Pixels and encoding") public var encoding: EncodingOptions
   @OptionGroup(title: "Run") public var runOptions: RunOptions
 
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("With tile STORE Z X Y: the floor to read (default: the store's first); --tile-size names the size.", valueName: "k"))
+  public var floor: Int?
+
   public init() {}
 
   public func run() throws {
@@ -206,6 +213,8 @@ public struct TileCommand: ParsableCommand {
     guard !inputs.isEmpty else {
       throw ValidationError("missing input: give an image to tile (see tilecut --help)")
     }
+    if let read = try TileRead.parse(inputs, floor: floor, tileSizes: pyramid.tileSize) { return try read.run() }
+    if floor != nil { throw ValidationError("--floor: names the floor of tile STORE Z X Y; to number floors use --first-floor") }
     if let hint = PeerSpellings.positionalOutput(inputs) { throw ValidationError(hint) }
     do {
       try Vips.start()

@@ -3,7 +3,7 @@ import Foundation
 import PackageDescription
 
 // The client side of tilecut: read its manifest, build tile URLs, read tiles
-// offline (a directory or MBTiles), and show them with Google Maps or MapKit.
+// offline (a directory, MBTiles or PMTiles, or PMTiles over http), and show them with Google Maps or MapKit.
 // The Foundation and SQLite parts build everywhere (and are tested on Linux);
 // the UIKit, MapKit and GoogleMaps parts are compiled where those modules exist.
 //
@@ -12,7 +12,9 @@ import PackageDescription
 let withGoogleMaps = ProcessInfo.processInfo.environment["TILECUT_CLIENT_GOOGLEMAPS"] == "1"
 
 var dependencies: [Target.Dependency] = [
-  .target(name: "CTilecutClientSQLite", condition: .when(platforms: [.linux, .android, .windows]))
+  .target(name: "CTilecutClientSQLite", condition: .when(platforms: [.linux, .android, .windows])),
+  // the PMTiles reader of the repository's package: Foundation and zlib only, no libvips
+  .product(name: "TilecutPMTiles", package: "tilecut"),
 ]
 if withGoogleMaps {
   dependencies.append(.product(name: "GoogleMaps", package: "ios-maps-sdk", condition: .when(platforms: [.iOS])))
@@ -24,7 +26,8 @@ let package = Package(
   products: [
     .library(name: "TilecutClient", targets: ["TilecutClient"])
   ],
-  dependencies: withGoogleMaps ? [.package(url: "https://github.com/googlemaps/ios-maps-sdk", from: "9.0.0")] : [],
+  dependencies: [.package(name: "tilecut", path: "../..")]
+    + (withGoogleMaps ? [.package(url: "https://github.com/googlemaps/ios-maps-sdk", from: "9.0.0")] : []),
   targets: [
     // Apple platforms have the SQLite3 module; elsewhere the system library (libsqlite3-dev).
     .systemLibrary(

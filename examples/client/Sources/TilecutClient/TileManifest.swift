@@ -19,7 +19,7 @@ public struct TileManifest: Decodable, Sendable {
           ? "manifest version \(version) is newer than this client reads (\(supported)); update the app"
           : "manifest version \(version) does not exist; this client reads version \(supported)"
       case .unknownStore(let store):
-        "the tiles are in a '\(store)' store, which this client does not read (directory, mbtiles); update the app"
+        "the tiles are in a '\(store)' store, which this client does not read (directory, mbtiles, pmtiles); update the app"
       }
     }
   }
@@ -115,7 +115,7 @@ public struct TileManifest: Decodable, Sendable {
     if substitutes.contains(where: { $0.servedBy >= $0.tileSize }) {
       throw DecodingError.dataCorruptedError(forKey: .substitutes, in: c, debugDescription: "a substitute is served by a smaller tile size")
     }
-    if let store, store != "directory", store != "mbtiles" { throw Failure.unknownStore(store) }
+    if let store, store != "directory", store != "mbtiles", store != "pmtiles" { throw Failure.unknownStore(store) }
     if levels.contains(where: { $0.rows.contains { $0.count != 3 } }) {
       throw DecodingError.dataCorruptedError(forKey: .levels, in: c, debugDescription: "a run is [y, x0, x1]")
     }

@@ -29,10 +29,16 @@ public struct OfflineTiles: Sendable {
   }
 
   /// A tilecut output directory: `manifest.json` and the tile files it names, or
-  /// the MBTiles files it lists (`--store mbtiles`).
+  /// the MBTiles or PMTiles files it lists (`--store mbtiles`, `--store pmtiles`).
   public init(directory: URL) throws {
     let manifest = try TileManifest(contentsOf: directory.appendingPathComponent("manifest.json"))
-    if manifest.store == "mbtiles" {
+    if manifest.store == "pmtiles" || (!manifest.tileSets.isEmpty && manifest.tileSets.allSatisfy { $0.file.lowercased().hasSuffix(".pmtiles") }) {
+      var urls: [MBTilesTileStore.TileSet: URL] = [:]
+      for set in manifest.tileSets {
+        urls[.init(floor: set.floor, tileSize: set.tileSize)] = directory.appendingPathComponent(set.file)
+      }
+      self.init(manifest: manifest, store: try PMTilesTileStore(urls: urls))
+    } else if manifest.store == "mbtiles" {
       var urls: [MBTilesTileStore.TileSet: URL] = [:]
       for set in manifest.tileSets {
         urls[.init(floor: set.floor, tileSize: set.tileSize)] = directory.appendingPathComponent(set.file)
@@ -125,8 +131,15 @@ public struct MBTilesTileStore: TileStore {
 public enum FloorPlanTileSource: Sendable {
   /// Tiles under this URL, as the output directory was uploaded.
   case remote(base: URL)
-  /// Tiles read on the device.
+  /// Tiles read by the app: files on the device (a directory, MBTiles or PMTiles), or
+  /// PMTiles archives on a server read with Range requests
+  /// (`OfflineTiles(manifest:pmtilesBase:)`).
   case offline(OfflineTiles)
+
+  /// `--store pmtiles` archives served under `base`, next to the manifest.
+  public static func pmtiles(manifest: TileManifest, base: URL) throws -> FloorPlanTileSource {
+    .offline(try OfflineTiles(manifest: manifest, pmtilesBase: base))
+  }
 }
 
 /// An error a map SDK reports for a tile that could not be read.

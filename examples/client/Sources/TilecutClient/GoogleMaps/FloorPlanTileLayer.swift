@@ -55,7 +55,8 @@
     }
   }
 
-  /// A floor plan read offline (tiles in the app bundle, a directory or MBTiles):
+  /// A floor plan read offline (tiles in the app bundle, a directory, MBTiles or
+  /// PMTiles) or from PMTiles archives on a server (`OfflineTiles(manifest:pmtilesBase:)`):
   /// `kGMSTileLayerNoTile` for the manifest's no-tile cells, nil only when a listed
   /// tile cannot be read right now.
   public final class OfflineFloorPlanTileLayer: GMSSyncTileLayer {

@@ -44,6 +44,8 @@
       return url
     }
 
+    /// Offline sources include PMTiles archives, bundled or read over http(s) with Range
+    /// requests (`FloorPlanTileSource.pmtiles(manifest:base:)`).
     /// At a zoom whose 512 px tiles the 256 px ones serve (`--retina-depth native`),
     /// the URL and the offline bytes are the 256 px tile's; MapKit draws it scaled.
     public override func loadTile(at path: MKTileOverlayPath, result: @escaping (Data?, Error?) -> Void) {
@@ -56,10 +58,14 @@
       case .remote:
         super.loadTile(at: path, result: result)
       case .offline(let tiles):
-        switch tiles.tile(floor: floor, zoom: path.z, x: path.x, y: path.y, tileSize: size) {
-        case .tile(let data): result(data, nil)
-        case .noTile: result(nil, nil)
-        case .unavailable(let reason): result(nil, TileUnavailable(reason))
+        // a PMTiles archive on a server is read with a request: off the caller's thread
+        let floor = self.floor
+        DispatchQueue.global(qos: .userInitiated).async {
+          switch tiles.tile(floor: floor, zoom: path.z, x: path.x, y: path.y, tileSize: size) {
+          case .tile(let data): result(data, nil)
+          case .noTile: result(nil, nil)
+          case .unavailable(let reason): result(nil, TileUnavailable(reason))
+          }
         }
       }
     }

@@ -1,0 +1,364 @@
+import Foundation
+import TilecutCore
+import TilecutMBTiles
+import TilecutPMTiles
+
+/// A tile store opened for reading: an output directory (its manifest names the
+/// store), a single `.mbtiles` or `.pmtiles` file, or an http(s) URL of a `.pmtiles`
+/// file. What `tilecut show` and `tilecut tile STORE Z X Y` read.
+public final class StoreReader {
+  /// What the location holds.
+  public enum Kind: String, Sendable {
+    case directory, mbtiles, pmtiles
+  }
+
+  /// The answer for one cell.
+  public enum Cell {
+    /// The tile's bytes, as stored.
+    case tile([UInt8])
+    /// Inside the pyramid and the footprint's cells, but no tile: the no-tile rule.
+    case blank(String)
+    /// Outside the pyramid: a zoom, floor or cell the store does not cover.
+    case outside(String)
+  }
+
+  /// One floor at one tile size, and where its tiles are.
+  public struct TileSet {
+    public var floor: Int?
+    public var tileSize: Int?
+    /// The file or URL of the set, nil for tile files named by the manifest's template.
+    public var file: String?
+    var mbtiles: MBTilesReader?
+    var pmtiles: PMTilesReader?
+  }
+
+  public let location: String
+  public let kind: Kind
+  /// The output's manifest, when the location is an output directory.
+  public let manifest: Manifest?
+  public private(set) var tileSets: [TileSet]
+
+  /// True for a location `tilecut tile STORE Z X Y` reads rather than tiles: a URL, an
+  /// `.mbtiles` or `.pmtiles` file, or a directory holding a manifest.
+  public static func looksLikeStore(_ location: String) -> Bool {
+    let lower = location.lowercased()
+    if lower.hasPrefix("http://") || lower.hasPrefix("https://") { return true }
+    if lower.hasSuffix(".pmtiles") || lower.hasSuffix(".mbtiles") { return true }
+    var isDirectory: ObjCBool = false
+    return FileManager.default.fileExists(atPath: location, isDirectory: &isDirectory) && isDirectory.boolValue
+      && (FileManager.default.fileExists(atPath: location + "/" + Manifest.fileName)
+        || FileManager.default.fileExists(atPath: location + "/" + BuildingIndex.fileName))
+  }
+
+  public init(_ location: String) throws {
+    self.location = location
+    let lower = location.lowercased()
+    if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
+      guard let url = URL(string: location) else { throw TilecutError.invalidInput(path: location, reason: "is not a URL") }
+      (kind, manifest) = (.pmtiles, nil)
+      tileSets = [TileSet(file: location, pmtiles: try Self.pmtiles(location) { try PMTilesReader(url: url) })]
+      return
+    }
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: location, isDirectory: &isDirectory) else {
+      throw TilecutError.invalidInput(path: location, reason: "no such file or directory")
+    }
+    if !isDirectory.boolValue {
+      if lower.hasSuffix(".mbtiles") {
+        (kind, manifest) = (.mbtiles, nil)
+        tileSets = [TileSet(file: location, mbtiles: try MBTilesReader(path: location))]
+      } else if lower.hasSuffix(".pmtiles") {
+        (kind, manifest) = (.pmtiles, nil)
+        tileSets = [TileSet(file: location, pmtiles: try Self.pmtiles(location) { try PMTilesReader(path: location) })]
+      } else {
+        throw TilecutError.invalidInput(path: location, reason: "is not a store: give an output directory, an .mbtiles or a .pmtiles file")
+      }
+      return
+    }
+    let manifestPath = location + "/" + Manifest.fileName
+    guard let data = FileManager.default.contents(atPath: manifestPath) else {
+      if let index = try BuildingIndex.load(location), let first = index.buildings.first {
+        let ids = index.buildings.map(\.id).joined(separator: ", ")
+        throw TilecutError.invalidInput(
+          path: location, reason: "holds one output per building (\(ids)): give one, e.g. \(location)/\(first.id)")
+      }
+      throw TilecutError.invalidInput(path: location, reason: "has no manifest.json: give a directory tilecut wrote, or a store file")
+    }
+    let manifest = try Self.decodeManifest(data, path: manifestPath)
+    self.manifest = manifest
+    if let sets = manifest.tileSets, !sets.isEmpty {
+      let pm = sets.allSatisfy { $0.file.lowercased().hasSuffix(".pmtiles") }
+      kind = pm ? .pmtiles : .mbtiles
+      tileSets = try sets.map { set in
+        let path = location + "/" + set.file
+        var one = TileSet(floor: set.floor.number, tileSize: set.tileSize, file: set.file)
+        if set.file.lowercased().hasSuffix(".pmtiles") {
+          one.pmtiles = try Self.pmtiles(path) { try PMTilesReader(path: path) }
+        } else {
+          one.mbtiles = try MBTilesReader(path: path)
+        }
+        return one
+      }
+    } else {
+      kind = .directory
+      tileSets = manifest.floors.flatMap { floor in manifest.tileSizes.map { TileSet(floor: floor.number, tileSize: $0) } }
+    }
+  }
+
+  /// A manifest, read whatever its `store` names: a store this build does not know
+  /// (one a newer tilecut writes) is told by its `tileSets` files instead.
+  static func decodeManifest(_ data: Data, path: String) throws -> Manifest {
+    do {
+      var object = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+      if let store = object["store"] as? String, Manifest.Store(rawValue: store) == nil {
+        object["store"] = nil
+        return try Manifest.decode(try JSONSerialization.data(withJSONObject: object), path: path)
+      }
+      return try Manifest.decode(data, path: path)
+    } catch let error as TilecutError {
+      throw error
+    } catch {
+      throw TilecutError.invalidInput(path: path, reason: "is not a tilecut manifest (\(sentence(for: error)))")
+    }
+  }
+
+  static func pmtiles(_ name: String, _ open: () throws -> PMTilesReader) throws -> PMTilesReader {
+    do { return try open() } catch let error as PMTilesFormatError {
+      throw TilecutError.invalidInput(path: name, reason: error.reason)
+    }
+  }
+
+  /// The set of `floor` and `tileSize` (each may be omitted where the store has one, or
+  /// to take the first floor and the smallest size).
+  func tileSet(floor: Int?, tileSize: Int?) throws -> TileSet {
+    let floors = Set(tileSets.compactMap(\.floor)).sorted()
+    let sizes = Set(tileSets.compactMap(\.tileSize)).sorted()
+    if let floor, !floors.isEmpty, !floors.contains(floor) {
+      throw TilecutError.invalidOption(
+        option: "--floor", reason: "\(location) has no floor \(floor); it has \(floors.map(String.init).joined(separator: ", "))")
+    }
+    if let tileSize, !sizes.isEmpty, !sizes.contains(tileSize) {
+      throw TilecutError.invalidOption(
+        option: "--tile-size", reason: "\(location) has no \(tileSize) px tiles; it has \(sizes.map(String.init).joined(separator: ", "))")
+    }
+    let f = floor ?? floors.first
+    let s = tileSize ?? sizes.first
+    guard let set = tileSets.first(where: { ($0.floor == nil || $0.floor == f) && ($0.tileSize == nil || $0.tileSize == s) }) else {
+      throw TilecutError.invalidInput(path: location, reason: "holds no tile set")
+    }
+    return set
+  }
+
+  /// The tile at z/x/y of a floor and size, or why there is none.
+  public func cell(_ tile: TileCoordinate, floor: Int? = nil, tileSize: Int? = nil) throws -> Cell {
+    let set = try tileSet(floor: floor, tileSize: tileSize)
+    let name = "\(tile.zoom)/\(tile.x)/\(tile.y)"
+    guard (0...PMTilesTileID.maxZoom).contains(tile.zoom), tile.x >= 0, tile.y >= 0, tile.x < 1 << tile.zoom, tile.y < 1 << tile.zoom
+    else { return .outside("\(name) is not a tile of the Web-Mercator grid") }
+    if let manifest, let f = set.floor.flatMap(Floor.init), let size = set.tileSize {
+      return try manifestCell(manifest, set, floor: f, size: size, tile: tile)
+    }
+    if let reader = set.pmtiles {
+      let h = reader.header
+      let zooms = Int(h.minZoom)...Int(h.maxZoom)
+      if let bytes = try read(set, tile) { return .tile(bytes) }
+      guard zooms.contains(tile.zoom) else {
+        return .outside("\(name) is outside the pyramid (zooms \(zooms.lowerBound)–\(zooms.upperBound))")
+      }
+      let range = Self.cells(west: h.minLongitude, south: h.minLatitude, east: h.maxLongitude, north: h.maxLatitude, zoom: tile.zoom)
+      // an archive without bounds (west ≥ east) is judged by its zooms alone
+      let bounded = h.minLongitude < h.maxLongitude && h.minLatitude < h.maxLatitude
+      guard !bounded || (range.x.contains(tile.x) && range.y.contains(tile.y)) else {
+        return .outside("\(name) is outside the pyramid (the archive's bounds cover x \(Self.text(range.x)), y \(Self.text(range.y)))")
+      }
+      return .blank("\(name) is inside the archive's bounds and zooms but has no tile (blank: the no-tile rule)")
+    }
+    if let reader = set.mbtiles {
+      if let bytes = try reader.tile(tile) { return .tile(bytes) }
+      let meta = try reader.metadata()
+      let minZoom = meta["minzoom"].flatMap { Int($0) } ?? 0
+      let maxZoom = meta["maxzoom"].flatMap { Int($0) } ?? PMTilesTileID.maxZoom
+      guard (minZoom...max(minZoom, maxZoom)).contains(tile.zoom) else {
+        return .outside("\(name) is outside the pyramid (zooms \(minZoom)–\(maxZoom))")
+      }
+      let b = (meta["bounds"] ?? "").split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+      if b.count == 4 {
+        let range = Self.cells(west: b[0], south: b[1], east: b[2], north: b[3], zoom: tile.zoom)
+        guard range.x.contains(tile.x), range.y.contains(tile.y) else {
+          return .outside("\(name) is outside the pyramid (the file's bounds cover x \(Self.text(range.x)), y \(Self.text(range.y)))")
+        }
+      }
+      return .blank("\(name) is inside the file's bounds and zooms but has no tile (blank: the no-tile rule)")
+    }
+    return .outside("\(name) is outside the pyramid")
+  }
+
+  func manifestCell(_ manifest: Manifest, _ set: TileSet, floor: Floor, size: Int, tile: TileCoordinate) throws -> Cell {
+    let name = "floor \(floor) \(size) px \(tile.zoom)/\(tile.x)/\(tile.y)"
+    let serving = manifest.servingTileSize(floor: floor, tileSize: size, zoom: tile.zoom)
+    if serving != size {
+      return .blank("\(name) has no tile of its own: the manifest says the \(serving) px tile of the same cell serves it (--retina-depth native)")
+    }
+    let levels = manifest.levels.filter { $0.floor == floor && $0.tileSize == size }
+    guard let level = levels.first(where: { $0.zoom == tile.zoom }) else {
+      let zooms = levels.map(\.zoom)
+      let span = zooms.isEmpty ? "none" : "\(zooms.min() ?? 0)–\(zooms.max() ?? 0)"
+      return .outside("\(name) is outside the pyramid (zooms \(span))")
+    }
+    let xs = level.xRange[0]...max(level.xRange[0], level.xRange[1])
+    let ys = level.yRange[0]...max(level.yRange[0], level.yRange[1])
+    guard xs.contains(tile.x), ys.contains(tile.y) else {
+      return .outside("\(name) is outside the pyramid (zoom \(tile.zoom) covers x \(Self.text(xs)), y \(Self.text(ys)))")
+    }
+    guard level.hasTile(x: tile.x, y: tile.y) else {
+      return .blank("\(name) is inside the footprint's cells but has no tile (blank: the no-tile rule)")
+    }
+    guard let bytes = try read(set, tile, floor: floor, size: size, manifest: manifest) else {
+      throw TilecutError.invalidInput(path: location, reason: "the manifest lists \(name) but the store has no such tile; run tilecut verify")
+    }
+    return .tile(bytes)
+  }
+
+  func read(_ set: TileSet, _ tile: TileCoordinate, floor: Floor? = nil, size: Int? = nil, manifest: Manifest? = nil) throws -> [UInt8]? {
+    if let reader = set.pmtiles {
+      do {
+        guard let stored = try reader.tile(z: tile.zoom, x: tile.x, y: tile.y) else { return nil }
+        // the tile itself: an archive's gzip tile compression is undone (a PNG is stored as it is)
+        return reader.header.tileCompression == .gzip ? try PMTilesGzip.decompress(stored, limit: 64 << 20) : stored
+      } catch let error as PMTilesFormatError {
+        throw TilecutError.invalidInput(path: set.file ?? location, reason: error.reason)
+      }
+    }
+    if let reader = set.mbtiles { return try reader.tile(tile) }
+    guard let manifest, let floor, let size else { return nil }
+    let template = try TileNameTemplate(manifest.name)
+    let path = location + "/" + template.path(floor: floor, tileSize: size, tile: tile)
+    return FileManager.default.contents(atPath: path).map { [UInt8]($0) }
+  }
+
+  /// The cells a bounding box touches at `zoom`.
+  static func cells(west: Double, south: Double, east: Double, north: Double, zoom: Int) -> (x: ClosedRange<Int>, y: ClosedRange<Int>) {
+    let n = Double(1 << zoom)
+    let eps = 1e-9
+    func column(_ lon: Double) -> Double { (lon + 180) / 360 * n }
+    func row(_ lat: Double) -> Double {
+      let phi = max(-85.0511287798066, min(85.0511287798066, lat)) * .pi / 180
+      return (1 - log(tan(phi) + 1 / cos(phi)) / .pi) / 2 * n
+    }
+    let last = (1 << zoom) - 1
+    func clamp(_ v: Int) -> Int { max(0, min(last, v)) }
+    let x0 = clamp(Int(floor(column(west) + eps)))
+    let x1 = clamp(Int(ceil(column(east) - eps)) - 1)
+    let y0 = clamp(Int(floor(row(north) + eps)))
+    let y1 = clamp(Int(ceil(row(south) - eps)) - 1)
+    return (x0...max(x0, x1), y0...max(y0, y1))
+  }
+
+  static func text(_ r: ClosedRange<Int>) -> String { r.lowerBound == r.upperBound ? "\(r.lowerBound)" : "\(r.lowerBound)–\(r.upperBound)" }
+}
+
+extension StoreReader {
+  /// What `tilecut show` prints: the store as a JSON object (kind, floors, sizes,
+  /// zooms, bounds, tile count, each tile set, metadata).
+  public func summary() throws -> [String: Any] {
+    var sets: [[String: Any]] = []
+    for set in tileSets {
+      var one: [String: Any] = [:]
+      if let floor = set.floor { one["floor"] = floor }
+      if let size = set.tileSize { one["tileSize"] = size }
+      if let file = set.file { one["file"] = file }
+      if let manifest, let floor = set.floor, let size = set.tileSize {
+        let levels = manifest.levels.filter { $0.floor.number == floor && $0.tileSize == size }
+        one["tiles"] = levels.reduce(0) { $0 + $1.tileCount }
+        if let lo = levels.map(\.zoom).min(), let hi = levels.map(\.zoom).max() { one["zooms"] = [lo, hi] }
+        if let f = manifest.footprints.first(where: { $0.floor.number == floor }) {
+          one["bounds"] = [f.west, f.south, f.east, f.north]
+        }
+      }
+      if let reader = set.pmtiles {
+        let h = reader.header
+        one["format"] = h.tileType.fileExtension
+        one["zooms"] = [Int(h.minZoom), Int(h.maxZoom)]
+        one["bounds"] = [h.minLongitude, h.minLatitude, h.maxLongitude, h.maxLatitude]
+        one["center"] = [h.centerLongitude, h.centerLatitude, Double(h.centerZoom)]
+        one["tiles"] = Int(clamping: h.addressedTiles)
+        one["pmtiles"] = [
+          "addressedTiles": Int(clamping: h.addressedTiles), "tileEntries": Int(clamping: h.tileEntries),
+          "tileContents": Int(clamping: h.tileContents), "clustered": h.clustered,
+          "tileCompression": String(describing: h.tileCompression), "internalCompression": String(describing: h.internalCompression),
+        ]
+        do {
+          one["metadata"] = try reader.metadataObject()
+        } catch let error as PMTilesFormatError {
+          throw TilecutError.invalidInput(path: set.file ?? location, reason: error.reason)
+        }
+      } else if let reader = set.mbtiles {
+        let meta = try reader.metadata()
+        one["metadata"] = meta
+        one["format"] = meta["format"] ?? "unknown"
+        if one["tiles"] == nil {
+          var count = 0
+          try reader.forEachRow { _ in count += 1 }
+          one["tiles"] = count
+        }
+        if one["zooms"] == nil, let lo = meta["minzoom"].flatMap({ Int($0) }), let hi = meta["maxzoom"].flatMap({ Int($0) }) {
+          one["zooms"] = [lo, hi]
+        }
+        if one["bounds"] == nil {
+          let b = (meta["bounds"] ?? "").split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+          if b.count == 4 { one["bounds"] = b }
+        }
+      }
+      sets.append(one)
+    }
+    var out: [String: Any] = ["kind": kind.rawValue, "location": location, "tileSets": sets]
+    out["floors"] = Set(tileSets.compactMap(\.floor)).sorted()
+    out["tileSizes"] = Set(tileSets.compactMap(\.tileSize)).sorted()
+    let zooms = sets.compactMap { $0["zooms"] as? [Int] }
+    if let lo = zooms.map({ $0[0] }).min(), let hi = zooms.map({ $0[1] }).max() { out["zooms"] = [lo, hi] }
+    let bounds = sets.compactMap { $0["bounds"] as? [Double] }.filter { $0.count == 4 }
+    if !bounds.isEmpty {
+      out["bounds"] = [
+        bounds.map { $0[0] }.min() ?? 0, bounds.map { $0[1] }.min() ?? 0, bounds.map { $0[2] }.max() ?? 0, bounds.map { $0[3] }.max() ?? 0,
+      ]
+    }
+    out["tileCount"] = sets.reduce(0) { $0 + ($1["tiles"] as? Int ?? 0) }
+    if let manifest {
+      var meta: [String: Any] = ["name": manifest.name, "generator": "\(manifest.generator.name) \(manifest.generator.version)"]
+      if let version = manifest.contentVersion { meta["contentVersion"] = version }
+      out["metadata"] = meta
+    } else if sets.count == 1 {
+      out["metadata"] = sets[0]["metadata"]
+    }
+    return out
+  }
+
+  /// The summary as lines for a person.
+  public static func text(_ summary: [String: Any]) -> String {
+    func join(_ v: Any?) -> String { (v as? [Any])?.map { "\($0)" }.joined(separator: ", ") ?? "-" }
+    var lines = ["\(summary["location"] ?? ""): \(summary["kind"] ?? "") store"]
+    if let floors = summary["floors"] as? [Int], !floors.isEmpty { lines.append("floors: \(join(floors))") }
+    if let sizes = summary["tileSizes"] as? [Int], !sizes.isEmpty { lines.append("tile sizes: \(join(sizes)) px") }
+    if let z = summary["zooms"] as? [Int] { lines.append("zooms: \(z[0])–\(z[1])") }
+    if let b = summary["bounds"] as? [Double] {
+      lines.append(String(format: "bounds: W %.6f S %.6f E %.6f N %.6f", b[0], b[1], b[2], b[3]))
+    }
+    lines.append("tiles: \(summary["tileCount"] ?? 0)")
+    for set in summary["tileSets"] as? [[String: Any]] ?? [] {
+      var parts: [String] = []
+      if let f = set["floor"] { parts.append("floor \(f)") }
+      if let s = set["tileSize"] { parts.append("\(s) px") }
+      if let file = set["file"] { parts.append("\(file)") }
+      if let format = set["format"] { parts.append("\(format)") }
+      if let z = set["zooms"] as? [Int] { parts.append("z\(z[0])–\(z[1])") }
+      if let t = set["tiles"] { parts.append("\(t) tiles") }
+      lines.append("  " + parts.joined(separator: ", "))
+    }
+    if let meta = summary["metadata"],
+      let data = try? JSONSerialization.data(withJSONObject: meta, options: [.sortedKeys, .withoutEscapingSlashes])
+    {
+      lines.append("metadata: " + String(decoding: data, as: UTF8.self))
+    }
+    return lines.joined(separator: "\n")
+  }
+}
