@@ -40,6 +40,8 @@ public struct Manifest: Codable, Sendable, Equatable {
     case directory
     /// MBTiles files, one per floor and tile size, listed in `tileSets`.
     case mbtiles
+    /// PMTiles v3 archives, one per floor and tile size, listed in `tileSets`.
+    case pmtiles
   }
   /// With the MBTiles store: the file holding each floor and tile size.
   public var tileSets: [TileSet]?
