@@ -195,4 +195,35 @@ struct PMTilesStoreTests {
     let preview = try runTool([dir + "/plan.png", "-o", dir + "/pv", "--store", "pmtiles", "--preview"])
     #expect(preview.status != 0 && preview.stderr.contains("--preview"), "\(preview.stderr)")
   }
+
+  @Test("tilecut build: the project file's store key and --store pmtiles, with a depfile; a second build is up to date")
+  func build() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let campus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("examples/campus").path
+    try FileManager.default.copyItem(atPath: campus, toPath: dir + "/campus")
+    let file = dir + "/campus/tilecut.yml"
+    let text = try String(contentsOfFile: file, encoding: .utf8)
+    try text.replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 19").replacingOccurrences(of: "preview: true", with: "store: pmtiles")
+      .write(toFile: file, atomically: true, encoding: .utf8)
+    let first = try runTool(["build", file, "--depfile", dir + "/tiles.d", "-q"], timeout: 300)
+    #expect(first.status == 0, "\(first.stderr)")
+    let out = dir + "/campus/tiles"
+    let files = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
+    #expect(files == ["L1_256.pmtiles", "L1_512.pmtiles", "L2_256.pmtiles", "L2_512.pmtiles", "manifest.json"])
+    #expect(try loadManifest(out).store == .pmtiles)
+    let depfile = try String(contentsOfFile: dir + "/tiles.d", encoding: .utf8)
+    #expect(depfile.contains("manifest.json:") && depfile.contains("hq.pdf") && depfile.contains("ground.png"))
+    let before = snapshot(out)
+    let again = try runTool(["build", file, "--depfile", dir + "/tiles.d"], timeout: 300)
+    #expect(again.status == 0 && again.stderr.contains("up to date"), "\(again.stderr)")
+    #expect(snapshot(out) == before)
+    #expect(try runTool(["verify", out]).status == 0)
+    // the command line's --store overrides the file's, and leaves out its preview
+    try text.replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 19").write(toFile: file, atomically: true, encoding: .utf8)
+    let overridden = try runTool(["build", file, "-o", dir + "/over", "--store", "pmtiles", "-q"], timeout: 300)
+    #expect(overridden.status == 0, "\(overridden.stderr)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: dir + "/over").sorted() == files)
+  }
 }
