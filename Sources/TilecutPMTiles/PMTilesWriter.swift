@@ -30,6 +30,14 @@ struct PMTilesDigest: Hashable, Sendable {
   }
 
   func hash(into h: inout Hasher) { h.combine(a) }
+
+  /// The 64 lower-case hex digits.
+  var hex: String {
+    [a, b, c, d].map { v in
+      let s = String(v, radix: 16)
+      return String(repeating: "0", count: 16 - s.count) + s
+    }.joined()
+  }
 }
 
 /// Writes one PMTiles v3 archive from tiles that arrive from any thread in any order.
@@ -37,7 +45,8 @@ struct PMTilesDigest: Hashable, Sendable {
 /// Tile bytes go to a temporary data file beside the archive as they come (a small
 /// batch is buffered), each distinct content once; while it writes the writer keeps
 /// 16 bytes per addressed tile (its tile ID and content number) and one record per
-/// distinct content. `finish` sorts the tiles by tile ID, lays the contents out in
+/// distinct content (where it lies and its digest), which also answer for a tile's
+/// digest and bytes before the archive is finished. `finish` sorts the tiles by tile ID, lays the contents out in
 /// that order (clustered), run-length-encodes runs of equal tiles, builds the root
 /// directory (with leaf directories when it would pass 16 KiB) and renames the
 /// archive into place: the same tiles make the same bytes whatever the arrival order.
@@ -71,7 +80,11 @@ public final class PMTilesWriter: Sendable {
     var fd: Int32
     var tiles: [Tile] = []
     var contents: [Content] = []
+    /// Each content's digest, by content number.
+    var digests: [PMTilesDigest] = []
     var known: [PMTilesDigest: UInt32] = [:]
+    /// Whether `tiles` is in tile-ID order (a lookup sorts it first).
+    var sorted = true
     var batch: [UInt8] = []
     var written: UInt64 = 0
     var finished = false
@@ -108,6 +121,7 @@ public final class PMTilesWriter: Sendable {
     let id = PMTilesTileID.id(z: z, x: x, y: y)
     try state.withLock { s in
       guard !s.finished else { throw PMTilesWriteError(path: path, reason: "is already finished") }
+      if let last = s.tiles.last, last.id >= id { s.sorted = false }
       if let known = s.known[key] {
         s.tiles.append(Tile(id: id, content: known))
         return
@@ -116,6 +130,7 @@ public final class PMTilesWriter: Sendable {
       let n = UInt32(s.contents.count)
       s.contents.append(Content(offset: s.written + UInt64(s.batch.count), length: UInt32(data.count)))
       s.known[key] = n
+      s.digests.append(key)
       s.tiles.append(Tile(id: id, content: n))
       s.batch.append(contentsOf: data)
       if s.batch.count >= Self.batchBytes { try flush(&s) }
@@ -125,15 +140,39 @@ public final class PMTilesWriter: Sendable {
   /// Tiles added and distinct contents stored so far.
   public var counts: (tiles: Int, contents: Int) { state.withLock { ($0.tiles.count, $0.contents.count) } }
 
-  /// The bytes stored for a tile so far, or nil. A linear search: for the few tiles a
-  /// caller could not keep a digest of.
-  public func read(z: Int, x: Int, y: Int) throws -> [UInt8]? {
+  /// The content number of a tile put so far, by binary search over the tiles in
+  /// tile-ID order (sorted here when puts came out of order).
+  private func content(_ s: inout State, z: Int, x: Int, y: Int) -> Int? {
+    guard (0...PMTilesTileID.maxZoom).contains(z), x >= 0, y >= 0, x < 1 << z, y < 1 << z else { return nil }
     let id = PMTilesTileID.id(z: z, x: x, y: y)
-    return try state.withLock { s -> [UInt8]? in
+    if !s.sorted {
+      s.tiles.sort { $0.id < $1.id }
+      s.sorted = true
+    }
+    var lo = 0
+    var hi = s.tiles.count
+    while lo < hi {
+      let mid = (lo + hi) / 2
+      if s.tiles[mid].id < id { lo = mid + 1 } else { hi = mid }
+    }
+    return lo < s.tiles.count && s.tiles[lo].id == id ? Int(s.tiles[lo].content) : nil
+  }
+
+  /// The SHA-256 (hex) a tile was put with, or nil when it was not put.
+  public func digest(z: Int, x: Int, y: Int) -> String? {
+    state.withLock { s -> String? in
+      guard !s.finished, let c = content(&s, z: z, x: x, y: y) else { return nil }
+      return s.digests[c].hex
+    }
+  }
+
+  /// The bytes stored for a tile so far, or nil when it was not put.
+  public func read(z: Int, x: Int, y: Int) throws -> [UInt8]? {
+    try state.withLock { s -> [UInt8]? in
       guard !s.finished else { throw PMTilesWriteError(path: path, reason: "is already finished") }
-      guard let tile = s.tiles.last(where: { $0.id == id }) else { return nil }
+      guard let n = content(&s, z: z, x: x, y: y) else { return nil }
       try flush(&s)
-      let c = s.contents[Int(tile.content)]
+      let c = s.contents[n]
       return try readData(s.fd, offset: c.offset, count: Int(c.length), path: dataPath)
     }
   }
@@ -154,6 +193,7 @@ public final class PMTilesWriter: Sendable {
       try flush(&s)
       s.finished = true
       s.known = [:]
+      s.digests = []
       defer {
         close(s.fd)
         unlink(dataPath)
@@ -171,6 +211,7 @@ public final class PMTilesWriter: Sendable {
       s.finished = true
       s.tiles = []
       s.contents = []
+      s.digests = []
       s.known = [:]
       s.batch = []
     }

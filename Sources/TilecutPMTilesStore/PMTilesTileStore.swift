@@ -14,15 +14,12 @@ public final class PMTilesTileStore: TileStore, @unchecked Sendable {
   let format: String
   let digest: @Sendable ([UInt8]) -> String
   private let writers = Mutex<[LevelKey: PMTilesWriter]>([:])
-  /// Each tile's SHA-256 as it was put, for the content version.
-  private let digests: TileDigests
 
   /// `format`: the tiles' file format (`png`, `webp`, `jpeg`); `digest` gives a tile's SHA-256 as hex.
   public init(path: String, format: String, option: String = "--output", digest: @escaping @Sendable ([UInt8]) -> String) {
     directory = DirectoryTileStore(path: path, template: nil, option: option)
     self.format = format == "jpg" ? "jpeg" : format
     self.digest = digest
-    digests = TileDigests(digest: digest)
   }
 
   public var path: String { directory.path }
@@ -80,11 +77,12 @@ public final class PMTilesTileStore: TileStore, @unchecked Sendable {
     let hex = digest(bytes)
     let w = try writer(floor: floor, tileSize: tileSize)
     try wrapped { try w.put(z: tile.zoom, x: tile.x, y: tile.y, data: bytes, sha256: hex) }
-    digests.record(hex: hex, floor: floor, tileSize: tileSize, tile: tile)
   }
 
+  /// The digest the writer keeps per distinct content (no per-tile table beside its index).
   public func stagedDigest(floor: Floor, tileSize: Int, tile: TileCoordinate) -> String? {
-    digests.hex(floor: floor, tileSize: tileSize, tile: tile)
+    let w = writers.withLock { $0[LevelKey(floor: floor, tileSize: tileSize, zoom: 0)] }
+    return w?.digest(z: tile.zoom, x: tile.x, y: tile.y)
   }
 
   public func stagedTile(floor: Floor, tileSize: Int, tile: TileCoordinate) throws -> [UInt8] {

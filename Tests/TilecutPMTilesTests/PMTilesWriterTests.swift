@@ -52,6 +52,13 @@ struct PMTilesWriterTests {
       }
     }
     #expect(failures.value == 0)
+    // before finishing: a tile's digest and bytes, found in the 16-byte-a-tile index
+    #expect(MemoryLayout<PMTilesWriter.Tile>.stride <= 16)
+    for t in tiles.prefix(50) {
+      #expect(writer.digest(z: t.z, x: t.x, y: t.y) == fakeDigest(t.content))
+      #expect(try writer.read(z: t.z, x: t.x, y: t.y) == body(t.content))
+    }
+    #expect(writer.digest(z: 9, x: 0, y: 0) == nil)
     var header = PMTilesHeader()
     header.tileType = .png
     header.minZoom = 0
