@@ -47,6 +47,9 @@ public final class PMTilesArchiveScan {
 
   /// The metadata, decompressed.
   public func metadata() throws -> [UInt8] {
+    guard header.metadataLength <= UInt64(Self.sectionLimit) else {
+      throw PMTilesFormatError("its metadata claims \(header.metadataLength) bytes")
+    }
     try PMTilesGzip.decode(
       try Self.read(fd, offset: header.metadataOffset, count: Int(header.metadataLength)), header.internalCompression,
       limit: Self.sectionLimit)
@@ -58,6 +61,7 @@ public final class PMTilesArchiveScan {
     var last: UInt64?
     func walk(offset: UInt64, length: UInt64, depth: Int) throws {
       guard depth <= 3 else { throw PMTilesFormatError("its leaf directories nest deeper than 3") }
+      guard length <= UInt64(Self.sectionLimit) else { throw PMTilesFormatError("a directory claims \(length) bytes") }
       let raw = try Self.read(fd, offset: offset, count: Int(length))
       let entries = try PMTilesDirectory.deserialize(try PMTilesGzip.decode(raw, header.internalCompression, limit: Self.sectionLimit))
       for e in entries {
