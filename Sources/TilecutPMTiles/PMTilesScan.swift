@@ -50,7 +50,7 @@ public final class PMTilesArchiveScan {
     guard header.metadataLength <= UInt64(Self.sectionLimit) else {
       throw PMTilesFormatError("its metadata claims \(header.metadataLength) bytes")
     }
-    try PMTilesGzip.decode(
+    return try PMTilesGzip.decode(
       try Self.read(fd, offset: header.metadataOffset, count: Int(header.metadataLength)), header.internalCompression,
       limit: Self.sectionLimit)
   }
