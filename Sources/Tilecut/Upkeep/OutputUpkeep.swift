@@ -156,6 +156,7 @@ public struct Verifier: Sendable {
         let one = try Verifier(directory + "/" + building.id, jobs: jobs).run()
         all.tilesChecked += one.tilesChecked
         if let files = one.mbtilesFiles { all.mbtilesFiles = (all.mbtilesFiles ?? 0) + files }
+        if let files = one.pmtilesFiles { all.pmtilesFiles = (all.pmtilesFiles ?? 0) + files }
         all.problems += one.problems.map { "\(building.id): \($0)" }
       }
       return all
@@ -313,6 +314,8 @@ public struct VerifyReport: Sendable, Equatable {
   public var tilesChecked: Int
   /// For an MBTiles output, how many MBTiles files it has; nil for a directory of tiles.
   public var mbtilesFiles: Int?
+  /// For a PMTiles output, how many archives it has; nil otherwise.
+  public var pmtilesFiles: Int?
   /// One line per problem ("missing: …", "wrong size: …"), sorted; empty when the output is intact.
   public var problems: [String]
   /// For a root of per-building pyramids (`{building}` in the name), how many buildings
@@ -328,10 +331,11 @@ public struct VerifyReport: Sendable, Equatable {
       return "\(directory): \(problems.count) problem\(problems.count == 1 ? "" : "s") (listed on stdout)"
     }
     if let buildings {
-      let files = mbtilesFiles.map { " (\($0) MBTiles files)" } ?? ""
+      let files = mbtilesFiles.map { " (\($0) MBTiles files)" } ?? pmtilesFiles.map { " (\($0) PMTiles archives)" } ?? ""
       return "ok: \(tilesChecked) tiles\(files) in the \(buildings) building\(buildings == 1 ? "" : "s") of \(directory) match their manifests"
     }
     if let files = mbtilesFiles { return "ok: \(tilesChecked) tiles in \(files) MBTiles files of \(directory) match its manifest" }
+    if let files = pmtilesFiles { return "ok: \(tilesChecked) tiles in \(files) PMTiles archives of \(directory) match its manifest" }
     return "ok: \(tilesChecked) tiles in \(directory) match its manifest"
   }
 }

@@ -91,7 +91,9 @@ extension Verifier {
         problems.append("changed: \(files) (the tiles do not make the manifest's content version \(recorded))")
       }
     }
-    return VerifyReport(directory: directory, tilesChecked: checked, mbtilesFiles: nil, problems: problems.sorted())
+    var report = VerifyReport(directory: directory, tilesChecked: checked, mbtilesFiles: nil, problems: problems.sorted())
+    report.pmtilesFiles = (manifest.tileSets ?? []).count
+    return report
   }
 
   /// One archive against the manifest's levels for its floor and size.
