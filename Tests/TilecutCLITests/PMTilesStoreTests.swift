@@ -227,4 +227,33 @@ struct PMTilesStoreTests {
     #expect(overridden.status == 0, "\(overridden.stderr)")
     #expect(try FileManager.default.contentsOfDirectory(atPath: dir + "/over").sorted() == files)
   }
+
+  @Test("a solid plan: its equal tiles are one content and runs of them one entry; an interrupted run leaves nothing behind")
+  func solidAndInterrupted() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    var solid = RGBAImage(width: 1600, height: 1200)
+    for i in stride(from: 0, to: solid.pixels.count, by: 4) { solid.pixels.replaceSubrange(i..<i + 4, with: [200, 180, 90, 255]) }
+    try solid.writePNG(to: dir + "/solid.png")
+    let common = [dir + "/solid.png", "--bounds", bounds, "-q", "--tile-size", "256"]
+    #expect(try runTool(common + ["-o", dir + "/tiles"]).status == 0)
+    #expect(try runTool(common + ["-o", dir + "/pm", "--store", "pmtiles"]).status == 0)
+    let dump = dir + "/dump"
+    try FileManager.default.createDirectory(atPath: dump, withIntermediateDirectories: true)
+    let r = try python(readArchive, [dir + "/pm/L1_256.pmtiles", dir + "/tiles", "256", "1", dump])
+    let count = r["count"] as? Int ?? 0
+    #expect(count > 20 && r["same"] as? Int == count)
+    // edge tiles are partly transparent; the inside ones are all the same tile
+    #expect((r["unique"] as? Int ?? .max) < count / 2 && r["contents"] as? Int == r["unique"] as? Int)
+    let archive = try Data(contentsOf: URL(fileURLWithPath: dir + "/pm/L1_256.pmtiles"))
+    let header = try PMTilesHeader(decoding: Array(archive.prefix(PMTilesHeader.size)))
+    #expect(header.addressedTiles == UInt64(count) && header.tileEntries < header.addressedTiles)
+    #expect(try runTool(["verify", dir + "/pm"]).status == 0)
+
+    let before = try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
+    let stopped = try runTool(
+      [office, "--bounds", bounds, "-q", "-o", dir + "/cut", "--store", "pmtiles"], interruptWhenStaging: (dir, "cut", SIGINT), timeout: 300)
+    #expect(stopped.status != 0)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == before)
+  }
 }
