@@ -130,7 +130,7 @@ func readInside(_ root: String, _ relative: String, limit: Int = 64 << 20) throw
 /// `tilecut verify DIR`: checks that an output's files match its manifest.
 ///
 /// Every cell the manifest lists must exist, decode and have the tile size; no other
-/// tile file may exist. An MBTiles output is checked row by row.
+/// tile file may exist. An MBTiles output is checked row by row, a PMTiles one entry by entry.
 public struct Verifier: Sendable {
   /// The output directory written by tilecut.
   public var directory: String
