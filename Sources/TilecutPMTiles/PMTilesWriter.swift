@@ -44,12 +44,13 @@ struct PMTilesDigest: Hashable, Sendable {
 ///
 /// Tile bytes go to a temporary data file beside the archive as they come (a small
 /// batch is buffered), each distinct content once; while it writes the writer keeps
-/// 16 bytes per addressed tile (its tile ID and content number) and one record per
-/// distinct content (where it lies and its digest), which also answer for a tile's
-/// digest and bytes before the archive is finished. `finish` sorts the tiles by tile ID, lays the contents out in
-/// that order (clustered), run-length-encodes runs of equal tiles, builds the root
-/// directory (with leaf directories when it would pass 16 KiB) and renames the
-/// archive into place: the same tiles make the same bytes whatever the arrival order.
+/// 16 bytes per addressed tile (its tile ID and content number) and about 50 per
+/// distinct content (where it lies, its digest, a hash slot), which also answer for
+/// a tile's digest and bytes before the archive is finished. `finish` sorts the tiles
+/// by tile ID, lays the contents out in that order (clustered), run-length-encodes
+/// runs of equal tiles, builds the root directory (with leaf directories when it
+/// would pass 16 KiB) and renames the archive into place: the same tiles make the
+/// same bytes whatever the arrival order.
 public final class PMTilesWriter: Sendable {
   /// The archive's final path.
   public let path: String
@@ -70,19 +71,61 @@ public final class PMTilesWriter: Sendable {
     var content: UInt32
   }
 
-  /// Where one distinct content lies in the data file.
-  struct Content {
-    var offset: UInt64
-    var length: UInt32
+  /// The distinct contents: where each lies in the data file (contents are appended
+  /// in the order they are numbered) and its digest, with an open-addressing table
+  /// from digest to content number (4 bytes a slot, at most half full): 48 to 56
+  /// bytes a distinct content.
+  struct ContentTable {
+    /// Where content c starts in the data file is `offsets[c]`; `offsets[count]` is the end.
+    var offsets: [UInt64] = [0]
+    var digests: [PMTilesDigest] = []
+    var slots = [UInt32](repeating: .max, count: 1024)
+
+    var count: Int { digests.count }
+
+    func offset(_ c: Int) -> UInt64 { offsets[c] }
+    func length(_ c: Int) -> UInt32 { UInt32(offsets[c + 1] - offsets[c]) }
+
+    private func start(_ d: PMTilesDigest) -> Int {
+      // every word mixed: a stand-in digest in a test may differ in one word only
+      Int(truncatingIfNeeded: ((d.a ^ d.b ^ d.c ^ d.d) &* 0x9E37_79B9_7F4A_7C15) >> 20) & (slots.count - 1)
+    }
+
+    func find(_ d: PMTilesDigest) -> UInt32? {
+      var i = start(d)
+      while true {
+        let n = slots[i]
+        if n == .max { return nil }
+        if digests[Int(n)] == d { return n }
+        i = (i + 1) & (slots.count - 1)
+      }
+    }
+
+    /// Numbers a new content of `length` bytes.
+    mutating func add(_ d: PMTilesDigest, length: Int) -> UInt32 {
+      let n = UInt32(digests.count)
+      digests.append(d)
+      offsets.append(offsets[offsets.count - 1] + UInt64(length))
+      if digests.count * 2 > slots.count {
+        slots = [UInt32](repeating: .max, count: slots.count * 2)
+        for k in 0..<digests.count { place(UInt32(k)) }
+      } else {
+        place(n)
+      }
+      return n
+    }
+
+    private mutating func place(_ n: UInt32) {
+      var i = start(digests[Int(n)])
+      while slots[i] != .max { i = (i + 1) & (slots.count - 1) }
+      slots[i] = n
+    }
   }
 
   struct State: @unchecked Sendable {
     var fd: Int32
     var tiles: [Tile] = []
-    var contents: [Content] = []
-    /// Each content's digest, by content number.
-    var digests: [PMTilesDigest] = []
-    var known: [PMTilesDigest: UInt32] = [:]
+    var contents = ContentTable()
     /// Whether `tiles` is in tile-ID order (a lookup sorts it first).
     var sorted = true
     var batch: [UInt8] = []
@@ -122,15 +165,12 @@ public final class PMTilesWriter: Sendable {
     try state.withLock { s in
       guard !s.finished else { throw PMTilesWriteError(path: path, reason: "is already finished") }
       if let last = s.tiles.last, last.id >= id { s.sorted = false }
-      if let known = s.known[key] {
+      if let known = s.contents.find(key) {
         s.tiles.append(Tile(id: id, content: known))
         return
       }
-      guard s.contents.count < Int(UInt32.max) else { throw PMTilesWriteError(path: path, reason: "holds too many distinct tiles") }
-      let n = UInt32(s.contents.count)
-      s.contents.append(Content(offset: s.written + UInt64(s.batch.count), length: UInt32(data.count)))
-      s.known[key] = n
-      s.digests.append(key)
+      guard s.contents.count < Int(UInt32.max) - 1 else { throw PMTilesWriteError(path: path, reason: "holds too many distinct tiles") }
+      let n = s.contents.add(key, length: data.count)
       s.tiles.append(Tile(id: id, content: n))
       s.batch.append(contentsOf: data)
       if s.batch.count >= Self.batchBytes { try flush(&s) }
@@ -162,7 +202,7 @@ public final class PMTilesWriter: Sendable {
   public func digest(z: Int, x: Int, y: Int) -> String? {
     state.withLock { s -> String? in
       guard !s.finished, let c = content(&s, z: z, x: x, y: y) else { return nil }
-      return s.digests[c].hex
+      return s.contents.digests[c].hex
     }
   }
 
@@ -172,8 +212,7 @@ public final class PMTilesWriter: Sendable {
       guard !s.finished else { throw PMTilesWriteError(path: path, reason: "is already finished") }
       guard let n = content(&s, z: z, x: x, y: y) else { return nil }
       try flush(&s)
-      let c = s.contents[n]
-      return try readData(s.fd, offset: c.offset, count: Int(c.length), path: dataPath)
+      return try readData(s.fd, offset: s.contents.offset(n), count: Int(s.contents.length(n)), path: dataPath)
     }
   }
 
@@ -192,13 +231,11 @@ public final class PMTilesWriter: Sendable {
       guard !s.finished else { throw PMTilesWriteError(path: path, reason: "is already finished") }
       try flush(&s)
       s.finished = true
-      s.known = [:]
-      s.digests = []
       defer {
         close(s.fd)
         unlink(dataPath)
         s.tiles = []
-        s.contents = []
+        s.contents = ContentTable()
       }
       try assemble(&s, header: header, metadata: metadata)
     }
@@ -210,9 +247,7 @@ public final class PMTilesWriter: Sendable {
       if !s.finished { close(s.fd) }
       s.finished = true
       s.tiles = []
-      s.contents = []
-      s.digests = []
-      s.known = [:]
+      s.contents = ContentTable()
       s.batch = []
     }
     unlink(dataPath)
@@ -237,7 +272,7 @@ public final class PMTilesWriter: Sendable {
       let c = Int(t.content)
       if placed[c] == unplaced {
         placed[c] = dataLength
-        dataLength += UInt64(s.contents[c].length)
+        dataLength += UInt64(s.contents.length(c))
         order.append(t.content)
       }
       if var last = entries.last, last.tileID + UInt64(last.runLength) == t.id, last.offset == placed[c],
@@ -246,7 +281,7 @@ public final class PMTilesWriter: Sendable {
         last.runLength += 1
         entries[entries.count - 1] = last
       } else {
-        entries.append(PMTilesEntry(tileID: t.id, offset: placed[c], length: s.contents[c].length, runLength: 1))
+        entries.append(PMTilesEntry(tileID: t.id, offset: placed[c], length: s.contents.length(c), runLength: 1))
       }
     }
     let tileEntries = entries.count
@@ -296,8 +331,8 @@ public final class PMTilesWriter: Sendable {
     try emit(meta)
     try emit(leaves)
     for c in order {
-      let content = s.contents[Int(c)]
-      try emit(try readData(s.fd, offset: content.offset, count: Int(content.length), path: dataPath))
+      let n = Int(c)
+      try emit(try readData(s.fd, offset: s.contents.offset(n), count: Int(s.contents.length(n)), path: dataPath))
     }
     try writeAll(out, buffer, at: at, path: partialPath)
     guard fsync(out) == 0 else {
