@@ -117,6 +117,7 @@ bench: release
 	TILECUT=$(CURDIR)/.build/release/tilecut bash bench/run.sh
 	TILECUT=$(CURDIR)/.build/release/tilecut bash bench/campus.sh
 	/usr/bin/python3 bench/resampling.py $(CURDIR)/.build/release/tilecut
+	/usr/bin/python3 bench/pmtiles_store.py $(CURDIR)/.build/release/tilecut
 
 install: release
 	install -d $(DESTDIR)$(PREFIX)/bin

@@ -81,6 +81,8 @@ let package = Package(
     .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
     .target(name: "TilecutPMTiles", dependencies: ["CZlib"]),
     .target(name: "TilecutMBTiles", dependencies: ["TilecutCore", "CSQLite"]),
+    // the PMTiles store: the format target stays free of TilecutCore for the client package
+    .target(name: "TilecutPMTilesStore", dependencies: ["TilecutCore", "TilecutPMTiles"]),
     .target(name: "TilecutGeo", dependencies: ["TilecutCore", "CProj", "CGeoShim", "CTilecutGDAL"]),
     .target(
       name: "TilecutVips",
@@ -93,8 +95,8 @@ let package = Package(
     .target(
       name: "Tilecut",
       dependencies: [
-        "TilecutCore", "TilecutVips", "TilecutMBTiles", "TilecutPMTiles", "TilecutGeo", "CTilecutPlatform", "TilecutProject",
-        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        "TilecutCore", "TilecutVips", "TilecutMBTiles", "TilecutPMTiles", "TilecutPMTilesStore", "TilecutGeo", "CTilecutPlatform",
+        "TilecutProject", .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
     .target(

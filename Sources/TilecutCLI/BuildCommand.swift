@@ -46,7 +46,7 @@ public struct BuildCommand: ParsableCommand {
 
   @Option(
     help: ArgumentHelp(
-      "Where tiles go: directory or mbtiles, one file per floor and tile size (overrides the file's; mbtiles leaves out the file's preview).",
+      "Where tiles go: directory, or mbtiles or pmtiles, one file per floor and tile size (overrides the file's; those two leave out the file's preview).",
       valueName: "kind"))
   public var store: StoreKind?
 

@@ -152,7 +152,7 @@ struct CompletionTests {
     #expect(byLine["plan.png --bou"] == ["--bounds"], "\(shell)")
     #expect(byLine["tile plan.png --bou"] == ["--bounds"], "\(shell)")
     #expect(byLine["--format png plan.png --quali"] == ["--quality"], "\(shell)")
-    #expect(byLine["plan.png --store "] == ["directory", "mbtiles"], "\(shell)")
+    #expect(byLine["plan.png --store "] == ["directory", "mbtiles", "pmtiles"], "\(shell)")
     // the first word: the subcommands, the tiling options and files
     #expect(byLine["--ti"] == ["--tile-size"], "\(shell)")
     let first = Set(byLine[""] ?? [])

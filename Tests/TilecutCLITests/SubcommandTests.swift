@@ -50,7 +50,7 @@ struct SubcommandTests {
     // `tilecut plan.png …` is `tilecut tile plan.png …`: the default subcommand's words
     #expect(try bashCompletions(script, ["plan.png", "--bou"]) == ["--bounds"])
     #expect(try bashCompletions(script, ["tile", "plan.png", "--bou"]) == ["--bounds"])
-    #expect(try bashCompletions(script, ["plan.png", "--store", ""]).sorted() == ["directory", "mbtiles"])
+    #expect(try bashCompletions(script, ["plan.png", "--store", ""]).sorted() == ["directory", "mbtiles", "pmtiles"])
   }
 
   @Test("--help shows the tiling help and lists every subcommand; each subcommand has its own")

@@ -63,8 +63,8 @@ public struct BuildJob {
     if let s = overrides.store {
       outputExtra.append("--store=\(s.rawValue)")
       overridden.insert("store")
-      // a preview page is a directory output's; MBTiles has none
-      if s == .mbtiles { overridden.insert("preview") }
+      // a preview page is a directory output's; MBTiles and PMTiles have none
+      if s != .directory { overridden.insert("preview") }
     }
     let output = try ProjectArguments.parse(
       OutputOptions.self, options: project.options, keys: ProjectArguments.outputKeys, extra: outputExtra, overridden: overridden,

@@ -15,7 +15,7 @@ struct ChangeList: Equatable {
   /// The files that hold `manifest`'s tiles, relative to the directory that holds
   /// it, sorted: one per tile, or the MBTiles files of the MBTiles store.
   static func tilePaths(of manifest: Manifest) throws -> [String] {
-    if manifest.store == .mbtiles { return (manifest.tileSets ?? []).map(\.file).sorted() }
+    if manifest.store == .mbtiles || manifest.store == .pmtiles { return (manifest.tileSets ?? []).map(\.file).sorted() }
     let template = try TileNameTemplate(manifest.name)
     var paths: [String] = []
     for level in manifest.levels {

@@ -5,6 +5,7 @@ import Synchronization
 import TilecutCore
 import TilecutGeo
 import TilecutMBTiles
+import TilecutPMTilesStore
 import TilecutVips
 
 /// The version written into manifests and printed by --version.
@@ -308,6 +309,7 @@ public struct TileJob {
     case .directory:
       return DirectoryTileStore(path: output.output, template: plan.template, digests: TileDigests(digest: { Vips.sha256(of: $0) }))
     case .mbtiles: return MBTilesTileStore(path: output.output, format: encoding.format.rawValue, digest: { Vips.sha256(of: $0) })
+    case .pmtiles: return PMTilesTileStore(path: output.output, format: encoding.format.rawValue, digest: { Vips.sha256(of: $0) })
     }
   }
 

@@ -36,7 +36,7 @@ public struct OutputOptions: ParsableArguments {
 
   @Option(
     help: ArgumentHelp(
-      "Where tiles go: directory (one file per tile, for a CDN) or mbtiles (one MBTiles 1.3 file per floor and tile size, for an app bundle).",
+      "Where tiles go: directory (one file per tile), mbtiles (one MBTiles 1.3 file per floor and tile size, for an app bundle) or pmtiles (one PMTiles v3 archive per floor and tile size, for a CDN).",
       valueName: "kind"))
   public var store: StoreKind = .directory
 
@@ -57,7 +57,7 @@ public struct OutputOptions: ParsableArguments {
   public init() {}
 
   public func validate() throws {
-    if store == .mbtiles && preview {
+    if store != .directory && preview {
       throw ValidationError("--preview: the preview page reads tile files; it goes with --store directory")
     }
     try PreviewBasemap.validate(url: previewBasemap, attribution: previewAttribution, preview: preview)
@@ -66,7 +66,7 @@ public struct OutputOptions: ParsableArguments {
 
 /// The kinds of tile store.
 public enum StoreKind: String, ExpressibleByArgument, CaseIterable, Sendable {
-  case directory, mbtiles
+  case directory, mbtiles, pmtiles
 }
 
 /// Which zooms and tile sizes to make.

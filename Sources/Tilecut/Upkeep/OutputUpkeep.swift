@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import TilecutCore
 import TilecutMBTiles
+import TilecutPMTilesStore
 import TilecutVips
 
 /// Starts libvips (once per process), then runs `body`.
@@ -129,7 +130,7 @@ func readInside(_ root: String, _ relative: String, limit: Int = 64 << 20) throw
 /// `tilecut verify DIR`: checks that an output's files match its manifest.
 ///
 /// Every cell the manifest lists must exist, decode and have the tile size; no other
-/// tile file may exist. An MBTiles output is checked row by row.
+/// tile file may exist. An MBTiles output is checked row by row, a PMTiles one entry by entry.
 public struct Verifier: Sendable {
   /// The output directory written by tilecut.
   public var directory: String
@@ -155,6 +156,7 @@ public struct Verifier: Sendable {
         let one = try Verifier(directory + "/" + building.id, jobs: jobs).run()
         all.tilesChecked += one.tilesChecked
         if let files = one.mbtilesFiles { all.mbtilesFiles = (all.mbtilesFiles ?? 0) + files }
+        if let files = one.pmtilesFiles { all.pmtilesFiles = (all.pmtilesFiles ?? 0) + files }
         all.problems += one.problems.map { "\(building.id): \($0)" }
       }
       return all
@@ -162,6 +164,7 @@ public struct Verifier: Sendable {
     return try withVips {
       let manifest = try loadManifest(directory)
       if manifest.store == .mbtiles { return try verifyMBTiles(manifest) }
+      if manifest.store == .pmtiles { return try verifyPMTiles(manifest) }
       let template = try TileNameTemplate(manifest.name)
       let entries = entriesBelow(directory)
       let regular = Dictionary(entries.filter(\.isRegular).map { ($0.path, $0.bytes) }, uniquingKeysWith: { a, _ in a })
@@ -311,6 +314,8 @@ public struct VerifyReport: Sendable, Equatable {
   public var tilesChecked: Int
   /// For an MBTiles output, how many MBTiles files it has; nil for a directory of tiles.
   public var mbtilesFiles: Int?
+  /// For a PMTiles output, how many archives it has; nil otherwise.
+  public var pmtilesFiles: Int?
   /// One line per problem ("missing: …", "wrong size: …"), sorted; empty when the output is intact.
   public var problems: [String]
   /// For a root of per-building pyramids (`{building}` in the name), how many buildings
@@ -326,10 +331,11 @@ public struct VerifyReport: Sendable, Equatable {
       return "\(directory): \(problems.count) problem\(problems.count == 1 ? "" : "s") (listed on stdout)"
     }
     if let buildings {
-      let files = mbtilesFiles.map { " (\($0) MBTiles files)" } ?? ""
+      let files = mbtilesFiles.map { " (\($0) MBTiles files)" } ?? pmtilesFiles.map { " (\($0) PMTiles archives)" } ?? ""
       return "ok: \(tilesChecked) tiles\(files) in the \(buildings) building\(buildings == 1 ? "" : "s") of \(directory) match their manifests"
     }
     if let files = mbtilesFiles { return "ok: \(tilesChecked) tiles in \(files) MBTiles files of \(directory) match its manifest" }
+    if let files = pmtilesFiles { return "ok: \(tilesChecked) tiles in \(files) PMTiles archives of \(directory) match its manifest" }
     return "ok: \(tilesChecked) tiles in \(directory) match its manifest"
   }
 }
@@ -388,17 +394,30 @@ public struct Merger: Sendable {
           option: "shard-dir", reason: "shard\(missing.count == 1 ? "" : "s") \(shown)\(missing.count > 5 ? ", …" : "") missing")
       }
       let isMBTiles = first.store == .mbtiles
+      let isPMTiles = first.store == .pmtiles
+      let inFiles = isMBTiles || isPMTiles
+      // a tile-set file's tiles: XYZ coordinate, bytes, and where it is for an error
+      func forEachStored(_ file: String, _ body: (TileCoordinate?, [UInt8], String) throws -> Void) throws {
+        if isPMTiles {
+          try forEachPMTilesTile(file) { tile, data in try body(tile, data, "tile \(tile)") }
+        } else {
+          try MBTilesReader(path: file).forEachRow { row in
+            try body(row.tile, row.data, "a row (zoom \(row.zoom), column \(row.column), row \(row.row))")
+          }
+        }
+      }
       // what each shard's manifest lists must be what it holds
       for (dir, (m, tally)) in zip(shards, inspected) {
         var rows: [LevelKey: Int] = [:]
-        for set in m.tileSets ?? [] where isMBTiles {
-          for (zoom, count) in try MBTilesReader(path: dir + "/" + set.file).rowCounts() {
+        for set in m.tileSets ?? [] where inFiles {
+          let file = dir + "/" + set.file
+          for (zoom, count) in try isPMTiles ? pmtilesZoomCounts(file) : MBTilesReader(path: file).rowCounts() {
             rows[LevelKey(floor: set.floor, tileSize: set.tileSize, zoom: zoom)] = count.count
           }
         }
         for level in m.levels {
           let key = LevelKey(floor: level.floor, tileSize: level.tileSize, zoom: level.zoom)
-          let have = isMBTiles ? rows[key] ?? 0 : tally[key]?.count ?? 0
+          let have = inFiles ? rows[key] ?? 0 : tally[key]?.count ?? 0
           guard have == level.tileCount else {
             throw TilecutError.invalidInput(
               path: dir,
@@ -409,10 +428,15 @@ public struct Merger: Sendable {
         }
       }
       let template = try TileNameTemplate(first.name)
-      let store: any TileStore =
-        isMBTiles
-        ? MBTilesTileStore(path: output, format: first.options["format"] ?? "png", option: "out", digest: { Vips.sha256(of: $0) })
-        : DirectoryTileStore(path: output, template: template, option: "out")
+      let format = first.options["format"] ?? "png"
+      let store: any TileStore
+      if isPMTiles {
+        store = PMTilesTileStore(path: output, format: format, option: "out", digest: { Vips.sha256(of: $0) })
+      } else if isMBTiles {
+        store = MBTilesTileStore(path: output, format: format, option: "out", digest: { Vips.sha256(of: $0) })
+      } else {
+        store = DirectoryTileStore(path: output, template: template, option: "out")
+      }
       try store.inspect()
       let cancel = SignalCancellation(printer: printer)
       cancel.start()
@@ -427,17 +451,16 @@ public struct Merger: Sendable {
       var copied = 0
       // every tile is checked against its shard's own manifest as it is copied
       var checks = try zip(shards, manifests).map { try ShardCheck(directory: $0, manifest: $1) }
-      for (i, (dir, m)) in zip(shards, manifests).enumerated() where isMBTiles {
+      for (i, (dir, m)) in zip(shards, manifests).enumerated() where inFiles {
         var levels: [LevelKey: Manifest.Level] = [:]
         for level in m.levels { levels[LevelKey(floor: level.floor, tileSize: level.tileSize, zoom: level.zoom)] = level }
         for set in m.tileSets ?? [] {
-          try MBTilesReader(path: dir + "/" + set.file).forEachRow { row in
-            guard let tile = row.tile, let level = levels[LevelKey(floor: set.floor, tileSize: set.tileSize, zoom: tile.zoom)],
+          try forEachStored(dir + "/" + set.file) { found, data, what in
+            guard let tile = found, let level = levels[LevelKey(floor: set.floor, tileSize: set.tileSize, zoom: tile.zoom)],
               level.hasTile(x: tile.x, y: tile.y)
             else {
               throw TilecutError.invalidInput(
-                path: dir + "/" + set.file,
-                reason: "has a row (zoom \(row.zoom), column \(row.column), row \(row.row)) its manifest does not list; run that shard again")
+                path: dir + "/" + set.file, reason: "has \(what) its manifest does not list; run that shard again")
             }
             let key = LevelKey(floor: set.floor, tileSize: set.tileSize, zoom: tile.zoom)
             let name = "\(set.file) \(tile)"
@@ -445,15 +468,15 @@ public struct Merger: Sendable {
               throw TilecutError.invalidInput(path: dir, reason: "holds \(name), which \(other) holds too; shards of one job never overlap")
             }
             owner[name] = dir
-            try checks[i].check(row.data, floor: set.floor, tileSize: set.tileSize, tile: tile, at: "\(dir)/\(set.file) tile \(tile)")
-            try store.put(row.data, floor: set.floor, tileSize: set.tileSize, tile: tile)
+            try checks[i].check(data, floor: set.floor, tileSize: set.tileSize, tile: tile, at: "\(dir)/\(set.file) tile \(tile)")
+            try store.put(data, floor: set.floor, tileSize: set.tileSize, tile: tile)
             tilesByLevel[key, default: []].append(tile)
-            bytesByLevel[key, default: 0] += row.data.count
+            bytesByLevel[key, default: 0] += data.count
             copied += 1
           }
         }
       }
-      for (i, (dir, m)) in zip(shards, manifests).enumerated() where !isMBTiles {
+      for (i, (dir, m)) in zip(shards, manifests).enumerated() where !inFiles {
         for level in m.levels {
           let key = LevelKey(floor: level.floor, tileSize: level.tileSize, zoom: level.zoom)
           for tile in level.tiles {
@@ -614,7 +637,21 @@ public struct PreviewSheetRequest: Sendable {
       let template = try TileNameTemplate(manifest.name)
       // every listed tile must be there before the sheet is allocated
       var tiles: [TileCoordinate: [UInt8]] = [:]
-      if manifest.store == .mbtiles {
+      if manifest.store == .pmtiles {
+        guard let set = manifest.tileSets?.first(where: { $0.floor == floor && $0.tileSize == size }) else {
+          throw TilecutError.invalidInput(path: directory, reason: "its manifest names no PMTiles archive for floor \(floor), \(size) px")
+        }
+        var st = stat()
+        guard lstat(directory + "/" + set.file, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+          throw TilecutError.invalidInput(path: directory + "/" + set.file, reason: "is missing or not a regular file")
+        }
+        try forEachPMTilesTile(directory + "/" + set.file) { tile, data in
+          if tile.zoom == zoom, level.hasTile(x: tile.x, y: tile.y) { tiles[tile] = data }
+        }
+        if let tile = level.tiles.first(where: { tiles[$0] == nil }) {
+          throw TilecutError.invalidInput(path: directory + "/" + set.file, reason: "has no entry for tile \(tile), which the manifest lists")
+        }
+      } else if manifest.store == .mbtiles {
         guard let set = manifest.tileSets?.first(where: { $0.floor == floor && $0.tileSize == size }) else {
           throw TilecutError.invalidInput(path: directory, reason: "its manifest names no MBTiles file for floor \(floor), \(size) px")
         }

@@ -30,8 +30,8 @@ public struct Manifest: Codable, Sendable, Equatable {
   /// SHA-256 of each of `storeFiles` as tilecut wrote it: a listed file whose bytes
   /// differ is the user's (edited, or named by an edited manifest) and is never replaced.
   public var storeFileDigests: [String: String]?
-  /// `mbtiles` when the tiles are in MBTiles files (listed in `tileSets`); absent
-  /// when they are files named by `name`.
+  /// `mbtiles` or `pmtiles` when the tiles are in MBTiles files or PMTiles archives
+  /// (listed in `tileSets`); absent when they are files named by `name`.
   public var store: Store?
 
   /// Where the tiles are, when not in files named by `name`.
@@ -40,8 +40,10 @@ public struct Manifest: Codable, Sendable, Equatable {
     case directory
     /// MBTiles files, one per floor and tile size, listed in `tileSets`.
     case mbtiles
+    /// PMTiles v3 archives, one per floor and tile size, listed in `tileSets`.
+    case pmtiles
   }
-  /// With the MBTiles store: the file holding each floor and tile size.
+  /// With the MBTiles or PMTiles store: the file holding each floor and tile size.
   public var tileSets: [TileSet]?
 
   /// One MBTiles file of an output: a floor at a tile size.

@@ -1,0 +1,414 @@
+import Foundation
+import Synchronization
+
+/// A SHA-256 held as four words: the key of the writer's map from content to its
+/// stored copy, 32 bytes instead of 64 characters of text.
+struct PMTilesDigest: Hashable, Sendable {
+  var a: UInt64
+  var b: UInt64
+  var c: UInt64
+  var d: UInt64
+
+  /// From 64 hex digits; nil for anything else.
+  init?(hex: String) {
+    var words: [UInt64] = [0, 0, 0, 0]
+    var n = 0
+    for ch in hex.utf8 {
+      let v: UInt8
+      switch ch {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"): v = ch - UInt8(ascii: "0")
+      case UInt8(ascii: "a")...UInt8(ascii: "f"): v = ch - UInt8(ascii: "a") + 10
+      case UInt8(ascii: "A")...UInt8(ascii: "F"): v = ch - UInt8(ascii: "A") + 10
+      default: return nil
+      }
+      guard n < 64 else { return nil }
+      words[n / 16] = words[n / 16] << 4 | UInt64(v)
+      n += 1
+    }
+    guard n == 64 else { return nil }
+    (a, b, c, d) = (words[0], words[1], words[2], words[3])
+  }
+
+  func hash(into h: inout Hasher) { h.combine(a) }
+
+  /// The 64 lower-case hex digits.
+  var hex: String {
+    [a, b, c, d].map { v in
+      let s = String(v, radix: 16)
+      return String(repeating: "0", count: 16 - s.count) + s
+    }.joined()
+  }
+}
+
+/// Writes one PMTiles v3 archive from tiles that arrive from any thread in any order.
+///
+/// Tile bytes go to a temporary data file beside the archive as they come (a small
+/// batch is buffered), each distinct content once; while it writes the writer keeps
+/// 16 bytes per addressed tile (its tile ID and content number) and about 50 per
+/// distinct content (where it lies, its digest, a hash slot), which also answer for
+/// a tile's digest and bytes before the archive is finished. `finish` sorts the tiles
+/// by tile ID, lays the contents out in that order (clustered), run-length-encodes
+/// runs of equal tiles, builds the root directory (with leaf directories when it
+/// would pass 16 KiB) and renames the archive into place: the same tiles make the
+/// same bytes whatever the arrival order.
+public final class PMTilesWriter: Sendable {
+  /// The archive's final path.
+  public let path: String
+  /// The archive being assembled, renamed to `path` by `finish`.
+  let partialPath: String
+  /// Tile bytes in arrival order, deleted by `finish` and `abort`.
+  let dataPath: String
+  private let state: Mutex<State>
+
+  /// Bytes gathered before they are appended to the data file.
+  static let batchBytes = 1 << 20
+  /// Header plus root directory: what a reader fetches first.
+  public static let rootLimit = 16_384
+
+  /// One addressed tile while writing: 16 bytes (12 used).
+  struct Tile {
+    var id: UInt64
+    var content: UInt32
+  }
+
+  /// The distinct contents: where each lies in the data file (contents are appended
+  /// in the order they are numbered) and its digest, with an open-addressing table
+  /// from digest to content number (4 bytes a slot, at most half full): 48 to 56
+  /// bytes a distinct content.
+  struct ContentTable {
+    /// Where content c starts in the data file is `offsets[c]`; `offsets[count]` is the end.
+    var offsets: [UInt64] = [0]
+    var digests: [PMTilesDigest] = []
+    var slots = [UInt32](repeating: .max, count: 1024)
+
+    var count: Int { digests.count }
+
+    func offset(_ c: Int) -> UInt64 { offsets[c] }
+    func length(_ c: Int) -> UInt32 { UInt32(offsets[c + 1] - offsets[c]) }
+
+    private func start(_ d: PMTilesDigest) -> Int {
+      // every word mixed: a stand-in digest in a test may differ in one word only
+      Int(truncatingIfNeeded: ((d.a ^ d.b ^ d.c ^ d.d) &* 0x9E37_79B9_7F4A_7C15) >> 20) & (slots.count - 1)
+    }
+
+    func find(_ d: PMTilesDigest) -> UInt32? {
+      var i = start(d)
+      while true {
+        let n = slots[i]
+        if n == .max { return nil }
+        if digests[Int(n)] == d { return n }
+        i = (i + 1) & (slots.count - 1)
+      }
+    }
+
+    /// Numbers a new content of `length` bytes.
+    mutating func add(_ d: PMTilesDigest, length: Int) -> UInt32 {
+      let n = UInt32(digests.count)
+      digests.append(d)
+      offsets.append(offsets[offsets.count - 1] + UInt64(length))
+      if digests.count * 2 > slots.count {
+        slots = [UInt32](repeating: .max, count: slots.count * 2)
+        for k in 0..<digests.count { place(UInt32(k)) }
+      } else {
+        place(n)
+      }
+      return n
+    }
+
+    private mutating func place(_ n: UInt32) {
+      var i = start(digests[Int(n)])
+      while slots[i] != .max { i = (i + 1) & (slots.count - 1) }
+      slots[i] = n
+    }
+  }
+
+  struct State: @unchecked Sendable {
+    var fd: Int32
+    var tiles: [Tile] = []
+    var contents = ContentTable()
+    /// Whether `tiles` is in tile-ID order (a lookup sorts it first).
+    var sorted = true
+    var batch: [UInt8] = []
+    var written: UInt64 = 0
+    var finished = false
+  }
+
+  /// Starts an archive at `path`, which must not exist yet; its temporary files go in
+  /// the same directory (`path.partial`, `path.data.partial`).
+  public init(path: String) throws {
+    self.path = path
+    partialPath = path + ".partial"
+    dataPath = path + ".data.partial"
+    for p in [path, partialPath, dataPath] where FileManager.default.fileExists(atPath: p) {
+      throw PMTilesWriteError(path: p, reason: "already exists; tilecut writes a new PMTiles archive only where none is")
+    }
+    let fd = open(dataPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { throw PMTilesWriteError(path: dataPath, reason: "cannot be created (\(String(cString: strerror(errno))))") }
+    var s = State(fd: fd)
+    s.batch.reserveCapacity(Self.batchBytes)
+    state = Mutex(s)
+  }
+
+  /// Adds one tile; `sha256` is the hex SHA-256 of `data` (the caller has it already).
+  /// Safe from any thread. A tile put twice makes `finish` fail.
+  public func put(z: Int, x: Int, y: Int, data: [UInt8], sha256: String) throws {
+    guard (0...PMTilesTileID.maxZoom).contains(z), x >= 0, y >= 0, x < 1 << z, y < 1 << z else {
+      throw PMTilesWriteError(path: path, reason: "tile \(z)/\(x)/\(y) is outside the grid")
+    }
+    guard let key = PMTilesDigest(hex: sha256) else {
+      throw PMTilesWriteError(path: path, reason: "tile \(z)/\(x)/\(y) came with a digest that is not 64 hex digits")
+    }
+    guard data.count <= Int(UInt32.max) else {
+      throw PMTilesWriteError(path: path, reason: "tile \(z)/\(x)/\(y) is larger than 4 GiB")
+    }
+    let id = PMTilesTileID.id(z: z, x: x, y: y)
+    try state.withLock { s in
+      guard !s.finished else { throw PMTilesWriteError(path: path, reason: "is already finished") }
+      if let last = s.tiles.last, last.id >= id { s.sorted = false }
+      if let known = s.contents.find(key) {
+        s.tiles.append(Tile(id: id, content: known))
+        return
+      }
+      guard s.contents.count < Int(UInt32.max) - 1 else { throw PMTilesWriteError(path: path, reason: "holds too many distinct tiles") }
+      let n = s.contents.add(key, length: data.count)
+      s.tiles.append(Tile(id: id, content: n))
+      s.batch.append(contentsOf: data)
+      if s.batch.count >= Self.batchBytes { try flush(&s) }
+    }
+  }
+
+  /// Tiles added and distinct contents stored so far.
+  public var counts: (tiles: Int, contents: Int) { state.withLock { ($0.tiles.count, $0.contents.count) } }
+
+  /// The content number of a tile put so far, by binary search over the tiles in
+  /// tile-ID order (sorted here when puts came out of order).
+  private func content(_ s: inout State, z: Int, x: Int, y: Int) -> Int? {
+    guard (0...PMTilesTileID.maxZoom).contains(z), x >= 0, y >= 0, x < 1 << z, y < 1 << z else { return nil }
+    let id = PMTilesTileID.id(z: z, x: x, y: y)
+    if !s.sorted {
+      s.tiles.sort { $0.id < $1.id }
+      s.sorted = true
+    }
+    var lo = 0
+    var hi = s.tiles.count
+    while lo < hi {
+      let mid = (lo + hi) / 2
+      if s.tiles[mid].id < id { lo = mid + 1 } else { hi = mid }
+    }
+    return lo < s.tiles.count && s.tiles[lo].id == id ? Int(s.tiles[lo].content) : nil
+  }
+
+  /// The SHA-256 (hex) a tile was put with, or nil when it was not put.
+  public func digest(z: Int, x: Int, y: Int) -> String? {
+    state.withLock { s -> String? in
+      guard !s.finished, let c = content(&s, z: z, x: x, y: y) else { return nil }
+      return s.contents.digests[c].hex
+    }
+  }
+
+  /// The bytes stored for a tile so far, or nil when it was not put.
+  public func read(z: Int, x: Int, y: Int) throws -> [UInt8]? {
+    try state.withLock { s -> [UInt8]? in
+      guard !s.finished else { throw PMTilesWriteError(path: path, reason: "is already finished") }
+      guard let n = content(&s, z: z, x: x, y: y) else { return nil }
+      try flush(&s)
+      return try readData(s.fd, offset: s.contents.offset(n), count: Int(s.contents.length(n)), path: dataPath)
+    }
+  }
+
+  private func flush(_ s: inout State) throws {
+    guard !s.batch.isEmpty else { return }
+    try writeAll(s.fd, s.batch, at: s.written, path: dataPath)
+    s.written += UInt64(s.batch.count)
+    s.batch.removeAll(keepingCapacity: true)
+  }
+
+  /// Writes the archive and renames it into place. `header` gives what the caller
+  /// knows (tile type, zooms, bounds, centre); the writer fills in the layout and
+  /// counts. `metadata` is the JSON metadata, stored gzipped.
+  public func finish(header: PMTilesHeader, metadata: [UInt8]) throws {
+    try state.withLock { s in
+      guard !s.finished else { throw PMTilesWriteError(path: path, reason: "is already finished") }
+      try flush(&s)
+      s.finished = true
+      defer {
+        close(s.fd)
+        unlink(dataPath)
+        s.tiles = []
+        s.contents = ContentTable()
+      }
+      try assemble(&s, header: header, metadata: metadata)
+    }
+  }
+
+  /// Deletes the temporary files; the destination stays absent.
+  public func abort() {
+    state.withLock { s in
+      if !s.finished { close(s.fd) }
+      s.finished = true
+      s.tiles = []
+      s.contents = ContentTable()
+      s.batch = []
+    }
+    unlink(dataPath)
+    unlink(partialPath)
+  }
+
+  private func assemble(_ s: inout State, header template: PMTilesHeader, metadata: [UInt8]) throws {
+    s.tiles.sort { $0.id < $1.id }
+    for i in s.tiles.indices.dropFirst() where s.tiles[i].id == s.tiles[i - 1].id {
+      let t = PMTilesTileID.zxy(s.tiles[i].id).map { "\($0.z)/\($0.x)/\($0.y)" } ?? "\(s.tiles[i].id)"
+      throw PMTilesWriteError(path: path, reason: "tile \(t) was put twice")
+    }
+    // contents in the order the sorted tiles first use them: the tile data is then
+    // in tile-ID order, a repeated content pointing back at its first copy
+    let unplaced = UInt64.max
+    var placed = [UInt64](repeating: unplaced, count: s.contents.count)
+    var order: [UInt32] = []
+    order.reserveCapacity(s.contents.count)
+    var dataLength: UInt64 = 0
+    var entries: [PMTilesEntry] = []
+    for t in s.tiles {
+      let c = Int(t.content)
+      if placed[c] == unplaced {
+        placed[c] = dataLength
+        dataLength += UInt64(s.contents.length(c))
+        order.append(t.content)
+      }
+      if var last = entries.last, last.tileID + UInt64(last.runLength) == t.id, last.offset == placed[c],
+        last.runLength < UInt32.max
+      {
+        last.runLength += 1
+        entries[entries.count - 1] = last
+      } else {
+        entries.append(PMTilesEntry(tileID: t.id, offset: placed[c], length: s.contents.length(c), runLength: 1))
+      }
+    }
+    let tileEntries = entries.count
+    let addressed = s.tiles.count
+    s.tiles = []
+
+    let (root, leaves) = Self.directories(entries)
+    entries = []
+    let meta = PMTilesGzip.compress(metadata)
+    var header = template
+    header.rootDirectoryOffset = UInt64(PMTilesHeader.size)
+    header.rootDirectoryLength = UInt64(root.count)
+    header.metadataOffset = header.rootDirectoryOffset + header.rootDirectoryLength
+    header.metadataLength = UInt64(meta.count)
+    header.leafDirectoriesOffset = header.metadataOffset + header.metadataLength
+    header.leafDirectoriesLength = UInt64(leaves.count)
+    header.tileDataOffset = header.leafDirectoriesOffset + header.leafDirectoriesLength
+    header.tileDataLength = dataLength
+    header.addressedTiles = UInt64(addressed)
+    header.tileEntries = UInt64(tileEntries)
+    header.tileContents = UInt64(order.count)
+    header.clustered = true
+    header.internalCompression = .gzip
+    header.tileCompression = .none
+
+    unlink(partialPath)
+    let out = open(partialPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+    guard out >= 0 else { throw PMTilesWriteError(path: partialPath, reason: "cannot be created (\(String(cString: strerror(errno))))") }
+    var ok = false
+    defer {
+      close(out)
+      if !ok { unlink(partialPath) }
+    }
+    var buffer: [UInt8] = []
+    buffer.reserveCapacity(4 << 20)
+    var at: UInt64 = 0
+    func emit(_ bytes: [UInt8]) throws {
+      buffer += bytes
+      if buffer.count >= 4 << 20 {
+        try writeAll(out, buffer, at: at, path: partialPath)
+        at += UInt64(buffer.count)
+        buffer.removeAll(keepingCapacity: true)
+      }
+    }
+    try emit(header.encoded())
+    try emit(root)
+    try emit(meta)
+    try emit(leaves)
+    for c in order {
+      let n = Int(c)
+      try emit(try readData(s.fd, offset: s.contents.offset(n), count: Int(s.contents.length(n)), path: dataPath))
+    }
+    try writeAll(out, buffer, at: at, path: partialPath)
+    guard fsync(out) == 0 else {
+      throw PMTilesWriteError(path: partialPath, reason: "cannot be synced to disk (\(String(cString: strerror(errno))))")
+    }
+    guard rename(partialPath, path) == 0 else {
+      throw PMTilesWriteError(path: path, reason: "cannot be moved into place (\(String(cString: strerror(errno))))")
+    }
+    ok = true
+  }
+
+  /// The gzipped root directory and leaf directories for `entries` (sorted by tile
+  /// ID): everything in the root when it fits beside the header in 16 KiB, otherwise
+  /// leaves of a growing number of entries until the root of leaf pointers fits.
+  static func directories(_ entries: [PMTilesEntry]) -> (root: [UInt8], leaves: [UInt8]) {
+    let limit = rootLimit - PMTilesHeader.size
+    // a directory serialises to at least one byte per column per entry: a root of
+    // more entries than the limit times a small factor cannot fit compressed either
+    if entries.count <= limit * 4 {
+      let root = PMTilesGzip.compress(PMTilesDirectory.serialize(entries))
+      if root.count <= limit { return (root, []) }
+    }
+    var leafSize = max(4096, entries.count / 3000)
+    while true {
+      var leaves: [UInt8] = []
+      var pointers: [PMTilesEntry] = []
+      var start = 0
+      while start < entries.count {
+        let end = min(start + leafSize, entries.count)
+        let leaf = PMTilesGzip.compress(PMTilesDirectory.serialize(Array(entries[start..<end])))
+        pointers.append(PMTilesEntry(tileID: entries[start].tileID, offset: UInt64(leaves.count), length: UInt32(leaf.count), runLength: 0))
+        leaves += leaf
+        start = end
+      }
+      let root = PMTilesGzip.compress(PMTilesDirectory.serialize(pointers))
+      if root.count <= limit { return (root, leaves) }
+      leafSize += leafSize / 2
+    }
+  }
+}
+
+/// A failure to write an archive: the file and what went wrong, one line.
+public struct PMTilesWriteError: Error, CustomStringConvertible, Sendable {
+  public var path: String
+  public var reason: String
+  public init(path: String, reason: String) {
+    self.path = path
+    self.reason = reason
+  }
+  public var description: String { "\(path): \(reason)" }
+}
+
+private func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: UInt64, path: String) throws {
+  try bytes.withUnsafeBytes { raw in
+    guard let base = raw.baseAddress else { return }
+    var done = 0
+    while done < raw.count {
+      let n = pwrite(fd, base + done, raw.count - done, off_t(offset) + off_t(done))
+      if n < 0 && errno == EINTR { continue }
+      guard n > 0 else { throw PMTilesWriteError(path: path, reason: "cannot be written (\(String(cString: strerror(errno))))") }
+      done += n
+    }
+  }
+}
+
+private func readData(_ fd: Int32, offset: UInt64, count: Int, path: String) throws -> [UInt8] {
+  var out = [UInt8](repeating: 0, count: count)
+  try out.withUnsafeMutableBytes { raw in
+    guard let base = raw.baseAddress else { return }
+    var done = 0
+    while done < count {
+      let n = pread(fd, base + done, count - done, off_t(offset) + off_t(done))
+      if n < 0 && errno == EINTR { continue }
+      guard n > 0 else { throw PMTilesWriteError(path: path, reason: "cannot be read back (\(String(cString: strerror(errno))))") }
+      done += n
+    }
+  }
+  return out
+}
