@@ -1,0 +1,78 @@
+import CTilecutPDFScan
+import CVipsShim
+import Foundation
+import Testing
+import TilecutFixtures
+
+@testable import TilecutVips
+
+/// "q " `depth` times, a line, then "Q " as many times.
+private func nested(_ depth: Int) -> [UInt8] {
+  Array((String(repeating: "q ", count: depth) + "0 0 m 200 100 l S\n" + String(repeating: "Q ", count: depth)).utf8)
+}
+
+@Suite("hostile PDFs are read through qpdf before poppler sees them", .serialized)
+struct HostilePDFTests {
+  @Test(
+    "200,000 nested 'q' are refused in one line whatever carries them: LZW, RunLength, hex over LZW, a filter in an object stream, a form, RC4 and AES encryption"
+  )
+  func nestingInEveryLayer() throws {
+    let c = try Corpus()
+    defer { c.cleanup() }
+    let deep = nested(200_000)
+    var form = PDFWriter()
+    form.objects = [PDFWriter.stream(PDFWriter.lzw(deep), "/Type /XObject /Subtype /Form /BBox [0 0 200 100] /Filter /LZWDecode")]
+    var indirect = PDFWriter()
+    indirect.objects = [Array("/ASCIIHexDecode".utf8)]
+    let plain = PDFWriter()
+    let cases: [(name: String, bytes: [UInt8])] = [
+      ("lzw", plain.document(content: PDFWriter.lzw(deep), filter: "/Filter /LZWDecode")),
+      ("runlength", plain.document(content: PDFWriter.runLength(deep), filter: "/Filter /RunLengthDecode")),
+      ("chain", plain.document(content: PDFWriter.hex(PDFWriter.lzw(deep)), filter: "/Filter [/ASCIIHexDecode /LZWDecode]")),
+      ("form", form.document(content: Array("/F1 Do".utf8), resources: "/XObject << /F1 5 0 R >>")),
+    ]
+    for (name, bytes) in cases { try Data(bytes).write(to: URL(fileURLWithPath: c.path("\(name).pdf"))) }
+    // the filter's name in an object stream, and the whole file encrypted (poppler opens both)
+    try Data(indirect.document(content: PDFWriter.hex(deep), filter: "/Filter 5 0 R")).write(to: URL(fileURLWithPath: c.path("in.pdf")))
+    try PDFWriter.rewrite(c.path("in.pdf"), to: c.path("objstm.pdf"), .objectStreams)
+    try Data(plain.document(content: deep)).write(to: URL(fileURLWithPath: c.path("clear.pdf")))
+    try PDFWriter.rewrite(c.path("clear.pdf"), to: c.path("rc4.pdf"), .rc4)
+    try PDFWriter.rewrite(c.path("clear.pdf"), to: c.path("aes.pdf"), .aes256)
+    for name in cases.map(\.name) + ["objstm", "rc4", "aes"] {
+      // the byte scan alone misses each: what poppler would have decoded
+      if name != "form" { #expect(tc_pdf_q_depth(c.path("\(name).pdf"), 1 << 30) < 100_000, "\(name)") }
+      c.expectClean(
+        try runTool([c.path("\(name).pdf"), "-o", c.path("out"), "--max-zoom", "3"]), status: 1,
+        mentions: "\(name).pdf: nests 'q' (save graphics state) 200000 deep on page 1")
+    }
+    // the same layers around a drawing that nests 40 deep are tiled
+    let shallow = nested(40)
+    try Data(plain.document(content: PDFWriter.hex(PDFWriter.lzw(shallow)), filter: "/Filter [/AHx /LZW]"))
+      .write(to: URL(fileURLWithPath: c.path("shallow.pdf")))
+    try PDFWriter.rewrite(c.path("shallow.pdf"), to: c.path("shallow-aes.pdf"), .aes256)
+    for name in ["shallow", "shallow-aes"] {
+      let run = try runTool([c.path("\(name).pdf"), "-o", c.path("\(name)-out"), "--max-zoom", "3", "-q"])
+      #expect(run.status == 0 && run.stderr.isEmpty, "\(name): \(run.stderr)")
+    }
+  }
+
+  @Test("a page whose content decodes past the bound is refused, and the bound is counted over the page's forms too")
+  func decodedBound() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    // 2 MB of harmless drawing in RunLength, half of it in a form
+    let drawing = Array(String(repeating: "0 0 m 200 100 l S\n", count: 60_000).utf8)
+    var pdf = PDFWriter()
+    pdf.objects = [PDFWriter.stream(PDFWriter.runLength(drawing), "/Subtype /Form /BBox [0 0 200 100] /Filter /RunLengthDecode")]
+    try Data(pdf.document(content: PDFWriter.runLength(drawing + Array("/F1 Do".utf8)), filter: "/Filter /RL", resources: "/XObject << /F1 5 0 R >>"))
+      .write(to: URL(fileURLWithPath: dir + "/long.pdf"))
+    var scan = TcPDFScan()
+    #expect(tc_pdf_scan(dir + "/long.pdf", 4 << 20, 100_000, 1 << 30, 1, &scan) == 0)
+    #expect(scan.over_decoded == 0 && scan.q_depth == 0)
+    #expect(tc_pdf_scan(dir + "/long.pdf", 1_500_000, 100_000, 1 << 30, 1, &scan) == 0)
+    #expect(scan.over_decoded == 1 && scan.decoded_page == 0)
+    // a file qpdf cannot read at all is left to the byte scan (and to poppler's repair)
+    try Data("%PDF-1.4\nnothing here".utf8).write(to: URL(fileURLWithPath: dir + "/broken.pdf"))
+    #expect(tc_pdf_scan(dir + "/broken.pdf", 1 << 30, 100_000, 1 << 30, 1, &scan) == 1)
+  }
+}
