@@ -75,13 +75,16 @@ enum InputCheck {
 
   /// A PDF read page by page through qpdf, whatever its filters, object streams or
   /// (empty-password) encryption, before poppler sees it: q nesting, content that
-  /// inflates without end, damaged JPEGs. A file qpdf cannot read (poppler may
-  /// repair it) is read as bytes, in order.
+  /// inflates without end, images declaring more than `maxBytes` decoded (poppler
+  /// holds 4 bytes a pixel for an image it draws, however small on the page),
+  /// damaged JPEGs. A file qpdf cannot read (poppler may repair it) is read as
+  /// bytes, in order.
   static func checkPDF(path: String, maxBytes: Int) throws {
     let key = fileKey(path).map { "pdf\u{0}\(maxBytes)\u{0}" + $0 }
     if let key, scannedJPEGs.withLock({ $0.contains(key) }) { return }
     var scan = TcPDFScan()
-    if tc_pdf_scan(path, maxContentBytes, maxSavedStates, UInt64.max, 1, &scan) == 0 {
+    let budget = UInt64(max(0, maxBytes))
+    if tc_pdf_scan(path, maxContentBytes, maxSavedStates, budget, 1, &scan) == 0 {
       if scan.q_depth > maxSavedStates {
         throw TilecutError.invalidInput(path: path, reason: nestingReason(depth: scan.q_depth, page: Int(scan.q_page)))
       }
@@ -90,6 +93,14 @@ enum InputCheck {
           path: path,
           reason:
             "page \(scan.decoded_page + 1)'s content streams decode to more than \(DecodeBudget.megabytes(maxContentBytes)); poppler would walk them for every band of the page"
+        )
+      }
+      if scan.image_bytes > budget {
+        let what = scan.image_progressive != 0 ? "a progressive JPEG image" : "an image"
+        throw TilecutError.invalidInput(
+          path: path,
+          reason:
+            "page \(scan.image_page + 1) draws \(what) of \(scan.image_width) × \(scan.image_height) pixels, which poppler holds decoded as \(DecodeBudget.megabytes(scan.image_bytes)), more than --max-memory \(maxBytes / 1_000_000) MB; raise --max-memory if this is intended"
         )
       }
       let said = withUnsafeBytes(of: &scan.jpeg_reason) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }

@@ -75,4 +75,45 @@ struct HostilePDFTests {
     try Data("%PDF-1.4\nnothing here".utf8).write(to: URL(fileURLWithPath: dir + "/broken.pdf"))
     #expect(tc_pdf_scan(dir + "/broken.pdf", 1 << 30, 100_000, 1 << 30, 1, &scan) == 1)
   }
+
+  @Test(
+    "an image declaring 20000 × 20000 pixels (1.6 GB in poppler) in a 700-byte PDF is refused against --max-memory: an XObject, inline, in a form")
+  func declaredImages() throws {
+    let c = try Corpus()
+    defer { c.cleanup() }
+    let image = PDFWriter.stream(
+      Array("0123456789".utf8), "/Type /XObject /Subtype /Image /Width 20000 /Height 20000 /ColorSpace /DeviceRGB /BitsPerComponent 8")
+    var xobject = PDFWriter()
+    xobject.objects = [image]
+    var form = PDFWriter()
+    form.objects = [
+      image,
+      PDFWriter.stream(
+        Array("q 200 0 0 100 0 0 cm /Im1 Do Q".utf8), "/Subtype /Form /BBox [0 0 200 100] /Resources << /XObject << /Im1 5 0 R >> >>"),
+    ]
+    let draw = Array("q 200 0 0 100 0 0 cm /Im1 Do Q 1 0 0 RG 0 0 m 200 100 l S".utf8)
+    let files: [(String, [UInt8])] = [
+      ("scan", xobject.document(content: Array("q 200 0 0 100 0 0 cm /Im1 Do Q".utf8), resources: "/XObject << /Im1 5 0 R >>")),
+      ("mixed", xobject.document(content: draw, resources: "/XObject << /Im1 5 0 R >>")),
+      ("inline", PDFWriter().document(content: Array("q 200 0 0 100 0 0 cm BI /W 20000 /H 20000 /CS /G /BPC 8 ID 0123456789 EI Q".utf8))),
+      ("form", form.document(content: Array("/F1 Do".utf8), resources: "/XObject << /F1 6 0 R >>")),
+    ]
+    for (name, bytes) in files {
+      try Data(bytes).write(to: URL(fileURLWithPath: c.path("\(name).pdf")))
+      c.expectClean(
+        try runTool([c.path("\(name).pdf"), "-o", c.path("out"), "--max-zoom", "3"]), status: 1,
+        mentions: "\(name).pdf: page 1 draws an image of 20000 × 20000 pixels, which poppler holds decoded as 1600 MB, more than --max-memory 512 MB")
+    }
+    // the budget is --max-memory's: the same image passes the check under a larger one
+    #expect(throws: Never.self) { try InputCheck.checkPDF(path: c.path("scan.pdf"), maxBytes: 2_000_000_000) }
+    // an image of what it holds is tiled
+    var small = PDFWriter()
+    small.objects = [
+      PDFWriter.stream(
+        [UInt8](repeating: 200, count: 64 * 32 * 3), "/Type /XObject /Subtype /Image /Width 64 /Height 32 /ColorSpace /DeviceRGB /BitsPerComponent 8")
+    ]
+    try Data(small.document(content: draw, resources: "/XObject << /Im1 5 0 R >>")).write(to: URL(fileURLWithPath: c.path("small.pdf")))
+    let run = try runTool([c.path("small.pdf"), "-o", c.path("small-out"), "--max-zoom", "3", "-q"])
+    #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
+  }
 }
