@@ -31,14 +31,29 @@ constexpr size_t maxInvoked = 4096;
 /* Thrown through qpdf's decoding when a bound is passed. */
 struct Stop {};
 
+/* PDF's white space (1) and delimiters (2), by byte. */
+struct Classes {
+  unsigned char of[256] = {};
+  Classes() {
+    for (unsigned char c : {0, 9, 10, 12, 13, 32})
+      of[c] = 1;
+    for (unsigned char c : {'(', ')', '<', '>', '[', ']', '{', '}', '/', '%'})
+      of[c] = 2;
+  }
+};
+const Classes classes;
+
 /* The tokens of a content stream, fed in pieces: q and Q nesting, the names
  * drawn with Do, inline images' declared sizes. */
 struct Content {
   long depth = 0, maxDepth = 0;
   int inString = 0;
   bool escape = false, inComment = false;
-  std::string token;
-  std::string lastName;
+  /* the token being read (its first 63 bytes) and the last name */
+  char token[64];
+  size_t length = 0;
+  char lastName[64];
+  size_t nameLength = 0;
   std::set<std::string> invoked;
   /* inline images: 0 content, 1 the dictionary after BI, 2 the data after ID */
   int mode = 0;
@@ -48,37 +63,36 @@ struct Content {
   uint32_t largestWidth = 0, largestHeight = 0;
   unsigned char window[3] = {' ', ' ', ' '};
 
-  static bool space(unsigned char c) { return c == 0 || c == 9 || c == 10 || c == 12 || c == 13 || c == 32; }
-  static bool delimiter(unsigned char c) {
-    return space(c) || c == '(' || c == ')' || c == '<' || c == '>' || c == '[' || c == ']' || c == '{' ||
-           c == '}' || c == '/' || c == '%';
-  }
+  static bool space(unsigned char c) { return classes.of[c] == 1; }
+  static bool delimiter(unsigned char c) { return classes.of[c] != 0; }
+  bool is(const char *word) const { return length == strlen(word) && memcmp(token, word, length) == 0; }
 
   void endToken() {
-    if (token.empty())
+    if (!length)
       return;
     if (mode == 1) {
       inlineToken();
     } else if (token[0] == '/') {
-      lastName = token;
-    } else if (token == "q") {
+      memcpy(lastName, token, length);
+      nameLength = length;
+    } else if (length == 1 && token[0] == 'q') {
       maxDepth = std::max(maxDepth, ++depth);
-    } else if (token == "Q") {
+    } else if (length == 1 && token[0] == 'Q') {
       if (depth > 0)
         depth--;
-    } else if (token == "Do") {
-      if (!lastName.empty() && invoked.size() < maxInvoked)
-        invoked.insert(lastName);
-    } else if (token == "BI") {
+    } else if (is("Do")) {
+      if (nameLength && invoked.size() < maxInvoked)
+        invoked.insert(std::string(lastName, nameLength));
+    } else if (is("BI")) {
       mode = 1;
       key.clear();
       inlineWidth = inlineHeight = 0;
     }
-    token.clear();
+    length = 0;
   }
 
   void inlineToken() {
-    if (token == "ID") {
+    if (is("ID")) {
       uint64_t bytes = inlineWidth * inlineHeight * 4;
       if (bytes > largestInline) {
         largestInline = bytes;
@@ -88,10 +102,11 @@ struct Content {
       mode = 2;
       window[0] = window[1] = window[2] = ' ';
     } else if (token[0] == '/') {
-      key = token;
+      key.assign(token, length);
     } else {
+      std::string number(token, length);
       char *end = nullptr;
-      double v = strtod(token.c_str(), &end);
+      double v = strtod(number.c_str(), &end);
       uint64_t n = end && *end == 0 && v > 0 ? (uint64_t)std::min(v, 4e9) : 0;
       if (key == "/W" || key == "/Width")
         inlineWidth = n;
@@ -108,7 +123,7 @@ struct Content {
         /* an inline image's data runs to the first EI between white space */
         if (space(window[0]) && window[1] == 'E' && window[2] == 'I' && delimiter(c)) {
           mode = 0;
-          token.clear();
+          length = 0;
         }
         window[0] = window[1];
         window[1] = window[2];
@@ -130,14 +145,16 @@ struct Content {
           inString--;
       } else if (delimiter(c)) {
         endToken();
-        if (c == '(')
+        if (c == '(') {
           inString = 1;
-        else if (c == '%')
+        } else if (c == '%') {
           inComment = true;
-        else if (c == '/')
-          token = "/";
-      } else if (token.size() < 64) {
-        token.push_back((char)c);
+        } else if (c == '/') {
+          token[0] = '/';
+          length = 1;
+        }
+      } else if (length < sizeof token - 1) {
+        token[length++] = (char)c;
       }
     }
   }

@@ -96,11 +96,13 @@ enum InputCheck {
         )
       }
       if scan.image_bytes > budget {
-        let what = scan.image_progressive != 0 ? "a progressive JPEG image" : "an image"
+        let progressive = scan.image_progressive != 0
+        let what = progressive ? "a progressive JPEG image" : "an image"
+        let holds = progressive ? "whose decoder holds" : "which poppler holds decoded as"
         throw TilecutError.invalidInput(
           path: path,
           reason:
-            "page \(scan.image_page + 1) draws \(what) of \(scan.image_width) × \(scan.image_height) pixels, which poppler holds decoded as \(DecodeBudget.megabytes(scan.image_bytes)), more than --max-memory \(maxBytes / 1_000_000) MB; raise --max-memory if this is intended"
+            "page \(scan.image_page + 1) draws \(what) of \(scan.image_width) × \(scan.image_height) pixels, \(holds) \(DecodeBudget.megabytes(scan.image_bytes)), more than --max-memory \(maxBytes / 1_000_000) MB; raise --max-memory if this is intended\(progressive ? ", or save it as a baseline JPEG" : "")"
         )
       }
       let said = withUnsafeBytes(of: &scan.jpeg_reason) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }

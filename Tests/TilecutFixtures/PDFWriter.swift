@@ -15,13 +15,13 @@ public struct PDFWriter {
     Array("<< /Length \(data.count) \(dictionary) >>\nstream\n".utf8) + data + Array("\nendstream".utf8)
   }
 
-  /// The file: a 200 × 100 pt page with `resources` whose content is `content`
-  /// under `filter` (a /Filter entry, or "").
-  public func document(content: [UInt8], filter: String = "", resources: String = "") -> [UInt8] {
+  /// The file: a 200 × 100 pt page with `resources` (and `page`'s entries) whose
+  /// content is `content` under `filter` (a /Filter entry, or "").
+  public func document(content: [UInt8], filter: String = "", resources: String = "", page: String = "") -> [UInt8] {
     let all: [[UInt8]] =
       [
         Array("<< /Type /Catalog /Pages 2 0 R >>".utf8), Array("<< /Type /Pages /Kids [3 0 R] /Count 1 >>".utf8),
-        Array("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Resources << \(resources) >> /Contents 4 0 R >>".utf8),
+        Array("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Resources << \(resources) >> /Contents 4 0 R \(page) >>".utf8),
         Self.stream(content, filter),
       ] + objects
     var pdf = Array("%PDF-1.4\n".utf8)
