@@ -240,11 +240,14 @@ struct Scan {
   std::map<QPDFObjGen, long> formDepth;
   std::set<QPDFObjGen> inProgress, images;
 
-  /* decodes one stream (every filter but DCT) into `content` or `buffer` */
-  void pipe(QPDFObjectHandle stream, Content *content, std::string *buffer) {
+  /* decodes one stream into `content` or `buffer`, when qpdf can apply every
+   * filter it names at `level` (else its bytes as they are, decrypted): whether
+   * it did */
+  bool pipe(QPDFObjectHandle stream, Content *content, std::string *buffer, qpdf_stream_decode_level_e level) {
     Sink sink(used, maxDecoded, content, buffer);
+    bool filtered = false;
     try {
-      stream.pipeStreamData(&sink, nullptr, 0, qpdf_dl_specialized, true, false);
+      stream.pipeStreamData(&sink, &filtered, 0, level, true, false);
     } catch (Stop &) {
     }
     if (sink.over) {
@@ -252,6 +255,12 @@ struct Scan {
       out->decoded_page = page;
       throw Stop();
     }
+    return filtered;
+  }
+
+  static int filterCount(QPDFObjectHandle stream) {
+    QPDFObjectHandle filter = stream.getDict().getKey("/Filter");
+    return filter.isArray() ? filter.getArrayNItems() : filter.isName() ? 1 : 0;
   }
 
   static bool isName(QPDFObjectHandle o, const char *name) { return o.isName() && o.getName() == name; }
@@ -263,7 +272,8 @@ struct Scan {
     QPDFObjectHandle filter = dict.getKey("/Filter");
     if (filter.isArray() && filter.getArrayNItems() > 0)
       filter = filter.getArrayItem(filter.getArrayNItems() - 1);
-    bool dct = isName(filter, "/DCTDecode") || isName(filter, "/DCT");
+    /* the JPEG as the only filter (a chain before it is left to poppler, as before) */
+    bool dct = (isName(filter, "/DCTDecode") || isName(filter, "/DCT")) && filterCount(xobject) == 1;
     QPDFObjectHandle w = dict.getKey("/Width"), h = dict.getKey("/Height");
     uint64_t width = w.isInteger() && w.getIntValue() > 0 ? (uint64_t)std::min<long long>(w.getIntValue(), UINT32_MAX) : 0;
     uint64_t height = h.isInteger() && h.getIntValue() > 0 ? (uint64_t)std::min<long long>(h.getIntValue(), UINT32_MAX) : 0;
@@ -273,7 +283,7 @@ struct Scan {
       /* the JPEG itself says what its decoder holds, and its scan is what is read */
       std::string jpeg;
       uint64_t before = used;
-      pipe(xobject, nullptr, &jpeg);
+      pipe(xobject, nullptr, &jpeg, qpdf_dl_specialized);
       used = before;
       uint32_t fw = 0, fh = 0;
       int components = 0;
@@ -332,7 +342,16 @@ struct Scan {
     for (QPDFObjectHandle s : streams) {
       if (!s.isStream())
         continue;
-      pipe(s, &c, nullptr);
+      /* every filter poppler would apply to content (DCT too); one qpdf cannot
+       * (CCITT, JBIG2, JPX, a crypt filter) would hide the drawing from this check */
+      if (!pipe(s, &c, nullptr, qpdf_dl_all) && filterCount(s) > 0) {
+        QPDFObjectHandle filter = s.getDict().getKey("/Filter");
+        if (filter.isArray())
+          filter = filter.getArrayNItems() ? filter.getArrayItem(0) : QPDFObjectHandle::newNull();
+        snprintf(out->undecodable, sizeof out->undecodable, "%s", filter.isName() ? filter.getName().c_str() : "?");
+        out->undecodable_page = page;
+        throw Stop();
+      }
       c.separate();
     }
     if (c.largestInline > out->image_bytes) {
@@ -359,6 +378,14 @@ struct Scan {
             below = std::max(below, form(x, resources, level + 1));
         }
       }
+      QPDFObjectHandle states = resources.getKey("/ExtGState");
+      if (states.isDictionary())
+        for (auto &key : states.getKeys()) {
+          QPDFObjectHandle state = states.getKey(key);
+          QPDFObjectHandle mask = state.isDictionary() ? state.getKey("/SMask") : QPDFObjectHandle::newNull();
+          if (mask.isDictionary())
+            below = std::max(below, form(mask.getKey("/G"), resources, level + 1));
+        }
       QPDFObjectHandle patterns = resources.getKey("/Pattern");
       if (patterns.isDictionary())
         for (auto &key : patterns.getKeys())
@@ -410,7 +437,8 @@ struct Scan {
   }
 
   bool over() const {
-    return out->q_depth > maxDepth || out->over_decoded || out->image_bytes > maxImageBytes || out->jpeg_reason[0];
+    return out->q_depth > maxDepth || out->over_decoded || out->image_bytes > maxImageBytes || out->jpeg_reason[0] ||
+           out->undecodable[0];
   }
 };
 

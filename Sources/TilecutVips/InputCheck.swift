@@ -105,6 +105,14 @@ enum InputCheck {
             "page \(scan.image_page + 1) draws \(what) of \(scan.image_width) × \(scan.image_height) pixels, \(holds) \(DecodeBudget.megabytes(scan.image_bytes)), more than --max-memory \(maxBytes / 1_000_000) MB; raise --max-memory if this is intended\(progressive ? ", or save it as a baseline JPEG" : "")"
         )
       }
+      let filter = withUnsafeBytes(of: &scan.undecodable) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+      if !filter.isEmpty {
+        throw TilecutError.invalidInput(
+          path: path,
+          reason:
+            "page \(scan.undecodable_page + 1)'s content is in \(filter), an image filter no PDF writer uses for drawing, which tilecut cannot check before poppler reads it; re-export the PDF"
+        )
+      }
       let said = withUnsafeBytes(of: &scan.jpeg_reason) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
       if !said.isEmpty {
         throw TilecutError.invalidInput(

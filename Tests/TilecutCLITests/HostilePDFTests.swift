@@ -68,7 +68,7 @@ struct HostilePDFTests {
     }
   }
 
-  @Test("a page whose content decodes past the bound is refused, and the bound is counted over the page's forms too")
+  @Test("a page whose content decodes past the bound, or is in a filter qpdf cannot decode, is refused; the bound counts the page's forms")
   func decodedBound() throws {
     let dir = try scratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -83,6 +83,11 @@ struct HostilePDFTests {
     #expect(scan.over_decoded == 0 && scan.q_depth == 0)
     #expect(tc_pdf_scan(dir + "/long.pdf", 1_500_000, 100_000, 1 << 30, 1, &scan) == 0)
     #expect(scan.over_decoded == 1 && scan.decoded_page == 0)
+    // content in a filter qpdf cannot decode (poppler can) is refused, not waved through
+    try Data(PDFWriter().document(content: Array("0123456789".utf8), filter: "/Filter /CCITTFaxDecode"))
+      .write(to: URL(fileURLWithPath: dir + "/ccitt.pdf"))
+    #expect(tc_pdf_scan(dir + "/ccitt.pdf", 1 << 30, 100_000, 1 << 30, 1, &scan) == 0)
+    #expect(refusal(dir + "/ccitt.pdf")?.contains("page 1's content is in /CCITTFaxDecode") == true)
     // a file qpdf cannot read at all is left to the byte scan (and to poppler's repair)
     try Data("%PDF-1.4\nnothing here".utf8).write(to: URL(fileURLWithPath: dir + "/broken.pdf"))
     #expect(tc_pdf_scan(dir + "/broken.pdf", 1 << 30, 100_000, 1 << 30, 1, &scan) == 1)

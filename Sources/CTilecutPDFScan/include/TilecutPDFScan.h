@@ -29,6 +29,10 @@ typedef struct {
   int image_page;
   /* 1: that image is a progressive JPEG (its bytes are its coefficients) */
   int image_progressive;
+  /* a content stream in a filter qpdf cannot decode (CCITT, JBIG2, JPX, a crypt
+   * filter), which poppler would still read: its first filter's name, and the page */
+  char undecodable[40];
+  int undecodable_page;
   /* a JPEG image that libjpeg warns about: why, and its page; empty when none */
   char jpeg_reason[200];
   int jpeg_page;
@@ -36,11 +40,11 @@ typedef struct {
 
 /* Reads every page of `filename` with qpdf and stops at the first page over a
  * bound: q nesting deeper than `max_depth`, content decoding to more than
- * `max_decoded` bytes, an image needing more than `max_image_bytes`, or (when
- * `check_jpegs`) a damaged JPEG. 0 when the file was read (the fields say what
- * was found); 1 when qpdf cannot read it (poppler may still repair it: the
- * caller falls back to reading the file's bytes in order). Never throws,
- * never prints. */
+ * `max_decoded` bytes, an image needing more than `max_image_bytes`, content in
+ * a filter qpdf cannot decode, or (when `check_jpegs`) a damaged JPEG. 0 when
+ * the file was read (the fields say what was found); 1 when qpdf cannot read it
+ * (poppler may still repair it: the caller falls back to reading the file's
+ * bytes in order). Never throws, never prints. */
 int tc_pdf_scan(const char *filename, uint64_t max_decoded, long max_depth, uint64_t max_image_bytes, int check_jpegs,
                 TcPDFScan *out);
 
