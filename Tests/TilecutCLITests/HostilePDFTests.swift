@@ -154,4 +154,22 @@ struct HostilePDFTests {
       try runTool([c.path("claims.pdf"), "-o", c.path("out"), "--max-zoom", "3"]), status: 1,
       mentions: "claims.pdf: page 1 draws a progressive JPEG image of 20000 × 20000 pixels, whose decoder holds 2400 MB")
   }
+
+  @Test("a PDF whose xref qpdf and poppler both repair is tiled with nothing on stderr: qpdf's warnings stay inside the check")
+  func repairedSilently() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try Data(PDFWriter().document(content: Array("1 0 0 RG 4 w 0 0 m 200 100 l S".utf8)))
+      .write(to: URL(fileURLWithPath: dir + "/repaired.pdf"))
+    // the first object's offset made wrong: both readers rebuild the table and warn
+    var damaged = try Damaged(dir + "/repaired.pdf")
+    let at = try #require(damaged.find(Array("0000000009 00000 n".utf8)))
+    damaged.bytes.replaceSubrange(at..<at + 10, with: Array("0000000999".utf8))
+    try damaged.write(dir + "/repaired.pdf")
+    var scan = TcPDFScan()
+    #expect(tc_pdf_scan(dir + "/repaired.pdf", 1 << 30, 100_000, 1 << 30, 1, &scan) == 0)
+    let run = try runTool([], shell: "G_MESSAGES_DEBUG=all TILECUT \(dir)/repaired.pdf -o \(dir)/out --max-zoom 2 -q")
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stderr.isEmpty, "stderr: \(run.stderr)")
+  }
 }
