@@ -237,7 +237,7 @@ struct Scan {
 
   int page = 0;
   uint64_t used = 0;
-  std::map<QPDFObjGen, long> formDepth;
+  std::map<QPDFObjGen, long> formDepth, resourceDepth;
   std::set<QPDFObjGen> inProgress, images;
 
   /* decodes one stream into `content` or `buffer`, when qpdf can apply every
@@ -282,11 +282,18 @@ struct Scan {
     if (dct) {
       /* the JPEG itself says what its decoder holds, and its scan is what is read */
       std::string jpeg;
-      uint64_t before = used;
-      pipe(xobject, nullptr, &jpeg, qpdf_dl_specialized);
-      used = before;
+      uint64_t read = 0;
+      Sink sink(read, maxDecoded, nullptr, &jpeg);
+      try {
+        xobject.pipeStreamData(&sink, nullptr, 0, qpdf_dl_specialized, true, false);
+      } catch (Stop &) {
+      }
       uint32_t fw = 0, fh = 0;
       int components = 0;
+      if (sink.over) {
+        /* a JPEG of more than a gigabyte is left to poppler and the pixel budget */
+        return;
+      }
       if (jpegFrame(jpeg, &fw, &fh, &components, &progressive) && progressive) {
         width = fw;
         height = fh;
@@ -363,6 +370,18 @@ struct Scan {
       if (c.largestInline > maxImageBytes)
         throw Stop();
     }
+    long below = drawnWith(c, resources, level);
+    if (c.maxDepth + below > out->q_depth) {
+      out->q_depth = c.maxDepth + below;
+      out->q_page = page;
+    }
+    return c.maxDepth + below;
+  }
+
+  /* the forms a stream draws by name, and what its resources can draw without a
+   * name in it (tiling patterns, Type 3 glyphs, soft-mask groups: walked once for
+   * a resource dictionary many forms share) */
+  long drawnWith(const Content &c, QPDFObjectHandle resources, int level) {
     long below = 0;
     if (resources.isDictionary()) {
       QPDFObjectHandle xobjects = resources.getKey("/XObject");
@@ -378,6 +397,21 @@ struct Scan {
             below = std::max(below, form(x, resources, level + 1));
         }
       }
+      below = std::max(below, unnamed(resources, level));
+    }
+    return below;
+  }
+
+  long unnamed(QPDFObjectHandle resources, int level) {
+    QPDFObjGen id = resources.getObjGen();
+    if (resources.isIndirect()) {
+      auto known = resourceDepth.find(id);
+      if (known != resourceDepth.end())
+        return known->second;
+      resourceDepth[id] = 0; /* a loop back to these resources adds nothing */
+    }
+    long below = 0;
+    {
       QPDFObjectHandle states = resources.getKey("/ExtGState");
       if (states.isDictionary())
         for (auto &key : states.getKeys()) {
@@ -402,11 +436,9 @@ struct Scan {
               below = std::max(below, form(procs.getKey(glyph), own.isDictionary() ? own : resources, level + 1));
         }
     }
-    if (c.maxDepth + below > out->q_depth) {
-      out->q_depth = c.maxDepth + below;
-      out->q_page = page;
-    }
-    return c.maxDepth + below;
+    if (resources.isIndirect())
+      resourceDepth[id] = below;
+    return below;
   }
 
   void scanPage(QPDFObjectHandle pageObject) {
