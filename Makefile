@@ -3,7 +3,7 @@ SWIFT ?= swift
 PREFIX ?= /usr/local
 # libvips (with libdeflate), poppler-glib, librsvg and cairo (PDF pages and SVG
 # drawings rendered in bands), ISA-L (the PNG reader's inflate), PROJ with its data,
-# libgeotiff, SQLite, qpdf (scanned PDF pages read from their images), GDAL's library
+# libgeotiff, SQLite, qpdf (scanned PDF pages read from their images; every PDF checked page by page before poppler reads it), GDAL's library
 # (georeferencing read as GDAL reads it): what building
 # and running tilecut needs (make run)
 APT_PACKAGES = zlib1g-dev libvips-dev libpoppler-glib-dev librsvg2-dev libcairo2-dev libdeflate-dev libisal-dev libproj-dev proj-data libgeotiff-dev libsqlite3-dev libqpdf-dev libgdal-dev

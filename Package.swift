@@ -61,6 +61,10 @@ let package = Package(
     ),
     // with qpdf's C API (libqpdf-dev): a PDF's objects and raw streams, for pages that are only images
     .target(name: "CTilecutDocument", dependencies: ["CVips", "CVipsShim", "CPoppler", "CRsvg"], linkerSettings: [.linkedLibrary("qpdf")]),
+    // qpdf's C++ API (libqpdf-dev): every page's content, forms and images read before poppler
+    // sees a PDF, decoded through a pipeline that stops at a bound (TilecutPDFScan.h); a target
+    // of its own, so that no Swift module imports libvips through C++
+    .target(name: "CTilecutPDFScan", linkerSettings: [.linkedLibrary("qpdf")]),
     .systemLibrary(
       name: "CSQLite",
       pkgConfig: "sqlite3",
@@ -87,7 +91,8 @@ let package = Package(
     .target(
       name: "TilecutVips",
       dependencies: [
-        "TilecutCore", "CVips", "CVipsShim", "CTilecutPNGRead", "CTilecutPNG", "CTilecutResample", "CTilecutDocument", "CTilecutPlatform",
+        "TilecutCore", "CVips", "CVipsShim", "CTilecutPNGRead", "CTilecutPNG", "CTilecutResample", "CTilecutDocument", "CTilecutPDFScan",
+        "CTilecutPlatform",
       ]),
     // the project file (tilecut.yml) as types, its loader and its validation
     .target(name: "TilecutProject", dependencies: [.product(name: "Yams", package: "Yams")]),
@@ -110,7 +115,7 @@ let package = Package(
     // fixture writers for the tests (GeoTIFFs, 16-bit and CMYK files, multi-page files): never in the binary
     .target(
       name: "CTilecutFixtures", dependencies: ["CVips", "CGeoShim", "CGeoTIFF"], path: "Tests/CTilecutFixtures",
-      linkerSettings: [.linkedLibrary("geotiff"), .linkedLibrary("tiff")]),
+      linkerSettings: [.linkedLibrary("geotiff"), .linkedLibrary("tiff"), .linkedLibrary("qpdf")]),
     .target(name: "TilecutFixtures", dependencies: ["TilecutCore", "TilecutVips", "CVips", "CTilecutFixtures"], path: "Tests/TilecutFixtures"),
     // runs `tilecut build` on the package's tilecut.yml (or the CLI's arguments), writing into the package
     .plugin(

@@ -1,3 +1,4 @@
+import CTilecutPDFScan
 import CTilecutPNGRead
 import CVipsShim
 import Foundation
@@ -57,25 +58,7 @@ enum InputCheck {
       try SVGReferences.check(path: path, maxBytes: maxBytes)
       return
     case .pdf:
-      // poppler copies its graphics state for each q it has not closed: 10⁶ of them
-      // in 2.4 KB of PDF take gigabytes, or end the process in std::bad_alloc
-      let depth = tc_pdf_q_depth(path, 1 << 30)
-      if depth > maxSavedStates {
-        throw TilecutError.invalidInput(
-          path: path,
-          reason:
-            "nests 'q' (save graphics state) \(depth) deep in its page content, more than \(maxSavedStates); poppler would hold a copy of the graphics state for each"
-        )
-      }
-      // poppler draws a damaged JPEG with its damage, whichever path reads the page
-      let key = fileKey(path).map { "pdf\u{0}" + $0 }
-      if let key, scannedJPEGs.withLock({ $0.contains(key) }) { return }
-      var message = [CChar](repeating: 0, count: 256)
-      if tc_pdf_check_jpegs(path, &message, message.count) != 0 {
-        let said = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        throw TilecutError.invalidInput(path: path, reason: "cannot be decoded: it \(said); re-export or re-scan it")
-      }
-      if let key { scannedJPEGs.withLock { _ = $0.insert(key) } }
+      try checkPDF(path: path, maxBytes: maxBytes)
       return
     default:
       return
@@ -83,6 +66,77 @@ enum InputCheck {
     guard status == 0 else { throw TilecutError.invalidInput(path: path, reason: reason(result)) }
     try withinBudget(path: path, result, maxBytes: maxBytes)
     if format == .jpeg { try verifyJPEGScan(path: path) }
+  }
+
+  /// Bytes a page's content streams (with its forms', patterns' and glyphs') may
+  /// decode to: a drawing of a few thousand paths is a few megabytes; a stream
+  /// that inflates past this is a bomb, which poppler would walk for every band.
+  static let maxContentBytes: UInt64 = 1 << 30
+
+  /// A PDF read page by page through qpdf, whatever its filters, object streams or
+  /// (empty-password) encryption, before poppler sees it: q nesting, content that
+  /// inflates without end, images declaring more than `maxBytes` decoded (poppler
+  /// holds 4 bytes a pixel for an image it draws, however small on the page),
+  /// damaged JPEGs. A file qpdf cannot read (poppler may repair it) is read as
+  /// bytes, in order.
+  static func checkPDF(path: String, maxBytes: Int) throws {
+    let key = fileKey(path).map { "pdf\u{0}\(maxBytes)\u{0}" + $0 }
+    if let key, scannedJPEGs.withLock({ $0.contains(key) }) { return }
+    var scan = TcPDFScan()
+    let budget = UInt64(max(0, maxBytes))
+    if tc_pdf_scan(path, maxContentBytes, maxSavedStates, budget, 1, &scan) == 0 {
+      if scan.q_depth > maxSavedStates {
+        throw TilecutError.invalidInput(path: path, reason: nestingReason(depth: scan.q_depth, page: Int(scan.q_page)))
+      }
+      if scan.over_decoded != 0 {
+        throw TilecutError.invalidInput(
+          path: path,
+          reason:
+            "page \(scan.decoded_page + 1)'s content streams decode to more than \(DecodeBudget.megabytes(maxContentBytes)); poppler would walk them for every band of the page"
+        )
+      }
+      if scan.image_bytes > budget {
+        let progressive = scan.image_progressive != 0
+        let what = progressive ? "a progressive JPEG image" : "an image"
+        let holds = progressive ? "whose decoder holds" : "which poppler holds decoded as"
+        throw TilecutError.invalidInput(
+          path: path,
+          reason:
+            "page \(scan.image_page + 1) draws \(what) of \(scan.image_width) × \(scan.image_height) pixels, \(holds) \(DecodeBudget.megabytes(scan.image_bytes)), more than --max-memory \(maxBytes / 1_000_000) MB; raise --max-memory if this is intended\(progressive ? ", or save it as a baseline JPEG" : "")"
+        )
+      }
+      let filter = withUnsafeBytes(of: &scan.undecodable) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+      if !filter.isEmpty {
+        throw TilecutError.invalidInput(
+          path: path,
+          reason:
+            "page \(scan.undecodable_page + 1)'s content is in \(filter), an image filter no PDF writer uses for drawing, which tilecut cannot check before poppler reads it; re-export the PDF"
+        )
+      }
+      let said = withUnsafeBytes(of: &scan.jpeg_reason) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+      if !said.isEmpty {
+        throw TilecutError.invalidInput(
+          path: path, reason: "cannot be decoded: it has a damaged JPEG image on page \(scan.jpeg_page + 1), \(said); re-export or re-scan it")
+      }
+    } else {
+      // poppler copies its graphics state for each q it has not closed: 10⁶ of them
+      // in 2.4 KB of PDF take gigabytes, or end the process in std::bad_alloc
+      let depth = tc_pdf_q_depth(path, 1 << 30)
+      if depth > maxSavedStates {
+        throw TilecutError.invalidInput(path: path, reason: nestingReason(depth: depth, page: nil))
+      }
+      // poppler draws a damaged JPEG with its damage, whichever path reads the page
+      var message = [CChar](repeating: 0, count: 256)
+      if tc_pdf_check_jpegs(path, &message, message.count) != 0 {
+        let said = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        throw TilecutError.invalidInput(path: path, reason: "cannot be decoded: it \(said); re-export or re-scan it")
+      }
+    }
+    if let key { scannedJPEGs.withLock { _ = $0.insert(key) } }
+  }
+
+  static func nestingReason(depth: Int, page: Int?) -> String {
+    "nests 'q' (save graphics state) \(depth) deep \(page.map { "on page \($0 + 1)" } ?? "in its page content"), more than \(maxSavedStates); poppler would hold a copy of the graphics state for each"
   }
 
   /// libvips' jpegload lets a warning in the last rows or at the end of the scan

@@ -8,6 +8,7 @@
 #include <geotiff/geotiffio.h>
 #include <geotiff/xtiffio.h>
 #include <tiffio.h>
+#include <qpdf/qpdf-c.h>
 
 int tc_save_file(VipsImage *in, const char *filename) { return vips_image_write_to_file(in, filename, NULL); }
 
@@ -111,5 +112,29 @@ int tc_geotiff_write(const char *path, int width, int height, int bands, int bit
       result = -1;
   }
   XTIFFClose(tif);
+  return result;
+}
+
+int tc_fixture_pdf_rewrite(const char *in, const char *out, int mode) {
+  qpdf_data q = qpdf_init();
+  qpdf_silence_errors(q);
+  qpdf_set_suppress_warnings(q, QPDF_TRUE);
+  int result = -1;
+  if ((qpdf_read(q, in, NULL) & QPDF_ERRORS) || (qpdf_init_write(q, out) & QPDF_ERRORS))
+    goto done;
+  qpdf_set_stream_data_mode(q, qpdf_s_preserve);
+  qpdf_set_decode_level(q, qpdf_dl_none);
+  qpdf_set_static_ID(q, QPDF_TRUE);
+  if (mode == 0)
+    qpdf_set_object_stream_mode(q, qpdf_o_generate);
+  else if (mode == 1)
+    qpdf_set_r3_encryption_parameters_insecure(q, "", "owner", QPDF_TRUE, QPDF_TRUE, QPDF_TRUE, QPDF_TRUE, QPDF_TRUE,
+                                               QPDF_TRUE, qpdf_r3p_full);
+  else
+    qpdf_set_r6_encryption_parameters2(q, "", "owner", QPDF_TRUE, QPDF_TRUE, QPDF_TRUE, QPDF_TRUE, QPDF_TRUE, QPDF_TRUE,
+                                       qpdf_r3p_full, QPDF_TRUE);
+  result = qpdf_write(q) & QPDF_ERRORS ? -1 : 0;
+done:
+  qpdf_cleanup(&q);
   return result;
 }

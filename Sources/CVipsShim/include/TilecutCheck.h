@@ -35,7 +35,9 @@ int tc_check_tiff(const char *filename, int page, TcFileCheck *out);
 /* The deepest nesting of q (save graphics state) over a PDF's content streams
  * (unfiltered or Flate), read in file order, inflating at most `max_inflated`
  * bytes; -1 when the file cannot be read. poppler copies its whole graphics
- * state for each q: a million of them take gigabytes (or end in bad_alloc). */
+ * state for each q: a million of them take gigabytes (or end in bad_alloc).
+ * The fallback, with tc_pdf_check_jpegs, for a file qpdf cannot read: every other
+ * PDF is read page by page, whatever its filters, by tc_pdf_scan (TilecutPDFScan.h). */
 long tc_pdf_q_depth(const char *filename, uint64_t max_inflated);
 
 /* Every image in a PDF whose only filter is DCTDecode (a scan, as img2pdf and

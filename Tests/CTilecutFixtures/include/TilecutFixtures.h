@@ -22,4 +22,10 @@ int tc_geotiff_write(const char *path, int width, int height, int bands, int bit
                      const int *short_keys, const int *short_values, int short_count, const int *double_keys,
                      const double *double_values, int double_count, const char *nodata);
 
+/* A PDF rewritten by qpdf with every stream's bytes and filters kept as they are:
+ * `mode` 0 puts every object it can in compressed object streams (with an xref
+ * stream), 1 encrypts it with 128-bit RC4, 2 with 256-bit AES, both with an empty
+ * user password (which PDF readers open without asking). 0, or -1 when qpdf fails. */
+int tc_fixture_pdf_rewrite(const char *in, const char *out, int mode);
+
 #endif

@@ -1,0 +1,55 @@
+#ifndef TILECUT_PDF_SCAN_H
+#define TILECUT_PDF_SCAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What poppler would be asked to hold for a PDF, read page by page through qpdf
+ * (which decodes every standard filter, reads object streams and opens a file
+ * encrypted with an empty user password), before poppler sees the file. */
+typedef struct {
+  /* the deepest nesting of q (save graphics state) on a page, its forms, tiling
+   * patterns, Type 3 glyphs and annotation appearances counted on top of the
+   * content that draws them, and the page it is on (from 0) */
+  long q_depth;
+  int q_page;
+  /* 1: a page's content streams (with its forms') decode to more than `max_decoded` bytes */
+  int over_decoded;
+  int decoded_page;
+  /* the largest image a page draws (an XObject, in a form or inline) by what it
+   * declares, and what poppler holds decoded for it (4 bytes a pixel); a JPEG whose
+   * whole scan decodes is what it holds, not a declaration, and is left out, but a
+   * progressive one counts its coefficients */
+  uint32_t image_width, image_height;
+  uint64_t image_bytes;
+  int image_page;
+  /* 1: that image is a progressive JPEG (its bytes are its coefficients) */
+  int image_progressive;
+  /* a content stream in a filter qpdf cannot decode (CCITT, JBIG2, JPX, a crypt
+   * filter), which poppler would still read: its first filter's name, and the page */
+  char undecodable[40];
+  int undecodable_page;
+  /* a JPEG image that libjpeg warns about: why, and its page; empty when none */
+  char jpeg_reason[200];
+  int jpeg_page;
+} TcPDFScan;
+
+/* Reads every page of `filename` with qpdf and stops at the first page over a
+ * bound: q nesting deeper than `max_depth`, content decoding to more than
+ * `max_decoded` bytes, an image needing more than `max_image_bytes`, content in
+ * a filter qpdf cannot decode, or (when `check_jpegs`) a damaged JPEG. 0 when
+ * the file was read (the fields say what was found); 1 when qpdf cannot read it
+ * (poppler may still repair it: the caller falls back to reading the file's
+ * bytes in order). Never throws, never prints. */
+int tc_pdf_scan(const char *filename, uint64_t max_decoded, long max_depth, uint64_t max_image_bytes, int check_jpegs,
+                TcPDFScan *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
