@@ -318,9 +318,10 @@ extension StoreReader {
     if let lo = zooms.map({ $0[0] }).min(), let hi = zooms.map({ $0[1] }).max() { out["zooms"] = [lo, hi] }
     let bounds = sets.compactMap { $0["bounds"] as? [Double] }.filter { $0.count == 4 }
     if !bounds.isEmpty {
-      out["bounds"] = [
+      let union: [Double] = [
         bounds.map { $0[0] }.min() ?? 0, bounds.map { $0[1] }.min() ?? 0, bounds.map { $0[2] }.max() ?? 0, bounds.map { $0[3] }.max() ?? 0,
       ]
+      out["bounds"] = union
     }
     out["tileCount"] = sets.reduce(0) { $0 + ($1["tiles"] as? Int ?? 0) }
     if let manifest {
