@@ -145,8 +145,8 @@ struct OfflineTileTests {
     #expect(throws: TileManifest.Failure.unknownStore("zarr")) { try f.manifest(replacing: ["store": "zarr"]) }
   }
 
-  /// The fixture's job again with `--store mbtiles`, into a fresh folder of the fixture's root.
-  func mbtilesOutput(_ f: Fixture, named name: String) throws -> URL {
+  /// The fixture's job again with `--store mbtiles` (or `store`), into a fresh folder of the fixture's root.
+  func mbtilesOutput(_ f: Fixture, named name: String, store: String = "mbtiles") throws -> URL {
     let out = f.root.appendingPathComponent("\(name)-\(UUID().uuidString.prefix(6))")
     let plan = Fixture.repository.appendingPathComponent("examples/floorplan/office.png").path
     let b = Fixture.bounds
@@ -155,17 +155,19 @@ struct OfflineTileTests {
       [
         plan, plan, "--first-floor", "-1", "-o", out.path, "--bounds", "\(b.south),\(b.west),\(b.north),\(b.east)",
         "--min-zoom", "16", "--max-zoom", "19", "--tile-size", "256,512,768", "--knockout", "white:8", "--quiet",
-        "--store", "mbtiles",
+        "--store", store,
       ])
     return out
   }
 
-  @Test("tilecut's own --store mbtiles output: every cell answers as the directory output does")
-  func tilecutMBTiles() throws {
+  @Test(
+    "tilecut's own --store mbtiles and --store pmtiles outputs: every cell answers as the directory output does", arguments: ["mbtiles", "pmtiles"])
+  func tilecutMBTiles(store: String) throws {
     let f = try Fixture.shared.get()
-    let out = try mbtilesOutput(f, named: "mb")
+    let out = try mbtilesOutput(f, named: "mb", store: store)
     defer { try? FileManager.default.removeItem(at: out) }
     let bundled = try OfflineTiles(directory: out)
+    #expect(bundled.manifest.store == store)
     let directory = try OfflineTiles(directory: f.output)
     var tiles = 0
     var noTiles = 0
