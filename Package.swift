@@ -129,7 +129,7 @@ let package = Package(
     .plugin(name: "TilecutBuildPlugin", capability: .buildTool(), dependencies: ["tilecut"], path: "Sources/TilecutBuildPlugin"),
     .testTarget(name: "TilecutCoreTests", dependencies: ["TilecutCore"]),
     .testTarget(name: "TilecutProjectTests", dependencies: ["TilecutProject", .product(name: "Yams", package: "Yams")]),
-    .testTarget(name: "TilecutPMTilesTests", dependencies: ["TilecutPMTiles"]),
+    .testTarget(name: "TilecutPMTilesTests", dependencies: ["TilecutFixtures", "TilecutPMTiles"]),
     .testTarget(name: "TilecutMBTilesTests", dependencies: ["TilecutMBTiles", "TilecutCore", "CSQLite"]),
     .testTarget(
       name: "TilecutVipsTests",

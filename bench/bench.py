@@ -435,6 +435,24 @@ def documents():
         shutil.rmtree(OUT, ignore_errors=True)
 
 
+def alternate(jobs):
+    """Runs each job RUNS times, alternating, into a fresh output; prints and returns
+    the median time and peak RSS of each."""
+    results = {k: [] for k in jobs}
+    for r in range(RUNS):
+        for name, cmd in jobs.items():
+            dest = os.path.join(OUT, "out-scan")
+            shutil.rmtree(dest, ignore_errors=True)
+            results[name].append(timed(cmd + ["-o", dest]))
+            print(f"  run {r + 1}/{RUNS} {name}: {results[name][-1][0]:.2f} s", flush=True)
+    print()
+    med = {k: statistics.median(t for t, _ in v) for k, v in results.items()}
+    rss = {k: statistics.median(m for _, m in v) for k, v in results.items()}
+    for k in jobs:
+        print(f"{k:28} {med[k]:9.2f} s median, peak RSS {rss[k]:.0f} MB median")
+    return med, rss
+
+
 def scanned_pdf():
     """A scanned plan set: three 8192² JPEGs (plans flattened on white paper, Q85) as the
     pages of an A1 PDF made by img2pdf (each image fitted into the page, centred),
@@ -460,18 +478,7 @@ def scanned_pdf():
         "scanned A1 PDF 3 floors z23": [TILECUT, pdf, "--floors", "3", "--meters-per-pixel", "0.03528", *place],
         "same JPEGs 3 floors z23": [TILECUT, *jpegs, "--meters-per-pixel", f"{0.03528 * image_pt / 8192:.8f}", *place],
     }
-    results = {k: [] for k in jobs}
-    for r in range(RUNS):
-        for name, cmd in jobs.items():
-            dest = os.path.join(OUT, "out-scan")
-            shutil.rmtree(dest, ignore_errors=True)
-            results[name].append(timed(cmd + ["-o", dest]))
-            print(f"  run {r + 1}/{RUNS} {name}: {results[name][-1][0]:.2f} s", flush=True)
-    print()
-    med = {k: statistics.median(t for t, _ in v) for k, v in results.items()}
-    rss = {k: statistics.median(m for _, m in v) for k, v in results.items()}
-    for k in jobs:
-        print(f"{k:28} {med[k]:9.2f} s median, peak RSS {rss[k]:.0f} MB median")
+    med, rss = alternate(jobs)
     a, b = "scanned A1 PDF 3 floors z23", "same JPEGs 3 floors z23"
     print(f"scanned PDF / JPEGs: time {med[a] / med[b]:.2f} (target ≤ 1.3), peak RSS {rss[a] / rss[b]:.2f} (target ≤ 1.5, and ≤ 500 MB)")
     mixed_pdf_page(jpegs[0], image_pt, place)
@@ -512,18 +519,7 @@ def mixed_pdf_page(jpg, image_pt, place):
         "marked scan page z23": [TILECUT, pdf, "--meters-per-pixel", "0.03528", *place],
         "same JPEG 1 floor z23": [TILECUT, jpg, "--meters-per-pixel", f"{0.03528 * image_pt / 8192:.8f}", *place],
     }
-    results = {k: [] for k in jobs}
-    for r in range(RUNS):
-        for name, cmd in jobs.items():
-            dest = os.path.join(OUT, "out-scan")
-            shutil.rmtree(dest, ignore_errors=True)
-            results[name].append(timed(cmd + ["-o", dest]))
-            print(f"  run {r + 1}/{RUNS} {name}: {results[name][-1][0]:.2f} s", flush=True)
-    print()
-    med = {k: statistics.median(t for t, _ in v) for k, v in results.items()}
-    rss = {k: statistics.median(m for _, m in v) for k, v in results.items()}
-    for k in jobs:
-        print(f"{k:28} {med[k]:9.2f} s median, peak RSS {rss[k]:.0f} MB median")
+    med, rss = alternate(jobs)
     a, b = "marked scan page z23", "same JPEG 1 floor z23"
     print(f"marked scan / JPEG: time {med[a] / med[b]:.2f}, peak RSS {rss[a] / rss[b]:.2f} (a mixed page: images read directly)")
 

@@ -36,8 +36,18 @@ static int pdf_draw(void *ctx, cairo_t *cr, int left, int top) {
   return 0;
 }
 
-/* Renders page `page` of the document `d` holds (taking `d`) in bands. */
-static int open_page(TcPdfPage *d, int page, double scale, int band_rows, VipsImage **out) {
+/* Renders page `page` of the document `d` holds (taking `d` and `error`) in bands;
+ * -1 with `error`'s message when the document did not open. */
+static int open_page(TcPdfPage *d, GError *error, int page, double scale, int band_rows, VipsImage **out) {
+  if (!d->doc) {
+    vips_error("pdfload", "%s", error ? error->message : "cannot open the document");
+    if (error)
+      g_error_free(error);
+    pdf_page_free(d);
+    return -1;
+  }
+  if (error)
+    g_error_free(error);
   if (page < 0 || page >= poppler_document_get_n_pages(d->doc) || !(d->page = poppler_document_get_page(d->doc, page))) {
     vips_error("pdfload", "unable to load page %d", page);
     pdf_page_free(d);
@@ -85,14 +95,7 @@ int tc_pdf_open_banded(const char *filename, int page, double scale, int band_ro
   if (uri)
     d->doc = poppler_document_new_from_file(uri, NULL, &error);
   g_free(uri);
-  if (!d->doc) {
-    vips_error("pdfload", "%s", error ? error->message : "cannot open the document");
-    if (error)
-      g_error_free(error);
-    pdf_page_free(d);
-    return -1;
-  }
-  return open_page(d, page, scale, band_rows, out);
+  return open_page(d, error, page, scale, band_rows, out);
 }
 
 int tc_pdf_open_banded_bytes(GBytes *bytes, int page, double scale, int band_rows, VipsImage **out) {
@@ -102,12 +105,5 @@ int tc_pdf_open_banded_bytes(GBytes *bytes, int page, double scale, int band_row
     return -1;
   GError *error = NULL;
   d->doc = poppler_document_new_from_bytes(bytes, NULL, &error);
-  if (!d->doc) {
-    vips_error("pdfload", "%s", error ? error->message : "cannot open the document");
-    if (error)
-      g_error_free(error);
-    pdf_page_free(d);
-    return -1;
-  }
-  return open_page(d, page, scale, band_rows, out);
+  return open_page(d, error, page, scale, band_rows, out);
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TilecutCore
+import TilecutFixtures
 import TilecutPMTiles
 
 @testable import Tilecut
@@ -10,8 +11,7 @@ import TilecutPMTiles
 #endif
 
 /// scripts/pmtiles-fixture.py: the Python pmtiles writer, and a loopback Range server.
-let pmtilesFixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scripts/pmtiles-fixture.py")
-  .standardized.path
+let pmtilesFixture = pmtilesFixtureScript
 let officePlan = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../examples/floorplan/office.png")
   .standardized.path
 
@@ -28,41 +28,6 @@ func fixture(_ args: [String]) throws -> Data {
   p.waitUntilExit()
   guard p.terminationStatus == 0 else { throw TilecutError.invalidInput(path: pmtilesFixture, reason: "failed: \(args)") }
   return data
-}
-
-/// The fixture script's loopback server: honours Range (or not), counts what it serves.
-final class LoopbackServer {
-  let process = Process()
-  let port: Int
-
-  init(root: String, ignoreRange: Bool = false) throws {
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", pmtilesFixture, "serve", root] + (ignoreRange ? ["--ignore-range"] : [])
-    let out = Pipe()
-    process.standardOutput = out
-    try process.run()
-    var line = Data()
-    while !line.contains(UInt8(ascii: "\n")) {
-      let more = out.fileHandleForReading.availableData
-      guard !more.isEmpty else { break }
-      line += more
-    }
-    port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-  }
-
-  func url(_ file: String) -> String { "http://127.0.0.1:\(port)/\(file)" }
-
-  func stats() throws -> (requests: Int, bytes: Int, ranges: [String]) {
-    let data = try Data(contentsOf: URL(string: url("__stats"))!)
-    let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
-    return (object["requests"] as? Int ?? -1, object["bytes"] as? Int ?? -1, (object["ranges"] as? [String?] ?? []).map { $0 ?? "none" })
-  }
-
-  /// SIGKILL: a test runner may start children with SIGTERM blocked.
-  func stop() {
-    kill(process.processIdentifier, SIGKILL)
-    process.waitUntilExit()
-  }
 }
 
 /// One tilecut job of examples/floorplan/office.png as a directory store, shared by the tests.
@@ -113,9 +78,9 @@ struct StoreReadTests {
     #expect(reader.header.leafDirectoriesLength > 0 && reader.header.tileEntries < reader.header.addressedTiles)
     let office = job.manifest.levels.filter { $0.tileSize == 256 }.reduce(0) { $0 + $1.tileCount }
     #expect(written.count == office + 300)
-    let server = try LoopbackServer(root: job.dir)
+    let server = try RangeServer(root: job.dir)
     defer { server.stop() }
-    let remote = try PMTilesReader(url: URL(string: server.url("o.pmtiles"))!)
+    let remote = try PMTilesReader(url: server.url("o.pmtiles"))
     for (tile, file) in written {
       let expected = bytes(file)
       #expect(expected != nil)
@@ -139,7 +104,7 @@ struct StoreReadTests {
     // padding tiles at zoom 12 put the office tiles far past the first 16 KiB
     _ = try job.pythonArchive(job.dir + "/o.pmtiles", leaf: 20, run: 12)
     let size = try FileManager.default.attributesOfItem(atPath: job.dir + "/o.pmtiles")[.size] as? Int ?? 0
-    let server = try LoopbackServer(root: job.dir)
+    let server = try RangeServer(root: job.dir)
     defer { server.stop() }
     let level = try #require(job.manifest.levels.first { $0.tileSize == 256 && $0.zoom == 5 })
     let tile = level.tiles[level.tiles.count / 2]
@@ -150,14 +115,14 @@ struct StoreReadTests {
     #expect(stats.requests <= 4 && stats.bytes < size / 2, "\(stats) of \(size) bytes")
     #expect(!stats.ranges.contains("none"), "a request without Range: \(stats.ranges)")
     // no tile there: one line, exit 1
-    let blank = try runTool(["tile", server.url("o.pmtiles"), "5", "0", "31"])
+    let blank = try runTool(["tile", server.url("o.pmtiles").absoluteString, "5", "0", "31"])
     #expect(blank.status == 1 && blank.stderrLines.count == 1 && blank.stderr.contains("blank"), "\(blank.stderr)")
-    let outside = try runTool(["tile", server.url("o.pmtiles"), "13", "0", "0"])
+    let outside = try runTool(["tile", server.url("o.pmtiles").absoluteString, "13", "0", "0"])
     #expect(outside.status == 1 && outside.stderrLines.count == 1 && outside.stderr.contains("outside the pyramid"), "\(outside.stderr)")
     // a server that answers 200 with the whole file
-    let ignoring = try LoopbackServer(root: job.dir, ignoreRange: true)
+    let ignoring = try RangeServer(root: job.dir, ignoreRange: true)
     defer { ignoring.stop() }
-    let refused = try runTool(["tile", ignoring.url("o.pmtiles"), "5", String(tile.x), String(tile.y)])
+    let refused = try runTool(["tile", ignoring.url("o.pmtiles").absoluteString, "5", String(tile.x), String(tile.y)])
     #expect(refused.status == 1 && refused.stderrLines.count == 1 && refused.stderr.contains("ignores Range"), "\(refused.stderr)")
     #expect(refused.stdout.isEmpty)
   }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TilecutFixtures
 
 @testable import TilecutPMTiles
 
@@ -8,48 +9,7 @@ import Testing
 #endif
 
 /// scripts/pmtiles-fixture.py: archives by the Python writer, and a loopback Range server.
-let fixtureScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scripts/pmtiles-fixture.py")
-  .standardized.path
-
-/// The loopback server of scripts/pmtiles-fixture.py serving `root`, stopped by `stop()`.
-final class RangeServer {
-  let process = Process()
-  let port: Int
-
-  init(root: String, ignoreRange: Bool = false) throws {
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", fixtureScript, "serve", root] + (ignoreRange ? ["--ignore-range"] : [])
-    let out = Pipe()
-    process.standardOutput = out
-    try process.run()
-    var line = Data()
-    while !line.contains(UInt8(ascii: "\n")) {
-      let more = out.fileHandleForReading.availableData
-      guard !more.isEmpty else { break }
-      line += more
-    }
-    guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-      process.terminate()
-      throw PMTilesFormatError("the fixture server did not start")
-    }
-    self.port = port
-  }
-
-  func url(_ file: String) -> URL { URL(string: "http://127.0.0.1:\(port)/\(file)")! }
-
-  /// What the server served so far: requests and body bytes.
-  func stats() throws -> (requests: Int, bytes: Int) {
-    let data = try Data(contentsOf: url("__stats"))
-    let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
-    return (object["requests"] as? Int ?? -1, object["bytes"] as? Int ?? -1)
-  }
-
-  /// SIGKILL: a test runner may start children with SIGTERM blocked.
-  func stop() {
-    kill(process.processIdentifier, SIGKILL)
-    process.waitUntilExit()
-  }
-}
+let fixtureScript = pmtilesFixtureScript
 
 /// A byte source that counts its reads.
 final class CountingSource: PMTilesByteSource, @unchecked Sendable {
