@@ -9,6 +9,10 @@ struct PMTilesDigest: Hashable, Sendable {
   var c: UInt64
   var d: UInt64
 
+  init(a: UInt64, b: UInt64, c: UInt64, d: UInt64) {
+    (self.a, self.b, self.c, self.d) = (a, b, c, d)
+  }
+
   /// From 64 hex digits; nil for anything else.
   init?(hex: String) {
     var words: [UInt64] = [0, 0, 0, 0]
@@ -43,14 +47,16 @@ struct PMTilesDigest: Hashable, Sendable {
 /// Writes one PMTiles v3 archive from tiles that arrive from any thread in any order.
 ///
 /// Tile bytes go to a temporary data file beside the archive as they come (a small
-/// batch is buffered), each distinct content once; while it writes the writer keeps
-/// 16 bytes per addressed tile (its tile ID and content number) and about 50 per
-/// distinct content (where it lies, its digest, a hash slot), which also answer for
-/// a tile's digest and bytes before the archive is finished. `finish` sorts the tiles
-/// by tile ID, lays the contents out in that order (clustered), run-length-encodes
-/// runs of equal tiles, builds the root directory (with leaf directories when it
-/// would pass 16 KiB) and renames the archive into place: the same tiles make the
-/// same bytes whatever the arrival order.
+/// batch is buffered), each distinct content once, and each distinct content's
+/// SHA-256 to a second temporary file. While it writes, the writer's index keeps 12
+/// bytes per addressed tile (its tile ID and content number) and about 21 per
+/// distinct content (a 64-bit fingerprint of its digest, its length and 2 to 3 hash
+/// slots): at most 40 bytes a tile counting the arrays' spare capacity
+/// (`indexBytes`). A fingerprint that matches sends the writer to the digest file to
+/// compare the whole digest. `finish` sorts the tiles by tile ID, lays the contents
+/// out in that order (clustered), run-length-encodes runs of equal tiles, builds the
+/// root directory (with leaf directories when it would pass 16 KiB) and renames the
+/// archive into place: the same tiles make the same bytes whatever the arrival order.
 public final class PMTilesWriter: Sendable {
   /// The archive's final path.
   public let path: String
@@ -58,57 +64,112 @@ public final class PMTilesWriter: Sendable {
   let partialPath: String
   /// Tile bytes in arrival order, deleted by `finish` and `abort`.
   let dataPath: String
+  /// Each distinct content's SHA-256 (32 bytes) in content-number order, deleted by
+  /// `finish` and `abort`.
+  let digestPath: String
   private let state: Mutex<State>
 
   /// Bytes gathered before they are appended to the data file.
   static let batchBytes = 1 << 20
+  /// Digests gathered before they are appended to the digest file.
+  static let digestBatchCount = 2048
   /// Header plus root directory: what a reader fetches first.
   public static let rootLimit = 16_384
 
-  /// One addressed tile while writing: 16 bytes (12 used).
-  struct Tile {
-    var id: UInt64
-    var content: UInt32
+  /// Grows an array by an eighth when it is full, not by the doubling `append` does,
+  /// so its spare capacity stays within an eighth of its count.
+  static func reserve<T>(_ array: inout [T]) {
+    if array.count == array.capacity { array.reserveCapacity(max(16, array.count + array.count / 8)) }
   }
 
-  /// The distinct contents: where each lies in the data file (contents are appended
-  /// in the order they are numbered) and its digest, with an open-addressing table
-  /// from digest to content number (4 bytes a slot, at most half full): 48 to 56
-  /// bytes a distinct content.
-  struct ContentTable {
-    /// Where content c starts in the data file is `offsets[c]`; `offsets[count]` is the end.
-    var offsets: [UInt64] = [0]
-    var digests: [PMTilesDigest] = []
-    var slots = [UInt32](repeating: .max, count: 1024)
+  /// The addressed tiles as two parallel arrays, 12 bytes a tile.
+  struct TileIndex {
+    var ids: [UInt64] = []
+    var contents: [UInt32] = []
 
-    var count: Int { digests.count }
+    var count: Int { ids.count }
+    var bytes: Int { ids.capacity * 8 + contents.capacity * 4 }
 
-    func offset(_ c: Int) -> UInt64 { offsets[c] }
-    func length(_ c: Int) -> UInt32 { UInt32(offsets[c + 1] - offsets[c]) }
-
-    private func start(_ d: PMTilesDigest) -> Int {
-      // every word mixed: a stand-in digest in a test may differ in one word only
-      Int(truncatingIfNeeded: ((d.a ^ d.b ^ d.c ^ d.d) &* 0x9E37_79B9_7F4A_7C15) >> 20) & (slots.count - 1)
+    mutating func append(id: UInt64, content: UInt32) {
+      PMTilesWriter.reserve(&ids)
+      PMTilesWriter.reserve(&contents)
+      ids.append(id)
+      contents.append(content)
     }
 
-    func find(_ d: PMTilesDigest) -> UInt32? {
-      var i = start(d)
+    /// Sorts by tile ID in place (no buffer beside the arrays).
+    mutating func sort() {
+      ids.withUnsafeMutableBufferPointer { i in
+        contents.withUnsafeMutableBufferPointer { c in
+          var sorter = PairSorter(keys: i, values: c)
+          sorter.sort()
+        }
+      }
+    }
+  }
+
+  /// The distinct contents: a fingerprint of each digest and each length, in content
+  /// order (contents are appended to the data file in that order, so where one starts
+  /// is the sum of the lengths before it, kept every 64 contents), with an
+  /// open-addressing table from fingerprint to content number, 4 bytes a slot, grown
+  /// by half when two thirds full.
+  struct ContentTable {
+    var fingerprints: [UInt64] = []
+    var lengths: [UInt32] = []
+    /// Where content 64·k starts in the data file.
+    var marks: [UInt64] = []
+    /// The end of the data so far.
+    var end: UInt64 = 0
+    var slots = [UInt32](repeating: .max, count: 32)
+
+    var count: Int { lengths.count }
+    var bytes: Int { fingerprints.capacity * 8 + lengths.capacity * 4 + marks.capacity * 8 + slots.capacity * 4 }
+
+    func offset(_ c: Int) -> UInt64 {
+      var at = marks[c >> 6]
+      for k in (c & ~63)..<c { at += UInt64(lengths[k]) }
+      return at
+    }
+    func length(_ c: Int) -> UInt32 { lengths[c] }
+
+    /// 64 bits of a digest, every word mixed in (a stand-in digest in a test may
+    /// differ from another in one word only).
+    static func fingerprint(_ d: PMTilesDigest) -> UInt64 {
+      var h = (d.a &* 0x9E37_79B9_7F4A_7C15) ^ (d.b &* 0xC2B2_AE3D_27D4_EB4F)
+      h ^= (d.c &* 0x1656_67B1_9E37_79F9) ^ (d.d &* 0x85EB_CA77_C2B2_AE63)
+      return h ^ (h >> 31)
+    }
+
+    private func start(_ f: UInt64) -> Int { Int(f.multipliedFullWidth(by: UInt64(slots.count)).high) }
+
+    /// The content with digest `d`: candidates are those with its fingerprint, and
+    /// `digest` gives a candidate's whole digest to compare.
+    func find(_ d: PMTilesDigest, fingerprint f: UInt64, digest: (Int) throws -> PMTilesDigest) rethrows -> UInt32? {
+      var i = start(f)
       while true {
         let n = slots[i]
         if n == .max { return nil }
-        if digests[Int(n)] == d { return n }
-        i = (i + 1) & (slots.count - 1)
+        if fingerprints[Int(n)] == f, try digest(Int(n)) == d { return n }
+        i += 1
+        if i == slots.count { i = 0 }
       }
     }
 
     /// Numbers a new content of `length` bytes.
-    mutating func add(_ d: PMTilesDigest, length: Int) -> UInt32 {
-      let n = UInt32(digests.count)
-      digests.append(d)
-      offsets.append(offsets[offsets.count - 1] + UInt64(length))
-      if digests.count * 2 > slots.count {
-        slots = [UInt32](repeating: .max, count: slots.count * 2)
-        for k in 0..<digests.count { place(UInt32(k)) }
+    mutating func add(fingerprint f: UInt64, length: Int) -> UInt32 {
+      let n = UInt32(lengths.count)
+      if lengths.count & 63 == 0 {
+        PMTilesWriter.reserve(&marks)
+        marks.append(end)
+      }
+      PMTilesWriter.reserve(&fingerprints)
+      PMTilesWriter.reserve(&lengths)
+      fingerprints.append(f)
+      lengths.append(UInt32(length))
+      end += UInt64(length)
+      if lengths.count * 3 > slots.count * 2 {
+        slots = [UInt32](repeating: .max, count: slots.count + slots.count / 2)
+        for k in 0..<lengths.count { place(UInt32(k)) }
       } else {
         place(n)
       }
@@ -116,36 +177,54 @@ public final class PMTilesWriter: Sendable {
     }
 
     private mutating func place(_ n: UInt32) {
-      var i = start(digests[Int(n)])
-      while slots[i] != .max { i = (i + 1) & (slots.count - 1) }
+      var i = start(fingerprints[Int(n)])
+      while slots[i] != .max {
+        i += 1
+        if i == slots.count { i = 0 }
+      }
       slots[i] = n
     }
   }
 
   struct State: @unchecked Sendable {
     var fd: Int32
-    var tiles: [Tile] = []
+    var digestFD: Int32
+    var tiles = TileIndex()
     var contents = ContentTable()
     /// Whether `tiles` is in tile-ID order (a lookup sorts it first).
     var sorted = true
     var batch: [UInt8] = []
     var written: UInt64 = 0
+    /// Digests of the contents from `digestsWritten` on, not yet in the digest file.
+    var digestBatch: [PMTilesDigest] = []
+    var digestsWritten = 0
+    /// The last digest read back, by content number: runs of one content ask again.
+    var lastDigest: (content: Int, digest: PMTilesDigest)?
     var finished = false
   }
 
   /// Starts an archive at `path`, which must not exist yet; its temporary files go in
-  /// the same directory (`path.partial`, `path.data.partial`).
+  /// the same directory (`path.partial`, `path.data.partial`, `path.digests.partial`).
   public init(path: String) throws {
     self.path = path
     partialPath = path + ".partial"
     dataPath = path + ".data.partial"
-    for p in [path, partialPath, dataPath] where FileManager.default.fileExists(atPath: p) {
+    digestPath = path + ".digests.partial"
+    for p in [path, partialPath, dataPath, digestPath] where FileManager.default.fileExists(atPath: p) {
       throw PMTilesWriteError(path: p, reason: "already exists; tilecut writes a new PMTiles archive only where none is")
     }
     let fd = open(dataPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw PMTilesWriteError(path: dataPath, reason: "cannot be created (\(String(cString: strerror(errno))))") }
-    var s = State(fd: fd)
+    let digestFD = open(digestPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+    guard digestFD >= 0 else {
+      let reason = "cannot be created (\(String(cString: strerror(errno))))"
+      close(fd)
+      unlink(dataPath)
+      throw PMTilesWriteError(path: digestPath, reason: reason)
+    }
+    var s = State(fd: fd, digestFD: digestFD)
     s.batch.reserveCapacity(Self.batchBytes)
+    s.digestBatch.reserveCapacity(Self.digestBatchCount)
     state = Mutex(s)
   }
 
@@ -162,16 +241,19 @@ public final class PMTilesWriter: Sendable {
       throw PMTilesWriteError(path: path, reason: "tile \(z)/\(x)/\(y) is larger than 4 GiB")
     }
     let id = PMTilesTileID.id(z: z, x: x, y: y)
+    let f = ContentTable.fingerprint(key)
     try state.withLock { s in
       guard !s.finished else { throw PMTilesWriteError(path: path, reason: "is already finished") }
-      if let last = s.tiles.last, last.id >= id { s.sorted = false }
-      if let known = s.contents.find(key) {
-        s.tiles.append(Tile(id: id, content: known))
+      if let last = s.tiles.ids.last, last >= id { s.sorted = false }
+      if let known = try s.contents.find(key, fingerprint: f, digest: { try storedDigest(&s, $0) }) {
+        s.tiles.append(id: id, content: known)
         return
       }
       guard s.contents.count < Int(UInt32.max) - 1 else { throw PMTilesWriteError(path: path, reason: "holds too many distinct tiles") }
-      let n = s.contents.add(key, length: data.count)
-      s.tiles.append(Tile(id: id, content: n))
+      let n = s.contents.add(fingerprint: f, length: data.count)
+      s.tiles.append(id: id, content: n)
+      s.digestBatch.append(key)
+      if s.digestBatch.count >= Self.digestBatchCount { try flushDigests(&s) }
       s.batch.append(contentsOf: data)
       if s.batch.count >= Self.batchBytes { try flush(&s) }
     }
@@ -180,29 +262,65 @@ public final class PMTilesWriter: Sendable {
   /// Tiles added and distinct contents stored so far.
   public var counts: (tiles: Int, contents: Int) { state.withLock { ($0.tiles.count, $0.contents.count) } }
 
+  /// The bytes the index holds now, from its arrays' capacities: the tiles, the
+  /// contents' fingerprints, lengths and offsets, and the hash table. The fixed
+  /// buffers (1 MiB of tile bytes, 64 KiB of digests) are not counted.
+  public var indexBytes: Int { state.withLock { $0.tiles.bytes + $0.contents.bytes } }
+
+  /// The whole digest of content `c`, from the batch or read back from the digest file.
+  private func storedDigest(_ s: inout State, _ c: Int) throws -> PMTilesDigest {
+    if let last = s.lastDigest, last.content == c { return last.digest }
+    let d: PMTilesDigest
+    if c >= s.digestsWritten {
+      d = s.digestBatch[c - s.digestsWritten]
+    } else {
+      let bytes = try readData(s.digestFD, offset: UInt64(c) * 32, count: 32, path: digestPath)
+      var w: [UInt64] = [0, 0, 0, 0]
+      for k in 0..<32 { w[k / 8] = w[k / 8] << 8 | UInt64(bytes[k]) }
+      d = PMTilesDigest(a: w[0], b: w[1], c: w[2], d: w[3])
+    }
+    s.lastDigest = (c, d)
+    return d
+  }
+
+  private func flushDigests(_ s: inout State) throws {
+    guard !s.digestBatch.isEmpty else { return }
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(s.digestBatch.count * 32)
+    for d in s.digestBatch {
+      for w in [d.a, d.b, d.c, d.d] {
+        for k in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: w >> UInt64(k))) }
+      }
+    }
+    try writeAll(s.digestFD, bytes, at: UInt64(s.digestsWritten) * 32, path: digestPath)
+    s.digestsWritten += s.digestBatch.count
+    s.digestBatch.removeAll(keepingCapacity: true)
+  }
+
   /// The content number of a tile put so far, by binary search over the tiles in
   /// tile-ID order (sorted here when puts came out of order).
   private func content(_ s: inout State, z: Int, x: Int, y: Int) -> Int? {
     guard (0...PMTilesTileID.maxZoom).contains(z), x >= 0, y >= 0, x < 1 << z, y < 1 << z else { return nil }
     let id = PMTilesTileID.id(z: z, x: x, y: y)
     if !s.sorted {
-      s.tiles.sort { $0.id < $1.id }
+      s.tiles.sort()
       s.sorted = true
     }
     var lo = 0
     var hi = s.tiles.count
     while lo < hi {
       let mid = (lo + hi) / 2
-      if s.tiles[mid].id < id { lo = mid + 1 } else { hi = mid }
+      if s.tiles.ids[mid] < id { lo = mid + 1 } else { hi = mid }
     }
-    return lo < s.tiles.count && s.tiles[lo].id == id ? Int(s.tiles[lo].content) : nil
+    return lo < s.tiles.count && s.tiles.ids[lo] == id ? Int(s.tiles.contents[lo]) : nil
   }
 
-  /// The SHA-256 (hex) a tile was put with, or nil when it was not put.
+  /// The SHA-256 (hex) a tile was put with, or nil when it was not put (or the digest
+  /// file cannot be read back).
   public func digest(z: Int, x: Int, y: Int) -> String? {
     state.withLock { s -> String? in
       guard !s.finished, let c = content(&s, z: z, x: x, y: y) else { return nil }
-      return s.contents.digests[c].hex
+      return try? storedDigest(&s, c).hex
     }
   }
 
@@ -223,6 +341,17 @@ public final class PMTilesWriter: Sendable {
     s.batch.removeAll(keepingCapacity: true)
   }
 
+  private func release(_ s: inout State) {
+    close(s.fd)
+    close(s.digestFD)
+    unlink(dataPath)
+    unlink(digestPath)
+    s.tiles = TileIndex()
+    s.contents = ContentTable()
+    s.batch = []
+    s.digestBatch = []
+  }
+
   /// Writes the archive and renames it into place. `header` gives what the caller
   /// knows (tile type, zooms, bounds, centre); the writer fills in the layout and
   /// counts. `metadata` is the JSON metadata, stored gzipped.
@@ -231,12 +360,7 @@ public final class PMTilesWriter: Sendable {
       guard !s.finished else { throw PMTilesWriteError(path: path, reason: "is already finished") }
       try flush(&s)
       s.finished = true
-      defer {
-        close(s.fd)
-        unlink(dataPath)
-        s.tiles = []
-        s.contents = ContentTable()
-      }
+      defer { release(&s) }
       try assemble(&s, header: header, metadata: metadata)
     }
   }
@@ -244,20 +368,19 @@ public final class PMTilesWriter: Sendable {
   /// Deletes the temporary files; the destination stays absent.
   public func abort() {
     state.withLock { s in
-      if !s.finished { close(s.fd) }
+      if !s.finished { release(&s) }
       s.finished = true
-      s.tiles = []
-      s.contents = ContentTable()
-      s.batch = []
     }
     unlink(dataPath)
+    unlink(digestPath)
     unlink(partialPath)
   }
 
   private func assemble(_ s: inout State, header template: PMTilesHeader, metadata: [UInt8]) throws {
-    s.tiles.sort { $0.id < $1.id }
-    for i in s.tiles.indices.dropFirst() where s.tiles[i].id == s.tiles[i - 1].id {
-      let t = PMTilesTileID.zxy(s.tiles[i].id).map { "\($0.z)/\($0.x)/\($0.y)" } ?? "\(s.tiles[i].id)"
+    s.tiles.sort()
+    for i in s.tiles.ids.indices.dropFirst() where s.tiles.ids[i] == s.tiles.ids[i - 1] {
+      let id = s.tiles.ids[i]
+      let t = PMTilesTileID.zxy(id).map { "\($0.z)/\($0.x)/\($0.y)" } ?? "\(id)"
       throw PMTilesWriteError(path: path, reason: "tile \(t) was put twice")
     }
     // contents in the order the sorted tiles first use them: the tile data is then
@@ -268,25 +391,26 @@ public final class PMTilesWriter: Sendable {
     order.reserveCapacity(s.contents.count)
     var dataLength: UInt64 = 0
     var entries: [PMTilesEntry] = []
-    for t in s.tiles {
-      let c = Int(t.content)
+    for (id, content) in zip(s.tiles.ids, s.tiles.contents) {
+      let c = Int(content)
       if placed[c] == unplaced {
         placed[c] = dataLength
         dataLength += UInt64(s.contents.length(c))
-        order.append(t.content)
+        order.append(content)
       }
-      if var last = entries.last, last.tileID + UInt64(last.runLength) == t.id, last.offset == placed[c],
+      if var last = entries.last, last.tileID + UInt64(last.runLength) == id, last.offset == placed[c],
         last.runLength < UInt32.max
       {
         last.runLength += 1
         entries[entries.count - 1] = last
       } else {
-        entries.append(PMTilesEntry(tileID: t.id, offset: placed[c], length: s.contents.length(c), runLength: 1))
+        entries.append(PMTilesEntry(tileID: id, offset: placed[c], length: s.contents.length(c), runLength: 1))
       }
     }
+    placed = []
     let tileEntries = entries.count
     let addressed = s.tiles.count
-    s.tiles = []
+    s.tiles = TileIndex()
 
     let (root, leaves) = Self.directories(entries)
     entries = []
@@ -370,6 +494,97 @@ public final class PMTilesWriter: Sendable {
       let root = PMTilesGzip.compress(PMTilesDirectory.serialize(pointers))
       if root.count <= limit { return (root, leaves) }
       leafSize += leafSize / 2
+    }
+  }
+}
+
+/// Sorts keys in place and moves the values with them: an introsort (quicksort on a
+/// median of three, heapsort past a depth of 2·log₂ n, insertion sort for short
+/// ranges) that needs no buffer beside the two arrays.
+struct PairSorter {
+  var keys: UnsafeMutableBufferPointer<UInt64>
+  var values: UnsafeMutableBufferPointer<UInt32>
+
+  mutating func sort() {
+    guard keys.count > 1 else { return }
+    quick(0, keys.count, depth: 2 * (Int.bitWidth - keys.count.leadingZeroBitCount))
+  }
+
+  private func swapAt(_ i: Int, _ j: Int) {
+    keys.swapAt(i, j)
+    values.swapAt(i, j)
+  }
+
+  private func quick(_ lo: Int, _ hi: Int, depth: Int) {
+    var lo = lo
+    var hi = hi
+    var depth = depth
+    while hi - lo > 16 {
+      if depth == 0 {
+        heap(lo, hi)
+        return
+      }
+      depth -= 1
+      // the median of the first, middle and last keys, moved to `lo` as the pivot
+      let mid = lo + (hi - lo) / 2
+      if keys[mid] < keys[lo] { swapAt(mid, lo) }
+      if keys[hi - 1] < keys[lo] { swapAt(hi - 1, lo) }
+      if keys[hi - 1] < keys[mid] { swapAt(hi - 1, mid) }
+      swapAt(lo, mid)
+      let pivot = keys[lo]
+      var i = lo - 1
+      var j = hi
+      while true {
+        repeat { i += 1 } while keys[i] < pivot
+        repeat { j -= 1 } while keys[j] > pivot
+        if i >= j { break }
+        swapAt(i, j)
+      }
+      // [lo, j] ≤ pivot ≤ [j + 1, hi): recurse into the smaller side
+      if j + 1 - lo < hi - (j + 1) {
+        quick(lo, j + 1, depth: depth)
+        lo = j + 1
+      } else {
+        quick(j + 1, hi, depth: depth)
+        hi = j + 1
+      }
+    }
+    insertion(lo, hi)
+  }
+
+  private func insertion(_ lo: Int, _ hi: Int) {
+    guard hi - lo > 1 else { return }
+    for i in (lo + 1)..<hi {
+      let k = keys[i]
+      let v = values[i]
+      var j = i
+      while j > lo && keys[j - 1] > k {
+        keys[j] = keys[j - 1]
+        values[j] = values[j - 1]
+        j -= 1
+      }
+      keys[j] = k
+      values[j] = v
+    }
+  }
+
+  private func heap(_ lo: Int, _ hi: Int) {
+    let n = hi - lo
+    func sift(_ root: Int, _ end: Int) {
+      var r = root
+      while true {
+        var child = 2 * r + 1
+        if child >= end { return }
+        if child + 1 < end && keys[lo + child + 1] > keys[lo + child] { child += 1 }
+        if keys[lo + r] >= keys[lo + child] { return }
+        swapAt(lo + r, lo + child)
+        r = child
+      }
+    }
+    for root in stride(from: n / 2 - 1, through: 0, by: -1) { sift(root, n) }
+    for end in stride(from: n - 1, to: 0, by: -1) {
+      swapAt(lo, lo + end)
+      sift(0, end)
     }
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TilecutCore
 import TilecutFixtures
@@ -298,6 +299,80 @@ struct BuildIncrementalTests {
     try text.replacingOccurrences(of: "#fff1dc:4", with: "#fff1dc:9").write(toFile: file, atomically: true, encoding: .utf8)
     #expect(try tilecut(["build", file]) == 0)
     #expect(snapshot(campus + "/tiles") == after)
+  }
+}
+
+@Suite("build command, incremental, MBTiles and PMTiles stores")
+struct BuildIncrementalArchiveTests {
+  /// Every tile of every level of the output at `dir`, by floor, size and cell, read
+  /// through the store reader (nil for a blank cell).
+  func tiles(_ dir: String) throws -> [String: [UInt8]] {
+    let reader = try StoreReader(dir)
+    let manifest = try #require(reader.manifest)
+    var out: [String: [UInt8]] = [:]
+    for level in manifest.levels {
+      for y in level.yRange[0]...level.yRange[1] {
+        for x in level.xRange[0]...level.xRange[1] {
+          let tile = TileCoordinate(zoom: level.zoom, x: x, y: y)
+          if case .tile(let bytes) = try reader.cell(tile, floor: level.floor.number, tileSize: level.tileSize) {
+            out["\(level.floor) \(level.tileSize) \(level.zoom)/\(x)/\(y)"] = bytes
+          }
+        }
+      }
+    }
+    return out
+  }
+
+  func manifest(_ dir: String) throws -> Manifest {
+    try Manifest.decode(try #require(FileManager.default.contents(atPath: dir + "/manifest.json")))
+  }
+
+  @Test(
+    "one floor changed: the unchanged cells' tiles come out of the previous archives, only the changed floor's are rendered; tile for tile a full rebuild",
+    arguments: [Manifest.Store.mbtiles, .pmtiles])
+  func oneFloorChanged(store: Manifest.Store) throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let file = try campusCopy(dir)
+    let campus = dir + "/campus"
+    let text = try String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 20")
+      .replacingOccurrences(of: "preview: true", with: "store: \(store.rawValue)")
+    try text.write(toFile: file, atomically: true, encoding: .utf8)
+    #expect(try tilecut(["build", file]) == 0)
+    let before = try tiles(campus + "/tiles")
+    #expect(try manifest(campus + "/tiles").store == store)
+
+    // the annex's floor 1 changes (its knockout): floor 2 and the cells away from the annex stay
+    let changed = text.replacingOccurrences(of: "#fff1dc:4", with: "#fff1dc:9")
+    try changed.write(toFile: file, atomically: true, encoding: .utf8)
+    let said = Mutex<[String]>([])
+    try BuildJob.run(BuildRequest(file: file)) { line in said.withLock { $0.append(line) } }
+    let lines = said.withLock { $0 }
+    // "annex floor 1 changed: R of T tiles re-rendered": R the tiles not carried over
+    let summary = try #require(lines.first { $0.contains("changed:") && $0.contains("re-rendered") }, "\(lines)")
+    #expect(summary.hasPrefix("annex floor 1 changed:"), "\(summary)")
+    let numbers =
+      summary.split(separator: ":").last.map { $0.split(whereSeparator: { !$0.isNumber && $0 != "," }) }?
+      .compactMap { Int($0.replacingOccurrences(of: ",", with: "")) } ?? []
+    #expect(numbers.count == 2)
+    let rendered = numbers.first ?? -1
+    let total = numbers.last ?? -1
+    let after = try tiles(campus + "/tiles")
+    #expect(total == after.count)
+    // every floor-2 tile was carried: what was rendered is some of floor 1's tiles, not all
+    let floor1 = after.keys.filter { $0.hasPrefix("1 ") }.count
+    #expect(rendered > 0 && rendered < floor1, "\(rendered) of \(floor1)")
+    #expect(after.filter { $0.key.hasPrefix("2 ") } == before.filter { $0.key.hasPrefix("2 ") })
+    #expect(after != before)
+    #expect(try runTool(["verify", campus + "/tiles"]).status == 0)
+
+    // a from-scratch build of the changed project: the same tiles, the same content version
+    try changed.replacingOccurrences(of: "output: tiles", with: "output: full").write(toFile: file, atomically: true, encoding: .utf8)
+    #expect(try tilecut(["build", file]) == 0)
+    let full = try tiles(campus + "/full")
+    #expect(full.count == after.count)
+    #expect(full.keys.filter { full[$0] != after[$0] }.isEmpty)
+    #expect(try manifest(campus + "/full").contentVersion == manifest(campus + "/tiles").contentVersion)
   }
 }
 

@@ -52,8 +52,9 @@ struct PMTilesWriterTests {
       }
     }
     #expect(failures.value == 0)
-    // before finishing: a tile's digest and bytes, found in the 16-byte-a-tile index
-    #expect(MemoryLayout<PMTilesWriter.Tile>.stride <= 16)
+    // before finishing: a tile's digest and bytes, found in the index of at most 40
+    // bytes a tile
+    #expect(writer.indexBytes <= 40 * tiles.count)
     for t in tiles.prefix(50) {
       #expect(writer.digest(z: t.z, x: t.x, y: t.y) == fakeDigest(t.content))
       #expect(try writer.read(z: t.z, x: t.x, y: t.y) == body(t.content))
@@ -157,6 +158,127 @@ struct PMTilesWriterTests {
     #expect(throws: PMTilesWriteError.self) { try u.put(z: 2, x: 4, y: 0, data: [], sha256: fakeDigest(0)) }
     #expect(throws: PMTilesWriteError.self) { try u.put(z: 2, x: 0, y: 0, data: [], sha256: "abc") }
     u.abort()
+  }
+}
+
+/// The inverse of an odd number modulo 2⁶⁴ (Newton's iteration).
+private func inverse(_ a: UInt64) -> UInt64 {
+  var x = a
+  for _ in 0..<5 { x = x &* (2 &- a &* x) }
+  return x
+}
+
+/// A digest as 64 hex digits.
+private func hex(_ d: PMTilesDigest) -> String { d.hex }
+
+@Suite("PMTiles writer's index: bytes a tile while it writes")
+struct PMTilesWriterIndexTests {
+  /// The cells of zoom 9 in a scrambled order (a multiplier prime to 2¹⁸).
+  func cell(_ i: Int) -> (x: Int, y: Int) {
+    let k = (i &* 160_001) & ((1 << 18) - 1)
+    return (k & 511, k >> 9)
+  }
+
+  @Test("every tile distinct: the index holds at most 40 bytes a tile after every put, and dedup compares whole digests")
+  func allDistinct() throws {
+    let dir = try scratchDirectory()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let n = 120_000
+    let w = try PMTilesWriter(path: dir + "/d.pmtiles")
+    var worst = 0.0
+    for i in 0..<n {
+      let c = cell(i)
+      try w.put(z: 9, x: c.x, y: c.y, data: body(i), sha256: fakeDigest(i))
+      let bytes = w.indexBytes
+      if i + 1 >= 1024 {
+        worst = max(worst, Double(bytes) / Double(i + 1))
+        if bytes > 40 * (i + 1) {
+          Issue.record("\(bytes) index bytes for \(i + 1) tiles")
+          break
+        }
+      }
+    }
+    #expect(worst <= 40)
+    #expect(worst > 12)  // the measure is real: 12 bytes a tile are the tile IDs and content numbers alone
+    #expect(w.counts == (n, n))
+    #expect(w.indexBytes <= 40 * n)
+
+    // two digests that differ but share a fingerprint: the second is a new content,
+    // found by comparing the whole digest read back from the digest file
+    let k1: UInt64 = 0x9E37_79B9_7F4A_7C15
+    let k2: UInt64 = 0xC2B2_AE3D_27D4_EB4F
+    let first = try #require(PMTilesDigest(hex: fakeDigest(0)))
+    let twin = PMTilesDigest(a: 1, b: 0, c: 0, d: 0)
+    let other = PMTilesDigest(a: 0, b: k1 &* inverse(k2), c: 0, d: 0)
+    #expect(PMTilesWriter.ContentTable.fingerprint(twin) == PMTilesWriter.ContentTable.fingerprint(other))
+    #expect(twin != other && twin != first)
+    try w.put(z: 10, x: 0, y: 0, data: [1, 2, 3], sha256: hex(twin))
+    try w.put(z: 10, x: 1, y: 0, data: [4, 5, 6], sha256: hex(other))
+    try w.put(z: 10, x: 2, y: 0, data: [1, 2, 3], sha256: hex(twin))
+    #expect(w.counts == (n + 3, n + 2))
+    #expect(w.digest(z: 10, x: 1, y: 0) == hex(other))
+    #expect(w.digest(z: 10, x: 2, y: 0) == hex(twin))
+    #expect(try w.read(z: 10, x: 1, y: 0) == [4, 5, 6])
+
+    // digests and bytes of tiles put long ago (their digests in the digest file)
+    for i in stride(from: 0, to: n, by: 997) {
+      let c = cell(i)
+      #expect(w.digest(z: 9, x: c.x, y: c.y) == fakeDigest(i))
+      #expect(try w.read(z: 9, x: c.x, y: c.y) == body(i))
+    }
+    var header = PMTilesHeader()
+    header.tileType = .png
+    header.minZoom = 9
+    header.maxZoom = 10
+    try w.finish(header: header, metadata: Array("{}".utf8))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["d.pmtiles"])
+    let r = try PMTilesReader(path: dir + "/d.pmtiles")
+    #expect(r.header.addressedTiles == UInt64(n + 3))
+    #expect(r.header.tileContents == UInt64(n + 2))
+    for i in stride(from: 5, to: n, by: 1009) {
+      let c = cell(i)
+      #expect(try r.tile(z: 9, x: c.x, y: c.y) == body(i))
+    }
+    #expect(try r.tile(z: 10, x: 1, y: 0) == [4, 5, 6])
+    #expect(try r.tile(z: 10, x: 2, y: 0) == [1, 2, 3])
+  }
+
+  @Test("heavy duplication: four contents over 150 000 tiles cost about 13 bytes a tile; one copy each in the archive")
+  func heavyDuplication() throws {
+    let dir = try scratchDirectory()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let n = 150_000
+    let w = try PMTilesWriter(path: dir + "/h.pmtiles")
+    // a solid block, then three contents in a pattern, from four threads
+    let failures = ManagedAtomicCounter()
+    DispatchQueue.concurrentPerform(iterations: 4) { t in
+      for i in stride(from: t, to: n, by: 4) {
+        let c = cell(i)
+        let content = c.x < 128 ? 7 : (c.x + c.y) % 3
+        do { try w.put(z: 9, x: c.x, y: c.y, data: body(content), sha256: fakeDigest(content)) } catch { failures.add() }
+      }
+    }
+    #expect(failures.value == 0)
+    #expect(w.counts == (n, 4))
+    #expect(w.indexBytes <= 14 * n)
+    #expect(w.indexBytes >= 12 * n)
+    let c = cell(77)
+    let content = c.x < 128 ? 7 : (c.x + c.y) % 3
+    #expect(w.digest(z: 9, x: c.x, y: c.y) == fakeDigest(content))
+    var header = PMTilesHeader()
+    header.tileType = .png
+    header.minZoom = 9
+    header.maxZoom = 9
+    try w.finish(header: header, metadata: Array("{}".utf8))
+    let r = try PMTilesReader(path: dir + "/h.pmtiles")
+    #expect(r.header.tileContents == 4)
+    #expect(r.header.addressedTiles == UInt64(n))
+    #expect(r.header.tileEntries < UInt64(n))
+    #expect(r.header.tileDataLength == UInt64([0, 1, 2, 7].map { body($0).count }.reduce(0, +)))
+    for i in stride(from: 3, to: n, by: 777) {
+      let c = cell(i)
+      #expect(try r.tile(z: 9, x: c.x, y: c.y) == body(c.x < 128 ? 7 : (c.x + c.y) % 3))
+    }
   }
 }
 

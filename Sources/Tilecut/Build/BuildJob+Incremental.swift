@@ -22,8 +22,9 @@ extension BuildJob {
   func incrementalPlan(
     _ plan: TileJobPlan, layers: [BuildLayer], sources: [Manifest.Source], options: [String: String], previous: Manifest?
   ) -> IncrementalPlan? {
-    guard !base.output.force, base.output.store == .directory, plan.settings.shard == nil, let previous, previous.shard == nil,
-      let oldBuildings = previous.buildings
+    guard !base.output.force, plan.settings.shard == nil, let previous, previous.shard == nil,
+      let oldBuildings = previous.buildings, (previous.store ?? .directory).rawValue == base.output.store.rawValue,
+      base.output.store == .directory || previous.tileSets?.isEmpty == false
     else { return nil }
     guard previous.generator.version == tilecutVersion, previous.generator.libvips == Vips.version,
       previous.name == plan.template.pattern, previous.tileSizes == plan.sizes.map(\.pixels)
@@ -80,10 +81,16 @@ extension BuildJob {
   }
 
   /// Puts every tile of the previous output that lies outside the dirty cells into
-  /// staging unchanged: a hard link where the file system allows, else a copy; a cell
-  /// outside them that had no tile is counted blank again. Returns how many were carried.
+  /// staging unchanged: for tile files a hard link where the file system allows, else a
+  /// copy; for MBTiles and PMTiles the tile's bytes read from the previous output's
+  /// file of its floor and size, put into the new one (which takes its digest as for a
+  /// rendered tile). A cell outside them that had no tile is counted blank again.
+  /// Returns how many were carried.
   func carryOver(_ plan: TileJobPlan, previous: Manifest, dirty: CellSet, store: any TileStore, ledger: RenderLedger) throws -> Int {
     guard let staging = store.stagingPath else { throw TilecutError.output(path: store.path, reason: "the store was not begun") }
+    // the previous archives, opened once, by floor and tile size
+    let archives = base.output.store == .directory ? nil : try StoreReader(store.path)
+    var archiveSets: [LevelKey: StoreReader.TileSet] = [:]
     var had: [LevelKey: Set<TileCoordinate>] = [:]
     for level in previous.levels {
       let key = LevelKey(floor: level.floor, tileSize: level.tileSize, zoom: level.zoom)
@@ -100,6 +107,23 @@ extension BuildJob {
           guard !dirty.contains(key, tile) else { continue }
           guard previousTiles.contains(tile) else {
             ledger.blank(key)
+            continue
+          }
+          if let archives {
+            let setKey = LevelKey(floor: key.floor, tileSize: key.tileSize, zoom: 0)
+            if archiveSets[setKey] == nil {
+              archiveSets[setKey] = try archives.tileSet(floor: key.floor.number, tileSize: key.tileSize)
+            }
+            guard let set = archiveSets[setKey], set.floor == key.floor.number, set.tileSize == key.tileSize,
+              let bytes = try archives.read(set, tile)
+            else {
+              throw TilecutError.output(
+                path: store.path,
+                reason: "floor \(key.floor) \(key.tileSize) px tile \(tile) is listed in the manifest but not in its file; run again with --force")
+            }
+            try store.put(bytes, floor: key.floor, tileSize: key.tileSize, tile: tile)
+            ledger.carried(key, tile, bytes: bytes.count)
+            carried += 1
             continue
           }
           let relative = plan.template.path(floor: key.floor, tileSize: key.tileSize, tile: tile)

@@ -87,7 +87,15 @@ extension BuildJob {
     defer { if !staged { store.abort() } }
     let pool = WorkPool(jobs: base.run.jobs ?? ProcessInfo.processInfo.activeProcessorCount)
     cancel.attach(pool)
-    let incremental = incrementalPlan(plan, layers: layers, sources: sources, options: options, previous: store.existingManifest)
+    var incremental = incrementalPlan(plan, layers: layers, sources: sources, options: options, previous: store.existingManifest)
+    // tiles carried out of the previous MBTiles or PMTiles files: only from files that
+    // still hold what their manifest lists
+    if incremental != nil, base.output.store != .directory, let previous = store.existingManifest,
+      let difference = store.difference(from: previous)
+    {
+      printer.info("\(store.path): \(difference); making every tile again")
+      incremental = nil
+    }
     let progress = ProgressTracker(plan: plan, printer: printer, planned: incremental.map { Self.incrementalCells(plan, $0) })
     let ledger = RenderLedger(onTile: { key, _ in progress.tileDone(key) })
     progress.start(jobs: pool.jobs)
