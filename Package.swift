@@ -47,6 +47,10 @@ let package = Package(
     // the PNG writer (libdeflate) and the resampler: plain C, no libvips
     .target(name: "CTilecutPNG", dependencies: ["CDeflate"]),
     .target(name: "CTilecutResample"),
+    // WebP and JPEG tiles straight from the strip: libwebp (libwebp-dev, a libvips dependency)
+    // and libjpeg (libvips' own), no libvips image per tile; CVips only for the headers' paths
+    // (Homebrew's prefix, which vips' pkg-config file names)
+    .target(name: "CTilecutLossy", dependencies: ["CVips"], linkerSettings: [.linkedLibrary("webp"), .linkedLibrary("jpeg")]),
     // poppler through its GLib API, with cairo: PDF pages rendered in bands (CTilecutDocument)
     .systemLibrary(
       name: "CPoppler",
@@ -91,7 +95,8 @@ let package = Package(
     .target(
       name: "TilecutVips",
       dependencies: [
-        "TilecutCore", "CVips", "CVipsShim", "CTilecutPNGRead", "CTilecutPNG", "CTilecutResample", "CTilecutDocument", "CTilecutPDFScan",
+        "TilecutCore", "CVips", "CVipsShim", "CTilecutPNGRead", "CTilecutPNG", "CTilecutLossy", "CTilecutResample", "CTilecutDocument",
+        "CTilecutPDFScan",
         "CTilecutPlatform",
       ]),
     // the project file (tilecut.yml) as types, its loader and its validation

@@ -1,3 +1,4 @@
+import CTilecutLossy
 import CTilecutPNG
 import CVips
 import CVipsShim
@@ -10,7 +11,8 @@ public enum TileFormat: String, CaseIterable, Codable, Sendable {
   public var fileExtension: String { self == .jpeg ? "jpg" : rawValue }
 }
 
-/// Encodes RGBA8 tiles with libvips' savers (libspng/libpng, libwebp, libjpeg).
+/// Encodes RGBA8 tiles: PNG with libdeflate (libvips' libimagequant for --palette),
+/// WebP with libwebp and JPEG with libjpeg, all straight from the strip's rows.
 public struct VipsTileEncoder: TileEncoder {
   public var format: TileFormat
   public var pngCompression: Int
@@ -18,12 +20,22 @@ public struct VipsTileEncoder: TileEncoder {
   public var quality: Int
   /// What JPEG tiles are flattened onto where they are transparent: white by default.
   public var fill: ColorRule?
-  /// libwebp's effort (its method), 0 (fast) to 6 (small); 4 is libwebp's and dzsave's default.
+  /// libwebp's effort (its method), 0 (fast) to 6 (small); dzsave uses libwebp's 4.
   public var webpEffort: Int = VipsTileEncoder.defaultWebPEffort
 
-  /// libwebp's own default: on an 8192² photo at q75 effort 2 took 0.58× the CPU of 4
-  /// for 4.5 % more bytes and 0.1 dB less PSNR, effort 3 the same as 4.
-  public static let defaultWebPEffort = 4
+  /// Effort 2, with the options below: on a photo at q75 it takes 0.4–0.5× the encode
+  /// time of 4 for 1.04× the bytes and no lower PSNR (bench/README.md "Photo tiles").
+  public static let defaultWebPEffort = 2
+  /// libwebp's own default effort, tilecut's before 2 (and dzsave's).
+  public static let libwebpDefaultEffort = 4
+
+  /// libwebp's spatial noise shaping and loop-filter strength at efforts 0–2, which
+  /// have no rate-distortion optimisation: less noise shaping (20, libwebp's default is
+  /// 50) puts the bits where the error is, a stronger filter (90, default 60) hides the
+  /// blocks; together they give back the PSNR that effort 2 loses to 4 at libwebp's
+  /// own settings (29.16 → 29.29 dB, 4: 29.27). Efforts 3–6 keep libwebp's defaults.
+  public static let fastWebPNoiseShaping: Int32 = 20
+  public static let fastWebPFilterStrength: Int32 = 90
 
   public init(format: TileFormat = .png, pngCompression: Int = 6, palette: Bool = false, quality: Int = 85, fill: ColorRule? = nil) {
     self.format = format
@@ -41,20 +53,18 @@ public struct VipsTileEncoder: TileEncoder {
   public static let upsampledLevelCap = 4
 
   public func encode(rgba: [UInt8], size: Int, upsampled: Bool) throws -> [UInt8] {
-    if format == .png,
-      let bytes = try rgba.withUnsafeBufferPointer({ buf in
-        try buf.baseAddress.flatMap { try png($0, stride: size * 4, size: size, upsampled: upsampled) }
-      })
-    {
-      return bytes
+    precondition(rgba.count >= size * size * 4, "a tile of \(size)² RGBA pixels")
+    let bytes = try rgba.withUnsafeBufferPointer { buf -> [UInt8]? in
+      guard let base = buf.baseAddress else { return nil }
+      return try direct(base, stride: size * 4, size: size, upsampled: upsampled)
     }
-    return try vipsEncode(rgba: rgba, size: size, upsampled: upsampled)
+    return try bytes ?? vipsEncode(rgba: rgba, size: size, upsampled: upsampled)
   }
 
-  /// PNG tiles are deflated straight from the strip; the other formats go through
-  /// libvips, which needs packed rows.
+  /// Every format is encoded straight from the strip's rows; only --palette PNG tiles
+  /// of more than 256 colours are quantised by libvips (libimagequant) from packed rows.
   public func encode(pixels: UnsafePointer<UInt8>, stride: Int, size: Int, upsampled: Bool) throws -> [UInt8] {
-    if format == .png, let bytes = try png(pixels, stride: stride, size: size, upsampled: upsampled) { return bytes }
+    if let bytes = try direct(pixels, stride: stride, size: size, upsampled: upsampled) { return bytes }
     let rgba = [UInt8](unsafeUninitializedCapacity: size * size * 4) { out, count in
       if let o = out.baseAddress {
         for row in 0..<size { (o + row * size * 4).initialize(from: pixels + row * stride, count: size * 4) }
@@ -62,6 +72,56 @@ public struct VipsTileEncoder: TileEncoder {
       count = size * size * 4
     }
     return try vipsEncode(rgba: rgba, size: size, upsampled: upsampled)
+  }
+
+  /// The tile in its format from rows `stride` bytes apart, or nil when libvips must
+  /// quantise it (--palette PNG).
+  private func direct(_ pixels: UnsafePointer<UInt8>, stride: Int, size: Int, upsampled: Bool) throws -> [UInt8]? {
+    switch format {
+    case .png: return try png(pixels, stride: stride, size: size, upsampled: upsampled)
+    case .webp: return try webp(pixels, stride: stride, size: size)
+    case .jpeg: return try jpeg(pixels, stride: stride, size: size)
+    }
+  }
+
+  /// libwebp's lossy encoder at --quality and --webp-effort, with libwebp's defaults
+  /// otherwise (those of vips webpsave) but for the fast efforts' options above; the
+  /// alpha plane, where a pixel is not opaque, losslessly.
+  private func webp(_ pixels: UnsafePointer<UInt8>, stride: Int, size: Int) throws -> [UInt8] {
+    var options = tc_webp_options_default(Int32(quality), Int32(webpEffort))
+    if webpEffort <= 2 {
+      options.sns_strength = Self.fastWebPNoiseShaping
+      options.filter_strength = Self.fastWebPFilterStrength
+    }
+    var length = 0
+    guard let buffer = tc_webp_encode_rows(pixels, stride, Int32(size), Int32(size), &options, &length) else {
+      throw VipsError(operation: "webpsave", message: "libwebp could not encode a tile")
+    }
+    defer { tc_lossy_free(buffer) }
+    return [UInt8](UnsafeBufferPointer(start: buffer, count: length))
+  }
+
+  /// libjpeg at --quality as vips jpegsave writes it (4:2:0 below 90, the accurate
+  /// DCT), with optimised Huffman tables: the same pixels in fewer bytes. Transparent
+  /// pixels are flattened onto `fill`, white by default.
+  private func jpeg(_ pixels: UnsafePointer<UInt8>, stride: Int, size: Int) throws -> [UInt8] {
+    let colour: [UInt8] = fill.map { [$0.red, $0.green, $0.blue] } ?? [255, 255, 255]
+    var length = 0
+    let buffer = colour.withUnsafeBufferPointer {
+      tc_jpeg_encode_rows(pixels, stride, Int32(size), Int32(size), Int32(quality), Self.jpegOptimizedHuffman ? 1 : 0, $0.baseAddress, &length)
+    }
+    guard let buffer else { throw VipsError(operation: "jpegsave", message: "libjpeg could not encode a tile") }
+    defer { tc_lossy_free(buffer) }
+    return [UInt8](UnsafeBufferPointer(start: buffer, count: length))
+  }
+
+  /// Optimised Huffman tables: 7 % fewer bytes on a photo at q75 for no measurable time.
+  static let jpegOptimizedHuffman = true
+
+  /// The same tile through libvips' savers (webpsave, jpegsave with vips_flatten), as
+  /// tilecut wrote them before: what the tests compare the direct encoders with.
+  func libvipsEncode(rgba: [UInt8], size: Int) throws -> [UInt8] {
+    try vipsEncode(rgba: rgba, size: size, upsampled: false)
   }
 
   /// libdeflate, losslessly: a palette PNG when the tile has at most 256 colours

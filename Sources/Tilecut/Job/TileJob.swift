@@ -183,7 +183,8 @@ public struct TileJob {
       "palette": String(encoding.palette),
       "quality": String(encoding.quality),
     ]
-    if encoding.format == .webp && encoding.webpEffort != VipsTileEncoder.defaultWebPEffort { o["webpEffort"] = String(encoding.webpEffort) }
+    // absent for effort 4, the default before 2 was: outputs made then stay up to date
+    if encoding.format == .webp && encoding.webpEffort != VipsTileEncoder.libwebpDefaultEffort { o["webpEffort"] = String(encoding.webpEffort) }
     if let b = plan.settings.background { o["background"] = b.description }
     if let k = plan.settings.knockout { o["knockout"] = k.description }
     if let s = plan.settings.shard { o["shard"] = "\(s.index)/\(s.count)" }
