@@ -32,4 +32,33 @@ struct StoreReadReviewTests {
     let manifest = try Manifest.decode(try Data(contentsOf: URL(fileURLWithPath: dir + "/out/manifest.json")))
     #expect(manifest.floors.count == 4)
   }
+
+  @Test("an archive of brotli-compressed tiles: tile fails with one line instead of printing compressed bytes")
+  func brotliTilesRefused() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let tile: [UInt8] = Array("not really brotli".utf8)
+    let root = PMTilesGzip.compress(
+      PMTilesDirectory.serialize([PMTilesEntry(tileID: 0, offset: 0, length: UInt32(tile.count), runLength: 1)]))
+    let metadata = PMTilesGzip.compress(Array("{}".utf8))
+    var header = PMTilesHeader()
+    header.rootDirectoryOffset = UInt64(PMTilesHeader.size)
+    header.rootDirectoryLength = UInt64(root.count)
+    header.metadataOffset = header.rootDirectoryOffset + header.rootDirectoryLength
+    header.metadataLength = UInt64(metadata.count)
+    header.leafDirectoriesOffset = header.metadataOffset + header.metadataLength
+    header.tileDataOffset = header.leafDirectoriesOffset
+    header.tileDataLength = UInt64(tile.count)
+    (header.addressedTiles, header.tileEntries, header.tileContents) = (1, 1, 1)
+    header.clustered = true
+    header.tileCompression = .brotli
+    header.tileType = .png
+    let path = dir + "/brotli.pmtiles"
+    try Data(header.encoded() + root + metadata + tile).write(to: URL(fileURLWithPath: path))
+    #expect(try runTool(["show", path]).status == 0)
+    let r = try runTool(["tile", path, "0", "0", "0"])
+    #expect(r.status != 0 && r.stdout.isEmpty, "\(r.status) \(r.stdout)")
+    let lines = r.stderr.split(separator: "\n")
+    #expect(lines.count == 1 && lines[0].contains(path) && lines[0].contains("brotli"), "\(r.stderr)")
+  }
 }
