@@ -44,10 +44,14 @@ struct TileRead {
 
   /// The read `inputs` ask for, nil when they are images to tile; a store followed by
   /// anything but Z X Y is a usage error.
-  static func parse(_ inputs: [String], floor: Int?, tileSizes: String) throws -> TileRead? {
+  /// `exists` tells whether a path names a file (the three numbers may be images).
+  static func parse(
+    _ inputs: [String], floor: Int?, tileSizes: String, exists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) }
+  ) throws -> TileRead? {
     let numbers = inputs.dropFirst().map { Int($0) }
-    // a store, or anything followed by three integers (images are not named 12)
-    let zxy = numbers.count == 3 && !numbers.contains(nil)
+    // a store, or anything followed by three integers that are not files (images
+    // named 1 2 3 are floors to tile)
+    let zxy = numbers.count == 3 && !numbers.contains(nil) && !inputs.dropFirst().allSatisfy(exists)
     guard let first = inputs.first, StoreReader.looksLikeStore(first) || zxy else { return nil }
     guard numbers.count == 3, let z = numbers[0], let x = numbers[1], let y = numbers[2] else {
       throw ValidationError("\(first) is a tile store: give the tile as tilecut tile STORE Z X Y (integers)")

@@ -222,9 +222,14 @@ public final class StoreReader {
   func read(_ set: TileSet, _ tile: TileCoordinate, floor: Floor? = nil, size: Int? = nil, manifest: Manifest? = nil) throws -> [UInt8]? {
     if let reader = set.pmtiles {
       do {
+        let compression = reader.header.tileCompression
+        // brotli or zstd tiles would go out still compressed, as if they were the tile
+        guard compression == .none || compression == .gzip || compression == .unknown else {
+          throw PMTilesFormatError("its tiles are \(compression)-compressed; tilecut undoes gzip tile compression only")
+        }
         guard let stored = try reader.tile(z: tile.zoom, x: tile.x, y: tile.y) else { return nil }
         // the tile itself: an archive's gzip tile compression is undone (a PNG is stored as it is)
-        return reader.header.tileCompression == .gzip ? try PMTilesGzip.decompress(stored, limit: 64 << 20) : stored
+        return compression == .gzip ? try PMTilesGzip.decompress(stored, limit: 64 << 20) : stored
       } catch let error as PMTilesFormatError {
         throw TilecutError.invalidInput(path: set.file ?? location, reason: error.reason)
       }
