@@ -8,7 +8,7 @@ Range and counts what it serves.
       store into ARCHIVE with pmtiles.writer.Writer; --leaf N makes the writer put N
       entries in each leaf directory (its own build_roots_leaves), --run Z adds a run
       of 300 equal tiles at zoom Z. Prints JSON: [[z, x, y, source file], ...].
-  pmtiles-fixture.py serve DIR [--ignore-range]
+  pmtiles-fixture.py serve DIR [--ignore-range]   (/redirect/F answers 302 to /F)
       serves DIR on 127.0.0.1, prints the port, and answers GET /__stats with
       {"requests": n, "bytes": n, "ranges": [...]} for what it served before.
 """
@@ -82,6 +82,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.write(body)
             return
         Handler.stats["requests"] += 1
+        # /redirect/F: a 302 to /F, as a CDN or a signed-URL service answers
+        if self.path.startswith("/redirect/"):
+            Handler.stats["ranges"].append(self.headers.get("Range"))
+            self.send_response(302)
+            self.send_header("Location", self.path[len("/redirect"):])
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         path = os.path.join(self.server.root, self.path.lstrip("/"))
         if not os.path.isfile(path):
             self.send_error(404)

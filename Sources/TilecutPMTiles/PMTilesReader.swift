@@ -274,6 +274,9 @@ public final class PMTilesHTTPSource: PMTilesByteSource, @unchecked Sendable {
   let lock = NSLock()
   var knownSize: UInt64?
   var requestCount = 0
+  /// Where the server's redirects led the first read: later reads go there directly,
+  /// so a redirected archive costs no request more than one served in place.
+  var resolved: URL?
 
   public init(url: URL, timeout: TimeInterval = 30) throws {
     guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
@@ -300,7 +303,7 @@ public final class PMTilesHTTPSource: PMTilesByteSource, @unchecked Sendable {
 
   public func read(offset: UInt64, length: Int) throws -> [UInt8] {
     guard length > 0 else { return [] }
-    var request = URLRequest(url: url)
+    var request = URLRequest(url: lock.withLock { resolved } ?? url)
     request.setValue("bytes=\(offset)-\(offset + UInt64(length) - 1)", forHTTPHeaderField: "Range")
     request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
     lock.withLock { requestCount += 1 }
@@ -308,8 +311,11 @@ public final class PMTilesHTTPSource: PMTilesByteSource, @unchecked Sendable {
     switch answer {
     case .failed(let reason):
       throw PMTilesFormatError(reason)
-    case .bytes(let bytes, let total):
-      if let total { lock.withLock { knownSize = total } }
+    case .bytes(let bytes, let total, let final):
+      lock.withLock {
+        if let total { knownSize = total }
+        if resolved == nil, let final, final != url { resolved = final }
+      }
       return bytes
     }
   }
@@ -317,7 +323,8 @@ public final class PMTilesHTTPSource: PMTilesByteSource, @unchecked Sendable {
 
 /// The outcome of one range request.
 enum RangeAnswer: Sendable {
-  case bytes([UInt8], total: UInt64?)
+  /// The range's bytes, the file's size when the server said it, and the URL that answered (after redirects).
+  case bytes([UInt8], total: UInt64?, url: URL?)
   case failed(String)
 }
 
@@ -328,6 +335,7 @@ final class RangeDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable
     let length: Int
     var bytes: [UInt8] = []
     var total: UInt64?
+    var answered: URL?
     var failure: String?
     let done = DispatchSemaphore(value: 0)
     init(offset: UInt64, length: Int) {
@@ -346,7 +354,7 @@ final class RangeDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable
     p.done.wait()
     lock.withLock { pending[task.taskIdentifier] = nil }
     if let failure = p.failure { return .failed(failure) }
-    return .bytes(p.bytes, total: p.total)
+    return .bytes(p.bytes, total: p.total, url: p.answered)
   }
 
   func urlSession(
@@ -365,6 +373,7 @@ final class RangeDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable
         p.failure = "the server answered a range other than the one asked for (\(range.isEmpty ? "no Content-Range" : range))"
       } else {
         p.total = parts.count == 2 ? UInt64(parts[1]) : nil
+        p.answered = http?.url
         return completionHandler(.allow)
       }
     } else if status == 200 {

@@ -204,6 +204,23 @@ struct PMTilesReaderTests {
     #expect(try await reader.loadTile(z: c.z, x: c.x, y: c.y) == expected[key])
   }
 
+  @Test("an archive behind a redirect: the first read follows it, later reads go straight to where it led (a cold tile in at most 4 requests)")
+  func redirected() throws {
+    let dir = try scratchDirectory()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let expected = try pythonArchive(dir + "/p.pmtiles", count: 6000, leaf: 64)
+    let server = try RangeServer(root: dir)
+    defer { server.stop() }
+    let key = expected.keys.sorted()[3100]
+    let c = cell(key)
+    let cold = try PMTilesReader(url: server.url("redirect/p.pmtiles"))
+    #expect(try cold.tile(z: c.z, x: c.x, y: c.y) == expected[key])
+    let stats = try server.stats()
+    // the 302 and the header's range, then a leaf and the tile at the file's own URL
+    #expect(stats.requests <= 4, "\(stats)")
+    #expect(stats.requests >= 3)
+  }
+
   @Test("a server that ignores Range is refused in one line, and a missing file is a 404")
   func ignoredRange() throws {
     let dir = try scratchDirectory()
