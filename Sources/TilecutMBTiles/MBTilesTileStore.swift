@@ -35,29 +35,8 @@ public final class MBTilesTileStore: TileStore, @unchecked Sendable {
 
   /// Nil when every tile set of the manifest is present with the rows per zoom it lists.
   public func difference(from manifest: Manifest) -> String? {
-    guard manifest.store == .mbtiles, let sets = manifest.tileSets else { return "the output holds tile files, not MBTiles" }
-    for set in sets {
-      let file = path + "/" + set.file
-      let counts: [Int: (count: Int, bytes: Int)]
-      do { counts = try MBTilesReader(path: file).rowCounts() } catch { return "\(set.file) cannot be read" }
-      for level in manifest.levels where level.floor == set.floor && level.tileSize == set.tileSize {
-        let have = counts[level.zoom] ?? (0, 0)
-        if have.count != level.tileCount {
-          return "\(set.file) has \(have.count) tiles at zoom \(level.zoom); the manifest lists \(level.tileCount)"
-        }
-        if let bytes = level.bytes, bytes != have.bytes {
-          return "\(set.file) holds \(have.bytes) bytes of tiles at zoom \(level.zoom); the manifest says \(bytes)"
-        }
-      }
-      let listed = Set(manifest.levels.filter { $0.floor == set.floor && $0.tileSize == set.tileSize }.map(\.zoom))
-      if let extra = counts.keys.sorted().first(where: { !listed.contains($0) }) {
-        return "\(set.file) has tiles at zoom \(extra), which the manifest does not list"
-      }
-    }
-    for file in manifest.storeFiles ?? [] where !FileManager.default.fileExists(atPath: path + "/" + file) {
-      return "\(file) is missing"
-    }
-    return nil
+    guard manifest.store == .mbtiles, manifest.tileSets != nil else { return "the output holds tile files, not MBTiles" }
+    return manifest.archiveDifference(root: path) { try MBTilesReader(path: $0).rowCounts() }
   }
 
   public func markUpToDate() throws { try directory.markUpToDate() }

@@ -235,11 +235,11 @@ extension Verifier {
     }
   }
 
-  /// An MBTiles output: every tile set present, every listed cell a row that decodes
-  /// at the tile size, no row the manifest does not list, nothing else in the directory.
-  func verifyMBTiles(_ manifest: Manifest) throws -> VerifyReport {
-    var problems: [String] = []
+  /// What an archive output's directory holds beyond the manifest and its store
+  /// files: links, non-regular files and files the manifest does not name.
+  func archiveOutputStrays(_ manifest: Manifest) -> [String] {
     let own = Set([Manifest.fileName] + (manifest.storeFiles ?? []))
+    var problems: [String] = []
     for entry in entriesBelow(directory) {
       if entry.isSymlink {
         problems.append("symbolic link: \(entry.path)")
@@ -249,7 +249,13 @@ extension Verifier {
         problems.append("not in the manifest: \(entry.path)")
       }
     }
-    problems += storeFileChanges(manifest)
+    return problems
+  }
+
+  /// An MBTiles output: every tile set present, every listed cell a row that decodes
+  /// at the tile size, no row the manifest does not list, nothing else in the directory.
+  func verifyMBTiles(_ manifest: Manifest) throws -> VerifyReport {
+    var problems = archiveOutputStrays(manifest) + storeFileChanges(manifest)
     var checked = 0
     for set in manifest.tileSets ?? [] {
       let path = directory + "/" + set.file

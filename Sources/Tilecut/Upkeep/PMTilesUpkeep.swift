@@ -34,18 +34,7 @@ extension Verifier {
   /// entry whose content decodes at the tile size, no other tile, the tiles' digests
   /// making the manifest's content version, and nothing else in the directory.
   func verifyPMTiles(_ manifest: Manifest) throws -> VerifyReport {
-    var problems: [String] = []
-    let own = Set([Manifest.fileName] + (manifest.storeFiles ?? []))
-    for entry in entriesBelow(directory) {
-      if entry.isSymlink {
-        problems.append("symbolic link: \(entry.path)")
-      } else if !entry.isRegular {
-        problems.append("not a regular file: \(entry.path)")
-      } else if !own.contains(entry.path) {
-        problems.append("not in the manifest: \(entry.path)")
-      }
-    }
-    problems += storeFileChanges(manifest)
+    var problems = archiveOutputStrays(manifest) + storeFileChanges(manifest)
     var checked = 0
     var digests: [LevelKey: [TileCoordinate: String]] = [:]
     var complete = true
