@@ -7,8 +7,8 @@ import TilecutCore
 /// directory store's (the files are its store files); this type only decides what
 /// goes into each file. A cell with no tile has no row, so a reader's "no row" is
 /// `kGMSTileLayerNoTile`.
-public final class MBTilesTileStore: TileStore, @unchecked Sendable {
-  let directory: DirectoryTileStore
+public final class MBTilesTileStore: ArchiveTileStore, @unchecked Sendable {
+  public let directory: DirectoryTileStore
   /// `png`, `webp` or `jpg`, as MBTiles names formats.
   let format: String
   let digest: @Sendable ([UInt8]) -> String
@@ -24,14 +24,8 @@ public final class MBTilesTileStore: TileStore, @unchecked Sendable {
     digests = TileDigests(digest: digest)
   }
 
-  public var path: String { directory.path }
-  public var existingManifest: Manifest? { directory.existingManifest }
-  public var stagingPath: String? { directory.stagingPath }
-
   /// The file name of a floor's tile set at a tile size.
   public static func fileName(floor: Floor, tileSize: Int) -> String { "L\(floor)_\(tileSize).mbtiles" }
-
-  public func inspect() throws { try directory.inspect() }
 
   /// Nil when every tile set of the manifest is present with the rows per zoom it lists.
   public func difference(from manifest: Manifest) -> String? {
@@ -39,16 +33,11 @@ public final class MBTilesTileStore: TileStore, @unchecked Sendable {
     return manifest.archiveDifference(root: path) { try MBTilesReader(path: $0).rowCounts() }
   }
 
-  public func markUpToDate() throws { try directory.markUpToDate() }
-
-  public func begin() throws { try directory.begin() }
-
   private func writer(floor: Floor, tileSize: Int) throws -> MBTilesWriter {
     let key = LevelKey(floor: floor, tileSize: tileSize, zoom: 0)
     return try writers.withLock { all in
       if let w = all[key] { return w }
-      guard let staging = directory.stagingPath else { throw TilecutError.output(path: path, reason: "the store was not begun") }
-      let w = try MBTilesWriter(path: staging + "/" + Self.fileName(floor: floor, tileSize: tileSize), digest: digest)
+      let w = try MBTilesWriter(path: stagedFile(Self.fileName(floor: floor, tileSize: tileSize)), digest: digest)
       all[key] = w
       return w
     }
@@ -88,8 +77,6 @@ public final class MBTilesTileStore: TileStore, @unchecked Sendable {
     final.storeFiles = Array(Set(manifest.storeFiles ?? []).union(sets.map(\.file))).sorted()
     return try directory.finish(manifest: final, files: files)
   }
-
-  public func commit() throws { try directory.commit() }
 
   public func abort() {
     let all = writers.withLock { w -> [MBTilesWriter] in

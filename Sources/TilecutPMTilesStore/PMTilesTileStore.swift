@@ -8,8 +8,8 @@ import TilecutPMTiles
 /// directory store's (the archives are its store files); this type only decides what
 /// goes into each archive. A cell with no tile has no entry, so a reader's "no entry"
 /// is `kGMSTileLayerNoTile`.
-public final class PMTilesTileStore: TileStore, @unchecked Sendable {
-  let directory: DirectoryTileStore
+public final class PMTilesTileStore: ArchiveTileStore, @unchecked Sendable {
+  public let directory: DirectoryTileStore
   /// `png`, `webp` or `jpeg`.
   let format: String
   let digest: @Sendable ([UInt8]) -> String
@@ -22,14 +22,8 @@ public final class PMTilesTileStore: TileStore, @unchecked Sendable {
     self.digest = digest
   }
 
-  public var path: String { directory.path }
-  public var existingManifest: Manifest? { directory.existingManifest }
-  public var stagingPath: String? { directory.stagingPath }
-
   /// The file name of a floor's archive at a tile size.
   public static func fileName(floor: Floor, tileSize: Int) -> String { "L\(floor)_\(tileSize).pmtiles" }
-
-  public func inspect() throws { try directory.inspect() }
 
   /// Nil when every archive of the manifest is present with the tiles per zoom it
   /// lists (read from its directories, no tile decoded).
@@ -38,16 +32,11 @@ public final class PMTilesTileStore: TileStore, @unchecked Sendable {
     return manifest.archiveDifference(root: path) { try PMTilesArchiveScan(path: $0).zoomCounts() }
   }
 
-  public func markUpToDate() throws { try directory.markUpToDate() }
-
-  public func begin() throws { try directory.begin() }
-
   private func writer(floor: Floor, tileSize: Int) throws -> PMTilesWriter {
     let key = LevelKey(floor: floor, tileSize: tileSize, zoom: 0)
     return try writers.withLock { all in
       if let w = all[key] { return w }
-      guard let staging = directory.stagingPath else { throw TilecutError.output(path: path, reason: "the store was not begun") }
-      let w = try wrapped { try PMTilesWriter(path: staging + "/" + Self.fileName(floor: floor, tileSize: tileSize)) }
+      let w = try wrapped { try PMTilesWriter(path: stagedFile(Self.fileName(floor: floor, tileSize: tileSize))) }
       all[key] = w
       return w
     }
@@ -91,8 +80,6 @@ public final class PMTilesTileStore: TileStore, @unchecked Sendable {
     final.storeFiles = Array(Set(manifest.storeFiles ?? []).union(sets.map(\.file))).sorted()
     return try directory.finish(manifest: final, files: files)
   }
-
-  public func commit() throws { try directory.commit() }
 
   public func abort() {
     let all = writers.withLock { w -> [PMTilesWriter] in
