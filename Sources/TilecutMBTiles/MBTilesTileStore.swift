@@ -64,18 +64,9 @@ public final class MBTilesTileStore: ArchiveTileStore, @unchecked Sendable {
   /// too), then writes the manifest naming them.
   @discardableResult
   public func finish(manifest: Manifest, files: [String: [UInt8]]) throws -> Manifest {
-    var final = manifest
-    var sets: [Manifest.TileSet] = []
-    let keys = Set(manifest.levels.map { LevelKey(floor: $0.floor, tileSize: $0.tileSize, zoom: 0) })
-    for key in keys.sorted() {
-      let w = try writer(floor: key.floor, tileSize: key.tileSize)
-      try w.finish(metadata: Self.metadata(manifest, floor: key.floor, tileSize: key.tileSize, format: format))
-      sets.append(Manifest.TileSet(floor: key.floor, tileSize: key.tileSize, file: Self.fileName(floor: key.floor, tileSize: key.tileSize)))
+    try finishArchives(manifest, files: files, store: .mbtiles, fileName: Self.fileName) { floor, tileSize in
+      try writer(floor: floor, tileSize: tileSize).finish(metadata: Self.metadata(manifest, floor: floor, tileSize: tileSize, format: format))
     }
-    final.store = .mbtiles
-    final.tileSets = sets
-    final.storeFiles = Array(Set(manifest.storeFiles ?? []).union(sets.map(\.file))).sorted()
-    return try directory.finish(manifest: final, files: files)
   }
 
   public func abort() {

@@ -66,19 +66,11 @@ public final class PMTilesTileStore: ArchiveTileStore, @unchecked Sendable {
   /// too), then writes the manifest naming them.
   @discardableResult
   public func finish(manifest: Manifest, files: [String: [UInt8]]) throws -> Manifest {
-    var final = manifest
-    var sets: [Manifest.TileSet] = []
-    let keys = Set(manifest.levels.map { LevelKey(floor: $0.floor, tileSize: $0.tileSize, zoom: 0) })
-    for key in keys.sorted() {
-      let w = try writer(floor: key.floor, tileSize: key.tileSize)
-      let (header, metadata) = try Self.describe(manifest, floor: key.floor, tileSize: key.tileSize, format: format)
+    try finishArchives(manifest, files: files, store: .pmtiles, fileName: Self.fileName) { floor, tileSize in
+      let w = try writer(floor: floor, tileSize: tileSize)
+      let (header, metadata) = try Self.describe(manifest, floor: floor, tileSize: tileSize, format: format)
       try wrapped { try w.finish(header: header, metadata: metadata) }
-      sets.append(Manifest.TileSet(floor: key.floor, tileSize: key.tileSize, file: Self.fileName(floor: key.floor, tileSize: key.tileSize)))
     }
-    final.store = .pmtiles
-    final.tileSets = sets
-    final.storeFiles = Array(Set(manifest.storeFiles ?? []).union(sets.map(\.file))).sorted()
-    return try directory.finish(manifest: final, files: files)
   }
 
   public func abort() {

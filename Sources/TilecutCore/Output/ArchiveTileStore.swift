@@ -21,4 +21,24 @@ extension ArchiveTileStore {
     guard let staging = directory.stagingPath else { throw TilecutError.output(path: path, reason: "the store was not begun") }
     return staging + "/" + name
   }
+
+  /// Finishes one archive per floor and tile size of the manifest (empty ones too),
+  /// in order, through `finishOne`, then writes the manifest naming them (`tileSets`,
+  /// `storeFiles`) with the output's other `files`. Returns the manifest as written.
+  public func finishArchives(
+    _ manifest: Manifest, files: [String: [UInt8]], store: Manifest.Store, fileName: (Floor, Int) -> String,
+    finishOne: (Floor, Int) throws -> Void
+  ) throws -> Manifest {
+    var final = manifest
+    var sets: [Manifest.TileSet] = []
+    let keys = Set(manifest.levels.map { LevelKey(floor: $0.floor, tileSize: $0.tileSize, zoom: 0) })
+    for key in keys.sorted() {
+      try finishOne(key.floor, key.tileSize)
+      sets.append(Manifest.TileSet(floor: key.floor, tileSize: key.tileSize, file: fileName(key.floor, key.tileSize)))
+    }
+    final.store = store
+    final.tileSets = sets
+    final.storeFiles = Array(Set(manifest.storeFiles ?? []).union(sets.map(\.file))).sorted()
+    return try directory.finish(manifest: final, files: files)
+  }
 }
