@@ -112,17 +112,7 @@ public final class PMTilesArchiveScan {
   }
 
   static func read(_ fd: Int32, offset: UInt64, count: Int) throws -> [UInt8] {
-    var out = [UInt8](repeating: 0, count: count)
-    try out.withUnsafeMutableBytes { raw in
-      guard let base = raw.baseAddress else { return }
-      var done = 0
-      while done < count {
-        let n = pread(fd, base + done, count - done, off_t(offset) + off_t(done))
-        if n < 0 && errno == EINTR { continue }
-        guard n > 0 else { throw PMTilesFormatError("ends early or cannot be read") }
-        done += n
-      }
-    }
-    return out
+    guard let bytes = preadFully(fd, offset: offset, count: count) else { throw PMTilesFormatError("ends early or cannot be read") }
+    return bytes
   }
 }

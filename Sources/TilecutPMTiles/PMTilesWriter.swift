@@ -614,16 +614,26 @@ private func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: UInt64, path: St
 }
 
 private func readData(_ fd: Int32, offset: UInt64, count: Int, path: String) throws -> [UInt8] {
+  guard let bytes = preadFully(fd, offset: offset, count: count) else {
+    throw PMTilesWriteError(path: path, reason: "cannot be read back (\(String(cString: strerror(errno))))")
+  }
+  return bytes
+}
+
+/// `count` bytes of `fd` from `offset` (pread, again after EINTR), or nil when the
+/// file ends first or cannot be read (errno says why).
+func preadFully(_ fd: Int32, offset: UInt64, count: Int) -> [UInt8]? {
   var out = [UInt8](repeating: 0, count: count)
-  try out.withUnsafeMutableBytes { raw in
-    guard let base = raw.baseAddress else { return }
+  let complete = out.withUnsafeMutableBytes { raw -> Bool in
+    guard let base = raw.baseAddress else { return true }
     var done = 0
     while done < count {
       let n = pread(fd, base + done, count - done, off_t(offset) + off_t(done))
       if n < 0 && errno == EINTR { continue }
-      guard n > 0 else { throw PMTilesWriteError(path: path, reason: "cannot be read back (\(String(cString: strerror(errno))))") }
+      guard n > 0 else { return false }
       done += n
     }
+    return true
   }
-  return out
+  return complete ? out : nil
 }
