@@ -1,6 +1,9 @@
+#define _GNU_SOURCE 1 /* dladdr */
 #include "TilecutGDAL.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,19 +13,160 @@
 #include <gdal.h>
 #include <gdal_alg.h>
 #include <gdal_frmts.h>
+#include <gdal_version.h>
 #include <ogr_srs_api.h>
 
-/* Only the drivers of the formats tilecut reads: no plugins, nothing that could start
- * a program or reach the network. */
-static pthread_once_t register_once = PTHREAD_ONCE_INIT;
+/* libgdal is loaded when a file first asks for it, not when tilecut starts: linked,
+ * it brings about a hundred libraries (HDF5, NetCDF, Xerces, MySQL, ...) that cost
+ * every run 70 ms and 21 MB before it reads a byte, and most jobs (plans without a
+ * georeference, PDFs, SVGs) never call it. `make` builds leave it out of the link
+ * (scripts/quiet-pkgconfig.sh); a plain `swift build` links it, and the symbols are
+ * then found in the process. Every GDAL function below goes through this table. */
+#define TC_GDAL_FUNCTIONS(X)                                                                      \
+  X(GDALRegister_GTiff)                                                                           \
+  X(GDALRegister_PNG)                                                                             \
+  X(GDALRegister_JPEG)                                                                            \
+  X(GDALRegister_GIF)                                                                             \
+  X(GDALRegister_WEBP)                                                                            \
+  X(CPLGetErrorHandlerUserData)                                                                   \
+  X(CPLPushErrorHandler)                                                                          \
+  X(CPLPushErrorHandlerEx)                                                                        \
+  X(CPLPopErrorHandler)                                                                           \
+  X(CPLQuietErrorHandler)                                                                         \
+  X(VSIFree)                                                                                      \
+  X(CSLDestroy)                                                                                   \
+  X(OSRExportToWktEx)                                                                             \
+  X(OSRGetDataAxisToSRSAxisMapping)                                                               \
+  X(GDALOpenEx)                                                                                   \
+  X(GDALClose)                                                                                    \
+  X(GDALGetDatasetDriver)                                                                         \
+  X(GDALGetDriverShortName)                                                                       \
+  X(GDALGetRasterXSize)                                                                           \
+  X(GDALGetRasterYSize)                                                                           \
+  X(GDALGetGeoTransform)                                                                          \
+  X(GDALGetSpatialRef)                                                                            \
+  X(GDALGetGCPCount)                                                                              \
+  X(GDALGetGCPs)                                                                                  \
+  X(GDALGetGCPSpatialRef)                                                                         \
+  X(GDALGetFileList)                                                                              \
+  X(GDALCreateTPSTransformer)                                                                     \
+  X(GDALTPSTransform)                                                                             \
+  X(GDALDestroyTPSTransformer)                                                                    \
+  X(GDALCreateGCPTransformer)                                                                     \
+  X(GDALGCPTransform)                                                                             \
+  X(GDALDestroyGCPTransformer)
 
-static void register_drivers(void) {
-  GDALRegister_GTiff();
-  GDALRegister_PNG();
-  GDALRegister_JPEG();
-  GDALRegister_GIF();
-  GDALRegister_WEBP();
+static struct {
+#define TC_GDAL_FIELD(name) __typeof__(&name) name;
+  TC_GDAL_FUNCTIONS(TC_GDAL_FIELD)
+#undef TC_GDAL_FIELD
+} gdal;
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static char load_error[512];
+
+/* The directory a library already in the process was loaded from (PROJ's and GDAL's
+ * sit side by side in /usr/lib/<triplet>, /opt/homebrew/lib, /usr/local/lib). */
+static int sibling_of(const char *symbol, const char *name, char *out, size_t size) {
+  void *address = dlsym(RTLD_DEFAULT, symbol);
+  Dl_info info;
+  if (!address || !dladdr(address, &info) || !info.dli_fname)
+    return 0;
+  const char *slash = strrchr(info.dli_fname, '/');
+  if (!slash)
+    return 0;
+  int n = snprintf(out, size, "%.*s/%s", (int)(slash - info.dli_fname), info.dli_fname, name);
+  return n > 0 && (size_t)n < size;
 }
+
+static void *open_library(void) {
+  /* linked (a plain swift build), or loaded already by another library */
+  if (dlsym(RTLD_DEFAULT, "GDALOpenEx"))
+    return dlopen(NULL, RTLD_NOW);
+  char names[6][1024];
+  int count = 0;
+#if defined(__APPLE__)
+  snprintf(names[count++], sizeof names[0], "libgdal.%d.dylib", 26 + GDAL_VERSION_MINOR);
+  snprintf(names[count++], sizeof names[0], "libgdal.dylib");
+  if (sibling_of("proj_context_create", names[0], names[count], sizeof names[0]))
+    count++;
+  if (sibling_of("proj_context_create", "libgdal.dylib", names[count], sizeof names[0]))
+    count++;
+#else
+  /* GDAL 3.x's soname is libgdal.so.(26 + minor): 3.6 → 32 */
+  snprintf(names[count++], sizeof names[0], "libgdal.so.%d", 26 + GDAL_VERSION_MINOR);
+  snprintf(names[count++], sizeof names[0], "libgdal.so");
+  if (sibling_of("proj_context_create", names[0], names[count], sizeof names[0]))
+    count++;
+#endif
+  const char *last = "no candidate";
+  for (int i = 0; i < count; i++) {
+    void *handle = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    if (handle)
+      return handle;
+    last = dlerror();
+  }
+  snprintf(load_error, sizeof load_error, "libgdal %d.%d could not be loaded (%s); install GDAL (Debian: libgdal-dev)",
+           GDAL_VERSION_MAJOR, GDAL_VERSION_MINOR, last ? last : "not found");
+  return NULL;
+}
+
+static void load_gdal(void) {
+  void *handle = open_library();
+  if (!handle)
+    return;
+#define TC_GDAL_LOAD(name)                                                                        \
+  gdal.name = (__typeof__(&name))dlsym(handle, #name);                                            \
+  if (!gdal.name) {                                                                               \
+    snprintf(load_error, sizeof load_error, "libgdal has no %s; install GDAL %d.%d or newer", #name, \
+             GDAL_VERSION_MAJOR, GDAL_VERSION_MINOR);                                             \
+    return;                                                                                       \
+  }
+  TC_GDAL_FUNCTIONS(TC_GDAL_LOAD)
+#undef TC_GDAL_LOAD
+  /* Only the drivers of the formats tilecut reads: no plugins, nothing that could
+   * start a program or reach the network. */
+  gdal.GDALRegister_GTiff();
+  gdal.GDALRegister_PNG();
+  gdal.GDALRegister_JPEG();
+  gdal.GDALRegister_GIF();
+  gdal.GDALRegister_WEBP();
+}
+
+const char *tc_gdal_load(void) {
+  pthread_once(&load_once, load_gdal);
+  return load_error[0] ? load_error : NULL;
+}
+
+int tc_gdal_loaded(void) { return gdal.GDALOpenEx != NULL && !load_error[0]; }
+
+#define CPLGetErrorHandlerUserData gdal.CPLGetErrorHandlerUserData
+#define CPLPushErrorHandler gdal.CPLPushErrorHandler
+#define CPLPushErrorHandlerEx gdal.CPLPushErrorHandlerEx
+#define CPLPopErrorHandler gdal.CPLPopErrorHandler
+#define CPLQuietErrorHandler gdal.CPLQuietErrorHandler
+#define VSIFree gdal.VSIFree
+#define CSLDestroy gdal.CSLDestroy
+#define OSRExportToWktEx gdal.OSRExportToWktEx
+#define OSRGetDataAxisToSRSAxisMapping gdal.OSRGetDataAxisToSRSAxisMapping
+#define GDALOpenEx gdal.GDALOpenEx
+#define GDALClose gdal.GDALClose
+#define GDALGetDatasetDriver gdal.GDALGetDatasetDriver
+#define GDALGetDriverShortName gdal.GDALGetDriverShortName
+#define GDALGetRasterXSize gdal.GDALGetRasterXSize
+#define GDALGetRasterYSize gdal.GDALGetRasterYSize
+#define GDALGetGeoTransform gdal.GDALGetGeoTransform
+#define GDALGetSpatialRef gdal.GDALGetSpatialRef
+#define GDALGetGCPCount gdal.GDALGetGCPCount
+#define GDALGetGCPs gdal.GDALGetGCPs
+#define GDALGetGCPSpatialRef gdal.GDALGetGCPSpatialRef
+#define GDALGetFileList gdal.GDALGetFileList
+#define GDALCreateTPSTransformer gdal.GDALCreateTPSTransformer
+#define GDALTPSTransform gdal.GDALTPSTransform
+#define GDALDestroyTPSTransformer gdal.GDALDestroyTPSTransformer
+#define GDALCreateGCPTransformer gdal.GDALCreateGCPTransformer
+#define GDALGCPTransform gdal.GDALGCPTransform
+#define GDALDestroyGCPTransformer gdal.GDALDestroyGCPTransformer
 
 /* GDAL's messages go into a buffer, never to stderr. */
 typedef struct {
@@ -72,7 +216,11 @@ static int axis_swap(OGRSpatialReferenceH srs) {
 
 int tc_gdal_read(const char *path, tc_gdal_info *info) {
   memset(info, 0, sizeof(*info));
-  pthread_once(&register_once, register_drivers);
+  const char *unloadable = tc_gdal_load();
+  if (unloadable) {
+    info->error = strdup(unloadable);
+    return -2;
+  }
   /* a path GDAL would read as a virtual file system (/vsicurl/, /vsizip/) is not a file */
   if (strncmp(path, "/vsi", 4) == 0) {
     info->error = strdup("is not a plain file path");
@@ -156,8 +304,7 @@ typedef struct {
 } gcp_transformer;
 
 void *tc_gdal_gcp_create(const double *values, int count, int order) {
-  pthread_once(&register_once, register_drivers);
-  if (count <= 0)
+  if (count <= 0 || tc_gdal_load())
     return NULL;
   GDAL_GCP *gcps = calloc((size_t)count, sizeof(GDAL_GCP));
   gcp_transformer *t = calloc(1, sizeof(gcp_transformer));

@@ -27,11 +27,17 @@ public struct GDALGeoreference: Sendable {
   /// GDAL's warnings while reading (contradictory tags, …).
   public var warnings: [String]
 
-  /// Reads the georeferencing; nil when GDAL has no driver for the file (PDF, SVG, …).
-  public static func read(path: String) -> GDALGeoreference? {
+  /// Reads the georeferencing; nil when GDAL has no driver for the file (PDF, SVG, …)
+  /// or could find none. Throws when libgdal cannot be loaded.
+  public static func read(path: String) throws -> GDALGeoreference? {
+    guard mayHaveGeoreference(path: path) else { return nil }
     var info = tc_gdal_info()
     defer { tc_gdal_free(&info) }
-    guard tc_gdal_read(path, &info) == 0 else { return nil }
+    let status = tc_gdal_read(path, &info)
+    if status == -2 {
+      throw TilecutError.invalidInput(path: path, reason: info.error.map { String(cString: $0) } ?? "libgdal could not be loaded")
+    }
+    guard status == 0 else { return nil }
     func text(_ pointer: UnsafeMutablePointer<CChar>?) -> String? { pointer.map { String(cString: $0) } }
     func lines(_ pointer: UnsafeMutablePointer<CChar>?) -> [String] {
       text(pointer).map { $0.split(whereSeparator: \.isNewline).map(String.init) } ?? []
@@ -54,6 +60,34 @@ public struct GDALGeoreference: Sendable {
   }
 }
 
+extension GDALGeoreference {
+  /// Whether GDAL could find anything to read, decided without loading libgdal (which
+  /// is loaded on first use): a TIFF carries its keys; a PNG, JPEG, GIF or WebP is
+  /// georeferenced only by a file beside it whose name starts with its stem and a dot
+  /// (`plan.png.aux.xml`, `plan.pgw`, `plan.wld`, `plan.tab`, in any case), as GDAL
+  /// looks for them; other formats have no driver among the ones tilecut registers.
+  static func mayHaveGeoreference(path: String) -> Bool {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return true }
+    let head = [UInt8]((try? handle.read(upToCount: 12)) ?? Data())
+    try? handle.close()
+    func starts(_ magic: [UInt8], at offset: Int = 0) -> Bool {
+      head.count >= offset + magic.count && Array(head[offset..<offset + magic.count]) == magic
+    }
+    if starts([0x49, 0x49]) || starts([0x4D, 0x4D]) { return true }  // TIFF and BigTIFF, either byte order
+    let raster =
+      starts([0x89, 0x50, 0x4E, 0x47]) || starts([0xFF, 0xD8, 0xFF]) || starts([0x47, 0x49, 0x46, 0x38])
+      || (starts([0x52, 0x49, 0x46, 0x46]) && starts([0x57, 0x45, 0x42, 0x50], at: 8))
+    guard raster else { return false }
+    let url = URL(fileURLWithPath: path)
+    let name = url.lastPathComponent
+    let stem = (name.contains(".") ? String(name[..<name.lastIndex(of: ".")!]) : name).lowercased() + "."
+    guard let siblings = try? FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path) else {
+      return true
+    }
+    return siblings.contains { $0 != name && $0.lowercased().hasPrefix(stem) }
+  }
+}
+
 /// GDAL's transformer through control points, as `gdalwarp -order N` or `-tps` builds it.
 public final class GDALControlPointTransformer: @unchecked Sendable {
   private let handle: UnsafeMutableRawPointer
@@ -61,8 +95,12 @@ public final class GDALControlPointTransformer: @unchecked Sendable {
   /// 1, 2 or 3 for a polynomial, nil for a thin-plate spline.
   public let order: Int?
 
-  /// nil when GDAL cannot fit the points with this order (too few, or on one line).
-  public init?(_ points: [(pixel: PixelPoint, model: PixelPoint)], order: Int?) {
+  /// nil when GDAL cannot fit the points with this order (too few, or on one line);
+  /// throws when libgdal cannot be loaded.
+  public init?(_ points: [(pixel: PixelPoint, model: PixelPoint)], order: Int?) throws {
+    if let unloadable = tc_gdal_load() {
+      throw TilecutError.invalidOption(option: order == nil ? "--tps" : "--gcp-order", reason: String(cString: unloadable))
+    }
     let values = points.flatMap { [$0.pixel.x, $0.pixel.y, $0.model.x, $0.model.y] }
     guard let handle = tc_gdal_gcp_create(values, Int32(points.count), Int32(order ?? -1)) else { return nil }
     self.handle = handle

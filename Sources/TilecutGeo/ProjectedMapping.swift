@@ -37,7 +37,7 @@ public struct ProjectedMapping: SourceMapping {
     var fitted: GDALControlPointTransformer?
     if let points = placement.crsControlPoints, let order = placement.crsControlPointOrder, order != 1 {
       let pairs = points.filter { $0.count == 4 }.map { (pixel: PixelPoint(x: $0[0], y: $0[1]), model: PixelPoint(x: $0[2], y: $0[3])) }
-      guard let transformer = GDALControlPointTransformer(pairs, order: order < 0 ? nil : order) else {
+      guard let transformer = try GDALControlPointTransformer(pairs, order: order < 0 ? nil : order) else {
         throw TilecutError.invalidOption(option: "--gcp-order", reason: "GDAL cannot fit the placement's control points")
       }
       fitted = transformer
@@ -99,7 +99,7 @@ public enum GeoPlacement {
     var placement: Placement
     var fitted: GDALControlPointTransformer?
     if let controlPoints, let order = controlPointOrder, order != 1 {
-      guard let transformer = GDALControlPointTransformer(controlPoints, order: order < 0 ? nil : order) else {
+      guard let transformer = try GDALControlPointTransformer(controlPoints, order: order < 0 ? nil : order) else {
         throw TilecutError.invalidOption(
           option: option,
           reason: "GDAL cannot fit its \(controlPoints.count) control points with " + (order < 0 ? "a thin-plate spline" : "order \(order)")

@@ -33,6 +33,12 @@ typedef struct {
 
 /* Reads a raster's georeferencing. Returns 0 when GDAL opened it, 1 when no registered
  * driver reads it (info->error says why), -1 on another failure. Nothing reaches stderr. */
+/* Loads libgdal (once; thread-safe) and registers its drivers; NULL when it is
+ * ready, else why it could not be loaded (one line). */
+const char *tc_gdal_load(void);
+
+/* 0 on success; 1 when GDAL cannot open the file (info->error says why); -2 when
+ * libgdal cannot be loaded (info->error says why). */
 int tc_gdal_read(const char *path, tc_gdal_info *info);
 
 /* Frees what tc_gdal_read allocated. */

@@ -13,7 +13,7 @@ extension PlacementOptions {
   /// no driver for the format).
   func gdalPlacement(_ floor: FloorSource, pyramid: PyramidOptions, printer: Printer) throws -> Placement? {
     let path = floor.input.path
-    guard let found = GDALGeoreference.read(path: path) else { return nil }
+    guard let found = try GDALGeoreference.read(path: path) else { return nil }
     let size = (floor.description.width, floor.description.height)
     let sidecars = found.sidecars.filter { $0 != path }
     var placement: Placement
@@ -133,7 +133,7 @@ extension PlacementOptions {
   func checkResidual(
     _ points: [(pixel: PixelPoint, model: PixelPoint)], order: Int, path: String, width: Int, height: Int, printer: Printer
   ) throws {
-    guard let fitted = GDALControlPointTransformer(points, order: order < 0 ? nil : order) else {
+    guard let fitted = try GDALControlPointTransformer(points, order: order < 0 ? nil : order) else {
       throw TilecutError.invalidInput(
         path: path,
         reason: "GDAL cannot fit its \(points.count) control points with " + (order < 0 ? "a thin-plate spline" : "this order")

@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+import TilecutCore
+import TilecutFixtures
+
+/// libgdal is loaded when a file can hold a georeference GDAL reads, not at start:
+/// the dynamic loader's own record (`LD_DEBUG=files`, glibc) says which libraries a
+/// run opened.
+@Suite("libgdal is loaded only when a file asks for it")
+struct GDALLoadTests {
+  /// The shared objects the run's loader opened, from glibc's `LD_DEBUG=files` lines.
+  func loaded(_ arguments: String) throws -> (result: RunResult, gdal: Bool) {
+    let result = try runTool([], shell: "LD_DEBUG=files TILECUT \(arguments)")
+    let gdal = result.stderrLines.contains { $0.contains("file=libgdal.so") || $0.contains("/libgdal.so") }
+    return (result, gdal)
+  }
+
+  @Test("a PNG with nothing beside it and --version never load libgdal; a GeoTIFF and a world file do, and place as GDAL reads them")
+  func onDemand() throws {
+    #if os(Linux)
+      let dir = try scratch()
+      defer { try? FileManager.default.removeItem(atPath: dir) }
+      try picture(width: 256, height: 256).writePNG(to: dir + "/plain.png")
+      let version = try loaded("--version")
+      #expect(version.result.status == 0 && !version.gdal)
+      let plain = try loaded("'\(dir)/plain.png' -o '\(dir)/plain-out' --tile-size 256")
+      #expect(plain.result.status == 0, "\(plain.result.stderr.suffix(400))")
+      #expect(!plain.gdal, "a PNG with no file beside it loaded libgdal")
+
+      // a world file beside the PNG: GDAL reads it (its sidecar list names it)
+      try picture(width: 256, height: 256).writePNG(to: dir + "/plan.png")
+      let size = 2 * WebMercator.originShift / Double(1 << 18)
+      let west = Double(130978) * size - WebMercator.originShift
+      let north = WebMercator.originShift - Double(87176) * size
+      let px = size / 256
+      try Data("\(px)\n0\n0\n\(-px)\n\(west + px / 2)\n\(north - px / 2)\n".utf8).write(to: URL(fileURLWithPath: dir + "/plan.pgw"))
+      let world = try loaded("'\(dir)/plan.png' --source-crs EPSG:3857 --tile-size 256 -o '\(dir)/world-out'")
+      #expect(world.result.status == 0, "\(world.result.stderr.suffix(400))")
+      #expect(world.gdal, "a PNG with a world file beside it did not load libgdal")
+      #expect(FileManager.default.fileExists(atPath: dir + "/world-out/256/L1_18_130978_87176.png"))
+
+      // a GeoTIFF: its keys are GDAL's to read
+      try GeoTIFFWriter.write(
+        path: dir + "/keys.tif", width: 256, height: 256, bands: 3, pixels: [UInt8](repeating: 90, count: 256 * 256 * 3),
+        tiepoint: [0, 0, 0, west, north, 0], scale: [px, px, 0],
+        shortKeys: [(.modelType, 1), (.rasterType, 1), (.projectedCSType, 3857)])
+      let keys = try loaded("'\(dir)/keys.tif' --tile-size 256 -o '\(dir)/keys-out'")
+      #expect(keys.result.status == 0, "\(keys.result.stderr.suffix(400))")
+      #expect(keys.gdal, "a GeoTIFF did not load libgdal")
+      #expect(FileManager.default.fileExists(atPath: dir + "/keys-out/256/L1_18_130978_87176.png"))
+    #endif
+  }
+}
