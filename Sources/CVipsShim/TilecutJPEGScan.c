@@ -1,11 +1,16 @@
 #include "TilecutJPEGScan.h"
 
 #include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <jpeglib.h>
+#include <jerror.h>
+#include <vips/vips.h>
 
 /* Why this file exists: libvips' jpegload with fail_on=warning fails only on a
  * warning libjpeg gives before the last strip it reads; a warning in the last
@@ -88,4 +93,278 @@ int tc_verify_jpeg_file(const char *filename, char *reason, size_t reason_size) 
 
 int tc_verify_jpeg_buffer(const void *data, size_t length, char *reason, size_t reason_size) {
   return verify(NULL, data, length, reason, reason_size);
+}
+
+/* ---- tilecut's JPEG reader: the pixels, checked as they are decoded ---- */
+
+/* A libvips image whose rows libjpeg decodes in order as they are asked for, with
+ * the same settings as libvips' jpegload (islow DCT, fancy upsampling), so the
+ * pixels are jpegload's followed by tc_to_srgba. Every warning libjpeg gives, to
+ * the end of the scan (jpeg_finish_decompress reads to EOI), fails the read:
+ * the damage is found by the decode that tiles the file, not by a second decode
+ * before it. */
+typedef struct {
+  GMutex lock;
+  char *filename;
+  FILE *file;
+  struct jpeg_decompress_struct cinfo;
+  TcScanErrors errors;
+  int started;
+  int failed;
+  uint32_t width, height, next_row;
+  int components;
+  JSAMPLE *line;
+} TcJpegReader;
+
+/* The JPEGs this reader takes: 8-bit greyscale, or three components libjpeg turns
+ * into RGB (YCbCr, or RGB itself); CMYK and YCCK go to libvips, which converts them
+ * through a profile. */
+static int reader_takes(const struct jpeg_decompress_struct *cinfo) {
+  if (cinfo->data_precision != 8)
+    return 0;
+  if (cinfo->num_components == 1)
+    return cinfo->jpeg_color_space == JCS_GRAYSCALE;
+  if (cinfo->num_components == 3)
+    return cinfo->jpeg_color_space == JCS_YCbCr || cinfo->jpeg_color_space == JCS_RGB;
+  return 0;
+}
+
+static void reader_stop(TcJpegReader *r) {
+  if (r->started)
+    jpeg_destroy_decompress(&r->cinfo);
+  r->started = 0;
+  if (r->file)
+    fclose(r->file);
+  r->file = NULL;
+}
+
+/* Opens the file and starts libjpeg on it: 0, or -1 with libvips' error set. Only
+ * called inside a setjmp on r->errors.jump. */
+static int reader_start(TcJpegReader *r) {
+  reader_stop(r);
+  r->file = fopen(r->filename, "rbe");
+  if (!r->file) {
+    vips_error("jpegload", "cannot open the file again");
+    return -1;
+  }
+  memset(&r->cinfo, 0, sizeof r->cinfo);
+  r->cinfo.err = jpeg_std_error(&r->errors.pub);
+  r->errors.pub.error_exit = scan_error_exit;
+  r->errors.pub.emit_message = scan_emit_message;
+  r->errors.pub.output_message = scan_output_message;
+  jpeg_create_decompress(&r->cinfo);
+  r->started = 1;
+  jpeg_stdio_src(&r->cinfo, r->file);
+  jpeg_read_header(&r->cinfo, TRUE);
+  if (!reader_takes(&r->cinfo) || r->cinfo.image_width != r->width || r->cinfo.image_height != r->height) {
+    vips_error("jpegload", "the file changed while it was read");
+    return -1;
+  }
+  r->cinfo.out_color_space = r->components == 1 ? JCS_GRAYSCALE : JCS_RGB;
+  r->cinfo.dct_method = JDCT_ISLOW;
+  r->cinfo.do_fancy_upsampling = TRUE;
+  jpeg_start_decompress(&r->cinfo);
+  r->next_row = 0;
+  return 0;
+}
+
+/* The files the reader decoded to their end without a warning, by device, inode,
+ * size and modification time: a job that read only some rows of a file (a crop, a
+ * level that ends above its last rows) has it scanned before it publishes. */
+typedef struct {
+  dev_t dev;
+  ino_t ino;
+  off_t size;
+  struct timespec modified;
+} TcFileVersion;
+
+static GMutex finished_lock;
+static TcFileVersion *finished_files;
+static size_t finished_count, finished_capacity;
+
+static int same_version(const TcFileVersion *a, const struct stat *st) {
+  return a->dev == st->st_dev && a->ino == st->st_ino && a->size == st->st_size &&
+         a->modified.tv_sec == st->st_mtim.tv_sec && a->modified.tv_nsec == st->st_mtim.tv_nsec;
+}
+
+static void record_finished(FILE *file) {
+  struct stat st;
+  if (!file || fstat(fileno(file), &st))
+    return;
+  g_mutex_lock(&finished_lock);
+  int known = 0;
+  for (size_t i = 0; i < finished_count && !known; i++)
+    known = same_version(&finished_files[i], &st);
+  if (!known && finished_count == finished_capacity) {
+    size_t capacity = finished_capacity ? 2 * finished_capacity : 16;
+    TcFileVersion *grown = realloc(finished_files, capacity * sizeof *grown);
+    if (grown) {
+      finished_files = grown;
+      finished_capacity = capacity;
+    }
+  }
+  if (!known && finished_count < finished_capacity)
+    finished_files[finished_count++] = (TcFileVersion){st.st_dev, st.st_ino, st.st_size, st.st_mtim};
+  g_mutex_unlock(&finished_lock);
+}
+
+int tc_jpeg_read_whole(const char *filename) {
+  struct stat st;
+  if (stat(filename, &st))
+    return 0;
+  g_mutex_lock(&finished_lock);
+  int found = 0;
+  for (size_t i = 0; i < finished_count && !found; i++)
+    found = same_version(&finished_files[i], &st);
+  g_mutex_unlock(&finished_lock);
+  return found;
+}
+
+static void reader_free(TcJpegReader *r) {
+  if (!r)
+    return;
+  reader_stop(r);
+  free(r->filename);
+  free(r->line);
+  g_mutex_clear(&r->lock);
+  free(r);
+}
+
+/* The row r->next_row into r->line; at the last row the rest of the file is read
+ * to its end marker, so that damage after the last row fails too. Only called
+ * inside a setjmp on r->errors.jump. */
+static void reader_next_row(TcJpegReader *r) {
+  JSAMPROW row = r->line;
+  if (jpeg_read_scanlines(&r->cinfo, &row, 1) != 1)
+    ERREXIT(&r->cinfo, JERR_BAD_STATE);
+  r->next_row++;
+  if (r->next_row == r->height) {
+    jpeg_finish_decompress(&r->cinfo);
+    record_finished(r->file);
+  }
+}
+
+static void reader_expand(const TcJpegReader *r, int left, int width, VipsPel *out) {
+  const JSAMPLE *in = r->line + (size_t)left * (size_t)r->components;
+  if (r->components == 1) {
+    for (int x = 0; x < width; x++, out += 4) {
+      out[0] = out[1] = out[2] = in[x];
+      out[3] = 255;
+    }
+  } else {
+    for (int x = 0; x < width; x++, out += 4, in += 3) {
+      out[0] = in[0];
+      out[1] = in[1];
+      out[2] = in[2];
+      out[3] = 255;
+    }
+  }
+}
+
+static int reader_generate(VipsRegion *region, void *seq, void *a, void *b, gboolean *stop) {
+  (void)seq;
+  (void)b;
+  (void)stop;
+  TcJpegReader *r = a;
+  VipsRect *want = &region->valid;
+  int result = -1;
+  g_mutex_lock(&r->lock);
+  if (r->failed) {
+    vips_error("libjpeg", "%s", r->errors.message);
+    goto done;
+  }
+  if (setjmp(r->errors.jump)) {
+    r->failed = 1;
+    reader_stop(r);
+    vips_error("libjpeg", "%s", r->errors.message);
+    goto done;
+  }
+  if (!r->started || (uint32_t)want->top < r->next_row) {
+    if (reader_start(r))
+      goto done;
+  }
+  while (r->next_row < (uint32_t)want->top)
+    reader_next_row(r);
+  for (int y = 0; y < want->height; y++) {
+    reader_next_row(r);
+    reader_expand(r, want->left, want->width, VIPS_REGION_ADDR(region, want->left, want->top + y));
+  }
+  if (r->next_row == r->height)
+    reader_stop(r);
+  result = 0;
+done:
+  g_mutex_unlock(&r->lock);
+  return result;
+}
+
+static void reader_close(VipsImage *image, TcJpegReader *r) {
+  (void)image;
+  reader_free(r);
+}
+
+/* The header of a file this reader takes: 1 with its size and components, else 0. */
+static int reader_header(const char *filename, uint32_t *width, uint32_t *height, int *components) {
+  FILE *f = fopen(filename, "rbe");
+  if (!f)
+    return 0;
+  struct jpeg_decompress_struct cinfo;
+  TcScanErrors errors;
+  memset(&cinfo, 0, sizeof cinfo);
+  memset(&errors, 0, sizeof errors);
+  cinfo.err = jpeg_std_error(&errors.pub);
+  errors.pub.error_exit = scan_error_exit;
+  errors.pub.emit_message = scan_emit_message;
+  errors.pub.output_message = scan_output_message;
+  if (setjmp(errors.jump)) {
+    jpeg_destroy_decompress(&cinfo);
+    fclose(f);
+    return 0;
+  }
+  jpeg_create_decompress(&cinfo);
+  jpeg_stdio_src(&cinfo, f);
+  jpeg_read_header(&cinfo, TRUE);
+  int takes = reader_takes(&cinfo) && cinfo.image_width > 0 && cinfo.image_height > 0;
+  *width = cinfo.image_width;
+  *height = cinfo.image_height;
+  *components = cinfo.num_components;
+  jpeg_destroy_decompress(&cinfo);
+  fclose(f);
+  return takes;
+}
+
+int tc_jpeg_reads(const char *filename) {
+  uint32_t width, height;
+  int components;
+  return reader_header(filename, &width, &height, &components);
+}
+
+int tc_jpeg_open(const char *filename, VipsImage **out) {
+  uint32_t width, height;
+  int components;
+  if (!reader_header(filename, &width, &height, &components))
+    return 0;
+  TcJpegReader *r = calloc(1, sizeof *r);
+  if (!r)
+    return 0;
+  g_mutex_init(&r->lock);
+  r->filename = strdup(filename);
+  r->width = width;
+  r->height = height;
+  r->components = components;
+  r->line = malloc((size_t)width * (size_t)components);
+  VipsImage *image = r->filename && r->line ? vips_image_new() : NULL;
+  if (!image) {
+    reader_free(r);
+    return 0;
+  }
+  vips_image_init_fields(image, (int)width, (int)height, 4, VIPS_FORMAT_UCHAR, VIPS_CODING_NONE, VIPS_INTERPRETATION_sRGB,
+                         72.0 / 25.4, 72.0 / 25.4);
+  g_signal_connect(image, "close", G_CALLBACK(reader_close), r);
+  if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_THINSTRIP, NULL) ||
+      vips_image_generate(image, NULL, reader_generate, NULL, r, NULL)) {
+    g_object_unref(image);
+    return 0;
+  }
+  *out = image;
+  return 1;
 }

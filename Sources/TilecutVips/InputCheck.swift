@@ -20,7 +20,7 @@ public enum DecodeBudget {
 
 /// Reads what an input's header declares, and checks it against the bytes that
 /// are there, before libvips' loaders see the file.
-enum InputCheck {
+package enum InputCheck {
   /// PNGs whose pixel stream was not verified at the header (tilecut's own reader
   /// checks it as it reads), verified once before libvips reads them.
   private static let verified = Mutex<Set<String>>([])
@@ -65,7 +65,9 @@ enum InputCheck {
     }
     guard status == 0 else { throw TilecutError.invalidInput(path: path, reason: reason(result)) }
     try withinBudget(path: path, result, maxBytes: maxBytes)
-    if format == .jpeg { try verifyJPEGScan(path: path) }
+    // tilecut's JPEG reader checks the scan as it tiles it; what libvips reads is
+    // decoded once here first
+    if format == .jpeg && tc_jpeg_reads(path) != 1 { try verifyJPEGScan(path: path) }
   }
 
   /// Bytes a page's content streams (with its forms', patterns' and glyphs') may
@@ -151,19 +153,43 @@ enum InputCheck {
       if let key { scannedJPEGs.withLock { _ = $0.insert(key) } }
       return
     }
-    let said = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    throw TilecutError.invalidInput(
-      path: path, reason: "cannot be decoded: it is damaged (libjpeg: \(said)); re-export or re-scan it")
+    throw damagedJPEG(path: path, said: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
   }
 
-  /// Before libvips' pngload reads a PNG tilecut's reader would have read (random
-  /// access, as a rotated placement asks for), its stream is checked once.
+  /// Before a job publishes: every JPEG it tiled has been decoded to its end without
+  /// a warning, by tilecut's reader as it tiled it, else (a crop, a level that
+  /// ended above the last rows, a file libvips read) by a scan now.
+  package static func confirmJPEGs(paths: [String]) throws {
+    for path in Set(paths) where tc_jpeg_read_whole(path) != 1 {
+      guard let handle = FileHandle(forReadingAtPath: path) else { continue }
+      let head = [UInt8]((try? handle.read(upToCount: 3)) ?? Data())
+      try? handle.close()
+      if SourceFormat.magic(head) == .jpeg { try verifyJPEGScan(path: path) }
+    }
+  }
+
+  static func damagedJPEG(path: String, said: String) -> TilecutError {
+    .invalidInput(path: path, reason: "cannot be decoded: it is damaged (libjpeg: \(said)); re-export or re-scan it")
+  }
+
+  /// A read of a file's pixels that failed inside libvips, as one line naming the
+  /// file; tilecut's JPEG reader says libjpeg's words under "libjpeg:".
+  package static func readFailure(path: String, _ error: VipsError) -> TilecutError {
+    if let said = error.message.range(of: "libjpeg: ") {
+      return damagedJPEG(path: path, said: String(error.message[said.upperBound...].prefix { $0 != ";" }))
+    }
+    return .invalidInput(path: path, reason: "cannot be decoded (\(error.message.isEmpty ? "read failed" : error.message))")
+  }
+
+  /// Before libvips' pngload or jpegload reads a file tilecut's readers would have
+  /// read (random access, as a rotated placement asks for), its stream is checked once.
   static func verifyStream(path: String) throws {
     if verified.withLock({ $0.contains(path) }) { return }
     var head = [UInt8](repeating: 0, count: 8)
     guard let handle = FileHandle(forReadingAtPath: path) else { return }
     head = [UInt8](handle.readData(ofLength: 8))
     try? handle.close()
+    if SourceFormat.magic(head) == .jpeg { return try verifyJPEGScan(path: path) }
     guard SourceFormat.magic(head) == .png else { return }
     var result = TcFileCheck()
     guard tc_check_png(path, 1, &result) == 0 else { throw TilecutError.invalidInput(path: path, reason: reason(result)) }

@@ -34,8 +34,7 @@ func fetchRows(
   while done < count {
     let n = min(64, count - done)
     guard tc_fetch(region, 0, Int32(top + done), Int32(width), Int32(n), buffer + done * width * 4) == 0 else {
-      let error = VipsError.current("read")
-      throw TilecutError.invalidInput(path: name, reason: "cannot be decoded (\(error.message.isEmpty ? "read failed" : error.message))")
+      throw InputCheck.readFailure(path: name, VipsError.current("read"))
     }
     done += n
   }

@@ -52,8 +52,7 @@ public enum SourcePixels {
     var hi = 0.0
     let found = tc_data_range(image.pointer, nodata == nil ? 0 : 1, nodata ?? 0, &lo, &hi)
     if found < 0 {
-      let error = VipsError.current("read")
-      throw TilecutError.invalidInput(path: input.path, reason: "cannot be decoded (\(error.message.isEmpty ? "read failed" : error.message))")
+      throw InputCheck.readFailure(path: input.path, VipsError.current("read"))
     }
     return found == 1 ? lo...hi : nil
   }

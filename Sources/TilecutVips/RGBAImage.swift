@@ -19,7 +19,7 @@ public struct RGBAImage: Equatable, Sendable {
   public static func decode(file path: String) throws -> RGBAImage {
     try Vips.start()
     let image = try SourceImage.open(path: path, page: nil, sequential: true)
-    return try decode(image)
+    do { return try decode(image) } catch let error as VipsError { throw InputCheck.readFailure(path: path, error) }
   }
 
   /// Decodes bytes in memory (a PNG, JPEG, WebP … file's contents).

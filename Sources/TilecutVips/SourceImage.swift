@@ -138,7 +138,8 @@ public enum SourceImage {
   }
 
   static func open(path: String, page: Int?, sequential: Bool, format: SourceFormat? = nil) throws -> VipsImageHandle {
-    // libvips' pngload skips the stream's Adler-32, which tilecut's reader checks
+    // libvips' pngload skips the stream's Adler-32, and jpegload lets warnings in
+    // the last rows through, which tilecut's readers check
     if !sequential { try InputCheck.verifyStream(path: path) }
     // the loader the bytes name, the one the header was read with: never libvips' guess
     let format = try format ?? SourceFormat.detect(path: path)
@@ -148,6 +149,9 @@ public enum SourceImage {
     return try VipsImageHandle.make("load \(path)") { out in
       // the common PNGs, read top to bottom, decode on ISA-L's inflate (TilecutPNGRead.h)
       if page == nil, sequential, format == .png, tc_png_open(path, &out) == 1 { return 0 }
+      // JPEGs read top to bottom: libjpeg through tilecut's reader, which fails on
+      // any warning to the end of the file (TilecutJPEGScan.h)
+      if page == nil, sequential, format == .jpeg, tc_jpeg_open(path, &out) == 1 { return 0 }
       return tc_load_named(format.loader, path, Int32(page ?? -1), 0, sequential ? 1 : 0, &out)
     }
   }

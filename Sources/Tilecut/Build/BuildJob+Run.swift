@@ -119,9 +119,7 @@ extension BuildJob {
     if let signal = cancel.received { throw JobInterrupted(signal: signal) }
     ledger.settleBlanks(cells: Self.cellCounts(plan))
     try base.checkNotEmpty(plan, ledger: ledger)
-    for source in sources where source.identity != nil && TileJob.identity(source.path) != source.identity {
-      throw TilecutError.invalidInput(path: source.path, reason: "changed during the run; the output was not replaced, run again")
-    }
+    try TileJob.confirmSources(sources)
     var manifest = makeManifest(plan, layers: layers, ledger: ledger, sources: sources, options: options, fingerprint: fingerprint)
     manifest.shard = plan.settings.shard.map { Manifest.Shard(index: $0.index, count: $0.count, jobFingerprint: jobFingerprint) }
     try TileJob.stampContent(&manifest, store: store)

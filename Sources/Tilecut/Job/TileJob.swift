@@ -268,9 +268,7 @@ public struct TileJob {
     if let signal = cancel.received { throw JobInterrupted(signal: signal) }
     try checkNotEmpty(plan, ledger: ledger)
     // the tiles are of the bytes that were hashed only if no source changed meanwhile
-    for source in sources where source.identity != nil && Self.identity(source.path) != source.identity {
-      throw TilecutError.invalidInput(path: source.path, reason: "changed during the run; the output was not replaced, run again")
-    }
+    try TileJob.confirmSources(sources)
     var manifest = makeManifest(plan, ledger: ledger, sources: sources, options: options, fingerprint: fingerprint, jobFingerprint: jobFingerprint)
     try TileJob.stampContent(&manifest, store: store)
     var files: [String: [UInt8]] = [:]
@@ -415,6 +413,15 @@ public struct TileJob {
       let size = attributes[.size] as? Int, let date = attributes[.modificationDate] as? Date
     else { return nil }
     return (size, date.timeIntervalSince1970)
+  }
+
+  /// Before a job publishes: no source changed while it was read (the tiles are of
+  /// the bytes that were hashed), and every JPEG was decoded to its end without a warning.
+  static func confirmSources(_ sources: [Manifest.Source]) throws {
+    for source in sources where source.identity != nil && identity(source.path) != source.identity {
+      throw TilecutError.invalidInput(path: source.path, reason: "changed during the run; the output was not replaced, run again")
+    }
+    try InputCheck.confirmJPEGs(paths: sources.map(\.path))
   }
 
   /// What names one version of a file: device, inode, size, modification and change times (ns).
