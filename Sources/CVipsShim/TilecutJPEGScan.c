@@ -160,7 +160,8 @@ static int reader_start(TcJpegReader *r) {
     vips_error("jpegload", "the file changed while it was read");
     return -1;
   }
-  r->cinfo.out_color_space = r->components == 1 ? JCS_GRAYSCALE : JCS_RGB;
+  /* libjpeg-turbo writes RGBA itself (alpha 255), straight into libvips' region */
+  r->cinfo.out_color_space = r->components == 1 ? JCS_GRAYSCALE : JCS_EXT_RGBA;
   r->cinfo.dct_method = JDCT_ISLOW;
   r->cinfo.do_fancy_upsampling = TRUE;
   jpeg_start_decompress(&r->cinfo);
@@ -230,11 +231,11 @@ static void reader_free(TcJpegReader *r) {
   free(r);
 }
 
-/* The row r->next_row into r->line; at the last row the rest of the file is read
- * to its end marker, so that damage after the last row fails too. Only called
- * inside a setjmp on r->errors.jump. */
-static void reader_next_row(TcJpegReader *r) {
-  JSAMPROW row = r->line;
+/* The row r->next_row into `into` (r->line when NULL); at the last row the rest of
+ * the file is read to its end marker, so that damage after the last row fails too.
+ * Only called inside a setjmp on r->errors.jump. */
+static void reader_next_row(TcJpegReader *r, JSAMPLE *into) {
+  JSAMPROW row = into ? into : r->line;
   if (jpeg_read_scanlines(&r->cinfo, &row, 1) != 1)
     ERREXIT(&r->cinfo, JERR_BAD_STATE);
   r->next_row++;
@@ -244,20 +245,16 @@ static void reader_next_row(TcJpegReader *r) {
   }
 }
 
+/* r->line's pixels `left` to `left + width` as RGBA */
 static void reader_expand(const TcJpegReader *r, int left, int width, VipsPel *out) {
-  const JSAMPLE *in = r->line + (size_t)left * (size_t)r->components;
   if (r->components == 1) {
+    const JSAMPLE *in = r->line + left;
     for (int x = 0; x < width; x++, out += 4) {
       out[0] = out[1] = out[2] = in[x];
       out[3] = 255;
     }
   } else {
-    for (int x = 0; x < width; x++, out += 4, in += 3) {
-      out[0] = in[0];
-      out[1] = in[1];
-      out[2] = in[2];
-      out[3] = 255;
-    }
+    memcpy(out, r->line + 4 * (size_t)left, 4 * (size_t)width);
   }
 }
 
@@ -284,10 +281,14 @@ static int reader_generate(VipsRegion *region, void *seq, void *a, void *b, gboo
       goto done;
   }
   while (r->next_row < (uint32_t)want->top)
-    reader_next_row(r);
+    reader_next_row(r, NULL);
+  /* whole RGBA rows are decoded in place */
+  int direct = r->components == 3 && want->left == 0 && (uint32_t)want->width == r->width;
   for (int y = 0; y < want->height; y++) {
-    reader_next_row(r);
-    reader_expand(r, want->left, want->width, VIPS_REGION_ADDR(region, want->left, want->top + y));
+    VipsPel *out = VIPS_REGION_ADDR(region, want->left, want->top + y);
+    reader_next_row(r, direct ? out : NULL);
+    if (!direct)
+      reader_expand(r, want->left, want->width, out);
   }
   if (r->next_row == r->height)
     reader_stop(r);
@@ -351,7 +352,7 @@ int tc_jpeg_open(const char *filename, VipsImage **out) {
   r->width = width;
   r->height = height;
   r->components = components;
-  r->line = malloc((size_t)width * (size_t)components);
+  r->line = malloc((size_t)width * (components == 1 ? 1 : 4));
   VipsImage *image = r->filename && r->line ? vips_image_new() : NULL;
   if (!image) {
     reader_free(r);

@@ -63,6 +63,7 @@ public enum ProjectKeys {
     .init("palette", .bool, cli: "--palette"),
     .init("quality", .int, cli: "--quality"),
     .init("webpEffort", .int, cli: "--webp-effort"),
+    .init("jpegOptimize", .bool, cli: "--jpeg-optimize"),
     .init("background", .string, cli: "--background"),
     .init("knockout", .string, cli: "--knockout"),
     .init("jobs", .int, cli: "--jobs"),

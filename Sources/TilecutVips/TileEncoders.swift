@@ -22,6 +22,10 @@ public struct VipsTileEncoder: TileEncoder {
   public var fill: ColorRule?
   /// libwebp's effort (its method), 0 (fast) to 6 (small); dzsave uses libwebp's 4.
   public var webpEffort: Int = VipsTileEncoder.defaultWebPEffort
+  /// Optimised Huffman tables for JPEG tiles (`--jpeg-optimize`): off by default, as
+  /// libjpeg-turbo's statistics pass has no SIMD and about doubles its encode time for
+  /// 7-13 % fewer bytes (bench/README.md "Photo tiles").
+  public var jpegOptimize = false
 
   /// Effort 2, with the options below: on a photo at q75 it takes 0.4–0.5× the encode
   /// time of 4 for 1.04× the bytes and no lower PSNR (bench/README.md "Photo tiles").
@@ -102,21 +106,18 @@ public struct VipsTileEncoder: TileEncoder {
   }
 
   /// libjpeg at --quality as vips jpegsave writes it (4:2:0 below 90, the accurate
-  /// DCT), with optimised Huffman tables: the same pixels in fewer bytes. Transparent
+  /// DCT); optimised Huffman tables with `jpegOptimize` (the same pixels). Transparent
   /// pixels are flattened onto `fill`, white by default.
   private func jpeg(_ pixels: UnsafePointer<UInt8>, stride: Int, size: Int) throws -> [UInt8] {
     let colour: [UInt8] = fill.map { [$0.red, $0.green, $0.blue] } ?? [255, 255, 255]
     var length = 0
     let buffer = colour.withUnsafeBufferPointer {
-      tc_jpeg_encode_rows(pixels, stride, Int32(size), Int32(size), Int32(quality), Self.jpegOptimizedHuffman ? 1 : 0, $0.baseAddress, &length)
+      tc_jpeg_encode_rows(pixels, stride, Int32(size), Int32(size), Int32(quality), jpegOptimize ? 1 : 0, $0.baseAddress, &length)
     }
     guard let buffer else { throw VipsError(operation: "jpegsave", message: "libjpeg could not encode a tile") }
     defer { tc_lossy_free(buffer) }
     return [UInt8](UnsafeBufferPointer(start: buffer, count: length))
   }
-
-  /// Optimised Huffman tables: 7 % fewer bytes on a photo at q75 for no measurable time.
-  static let jpegOptimizedHuffman = true
 
   /// The same tile through libvips' savers (webpsave, jpegsave with vips_flatten), as
   /// tilecut wrote them before: what the tests compare the direct encoders with.

@@ -9,7 +9,7 @@ enum ProjectArguments {
   /// The keys each option group takes.
   static let outputKeys = ["output", "name", "force", "preview", "store", "depfile", "changes"]
   static let pyramidKeys = ["minZoom", "maxZoom", "tileSize", "tileSizes", "retinaDepth", "resampling", "maxTiles"]
-  static let encodingKeys = ["format", "pngCompression", "palette", "quality", "webpEffort", "background", "knockout"]
+  static let encodingKeys = ["format", "pngCompression", "palette", "quality", "webpEffort", "jpegOptimize", "background", "knockout"]
   static let runKeys = ["jobs", "maxPixels", "noVector"]
   /// Per floor, the keys that are not `PlacementOptions`' (they shape the layer's pixels).
   static let layerPixelKeys = ["knockout", "background"]

@@ -185,6 +185,7 @@ public struct TileJob {
     ]
     // absent for effort 4, the default before 2 was: outputs made then stay up to date
     if encoding.format == .webp && encoding.webpEffort != VipsTileEncoder.libwebpDefaultEffort { o["webpEffort"] = String(encoding.webpEffort) }
+    if encoding.format == .jpeg && encoding.jpegOptimize { o["jpegOptimize"] = "true" }
     if let b = plan.settings.background { o["background"] = b.description }
     if let k = plan.settings.knockout { o["knockout"] = k.description }
     if let s = plan.settings.shard { o["shard"] = "\(s.index)/\(s.count)" }

@@ -199,6 +199,11 @@ public struct EncodingOptions: ParsableArguments {
   @Option(help: ArgumentHelp("libwebp's effort for WebP tiles, 0 (fast) to 6 (small).", valueName: "0-6"))
   public var webpEffort: Int = VipsTileEncoder.defaultWebPEffort
 
+  @Flag(
+    help:
+      "Optimised Huffman tables for JPEG tiles: the same pixels in about 7-13% fewer bytes, for about twice libjpeg's encoding time.")
+  public var jpegOptimize = false
+
   @Option(
     help: ArgumentHelp(
       "Tiles whose every pixel is transparent or within TOLERANCE of COLOR are not written (e.g. white, '#f8f8f8:6'); JPEG tiles are filled with COLOR where transparent.",
@@ -235,6 +240,7 @@ public struct EncodingOptions: ParsableArguments {
     let fill = (try? colorRules())?.background
     var encoder = VipsTileEncoder(format: format, pngCompression: pngCompression, palette: palette, quality: quality, fill: fill)
     encoder.webpEffort = webpEffort
+    encoder.jpegOptimize = jpegOptimize
     return encoder
   }
 
