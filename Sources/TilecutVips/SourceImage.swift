@@ -81,6 +81,7 @@ public enum SourceImage {
       throw TilecutError.invalidInput(path: path, reason: "cannot be read (permission denied)")
     }
     guard st.st_size > 0 else { throw TilecutError.invalidInput(path: path, reason: "is empty (0 bytes)") }
+    try checkSidecars(of: path)
     let format = try SourceFormat.detect(path: path)
     // what the header declares against the bytes that are there, before a loader allocates
     try InputCheck.check(path: path, page: input.page, format: format, maxBytes: maxMemory)
@@ -99,6 +100,37 @@ public enum SourceImage {
         reason: "is \(width) × \(height) pixels, more than --max-pixels \(maxPixels); raise --max-pixels if this is intended")
     }
     return SourceHeader(path: path, width: width, height: height, pages: pages, isVector: format.isVector, format: format)
+  }
+
+  /// Files named after an input are read as its sidecars, by tilecut (world file,
+  /// `.prj`, `.aux.xml`) and by GDAL (those, `.ovr`, `.msk`, `.tab`, `.RPB`,
+  /// `_RPC.TXT`, `.IMD`, …): one that is a FIFO, socket or device would block the
+  /// read or be drained, so it refuses the input before anything opens it.
+  static func checkSidecars(of path: String) throws {
+    let url = URL(fileURLWithPath: path)
+    let name = url.lastPathComponent
+    let stem = (name.lastIndex(of: ".").map { String(name[..<$0]) } ?? name).lowercased()
+    guard !stem.isEmpty, let entries = try? FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)
+    else { return }
+    for entry in entries.sorted() where entry != name {
+      let lower = entry.lowercased()
+      guard lower.hasPrefix(stem + ".") || lower.hasPrefix(stem + "_") else { continue }
+      let sibling = url.deletingLastPathComponent().appendingPathComponent(entry).path
+      var st = stat()
+      guard stat(sibling, &st) == 0 else { continue }
+      let kind: String
+      switch st.st_mode & S_IFMT {
+      case S_IFIFO: kind = "a FIFO (named pipe)"
+      case S_IFSOCK: kind = "a socket"
+      case S_IFCHR, S_IFBLK: kind = "a device"
+      default: continue
+      }
+      throw TilecutError.invalidInput(
+        path: path,
+        reason:
+          "\(entry) beside it is \(kind), not a file; files named after an input are read as its sidecars (world file, .prj, .aux.xml, GDAL's .ovr), so move it away or rename it"
+      )
+    }
   }
 
   /// Pages, width and height of a file, read by its format's own loader (which is

@@ -84,8 +84,29 @@ public final class Printer: Sendable {
     emit("warning: " + line)
   }
 
-  /// An error line; always shown.
-  public func error(_ line: String) { emit("error: " + line, important: true) }
+  /// An error line; always shown. Control characters (a file name with a newline or
+  /// an escape sequence in it) are shown escaped, so that it stays one line.
+  public func error(_ line: String) { emit("error: " + Self.oneLine(line), important: true) }
+
+  /// `line` with every control character written as `\n`, `\t`, `\r` or `\u{…}`.
+  public static func oneLine(_ line: String) -> String {
+    guard line.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return line }
+    var out = ""
+    for scalar in line.unicodeScalars {
+      switch scalar {
+      case "\n": out += "\\n"
+      case "\t": out += "\\t"
+      case "\r": out += "\\r"
+      default:
+        if scalar.properties.generalCategory == .control {
+          out += "\\u{" + String(scalar.value, radix: 16) + "}"
+        } else {
+          out.unicodeScalars.append(scalar)
+        }
+      }
+    }
+    return out
+  }
 
   /// Redraws the one-line progress bar (terminal only, at most 10 times a second unless `force`).
   public func progress(_ line: @autoclosure () -> String, force: Bool = false) {

@@ -105,6 +105,12 @@ extension PlacementOptions {
     }
     let worldFile = WorldFile.findSidecar(for: path)
     if let found = try sidecarCRS(imagePath: path, worldFile: worldFile) { return found }
+    // GeoKeys that name a code PROJ does not know: GDAL falls back to a local CRS; say which code
+    if let problem = GeoTIFFTags.read(path: path)?.crsProblem {
+      throw TilecutError.invalidInput(
+        path: path,
+        reason: "has \(what), but the CRS its GeoKeys name is not one PROJ knows (\(problem)); give --source-crs (EPSG:NNNN, a PROJ string or a WKT file)")
+    }
     throw TilecutError.invalidInput(
       path: path, reason: "has \(what) but no CRS; give --source-crs (EPSG:NNNN, a PROJ string or a WKT file) or put a .prj beside it")
   }

@@ -31,6 +31,7 @@ public struct PlacementOptions: ParsableArguments {
   public var allowResidual: Double?
 
   @Option(
+    parsing: .unconditional,
     help: ArgumentHelp(
       "A file's control points are fitted by a polynomial of this order, like gdalwarp -order (default: gdalwarp's, 1 below 6 points, else 2).",
       valueName: "1|2|3"))

@@ -86,6 +86,7 @@ public struct PyramidOptions: ParsableArguments {
   public var maxZoom: Int?
 
   @Option(
+    parsing: .unconditional,
     help: ArgumentHelp(
       "Tile sizes in pixels, any of 256, 512 (@2x: the same z/x/y grid at twice the density) and 768 (@3x), comma-separated.", valueName: "sizes"))
   public var tileSize: String = "256,512"
@@ -196,7 +197,7 @@ public struct EncodingOptions: ParsableArguments {
   @Option(parsing: .unconditional, help: ArgumentHelp("WebP/JPEG quality, 1 to 100 (WebP is lossy and keeps transparency).", valueName: "q"))
   public var quality: Int = 85
 
-  @Option(help: ArgumentHelp("libwebp's effort for WebP tiles, 0 (fast) to 6 (small).", valueName: "0-6"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("libwebp's effort for WebP tiles, 0 (fast) to 6 (small).", valueName: "0-6"))
   public var webpEffort: Int = VipsTileEncoder.defaultWebPEffort
 
   @Flag(
@@ -223,6 +224,7 @@ public struct EncodingOptions: ParsableArguments {
     if quality < 1 { throw ValidationError(OptionNumbers.atLeast("--quality", 1, got: quality)) }
     if !(0...9).contains(pngCompression) { throw ValidationError("--png-compression: \(pngCompression) is outside 0...9") }
     if !(1...100).contains(quality) { throw ValidationError("--quality: \(quality) is outside 1...100") }
+    if webpEffort < 0 { throw ValidationError(OptionNumbers.atLeast("--webp-effort", 0, got: webpEffort)) }
     if !(0...6).contains(webpEffort) { throw ValidationError("--webp-effort: \(webpEffort) is outside 0...6") }
     if palette && format != .png { throw ValidationError("--palette: only PNG tiles have a palette; drop it or use --format png") }
     do { _ = try colorRules() } catch let e as TilecutError { throw ValidationError(e.description) }
@@ -299,7 +301,7 @@ public struct RunOptions: ParsableArguments {
   public var maxDocumentPixels: Int { maxPixelsOption ?? Self.defaultMaxDocumentPixels }
 
   @Option(
-    name: .customLong("max-memory"),
+    name: .customLong("max-memory"), parsing: .unconditional,
     help: ArgumentHelp(
       "Refuse sources whose decoder must hold more than this many megabytes for the whole image at once: a progressive JPEG, an interlaced PNG, an image embedded in an SVG (default: 512).",
       valueName: "MB"))
