@@ -109,7 +109,8 @@ extension PlacementOptions {
     if let problem = GeoTIFFTags.read(path: path)?.crsProblem {
       throw TilecutError.invalidInput(
         path: path,
-        reason: "has \(what), but the CRS its GeoKeys name is not one PROJ knows (\(problem)); give --source-crs (EPSG:NNNN, a PROJ string or a WKT file)")
+        reason:
+          "has \(what), but the CRS its GeoKeys name is not one PROJ knows (\(problem)); give --source-crs (EPSG:NNNN, a PROJ string or a WKT file)")
     }
     throw TilecutError.invalidInput(
       path: path, reason: "has \(what) but no CRS; give --source-crs (EPSG:NNNN, a PROJ string or a WKT file) or put a .prj beside it")
