@@ -7,7 +7,9 @@ pixel pyramid, BENCH_RUNS (default 3) runs each in turn. Prints median wall time
 time (user + system), peak RSS and tile bytes, their ratios to dzsave, and the quality of the native
 level (the same pixels into both encoders) against the source: PSNR over RGB and
 SSIM of luma (BT.601; 11-tap Gaussian window, σ 1.5, as Wang et al.), computed here
-with numpy. Environment: TILECUT, BENCH_RUNS, BENCH_PHOTO_SIZE (8192), BENCH_OUT.
+with numpy. Environment: TILECUT, BENCH_RUNS, BENCH_PHOTO_SIZE (8192), BENCH_OUT, and
+BENCH_PHOTO: another source instead, an RGB JPEG of n × n pixels, n a multiple of 256
+(say, crops of real photographs joined with vips arrayjoin).
 """
 import math
 import os
@@ -115,8 +117,16 @@ def main():
     if not os.access(tilecut, os.X_OK):
         raise SystemExit(f"no tilecut binary at {tilecut}; run make release")
     os.makedirs(bench.WORK, exist_ok=True)
-    photo = os.path.join(bench.WORK, f"photo{SIZE}.jpg")
-    bench.photo_image(photo, SIZE, 3)
+    photo = os.environ.get("BENCH_PHOTO")
+    n = SIZE
+    if photo:
+        width, height = (int(subprocess.run(["vipsheader", "-f", f, photo], check=True, capture_output=True, text=True).stdout) for f in ("width", "height"))
+        if width != height or width % 256:
+            raise SystemExit(f"BENCH_PHOTO {photo}: {width} × {height}; crop it to n × n pixels, n a multiple of 256")
+        n = width
+    else:
+        photo = os.path.join(bench.WORK, f"photo{SIZE}.jpg")
+        bench.photo_image(photo, SIZE, 3)
     out_root = os.environ.get("BENCH_OUT") or (f"/dev/shm/tilecut-photo-{os.getpid()}" if os.path.isdir("/dev/shm") else bench.WORK)
     os.makedirs(out_root, exist_ok=True)
     out = lambda name: os.path.join(out_root, "out-" + name)
@@ -143,17 +153,17 @@ def main():
     rss = {k: statistics.median(m for _, _, m in v) for k, v in results.items()}
     size = {k: sum(bench.tiles(dests[k]).values()) for k in contenders}
     count = {k: len(bench.tiles(dests[k])) for k in contenders}
-    zoom = int(math.log2(SIZE // 256))
+    zoom = int(math.log2(n // 256))
     with tempfile.TemporaryDirectory(dir=out_root) as tmp:
         ref_raw = os.path.join(tmp, "ref.raw")
         subprocess.run(["vips", "rawsave", photo, ref_raw], check=True)
-        ref = np.memmap(ref_raw, np.uint8, "r", shape=(SIZE, SIZE, 3))
+        ref = np.memmap(ref_raw, np.uint8, "r", shape=(n, n, 3))
         q = {}
         for k in contenders:
-            m = raw_mosaic(dests[k], zoom, SIZE, tmp, k.replace(" ", "-"))
+            m = raw_mosaic(dests[k], zoom, n, tmp, k.replace(" ", "-"))
             q[k] = quality(m, ref)
             del m
-    print(f"\nphoto {SIZE}² Q={QUALITY}, 256 px tiles, medians of {RUNS} alternating runs; quality of zoom {zoom} (native) against the source")
+    print(f"\n{os.path.basename(photo)} {n}² Q={QUALITY}, 256 px tiles, medians of {RUNS} alternating runs; quality of zoom {zoom} (native) against the source")
     print(f"{'':24} {'wall':>7} {'CPU':>7} {'peak RSS':>9} {'tiles':>6} {'bytes':>11} {'PSNR':>9} {'SSIM(Y)':>8}")
     for k in contenders:
         print(f"{k:24} {med[k]:6.2f}s {cpu[k]:6.2f}s {rss[k]:6.0f} MB {count[k]:6d} {size[k]:11,d} {q[k][0]:6.3f} dB {q[k][1]:8.4f}")

@@ -27,8 +27,11 @@ public struct VipsTileEncoder: TileEncoder {
   /// 7-13 % fewer bytes (bench/README.md "Photo tiles").
   public var jpegOptimize = false
 
-  /// Effort 2, with the options below: on a photo at q75 it takes 0.4–0.5× the encode
-  /// time of 4 for 1.04× the bytes and no lower PSNR (bench/README.md "Photo tiles").
+  /// Effort 2, with the options below: at q75 it takes 0.4–0.5× the encode time of 4
+  /// for 1.04–1.05× the bytes and PSNR within 0.05 dB, but a lower luma SSIM (−0.007 on
+  /// the bench's grainy photo, −0.0001 on a mosaic of real ones). No libwebp setting gives
+  /// effort 4's SSIM in under 0.95× its time: that takes the rate-distortion choice of
+  /// 4×4 intra modes, efforts 3–6 (bench/README.md "Photo tiles against dzsave").
   public static let defaultWebPEffort = 2
   /// libwebp's own default effort, tilecut's before 2 (and dzsave's).
   public static let libwebpDefaultEffort = 4
@@ -37,7 +40,10 @@ public struct VipsTileEncoder: TileEncoder {
   /// have no rate-distortion optimisation: less noise shaping (20, libwebp's default is
   /// 50) puts the bits where the error is, a stronger filter (90, default 60) hides the
   /// blocks; together they give back the PSNR that effort 2 loses to 4 at libwebp's
-  /// own settings (29.16 → 29.29 dB, 4: 29.27). Efforts 3–6 keep libwebp's defaults.
+  /// own settings (29.16 → 29.29 dB, 4: 29.27) and most of it on a mosaic of real
+  /// photographs (41.43 → 41.62 dB, 4: 41.67), at the cost of luma SSIM on grain
+  /// (0.9095 → 0.9055, 4: 0.9125). No other setting of them, of sharpness, segments
+  /// or autofilter did better on both kinds of photo. Efforts 3–6 keep libwebp's defaults.
   public static let fastWebPNoiseShaping: Int32 = 20
   public static let fastWebPFilterStrength: Int32 = 90
 
