@@ -56,8 +56,44 @@ enum SVGReferences {
     return String(cString: p)
   }
 
+  /// A document's text as UTF-8, which libxml2 would decode from what its first
+  /// bytes or XML declaration say; nil for an encoding tilecut does not decode
+  /// (UTF-7, EBCDIC, Shift_JIS…), whose references it cannot read.
+  static func utf8(_ data: Data) -> (Data?, String) {
+    let b = [UInt8](data.prefix(512))
+    func has(_ p: [UInt8]) -> Bool { b.starts(with: p) }
+    func transcoded(_ encoding: String.Encoding, _ name: String) -> (Data?, String) {
+      (String(data: data, encoding: encoding).map { Data($0.utf8) }, name)
+    }
+    if has([0xEF, 0xBB, 0xBF]) { return (data, "UTF-8") }
+    if has([0xFF, 0xFE, 0, 0]) || has([0x3C, 0, 0, 0]) { return transcoded(.utf32LittleEndian, "UTF-32") }
+    if has([0, 0, 0xFE, 0xFF]) || has([0, 0, 0, 0x3C]) { return transcoded(.utf32BigEndian, "UTF-32") }
+    if has([0xFF, 0xFE]) || has([0x3C, 0]) { return transcoded(.utf16LittleEndian, "UTF-16") }
+    if has([0xFE, 0xFF]) || has([0, 0x3C]) { return transcoded(.utf16BigEndian, "UTF-16") }
+    if has([0x4C, 0x6F, 0xA7, 0x94]) { return (nil, "EBCDIC") }
+    // <?xml … encoding="…"?>
+    guard has(Array("<?xml".utf8)) else { return (data, "UTF-8") }
+    let head = String(decoding: b.prefix { $0 != UInt8(ascii: ">") }, as: UTF8.self)
+    guard let at = head.range(of: "encoding") else { return (data, "UTF-8") }
+    let rest = head[at.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "'" || $0.isWhitespace }
+    let name = String(rest.prefix { $0.isLetter || $0.isNumber || "-_.:".contains($0) })
+    switch name.lowercased() {
+    case "utf-8", "utf8", "us-ascii", "ascii": return (data, name)
+    case "iso-8859-1", "iso_8859-1", "latin1", "latin-1", "l1": return transcoded(.isoLatin1, name)
+    case "windows-1252", "cp1252": return transcoded(.windowsCP1252, name)
+    default: return (nil, name)
+    }
+  }
+
   /// Checks every reference of one document (SVG or CSS) whose relative references resolve against `base`.
-  static func scan(_ data: Data, base: String, via: [String], depth: Int, walk: inout Walk) throws {
+  static func scan(_ raw: Data, base: String, via: [String], depth: Int, walk: inout Walk) throws {
+    let (text, encoding) = utf8(raw)
+    guard let data = text else {
+      let what = via.isEmpty ? "is" : "refers to \(describe(via.last!, via: Array(via.dropLast()))), which is"
+      throw TilecutError.invalidInput(
+        path: walk.path,
+        reason: "\(what) in the \(encoding) encoding, in which tilecut cannot read what an SVG refers to; save it as UTF-8")
+    }
     let found = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
       let bytes = raw.bindMemory(to: UInt8.self)
       var reader = MarkupReader(bytes)

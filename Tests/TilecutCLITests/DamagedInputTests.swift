@@ -361,6 +361,22 @@ struct DamagedInputTests {
       c.expectClean(r, status: 1, mentions: "\(name).svg: refers to")
       #expect(r.stderr.contains(name == "directory" ? "a directory" : "a FIFO"), "\(name): \(r.stderr)")
     }
+    // encodings libxml2 decodes: Latin-1 and UTF-16 are read as it reads them, UTF-7 is refused
+    #expect(mkfifo(c.path("fi\u{E9}o.png"), 0o600) == 0)
+    let latin1 = #"<?xml version="1.0" encoding="ISO-8859-1"?>"# + open + #"<image width="5" height="5" href="fi\#u{E9}o.png"/></svg>"#
+    try #require(latin1.data(using: .isoLatin1)).write(to: URL(fileURLWithPath: c.path("latin1.svg")))
+    let utf16 = #"<?xml version="1.0" encoding="UTF-16"?><svg xmlns="http://www.w3.org/2000/svg"><use href="fifo.svg#a"/></svg>"#
+    try (Data([0xFF, 0xFE]) + (try #require(utf16.data(using: .utf16LittleEndian)))).write(to: URL(fileURLWithPath: c.path("inner16.svg")))
+    try write(open + #"<use href="inner16.svg#a"/></svg>"#, "utf16.svg")
+    for name in ["latin1", "utf16"] {
+      let r = try runTool([c.path("\(name).svg"), "-o", c.path("out"), "--max-zoom", "1"], timeout: 30)
+      c.expectClean(r, status: 1, mentions: "\(name).svg: refers to")
+      #expect(r.stderr.contains("a FIFO"), "\(name): \(r.stderr)")
+    }
+    try write(#"<?xml version="1.0" encoding="UTF-7"?>"# + open + #"<image width="5" height="5" href="fi+AGY-o.png"/></svg>"#, "utf7.svg")
+    c.expectClean(
+      try runTool([c.path("utf7.svg"), "-o", c.path("out"), "--max-zoom", "1"], timeout: 30), status: 1,
+      mentions: "utf7.svg: is in the UTF-7 encoding")
     // a drawing with a stylesheet importing another, an image beside it and links still tiles
     try picture(width: 40, height: 30).writePNG(to: c.path("photo.png"))
     try write("rect { stroke: green }", "plain.css")
