@@ -63,9 +63,10 @@ struct MarkupReader {
     return b.count
   }
 
-  private static func localName(_ name: [UInt8]) -> String {
-    let local = name.lastIndex(of: UInt8(ascii: ":")).map { Array(name[($0 + 1)...]) } ?? name
-    return String(decoding: local, as: UTF8.self).lowercased()
+  private static func localName(_ name: UnsafeBufferPointer<UInt8>) -> String {
+    let start = name.lastIndex(of: UInt8(ascii: ":")).map { $0 + 1 } ?? 0
+    guard name.count - start <= 16 else { return "" }  // longer than any name this reader looks for
+    return String(decoding: name[start...], as: UTF8.self).lowercased()
   }
 
   private mutating func readMarkup(_ b: UnsafeBufferPointer<UInt8>) {
@@ -77,8 +78,13 @@ struct MarkupReader {
         i += 1
         continue
       }
-      text += decode(UnsafeBufferPointer(rebasing: b[textStart..<i]), attribute: false, depth: 0)
-      if Self.starts(b, i, "<!--") {
+      appendText(UnsafeBufferPointer(rebasing: b[textStart..<i]))
+      let next = i + 1 < n ? b[i + 1] : 0
+      if next != UInt8(ascii: "!") && next != UInt8(ascii: "?") && next != UInt8(ascii: "/") {
+        var j = i + 1
+        while j < n && !Self.isSpace(b[j]) && b[j] != UInt8(ascii: ">") && b[j] != UInt8(ascii: "/") { j += 1 }
+        i = attributes(b, from: j, element: UnsafeBufferPointer(rebasing: b[(i + 1)..<j]))
+      } else if Self.starts(b, i, "<!--") {
         i = min(n, Self.find(b, "-->", from: i + 4) + 3)
       } else if Self.starts(b, i, "<![CDATA[") {
         let end = Self.find(b, "]]>", from: i + 9)
@@ -95,26 +101,32 @@ struct MarkupReader {
         while j < end && !Self.isSpace(b[j]) { j += 1 }
         let target = String(decoding: b[(i + 2)..<j], as: UTF8.self).lowercased()
         if target == "xml-stylesheet" {
-          attributes(UnsafeBufferPointer(rebasing: b[j..<end]), from: 0, element: Array(target.utf8))
+          Array(target.utf8).withUnsafeBufferPointer { name in
+            _ = attributes(UnsafeBufferPointer(rebasing: b[j..<end]), from: 0, element: name)
+          }
         }
         i = min(n, end + 2)
-      } else if Self.starts(b, i, "</") {
-        i = min(n, Self.find(b, ">", from: i) + 1)
       } else {
-        var j = i + 1
-        while j < n && !Self.isSpace(b[j]) && b[j] != UInt8(ascii: ">") && b[j] != UInt8(ascii: "/") { j += 1 }
-        i = attributes(b, from: j, element: Array(b[(i + 1)..<j]))
+        i = min(n, Self.find(b, ">", from: i) + 1)  // an end tag
       }
       textStart = i
     }
-    if textStart < n { text += decode(UnsafeBufferPointer(rebasing: b[textStart..<n]), attribute: false, depth: 0) }
+    if textStart < n { appendText(UnsafeBufferPointer(rebasing: b[textStart..<n])) }
+  }
+
+  /// Character data, decoded, for the stylesheet of all of it; white space between tags is left out.
+  private mutating func appendText(_ run: UnsafeBufferPointer<UInt8>) {
+    guard run.contains(where: { !Self.isSpace($0) }) else { return }
+    if run.contains(UInt8(ascii: "&")) || run.contains(0x0D) {
+      text += decode(run, attribute: false, depth: 0)
+    } else {
+      text += run
+    }
   }
 
   /// A tag's attributes from `start` to its '>'; returns the index after it.
-  @discardableResult
-  private mutating func attributes(_ b: UnsafeBufferPointer<UInt8>, from start: Int, element: [UInt8]) -> Int {
+  private mutating func attributes(_ b: UnsafeBufferPointer<UInt8>, from start: Int, element: UnsafeBufferPointer<UInt8>) -> Int {
     let n = b.count
-    let elementName = Self.localName(element)
     var i = start
     while i < n {
       let c = b[i]
@@ -125,7 +137,7 @@ struct MarkupReader {
       }
       var j = i
       while j < n && !Self.isSpace(b[j]) && b[j] != UInt8(ascii: "=") && b[j] != UInt8(ascii: ">") { j += 1 }
-      let name = Array(b[i..<j])
+      let name = UnsafeBufferPointer(rebasing: b[i..<j])
       i = max(j, i + 1)
       while i < n && Self.isSpace(b[i]) { i += 1 }
       guard i < n, b[i] == UInt8(ascii: "=") else { continue }
@@ -146,16 +158,21 @@ struct MarkupReader {
         while i < n && !Self.isSpace(b[i]) && b[i] != UInt8(ascii: ">") { i += 1 }
         valueEnd = i
       }
-      attribute(name: name, element: elementName, raw: UnsafeBufferPointer(rebasing: b[valueStart..<valueEnd]))
+      attribute(name: name, element: element, raw: UnsafeBufferPointer(rebasing: b[valueStart..<valueEnd]))
     }
     return n
   }
 
-  private mutating func attribute(name: [UInt8], element: String, raw: UnsafeBufferPointer<UInt8>) {
+  private mutating func attribute(name: UnsafeBufferPointer<UInt8>, element: UnsafeBufferPointer<UInt8>, raw: UnsafeBufferPointer<UInt8>) {
+    let isHref = Self.localName(name) == "href"
+    // CSS needs a '(' for url(…) and an '@' for @import; either may come from a reference
+    guard isHref || raw.contains(where: { $0 == UInt8(ascii: "(") || $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "&") }) else { return }
     let value = decode(raw, attribute: true, depth: 0)
+    let elementName = Self.localName(element)
     // an <a>'s link is followed by a browser, never loaded by librsvg
-    if Self.localName(name) == "href" && element != "a" {
-      references.append(.init(value: String(decoding: value, as: UTF8.self), kind: element == "xml-stylesheet" ? .stylesheet : .resource))
+    if isHref && elementName != "a" {
+      references.append(
+        .init(value: String(decoding: value, as: UTF8.self), kind: elementName == "xml-stylesheet" ? .stylesheet : .resource))
     }
     css(value)
   }
@@ -337,6 +354,7 @@ struct MarkupReader {
 
   /// `url(…)` and `@import "…"` in CSS (or anything read as CSS), with comments and escapes as CSS has them.
   private mutating func css(_ s: [UInt8]) {
+    guard s.contains(where: { $0 == UInt8(ascii: "(") || $0 == UInt8(ascii: "@") }) else { return }
     let n = s.count
     var i = 0
     var afterImport = false
