@@ -164,6 +164,14 @@ enum SVGReferences {
       try withinBudget(head, key: key, what: "refers to \(describe(value, via: via)), an image", walk: &walk)
       return
     }
+    // a stylesheet, SVG or text librsvg reads whole (and tilecut would read through)
+    if data.count > walk.maxBytes {
+      throw TilecutError.invalidInput(
+        path: walk.path,
+        reason:
+          "refers to \(describe(value, via: via)), a file of \(DecodeBudget.megabytes(UInt64(data.count))) that librsvg reads whole, more than --max-memory \(walk.maxBytes / 1_000_000) MB; raise --max-memory if this is intended"
+      )
+    }
     guard depth < maxDepth else {
       throw TilecutError.invalidInput(
         path: walk.path,

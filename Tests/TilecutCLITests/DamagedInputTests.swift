@@ -412,6 +412,15 @@ struct DamagedInputTests {
       c.expectClean(r, status: 1, mentions: "\(name).svg:")
       #expect(r.stderr.contains("11000 × 11000") && r.stderr.contains("--max-memory 200 MB"), "\(name): \(r.stderr)")
     }
+    // a sparse 300 MB text file librsvg would read whole for xi:include
+    #expect(FileManager.default.createFile(atPath: c.path("huge.txt"), contents: nil))
+    #expect(truncate(c.path("huge.txt"), 300_000_000) == 0)
+    try write(
+      #"<svg xmlns="http://www.w3.org/2000/svg" xmlns:xi="http://www.w3.org/2001/XInclude"><text><xi:include href="huge.txt" parse="text"/></text></svg>"#,
+      "include.svg")
+    c.expectClean(
+      try runTool([c.path("include.svg"), "-o", c.path("out"), "--max-memory", "200"], timeout: 30), status: 1,
+      mentions: "include.svg: refers to 'huge.txt', a file of 300 MB")
     // gdk-pixbuf's pixels and cairo's copy: 6000² is 288 MB, more than 256 (at 4 bytes a pixel it was 144)
     func image(_ width: UInt32, _ height: UInt32) -> String {
       #"<image width="50" height="50" href="data:image/png;base64,"# + pngHeader(width: width, height: height).base64EncodedString() + #""/>"#
