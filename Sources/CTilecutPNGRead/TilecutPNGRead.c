@@ -426,12 +426,13 @@ static int inflate_rows(TcPngReader *r, uint32_t rows) {
 }
 
 /* After the last row, what libpng's png_read_finish_IDAT does: read the stream
- * to its end and its Adler-32 (not checked), then the rest of the current IDAT
+ * to its end (at most TC_PNG_EXCESS_SLACK bytes more) and its Adler-32 (not checked), then the rest of the current IDAT
  * chunk and its CRC. A corrupt tail is only a warning there; a truncated file,
  * a chunk other than IDAT before the end, or a bad CRC are errors. */
 static int finish_stream(TcPngReader *r) {
   struct inflate_state *s = r->inflate;
   uint8_t discard[4096];
+  uint64_t excess = 0;
   int ended = 1;
   while (s->block_state != ISAL_BLOCK_FINISH) {
     s->next_out = discard;
@@ -440,6 +441,11 @@ static int finish_stream(TcPngReader *r) {
     int status = isal_inflate(s);
     size_t used = (size_t)(s->next_in - in);
     r->adler = libdeflate_adler32(r->adler, discard, sizeof discard - s->avail_out);
+    /* bytes past the last row: libpng drops them with a warning; a stream that
+     * inflates on for gigabytes is damaged, and is not inflated to its end */
+    excess += sizeof discard - s->avail_out;
+    if (excess > TC_PNG_EXCESS_SLACK)
+      return fail(r, "its pixel data inflates to more than the rows its header declares (too much image data)");
     if (took(r, in, used))
       return -1;
     if (status < 0) {

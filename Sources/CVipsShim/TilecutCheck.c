@@ -72,6 +72,7 @@ typedef struct {
   struct inflate_state state;
   uint8_t out[TC_PIECE];
   uint64_t produced;
+  uint64_t limit; /* the filtered rows and TC_PNG_EXCESS_SLACK; 0 until IHDR is read */
   int finished;
 } TcStream;
 
@@ -89,6 +90,9 @@ static int stream_feed(TcStream *z, uint8_t *in, size_t n, TcFileCheck *out) {
       return refuse(out, "is damaged: the compressed pixel data is corrupt (Adler-32 mismatch)");
     if (status < 0)
       return refuse(out, "is damaged: the compressed pixel data is corrupt");
+    /* stops after one more piece than the rows need, however far the stream goes */
+    if (z->limit && z->produced > z->limit)
+      return refuse(out, "is damaged: its pixel data inflates to more than the rows its header declares (too much image data)");
     if (s->block_state == ISAL_BLOCK_FINISH)
       z->finished = 1;
   }
@@ -178,6 +182,8 @@ int tc_check_png(const char *filename, int verify_stream, TcFileCheck *out) {
             goto done;
           }
           expected = png_stream_bytes(out->width, out->height, bits, interlaced);
+          if (z)
+            z->limit = expected + TC_PNG_EXCESS_SLACK;
           if (interlaced) {
             /* libpng's whole-image buffer, rows as libvips asks for them */
             int samples = colour == 3 ? 4 : channels[colour];

@@ -317,6 +317,197 @@ struct DamagedInputTests {
     #expect(refusal(dir + "/fine.svg") == nil)
   }
 
+  @Test(
+    "SVG: a FIFO or directory named through character references, entities, white space, CSS escapes or comments, or by a stylesheet or SVG it refers to, is refused before librsvg opens it"
+  )
+  func svgReferenceSpellings() throws {
+    let c = try Corpus()
+    defer { c.cleanup() }
+    for name in ["fifo.png", "fifo.css", "fifo.svg"] { #expect(mkfifo(c.path(name), 0o600) == 0) }
+    try FileManager.default.createDirectory(atPath: c.path("folder"), withIntermediateDirectories: true)
+    func write(_ text: String, _ name: String) throws { try Data(text.utf8).write(to: URL(fileURLWithPath: c.path(name))) }
+    let open =
+      #"<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="100" height="100"><rect width="50" height="50" fill="blue"/>"#
+    try write(#"rect { stroke: red } @import "fifo.css";"#, "imports.css")
+    try write(#"<svg xmlns="http://www.w3.org/2000/svg"><use href="fifo.svg#a"/></svg>"#, "inner.svg")
+    let inner = #"<svg xmlns='http://www.w3.org/2000/svg'><image href='fifo.png'/></svg>"#
+    let cases: [(name: String, prolog: String, body: String)] = [
+      ("charref", "", #"<image href="fi&#102;o.png" width="5" height="5"/>"#),
+      ("space", "", #"<image href=" fifo.png " width="5" height="5"/>"#),
+      ("linebreak", "", #"<image href="fi&#10;fo.png" width="5" height="5"/>"#),
+      ("cssescape", "", #"<style>@import url(fi\66o.css);</style>"#),
+      ("csscomment", "", #"<style>@import/**/"fifo.css";</style>"#),
+      ("escapedimport", "", #"<style><![CDATA[@\69mport "fifo.css";]]></style>"#),
+      ("nested", "", #"<style>@import "imports.css";</style>"#),
+      ("fill", "", #"<rect width="5" height="5" fill="u&#x72;l(fifo.svg#p)"/>"#),
+      ("style", "", #"<rect width="5" height="5" style="filter: url(&quot;fifo.svg#f&quot;)"/>"#),
+      ("feimage", "", #"<filter id="f"><feImage xlink:href="fifo.png"/></filter>"#),
+      ("pattern", "", #"<pattern id="p" href="fifo.svg#q"/>"#),
+      ("use", "", #"<use href="inner.svg#a"/>"#),
+      (
+        "datasvg", "",
+        #"<image width="5" height="5" href="data:image/svg+xml,"# + (inner.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+          + #""/>"#
+      ),
+      ("entity", #"<!DOCTYPE svg [<!ENTITY f "fifo.png">]>"#, #"<image href="&f;" width="5" height="5"/>"#),
+      ("entitymarkup", #"<!DOCTYPE svg [<!ENTITY f "<image href=&#34;fifo.png&#34; width=&#34;5&#34; height=&#34;5&#34;/>">]>"#, "&f;"),
+      ("attlist", #"<!DOCTYPE svg [<!ATTLIST image href CDATA "fifo.png">]>"#, #"<image width="5" height="5"/>"#),
+      ("stylesheet", #"<?xml-stylesheet type="text/css" href="fifo.css"?>"#, ""),
+      ("directory", "", #"<image width="5" height="5" href="folder/"/>"#),
+    ]
+    for (name, prolog, body) in cases {
+      try write(prolog + open + body + "</svg>", "\(name).svg")
+      let r = try runTool([c.path("\(name).svg"), "-o", c.path("out"), "--max-zoom", "1"], timeout: 30)
+      c.expectClean(r, status: 1, mentions: "\(name).svg: refers to")
+      #expect(r.stderr.contains(name == "directory" ? "a directory" : "a FIFO"), "\(name): \(r.stderr)")
+    }
+    // encodings libxml2 decodes: Latin-1 and UTF-16 are read as it reads them, UTF-7 is refused
+    #expect(mkfifo(c.path("fi\u{E9}o.png"), 0o600) == 0)
+    let latin1 = #"<?xml version="1.0" encoding="ISO-8859-1"?>"# + open + #"<image width="5" height="5" href="fi\#u{E9}o.png"/></svg>"#
+    try #require(latin1.data(using: .isoLatin1)).write(to: URL(fileURLWithPath: c.path("latin1.svg")))
+    let utf16 = #"<?xml version="1.0" encoding="UTF-16"?><svg xmlns="http://www.w3.org/2000/svg"><use href="fifo.svg#a"/></svg>"#
+    try (Data([0xFF, 0xFE]) + (try #require(utf16.data(using: .utf16LittleEndian)))).write(to: URL(fileURLWithPath: c.path("inner16.svg")))
+    try write(open + #"<use href="inner16.svg#a"/></svg>"#, "utf16.svg")
+    for name in ["latin1", "utf16"] {
+      let r = try runTool([c.path("\(name).svg"), "-o", c.path("out"), "--max-zoom", "1"], timeout: 30)
+      c.expectClean(r, status: 1, mentions: "\(name).svg: refers to")
+      #expect(r.stderr.contains("a FIFO"), "\(name): \(r.stderr)")
+    }
+    try write(#"<?xml version="1.0" encoding="UTF-7"?>"# + open + #"<image width="5" height="5" href="fi+AGY-o.png"/></svg>"#, "utf7.svg")
+    c.expectClean(
+      try runTool([c.path("utf7.svg"), "-o", c.path("out"), "--max-zoom", "1"], timeout: 30), status: 1,
+      mentions: "utf7.svg: is in the UTF-7 encoding")
+    // a drawing with a stylesheet importing another, an image beside it and links still tiles
+    try picture(width: 40, height: 30).writePNG(to: c.path("photo.png"))
+    try write("rect { stroke: green }", "plain.css")
+    try write(#"@import url("plain.css"); rect { fill: url(#g) }"#, "fine.css")
+    let fine =
+      open
+      + #"<style>@import "fine.css";</style><image href="photo.png" width="40" height="30"/><a href="folder/"><rect width="5" height="5"/></a></svg>"#
+    try write(fine, "fine.svg")
+    let made = try runTool([c.path("fine.svg"), "-o", c.path("fine-out"), "--max-zoom", "1", "-q"], timeout: 60)
+    #expect(made.status == 0 && made.stderr.isEmpty, "\(made.stderr)")
+  }
+
+  @Test("SVG: percent-encoded, entity-spelled, nested and referenced images are held to --max-memory at librsvg's 8 bytes a pixel, and together")
+  func svgImageBudget() throws {
+    let c = try Corpus()
+    defer { c.cleanup() }
+    func write(_ text: String, _ name: String) throws { try Data(text.utf8).write(to: URL(fileURLWithPath: c.path(name))) }
+    let open = #"<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100">"#
+    let png = pngHeader(width: 11000, height: 11000)
+    try png.write(to: URL(fileURLWithPath: c.path("big.png")))
+    let percent = png.map { String(format: "%%%02X", $0) }.joined()
+    let base64 = png.base64EncodedString()
+    let inner = #"<svg xmlns="http://www.w3.org/2000/svg"><image href="data:image/png;base64,"# + base64 + #""/></svg>"#
+    let cases = [
+      "percent": #"<image width="50" height="50" href="data:image/png,"# + percent + #""/>"#,
+      "entity": #"<image width="50" height="50" href="data&#58;image/png;base64,"# + base64 + #""/>"#,
+      "referenced": #"<image width="50" height="50" href="big.png"/>"#,
+      "nested": #"<image width="50" height="50" href="data:image/svg+xml;base64,"# + Data(inner.utf8).base64EncodedString() + #""/>"#,
+    ]
+    for (name, body) in cases {
+      try write(open + body + "</svg>", "\(name).svg")
+      let r = try runTool([c.path("\(name).svg"), "-o", c.path("out"), "--max-memory", "200"], timeout: 30)
+      c.expectClean(r, status: 1, mentions: "\(name).svg:")
+      #expect(r.stderr.contains("11000 × 11000") && r.stderr.contains("--max-memory 200 MB"), "\(name): \(r.stderr)")
+    }
+    // a sparse 300 MB text file librsvg would read whole for xi:include
+    #expect(FileManager.default.createFile(atPath: c.path("huge.txt"), contents: nil))
+    #expect(truncate(c.path("huge.txt"), 300_000_000) == 0)
+    try write(
+      #"<svg xmlns="http://www.w3.org/2000/svg" xmlns:xi="http://www.w3.org/2001/XInclude"><text><xi:include href="huge.txt" parse="text"/></text></svg>"#,
+      "include.svg")
+    c.expectClean(
+      try runTool([c.path("include.svg"), "-o", c.path("out"), "--max-memory", "200"], timeout: 30), status: 1,
+      mentions: "include.svg: refers to 'huge.txt', a file of 300 MB")
+    // gdk-pixbuf's pixels and cairo's copy: 6000² is 288 MB, more than 256 (at 4 bytes a pixel it was 144)
+    func image(_ width: UInt32, _ height: UInt32) -> String {
+      #"<image width="50" height="50" href="data:image/png;base64,"# + pngHeader(width: width, height: height).base64EncodedString() + #""/>"#
+    }
+    try write(open + image(6000, 6000) + "</svg>", "six.svg")
+    #expect(throws: TilecutError.self) { try SVGReferences.check(path: c.path("six.svg"), maxBytes: 256_000_000) }
+    #expect(throws: Never.self) { try SVGReferences.check(path: c.path("six.svg"), maxBytes: 300_000_000) }
+    // librsvg keeps every image it loaded: two of 128 MB are over 200 MB, one is not
+    try write(open + image(4000, 4000) + "</svg>", "one.svg")
+    try write(open + image(4000, 4000) + image(4000, 4001) + "</svg>", "two.svg")
+    #expect(throws: Never.self) { try SVGReferences.check(path: c.path("one.svg"), maxBytes: 200_000_000) }
+    #expect(refusal(c.path("two.svg"), maxMemory: 200_000_000)?.contains("with the images before it") == true)
+  }
+
+  /// A `width` × `height` RGB PNG whose rows are zeros and whose IDAT stream inflates to `extra` more zero bytes
+  /// (fixed-Huffman copies of 258 bytes: a few hundred KB for 64 MB).
+  func excessPNG(width: Int, height: Int, interlaced: Bool, extra: Int) -> Damaged {
+    var rows = height * (width * 3 + 1)
+    if interlaced {
+      rows = 0
+      let passes = [(0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2)]
+      for (x0, y0, dx, dy) in passes {
+        let w = width > x0 ? (width - x0 + dx - 1) / dx : 0
+        let h = height > y0 ? (height - y0 + dy - 1) / dy : 0
+        if w > 0 && h > 0 { rows += h * (w * 3 + 1) }
+      }
+    }
+    let total = rows + extra
+    var out: [UInt8] = [0x78, 0x01]
+    var bits: UInt64 = 0
+    var count = 0
+    func put(_ value: UInt32, _ n: Int) {
+      bits |= UInt64(value) << UInt64(count)
+      count += n
+      while count >= 8 {
+        out.append(UInt8(bits & 255))
+        bits >>= 8
+        count -= 8
+      }
+    }
+    func code(_ value: UInt32, _ n: Int) {  // Huffman codes go most significant bit first
+      var reversed: UInt32 = 0
+      for k in 0..<n where value >> UInt32(k) & 1 == 1 { reversed |= 1 << UInt32(n - 1 - k) }
+      put(reversed, n)
+    }
+    put(1, 1)  // the last block
+    put(1, 2)  // fixed Huffman codes
+    code(0x30, 8)  // literal 0
+    var left = total - 1
+    while left > 0 {
+      if left >= 258 + 3 || left == 258 {
+        code(0xC5, 8)  // length 258
+        code(0, 5)  // distance 1
+        left -= 258
+      } else {
+        code(0x30, 8)
+        left -= 1
+      }
+    }
+    code(0, 7)  // end of block
+    if count > 0 { put(0, 8 - count) }
+    let adler = UInt32(total % 65521) << 16 | 1
+    out += Damaged.be32(adler)
+    let header = Damaged.be32(UInt32(width)) + Damaged.be32(UInt32(height)) + [8, 2, 0, 0, interlaced ? 1 : 0]
+    return Damaged.png([("IHDR", header), ("IDAT", out), ("IEND", [])])
+  }
+
+  @Test("PNG: pixel data inflating far past its rows is damaged, refused by tilecut's reader and before libpng without inflating it all")
+  func excessImageData() throws {
+    let c = try Corpus()
+    defer { c.cleanup() }
+    for interlaced in [false, true] {
+      let name = interlaced ? "interlaced.png" : "plain.png"
+      try excessPNG(width: 100, height: 100, interlaced: interlaced, extra: 64 << 20).write(c.path(name))
+      let r = try runTool([c.path(name), "-o", c.path("out")], timeout: 60)
+      c.expectClean(r, status: 1, mentions: "\(name): is damaged")
+      #expect(r.stderr.contains("too much image data"), "\(r.stderr)")
+    }
+    // the same rows with a few bytes to spare, and none, read
+    for extra in [0, 100] {
+      try excessPNG(width: 100, height: 100, interlaced: false, extra: extra).write(c.path("slack.png"))
+      #expect(refusal(c.path("slack.png")) == nil, "\(extra)")
+      try excessPNG(width: 100, height: 100, interlaced: true, extra: extra).write(c.path("slack-interlaced.png"))
+      #expect(refusal(c.path("slack-interlaced.png")) == nil, "\(extra)")
+    }
+  }
+
   @Test("MBTiles: an endless recursive view, a view over one, and a 100 MB blob end with one reason")
   func hostileMBTiles() throws {
     let dir = try scratch()

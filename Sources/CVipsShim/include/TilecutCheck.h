@@ -16,10 +16,16 @@ typedef struct {
   char reason[200];
 } TcFileCheck;
 
+/* Bytes of pixel data a PNG's stream may inflate to beyond the filtered rows
+ * its header declares before it is refused as damaged (libpng warns "Too much
+ * image data" and drops them; a stream inflating to gigabytes would be inflated
+ * to its end for nothing). */
+#define TC_PNG_EXCESS_SLACK 4096u
+
 /* A PNG's chunks, without decoding: every chunk fits in the file, every chunk
  * but IDAT has a good CRC, IEND is there. `verify_stream`: also inflate the
  * pixel data (in 64 KB pieces) and check the IDAT CRCs, that the stream holds
- * every row and that its Adler-32 is right. 0: sound; -1: `reason` says why. */
+ * every row and no more (TC_PNG_EXCESS_SLACK), and that its Adler-32 is right. 0: sound; -1: `reason` says why. */
 int tc_check_png(const char *filename, int verify_stream, TcFileCheck *out);
 
 /* A JPEG's markers up to its first scan: the frame's size and components, and
