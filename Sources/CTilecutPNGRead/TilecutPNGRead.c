@@ -3,6 +3,7 @@
 
 #include "TilecutPNGRead.h"
 #include "TilecutCheck.h"
+#include "CVipsShim.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -756,11 +757,6 @@ done:
   return result;
 }
 
-static void close_reader(VipsImage *image, TcPngReader *r) {
-  (void)image;
-  reader_free(r);
-}
-
 int tc_png_open(const char *filename, VipsImage **out) {
   TcPngReader *r = calloc(1, sizeof *r);
   if (!r)
@@ -787,19 +783,13 @@ int tc_png_open(const char *filename, VipsImage **out) {
   r->batch = malloc(stride * r->batch_capacity);
   r->prev = calloc(1, r->row_bytes);
   r->scratch = malloc(4 * (size_t)r->width);
-  VipsImage *image = r->inflate && r->batch && r->prev && r->scratch ? vips_image_new() : NULL;
-  if (!image) {
+  if (!r->inflate || !r->batch || !r->prev || !r->scratch) {
     reader_free(r);
     return 0;
   }
-  vips_image_init_fields(image, (int)r->width, (int)r->height, 4, VIPS_FORMAT_UCHAR, VIPS_CODING_NONE,
-                         VIPS_INTERPRETATION_sRGB, 72.0 / 25.4, 72.0 / 25.4);
-  g_signal_connect(image, "close", G_CALLBACK(close_reader), r);
-  if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_THINSTRIP, NULL) ||
-      vips_image_generate(image, NULL, generate, NULL, r, NULL)) {
-    g_object_unref(image);
+  VipsImage *image = tc_rows_image((int)r->width, (int)r->height, generate, r, (void (*)(void *))reader_free);
+  if (!image)
     return 0;
-  }
   *out = image;
   return 1;
 }

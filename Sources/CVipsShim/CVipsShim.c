@@ -390,3 +390,30 @@ int tc_save_jpeg(VipsImage *in, int quality, const double fill[3], void **buffer
 }
 
 
+
+typedef struct {
+  void *state;
+  void (*release)(void *);
+} TcRowsOwner;
+
+static void rows_image_closed(VipsImage *image, TcRowsOwner *owner) {
+  (void)image;
+  owner->release(owner->state);
+  g_free(owner);
+}
+
+VipsImage *tc_rows_image(int width, int height, VipsGenerateFn generate, void *state, void (*release)(void *)) {
+  VipsImage *image = vips_image_new();
+  TcRowsOwner *owner = g_new0(TcRowsOwner, 1);
+  owner->state = state;
+  owner->release = release;
+  vips_image_init_fields(image, width, height, 4, VIPS_FORMAT_UCHAR, VIPS_CODING_NONE, VIPS_INTERPRETATION_sRGB,
+                         72.0 / 25.4, 72.0 / 25.4);
+  g_signal_connect(image, "close", G_CALLBACK(rows_image_closed), owner);
+  if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_THINSTRIP, NULL) ||
+      vips_image_generate(image, NULL, generate, NULL, state, NULL)) {
+    g_object_unref(image); /* closes it: state is released */
+    return NULL;
+  }
+  return image;
+}

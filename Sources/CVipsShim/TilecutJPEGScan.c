@@ -1,4 +1,5 @@
 #include "TilecutJPEGScan.h"
+#include "CVipsShim.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -41,15 +42,21 @@ static void scan_emit_message(j_common_ptr cinfo, int level) {
 
 static void scan_output_message(j_common_ptr cinfo) { (void)cinfo; }
 
+/* A decompressor (zeroed) whose first warning or error longjmps to errors->jump
+ * (the caller's setjmp, left as it is) with libjpeg's words in errors->message. */
+static void stop_at_first_warning(struct jpeg_decompress_struct *cinfo, TcScanErrors *errors) {
+  memset(cinfo, 0, sizeof *cinfo);
+  errors->message[0] = 0;
+  cinfo->err = jpeg_std_error(&errors->pub);
+  errors->pub.error_exit = scan_error_exit;
+  errors->pub.emit_message = scan_emit_message;
+  errors->pub.output_message = scan_output_message;
+}
+
 static int verify(FILE *file, const void *data, size_t length, char *reason, size_t reason_size) {
   struct jpeg_decompress_struct cinfo;
   TcScanErrors errors;
-  memset(&cinfo, 0, sizeof cinfo);
-  memset(&errors, 0, sizeof errors);
-  cinfo.err = jpeg_std_error(&errors.pub);
-  errors.pub.error_exit = scan_error_exit;
-  errors.pub.emit_message = scan_emit_message;
-  errors.pub.output_message = scan_output_message;
+  stop_at_first_warning(&cinfo, &errors);
   /* volatile: read after longjmp */
   JSAMPARRAY volatile rows = NULL;
   if (setjmp(errors.jump)) {
@@ -147,11 +154,7 @@ static int reader_start(TcJpegReader *r) {
     vips_error("jpegload", "cannot open the file again");
     return -1;
   }
-  memset(&r->cinfo, 0, sizeof r->cinfo);
-  r->cinfo.err = jpeg_std_error(&r->errors.pub);
-  r->errors.pub.error_exit = scan_error_exit;
-  r->errors.pub.emit_message = scan_emit_message;
-  r->errors.pub.output_message = scan_output_message;
+  stop_at_first_warning(&r->cinfo, &r->errors);
   jpeg_create_decompress(&r->cinfo);
   r->started = 1;
   jpeg_stdio_src(&r->cinfo, r->file);
@@ -298,11 +301,6 @@ done:
   return result;
 }
 
-static void reader_close(VipsImage *image, TcJpegReader *r) {
-  (void)image;
-  reader_free(r);
-}
-
 /* The header of a file this reader takes: 1 with its size and components, else 0. */
 static int reader_header(const char *filename, uint32_t *width, uint32_t *height, int *components) {
   FILE *f = fopen(filename, "rbe");
@@ -310,12 +308,7 @@ static int reader_header(const char *filename, uint32_t *width, uint32_t *height
     return 0;
   struct jpeg_decompress_struct cinfo;
   TcScanErrors errors;
-  memset(&cinfo, 0, sizeof cinfo);
-  memset(&errors, 0, sizeof errors);
-  cinfo.err = jpeg_std_error(&errors.pub);
-  errors.pub.error_exit = scan_error_exit;
-  errors.pub.emit_message = scan_emit_message;
-  errors.pub.output_message = scan_output_message;
+  stop_at_first_warning(&cinfo, &errors);
   if (setjmp(errors.jump)) {
     jpeg_destroy_decompress(&cinfo);
     fclose(f);
@@ -353,19 +346,13 @@ int tc_jpeg_open(const char *filename, VipsImage **out) {
   r->height = height;
   r->components = components;
   r->line = malloc((size_t)width * (components == 1 ? 1 : 4));
-  VipsImage *image = r->filename && r->line ? vips_image_new() : NULL;
-  if (!image) {
+  if (!r->filename || !r->line) {
     reader_free(r);
     return 0;
   }
-  vips_image_init_fields(image, (int)width, (int)height, 4, VIPS_FORMAT_UCHAR, VIPS_CODING_NONE, VIPS_INTERPRETATION_sRGB,
-                         72.0 / 25.4, 72.0 / 25.4);
-  g_signal_connect(image, "close", G_CALLBACK(reader_close), r);
-  if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_THINSTRIP, NULL) ||
-      vips_image_generate(image, NULL, reader_generate, NULL, r, NULL)) {
-    g_object_unref(image);
+  VipsImage *image = tc_rows_image((int)width, (int)height, reader_generate, r, (void (*)(void *))reader_free);
+  if (!image)
     return 0;
-  }
   *out = image;
   return 1;
 }

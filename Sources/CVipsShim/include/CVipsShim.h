@@ -50,4 +50,10 @@ int tc_save_webp_effort(VipsImage *in, int quality, int effort, void **buffer, s
 /* JPEG of `in` flattened onto `fill` (RGB, 0-255). */
 int tc_save_jpeg(VipsImage *in, int quality, const double fill[3], void **buffer, size_t *length);
 
+/* An sRGB RGBA8 image of width × height whose rows `generate` makes as libvips
+ * asks for them (thin strips, top to bottom), from `state`, which `release` frees
+ * when the image closes: tilecut's own readers (PNG, JPEG). On failure `release`
+ * has freed `state` and NULL is returned. */
+VipsImage *tc_rows_image(int width, int height, VipsGenerateFn generate, void *state, void (*release)(void *));
+
 #endif
