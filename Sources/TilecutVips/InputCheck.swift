@@ -73,6 +73,15 @@ enum InputCheck {
   /// that inflates past this is a bomb, which poppler would walk for every band.
   static let maxContentBytes: UInt64 = 1 << 30
 
+  /// Bytes of content poppler may walk to draw a page once, its forms counted each
+  /// time they are drawn: poppler walks about 2 MB a second (a form drawn costs
+  /// some 40 bytes' time besides its content), so what a page walks follows the
+  /// file's size, 256 times it, at least 48 MB and at most `maxContentBytes`. A
+  /// form drawn four times by a form drawn four times, 14 deep, is 4¹⁴ forms from 3 KB.
+  static func maxWalkedBytes(fileSize: UInt64) -> UInt64 {
+    min(maxContentBytes, max(48_000_000, fileSize.multipliedReportingOverflow(by: 256).partialValue))
+  }
+
   /// A PDF read page by page through qpdf, whatever its filters, object streams or
   /// (empty-password) encryption, before poppler sees it: q nesting, content that
   /// inflates without end, images declaring more than `maxBytes` decoded (poppler
@@ -84,7 +93,9 @@ enum InputCheck {
     if let key, scannedJPEGs.withLock({ $0.contains(key) }) { return }
     var scan = TcPDFScan()
     let budget = UInt64(max(0, maxBytes))
-    if tc_pdf_scan(path, maxContentBytes, maxSavedStates, budget, 1, &scan) == 0 {
+    let fileSize = UInt64((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0)
+    let walkedBound = maxWalkedBytes(fileSize: fileSize)
+    if tc_pdf_scan(path, maxContentBytes, walkedBound, maxSavedStates, budget, 1, &scan) == 0 {
       if scan.q_depth > maxSavedStates {
         throw TilecutError.invalidInput(path: path, reason: nestingReason(depth: scan.q_depth, page: Int(scan.q_page)))
       }
@@ -93,6 +104,21 @@ enum InputCheck {
           path: path,
           reason:
             "page \(scan.decoded_page + 1)'s content streams decode to more than \(DecodeBudget.megabytes(maxContentBytes)); poppler would walk them for every band of the page"
+        )
+      }
+      if scan.over_walked != 0 {
+        throw TilecutError.invalidInput(
+          path: path,
+          reason:
+            "page \(scan.walked_page + 1)'s content, its forms counted each time they are drawn, comes to \(DecodeBudget.megabytes(scan.walked_bytes)) that poppler would walk for every band of the page, more than \(DecodeBudget.megabytes(walkedBound)) for a file of \(fileSize) bytes; re-export the PDF with its forms drawn fewer times"
+        )
+      }
+      let held = withUnsafeBytes(of: &scan.held) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+      if !held.isEmpty {
+        throw TilecutError.invalidInput(
+          path: path,
+          reason:
+            "page \(scan.held_page + 1) \(held), more than --max-memory \(maxBytes / 1_000_000) MB; raise --max-memory if this is intended"
         )
       }
       if scan.image_bytes > budget {

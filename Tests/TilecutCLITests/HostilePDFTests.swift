@@ -79,18 +79,18 @@ struct HostilePDFTests {
     try Data(pdf.document(content: PDFWriter.runLength(drawing + Array("/F1 Do".utf8)), filter: "/Filter /RL", resources: "/XObject << /F1 5 0 R >>"))
       .write(to: URL(fileURLWithPath: dir + "/long.pdf"))
     var scan = TcPDFScan()
-    #expect(tc_pdf_scan(dir + "/long.pdf", 4 << 20, 100_000, 1 << 30, 1, &scan) == 0)
+    #expect(tc_pdf_scan(dir + "/long.pdf", 4 << 20, 1 << 30, 100_000, 1 << 30, 1, &scan) == 0)
     #expect(scan.over_decoded == 0 && scan.q_depth == 0)
-    #expect(tc_pdf_scan(dir + "/long.pdf", 1_500_000, 100_000, 1 << 30, 1, &scan) == 0)
+    #expect(tc_pdf_scan(dir + "/long.pdf", 1_500_000, 1 << 30, 100_000, 1 << 30, 1, &scan) == 0)
     #expect(scan.over_decoded == 1 && scan.decoded_page == 0)
     // content in a filter qpdf cannot decode (poppler can) is refused, not waved through
     try Data(PDFWriter().document(content: Array("0123456789".utf8), filter: "/Filter /CCITTFaxDecode"))
       .write(to: URL(fileURLWithPath: dir + "/ccitt.pdf"))
-    #expect(tc_pdf_scan(dir + "/ccitt.pdf", 1 << 30, 100_000, 1 << 30, 1, &scan) == 0)
+    #expect(tc_pdf_scan(dir + "/ccitt.pdf", 1 << 30, 1 << 30, 100_000, 1 << 30, 1, &scan) == 0)
     #expect(refusal(dir + "/ccitt.pdf")?.contains("page 1's content is in /CCITTFaxDecode") == true)
     // a file qpdf cannot read at all is left to the byte scan (and to poppler's repair)
     try Data("%PDF-1.4\nnothing here".utf8).write(to: URL(fileURLWithPath: dir + "/broken.pdf"))
-    #expect(tc_pdf_scan(dir + "/broken.pdf", 1 << 30, 100_000, 1 << 30, 1, &scan) == 1)
+    #expect(tc_pdf_scan(dir + "/broken.pdf", 1 << 30, 1 << 30, 100_000, 1 << 30, 1, &scan) == 1)
   }
 
   @Test(
@@ -167,7 +167,7 @@ struct HostilePDFTests {
     damaged.bytes.replaceSubrange(at..<at + 10, with: Array("0000000999".utf8))
     try damaged.write(dir + "/repaired.pdf")
     var scan = TcPDFScan()
-    #expect(tc_pdf_scan(dir + "/repaired.pdf", 1 << 30, 100_000, 1 << 30, 1, &scan) == 0)
+    #expect(tc_pdf_scan(dir + "/repaired.pdf", 1 << 30, 1 << 30, 100_000, 1 << 30, 1, &scan) == 0)
     let run = try runTool([], shell: "G_MESSAGES_DEBUG=all TILECUT \(dir)/repaired.pdf -o \(dir)/out --max-zoom 2 -q")
     #expect(run.status == 0, "\(run.stderr)")
     #expect(run.stderr.isEmpty, "stderr: \(run.stderr)")
