@@ -416,7 +416,7 @@ struct Scan {
     uint64_t read = 0;
     Sink sink(read, maxImageBytes / cost * itemBytes + itemBytes, nullptr, nullptr);
     try {
-      stream.pipeStreamData(&sink, nullptr, 0, qpdf_dl_generalized, true, false);
+      stream.pipeStreamData(&sink, nullptr, 0, qpdf_dl_specialized, true, false);
     } catch (Stop &) {
     } catch (std::exception &) {
     }
@@ -449,8 +449,8 @@ struct Scan {
    * patterns and glyphs are walked as content, images where they are drawn */
   void resourceStream(QPDFObjectHandle stream) {
     QPDFObjectHandle dict = stream.getDict();
-    parameters(stream, "a stream");
     QPDFObjectHandle subtype = dict.getKey("/Subtype");
+    parameters(stream, isName(subtype, "/Image") ? "an image" : "a stream");
     if (isName(subtype, "/Image") || isName(subtype, "/Form") || dict.hasKey("/PatternType"))
       return;
     long long shading = integer(dict, "/ShadingType", 0);
@@ -465,7 +465,7 @@ struct Scan {
     uint64_t read = 0;
     Sink sink(read, maxImageBytes, nullptr, nullptr);
     try {
-      stream.pipeStreamData(&sink, nullptr, 0, qpdf_dl_generalized, true, false);
+      stream.pipeStreamData(&sink, nullptr, 0, qpdf_dl_specialized, true, false);
     } catch (Stop &) {
     } catch (std::exception &) {
     }
@@ -555,7 +555,7 @@ struct Scan {
       uint64_t read = 0;
       Sink sink(read, maxJBIG2Header, nullptr, &data);
       try {
-        xobject.pipeStreamData(&sink, nullptr, 0, qpdf_dl_generalized, true, false);
+        xobject.pipeStreamData(&sink, nullptr, 0, qpdf_dl_specialized, true, false);
       } catch (Stop &) {
       }
       QPDFObjectHandle parms = dict.getKey("/DecodeParms");
@@ -566,7 +566,7 @@ struct Scan {
         uint64_t sharedRead = 0;
         Sink sharedSink(sharedRead, maxJBIG2Header, nullptr, &globals);
         try {
-          shared.pipeStreamData(&sharedSink, nullptr, 0, qpdf_dl_generalized, true, false);
+          shared.pipeStreamData(&sharedSink, nullptr, 0, qpdf_dl_specialized, true, false);
         } catch (Stop &) {
         }
       }
