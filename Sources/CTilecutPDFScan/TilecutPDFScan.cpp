@@ -35,6 +35,10 @@ constexpr uint64_t formOverhead = 64;
  * bytes, in an array grown by doubling, with its triangles) and for one patch of
  * a patch mesh (GfxPatch, 1280 bytes, grown the same way): measured peaks. */
 constexpr uint64_t vertexCost = 384, patchCost = 2400;
+/* What painting them costs poppler, in bytes of content's time (measured: 14 µs
+ * a triangle vertex, 47 ns an image's pixel; a patch taken as four vertices, a
+ * gradient as a few hundred bytes). */
+constexpr uint64_t vertexWalk = 32, patchWalk = 128, gradientWalk = 1024, pixelsPerByte = 8;
 /* The most of a JBIG2 stream read for its segment headers. */
 constexpr uint64_t maxJBIG2Header = 64 << 20;
 
@@ -128,6 +132,14 @@ struct Content {
   char lastName[64];
   size_t nameLength = 0;
   std::map<std::string, uint64_t> invoked;
+  /* the shadings painted with sh, and the patterns filled or stroked with, by name */
+  std::map<std::string, uint64_t> shaded, patterned;
+  /* the pattern that fills and the one that strokes (empty: a colour), and
+   * theirs at each q (the first maxSaved) */
+  std::string fillPattern, strokePattern;
+  std::vector<std::pair<std::string, std::string>> saved;
+  static constexpr size_t maxSaved = 256;
+  bool nameJustRead = false;
   /* the bytes fed */
   uint64_t bytes = 0;
   /* inline images: 0 content, 1 the dictionary after BI, 2 the data after ID */
@@ -144,28 +156,64 @@ struct Content {
   static bool delimiter(unsigned char c) { return classes.of[c] != 0; }
   bool is(const char *word) const { return length == strlen(word) && memcmp(token, word, length) == 0; }
 
+  /* one more use of `name` in `uses` (a bounded number of names) */
+  static void count(std::map<std::string, uint64_t> &uses, const std::string &name) {
+    auto known = uses.find(name);
+    if (known != uses.end())
+      known->second++;
+    else if (uses.size() < maxInvoked)
+      uses[name] = 1;
+  }
+
+  void paint(bool fill, bool stroke) {
+    if (fill && !fillPattern.empty())
+      count(patterned, fillPattern);
+    if (stroke && !strokePattern.empty())
+      count(patterned, strokePattern);
+  }
+
   void endToken() {
     if (!length)
       return;
+    bool afterName = nameJustRead;
+    nameJustRead = false;
     if (mode == 1) {
       inlineToken();
     } else if (token[0] == '/') {
       memcpy(lastName, token, length);
       nameLength = length;
+      nameJustRead = true;
     } else if (length == 1 && token[0] == 'q') {
       maxDepth = std::max(maxDepth, ++depth);
+      if (saved.size() < maxSaved)
+        saved.push_back({fillPattern, strokePattern});
     } else if (length == 1 && token[0] == 'Q') {
       if (depth > 0)
         depth--;
-    } else if (is("Do")) {
-      if (nameLength) {
-        std::string name(lastName, nameLength);
-        auto known = invoked.find(name);
-        if (known != invoked.end())
-          known->second++;
-        else if (invoked.size() < maxInvoked)
-          invoked[name] = 1;
+      if (!saved.empty() && (size_t)depth < saved.size()) {
+        fillPattern = saved.back().first;
+        strokePattern = saved.back().second;
+        saved.pop_back();
       }
+    } else if (is("Do")) {
+      if (nameLength)
+        count(invoked, std::string(lastName, nameLength));
+    } else if (is("sh")) {
+      if (nameLength)
+        count(shaded, std::string(lastName, nameLength));
+    } else if (is("scn") || is("SCN")) {
+      std::string &pattern = token[0] == 's' ? fillPattern : strokePattern;
+      pattern = afterName ? std::string(lastName, nameLength) : std::string();
+    } else if (is("cs") || is("sc") || is("g") || is("rg") || is("k")) {
+      fillPattern.clear();
+    } else if (is("CS") || is("SC") || is("G") || is("RG") || is("K")) {
+      strokePattern.clear();
+    } else if (is("f") || is("F") || is("f*") || is("Tj") || is("TJ") || is("'") || is("\"")) {
+      paint(true, false);
+    } else if (is("S") || is("s")) {
+      paint(false, true);
+    } else if (is("B") || is("B*") || is("b") || is("b*")) {
+      paint(true, true);
     } else if (is("BI")) {
       mode = 1;
       key.clear();
@@ -330,6 +378,16 @@ struct Scan {
     uint64_t walked = 0;
   };
   std::map<QPDFObjGen, Cost> formCost, resourceCost;
+  /* what painting a mesh shading once costs, by object */
+  std::map<QPDFObjGen, uint64_t> meshWalk;
+
+  /* what painting a shading (a stream of mesh data, or a dictionary) once costs */
+  uint64_t shadingWalk(QPDFObjectHandle shading) {
+    if (!shading.isStream())
+      return gradientWalk;
+    auto known = meshWalk.find(shading.getObjGen());
+    return known != meshWalk.end() ? known->second : gradientWalk;
+  }
   std::set<QPDFObjGen> inProgress, images, reachedObjects;
 
   /* something poppler would hold whole, of `bytes`: past the budget, the page is refused */
@@ -420,6 +478,7 @@ struct Scan {
     } catch (Stop &) {
     } catch (std::exception &) {
     }
+    meshWalk[stream.getObjGen()] = times(read / itemBytes, patches ? patchWalk : vertexWalk);
     char said[200];
     snprintf(said, sizeof said, "has a type %lld mesh shading (object %d) of %s%llu %s", type, stream.getObjectID(),
              sink.over ? "more than " : "", (unsigned long long)(read / itemBytes), patches ? "patches" : "vertices");
@@ -698,6 +757,10 @@ struct Scan {
           QPDFObjectHandle subtype = x.getDict().getKey("/Subtype");
           if (isName(subtype, "/Image")) {
             image(x);
+            /* decoded again each time it is drawn */
+            QPDFObjectHandle dict = x.getDict();
+            uint64_t pixels = times(positive(integer(dict, "/Width", 0)), positive(integer(dict, "/Height", 0)));
+            below.walked = add(below.walked, times(count, pixels / pixelsPerByte));
           } else if (isName(subtype, "/Form")) {
             Cost drawn = form(x, resources, level + 1);
             below.depth = std::max(below.depth, drawn.depth);
@@ -705,6 +768,21 @@ struct Scan {
           }
         }
       }
+      QPDFObjectHandle shadings = resources.getKey("/Shading");
+      if (shadings.isDictionary())
+        for (auto &[name, count] : c.shaded)
+          below.walked = add(below.walked, times(count, shadingWalk(shadings.getKey(name))));
+      /* a tiling pattern's cell is drawn again for each fill or stroke that paints with it */
+      QPDFObjectHandle patterns = resources.getKey("/Pattern");
+      if (patterns.isDictionary())
+        for (auto &[name, count] : c.patterned) {
+          QPDFObjectHandle pattern = patterns.getKey(name);
+          QPDFObjectHandle dict = pattern.isStream() ? pattern.getDict() : pattern;
+          uint64_t once = integer(dict, "/PatternType", 0) == 1
+                              ? add(form(pattern, resources, level + 1).walked, formOverhead)
+                              : shadingWalk(dict.getKey("/Shading"));
+          below.walked = add(below.walked, times(count, once));
+        }
       Cost other = unnamed(resources, level);
       below.depth = std::max(below.depth, other.depth);
       below.walked = add(below.walked, other.walked);

@@ -360,7 +360,7 @@ struct HostilePDFBudgetTests {
   }
 
   @Test(
-    "forms that draw forms four times over, 14 deep (4¹⁴ drawings from 3 KB), are refused by what poppler would walk; a symbol drawn 2000 times is tiled"
+    "forms that draw forms four times over, 14 deep (4¹⁴ drawings from 3 KB), and an image, a tiling pattern and a mesh drawn 2000 times are refused by how long poppler would take; a symbol drawn 2000 times is tiled"
   )
   func formFanOut() throws {
     let c = try Corpus()
@@ -375,7 +375,43 @@ struct HostilePDFBudgetTests {
     }
     let path = try write(fan.document(content: Array("/X Do".utf8), resources: "/XObject << /X 5 0 R >>"), "fan", in: c)
     try expectRefused(
-      c, path, mentions: "fan.pdf: page 1's content, its forms counted each time they are drawn, comes to 7472 MB that poppler would walk")
+      c, path, mentions: "fan.pdf: page 1 would take poppler as long to draw as 7472 MB of content")
+    // an image of 10⁶ pixels drawn 2000 times, a tiling pattern's cell of 10,000 lines filled 2000 times, a mesh of 50,000 vertices painted 2000 times
+    let twice = { (draw: String) in Array(String(repeating: draw + "\n", count: 2000).utf8) }
+    var image = PDFWriter()
+    image.objects = [
+      PDFWriter.stream(
+        runs(of: 0, count: 3_000_064),
+        "/Type /XObject /Subtype /Image /Width 1000 /Height 1000 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /RunLengthDecode")
+    ]
+    var pattern = PDFWriter()
+    pattern.objects = [
+      PDFWriter.stream(
+        Array(String(repeating: "0 0 m 10 10 l S\n", count: 10_000).utf8),
+        "/PatternType 1 /PaintType 1 /TilingType 1 /BBox [0 0 10 10] /XStep 10 /YStep 10")
+    ]
+    var mesh = PDFWriter()
+    mesh.objects = [
+      PDFWriter.stream(
+        (0..<200_000).map { UInt8(truncatingIfNeeded: $0 % 4 == 0 ? 0 : $0 &* 37) },
+        "/ShadingType 4 /ColorSpace /DeviceGray /BitsPerCoordinate 8 /BitsPerComponent 8 /BitsPerFlag 8 /Decode [0 200 0 100 0 1]")
+    ]
+    let repeated: [(String, [UInt8])] = [
+      ("image", image.document(content: twice("q 200 0 0 100 0 0 cm /Im1 Do Q"), resources: "/XObject << /Im1 5 0 R >>")),
+      ("pattern", pattern.document(content: twice("/Pattern cs /P1 scn 0 0 200 100 re f"), resources: "/Pattern << /P1 5 0 R >>")),
+      ("mesh", mesh.document(content: twice("/Sh1 sh"), resources: "/Shading << /Sh1 5 0 R >>")),
+    ]
+    for (name, bytes) in repeated {
+      try expectRefused(c, try write(bytes, name, in: c), mentions: "\(name).pdf: page 1 would take poppler as long to draw as ")
+    }
+    // drawn once each, they pass
+    for (name, bytes) in [
+      ("image-once", image.document(content: Array(twice("q 200 0 0 100 0 0 cm /Im1 Do Q").prefix(31)), resources: "/XObject << /Im1 5 0 R >>")),
+      ("pattern-once", pattern.document(content: Array("/Pattern cs /P1 scn 0 0 200 100 re f".utf8), resources: "/Pattern << /P1 5 0 R >>")),
+      ("mesh-once", mesh.document(content: Array("/Sh1 sh".utf8), resources: "/Shading << /Sh1 5 0 R >>")),
+    ] {
+      #expect(refusal(try write(Array(bytes), name, in: c)) == nil, "\(name)")
+    }
     // a symbol drawn 2000 times (a floor plan's chairs) is tiled
     var symbol = PDFWriter()
     symbol.objects = [PDFWriter.stream(Array("0 0 m 2 1 l S".utf8), "/Type /XObject /Subtype /Form /BBox [0 0 2 1]")]

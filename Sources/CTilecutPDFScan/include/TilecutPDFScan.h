@@ -33,9 +33,11 @@ typedef struct {
    * filter), which poppler would still read: its first filter's name, and the page */
   char undecodable[40];
   int undecodable_page;
-  /* 1: a page's content, its forms counted each time they are drawn (and what
-   * drawing a form costs besides), comes to more than `max_walked` bytes that
-   * poppler would walk: how much (at least), and the page */
+  /* 1: drawing a page would take poppler as long as walking more than
+   * `max_walked` bytes of content: its content, with its forms, images,
+   * shadings and tiling patterns' cells counted each time they are drawn (an
+   * image's pixels, a mesh's vertices as the bytes of content they take as long
+   * as): how much (at least), and the page */
   int over_walked;
   int walked_page;
   uint64_t walked_bytes;
