@@ -566,15 +566,22 @@ struct Scan {
    * filter it names at `level` (else its bytes as they are, decrypted): whether
    * it did */
   bool pipe(QPDFObjectHandle stream, Content *content, std::string *buffer, qpdf_stream_decode_level_e level) {
-    Sink sink(used, maxDecoded, content, buffer);
+    /* what a page decodes it walks at least once: past the walked bound, it stops there */
+    Sink sink(used, std::min(maxDecoded, maxWalked), content, buffer);
     bool filtered = false;
     try {
       stream.pipeStreamData(&sink, &filtered, 0, level, true, false);
     } catch (Stop &) {
     }
-    if (sink.over) {
+    if (sink.over && used > maxDecoded) {
       out->over_decoded = 1;
       out->decoded_page = page;
+      throw Stop();
+    }
+    if (sink.over) {
+      out->over_walked = 1;
+      out->walked_page = page;
+      out->walked_bytes = used;
       throw Stop();
     }
     return filtered;
