@@ -154,7 +154,10 @@ struct Content {
 
   static bool space(unsigned char c) { return classes.of[c] == 1; }
   static bool delimiter(unsigned char c) { return classes.of[c] != 0; }
-  bool is(const char *word) const { return length == strlen(word) && memcmp(token, word, length) == 0; }
+  /* the token is `word` (a literal: its length known where it is compared) */
+  template <size_t N> bool is(const char (&word)[N]) const {
+    return length == N - 1 && memcmp(token, word, N - 1) == 0;
+  }
 
   /* one more use of `name` in `uses` (a bounded number of names) */
   static void count(std::map<std::string, uint64_t> &uses, const std::string &name) {
@@ -195,6 +198,9 @@ struct Content {
         strokePattern = saved.back().second;
         saved.pop_back();
       }
+    } else if (length > 3 || (token[0] >= '0' && token[0] <= '9') || token[0] == '-' || token[0] == '.' ||
+               token[0] == '+') {
+      /* a number, or an operator this walk does not follow */
     } else if (is("Do")) {
       if (nameLength)
         count(invoked, std::string(lastName, nameLength));
