@@ -28,8 +28,85 @@ constexpr int maxFormLevel = 64;
 /* Names drawn with Do that one stream may name. */
 constexpr size_t maxInvoked = 4096;
 
+/* What drawing a form costs poppler besides its content's bytes, in bytes of
+ * content (measured with poppler 22: about 35 µs a form drawn, 0.5 µs a byte). */
+constexpr uint64_t formOverhead = 64;
+/* What poppler holds for one vertex of a triangle mesh (GfxGouraudVertex, 144
+ * bytes, in an array grown by doubling, with its triangles) and for one patch of
+ * a patch mesh (GfxPatch, 1280 bytes, grown the same way): measured peaks. */
+constexpr uint64_t vertexCost = 384, patchCost = 2400;
+/* What painting them costs poppler, in bytes of content's time (measured: 14 µs
+ * a triangle vertex, 47 ns an image's pixel; a patch taken as four vertices, a
+ * gradient as a few hundred bytes). */
+constexpr uint64_t vertexWalk = 32, patchWalk = 128, gradientWalk = 1024, pixelsPerByte = 8;
+/* The most of a JBIG2 stream read for its segment headers. */
+constexpr uint64_t maxJBIG2Header = 64 << 20;
+
 /* Thrown through qpdf's decoding when a bound is passed. */
 struct Stop {};
+
+/* Sums and products that stop at a bound no file reaches, rather than wrap. */
+constexpr uint64_t saturated = UINT64_MAX / 4;
+uint64_t add(uint64_t a, uint64_t b) { return a >= saturated - std::min(b, saturated) ? saturated : a + b; }
+uint64_t times(uint64_t a, uint64_t b) { return b && a >= saturated / b ? saturated : a * b; }
+
+std::string megabytes(uint64_t bytes) {
+  char text[32];
+  snprintf(text, sizeof text, "%llu MB", (unsigned long long)((bytes + 999999) / 1000000));
+  return text;
+}
+
+uint32_t bigEndian(const std::string &d, size_t at) {
+  const unsigned char *p = (const unsigned char *)d.data() + at;
+  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* The bitmaps a JBIG2 stream's segments make poppler allocate, in bytes: its
+ * page's, and its largest region's (a region segment's first 8 bytes are its
+ * width and height), with the larger one's size. */
+uint64_t jbig2Bytes(const std::string &d, uint32_t *width, uint32_t *height) {
+  size_t i = 0, n = d.size();
+  uint64_t page = 0, region = 0;
+  while (i + 11 <= n) {
+    uint32_t number = bigEndian(d, i);
+    unsigned flags = (unsigned char)d[i + 4];
+    i += 5;
+    uint64_t referred = (unsigned char)d[i] >> 5;
+    if (referred == 7) {
+      if (i + 4 > n)
+        break;
+      referred = bigEndian(d, i) & 0x1fffffff;
+      i += 4 + (referred + 8) / 8;
+    } else {
+      i += 1;
+    }
+    i += referred * (number <= 256 ? 1 : number <= 65536 ? 2 : 4) + (flags & 0x40 ? 4 : 1);
+    if (i + 4 > n)
+      break;
+    uint32_t length = bigEndian(d, i);
+    i += 4;
+    unsigned type = flags & 63;
+    bool isRegion = type == 4 || type == 6 || type == 7 || type == 20 || type == 22 || type == 23 || type == 36 ||
+                    type == 38 || type == 39 || type == 40 || type == 42 || type == 43;
+    if ((type == 48 || isRegion) && i + 8 <= n) {
+      uint32_t w = bigEndian(d, i), h = bigEndian(d, i + 4);
+      /* a page of unknown height (striped) grows stripe by stripe: its regions say how */
+      uint64_t bytes = h == 0xffffffff ? 0 : times(((uint64_t)w + 7) / 8, h);
+      uint64_t &slot = type == 48 ? page : region;
+      if (bytes > slot) {
+        slot = bytes;
+        if (bytes >= std::max(page, region)) {
+          *width = w;
+          *height = h;
+        }
+      }
+    }
+    if (length == 0xffffffff)
+      break;
+    i += length;
+  }
+  return add(page, region);
+}
 
 /* PDF's white space (1) and delimiters (2), by byte. */
 struct Classes {
@@ -54,35 +131,95 @@ struct Content {
   size_t length = 0;
   char lastName[64];
   size_t nameLength = 0;
-  std::set<std::string> invoked;
+  std::map<std::string, uint64_t> invoked;
+  /* the shadings painted with sh, and the patterns filled or stroked with, by name */
+  std::map<std::string, uint64_t> shaded, patterned;
+  /* the pattern that fills and the one that strokes (empty: a colour), and
+   * theirs at each q (the first maxSaved) */
+  std::string fillPattern, strokePattern;
+  std::vector<std::pair<std::string, std::string>> saved;
+  static constexpr size_t maxSaved = 256;
+  bool nameJustRead = false;
+  /* the bytes fed */
+  uint64_t bytes = 0;
   /* inline images: 0 content, 1 the dictionary after BI, 2 the data after ID */
   int mode = 0;
   std::string key;
   uint64_t inlineWidth = 0, inlineHeight = 0;
   uint64_t largestInline = 0;
+  /* the largest /Columns an inline image's /DecodeParms names */
+  uint64_t inlineColumns = 0;
   uint32_t largestWidth = 0, largestHeight = 0;
   unsigned char window[3] = {' ', ' ', ' '};
 
   static bool space(unsigned char c) { return classes.of[c] == 1; }
   static bool delimiter(unsigned char c) { return classes.of[c] != 0; }
-  bool is(const char *word) const { return length == strlen(word) && memcmp(token, word, length) == 0; }
+  /* the token is `word` (a literal: its length known where it is compared) */
+  template <size_t N> bool is(const char (&word)[N]) const {
+    return length == N - 1 && memcmp(token, word, N - 1) == 0;
+  }
+
+  /* one more use of `name` in `uses` (a bounded number of names) */
+  static void count(std::map<std::string, uint64_t> &uses, const std::string &name) {
+    auto known = uses.find(name);
+    if (known != uses.end())
+      known->second++;
+    else if (uses.size() < maxInvoked)
+      uses[name] = 1;
+  }
+
+  void paint(bool fill, bool stroke) {
+    if (fill && !fillPattern.empty())
+      count(patterned, fillPattern);
+    if (stroke && !strokePattern.empty())
+      count(patterned, strokePattern);
+  }
 
   void endToken() {
     if (!length)
       return;
+    bool afterName = nameJustRead;
+    nameJustRead = false;
     if (mode == 1) {
       inlineToken();
     } else if (token[0] == '/') {
       memcpy(lastName, token, length);
       nameLength = length;
+      nameJustRead = true;
     } else if (length == 1 && token[0] == 'q') {
       maxDepth = std::max(maxDepth, ++depth);
+      if (saved.size() < maxSaved)
+        saved.push_back({fillPattern, strokePattern});
     } else if (length == 1 && token[0] == 'Q') {
       if (depth > 0)
         depth--;
+      if (!saved.empty() && (size_t)depth < saved.size()) {
+        fillPattern = saved.back().first;
+        strokePattern = saved.back().second;
+        saved.pop_back();
+      }
+    } else if (length > 3 || (token[0] >= '0' && token[0] <= '9') || token[0] == '-' || token[0] == '.' ||
+               token[0] == '+') {
+      /* a number, or an operator this walk does not follow */
     } else if (is("Do")) {
-      if (nameLength && invoked.size() < maxInvoked)
-        invoked.insert(std::string(lastName, nameLength));
+      if (nameLength)
+        count(invoked, std::string(lastName, nameLength));
+    } else if (is("sh")) {
+      if (nameLength)
+        count(shaded, std::string(lastName, nameLength));
+    } else if (is("scn") || is("SCN")) {
+      std::string &pattern = token[0] == 's' ? fillPattern : strokePattern;
+      pattern = afterName ? std::string(lastName, nameLength) : std::string();
+    } else if (is("cs") || is("sc") || is("g") || is("rg") || is("k")) {
+      fillPattern.clear();
+    } else if (is("CS") || is("SC") || is("G") || is("RG") || is("K")) {
+      strokePattern.clear();
+    } else if (is("f") || is("F") || is("f*") || is("Tj") || is("TJ") || is("'") || is("\"")) {
+      paint(true, false);
+    } else if (is("S") || is("s")) {
+      paint(false, true);
+    } else if (is("B") || is("B*") || is("b") || is("b*")) {
+      paint(true, true);
     } else if (is("BI")) {
       mode = 1;
       key.clear();
@@ -108,6 +245,8 @@ struct Content {
       char *end = nullptr;
       double v = strtod(number.c_str(), &end);
       uint64_t n = end && *end == 0 && v > 0 ? (uint64_t)std::min(v, 4e9) : 0;
+      if (key == "/Columns")
+        inlineColumns = std::max(inlineColumns, n);
       if (key == "/W" || key == "/Width")
         inlineWidth = n;
       else if (key == "/H" || key == "/Height")
@@ -117,6 +256,7 @@ struct Content {
   }
 
   void feed(const unsigned char *p, size_t n) {
+    bytes += n;
     for (size_t i = 0; i < n; i++) {
       unsigned char c = p[i];
       if (mode == 2) {
@@ -229,7 +369,7 @@ int jpegFrame(const std::string &jpeg, uint32_t *width, uint32_t *height, int *c
 
 struct Scan {
   QPDF &pdf;
-  uint64_t maxDecoded;
+  uint64_t maxDecoded, maxWalked;
   long maxDepth;
   uint64_t maxImageBytes;
   bool checkJPEGs;
@@ -237,22 +377,217 @@ struct Scan {
 
   int page = 0;
   uint64_t used = 0;
-  std::map<QPDFObjGen, long> formDepth, resourceDepth;
-  std::set<QPDFObjGen> inProgress, images;
+  /* how deep a form or resource dictionary nests q, and the bytes of content
+   * poppler walks to draw it once (its forms counted each time they are drawn) */
+  struct Cost {
+    long depth = 0;
+    uint64_t walked = 0;
+  };
+  std::map<QPDFObjGen, Cost> formCost, resourceCost;
+  /* what painting a mesh shading once costs, by object */
+  std::map<QPDFObjGen, uint64_t> meshWalk;
+
+  /* what painting a shading (a stream of mesh data, or a dictionary) once costs */
+  uint64_t shadingWalk(QPDFObjectHandle shading) {
+    if (!shading.isStream())
+      return gradientWalk;
+    auto known = meshWalk.find(shading.getObjGen());
+    return known != meshWalk.end() ? known->second : gradientWalk;
+  }
+  std::set<QPDFObjGen> inProgress, images, reachedObjects;
+
+  /* something poppler would hold whole, of `bytes`: past the budget, the page is refused */
+  void hold(uint64_t bytes, const std::string &what, bool whole = false) {
+    if (bytes <= maxImageBytes)
+      return;
+    snprintf(out->held, sizeof out->held, "%s, which poppler holds %s", what.c_str(),
+             whole ? "whole" : ("as " + megabytes(bytes)).c_str());
+    out->held_page = page;
+    out->held_bytes = bytes;
+    throw Stop();
+  }
+
+  static long long integer(QPDFObjectHandle dict, const char *key, long long otherwise) {
+    QPDFObjectHandle o = dict.isDictionary() ? dict.getKey(key) : QPDFObjectHandle::newNull();
+    if (o.isInteger())
+      return o.getIntValue();
+    return o.isReal() ? (long long)std::min(std::max(o.getNumericValue(), -9e18), 9e18) : otherwise;
+  }
+
+  static uint64_t positive(long long v) { return v > 0 ? (uint64_t)v : 0; }
+
+  /* what a stream's /DecodeParms make poppler allocate for a row: CCITT's two
+   * lines of /Columns ints, a predictor's lines of /Columns × /Colors samples */
+  void parameters(QPDFObjectHandle stream, const char *what) {
+    QPDFObjectHandle dict = stream.getDict();
+    QPDFObjectHandle filters = dict.getKey("/Filter"), parms = dict.getKey("/DecodeParms");
+    int n = filters.isArray() ? filters.getArrayNItems() : 1;
+    for (int k = 0; k < n && k < 16; k++) {
+      QPDFObjectHandle f = filters.isArray() ? filters.getArrayItem(k) : filters;
+      QPDFObjectHandle p = parms.isArray() ? parms.getArrayItem(k) : parms;
+      if (!f.isName() || !p.isDictionary())
+        continue;
+      std::string name = f.getName();
+      uint64_t columns = positive(integer(p, "/Columns", 1)), bytes = 0;
+      if (name == "/CCITTFaxDecode" || name == "/CCF") {
+        bytes = times(add(columns, 2), 8);
+      } else if ((name == "/FlateDecode" || name == "/Fl" || name == "/LZWDecode" || name == "/LZW") &&
+                 integer(p, "/Predictor", 1) >= 2) {
+        uint64_t samples = times(columns, positive(integer(p, "/Colors", 1)));
+        uint64_t row = times(samples, positive(integer(p, "/BitsPerComponent", 8))) / 8;
+        bytes = times(row, 3);
+      }
+      char said[200];
+      snprintf(said, sizeof said, "has %s (object %d) whose %s /DecodeParms say /Columns %llu", what,
+               stream.getObjectID(), name.c_str(), (unsigned long long)columns);
+      hold(bytes, said);
+    }
+  }
+
+  /* the colour components a shading's colour space has (1 when it names none poppler knows) */
+  static uint64_t components(QPDFObjectHandle space) {
+    if (space.isArray() && space.getArrayNItems() > 0) {
+      QPDFObjectHandle family = space.getArrayItem(0);
+      std::string name = family.isName() ? family.getName() : "";
+      if (name == "/ICCBased" && space.getArrayNItems() > 1 && space.getArrayItem(1).isStream())
+        return positive(integer(space.getArrayItem(1).getDict(), "/N", 1));
+      if (name == "/DeviceN" && space.getArrayNItems() > 1 && space.getArrayItem(1).isArray())
+        return space.getArrayItem(1).getArrayNItems();
+      if (name == "/CalRGB" || name == "/Lab")
+        return 3;
+      return name == "/Indexed" || name == "/I" || name == "/Separation" || name == "/CalGray" ? 1 : components(family);
+    }
+    if (!space.isName())
+      return 1;
+    std::string name = space.getName();
+    return name == "/DeviceRGB" || name == "/RGB" ? 3 : name == "/DeviceCMYK" || name == "/CMYK" ? 4 : 1;
+  }
+
+  /* a mesh shading (types 4 to 7): poppler holds every vertex or patch its data has */
+  void mesh(QPDFObjectHandle stream, long long type) {
+    QPDFObjectHandle dict = stream.getDict();
+    uint64_t flag = positive(integer(dict, "/BitsPerFlag", 0));
+    uint64_t coordinate = positive(integer(dict, "/BitsPerCoordinate", 0));
+    uint64_t component = positive(integer(dict, "/BitsPerComponent", 0));
+    uint64_t colours = dict.getKey("/Function").isNull() ? components(dict.getKey("/ColorSpace")) : 1;
+    bool patches = type >= 6;
+    uint64_t bits = type == 4   ? flag + 2 * coordinate + colours * component
+                    : type == 5 ? 2 * coordinate + colours * component
+                    : type == 6 ? flag + 24 * coordinate + 4 * colours * component
+                                : flag + 32 * coordinate + 4 * colours * component;
+    uint64_t itemBytes = std::max<uint64_t>(1, (std::min<uint64_t>(bits, 1 << 20) + 7) / 8);
+    uint64_t cost = patches ? patchCost : vertexCost;
+    uint64_t read = 0;
+    Sink sink(read, maxImageBytes / cost * itemBytes + itemBytes, nullptr, nullptr);
+    try {
+      stream.pipeStreamData(&sink, nullptr, 0, qpdf_dl_specialized, true, false);
+    } catch (Stop &) {
+    } catch (std::exception &) {
+    }
+    meshWalk[stream.getObjGen()] = times(read / itemBytes, patches ? patchWalk : vertexWalk);
+    char said[200];
+    snprintf(said, sizeof said, "has a type %lld mesh shading (object %d) of %s%llu %s", type, stream.getObjectID(),
+             sink.over ? "more than " : "", (unsigned long long)(read / itemBytes), patches ? "patches" : "vertices");
+    hold(times(read / itemBytes, cost), said);
+  }
+
+  /* a type 0 function: poppler holds each of its samples as a double */
+  void sampled(QPDFObjectHandle stream) {
+    QPDFObjectHandle dict = stream.getDict(), size = dict.getKey("/Size"), range = dict.getKey("/Range");
+    if (!size.isArray() || !range.isArray())
+      return;
+    uint64_t samples = std::max(1, range.getArrayNItems() / 2);
+    std::string sizes;
+    for (auto &each : size.getArrayAsVector()) {
+      uint64_t n = each.isInteger() ? positive(each.getIntValue()) : 0;
+      samples = times(samples, n);
+      sizes += (sizes.empty() ? "" : " × ") + std::to_string(n);
+    }
+    char said[200];
+    snprintf(said, sizeof said, "has a sampled function (object %d) of %s samples, %llu values", stream.getObjectID(),
+             sizes.c_str(), (unsigned long long)samples);
+    hold(times(samples, 8), said);
+  }
+
+  /* a stream a page's resources hold that poppler reads whole when it uses it
+   * (a font, an ICC profile, a CMap, a function, a shading's mesh); forms,
+   * patterns and glyphs are walked as content, images where they are drawn */
+  void resourceStream(QPDFObjectHandle stream) {
+    QPDFObjectHandle dict = stream.getDict();
+    QPDFObjectHandle subtype = dict.getKey("/Subtype");
+    parameters(stream, isName(subtype, "/Image") ? "an image" : "a stream");
+    if (isName(subtype, "/Image") || isName(subtype, "/Form") || dict.hasKey("/PatternType"))
+      return;
+    long long shading = integer(dict, "/ShadingType", 0);
+    if (shading >= 4 && shading <= 7) {
+      mesh(stream, shading);
+      return;
+    }
+    if (integer(dict, "/FunctionType", -1) == 0) {
+      sampled(stream);
+      return;
+    }
+    uint64_t read = 0;
+    Sink sink(read, maxImageBytes, nullptr, nullptr);
+    try {
+      stream.pipeStreamData(&sink, nullptr, 0, qpdf_dl_specialized, true, false);
+    } catch (Stop &) {
+    } catch (std::exception &) {
+    }
+    char said[200];
+    snprintf(said, sizeof said, "has a stream (object %d) that decodes to more than %s", stream.getObjectID(),
+             megabytes(maxImageBytes).c_str());
+    if (sink.over)
+      hold(read, said, true);
+  }
+
+  /* every object a page's resources (or an annotation's appearances) reach,
+   * once a document: its streams checked as resourceStream says */
+  void reach(QPDFObjectHandle o, int nesting) {
+    if (nesting > 64 || (o.isIndirect() && !reachedObjects.insert(o.getObjGen()).second))
+      return;
+    if (o.isArray()) {
+      for (auto &item : o.getArrayAsVector())
+        reach(item, nesting + 1);
+      return;
+    }
+    static const std::set<std::string> away = {"/Parent", "/P",    "/Metadata", "/Popup", "/IRT",  "/Dest",
+                                               "/A",      "/AA",   "/Next",     "/Prev",  "/First", "/Last",
+                                               "/Thumb",  "/PieceInfo"};
+    /* an object qpdf cannot read is left to poppler, as the content walk leaves it */
+    try {
+      if (o.isStream())
+        resourceStream(o);
+      QPDFObjectHandle dict = o.isStream() ? o.getDict() : o;
+      if (!dict.isDictionary())
+        return;
+      for (auto &key : dict.getKeys())
+        if (!away.count(key))
+          reach(dict.getKey(key), nesting + 1);
+    } catch (std::exception &) {
+    }
+  }
 
   /* decodes one stream into `content` or `buffer`, when qpdf can apply every
    * filter it names at `level` (else its bytes as they are, decrypted): whether
    * it did */
   bool pipe(QPDFObjectHandle stream, Content *content, std::string *buffer, qpdf_stream_decode_level_e level) {
-    Sink sink(used, maxDecoded, content, buffer);
+    /* what a page decodes it walks at least once: past the walked bound, it stops there */
+    Sink sink(used, std::min(maxDecoded, maxWalked), content, buffer);
     bool filtered = false;
     try {
       stream.pipeStreamData(&sink, &filtered, 0, level, true, false);
     } catch (Stop &) {
     }
-    if (sink.over) {
+    if (sink.over && used > maxDecoded) {
       out->over_decoded = 1;
       out->decoded_page = page;
+      throw Stop();
+    }
+    if (sink.over) {
+      out->over_walked = 1;
+      out->walked_page = page;
+      out->walked_bytes = used;
       throw Stop();
     }
     return filtered;
@@ -279,6 +614,41 @@ struct Scan {
     uint64_t height = h.isInteger() && h.getIntValue() > 0 ? (uint64_t)std::min<long long>(h.getIntValue(), UINT32_MAX) : 0;
     int progressive = 0;
     uint64_t bytes = width * height * 4;
+    parameters(xobject, "an image");
+    /* its masks are images poppler decodes at their own size */
+    for (const char *key : {"/SMask", "/Mask"}) {
+      QPDFObjectHandle mask = dict.getKey(key);
+      if (mask.isStream())
+        image(mask);
+    }
+    if (isName(filter, "/JBIG2Decode")) {
+      /* the segments, not the dictionary, say what poppler allocates */
+      std::string data, globals;
+      uint64_t read = 0;
+      Sink sink(read, maxJBIG2Header, nullptr, &data);
+      try {
+        xobject.pipeStreamData(&sink, nullptr, 0, qpdf_dl_specialized, true, false);
+      } catch (Stop &) {
+      }
+      QPDFObjectHandle parms = dict.getKey("/DecodeParms");
+      if (parms.isArray())
+        parms = parms.getArrayNItems() ? parms.getArrayItem(parms.getArrayNItems() - 1) : QPDFObjectHandle::newNull();
+      QPDFObjectHandle shared = parms.isDictionary() ? parms.getKey("/JBIG2Globals") : QPDFObjectHandle::newNull();
+      if (shared.isStream()) {
+        uint64_t sharedRead = 0;
+        Sink sharedSink(sharedRead, maxJBIG2Header, nullptr, &globals);
+        try {
+          shared.pipeStreamData(&sharedSink, nullptr, 0, qpdf_dl_specialized, true, false);
+        } catch (Stop &) {
+        }
+      }
+      uint32_t w = 0, h = 0, gw = 0, gh = 0;
+      uint64_t bitmaps = jbig2Bytes(data, &w, &h), sharedBitmaps = jbig2Bytes(globals, &gw, &gh);
+      char said[200];
+      snprintf(said, sizeof said, "draws a JBIG2 image (object %d) whose segments declare a %u × %u bitmap",
+               xobject.getObjectID(), sharedBitmaps > bitmaps ? gw : w, sharedBitmaps > bitmaps ? gh : h);
+      hold(add(bitmaps, sharedBitmaps), said);
+    }
     if (dct) {
       /* the JPEG itself says what its decoder holds, and its scan is what is read */
       std::string jpeg;
@@ -323,32 +693,33 @@ struct Scan {
 
   /* a form (or a tiling pattern, a glyph, an appearance): how deep it nests,
    * with what it draws */
-  long form(QPDFObjectHandle stream, QPDFObjectHandle resources, int level) {
+  Cost form(QPDFObjectHandle stream, QPDFObjectHandle resources, int level) {
     if (!stream.isStream() || level > maxFormLevel)
-      return 0;
+      return {};
     QPDFObjGen id = stream.getObjGen();
     if (stream.isIndirect()) {
-      auto known = formDepth.find(id);
-      if (known != formDepth.end())
+      auto known = formCost.find(id);
+      if (known != formCost.end())
         return known->second;
       if (!inProgress.insert(id).second)
-        return 0; /* a form that draws itself: poppler refuses the loop */
+        return {}; /* a form that draws itself: poppler refuses the loop */
     }
     QPDFObjectHandle own = stream.getDict().getKey("/Resources");
-    long depth = content({stream}, own.isDictionary() ? own : resources, level);
+    Cost cost = content({stream}, own.isDictionary() ? own : resources, level);
     if (stream.isIndirect()) {
       inProgress.erase(id);
-      formDepth[id] = depth;
+      formCost[id] = cost;
     }
-    return depth;
+    return cost;
   }
 
   /* content streams drawn one after another with `resources`: how deep they nest */
-  long content(const std::vector<QPDFObjectHandle> &streams, QPDFObjectHandle resources, int level) {
+  Cost content(const std::vector<QPDFObjectHandle> &streams, QPDFObjectHandle resources, int level) {
     Content c;
     for (QPDFObjectHandle s : streams) {
       if (!s.isStream())
         continue;
+      parameters(s, "a content stream");
       /* every filter poppler would apply to content (DCT too); one qpdf cannot
        * (CCITT, JBIG2, JPX, a crypt filter) would hide the drawing from this check */
       if (!pipe(s, &c, nullptr, qpdf_dl_all) && filterCount(s) > 0) {
@@ -370,47 +741,81 @@ struct Scan {
       if (c.largestInline > maxImageBytes)
         throw Stop();
     }
-    long below = drawnWith(c, resources, level);
-    if (c.maxDepth + below > out->q_depth) {
-      out->q_depth = c.maxDepth + below;
+    if (c.inlineColumns) {
+      char said[200];
+      snprintf(said, sizeof said, "draws an inline image whose /DecodeParms say /Columns %llu",
+               (unsigned long long)c.inlineColumns);
+      hold(times(add(c.inlineColumns, 2), 8), said);
+    }
+    Cost below = drawnWith(c, resources, level);
+    if (c.maxDepth + below.depth > out->q_depth) {
+      out->q_depth = c.maxDepth + below.depth;
       out->q_page = page;
     }
-    return c.maxDepth + below;
+    return {c.maxDepth + below.depth, add(c.bytes, below.walked)};
   }
 
   /* the forms a stream draws by name, and what its resources can draw without a
    * name in it (tiling patterns, Type 3 glyphs, soft-mask groups: walked once for
    * a resource dictionary many forms share) */
-  long drawnWith(const Content &c, QPDFObjectHandle resources, int level) {
-    long below = 0;
+  Cost drawnWith(const Content &c, QPDFObjectHandle resources, int level) {
+    Cost below;
     if (resources.isDictionary()) {
       QPDFObjectHandle xobjects = resources.getKey("/XObject");
       if (xobjects.isDictionary()) {
-        for (auto &name : c.invoked) {
+        for (auto &[name, count] : c.invoked) {
           QPDFObjectHandle x = xobjects.getKey(name);
           if (!x.isStream())
             continue;
           QPDFObjectHandle subtype = x.getDict().getKey("/Subtype");
-          if (isName(subtype, "/Image"))
+          if (isName(subtype, "/Image")) {
             image(x);
-          else if (isName(subtype, "/Form"))
-            below = std::max(below, form(x, resources, level + 1));
+            /* decoded again each time it is drawn */
+            QPDFObjectHandle dict = x.getDict();
+            uint64_t pixels = times(positive(integer(dict, "/Width", 0)), positive(integer(dict, "/Height", 0)));
+            below.walked = add(below.walked, times(count, pixels / pixelsPerByte));
+          } else if (isName(subtype, "/Form")) {
+            Cost drawn = form(x, resources, level + 1);
+            below.depth = std::max(below.depth, drawn.depth);
+            below.walked = add(below.walked, times(count, add(drawn.walked, formOverhead)));
+          }
         }
       }
-      below = std::max(below, unnamed(resources, level));
+      QPDFObjectHandle shadings = resources.getKey("/Shading");
+      if (shadings.isDictionary())
+        for (auto &[name, count] : c.shaded)
+          below.walked = add(below.walked, times(count, shadingWalk(shadings.getKey(name))));
+      /* a tiling pattern's cell is drawn again for each fill or stroke that paints with it */
+      QPDFObjectHandle patterns = resources.getKey("/Pattern");
+      if (patterns.isDictionary())
+        for (auto &[name, count] : c.patterned) {
+          QPDFObjectHandle pattern = patterns.getKey(name);
+          QPDFObjectHandle dict = pattern.isStream() ? pattern.getDict() : pattern;
+          uint64_t once = integer(dict, "/PatternType", 0) == 1
+                              ? add(form(pattern, resources, level + 1).walked, formOverhead)
+                              : shadingWalk(dict.getKey("/Shading"));
+          below.walked = add(below.walked, times(count, once));
+        }
+      Cost other = unnamed(resources, level);
+      below.depth = std::max(below.depth, other.depth);
+      below.walked = add(below.walked, other.walked);
     }
     return below;
   }
 
-  long unnamed(QPDFObjectHandle resources, int level) {
+  Cost unnamed(QPDFObjectHandle resources, int level) {
     QPDFObjGen id = resources.getObjGen();
     if (resources.isIndirect()) {
-      auto known = resourceDepth.find(id);
-      if (known != resourceDepth.end())
+      auto known = resourceCost.find(id);
+      if (known != resourceCost.end())
         return known->second;
-      resourceDepth[id] = 0; /* a loop back to these resources adds nothing */
+      resourceCost[id] = {}; /* a loop back to these resources adds nothing */
     }
-    long below = 0;
+    Cost below;
+    auto also = [&below](Cost drawn) {
+      below.depth = std::max(below.depth, drawn.depth);
+      below.walked = add(below.walked, drawn.walked);
+    };
     {
       QPDFObjectHandle states = resources.getKey("/ExtGState");
       if (states.isDictionary())
@@ -418,12 +823,12 @@ struct Scan {
           QPDFObjectHandle state = states.getKey(key);
           QPDFObjectHandle mask = state.isDictionary() ? state.getKey("/SMask") : QPDFObjectHandle::newNull();
           if (mask.isDictionary())
-            below = std::max(below, form(mask.getKey("/G"), resources, level + 1));
+            also(form(mask.getKey("/G"), resources, level + 1));
         }
       QPDFObjectHandle patterns = resources.getKey("/Pattern");
       if (patterns.isDictionary())
         for (auto &key : patterns.getKeys())
-          below = std::max(below, form(patterns.getKey(key), resources, level + 1));
+          also(form(patterns.getKey(key), resources, level + 1));
       QPDFObjectHandle fonts = resources.getKey("/Font");
       if (fonts.isDictionary())
         for (auto &key : fonts.getKeys()) {
@@ -433,11 +838,11 @@ struct Scan {
           QPDFObjectHandle procs = font.getKey("/CharProcs"), own = font.getKey("/Resources");
           if (procs.isDictionary())
             for (auto &glyph : procs.getKeys())
-              below = std::max(below, form(procs.getKey(glyph), own.isDictionary() ? own : resources, level + 1));
+              also(form(procs.getKey(glyph), own.isDictionary() ? own : resources, level + 1));
         }
     }
     if (resources.isIndirect())
-      resourceDepth[id] = below;
+      resourceCost[id] = below;
     return below;
   }
 
@@ -451,39 +856,48 @@ struct Scan {
       streams = contents.getArrayAsVector();
     else
       streams.push_back(contents);
-    content(streams, resources, 0);
+    reach(resources, 0);
+    uint64_t walked = content(streams, resources, 0).walked;
     QPDFObjectHandle annots = pageObject.getKey("/Annots");
     if (annots.isArray())
       for (auto &annot : annots.getArrayAsVector()) {
         if (!annot.isDictionary())
           continue;
         QPDFObjectHandle normal = annot.getKey("/AP");
+        reach(normal, 0);
         normal = normal.isDictionary() ? normal.getKey("/N") : QPDFObjectHandle::newNull();
         if (normal.isStream()) {
-          form(normal, resources, 1);
+          walked = add(walked, form(normal, resources, 1).walked);
         } else if (normal.isDictionary()) {
           for (auto &state : normal.getKeys())
-            form(normal.getKey(state), resources, 1);
+            walked = add(walked, form(normal.getKey(state), resources, 1).walked);
         }
       }
+    if (walked > maxWalked && !out->over_walked) {
+      out->over_walked = 1;
+      out->walked_page = page;
+      out->walked_bytes = walked;
+    }
   }
 
   bool over() const {
-    return out->q_depth > maxDepth || out->over_decoded || out->image_bytes > maxImageBytes || out->jpeg_reason[0] ||
+    return out->q_depth > maxDepth || out->over_decoded || out->over_walked || out->held[0] ||
+           out->image_bytes > maxImageBytes || out->jpeg_reason[0] ||
            out->undecodable[0];
   }
 };
 
 } // namespace
 
-extern "C" int tc_pdf_scan(const char *filename, uint64_t max_decoded, long max_depth, uint64_t max_image_bytes,
+extern "C" int tc_pdf_scan(const char *filename, uint64_t max_decoded, uint64_t max_walked, long max_depth,
+                           uint64_t max_image_bytes,
                            int check_jpegs, TcPDFScan *out) {
   memset(out, 0, sizeof *out);
   try {
     QPDF pdf;
     pdf.setSuppressWarnings(true);
     pdf.processFile(filename, "");
-    Scan scan{pdf, max_decoded, max_depth, max_image_bytes, check_jpegs != 0, out};
+    Scan scan{pdf, max_decoded, max_walked, max_depth, max_image_bytes, check_jpegs != 0, out};
     const std::vector<QPDFObjectHandle> &pages = pdf.getAllPages();
     for (size_t k = 0; k < pages.size() && !scan.over(); k++) {
       scan.page = (int)k;

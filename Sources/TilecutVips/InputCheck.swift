@@ -75,6 +75,18 @@ package enum InputCheck {
   /// that inflates past this is a bomb, which poppler would walk for every band.
   static let maxContentBytes: UInt64 = 1 << 30
 
+  /// Bytes of content poppler may walk to draw a page once, its forms, images,
+  /// shadings and tiling patterns counted each time they are drawn (an image's
+  /// pixels, a mesh's vertices counted as the content they take as long as):
+  /// poppler walks about 2 MB of content a second, so what a page walks follows
+  /// the file's size, 256 times it, at least 48 MB and at most `maxContentBytes`.
+  /// A form drawn four times by a form drawn four times, 14 deep, is 4¹⁴ forms
+  /// from 3 KB; a 2000² image drawn 20,000 times is 100 minutes from 49 KB. The
+  /// largest image `maxMemory` lets a page draw, drawn once, is allowed besides.
+  static func maxWalkedBytes(fileSize: UInt64, maxMemory: UInt64) -> UInt64 {
+    min(maxContentBytes, max(48_000_000, fileSize.multipliedReportingOverflow(by: 256).partialValue)) + maxMemory / 32
+  }
+
   /// A PDF read page by page through qpdf, whatever its filters, object streams or
   /// (empty-password) encryption, before poppler sees it: q nesting, content that
   /// inflates without end, images declaring more than `maxBytes` decoded (poppler
@@ -86,7 +98,9 @@ package enum InputCheck {
     if let key, scannedJPEGs.withLock({ $0.contains(key) }) { return }
     var scan = TcPDFScan()
     let budget = UInt64(max(0, maxBytes))
-    if tc_pdf_scan(path, maxContentBytes, maxSavedStates, budget, 1, &scan) == 0 {
+    let fileSize = UInt64((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0)
+    let walkedBound = maxWalkedBytes(fileSize: fileSize, maxMemory: budget)
+    if tc_pdf_scan(path, maxContentBytes, walkedBound, maxSavedStates, budget, 1, &scan) == 0 {
       if scan.q_depth > maxSavedStates {
         throw TilecutError.invalidInput(path: path, reason: nestingReason(depth: scan.q_depth, page: Int(scan.q_page)))
       }
@@ -95,6 +109,21 @@ package enum InputCheck {
           path: path,
           reason:
             "page \(scan.decoded_page + 1)'s content streams decode to more than \(DecodeBudget.megabytes(maxContentBytes)); poppler would walk them for every band of the page"
+        )
+      }
+      if scan.over_walked != 0 {
+        throw TilecutError.invalidInput(
+          path: path,
+          reason:
+            "page \(scan.walked_page + 1) would take poppler as long to draw as \(DecodeBudget.megabytes(scan.walked_bytes)) of content (its forms, images, shadings and patterns counted each time they are drawn), for every band of the page, more than \(DecodeBudget.megabytes(walkedBound)) for a file of \(fileSize) bytes; re-export the PDF with them drawn fewer times"
+        )
+      }
+      let held = withUnsafeBytes(of: &scan.held) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+      if !held.isEmpty {
+        throw TilecutError.invalidInput(
+          path: path,
+          reason:
+            "page \(scan.held_page + 1) \(held), more than --max-memory \(maxBytes / 1_000_000) MB; raise --max-memory if this is intended"
         )
       }
       if scan.image_bytes > budget {

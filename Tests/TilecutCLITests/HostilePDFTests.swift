@@ -79,18 +79,18 @@ struct HostilePDFTests {
     try Data(pdf.document(content: PDFWriter.runLength(drawing + Array("/F1 Do".utf8)), filter: "/Filter /RL", resources: "/XObject << /F1 5 0 R >>"))
       .write(to: URL(fileURLWithPath: dir + "/long.pdf"))
     var scan = TcPDFScan()
-    #expect(tc_pdf_scan(dir + "/long.pdf", 4 << 20, 100_000, 1 << 30, 1, &scan) == 0)
+    #expect(tc_pdf_scan(dir + "/long.pdf", 4 << 20, 1 << 30, 100_000, 1 << 30, 1, &scan) == 0)
     #expect(scan.over_decoded == 0 && scan.q_depth == 0)
-    #expect(tc_pdf_scan(dir + "/long.pdf", 1_500_000, 100_000, 1 << 30, 1, &scan) == 0)
+    #expect(tc_pdf_scan(dir + "/long.pdf", 1_500_000, 1 << 30, 100_000, 1 << 30, 1, &scan) == 0)
     #expect(scan.over_decoded == 1 && scan.decoded_page == 0)
     // content in a filter qpdf cannot decode (poppler can) is refused, not waved through
     try Data(PDFWriter().document(content: Array("0123456789".utf8), filter: "/Filter /CCITTFaxDecode"))
       .write(to: URL(fileURLWithPath: dir + "/ccitt.pdf"))
-    #expect(tc_pdf_scan(dir + "/ccitt.pdf", 1 << 30, 100_000, 1 << 30, 1, &scan) == 0)
+    #expect(tc_pdf_scan(dir + "/ccitt.pdf", 1 << 30, 1 << 30, 100_000, 1 << 30, 1, &scan) == 0)
     #expect(refusal(dir + "/ccitt.pdf")?.contains("page 1's content is in /CCITTFaxDecode") == true)
     // a file qpdf cannot read at all is left to the byte scan (and to poppler's repair)
     try Data("%PDF-1.4\nnothing here".utf8).write(to: URL(fileURLWithPath: dir + "/broken.pdf"))
-    #expect(tc_pdf_scan(dir + "/broken.pdf", 1 << 30, 100_000, 1 << 30, 1, &scan) == 1)
+    #expect(tc_pdf_scan(dir + "/broken.pdf", 1 << 30, 1 << 30, 100_000, 1 << 30, 1, &scan) == 1)
   }
 
   @Test(
@@ -167,9 +167,257 @@ struct HostilePDFTests {
     damaged.bytes.replaceSubrange(at..<at + 10, with: Array("0000000999".utf8))
     try damaged.write(dir + "/repaired.pdf")
     var scan = TcPDFScan()
-    #expect(tc_pdf_scan(dir + "/repaired.pdf", 1 << 30, 100_000, 1 << 30, 1, &scan) == 0)
+    #expect(tc_pdf_scan(dir + "/repaired.pdf", 1 << 30, 1 << 30, 100_000, 1 << 30, 1, &scan) == 0)
     let run = try runTool([], shell: "G_MESSAGES_DEBUG=all TILECUT \(dir)/repaired.pdf -o \(dir)/out --max-zoom 2 -q")
     #expect(run.status == 0, "\(run.stderr)")
     #expect(run.stderr.isEmpty, "stderr: \(run.stderr)")
+  }
+}
+
+/// /RunLengthDecode's encoding of `count` copies of `byte` (a multiple of 128):
+/// 2 bytes for every 128, a bomb of 64 to 1.
+private func runs(of byte: UInt8, count: Int) -> [UInt8] {
+  var out: [UInt8] = []
+  out.reserveCapacity(count / 64 + 1)
+  for _ in 0..<count / 128 { out += [129, byte] }
+  return out + [128]
+}
+
+/// Writes `bytes` as `name`.pdf in `c`, and returns its path.
+private func write(_ bytes: [UInt8], _ name: String, in c: Corpus) throws -> String {
+  try Data(bytes).write(to: URL(fileURLWithPath: c.path("\(name).pdf")))
+  return c.path("\(name).pdf")
+}
+
+@Suite("what poppler would hold or walk for a PDF follows what the file holds, not what it declares", .serialized)
+struct HostilePDFBudgetTests {
+  /// Runs tilecut on `path` under `maxMemory` MB and expects one line naming `mentions` and the budget.
+  func expectRefused(_ c: Corpus, _ path: String, maxMemory: Int = 512, mentions: String, sourceLocation: SourceLocation = #_sourceLocation)
+    throws
+  {
+    let run = try runTool([path, "-o", c.path("out"), "--max-zoom", "3", "--max-memory", "\(maxMemory)"])
+    c.expectClean(run, status: 1, mentions: mentions, sourceLocation: sourceLocation)
+  }
+
+  @Test(
+    "mesh shadings (their vertices and patches, from 16 KB of RunLength) and type 0 functions (their samples, in a shading, a Separation's tint transform, a transfer function) are refused against --max-memory"
+  )
+  func meshesAndFunctions() throws {
+    let c = try Corpus()
+    defer { c.cleanup() }
+    // 1 MB of zero bytes: 262,144 vertices of 4 bytes, 100 MB in poppler
+    let zeros = runs(of: 0, count: 1 << 20)
+    for type in [4, 5, 6, 7] {
+      var pdf = PDFWriter()
+      pdf.objects = [
+        PDFWriter.stream(
+          zeros,
+          "/ShadingType \(type) /ColorSpace /DeviceGray /BitsPerCoordinate 8 /BitsPerComponent 8 /BitsPerFlag 8 /VerticesPerRow 2 /Decode [0 200 0 100 0 1] /Filter /RunLengthDecode"
+        )
+      ]
+      let path = try write(pdf.document(content: Array("/Sh1 sh".utf8), resources: "/Shading << /Sh1 5 0 R >>"), "mesh\(type)", in: c)
+      try expectRefused(c, path, maxMemory: 64, mentions: "mesh\(type).pdf: page 1 has a type \(type) mesh shading (object 5) of more than ")
+      // what it holds is inside a larger budget
+      #expect(refusal(path, maxMemory: 512_000_000) == nil, "mesh \(type)")
+    }
+    let function = PDFWriter.stream(
+      [UInt8](repeating: 0, count: 16), "/FunctionType 0 /Domain [0 1] /Range [0 1 0 1 0 1] /Size [100000000] /BitsPerSample 8")
+    var separation = PDFWriter()
+    separation.objects = [function]
+    var shading = PDFWriter()
+    shading.objects = [Array("<< /ShadingType 2 /ColorSpace /DeviceRGB /Coords [0 0 200 0] /Function 6 0 R >>".utf8), function]
+    var transfer = PDFWriter()
+    transfer.objects = [Array("<< /Type /ExtGState /TR 6 0 R >>".utf8), function]
+    let cases: [(String, [UInt8], Int)] = [
+      (
+        "separation",
+        separation.document(
+          content: Array("/CS1 cs 0.5 scn 0 0 200 100 re f".utf8), resources: "/ColorSpace << /CS1 [/Separation /Spot /DeviceRGB 5 0 R] >>"), 5
+      ),
+      ("shading", shading.document(content: Array("/Sh1 sh".utf8), resources: "/Shading << /Sh1 5 0 R >>"), 6),
+      ("transfer", transfer.document(content: Array("/GS1 gs 0 0 200 100 re f".utf8), resources: "/ExtGState << /GS1 5 0 R >>"), 6),
+    ]
+    for (name, bytes, object) in cases {
+      try expectRefused(
+        c, try write(bytes, name, in: c),
+        mentions:
+          "\(name).pdf: page 1 has a sampled function (object \(object)) of 100000000 samples, 300000000 values, which poppler holds as 2400 MB, more than --max-memory 512 MB"
+      )
+    }
+    // a Separation whose tint transform has two samples is tiled
+    separation.objects = [
+      PDFWriter.stream([255, 0, 0, 0, 0, 255], "/FunctionType 0 /Domain [0 1] /Range [0 1 0 1 0 1] /Size [2] /BitsPerSample 8")
+    ]
+    let fine = try write(
+      separation.document(
+        content: Array("/CS1 cs 0.5 scn 0 0 200 100 re f".utf8), resources: "/ColorSpace << /CS1 [/Separation /Spot /DeviceRGB 5 0 R] >>"),
+      "fine", in: c)
+    let run = try runTool([fine, "-o", c.path("fine-out"), "--max-zoom", "3", "-q"])
+    #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
+  }
+
+  @Test("/DecodeParms /Columns that make poppler allocate gigabytes for a row are refused: CCITT in an image and inline, a predictor on content")
+  func decodeParameters() throws {
+    let c = try Corpus()
+    defer { c.cleanup() }
+    var ccitt = PDFWriter()
+    ccitt.objects = [
+      PDFWriter.stream(
+        [UInt8](repeating: 0, count: 64),
+        "/Type /XObject /Subtype /Image /Width 10 /Height 10 /ColorSpace /DeviceGray /BitsPerComponent 1 /Filter /CCITTFaxDecode /DecodeParms << /K -1 /Columns 500000000 /Rows 10 >>"
+      )
+    ]
+    try expectRefused(
+      c, try write(ccitt.document(content: Array("q 200 0 0 100 0 0 cm /Im1 Do Q".utf8), resources: "/XObject << /Im1 5 0 R >>"), "ccitt", in: c),
+      mentions:
+        "ccitt.pdf: page 1 has an image (object 5) whose /CCITTFaxDecode /DecodeParms say /Columns 500000000, which poppler holds as 4001 MB, more than --max-memory 512 MB"
+    )
+    let inline =
+      Array("q 200 0 0 100 0 0 cm BI /W 10 /H 10 /CS /G /BPC 1 /F /CCF /DP << /K -1 /Columns 100000000 >> ID ".utf8) + [UInt8](repeating: 0, count: 8)
+      + Array(" EI Q".utf8)
+    try expectRefused(
+      c, try write(PDFWriter().document(content: inline), "inline", in: c),
+      mentions: "inline.pdf: page 1 draws an inline image whose /DecodeParms say /Columns 100000000, which poppler holds as 801 MB")
+    let predictor = "/Filter /FlateDecode /DecodeParms << /Predictor 12 /Columns 130000000 /Colors 1 /BitsPerComponent 16 >>"
+    try expectRefused(
+      c, try write(PDFWriter().document(content: [0x78, 0x9C, 3, 0, 0, 0, 0, 1], filter: predictor), "predictor", in: c),
+      mentions:
+        "predictor.pdf: page 1 has a content stream (object 4) whose /FlateDecode /DecodeParms say /Columns 130000000, which poppler holds as 780 MB")
+    // a fax page's 1728 columns pass
+    ccitt.objects = [
+      PDFWriter.stream(
+        [UInt8](repeating: 0, count: 64),
+        "/Type /XObject /Subtype /Image /Width 1728 /Height 10 /ColorSpace /DeviceGray /BitsPerComponent 1 /Filter /CCITTFaxDecode /DecodeParms << /K -1 /Columns 1728 /Rows 10 >>"
+      )
+    ]
+    let fax = try write(ccitt.document(content: Array("q 200 0 0 100 0 0 cm /Im1 Do Q".utf8), resources: "/XObject << /Im1 5 0 R >>"), "fax", in: c)
+    #expect(refusal(fax) == nil)
+  }
+
+  /// A JBIG2 segment header (number, type, page 1, no referred segments) and its data.
+  func segment(_ number: UInt32, type: UInt8, _ data: [UInt8]) -> [UInt8] {
+    be(number) + [type, 0, 1] + be(UInt32(data.count)) + data
+  }
+
+  func be(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 255), UInt8(v >> 8 & 255), UInt8(v & 255)] }
+
+  @Test(
+    "a JBIG2 image is held by the bitmaps its segments declare (its page, its regions, in its globals too), not by the image dictionary's 10 × 10")
+  func jbig2Segments() throws {
+    let c = try Corpus()
+    defer { c.cleanup() }
+    let dictionary = "/Type /XObject /Subtype /Image /Width 10 /Height 10 /ColorSpace /DeviceGray /BitsPerComponent 1 /Filter /JBIG2Decode"
+    let page = segment(0, type: 48, be(65000) + be(65000) + [UInt8](repeating: 0, count: 11))
+    var pdf = PDFWriter()
+    pdf.objects = [PDFWriter.stream(page, dictionary)]
+    let draw = Array("q 200 0 0 100 0 0 cm /Im1 Do Q".utf8)
+    try expectRefused(
+      c, try write(pdf.document(content: draw, resources: "/XObject << /Im1 5 0 R >>"), "page", in: c),
+      mentions:
+        "page.pdf: page 1 draws a JBIG2 image (object 5) whose segments declare a 65000 × 65000 bitmap, which poppler holds as 529 MB, more than --max-memory 512 MB"
+    )
+    // a small page, and a generic region of 40000 × 40000 (200 MB) in the globals
+    let small = segment(0, type: 48, be(100) + be(100) + [UInt8](repeating: 0, count: 11))
+    let region = segment(1, type: 38, be(40000) + be(40000) + [UInt8](repeating: 0, count: 10))
+    pdf.objects = [PDFWriter.stream(small, dictionary + " /DecodeParms << /JBIG2Globals 6 0 R >>"), PDFWriter.stream(region)]
+    let globals = try write(pdf.document(content: draw, resources: "/XObject << /Im1 5 0 R >>"), "globals", in: c)
+    try expectRefused(
+      c, globals, maxMemory: 128,
+      mentions: "globals.pdf: page 1 draws a JBIG2 image (object 5) whose segments declare a 40000 × 40000 bitmap, which poppler holds as 201 MB")
+    #expect(refusal(globals, maxMemory: 512_000_000) == nil)
+  }
+
+  @Test("a font that decodes past --max-memory (64 to 1 in RunLength) and an image's soft mask declaring 30000 × 30000 are refused")
+  func resourceStreams() throws {
+    let c = try Corpus()
+    defer { c.cleanup() }
+    var font = PDFWriter()
+    font.objects = [
+      Array("<< /Type /Font /Subtype /TrueType /BaseFont /X /FirstChar 32 /LastChar 126 /FontDescriptor 6 0 R >>".utf8),
+      Array(
+        "<< /Type /FontDescriptor /FontName /X /Flags 32 /FontBBox [0 0 1000 1000] /ItalicAngle 0 /Ascent 800 /Descent -200 /CapHeight 700 /StemV 80 /FontFile2 7 0 R >>"
+          .utf8),
+      PDFWriter.stream(runs(of: 0, count: 17_000_064), "/Filter /RunLengthDecode"),
+    ]
+    let text = Array("BT /F1 12 Tf 10 10 Td (Hello) Tj ET".utf8)
+    let path = try write(font.document(content: text, resources: "/Font << /F1 5 0 R >>"), "font", in: c)
+    try expectRefused(
+      c, path, maxMemory: 16,
+      mentions: "font.pdf: page 1 has a stream (object 7) that decodes to more than 16 MB, which poppler holds whole, more than --max-memory 16 MB")
+    #expect(refusal(path, maxMemory: 512_000_000) == nil)
+    var masked = PDFWriter()
+    masked.objects = [
+      PDFWriter.stream(
+        [UInt8](repeating: 0, count: 300),
+        "/Type /XObject /Subtype /Image /Width 10 /Height 10 /ColorSpace /DeviceRGB /BitsPerComponent 8 /SMask 6 0 R"),
+      PDFWriter.stream(
+        [UInt8](repeating: 0, count: 16), "/Type /XObject /Subtype /Image /Width 30000 /Height 30000 /ColorSpace /DeviceGray /BitsPerComponent 8"),
+    ]
+    try expectRefused(
+      c,
+      try write(masked.document(content: Array("q 200 0 0 100 0 0 cm /Im1 Do Q".utf8), resources: "/XObject << /Im1 5 0 R >>"), "masked", in: c),
+      mentions: "masked.pdf: page 1 draws an image of 30000 × 30000 pixels, which poppler holds decoded as 3600 MB")
+  }
+
+  @Test(
+    "forms that draw forms four times over, 14 deep (4¹⁴ drawings from 3 KB), and an image, a tiling pattern and a mesh drawn 2000 times are refused by how long poppler would take; a symbol drawn 2000 times is tiled"
+  )
+  func formFanOut() throws {
+    let c = try Corpus()
+    defer { c.cleanup() }
+    var fan = PDFWriter()
+    fan.objects = (0..<14).map { level in
+      level < 13
+        ? PDFWriter.stream(
+          Array("/X Do /X Do /X Do /X Do".utf8),
+          "/Type /XObject /Subtype /Form /BBox [0 0 200 100] /Resources << /XObject << /X \(level + 6) 0 R >> >>")
+        : PDFWriter.stream(Array("0 0 m 200 100 l S".utf8), "/Type /XObject /Subtype /Form /BBox [0 0 200 100]")
+    }
+    let path = try write(fan.document(content: Array("/X Do".utf8), resources: "/XObject << /X 5 0 R >>"), "fan", in: c)
+    try expectRefused(
+      c, path, mentions: "fan.pdf: page 1 would take poppler as long to draw as 7472 MB of content")
+    // an image of 10⁶ pixels drawn 2000 times, a tiling pattern's cell of 10,000 lines filled 2000 times, a mesh of 50,000 vertices painted 2000 times
+    let twice = { (draw: String) in Array(String(repeating: draw + "\n", count: 2000).utf8) }
+    var image = PDFWriter()
+    image.objects = [
+      PDFWriter.stream(
+        runs(of: 0, count: 3_000_064),
+        "/Type /XObject /Subtype /Image /Width 1000 /Height 1000 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /RunLengthDecode")
+    ]
+    var pattern = PDFWriter()
+    pattern.objects = [
+      PDFWriter.stream(
+        Array(String(repeating: "0 0 m 10 10 l S\n", count: 10_000).utf8),
+        "/PatternType 1 /PaintType 1 /TilingType 1 /BBox [0 0 10 10] /XStep 10 /YStep 10")
+    ]
+    var mesh = PDFWriter()
+    mesh.objects = [
+      PDFWriter.stream(
+        (0..<200_000).map { UInt8(truncatingIfNeeded: $0 % 4 == 0 ? 0 : $0 &* 37) },
+        "/ShadingType 4 /ColorSpace /DeviceGray /BitsPerCoordinate 8 /BitsPerComponent 8 /BitsPerFlag 8 /Decode [0 200 0 100 0 1]")
+    ]
+    let repeated: [(String, [UInt8])] = [
+      ("image", image.document(content: twice("q 200 0 0 100 0 0 cm /Im1 Do Q"), resources: "/XObject << /Im1 5 0 R >>")),
+      ("pattern", pattern.document(content: twice("/Pattern cs /P1 scn 0 0 200 100 re f"), resources: "/Pattern << /P1 5 0 R >>")),
+      ("mesh", mesh.document(content: twice("/Sh1 sh"), resources: "/Shading << /Sh1 5 0 R >>")),
+    ]
+    for (name, bytes) in repeated {
+      try expectRefused(c, try write(bytes, name, in: c), mentions: "\(name).pdf: page 1 would take poppler as long to draw as ")
+    }
+    // drawn once each, they pass
+    for (name, bytes) in [
+      ("image-once", image.document(content: Array(twice("q 200 0 0 100 0 0 cm /Im1 Do Q").prefix(31)), resources: "/XObject << /Im1 5 0 R >>")),
+      ("pattern-once", pattern.document(content: Array("/Pattern cs /P1 scn 0 0 200 100 re f".utf8), resources: "/Pattern << /P1 5 0 R >>")),
+      ("mesh-once", mesh.document(content: Array("/Sh1 sh".utf8), resources: "/Shading << /Sh1 5 0 R >>")),
+    ] {
+      #expect(refusal(try write(Array(bytes), name, in: c)) == nil, "\(name)")
+    }
+    // a symbol drawn 2000 times (a floor plan's chairs) is tiled
+    var symbol = PDFWriter()
+    symbol.objects = [PDFWriter.stream(Array("0 0 m 2 1 l S".utf8), "/Type /XObject /Subtype /Form /BBox [0 0 2 1]")]
+    let placed = (0..<2000).map { "q 1 0 0 1 \($0 % 100 * 2) \($0 / 100 * 5) cm /S Do Q\n" }.joined()
+    let symbols = try write(symbol.document(content: Array(placed.utf8), resources: "/XObject << /S 5 0 R >>"), "symbols", in: c)
+    let run = try runTool([symbols, "-o", c.path("symbols-out"), "--max-zoom", "3", "-q"])
+    #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
   }
 }

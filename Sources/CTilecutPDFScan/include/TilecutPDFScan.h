@@ -33,6 +33,23 @@ typedef struct {
    * filter), which poppler would still read: its first filter's name, and the page */
   char undecodable[40];
   int undecodable_page;
+  /* 1: drawing a page would take poppler as long as walking more than
+   * `max_walked` bytes of content: its content, with its forms, images,
+   * shadings and tiling patterns' cells counted each time they are drawn (an
+   * image's pixels, a mesh's vertices as the bytes of content they take as long
+   * as): how much (at least), and the page */
+  int over_walked;
+  int walked_page;
+  uint64_t walked_bytes;
+  /* something a page uses that poppler holds whole, past `max_image_bytes`: a
+   * mesh shading's vertices or patches, a sampled function's samples, a
+   * resource stream (a font, an ICC profile) that decodes past the bound, a
+   * JBIG2 image's declared bitmaps, the rows /DecodeParms /Columns asks for.
+   * What it is ("has a type 4 mesh shading (object 5) of … vertices, which
+   * poppler holds as 2013 MB"), its page and size; empty when none */
+  char held[240];
+  int held_page;
+  uint64_t held_bytes;
   /* a JPEG image that libjpeg warns about: why, and its page; empty when none */
   char jpeg_reason[200];
   int jpeg_page;
@@ -40,13 +57,16 @@ typedef struct {
 
 /* Reads every page of `filename` with qpdf and stops at the first page over a
  * bound: q nesting deeper than `max_depth`, content decoding to more than
- * `max_decoded` bytes, an image needing more than `max_image_bytes`, content in
+ * `max_decoded` bytes (or, its forms counted as often as they are drawn, to
+ * more than `max_walked`), an
+ * image or anything else poppler would hold whole needing more than
+ * `max_image_bytes`, content in
  * a filter qpdf cannot decode, or (when `check_jpegs`) a damaged JPEG. 0 when
  * the file was read (the fields say what was found); 1 when qpdf cannot read it
  * (poppler may still repair it: the caller falls back to reading the file's
  * bytes in order). Never throws, never prints. */
-int tc_pdf_scan(const char *filename, uint64_t max_decoded, long max_depth, uint64_t max_image_bytes, int check_jpegs,
-                TcPDFScan *out);
+int tc_pdf_scan(const char *filename, uint64_t max_decoded, uint64_t max_walked, long max_depth,
+                uint64_t max_image_bytes, int check_jpegs, TcPDFScan *out);
 
 #ifdef __cplusplus
 }
