@@ -98,8 +98,49 @@ int tc_verify_jpeg_file(const char *filename, char *reason, size_t reason_size) 
   return r;
 }
 
+/* The SHA-256 of every buffer that decoded without a warning: a PDF's DCT image is
+ * checked by the pre-scan and again when a level reads it, and is decoded once. */
+static GMutex verified_lock;
+static guint8 (*verified_digests)[32];
+static size_t verified_count, verified_capacity;
+
+static int digest_known(const guint8 digest[32]) {
+  for (size_t i = 0; i < verified_count; i++)
+    if (!memcmp(verified_digests[i], digest, 32))
+      return 1;
+  return 0;
+}
+
 int tc_verify_jpeg_buffer(const void *data, size_t length, char *reason, size_t reason_size) {
-  return verify(NULL, data, length, reason, reason_size);
+  guint8 digest[32];
+  gsize digest_length = sizeof digest;
+  GChecksum *checksum = g_checksum_new(G_CHECKSUM_SHA256);
+  g_checksum_update(checksum, data, (gssize)length);
+  g_checksum_get_digest(checksum, digest, &digest_length);
+  g_checksum_free(checksum);
+  g_mutex_lock(&verified_lock);
+  int known = digest_known(digest);
+  g_mutex_unlock(&verified_lock);
+  if (known)
+    return 0;
+  int result = verify(NULL, data, length, reason, reason_size);
+  if (result == 0) {
+    g_mutex_lock(&verified_lock);
+    if (!digest_known(digest)) {
+      if (verified_count == verified_capacity) {
+        size_t capacity = verified_capacity ? 2 * verified_capacity : 16;
+        guint8(*grown)[32] = realloc(verified_digests, capacity * sizeof *grown);
+        if (grown) {
+          verified_digests = grown;
+          verified_capacity = capacity;
+        }
+      }
+      if (verified_count < verified_capacity)
+        memcpy(verified_digests[verified_count++], digest, 32);
+    }
+    g_mutex_unlock(&verified_lock);
+  }
+  return result;
 }
 
 /* ---- tilecut's JPEG reader: the pixels, checked as they are decoded ---- */
