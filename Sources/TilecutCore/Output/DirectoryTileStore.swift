@@ -508,6 +508,9 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
         _ = tc_fs_exchange(staging, path)
         throw TilecutError.output(path: path, reason: "was replaced during the run; it was left as it is")
       }
+      // the old tree now has staging's name: marked, so a run killed while it is
+      // removed leaves what a later run recognises and removes
+      _ = Self.writeStagingMarker(in: AT_FDCWD, staging)
       Self.removeTree(staging)
       return
     }
@@ -525,6 +528,7 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
       _ = rename(aside, path)
       throw Self.failure(path, "cannot move the new output in", e)
     }
+    _ = Self.writeStagingMarker(in: AT_FDCWD, aside)
     Self.removeTree(aside)
   }
 
