@@ -156,6 +156,13 @@ struct MBTilesStoreTests {
     let r = try runTool(["verify", dir + "/directory"])
     #expect(r.status == 1 && r.stdout.contains("does not decode: \(victim)"), "\(r.stdout)")
     try damage(dir + "/mbtiles/L1_256.mbtiles", "UPDATE images SET tile_data = substr(tile_data, 1, length(tile_data) - 20) WHERE rowid = 1")
+    let changed = try runTool(["verify", dir + "/mbtiles"])
+    #expect(changed.status == 1 && changed.stdout.hasPrefix("changed: L1_256.mbtiles"), "\(changed.stdout)")
+    // its rows, read where the manifest records no digest for the file
+    let manifestPath = dir + "/mbtiles/manifest.json"
+    var older = try Manifest.decode(try #require(FileManager.default.contents(atPath: manifestPath)))
+    older.storeFileDigests = nil
+    try older.encoded().write(to: URL(fileURLWithPath: manifestPath))
     let m = try runTool(["verify", dir + "/mbtiles"])
     #expect(m.status == 1 && m.stdout.contains("does not decode"), "\(m.stdout)")
   }
