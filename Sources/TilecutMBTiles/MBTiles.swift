@@ -227,6 +227,8 @@ public struct MBTilesRow: Sendable {
 /// Reads an MBTiles file through SQLite, read-only.
 public final class MBTilesReader {
   let db: SQLiteDatabase
+  /// The rows the file's tables hold: `forEachRow` stops a `tiles` that yields more.
+  let tableRows: Int
 
   public init(path: String) throws {
     guard FileManager.default.fileExists(atPath: path) else { throw TilecutError.invalidInput(path: path, reason: "no such file") }
@@ -241,6 +243,7 @@ public final class MBTilesReader {
     }
     try db.expectShape(of: "tiles", columns: ["zoom_level", "tile_column", "tile_row", "tile_data"])
     try db.expectShape(of: "metadata", columns: ["name", "value"])
+    tableRows = try db.budgetByRows(budget)
   }
 
   /// The `metadata` table as name → value.
@@ -263,7 +266,16 @@ public final class MBTilesReader {
   /// Every row, in storage order.
   public func forEachRow(_ body: (MBTilesRow) throws -> Void) throws {
     let q = try db.prepare("SELECT zoom_level, tile_column, tile_row, tile_data FROM tiles")
+    var yielded = 0
     while try q.next() {
+      yielded += 1
+      guard yielded <= tableRows else {
+        throw TilecutError.invalidInput(
+          path: db.path,
+          reason:
+            "has a tiles view that yields more rows than its tables hold (\(tableRows)): a join that repeats rows; tilecut reads plain tables or views of the MBTiles spec's shape"
+        )
+      }
       try body(MBTilesRow(zoom: q.int(0), column: q.int(1), row: q.int(2), data: q.isNull(3) ? [] : q.blob(3)))
     }
   }

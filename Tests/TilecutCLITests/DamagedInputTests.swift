@@ -6,6 +6,7 @@ import TilecutFixtures
 import TilecutGeo
 import TilecutMBTiles
 
+@testable import Tilecut
 @testable import TilecutVips
 
 /// A file's bytes, damaged in place.
@@ -549,6 +550,76 @@ struct DamagedInputTests {
     #expect(reasons["recursive"]?.contains("recursive") == true)
     #expect(reasons["hidden"]?.contains("SQLite steps") == true)
     #expect(reasons["blob"]?.contains("larger than 64 MiB") == true)
+  }
+
+  @Test("MBTiles: a cross join padded to 40 MB is stopped by steps that follow the tables' rows, not the file's size; verify says it in a line")
+  func crossJoinMBTiles() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let values = (0..<8).map { "(3, \($0), 0, 'i\($0)')" }.joined(separator: ", ")
+    let images = (0..<8).map { "(x'89504E47', 'i\($0)')" }.joined(separator: ", ")
+    let spec = """
+      CREATE TABLE metadata (name TEXT, value TEXT);
+      CREATE TABLE map (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_id TEXT);
+      CREATE TABLE images (tile_data BLOB, tile_id TEXT);
+      INSERT INTO map VALUES \(values);
+      INSERT INTO images VALUES \(images);
+      CREATE TABLE pad (b BLOB);
+      WITH RECURSIVE r(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM r LIMIT 40) INSERT INTO pad SELECT zeroblob(1000000) FROM r;
+      """
+    let columns = "a.zoom_level AS zoom_level, a.tile_column AS tile_column, a.tile_row AS tile_row, i.tile_data AS tile_data"
+    let cases = [
+      "spec":
+        "CREATE VIEW tiles AS SELECT map.zoom_level AS zoom_level, map.tile_column AS tile_column, map.tile_row AS tile_row, images.tile_data AS tile_data FROM map JOIN images ON images.tile_id = map.tile_id;",
+      // 8⁸ rows looked at, none given: only the step budget ends it
+      "filtered":
+        "CREATE VIEW tiles AS SELECT \(columns) FROM map a, map b, map c, map d, map e, map f, map g, images i WHERE i.tile_id = a.tile_id AND a.tile_column + b.tile_column + c.tile_column + d.tile_column + e.tile_column + f.tile_column + g.tile_column < 0;",
+      // every row given again and again
+      "repeating": "CREATE VIEW tiles AS SELECT \(columns) FROM map a, map b, map c, map d, map e, images i WHERE i.tile_id = a.tile_id;",
+    ]
+    var reasons: [String: String] = [:]
+    for (name, tiles) in cases {
+      var db: OpaquePointer?
+      let file = dir + "/\(name).mbtiles"
+      #expect(sqlite3_open(file, &db) == SQLITE_OK)
+      #expect(sqlite3_exec(db, spec + tiles, nil, nil, nil) == SQLITE_OK, "\(name)")
+      sqlite3_close(db)
+      do {
+        var rows = 0
+        try MBTilesReader(path: file).forEachRow { _ in rows += 1 }
+        if name == "spec" { #expect(rows == 8) }
+      } catch {
+        reasons[name] = "\(error)"
+      }
+    }
+    #expect(reasons["spec"] == nil, "\(reasons)")
+    // 16 steps a byte gave this file 640 M steps; its 57 rows give a few million
+    let filtered = try #require(reasons["filtered"])
+    let limit = filtered.split(separator: " ").first { Int($0) != nil }.flatMap { Int($0) }
+    #expect(filtered.contains("SQLite steps") && (limit ?? .max) < 10_000_000, "\(filtered)")
+    #expect(reasons["repeating"]?.contains("yields more rows than its tables hold") == true, "\(reasons)")
+
+    // verify of an output whose tiles view became a cross join: the file is not the one
+    // tilecut wrote, one line; without the digest, one line of why its rows cannot be read
+    try picture(width: 600, height: 400).writePNG(to: dir + "/plan.png")
+    #expect(try runTool([dir + "/plan.png", "-o", dir + "/out", "-q", "--store", "mbtiles", "--max-zoom", "3"]).status == 0)
+    var db: OpaquePointer?
+    #expect(sqlite3_open(dir + "/out/L1_256.mbtiles", &db) == SQLITE_OK)
+    let join = "SELECT \(columns) FROM map a, map b, map c, map d, map e, map f, images i WHERE i.tile_id = a.tile_id"
+    #expect(sqlite3_exec(db, "DROP VIEW tiles; CREATE VIEW tiles AS \(join);", nil, nil, nil) == SQLITE_OK)
+    sqlite3_close(db)
+    let changed = try runTool(["verify", dir + "/out"])
+    #expect(changed.status == 1 && changed.stderrLines.count == 1, "\(changed.stderr)")
+    #expect(changed.stdout == "changed: L1_256.mbtiles (its bytes differ from the digest in the manifest)\n", "\(changed.stdout)")
+    let manifestPath = dir + "/out/manifest.json"
+    var older = try Manifest.decode(try #require(FileManager.default.contents(atPath: manifestPath)))
+    older.storeFileDigests = nil
+    try older.encoded().write(to: URL(fileURLWithPath: manifestPath))
+    let unread = try runTool(["verify", dir + "/out"])
+    let lines = unread.stdout.split(separator: "\n")
+    #expect(unread.status == 1 && lines.count <= Verifier.problemsPerArchive + 2, "\(lines.count) lines")
+    let stopped = "stopped: L1_256.mbtiles after its first \(Verifier.problemsPerArchive) problems"
+    #expect(unread.stdout.contains(stopped) || unread.stdout.contains("yields more rows than its tables hold"), "\(unread.stdout.prefix(2000))")
   }
 
   @Test("GeoKeys naming an EPSG code PROJ does not know say which code, and nothing else reaches stderr")

@@ -110,7 +110,18 @@ struct MBTilesStoreTests {
       UPDATE map SET tile_id = 'junk' WHERE zoom_level = \(corrupt.zoom) AND tile_column = \(corrupt.x) AND tile_row = \(mbtilesRow(for: corrupt));
       INSERT INTO map VALUES (\(gone.zoom), \(gone.x), \(mbtilesRow(for: gone)) - 1, 'junk');
       """)
+    // the file is not the one the manifest's digest records: that one line, its rows unread
+    let changed = try runTool(["verify", dir + "/mb"])
+    #expect(changed.status == 1)
+    #expect(changed.stdout == "changed: L1_256.mbtiles (its bytes differ from the digest in the manifest)\n", "\(changed.stdout)")
+    // a manifest without store digests (an older tilecut): every row is checked
+    let manifestPath = dir + "/mb/manifest.json"
+    let recorded = try #require(FileManager.default.contents(atPath: manifestPath))
+    var older = try Manifest.decode(recorded)
+    older.storeFileDigests = nil
+    try older.encoded().write(to: URL(fileURLWithPath: manifestPath))
     let r = try runTool(["verify", dir + "/mb"])
+    try recorded.write(to: URL(fileURLWithPath: manifestPath))
     #expect(r.status == 1)
     #expect(r.stdout.contains("missing row: L1_256.mbtiles tile \(gone)"), "\(r.stdout)")
     #expect(r.stdout.contains("does not decode") && r.stdout.contains("tile \(corrupt)"), "\(r.stdout)")
@@ -145,6 +156,13 @@ struct MBTilesStoreTests {
     let r = try runTool(["verify", dir + "/directory"])
     #expect(r.status == 1 && r.stdout.contains("does not decode: \(victim)"), "\(r.stdout)")
     try damage(dir + "/mbtiles/L1_256.mbtiles", "UPDATE images SET tile_data = substr(tile_data, 1, length(tile_data) - 20) WHERE rowid = 1")
+    let changed = try runTool(["verify", dir + "/mbtiles"])
+    #expect(changed.status == 1 && changed.stdout.hasPrefix("changed: L1_256.mbtiles"), "\(changed.stdout)")
+    // its rows, read where the manifest records no digest for the file
+    let manifestPath = dir + "/mbtiles/manifest.json"
+    var older = try Manifest.decode(try #require(FileManager.default.contents(atPath: manifestPath)))
+    older.storeFileDigests = nil
+    try older.encoded().write(to: URL(fileURLWithPath: manifestPath))
     let m = try runTool(["verify", dir + "/mbtiles"])
     #expect(m.status == 1 && m.stdout.contains("does not decode"), "\(m.stdout)")
   }

@@ -288,6 +288,52 @@ struct OwnershipTests {
     #expect(!FileManager.default.fileExists(atPath: dir + "/merged-mb"))
   }
 
+  @Test("verify refuses a tile swapped for another valid tile: a shard's by name, another output's by its level")
+  func verifyChecksTiles() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try picture(width: 1200, height: 900).writePNG(to: dir + "/plan.png")
+    #expect(try runIn(dir, ["plan.png", "-o", "out", "-q", "--tile-size", "256", "--max-zoom", "3"]).status == 0)
+    #expect(try runIn(dir, ["plan.png", "-o", "s1", "-q", "--tile-size", "256", "--max-zoom", "3", "--shard", "1/2"]).status == 0)
+    for name in ["out", "s1"] { #expect(try runIn(dir, ["verify", name]).status == 0, "\(name)") }
+    // out: a zoom 1 tile gets the bytes of a zoom 3 tile (both valid 256 px PNGs)
+    let manifest = try Manifest.decode(try #require(FileManager.default.contents(atPath: dir + "/out/manifest.json")))
+    let template = try TileNameTemplate(manifest.name)
+    func path(_ m: Manifest, zoom: Int, index: Int = 0) throws -> String {
+      let level = try #require(m.levels.first { $0.zoom == zoom && $0.tileCount > index })
+      return template.path(floor: level.floor, tileSize: level.tileSize, tile: level.tiles[index])
+    }
+    let swapped = try path(manifest, zoom: 1)
+    try FileManager.default.removeItem(atPath: dir + "/out/" + swapped)
+    try FileManager.default.copyItem(atPath: dir + "/out/" + (try path(manifest, zoom: 3)), toPath: dir + "/out/" + swapped)
+    let r = try runIn(dir, ["verify", "out"])
+    #expect(r.status == 1 && r.stderrLines.count == 1, "\(r.stderr)")
+    #expect(r.stdout.contains("changed: a tile of floor 1, 256 px, zoom 1"), "\(r.stdout)")
+    // a shard records each tile's digest: the tile is named
+    let shard = try Manifest.decode(try #require(FileManager.default.contents(atPath: dir + "/s1/manifest.json")))
+    let level = try #require(shard.levels.first { $0.tileCount >= 2 })
+    let first = template.path(floor: level.floor, tileSize: level.tileSize, tile: level.tiles[0])
+    let second = template.path(floor: level.floor, tileSize: level.tileSize, tile: level.tiles[1])
+    try FileManager.default.removeItem(atPath: dir + "/s1/" + first)
+    try FileManager.default.copyItem(atPath: dir + "/s1/" + second, toPath: dir + "/s1/" + first)
+    let s = try runIn(dir, ["verify", "s1"])
+    #expect(s.status == 1 && s.stdout == "changed: \(first) (its bytes are not those the manifest records)\n", "\(s.stdout)")
+  }
+
+  @Test("merge refuses an output that is a shard, inside one or holding one, before any work", arguments: ["p1", "p1/sub", "./p2/"])
+  func mergeIntoShard(output: String) throws {
+    let dir = try scratch("mergeIntoShard-\(output.filter(\.isLetter))")
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try picture(width: 600, height: 400).writePNG(to: dir + "/plan.png")
+    for k in 1...2 { #expect(try runIn(dir, ["plan.png", "-o", "p\(k)", "-q", "--shard", "\(k)/2"]).status == 0) }
+    let before = snapshot(dir)
+    let r = try runIn(dir, ["merge", output, "p1", "p2"])
+    #expect(r.status == 2 && r.stderrLines.count == 1, "\(r.stderr)")
+    #expect(r.stderr.contains("the input"), "\(r.stderr)")
+    #expect(snapshot(dir) == before)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["p1", "p2", "plan.png"])
+  }
+
   @Test("preview -o: never a file of the user's (unless --force), its own sheet again, never inside DIR, /dev/null in place")
   func previewOutput() throws {
     let project = try Project()

@@ -110,6 +110,89 @@ struct SafetyTests {
     #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["moved", "out"])
   }
 
+  @Test("staging is removed wherever the output's folder was moved during the run, and the error names the output")
+  func stagingFollowsMovedParent() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let template = try TileNameTemplate("{z}/{x}_{y}.png")
+    let tile = TileCoordinate(zoom: 0, x: 0, y: 0)
+    let manifest = Manifest(
+      tileSizes: [256], floors: [1], name: template.pattern,
+      levels: [Manifest.Level(floor: 1, tileSize: 256, range: TileRange(zoom: 0, xRange: 0...0, yRange: 0...0), tiles: [tile])],
+      footprints: [], generator: .init(version: "t", libvips: "t"), sources: [], options: [:], fingerprint: "f")
+    // a tile written after the move, a commit after it, each with and without a previous output
+    for (moment, previous) in [("write", false), ("commit", false), ("write", true), ("commit", true)] {
+      let par = dir + "/par"
+      try FileManager.default.createDirectory(atPath: par, withIntermediateDirectories: true)
+      let out = par + "/out"
+      if previous {
+        let first = DirectoryTileStore(path: out, template: template)
+        try first.begin()
+        try first.put([1], floor: 1, tileSize: 256, tile: tile)
+        try first.finish(manifest: manifest, files: [:])
+        try first.commit()
+      }
+      let before = snapshot(out)
+      let store = DirectoryTileStore(path: out, template: template)
+      try store.inspect()
+      try store.begin()
+      if moment == "commit" {
+        try store.put([2], floor: 1, tileSize: 256, tile: tile)
+        try store.finish(manifest: manifest, files: [:])
+      }
+      try FileManager.default.moveItem(atPath: par, toPath: dir + "/moved")
+      do {
+        if moment == "write" {
+          try store.put([2], floor: 1, tileSize: 256, tile: tile)
+        } else {
+          try store.commit()
+        }
+        Issue.record("\(moment): no error")
+      } catch {
+        let line = "\(error)"
+        #expect(line.hasPrefix(out + ":") && !line.contains(".tilecut-staging"), "\(moment): \(line)")
+      }
+      store.abort()
+      let left = try FileManager.default.contentsOfDirectory(atPath: dir + "/moved")
+      #expect(left == (previous ? ["out"] : []), "\(moment), previous \(previous): \(left)")
+      #expect(snapshot(dir + "/moved/out") == before)
+      try FileManager.default.removeItem(atPath: dir + "/moved")
+    }
+  }
+
+  @Test("files and folders of the user's named like staging are left alone; only tilecut's abandoned staging is removed")
+  func stagingLookalikes() throws {
+    let c = try Corpus()
+    defer { c.cleanup() }
+    let dead: Int32 = 999_999
+    guard kill(dead, 0) != 0 else { return }
+    // beside the output: a file, a folder and a link named like staging of a dead run
+    try write("mine", to: c.path(".out.tilecut-staging-\(dead)-1"))
+    try FileManager.default.createDirectory(atPath: c.path(".out.tilecut-staging-\(dead)-2"), withIntermediateDirectories: false)
+    try write("mine too", to: c.path(".out.tilecut-staging-\(dead)-2/notes.txt"))
+    try FileManager.default.createSymbolicLink(atPath: c.path(".out.tilecut-staging-\(dead)-3"), withDestinationPath: c.path("good.png"))
+    // and tilecut's own staging of a run that was killed: a folder with its marker
+    let abandoned = c.path(".out.tilecut-staging-\(dead)-4")
+    try FileManager.default.createDirectory(atPath: abandoned + "/256", withIntermediateDirectories: true)
+    try write("tilecut staging\n", to: abandoned + "/.tilecut-staging")
+    // inside the output: a file of the user's named like in-place staging stops the run
+    try write("mine", to: c.path("out/.tilecut-staging-\(dead)-1"))
+    let before = snapshot(c.dir)
+    let r = try runTool([c.path("good.png"), "-o", c.path("out"), "--force"])
+    #expect(r.status == 1 && r.stderrLines.count == 1 && r.stderr.contains("out/.tilecut-staging-\(dead)-1"), "\(r.stderr)")
+    let theirs = { (files: [String: Data]) in files.filter { !$0.key.hasPrefix(".out.tilecut-staging-\(dead)-4") } }
+    #expect(theirs(snapshot(c.dir)) == theirs(before))
+    try FileManager.default.removeItem(atPath: c.path("out/.tilecut-staging-\(dead)-1"))
+    let again = try runTool([c.path("good.png"), "-o", c.path("out"), "--force", "-q"])
+    #expect(again.status == 0, "\(again.stderr)")
+    #expect(FileManager.default.contents(atPath: c.path(".out.tilecut-staging-\(dead)-1")) == Data("mine".utf8))
+    #expect(FileManager.default.contents(atPath: c.path(".out.tilecut-staging-\(dead)-2/notes.txt")) == Data("mine too".utf8))
+    #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: c.path(".out.tilecut-staging-\(dead)-3"))) == c.path("good.png"))
+    #expect(!FileManager.default.fileExists(atPath: abandoned))
+    // the output holds no marker of its staging
+    #expect(!FileManager.default.fileExists(atPath: c.path("out/.tilecut-staging")))
+  }
+
   @Test("an output that is a mount point is staged on its own file system and replaced")
   func mountPointOutput() throws {
     let c = try Corpus()

@@ -1,7 +1,8 @@
 import TilecutCore
 import TilecutVips
 
-/// Checks every tile `merge` takes from a shard against that shard's own manifest:
+/// Checks every tile `merge` takes from a shard, and every tile `verify` reads, against
+/// the manifest of the output it comes from:
 /// the digest it records for the tile (`Manifest.Shard.levelDigests`), or, for a
 /// shard written before tiles had digests, its content version over all of them.
 /// A tile swapped for another valid image is refused by its path.
@@ -53,15 +54,31 @@ package struct ShardCheck {
     digests = all
   }
 
-  /// Refuses a tile whose bytes are not those the shard's manifest records.
-  package mutating func check(_ bytes: [UInt8], floor: Floor, tileSize: Int, tile: TileCoordinate, at place: String) throws {
-    let digest = Vips.sha256(of: bytes)
+  /// True when the manifest records a digest for every tile (a shard), so a changed
+  /// tile can be named; otherwise only the content version over them all can be checked.
+  package var recordsTileDigests: Bool { digests != nil }
+
+  /// False when `digest` (a tile's SHA-256) is not the one the manifest records for it;
+  /// without per-tile digests it is kept for `contentVersionMatches()` and passes.
+  package mutating func matches(digest: String, floor: Floor, tileSize: Int, tile: TileCoordinate) -> Bool {
     guard let digests else {
       lines.append(template.path(floor: floor, tileSize: tileSize, tile: tile) + " " + digest + "\n")
-      return
+      return true
     }
-    let expected = digests[LevelKey(floor: floor, tileSize: tileSize, zoom: tile.zoom)]?[tile]
-    guard let expected, digest.hasPrefix(expected) else {
+    guard let expected = digests[LevelKey(floor: floor, tileSize: tileSize, zoom: tile.zoom)]?[tile] else { return false }
+    return digest.hasPrefix(expected)
+  }
+
+  /// Without per-tile digests: whether the tiles given to `matches` make the manifest's
+  /// content version (true when there are digests or no content version).
+  package func contentVersionMatches() -> Bool {
+    guard digests == nil, let contentVersion else { return true }
+    return String(Vips.sha256(of: Array(lines.sorted().joined().utf8)).prefix(16)) == contentVersion
+  }
+
+  /// Refuses a tile whose bytes are not those the shard's manifest records.
+  package mutating func check(_ bytes: [UInt8], floor: Floor, tileSize: Int, tile: TileCoordinate, at place: String) throws {
+    guard matches(digest: Vips.sha256(of: bytes), floor: floor, tileSize: tileSize, tile: tile) else {
       throw TilecutError.invalidInput(
         path: place,
         reason:
@@ -71,9 +88,7 @@ package struct ShardCheck {
 
   /// For a shard without tile digests: the content version over every tile it gave.
   package func finish() throws {
-    guard digests == nil, let contentVersion else { return }
-    let version = String(Vips.sha256(of: Array(lines.sorted().joined().utf8)).prefix(16))
-    guard version == contentVersion else {
+    guard contentVersionMatches() else {
       throw TilecutError.invalidInput(
         path: directory,
         reason: "holds tiles whose bytes are not those its manifest's content version records; nothing was merged, run that shard again")

@@ -175,26 +175,31 @@ public struct Verifier: Sendable {
       if listedCount > regular.count {
         problems.withLock { $0.append("missing: the manifest lists \(listedCount) tiles, the directory holds \(regular.count) files") }
       }
-      var expected: [(path: String, size: Int)] = []
+      var expected: [(path: String, size: Int, floor: Floor, tile: TileCoordinate)] = []
       if listedCount <= regular.count {
         for level in manifest.levels {
           for tile in level.tiles {
-            expected.append((template.path(floor: level.floor, tileSize: level.tileSize, tile: tile), level.tileSize))
+            expected.append((template.path(floor: level.floor, tileSize: level.tileSize, tile: tile), level.tileSize, level.floor, tile))
           }
         }
       }
       let list = expected
       let root = directory
       let workers = max(1, min(jobs ?? ProcessInfo.processInfo.activeProcessorCount, PlanLimits.maxJobs))
+      // each tile's SHA-256, checked below against what the manifest records
+      let digests = Mutex<[String?]>(Array(repeating: nil, count: list.count))
       DispatchQueue.concurrentPerform(iterations: workers) { worker in
         var i = worker
         while i < list.count {
-          let (path, size) = list[i]
+          let (path, size, _, _) = list[i]
+          let index = i
           i += workers
           guard regular[path] != nil, let bytes = try? readInside(root, path) else {
             problems.withLock { $0.append("missing: \(path)") }
             continue
           }
+          let digest = Vips.sha256(of: bytes)
+          digests.withLock { $0[index] = digest }
           do {
             let image = try RGBAImage.decode(bytes: bytes)
             if image.width != size || image.height != size {
@@ -220,6 +225,8 @@ public struct Verifier: Sendable {
         problems.withLock { $0.append("missing: \(file)") }
       }
       for problem in storeFileChanges(manifest) { problems.withLock { $0.append(problem) } }
+      let changed = changedTiles(manifest, list.map { ($0.path, $0.size, $0.floor, $0.tile) }, digests: digests.withLock { $0 }, sizes: regular)
+      for problem in changed { problems.withLock { $0.append(problem) } }
       let found = problems.withLock { $0 }.sorted()
       return VerifyReport(directory: directory, tilesChecked: expected.count, mbtilesFiles: nil, problems: found)
     }
@@ -227,12 +234,54 @@ public struct Verifier: Sendable {
 }
 
 extension Verifier {
-  /// Store files whose bytes are not those the manifest's digests record.
-  func storeFileChanges(_ manifest: Manifest) -> [String] {
-    (manifest.storeFileDigests ?? [:]).keys.sorted().compactMap { file in
-      guard let digest = SHA256Digest.hex(ofFile: directory + "/" + file) else { return nil }
-      return digest == manifest.storeFileDigests?[file] ? nil : "changed: \(file) (its bytes differ from the digest in the manifest)"
+  /// Tiles whose bytes are not those the manifest records, by the check `merge` makes
+  /// of a shard (`ShardCheck`): a shard's manifest has each tile's digest, so the tile
+  /// is named; another output's only its content version over them all, so the line
+  /// names the levels whose byte totals differ, or the output. `digests`: each listed
+  /// tile's SHA-256, nil where it was missing (then only the missing line is given).
+  func changedTiles(
+    _ manifest: Manifest, _ tiles: [(path: String, size: Int, floor: Floor, tile: TileCoordinate)], digests: [String?], sizes: [String: Int]
+  ) -> [String] {
+    guard !tiles.isEmpty, var check = try? ShardCheck(directory: directory, manifest: manifest) else { return [] }
+    var problems: [String] = []
+    var complete = true
+    for (entry, digest) in zip(tiles, digests) {
+      guard let digest else {
+        complete = false
+        continue
+      }
+      if !check.matches(digest: digest, floor: entry.floor, tileSize: entry.size, tile: entry.tile) {
+        problems.append("changed: \(entry.path) (its bytes are not those the manifest records)")
+      }
     }
+    guard !check.recordsTileDigests, complete, !check.contentVersionMatches() else { return problems }
+    let template = try? TileNameTemplate(manifest.name)
+    for level in manifest.levels {
+      guard let recorded = level.bytes, let template else { continue }
+      let total = level.tiles.reduce(0) { $0 + (sizes[template.path(floor: level.floor, tileSize: level.tileSize, tile: $1)] ?? 0) }
+      if total != recorded {
+        problems.append(
+          "changed: a tile of floor \(level.floor), \(level.tileSize) px, zoom \(level.zoom) (its tiles hold \(total) bytes, the manifest records \(recorded))"
+        )
+      }
+    }
+    if problems.isEmpty {
+      problems.append("changed: tiles of \(directory) whose bytes are not those its manifest's content version records")
+    }
+    return problems
+  }
+
+  /// Store files whose bytes are not those the manifest's digests record.
+  func changedStoreFiles(_ manifest: Manifest) -> [String] {
+    (manifest.storeFileDigests ?? [:]).keys.sorted().filter { file in
+      guard let digest = SHA256Digest.hex(ofFile: directory + "/" + file) else { return false }
+      return digest != manifest.storeFileDigests?[file]
+    }
+  }
+
+  /// One line for each store file whose bytes are not those the manifest's digests record.
+  func storeFileChanges(_ manifest: Manifest, changed: [String]? = nil) -> [String] {
+    (changed ?? changedStoreFiles(manifest)).map { "changed: \($0) (its bytes differ from the digest in the manifest)" }
   }
 
   /// What an archive output's directory holds beyond the manifest and its store
@@ -255,7 +304,8 @@ extension Verifier {
   /// An MBTiles output: every tile set present, every listed cell a row that decodes
   /// at the tile size, no row the manifest does not list, nothing else in the directory.
   func verifyMBTiles(_ manifest: Manifest) throws -> VerifyReport {
-    var problems = archiveOutputStrays(manifest) + storeFileChanges(manifest)
+    let changed = changedStoreFiles(manifest)
+    var problems = archiveOutputStrays(manifest) + storeFileChanges(manifest, changed: changed)
     var checked = 0
     for set in manifest.tileSets ?? [] {
       let path = directory + "/" + set.file
@@ -264,43 +314,57 @@ extension Verifier {
         problems.append("missing: \(set.file)")
         continue
       }
+      // not the file tilecut wrote: that one line says it all, its rows are not read
+      if changed.contains(set.file) { continue }
       var levels: [Int: Manifest.Level] = [:]
       for level in manifest.levels where level.floor == set.floor && level.tileSize == set.tileSize { levels[level.zoom] = level }
       var seen = Set<TileCoordinate>()
+      // a damaged archive can have millions of bad rows: the first few say what it is
+      var found = 0
+      func note(_ problem: String) throws {
+        found += 1
+        problems.append(problem)
+        if found >= Self.problemsPerArchive { throw StopReading() }
+      }
       do {
         let reader = try MBTilesReader(path: path)
         try reader.forEachRow { row in
           let at = "\(set.file) row zoom \(row.zoom), column \(row.column), row \(row.row)"
-          guard let tile = row.tile else {
-            problems.append("outside the grid: \(at)")
-            return
-          }
+          guard let tile = row.tile else { return try note("outside the grid: \(at)") }
           guard let level = levels[tile.zoom], level.hasTile(x: tile.x, y: tile.y) else {
-            problems.append("extra row: \(at) (tile \(tile)), not in the manifest")
-            return
+            return try note("extra row: \(at) (tile \(tile)), not in the manifest")
           }
-          guard seen.insert(tile).inserted else {
-            problems.append("duplicate row: \(at)")
-            return
-          }
+          guard seen.insert(tile).inserted else { return try note("duplicate row: \(at)") }
           do {
             let image = try RGBAImage.decode(bytes: row.data)
             if image.width != set.tileSize || image.height != set.tileSize {
-              problems.append("wrong size: \(at) is \(image.width)×\(image.height), expected \(set.tileSize)×\(set.tileSize)")
+              try note("wrong size: \(at) is \(image.width)×\(image.height), expected \(set.tileSize)×\(set.tileSize)")
             }
+          } catch is StopReading {
+            throw StopReading()
           } catch {
-            problems.append("does not decode: \(at) (tile \(tile))")
+            try note("does not decode: \(at) (tile \(tile))")
           }
           checked += 1
         }
+      } catch is StopReading {
+        problems.append("stopped: \(set.file) after its first \(Self.problemsPerArchive) problems; the rest of it was not read")
+        continue
       } catch let error as TilecutError {
         problems.append("unreadable: \(error.description)")
         continue
       }
+      var missing = 0
       for level in levels.values.sorted(by: { $0.zoom < $1.zoom }) {
         for tile in level.tiles where !seen.contains(tile) {
-          problems.append("missing row: \(set.file) tile \(tile) (TMS row \(mbtilesRow(for: tile)))")
+          missing += 1
+          if found + missing <= Self.problemsPerArchive {
+            problems.append("missing row: \(set.file) tile \(tile) (TMS row \(mbtilesRow(for: tile)))")
+          }
         }
+      }
+      if found + missing > Self.problemsPerArchive {
+        problems.append("missing row: \(set.file) lacks \(found + missing - Self.problemsPerArchive) more rows the manifest lists")
       }
     }
     for level in manifest.levels where level.tileCount > 0 {
@@ -311,6 +375,14 @@ extension Verifier {
     return VerifyReport(directory: directory, tilesChecked: checked, mbtilesFiles: (manifest.tileSets ?? []).count, problems: problems.sorted())
   }
 }
+
+extension Verifier {
+  /// Problems `verify` lists for one archive before it stops reading it.
+  static let problemsPerArchive = 20
+}
+
+/// Ends the reading of an archive that has shown enough problems.
+private struct StopReading: Error {}
 
 /// What ``Verifier/run()`` found.
 public struct VerifyReport: Sendable, Equatable {

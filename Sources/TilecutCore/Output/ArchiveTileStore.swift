@@ -19,6 +19,7 @@ extension ArchiveTileStore {
   /// Where an archive named `name` is written while the job runs (after `begin()`).
   public func stagedFile(_ name: String) throws -> String {
     guard let staging = directory.stagingPath else { throw TilecutError.output(path: path, reason: "the store was not begun") }
+    try directory.checkStagingInPlace()
     return staging + "/" + name
   }
 
@@ -33,7 +34,11 @@ extension ArchiveTileStore {
     var sets: [Manifest.TileSet] = []
     let keys = Set(manifest.levels.map { LevelKey(floor: $0.floor, tileSize: $0.tileSize, zoom: 0) })
     for key in keys.sorted() {
-      try finishOne(key.floor, key.tileSize)
+      do { try finishOne(key.floor, key.tileSize) } catch let error as TilecutError {
+        // a staged archive that cannot be finished because the output's folder moved: say so of the output
+        try directory.checkStagingInPlace()
+        throw error
+      }
       sets.append(Manifest.TileSet(floor: key.floor, tileSize: key.tileSize, file: fileName(key.floor, key.tileSize)))
     }
     final.store = store

@@ -17,6 +17,11 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
   let option: String
   let template: TileNameTemplate?
   static let stagingMarker = ".tilecut-staging-"
+  /// The file inside every staging directory that says it is tilecut's (removed just
+  /// before staging becomes the output): a user's file or folder named like staging
+  /// has none, and is never taken for abandoned staging.
+  static let stagingMarkerFile = ".tilecut-staging"
+  static let stagingMarkerText = Array("tilecut staging\n".utf8)
 
   private let state = Mutex<State>(State())
   private var writer: DirectoryTileWriter?
@@ -27,6 +32,12 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
   struct State {
     var inspection: Inspection?
     var staging: String?
+    /// The folder staging was made in, opened at `begin()`: staging is removed through
+    /// it wherever that folder is moved during the run.
+    var home: Int32 = -1
+    /// Staging's name in `home`, and its device and inode.
+    var stagingName: String?
+    var stagingIdentity: (UInt64, UInt64)?
   }
 
   /// What `inspect()` found at the output path.
@@ -56,6 +67,11 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
     self.template = template
     self.option = option
     self.digests = digests
+  }
+
+  deinit {
+    let home = state.withLock { $0.home }
+    if home >= 0 { close(home) }
   }
 
   /// Each tile's SHA-256 as it was put, for the content version.
@@ -165,12 +181,11 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
       for name in names.sorted() {
         guard firstForeign == nil else { return }
         let rel = relative.isEmpty ? name : relative + "/" + name
-        if relative.isEmpty && !reading && name.hasPrefix(stagingMarker) {
-          // staging of a run on this mount point that was killed: not the user's
-          if let pid = stagingOwner(name) {
-            if pid != getpid() && !processAlive(pid) { removeTree(dir + "/" + name) }
-            continue
-          }
+        if relative.isEmpty && !reading && name.hasPrefix(stagingMarker) && isStaging(dir, name) {
+          // staging of a run on this mount point; removed when its run was killed.
+          // Anything else named like it is the user's, accounted for below.
+          if let pid = stagingOwner(name), pid > 0, pid != getpid(), !processAlive(pid) { removeTree(dir + "/" + name) }
+          continue
         }
         entries += 1
         if entries > 50_000_000 {
@@ -214,7 +229,7 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
           firstForeign = rel
         }
       }
-      if relative.isEmpty { found.topLevel = names.filter { !$0.hasPrefix(stagingMarker) }.sorted() }
+      if relative.isEmpty { found.topLevel = names.filter { !($0.hasPrefix(stagingMarker) && isStaging(dir, $0)) }.sorted() }
     }
     walk("", depth: 0)
     if let foreign = firstForeign {
@@ -348,24 +363,54 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
     if !found.mountPoint { Self.removeAbandonedStaging(in: parent, prefix: "." + baseName + Self.stagingMarker) }
     let name = (found.mountPoint ? "" : "." + baseName) + Self.stagingMarker + "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     let staging = home + "/" + name
-    guard mkdir(staging, 0o755) == 0 else {
+    let homeFD = open(home, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard homeFD >= 0 else {
       throw TilecutError.output(path: home, reason: "cannot create a staging directory here (\(String(cString: strerror(errno))))")
     }
-    if found.existed && !found.mountPoint {
-      var st = stat()
-      if stat(staging, &st) == 0, UInt64(st.st_dev) != found.device {
-        Self.removeTree(staging)
-        throw TilecutError.output(
-          path: path, reason: "is on another file system than its parent but not a mount point tilecut can see; choose another output directory")
-      }
+    guard mkdirat(homeFD, name, 0o755) == 0 else {
+      let e = errno
+      close(homeFD)
+      throw TilecutError.output(path: home, reason: "cannot create a staging directory here (\(String(cString: strerror(e))))")
+    }
+    var st = stat()
+    let marked = Self.writeStagingMarker(in: homeFD, name)
+    guard marked == 0, fstatat(homeFD, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else {
+      let e = marked != 0 ? marked : errno
+      Self.removeTree(in: homeFD, name)
+      close(homeFD)
+      throw TilecutError.output(path: home, reason: "cannot create a staging directory here (\(String(cString: strerror(e))))")
+    }
+    if found.existed && !found.mountPoint && UInt64(st.st_dev) != found.device {
+      Self.removeTree(in: homeFD, name)
+      close(homeFD)
+      throw TilecutError.output(
+        path: path, reason: "is on another file system than its parent but not a mount point tilecut can see; choose another output directory")
     }
     writer = DirectoryTileWriter(root: staging, createRoot: false)
-    state.withLock { $0.staging = staging }
+    state.withLock {
+      $0.staging = staging
+      $0.home = homeFD
+      $0.stagingName = name
+      $0.stagingIdentity = (UInt64(st.st_dev), UInt64(st.st_ino))
+    }
   }
 
   public func write(_ bytes: [UInt8], to relativePath: String) throws {
     guard let writer, !aborted.load(ordering: .relaxed) else { throw TilecutError.cancelled }
-    try writer.write(bytes, to: relativePath)
+    do { try writer.write(bytes, to: relativePath) } catch let error as TilecutError {
+      try checkStagingInPlace()
+      throw error
+    }
+  }
+
+  /// Refuses to go on when staging is no longer where its path says (the output's
+  /// folder was moved or renamed during the run), naming the output, not staging.
+  public func checkStagingInPlace() throws {
+    guard let (staging, identity) = state.withLock({ s in s.staging.flatMap { p in s.stagingIdentity.map { (p, $0) } } }) else { return }
+    guard let now = Self.identity(staging), now == identity else {
+      throw TilecutError.output(
+        path: path, reason: "its folder was moved or renamed during the run; nothing was published there (run again where it is now)")
+    }
   }
 
   public func put(_ bytes: [UInt8], floor: Floor, tileSize: Int, tile: TileCoordinate) throws {
@@ -415,6 +460,7 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
     guard let staging = stagingPath, let before = state.withLock({ $0.inspection }) else {
       throw TilecutError.output(path: path, reason: "the store was not begun")
     }
+    try checkStagingInPlace()
     // what is at the output now must be what was inspected, and still all tilecut's
     let now: Inspection
     do { now = try Self.inspect(path: path, option: option) } catch let error as TilecutError {
@@ -430,11 +476,16 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
     } else {
       try publishNew(staging: staging)
     }
-    state.withLock { $0.staging = nil }
+    state.withLock {
+      $0.staging = nil
+      if $0.home >= 0 { close($0.home) }
+      $0.home = -1
+    }
   }
 
   /// Nothing existed: publish without ever replacing what may have appeared since.
   private func publishNew(staging: String) throws {
+    unlink(staging + "/" + Self.stagingMarkerFile)
     if tc_fs_rename_noreplace(staging, path) == 0 { return }
     let e = errno
     if e == EEXIST || e == ENOTEMPTY {
@@ -451,11 +502,15 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
   /// Swaps staging and output in one step, checks that the directory that came out
   /// is the one inspected (rolling back otherwise), then deletes it.
   private func commitByExchange(staging: String, found: Inspection) throws {
+    unlink(staging + "/" + Self.stagingMarkerFile)
     if tc_fs_exchange(staging, path) == 0 {
       guard let out = Self.identity(staging), out == (found.device, found.inode) else {
         _ = tc_fs_exchange(staging, path)
         throw TilecutError.output(path: path, reason: "was replaced during the run; it was left as it is")
       }
+      // the old tree now has staging's name: marked, so a run killed while it is
+      // removed leaves what a later run recognises and removes
+      _ = Self.writeStagingMarker(in: AT_FDCWD, staging)
       Self.removeTree(staging)
       return
     }
@@ -473,6 +528,7 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
       _ = rename(aside, path)
       throw Self.failure(path, "cannot move the new output in", e)
     }
+    _ = Self.writeStagingMarker(in: AT_FDCWD, aside)
     Self.removeTree(aside)
   }
 
@@ -480,7 +536,8 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
   /// last, and undo every step if one fails.
   private func commitInPlace(staging: String, found: Inspection) throws {
     let fm = FileManager.default
-    let incoming = ((try? fm.contentsOfDirectory(atPath: staging)) ?? []).sorted { a, _ in a != Manifest.fileName }
+    let incoming = ((try? fm.contentsOfDirectory(atPath: staging)) ?? []).filter { $0 != Self.stagingMarkerFile }
+      .sorted { a, _ in a != Manifest.fileName }
     let trash = staging + "/" + Self.stagingMarker + "old"
     var undo: [() -> Void] = []
     func fail(_ what: String, _ e: Int32) -> TilecutError {
@@ -525,14 +582,20 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
     aborted.store(true, ordering: .relaxed)
     // a second caller (the signal watchdog) waits until the first has removed it all
     removal.withLock { _ in
-      guard
-        let staging = state.withLock({ s -> String? in
-          let v = s.staging
-          s.staging = nil
-          return v
-        })
-      else { return }
-      Self.removeTree(staging)
+      let (staging, home, name) = state.withLock { s -> (String?, Int32, String?) in
+        let v = (s.staging, s.home, s.stagingName)
+        s.staging = nil
+        s.home = -1
+        return v
+      }
+      guard let staging else { return }
+      // through the folder opened at begin: staging goes wherever that folder went
+      if home >= 0, let name {
+        Self.removeTree(in: home, name)
+        close(home)
+      } else {
+        Self.removeTree(staging)
+      }
     }
   }
 
@@ -540,26 +603,95 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
 
   /// Deletes a tree without following symbolic links: the one place tilecut removes files.
   /// A few passes, because a worker may still finish a tile while an interrupt removes staging.
-  static func removeTree(_ path: String) {
+  static func removeTree(_ path: String) { removeTree(in: AT_FDCWD, path) }
+
+  /// Deletes `name` in the directory open as `directory`, descending by descriptors.
+  static func removeTree(in directory: Int32, _ name: String) {
     for _ in 0..<5 {
       var st = stat()
-      guard lstat(path, &st) == 0 else { return }
+      guard fstatat(directory, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { return }
       guard (st.st_mode & S_IFMT) == S_IFDIR else {
-        unlink(path)
+        unlinkat(directory, name, 0)
         return
       }
-      for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] { removeTree(path + "/" + name) }
-      if rmdir(path) == 0 || errno == ENOENT { return }
+      let fd = openat(directory, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+      if fd >= 0 {
+        for child in names(in: fd) { removeTree(in: fd, child) }
+        close(fd)
+      }
+      if unlinkat(directory, name, AT_REMOVEDIR) == 0 || errno == ENOENT { return }
       usleep(2_000)
     }
   }
 
-  /// Removes staging directories left by runs that were killed (their process is gone).
+  /// The entries of an open directory (without "." and ".."); `fd` stays open.
+  static func names(in fd: Int32) -> [String] {
+    let copy = dup(fd)
+    guard copy >= 0 else { return [] }
+    guard let dir = fdopendir(copy) else {
+      close(copy)
+      return []
+    }
+    defer { closedir(dir) }
+    var out: [String] = []
+    while let entry = readdir(dir) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw -> String in
+        guard let base = raw.baseAddress else { return "" }
+        return String(cString: base.assumingMemoryBound(to: CChar.self))
+      }
+      if name != "." && name != ".." && !name.isEmpty { out.append(name) }
+    }
+    return out
+  }
+
+  /// Puts the marker in a new staging directory; 0 or the errno that stopped it.
+  static func writeStagingMarker(in directory: Int32, _ name: String) -> Int32 {
+    let dir = openat(directory, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+    guard dir >= 0 else { return errno }
+    defer { close(dir) }
+    let fd = openat(dir, stagingMarkerFile, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { return errno }
+    let e = stagingMarkerText.withUnsafeBytes { raw in raw.baseAddress.map { tc_write_all(fd, $0, raw.count) } ?? 0 }
+    close(fd)
+    return e
+  }
+
+  /// True only for tilecut's staging: a directory (not a link), owned by this user,
+  /// holding the marker file tilecut puts in it.
+  static func isStaging(_ directory: String, _ name: String) -> Bool {
+    let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    return isStaging(in: fd, name)
+  }
+
+  static func isStaging(in directory: Int32, _ name: String) -> Bool {
+    let dir = openat(directory, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+    guard dir >= 0 else { return false }
+    defer { close(dir) }
+    var st = stat()
+    guard fstat(dir, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR, st.st_uid == geteuid() else { return false }
+    let marker = openat(dir, stagingMarkerFile, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+    guard marker >= 0 else { return false }
+    defer { close(marker) }
+    var mst = stat()
+    guard fstat(marker, &mst) == 0, (mst.st_mode & S_IFMT) == S_IFREG, Int(mst.st_size) == stagingMarkerText.count,
+      mst.st_uid == geteuid()
+    else { return false }
+    var bytes = [UInt8](repeating: 0, count: stagingMarkerText.count)
+    let n = bytes.withUnsafeMutableBytes { raw in raw.baseAddress.map { read(marker, $0, raw.count) } ?? -1 }
+    return n == stagingMarkerText.count && bytes == stagingMarkerText
+  }
+
+  /// Removes staging directories left by runs that were killed (their process is gone);
+  /// a file or folder of the user's that is only named like staging is left alone.
   static func removeAbandonedStaging(in directory: String, prefix: String) {
-    guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
-    for entry in entries where entry.hasPrefix(prefix) {
+    let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard fd >= 0 else { return }
+    defer { close(fd) }
+    for entry in names(in: fd) where entry.hasPrefix(prefix) {
       guard let pid = Int32(entry.dropFirst(prefix.count).split(separator: "-").first ?? ""), pid > 0 else { continue }
-      if pid != getpid() && !processAlive(pid) { removeTree(directory + "/" + entry) }
+      if pid != getpid() && !processAlive(pid) && isStaging(in: fd, entry) { removeTree(in: fd, entry) }
     }
   }
 

@@ -57,7 +57,8 @@ public enum OptionPaths {
     }
   }
 
-  /// Refuses an output directory that holds the working directory, and an input inside it.
+  /// Refuses an output directory that holds the working directory, that is an input,
+  /// lies inside one or holds one.
   static func checkOutputDirectory(_ directory: String, option: String, inputs: [String]) throws {
     guard !directory.isEmpty else { throw TilecutError.invalidOption(option: option, reason: "an empty path names no directory") }
     let out = Where(path: directory)
@@ -73,6 +74,12 @@ public enum OptionPaths {
       if place.key.hasPrefix(out.key + "/") {
         throw TilecutError.invalidOption(
           option: option, reason: "'\(directory)' holds the input \(input), and tilecut replaces its output whole; name another directory")
+      }
+      // `merge p1 p1 p2`: the output would replace the shard it reads
+      if out.same(as: place) || (place.kind == .directory && (out.key.hasPrefix(place.key + "/") || place.key == "/")) {
+        let what = out.same(as: place) ? "is the input \(input)" : "is inside the input \(input)"
+        throw TilecutError.invalidOption(
+          option: option, reason: "'\(directory)' \(what), and tilecut replaces its output whole; name another directory")
       }
     }
   }
