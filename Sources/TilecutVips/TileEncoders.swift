@@ -27,13 +27,15 @@ public struct VipsTileEncoder: TileEncoder {
   /// 7-13 % fewer bytes (bench/README.md "Photo tiles").
   public var jpegOptimize = false
 
-  /// Effort 2, with the options below: at q75 it takes 0.4–0.5× the encode time of 4
-  /// for 1.04–1.05× the bytes and PSNR within 0.05 dB, but a lower luma SSIM (−0.007 on
-  /// the bench's grainy photo, −0.0001 on a mosaic of real ones). No libwebp setting gives
-  /// effort 4's SSIM in under 0.95× its time: that takes the rate-distortion choice of
-  /// 4×4 intra modes, efforts 3–6 (bench/README.md "Photo tiles against dzsave").
-  public static let defaultWebPEffort = 2
-  /// libwebp's own default effort, tilecut's before 2 (and dzsave's).
+  /// Effort 4, libwebp's own and dzsave's: its pixels exactly, in 0.70× dzsave's time
+  /// on two cores (the bench's 8192² photo at q75, quiet machine). Effort 2, with the
+  /// options below, takes 0.4–0.5× the encode time of 4 for 1.04–1.05× the bytes and
+  /// PSNR within 0.05 dB, but a lower luma SSIM (−0.007 on the bench's grainy photo,
+  /// −0.0001 on a mosaic of real ones): no libwebp setting gives effort 4's SSIM in
+  /// under 0.95× its time, which takes the rate-distortion choice of 4×4 intra modes,
+  /// efforts 3–6 (bench/README.md "Photo tiles against dzsave").
+  public static let defaultWebPEffort = 4
+  /// libwebp's own default effort (and dzsave's); tilecut's default was 2 for a while.
   public static let libwebpDefaultEffort = 4
 
   /// libwebp's spatial noise shaping and loop-filter strength at efforts 0–2, which
