@@ -92,7 +92,8 @@ struct LossyEncoderTests {
     }
   }
 
-  @Test("effort 2, with its noise shaping and filter, is no further from the source than libwebp's effort 2; the default is 4", arguments: [50, 75, 90])
+  @Test(
+    "effort 2, with its noise shaping and filter, is no further from the source than libwebp's effort 2; the default is 4", arguments: [50, 75, 90])
   func fastEffortOptions(quality: Int) throws {
     let picture = scanPicture(width: 256, height: 256, seed: 13)
     var encoder = VipsTileEncoder(format: .webp, quality: quality)
