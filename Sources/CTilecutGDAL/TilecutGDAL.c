@@ -138,8 +138,6 @@ const char *tc_gdal_load(void) {
   return load_error[0] ? load_error : NULL;
 }
 
-int tc_gdal_loaded(void) { return gdal.GDALOpenEx != NULL && !load_error[0]; }
-
 #define CPLGetErrorHandlerUserData gdal.CPLGetErrorHandlerUserData
 #define CPLPushErrorHandler gdal.CPLPushErrorHandler
 #define CPLPushErrorHandlerEx gdal.CPLPushErrorHandlerEx

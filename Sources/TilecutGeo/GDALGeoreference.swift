@@ -63,9 +63,9 @@ public struct GDALGeoreference: Sendable {
 extension GDALGeoreference {
   /// Whether GDAL could find anything to read, decided without loading libgdal (which
   /// is loaded on first use): a TIFF carries its keys; a PNG, JPEG, GIF or WebP is
-  /// georeferenced only by a file beside it whose name starts with its stem and a dot
-  /// (`plan.png.aux.xml`, `plan.pgw`, `plan.wld`, `plan.tab`, in any case), as GDAL
-  /// looks for them; other formats have no driver among the ones tilecut registers.
+  /// georeferenced only by a file beside it named after it (`plan.png.aux.xml`,
+  /// `plan.pgw`, `plan.wld`, `plan.tab`: `WorldFile.namedSiblings`), as GDAL looks for
+  /// them; other formats have no driver among the ones tilecut registers.
   static func mayHaveGeoreference(path: String) -> Bool {
     guard let handle = FileHandle(forReadingAtPath: path) else { return true }
     let head = [UInt8]((try? handle.read(upToCount: 12)) ?? Data())
@@ -78,13 +78,8 @@ extension GDALGeoreference {
       starts([0x89, 0x50, 0x4E, 0x47]) || starts([0xFF, 0xD8, 0xFF]) || starts([0x47, 0x49, 0x46, 0x38])
       || (starts([0x52, 0x49, 0x46, 0x46]) && starts([0x57, 0x45, 0x42, 0x50], at: 8))
     guard raster else { return false }
-    let url = URL(fileURLWithPath: path)
-    let name = url.lastPathComponent
-    let stem = (name.contains(".") ? String(name[..<name.lastIndex(of: ".")!]) : name).lowercased() + "."
-    guard let siblings = try? FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path) else {
-      return true
-    }
-    return siblings.contains { $0 != name && $0.lowercased().hasPrefix(stem) }
+    // unlisted folder: let GDAL look
+    return WorldFile.namedSiblings(of: path).map { !$0.isEmpty } ?? true
   }
 }
 

@@ -107,15 +107,7 @@ public enum SourceImage {
   /// `_RPC.TXT`, `.IMD`, …): one that is a FIFO, socket or device would block the
   /// read or be drained, so it refuses the input before anything opens it.
   static func checkSidecars(of path: String) throws {
-    let url = URL(fileURLWithPath: path)
-    let name = url.lastPathComponent
-    let stem = (name.lastIndex(of: ".").map { String(name[..<$0]) } ?? name).lowercased()
-    guard !stem.isEmpty, let entries = try? FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)
-    else { return }
-    for entry in entries.sorted() where entry != name {
-      let lower = entry.lowercased()
-      guard lower.hasPrefix(stem + ".") || lower.hasPrefix(stem + "_") else { continue }
-      let sibling = url.deletingLastPathComponent().appendingPathComponent(entry).path
+    for sibling in WorldFile.namedSiblings(of: path) ?? [] {
       var st = stat()
       guard stat(sibling, &st) == 0 else { continue }
       let kind: String
@@ -128,7 +120,7 @@ public enum SourceImage {
       throw TilecutError.invalidInput(
         path: path,
         reason:
-          "\(entry) beside it is \(kind), not a file; files named after an input are read as its sidecars (world file, .prj, .aux.xml, GDAL's .ovr), so move it away or rename it"
+          "\(URL(fileURLWithPath: sibling).lastPathComponent) beside it is \(kind), not a file; files named after an input are read as its sidecars (world file, .prj, .aux.xml, GDAL's .ovr), so move it away or rename it"
       )
     }
   }

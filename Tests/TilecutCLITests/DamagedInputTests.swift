@@ -88,6 +88,28 @@ func refusal(_ path: String, maxMemory: Int = DecodeBudget.defaultBytes) -> Stri
   }
 }
 
+/// Writes each case's `tiles` over `spec` into `dir/NAME.mbtiles` and reads every row
+/// through MBTilesReader: each case's refusal, by name (the "spec" case must give
+/// `specRows` rows and no refusal).
+func mbtilesRefusals(_ dir: String, spec: String, cases: [String: String], specRows: Int) throws -> [String: String] {
+  var reasons: [String: String] = [:]
+  for (name, tiles) in cases {
+    var db: OpaquePointer?
+    let file = dir + "/\(name).mbtiles"
+    #expect(sqlite3_open(file, &db) == SQLITE_OK)
+    #expect(sqlite3_exec(db, spec + tiles, nil, nil, nil) == SQLITE_OK, "\(name)")
+    sqlite3_close(db)
+    do {
+      var rows = 0
+      try MBTilesReader(path: file).forEachRow { _ in rows += 1 }
+      if name == "spec" { #expect(rows == specRows) }
+    } catch {
+      reasons[name] = "\(error)"
+    }
+  }
+  return reasons
+}
+
 @Suite("a damaged file is never tiled, and memory follows what is read", .serialized)
 struct DamagedInputTests {
   @Test("the binary: one line naming the file, exit 1, the previous output kept (corrupt JPEG scan, wrong Adler-32, a budget)")
@@ -530,22 +552,7 @@ struct DamagedInputTests {
       "blob":
         "CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB); INSERT INTO tiles VALUES (0, 0, 0, zeroblob(100000000));",
     ]
-    var reasons: [String: String] = [:]
-    for (name, tiles) in cases {
-      var db: OpaquePointer?
-      let file = dir + "/\(name).mbtiles"
-      #expect(sqlite3_open(file, &db) == SQLITE_OK)
-      #expect(sqlite3_exec(db, spec + tiles, nil, nil, nil) == SQLITE_OK, "\(name)")
-      sqlite3_close(db)
-      do {
-        let reader = try MBTilesReader(path: file)
-        var rows = 0
-        try reader.forEachRow { _ in rows += 1 }
-        if name == "spec" { #expect(rows == 1) }
-      } catch {
-        reasons[name] = "\(error)"
-      }
-    }
+    let reasons = try mbtilesRefusals(dir, spec: spec, cases: cases, specRows: 1)
     #expect(reasons["spec"] == nil)
     #expect(reasons["recursive"]?.contains("recursive") == true)
     #expect(reasons["hidden"]?.contains("SQLite steps") == true)
@@ -577,21 +584,7 @@ struct DamagedInputTests {
       // every row given again and again
       "repeating": "CREATE VIEW tiles AS SELECT \(columns) FROM map a, map b, map c, map d, map e, images i WHERE i.tile_id = a.tile_id;",
     ]
-    var reasons: [String: String] = [:]
-    for (name, tiles) in cases {
-      var db: OpaquePointer?
-      let file = dir + "/\(name).mbtiles"
-      #expect(sqlite3_open(file, &db) == SQLITE_OK)
-      #expect(sqlite3_exec(db, spec + tiles, nil, nil, nil) == SQLITE_OK, "\(name)")
-      sqlite3_close(db)
-      do {
-        var rows = 0
-        try MBTilesReader(path: file).forEachRow { _ in rows += 1 }
-        if name == "spec" { #expect(rows == 8) }
-      } catch {
-        reasons[name] = "\(error)"
-      }
-    }
+    let reasons = try mbtilesRefusals(dir, spec: spec, cases: cases, specRows: 8)
     #expect(reasons["spec"] == nil, "\(reasons)")
     // 16 steps a byte gave this file 640 M steps; its 57 rows give a few million
     let filtered = try #require(reasons["filtered"])

@@ -116,6 +116,22 @@ extension WorldFile {
 }
 
 extension WorldFile {
+  /// The files beside `path` named after it, which tilecut and GDAL read as its sidecars:
+  /// its stem (the name up to its last dot) followed by `.` or `_`, in any case
+  /// (`plan.pgw`, `PLAN.PRJ`, `plan.png.aux.xml`, GDAL's `plan_RPC.TXT`); full paths,
+  /// sorted. Nil when the folder cannot be listed.
+  public static func namedSiblings(of path: String) -> [String]? {
+    let url = URL(fileURLWithPath: path)
+    let name = url.lastPathComponent
+    let stem = (name.lastIndex(of: ".").map { String(name[..<$0]) } ?? name).lowercased()
+    let folder = url.deletingLastPathComponent()
+    guard !stem.isEmpty, let entries = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return nil }
+    return entries.filter { entry in
+      let lower = entry.lowercased()
+      return entry != name && (lower.hasPrefix(stem + ".") || lower.hasPrefix(stem + "_"))
+    }.sorted().map { folder.appendingPathComponent($0).path }
+  }
+
   /// GDAL's `plan.png.aux.xml` beside an image, when it exists.
   public static func findAuxiliary(for imagePath: String) -> String? {
     let path = imagePath + ".aux.xml"
