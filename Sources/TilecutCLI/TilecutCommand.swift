@@ -1,4 +1,5 @@
 import ArgumentParser
+import CTilecutPlatform
 import Foundation
 import Tilecut
 import TilecutCore
@@ -28,6 +29,9 @@ public struct TilecutCommand: ParsableCommand {
   public static func main(_ arguments: [String]? = nil) -> Never {
     // first of all: a signal that comes while arguments are parsed must not be lost
     SignalPipe.shared.install()
+    // libraries that print to stderr themselves (poppler's font engine, cairo) print
+    // into a pipe: tilecut's lines are the only ones on stderr
+    _ = tc_capture_library_stderr(ProcessInfo.processInfo.environment["TILECUT_LIBRARY_MESSAGES"] == "1" ? 1 : 0)
     let args = arguments ?? Array(CommandLine.arguments.dropFirst())
     if args.count == 1, ["-h", "--help", "-help", "help"].contains(args[0]) {
       print(helpText())

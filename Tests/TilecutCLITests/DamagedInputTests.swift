@@ -721,6 +721,49 @@ struct DamagedInputTests {
       mentions: "deep.pdf: nests 'q' (save graphics state) 200000 deep")
   }
 
+  @Test("a library's own stderr lines (poppler's font engine) never reach stderr; TILECUT_LIBRARY_MESSAGES=1 shows them")
+  func libraryStderr() throws {
+    let c = try Corpus()
+    defer { c.cleanup() }
+    let content = "BT /F1 48 Tf 100 100 Td (Hello) Tj ET 0 0 1 rg 10 10 200 200 re f"
+    let font = String(repeating: "garbage font bytes", count: 10)
+    let objects = [
+      "<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+      "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 300] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
+      "<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream",
+      "<< /Type /Font /Subtype /TrueType /BaseFont /Broken /FirstChar 32 /LastChar 126 /Widths [] /FontDescriptor 6 0 R >>",
+      "<< /Type /FontDescriptor /FontName /Broken /Flags 32 /FontBBox [0 0 1000 1000] /ItalicAngle 0 /Ascent 800 "
+        + "/Descent -200 /CapHeight 700 /StemV 80 /FontFile2 7 0 R >>",
+      "<< /Length \(font.utf8.count) >>\nstream\n\(font)\nendstream",
+    ]
+    var text = "%PDF-1.4\n"
+    var offsets: [Int] = []
+    for (k, object) in objects.enumerated() {
+      offsets.append(text.utf8.count)
+      text += "\(k + 1) 0 obj\n\(object)\nendobj\n"
+    }
+    let xref = text.utf8.count
+    text += "xref\n0 8\n0000000000 65535 f \n" + offsets.map { String(format: "%010d 00000 n \n", $0) }.joined()
+    text += "trailer\n<< /Size 8 /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
+    try Data(text.utf8).write(to: URL(fileURLWithPath: c.path("font.pdf")))
+    let place = "--center 51.5,-0.14 --meters-per-pixel 0.5 --max-zoom 18 -q"
+    let quiet = try runTool([], shell: "TILECUT \(c.path("font.pdf")) \(place) -o \(c.path("quiet"))")
+    #expect(quiet.status == 0, "\(quiet.stderr)")
+    #expect(quiet.stderr.isEmpty, "stderr: \(quiet.stderr)")
+    #expect(FileManager.default.fileExists(atPath: c.path("quiet/manifest.json")))
+    // the same run with the libraries' lines passed on: the font engine did print
+    // (the variable's name quoted in two parts: runTool puts the binary's path for TILECUT)
+    let library = "TILE''CUT_LIBRARY_MESSAGES"
+    let told = try runTool([], shell: "env \(library)=1 TILECUT \(c.path("font.pdf")) \(place) -o \(c.path("told"))")
+    #expect(told.status == 0, "\(told.stderr)")
+    #expect(!told.stderrLines.isEmpty && told.stderrLines.allSatisfy { $0.hasPrefix("library: ") }, "stderr: \(told.stderr)")
+    // tilecut's own writes to /dev/stderr go to the real stderr, not into the pipe
+    let changes = try runTool([], shell: "TILECUT \(c.path("font.pdf")) \(place) -o \(c.path("changes")) --changes /dev/stderr")
+    #expect(changes.status == 0, "\(changes.stderr)")
+    #expect(changes.stderrLines.contains { $0.hasPrefix("A\t256/") }, "stderr: \(changes.stderr)")
+    #expect(!changes.stderr.contains("font"), "stderr: \(changes.stderr)")
+  }
+
   @Test("a Deflate TIFF with 20 KB zeroed inside a strip is refused (libtiff stops before the Adler-32); strips past the end too")
   func damagedTIFF() throws {
     let dir = try scratch()

@@ -8,10 +8,18 @@ import TilecutFixtures
 /// run opened.
 @Suite("libgdal is loaded only when a file asks for it")
 struct GDALLoadTests {
-  /// The shared objects the run's loader opened, from glibc's `LD_DEBUG=files` lines.
+  /// The shared objects the run's loader opened, from glibc's `LD_DEBUG=files` lines,
+  /// which the loader writes to a file of its own (`LD_DEBUG_OUTPUT`): tilecut keeps
+  /// its stderr for its own lines once it starts, libraries' messages go to a pipe.
   func loaded(_ arguments: String) throws -> (result: RunResult, gdal: Bool) {
-    let result = try runTool([], shell: "LD_DEBUG=files TILECUT \(arguments)")
-    let gdal = result.stderrLines.contains { $0.contains("file=libgdal.so") || $0.contains("/libgdal.so") }
+    let trace = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: trace) }
+    let result = try runTool([], shell: "LD_DEBUG=files LD_DEBUG_OUTPUT='\(trace)/ld' TILECUT \(arguments)")
+    let lines = try FileManager.default.contentsOfDirectory(atPath: trace).flatMap { name in
+      try String(contentsOfFile: trace + "/" + name, encoding: .utf8).split(separator: "\n").map(String.init)
+    }
+    #expect(!lines.isEmpty, "the loader wrote no LD_DEBUG record")
+    let gdal = lines.contains { $0.contains("file=libgdal.so") || $0.contains("/libgdal.so") }
     return (result, gdal)
   }
 

@@ -16,7 +16,8 @@
  *   tc_lower_thread_priority setpriority(PRIO_PROCESS, 0) (per thread)  nothing
  *   tc_on_signal         sigaction (glibc's field names)  sigaction (Darwin's)
  *   tc_file_identity     st_mtim, st_ctim                 st_mtimespec, st_ctimespec
- *   tc_has_mount_table   /proc/self/mountinfo             none (no bind mounts) */
+ *   tc_has_mount_table   /proc/self/mountinfo             none (no bind mounts)
+ *   tc_capture_library_stderr pipe, dup2, a pthread, sigaction  the same */
 
 /* Swaps two existing paths in one step (RENAME_EXCHANGE / RENAME_SWAP). Returns 0,
  * or -1 with errno set; ENOSYS, EINVAL, ENOTSUP mean "this file system cannot", so
@@ -62,5 +63,22 @@ int tc_file_identity(const char *path, char *buffer, size_t length);
 /* 1 where the kernel lists its mounts in /proc/self/mountinfo (Linux: a bind mount
  * keeps the device number, so the table is the only way to see it), else 0. */
 int tc_has_mount_table(void);
+
+/* Library messages kept off stderr. Libraries tilecut calls print to stderr
+ * themselves (poppler's font engine "some font thing failed", cairo, fontconfig):
+ * no handler reaches them. tc_capture_library_stderr moves the process's stderr
+ * to a new descriptor for tilecut's own lines (tc_stderr_fd) and makes fd 2 a
+ * pipe that a thread drains, keeping the last 4 KB. With `forward` set, each line
+ * is passed on to the real stderr prefixed "library: " (TILECUT_LIBRARY_MESSAGES=1).
+ * On a fatal signal (SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGFPE, SIGABRT) what was
+ * kept is written to the real stderr and fd 2 is put back before the signal goes
+ * on to the handler that was there before (the Swift runtime's), so a crash
+ * report is never lost. Returns 0, or -1 when nothing was changed (fd 2 closed, no
+ * pipe). Call once, from the command-line tool only, before other threads start. */
+int tc_capture_library_stderr(int forward);
+
+/* The descriptor tilecut's own lines go to: the real stderr kept by
+ * tc_capture_library_stderr, else 2. */
+int tc_stderr_fd(void);
 
 #endif

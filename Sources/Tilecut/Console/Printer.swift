@@ -62,7 +62,7 @@ public final class Printer: Sendable {
 
   public init(verbosity: Verbosity = .normal, isTerminal: Bool? = nil) {
     self.verbosity = verbosity
-    self.isTerminal = isTerminal ?? (isatty(STDERR_FILENO) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb")
+    self.isTerminal = isTerminal ?? (isatty(tc_stderr_fd()) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb")
     self.sink = nil
   }
 
@@ -155,9 +155,10 @@ public final class Printer: Sendable {
   private static func write(_ text: String) {
     var t = text
     t.withUTF8 { buf in
-      // a failed write to stderr has nowhere to be reported
+      // a failed write to stderr has nowhere to be reported; tc_stderr_fd is the real
+      // stderr when the command-line tool keeps libraries' messages off it
       guard let base = buf.baseAddress else { return }
-      _ = tc_write_all(STDERR_FILENO, base, buf.count)
+      _ = tc_write_all(tc_stderr_fd(), base, buf.count)
     }
   }
 

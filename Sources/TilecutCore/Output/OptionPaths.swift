@@ -245,10 +245,14 @@ public enum OptionFile {
   static func descriptor(_ path: String) -> Int32? {
     switch path {
     case "/dev/stdout": return 1
-    case "/dev/stderr": return 2
+    // the real stderr: fd 2 is a pipe for libraries' messages in the command-line tool
+    case "/dev/stderr": return tc_stderr_fd()
     default:
       for prefix in ["/dev/fd/", "/proc/self/fd/"] where path.hasPrefix(prefix) {
-        if let n = Int32(path.dropFirst(prefix.count)), n >= 0, fcntl(n, F_GETFD) != -1 { return n }
+        guard let n = Int32(path.dropFirst(prefix.count)), n >= 0 else { continue }
+        if n == 2 { return tc_stderr_fd() }
+        // tilecut's own copy of stderr is not a descriptor the caller gave it
+        if n != tc_stderr_fd(), fcntl(n, F_GETFD) != -1 { return n }
       }
       return nil
     }
