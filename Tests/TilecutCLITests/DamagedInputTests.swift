@@ -222,15 +222,7 @@ struct DamagedInputTests {
           "<< /Type /XObject /Subtype /Image /Width 640 /Height 480 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode /Length \(image.count) >>\nstream\n"
             .utf8) + image + Array("\nendstream".utf8),
       ]
-      var bytes = Array("%PDF-1.4\n".utf8)
-      var offsets: [Int] = []
-      for (k, object) in objects.enumerated() {
-        offsets.append(bytes.count)
-        bytes += Array("\(k + 1) 0 obj\n".utf8) + object + Array("\nendobj\n".utf8)
-      }
-      let xref = bytes.count
-      let table = "xref\n0 6\n0000000000 65535 f \n" + offsets.map { String(format: "%010d 00000 n \n", $0) }.joined()
-      return Data(bytes + Array((table + "trailer\n<< /Size 6 /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n").utf8))
+      return pdfDocument(objects)
     }
     try pdf(jpeg).write(to: URL(fileURLWithPath: c.path("mixed.pdf")))
     #expect(refusal(c.path("mixed.pdf")) == nil)
@@ -294,17 +286,7 @@ struct DamagedInputTests {
     var objects = ["<< /Type /Catalog /Pages 2 0 R >>"]
     objects.append("<< /Type /Pages /Kids [\((0..<pages).map { "\(3 + $0) 0 R" }.joined(separator: " "))] /Count \(pages) >>")
     for _ in 0..<pages { objects.append("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] >>") }
-    var pdf = "%PDF-1.4\n"
-    var offsets: [Int] = []
-    for (k, object) in objects.enumerated() {
-      offsets.append(pdf.utf8.count)
-      pdf += "\(k + 1) 0 obj\n\(object)\nendobj\n"
-    }
-    let xref = pdf.utf8.count
-    pdf += "xref\n0 \(objects.count + 1)\n0000000000 65535 f \n"
-    for offset in offsets { pdf += String(format: "%010d 00000 n \n", offset) }
-    pdf += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
-    try Data(pdf.utf8).write(to: URL(fileURLWithPath: dir + "/pages.pdf"))
+    try pdfDocument(objects).write(to: URL(fileURLWithPath: dir + "/pages.pdf"))
     let header = try SourceImage.header(of: InputName(path: dir + "/pages.pdf"), maxPixels: 1 << 30)
     #expect(header.pages == pages)
     let last = try SourceImage.header(of: InputName(path: dir + "/pages.pdf", page: pages - 1), maxPixels: 1 << 30)
@@ -632,23 +614,15 @@ struct DamagedInputTests {
   func nestedSaves() throws {
     let dir = try scratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    func page(_ content: String, filter: String = "") -> String {
+    func page(_ content: String, filter: String = "") -> Data {
       let objects = [
         "<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
         "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Contents 4 0 R >>",
         "<< /Length \(content.utf8.count) \(filter) >>\nstream\n\(content)\nendstream",
       ]
-      var pdf = "%PDF-1.4\n"
-      var offsets: [Int] = []
-      for (k, object) in objects.enumerated() {
-        offsets.append(pdf.utf8.count)
-        pdf += "\(k + 1) 0 obj\n\(object)\nendobj\n"
-      }
-      let xref = pdf.utf8.count
-      pdf += "xref\n0 5\n0000000000 65535 f \n" + offsets.map { String(format: "%010d 00000 n \n", $0) }.joined()
-      return pdf + "trailer\n<< /Size 5 /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
+      return pdfDocument(objects)
     }
-    try Data(page(String(repeating: "q ", count: 1_000_000) + String(repeating: "Q ", count: 1_000_000)).utf8)
+    try page(String(repeating: "q ", count: 1_000_000) + String(repeating: "Q ", count: 1_000_000))
       .write(to: URL(fileURLWithPath: dir + "/nested.pdf"))
     #expect(refusal(dir + "/nested.pdf")?.contains("1000000 deep") == true)
     // the same million in ASCII layers, alone or in a filter array, which poppler decodes (1.6 GB before)
@@ -676,12 +650,12 @@ struct DamagedInputTests {
     for (name, content, filter) in [
       ("hex", hex, "/Filter /ASCIIHexDecode"), ("a85", a85, "/Filter [/A85]"), ("both", hex, "/Filter [ /AHx ]"),
     ] {
-      try Data(page(content, filter: filter).utf8).write(to: URL(fileURLWithPath: dir + "/\(name).pdf"))
+      try page(content, filter: filter).write(to: URL(fileURLWithPath: dir + "/\(name).pdf"))
       #expect(refusal(dir + "/\(name).pdf")?.contains("1000000 deep") == true, "\(name)")
     }
-    try Data(page("71 20 51>", filter: "/Filter /ASCIIHexDecode").utf8).write(to: URL(fileURLWithPath: dir + "/few.pdf"))
+    try page("71 20 51>", filter: "/Filter /ASCIIHexDecode").write(to: URL(fileURLWithPath: dir + "/few.pdf"))
     #expect(refusal(dir + "/few.pdf") == nil)
-    try Data(page("q 1 0 0 rg (q q q) Tj 0 0 10 10 re f Q % q q").utf8).write(to: URL(fileURLWithPath: dir + "/plain.pdf"))
+    try page("q 1 0 0 rg (q q q) Tj 0 0 10 10 re f Q % q q").write(to: URL(fileURLWithPath: dir + "/plain.pdf"))
     #expect(refusal(dir + "/plain.pdf") == nil)
   }
 
@@ -697,15 +671,7 @@ struct DamagedInputTests {
         "<< /Type /Font /Subtype /TrueType /BaseFont /Nope /FontFile2 6 0 R >>",
         "<< /Length 10 >>\nstream\n0123456789\nendstream",
       ]
-      var text = "%PDF-1.4\n"
-      var offsets: [Int] = []
-      for (k, object) in objects.enumerated() {
-        offsets.append(text.utf8.count)
-        text += "\(k + 1) 0 obj\n\(object)\nendobj\n"
-      }
-      let xref = text.utf8.count
-      text += "xref\n0 7\n0000000000 65535 f \n" + offsets.map { String(format: "%010d 00000 n \n", $0) }.joined()
-      return Data((text + "trailer\n<< /Size 7 /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n").utf8)
+      return pdfDocument(objects)
     }
     // an unknown XObject, unknown operators, a stray ')' and ']', a font that is not one: poppler says so for each
     let noisy = "BT /F1 12 Tf 10 10 Td (plan) Tj ET /Im9 Do 1 0 0 RG 4 w 0 0 m 200 100 l S ] ) foo 1 2 bar"
@@ -736,16 +702,7 @@ struct DamagedInputTests {
         + "/Descent -200 /CapHeight 700 /StemV 80 /FontFile2 7 0 R >>",
       "<< /Length \(font.utf8.count) >>\nstream\n\(font)\nendstream",
     ]
-    var text = "%PDF-1.4\n"
-    var offsets: [Int] = []
-    for (k, object) in objects.enumerated() {
-      offsets.append(text.utf8.count)
-      text += "\(k + 1) 0 obj\n\(object)\nendobj\n"
-    }
-    let xref = text.utf8.count
-    text += "xref\n0 8\n0000000000 65535 f \n" + offsets.map { String(format: "%010d 00000 n \n", $0) }.joined()
-    text += "trailer\n<< /Size 8 /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
-    try Data(text.utf8).write(to: URL(fileURLWithPath: c.path("font.pdf")))
+    try pdfDocument(objects).write(to: URL(fileURLWithPath: c.path("font.pdf")))
     let place = "--center 51.5,-0.14 --meters-per-pixel 0.5 --max-zoom 18 -q"
     let quiet = try runTool([], shell: "TILECUT \(c.path("font.pdf")) \(place) -o \(c.path("quiet"))")
     #expect(quiet.status == 0, "\(quiet.stderr)")
@@ -820,4 +777,21 @@ struct DamagedInputTests {
     }
     #expect(throws: TilecutError.self) { try SourceImage.header(of: InputName(path: dir + "/floors.tif", page: 40), maxPixels: 1 << 30) }
   }
+}
+
+/// A PDF of `objects` (object 1 the catalog, numbered in order) with its cross-reference table.
+func pdfDocument(_ objects: [String]) -> Data { pdfDocument(objects.map { Array($0.utf8) }) }
+
+func pdfDocument(_ objects: [[UInt8]]) -> Data {
+  var bytes = Array("%PDF-1.4\n".utf8)
+  var offsets: [Int] = []
+  for (k, object) in objects.enumerated() {
+    offsets.append(bytes.count)
+    bytes += Array("\(k + 1) 0 obj\n".utf8) + object + Array("\nendobj\n".utf8)
+  }
+  let xref = bytes.count
+  var table = "xref\n0 \(objects.count + 1)\n0000000000 65535 f \n"
+  table += offsets.map { String(format: "%010d 00000 n \n", $0) }.joined()
+  table += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
+  return Data(bytes + Array(table.utf8))
 }
