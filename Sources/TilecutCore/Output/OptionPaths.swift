@@ -165,6 +165,11 @@ public enum OptionPaths {
       return place
     }
     func refuse(_ why: String) -> TilecutError { TilecutError.invalidOption(option: option, reason: "'\(path)' \(why)") }
+    if place.kind == .regular || place.kind == .absent, OptionFile.passesThroughProc(path) {
+      // `/dev/stdin < notes.txt`, `//dev/stdout >> log`: a descriptor's name that leads to a
+      // file of the user's, which a rename would replace
+      throw refuse("names a descriptor (through /proc), not a file tilecut may replace; name the file itself, or /dev/stdout")
+    }
     switch place.kind {
     case .directory: throw refuse("is a directory; name a file")
     case .other: throw refuse("is a socket or block device; tilecut writes files, character devices and FIFOs")
@@ -243,11 +248,12 @@ public enum OptionFile {
   /// The descriptor `/dev/stdout`-style names stand for, written at its position
   /// (opening the path again would start a redirected file from its beginning).
   static func descriptor(_ path: String) -> Int32? {
-    switch path {
+    switch lexicallyNormal(path) {
     case "/dev/stdout": return 1
     // the real stderr: fd 2 is a pipe for libraries' messages in the command-line tool
     case "/dev/stderr": return tc_stderr_fd()
     default:
+      let path = lexicallyNormal(path)
       for prefix in ["/dev/fd/", "/proc/self/fd/"] where path.hasPrefix(prefix) {
         guard let n = Int32(path.dropFirst(prefix.count)), n >= 0 else { continue }
         if n == 2 { return tc_stderr_fd() }
@@ -256,6 +262,47 @@ public enum OptionFile {
       }
       return nil
     }
+  }
+
+  /// An absolute path without empty, `.` and `..` components (`//dev/./stdout` → `/dev/stdout`);
+  /// a relative one unchanged.
+  static func lexicallyNormal(_ path: String) -> String {
+    guard path.hasPrefix("/") else { return path }
+    var parts: [Substring] = []
+    for part in path.split(separator: "/", omittingEmptySubsequences: true) {
+      if part == "." { continue }
+      if part == ".." {
+        _ = parts.popLast()
+        continue
+      }
+      parts.append(part)
+    }
+    return "/" + parts.joined(separator: "/")
+  }
+
+  /// Whether resolving `path` goes through `/proc` (`/dev/stdin`, `/dev/fd/N`,
+  /// `/proc/thread-self/fd/N`, a link to one of them): a name for a descriptor, whose
+  /// target is whatever the descriptor happens to be open on.
+  static func passesThroughProc(_ path: String) -> Bool {
+    func underProc(_ p: String) -> Bool { p == "/proc" || p.hasPrefix("/proc/") }
+    var current = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    for _ in 0..<40 {
+      current = lexicallyNormal(current)
+      if underProc(current) { return true }
+      let url = URL(fileURLWithPath: current)
+      let folder = url.deletingLastPathComponent().path
+      guard let real = realpath(folder.isEmpty ? "/" : folder, nil) else { return false }
+      let base = String(cString: real)
+      free(real)
+      if underProc(base) { return true }
+      let resolved = (base == "/" ? "" : base) + "/" + url.lastPathComponent
+      var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+      let count = readlink(resolved, &buffer, Int(PATH_MAX))
+      guard count > 0 else { return false }
+      let target = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      current = target.hasPrefix("/") ? target : (base == "/" ? "" : base) + "/" + target
+    }
+    return true
   }
 
   static func writeAll(_ bytes: [UInt8], fd: Int32, fail: (Int32) -> TilecutError) throws {

@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+@testable import TilecutCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Falls found by the third attack (attack3/falls.sh on the attack3 branch).
+@Suite("Third attack")
+struct ThirdAttackTests {
+  /// Runs `tilecut ARGS` through the shell in `directory`, with `redirections` (`< notes.txt`).
+  func shell(_ directory: String, _ args: [String], _ redirections: String) throws -> Int32 {
+    let quoted = ([try tilecutBinary()] + args).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+    return try runProgram("/bin/sh", ["-c", quoted.joined(separator: " ") + " " + redirections + " 2>/dev/null"], in: directory)
+  }
+
+  @Test("a descriptor's name that leads to a user's file (/dev/stdin < notes, //dev/stdout >> log) never replaces it")
+  func descriptorNamesKeepFiles() throws {
+    let project = try Project()
+    defer { project.remove() }
+    let dir = project.dir
+    try "precious notes\n".write(toFile: dir + "/notes.txt", atomically: true, encoding: .utf8)
+    for option in ["--depfile", "--changes"] {
+      // fd 0 itself is read-only: writing it fails (exit 1); the others are refused (exit 2)
+      for (name, expected) in [("/dev/stdin", 2), ("/proc/thread-self/fd/0", 2), ("/proc/self/fd/0", 1)] as [(String, Int32)] {
+        let status = try shell(dir, ["plan.png", "-o", "out", "-q", "--force", option, name], "< notes.txt")
+        #expect(status == expected, "\(option) \(name)")
+        #expect(try String(contentsOfFile: dir + "/notes.txt", encoding: .utf8) == "precious notes\n", "\(option) \(name)")
+      }
+    }
+    // stdout's other spellings are stdout: appended where the log stands, not a new file
+    try "my log\n".write(toFile: dir + "/log.txt", atomically: true, encoding: .utf8)
+    var before = stat()
+    #expect(stat(dir + "/log.txt", &before) == 0)
+    for name in ["//dev/stdout", "/dev/./stdout", "/dev/../dev/stdout"] {
+      #expect(try shell(dir, ["plan.png", "-o", "out", "-q", "--force", "--depfile", name], ">> log.txt") == 0, "\(name)")
+    }
+    var after = stat()
+    #expect(stat(dir + "/log.txt", &after) == 0 && after.st_ino == before.st_ino)
+    let log = try String(contentsOfFile: dir + "/log.txt", encoding: .utf8)
+    #expect(log.hasPrefix("my log\nout/manifest.json: plan.png"), "\(log)")
+    // a link of the user's to /dev/stdout is stdout too, never a rename over the log
+    try FileManager.default.createSymbolicLink(atPath: dir + "/out.d", withDestinationPath: "/dev/stdout")
+    #expect(try shell(dir, ["plan.png", "-o", "out", "-q", "--force", "--depfile", "out.d"], ">> log.txt") == 2)
+    #expect(stat(dir + "/log.txt", &after) == 0 && after.st_ino == before.st_ino)
+    // a plain file, a file through a link and /dev/shm stay ordinary files
+    #expect(OptionFile.passesThroughProc(dir + "/notes.txt") == false)
+    #expect(OptionFile.passesThroughProc("/dev/shm/tilecut-attack3.d") == false)
+    #expect(OptionFile.passesThroughProc("/dev/stdin") && OptionFile.passesThroughProc("/dev/fd/1"))
+    #expect(OptionFile.lexicallyNormal("//dev/./fd/../stdout") == "/dev/stdout")
+  }
+}
