@@ -316,3 +316,22 @@ int tc_capture_library_stderr(int forward) {
   }
   return 0;
 }
+
+/* ---- descriptors the caller passed in ---- */
+
+enum { TC_NOTED_FDS = 1024 };
+static unsigned char inherited[TC_NOTED_FDS / 8];
+static int inherited_noted = 0;
+
+void tc_note_inherited_descriptors(void) {
+  for (int fd = 0; fd < TC_NOTED_FDS; fd++)
+    if (fcntl(fd, F_GETFD) != -1)
+      inherited[fd / 8] |= (unsigned char)(1u << (fd % 8));
+  inherited_noted = 1;
+}
+
+int tc_descriptor_inherited(int fd) {
+  if (!inherited_noted)
+    return -1;
+  return fd >= 0 && fd < TC_NOTED_FDS && (inherited[fd / 8] >> (fd % 8)) & 1;
+}

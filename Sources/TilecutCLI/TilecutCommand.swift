@@ -27,6 +27,8 @@ public struct TilecutCommand: ParsableCommand {
   /// Parses, runs, and turns every failure into one stderr line and an exit code:
   /// 0 success, 1 input or processing error, 2 usage error.
   public static func main(_ arguments: [String]? = nil) -> Never {
+    // before tilecut opens a descriptor of its own: `/dev/fd/N` names only the caller's
+    tc_note_inherited_descriptors()
     // first of all: a signal that comes while arguments are parsed must not be lost
     SignalPipe.shared.install()
     // libraries that print to stderr themselves (poppler's font engine, cairo) print

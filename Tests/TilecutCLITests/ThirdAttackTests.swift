@@ -22,8 +22,9 @@ struct ThirdAttackTests {
     let dir = project.dir
     try "precious notes\n".write(toFile: dir + "/notes.txt", atomically: true, encoding: .utf8)
     for option in ["--depfile", "--changes"] {
-      // fd 0 itself is read-only: writing it fails (exit 1); the others are refused (exit 2)
-      for (name, expected) in [("/dev/stdin", 2), ("/proc/thread-self/fd/0", 2), ("/proc/self/fd/0", 1)] as [(String, Int32)] {
+      // fd 0 named as a descriptor is read-only: writing it fails (exit 1); /dev/stdin, a link
+      // through /proc to the file, is refused (exit 2)
+      for (name, expected) in [("/dev/stdin", 2), ("/proc/thread-self/fd/0", 1), ("/proc/self/fd/0", 1)] as [(String, Int32)] {
         let status = try shell(dir, ["plan.png", "-o", "out", "-q", "--force", option, name], "< notes.txt")
         #expect(status == expected, "\(option) \(name)")
         #expect(try String(contentsOfFile: dir + "/notes.txt", encoding: .utf8) == "precious notes\n", "\(option) \(name)")
@@ -44,6 +45,13 @@ struct ThirdAttackTests {
     try FileManager.default.createSymbolicLink(atPath: dir + "/out.d", withDestinationPath: "/dev/stdout")
     #expect(try shell(dir, ["plan.png", "-o", "out", "-q", "--force", "--depfile", "out.d"], ">> log.txt") == 2)
     #expect(stat(dir + "/log.txt", &after) == 0 && after.st_ino == before.st_ino)
+    // /dev/fd/N names only a descriptor the caller opened: fd 4, 5, … are tilecut's own
+    // (its signal pipe, its copy of stderr), refused before any work
+    for name in ["/dev/fd/4", "/proc/self/fd/5", "/dev/fd/9"] {
+      #expect(try shell(dir, ["plan.png", "-o", "out", "-q", "--force", "--changes", name], "") == 2, "\(name)")
+    }
+    #expect(try shell(dir, ["plan.png", "-o", "fresh", "-q", "--changes", "/dev/fd/3"], "3> changes.txt") == 0)
+    #expect(try String(contentsOfFile: dir + "/changes.txt", encoding: .utf8).contains("A\t"))
     // a plain file, a file through a link and /dev/shm stay ordinary files
     #expect(OptionFile.passesThroughProc(dir + "/notes.txt") == false)
     #expect(OptionFile.passesThroughProc("/dev/shm/tilecut-attack3.d") == false)

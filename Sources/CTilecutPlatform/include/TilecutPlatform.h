@@ -81,4 +81,10 @@ int tc_capture_library_stderr(int forward);
  * tc_capture_library_stderr, else 2. */
 int tc_stderr_fd(void);
 
+/* The descriptors open when the process started (0–1023), noted once before tilecut
+ * opens any of its own: `/dev/fd/N` names only those. tc_descriptor_inherited is 1
+ * for one of them, 0 for any other, and -1 when nothing was noted (a library caller). */
+void tc_note_inherited_descriptors(void);
+int tc_descriptor_inherited(int fd);
+
 #endif

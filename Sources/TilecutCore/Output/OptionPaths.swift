@@ -165,10 +165,11 @@ public enum OptionPaths {
       return place
     }
     func refuse(_ why: String) -> TilecutError { TilecutError.invalidOption(option: option, reason: "'\(path)' \(why)") }
-    if place.kind == .regular || place.kind == .absent, OptionFile.passesThroughProc(path) {
-      // `/dev/stdin < notes.txt`, `//dev/stdout >> log`: a descriptor's name that leads to a
-      // file of the user's, which a rename would replace
-      throw refuse("names a descriptor (through /proc), not a file tilecut may replace; name the file itself, or /dev/stdout")
+    if OptionFile.passesThroughProc(path) {
+      // `/dev/stdin < notes.txt`, a link to `/dev/stdout >> log`: a descriptor's name that
+      // leads to a file of the user's, which a rename would replace; `/dev/fd/N` for a
+      // descriptor tilecut was not given (its own signal pipe, an output it has open)
+      throw refuse("names a descriptor tilecut was not given, or a file through /proc; name the file itself or /dev/stdout")
     }
     switch place.kind {
     case .directory: throw refuse("is a directory; name a file")
@@ -254,11 +255,16 @@ public enum OptionFile {
     case "/dev/stderr": return tc_stderr_fd()
     default:
       let path = lexicallyNormal(path)
-      for prefix in ["/dev/fd/", "/proc/self/fd/"] where path.hasPrefix(prefix) {
+      for prefix in ["/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"] where path.hasPrefix(prefix) {
         guard let n = Int32(path.dropFirst(prefix.count)), n >= 0 else { continue }
         if n == 2 { return tc_stderr_fd() }
-        // tilecut's own copy of stderr is not a descriptor the caller gave it
-        if n != tc_stderr_fd(), fcntl(n, F_GETFD) != -1 { return n }
+        // only a descriptor the caller gave tilecut, never one of its own (its signal
+        // pipe, its copy of stderr, an open output)
+        switch tc_descriptor_inherited(n) {
+        case 1: return n
+        case 0: return nil
+        default: if n != tc_stderr_fd(), fcntl(n, F_GETFD) != -1 { return n }
+        }
       }
       return nil
     }
