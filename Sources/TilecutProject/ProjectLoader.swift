@@ -31,6 +31,13 @@ public enum ProjectLoader {
 
   /// Parses the text of a project file (no file system checks, paths as written).
   public static func parse(_ text: String, file: String, directory: String = ".") throws -> Project {
+    // Yams composes nodes recursively: 5000 levels of `[` in a 10 KB file overflow the stack
+    if let deep = tooDeep(text) {
+      throw ProjectError(
+        file: file, mark: deep.mark,
+        message: "nests \(deep.what) deeper than a project file needs "
+          + "(more than \(maxFlowDepth) levels of [ ] { }, or indented past column \(maxIndent))")
+    }
     let root: Node
     do {
       guard let node = try Yams.compose(yaml: text) else {
@@ -44,6 +51,74 @@ public enum ProjectLoader {
     }
     let reader = NodeReader(file: file)
     return try reader.project(root, directory: directory)
+  }
+
+  /// Limits on how deep a project file may nest, checked before Yams sees it.
+  static let maxFlowDepth = 64
+  static let maxIndent = 256
+
+  /// Where `text` nests too deep: flow collections (`[`, `{`) outside quotes and
+  /// comments, or a line's indentation with its block sequence dashes (`- - - x`),
+  /// each of which opens a level. nil when it stays within the limits.
+  static func tooDeep(_ text: String) -> (mark: SourceMark, what: String)? {
+    var flow = 0
+    var line = 1
+    var column = 0
+    var leading = true
+    var quote: UInt8? = nil
+    var comment = false
+    let bytes = Array(text.utf8)
+    var i = 0
+    while i < bytes.count {
+      let c = bytes[i]
+      column += 1
+      if c == UInt8(ascii: "\n") {
+        line += 1
+        column = 0
+        leading = true
+        comment = false
+        // a quoted scalar may go on over lines; a comment may not
+        i += 1
+        continue
+      }
+      if comment {
+        i += 1
+        continue
+      }
+      if let q = quote {
+        if c == UInt8(ascii: "\\"), q == UInt8(ascii: "\"") {
+          i += 2
+          column += 1
+          continue
+        }
+        if c == q { quote = nil }
+        i += 1
+        continue
+      }
+      if leading {
+        let dash = c == UInt8(ascii: "-") && (i + 1 == bytes.count || bytes[i + 1] == UInt8(ascii: " "))
+        if c == UInt8(ascii: " ") || c == UInt8(ascii: "\t") || dash {
+          if column > maxIndent { return (SourceMark(line: line, column: column), "block collections") }
+          i += 1
+          continue
+        }
+        leading = false
+      }
+      switch c {
+      case UInt8(ascii: "#") where i == 0 || bytes[i - 1] == UInt8(ascii: " ") || bytes[i - 1] == UInt8(ascii: "\t"):
+        comment = true
+      case UInt8(ascii: "'"), UInt8(ascii: "\""):
+        quote = c
+      case UInt8(ascii: "["), UInt8(ascii: "{"):
+        flow += 1
+        if flow > maxFlowDepth { return (SourceMark(line: line, column: column), "flow collections") }
+      case UInt8(ascii: "]"), UInt8(ascii: "}"):
+        flow = max(0, flow - 1)
+      default: break
+      }
+      i += 1
+    }
+    return nil
   }
 
   static func yamlMark(_ error: YamlError) -> SourceMark? {

@@ -113,6 +113,24 @@ struct ProjectLoaderTests {
     }
   }
 
+  @Test("a file nested thousands deep (10 KB of '[', '- - -' or indentation) is refused by line before Yams recurses")
+  func nestedTooDeep() throws {
+    let flow = "x: " + String(repeating: "[", count: 5000) + String(repeating: "]", count: 5000)
+    let dashes = "x:\n" + String(repeating: "- ", count: 5000) + "a\n"
+    var indented = "x:\n"
+    for level in 0..<400 { indented += String(repeating: " ", count: level + 1) + "k\(level):\n" }
+    for (text, what) in [(flow, "flow collections"), (dashes, "block collections"), (indented, "block collections")] {
+      let error = try #require(try loadError(text))
+      #expect(error.message.contains("nests \(what) deeper"), "\(error)")
+      #expect(error.mark != nil)
+    }
+    // quoted brackets, comments and ordinary nesting are no depth
+    let fine = "# [[[[\nbuildings: [{id: hq, name: \"[[[[[[\", floors: [{level: 0, source: 'a[[[.png'}]}]\n"
+    let quoted = String(repeating: "[", count: 100)
+    #expect(ProjectLoader.tooDeep(fine)?.what == nil)
+    #expect(ProjectLoader.tooDeep("a: \"\(quoted)\" # \(quoted)\nb: '\(quoted)'\n")?.what == nil)
+  }
+
   @Test("nearest key: a typo finds its key; a word far from every key finds none")
   func nearest() {
     #expect(ProjectKeys.nearest("maxzoom", in: ProjectKeys.run.map(\.name)) == "maxZoom")
