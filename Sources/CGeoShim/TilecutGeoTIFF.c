@@ -102,6 +102,7 @@ int tc_geotiff_read(const char *path, tc_geotiff_info *info, char *error, size_t
   PJ_CONTEXT *proj = proj_context_create();
   if (proj) {
     proj_log_level(proj, PJ_LOG_NONE);
+    proj_context_set_enable_network(proj, 0);
     if (gtif)
       GTIFAttachPROJContext(gtif, proj);
   }

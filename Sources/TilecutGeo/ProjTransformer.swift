@@ -60,6 +60,11 @@ public final class ProjTransformer: @unchecked Sendable {
   }
 
   private static func create(_ ctx: OpaquePointer, _ definition: String, option: String) throws -> OpaquePointer {
+    if let why = CRSText.unsafeReason(definition) {
+      throw TilecutError.invalidOption(option: option, reason: "'\(shortened(definition))' \(why)")
+    }
+    // PROJ fetches grids over the network only when asked to (PROJ_NETWORK=ON): never
+    proj_context_set_enable_network(ctx, 0)
     var text = definition.trimmingCharacters(in: .whitespacesAndNewlines)
     // a PROJ string names an operation unless it says it is a CRS
     if text.hasPrefix("+") && !text.contains("type=crs") { text += " +type=crs" }

@@ -115,6 +115,13 @@ public enum SourceImage {
       case S_IFIFO: kind = "a FIFO (named pipe)"
       case S_IFSOCK: kind = "a socket"
       case S_IFCHR, S_IFBLK: kind = "a device"
+      case S_IFREG:
+        // a CRS beside the image that PROJ (or GDAL through PROJ) would follow into a file
+        let lower = sibling.lowercased()
+        guard lower.hasSuffix(".prj") || lower.hasSuffix(".aux.xml"), st.st_size <= 1 << 20,
+          let data = FileManager.default.contents(atPath: sibling), let why = CRSText.unsafeReason(String(decoding: data, as: UTF8.self))
+        else { continue }
+        throw TilecutError.invalidInput(path: sibling, reason: why)
       default: continue
       }
       throw TilecutError.invalidInput(

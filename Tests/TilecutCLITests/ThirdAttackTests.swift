@@ -58,4 +58,31 @@ struct ThirdAttackTests {
     #expect(OptionFile.passesThroughProc("/dev/stdin") && OptionFile.passesThroughProc("/dev/fd/1"))
     #expect(OptionFile.lexicallyNormal("//dev/./fd/../stdout") == "/dev/stdout")
   }
+
+  @Test("a CRS that makes PROJ read a file (+init=, a grid by path) is refused in a .prj, an .aux.xml and --source-crs")
+  func crsThatReadsFiles() throws {
+    let project = try Project()
+    defer { project.remove() }
+    let dir = project.dir
+    #expect(mkfifo(dir + "/epsg", 0o600) == 0)
+    // a FIFO behind +init= hung for ever; a grid by path opened whatever it names
+    for crs in ["+proj=pipeline +step +init=\(dir)/epsg:3857", "+proj=longlat +ellps=WGS84 +nadgrids=/dev/zero +type=crs"] {
+      try crs.write(toFile: dir + "/plan.prj", atomically: true, encoding: .utf8)
+      let beside = try runIn(dir, ["plan.png", "-o", "out2", "-q", "--dry-run"])
+      #expect(beside.status == 1 && beside.stderrLines.count == 1, "\(beside.stderr)")
+      #expect(beside.stderr.contains("plan.prj"), "\(beside.stderr)")
+      try webMercatorESRI.write(toFile: dir + "/plan.prj", atomically: true, encoding: .utf8)
+      let given = try runIn(dir, ["plan.png", "-o", "out2", "-q", "--dry-run", "--source-crs", crs])
+      #expect(given.status == 2 && given.stderrLines.count == 1 && given.stderr.contains("--source-crs"), "\(given.stderr)")
+    }
+    // and in GDAL's .aux.xml
+    let aux = "<PAMDataset><SRS>+proj=merc +init=\(dir)/epsg:3857</SRS></PAMDataset>"
+    try aux.write(toFile: dir + "/plan.png.aux.xml", atomically: true, encoding: .utf8)
+    let pam = try runIn(dir, ["plan.png", "-o", "out2", "-q", "--dry-run"])
+    #expect(pam.status == 1 && pam.stderr.contains("plan.png.aux.xml") && pam.stderr.contains("+init="), "\(pam.stderr)")
+    try FileManager.default.removeItem(atPath: dir + "/plan.png.aux.xml")
+    // a grid PROJ has installed, named bare, and a plain .prj still place
+    #expect(CRSText.unsafeReason("+proj=longlat +ellps=clrk66 +nadgrids=@conus,@null +type=crs") == nil)
+    #expect(try runIn(dir, ["plan.png", "-o", "out2", "-q", "--dry-run"]).status == 0)
+  }
 }
