@@ -196,6 +196,49 @@ struct ScannedPageTests {
     try expectMatches(strips, scale: scale, "strips at \(scale)")
   }
 
+  @Test("a JPEG whose sides a shrink on load does not divide is read, upright or turned", arguments: [0.3, 0.45])
+  func oddSizedJPEG(scale: Double) throws {
+    try Vips.start()
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    // 1003 × 701 shrunk 8, 4 or 2 on load: libvips 8.14 rounds the size down (125 × 87
+    // at 8), libjpeg up; img2pdf's --imgsize pages of ordinary scans did this
+    let picture = scanPicture(width: 1003, height: 701, seed: 6)
+    for rotate in [0, 90] {
+      let path = dir + "/odd.pdf"
+      try writeScanPDF(
+        images: [.jpeg(picture, matrix: "1003 0 0 701 0 0")], page: "/MediaBox [0 0 1003 701] /Rotate \(rotate)", to: path)
+      try expectMatches(path, scale: scale, "1003 × 701, /Rotate \(rotate), at \(scale)")
+      // shrunk 8 on load: read (it was refused with an error), the page's size;
+      // poppler's own reduction differs more than the tolerance at such scales
+      let small = try direct(path, scale: 0.11)
+      #expect(small?.width == (rotate == 0 ? 110 : 77) && small?.height == (rotate == 0 ? 77 : 110))
+    }
+  }
+
+  @Test("an image enlarged 4 times or more is drawn as poppler draws it: its nearest pixels, smoothed when it asks to be")
+  func enlargedImages() throws {
+    try Vips.start()
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    // 30 × 20 pixels 240 × 160 points wide: 10.4 page pixels each at 1.3 (img2pdf
+    // --fit enlarge of a small image); a half-pixel shift of the nearest pixels
+    // moved the whole picture by half an image pixel
+    let picture = scanPicture(width: 30, height: 20, seed: 8)
+    let cases: [(String, String, String, String)] = [
+      ("upright", "/MediaBox [0 0 300 200]", "240 0 0 160 30 20", ""),
+      ("/Rotate 90", "/MediaBox [0 0 300 200] /Rotate 90", "240 0 0 160 30 20", ""),
+      ("mirrored by its matrix", "/MediaBox [0 0 300 200]", "-240 0 0 160 270 20", ""),
+      ("turned 90° by its matrix", "/MediaBox [0 0 300 200]", "0 160 -240 0 270 20", ""),
+      ("/Interpolate true", "/MediaBox [0 0 300 200]", "240 0 0 160 30 20", "/Interpolate true"),
+    ]
+    for (name, page, matrix, extra) in cases {
+      let path = dir + "/enlarged.pdf"
+      try writeScanPDF(images: [.jpeg(picture, matrix: matrix, extra: extra)], page: page, to: path)
+      for scale in [0.8, 1.3] { try expectMatches(path, scale: scale, "\(name) at \(scale)") }
+    }
+  }
+
   @Test("a scanned page whose JPEG has one flipped bit near its end is refused, not read with the damage")
   func damagedJPEGPage() throws {
     try Vips.start()
