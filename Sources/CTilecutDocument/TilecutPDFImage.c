@@ -687,7 +687,7 @@ static int box_reduce(VipsImage *in, double sx, double ox, double sy, double oy,
  * top-left corner) to the page's. Takes the image's data. */
 static int place_image(TcPlacedImage *im, TcMatrix t, int width, int height, int sequential, VipsImage **out) {
   VipsObject *scope = VIPS_OBJECT(vips_image_new());
-  VipsImage **v = (VipsImage **)vips_object_local_array(scope, 8);
+  VipsImage **v = (VipsImage **)vips_object_local_array(scope, 11);
   int result = -1;
   /* page pixels one image pixel spans along each of the image's axes */
   double gx = hypot(t.a, t.b), gy = hypot(t.c, t.d);
@@ -737,11 +737,39 @@ static int place_image(TcPlacedImage *im, TcMatrix t, int width, int height, int
   VipsImage *cur = v[0];
   /* a loaded pixel stands for `load_shrink` image pixels along each axis (the
    * last one may be cut short or dropped: see box_taps) */
-  if (t.b == 0 && t.c == 0 && t.a > 0 && t.d > 0 && gx < 1 && gy < 1) {
-    /* upright and smaller: averaged over each page pixel, in one pass */
+  if (gx < 1 && gy < 1) {
+    /* smaller: averaged over each page pixel, in one pass, as poppler's box
+     * prescale does whichever way the image stands. An image turned or mirrored is
+     * reduced upright onto the page's grid (its transpose when turned a quarter),
+     * then its pixels moved: a bilinear affine averages too few of them. */
     double k = load_shrink;
-    if (box_reduce(cur, t.a * k, t.e, t.d * k, t.f, im->width / k, im->height / k, width, height, out))
+    int across = t.a == 0;
+    double ua = across ? t.b : t.a, ue = across ? t.f : t.e, ud = across ? t.c : t.d, uf = across ? t.e : t.f;
+    int grid_w = across ? height : width, grid_h = across ? width : height;
+    int flip_x = ua < 0, flip_y = ud < 0;
+    if (flip_x) {
+      ua = -ua;
+      ue = grid_w - ue;
+    }
+    if (flip_y) {
+      ud = -ud;
+      uf = grid_h - uf;
+    }
+    if (box_reduce(cur, ua * k, ue, ud * k, uf, im->width / k, im->height / k, grid_w, grid_h, &v[6]))
       goto done;
+    cur = v[6];
+    if (flip_x && vips_flip(cur, &v[7], VIPS_DIRECTION_HORIZONTAL, NULL))
+      goto done;
+    cur = flip_x ? v[7] : cur;
+    if (flip_y && vips_flip(cur, &v[8], VIPS_DIRECTION_VERTICAL, NULL))
+      goto done;
+    cur = flip_y ? v[8] : cur;
+    /* the transpose: a quarter turn clockwise, then mirrored */
+    if (across && (vips_rot(cur, &v[9], VIPS_ANGLE_D90, NULL) || vips_flip(v[9], &v[10], VIPS_DIRECTION_HORIZONTAL, NULL)))
+      goto done;
+    cur = across ? v[10] : cur;
+    g_object_ref(cur);
+    *out = cur;
     result = 0;
     goto done;
   } else {

@@ -239,6 +239,39 @@ struct ScannedPageTests {
     }
   }
 
+  @Test("an image turned or mirrored on a page and made smaller is averaged as poppler averages it, as close as upright", arguments: [0.35, 0.6])
+  func turnedAndSmaller(scale: Double) throws {
+    try Vips.start()
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    // raw RGB samples (no JPEG shrink on load): what differs is the reduction alone.
+    // A turned page went through a bilinear affine, 2.5 to 4.3 off poppler's box
+    // prescale on the pages of qpdf --rotate and img2pdf --rotation, the upright box 0.1.
+    let rgb = scanPicture(width: 300, height: 200, seed: 9)
+    let samples = rgb.pixels.enumerated().filter { $0.offset % 4 != 3 }.map(\.element)
+    let cases: [(String, String, String)] = [
+      ("upright", "/MediaBox [0 0 300 200]", "300 0 0 200 0 0"),
+      ("/Rotate 90", "/MediaBox [0 0 300 200] /Rotate 90", "300 0 0 200 0 0"),
+      ("/Rotate 180", "/MediaBox [0 0 300 200] /Rotate 180", "300 0 0 200 0 0"),
+      ("/Rotate 270", "/MediaBox [0 0 300 200] /Rotate 270", "300 0 0 200 0 0"),
+      ("mirrored", "/MediaBox [0 0 300 200]", "-300 0 0 200 300 0"),
+      ("upside down", "/MediaBox [0 0 300 200]", "300 0 0 -200 0 200"),
+      ("turned a quarter by its matrix", "/MediaBox [0 0 200 300]", "0 300 -200 0 200 0"),
+      ("turned and mirrored by its matrix", "/MediaBox [0 0 200 300]", "0 300 200 0 0 0"),
+    ]
+    var upright = 0.0
+    for (name, page, matrix) in cases {
+      let path = dir + "/turned.pdf"
+      let image = PlacedImage(entries: "/Width 300 /Height 200 /ColorSpace /DeviceRGB /BitsPerComponent 8", stream: samples, matrix: matrix)
+      try writeScanPDF(images: [image], page: page, to: path)
+      try expectMatches(path, scale: scale, "\(name) at \(scale)")
+      guard let got = try direct(path, scale: scale) else { continue }
+      let d = meanDifference(got, try poppler(path, scale: scale)).mean
+      if name == "upright" { upright = d }
+      #expect(d < upright + 0.25, "\(name) at \(scale): mean \(d), upright \(upright)")
+    }
+  }
+
   @Test("a scanned page whose JPEG has one flipped bit near its end is refused, not read with the damage")
   func damagedJPEGPage() throws {
     try Vips.start()
