@@ -294,6 +294,11 @@ struct ScannedPageTests {
     }
   }
 
+  /// An unfiltered 64 × 48 image of `bytes` zero bytes with these dictionary entries.
+  func raw(_ entries: String, bytes: Int) -> PlacedImage {
+    PlacedImage(entries: "/Width 64 /Height 48 \(entries)", stream: [UInt8](repeating: 0, count: bytes), matrix: "100 0 0 75 0 0")
+  }
+
   @Test("a page with anything this reader does not fully understand is left to poppler")
   func refusals() throws {
     try Vips.start()
@@ -308,6 +313,16 @@ struct ScannedPageTests {
       ("an annotation", [try .jpeg(picture, matrix: "100 0 0 75 0 0")], "/Annots [<< /Type /Annot /Subtype /Square /Rect [0 0 9 9] >>]", ""),
       ("text", [try .jpeg(picture, matrix: "100 0 0 75 0 0")], "", "BT /F1 12 Tf (x) Tj ET"),
       ("an unbalanced Q", [try .jpeg(picture, matrix: "100 0 0 75 0 0")], "", "Q"),
+      // what img2pdf, ImageMagick and tiff2pdf write for other scans: poppler's to draw
+      ("a stencil mask", [raw("/ImageMask true /BitsPerComponent 1", bytes: 8 * 48)], "", ""),
+      ("an indexed image", [raw("/ColorSpace [/Indexed /DeviceRGB 1 <000000ffffff>] /BitsPerComponent 8", bytes: 64 * 48)], "", ""),
+      ("a CMYK image", [raw("/ColorSpace /DeviceCMYK /BitsPerComponent 8", bytes: 64 * 48 * 4)], "", ""),
+      ("a 16-bit image", [raw("/ColorSpace /DeviceRGB /BitsPerComponent 16", bytes: 64 * 48 * 6)], "", ""),
+      (
+        "a CalRGB image",
+        [raw("/ColorSpace [/CalRGB << /WhitePoint [0.9505 1 1.089] /Gamma [2.2 2.2 2.2] >>] /BitsPerComponent 8", bytes: 64 * 48 * 3)], "", ""
+      ),
+      ("an ASCII85 stream", [raw("/ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /ASCII85Decode", bytes: 16)], "", ""),
     ]
     for (name, images, page, content) in refused {
       let path = dir + "/refused.pdf"
