@@ -35,6 +35,8 @@ typedef struct {
   int width, height, components;
   /* 1: `data` is the JPEG of a DCT stream; 0: raw 8-bit samples, rows top to bottom */
   int dct;
+  /* /Interpolate true: poppler smooths the image however much it is enlarged */
+  int interpolate;
   unsigned char *data;
   size_t length;
 } TcPlacedImage;
@@ -127,6 +129,10 @@ static int read_image(qpdf_data q, qpdf_oh xobject, TcPlacedImage *im) {
   im->height = positive_int(q, qpdf_oh_get_key(q, dict, "/Height"), 1 << 20);
   if (!im->width || !im->height || positive_int(q, qpdf_oh_get_key(q, dict, "/BitsPerComponent"), 16) != 8)
     return 0;
+  /* anything but a boolean true is false to poppler too */
+  QPDF_BOOL smooth = QPDF_FALSE;
+  im->interpolate = qpdf_oh_has_key(q, dict, "/Interpolate") &&
+                    qpdf_oh_get_value_as_bool(q, qpdf_oh_get_key(q, dict, "/Interpolate"), &smooth) && smooth;
   qpdf_oh space = qpdf_oh_get_key(q, dict, "/ColorSpace");
   if (name_is(q, space, "/DeviceGray"))
     im->components = 1;
@@ -513,11 +519,14 @@ static void box_free(VipsImage *image, TcBoxMap *m) {
   free(m);
 }
 
-/* Taps of `n` page pixels [i, i + 1) over `size` source pixels, the page pixel i
- * covering source [(i - offset) / scale, (i + 1 - offset) / scale): the shares
- * of the part inside the source, or its nearest pixel when none is. */
-static int box_taps(int n, int size, double scale, double offset, int taps, int **first, int **count, float **weight,
-                    float **cover) {
+/* Taps of `n` page pixels [i, i + 1) over `size` source pixels that stand for an
+ * image `extent` pixels long, the page pixel i covering source
+ * [(i - offset) / scale, (i + 1 - offset) / scale): the shares of the part inside
+ * the image, or its nearest pixel when none is. A JPEG shrunk on load is a pixel
+ * short of its image's extent (libvips rounds its size down) or a part of one over
+ * it: the image's own extent is what the page covers, beyond `size` the last pixel. */
+static int box_taps(int n, int size, double extent, double scale, double offset, int taps, int **first, int **count,
+                    float **weight, float **cover) {
   *first = malloc(sizeof(int) * (size_t)n);
   *count = malloc(sizeof(int) * (size_t)n);
   *weight = malloc(sizeof(float) * (size_t)n * (size_t)taps);
@@ -525,7 +534,7 @@ static int box_taps(int n, int size, double scale, double offset, int taps, int 
   if (!*first || !*count || !*weight || !*cover)
     return -1;
   for (int i = 0; i < n; i++) {
-    double u0 = fmax(0.0, (i - offset) / scale), u1 = fmin((double)size, (i + 1 - offset) / scale);
+    double u0 = fmax(0.0, (i - offset) / scale), u1 = fmin(extent, (i + 1 - offset) / scale);
     float *w = *weight + (size_t)i * (size_t)taps;
     if (!(u1 > u0)) {
       double c = (i + 0.5 - offset) / scale;
@@ -536,17 +545,20 @@ static int box_taps(int n, int size, double scale, double offset, int taps, int 
       continue;
     }
     int a = (int)floor(u0), b = (int)ceil(u1) - 1;
+    if (a >= size)
+      a = size - 1;
     if (b >= size)
       b = size - 1;
     if (b - a + 1 > taps)
       b = a + taps - 1;
     (*first)[i] = a;
     (*count)[i] = b - a + 1;
+    /* the last tap takes the rest of the span: past `size`, the image's edge */
     double total = 0;
     for (int k = a; k <= b; k++)
-      total += fmin(k + 1.0, u1) - fmax((double)k, u0);
+      total += (k == b ? u1 : fmin(k + 1.0, u1)) - fmax((double)k, u0);
     for (int k = a; k <= b; k++)
-      w[k - a] = (float)((fmin(k + 1.0, u1) - fmax((double)k, u0)) / total);
+      w[k - a] = (float)(((k == b ? u1 : fmin(k + 1.0, u1)) - fmax((double)k, u0)) / total);
     (*cover)[i] = (float)fmin(1.0, (u1 - u0) * scale);
   }
   return 0;
@@ -629,10 +641,11 @@ static int box_generate(VipsRegion *out, void *seq, void *a, void *b, gboolean *
 }
 
 /* `in` (uchar, grey or RGB) made smaller onto a `width` × `height` page by
- * x' = sx x + ox, y' = sy y + oy (sx, sy in (0, 1]): straight RGBA, each page pixel
- * the average of what it covers, its alpha the share of it inside the image. */
-static int box_reduce(VipsImage *in, double sx, double ox, double sy, double oy, int width, int height,
-                      VipsImage **out) {
+ * x' = sx x + ox, y' = sy y + oy (sx, sy in (0, 1]), the image `extent_x` ×
+ * `extent_y` of `in`'s pixels (see box_taps): straight RGBA, each page pixel the
+ * average of what it covers, its alpha the share of it inside the image. */
+static int box_reduce(VipsImage *in, double sx, double ox, double sy, double oy, double extent_x, double extent_y,
+                      int width, int height, VipsImage **out) {
   TcBoxMap *m = calloc(1, sizeof *m);
   if (!m) {
     vips_error("pdfload", "out of memory");
@@ -643,8 +656,10 @@ static int box_reduce(VipsImage *in, double sx, double ox, double sy, double oy,
   m->bands = in->Bands;
   m->taps_x = (int)ceil(1 / sx) + 2;
   m->taps_y = (int)ceil(1 / sy) + 2;
-  if (box_taps(width, in->Xsize, sx, ox, m->taps_x, &m->col_first, &m->col_count, &m->col_weight, &m->col_cover) ||
-      box_taps(height, in->Ysize, sy, oy, m->taps_y, &m->row_first, &m->row_count, &m->row_weight, &m->row_cover)) {
+  if (box_taps(width, in->Xsize, extent_x, sx, ox, m->taps_x, &m->col_first, &m->col_count, &m->col_weight,
+               &m->col_cover) ||
+      box_taps(height, in->Ysize, extent_y, sy, oy, m->taps_y, &m->row_first, &m->row_count, &m->row_weight,
+               &m->row_cover)) {
     box_free(NULL, m);
     vips_error("pdfload", "out of memory");
     return -1;
@@ -672,7 +687,7 @@ static int box_reduce(VipsImage *in, double sx, double ox, double sy, double oy,
  * top-left corner) to the page's. Takes the image's data. */
 static int place_image(TcPlacedImage *im, TcMatrix t, int width, int height, int sequential, VipsImage **out) {
   VipsObject *scope = VIPS_OBJECT(vips_image_new());
-  VipsImage **v = (VipsImage **)vips_object_local_array(scope, 8);
+  VipsImage **v = (VipsImage **)vips_object_local_array(scope, 11);
   int result = -1;
   /* page pixels one image pixel spans along each of the image's axes */
   double gx = hypot(t.a, t.b), gy = hypot(t.c, t.d);
@@ -702,9 +717,12 @@ static int place_image(TcPlacedImage *im, TcMatrix t, int width, int height, int
     vips_area_unref(VIPS_AREA(blob));
     if (failed)
       goto done;
-    int want_w = (im->width + load_shrink - 1) / load_shrink, want_h = (im->height + load_shrink - 1) / load_shrink;
-    if (v[0]->Xsize != want_w || v[0]->Ysize != want_h || v[0]->Bands != im->components ||
-        v[0]->BandFmt != VIPS_FORMAT_UCHAR) {
+    /* libjpeg rounds a shrunk size up, libvips (8.14) down: either, as long as the
+     * image is the dictionary's */
+    int floor_w = im->width / load_shrink, floor_h = im->height / load_shrink;
+    int ceil_w = (im->width + load_shrink - 1) / load_shrink, ceil_h = (im->height + load_shrink - 1) / load_shrink;
+    if ((v[0]->Xsize != floor_w && v[0]->Xsize != ceil_w) || (v[0]->Ysize != floor_h && v[0]->Ysize != ceil_h) ||
+        v[0]->Xsize < 1 || v[0]->Ysize < 1 || v[0]->Bands != im->components || v[0]->BandFmt != VIPS_FORMAT_UCHAR) {
       vips_error("pdfload", "an image's JPEG does not match its PDF dictionary");
       goto done;
     }
@@ -717,11 +735,41 @@ static int place_image(TcPlacedImage *im, TcMatrix t, int width, int height, int
     im->data = NULL;
   }
   VipsImage *cur = v[0];
-  if (t.b == 0 && t.c == 0 && t.a > 0 && t.d > 0 && gx < 1 && gy < 1) {
-    /* upright and smaller: averaged over each page pixel, in one pass */
-    double kx = (double)im->width / cur->Xsize, ky = (double)im->height / cur->Ysize;
-    if (box_reduce(cur, t.a * kx, t.e, t.d * ky, t.f, width, height, out))
+  /* a loaded pixel stands for `load_shrink` image pixels along each axis (the
+   * last one may be cut short or dropped: see box_taps) */
+  if (gx < 1 && gy < 1) {
+    /* smaller: averaged over each page pixel, in one pass, as poppler's box
+     * prescale does whichever way the image stands. An image turned or mirrored is
+     * reduced upright onto the page's grid (its transpose when turned a quarter),
+     * then its pixels moved: a bilinear affine averages too few of them. */
+    double k = load_shrink;
+    int across = t.a == 0;
+    double ua = across ? t.b : t.a, ue = across ? t.f : t.e, ud = across ? t.c : t.d, uf = across ? t.e : t.f;
+    int grid_w = across ? height : width, grid_h = across ? width : height;
+    int flip_x = ua < 0, flip_y = ud < 0;
+    if (flip_x) {
+      ua = -ua;
+      ue = grid_w - ue;
+    }
+    if (flip_y) {
+      ud = -ud;
+      uf = grid_h - uf;
+    }
+    if (box_reduce(cur, ua * k, ue, ud * k, uf, im->width / k, im->height / k, grid_w, grid_h, &v[6]))
       goto done;
+    cur = v[6];
+    if (flip_x && vips_flip(cur, &v[7], VIPS_DIRECTION_HORIZONTAL, NULL))
+      goto done;
+    cur = flip_x ? v[7] : cur;
+    if (flip_y && vips_flip(cur, &v[8], VIPS_DIRECTION_VERTICAL, NULL))
+      goto done;
+    cur = flip_y ? v[8] : cur;
+    /* the transpose: a quarter turn clockwise, then mirrored */
+    if (across && (vips_rot(cur, &v[9], VIPS_ANGLE_D90, NULL) || vips_flip(v[9], &v[10], VIPS_DIRECTION_HORIZONTAL, NULL)))
+      goto done;
+    cur = across ? v[10] : cur;
+    g_object_ref(cur);
+    *out = cur;
     result = 0;
     goto done;
   } else {
@@ -730,13 +778,19 @@ static int place_image(TcPlacedImage *im, TcMatrix t, int width, int height, int
         goto done;
       cur = v[1];
     }
-    /* from the loaded (shrunk) image's pixel centres, at integers as libvips counts
-     * them, to the page's */
-    double kx = (double)im->width / cur->Xsize, ky = (double)im->height / cur->Ysize;
+    /* from the loaded (shrunk) image's pixels, rx × ry loaded pixels each (beyond
+     * its last one, its edge), to the page's */
+    double kx = (double)load_shrink * rx, ky = (double)load_shrink * ry;
     TcMatrix m = {t.a * kx, t.b * kx, t.c * ky, t.d * ky, t.e, t.f};
-    double odx = m.e + 0.5 * (m.a + m.c) - 0.5, ody = m.f + 0.5 * (m.b + m.d) - 0.5;
-    /* poppler draws an image enlarged 4 times or more without interpolation */
-    int nearest = gx >= 4 || gy >= 4;
+    /* poppler draws an image enlarged 4 times or more without interpolation, unless
+     * the image asks for it (cairo's filter, CairoOutputDev::getFilterForSurface) */
+    int nearest = !im->interpolate && (gx >= 4 || gy >= 4);
+    /* the bilinear interpolator sees pixel centres at integers, and the page pixel x
+     * at x: from the centre (x + 0.5) of one to the other's, half a pixel each way;
+     * the nearest one takes the pixel whose [i, i + 1) holds the point it is given,
+     * and is given the page pixel's centre in the image's corner coordinates */
+    double odx = nearest ? m.e - 0.5 : m.e + 0.5 * (m.a + m.c) - 0.5;
+    double ody = nearest ? m.f - 0.5 : m.f + 0.5 * (m.b + m.d) - 0.5;
     VipsInterpolate *interp = vips_interpolate_new(nearest ? "nearest" : "bilinear");
     VipsArrayInt *area = vips_array_int_newv(4, 0, 0, width, height);
     int failed = vips_affine(cur, &v[2], m.a, m.c, m.b, m.d, "interpolate", interp, "oarea", area, "odx", odx,
