@@ -278,13 +278,20 @@ public final class PMTilesHTTPSource: PMTilesByteSource, @unchecked Sendable {
   /// so a redirected archive costs no request more than one served in place.
   var resolved: URL?
 
+  /// Seconds a server may stay silent; a whole read may take four times that.
+  let timeout: TimeInterval
+
   public init(url: URL, timeout: TimeInterval = 30) throws {
     guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
       throw PMTilesFormatError("\(url.absoluteString) is not an http(s) URL")
     }
     self.url = url
+    self.timeout = timeout
     let configuration = URLSessionConfiguration.ephemeral
     configuration.timeoutIntervalForRequest = timeout
+    // a server that drips its answer a byte at a time never idles long enough for the
+    // request timeout: each read has a deadline as a whole too
+    configuration.timeoutIntervalForResource = timeout * 4
     configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
     configuration.urlCache = nil
     delegate = RangeDelegate()
@@ -307,7 +314,7 @@ public final class PMTilesHTTPSource: PMTilesByteSource, @unchecked Sendable {
     request.setValue("bytes=\(offset)-\(offset + UInt64(length) - 1)", forHTTPHeaderField: "Range")
     request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
     lock.withLock { requestCount += 1 }
-    let answer = delegate.run(session.dataTask(with: request), expect: offset, length: length)
+    let answer = delegate.run(session.dataTask(with: request), expect: offset, length: length, deadline: timeout * 4)
     switch answer {
     case .failed(let reason):
       throw PMTilesFormatError(reason)
@@ -347,11 +354,15 @@ final class RangeDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable
   let lock = NSLock()
   var pending: [Int: Pending] = [:]
 
-  func run(_ task: URLSessionDataTask, expect offset: UInt64, length: Int) -> RangeAnswer {
+  func run(_ task: URLSessionDataTask, expect offset: UInt64, length: Int, deadline: TimeInterval) -> RangeAnswer {
     let p = Pending(offset: offset, length: length)
     lock.withLock { pending[task.taskIdentifier] = p }
     task.resume()
-    p.done.wait()
+    if p.done.wait(timeout: .now() + deadline) == .timedOut {
+      lock.withLock { pending[task.taskIdentifier] = nil }
+      task.cancel()
+      return .failed("the server did not send \(length) bytes within \(Int(deadline)) s")
+    }
     lock.withLock { pending[task.taskIdentifier] = nil }
     if let failure = p.failure { return .failed(failure) }
     return .bytes(p.bytes, total: p.total, url: p.answered)
@@ -397,10 +408,28 @@ final class RangeDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable
     p.bytes += data
   }
 
+  /// Words for the URL errors a reader meets, where Foundation on Linux gives
+  /// "The operation could not be completed" or "NSURLErrorDomain error -1001".
+  static func reason(_ error: NSError) -> String {
+    guard error.domain == NSURLErrorDomain else { return error.localizedDescription }
+    switch error.code {
+    case NSURLErrorTimedOut: return "timed out"
+    case NSURLErrorCannotFindHost, NSURLErrorDNSLookupFailed: return "host not found"
+    case NSURLErrorCannotConnectToHost: return "could not connect"
+    case NSURLErrorNetworkConnectionLost: return "the connection was lost"
+    case NSURLErrorNotConnectedToInternet: return "no network"
+    case NSURLErrorSecureConnectionFailed, NSURLErrorServerCertificateUntrusted, NSURLErrorServerCertificateHasBadDate,
+      NSURLErrorServerCertificateNotYetValid, NSURLErrorServerCertificateHasUnknownRoot:
+      return "the TLS connection failed"
+    case NSURLErrorHTTPTooManyRedirects: return "too many redirects"
+    default: return "URL error \(error.code)"
+    }
+  }
+
   func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
     guard let p = lock.withLock({ pending[task.taskIdentifier] }) else { return }
     if p.failure == nil, let error {
-      p.failure = "the request failed (\((error as NSError).localizedDescription))"
+      p.failure = "the request failed (\(Self.reason(error as NSError)))"
     }
     p.done.signal()
   }

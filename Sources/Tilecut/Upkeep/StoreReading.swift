@@ -108,8 +108,11 @@ public final class StoreReader {
   /// A manifest, read whatever its `store` names: a store this build does not know
   /// (one a newer tilecut writes) is told by its `tileSets` files instead.
   static func decodeManifest(_ data: Data, path: String) throws -> Manifest {
+    guard let parsed = try? JSONSerialization.jsonObject(with: data) else {
+      throw TilecutError.invalidInput(path: path, reason: "is not a tilecut manifest (not valid JSON); rebuild the output, or give the store itself")
+    }
     do {
-      var object = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+      var object = parsed as? [String: Any] ?? [:]
       if let store = object["store"] as? String, Manifest.Store(rawValue: store) == nil {
         object["store"] = nil
         return try Manifest.decode(try JSONSerialization.data(withJSONObject: object), path: path)
@@ -238,6 +241,29 @@ public final class StoreReader {
     guard let manifest, let floor, let size else { return nil }
     let template = try TileNameTemplate(manifest.name)
     let path = location + "/" + template.path(floor: floor, tileSize: size, tile: tile)
+    return try Self.storeFile(path, in: location)
+  }
+
+  /// The bytes of a tile file of a directory store: nil when it is absent; refused when it
+  /// is not a regular file inside the store (a link to /etc/shadow, a folder linked
+  /// elsewhere, a device), or larger than any tile.
+  static func storeFile(_ path: String, in location: String) throws -> [UInt8]? {
+    var st = stat()
+    guard lstat(path, &st) == 0 else { return nil }
+    func refuse(_ why: String) -> TilecutError {
+      TilecutError.invalidInput(path: path, reason: "\(why); tilecut reads only the files it wrote into the store")
+    }
+    guard st.st_mode & S_IFMT == S_IFREG else { throw refuse("is not a regular file (a link, a device or a folder)") }
+    guard let root = realpath(location, nil), let real = realpath(path, nil) else { return nil }
+    defer {
+      free(root)
+      free(real)
+    }
+    let base = String(cString: root)
+    guard String(cString: real).hasPrefix(base == "/" ? "/" : base + "/") else {
+      throw refuse("lies outside the store (a folder on its way is a link)")
+    }
+    guard st.st_size <= 64 << 20 else { throw refuse("is \(st.st_size) bytes, more than any tile") }
     return FileManager.default.contents(atPath: path).map { [UInt8]($0) }
   }
 
