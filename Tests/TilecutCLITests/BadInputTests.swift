@@ -236,6 +236,7 @@ struct BadInputTests {
       (["--center", "51.5,-0.1", "--meters-per-pixel", "0"], "--meters-per-pixel"), (["--center", "51.5,-0.1"], "--meters-per-pixel"),
       (["--bounds", "1,2,3,4", "--center", "1,2", "--meters-per-pixel", "1"], "--bounds"), (["--shard", "0/3"], "--shard"),
       (["--jobs", "0"], "--jobs"), (["--bounds", "x,y,z,w"], "--bounds"),
+      (["--name", "a\u{1}b/{size}/{z}_{x}_{y}.png"], "control character"),
     ])
   func badValues(extra: [String], mentions: String) throws {
     let c = try Corpus()

@@ -15,6 +15,11 @@ public struct TileNameTemplate: Hashable, Sendable, Codable, CustomStringConvert
 
   /// Parses and checks a pattern; `option` names the CLI option in errors.
   public init(_ pattern: String, option: String = "--name") throws {
+    // a NUL cuts the name short for the system; other control characters make names
+    // no one can type (the error line shows them escaped)
+    if pattern.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+      throw TilecutError.invalidOption(option: option, reason: "'\(pattern)' has a control character; tile names are file names")
+    }
     var parts: [Part] = []
     var text = ""
     var index = pattern.startIndex
