@@ -5,13 +5,28 @@
 
 #include "TilecutPlatform.h"
 
+/* A decoder's warning that the data is damaged, kept for the thread that decoded it
+ * (libvips decodes on the thread that asks for pixels): libtiff's JPEG codec passes
+ * libjpeg's "Corrupt JPEG data" on as a warning only, and the strip is drawn anyway. */
+static __thread char damage[200];
+
+static int says_damaged(const char *message) {
+  static const char *const signs[] = {"Corrupt JPEG data", "Premature end of JPEG", "Invalid SOS parameters",
+                                      "Inconsistent progression", "Bogus Huffman", "Huffman table"};
+  for (size_t i = 0; i < sizeof signs / sizeof signs[0]; i++)
+    if (strstr(message, signs[i]))
+      return 1;
+  return 0;
+}
+
 /* libvips reports problems twice: in its error buffer, which tilecut turns into one
- * clear line, and as GLib warnings on stderr. The second copy is noise. */
+ * clear line, and as GLib warnings on stderr. The second copy is noise, except a
+ * decoder's word that the data is damaged, which tc_fetch turns into an error. */
 static void quiet_log(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
   (void)domain;
-  (void)level;
-  (void)message;
   (void)data;
+  if ((level & (G_LOG_LEVEL_WARNING | G_LOG_LEVEL_CRITICAL)) && message && !damage[0] && says_damaged(message))
+    snprintf(damage, sizeof damage, "%s", message);
 }
 
 /* Structured GLib logging (g_log_structured, and g_log in libraries that route
@@ -354,10 +369,16 @@ int tc_fetch(VipsRegion *region, int left, int top, int width, int height, uint8
     return -1;
   }
   int slot = busy_enter(region->im);
+  damage[0] = 0;
   int failed = vips_region_prepare(region, &rect);
   busy_leave(slot);
   if (failed)
     return -1;
+  if (damage[0]) {
+    vips_error("tilecut", "the data is damaged (%s)", damage);
+    damage[0] = 0;
+    return -1;
+  }
   size_t row_bytes = VIPS_IMAGE_SIZEOF_PEL(region->im) * (size_t)width;
   for (int y = 0; y < height; y++) {
     memcpy(out + row_bytes * (size_t)y, VIPS_REGION_ADDR(region, left, top + y), row_bytes);

@@ -721,6 +721,23 @@ struct DamagedInputTests {
     #expect(!changes.stderr.contains("font"), "stderr: \(changes.stderr)")
   }
 
+  @Test("a JPEG-compressed TIFF with 2 KB zeroed inside a strip is refused: libjpeg's 'Corrupt JPEG data' warning is an error")
+  func damagedJPEGInTIFF() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try noisy(width: 1000, height: 800).writePNG(to: dir + "/plan.tif[compression=jpeg,Q=90]")
+    #expect(refusal(dir + "/plan.tif") == nil)
+    let whole = try Damaged(dir + "/plan.tif")
+    for fraction in [0.2, 0.5, 0.8] {
+      var zeroed = whole
+      let at = Int(Double(whole.bytes.count) * fraction)
+      zeroed.bytes.replaceSubrange(at..<at + 2000, with: [UInt8](repeating: 0, count: 2000))
+      try zeroed.write(dir + "/zeroed.tif")
+      let why = refusal(dir + "/zeroed.tif")
+      #expect(why?.contains("Corrupt JPEG data") == true, "\(fraction): \(why ?? "tiled")")
+    }
+  }
+
   @Test("a Deflate TIFF with 20 KB zeroed inside a strip is refused (libtiff stops before the Adler-32); strips past the end too")
   func damagedTIFF() throws {
     let dir = try scratch()
