@@ -847,6 +847,8 @@ struct Scan {
   void shortImage(QPDFObjectHandle image, uint64_t bytes, uint64_t expected, bool filtered) {
     if (bytes >= expected)
       return;
+    if (image.getDict().hasKey("/F"))
+      damage(image, "image", "its data are in another file (/F), which poppler does not read");
     char said[200];
     snprintf(said, sizeof said,
              "its data %s %llu bytes, fewer than the %llu its /Width, /Height, /ColorSpace and /BitsPerComponent say",

@@ -500,6 +500,12 @@ struct HostilePDFBudgetTests {
       let run = try runTool([whole, "-o", c.path(name + "-out"), "--max-zoom", "3", "-q"])
       #expect(run.status == 0 && run.stderr.isEmpty, "\(name): \(run.stderr)")
     }
+    // an image whose data are named in another file: poppler reads its empty stream
+    try expectRefused(
+      c, try write(image([], rgb + " /F (/etc/hostname)"), "external", in: c),
+      mentions:
+        "external.pdf: cannot be decoded: page 1's image (object 5) is damaged: its data are in another file (/F), which poppler does not read"
+    )
     let cut = try write(
       PDFWriter().document(content: Array(content.prefix(content.count / 2)), filter: "/Filter /FlateDecode"), "content-cut", in: c)
     try expectRefused(
