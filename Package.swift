@@ -68,7 +68,7 @@ let package = Package(
     // qpdf's C++ API (libqpdf-dev): every page's content, forms and images read before poppler
     // sees a PDF, decoded through a pipeline that stops at a bound (TilecutPDFScan.h); a target
     // of its own, so that no Swift module imports libvips through C++
-    .target(name: "CTilecutPDFScan", linkerSettings: [.linkedLibrary("qpdf")]),
+    .target(name: "CTilecutPDFScan", linkerSettings: [.linkedLibrary("qpdf"), .linkedLibrary("z")]),
     .systemLibrary(
       name: "CSQLite",
       pkgConfig: "sqlite3",

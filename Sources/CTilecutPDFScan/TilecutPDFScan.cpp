@@ -8,6 +8,8 @@
 #include <qpdf/QPDFObjectHandle.hh>
 #include <qpdf/QPDFPageObjectHelper.hh>
 
+#include <zlib.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -367,6 +369,125 @@ int jpegFrame(const std::string &jpeg, uint32_t *width, uint32_t *height, int *c
   return 0;
 }
 
+/* Counts what qpdf decodes, dropping it, and stops past `limit` (then the rest
+ * is not known). */
+class Counter : public Pipeline {
+public:
+  explicit Counter(uint64_t limit) : Pipeline("tilecut count", nullptr), limit(limit) {}
+  void write(unsigned char const *, size_t len) override {
+    bytes += len;
+    if (bytes > limit) {
+      over = true;
+      throw Stop();
+    }
+  }
+  void finish() override {}
+  uint64_t bytes = 0, limit;
+  bool over = false;
+};
+
+/* Inflates zlib data as it comes, its output counted and dropped, to say
+ * whether it is whole: its deflate data to their last block, and its Adler-32
+ * right when it has one (qpdf's own Flate decoder reads on past a wrong
+ * checksum, as poppler does; a writer that leaves the checksum out loses
+ * nothing). Past `limit` bytes of output it stops. */
+class Inflate : public Pipeline {
+public:
+  explicit Inflate(uint64_t limit) : Pipeline("tilecut inflate", nullptr), limit(limit), buffer(1 << 16) {
+    memset(&z, 0, sizeof z);
+    ready = inflateInit2(&z, -15) == Z_OK;
+  }
+  ~Inflate() override {
+    if (ready)
+      inflateEnd(&z);
+  }
+  void write(unsigned char const *data, size_t len) override {
+    while (ready && error.empty() && len > 0) {
+      if (header.size() < 2) {
+        header.push_back(*data++);
+        len--;
+        if (header.size() == 2 && ((header[0] & 15) != 8 || (header[0] * 256 + header[1]) % 31 || header[1] & 32))
+          error = "not a zlib header";
+        continue;
+      }
+      if (ended) {
+        /* its checksum, then what follows (not Flate data: poppler reads no further either) */
+        while (len > 0 && trailer.size() < 4) {
+          trailer.push_back(*data++);
+          len--;
+        }
+        return;
+      }
+      uInt chunk = (uInt)std::min<size_t>(len, 1 << 20);
+      z.next_in = const_cast<Bytef *>(data);
+      z.avail_in = chunk;
+      while (z.avail_in > 0 && !ended) {
+        z.next_out = buffer.data();
+        z.avail_out = (uInt)buffer.size();
+        int result = inflate(&z, Z_NO_FLUSH);
+        uInt made = (uInt)buffer.size() - z.avail_out;
+        produced += made;
+        adler = adler32(adler, buffer.data(), made);
+        if (result == Z_STREAM_END) {
+          ended = true;
+        } else if (result != Z_OK) {
+          error = z.msg ? z.msg : "invalid data";
+          return;
+        }
+        if (produced > limit) {
+          over = true;
+          throw Stop();
+        }
+      }
+      data += chunk - z.avail_in;
+      len -= chunk - z.avail_in;
+    }
+  }
+  void finish() override {}
+  /* why its data are damaged, empty when they are not */
+  std::string verdict() const {
+    if (!error.empty())
+      return "its Flate data is corrupt (zlib: " + error + ")";
+    if (!ended)
+      return "its Flate data ends early";
+    if (trailer.size() == 4 &&
+        ((uint32_t)trailer[0] << 24 | (uint32_t)trailer[1] << 16 | (uint32_t)trailer[2] << 8 | trailer[3]) != adler)
+      return "its Flate data is corrupt (zlib: incorrect data check)";
+    return "";
+  }
+  bool ready = false, over = false;
+  uint64_t produced = 0;
+
+private:
+  bool ended = false;
+  std::string error;
+  std::vector<unsigned char> header, trailer;
+  uLong adler = adler32(0, nullptr, 0);
+  uint64_t limit;
+  std::vector<unsigned char> buffer;
+  z_stream z;
+};
+
+/* Keeps a stream's first `keep` bytes and its last 16, and counts them all. */
+class Ends : public Pipeline {
+public:
+  explicit Ends(size_t keep) : Pipeline("tilecut ends", nullptr), keep(keep) {}
+  void write(unsigned char const *data, size_t len) override {
+    if (head.size() < keep)
+      head.append((const char *)data, std::min(len, keep - head.size()));
+    tail.append((const char *)data + (len > 16 ? len - 16 : 0), std::min<size_t>(len, 16));
+    if (tail.size() > 16)
+      tail.erase(0, tail.size() - 16);
+    total += len;
+  }
+  void finish() override {}
+  std::string head, tail;
+  uint64_t total = 0;
+
+private:
+  size_t keep;
+};
+
 struct Scan {
   QPDF &pdf;
   uint64_t maxDecoded, maxWalked;
@@ -571,12 +692,14 @@ struct Scan {
   /* decodes one stream into `content` or `buffer`, when qpdf can apply every
    * filter it names at `level` (else its bytes as they are, decrypted): whether
    * it did */
-  bool pipe(QPDFObjectHandle stream, Content *content, std::string *buffer, qpdf_stream_decode_level_e level) {
+  bool pipe(QPDFObjectHandle stream, Content *content, std::string *buffer, qpdf_stream_decode_level_e level,
+            bool flateWhole = false) {
     /* what a page decodes it walks at least once: past the walked bound, it stops there */
     Sink sink(used, std::min(maxDecoded, maxWalked), content, buffer);
-    bool filtered = false;
+    bool filtered = false, read = true;
+    pdf.getWarnings();
     try {
-      stream.pipeStreamData(&sink, &filtered, 0, level, true, false);
+      read = stream.pipeStreamData(&sink, &filtered, 0, level, !checkJPEGs, false);
     } catch (Stop &) {
     }
     if (sink.over && used > maxDecoded) {
@@ -590,6 +713,12 @@ struct Scan {
       out->walked_bytes = used;
       throw Stop();
     }
+    if (checkJPEGs && filtered) {
+      /* content cut short draws half a page */
+      decodeWarnings(stream, "content stream", flateWhole);
+      if (!read)
+        damage(stream, "content stream", "its data cannot be decoded");
+    }
     return filtered;
   }
 
@@ -599,6 +728,201 @@ struct Scan {
   }
 
   static bool isName(QPDFObjectHandle o, const char *name) { return o.isName() && o.getName() == name; }
+
+  /* the filters a stream names, in the order they apply */
+  static std::vector<std::string> filters(QPDFObjectHandle stream) {
+    QPDFObjectHandle filter = stream.getDict().getKey("/Filter");
+    std::vector<std::string> names;
+    for (auto &each : filter.isArray() ? filter.getArrayAsVector() : std::vector<QPDFObjectHandle>{filter})
+      names.push_back(each.isName() ? each.getName() : "");
+    if (filter.isNull())
+      names.clear();
+    return names;
+  }
+
+  /* a stream whose data poppler would draw half decoded or padded, without a word */
+  [[noreturn]] void damage(QPDFObjectHandle stream, const char *what, const std::string &why) {
+    snprintf(out->damaged, sizeof out->damaged, "%s (object %d) is damaged: %s", what, stream.getObjectID(),
+             why.c_str());
+    out->damaged_page = page;
+    throw Stop();
+  }
+
+  static bool isFlate(const std::string &name) { return name == "/FlateDecode" || name == "/Fl"; }
+
+  /* a stream whose first filter is Flate: its zlib data whole, to its end and
+   * its checksum (no verdict past `limit` bytes inflated); the bytes it
+   * inflates to, or -1 */
+  int64_t checkFlate(QPDFObjectHandle stream, const char *what, uint64_t limit) {
+    std::vector<std::string> names = filters(stream);
+    if (names.empty() || !isFlate(names[0]))
+      return -1;
+    Inflate inflater(limit);
+    bool read = false;
+    try {
+      read = stream.pipeStreamData(&inflater, nullptr, 0, qpdf_dl_none, true, false);
+    } catch (Stop &) {
+      return -1;
+    } catch (std::exception &) {
+      return -1;
+    }
+    if (!read || !inflater.ready)
+      return -1;
+    std::string why = inflater.verdict();
+    if (!why.empty())
+      damage(stream, what, why);
+    return (int64_t)inflater.produced;
+  }
+
+  /* a warning qpdf gave while decoding `stream`'s filters: the stream is
+   * damaged (but a Flate stream that checkFlate found whole lacks only its
+   * checksum, which qpdf waits for) */
+  void decodeWarnings(QPDFObjectHandle stream, const char *what, bool flateWhole) {
+    std::vector<std::string> names = filters(stream);
+    for (QPDFExc &warning : pdf.getWarnings()) {
+      std::string said = warning.getMessageDetail();
+      if (said.find("input stream is complete") != std::string::npos) {
+        if (flateWhole && names.size() == 1)
+          continue;
+        std::string filter = names.empty() || names.back().size() < 2 ? "" : names.back().substr(1);
+        if (filter.size() > 6 && filter.compare(filter.size() - 6, 6, "Decode") == 0)
+          filter.resize(filter.size() - 6);
+        damage(stream, what, "its " + filter + (filter.empty() ? "" : " ") + "data ends early");
+      }
+      if (said.find("decod") != std::string::npos || said.find("stream") != std::string::npos)
+        damage(stream, what, "its data cannot be decoded (qpdf: " + said + ")");
+    }
+  }
+
+  /* a drawn image qpdf can decode (not a JPEG: libjpeg checks those): its data
+   * whole, and at least as long as its dictionary says; a JPEG 2000 image's
+   * codestream whole and of its size */
+  void checkImage(QPDFObjectHandle image, uint64_t width, uint64_t height) {
+    if (!checkJPEGs || !width || !height)
+      return;
+    std::vector<std::string> names = filters(image);
+    if (!names.empty() && names.back() == "/JPXDecode") {
+      if (names.size() == 1)
+        jpx(image, width, height);
+      return;
+    }
+    QPDFObjectHandle dict = image.getDict(), mask = dict.getKey("/ImageMask"), space = dict.getKey("/ColorSpace");
+    bool stencil = mask.isBool() && mask.getBoolValue();
+    uint64_t expected = 0;
+    if (stencil || !space.isNull()) {
+      uint64_t bits = stencil ? 1 : positive(integer(dict, "/BitsPerComponent", 8));
+      uint64_t row = times(times(width, stencil ? 1 : components(space)), bits);
+      expected = times(row / 8 + (row % 8 != 0), height);
+    }
+    /* room for a predictor's tag byte a row: past it, no verdict */
+    uint64_t limit = add(times(expected, 2), 1 << 20);
+    int64_t inflated = checkFlate(image, "image", limit);
+    QPDFObjectHandle parms = dict.getKey("/DecodeParms");
+    if (inflated >= 0 && names.size() == 1 && (parms.isNull() || integer(parms, "/Predictor", 1) < 2)) {
+      /* Flate alone: what it inflates to is the image's data, without decoding it again */
+      shortImage(image, (uint64_t)inflated, expected, true);
+      return;
+    }
+    Counter counter(limit);
+    bool filtered = false, read = false;
+    pdf.getWarnings();
+    try {
+      read = image.pipeStreamData(&counter, &filtered, 0, qpdf_dl_specialized, false, false);
+    } catch (Stop &) {
+      pdf.getWarnings();
+      return;
+    } catch (std::exception &) {
+      pdf.getWarnings();
+      return;
+    }
+    if (!filtered)
+      return;
+    decodeWarnings(image, "image", inflated >= 0);
+    if (!read)
+      damage(image, "image", "its data cannot be decoded");
+    shortImage(image, counter.bytes, expected, !names.empty());
+  }
+
+  /* an image whose data are shorter than its dictionary says: poppler pads it */
+  void shortImage(QPDFObjectHandle image, uint64_t bytes, uint64_t expected, bool filtered) {
+    if (bytes >= expected)
+      return;
+    if (image.getDict().hasKey("/F"))
+      damage(image, "image", "its data are in another file (/F), which poppler does not read");
+    char said[200];
+    snprintf(said, sizeof said,
+             "its data %s %llu bytes, fewer than the %llu its /Width, /Height, /ColorSpace and /BitsPerComponent say",
+             filtered ? "decodes to" : "is", (unsigned long long)bytes, (unsigned long long)expected);
+    damage(image, "image", said);
+  }
+
+  /* a JPEG 2000 image (a jp2 file or a bare codestream): its SIZ marker's size
+   * is its dictionary's, and its codestream is whole (its box and its EOC) */
+  void jpx(QPDFObjectHandle image, uint64_t width, uint64_t height) {
+    Ends ends(1 << 20);
+    try {
+      if (!image.pipeStreamData(&ends, nullptr, 0, qpdf_dl_none, true, false))
+        return;
+    } catch (std::exception &) {
+      return;
+    }
+    const std::string &d = ends.head;
+    auto byte = [&d](size_t at) { return (unsigned char)d[at]; };
+    uint64_t at = 0, end = ends.total;
+    if (d.size() >= 12 && bigEndian(d, 0) == 12 && bigEndian(d, 4) == 0x6A502020) {
+      bool found = false;
+      for (uint64_t box = 0; box + 8 <= d.size();) {
+        uint64_t length = bigEndian(d, box), header = 8;
+        uint32_t type = bigEndian(d, box + 4);
+        if (length == 1) {
+          if (box + 16 > d.size())
+            return;
+          length = (uint64_t)bigEndian(d, box + 8) << 32 | bigEndian(d, box + 12);
+          header = 16;
+        } else if (length == 0) {
+          length = ends.total - box;
+        }
+        if (length < header)
+          damage(image, "image", "its JPEG 2000 boxes are damaged");
+        if (type == 0x6A703263) { /* jp2c: the codestream */
+          at = box + header;
+          end = add(box, length);
+          found = true;
+          break;
+        }
+        box = add(box, length);
+      }
+      /* a codestream past the first megabyte is left to poppler */
+      if (!found)
+        return;
+      if (end > ends.total) {
+        char said[160];
+        snprintf(said, sizeof said, "its JPEG 2000 codestream ends early (%llu of its %llu bytes)",
+                 (unsigned long long)(ends.total - at), (unsigned long long)(end - at));
+        damage(image, "image", said);
+      }
+    }
+    if (at + 24 > d.size() || byte(at) != 0xFF || byte(at + 1) != 0x4F || byte(at + 2) != 0xFF ||
+        byte(at + 3) != 0x51)
+      damage(image, "image", "its data is not a JPEG 2000 codestream (no SOC and SIZ markers)");
+    uint32_t xs = bigEndian(d, at + 8), ys = bigEndian(d, at + 12), xo = bigEndian(d, at + 16),
+             yo = bigEndian(d, at + 20);
+    uint64_t w = xs > xo ? xs - xo : 0, h = ys > yo ? ys - yo : 0;
+    if (w != width || h != height) {
+      char said[200];
+      snprintf(said, sizeof said, "its JPEG 2000 codestream is %llu × %llu pixels, not the %llu × %llu its dictionary says",
+               (unsigned long long)w, (unsigned long long)h, (unsigned long long)width, (unsigned long long)height);
+      damage(image, "image", said);
+    }
+    /* its last bytes (white space after them allowed) are the EOC marker */
+    if (end == ends.total) {
+      std::string tail = ends.tail;
+      while (!tail.empty() && (tail.back() == 0 || tail.back() == '\n' || tail.back() == '\r' || tail.back() == ' '))
+        tail.pop_back();
+      if (tail.size() < 2 || (unsigned char)tail[tail.size() - 2] != 0xFF || (unsigned char)tail.back() != 0xD9)
+        damage(image, "image", "its JPEG 2000 codestream ends early (no EOC marker)");
+    }
+  }
 
   void image(QPDFObjectHandle xobject) {
     if (!images.insert(xobject.getObjGen()).second && xobject.isIndirect())
@@ -689,6 +1013,8 @@ struct Scan {
       if (bytes > maxImageBytes)
         throw Stop();
     }
+    if (!dct)
+      checkImage(xobject, width, height);
   }
 
   /* a form (or a tiling pattern, a glyph, an appearance): how deep it nests,
@@ -722,7 +1048,8 @@ struct Scan {
       parameters(s, "a content stream");
       /* every filter poppler would apply to content (DCT too); one qpdf cannot
        * (CCITT, JBIG2, JPX, a crypt filter) would hide the drawing from this check */
-      if (!pipe(s, &c, nullptr, qpdf_dl_all) && filterCount(s) > 0) {
+      bool flateWhole = checkJPEGs && checkFlate(s, "content stream", maxDecoded) >= 0;
+      if (!pipe(s, &c, nullptr, qpdf_dl_all, flateWhole) && filterCount(s) > 0) {
         QPDFObjectHandle filter = s.getDict().getKey("/Filter");
         if (filter.isArray())
           filter = filter.getArrayNItems() ? filter.getArrayItem(0) : QPDFObjectHandle::newNull();
@@ -883,7 +1210,7 @@ struct Scan {
   bool over() const {
     return out->q_depth > maxDepth || out->over_decoded || out->over_walked || out->held[0] ||
            out->image_bytes > maxImageBytes || out->jpeg_reason[0] ||
-           out->undecodable[0];
+           out->undecodable[0] || out->damaged[0];
   }
 };
 

@@ -144,6 +144,12 @@ package enum InputCheck {
             "page \(scan.undecodable_page + 1)'s content is in \(filter), an image filter no PDF writer uses for drawing, which tilecut cannot check before poppler reads it; re-export the PDF"
         )
       }
+      let damaged = withUnsafeBytes(of: &scan.damaged) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+      if !damaged.isEmpty {
+        // poppler draws what it decodes of it, or pads it, without a word
+        throw TilecutError.invalidInput(
+          path: path, reason: "cannot be decoded: page \(scan.damaged_page + 1)'s \(damaged); re-export or re-scan it")
+      }
       let said = withUnsafeBytes(of: &scan.jpeg_reason) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
       if !said.isEmpty {
         throw TilecutError.invalidInput(

@@ -121,8 +121,16 @@ struct HostilePDFTests {
         try runTool([c.path("\(name).pdf"), "-o", c.path("out"), "--max-zoom", "3"]), status: 1,
         mentions: "\(name).pdf: page 1 draws an image of 20000 × 20000 pixels, which poppler holds decoded as 1600 MB, more than --max-memory 512 MB")
     }
-    // the budget is --max-memory's: the same image passes the check under a larger one
-    #expect(throws: Never.self) { try InputCheck.checkPDF(path: c.path("scan.pdf"), maxBytes: 2_000_000_000) }
+    // the budget is --max-memory's: under a larger one the same image passes it, and its 10 bytes are damage
+    do {
+      try InputCheck.checkPDF(path: c.path("scan.pdf"), maxBytes: 2_000_000_000)
+      Issue.record("a 10-byte image of 20000 × 20000 pixels is read")
+    } catch {
+      #expect(
+        "\(error)".hasSuffix(
+          "page 1's image (object 5) is damaged: its data is 10 bytes, fewer than the 1200000000 its /Width, /Height, /ColorSpace and /BitsPerComponent say; re-export or re-scan it"
+        ), "\(error)")
+    }
     // an image of what it holds is tiled
     var small = PDFWriter()
     small.objects = [
@@ -419,5 +427,129 @@ struct HostilePDFBudgetTests {
     let symbols = try write(symbol.document(content: Array(placed.utf8), resources: "/XObject << /S 5 0 R >>"), "symbols", in: c)
     let run = try runTool([symbols, "-o", c.path("symbols-out"), "--max-zoom", "3", "-q"])
     #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
+  }
+
+  /// `data` as a zlib stream of stored (uncompressed) deflate blocks, its Adler-32 at the end.
+  func zlibStored(_ data: [UInt8]) -> [UInt8] {
+    var out: [UInt8] = [0x78, 0x01]
+    var start = 0
+    repeat {
+      let n = min(65535, data.count - start)
+      let last: UInt8 = start + n == data.count ? 1 : 0
+      out += [last, UInt8(n & 255), UInt8(n >> 8), UInt8(~n & 255), UInt8(~n >> 8 & 255)] + data[start..<start + n]
+      start += n
+    } while start < data.count
+    var a: UInt32 = 1
+    var b: UInt32 = 0
+    for byte in data {
+      a = (a + UInt32(byte)) % 65521
+      b = (b + a) % 65521
+    }
+    return out + be(b << 16 | a)
+  }
+
+  /// What is left in `scan.damaged` (empty: nothing is).
+  func damaged(_ scan: inout TcPDFScan) -> String {
+    withUnsafeBytes(of: &scan.damaged) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+  }
+
+  @Test(
+    "an image's Flate data cut short or failing its Adler-32, raw image data shorter than /Width × /Height says, a content stream cut short and a JPEG 2000 codestream cut short or of another size are refused; the same files whole are tiled"
+  )
+  func damagedStreams() throws {
+    let c = try Corpus()
+    defer { c.cleanup() }
+    // 64 × 32 RGB: 6144 bytes
+    let rows = (0..<6144).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 / 192) }
+    let rgb = "/Type /XObject /Subtype /Image /Width 64 /Height 32 /ColorSpace /DeviceRGB /BitsPerComponent 8"
+    let draw = Array("q 200 0 0 100 0 0 cm /Im1 Do Q".utf8)
+    func image(_ data: [UInt8], _ dictionary: String) -> [UInt8] {
+      var pdf = PDFWriter()
+      pdf.objects = [PDFWriter.stream(data, dictionary)]
+      return pdf.document(content: draw, resources: "/XObject << /Im1 5 0 R >>")
+    }
+    let flate = zlibStored(rows)
+    var flipped = flate
+    flipped[flipped.count - 1] ^= 1
+    let lines = Array((0..<300).map { "\($0) 0 m \(200 - $0 % 200) 100 l S\n" }.joined().utf8)
+    let content = zlibStored(lines)
+    let cases: [(String, [UInt8], [UInt8], String)] = [
+      (
+        "flate-cut", image(Array(flate.prefix(flate.count / 2)), rgb + " /Filter /FlateDecode"), image(flate, rgb + " /Filter /FlateDecode"),
+        "its Flate data ends early"
+      ),
+      (
+        "flate-checksum", image(flipped, rgb + " /Filter /FlateDecode"), image(flate, rgb + " /Filter /FlateDecode"),
+        "its Flate data is corrupt (zlib: incorrect data check)"
+      ),
+      (
+        "raw-short", image(Array(rows.prefix(3072)), rgb), image(rows, rgb),
+        "its data is 3072 bytes, fewer than the 6144 its /Width, /Height, /ColorSpace and /BitsPerComponent say"
+      ),
+      (
+        "mask-short",
+        image(Array(rows.prefix(255)), "/Type /XObject /Subtype /Image /Width 64 /Height 32 /ImageMask true"),
+        image(Array(rows.prefix(256)), "/Type /XObject /Subtype /Image /Width 64 /Height 32 /ImageMask true"),
+        "its data is 255 bytes, fewer than the 256"
+      ),
+    ]
+    for (name, bad, good, why) in cases {
+      try expectRefused(
+        c, try write(bad, name, in: c), mentions: "\(name).pdf: cannot be decoded: page 1's image (object 5) is damaged: \(why)")
+      let whole = try write(good, name + "-whole", in: c)
+      let run = try runTool([whole, "-o", c.path(name + "-out"), "--max-zoom", "3", "-q"])
+      #expect(run.status == 0 && run.stderr.isEmpty, "\(name): \(run.stderr)")
+    }
+    // an image whose data are named in another file: poppler reads its empty stream
+    try expectRefused(
+      c, try write(image([], rgb + " /F (/etc/hostname)"), "external", in: c),
+      mentions:
+        "external.pdf: cannot be decoded: page 1's image (object 5) is damaged: its data are in another file (/F), which poppler does not read"
+    )
+    let cut = try write(
+      PDFWriter().document(content: Array(content.prefix(content.count / 2)), filter: "/Filter /FlateDecode"), "content-cut", in: c)
+    try expectRefused(
+      c, cut, mentions: "content-cut.pdf: cannot be decoded: page 1's content stream (object 4) is damaged: its Flate data ends early")
+    let whole = try write(PDFWriter().document(content: content, filter: "/Filter /FlateDecode"), "content-whole", in: c)
+    let run = try runTool([whole, "-o", c.path("content-out"), "--max-zoom", "3", "-q"])
+    #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
+
+    // JPEG 2000, read by the scan: a codestream's SOC, SIZ (64 × 32 at an offset of 8 × 4) and EOC, bare and in a jp2 file
+    func codestream(width: UInt32, height: UInt32, whole: Bool) -> [UInt8] {
+      var siz: [UInt8] = [0xFF, 0x51, 0, 47, 0, 0]
+      for value in [width + 8, height + 4, 8, 4, 64, 32, 0, 0] { siz += be(value) }
+      siz += [0, 3, 7, 1, 1, 7, 1, 1, 7, 1, 1]
+      let end: [UInt8] = whole ? [0xFF, 0xD9] : []
+      return [0xFF, 0x4F] + siz + [UInt8](repeating: 0x80, count: 100) + end
+    }
+    func jp2(_ stream: [UInt8], length: UInt32? = nil) -> [UInt8] {
+      var header: [UInt8] = be(12) + Array("jP  ".utf8) + [0x0D, 0x0A, 0x87, 0x0A]
+      header += be(20) + Array("ftypjp2 ".utf8) + be(0) + Array("jp2 ".utf8)
+      return header + be(length ?? UInt32(stream.count + 8)) + Array("jp2c".utf8) + stream
+    }
+    let jpx = "/Type /XObject /Subtype /Image /Width 64 /Height 32 /Filter /JPXDecode"
+    let good = codestream(width: 64, height: 32, whole: true)
+    let jpxCases: [(String, [UInt8], String)] = [
+      ("bare", good, ""),
+      ("jp2", jp2(good), ""),
+      (
+        "bare-cut", codestream(width: 64, height: 32, whole: false),
+        "image (object 5) is damaged: its JPEG 2000 codestream ends early (no EOC marker)"
+      ),
+      (
+        "jp2-cut", jp2(good, length: UInt32(good.count + 1000)),
+        "image (object 5) is damaged: its JPEG 2000 codestream ends early (\(good.count) of its \(good.count + 992) bytes)"
+      ),
+      (
+        "size", jp2(codestream(width: 60000, height: 60000, whole: true)),
+        "image (object 5) is damaged: its JPEG 2000 codestream is 60000 × 60000 pixels, not the 64 × 32 its dictionary says"
+      ),
+    ]
+    for (name, data, why) in jpxCases {
+      let path = try write(image(data, jpx), "jpx-" + name, in: c)
+      var scan = TcPDFScan()
+      #expect(tc_pdf_scan(path, 1 << 30, 1 << 30, 100_000, 1 << 30, 1, &scan) == 0)
+      #expect(damaged(&scan) == why, "\(name)")
+    }
   }
 }

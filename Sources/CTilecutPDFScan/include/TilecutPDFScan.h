@@ -53,6 +53,11 @@ typedef struct {
   /* a JPEG image that libjpeg warns about: why, and its page; empty when none */
   char jpeg_reason[200];
   int jpeg_page;
+  /* an image or content stream whose data is damaged, which poppler would draw
+   * half decoded or padded without a word: "image (object 12) is damaged: its
+   * Flate data ends early", and its page; empty when none */
+  char damaged[240];
+  int damaged_page;
 } TcPDFScan;
 
 /* Reads every page of `filename` with qpdf and stops at the first page over a
@@ -61,7 +66,10 @@ typedef struct {
  * more than `max_walked`), an
  * image or anything else poppler would hold whole needing more than
  * `max_image_bytes`, content in
- * a filter qpdf cannot decode, or (when `check_jpegs`) a damaged JPEG. 0 when
+ * a filter qpdf cannot decode, or (when `check_jpegs`) a damaged JPEG, a damaged
+ * image (Flate data cut short or failing its checksum, data shorter than its
+ * dictionary says, a JPEG 2000 codestream cut short or of another size) or
+ * damaged content. 0 when
  * the file was read (the fields say what was found); 1 when qpdf cannot read it
  * (poppler may still repair it: the caller falls back to reading the file's
  * bytes in order). Never throws, never prints. */
