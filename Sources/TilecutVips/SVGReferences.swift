@@ -23,6 +23,9 @@ enum SVGReferences {
   static let maxDepth = 6
   /// Referenced files read, at most, for one SVG.
   static let maxFiles = 100
+  /// The largest font size, in user units, an SVG may set: librsvg 2.54 aborts
+  /// ("assertion failed: h >= 0.0") laying out text of 2·10⁶ px (10⁶ is drawn).
+  static let maxFontSize = 1_000_000.0
 
   enum Kind { case resource, stylesheet }
 
@@ -94,12 +97,20 @@ enum SVGReferences {
         path: walk.path,
         reason: "\(what) in the \(encoding) encoding, in which tilecut cannot read what an SVG refers to; save it as UTF-8")
     }
-    let found = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+    let (found, font) = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
       let bytes = raw.bindMemory(to: UInt8.self)
       var reader = MarkupReader(bytes)
       reader.read()
       // a referenced file may be a stylesheet, where '<' is no markup
-      return reader.references + (depth > 0 ? MarkupReader.cssReferences(bytes) : [])
+      return (reader.references + (depth > 0 ? MarkupReader.cssReferences(bytes) : []), reader.largestFontSize)
+    }
+    if let font, !(font.size <= maxFontSize) {
+      let whose = via.isEmpty ? "" : " in \(describe(via.last!, via: Array(via.dropLast())))"
+      throw TilecutError.invalidInput(
+        path: walk.path,
+        reason:
+          "sets a font size of '\(font.said.prefix(40))'\(whose), more than \(Int(maxFontSize)) user units, which librsvg cannot lay out (it aborts from about 2,000,000); use a smaller font size"
+      )
     }
     var seen: Set<String> = []
     for reference in found where seen.insert(reference.value).inserted {

@@ -394,6 +394,35 @@ struct DamagedInputTests {
     #expect(made.status == 0 && made.stderr.isEmpty, "\(made.stderr)")
   }
 
+  @Test("SVG: a font size librsvg aborts on (2·10⁶ px: attribute, style, <style>, font shorthand, units) is refused in one line")
+  func svgFontSize() throws {
+    let c = try Corpus()
+    defer { c.cleanup() }
+    func svg(_ body: String) -> String {
+      #"<svg xmlns="http://www.w3.org/2000/svg" width="200" height="200"><rect width="50" height="50" fill="blue"/>"# + body + "</svg>"
+    }
+    let cases: [(name: String, body: String)] = [
+      ("attribute", #"<text y="20" font-size="1e8">W</text>"#),
+      ("charref", #"<text y="20" font-size="&#50;e6">W</text>"#),
+      ("points", #"<text y="20" font-size="1.6e6pt">W</text>"#),
+      ("em", #"<text y="20" font-size="2e5em">W</text>"#),
+      ("style", #"<text y="20" style="fill:red; font-size : 1e7px">W</text>"#),
+      ("sheet", #"<style>text { font-size: 3e6px }</style><text y="20">W</text>"#),
+      ("shorthand", #"<style><![CDATA[text { font: italic bold 1e7px/2 sans-serif }]]></style><text y="20">W</text>"#),
+      ("huge", #"<text y="20" font-size="1e39">W</text>"#),
+    ]
+    for (name, body) in cases {
+      try Data(svg(body).utf8).write(to: URL(fileURLWithPath: c.path("\(name).svg")))
+      let r = try runTool([c.path("\(name).svg"), "-o", c.path("out"), "--max-zoom", "1"], timeout: 60)
+      c.expectClean(r, status: 1, mentions: "\(name).svg: sets a font size")
+    }
+    // large but drawable text, weights and families with digits still tile
+    let fine = svg(#"<text y="150" font-size="1e5" style="font: 900 40px a1e9, sans-serif">W</text><text y="40" font-size="30pt">A</text>"#)
+    try Data(fine.utf8).write(to: URL(fileURLWithPath: c.path("fine.svg")))
+    let made = try runTool([c.path("fine.svg"), "-o", c.path("fine-out"), "--max-zoom", "1", "-q"], timeout: 60)
+    #expect(made.status == 0 && made.stderr.isEmpty, "\(made.stderr)")
+  }
+
   @Test("SVG: percent-encoded, entity-spelled, nested and referenced images are held to --max-memory at librsvg's 8 bytes a pixel, and together")
   func svgImageBudget() throws {
     let c = try Corpus()
