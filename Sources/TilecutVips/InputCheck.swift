@@ -54,6 +54,11 @@ package enum InputCheck {
       status = tc_check_jpeg(path, &result)
     case .tiff:
       status = tc_check_tiff(path, Int32(clamping: page ?? 0), &result)
+    case .gif:
+      status = tc_check_gif(path, &result)
+    case .webp:
+      try checkWebP(path: path, maxBytes: maxBytes)
+      return
     case .svg:
       try SVGReferences.check(path: path, maxBytes: maxBytes)
       return
@@ -234,11 +239,32 @@ package enum InputCheck {
 
   static func withinBudget(path: String, _ result: TcFileCheck, maxBytes: Int) throws {
     guard result.whole_image_bytes > UInt64(max(0, maxBytes)), let raw = result.whole_image_kind else { return }
-    let kind = String(cString: raw)
-    throw TilecutError.invalidInput(
+    throw overBudget(
+      path: path, kind: String(cString: raw), width: Int(result.width), height: Int(result.height), bytes: result.whole_image_bytes,
+      maxBytes: maxBytes)
+  }
+
+  static func overBudget(path: String, kind: String, width: Int, height: Int, bytes: UInt64, maxBytes: Int) -> TilecutError {
+    let instead =
+      kind.hasPrefix("interlaced")
+      ? "without interlacing" : kind.hasPrefix("progressive") ? "as a baseline JPEG" : "as a PNG or TIFF, which tilecut reads in strips"
+    return TilecutError.invalidInput(
       path: path,
       reason:
-        "is \(kind.hasPrefix("i") ? "an" : "a") \(kind) of \(result.width) × \(result.height) pixels, whose decoder holds \(DecodeBudget.megabytes(result.whole_image_bytes)) at once, more than --max-memory \(maxBytes / 1_000_000) MB; raise --max-memory if this is intended, or save it \(kind.hasPrefix("interlaced") ? "without interlacing" : "as a baseline JPEG")"
+        "is \(kind.hasPrefix("i") ? "an" : "a") \(kind) of \(width) × \(height) pixels, whose decoder holds \(DecodeBudget.megabytes(bytes)) at once, more than --max-memory \(maxBytes / 1_000_000) MB; raise --max-memory if this is intended, or save it \(instead)"
     )
+  }
+
+  /// libvips' WebP loader decodes the whole canvas (4 bytes a pixel) at once:
+  /// its size, from the VP8X, VP8L or VP8 header, is held to the budget.
+  static func checkWebP(path: String, maxBytes: Int) throws {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return }
+    let head = [UInt8]((try? handle.read(upToCount: 64)) ?? Data())
+    try? handle.close()
+    guard let (width, height) = SVGReferences.imageSize(head) else { return }
+    let bytes = UInt64(width) * UInt64(height) * 4
+    if bytes > UInt64(max(0, maxBytes)) {
+      throw overBudget(path: path, kind: "WebP", width: width, height: height, bytes: bytes, maxBytes: maxBytes)
+    }
   }
 }
