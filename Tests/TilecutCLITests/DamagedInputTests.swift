@@ -483,6 +483,45 @@ struct DamagedInputTests {
     #expect(refusal(c.path("mid.gif"), maxMemory: 80_000) == nil)
   }
 
+  @Test("SVG: a damaged PNG, JPEG, GIF or WebP in a data: URI (or in a data: SVG) is refused naming the image; sound ones tile")
+  func svgEmbeddedDamage() throws {
+    let c = try Corpus()
+    defer { c.cleanup() }
+    let image = picture(width: 64, height: 64)
+    try image.writePNG(to: c.path("p.png"))
+    let png = [UInt8](try Data(contentsOf: URL(fileURLWithPath: c.path("p.png"))))
+    let jpeg = try VipsTileEncoder(format: .jpeg).encode(rgba: image.pixels, size: 64, upsampled: false)
+    let webp = try VipsTileEncoder(format: .webp).encode(rgba: image.pixels, size: 64, upsampled: false)
+    let good = gif(width: 64, height: 64)
+    func uri(_ type: String, _ bytes: [UInt8]) -> String { "data:image/\(type);base64," + Data(bytes).base64EncodedString() }
+    func svg(_ uris: [String]) -> String {
+      #"<svg xmlns="http://www.w3.org/2000/svg" width="256" height="64">"#
+        + uris.enumerated().map { #"<image x="\#($0.offset * 64)" width="64" height="64" href="\#($0.element)"/>"# }.joined() + "</svg>"
+    }
+    var crc = png
+    let idat = try #require(Damaged(c.path("p.png")).find(Array("IDAT".utf8)))
+    crc[idat + 10] ^= 0x10
+    let cases: [(name: String, uri: String, says: String)] = [
+      ("pngcut", uri("png", Array(png.prefix(png.count / 2))), "#2 (data: PNG) is truncated"),
+      ("pngcrc", uri("png", crc), "#2 (data: PNG) is damaged"),
+      ("jpegcut", uri("jpeg", Array(jpeg.prefix(jpeg.count * 9 / 10))), "#2 (data: JPEG) is damaged (libjpeg"),
+      ("gifcut", uri("gif", Array(good.prefix(good.count * 2 / 3))), "#2 (data: GIF) is truncated"),
+      ("gifshort", uri("gif", gif(width: 64, height: 64, pixels: 100)), "#2 (data: GIF) is damaged"),
+      ("webpcut", uri("webp", Array(webp.prefix(webp.count / 2))), "#2 (data: WebP) is truncated"),
+      ("nested", uri("svg+xml", Array(svg([uri("png", Array(png.prefix(png.count / 2)))]).utf8)), "#2 (data: PNG, in 'data:image/svg+xml"),
+    ]
+    for (name, bad, says) in cases {
+      try Data(svg([uri("png", png), bad]).utf8).write(to: URL(fileURLWithPath: c.path("\(name).svg")))
+      let r = try runTool([c.path("\(name).svg"), "-o", c.path("out"), "--max-zoom", "1"], timeout: 60)
+      c.expectClean(r, status: 1, mentions: "\(name).svg: its embedded image")
+      #expect(r.stderr.contains(says), "\(name): \(r.stderr)")
+    }
+    try Data(svg([uri("png", png), uri("jpeg", jpeg), uri("gif", good), uri("webp", webp)]).utf8).write(
+      to: URL(fileURLWithPath: c.path("fine.svg")))
+    let made = try runTool([c.path("fine.svg"), "-o", c.path("fine-out"), "--max-zoom", "1", "-q"], timeout: 60)
+    #expect(made.status == 0 && made.stderr.isEmpty, "\(made.stderr)")
+  }
+
   @Test("SVG: a font size librsvg aborts on (2·10⁶ px: attribute, style, <style>, font shorthand, units) is refused in one line")
   func svgFontSize() throws {
     let c = try Corpus()
@@ -545,8 +584,10 @@ struct DamagedInputTests {
       try runTool([c.path("include.svg"), "-o", c.path("out"), "--max-memory", "200"], timeout: 30), status: 1,
       mentions: "include.svg: refers to 'huge.txt', a file of 300 MB")
     // gdk-pixbuf's pixels and cairo's copy: 6000² is 288 MB, more than 256 (at 4 bytes a pixel it was 144)
-    func image(_ width: UInt32, _ height: UInt32) -> String {
-      #"<image width="50" height="50" href="data:image/png;base64,"# + pngHeader(width: width, height: height).base64EncodedString() + #""/>"#
+    // sound PNGs of zeros (tilecut inflates an embedded image's stream to check it)
+    func image(_ width: Int, _ height: Int) -> String {
+      let png = Data(excessPNG(width: width, height: height, interlaced: false, extra: 0).bytes)
+      return #"<image width="50" height="50" href="data:image/png;base64,"# + png.base64EncodedString() + #""/>"#
     }
     try write(open + image(6000, 6000) + "</svg>", "six.svg")
     #expect(throws: TilecutError.self) { try SVGReferences.check(path: c.path("six.svg"), maxBytes: 256_000_000) }
