@@ -28,6 +28,9 @@ package enum InputCheck {
   /// JPEGs (and PDFs whose JPEG images) decoded without a warning, by path, size and modification time.
   private static let scannedJPEGs = Mutex<Set<String>>([])
 
+  /// GIFs whose frames decoded whole, by path, size and modification time, with what their headers declare.
+  private static let checkedGIFs = Mutex<[String: (width: UInt32, height: UInt32, bytes: UInt64)]>([:])
+
   static func fileKey(_ path: String) -> String? {
     guard let a = try? FileManager.default.attributesOfItem(atPath: path), let size = a[.size] as? Int,
       let modified = a[.modificationDate] as? Date
@@ -55,7 +58,17 @@ package enum InputCheck {
     case .tiff:
       status = tc_check_tiff(path, Int32(clamping: page ?? 0), &result)
     case .gif:
+      // a job reads a file's header many times: its frames are decoded once (44 MB of GIF: 0.1 s)
+      let key = fileKey(path).map { "gif\u{0}" + $0 }
+      if let key, let known = checkedGIFs.withLock({ $0[key] }) {
+        try withinBudget(path: path, kind: "GIF", width: Int(known.width), height: Int(known.height), bytes: known.bytes, maxBytes: maxBytes)
+        return
+      }
       status = tc_check_gif(path, &result)
+      if status == 0, let key {
+        let known = (width: result.width, height: result.height, bytes: result.whole_image_bytes)
+        checkedGIFs.withLock { $0[key] = known }
+      }
     case .webp:
       try checkWebP(path: path, maxBytes: maxBytes)
       return
@@ -244,6 +257,12 @@ package enum InputCheck {
       maxBytes: maxBytes)
   }
 
+  static func withinBudget(path: String, kind: String, width: Int, height: Int, bytes: UInt64, maxBytes: Int) throws {
+    if bytes > UInt64(max(0, maxBytes)) {
+      throw overBudget(path: path, kind: kind, width: width, height: height, bytes: bytes, maxBytes: maxBytes)
+    }
+  }
+
   static func overBudget(path: String, kind: String, width: Int, height: Int, bytes: UInt64, maxBytes: Int) -> TilecutError {
     let instead =
       kind.hasPrefix("interlaced")
@@ -262,9 +281,6 @@ package enum InputCheck {
     let head = [UInt8]((try? handle.read(upToCount: 64)) ?? Data())
     try? handle.close()
     guard let (width, height) = SVGReferences.imageSize(head) else { return }
-    let bytes = UInt64(width) * UInt64(height) * 4
-    if bytes > UInt64(max(0, maxBytes)) {
-      throw overBudget(path: path, kind: "WebP", width: width, height: height, bytes: bytes, maxBytes: maxBytes)
-    }
+    try withinBudget(path: path, kind: "WebP", width: width, height: height, bytes: UInt64(width) * UInt64(height) * 4, maxBytes: maxBytes)
   }
 }
