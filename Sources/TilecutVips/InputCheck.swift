@@ -28,6 +28,9 @@ package enum InputCheck {
   /// JPEGs (and PDFs whose JPEG images) decoded without a warning, by path, size and modification time.
   private static let scannedJPEGs = Mutex<Set<String>>([])
 
+  /// GIFs whose frames decoded whole, by path, size and modification time, with what their headers declare.
+  private static let checkedGIFs = Mutex<[String: (width: UInt32, height: UInt32, bytes: UInt64)]>([:])
+
   static func fileKey(_ path: String) -> String? {
     guard let a = try? FileManager.default.attributesOfItem(atPath: path), let size = a[.size] as? Int,
       let modified = a[.modificationDate] as? Date
@@ -54,6 +57,21 @@ package enum InputCheck {
       status = tc_check_jpeg(path, &result)
     case .tiff:
       status = tc_check_tiff(path, Int32(clamping: page ?? 0), &result)
+    case .gif:
+      // a job reads a file's header many times: its frames are decoded once (44 MB of GIF: 0.1 s)
+      let key = fileKey(path).map { "gif\u{0}" + $0 }
+      if let key, let known = checkedGIFs.withLock({ $0[key] }) {
+        try withinBudget(path: path, kind: "GIF", width: Int(known.width), height: Int(known.height), bytes: known.bytes, maxBytes: maxBytes)
+        return
+      }
+      status = tc_check_gif(path, &result)
+      if status == 0, let key {
+        let known = (width: result.width, height: result.height, bytes: result.whole_image_bytes)
+        checkedGIFs.withLock { $0[key] = known }
+      }
+    case .webp:
+      try checkWebP(path: path, maxBytes: maxBytes)
+      return
     case .svg:
       try SVGReferences.check(path: path, maxBytes: maxBytes)
       return
@@ -240,11 +258,35 @@ package enum InputCheck {
 
   static func withinBudget(path: String, _ result: TcFileCheck, maxBytes: Int) throws {
     guard result.whole_image_bytes > UInt64(max(0, maxBytes)), let raw = result.whole_image_kind else { return }
-    let kind = String(cString: raw)
-    throw TilecutError.invalidInput(
+    throw overBudget(
+      path: path, kind: String(cString: raw), width: Int(result.width), height: Int(result.height), bytes: result.whole_image_bytes,
+      maxBytes: maxBytes)
+  }
+
+  static func withinBudget(path: String, kind: String, width: Int, height: Int, bytes: UInt64, maxBytes: Int) throws {
+    if bytes > UInt64(max(0, maxBytes)) {
+      throw overBudget(path: path, kind: kind, width: width, height: height, bytes: bytes, maxBytes: maxBytes)
+    }
+  }
+
+  static func overBudget(path: String, kind: String, width: Int, height: Int, bytes: UInt64, maxBytes: Int) -> TilecutError {
+    let instead =
+      kind.hasPrefix("interlaced")
+      ? "without interlacing" : kind.hasPrefix("progressive") ? "as a baseline JPEG" : "as a PNG or TIFF, which tilecut reads in strips"
+    return TilecutError.invalidInput(
       path: path,
       reason:
-        "is \(kind.hasPrefix("i") ? "an" : "a") \(kind) of \(result.width) × \(result.height) pixels, whose decoder holds \(DecodeBudget.megabytes(result.whole_image_bytes)) at once, more than --max-memory \(maxBytes / 1_000_000) MB; raise --max-memory if this is intended, or save it \(kind.hasPrefix("interlaced") ? "without interlacing" : "as a baseline JPEG")"
+        "is \(kind.hasPrefix("i") ? "an" : "a") \(kind) of \(width) × \(height) pixels, whose decoder holds \(DecodeBudget.megabytes(bytes)) at once, more than --max-memory \(maxBytes / 1_000_000) MB; raise --max-memory if this is intended, or save it \(instead)"
     )
+  }
+
+  /// libvips' WebP loader decodes the whole canvas (4 bytes a pixel) at once:
+  /// its size, from the VP8X, VP8L or VP8 header, is held to the budget.
+  static func checkWebP(path: String, maxBytes: Int) throws {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return }
+    let head = [UInt8]((try? handle.read(upToCount: 64)) ?? Data())
+    try? handle.close()
+    guard let (width, height) = SVGReferences.imageSize(head) else { return }
+    try withinBudget(path: path, kind: "WebP", width: width, height: height, bytes: UInt64(width) * UInt64(height) * 4, maxBytes: maxBytes)
   }
 }

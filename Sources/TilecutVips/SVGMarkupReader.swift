@@ -7,6 +7,9 @@
 struct MarkupReader {
   private let document: UnsafeBufferPointer<UInt8>
   private(set) var references: [SVGReferences.Reference] = []
+  /// The largest font size set anywhere (attribute, `style`, stylesheet, `font`
+  /// shorthand), in user units (an `em` or `%` of 16), with the text that set it.
+  private(set) var largestFontSize: (size: Double, said: String)?
   /// Declared entities' values, undecoded (`%name` for parameter entities).
   private var entities: [String: [UInt8]] = [:]
   private var entityOrder: [String] = []
@@ -31,6 +34,7 @@ struct MarkupReader {
       k += 1
     }
     css(text)
+    fontSizes(css: text)
   }
 
   /// A stylesheet as bytes, without markup.
@@ -164,7 +168,12 @@ struct MarkupReader {
   }
 
   private mutating func attribute(name: UnsafeBufferPointer<UInt8>, element: UnsafeBufferPointer<UInt8>, raw: UnsafeBufferPointer<UInt8>) {
-    let isHref = Self.localName(name) == "href"
+    let local = Self.localName(name)
+    if local == "font-size" || local == "font" || local == "style" {
+      let value = decode(raw, attribute: true, depth: 0)
+      if local == "style" { fontSizes(css: value) } else { fontSize(value) }
+    }
+    let isHref = local == "href"
     // CSS needs a '(' for url(…) and an '@' for @import; either may come from a reference
     guard isHref || raw.contains(where: { $0 == UInt8(ascii: "(") || $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "&") }) else { return }
     let value = decode(raw, attribute: true, depth: 0)
@@ -403,6 +412,78 @@ struct MarkupReader {
       } else {
         i += 1
         afterImport = false
+      }
+    }
+  }
+
+  // MARK: font sizes
+
+  /// Each `font-size:` and `font:` declaration of a stylesheet or `style` attribute.
+  private mutating func fontSizes(css s: [UInt8]) {
+    let n = s.count
+    func starts(_ i: Int, _ word: String) -> Bool { i + word.utf8.count <= n && s[i..<(i + word.utf8.count)].elementsEqual(word.utf8) }
+    var i = 0
+    while i < n {
+      guard s[i] == UInt8(ascii: "f"), starts(i, "font"), i == 0 || !Self.isNameByte(s[i - 1]) else {
+        i += 1
+        continue
+      }
+      var j = i + 4
+      if starts(j, "-size") { j += 5 }
+      while j < n && (Self.isSpace(s[j]) || s[j] == 0x0C) { j += 1 }
+      guard j < n, s[j] == UInt8(ascii: ":") else {
+        i = j
+        continue
+      }
+      var end = j + 1
+      while end < n && s[end] != UInt8(ascii: ";") && s[end] != UInt8(ascii: "}") && s[end] != UInt8(ascii: "<") { end += 1 }
+      fontSize(Array(s[(j + 1)..<end]))
+      i = end
+    }
+  }
+
+  /// A font size's value (or every size-like number of a `font` shorthand), in user units.
+  private mutating func fontSize(_ value: [UInt8]) {
+    let n = value.count
+    var i = 0
+    while i < n {
+      let c = value[i]
+      let isStart = (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(c) || c == UInt8(ascii: ".") || c == UInt8(ascii: "+") || c == UInt8(ascii: "-")
+      guard isStart, i == 0 || !Self.isNameByte(value[i - 1]) || value[i - 1] == UInt8(ascii: "-") else {
+        i += 1
+        continue
+      }
+      var j = i + 1
+      while j < n, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(value[j]) || value[j] == UInt8(ascii: ".") { j += 1 }
+      if j + 1 < n, value[j] == UInt8(ascii: "e") || value[j] == UInt8(ascii: "E"),
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(value[j + 1]) || value[j + 1] == UInt8(ascii: "+") || value[j + 1] == UInt8(ascii: "-")
+      {
+        j += 2
+        while j < n, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(value[j]) { j += 1 }
+      }
+      let start = i
+      let number = Double(String(decoding: value[i..<j], as: UTF8.self))
+      var k = j
+      while k < n && (value[k] == UInt8(ascii: "%") || (Self.isNameByte(value[k]) && value[k] != UInt8(ascii: "-"))) { k += 1 }
+      let unit = String(decoding: value[j..<k], as: UTF8.self).lowercased()
+      i = max(k, i + 1)
+      guard let number else { continue }
+      let scale: Double
+      switch unit {
+      case "", "px": scale = 1
+      case "pt": scale = 4.0 / 3
+      case "pc": scale = 16
+      case "in": scale = 96
+      case "cm": scale = 96 / 2.54
+      case "mm": scale = 9.6 / 2.54
+      case "q": scale = 2.4 / 2.54
+      case "em", "rem", "ex", "ch": scale = 16
+      case "%": scale = 0.16
+      default: continue  // a weight, a family's digits, a unit librsvg does not read
+      }
+      let size = abs(number) * scale
+      if largestFontSize.map({ size > $0.size }) ?? true {
+        largestFontSize = (size, String(decoding: value[start..<k], as: UTF8.self))
       }
     }
   }

@@ -1,3 +1,4 @@
+import CVipsShim
 import Foundation
 import TilecutCore
 
@@ -23,6 +24,9 @@ enum SVGReferences {
   static let maxDepth = 6
   /// Referenced files read, at most, for one SVG.
   static let maxFiles = 100
+  /// The largest font size, in user units, an SVG may set: librsvg 2.54 aborts
+  /// ("assertion failed: h >= 0.0") laying out text of 2·10⁶ px (10⁶ is drawn).
+  static let maxFontSize = 1_000_000.0
 
   enum Kind { case resource, stylesheet }
 
@@ -39,6 +43,8 @@ enum SVGReferences {
     var visited: Set<String> = []
     var images: Set<String> = []
     var imageBytes = 0
+    /// `data:` images read so far, in document order.
+    var embeddedImages = 0
   }
 
   /// Throws one line for the first reference tilecut must not let librsvg follow.
@@ -94,12 +100,20 @@ enum SVGReferences {
         path: walk.path,
         reason: "\(what) in the \(encoding) encoding, in which tilecut cannot read what an SVG refers to; save it as UTF-8")
     }
-    let found = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+    let (found, font) = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
       let bytes = raw.bindMemory(to: UInt8.self)
       var reader = MarkupReader(bytes)
       reader.read()
       // a referenced file may be a stylesheet, where '<' is no markup
-      return reader.references + (depth > 0 ? MarkupReader.cssReferences(bytes) : [])
+      return (reader.references + (depth > 0 ? MarkupReader.cssReferences(bytes) : []), reader.largestFontSize)
+    }
+    if let font, !(font.size <= maxFontSize) {
+      let whose = via.isEmpty ? "" : " in \(describe(via.last!, via: Array(via.dropLast())))"
+      throw TilecutError.invalidInput(
+        path: walk.path,
+        reason:
+          "sets a font size of '\(font.said.prefix(40))'\(whose), more than \(Int(maxFontSize)) user units, which librsvg cannot lay out (it aborts from about 2,000,000); use a smaller font size"
+      )
     }
     var seen: Set<String> = []
     for reference in found where seen.insert(reference.value).inserted {
@@ -162,6 +176,10 @@ enum SVGReferences {
     let head = [UInt8](data.prefix(1 << 20))
     if isRaster(head) {
       try withinBudget(head, key: key, what: "refers to \(describe(value, via: via)), an image", walk: &walk)
+      if let format = SourceFormat.magic(head), [.png, .jpeg, .gif, .webp].contains(format), let damage = damage([UInt8](data), format: format) {
+        throw TilecutError.invalidInput(
+          path: walk.path, reason: "refers to \(describe(value, via: via)), an image which \(damage); re-export it")
+      }
       return
     }
     // a stylesheet, SVG or text librsvg reads whole (and tilecut would read through)
@@ -272,6 +290,17 @@ enum SVGReferences {
     guard let (header, head) = payload(value, limit: 1 << 20) else { return }
     if isRaster(head) {
       try withinBudget(head, key: value, what: "embeds a data: image", walk: &walk)
+      walk.embeddedImages += 1
+      guard let format = SourceFormat.magic(head), [.png, .jpeg, .gif, .webp].contains(format),
+        let (_, whole) = payload(value, limit: Int.max)
+      else { return }
+      if let damage = damage(whole, format: format) {
+        throw TilecutError.invalidInput(
+          path: walk.path,
+          reason:
+            "its embedded image #\(walk.embeddedImages) (data: \(format == .jpeg ? "JPEG" : format == .webp ? "WebP" : format.rawValue.uppercased())\(via.isEmpty ? "" : ", in \(describe(via.last!, via: Array(via.dropLast())))")) \(damage); re-export the drawing with a sound image"
+        )
+      }
       return
     }
     // an SVG (or anything else librsvg may read as one): its own references, in turn
@@ -408,5 +437,45 @@ enum SVGReferences {
     default:
       return nil
     }
+  }
+
+  /// Why an image librsvg would decode (through gdk-pixbuf, which draws what it
+  /// can of a damaged one) is damaged, by tilecut's own checks of a file of that
+  /// format ("is truncated: …"); nil when it is sound.
+  static func damage(_ bytes: [UInt8], format: SourceFormat) -> String? {
+    var result = TcFileCheck()
+    switch format {
+    case .png:
+      // the PNG check reads a file
+      let temp = NSTemporaryDirectory() + "/tilecut-svg-\(getpid())-\(UUID().uuidString).png"
+      guard FileManager.default.createFile(atPath: temp, contents: Data(bytes)) else { return nil }
+      defer { try? FileManager.default.removeItem(atPath: temp) }
+      return tc_check_png(temp, 1, &result) == 0 ? nil : InputCheck.reason(result)
+    case .jpeg:
+      var message = [CChar](repeating: 0, count: 256)
+      guard tc_verify_jpeg_buffer(bytes, bytes.count, &message, message.count) != 0 else { return nil }
+      return "is damaged (libjpeg: \(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)))"
+    case .gif:
+      return tc_check_gif_buffer(bytes, bytes.count, &result) == 0 ? nil : InputCheck.reason(result)
+    case .webp:
+      return webpDamage(bytes)
+    default:
+      return nil
+    }
+  }
+
+  /// A WebP's RIFF container: the size it declares is there, and each chunk fits in it.
+  static func webpDamage(_ b: [UInt8]) -> String? {
+    func le32(_ i: Int) -> Int { (0..<4).reversed().reduce(0) { $0 << 8 | Int(b[i + $1]) } }
+    guard b.count >= 20 else { return "is truncated inside its header" }
+    let end = le32(4) + 8
+    guard end <= b.count else { return "is truncated: its RIFF container declares \(end) bytes, \(b.count) are there" }
+    var at = 12
+    while at + 8 <= end {
+      let size = le32(at + 4)
+      guard size <= end - at - 8 else { return "is truncated: its \(String(decoding: b[at..<(at + 4)], as: UTF8.self)) chunk runs past the end" }
+      at += 8 + size + (size & 1)
+    }
+    return at < 20 ? "is damaged: it holds no image chunk" : nil
   }
 }

@@ -110,6 +110,43 @@ func mbtilesRefusals(_ dir: String, spec: String, cases: [String: String], specR
   return reasons
 }
 
+/// A GIF of `width` × `height` (a two-colour global table) whose one frame's LZW data
+/// holds `pixels` pixels (all of them by default): literal codes, the table cleared
+/// every two so that codes stay 3 bits wide; `trailer: false` ends it after the frame.
+func gif(width: Int, height: Int, pixels: Int? = nil, trailer: Bool = true) -> [UInt8] {
+  func le(_ v: Int) -> [UInt8] { [UInt8(v & 255), UInt8(v >> 8 & 255)] }
+  var out = Array("GIF89a".utf8) + le(width) + le(height) + [0x80, 0, 0] + [0, 0, 0, 255, 255, 255]
+  out += [0x2C] + le(0) + le(0) + le(width) + le(height) + [0, 2]
+  var codes: [Int] = []
+  for k in 0..<(pixels ?? width * height) {
+    if k % 2 == 0 { codes.append(4) }
+    codes.append((k / 7) % 2)
+  }
+  codes.append(5)
+  var packed: [UInt8] = []
+  var bits = 0
+  var have = 0
+  for code in codes {
+    bits |= code << have
+    have += 3
+    while have >= 8 {
+      packed.append(UInt8(bits & 255))
+      bits >>= 8
+      have -= 8
+    }
+  }
+  if have > 0 { packed.append(UInt8(bits & 255)) }
+  var at = 0
+  while at < packed.count {
+    let n = min(255, packed.count - at)
+    out += [UInt8(n)] + packed[at..<(at + n)]
+    at += n
+  }
+  out.append(0)
+  if trailer { out.append(0x3B) }
+  return out
+}
+
 @Suite("a damaged file is never tiled, and memory follows what is read", .serialized)
 struct DamagedInputTests {
   @Test("the binary: one line naming the file, exit 1, the previous output kept (corrupt JPEG scan, wrong Adler-32, a budget)")
@@ -394,6 +431,126 @@ struct DamagedInputTests {
     #expect(made.status == 0 && made.stderr.isEmpty, "\(made.stderr)")
   }
 
+  @Test("GIF: a frame whose LZW data ends before its last pixel, a file without its trailer, a code outside the table are refused; a sound GIF tiles")
+  func damagedGIF() throws {
+    let c = try Corpus()
+    defer { c.cleanup() }
+    let good = gif(width: 40, height: 30)
+    var badCode = good
+    badCode[31] = 0x3C  // the first literal after the clear becomes 7, beyond the table
+    let cases: [(name: String, bytes: [UInt8], says: String)] = [
+      ("short", gif(width: 40, height: 30, pixels: 1000), "holds 1000 of its 40 × 30 pixels"),
+      ("untrailed", gif(width: 40, height: 30, trailer: false), "ends before its trailer"),
+      ("cut", Array(good.prefix(good.count / 2)), "truncated inside frame 1"),
+      ("code", badCode, "outside its LZW table"),
+    ]
+    for (name, bytes, says) in cases {
+      try Data(bytes).write(to: URL(fileURLWithPath: c.path("\(name).gif")))
+      let r = try runTool([c.path("\(name).gif"), "-o", c.path("out"), "--max-zoom", "1"], timeout: 60)
+      c.expectClean(r, status: 1, mentions: "\(name).gif: is")
+      #expect(r.stderr.contains(says), "\(name): \(r.stderr)")
+    }
+    try Data(good).write(to: URL(fileURLWithPath: c.path("good.gif")))
+    let made = try runTool([c.path("good.gif"), "-o", c.path("good-out"), "--max-zoom", "1", "-q"], timeout: 60)
+    #expect(made.status == 0 && made.stderr.isEmpty, "\(made.stderr)")
+  }
+
+  @Test("--max-memory bounds GIF and WebP, which libvips decodes whole: a 20000² GIF frame, a 16384² WebP canvas")
+  func gifWebPBudget() throws {
+    let c = try Corpus()
+    defer { c.cleanup() }
+    // a sound 4² frame on a 20000² logical screen, which libvips' loader allocates
+    var big = gif(width: 4, height: 4)
+    big.replaceSubrange(6..<10, with: [0x20, 0x4E, 0x20, 0x4E])
+    try Data(big).write(to: URL(fileURLWithPath: c.path("big.gif")))
+    #expect(refusal(c.path("big.gif"))?.contains("GIF of 20000 × 20000 pixels, whose decoder holds 1600 MB") == true)
+    #expect(refusal(c.path("big.gif"), maxMemory: 1_600_000_000) == nil)
+    // a VP8X header declaring a 16384² canvas
+    var webp = Array("RIFF".utf8) + [22, 0, 0, 0] + Array("WEBPVP8X".utf8) + [10, 0, 0, 0, 0, 0, 0, 0]
+    webp += [0xFF, 0x3F, 0, 0xFF, 0x3F, 0]
+    try Data(webp).write(to: URL(fileURLWithPath: c.path("big.webp")))
+    c.expectClean(
+      try runTool([c.path("big.webp"), "-o", c.path("out"), "--max-zoom", "1"], timeout: 60), status: 1,
+      mentions: "big.webp: is a WebP of 16384 × 16384 pixels, whose decoder holds 1074 MB at once, more than --max-memory 512")
+    #expect(refusal(c.path("big.webp"), maxMemory: 2_000_000_000)?.contains("16384") != true)
+    // a small WebP still tiles, and a GIF's budget is its 4 bytes a pixel
+    let tile = try VipsTileEncoder(format: .webp).encode(rgba: picture(width: 64, height: 64).pixels, size: 64, upsampled: false)
+    try Data(tile).write(to: URL(fileURLWithPath: c.path("small.webp")))
+    let made = try runTool([c.path("small.webp"), "-o", c.path("webp-out"), "--max-zoom", "1", "-q"], timeout: 60)
+    #expect(made.status == 0 && made.stderr.isEmpty, "\(made.stderr)")
+    try Data(gif(width: 200, height: 100)).write(to: URL(fileURLWithPath: c.path("mid.gif")))
+    #expect(refusal(c.path("mid.gif"), maxMemory: 79_999)?.contains("200 × 100 pixels") == true)
+    #expect(refusal(c.path("mid.gif"), maxMemory: 80_000) == nil)
+  }
+
+  @Test("SVG: a damaged PNG, JPEG, GIF or WebP in a data: URI (or in a data: SVG) is refused naming the image; sound ones tile")
+  func svgEmbeddedDamage() throws {
+    let c = try Corpus()
+    defer { c.cleanup() }
+    let image = picture(width: 64, height: 64)
+    try image.writePNG(to: c.path("p.png"))
+    let png = [UInt8](try Data(contentsOf: URL(fileURLWithPath: c.path("p.png"))))
+    let jpeg = try VipsTileEncoder(format: .jpeg).encode(rgba: image.pixels, size: 64, upsampled: false)
+    let webp = try VipsTileEncoder(format: .webp).encode(rgba: image.pixels, size: 64, upsampled: false)
+    let good = gif(width: 64, height: 64)
+    func uri(_ type: String, _ bytes: [UInt8]) -> String { "data:image/\(type);base64," + Data(bytes).base64EncodedString() }
+    func svg(_ uris: [String]) -> String {
+      #"<svg xmlns="http://www.w3.org/2000/svg" width="256" height="64">"#
+        + uris.enumerated().map { #"<image x="\#($0.offset * 64)" width="64" height="64" href="\#($0.element)"/>"# }.joined() + "</svg>"
+    }
+    var crc = png
+    let idat = try #require(Damaged(c.path("p.png")).find(Array("IDAT".utf8)))
+    crc[idat + 10] ^= 0x10
+    let cases: [(name: String, uri: String, says: String)] = [
+      ("pngcut", uri("png", Array(png.prefix(png.count / 2))), "#2 (data: PNG) is truncated"),
+      ("pngcrc", uri("png", crc), "#2 (data: PNG) is damaged"),
+      ("jpegcut", uri("jpeg", Array(jpeg.prefix(jpeg.count * 9 / 10))), "#2 (data: JPEG) is damaged (libjpeg"),
+      ("gifcut", uri("gif", Array(good.prefix(good.count * 2 / 3))), "#2 (data: GIF) is truncated"),
+      ("gifshort", uri("gif", gif(width: 64, height: 64, pixels: 100)), "#2 (data: GIF) is damaged"),
+      ("webpcut", uri("webp", Array(webp.prefix(webp.count / 2))), "#2 (data: WebP) is truncated"),
+      ("nested", uri("svg+xml", Array(svg([uri("png", Array(png.prefix(png.count / 2)))]).utf8)), "#2 (data: PNG, in 'data:image/svg+xml"),
+    ]
+    for (name, bad, says) in cases {
+      try Data(svg([uri("png", png), bad]).utf8).write(to: URL(fileURLWithPath: c.path("\(name).svg")))
+      let r = try runTool([c.path("\(name).svg"), "-o", c.path("out"), "--max-zoom", "1"], timeout: 60)
+      c.expectClean(r, status: 1, mentions: "\(name).svg: its embedded image")
+      #expect(r.stderr.contains(says), "\(name): \(r.stderr)")
+    }
+    try Data(svg([uri("png", png), uri("jpeg", jpeg), uri("gif", good), uri("webp", webp)]).utf8).write(
+      to: URL(fileURLWithPath: c.path("fine.svg")))
+    let made = try runTool([c.path("fine.svg"), "-o", c.path("fine-out"), "--max-zoom", "1", "-q"], timeout: 60)
+    #expect(made.status == 0 && made.stderr.isEmpty, "\(made.stderr)")
+  }
+
+  @Test("SVG: a font size librsvg aborts on (2·10⁶ px: attribute, style, <style>, font shorthand, units) is refused in one line")
+  func svgFontSize() throws {
+    let c = try Corpus()
+    defer { c.cleanup() }
+    func svg(_ body: String) -> String {
+      #"<svg xmlns="http://www.w3.org/2000/svg" width="200" height="200"><rect width="50" height="50" fill="blue"/>"# + body + "</svg>"
+    }
+    let cases: [(name: String, body: String)] = [
+      ("attribute", #"<text y="20" font-size="1e8">W</text>"#),
+      ("charref", #"<text y="20" font-size="&#50;e6">W</text>"#),
+      ("points", #"<text y="20" font-size="1.6e6pt">W</text>"#),
+      ("em", #"<text y="20" font-size="2e5em">W</text>"#),
+      ("style", #"<text y="20" style="fill:red; font-size : 1e7px">W</text>"#),
+      ("sheet", #"<style>text { font-size: 3e6px }</style><text y="20">W</text>"#),
+      ("shorthand", #"<style><![CDATA[text { font: italic bold 1e7px/2 sans-serif }]]></style><text y="20">W</text>"#),
+      ("huge", #"<text y="20" font-size="1e39">W</text>"#),
+    ]
+    for (name, body) in cases {
+      try Data(svg(body).utf8).write(to: URL(fileURLWithPath: c.path("\(name).svg")))
+      let r = try runTool([c.path("\(name).svg"), "-o", c.path("out"), "--max-zoom", "1"], timeout: 60)
+      c.expectClean(r, status: 1, mentions: "\(name).svg: sets a font size")
+    }
+    // large but drawable text, weights and families with digits still tile
+    let fine = svg(#"<text y="150" font-size="1e5" style="font: 900 40px a1e9, sans-serif">W</text><text y="40" font-size="30pt">A</text>"#)
+    try Data(fine.utf8).write(to: URL(fileURLWithPath: c.path("fine.svg")))
+    let made = try runTool([c.path("fine.svg"), "-o", c.path("fine-out"), "--max-zoom", "1", "-q"], timeout: 60)
+    #expect(made.status == 0 && made.stderr.isEmpty, "\(made.stderr)")
+  }
+
   @Test("SVG: percent-encoded, entity-spelled, nested and referenced images are held to --max-memory at librsvg's 8 bytes a pixel, and together")
   func svgImageBudget() throws {
     let c = try Corpus()
@@ -427,8 +584,10 @@ struct DamagedInputTests {
       try runTool([c.path("include.svg"), "-o", c.path("out"), "--max-memory", "200"], timeout: 30), status: 1,
       mentions: "include.svg: refers to 'huge.txt', a file of 300 MB")
     // gdk-pixbuf's pixels and cairo's copy: 6000² is 288 MB, more than 256 (at 4 bytes a pixel it was 144)
-    func image(_ width: UInt32, _ height: UInt32) -> String {
-      #"<image width="50" height="50" href="data:image/png;base64,"# + pngHeader(width: width, height: height).base64EncodedString() + #""/>"#
+    // sound PNGs of zeros (tilecut inflates an embedded image's stream to check it)
+    func image(_ width: Int, _ height: Int) -> String {
+      let png = Data(excessPNG(width: width, height: height, interlaced: false, extra: 0).bytes)
+      return #"<image width="50" height="50" href="data:image/png;base64,"# + png.base64EncodedString() + #""/>"#
     }
     try write(open + image(6000, 6000) + "</svg>", "six.svg")
     #expect(throws: TilecutError.self) { try SVGReferences.check(path: c.path("six.svg"), maxBytes: 256_000_000) }

@@ -32,6 +32,14 @@ int tc_check_png(const char *filename, int verify_stream, TcFileCheck *out);
  * what a progressive or multi-scan decoder holds for it. 0 or -1 as above. */
 int tc_check_jpeg(const char *filename, TcFileCheck *out);
 
+/* A GIF's blocks to its trailer, each frame's LZW data decoded counting pixels
+ * (no pixel buffer; time follows the file's size): a frame holding fewer pixels
+ * than it declares, a code outside the table or a file ending before its trailer
+ * is refused. whole_image_bytes: the logical screen or the largest frame, 4 bytes
+ * a pixel, which libvips' loader holds whole. 0 or -1 as above; a buffer (an
+ * image embedded in an SVG) or a file. */
+int tc_check_gif(const char *filename, TcFileCheck *out);
+int tc_check_gif_buffer(const void *data, size_t length, TcFileCheck *out);
 
 /* A TIFF page's strips or tiles lie inside the file, and each Deflate one
  * inflates to its end with a good Adler-32 (libtiff stops when it has the rows
