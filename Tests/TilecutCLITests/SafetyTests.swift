@@ -193,6 +193,29 @@ struct SafetyTests {
     #expect(!FileManager.default.fileExists(atPath: c.path("out/.tilecut-staging")))
   }
 
+  @Test("staging whose marker another run holds locked is left alone, even when that run's process is not visible (another PID namespace)")
+  func lockedStagingKept() throws {
+    let c = try Corpus()
+    defer { c.cleanup() }
+    let unseen: Int32 = 999_998
+    guard kill(unseen, 0) != 0 else { return }
+    let live = c.path(".out.tilecut-staging-\(unseen)-1")
+    try FileManager.default.createDirectory(atPath: live + "/256", withIntermediateDirectories: true)
+    try write("tilecut staging\n", to: live + "/.tilecut-staging")
+    try write("a tile being written", to: live + "/256/tile.png")
+    // this test process stands for the other run: it holds the marker's lock
+    let marker = open(live + "/.tilecut-staging", O_RDONLY)
+    #expect(marker >= 0 && flock(marker, LOCK_EX | LOCK_NB) == 0)
+    let r = try runTool([c.path("good.png"), "-o", c.path("out"), "--force", "-q"])
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(FileManager.default.contents(atPath: live + "/256/tile.png") == Data("a tile being written".utf8))
+    // once the other run is gone (its lock with it), the staging is abandoned and removed
+    close(marker)
+    let again = try runTool([c.path("good.png"), "-o", c.path("out"), "--force", "-q"])
+    #expect(again.status == 0, "\(again.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: live))
+  }
+
   @Test("an output that is a mount point is staged on its own file system and replaced")
   func mountPointOutput() throws {
     let c = try Corpus()

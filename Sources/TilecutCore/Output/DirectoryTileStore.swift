@@ -184,7 +184,9 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
         if relative.isEmpty && !reading && name.hasPrefix(stagingMarker) && isStaging(dir, name) {
           // staging of a run on this mount point; removed when its run was killed.
           // Anything else named like it is the user's, accounted for below.
-          if let pid = stagingOwner(name), pid > 0, pid != getpid(), !processAlive(pid) { removeTree(dir + "/" + name) }
+          if let pid = stagingOwner(name), pid > 0, pid != getpid(), !processAlive(pid), !stagingLocked(dir, name) {
+            removeTree(dir + "/" + name)
+          }
           continue
         }
         entries += 1
@@ -486,6 +488,7 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
   /// Nothing existed: publish without ever replacing what may have appeared since.
   private func publishNew(staging: String) throws {
     unlink(staging + "/" + Self.stagingMarkerFile)
+    Self.releaseStagingMarker(staging)
     if tc_fs_rename_noreplace(staging, path) == 0 { return }
     let e = errno
     if e == EEXIST || e == ENOTEMPTY {
@@ -503,6 +506,7 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
   /// is the one inspected (rolling back otherwise), then deletes it.
   private func commitByExchange(staging: String, found: Inspection) throws {
     unlink(staging + "/" + Self.stagingMarkerFile)
+    Self.releaseStagingMarker(staging)
     if tc_fs_exchange(staging, path) == 0 {
       guard let out = Self.identity(staging), out == (found.device, found.inode) else {
         _ = tc_fs_exchange(staging, path)
@@ -511,6 +515,7 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
       // the old tree now has staging's name: marked, so a run killed while it is
       // removed leaves what a later run recognises and removes
       _ = Self.writeStagingMarker(in: AT_FDCWD, staging)
+      Self.releaseStagingMarker(staging)
       Self.removeTree(staging)
       return
     }
@@ -529,6 +534,7 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
       throw Self.failure(path, "cannot move the new output in", e)
     }
     _ = Self.writeStagingMarker(in: AT_FDCWD, aside)
+    Self.releaseStagingMarker(aside)
     Self.removeTree(aside)
   }
 
@@ -591,9 +597,11 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
       guard let staging else { return }
       // through the folder opened at begin: staging goes wherever that folder went
       if home >= 0, let name {
+        Self.releaseStagingMarker(in: home, name)
         Self.removeTree(in: home, name)
         close(home)
       } else {
+        Self.releaseStagingMarker(staging)
         Self.removeTree(staging)
       }
     }
@@ -644,7 +652,13 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
     return out
   }
 
-  /// Puts the marker in a new staging directory; 0 or the errno that stopped it.
+  /// The markers of this process's staging, open and locked (`flock`) while their run
+  /// lives, by the staging directory's device and inode: another run, even one whose
+  /// process it cannot see (another PID namespace: a second container on a shared
+  /// volume), finds the lock held and leaves the staging alone.
+  static let heldMarkers = Mutex<[String: Int32]>([:])
+
+  /// Puts the marker in a new staging directory and locks it; 0 or the errno that stopped it.
   static func writeStagingMarker(in directory: Int32, _ name: String) -> Int32 {
     let dir = openat(directory, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
     guard dir >= 0 else { return errno }
@@ -652,8 +666,47 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
     let fd = openat(dir, stagingMarkerFile, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
     guard fd >= 0 else { return errno }
     let e = stagingMarkerText.withUnsafeBytes { raw in raw.baseAddress.map { tc_write_all(fd, $0, raw.count) } ?? 0 }
-    close(fd)
-    return e
+    var st = stat()
+    // a file system without locks (some network mounts) leaves the process check alone
+    guard e == 0, flock(fd, LOCK_EX | LOCK_NB) == 0, fstat(dir, &st) == 0 else {
+      close(fd)
+      return e
+    }
+    let old = heldMarkers.withLock { held -> Int32? in
+      defer { held["\(st.st_dev):\(st.st_ino)"] = fd }
+      return held["\(st.st_dev):\(st.st_ino)"]
+    }
+    if let old { close(old) }
+    return 0
+  }
+
+  /// Closes the marker lock of the staging at `path` (published or removed).
+  static func releaseStagingMarker(in directory: Int32 = AT_FDCWD, _ path: String) {
+    var st = stat()
+    guard fstatat(directory, path, &st, 0) == 0 else { return }
+    if let fd = heldMarkers.withLock({ $0.removeValue(forKey: "\(st.st_dev):\(st.st_ino)") }) { close(fd) }
+  }
+
+  /// Whether a live run holds the marker of staging `name` (its lock is taken).
+  static func stagingLocked(in directory: Int32, _ name: String) -> Bool {
+    let dir = openat(directory, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+    guard dir >= 0 else { return false }
+    defer { close(dir) }
+    let marker = openat(dir, stagingMarkerFile, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+    guard marker >= 0 else { return false }
+    defer { close(marker) }
+    if flock(marker, LOCK_EX | LOCK_NB) == 0 {
+      flock(marker, LOCK_UN)
+      return false
+    }
+    return errno == EWOULDBLOCK
+  }
+
+  static func stagingLocked(_ directory: String, _ name: String) -> Bool {
+    let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    return stagingLocked(in: fd, name)
   }
 
   /// True only for tilecut's staging: a directory (not a link), owned by this user,
@@ -691,7 +744,9 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
     defer { close(fd) }
     for entry in names(in: fd) where entry.hasPrefix(prefix) {
       guard let pid = Int32(entry.dropFirst(prefix.count).split(separator: "-").first ?? ""), pid > 0 else { continue }
-      if pid != getpid() && !processAlive(pid) && isStaging(in: fd, entry) { removeTree(in: fd, entry) }
+      if pid != getpid() && !processAlive(pid) && isStaging(in: fd, entry) && !stagingLocked(in: fd, entry) {
+        removeTree(in: fd, entry)
+      }
     }
   }
 
