@@ -50,6 +50,7 @@ typedef struct {
   int bpp;          /* bytes between a byte and the one its filters look back at */
   /* PLTE + tRNS as RGBA; indices past the palette are opaque black, as in libpng */
   uint8_t lut[256][4];
+  int palette_size; /* entries PLTE gave; an index past them is damage */
   int has_trns;
   uint16_t trns[3];
   /* where the first IDAT's data starts, to read again from the top */
@@ -256,6 +257,7 @@ static int read_header(TcPngReader *r) {
         r->lut[i][3] = 255;
       for (int i = 0; i < palette_size; i++)
         memcpy(r->lut[i], data + 3 * i, 3);
+      r->palette_size = palette_size;
       seen_plte = 1;
       continue;
     }
@@ -659,6 +661,19 @@ static inline uint8_t sample(const uint8_t *row, uint32_t x, int depth) {
   return (uint8_t)((row[bit >> 3] >> (8 - depth - (bit & 7))) & ((1 << depth) - 1));
 }
 
+/* 1 when a palette row names an entry past the palette (libpng draws it black and
+ * says nothing unless asked to check): a damaged file. */
+static int past_palette(const TcPngReader *r, const uint8_t *row) {
+  if (r->colour != 3 || r->palette_size >= (1 << r->depth))
+    return 0;
+  uint8_t top = 0;
+  for (uint32_t x = 0; x < r->width; x++) {
+    uint8_t v = sample(row, x, r->depth);
+    top = v > top ? v : top;
+  }
+  return top >= r->palette_size;
+}
+
 /* Columns [left, left + width) of an unfiltered row as RGBA8. */
 static void expand(const TcPngReader *r, const uint8_t *row, uint32_t left, uint32_t width, uint8_t *restrict out) {
   uint32_t end = left + width;
@@ -743,6 +758,11 @@ static int generate(VipsRegion *region, void *seq, void *a, void *b, gboolean *s
     const uint8_t *row = next_row(r);
     if (!row)
       goto done;
+    if (past_palette(r, row)) {
+      vips_error("pngload", "row %d names a colour past the palette's %d entries: the file is damaged", want->top + y,
+                 r->palette_size);
+      goto done;
+    }
     uint8_t *out = VIPS_REGION_ADDR(region, want->left, want->top + y);
     if (whole) {
       expand(r, row, 0, r->width, out);
