@@ -24,6 +24,10 @@ enum SVGReferences {
   static let maxDepth = 6
   /// Referenced files read, at most, for one SVG.
   static let maxFiles = 100
+  /// The most element copies an SVG's `<use>` elements may make (librsvg stops drawing
+  /// at about as many references, leaving the rest of the drawing out).
+  static let maxUseCopies = 500_000
+
   /// The largest font size, in user units, an SVG may set: librsvg 2.54 aborts
   /// ("assertion failed: h >= 0.0") laying out text of 2·10⁶ px (10⁶ is drawn).
   static let maxFontSize = 1_000_000.0
@@ -100,12 +104,23 @@ enum SVGReferences {
         path: walk.path,
         reason: "\(what) in the \(encoding) encoding, in which tilecut cannot read what an SVG refers to; save it as UTF-8")
     }
-    let (found, font) = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+    let (found, font, copies) = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
       let bytes = raw.bindMemory(to: UInt8.self)
       var reader = MarkupReader(bytes)
       reader.read()
       // a referenced file may be a stylesheet, where '<' is no markup
-      return (reader.references + (depth > 0 ? MarkupReader.cssReferences(bytes) : []), reader.largestFontSize)
+      return (
+        reader.references + (depth > 0 ? MarkupReader.cssReferences(bytes) : []), reader.largestFontSize,
+        reader.useCopies(limit: maxUseCopies)
+      )
+    }
+    if copies > maxUseCopies {
+      let whose = via.isEmpty ? "its" : "\(describe(via.last!, via: Array(via.dropLast())))'s"
+      throw TilecutError.invalidInput(
+        path: walk.path,
+        reason:
+          "\(whose) <use> elements expand into more than \(maxUseCopies) copies of elements, which librsvg cuts short or takes minutes to draw; draw the copies, or use fewer levels of <use>"
+      )
     }
     if let font, !(font.size <= maxFontSize) {
       let whose = via.isEmpty ? "" : " in \(describe(via.last!, via: Array(via.dropLast())))"

@@ -522,6 +522,32 @@ struct DamagedInputTests {
     #expect(made.status == 0 && made.stderr.isEmpty, "\(made.stderr)")
   }
 
+  @Test("SVG: <use> elements that expand into millions of copies (2 KB doubling 23 levels deep) are refused before librsvg draws")
+  func svgUseFanOut() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    func doubling(_ levels: Int) -> String {
+      let names = (0...levels).map { "g\($0)" }
+      var groups = ""
+      for k in 0..<levels { groups += "<g id=\"\(names[k])\"><use xlink:href=\"#\(names[k + 1])\"/><use href=\"#\(names[k + 1])\"/></g>" }
+      groups += "<g id=\"\(names[levels])\"><circle r=\"40\" cx=\"50\" cy=\"50\" fill=\"red\"/></g>"
+      return "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" width=\"100\" height=\"100\">"
+        + "<defs>\(groups)</defs><use xlink:href=\"#g0\"/></svg>"
+    }
+    try doubling(23).write(toFile: dir + "/deep.svg", atomically: true, encoding: .utf8)
+    let why = refusal(dir + "/deep.svg")
+    #expect(why?.contains("expand into more than 500000 copies") == true, "\(why ?? "drawn")")
+    // a few levels of copies draw as before
+    try doubling(5).write(toFile: dir + "/few.svg", atomically: true, encoding: .utf8)
+    #expect(refusal(dir + "/few.svg") == nil)
+    // a cycle of <use> counts nothing more (librsvg refuses cycles itself)
+    let cycle =
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10\" height=\"10\"><g id=\"a\"><use href=\"#b\"/></g>"
+      + "<g id=\"b\"><use href=\"#a\"/></g><rect width=\"5\" height=\"5\"/></svg>"
+    try cycle.write(toFile: dir + "/cycle.svg", atomically: true, encoding: .utf8)
+    #expect(refusal(dir + "/cycle.svg")?.contains("copies") != true)
+  }
+
   @Test("SVG: a font size librsvg aborts on (2·10⁶ px: attribute, style, <style>, font shorthand, units) is refused in one line")
   func svgFontSize() throws {
     let c = try Corpus()
