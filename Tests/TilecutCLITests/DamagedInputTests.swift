@@ -984,16 +984,4 @@ struct DamagedInputTests {
 /// A PDF of `objects` (object 1 the catalog, numbered in order) with its cross-reference table.
 func pdfDocument(_ objects: [String]) -> Data { pdfDocument(objects.map { Array($0.utf8) }) }
 
-func pdfDocument(_ objects: [[UInt8]]) -> Data {
-  var bytes = Array("%PDF-1.4\n".utf8)
-  var offsets: [Int] = []
-  for (k, object) in objects.enumerated() {
-    offsets.append(bytes.count)
-    bytes += Array("\(k + 1) 0 obj\n".utf8) + object + Array("\nendobj\n".utf8)
-  }
-  let xref = bytes.count
-  var table = "xref\n0 \(objects.count + 1)\n0000000000 65535 f \n"
-  table += offsets.map { String(format: "%010d 00000 n \n", $0) }.joined()
-  table += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
-  return Data(bytes + Array(table.utf8))
-}
+func pdfDocument(_ objects: [[UInt8]]) -> Data { Data(PDFWriter.file(objects)) }

@@ -429,25 +429,6 @@ struct HostilePDFBudgetTests {
     #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
   }
 
-  /// `data` as a zlib stream of stored (uncompressed) deflate blocks, its Adler-32 at the end.
-  func zlibStored(_ data: [UInt8]) -> [UInt8] {
-    var out: [UInt8] = [0x78, 0x01]
-    var start = 0
-    repeat {
-      let n = min(65535, data.count - start)
-      let last: UInt8 = start + n == data.count ? 1 : 0
-      out += [last, UInt8(n & 255), UInt8(n >> 8), UInt8(~n & 255), UInt8(~n >> 8 & 255)] + data[start..<start + n]
-      start += n
-    } while start < data.count
-    var a: UInt32 = 1
-    var b: UInt32 = 0
-    for byte in data {
-      a = (a + UInt32(byte)) % 65521
-      b = (b + a) % 65521
-    }
-    return out + be(b << 16 | a)
-  }
-
   /// What is left in `scan.damaged` (empty: nothing is).
   func damaged(_ scan: inout TcPDFScan) -> String {
     withUnsafeBytes(of: &scan.damaged) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
@@ -468,11 +449,11 @@ struct HostilePDFBudgetTests {
       pdf.objects = [PDFWriter.stream(data, dictionary)]
       return pdf.document(content: draw, resources: "/XObject << /Im1 5 0 R >>")
     }
-    let flate = zlibStored(rows)
+    let flate = PDFWriter.zlibStored(rows)
     var flipped = flate
     flipped[flipped.count - 1] ^= 1
     let lines = Array((0..<300).map { "\($0) 0 m \(200 - $0 % 200) 100 l S\n" }.joined().utf8)
-    let content = zlibStored(lines)
+    let content = PDFWriter.zlibStored(lines)
     let cases: [(String, [UInt8], [UInt8], String)] = [
       (
         "flate-cut", image(Array(flate.prefix(flate.count / 2)), rgb + " /Filter /FlateDecode"), image(flate, rgb + " /Filter /FlateDecode"),

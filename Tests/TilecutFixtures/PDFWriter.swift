@@ -24,17 +24,43 @@ public struct PDFWriter {
         Array("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Resources << \(resources) >> /Contents 4 0 R \(page) >>".utf8),
         Self.stream(content, filter),
       ] + objects
+    return Self.file(all)
+  }
+
+  /// A PDF of `objects` (object 1 the catalog, numbered in order) with its cross-reference table.
+  public static func file(_ objects: [[UInt8]]) -> [UInt8] {
     var pdf = Array("%PDF-1.4\n".utf8)
     var offsets: [Int] = []
-    for (k, object) in all.enumerated() {
+    for (k, object) in objects.enumerated() {
       offsets.append(pdf.count)
       pdf += Array("\(k + 1) 0 obj\n".utf8) + object + Array("\nendobj\n".utf8)
     }
     let xref = pdf.count
-    pdf += Array("xref\n0 \(all.count + 1)\n0000000000 65535 f \n".utf8)
+    pdf += Array("xref\n0 \(objects.count + 1)\n0000000000 65535 f \n".utf8)
     for offset in offsets { pdf += Array(String(format: "%010d 00000 n \n", offset).utf8) }
-    pdf += Array("trailer\n<< /Size \(all.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n".utf8)
+    pdf += Array("trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n".utf8)
     return pdf
+  }
+
+  /// `data` as a zlib stream of stored (uncompressed) deflate blocks, its Adler-32 at the end.
+  public static func zlibStored(_ data: [UInt8]) -> [UInt8] {
+    var out: [UInt8] = [0x78, 0x01]
+    var at = 0
+    repeat {
+      let n = min(65535, data.count - at)
+      out.append(at + n == data.count ? 1 : 0)
+      out += [UInt8(n & 255), UInt8(n >> 8), UInt8(~n & 255), UInt8((~n >> 8) & 255)]
+      out += data[at..<at + n]
+      at += n
+    } while at < data.count
+    var a: UInt32 = 1
+    var b: UInt32 = 0
+    for byte in data {
+      a = (a + UInt32(byte)) % 65521
+      b = (b + a) % 65521
+    }
+    let adler = b << 16 | a
+    return out + [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: adler >> $0) }
   }
 
   /// LZW as PDF's /LZWDecode reads it (9 to 12 bit codes, early change), the table

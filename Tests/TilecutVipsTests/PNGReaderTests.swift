@@ -95,24 +95,7 @@ func crc32(_ bytes: [UInt8]) -> UInt32 {
 }
 
 /// A zlib stream of stored (uncompressed) deflate blocks.
-func zlibStored(_ data: [UInt8]) -> [UInt8] {
-  var out: [UInt8] = [0x78, 0x01]
-  var at = 0
-  repeat {
-    let n = min(65535, data.count - at)
-    out.append(at + n == data.count ? 1 : 0)
-    out += [UInt8(n & 255), UInt8(n >> 8), UInt8(~n & 255), UInt8((~n >> 8) & 255)]
-    out += data[at..<at + n]
-    at += n
-  } while at < data.count
-  var a: UInt32 = 1
-  var b: UInt32 = 0
-  for byte in data {
-    a = (a + UInt32(byte)) % 65521
-    b = (b + a) % 65521
-  }
-  return out + be32(Int(b << 16 | a))
-}
+func zlibStored(_ data: [UInt8]) -> [UInt8] { PDFWriter.zlibStored(data) }
 
 func assemblePNG(_ chunks: [(String, [UInt8])]) -> [UInt8] {
   var out: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
