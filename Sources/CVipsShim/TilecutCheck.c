@@ -20,7 +20,7 @@
 
 #define TC_PIECE (64u << 10)
 
-static int refuse(TcFileCheck *out, const char *format, ...) {
+int tc_check_refuse(TcFileCheck *out, const char *format, ...) {
   va_list ap;
   va_start(ap, format);
   vsnprintf(out->reason, sizeof out->reason, format, ap);
@@ -87,12 +87,12 @@ static int stream_feed(TcStream *z, uint8_t *in, size_t n, TcFileCheck *out) {
     int status = isal_inflate(s);
     z->produced += sizeof z->out - s->avail_out;
     if (status == ISAL_INCORRECT_CHECKSUM)
-      return refuse(out, "is damaged: the compressed pixel data is corrupt (Adler-32 mismatch)");
+      return tc_check_refuse(out, "is damaged: the compressed pixel data is corrupt (Adler-32 mismatch)");
     if (status < 0)
-      return refuse(out, "is damaged: the compressed pixel data is corrupt");
+      return tc_check_refuse(out, "is damaged: the compressed pixel data is corrupt");
     /* stops after one more piece than the rows need, however far the stream goes */
     if (z->limit && z->produced > z->limit)
-      return refuse(out, "is damaged: its pixel data inflates to more than the rows its header declares (too much image data)");
+      return tc_check_refuse(out, "is damaged: its pixel data inflates to more than the rows its header declares (too much image data)");
     if (s->block_state == ISAL_BLOCK_FINISH)
       z->finished = 1;
   }
@@ -103,20 +103,20 @@ int tc_check_png(const char *filename, int verify_stream, TcFileCheck *out) {
   memset(out, 0, sizeof *out);
   int fd = open(filename, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
-    return refuse(out, "cannot be read (%s)", strerror(errno));
+    return tc_check_refuse(out, "cannot be read (%s)", strerror(errno));
   struct stat st;
   uint8_t *piece = malloc(TC_PIECE);
   TcStream *z = verify_stream ? calloc(1, sizeof *z) : NULL;
   int result = -1;
   if (fstat(fd, &st) || !piece || (verify_stream && !z)) {
-    refuse(out, "cannot be read");
+    tc_check_refuse(out, "cannot be read");
     goto done;
   }
   uint64_t size = (uint64_t)st.st_size, at = 8;
   uint8_t head[13];
   static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
   if (read_all(fd, head, 8) || memcmp(head, signature, 8)) {
-    refuse(out, "is not a PNG (no PNG signature)");
+    tc_check_refuse(out, "is not a PNG (no PNG signature)");
     goto done;
   }
   int bits = 0, interlaced = 0, seen_end = 0, chunks = 0;
@@ -127,12 +127,12 @@ int tc_check_png(const char *filename, int verify_stream, TcFileCheck *out) {
   }
   while (!seen_end) {
     if (at + 12 > size) {
-      refuse(out, chunks == 0 ? "is truncated: it ends before its header (IHDR)"
+      tc_check_refuse(out, chunks == 0 ? "is truncated: it ends before its header (IHDR)"
                               : "is truncated: it ends before its IEND chunk");
       goto done;
     }
     if (read_all(fd, head, 8)) {
-      refuse(out, "cannot be read");
+      tc_check_refuse(out, "cannot be read");
       goto done;
     }
     uint32_t length = be32(head);
@@ -140,17 +140,17 @@ int tc_check_png(const char *filename, int verify_stream, TcFileCheck *out) {
     char name[5] = {0};
     memcpy(name, type, 4);
     if (!printable_type(type) || length > 0x7fffffffu) {
-      refuse(out, "is damaged: chunk %d has an invalid type or length", chunks + 1);
+      tc_check_refuse(out, "is damaged: chunk %d has an invalid type or length", chunks + 1);
       goto done;
     }
     if (length > size - at - 12) {
-      refuse(out, "is truncated: its %s chunk claims %u bytes, but the file ends %llu bytes later", printable_type(type) ? name : "?",
+      tc_check_refuse(out, "is truncated: its %s chunk claims %u bytes, but the file ends %llu bytes later", printable_type(type) ? name : "?",
              length, (unsigned long long)(size - at - 12 + 4));
       goto done;
     }
     if (chunks == 0) {
       if (memcmp(type, "IHDR", 4) || length != 13) {
-        refuse(out, "is damaged: it does not start with a header (IHDR)");
+        tc_check_refuse(out, "is damaged: it does not start with a header (IHDR)");
         goto done;
       }
     }
@@ -159,7 +159,7 @@ int tc_check_png(const char *filename, int verify_stream, TcFileCheck *out) {
     if (is_idat && !z) {
       /* the PNG reader checks these itself as it reads */
       if (lseek(fd, (off_t)length + 4, SEEK_CUR) < 0) {
-        refuse(out, "cannot be read");
+        tc_check_refuse(out, "cannot be read");
         goto done;
       }
     } else {
@@ -167,7 +167,7 @@ int tc_check_png(const char *filename, int verify_stream, TcFileCheck *out) {
       for (uint32_t left = length; left > 0;) {
         uint32_t k = left < TC_PIECE ? left : TC_PIECE;
         if (read_all(fd, piece, k)) {
-          refuse(out, "cannot be read");
+          tc_check_refuse(out, "cannot be read");
           goto done;
         }
         if (chunks == 0) {
@@ -178,7 +178,7 @@ int tc_check_png(const char *filename, int verify_stream, TcFileCheck *out) {
           bits = piece[8] * channels[colour];
           interlaced = piece[12] == 1;
           if (out->width == 0 || out->height == 0 || bits == 0) {
-            refuse(out, "is damaged: its header (IHDR) declares no pixels or an unknown colour type");
+            tc_check_refuse(out, "is damaged: its header (IHDR) declares no pixels or an unknown colour type");
             goto done;
           }
           expected = png_stream_bytes(out->width, out->height, bits, interlaced);
@@ -198,11 +198,11 @@ int tc_check_png(const char *filename, int verify_stream, TcFileCheck *out) {
       }
       uint8_t tail[4];
       if (read_all(fd, tail, 4)) {
-        refuse(out, "cannot be read");
+        tc_check_refuse(out, "cannot be read");
         goto done;
       }
       if (be32(tail) != crc) {
-        refuse(out, "is damaged: its %s chunk is corrupt (CRC mismatch)", name);
+        tc_check_refuse(out, "is damaged: its %s chunk is corrupt (CRC mismatch)", name);
         goto done;
       }
     }
@@ -210,12 +210,12 @@ int tc_check_png(const char *filename, int verify_stream, TcFileCheck *out) {
     chunks++;
   }
   if (z && !z->finished) {
-    refuse(out, z->produced < expected ? "is truncated: the pixel data ends before the last row"
+    tc_check_refuse(out, z->produced < expected ? "is truncated: the pixel data ends before the last row"
                                        : "is truncated: the compressed pixel data has no end");
     goto done;
   }
   if (z && z->produced < expected) {
-    refuse(out, "is damaged: the pixel data ends before the last row (%llu of %llu bytes)", (unsigned long long)z->produced,
+    tc_check_refuse(out, "is damaged: the pixel data ends before the last row (%llu of %llu bytes)", (unsigned long long)z->produced,
            (unsigned long long)expected);
     goto done;
   }
@@ -231,17 +231,17 @@ int tc_check_jpeg(const char *filename, TcFileCheck *out) {
   memset(out, 0, sizeof *out);
   FILE *f = fopen(filename, "rbe");
   if (!f)
-    return refuse(out, "cannot be read (%s)", strerror(errno));
+    return tc_check_refuse(out, "cannot be read (%s)", strerror(errno));
   int result = -1;
   struct stat st;
   if (fstat(fileno(f), &st)) {
-    refuse(out, "cannot be read");
+    tc_check_refuse(out, "cannot be read");
     goto done;
   }
   uint64_t size = (uint64_t)st.st_size;
   int c0 = fgetc(f), c1 = fgetc(f);
   if (c0 != 0xFF || c1 != 0xD8) {
-    refuse(out, "is not a JPEG (no start-of-image marker)");
+    tc_check_refuse(out, "is not a JPEG (no start-of-image marker)");
     goto done;
   }
   int components = 0, progressive = 0, seen_frame = 0;
@@ -249,11 +249,11 @@ int tc_check_jpeg(const char *filename, TcFileCheck *out) {
   for (;;) {
     int c = fgetc(f);
     if (c == EOF) {
-      refuse(out, seen_frame ? "is truncated: it ends before its image data" : "is truncated: it ends before its frame header");
+      tc_check_refuse(out, seen_frame ? "is truncated: it ends before its image data" : "is truncated: it ends before its frame header");
       goto done;
     }
     if (c != 0xFF) {
-      refuse(out, "is damaged: bytes where a marker should be, before the image data");
+      tc_check_refuse(out, "is damaged: bytes where a marker should be, before the image data");
       goto done;
     }
     int m;
@@ -261,51 +261,51 @@ int tc_check_jpeg(const char *filename, TcFileCheck *out) {
       m = fgetc(f);
     while (m == 0xFF);
     if (m == EOF) {
-      refuse(out, "is truncated: it ends before its image data");
+      tc_check_refuse(out, "is truncated: it ends before its image data");
       goto done;
     }
     if (m == 0xD8 || m == 0x01 || (m >= 0xD0 && m <= 0xD7))
       continue;
     if (m == 0xD9) {
-      refuse(out, "is damaged: it ends (EOI) before any image data");
+      tc_check_refuse(out, "is damaged: it ends (EOI) before any image data");
       goto done;
     }
     int l0 = fgetc(f), l1 = fgetc(f);
     if (l1 == EOF) {
-      refuse(out, "is truncated: it ends in a marker");
+      tc_check_refuse(out, "is truncated: it ends in a marker");
       goto done;
     }
     long length = (long)(l0 << 8 | l1);
     long at = ftell(f);
     if (length < 2 || (uint64_t)at + (uint64_t)length - 2 > size) {
-      refuse(out, "is truncated: a segment claims %ld bytes, more than the file holds", length);
+      tc_check_refuse(out, "is truncated: a segment claims %ld bytes, more than the file holds", length);
       goto done;
     }
     int is_frame = m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC;
     if (is_frame) {
       uint8_t b[6 + 3 * 4];
       if (length < 8 || fread(b, 1, 6, f) != 6) {
-        refuse(out, "is damaged: its frame header is too short");
+        tc_check_refuse(out, "is damaged: its frame header is too short");
         goto done;
       }
       out->height = (uint32_t)(b[1] << 8 | b[2]);
       out->width = (uint32_t)(b[3] << 8 | b[4]);
       components = b[5];
       if (components < 1 || length != 8 + 3 * components) {
-        refuse(out, "is damaged: its frame header is inconsistent");
+        tc_check_refuse(out, "is damaged: its frame header is inconsistent");
         goto done;
       }
       for (int i = 0; i < components; i++) {
         uint8_t comp[3];
         if (fread(comp, 1, 3, f) != 3) {
-          refuse(out, "is truncated: it ends in its frame header");
+          tc_check_refuse(out, "is truncated: it ends in its frame header");
           goto done;
         }
         if (i < 4) {
           h[i] = comp[1] >> 4;
           v[i] = comp[1] & 15;
           if (h[i] < 1 || v[i] < 1) {
-            refuse(out, "is damaged: a component has no sampling factor");
+            tc_check_refuse(out, "is damaged: a component has no sampling factor");
             goto done;
           }
           hmax = h[i] > hmax ? h[i] : hmax;
@@ -318,7 +318,7 @@ int tc_check_jpeg(const char *filename, TcFileCheck *out) {
     }
     if (m == 0xDA) {
       if (!seen_frame) {
-        refuse(out, "is damaged: its image data comes before its frame header");
+        tc_check_refuse(out, "is damaged: its image data comes before its frame header");
         goto done;
       }
       int ns = fgetc(f);
@@ -338,7 +338,7 @@ int tc_check_jpeg(const char *filename, TcFileCheck *out) {
       goto done;
     }
     if (fseek(f, at + length - 2, SEEK_SET)) {
-      refuse(out, "cannot be read");
+      tc_check_refuse(out, "cannot be read");
       goto done;
     }
   }
@@ -680,19 +680,19 @@ int tc_check_tiff(const char *filename, int page, TcFileCheck *out) {
   memset(out, 0, sizeof *out);
   TcTiff t = {.fd = open(filename, O_RDONLY | O_CLOEXEC)};
   if (t.fd < 0)
-    return refuse(out, "cannot be read (%s)", strerror(errno));
+    return tc_check_refuse(out, "cannot be read (%s)", strerror(errno));
   int result = -1;
   struct stat st;
   uint8_t head[16];
   uint8_t *entries = NULL, *piece = malloc(TC_PIECE), *sink = malloc(TC_PIECE);
   struct inflate_state *z = malloc(sizeof *z);
   if (fstat(t.fd, &st) || !piece || !sink || !z) {
-    refuse(out, "cannot be read");
+    tc_check_refuse(out, "cannot be read");
     goto done;
   }
   t.size = (uint64_t)st.st_size;
   if (tiff_read(&t, 0, head, 16) && tiff_read(&t, 0, head, 8)) {
-    refuse(out, "is truncated: it ends in its TIFF header");
+    tc_check_refuse(out, "is truncated: it ends in its TIFF header");
     goto done;
   }
   t.swap = head[0] == 'M';
@@ -741,7 +741,7 @@ int tc_check_tiff(const char *filename, int page, TcFileCheck *out) {
     if (length == 0)
       continue;
     if (at > t.size || length > t.size - at) {
-      refuse(out, "is truncated: strip or tile %llu of page %d lies past the end of the file", (unsigned long long)k, page);
+      tc_check_refuse(out, "is truncated: strip or tile %llu of page %d lies past the end of the file", (unsigned long long)k, page);
       goto done;
     }
     if (compression != 8 && compression != 32946)
@@ -752,7 +752,7 @@ int tc_check_tiff(const char *filename, int page, TcFileCheck *out) {
     for (uint64_t done_bytes = 0; done_bytes < length && !finished;) {
       size_t want = length - done_bytes < TC_PIECE ? (size_t)(length - done_bytes) : TC_PIECE;
       if (tiff_read(&t, at + done_bytes, piece, want)) {
-        refuse(out, "cannot be read");
+        tc_check_refuse(out, "cannot be read");
         goto done;
       }
       done_bytes += want;
@@ -763,11 +763,11 @@ int tc_check_tiff(const char *filename, int page, TcFileCheck *out) {
         z->avail_out = TC_PIECE;
         int status = isal_inflate(z);
         if (status == ISAL_INCORRECT_CHECKSUM) {
-          refuse(out, "is damaged: Deflate strip or tile %llu of page %d is corrupt (Adler-32 mismatch)", (unsigned long long)k, page);
+          tc_check_refuse(out, "is damaged: Deflate strip or tile %llu of page %d is corrupt (Adler-32 mismatch)", (unsigned long long)k, page);
           goto done;
         }
         if (status < 0) {
-          refuse(out, "is damaged: Deflate strip or tile %llu of page %d is corrupt", (unsigned long long)k, page);
+          tc_check_refuse(out, "is damaged: Deflate strip or tile %llu of page %d is corrupt", (unsigned long long)k, page);
           goto done;
         }
         finished = z->block_state == ISAL_BLOCK_FINISH;
@@ -776,7 +776,7 @@ int tc_check_tiff(const char *filename, int page, TcFileCheck *out) {
       }
     }
     if (!finished) {
-      refuse(out, "is damaged: Deflate strip or tile %llu of page %d ends before its data does", (unsigned long long)k, page);
+      tc_check_refuse(out, "is damaged: Deflate strip or tile %llu of page %d ends before its data does", (unsigned long long)k, page);
       goto done;
     }
   }

@@ -15,14 +15,6 @@
  * The blocks are walked and each frame's codes decoded, counting pixels only (a
  * table of string lengths, no pixels): time follows the file's size. */
 
-static int gif_refuse(TcFileCheck *out, const char *format, ...) {
-  va_list ap;
-  va_start(ap, format);
-  vsnprintf(out->reason, sizeof out->reason, format, ap);
-  va_end(ap);
-  return -1;
-}
-
 static unsigned le16(const uint8_t *p) { return (unsigned)p[0] | (unsigned)p[1] << 8; }
 
 /* Skips sub-blocks from *at to their terminator; 0, or -1 when the file ends first. */
@@ -101,7 +93,7 @@ static long long count_pixels(const uint8_t *data, size_t n, size_t *at, unsigne
 int tc_check_gif_buffer(const void *buffer, size_t n, TcFileCheck *out) {
   const uint8_t *data = buffer;
   memset(out, 0, sizeof *out);
-  if (n < 13 || memcmp(data, "GIF", 3) != 0) return gif_refuse(out, "is truncated inside its GIF header");
+  if (n < 13 || memcmp(data, "GIF", 3) != 0) return tc_check_refuse(out, "is truncated inside its GIF header");
   unsigned screen_w = le16(data + 6), screen_h = le16(data + 8);
   uint64_t largest = (uint64_t)screen_w * screen_h;
   out->width = screen_w;
@@ -110,18 +102,18 @@ int tc_check_gif_buffer(const void *buffer, size_t n, TcFileCheck *out) {
   if (data[10] & 0x80) at += 3u * (2u << (data[10] & 7));
   int frame = 0;
   for (;;) {
-    if (at >= n) return gif_refuse(out, "is truncated: it ends before its trailer (after %d frame%s)", frame, frame == 1 ? "" : "s");
+    if (at >= n) return tc_check_refuse(out, "is truncated: it ends before its trailer (after %d frame%s)", frame, frame == 1 ? "" : "s");
     uint8_t kind = data[at];
     if (kind == 0x3B) break;
     if (kind == 0x21) {
       at += 2;
       if (at > n || skip_blocks(data, n, &at) != 0)
-        return gif_refuse(out, "is truncated inside an extension block (after %d frame%s)", frame, frame == 1 ? "" : "s");
+        return tc_check_refuse(out, "is truncated inside an extension block (after %d frame%s)", frame, frame == 1 ? "" : "s");
       continue;
     }
-    if (kind != 0x2C) return gif_refuse(out, "is damaged: byte 0x%02X at offset %zu is no GIF block", kind, at);
+    if (kind != 0x2C) return tc_check_refuse(out, "is damaged: byte 0x%02X at offset %zu is no GIF block", kind, at);
     frame++;
-    if (n - at < 11) return gif_refuse(out, "is truncated inside frame %d's descriptor", frame);
+    if (n - at < 11) return tc_check_refuse(out, "is truncated inside frame %d's descriptor", frame);
     unsigned w = le16(data + at + 5), h = le16(data + at + 7);
     uint8_t flags = data[at + 9];
     at += 10;
@@ -131,15 +123,15 @@ int tc_check_gif_buffer(const void *buffer, size_t n, TcFileCheck *out) {
       out->width = w;
       out->height = h;
     }
-    if (at >= n) return gif_refuse(out, "is truncated before frame %d's image data", frame);
+    if (at >= n) return tc_check_refuse(out, "is truncated before frame %d's image data", frame);
     unsigned min_size = data[at++];
-    if (min_size < 1 || min_size > 11) return gif_refuse(out, "is damaged: frame %d's LZW code size is %u", frame, min_size);
+    if (min_size < 1 || min_size > 11) return tc_check_refuse(out, "is damaged: frame %d's LZW code size is %u", frame, min_size);
     uint64_t want = (uint64_t)w * h;
     long long got = count_pixels(data, n, &at, min_size, want);
-    if (got == -1) return gif_refuse(out, "is truncated inside frame %d's image data", frame);
-    if (got == -2) return gif_refuse(out, "is damaged: frame %d's image data has a code outside its LZW table", frame);
+    if (got == -1) return tc_check_refuse(out, "is truncated inside frame %d's image data", frame);
+    if (got == -2) return tc_check_refuse(out, "is damaged: frame %d's image data has a code outside its LZW table", frame);
     if ((uint64_t)got < want)
-      return gif_refuse(out, "is damaged: frame %d's image data holds %lld of its %u × %u pixels", frame, got, w, h);
+      return tc_check_refuse(out, "is damaged: frame %d's image data holds %lld of its %u × %u pixels", frame, got, w, h);
   }
   out->whole_image_bytes = largest * 4;
   out->whole_image_kind = "GIF";
@@ -149,15 +141,15 @@ int tc_check_gif_buffer(const void *buffer, size_t n, TcFileCheck *out) {
 int tc_check_gif(const char *filename, TcFileCheck *out) {
   memset(out, 0, sizeof *out);
   int fd = open(filename, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return gif_refuse(out, "cannot be opened");
+  if (fd < 0) return tc_check_refuse(out, "cannot be opened");
   struct stat st;
   if (fstat(fd, &st) != 0 || st.st_size < 13) {
     close(fd);
-    return gif_refuse(out, "is truncated inside its GIF header");
+    return tc_check_refuse(out, "is truncated inside its GIF header");
   }
   void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
   close(fd);
-  if (map == MAP_FAILED) return gif_refuse(out, "cannot be read");
+  if (map == MAP_FAILED) return tc_check_refuse(out, "cannot be read");
   int status = tc_check_gif_buffer(map, (size_t)st.st_size, out);
   munmap(map, (size_t)st.st_size);
   return status;

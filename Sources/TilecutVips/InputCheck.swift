@@ -13,6 +13,11 @@ public enum DecodeBudget {
   public static let defaultMegabytes = 512
   public static let defaultBytes = defaultMegabytes * 1_000_000
 
+  /// A fixed C character array of the PDF scan's result as a string, up to its NUL.
+  static func text<T>(of field: T) -> String {
+    withUnsafeBytes(of: field) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+  }
+
   static func megabytes(_ bytes: UInt64) -> String {
     bytes >= 10_000_000_000 ? "\(bytes / 1_000_000_000) GB" : "\((bytes + 999_999) / 1_000_000) MB"
   }
@@ -136,7 +141,7 @@ package enum InputCheck {
             "page \(scan.walked_page + 1) would take poppler as long to draw as \(DecodeBudget.megabytes(scan.walked_bytes)) of content (its forms, images, shadings and patterns counted each time they are drawn), for every band of the page, more than \(DecodeBudget.megabytes(walkedBound)) for a file of \(fileSize) bytes; re-export the PDF with them drawn fewer times"
         )
       }
-      let held = withUnsafeBytes(of: &scan.held) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+      let held = DecodeBudget.text(of: scan.held)
       if !held.isEmpty {
         throw TilecutError.invalidInput(
           path: path,
@@ -154,7 +159,7 @@ package enum InputCheck {
             "page \(scan.image_page + 1) draws \(what) of \(scan.image_width) × \(scan.image_height) pixels, \(holds) \(DecodeBudget.megabytes(scan.image_bytes)), more than --max-memory \(maxBytes / 1_000_000) MB; raise --max-memory if this is intended\(progressive ? ", or save it as a baseline JPEG" : "")"
         )
       }
-      let filter = withUnsafeBytes(of: &scan.undecodable) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+      let filter = DecodeBudget.text(of: scan.undecodable)
       if !filter.isEmpty {
         throw TilecutError.invalidInput(
           path: path,
@@ -162,13 +167,13 @@ package enum InputCheck {
             "page \(scan.undecodable_page + 1)'s content is in \(filter), an image filter no PDF writer uses for drawing, which tilecut cannot check before poppler reads it; re-export the PDF"
         )
       }
-      let damaged = withUnsafeBytes(of: &scan.damaged) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+      let damaged = DecodeBudget.text(of: scan.damaged)
       if !damaged.isEmpty {
         // poppler draws what it decodes of it, or pads it, without a word
         throw TilecutError.invalidInput(
           path: path, reason: "cannot be decoded: page \(scan.damaged_page + 1)'s \(damaged); re-export or re-scan it")
       }
-      let said = withUnsafeBytes(of: &scan.jpeg_reason) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+      let said = DecodeBudget.text(of: scan.jpeg_reason)
       if !said.isEmpty {
         throw TilecutError.invalidInput(
           path: path, reason: "cannot be decoded: it has a damaged JPEG image on page \(scan.jpeg_page + 1), \(said); re-export or re-scan it")

@@ -26,6 +26,9 @@ typedef struct {
  * but IDAT has a good CRC, IEND is there. `verify_stream`: also inflate the
  * pixel data (in 64 KB pieces) and check the IDAT CRCs, that the stream holds
  * every row and no more (TC_PNG_EXCESS_SLACK), and that its Adler-32 is right. 0: sound; -1: `reason` says why. */
+/* Writes the reason into out and returns -1: the one way the checks refuse a file. */
+int tc_check_refuse(TcFileCheck *out, const char *format, ...);
+
 int tc_check_png(const char *filename, int verify_stream, TcFileCheck *out);
 
 /* A JPEG's markers up to its first scan: the frame's size and components, and

@@ -248,13 +248,13 @@ public enum OptionFile {
 
   /// The descriptor `/dev/stdout`-style names stand for, written at its position
   /// (opening the path again would start a redirected file from its beginning).
-  static func descriptor(_ path: String) -> Int32? {
-    switch lexicallyNormal(path) {
+  static func descriptor(_ name: String) -> Int32? {
+    let path = lexicallyNormal(name)
+    switch path {
     case "/dev/stdout": return 1
     // the real stderr: fd 2 is a pipe for libraries' messages in the command-line tool
     case "/dev/stderr": return tc_stderr_fd()
     default:
-      let path = lexicallyNormal(path)
       for prefix in ["/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"] where path.hasPrefix(prefix) {
         guard let n = Int32(path.dropFirst(prefix.count)), n >= 0 else { continue }
         if n == 2 { return tc_stderr_fd() }
