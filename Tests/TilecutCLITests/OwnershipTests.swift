@@ -246,6 +246,57 @@ struct OwnershipTests {
     #expect(try runIn(dir, ["plan.png", "-o", "out", "-q", "--tile-size", "256", "--preview", "--force"]).status == 0)
   }
 
+  @Test(
+    "a tile changed since tilecut wrote it is the user's: a run that would replace it stops and keeps it (another size by its level, the same size by the content version); a deleted tile is made again"
+  )
+  func changedTileKept() throws {
+    let project = try Project()
+    defer { project.remove() }
+    let dir = project.dir
+    let manifest = try Manifest.decode(try #require(FileManager.default.contents(atPath: dir + "/out/manifest.json")))
+    let template = try TileNameTemplate(manifest.name)
+    let level = try #require(manifest.levels.last { $0.tileCount >= 2 })
+    let tiles = level.tiles
+    let first = dir + "/out/" + template.path(floor: level.floor, tileSize: level.tileSize, tile: tiles[0])
+    let second = dir + "/out/" + template.path(floor: level.floor, tileSize: level.tileSize, tile: tiles[1])
+    let original = try #require(FileManager.default.contents(atPath: first))
+    // a changed option replaces the output; so does --force with the same options
+    let reruns = [["--max-zoom", "\(level.zoom - 1)"], ["--force"]]
+    func expectRefused(_ says: String, _ note: String) throws {
+      let before = project.state
+      for extra in reruns {
+        let r = try runIn(dir, ["plan.png", "-o", "out", "--tile-size", "256"] + extra)
+        #expect(r.status == 1 && r.stderrLines.count == 1, "\(note) \(extra): \(r.stderr)")
+        #expect(r.stderr.contains(says) && r.stderr.contains("differ from those tilecut wrote"), "\(note) \(extra): \(r.stderr)")
+        #expect(project.state == before, "\(note) \(extra): a file changed")
+      }
+    }
+    // another size: the level is named
+    try Data(original + [0]).write(to: URL(fileURLWithPath: first))
+    try expectRefused("zoom \(level.zoom)", "a byte added")
+    // the same size: only the content version over every tile's bytes tells
+    var flipped = [UInt8](original)
+    flipped[flipped.count / 2] ^= 0x20
+    try Data(flipped).write(to: URL(fileURLWithPath: first))
+    try expectRefused("out", "a byte flipped")
+    // two tiles swapped: sizes and total as before
+    let other = try #require(FileManager.default.contents(atPath: second))
+    try original.write(to: URL(fileURLWithPath: second))
+    try other.write(to: URL(fileURLWithPath: first))
+    try expectRefused("out", "two tiles swapped")
+    // the same options are up to date only by counts and totals: nothing is replaced, nothing touched
+    let before = project.state
+    let same = try runIn(dir, ["plan.png", "-o", "out", "--tile-size", "256"])
+    #expect(same.status == 0 && same.stderr.contains("up to date") && project.state == before, "\(same.stderr)")
+    // the changed tile deleted: the level cannot be checked, and is made again, right
+    try FileManager.default.removeItem(atPath: first)
+    try other.write(to: URL(fileURLWithPath: second))
+    let again = try runIn(dir, ["plan.png", "-o", "out", "-q", "--tile-size", "256", "--force"])
+    #expect(again.status == 0, "\(again.stderr)")
+    #expect(FileManager.default.contents(atPath: first) == original)
+    #expect(try runIn(dir, ["verify", "out"]).status == 0)
+  }
+
   @Test("merge refuses a shard with one tile swapped for another valid tile, naming it; MBTiles shards too")
   func mergeChecksTiles() throws {
     let dir = try scratch()

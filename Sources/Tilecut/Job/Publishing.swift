@@ -114,16 +114,7 @@ package enum ContentVersion {
   /// query; `digest` gives a tile's SHA-256 (hex) by floor, size and coordinate, so
   /// that a caller that also needs the digests hashes each tile once.
   package static func of(_ manifest: Manifest, digest: (Floor, Int, TileCoordinate) throws -> String) throws -> String {
-    let template = try TileNameTemplate(manifest.name)
-    var lines: [String] = []
-    for level in manifest.levels {
-      for tile in level.tiles {
-        lines.append(
-          template.path(floor: level.floor, tileSize: level.tileSize, tile: tile) + " " + (try digest(level.floor, level.tileSize, tile)) + "\n")
-      }
-    }
-    lines.sort()
-    return String(Vips.sha256(of: Array(lines.joined().utf8)).prefix(16))
+    try manifest.contentVersion(hash: { Vips.sha256(of: $0) }, digest: digest)
   }
 }
 

@@ -359,6 +359,7 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
   public func begin() throws {
     if state.withLock({ $0.inspection }) == nil { try inspect() }
     guard let found = state.withLock({ $0.inspection }) else { return }
+    try checkTilesUnchanged(found)
     // staging must be on the output's own file system: beside it, or inside it
     // when it is a mount point (a bind-mounted cache), where nothing can rename it
     let home = found.mountPoint ? path : parent
@@ -395,6 +396,66 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
       $0.stagingName = name
       $0.stagingIdentity = (UInt64(st.st_dev), UInt64(st.st_ino))
     }
+  }
+
+  /// Before a run replaces the previous output, its tiles must be the bytes tilecut
+  /// wrote, as its store files must match their digests: a tile someone changed is
+  /// theirs, and stops the run like a foreign file. A level whose files are all there
+  /// with another byte total than the manifest's holds a changed tile; when every
+  /// level's count and total agree, the content version over every tile's bytes must
+  /// too (a change that kept the size). A level missing tiles cannot be told apart
+  /// from one a user thinned out: its tiles are made again. A manifest without a
+  /// content version (an older tilecut's) is taken at its word.
+  func checkTilesUnchanged(_ found: Inspection) throws {
+    guard found.existed, let manifest = found.manifest, manifest.store == nil, let recorded = manifest.contentVersion,
+      let template = try? TileNameTemplate(manifest.name)
+    else { return }
+    let refusal = { (what: String) in
+      TilecutError.output(
+        path: what,
+        reason:
+          "holds a tile whose bytes differ from those tilecut wrote (recorded in \(Manifest.fileName)); tilecut replaces only outputs it wrote: restore or delete the changed tile (a missing tile is made again), or move the output away"
+      )
+    }
+    var complete = true
+    for level in manifest.levels {
+      let have = found.tally[LevelKey(floor: level.floor, tileSize: level.tileSize, zoom: level.zoom)] ?? (0, 0)
+      guard have.count == level.tileCount else {
+        complete = false
+        continue
+      }
+      if let bytes = level.bytes, bytes != have.bytes {
+        let folder = template.path(floor: level.floor, tileSize: level.tileSize, tile: TileCoordinate(zoom: level.zoom, x: 0, y: 0))
+        let place = folder.contains("/") ? path + "/" + String(folder[..<folder.lastIndex(of: "/")!]) : path
+        throw refusal(place + " (floor \(level.floor), \(level.tileSize) px, zoom \(level.zoom))")
+      }
+    }
+    guard complete else { return }
+    let hash = { (bytes: [UInt8]) in self.digests?.hex(of: bytes) ?? SHA256Digest.hex(bytes) }
+    let version = try manifest.contentVersion(hash: hash) { floor, size, tile in
+      let file = path + "/" + template.path(floor: floor, tileSize: size, tile: tile)
+      guard let bytes = Self.regularFileBytes(file) else { throw refusal(file) }
+      return hash(bytes)
+    }
+    if version != recorded { throw refusal(path) }
+  }
+
+  /// The bytes of a regular file, without following a final link; nil otherwise.
+  static func regularFileBytes(_ file: String) -> [UInt8]? {
+    let fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var st = stat()
+    guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
+    var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
+    var done = 0
+    while done < bytes.count {
+      let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, $0.count - done, off_t(done)) }
+      if n < 0 && errno == EINTR { continue }
+      guard n > 0 else { return nil }
+      done += n
+    }
+    return bytes
   }
 
   public func write(_ bytes: [UInt8], to relativePath: String) throws {

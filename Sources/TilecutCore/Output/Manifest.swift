@@ -92,6 +92,24 @@ public struct Manifest: Codable, Sendable, Equatable {
   /// A hash over every tile's path and bytes: changes when any tile does, for
   /// cache-busting URLs (`?v=…`) and for clients deciding to clear their tile cache.
   public var contentVersion: String?
+  /// The `contentVersion` of these levels: 16 hex digits of SHA-256 over
+  /// "path sha256(bytes)" lines in path order (the path the name template gives,
+  /// whatever the store). `hash` is SHA-256 as hex; `digest` gives a tile's SHA-256 by
+  /// floor, size and coordinate, so that a caller that also needs the digests hashes
+  /// each tile once.
+  public func contentVersion(hash: ([UInt8]) -> String, digest: (Floor, Int, TileCoordinate) throws -> String) throws -> String {
+    let template = try TileNameTemplate(name)
+    var lines: [String] = []
+    for level in levels {
+      for tile in level.tiles {
+        lines.append(
+          template.path(floor: level.floor, tileSize: level.tileSize, tile: tile) + " " + (try digest(level.floor, level.tileSize, tile)) + "\n")
+      }
+    }
+    lines.sort()
+    return String(hash(Array(lines.joined().utf8)).prefix(16))
+  }
+
   /// Per floor: its mapped outline and control points with their residuals (for the
   /// preview page). Absent in older manifests.
   public var placements: [PlacedFloor]?
