@@ -28,7 +28,7 @@ EXAMPLE = examples/floorplan/office.png
 EXAMPLE_PLACEMENT = --world-file examples/floorplan/office-berlin.pgw
 EXAMPLE_BASEMAP = --preview-basemap 'https://tile.openstreetmap.org/{z}/{x}/{y}.png' --preview-attribution '© OpenStreetMap contributors'
 # pkg-config files without -pthread, first on the path: SwiftPM warns of that flag on
-# every build (scripts/quiet-pkgconfig.sh says why)
+# every build (quiet-pc below says why)
 QUIET_PC = $(CURDIR)/.build/pkgconfig
 USER_PKG_CONFIG_PATH := $(PKG_CONFIG_PATH)
 export PKG_CONFIG_PATH := $(QUIET_PC)$(if $(USER_PKG_CONFIG_PATH),:$(USER_PKG_CONFIG_PATH))
@@ -55,8 +55,28 @@ deps test-deps:
 	  echo "tilecut needs these Debian packages; run: sudo apt-get install -y" $$missing; exit 1; \
 	fi$(if $(filter test-deps,$@),; $(PIP_TEST_DEPS))
 
+# Writes into QUIET_PC a copy of every pkg-config file that says -pthread, without it.
+# SwiftPM refuses -pthread in the flags of a system library ("prohibited flag(s)") with
+# a warning per target on every build; glib, OpenEXR and harfbuzz (through libvips and
+# librsvg) put it there. glibc 2.34+ and macOS need no -pthread to link. gdal.pc is
+# written without its Libs: tilecut loads libgdal when a file first asks for it
+# (Sources/CTilecutGDAL/TilecutGDAL.c), so that the hundred libraries it brings cost
+# nothing to the jobs that never call it; a build without QUIET_PC links it, and works
+# the same. The search order is pkg-config's: the caller's PKG_CONFIG_PATH, then its own.
 quiet-pc:
-	@PKG_CONFIG_PATH="$(USER_PKG_CONFIG_PATH)" sh scripts/quiet-pkgconfig.sh $(QUIET_PC)
+	@set -eu; dir="$(QUIET_PC)"; mkdir -p "$$dir"; seen=" "; \
+	for d in $$(printf '%s' "$(USER_PKG_CONFIG_PATH)" | tr ':' ' ') $$(pkg-config --variable pc_path pkg-config | tr ':' ' '); do \
+	  [ "$$d" = "$$dir" ] && continue; \
+	  for f in "$$d"/*.pc; do \
+	    [ -f "$$f" ] || continue; \
+	    name=$$(basename "$$f"); \
+	    case "$$seen" in *" $$name "*) continue ;; esac; \
+	    seen="$$seen$$name "; \
+	    if [ "$$name" = gdal.pc ]; then \
+	      sed -e 's/-pthread//g' -e 's/^Libs:.*/Libs:/' -e '/^Libs.private:/d' "$$f" >"$$dir/$$name"; \
+	    elif grep -q -- '-pthread' "$$f"; then sed -e 's/-pthread//g' "$$f" >"$$dir/$$name"; fi; \
+	  done; \
+	done
 
 build: deps quiet-pc
 	$(SWIFT) build
@@ -94,24 +114,24 @@ format:
 	$(SWIFT) format --in-place --recursive $(SWIFT_SOURCES)
 
 # Every ```sh block of README.md and examples/README.md, run in order in a scratch
-# copy with the release build (scripts/doc-test.sh)
+# copy with the release build (Tests/scripts/doc-test.sh)
 doc-test: release
-	sh scripts/doc-test.sh .build/release/tilecut
+	sh Tests/scripts/doc-test.sh .build/release/tilecut
 
 # The release build comes first: the documentation test needs it, and the fuzz suite
 # runs its 3,000 cases on it (a debug binary starts three times slower).
 test: test-deps quiet-pc lint build-quiet release
 	$(SWIFT) test
-	sh scripts/doc-test.sh .build/release/tilecut
+	sh Tests/scripts/doc-test.sh .build/release/tilecut
 	TILECUT=$$($(SWIFT) build --show-bin-path)/tilecut $(SWIFT) test --package-path examples/client
 	$(MAKE) plugin-test
 
 # The SwiftPM plugins on examples/plugin-app, an app package that lists the build-tool
-# plugin (scripts/plugin-test.sh): its swift build (scratch .build-plugin-app, where
+# plugin (Tests/scripts/plugin-test.sh): its swift build (scratch .build-plugin-app, where
 # tilecut is built once more for the plugin), the MBTiles in its bundle, a tile read
 # back through OfflineTiles(bundle:), and `swift package tilecut build` in a copy.
 plugin-test: quiet-pc
-	bash scripts/plugin-test.sh
+	bash Tests/scripts/plugin-test.sh
 
 bench: release
 	TILECUT=$(CURDIR)/.build/release/tilecut bash bench/run.sh

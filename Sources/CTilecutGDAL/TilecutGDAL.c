@@ -20,7 +20,7 @@
  * it brings about a hundred libraries (HDF5, NetCDF, Xerces, MySQL, ...) that cost
  * every run 70 ms and 21 MB before it reads a byte, and most jobs (plans without a
  * georeference, PDFs, SVGs) never call it. `make` builds leave it out of the link
- * (scripts/quiet-pkgconfig.sh); a plain `swift build` links it, and the symbols are
+ * (`make quiet-pc`); a plain `swift build` links it, and the symbols are
  * then found in the process. Every GDAL function below goes through this table. */
 #define TC_GDAL_FUNCTIONS(X)                                                                      \
   X(GDALRegister_GTiff)                                                                           \

@@ -3,7 +3,7 @@ import Testing
 import TilecutCore
 
 /// The README says what the code does: its exit-status table lists exactly the codes
-/// of `ExitStatus`. (scripts/doc-test.sh, in make test, runs the README's commands.)
+/// of `ExitStatus`. (Tests/scripts/doc-test.sh, in make test, runs the README's commands.)
 @Suite struct DocumentationTests {
   static let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../README.md").standardized
 

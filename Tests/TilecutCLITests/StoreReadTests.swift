@@ -10,7 +10,7 @@ import TilecutPMTiles
   import Glibc
 #endif
 
-/// scripts/pmtiles-fixture.py: the Python pmtiles writer, and a loopback Range server.
+/// Tests/scripts/pmtiles-fixture.py: the Python pmtiles writer, and a loopback Range server.
 let pmtilesFixture = pmtilesFixtureScript
 let officePlan = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../examples/floorplan/office.png")
   .standardized.path

@@ -4,10 +4,10 @@ import Foundation
   import Glibc
 #endif
 
-/// The repository's scripts/pmtiles-fixture.py: archives by the Python pmtiles writer
+/// The repository's Tests/scripts/pmtiles-fixture.py: archives by the Python pmtiles writer
 /// (protomaps' own, an independent reading of the spec) and a loopback server.
 public let pmtilesFixtureScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-  .appendingPathComponent("../../scripts/pmtiles-fixture.py").standardized.path
+  .appendingPathComponent("../scripts/pmtiles-fixture.py").standardized.path
 
 /// The fixture script's loopback HTTP server serving `root`: honours Range (or, with
 /// `ignoreRange`, answers every request with the whole file) and counts what it serves.

@@ -8,7 +8,7 @@ import TilecutFixtures
   import Glibc
 #endif
 
-/// scripts/pmtiles-fixture.py: archives by the Python writer, and a loopback Range server.
+/// Tests/scripts/pmtiles-fixture.py: archives by the Python writer, and a loopback Range server.
 let fixtureScript = pmtilesFixtureScript
 
 /// A byte source that counts its reads.

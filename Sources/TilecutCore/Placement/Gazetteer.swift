@@ -3,7 +3,7 @@ import Foundation
 /// Where a point lies, in words a person checks at a glance: the nearest populated
 /// place and its country, or that it is at sea ("1.2 km NW of Berlin, Germany",
 /// "at sea, 1,240 km E of Mogadishu, Somalia"). Offline: the data ships with tilecut
-/// (GazetteerData.swift, made by scripts/make-gazetteer.py).
+/// (GazetteerData.swift, made by Tests/scripts/make-gazetteer.py).
 public struct GazetteerLocation: Sendable, Equatable {
   /// The nearest place of the gazetteer and its country.
   public var place: String

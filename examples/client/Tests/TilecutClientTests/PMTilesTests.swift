@@ -8,9 +8,9 @@ import TilecutPMTiles
   import Glibc
 #endif
 
-/// The repository's scripts/pmtiles-fixture.py: archives by the Python pmtiles writer
+/// The repository's Tests/scripts/pmtiles-fixture.py: archives by the Python pmtiles writer
 /// (an independent implementation of the spec) and a loopback server honouring Range.
-let pmtilesFixture = Fixture.repository.appendingPathComponent("scripts/pmtiles-fixture.py").path
+let pmtilesFixture = Fixture.repository.appendingPathComponent("Tests/scripts/pmtiles-fixture.py").path
 
 /// The fixture output as a `--store pmtiles` output: one Python-written archive per
 /// floor and tile size (small leaf directories, so leaves are read), and the manifest

@@ -18,7 +18,7 @@
 # Needs the quiet pkg-config files (make quiet-pc; the Makefile exports PKG_CONFIG_PATH),
 # gdal-bin and python3-gdal (make test-deps). Every subprocess has a time limit.
 set -u
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 scratch=$root/.build-plugin-app
 export PKG_CONFIG_PATH="${PKG_CONFIG_PATH:-$root/.build/pkgconfig}"
 # Python with GDAL's bindings, as the client's tests use it
@@ -130,7 +130,7 @@ tool=$bin/tilecut-tool
 reader=$tmp/reader
 mkdir -p "$reader/hq" "$reader/annex" "$reader/plan" "$reader/world"
 if limit 300 swiftc -module-name ReaderCheck "$root/Sources/TilecutBuildPlugin/ProjectFileReader.swift" \
-  "$root/scripts/plugin-reader/main.swift" -o "$reader/read" >"$tmp/swiftc.log" 2>&1; then
+  "$root/Tests/scripts/plugin-reader/main.swift" -o "$reader/read" >"$tmp/swiftc.log" 2>&1; then
   ok "the reader builds on its own (swiftc)"
 else
   bad "the reader builds on its own (swiftc)" "$tmp/swiftc.log"

@@ -6,7 +6,7 @@
 # <!-- not run: why --> is skipped (it needs what a test cannot have, or is make test).
 set -eu
 tilecut=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/tilecut-doc-test.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 (cd "$root" && tar cf - --exclude='examples/out*' --exclude='examples/make/tiles*' README.md examples) | (cd "$scratch" && tar xf -)
