@@ -6,7 +6,7 @@ PREFIX ?= /usr/local
 # libgeotiff, SQLite, qpdf (scanned PDF pages read from their images; every PDF checked page by page before poppler reads it), GDAL's library
 # (georeferencing read as GDAL reads it): what building
 # and running tilecut needs (make run)
-APT_PACKAGES = zlib1g-dev libvips-dev libpoppler-glib-dev librsvg2-dev libcairo2-dev libdeflate-dev libwebp-dev libjpeg-dev libisal-dev libproj-dev proj-data libgeotiff-dev libsqlite3-dev libqpdf-dev libgdal-dev
+APT_PACKAGES = zlib1g-dev libvips-dev libpoppler-glib-dev librsvg2-dev libcairo2-dev libdeflate-dev libwebp-dev libjpeg-dev libisal-dev libproj-dev proj-data libgeotiff-dev libsqlite3-dev libqpdf-dev libgdal-dev libssl-dev
 # what only the tests need (make test): strace for the test that proves no other
 # program is started; GDAL for the client package's tests and the browser tests' geometry;
 # zsh and fish for the completion tests; Chromium, driven headless over the DevTools
@@ -19,7 +19,7 @@ PIP_TEST_DEPS = python3 -c 'import pmtiles' 2>/dev/null || python3 -m pip instal
 # macOS (uname Darwin): the same libraries from Homebrew (gdal brings its command-line
 # tools and Python bindings; zsh ships with macOS; Chromium is a cask; there is no strace,
 # the test that uses it cannot run there). Never run on a Mac here: see README "On macOS".
-BREW_PACKAGES = pkgconf vips isa-l libdeflate webp jpeg-turbo poppler librsvg cairo proj libgeotiff sqlite qpdf gdal
+BREW_PACKAGES = pkgconf vips isa-l libdeflate webp jpeg-turbo poppler librsvg cairo proj libgeotiff sqlite qpdf gdal openssl@3
 BREW_TEST_PACKAGES = fish
 BREW_TEST_CASKS = chromium
 EXAMPLE = examples/floorplan/office.png

@@ -84,7 +84,11 @@ let package = Package(
     .target(name: "CTilecutGDAL", dependencies: ["CGDAL"]),
     // every call that differs between Linux and macOS (renameat2 / renamex_np, mallopt, write)
     .target(name: "CTilecutPlatform"),
-    .target(name: "TilecutCore", dependencies: ["CTilecutPlatform"]),
+    // SHA-256 of tiles, sources and store files: OpenSSL's libcrypto (libssl-dev, which
+    // libgdal-dev brings too), with the CPU's SHA extensions
+    .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
+    .target(name: "CTilecutDigest", dependencies: ["CCrypto"]),
+    .target(name: "TilecutCore", dependencies: ["CTilecutPlatform", "CTilecutDigest"]),
     // PMTiles v3 on Foundation and zlib alone, so the client package can read archives too
     .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
     .target(name: "TilecutPMTiles", dependencies: ["CZlib"]),

@@ -44,37 +44,23 @@ public enum Vips {
   /// Makes every later pixel request fail at once (after SIGINT/SIGTERM).
   public static func cancelAll() { tc_cancel_all() }
 
-  /// SHA-256 of a file, streamed, as lowercase hex.
+  /// SHA-256 of a file, streamed, as lowercase hex (libcrypto, `SHA256Digest`).
   public static func sha256(ofFile path: String) throws -> String {
     guard let handle = FileHandle(forReadingAtPath: path) else {
       throw TilecutError.invalidInput(path: path, reason: "cannot be read")
     }
     defer { try? handle.close() }
-    guard let checksum = g_checksum_new(G_CHECKSUM_SHA256) else {
-      throw TilecutError.invalidInput(path: path, reason: "cannot compute its sha-256")
-    }
-    defer { g_checksum_free(checksum) }
+    var digest = SHA256Digest()
     while true {
       let chunk = handle.readData(ofLength: 4 << 20)
       if chunk.isEmpty { break }
-      chunk.withUnsafeBytes { raw in
-        if let base = raw.baseAddress?.assumingMemoryBound(to: guchar.self) {
-          g_checksum_update(checksum, base, gssize(raw.count))
-        }
-      }
+      chunk.withUnsafeBytes { digest.update($0) }
     }
-    return String(cString: g_checksum_get_string(checksum))
+    return digest.finish()
   }
 
-  /// SHA-256 of bytes, as lowercase hex.
-  public static func sha256(of data: [UInt8]) -> String {
-    guard let checksum = g_checksum_new(G_CHECKSUM_SHA256) else { return "" }
-    defer { g_checksum_free(checksum) }
-    data.withUnsafeBufferPointer { buf in
-      if let base = buf.baseAddress { g_checksum_update(checksum, base, gssize(buf.count)) }
-    }
-    return String(cString: g_checksum_get_string(checksum))
-  }
+  /// SHA-256 of bytes, as lowercase hex (libcrypto, `SHA256Digest`).
+  public static func sha256(of data: [UInt8]) -> String { SHA256Digest.hex(data) }
 }
 
 /// Owns one `VipsImage *` and drops its reference when it goes.

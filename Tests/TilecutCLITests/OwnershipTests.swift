@@ -444,11 +444,36 @@ struct OwnershipTests {
     }
   }
 
-  @Test("SHA-256 of the core equals GLib's at block boundaries")
-  func sha256() {
-    for count in [0, 1, 55, 56, 63, 64, 65, 119, 128, 1000, 70_000] {
-      let bytes = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
-      #expect(SHA256Digest.hex(bytes) == Vips.sha256(of: bytes), "\(count) bytes")
+  @Test("SHA-256 (libcrypto) equals coreutils' sha256sum at block boundaries: one-shot, streamed in odd pieces, from a file")
+  func sha256() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    for count in [0, 1, 55, 56, 63, 64, 65, 119, 128, 1000, 70_000, 3 << 20] {
+      let bytes = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7 &+ $0 >> 9) }
+      let file = dir + "/\(count).bin"
+      try Data(bytes).write(to: URL(fileURLWithPath: file))
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+      process.arguments = [file]
+      let out = Pipe()
+      process.standardOutput = out
+      try process.run()
+      let printed = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      process.waitUntilExit()
+      let want = String(printed.prefix(64))
+      #expect(want.count == 64 && SHA256Digest.hex(bytes) == want, "\(count) bytes")
+      let fromFile = try Vips.sha256(ofFile: file)
+      #expect(Vips.sha256(of: bytes) == want && fromFile == want && SHA256Digest.hex(ofFile: file) == want)
+      var streamed = SHA256Digest()
+      var at = 0
+      var piece = 1
+      while at < count {
+        let end = min(count, at + piece)
+        bytes[at..<end].withUnsafeBytes { streamed.update($0) }
+        at = end
+        piece = piece * 3 + 1
+      }
+      #expect(streamed.finish() == want, "\(count) bytes in pieces")
     }
     #expect(SHA256Digest.hex(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
   }
