@@ -362,10 +362,15 @@ struct SafetyTests {
     let r = try runTool([c.path("good.png"), "-o", c.path("out")])
     #expect(r.status == 0 && !r.stderr.contains("up to date"), "\(r.stderr)")
     #expect(FileManager.default.fileExists(atPath: c.path("out/512/L1_0_0_0.png")))
-    // a tile whose bytes changed (same count) is noticed too
+    // a tile whose bytes changed (same count) is noticed too: it is the user's now, so
+    // the run that would replace it stops and keeps it (issue 29); deleted, it is made again
     try Data([1, 2, 3]).write(to: URL(fileURLWithPath: c.path("out/256/L1_0_0_0.png")))
     let r2 = try runTool([c.path("good.png"), "-o", c.path("out")])
-    #expect(!r2.stderr.contains("up to date"), "\(r2.stderr)")
+    #expect(r2.status == 1 && !r2.stderr.contains("up to date") && r2.stderr.contains("differ from those tilecut wrote"), "\(r2.stderr)")
+    #expect(FileManager.default.contents(atPath: c.path("out/256/L1_0_0_0.png")) == Data([1, 2, 3]))
+    try FileManager.default.removeItem(atPath: c.path("out/256/L1_0_0_0.png"))
+    let r3 = try runTool([c.path("good.png"), "-o", c.path("out")])
+    #expect(r3.status == 0 && !r3.stderr.contains("up to date"), "\(r3.stderr)")
     #expect(try RGBAImage.decode(file: c.path("out/256/L1_0_0_0.png")).width == 256)
 
     // a real make rule: after touching the source, one run, then nothing to do
