@@ -234,6 +234,17 @@ static char input_path[TC_INPUT];
 static _Atomic int input_known = 0;
 static _Atomic int stopping = 0;
 
+/* The file the calling thread's library call reads (a document being drawn). */
+static _Thread_local const char *thread_input = NULL;
+
+const char *tc_enter_input(const char *path) {
+  const char *was = thread_input;
+  thread_input = path;
+  return was;
+}
+
+void tc_leave_input(const char *was) { thread_input = was; }
+
 int tc_note_staging(int parent_fd, const char *name) {
   size_t length = strlen(name);
   struct stat st;
@@ -430,7 +441,10 @@ void tc_library_stopped(int kind, const char *detail) {
   char line[1600];
   size_t at = 0;
   puts_(line, sizeof line, &at, "error: ");
-  if (atomic_load(&input_known)) {
+  if (thread_input) {
+    puts_(line, sizeof line, &at, thread_input);
+    puts_(line, sizeof line, &at, ": ");
+  } else if (atomic_load(&input_known)) {
     puts_(line, sizeof line, &at, input_path);
     puts_(line, sizeof line, &at, ": ");
   }

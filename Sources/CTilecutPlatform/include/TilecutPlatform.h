@@ -106,8 +106,15 @@ int tc_note_staging(int parent_fd, const char *name);
 /* Forgets a noted staging directory: published, or removed by its store. */
 void tc_forget_staging(int slot);
 
-/* The input file the run reads, named in the line (copied); NULL when unknown. */
+/* The input file the run reads, named in the line (copied); NULL when unknown or
+ * several. */
 void tc_note_input(const char *path);
+
+/* The file the calling thread's library call reads, named in the line before the
+ * run's one input (several floors drawn side by side): tc_enter_input returns what
+ * was noted before, for tc_leave_input. `path` must outlive the call. */
+const char *tc_enter_input(const char *path);
+void tc_leave_input(const char *was);
 
 /* Writes the line for `kind` (`detail`: an exception's what()), removes the noted
  * staging and exits. Called by the fatal-signal handler and std::terminate's. */
