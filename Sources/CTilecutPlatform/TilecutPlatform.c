@@ -457,6 +457,11 @@ void tc_library_stopped(int kind, const char *detail) {
     puts_(line, sizeof line, &at, detail ? detail : "of unknown type");
     puts_(line, sizeof line, &at, ")");
     break;
+  case TC_STOP_LIBRARY_ALLOCATION:
+    puts_(line, sizeof line, &at, "a library ran out of memory (");
+    put(line, sizeof line, &at, said, said_length);
+    puts_(line, sizeof line, &at, ")");
+    break;
   case TC_STOP_SWIFT_ALLOCATION:
     puts_(line, sizeof line, &at, "tilecut ran out of memory (");
     put(line, sizeof line, &at, said, said_length);
@@ -486,6 +491,16 @@ static int last_line_starts(const char *prefix) {
   return n >= length && memcmp(said, prefix, length) == 0;
 }
 
+/* Whether the last line the libraries wrote holds `part`. */
+static int last_line_holds(const char *part) {
+  char said[300];
+  size_t n = last_library_line(said, sizeof said), length = strlen(part);
+  for (size_t i = 0; i + length <= n; i++)
+    if (memcmp(said + i, part, length) == 0)
+      return 1;
+  return 0;
+}
+
 /* Async-signal-safe: write(2), dup2(2), read(2) on a non-blocking pipe, sigaction(2).
  * The ring is read without its lock (a thread holding it may be the one that faulted). */
 static void on_fatal(int sig, siginfo_t *info, void *context) {
@@ -493,12 +508,21 @@ static void on_fatal(int sig, siginfo_t *info, void *context) {
   int saved_errno = errno;
   /* abort() in this process (not a kill from outside): a library's, or the Swift
    * runtime's failed allocation; any other Swift runtime error is a bug and goes on */
-  if (sig == SIGABRT && info && info->si_pid == getpid() && real_stderr >= 0) {
+  if (sig == SIGABRT && info && info->si_code <= 0 && info->si_pid == getpid() && real_stderr >= 0) {
     absorb_pipe();
     if (last_line_starts("Fatal error: failed to allocate"))
       tc_library_stopped(TC_STOP_SWIFT_ALLOCATION, NULL);
     if (!last_line_starts("Fatal error"))
       tc_library_stopped(TC_STOP_ABORT, NULL);
+  }
+  /* glib's failed allocation is g_error, a breakpoint (int3: SIGTRAP from the
+   * kernel), right after "GLib-ERROR **: …: failed to allocate N bytes" (written by
+   * tilecut's GLib log handler, CVipsShim.c); any
+   * other trap (a Swift trap on arm64, a debugger's) goes on */
+  if (sig == SIGTRAP && info && (info->si_code > 0 || info->si_pid == getpid()) && real_stderr >= 0) {
+    absorb_pipe();
+    if (last_line_holds("ERROR **: ") && last_line_holds("failed to allocate"))
+      tc_library_stopped(TC_STOP_LIBRARY_ALLOCATION, NULL);
   }
   if (real_stderr >= 0) {
     if (!capture_forward) {

@@ -83,20 +83,28 @@ int tc_has_mount_table(void);
 int tc_capture_library_stderr(int forward);
 
 /* A library that ends the process. poppler's C++ throws std::bad_alloc through C
- * frames (std::terminate); poppler's gmalloc, glib and Rust's allocator call abort().
- * From tc_capture_library_stderr on, either becomes one line on the real stderr,
+ * frames (std::terminate); poppler's gmalloc and Rust's allocator call abort(); glib's
+ * g_malloc ends in a breakpoint (SIGTRAP) after "GLib-ERROR **: … failed to allocate".
+ * From tc_capture_library_stderr on, each becomes one line on the real stderr,
  *   error: <input>: a library ran out of memory (std::bad_alloc); the previous output is unchanged (…)
  *   error: <input>: stopped by an abort in a library (<the last line it wrote>); …
  * after the staging directories noted below are removed, and the exit status is
  * TC_STOP_STATUS (ExitStatus.failure). So is the Swift runtime's own failed allocation
  * ("Fatal error: failed to allocate", an abort too). Any other Swift runtime error,
- * a kill -ABRT from another process, SIGSEGV, SIGILL, SIGTRAP… go to the crash
- * report as before. Only system calls run on that path (no malloc, no stdio): the
- * tree is read with getdents64 and removed with unlinkat, never through a link,
- * and only when it is still the directory noted (device, inode) and holds the
- * staging marker (.tilecut-staging, "tilecut staging\n"). Elsewhere than Linux
+ * any other trap, a kill -ABRT or -TRAP from another process, SIGSEGV, SIGILL… go
+ * to the crash report as before. Only system calls run on that path (no malloc, no
+ * stdio): the tree is read with getdents64 and removed with unlinkat, never through
+ * a link, and only when it is still the directory noted (device, inode) and holds
+ * the staging marker (.tilecut-staging, "tilecut staging\n"). Elsewhere than Linux
  * staging is left for the next run, which removes it as abandoned. */
-enum { TC_STOP_BAD_ALLOC = 1, TC_STOP_EXCEPTION = 2, TC_STOP_ABORT = 3, TC_STOP_SWIFT_ALLOCATION = 4, TC_STOP_STATUS = 1 };
+enum {
+  TC_STOP_BAD_ALLOC = 1,
+  TC_STOP_EXCEPTION = 2,
+  TC_STOP_ABORT = 3,
+  TC_STOP_SWIFT_ALLOCATION = 4,
+  TC_STOP_LIBRARY_ALLOCATION = 5,
+  TC_STOP_STATUS = 1
+};
 
 /* Notes the staging directory `name` in the directory open as `parent_fd` (which is
  * duplicated: the caller keeps its own). Returns a slot for tc_forget_staging, or -1
