@@ -229,7 +229,7 @@ static struct {
   ino_t inode;
 } stagings[TC_STAGINGS] = {[0 ... TC_STAGINGS - 1] = {-1, 0, {0}, 0, 0}};
 
-/* The input the run reads, when there is one; "" when unknown or several. */
+/* The input the run reads, when there is one (input_known), else unknown or several. */
 static char input_path[TC_INPUT];
 static _Atomic int input_known = 0;
 static _Atomic int stopping = 0;
