@@ -6,12 +6,17 @@
 #include <math.h>
 #include <poppler.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "TilecutPlatform.h"
 
 /* One page of an open PDF and the scale it is rendered at. */
 typedef struct {
   PopplerDocument *doc;
   PopplerPage *page;
   double scale;
+  /* the file, named by the line a library's abort ends the run with (NULL: from bytes) */
+  char *path;
 } TcPdfPage;
 
 static void pdf_page_free(void *p) {
@@ -22,6 +27,7 @@ static void pdf_page_free(void *p) {
     g_object_unref(d->page);
   if (d->doc)
     g_object_unref(d->doc);
+  free(d->path);
   free(d);
 }
 
@@ -32,7 +38,9 @@ static int pdf_draw(void *ctx, cairo_t *cr, int left, int top) {
   TcPdfPage *d = ctx;
   cairo_scale(cr, d->scale, d->scale);
   cairo_translate(cr, -left / d->scale, -top / d->scale);
+  const char *was = tc_enter_input(d->path);
   poppler_page_render(d->page, cr);
+  tc_leave_input(was);
   return 0;
 }
 
@@ -92,8 +100,11 @@ int tc_pdf_open_banded(const char *filename, int page, double scale, int band_ro
   char *absolute = realpath(filename, NULL);
   char *uri = absolute ? g_filename_to_uri(absolute, NULL, &error) : NULL;
   free(absolute);
+  d->path = strdup(filename);
+  const char *was = tc_enter_input(filename);
   if (uri)
     d->doc = poppler_document_new_from_file(uri, NULL, &error);
+  tc_leave_input(was);
   g_free(uri);
   return open_page(d, error, page, scale, band_rows, out);
 }

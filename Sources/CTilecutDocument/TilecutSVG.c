@@ -6,12 +6,17 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "TilecutPlatform.h"
 
 /* An open drawing and its size in pixels at the render scale. */
 typedef struct {
   RsvgHandle *handle;
   int width;
   int height;
+  /* the file, named by the line a library's abort ends the run with */
+  char *path;
 } TcSvg;
 
 static void svg_free(void *p) {
@@ -20,6 +25,7 @@ static void svg_free(void *p) {
     return;
   if (s->handle)
     g_object_unref(s->handle);
+  free(s->path);
   free(s);
 }
 
@@ -30,7 +36,10 @@ static int svg_draw(void *ctx, cairo_t *cr, int left, int top) {
   cairo_translate(cr, -left, -top);
   RsvgRectangle viewport = {0, 0, s->width, s->height};
   GError *error = NULL;
-  if (!rsvg_handle_render_document(s->handle, cr, &viewport, &error)) {
+  const char *was = tc_enter_input(s->path);
+  gboolean drawn = rsvg_handle_render_document(s->handle, cr, &viewport, &error);
+  tc_leave_input(was);
+  if (!drawn) {
     vips_error("svgload", "SVG rendering failed (%s)", error ? error->message : "librsvg gave no reason");
     if (error)
       g_error_free(error);
@@ -117,8 +126,11 @@ int tc_svg_open_banded(const char *filename, double scale, int band_rows, VipsIm
   /* read as svgload reads a file: the file is the base for relative references
    * (librsvg allows only those in its directory or below), no RSVG_HANDLE_FLAG_UNLIMITED */
   GError *error = NULL;
+  s->path = strdup(filename);
   GFile *file = g_file_new_for_path(filename);
+  const char *was = tc_enter_input(filename);
   s->handle = rsvg_handle_new_from_gfile_sync(file, RSVG_HANDLE_FLAGS_NONE, NULL, &error);
+  tc_leave_input(was);
   g_object_unref(file);
   if (!s->handle) {
     vips_error("svgload", "%s", error ? error->message : "cannot read the drawing");

@@ -1,16 +1,20 @@
 #define _GNU_SOURCE
 #include "TilecutPlatform.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #if defined(__GLIBC__)
@@ -210,11 +214,316 @@ static void *drain(void *unused) {
   }
 }
 
+/* ---- a library that aborts: one line, staging removed ---- */
+
+enum { TC_STAGINGS = 16, TC_NAME = 256, TC_INPUT = 1024 };
+
+/* The staging directories of the runs under way (a build stages one per store): the
+ * directory they are in (a descriptor of our own), their name, device and inode.
+ * `fd` is published last and taken first, so the handler never sees half a slot. */
+static struct {
+  _Atomic int fd;
+  _Atomic int claimed;
+  char name[TC_NAME];
+  dev_t device;
+  ino_t inode;
+} stagings[TC_STAGINGS] = {[0 ... TC_STAGINGS - 1] = {-1, 0, {0}, 0, 0}};
+
+/* The input the run reads, when there is one (input_known), else unknown or several. */
+static char input_path[TC_INPUT];
+static _Atomic int input_known = 0;
+static _Atomic int stopping = 0;
+
+/* The file the calling thread's library call reads (a document being drawn). */
+static _Thread_local const char *thread_input = NULL;
+
+const char *tc_enter_input(const char *path) {
+  const char *was = thread_input;
+  thread_input = path;
+  return was;
+}
+
+void tc_leave_input(const char *was) { thread_input = was; }
+
+int tc_note_staging(int parent_fd, const char *name) {
+  size_t length = strlen(name);
+  struct stat st;
+  if (length == 0 || length >= TC_NAME || strchr(name, '/') || fstatat(parent_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+      !S_ISDIR(st.st_mode))
+    return -1;
+  for (int i = 0; i < TC_STAGINGS; i++) {
+    int expected = 0;
+    if (!atomic_compare_exchange_strong(&stagings[i].claimed, &expected, 1))
+      continue;
+    int fd = fcntl(parent_fd, F_DUPFD_CLOEXEC, 3);
+    if (fd < 0) {
+      atomic_store(&stagings[i].claimed, 0);
+      return -1;
+    }
+    memcpy(stagings[i].name, name, length + 1);
+    stagings[i].device = st.st_dev;
+    stagings[i].inode = st.st_ino;
+    atomic_store(&stagings[i].fd, fd);
+    return i;
+  }
+  return -1;
+}
+
+void tc_forget_staging(int slot) {
+  if (slot < 0 || slot >= TC_STAGINGS)
+    return;
+  int fd = atomic_exchange(&stagings[slot].fd, -1);
+  if (fd >= 0)
+    close(fd);
+  atomic_store(&stagings[slot].claimed, 0);
+}
+
+void tc_note_input(const char *path) {
+  atomic_store(&input_known, 0);
+  if (!path)
+    return;
+  size_t length = strlen(path);
+  if (length >= TC_INPUT)
+    return;
+  memcpy(input_path, path, length + 1);
+  atomic_store(&input_known, 1);
+}
+
+#if defined(__linux__)
+/* getdents64's record; glibc before 2.30 has no wrapper, so it is the raw call. */
+struct tc_dirent64 {
+  uint64_t d_ino;
+  int64_t d_off;
+  unsigned short d_reclen;
+  unsigned char d_type;
+  char d_name[];
+};
+
+/* Unlinks what the directory open as `dir` holds, descending by descriptors
+ * (O_NOFOLLOW: a link is unlinked, never followed). System calls only. */
+static void remove_entries(int dir, int depth) {
+  _Alignas(8) char buffer[2048];
+  for (int pass = 0; pass < 8; pass++) {
+    int removed = 0, left = 0;
+    (void)lseek(dir, 0, SEEK_SET);
+    for (;;) {
+      long n = syscall(SYS_getdents64, dir, buffer, sizeof buffer);
+      if (n <= 0)
+        break;
+      for (long at = 0; at < n;) {
+        struct tc_dirent64 *entry = (struct tc_dirent64 *)(buffer + at);
+        at += entry->d_reclen;
+        const char *name = entry->d_name;
+        if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0)))
+          continue;
+        int is_dir = entry->d_type == DT_DIR;
+        if (entry->d_type == DT_UNKNOWN) {
+          struct stat st;
+          is_dir = fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+        }
+        if (is_dir && depth < 32) {
+          int sub = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+          if (sub >= 0) {
+            remove_entries(sub, depth + 1);
+            close(sub);
+          }
+        }
+        if (unlinkat(dir, name, is_dir ? AT_REMOVEDIR : 0) == 0)
+          removed++;
+        else
+          left++;
+      }
+    }
+    if (!left || !removed)
+      return;
+  }
+}
+#endif
+
+/* Removes a noted staging directory when it is still the one made (device and inode)
+ * and still holds tilecut's marker. System calls only. */
+static void remove_staging(int parent, const char *name, dev_t device, ino_t inode) {
+#if defined(__linux__)
+  static const char marker[] = ".tilecut-staging";
+  static const char marker_text[] = "tilecut staging\n";
+  int dir = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dir < 0)
+    return;
+  struct stat st;
+  char text[sizeof marker_text];
+  int mark = openat(dir, marker, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  int ours = fstat(dir, &st) == 0 && st.st_dev == device && st.st_ino == inode && mark >= 0 && fstat(mark, &st) == 0 &&
+             S_ISREG(st.st_mode) && st.st_size == (off_t)(sizeof marker_text - 1) &&
+             read(mark, text, sizeof text) == (ssize_t)(sizeof marker_text - 1) &&
+             memcmp(text, marker_text, sizeof marker_text - 1) == 0;
+  if (mark >= 0)
+    close(mark);
+  if (!ours) {
+    close(dir);
+    return;
+  }
+  /* workers may still be writing tiles: once the root is gone none can come back
+   * (DirectoryTileWriter makes folders below it, never it) */
+  for (int attempt = 0; attempt < 50; attempt++) {
+    remove_entries(dir, 0);
+    if (unlinkat(parent, name, AT_REMOVEDIR) == 0 || errno == ENOENT)
+      break;
+    struct timespec pause = {0, 2000000};
+    (void)nanosleep(&pause, NULL);
+  }
+  close(dir);
+#else
+  /* no raw directory reading here: the next run removes it as abandoned staging */
+  (void)parent;
+  (void)name;
+  (void)device;
+  (void)inode;
+#endif
+}
+
+/* `text` appended to the line at `*at`, control characters as '?' */
+static void put(char *line, size_t size, size_t *at, const char *text, size_t length) {
+  for (size_t i = 0; i < length && *at + 1 < size; i++) {
+    unsigned char c = (unsigned char)text[i];
+    line[(*at)++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+  }
+}
+
+static void puts_(char *line, size_t size, size_t *at, const char *text) { put(line, size, at, text, strlen(text)); }
+
+/* What the libraries wrote that the drain thread has not read yet, kept in the ring
+ * (without its lock: the thread holding it may be the one stopping). The thread is
+ * given a moment first to finish keeping what it read. */
+static void absorb_pipe(void) {
+  struct timespec pause = {0, 20000000};
+  (void)nanosleep(&pause, NULL);
+  if (capture_read < 0)
+    return;
+  char buffer[512];
+  struct pollfd ready = {capture_read, POLLIN, 0};
+  ssize_t n;
+  while (poll(&ready, 1, 0) == 1 && (ready.revents & POLLIN) && (n = read(capture_read, buffer, sizeof buffer)) > 0)
+    keep(buffer, (size_t)n);
+}
+
+/* The last non-empty line in the ring, into `out` (at most `size` bytes). */
+static size_t last_library_line(char *out, size_t size) {
+  size_t end = tail_end, floor = end < TC_TAIL ? 0 : end - TC_TAIL;
+  while (end > floor && (tail[(end - 1) % TC_TAIL] == '\n' || tail[(end - 1) % TC_TAIL] == '\r' || tail[(end - 1) % TC_TAIL] == ' '))
+    end--;
+  size_t start = end;
+  while (start > floor && tail[(start - 1) % TC_TAIL] != '\n')
+    start--;
+  size_t length = end - start < size ? end - start : size;
+  for (size_t i = 0; i < length; i++)
+    out[i] = tail[(start + i) % TC_TAIL];
+  return length;
+}
+
+void tc_library_stopped(int kind, const char *detail) {
+  /* one thread says it; another that fails meanwhile waits for the exit */
+  if (atomic_exchange(&stopping, 1)) {
+    struct timespec wait = {5, 0};
+    (void)nanosleep(&wait, NULL);
+    _exit(TC_STOP_STATUS);
+  }
+  absorb_pipe();
+  char said[300];
+  size_t said_length = last_library_line(said, sizeof said);
+  int staged = 0;
+  for (int i = 0; i < TC_STAGINGS; i++) {
+    int fd = atomic_exchange(&stagings[i].fd, -1);
+    if (fd < 0)
+      continue;
+    remove_staging(fd, stagings[i].name, stagings[i].device, stagings[i].inode);
+    staged = 1;
+  }
+  char line[1600];
+  size_t at = 0;
+  puts_(line, sizeof line, &at, "error: ");
+  if (thread_input) {
+    puts_(line, sizeof line, &at, thread_input);
+    puts_(line, sizeof line, &at, ": ");
+  } else if (atomic_load(&input_known)) {
+    puts_(line, sizeof line, &at, input_path);
+    puts_(line, sizeof line, &at, ": ");
+  }
+  switch (kind) {
+  case TC_STOP_BAD_ALLOC:
+    puts_(line, sizeof line, &at, "a library ran out of memory (std::bad_alloc)");
+    break;
+  case TC_STOP_EXCEPTION:
+    puts_(line, sizeof line, &at, "stopped by an exception a library did not catch (");
+    puts_(line, sizeof line, &at, detail ? detail : "of unknown type");
+    puts_(line, sizeof line, &at, ")");
+    break;
+  case TC_STOP_LIBRARY_ALLOCATION:
+    puts_(line, sizeof line, &at, "a library ran out of memory (");
+    put(line, sizeof line, &at, said, said_length);
+    puts_(line, sizeof line, &at, ")");
+    break;
+  case TC_STOP_SWIFT_ALLOCATION:
+    puts_(line, sizeof line, &at, "tilecut ran out of memory (");
+    put(line, sizeof line, &at, said, said_length);
+    puts_(line, sizeof line, &at, ")");
+    break;
+  default:
+    puts_(line, sizeof line, &at, "stopped by an abort in a library");
+    if (said_length) {
+      puts_(line, sizeof line, &at, " (");
+      put(line, sizeof line, &at, said, said_length);
+      puts_(line, sizeof line, &at, ")");
+    }
+  }
+  if (staged)
+    puts_(line, sizeof line, &at, "; the previous output is unchanged");
+  if (kind != TC_STOP_EXCEPTION)
+    puts_(line, sizeof line, &at, " (run it with more memory, or a lower --max-zoom)");
+  line[at++] = '\n';
+  (void)tc_write_all(tc_stderr_fd(), line, at);
+  _exit(TC_STOP_STATUS);
+}
+
+/* Whether the last line the libraries wrote starts with `prefix`. */
+static int last_line_starts(const char *prefix) {
+  char said[64];
+  size_t n = last_library_line(said, sizeof said), length = strlen(prefix);
+  return n >= length && memcmp(said, prefix, length) == 0;
+}
+
+/* Whether the last line the libraries wrote holds `part`. */
+static int last_line_holds(const char *part) {
+  char said[300];
+  size_t n = last_library_line(said, sizeof said), length = strlen(part);
+  for (size_t i = 0; i + length <= n; i++)
+    if (memcmp(said + i, part, length) == 0)
+      return 1;
+  return 0;
+}
+
 /* Async-signal-safe: write(2), dup2(2), read(2) on a non-blocking pipe, sigaction(2).
  * The ring is read without its lock (a thread holding it may be the one that faulted). */
 static void on_fatal(int sig, siginfo_t *info, void *context) {
   (void)context;
   int saved_errno = errno;
+  /* abort() in this process (not a kill from outside): a library's, or the Swift
+   * runtime's failed allocation; any other Swift runtime error is a bug and goes on */
+  if (sig == SIGABRT && info && info->si_code <= 0 && info->si_pid == getpid() && real_stderr >= 0) {
+    absorb_pipe();
+    if (last_line_starts("Fatal error: failed to allocate"))
+      tc_library_stopped(TC_STOP_SWIFT_ALLOCATION, NULL);
+    if (!last_line_starts("Fatal error"))
+      tc_library_stopped(TC_STOP_ABORT, NULL);
+  }
+  /* glib's failed allocation is g_error, a breakpoint (int3: SIGTRAP from the
+   * kernel), right after "GLib-ERROR **: …: failed to allocate N bytes" (written by
+   * tilecut's GLib log handler, CVipsShim.c); any
+   * other trap (a Swift trap on arm64, a debugger's) goes on */
+  if (sig == SIGTRAP && info && (info->si_code > 0 || info->si_pid == getpid()) && real_stderr >= 0) {
+    absorb_pipe();
+    if (last_line_holds("ERROR **: ") && last_line_holds("failed to allocate"))
+      tc_library_stopped(TC_STOP_LIBRARY_ALLOCATION, NULL);
+  }
   if (real_stderr >= 0) {
     if (!capture_forward) {
       size_t end = tail_end;
@@ -306,6 +615,7 @@ int tc_capture_library_stderr(int forward) {
     return -1;
   }
   (void)atexit(forward_rest);
+  tc_install_terminate_handler();
   for (size_t i = 0; i < TC_FATAL; i++) {
     struct sigaction action;
     memset(&action, 0, sizeof action);

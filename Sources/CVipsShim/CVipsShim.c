@@ -19,12 +19,28 @@ static int says_damaged(const char *message) {
   return 0;
 }
 
+/* A fatal GLib message (g_error: a failed g_malloc's "failed to allocate N bytes"),
+ * written to fd 2 as GLib would, with write(2) alone (memory may be what ran out):
+ * the breakpoint that follows ends the process, and tilecut's handler names it
+ * from this line (tc_capture_library_stderr keeps what reaches fd 2). */
+static void say_fatal(const gchar *domain, const gchar *message) {
+  if (domain) {
+    (void)tc_write_all(2, domain, strlen(domain));
+    (void)tc_write_all(2, "-", 1);
+  }
+  (void)tc_write_all(2, "ERROR **: ", 10);
+  if (message)
+    (void)tc_write_all(2, message, strlen(message));
+  (void)tc_write_all(2, "\n", 1);
+}
+
 /* libvips reports problems twice: in its error buffer, which tilecut turns into one
  * clear line, and as GLib warnings on stderr. The second copy is noise, except a
  * decoder's word that the data is damaged, which tc_fetch turns into an error. */
 static void quiet_log(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
-  (void)domain;
   (void)data;
+  if (level & G_LOG_LEVEL_ERROR)
+    say_fatal(domain, message);
   if ((level & (G_LOG_LEVEL_WARNING | G_LOG_LEVEL_CRITICAL)) && message && !damage[0] && says_damaged(message))
     snprintf(damage, sizeof damage, "%s", message);
 }
@@ -32,10 +48,17 @@ static void quiet_log(const gchar *domain, GLogLevelFlags level, const gchar *me
 /* Structured GLib logging (g_log_structured, and g_log in libraries that route
  * through the writer) bypasses the handlers above. */
 static GLogWriterOutput quiet_writer(GLogLevelFlags level, const GLogField *fields, gsize n_fields, gpointer data) {
-  (void)level;
-  (void)fields;
-  (void)n_fields;
   (void)data;
+  if (level & G_LOG_LEVEL_ERROR) {
+    const gchar *domain = NULL, *message = NULL;
+    for (gsize i = 0; i < n_fields; i++) {
+      if (fields[i].length < 0 && strcmp(fields[i].key, "GLIB_DOMAIN") == 0)
+        domain = fields[i].value;
+      else if (fields[i].length < 0 && strcmp(fields[i].key, "MESSAGE") == 0)
+        message = fields[i].value;
+    }
+    say_fatal(domain, message);
+  }
   return G_LOG_WRITER_HANDLED;
 }
 

@@ -4,7 +4,8 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
   /// Success, including "up to date".
   case success = 0
   /// Bad input or a processing error: an unreadable file, a file's own bad georeference,
-  /// disk full, verify found problems.
+  /// disk full, verify found problems, a library that ran out of memory or aborted
+  /// (TC_STOP_STATUS, written by the fatal-signal and std::terminate handlers in C).
   case failure = 1
   /// Usage: an unknown option, a bad option value, or a placement the options give that
   /// is refused (a --gcp fit above the residual, a --strict warning).

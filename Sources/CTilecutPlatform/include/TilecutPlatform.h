@@ -3,6 +3,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The system calls tilecut makes that differ between Linux (glibc) and macOS, in
  * one place. Everything else tilecut calls is POSIX. Tested on Linux; the macOS
  * branches are written against the macOS SDK's documented calls but not built here.
@@ -17,7 +21,8 @@
  *   tc_on_signal         sigaction (glibc's field names)  sigaction (Darwin's)
  *   tc_file_identity     st_mtim, st_ctim                 st_mtimespec, st_ctimespec
  *   tc_has_mount_table   /proc/self/mountinfo             none (no bind mounts)
- *   tc_capture_library_stderr pipe, dup2, a pthread, sigaction  the same */
+ *   tc_capture_library_stderr pipe, dup2, a pthread, sigaction  the same
+ *   tc_library_stopped   getdents64 (raw), unlinkat       staging left for the next run */
 
 /* Swaps two existing paths in one step (RENAME_EXCHANGE / RENAME_SWAP). Returns 0,
  * or -1 with errno set; ENOSYS, EINVAL, ENOTSUP mean "this file system cannot", so
@@ -77,6 +82,55 @@ int tc_has_mount_table(void);
  * pipe). Call once, from the command-line tool only, before other threads start. */
 int tc_capture_library_stderr(int forward);
 
+/* A library that ends the process. poppler's C++ throws std::bad_alloc through C
+ * frames (std::terminate); poppler's gmalloc and Rust's allocator call abort(); glib's
+ * g_malloc ends in a breakpoint (SIGTRAP) after "GLib-ERROR **: … failed to allocate".
+ * From tc_capture_library_stderr on, each becomes one line on the real stderr,
+ *   error: <input>: a library ran out of memory (std::bad_alloc); the previous output is unchanged (…)
+ *   error: <input>: stopped by an abort in a library (<the last line it wrote>); …
+ * after the staging directories noted below are removed, and the exit status is
+ * TC_STOP_STATUS (ExitStatus.failure). So is the Swift runtime's own failed allocation
+ * ("Fatal error: failed to allocate", an abort too). Any other Swift runtime error,
+ * any other trap, a kill -ABRT or -TRAP from another process, SIGSEGV, SIGILL… go
+ * to the crash report as before. Only system calls run on that path (no malloc, no
+ * stdio): the tree is read with getdents64 and removed with unlinkat, never through
+ * a link, and only when it is still the directory noted (device, inode) and holds
+ * the staging marker (.tilecut-staging, "tilecut staging\n"). Elsewhere than Linux
+ * staging is left for the next run, which removes it as abandoned. */
+enum {
+  TC_STOP_BAD_ALLOC = 1,
+  TC_STOP_EXCEPTION = 2,
+  TC_STOP_ABORT = 3,
+  TC_STOP_SWIFT_ALLOCATION = 4,
+  TC_STOP_LIBRARY_ALLOCATION = 5,
+  TC_STOP_STATUS = 1
+};
+
+/* Notes the staging directory `name` in the directory open as `parent_fd` (which is
+ * duplicated: the caller keeps its own). Returns a slot for tc_forget_staging, or -1
+ * (not noted: more than 16 at once, a name that is not a directory there). */
+int tc_note_staging(int parent_fd, const char *name);
+
+/* Forgets a noted staging directory: published, or removed by its store. */
+void tc_forget_staging(int slot);
+
+/* The input file the run reads, named in the line (copied); NULL when unknown or
+ * several. */
+void tc_note_input(const char *path);
+
+/* The file the calling thread's library call reads, named in the line before the
+ * run's one input (several floors drawn side by side): tc_enter_input returns what
+ * was noted before, for tc_leave_input. `path` must outlive the call. */
+const char *tc_enter_input(const char *path);
+void tc_leave_input(const char *was);
+
+/* Writes the line for `kind` (`detail`: an exception's what()), removes the noted
+ * staging and exits. Called by the fatal-signal handler and std::terminate's. */
+void tc_library_stopped(int kind, const char *detail) __attribute__((noreturn));
+
+/* Installs the std::terminate handler that calls tc_library_stopped (C++). */
+void tc_install_terminate_handler(void);
+
 /* The descriptor tilecut's own lines go to: the real stderr kept by
  * tc_capture_library_stderr, else 2. */
 int tc_stderr_fd(void);
@@ -86,5 +140,9 @@ int tc_stderr_fd(void);
  * for one of them, 0 for any other, and -1 when nothing was noted (a library caller). */
 void tc_note_inherited_descriptors(void);
 int tc_descriptor_inherited(int fd);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

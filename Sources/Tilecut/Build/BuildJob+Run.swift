@@ -16,6 +16,7 @@ extension BuildJob {
     try checkOptionPaths(sidecars: [])
     if let split = try BuildingSplit(self) { return try executeEach(split, cancel: cancel, started: started) }
     let (plan, layers) = try self.plan()
+    noteInput(plan.floors.map(\.source.input.path))
     if base.run.dryRun { return try dryRun(plan, layers: layers) }
     try cancel.checkpoint()
     // the sidecars the placements read are known now; the rule is made (or refused) before any work

@@ -215,7 +215,9 @@ public struct TileJob {
     defer { cancel.stop() }
     // the files options name, before anything is read: never an input, never inside the output
     try checkOptionPaths(sidecars: [])
+    noteInput(inputs)
     let plan = try self.plan()
+    noteInput(plan.floors.map(\.source.input.path))
     if run.dryRun {
       for note in plan.notes { printer.info(note) }
       return try dryRun(plan, started: started)
@@ -647,6 +649,13 @@ package final class SignalPipe: @unchecked Sendable {
   package func stop() {
     listener.withLock { $0 = nil }
   }
+}
+
+/// Names the run's input in the line a library's abort ends the process with
+/// (tc_library_stopped): the one file, or none when the floors read several.
+func noteInput(_ paths: [String]) {
+  let distinct = Set(paths)
+  tc_note_input(distinct.count == 1 ? distinct.first : nil)
 }
 
 /// Device, inode, size, modification and change times (ns) of a file, as one string.

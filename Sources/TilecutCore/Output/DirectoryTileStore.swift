@@ -38,6 +38,9 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
     /// Staging's name in `home`, and its device and inode.
     var stagingName: String?
     var stagingIdentity: (UInt64, UInt64)?
+    /// Staging's slot in the fatal-signal handler's list (tc_note_staging): a library
+    /// that aborts the process removes it there.
+    var noted: Int32 = -1
   }
 
   /// What `inspect()` found at the output path.
@@ -390,7 +393,9 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
         path: path, reason: "is on another file system than its parent but not a mount point tilecut can see; choose another output directory")
     }
     writer = DirectoryTileWriter(root: staging, createRoot: false)
+    let noted = tc_note_staging(homeFD, name)
     state.withLock {
+      $0.noted = noted
       $0.staging = staging
       $0.home = homeFD
       $0.stagingName = name
@@ -532,6 +537,9 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
     guard now.existed == before.existed, now.device == before.device, now.inode == before.inode else {
       throw TilecutError.output(path: path, reason: "was created or replaced during the run; it was left as it is")
     }
+    // from here staging becomes the output, and the output's old tree takes staging's
+    // name: nothing the fatal-signal handler may remove
+    forgetStaging()
     if now.mountPoint {
       try commitInPlace(staging: staging, found: now)
     } else if now.existed {
@@ -647,6 +655,7 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
 
   public func abort() {
     aborted.store(true, ordering: .relaxed)
+    forgetStaging()
     // a second caller (the signal watchdog) waits until the first has removed it all
     removal.withLock { _ in
       let (staging, home, name) = state.withLock { s -> (String?, Int32, String?) in
@@ -666,6 +675,15 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
         Self.removeTree(staging)
       }
     }
+  }
+
+  /// Takes staging off the fatal-signal handler's list.
+  private func forgetStaging() {
+    let slot = state.withLock { s -> Int32 in
+      defer { s.noted = -1 }
+      return s.noted
+    }
+    tc_forget_staging(slot)
   }
 
   // MARK: helpers
