@@ -645,3 +645,40 @@ int tc_descriptor_inherited(int fd) {
     return -1;
   return fd >= 0 && fd < TC_NOTED_FDS && (inherited[fd / 8] >> (fd % 8)) & 1;
 }
+
+/* ---- threads that say when they cannot start ---- */
+
+struct tc_thread_start {
+  void (*body)(void *);
+  void *context;
+  char name[16];
+};
+
+static void *thread_trampoline(void *p) {
+  struct tc_thread_start start = *(struct tc_thread_start *)p;
+  free(p);
+#ifdef __APPLE__
+  (void)pthread_setname_np(start.name);
+#else
+  (void)pthread_setname_np(pthread_self(), start.name);
+#endif
+  start.body(start.context);
+  return NULL;
+}
+
+int tc_start_thread(void (*body)(void *), void *context, const char *name) {
+  struct tc_thread_start *start = malloc(sizeof *start);
+  if (!start)
+    return ENOMEM;
+  start->body = body;
+  start->context = context;
+  snprintf(start->name, sizeof start->name, "%s", name ? name : "tilecut");
+  pthread_t thread;
+  int status = pthread_create(&thread, NULL, thread_trampoline, start);
+  if (status != 0) {
+    free(start);
+    return status;
+  }
+  (void)pthread_detach(thread);
+  return 0;
+}

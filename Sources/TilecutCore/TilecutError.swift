@@ -4,6 +4,8 @@ public enum TilecutError: Error, Equatable, CustomStringConvertible, Sendable {
   case invalidInput(path: String, reason: String)
   case output(path: String, reason: String)
   case tooManyTiles(count: Int, limit: Int, zoom: Int)
+  /// The system refused what the run needs (a thread); `reason` is the whole line.
+  case system(reason: String)
   case cancelled
 
   /// 2 for a usage error (a bad option value), 1 for everything else.
@@ -20,6 +22,7 @@ public enum TilecutError: Error, Equatable, CustomStringConvertible, Sendable {
     case .tooManyTiles(let count, let limit, let zoom):
       return
         "the job would write \(count) tiles, more than --max-tiles \(limit); zoom \(zoom) alone is the largest part. Lower --max-zoom or raise --max-tiles"
+    case .system(let reason): return reason
     case .cancelled: return "interrupted; the previous output is unchanged"
     }
   }

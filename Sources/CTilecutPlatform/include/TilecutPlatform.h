@@ -131,6 +131,12 @@ void tc_library_stopped(int kind, const char *detail) __attribute__((noreturn));
 /* Installs the std::terminate handler that calls tc_library_stopped (C++). */
 void tc_install_terminate_handler(void);
 
+/* Starts `body(context)` on a detached thread named `name` (15 bytes kept). Returns 0,
+ * or pthread_create's error (EAGAIN: no memory or threads left) with nothing started:
+ * Foundation's Thread says nothing when it cannot start one, and a caller waiting for
+ * it would wait for ever. */
+int tc_start_thread(void (*body)(void *), void *context, const char *name);
+
 /* The descriptor tilecut's own lines go to: the real stderr kept by
  * tc_capture_library_stderr, else 2. */
 int tc_stderr_fd(void);

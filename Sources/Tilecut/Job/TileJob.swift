@@ -590,8 +590,9 @@ package final class SignalPipe: @unchecked Sendable {
     _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
     _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
     readEnd = fds[0]
-    signalPipeWriteEnd = fds[1]
-    let thread = Thread { [self] in
+    // no listener thread (the system could not start one): signals keep their default
+    // action, ending the process (its staging is removed by the next run)
+    let started: ()? = try? OwnThread.start(name: "signals") { [self] in
       var byte: UInt8 = 0
       while true {
         let n = read(readEnd, &byte, 1)
@@ -612,7 +613,13 @@ package final class SignalPipe: @unchecked Sendable {
         }
       }
     }
-    thread.start()
+    guard started != nil else {
+      readEnd = -1
+      close(fds[0])
+      close(fds[1])
+      return
+    }
+    signalPipeWriteEnd = fds[1]
   }
 
   /// Sends every signal to `body` until `stop()`.
@@ -627,7 +634,7 @@ package final class SignalPipe: @unchecked Sendable {
   /// ignored SIGINT (a background job): with no listener a signal ends the process
   /// at once with 128 + its number, as the default action would.
   package func install() {
-    guard installed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+    guard signalPipeWriteEnd >= 0, installed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
     // a parent may have left these blocked (a test runner, a CI agent): take them
     var wanted = sigset_t()
     sigemptyset(&wanted)

@@ -29,7 +29,7 @@ final class StripReader: @unchecked Sendable {
     self.strips = strips
     self.stride = stride
     self.rows = rows
-    let thread = Thread { [self] in
+    try OwnThread.start(name: "strip reader") { [self] in
       while true {
         wake.wait()
         let job = lock.withLock { jobs.removeFirst() }
@@ -37,8 +37,6 @@ final class StripReader: @unchecked Sendable {
         job()
       }
     }
-    thread.name = "tilecut strip reader"
-    thread.start()
     do {
       try onReader { self.source = try open() }
     } catch {
