@@ -122,8 +122,13 @@ struct Classes {
 };
 const Classes classes;
 
+/* Why an inline image's Flate data are damaged ("" when they are whole, or when
+ * no verdict can be given): defined with Inflate below. */
+std::string inlineFlateVerdict(const std::string &data);
+
 /* The tokens of a content stream, fed in pieces: q and Q nesting, the names
- * drawn with Do, inline images' declared sizes. */
+ * drawn with Do, inline images' declared sizes, and whether an inline image
+ * whose one filter is Flate has damaged data. */
 struct Content {
   long depth = 0, maxDepth = 0;
   int inString = 0;
@@ -153,6 +158,16 @@ struct Content {
   uint64_t inlineColumns = 0;
   uint32_t largestWidth = 0, largestHeight = 0;
   unsigned char window[3] = {' ', ' ', ' '};
+  /* the filters an inline image names (/F or /Filter, a name or an array of them),
+   * its data when Flate is the only one (the first maxInlineData bytes), and the
+   * first damage found */
+  std::vector<std::string> inlineFilters;
+  bool inFilter = false;
+  int inlineArray = 0;
+  std::string inlineData;
+  bool keepInline = false;
+  std::string inlineDamage;
+  static constexpr size_t maxInlineData = 4 << 20;
 
   static bool space(unsigned char c) { return classes.of[c] == 1; }
   static bool delimiter(unsigned char c) { return classes.of[c] != 0; }
@@ -226,6 +241,9 @@ struct Content {
       mode = 1;
       key.clear();
       inlineWidth = inlineHeight = 0;
+      inlineFilters.clear();
+      inFilter = false;
+      inlineArray = 0;
     }
     length = 0;
   }
@@ -240,8 +258,15 @@ struct Content {
       }
       mode = 2;
       window[0] = window[1] = window[2] = ' ';
+      keepInline = inlineDamage.empty() && inlineFilters.size() == 1 &&
+                   (inlineFilters[0] == "/Fl" || inlineFilters[0] == "/FlateDecode");
+      inlineData.clear();
+    } else if (token[0] == '/' && inFilter) {
+      inlineFilters.push_back(std::string(token, length));
+      inFilter = inlineArray > 0;
     } else if (token[0] == '/') {
       key.assign(token, length);
+      inFilter = key == "/F" || key == "/Filter";
     } else {
       std::string number(token, length);
       char *end = nullptr;
@@ -266,6 +291,14 @@ struct Content {
         if (space(window[0]) && window[1] == 'E' && window[2] == 'I' && delimiter(c)) {
           mode = 0;
           length = 0;
+          if (keepInline && inlineData.size() >= 3 && inlineData.size() < maxInlineData) {
+            inlineData.resize(inlineData.size() - 3);
+            inlineDamage = inlineFlateVerdict(inlineData);
+          }
+          inlineData.clear();
+          keepInline = false;
+        } else if (keepInline && inlineData.size() < maxInlineData) {
+          inlineData.push_back((char)c);
         }
         window[0] = window[1];
         window[1] = window[2];
@@ -287,6 +320,10 @@ struct Content {
           inString--;
       } else if (delimiter(c)) {
         endToken();
+        if (mode == 1 && c == '[')
+          inlineArray++;
+        else if (mode == 1 && c == ']' && inlineArray > 0 && --inlineArray == 0)
+          inFilter = false;
         if (c == '(') {
           inString = 1;
         } else if (c == '%') {
@@ -467,6 +504,23 @@ private:
   std::vector<unsigned char> buffer;
   z_stream z;
 };
+
+/* The data between ID and EI are cut where EI first follows white space, a guess
+ * (poppler lets the filter say where the data end): only data that zlib finds
+ * corrupt, or whose checksum is wrong, are damaged; data that merely end early
+ * may have been cut short by the guess, and get no verdict. */
+std::string inlineFlateVerdict(const std::string &data) {
+  Inflate inflater(64 << 20);
+  if (!inflater.ready)
+    return "";
+  try {
+    inflater.write((const unsigned char *)data.data(), data.size());
+  } catch (Stop &) {
+    return "";
+  }
+  std::string why = inflater.verdict();
+  return why.find("corrupt") != std::string::npos ? why : "";
+}
 
 /* Keeps a stream's first `keep` bytes and its last 16, and counts them all. */
 class Ends : public Pipeline {
@@ -719,6 +773,8 @@ struct Scan {
       if (!read)
         damage(stream, "content stream", "its data cannot be decoded");
     }
+    if (checkJPEGs && content && !content->inlineDamage.empty())
+      damage(stream, "content stream", "an inline image's " + content->inlineDamage.substr(4));
     return filtered;
   }
 

@@ -272,6 +272,46 @@ struct DamagedInputTests {
       mentions: "damaged.pdf: cannot be decoded: it has a damaged JPEG image")
   }
 
+  @Test(
+    "a PDF inline image (BI … ID … EI) whose Flate data zlib finds corrupt is refused in one line; whole ones, and ones whose pixels hold ' EI ', are drawn"
+  )
+  func damagedInlineImage() throws {
+    let c = try Corpus()
+    defer { c.cleanup() }
+    func pdf(_ zlib: [UInt8]) -> Data {
+      let content =
+        Array("q 1 0 0 RG 2 w 0 0 m 320 240 l S Q q 320 0 0 240 0 0 cm BI /W 16 /H 16 /CS /RGB /BPC 8 /F [/Fl] ID ".utf8) + zlib
+        + Array("\nEI Q".utf8)
+      let objects: [[UInt8]] = [
+        Array("<< /Type /Catalog /Pages 2 0 R >>".utf8), Array("<< /Type /Pages /Kids [3 0 R] /Count 1 >>".utf8),
+        Array("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 320 240] /Contents 4 0 R >>".utf8),
+        Array("<< /Length \(content.count) >>\nstream\n".utf8) + content + Array("\nendstream".utf8),
+      ]
+      return pdfDocument(objects)
+    }
+    var pixels = (0..<(16 * 16 * 3)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 40) }
+    let whole = PDFWriter.zlibStored(pixels)
+    try pdf(whole).write(to: URL(fileURLWithPath: c.path("whole.pdf")))
+    #expect(refusal(c.path("whole.pdf")) == nil)
+    // " EI " inside the pixels: where the scan's guess cuts the data, poppler reads on
+    pixels.replaceSubrange(100..<104, with: Array(" EI ".utf8))
+    try pdf(PDFWriter.zlibStored(pixels)).write(to: URL(fileURLWithPath: c.path("ei.pdf")))
+    #expect(refusal(c.path("ei.pdf")) == nil)
+    // the checksum wrong, and a stored block's length that disagrees with its complement
+    var adler = whole
+    adler[adler.count - 1] ^= 0x01
+    var lengths = whole
+    lengths[4] ^= 0x01
+    for (name, bytes, says) in [("adler", adler, "incorrect data check"), ("lengths", lengths, "invalid stored block lengths")] {
+      try pdf(bytes).write(to: URL(fileURLWithPath: c.path(name + ".pdf")))
+      let why = refusal(c.path(name + ".pdf"))
+      #expect(why?.contains("an inline image's Flate data is corrupt (zlib: \(says))") == true, "\(name): \(why ?? "drawn")")
+    }
+    c.expectClean(
+      try runTool([c.path("adler.pdf"), "-o", c.path("out"), "--max-zoom", "2"]), status: 1,
+      mentions: "adler.pdf: cannot be decoded")
+  }
+
   @Test("PNG: a wrong Adler-32 (tilecut's reader and libpng), a bad ancillary CRC, no IEND, a chunk longer than the file")
   func damagedPNG() throws {
     let dir = try scratch()
