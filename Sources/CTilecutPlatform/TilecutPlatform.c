@@ -421,7 +421,10 @@ static size_t last_library_line(char *out, size_t size) {
 }
 
 void tc_library_stopped(int kind, const char *detail) {
-  /* one thread says it; another that fails meanwhile waits for the exit */
+  /* one thread says it; another that fails meanwhile waits for the exit (and reaches
+   * here: the handler is not reset by the first signal, SA_RESETHAND, or two threads
+   * out of memory at once would abort together, the second with the default action,
+   * and the process would die without its line, its staging left) */
   if (atomic_exchange(&stopping, 1)) {
     struct timespec wait = {5, 0};
     (void)nanosleep(&wait, NULL);
@@ -521,7 +524,8 @@ static void on_fatal(int sig, siginfo_t *info, void *context) {
    * other trap (a Swift trap on arm64, a debugger's) goes on */
   if (sig == SIGTRAP && info && (info->si_code > 0 || info->si_pid == getpid()) && real_stderr >= 0) {
     absorb_pipe();
-    if (last_line_holds("ERROR **: ") && last_line_holds("failed to allocate"))
+    /* and a thread it could not start (pango's font sorting, GLib's thread pool) */
+    if (last_line_holds("ERROR **: ") && (last_line_holds("failed to allocate") || last_line_holds("Error creating thread")))
       tc_library_stopped(TC_STOP_LIBRARY_ALLOCATION, NULL);
   }
   if (real_stderr >= 0) {
@@ -621,7 +625,8 @@ int tc_capture_library_stderr(int forward) {
     memset(&action, 0, sizeof action);
     action.sa_sigaction = on_fatal;
     sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESETHAND | SA_SIGINFO;
+    /* not SA_RESETHAND: a second thread's abort must reach tc_library_stopped too */
+    action.sa_flags = SA_SIGINFO;
     (void)sigaction(fatal_signals[i], &action, &previous[i]);
   }
   return 0;
