@@ -122,9 +122,11 @@ struct Classes {
 };
 const Classes classes;
 
-/* Why an inline image's Flate data are damaged ("" when they are whole, or when
- * no verdict can be given): defined with Inflate below. */
-std::string inlineFlateVerdict(const std::string &data);
+/* An inline image's Flate data, as far as they can be judged: whole (to their end
+ * and checksum), damaged (`why`), or unknown (they end early: the cut may be wrong).
+ * Defined with Inflate below. */
+enum class InlineVerdict { whole, damaged, unknown };
+InlineVerdict inlineFlateVerdict(const std::string &data, std::string &why);
 
 /* The tokens of a content stream, fed in pieces: q and Q nesting, the names
  * drawn with Do, inline images' declared sizes, and whether an inline image
@@ -167,6 +169,10 @@ struct Content {
   std::string inlineData;
   bool keepInline = false;
   std::string inlineDamage;
+  /* an inline image's end was not confirmed by its own data (another filter, Flate
+   * data that end early): where the scan cut it may be wrong, and what follows may
+   * be pixels read as content, so no later inline image is judged */
+  bool inlineUnsure = false;
   static constexpr size_t maxInlineData = 4 << 20;
 
   static bool space(unsigned char c) { return classes.of[c] == 1; }
@@ -258,8 +264,10 @@ struct Content {
       }
       mode = 2;
       window[0] = window[1] = window[2] = ' ';
-      keepInline = inlineDamage.empty() && inlineFilters.size() == 1 &&
+      keepInline = inlineDamage.empty() && !inlineUnsure && inlineFilters.size() == 1 &&
                    (inlineFilters[0] == "/Fl" || inlineFilters[0] == "/FlateDecode");
+      if (!keepInline)
+        inlineUnsure = true;
       inlineData.clear();
     } else if (token[0] == '/' && inFilter) {
       inlineFilters.push_back(std::string(token, length));
@@ -293,7 +301,14 @@ struct Content {
           length = 0;
           if (keepInline && inlineData.size() >= 3 && inlineData.size() < maxInlineData) {
             inlineData.resize(inlineData.size() - 3);
-            inlineDamage = inlineFlateVerdict(inlineData);
+            std::string why;
+            InlineVerdict verdict = inlineFlateVerdict(inlineData, why);
+            if (verdict == InlineVerdict::damaged)
+              inlineDamage = why;
+            else if (verdict == InlineVerdict::unknown)
+              inlineUnsure = true;
+          } else if (keepInline) {
+            inlineUnsure = true;
           }
           inlineData.clear();
           keepInline = false;
@@ -509,17 +524,19 @@ private:
  * (poppler lets the filter say where the data end): only data that zlib finds
  * corrupt, or whose checksum is wrong, are damaged; data that merely end early
  * may have been cut short by the guess, and get no verdict. */
-std::string inlineFlateVerdict(const std::string &data) {
+InlineVerdict inlineFlateVerdict(const std::string &data, std::string &why) {
   Inflate inflater(64 << 20);
   if (!inflater.ready)
-    return "";
+    return InlineVerdict::unknown;
   try {
     inflater.write((const unsigned char *)data.data(), data.size());
   } catch (Stop &) {
-    return "";
+    return InlineVerdict::unknown;
   }
-  std::string why = inflater.verdict();
-  return why.find("corrupt") != std::string::npos ? why : "";
+  why = inflater.verdict();
+  if (why.empty())
+    return InlineVerdict::whole;
+  return why.find("corrupt") != std::string::npos ? InlineVerdict::damaged : InlineVerdict::unknown;
 }
 
 /* Keeps a stream's first `keep` bytes and its last 16, and counts them all. */

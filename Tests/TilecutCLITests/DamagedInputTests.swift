@@ -297,6 +297,11 @@ struct DamagedInputTests {
     pixels.replaceSubrange(100..<104, with: Array(" EI ".utf8))
     try pdf(PDFWriter.zlibStored(pixels)).write(to: URL(fileURLWithPath: c.path("ei.pdf")))
     #expect(refusal(c.path("ei.pdf")) == nil)
+    // and what looks like another inline image after it: never judged, since the cut was a guess
+    let fake = Array(" EI BI /W 2 /H 2 /CS /RGB /BPC 8 /F /Fl ID xxxxxxxxxxxx EI ".utf8)
+    pixels.replaceSubrange(200..<(200 + fake.count), with: fake)
+    try pdf(PDFWriter.zlibStored(pixels)).write(to: URL(fileURLWithPath: c.path("fake.pdf")))
+    #expect(refusal(c.path("fake.pdf")) == nil)
     // the checksum wrong, and a stored block's length that disagrees with its complement
     var adler = whole
     adler[adler.count - 1] ^= 0x01
