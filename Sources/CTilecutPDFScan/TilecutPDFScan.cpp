@@ -1092,7 +1092,12 @@ struct Scan {
 
   /* a form (or a tiling pattern, a glyph, an appearance): how deep it nests,
    * with what it draws */
-  Cost form(QPDFObjectHandle stream, QPDFObjectHandle resources, int level) {
+  /* `counted`: `resources` are the caller's, whose unnamed resources (Type 3 glyphs,
+   * patterns, soft masks) the caller walks itself; a form without its own then does
+   * not walk them again. (Each glyph of a Type 3 font without resources walked the
+   * page's fonts again, each of those glyphs again: a page of ghostscript's bitmap
+   * text counted as 309413 GB of content.) */
+  Cost form(QPDFObjectHandle stream, QPDFObjectHandle resources, int level, bool counted = true) {
     if (!stream.isStream() || level > maxFormLevel)
       return {};
     QPDFObjGen id = stream.getObjGen();
@@ -1104,7 +1109,7 @@ struct Scan {
         return {}; /* a form that draws itself: poppler refuses the loop */
     }
     QPDFObjectHandle own = stream.getDict().getKey("/Resources");
-    Cost cost = content({stream}, own.isDictionary() ? own : resources, level);
+    Cost cost = content({stream}, own.isDictionary() ? own : resources, level, !own.isDictionary() && counted);
     if (stream.isIndirect()) {
       inProgress.erase(id);
       formCost[id] = cost;
@@ -1113,7 +1118,8 @@ struct Scan {
   }
 
   /* content streams drawn one after another with `resources`: how deep they nest */
-  Cost content(const std::vector<QPDFObjectHandle> &streams, QPDFObjectHandle resources, int level) {
+  Cost content(const std::vector<QPDFObjectHandle> &streams, QPDFObjectHandle resources, int level,
+               bool inherited = false) {
     Content c;
     for (QPDFObjectHandle s : streams) {
       if (!s.isStream())
@@ -1147,7 +1153,7 @@ struct Scan {
                (unsigned long long)c.inlineColumns);
       hold(times(add(c.inlineColumns, 2), 8), said);
     }
-    Cost below = drawnWith(c, resources, level);
+    Cost below = drawnWith(c, resources, level, inherited);
     if (c.maxDepth + below.depth > out->q_depth) {
       out->q_depth = c.maxDepth + below.depth;
       out->q_page = page;
@@ -1158,7 +1164,7 @@ struct Scan {
   /* the forms a stream draws by name, and what its resources can draw without a
    * name in it (tiling patterns, Type 3 glyphs, soft-mask groups: walked once for
    * a resource dictionary many forms share) */
-  Cost drawnWith(const Content &c, QPDFObjectHandle resources, int level) {
+  Cost drawnWith(const Content &c, QPDFObjectHandle resources, int level, bool inherited) {
     Cost below;
     if (resources.isDictionary()) {
       QPDFObjectHandle xobjects = resources.getKey("/XObject");
@@ -1196,9 +1202,11 @@ struct Scan {
                               : shadingWalk(dict.getKey("/Shading"));
           below.walked = add(below.walked, times(count, once));
         }
-      Cost other = unnamed(resources, level);
-      below.depth = std::max(below.depth, other.depth);
-      below.walked = add(below.walked, other.walked);
+      if (!inherited) {
+        Cost other = unnamed(resources, level);
+        below.depth = std::max(below.depth, other.depth);
+        below.walked = add(below.walked, other.walked);
+      }
     }
     return below;
   }
@@ -1238,7 +1246,7 @@ struct Scan {
           QPDFObjectHandle procs = font.getKey("/CharProcs"), own = font.getKey("/Resources");
           if (procs.isDictionary())
             for (auto &glyph : procs.getKeys())
-              also(form(procs.getKey(glyph), own.isDictionary() ? own : resources, level + 1));
+              also(form(procs.getKey(glyph), own.isDictionary() ? own : resources, level + 1, !own.isDictionary()));
         }
     }
     if (resources.isIndirect())

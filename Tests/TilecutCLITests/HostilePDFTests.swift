@@ -429,6 +429,35 @@ struct HostilePDFBudgetTests {
     #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
   }
 
+  @Test(
+    "text in a Type 3 font without resources of its own (ghostscript's bitmap glyphs) is walked once per glyph, not once per glyph per glyph: tiled (82463 GB of content before)"
+  )
+  func typeThreeGlyphs() throws {
+    let c = try Corpus()
+    defer { c.cleanup() }
+    // 40 glyphs, each an 8 × 8 stencil inline image; the font has no /Resources, so its
+    // glyphs draw with the page's, which hold the font again
+    var font = PDFWriter()
+    let glyphs = 40
+    font.objects = (0..<glyphs).map { _ in
+      PDFWriter.stream(
+        Array("10 0 0 0 8 8 d1 8 0 0 8 0 0 cm BI /IM true /W 8 /H 8 /BPC 1 ID ".utf8) + [0x55, 0xAA, 0x55, 0xAA, 0x55, 0xAA, 0x55, 0xAA]
+          + Array(" EI".utf8))
+    }
+    let names = (0..<glyphs).map { "/g\($0)" }
+    let procs = (0..<glyphs).map { "/g\($0) \(5 + $0) 0 R" }.joined(separator: " ")
+    font.objects.append(
+      Array(
+        ("<< /Type /Font /Subtype /Type3 /FontBBox [0 0 8 8] /FontMatrix [0.1 0 0 0.1 0 0] /CharProcs << \(procs) >> "
+          + "/Encoding << /Type /Encoding /Differences [65 \(names.joined(separator: " "))] >> /FirstChar 65 /LastChar \(64 + glyphs) "
+          + "/Widths [\(Array(repeating: "10", count: glyphs).joined(separator: " "))] >>").utf8))
+    let text = String((0..<glyphs).map { Character(UnicodeScalar(65 + $0)!) })
+    let line = "BT /F1 12 Tf 5 50 Td (\(text)) Tj ET\n"
+    let path = try write(font.document(content: Array(line.utf8), resources: "/Font << /F1 \(5 + glyphs) 0 R >>"), "type3", in: c)
+    let run = try runTool([path, "-o", c.path("type3-out"), "--max-zoom", "3", "-q"])
+    #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
+  }
+
   /// What is left in `scan.damaged` (empty: nothing is).
   func damaged(_ scan: inout TcPDFScan) -> String {
     withUnsafeBytes(of: &scan.damaged) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
