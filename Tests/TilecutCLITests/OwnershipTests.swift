@@ -247,7 +247,7 @@ struct OwnershipTests {
   }
 
   @Test(
-    "a tile changed since tilecut wrote it is the user's: a run that would replace it stops and keeps it (another size by its level, the same size by the content version); a deleted tile is made again"
+    "a tile changed since tilecut wrote it is the user's: a run that would replace it stops and keeps it, naming its level (another size by the level's bytes, the same size by its digest, whatever other levels miss); a deleted tile is made again"
   )
   func changedTileKept() throws {
     let project = try Project()
@@ -278,12 +278,19 @@ struct OwnershipTests {
     var flipped = [UInt8](original)
     flipped[flipped.count / 2] ^= 0x20
     try Data(flipped).write(to: URL(fileURLWithPath: first))
-    try expectRefused("out", "a byte flipped")
+    try expectRefused("zoom \(level.zoom)", "a byte flipped")
+    // the same size, and a tile of another level deleted: the changed level is still checked
+    let elsewhere = try #require(manifest.levels.first { $0.tileCount >= 1 && $0 != level })
+    let gone = dir + "/out/" + template.path(floor: elsewhere.floor, tileSize: elsewhere.tileSize, tile: elsewhere.tiles[0])
+    let goneBytes = try #require(FileManager.default.contents(atPath: gone))
+    try FileManager.default.removeItem(atPath: gone)
+    try expectRefused("zoom \(level.zoom)", "a byte flipped, another level missing a tile")
+    try goneBytes.write(to: URL(fileURLWithPath: gone))
     // two tiles swapped: sizes and total as before
     let other = try #require(FileManager.default.contents(atPath: second))
     try original.write(to: URL(fileURLWithPath: second))
     try other.write(to: URL(fileURLWithPath: first))
-    try expectRefused("out", "two tiles swapped")
+    try expectRefused("zoom \(level.zoom)", "two tiles swapped")
     // the same options are up to date only by counts and totals: nothing is replaced, nothing touched
     let before = project.state
     let same = try runIn(dir, ["plan.png", "-o", "out", "--tile-size", "256"])

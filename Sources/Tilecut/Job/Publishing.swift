@@ -78,6 +78,15 @@ package enum ContentVersion {
     try of(manifest) { try digest(store, floor: $0, tileSize: $1, tile: $2) }
   }
 
+  /// Sets the manifest's `contentVersion` and each level's `digest`, from one digest
+  /// of each staged tile.
+  package static func stamp(_ manifest: inout Manifest, store: any TileStore) throws {
+    let content = try manifest.contentDigests(
+      hash: { Vips.sha256(of: $0) }, digest: { try digest(store, floor: $0, tileSize: $1, tile: $2) })
+    manifest.contentVersion = content.version
+    for i in manifest.levels.indices { manifest.levels[i].digest = content.levels[i] }
+  }
+
   /// A staged tile's SHA-256: the one taken as it was put, else from its bytes (a tile
   /// carried over by a link, which this run did not hand to the store).
   static func digest(_ store: any TileStore, floor: Floor, tileSize: Int, tile: TileCoordinate) throws -> String {

@@ -297,7 +297,7 @@ public struct TileJob {
   /// `merge` checks each tile against.
   static func stampContent(_ manifest: inout Manifest, store: any TileStore) throws {
     guard manifest.shard != nil else {
-      manifest.contentVersion = try ContentVersion.of(manifest, store: store)
+      try ContentVersion.stamp(&manifest, store: store)
       return
     }
     let content = try ContentVersion.withDigests(manifest, store: store)

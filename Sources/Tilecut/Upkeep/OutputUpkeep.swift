@@ -587,7 +587,7 @@ public struct Merger: Sendable {
         return Manifest.Level(
           floor: level.floor, tileSize: level.tileSize, range: range, tiles: tilesByLevel[key] ?? [], bytes: bytesByLevel[key] ?? 0)
       }
-      merged.contentVersion = try ContentVersion.of(merged, store: store)
+      try ContentVersion.stamp(&merged, store: store)
       // the preview page belongs to the job: a single run with --preview has one
       var files: [String: [UInt8]] = [:]
       if (first.storeFiles ?? []).contains("preview.html") {

@@ -422,27 +422,38 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
           "holds a tile whose bytes differ from those tilecut wrote (recorded in \(Manifest.fileName)); tilecut replaces only outputs it wrote: restore or delete the changed tile (a missing tile is made again), or move the output away"
       )
     }
+    let hash = { (bytes: [UInt8]) in self.digests?.hex(of: bytes) ?? SHA256Digest.hex(bytes) }
+    let tileDigest = { (floor: Floor, size: Int, tile: TileCoordinate) throws -> String in
+      let file = self.path + "/" + template.path(floor: floor, tileSize: size, tile: tile)
+      guard let bytes = Self.regularFileBytes(file) else { throw refusal(file) }
+      return hash(bytes)
+    }
     var complete = true
+    var everyLevelDigested = true
     for level in manifest.levels {
       let have = found.tally[LevelKey(floor: level.floor, tileSize: level.tileSize, zoom: level.zoom)] ?? (0, 0)
       guard have.count == level.tileCount else {
         complete = false
         continue
       }
-      if let bytes = level.bytes, bytes != have.bytes {
-        let folder = template.path(floor: level.floor, tileSize: level.tileSize, tile: TileCoordinate(zoom: level.zoom, x: 0, y: 0))
-        let place = folder.contains("/") ? path + "/" + String(folder[..<folder.lastIndex(of: "/")!]) : path
-        throw refusal(place + " (floor \(level.floor), \(level.tileSize) px, zoom \(level.zoom))")
+      let folder = template.path(floor: level.floor, tileSize: level.tileSize, tile: TileCoordinate(zoom: level.zoom, x: 0, y: 0))
+      let place =
+        (folder.contains("/") ? path + "/" + String(folder[..<folder.lastIndex(of: "/")!]) : path)
+        + " (floor \(level.floor), \(level.tileSize) px, zoom \(level.zoom))"
+      if let bytes = level.bytes, bytes != have.bytes { throw refusal(place) }
+      guard level.tileCount > 0 else { continue }
+      // a level whose digest the manifest records is checked alone, whatever other levels lack
+      guard let recordedLevel = level.digest else {
+        everyLevelDigested = false
+        continue
       }
+      var alone = manifest
+      alone.levels = [level]
+      if try alone.contentDigests(hash: hash, digest: tileDigest).levels.first != recordedLevel { throw refusal(place) }
     }
-    guard complete else { return }
-    let hash = { (bytes: [UInt8]) in self.digests?.hex(of: bytes) ?? SHA256Digest.hex(bytes) }
-    let version = try manifest.contentVersion(hash: hash) { floor, size, tile in
-      let file = path + "/" + template.path(floor: floor, tileSize: size, tile: tile)
-      guard let bytes = Self.regularFileBytes(file) else { throw refusal(file) }
-      return hash(bytes)
-    }
-    if version != recorded { throw refusal(path) }
+    // an older manifest records only the content version over every tile
+    guard complete, !everyLevelDigested else { return }
+    if try manifest.contentVersion(hash: hash, digest: tileDigest) != recorded { throw refusal(path) }
   }
 
   /// The bytes of a regular file, without following a final link; nil otherwise.

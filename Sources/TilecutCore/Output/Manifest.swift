@@ -98,16 +98,28 @@ public struct Manifest: Codable, Sendable, Equatable {
   /// floor, size and coordinate, so that a caller that also needs the digests hashes
   /// each tile once.
   public func contentVersion(hash: ([UInt8]) -> String, digest: (Floor, Int, TileCoordinate) throws -> String) throws -> String {
+    try contentDigests(hash: hash, digest: digest).version
+  }
+
+  /// `contentVersion` and each level's `digest` (nil for a level without tiles), in
+  /// `levels` order, from one digest of each tile.
+  public func contentDigests(hash: ([UInt8]) -> String, digest: (Floor, Int, TileCoordinate) throws -> String) throws -> (
+    version: String, levels: [String?]
+  ) {
     let template = try TileNameTemplate(name)
     var lines: [String] = []
+    var perLevel: [String?] = []
     for level in levels {
+      var own: [String] = []
       for tile in level.tiles {
-        lines.append(
+        own.append(
           template.path(floor: level.floor, tileSize: level.tileSize, tile: tile) + " " + (try digest(level.floor, level.tileSize, tile)) + "\n")
       }
+      perLevel.append(own.isEmpty ? nil : String(hash(Array(own.sorted().joined().utf8)).prefix(16)))
+      lines += own
     }
     lines.sort()
-    return String(hash(Array(lines.joined().utf8)).prefix(16))
+    return (String(hash(Array(lines.joined().utf8)).prefix(16)), perLevel)
   }
 
   /// Per floor: its mapped outline and control points with their residuals (for the
@@ -144,6 +156,11 @@ public struct Manifest: Codable, Sendable, Equatable {
     /// The bytes of the level's files together: with the count, a cheap check that
     /// the output is still what the manifest says.
     public var bytes: Int?
+    /// 16 hex digits of SHA-256 over the level's "path sha256(bytes)" lines in path
+    /// order (as `contentVersion` over every level): a tile of the level changed
+    /// since tilecut wrote it, even to the same size, changes it. Absent for a level
+    /// without tiles, and in older manifests.
+    public var digest: String?
 
     public init(floor: Floor, tileSize: Int, range: TileRange, tiles: [TileCoordinate], bytes: Int? = nil) {
       self.floor = floor
