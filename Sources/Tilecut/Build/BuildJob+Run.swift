@@ -123,7 +123,7 @@ extension BuildJob {
     try TileJob.confirmSources(sources)
     var manifest = makeManifest(plan, layers: layers, ledger: ledger, sources: sources, options: options, fingerprint: fingerprint)
     manifest.shard = plan.settings.shard.map { Manifest.Shard(index: $0.index, count: $0.count, jobFingerprint: jobFingerprint) }
-    try TileJob.stampContent(&manifest, store: store)
+    try ContentVersion.stamp(&manifest, store: store)
     var files: [String: [UInt8]] = [:]
     if base.output.preview { files["preview.html"] = Array(PreviewPage.html(manifest: manifest).utf8) }
     manifest = try store.finish(manifest: manifest, files: files)

@@ -73,57 +73,41 @@ struct ChangeList: Equatable {
 
 /// The manifest's `contentVersion`: a hash over every tile's path and bytes.
 package enum ContentVersion {
-  /// The tiles a store staged in this run.
-  package static func of(_ manifest: Manifest, store: any TileStore) throws -> String {
-    try of(manifest) { try digest(store, floor: $0, tileSize: $1, tile: $2) }
-  }
-
-  /// Sets the manifest's `contentVersion` and each level's `digest`, from one digest
-  /// of each staged tile.
+  /// Sets the manifest's `contentVersion`, each level's `digest` and, on a shard's
+  /// manifest, every tile's digest prefix run together per level
+  /// (`Manifest.Shard.levelDigests`, which `merge` checks each tile against), from one
+  /// digest of each staged tile.
   package static func stamp(_ manifest: inout Manifest, store: any TileStore) throws {
+    var index: [LevelKey: Int] = [:]
+    for (i, level) in manifest.levels.enumerated() { index[LevelKey(floor: level.floor, tileSize: level.tileSize, zoom: level.zoom)] = i }
+    let shard = manifest.shard != nil
+    var prefixes = [String](repeating: "", count: manifest.levels.count)
     let content = try manifest.contentDigests(
-      hash: { Vips.sha256(of: $0) }, digest: { try digest(store, floor: $0, tileSize: $1, tile: $2) })
+      hash: SHA256Digest.hex,
+      digest: { floor, size, tile in
+        let digest = try digest(store, floor: floor, tileSize: size, tile: tile)
+        if shard, let i = index[LevelKey(floor: floor, tileSize: size, zoom: tile.zoom)] {
+          prefixes[i] += digest.prefix(Manifest.Shard.digestLength)
+        }
+        return digest
+      })
     manifest.contentVersion = content.version
     for i in manifest.levels.indices { manifest.levels[i].digest = content.levels[i] }
+    if shard { manifest.shard?.levelDigests = prefixes }
   }
 
   /// A staged tile's SHA-256: the one taken as it was put, else from its bytes (a tile
   /// carried over by a link, which this run did not hand to the store).
   static func digest(_ store: any TileStore, floor: Floor, tileSize: Int, tile: TileCoordinate) throws -> String {
     try store.stagedDigest(floor: floor, tileSize: tileSize, tile: tile)
-      ?? Vips.sha256(of: try store.stagedTile(floor: floor, tileSize: tileSize, tile: tile))
-  }
-
-  /// The content version and, per level, every tile's digest prefix run together
-  /// (`Manifest.Shard.levelDigests`), from one read of each staged tile.
-  static func withDigests(_ manifest: Manifest, store: any TileStore) throws -> (version: String, levelDigests: [String]) {
-    var levelDigests: [String] = []
-    var current = ""
-    var last: (Floor, Int, Int)?
-    let version = try of(manifest) { floor, size, tile in
-      let digest = try digest(store, floor: floor, tileSize: size, tile: tile)
-      if let l = last, l != (floor, size, tile.zoom) {
-        levelDigests.append(current)
-        current = ""
-      }
-      last = (floor, size, tile.zoom)
-      current += digest.prefix(Manifest.Shard.digestLength)
-      return digest
-    }
-    if last != nil { levelDigests.append(current) }
-    // levels without tiles have empty strings: rebuild the list in `levels` order
-    var byLevel: [String] = []
-    var filled = levelDigests.makeIterator()
-    for level in manifest.levels { byLevel.append(level.tileCount > 0 ? filled.next() ?? "" : "") }
-    return (version, byLevel)
+      ?? SHA256Digest.hex(try store.stagedTile(floor: floor, tileSize: tileSize, tile: tile))
   }
 
   /// 16 hex digits of SHA-256 over "path sha256(bytes)" lines in path order (the
   /// path the name template gives, whatever the store), short enough for a `?v=`
-  /// query; `digest` gives a tile's SHA-256 (hex) by floor, size and coordinate, so
-  /// that a caller that also needs the digests hashes each tile once.
+  /// query; `digest` gives a tile's SHA-256 (hex) by floor, size and coordinate.
   package static func of(_ manifest: Manifest, digest: (Floor, Int, TileCoordinate) throws -> String) throws -> String {
-    try manifest.contentVersion(hash: { Vips.sha256(of: $0) }, digest: digest)
+    try manifest.contentDigests(hash: SHA256Digest.hex, digest: digest).version
   }
 }
 

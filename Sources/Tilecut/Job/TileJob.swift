@@ -273,7 +273,7 @@ public struct TileJob {
     // the tiles are of the bytes that were hashed only if no source changed meanwhile
     try TileJob.confirmSources(sources)
     var manifest = makeManifest(plan, ledger: ledger, sources: sources, options: options, fingerprint: fingerprint, jobFingerprint: jobFingerprint)
-    try TileJob.stampContent(&manifest, store: store)
+    try ContentVersion.stamp(&manifest, store: store)
     var files: [String: [UInt8]] = [:]
     if output.preview { files["preview.html"] = Array(PreviewPage.html(manifest: manifest).utf8) }
     manifest = try store.finish(manifest: manifest, files: files)
@@ -291,18 +291,6 @@ public struct TileJob {
     progress.finish()
     report(plan, ledger: ledger, seconds: seconds, output: store.path)
     return 0
-  }
-
-  /// The manifest's content version; a shard's also records every tile's digest, which
-  /// `merge` checks each tile against.
-  static func stampContent(_ manifest: inout Manifest, store: any TileStore) throws {
-    guard manifest.shard != nil else {
-      try ContentVersion.stamp(&manifest, store: store)
-      return
-    }
-    let content = try ContentVersion.withDigests(manifest, store: store)
-    manifest.contentVersion = content.version
-    manifest.shard?.levelDigests = content.levelDigests
   }
 
   /// The store the options ask for, at the output path.

@@ -422,11 +422,10 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
           "holds a tile whose bytes differ from those tilecut wrote (recorded in \(Manifest.fileName)); tilecut replaces only outputs it wrote: restore or delete the changed tile (a missing tile is made again), or move the output away"
       )
     }
-    let hash = { (bytes: [UInt8]) in self.digests?.hex(of: bytes) ?? SHA256Digest.hex(bytes) }
     let tileDigest = { (floor: Floor, size: Int, tile: TileCoordinate) throws -> String in
       let file = self.path + "/" + template.path(floor: floor, tileSize: size, tile: tile)
       guard let bytes = Self.regularFileBytes(file) else { throw refusal(file) }
-      return hash(bytes)
+      return SHA256Digest.hex(bytes)
     }
     var complete = true
     var everyLevelDigested = true
@@ -447,13 +446,11 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
         everyLevelDigested = false
         continue
       }
-      var alone = manifest
-      alone.levels = [level]
-      if try alone.contentDigests(hash: hash, digest: tileDigest).levels.first != recordedLevel { throw refusal(place) }
+      if try manifest.levelDigest(level, hash: { SHA256Digest.hex($0) }, digest: tileDigest) != recordedLevel { throw refusal(place) }
     }
     // an older manifest records only the content version over every tile
     guard complete, !everyLevelDigested else { return }
-    if try manifest.contentVersion(hash: hash, digest: tileDigest) != recorded { throw refusal(path) }
+    if try manifest.contentDigests(hash: { SHA256Digest.hex($0) }, digest: tileDigest).version != recorded { throw refusal(path) }
   }
 
   /// The bytes of a regular file, without following a final link; nil otherwise.

@@ -92,17 +92,11 @@ public struct Manifest: Codable, Sendable, Equatable {
   /// A hash over every tile's path and bytes: changes when any tile does, for
   /// cache-busting URLs (`?v=…`) and for clients deciding to clear their tile cache.
   public var contentVersion: String?
-  /// The `contentVersion` of these levels: 16 hex digits of SHA-256 over
-  /// "path sha256(bytes)" lines in path order (the path the name template gives,
-  /// whatever the store). `hash` is SHA-256 as hex; `digest` gives a tile's SHA-256 by
-  /// floor, size and coordinate, so that a caller that also needs the digests hashes
-  /// each tile once.
-  public func contentVersion(hash: ([UInt8]) -> String, digest: (Floor, Int, TileCoordinate) throws -> String) throws -> String {
-    try contentDigests(hash: hash, digest: digest).version
-  }
-
-  /// `contentVersion` and each level's `digest` (nil for a level without tiles), in
-  /// `levels` order, from one digest of each tile.
+  /// `contentVersion` (16 hex digits of SHA-256 over "path sha256(bytes)" lines in
+  /// path order, the path the name template gives whatever the store) and each level's
+  /// `digest` (the same over its own lines; nil for a level without tiles), in `levels`
+  /// order. `hash` is SHA-256 as hex; `digest` gives a tile's SHA-256 by floor, size
+  /// and coordinate, asked once per tile.
   public func contentDigests(hash: ([UInt8]) -> String, digest: (Floor, Int, TileCoordinate) throws -> String) throws -> (
     version: String, levels: [String?]
   ) {
@@ -110,16 +104,31 @@ public struct Manifest: Codable, Sendable, Equatable {
     var lines: [String] = []
     var perLevel: [String?] = []
     for level in levels {
-      var own: [String] = []
-      for tile in level.tiles {
-        own.append(
-          template.path(floor: level.floor, tileSize: level.tileSize, tile: tile) + " " + (try digest(level.floor, level.tileSize, tile)) + "\n")
-      }
-      perLevel.append(own.isEmpty ? nil : String(hash(Array(own.sorted().joined().utf8)).prefix(16)))
+      let own = try Self.lines(of: level, template: template, digest: digest)
+      perLevel.append(own.isEmpty ? nil : Self.shortHash(own, hash))
       lines += own
     }
-    lines.sort()
-    return (String(hash(Array(lines.joined().utf8)).prefix(16)), perLevel)
+    return (Self.shortHash(lines, hash), perLevel)
+  }
+
+  /// One level's `digest`, as `contentDigests` gives it.
+  public func levelDigest(_ level: Level, hash: ([UInt8]) -> String, digest: (Floor, Int, TileCoordinate) throws -> String) throws
+    -> String?
+  {
+    let own = try Self.lines(of: level, template: try TileNameTemplate(name), digest: digest)
+    return own.isEmpty ? nil : Self.shortHash(own, hash)
+  }
+
+  private static func lines(of level: Level, template: TileNameTemplate, digest: (Floor, Int, TileCoordinate) throws -> String) throws
+    -> [String]
+  {
+    try level.tiles.map {
+      template.path(floor: level.floor, tileSize: level.tileSize, tile: $0) + " " + (try digest(level.floor, level.tileSize, $0)) + "\n"
+    }
+  }
+
+  private static func shortHash(_ lines: [String], _ hash: ([UInt8]) -> String) -> String {
+    String(hash(Array(lines.sorted().joined().utf8)).prefix(16))
   }
 
   /// Per floor: its mapped outline and control points with their residuals (for the

@@ -40,11 +40,8 @@ public final class TileDigests: Sendable {
     }
   }
 
-  /// `digest`: SHA-256 as lower-case hex (libvips' GLib checksum in the tool).
+  /// `digest`: SHA-256 as lower-case hex (`SHA256Digest.hex` in the tool).
   public init(digest: @escaping @Sendable ([UInt8]) -> String) { self.digest = digest }
-
-  /// SHA-256 of bytes as lower-case hex, with the hash this book was made with.
-  public func hex(of bytes: [UInt8]) -> String { digest(bytes) }
 
   /// Hashes a tile being stored and keeps its digest.
   public func record(_ bytes: [UInt8], floor: Floor, tileSize: Int, tile: TileCoordinate) {
