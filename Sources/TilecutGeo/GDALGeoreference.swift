@@ -90,9 +90,20 @@ public final class GDALControlPointTransformer: @unchecked Sendable {
   /// 1, 2 or 3 for a polynomial, nil for a thin-plate spline.
   public let order: Int?
 
+  /// The most control points a thin-plate spline is fitted through: GDAL solves a
+  /// dense system of one equation per point, whose cost grows as the cube of their
+  /// number (3000 points of an `.aux.xml` ran for minutes; 500 take a fraction of a second).
+  public static let maxSplinePoints = 500
+
+  /// The most control points any fit takes (a polynomial's cost grows with their number).
+  public static let maxControlPoints = 10_000
+
   /// nil when GDAL cannot fit the points with this order (too few, or on one line);
-  /// throws when libgdal cannot be loaded.
+  /// throws when libgdal cannot be loaded, or when there are more points than the fit takes.
   public init?(_ points: [(pixel: PixelPoint, model: PixelPoint)], order: Int?) throws {
+    if let problem = Self.tooMany(points.count, spline: order == nil) {
+      throw TilecutError.invalidOption(option: order == nil ? "--tps" : "--gcp-order", reason: problem)
+    }
     if let unloadable = tc_gdal_load() {
       throw TilecutError.invalidOption(option: order == nil ? "--tps" : "--gcp-order", reason: String(cString: unloadable))
     }
@@ -103,6 +114,18 @@ public final class GDALControlPointTransformer: @unchecked Sendable {
   }
 
   deinit { tc_gdal_gcp_destroy(handle) }
+
+  /// Why `count` control points are more than the fit takes, or nil.
+  public static func tooMany(_ count: Int, spline: Bool) -> String? {
+    if spline, count > maxSplinePoints {
+      return "\(count) control points, more than a thin-plate spline is fitted through (at most \(maxSplinePoints): "
+        + "its cost grows as the cube of their number); drop --tps for a polynomial fit, or keep fewer points"
+    }
+    if count > maxControlPoints {
+      return "\(count) control points, more than tilecut fits (at most \(maxControlPoints)); keep fewer points"
+    }
+    return nil
+  }
 
   /// Maps points in place, pixel → model (or back with `inverse`); points GDAL cannot map become NaN.
   public func transform(x: inout [Double], y: inout [Double], inverse: Bool = false) {

@@ -44,6 +44,8 @@ public enum ProjectLoader {
         throw ProjectError(file: file, mark: nil, message: "is empty; it needs at least `buildings:` (see README, \"A building, a campus\")")
       }
       root = node
+      // before any of it is read: aliases may repeat a node without bound
+      try ProjectBounds.checkExpansion(root, file: file)
     } catch let error as ProjectError {
       throw error
     } catch let error as YamlError {
@@ -254,6 +256,7 @@ struct NodeReader {
 
   func text(_ node: Node, key: String) throws -> String {
     guard case .scalar = node, node.null == nil, let s = node.string else { throw fail(node, "'\(key)' must be text") }
+    if let problem = ProjectBounds.problem(text: s, key: key) { throw fail(node, problem) }
     return s
   }
 

@@ -36,6 +36,10 @@ extension PlacementOptions {
         path: path, wkt: found.controlPointCRSWKT ?? found.crsWKT,
         axisSwap: found.controlPointCRSWKT != nil ? found.controlPointCRSAxisSwap : found.crsAxisSwap, what: "control points")
       let points = found.controlPoints
+      // before any fit: a spline through thousands of points runs for minutes
+      if let problem = GDALControlPointTransformer.tooMany(points.count, spline: controlPointOrder < 0) {
+        throw TilecutError.invalidInput(path: path, reason: "has " + problem)
+      }
       guard let affine = TilecutCore.AffineTransform.fit(from: points.map(\.pixel), to: points.map(\.model)), affine.inverse != nil
       else {
         throw TilecutError.invalidInput(
