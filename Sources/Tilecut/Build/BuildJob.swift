@@ -127,7 +127,6 @@ public struct BuildJob {
     var layers: [BuildLayer] = []
     var plans: [FloorPlan] = []
     var mappings: [(any SourceMapping)?] = []
-    let quiet = Printer(verbosity: .quiet)
     for building in project.buildings {
       for spec in building.floors {
         let floor = try located(spec.mark, building, spec) { try Floor(spec.floor, option: "floor") }
@@ -149,8 +148,14 @@ public struct BuildJob {
         }
         let source = FloorResolver.floorSource(floor, name, header, crop: crop)
         let placementOptions = try placementOptions(spec)
+        // the placement's warnings (GDAL's, a swapped coordinate) said of this floor; its
+        // other lines the build says itself, below
+        let layerName = Self.layerName(building.id, floor)
+        let placementPrinter = Printer(sink: { [printer] line in
+          if line.hasPrefix("warning: ") { printer.warning("\(layerName): " + line.dropFirst("warning: ".count)) }
+        })
         let placement = try located(spec.mark, building, spec) {
-          try placementOptions.resolve(floors: [source], pyramid: base.pyramid, printer: quiet)
+          try placementOptions.resolve(floors: [source], pyramid: base.pyramid, printer: placementPrinter)
         }[0]
         if placement.method == .raster {
           printer.warning(
