@@ -99,7 +99,7 @@ extension BuildJob {
     }
     let rule =
       try base.output.depfile == nil
-      ? nil : DependencyFile.text(target: split.root + "/" + BuildingIndex.fileName, dependencies: dependencies)
+      ? nil : DependencyFile.text(target: recordedTarget(split.root + "/" + BuildingIndex.fileName), dependencies: dependencies)
     let previous = try split.inspectRoot()
 
     let fm = FileManager.default

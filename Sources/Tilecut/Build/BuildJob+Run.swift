@@ -23,7 +23,7 @@ extension BuildJob {
     try checkOptionPaths(sidecars: plan.plans.flatMap(\.placement.sidecars))
     let dependencyRule =
       try base.output.depfile == nil
-      ? nil : DependencyFile.text(target: DependencyFile.target(output: base.output.output), dependencies: dependencies(plan))
+      ? nil : DependencyFile.text(target: recordedTarget(DependencyFile.target(output: base.output.output)), dependencies: dependencies(plan))
     switch try stage(plan, layers: layers, cancel: cancel) {
     case .upToDate(let store):
       try base.writeDependencies(dependencyRule)
@@ -97,6 +97,12 @@ extension BuildJob {
       printer.info("\(store.path): \(difference); making every tile again")
       incremental = nil
     }
+    // a whole rebuild an option caused says which, rather than naming every floor
+    if incremental == nil, !base.output.force, let previous = store.existingManifest, previous.fingerprint != fingerprint,
+      let reason = TileJob.rebuildReason(previous: previous, options: options, tileSizes: plan.sizes.map(\.pixels))
+    {
+      printer.info("\(store.path): \(reason): every floor is rebuilt")
+    }
     let progress = ProgressTracker(plan: plan, printer: printer, planned: incremental.map { Self.incrementalCells(plan, $0) })
     let ledger = RenderLedger(onTile: { key, _ in progress.tileDone(key) })
     progress.start(jobs: pool.jobs)
@@ -167,7 +173,7 @@ extension BuildJob {
     }
     var manifest = Manifest(
       tileSizes: plan.sizes.map(\.pixels), floors: groups.map(\.floor), name: plan.template.pattern, levels: levels,
-      footprints: footprints, generator: Manifest.Generator(version: tilecutVersion, libvips: Vips.version), sources: sources,
+      footprints: footprints, generator: Manifest.Generator(version: tilecutVersion, libvips: Vips.version), sources: base.recorded(sources),
       options: options.filter { $0.key != "tileSizes" }, fingerprint: fingerprint)
     var substitutes: [Manifest.Substitute] = []
     for p in plan.plans {
@@ -180,7 +186,8 @@ extension BuildJob {
     manifest.buildings = project.buildings.map { building in
       let floors = layers.indices.filter { layers[$0].building.id == building.id }.map { i in
         Manifest.BuildingFloor(
-          footprint: Manifest.Footprint(floor: plan.plans[i].floor, rect: plan.plans[i].footprint), source: layers[i].source.input.path,
+          footprint: Manifest.Footprint(floor: plan.plans[i].floor, rect: plan.plans[i].footprint),
+          source: base.pathAnchor.relative(layers[i].source.input.path),
           page: layers[i].source.input.page, sha256: sources[i].sha256)
       }
       return Manifest.Building(id: building.id, name: building.name, floors: floors)
@@ -206,9 +213,20 @@ extension BuildJob {
     try OptionPaths.check(outputs: named, inputs: read, outputDirectory: base.output.output)
   }
 
+  /// The depfile's target, relative to the project file's folder as its dependencies are.
+  func recordedTarget(_ target: String) -> String { base.pathAnchor.relative(target) }
+
   /// `--depfile`'s dependencies: the project file, every source and every sidecar the
-  /// placements read (`DependencyFile.text` refuses a name make cannot express).
+  /// placements read (`DependencyFile.text` refuses a name make cannot express), named
+  /// relative to the project file's folder, as the file names them: the rule is the
+  /// same from wherever tilecut runs, for a make that runs in that folder.
   func dependencies(_ plan: TileJobPlan) -> [String] {
+    let anchor = base.pathAnchor
+    return readFiles(plan).map { anchor.relative($0) }
+  }
+
+  /// The files a build reads, as the working directory names them.
+  func readFiles(_ plan: TileJobPlan) -> [String] {
     var dependencies = [project.file]
     for (i, layer) in project.buildings.flatMap(\.floors).enumerated() {
       let placement = (try? placementOptions(layer)) ?? base.placement

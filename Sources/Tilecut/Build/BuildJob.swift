@@ -60,6 +60,12 @@ public struct BuildJob {
       outputExtra.append("--\(key)=\(value)")
       overridden.insert(key)
     }
+    // no output in the file or on the command line: `tiles` beside the file, as the
+    // file's own `output` would be, wherever tilecut runs
+    if overrides.output == nil, project.option("output") == nil {
+      let folder = project.directory == "." ? "" : project.directory.hasSuffix("/") ? project.directory : project.directory + "/"
+      outputExtra.append("--output=" + folder + "tiles")
+    }
     if let s = overrides.store {
       outputExtra.append("--store=\(s.rawValue)")
       overridden.insert("store")
@@ -82,9 +88,11 @@ public struct BuildJob {
     let run = try ProjectArguments.parse(
       RunOptions.self, options: project.options, keys: ProjectArguments.runKeys, extra: runExtra,
       overridden: overrides.jobs == nil ? [] : ["jobs"], file: file, fallback: nil)
-    let base = TileJob(
+    var base = TileJob(
       inputs: project.buildings.flatMap { $0.floors.map(\.source) }, output: output, pyramid: pyramid, floors: try FloorOptions.parse([]),
       placement: try PlacementOptions.parse([]), encoding: encoding, run: run, printer: printer)
+    // the manifest, fingerprint and depfile name sources as the file does: relative to it
+    base.recordsFrom = project.directory
     return BuildJob(project: project, base: base, printer: printer)
   }
 
