@@ -83,6 +83,7 @@ extension BuildJob {
         return .upToDate(store)
       }
     }
+    if let warning = base.mbtilesZoomWarning(plan) { printer.warning(warning) }
     try store.begin()
     var staged = false
     defer { if !staged { store.abort() } }

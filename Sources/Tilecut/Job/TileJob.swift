@@ -130,10 +130,12 @@ public struct TileJob {
         $0 + $1.region.width * 4 * $1.stripHeight * ($1.source == .direct ? 2 : 1)
       }
       if bytes > 2 << 30 {
+        // the zoom asked for, not a level's density (the 512 px tiles of zoom 30 are density 31)
+        let zoom = p.levels.flatMap { $0.cuts.map(\.zoom) }.max() ?? 0
         throw TilecutError.invalidInput(
           path: p.source.path,
           reason:
-            "is \(p.source.width) px wide at zoom \(p.levels.first?.density ?? 0): its strips would need \(bytes >> 20) MB; lower --max-zoom or split the image"
+            "is \(p.source.width) px wide; tiled to zoom \(zoom), its strips would need \(bytes >> 20) MB; lower --max-zoom or split the image"
         )
       }
     }
@@ -268,6 +270,7 @@ public struct TileJob {
       printer.info("\(store.path): \(reason): every floor is rebuilt")
     }
     for note in plan.notes { printer.info(note) }
+    if let warning = mbtilesZoomWarning(plan) { printer.warning(warning) }
     try store.begin()
     var committed = false
     defer { if !committed { store.abort() } }
@@ -316,6 +319,17 @@ public struct TileJob {
     case .mbtiles: return MBTilesTileStore(path: output.output, format: encoding.format.rawValue, digest: { Vips.sha256(of: $0) })
     case .pmtiles: return PMTilesTileStore(path: output.output, format: encoding.format.rawValue, digest: { Vips.sha256(of: $0) })
     }
+  }
+
+  /// The deepest zoom GDAL's MBTiles driver opens (gdalinfo, QGIS, gdal2tiles read no deeper).
+  static let gdalMBTilesMaxZoom = 22
+
+  /// With `--store mbtiles` and a zoom past GDAL's: one line saying so (the files are
+  /// valid MBTiles all the same).
+  func mbtilesZoomWarning(_ plan: TileJobPlan) -> String? {
+    guard output.store == .mbtiles, let deepest = plan.cells.keys.map(\.zoom).max(), deepest > Self.gdalMBTilesMaxZoom else { return nil }
+    return
+      "\(output.output): MBTiles to zoom \(deepest), which GDAL's MBTiles driver (gdalinfo, QGIS) will not open: it opens none past zoom \(Self.gdalMBTilesMaxZoom). The files are valid MBTiles (tilecut, TilecutClient and other readers read them); for GDAL, lower --max-zoom to \(Self.gdalMBTilesMaxZoom)"
   }
 
   /// `--depfile`: the make rule naming every file this run read, escaped for make
