@@ -78,7 +78,7 @@ extension TileJob {
   public init(_ request: TileRequest) {
     self.init(
       inputs: request.inputs, output: request.output, pyramid: request.pyramid, floors: request.floors, placement: request.placement,
-      encoding: request.encoding, run: request.run, printer: Printer(verbosity: .quiet))
+      encoding: request.encoding, run: request.run, printer: Printer(verbosity: .silent))
   }
 
   /// Places, plans, renders and publishes the tiles; an up-to-date output is left as it is.
@@ -94,7 +94,7 @@ extension TileJob {
   @discardableResult
   public func run(progress: (@Sendable (String) -> Void)? = nil) throws -> TileResult {
     var job = self
-    job.printer = progress.map { Printer(sink: $0) } ?? Printer(verbosity: .quiet)
+    job.printer = progress.map { Printer(sink: $0) } ?? Printer(verbosity: .silent)
     do {
       try TileRequest.check(inputs: inputs, groups: (output, pyramid, floors, placement, encoding, run))
       try Vips.start()
@@ -148,7 +148,7 @@ extension BuildJob {
   ///   column in the message), 1 for a source that cannot be read or tiled.
   @discardableResult
   public static func run(_ request: BuildRequest, progress: (@Sendable (String) -> Void)? = nil) throws -> TileResult {
-    let printer = progress.map { Printer(sink: $0) } ?? Printer(verbosity: .quiet)
+    let printer = progress.map { Printer(sink: $0) } ?? Printer(verbosity: .silent)
     let job: BuildJob
     do {
       job = try prepare(request, printer: printer)

@@ -89,9 +89,7 @@ public enum SourceImage {
     // a document's parse (an SVG's tree: 440 MB for 200000 elements) goes back to the
     // system now: rendering parses it again on a worker thread, in another malloc arena
     if format.isVector { tc_release_free_memory() }
-    if let page = input.page, page >= pages {
-      throw TilecutError.invalidInput(path: path, reason: "has \(pages) page(s); page=\(page) does not exist (pages count from 0)")
-    }
+    if let page = input.page, page >= pages { throw pastTheEnd(path: path, pages: pages, page: page) }
     guard width > 0, height > 0 else { throw TilecutError.invalidInput(path: path, reason: "has no pixels") }
     let (area, overflow) = width.multipliedReportingOverflow(by: height)
     if overflow || area > maxPixels {
@@ -146,6 +144,10 @@ public enum SourceImage {
         tc_load_named(format.loader, path, Int32(clamping: page ?? -1), 0, 1, &out)
       }
     } catch let error as VipsError {
+      // a page past the end: the loader says only "pages out of range"; its count, from the first page, says more
+      if let page, page > 0, let pages = try? measure(path: path, page: nil, format: format).pages, page >= pages {
+        throw pastTheEnd(path: path, pages: pages, page: page)
+      }
       if format.isVector && error.message.contains("blocked") {
         throw TilecutError.invalidInput(path: path, reason: "is \(format == .svg ? "an SVG" : "a PDF") document, which --no-vector refuses")
       }
@@ -153,6 +155,14 @@ public enum SourceImage {
         path: path, reason: "cannot be read as \(format.rawValue.uppercased()) (\(error.message.isEmpty ? error.operation : error.message))")
     }
     return (max(1, Int(tc_header_pages(image.pointer))), image.width, image.height)
+  }
+
+  /// "has 2 pages; page=5 is past the end (pages count from 0: 0 to 1)".
+  static func pastTheEnd(path: String, pages: Int, page: Int) -> TilecutError {
+    TilecutError.invalidInput(
+      path: path,
+      reason:
+        "has \(pages) page\(pages == 1 ? "" : "s"); page=\(page) is past the end (pages count from 0: \(pages == 1 ? "0" : "0 to \(pages - 1)"))")
   }
 
   /// Page `page` of a TIFF without libvips reading every directory of the file

@@ -88,9 +88,10 @@ struct BuildingNameTests {
     let listed = try String(contentsOfFile: dir + "/changes.txt", encoding: .utf8).split(separator: "\n").map { String($0.split(separator: "\t")[1]) }
     #expect(Set(listed) == changed)
     #expect(listed.allSatisfy { $0.hasPrefix("annex/") })
-    // the depfile's target is the root's index, which every run renews
+    // the depfile's target is the root's index, which every run renews, named relative to
+    // the project file as its dependencies are (issue 41)
     let rule = try String(contentsOfFile: dir + "/tiles.d", encoding: .utf8)
-    #expect(rule.hasPrefix(root + "/tiles/" + BuildingIndex.fileName + ":"))
+    #expect(rule.hasPrefix("tiles/" + BuildingIndex.fileName + ":"), "\(rule)")
     #expect(rule.contains("annex/ground.pgw") && rule.contains("hq/hq.pdf") && rule.contains("tilecut.yml"))
     // a full rebuild is the same tiles, byte for byte
     try text.replacingOccurrences(of: "#fff1dc:4", with: "#fff1dc:9").replacingOccurrences(of: "output: tiles", with: "output: full")

@@ -39,6 +39,21 @@ import Testing
     #expect(!Gazetteer.isOnLand(latitude: 35, longitude: -40))  // North Atlantic
   }
 
+  @Test("a building in Westminster is in London, not '1.3 km SW of London'")
+  func westminsterIsInLondon() throws {
+    // Westminster Abbey, and the campus example's headquarters by St James's Park
+    for (lat, lon) in [(51.4993, -0.1273), (51.50060, -0.13960)] {
+      let here = try #require(Gazetteer.locate(latitude: lat, longitude: lon))
+      #expect(here.place == "London" && here.direction == nil, "\(here.text)")
+      #expect(here.text == "in London, United Kingdom")
+      // the distance is still the great circle from the gazetteer's point for London
+      #expect(here.distanceMeters > 900 && here.distanceMeters < Gazetteer.withinMeters)
+    }
+    // past the place's reach the direction is said again: Greenwich, 9 km ESE of London's point
+    let greenwich = try #require(Gazetteer.locate(latitude: 51.4779, longitude: -0.0015))
+    #expect(greenwich.direction != nil && greenwich.text.contains(" km "), "\(greenwich.text)")
+  }
+
   @Test func distancesAreWrittenForPeople() {
     #expect(Gazetteer.formatDistance(1_234) == "1.2 km")
     #expect(Gazetteer.formatDistance(1_240_400) == "1,240 km")

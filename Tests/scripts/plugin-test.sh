@@ -181,14 +181,15 @@ YAML
 compare=$(
   cat <<'PY'
 import json, os, sys
-said, out, depfile = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3]
+said, out, depfile, project = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 m = json.load(open(os.path.join(out, "manifest.json")))
 written = {"manifest.json"} | {t["file"] for t in m["tileSets"]}
 files = {f for f in os.listdir(out) if not f.startswith(".")}
 assert set(said["outputs"]) == written == files, (said["outputs"], sorted(written), sorted(files))
 declared = {os.path.realpath(p) for p in said["inputs"]}
 line = open(depfile).read().split("\n")[0]
-read = [os.path.realpath(p) for p in line.split(":", 1)[1].split()]
+# a project's depfile names files relative to the project file, as the file does
+read = [os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(project)), p)) for p in line.split(":", 1)[1].split()]
 missing = [p for p in read if p not in declared]
 assert read and not missing, "tilecut read %s, not declared" % missing
 print("outputs", sorted(written), "- inputs:", len(declared), "declared,", len(read), "read by tilecut")
@@ -203,7 +204,7 @@ for label in forms worldfile campus; do
   fi
   if limit 300 "$tool" build "$file" --output "$reader/out-$label" --store mbtiles --depfile "$reader/$label.d" --quiet >"$tmp/tc.log" 2>&1; then
     check "$label.yml: the reader declares the files tilecut writes and every file it reads" \
-      "$python" -c "$compare" "$said" "$reader/out-$label" "$reader/$label.d"
+      "$python" -c "$compare" "$said" "$reader/out-$label" "$reader/$label.d" "$file"
   else
     bad "tilecut build $label.yml" "$tmp/tc.log"
   fi

@@ -83,12 +83,12 @@ extension BuildJob {
       planned.append((job, plan, layers))
     }
     if base.run.dryRun {
-      var plans: [String: JobPlan] = [:]
+      var reports: [String: DryRunReport] = [:]
       for (job, plan, layers) in planned {
         _ = try job.dryRun(plan, layers: layers)
-        plans[job.project.buildings[0].id] = plan.job
+        reports[job.project.buildings[0].id] = job.dryRunReport(plan, layers: layers)
       }
-      if base.run.json { try Printer.result(json: plans) }
+      if base.run.json { try Printer.result(json: SplitDryRunReport(output: split.root, buildings: reports)) }
       return 0
     }
     try cancel.checkpoint()
@@ -99,7 +99,7 @@ extension BuildJob {
     }
     let rule =
       try base.output.depfile == nil
-      ? nil : DependencyFile.text(target: split.root + "/" + BuildingIndex.fileName, dependencies: dependencies)
+      ? nil : DependencyFile.text(target: recordedTarget(split.root + "/" + BuildingIndex.fileName), dependencies: dependencies)
     let previous = try split.inspectRoot()
 
     let fm = FileManager.default

@@ -25,7 +25,7 @@ extension BuildJob {
     try checkOptionPaths(sidecars: plan.plans.flatMap(\.placement.sidecars))
     let dependencyRule =
       try base.output.depfile == nil
-      ? nil : DependencyFile.text(target: DependencyFile.target(output: base.output.output), dependencies: dependencies(plan))
+      ? nil : DependencyFile.text(target: recordedTarget(DependencyFile.target(output: base.output.output)), dependencies: dependencies(plan))
     switch try stage(plan, layers: layers, cancel: cancel) {
     case .upToDate(let store):
       try base.writeDependencies(dependencyRule)
@@ -85,6 +85,7 @@ extension BuildJob {
         return .upToDate(store)
       }
     }
+    if let warning = base.mbtilesZoomWarning(plan) { printer.warning(warning) }
     try store.begin()
     var staged = false
     defer { if !staged { store.abort() } }
@@ -98,6 +99,12 @@ extension BuildJob {
     {
       printer.info("\(store.path): \(difference); making every tile again")
       incremental = nil
+    }
+    // a whole rebuild an option caused says which, rather than naming every floor
+    if incremental == nil, !base.output.force, let previous = store.existingManifest, previous.fingerprint != fingerprint,
+      let reason = TileJob.rebuildReason(previous: previous, options: options, tileSizes: plan.sizes.map(\.pixels))
+    {
+      printer.info("\(store.path): \(reason): every floor is rebuilt")
     }
     let progress = ProgressTracker(plan: plan, printer: printer, planned: incremental.map { Self.incrementalCells(plan, $0) })
     let ledger = RenderLedger(onTile: { key, _ in progress.tileDone(key) })
@@ -169,7 +176,7 @@ extension BuildJob {
     }
     var manifest = Manifest(
       tileSizes: plan.sizes.map(\.pixels), floors: groups.map(\.floor), name: plan.template.pattern, levels: levels,
-      footprints: footprints, generator: Manifest.Generator(version: tilecutVersion, libvips: Vips.version), sources: sources,
+      footprints: footprints, generator: Manifest.Generator(version: tilecutVersion, libvips: Vips.version), sources: base.recorded(sources),
       options: options.filter { $0.key != "tileSizes" }, fingerprint: fingerprint)
     var substitutes: [Manifest.Substitute] = []
     for p in plan.plans {
@@ -182,7 +189,8 @@ extension BuildJob {
     manifest.buildings = project.buildings.map { building in
       let floors = layers.indices.filter { layers[$0].building.id == building.id }.map { i in
         Manifest.BuildingFloor(
-          footprint: Manifest.Footprint(floor: plan.plans[i].floor, rect: plan.plans[i].footprint), source: layers[i].source.input.path,
+          footprint: Manifest.Footprint(floor: plan.plans[i].floor, rect: plan.plans[i].footprint),
+          source: base.pathAnchor.relative(layers[i].source.input.path),
           page: layers[i].source.input.page, sha256: sources[i].sha256)
       }
       return Manifest.Building(id: building.id, name: building.name, floors: floors)
@@ -208,9 +216,20 @@ extension BuildJob {
     try OptionPaths.check(outputs: named, inputs: read, outputDirectory: base.output.output)
   }
 
+  /// The depfile's target, relative to the project file's folder as its dependencies are.
+  func recordedTarget(_ target: String) -> String { base.pathAnchor.relative(target) }
+
   /// `--depfile`'s dependencies: the project file, every source and every sidecar the
-  /// placements read (`DependencyFile.text` refuses a name make cannot express).
+  /// placements read (`DependencyFile.text` refuses a name make cannot express), named
+  /// relative to the project file's folder, as the file names them: the rule is the
+  /// same from wherever tilecut runs, for a make that runs in that folder.
   func dependencies(_ plan: TileJobPlan) -> [String] {
+    let anchor = base.pathAnchor
+    return readFiles(plan).map { anchor.relative($0) }
+  }
+
+  /// The files a build reads, as the working directory names them.
+  func readFiles(_ plan: TileJobPlan) -> [String] {
     var dependencies = [project.file]
     for (i, layer) in project.buildings.flatMap(\.floors).enumerated() {
       let placement = (try? placementOptions(layer)) ?? base.placement
@@ -239,7 +258,32 @@ extension BuildJob {
       )
     }
     printer.info("dry run: up to \(total) tiles → \(base.output.output) (nothing written)")
-    if base.run.json { try Printer.result(json: plan.job) }
+    if base.run.json { try Printer.result(json: dryRunReport(plan, layers: layers)) }
     return 0
+  }
+
+  /// `build --dry-run --json`: a single run's dry-run document (each floor number's
+  /// union footprint and cells), each placement with its building, and the buildings.
+  func dryRunReport(_ plan: TileJobPlan, layers: [BuildLayer]) -> DryRunReport {
+    let cells = Self.cells(plan.plans)
+    let levels = cells.keys.sorted().map { LevelReport(key: $0, range: cells[$0]) }
+    let footprints = Self.floorGroups(plan.plans).compactMap { group -> Manifest.Footprint? in
+      let rects = group.layers.map { plan.plans[$0].footprint }
+      guard let first = rects.first else { return nil }
+      return Manifest.Footprint(floor: group.floor, rect: rects.dropFirst().reduce(first) { $0.union($1) })
+    }
+    let placements = plan.plans.indices.map { i in
+      var report = PlacementReport(plan.plans[i])
+      report.building = layers[i].building.id
+      return report
+    }
+    let buildings = project.buildings.map { building in
+      DryRunReport.BuildingReport(
+        id: building.id, name: building.name,
+        floors: layers.indices.filter { layers[$0].building.id == building.id }.map { plan.plans[$0].floor })
+    }
+    return DryRunReport(
+      exact: false, output: base.output.output, cells: cells.values.reduce(0) { $0 + $1.count }, footprints: footprints, placements: placements,
+      levels: levels, plan: plan.job, buildings: buildings)
   }
 }

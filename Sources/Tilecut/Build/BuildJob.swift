@@ -63,6 +63,12 @@ public struct BuildJob {
       outputExtra.append("--\(key)=\(value)")
       overridden.insert(key)
     }
+    // no output in the file or on the command line: `tiles` beside the file, as the
+    // file's own `output` would be, wherever tilecut runs
+    if overrides.output == nil, project.option("output") == nil {
+      let folder = project.directory == "." ? "" : project.directory.hasSuffix("/") ? project.directory : project.directory + "/"
+      outputExtra.append("--output=" + folder + "tiles")
+    }
     if let s = overrides.store {
       outputExtra.append("--store=\(s.rawValue)")
       overridden.insert("store")
@@ -85,10 +91,12 @@ public struct BuildJob {
     let run = try ProjectArguments.parse(
       RunOptions.self, options: project.options, keys: ProjectArguments.runKeys, extra: runExtra,
       overridden: overrides.jobs == nil ? [] : ["jobs"], file: file, fallback: nil)
-    let base = TileJob(
+    var base = TileJob(
       inputs: project.buildings.flatMap { $0.floors.map(\.source) }, output: output, pyramid: pyramid, floors: try FloorOptions.parse([]),
       placement: try PlacementOptions.parse([]), encoding: encoding, run: run, printer: printer)
     let fileWrites = ProjectWrites.keys.filter { !overridden.contains($0) }
+    // the manifest, fingerprint and depfile name sources as the file does: relative to it
+    base.recordsFrom = project.directory
     return BuildJob(project: project, base: base, printer: printer, fileWrites: fileWrites)
   }
 
@@ -131,7 +139,6 @@ public struct BuildJob {
     var layers: [BuildLayer] = []
     var plans: [FloorPlan] = []
     var mappings: [(any SourceMapping)?] = []
-    let quiet = Printer(verbosity: .quiet)
     for building in project.buildings {
       for spec in building.floors {
         let floor = try located(spec.mark, building, spec) { try Floor(spec.floor, option: "floor") }
@@ -153,8 +160,14 @@ public struct BuildJob {
         }
         let source = FloorResolver.floorSource(floor, name, header, crop: crop)
         let placementOptions = try placementOptions(spec)
+        // the placement's warnings (GDAL's, a swapped coordinate) said of this floor; its
+        // other lines the build says itself, below
+        let layerName = Self.layerName(building.id, floor)
+        let placementPrinter = Printer(sink: { [printer] line in
+          if line.hasPrefix("warning: ") { printer.warning("\(layerName): " + line.dropFirst("warning: ".count)) }
+        })
         let placement = try located(spec.mark, building, spec) {
-          try placementOptions.resolve(floors: [source], pyramid: base.pyramid, printer: quiet)
+          try placementOptions.resolve(floors: [source], pyramid: base.pyramid, printer: placementPrinter)
         }[0]
         if placement.method == .raster {
           printer.warning(

@@ -5,7 +5,9 @@ import Synchronization
 /// Everything tilecut says on stderr goes through here, one line at a time, so
 /// worker threads never interleave and the progress bar is redrawn cleanly.
 public final class Printer: Sendable {
-  public enum Verbosity: Sendable { case quiet, normal }
+  /// `quiet` (`-q`) drops progress and summaries but keeps every warning and note;
+  /// `silent` (a library caller without a progress callback) keeps errors only.
+  public enum Verbosity: Sendable { case silent, quiet, normal }
 
   public let verbosity: Verbosity
   /// True when a person watches stderr: then the progress bar redraws in place.
@@ -79,9 +81,17 @@ public final class Printer: Sendable {
     emit(line)
   }
 
+  /// A warning: kept with --quiet (a CI log must show a plan placed at 85° N).
   public func warning(_ line: String) {
-    guard verbosity == .normal else { return }
+    guard verbosity != .silent else { return }
     emit("warning: " + line)
+  }
+
+  /// A note on how an input was read or placed ("has no georeference: placed in
+  /// pixel space…"): kept with --quiet, as warnings are.
+  public func note(_ line: String) {
+    guard verbosity != .silent else { return }
+    emit("note: " + line)
   }
 
   /// An error line; always shown. Control characters (a file name with a newline or

@@ -74,8 +74,9 @@ final class ProgressTracker: Sendable {
       s.done[key, default: 0] += 1
       s.finished += 1
       s.floorDone[key.floor, default: 0] += 1
-      guard !printer.isTerminal else { return (s.finished, []) }
-      // a floor's line once it and every floor before it are done: floor order in any log
+      // a floor's line once it and every floor before it are done: floor order in any
+      // log; one floor has none (the summary's `done:` line says as much)
+      guard !printer.isTerminal, floors.count > 1 else { return (s.finished, []) }
       var lines: [String] = []
       while s.printedFloors < floors.count {
         let floor = floors[s.printedFloors]

@@ -18,6 +18,22 @@ struct DryRunReport: Codable {
   var placements: [PlacementReport]
   var levels: [LevelReport]
   var plan: JobPlan
+  /// `build --dry-run --json`: the buildings, in the file's order.
+  var buildings: [BuildingReport]?
+
+  /// A building of the project: its id, name and floor numbers.
+  struct BuildingReport: Codable {
+    var id: String
+    var name: String?
+    var floors: [Floor]
+  }
+}
+
+/// `build --dry-run --json` with `{building}` in the name: each building's dry run by id.
+struct SplitDryRunReport: Codable {
+  var dryRun = true
+  var output: String
+  var buildings: [String: DryRunReport]
 }
 
 /// `--json` of a run: what was written (or that the output was up to date).
@@ -44,6 +60,8 @@ struct PlacementReport: Codable {
   var sidecars: [String]
   /// The datum transformation PROJ chose ("NAD27 to WGS 84 (4), 10 m"), for a CRS other than Web Mercator.
   var operation: String?
+  /// `tilecut build`: the building the floor belongs to.
+  var building: String?
 
   init(_ p: FloorPlan) {
     let f = Manifest.Footprint(floor: p.floor, rect: p.footprint)

@@ -69,6 +69,12 @@ public struct TileJob {
   var encoding: EncodingOptions
   var run: RunOptions
   var printer: Printer
+  /// The folder the output's records name sources from: a project file's (set by
+  /// `BuildJob`); nil for a single run, whose records start at the output's parent.
+  var recordsFrom: String?
+
+  /// Where the manifest and fingerprint name sources from (never the working directory).
+  var pathAnchor: PathAnchor { recordsFrom.map { PathAnchor(directory: $0) } ?? .parent(of: output.output) }
 
   package init(
     inputs: [String], output: OutputOptions, pyramid: PyramidOptions, floors: FloorOptions, placement: PlacementOptions,
@@ -124,10 +130,12 @@ public struct TileJob {
         $0 + $1.region.width * 4 * $1.stripHeight * ($1.source == .direct ? 2 : 1)
       }
       if bytes > 2 << 30 {
+        // the zoom asked for, not a level's density (the 512 px tiles of zoom 30 are density 31)
+        let zoom = p.levels.flatMap { $0.cuts.map(\.zoom) }.max() ?? 0
         throw TilecutError.invalidInput(
           path: p.source.path,
           reason:
-            "is \(p.source.width) px wide at zoom \(p.levels.first?.density ?? 0): its strips would need \(bytes >> 20) MB; lower --max-zoom or split the image"
+            "is \(p.source.width) px wide; tiled to zoom \(zoom), its strips would need \(bytes >> 20) MB; lower --max-zoom or split the image"
         )
       }
     }
@@ -175,6 +183,7 @@ public struct TileJob {
   /// The tile sizes are part of the fingerprint (as in older manifests, which stay up
   /// to date) but the manifest stores them once, in its `tileSizes`.
   func shapingOptions(_ plan: TileJobPlan) -> [String: String] {
+    let anchor = pathAnchor
     var o: [String: String] = [
       "tileSizes": plan.sizes.map(\.description).joined(separator: ","),
       "name": plan.template.pattern,
@@ -182,6 +191,9 @@ public struct TileJob {
       "pngCompression": String(encoding.pngCompression),
       "palette": String(encoding.palette),
       "quality": String(encoding.quality),
+      // as given (each floor's zooms follow from them): a rebuild they cause names them
+      "minZoom": pyramid.minZoom.map(String.init) ?? "auto",
+      "maxZoom": pyramid.maxZoom.map(String.init) ?? "auto",
     ]
     // absent for effort 4, the default before 2 was: outputs made then stay up to date
     if encoding.format == .webp && encoding.webpEffort != VipsTileEncoder.libwebpDefaultEffort { o["webpEffort"] = String(encoding.webpEffort) }
@@ -200,7 +212,7 @@ public struct TileJob {
       let zooms = Set(p.levels.flatMap { $0.cuts.map(\.zoom) })
       let t = p.placement.transform
       o["floor \(p.floor)"] =
-        "\(p.source.path) page=\(p.source.page.map(String.init) ?? "-") crop=\(p.source.crop.map { "\($0.x),\($0.y),\($0.width),\($0.height)" } ?? "-") "
+        "\(anchor.relative(p.source.path)) page=\(p.source.page.map(String.init) ?? "-") crop=\(p.source.crop.map { "\($0.x),\($0.y),\($0.width),\($0.height)" } ?? "-") "
         + "placement=\(p.placement.method)/\(p.placement.projection.rawValue) [\(t.a), \(t.b), \(t.c), \(t.d), \(t.e), \(t.f)] "
         + "zooms=\(zooms.min() ?? 0)-\(zooms.max() ?? 0)" + Self.geoShaping(p)
     }
@@ -252,7 +264,13 @@ public struct TileJob {
         return 0
       }
     }
+    if !output.force, let previous = store.existingManifest, previous.fingerprint != fingerprint,
+      let reason = Self.rebuildReason(previous: previous, options: options, tileSizes: plan.sizes.map(\.pixels))
+    {
+      printer.info("\(store.path): \(reason): every floor is rebuilt")
+    }
     for note in plan.notes { printer.info(note) }
+    if let warning = mbtilesZoomWarning(plan) { printer.warning(warning) }
     try store.begin()
     var committed = false
     defer { if !committed { store.abort() } }
@@ -301,6 +319,17 @@ public struct TileJob {
     case .mbtiles: return MBTilesTileStore(path: output.output, format: encoding.format.rawValue, digest: { Vips.sha256(of: $0) })
     case .pmtiles: return PMTilesTileStore(path: output.output, format: encoding.format.rawValue, digest: { Vips.sha256(of: $0) })
     }
+  }
+
+  /// The deepest zoom GDAL's MBTiles driver opens (gdalinfo, QGIS, gdal2tiles read no deeper).
+  static let gdalMBTilesMaxZoom = 22
+
+  /// With `--store mbtiles` and a zoom past GDAL's: one line saying so (the files are
+  /// valid MBTiles all the same).
+  func mbtilesZoomWarning(_ plan: TileJobPlan) -> String? {
+    guard output.store == .mbtiles, let deepest = plan.cells.keys.map(\.zoom).max(), deepest > Self.gdalMBTilesMaxZoom else { return nil }
+    return
+      "\(output.output): MBTiles to zoom \(deepest), which GDAL's MBTiles driver (gdalinfo, QGIS) will not open: it opens none past zoom \(Self.gdalMBTilesMaxZoom). The files are valid MBTiles (tilecut, TilecutClient and other readers read them); for GDAL, lower --max-zoom to \(Self.gdalMBTilesMaxZoom)"
   }
 
   /// `--depfile`: the make rule naming every file this run read, escaped for make
@@ -374,28 +403,43 @@ public struct TileJob {
   /// SHA-256 of each input, reusing the previous manifest's digest for a file whose
   /// identity (device, inode, size, modification and change times) is unchanged.
   /// A file that changes while it is hashed is refused.
+  /// Each source's digest (the previous manifest's where the file's identity is the
+  /// same). The paths are the files' as given: `recorded` names them for the manifest.
   func digestSources(_ plan: TileJobPlan, previous: Manifest?) throws -> [Manifest.Source] {
+    // by the path the manifest records (relative to the anchor); an older manifest's
+    // (relative to where it ran) is found when it ran from the anchor's folder
     var cache: [String: (identity: String, sha256: String)] = [:]
     for s in previous?.sources ?? [] {
       if let identity = s.identity { cache[s.path] = (identity, s.sha256) }
     }
+    let anchor = pathAnchor
     return try plan.floors.map { f in
       let path = f.source.input.path
       let before = Self.identity(path)
       let digest: String
-      if let before, let cached = cache[path], cached.identity == before {
+      if let before, let cached = cache[anchor.relative(path)], cached.identity == before {
         digest = cached.sha256
       } else {
         digest = try Vips.sha256(ofFile: path)
         guard let before, Self.identity(path) == before else {
           throw TilecutError.invalidInput(path: path, reason: "changed while it was read; run again when it is complete")
         }
-        cache[path] = (before, digest)
+        cache[anchor.relative(path)] = (before, digest)
       }
       let st = Self.stat(path)
       return Manifest.Source(
         floor: f.source.floor, path: path, sha256: digest, page: f.source.input.page, width: f.source.description.width,
         height: f.source.description.height, bytes: st?.bytes, modified: st?.modified, identity: before)
+    }
+  }
+
+  /// The sources as the manifest names them: relative to the anchor.
+  func recorded(_ sources: [Manifest.Source]) -> [Manifest.Source] {
+    let anchor = pathAnchor
+    return sources.map { source in
+      var s = source
+      s.path = anchor.relative(source.path)
+      return s
     }
   }
 
@@ -438,7 +482,7 @@ public struct TileJob {
     var manifest = Manifest(
       tileSizes: plan.sizes.map(\.pixels), floors: plan.plans.map(\.floor), name: plan.template.pattern, levels: levels,
       footprints: plan.plans.map { Manifest.Footprint(floor: $0.floor, rect: $0.footprint) },
-      generator: Manifest.Generator(version: tilecutVersion, libvips: Vips.version), sources: sources,
+      generator: Manifest.Generator(version: tilecutVersion, libvips: Vips.version), sources: recorded(sources),
       options: options.filter { $0.key != "tileSizes" }, fingerprint: fingerprint,
       shard: plan.settings.shard.map { Manifest.Shard(index: $0.index, count: $0.count, jobFingerprint: jobFingerprint) })
     let substitutes = plan.plans.flatMap { p in

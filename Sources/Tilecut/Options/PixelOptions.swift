@@ -91,16 +91,16 @@ public struct PixelOptions: ParsableArguments {
       conversion.scale = range
       conversion.nodata = nodataValue
       var note =
-        "note: \(path) is one band of \(layout.formatName) samples: grey from \(Self.number(range.lowerBound)) (black) to \(Self.number(range.upperBound)) (white), \(how)"
+        "\(path) is one band of \(layout.formatName) samples: grey from \(Self.number(range.lowerBound)) (black) to \(Self.number(range.upperBound)) (white), \(how)"
       if let nodataValue {
         note += "; nodata \(Self.number(nodataValue)) is transparent" + (nodata == nil ? " (GDAL_NODATA tag)" : "")
       }
-      printer.info(note)
+      printer.note(note)
     } else if let nodataValue, layout.isEightBit {
       // colour: transparent where every colour band holds the value, as gdalwarp does
       conversion.nodata = nodataValue
-      printer.info(
-        "note: \(path): pixels whose every colour band is \(Self.number(nodataValue)) are transparent (nodata"
+      printer.note(
+        "\(path): pixels whose every colour band is \(Self.number(nodataValue)) are transparent (nodata"
           + (nodata == nil ? ", GDAL_NODATA tag)" : ")"))
     } else if nodata != nil {
       throw TilecutError.invalidOption(

@@ -139,8 +139,8 @@ public struct PlacementOptions: ParsableArguments {
         )
       }
       if !noticed {
-        printer.info(
-          "note: \(floor.input.path) has no georeference: it is placed in pixel space at the map's north-west corner (85.05° N, 180° W), native at zoom \(nativeZoom); to put it on the map give --bounds, --gcp, --center, a world file with a .prj, or a GeoTIFF (--strict refuses such an image)"
+        printer.note(
+          "\(floor.input.path) has no georeference: it is placed in pixel space at the map's north-west corner (85.05° N, 180° W), native at zoom \(nativeZoom); to put it on the map give --bounds, --gcp, --center, a world file with a .prj, or a GeoTIFF (--strict refuses such an image)"
         )
         noticed = true
       }

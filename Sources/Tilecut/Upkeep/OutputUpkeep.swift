@@ -441,7 +441,7 @@ public struct Merger: Sendable {
   /// - Throws: `TilecutError` naming the shard or option at fault; the output is then unchanged.
   @discardableResult
   public func run(progress: (@Sendable (String) -> Void)? = nil) throws -> MergeReport {
-    try run(printer: progress.map { Printer(sink: $0) } ?? Printer(verbosity: .quiet))
+    try run(printer: progress.map { Printer(sink: $0) } ?? Printer(verbosity: .silent))
   }
 
   @discardableResult

@@ -10,12 +10,14 @@ public struct GazetteerLocation: Sendable, Equatable {
   public var country: String
   /// Great-circle distance from the place, metres.
   public var distanceMeters: Double
-  /// The compass point from the place to the point (N, NE, …), nil when closer than 100 m.
+  /// The compass point from the place to the point (N, NE, …), nil when the point is
+  /// in the place (closer than `Gazetteer.withinMeters` to its point).
   public var direction: String?
   /// The point is on no country's land (1:110m outlines) and far from any place.
   public var atSea: Bool
 
-  /// "1.2 km NW of Berlin, Germany"; "at sea, 1,240 km E of Mogadishu, Somalia".
+  /// "in London, United Kingdom"; "4.1 km N of Paris, France"; "at sea, 1,240 km E of
+  /// Mogadishu, Somalia".
   public var text: String {
     let near: String
     if let direction {
@@ -45,6 +47,12 @@ public enum Gazetteer {
   /// A point this far from the nearest place, and on no country's outline, is at sea;
   /// closer, it is on a coast the coarse outlines cut off, or on a small island.
   static let seaDistanceMeters = 30_000.0
+
+  /// A point this close to a place's point is in the place: "in London", not "1.3 km SW
+  /// of London" for Westminster. The gazetteer's places have 100,000 people or more (a
+  /// country's largest aside), which cover some 25 km² even at a dense city's 4,000 a
+  /// km², 2.8 km around their point; GeoNames gives a city's centre, not its outline.
+  public static let withinMeters = 2_500.0
 
   static let places: [Place] = GazetteerData.places.split(separator: "\n").compactMap { line in
     let f = line.split(separator: "\t", omittingEmptySubsequences: false)
@@ -83,7 +91,7 @@ public enum Gazetteer {
     let bearing = bearingDegrees(from: (best.place.latitude, best.place.longitude), to: (latitude, lon))
     return GazetteerLocation(
       place: best.place.name, country: best.place.country, distanceMeters: best.meters,
-      direction: best.meters < 100 ? nil : compassPoint(bearing), atSea: !onLand && best.meters > seaDistanceMeters)
+      direction: best.meters < withinMeters ? nil : compassPoint(bearing), atSea: !onLand && best.meters > seaDistanceMeters)
   }
 
   /// The Natural Earth country whose 1:110m outline holds the point, if any.
