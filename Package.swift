@@ -105,7 +105,7 @@ let package = Package(
         "CTilecutPlatform",
       ]),
     // the project file (tilecut.yml) as types, its loader and its validation
-    .target(name: "TilecutProject", dependencies: [.product(name: "Yams", package: "Yams")]),
+    .target(name: "TilecutProject", dependencies: ["TilecutCore", .product(name: "Yams", package: "Yams")]),
     // whole jobs (tile, build, verify, merge, preview) as a library: what the CLI runs
     .target(
       name: "Tilecut",

@@ -33,7 +33,12 @@ public struct GDALGeoreference: Sendable {
     guard mayHaveGeoreference(path: path) else { return nil }
     var info = tc_gdal_info()
     defer { tc_gdal_free(&info) }
-    let status = tc_gdal_read(path, &info)
+    // a path GDAL would read as a virtual file system (/vsicurl/, /vsizip/) is not a file
+    guard !path.hasPrefix("/vsi") else { return nil }
+    // GDAL opens it in a folder of vetted links (no link out of the input's folder)
+    guard let folder = GDALFolder(for: path) else { return nil }
+    defer { folder.remove() }
+    let status = withCStrings(folder.names) { tc_gdal_read(folder.raster, $0, &info) }
     if status == -2 {
       throw TilecutError.invalidInput(path: path, reason: info.error.map { String(cString: $0) } ?? "libgdal could not be loaded")
     }
@@ -45,8 +50,8 @@ public struct GDALGeoreference: Sendable {
     var georeference = GDALGeoreference(
       driver: text(info.driver) ?? "unknown", width: Int(info.width), height: Int(info.height), geoTransform: nil,
       crsWKT: text(info.crs_wkt), crsAxisSwap: info.crs_axis_swap != 0, controlPoints: [],
-      controlPointCRSWKT: text(info.gcp_crs_wkt), controlPointCRSAxisSwap: info.gcp_crs_axis_swap != 0, sidecars: lines(info.files),
-      warnings: lines(info.warnings))
+      controlPointCRSWKT: text(info.gcp_crs_wkt), controlPointCRSAxisSwap: info.gcp_crs_axis_swap != 0,
+      sidecars: lines(info.files).map(folder.originalPath), warnings: lines(info.warnings).map(folder.originalText))
     if info.has_geotransform != 0 {
       let t = withUnsafeBytes(of: info.geotransform) { Array($0.bindMemory(to: Double.self)) }
       georeference.geoTransform = TilecutCore.AffineTransform(a: t[1], b: t[2], c: t[0], d: t[4], e: t[5], f: t[3])
@@ -58,6 +63,14 @@ public struct GDALGeoreference: Sendable {
     }
     return georeference
   }
+}
+
+/// `strings` as a NULL-terminated array of C strings, for the length of `body` (which
+/// passes it to C as a pointer).
+func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+  let copies = strings.map { strdup($0) }
+  defer { for copy in copies { free(copy) } }
+  return body(copies.map { $0.map { UnsafePointer($0) } } + [nil])
 }
 
 extension GDALGeoreference {
