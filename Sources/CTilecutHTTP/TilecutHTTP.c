@@ -52,7 +52,7 @@ static int tc_judge(tc_transfer *t) {
     return 0;
   }
   if (status == 206) {
-    /* Content-Range: bytes a-b/total (or /*) */
+    /* Content-Range: bytes a-b/total, or a-b/(asterisk) when the size is unknown */
     const char *r = t->range;
     unsigned long long start = 0, end = 0;
     int parsed = strncasecmp(r, "bytes ", 6) == 0 && sscanf(r + 6, "%llu-%llu", &start, &end) == 2;
@@ -95,10 +95,14 @@ static size_t tc_header(char *line, size_t size, size_t count, void *context) {
     t->answer->status = status;
     t->encoding[0] = 0;
     t->range[0] = 0;
+    t->answer->location[0] = 0;
     t->judged = 0;
     return n;
   }
-  if (tc_has_name(line, n, "Content-Encoding:")) {
+  if (tc_has_name(line, n, "Location:")) {
+    /* libcurl tells a redirect's target only of a transfer that completed: kept here */
+    tc_copy_header_value(line, n, strlen("Location:"), t->answer->location, sizeof t->answer->location);
+  } else if (tc_has_name(line, n, "Content-Encoding:")) {
     tc_copy_header_value(line, n, strlen("Content-Encoding:"), t->encoding, sizeof t->encoding);
   } else if (tc_has_name(line, n, "Content-Range:")) {
     tc_copy_header_value(line, n, strlen("Content-Range:"), t->range, sizeof t->range);
@@ -177,9 +181,7 @@ int tc_http_range(const char *url, uint64_t offset, size_t length, long silence,
   answer->curl_code = (int)code;
   int result;
   if (t.redirect) {
-    char *location = NULL;
-    if (curl_easy_getinfo(curl, CURLINFO_REDIRECT_URL, &location) == CURLE_OK && location && strlen(location) < sizeof answer->location) {
-      strcpy(answer->location, location);
+    if (answer->location[0]) {
       result = TC_HTTP_REDIRECT;
     } else {
       snprintf(answer->message, sizeof answer->message, "the server answered HTTP %ld without a usable Location", answer->status);

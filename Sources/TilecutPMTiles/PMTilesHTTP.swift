@@ -102,7 +102,9 @@ public final class PMTilesHTTPSource: PMTilesByteSource, @unchecked Sendable {
           return .bytes(Array(buffer.prefix(answer.received)), total: total, url: target)
         case Int(TC_HTTP_REDIRECT):
           let location = Self.text(of: &answer.location)
-          guard let next = URL(string: location), let scheme = next.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+          guard let next = URL(string: location, relativeTo: target)?.absoluteURL, let scheme = next.scheme?.lowercased(),
+            scheme == "http" || scheme == "https"
+          else {
             return .failed("the server redirected to '\(location.prefix(100))', not an http(s) URL; tilecut follows redirects to http(s) only")
           }
           target = next

@@ -10,7 +10,8 @@
  * Content-Encoding before the delegate sees a byte). Here nothing is decoded: the answer
  * is judged at its header (status, Content-Range, Content-Encoding) and the transfer
  * stops there when it is not the range asked for, and the body is stopped at the first
- * byte past the buffer. Redirects are not followed: a 3xx gives its Location back. */
+ * byte past the buffer. Redirects are not followed: a 3xx gives its Location back
+ * (perhaps relative to the URL asked). */
 
 enum {
   TC_HTTP_OK = 0,        /* the range's bytes (fewer only where the file ends) */
@@ -24,7 +25,7 @@ typedef struct {
   int64_t total;               /* the file's size from Content-Range's "/total", -1 when absent */
   size_t received;             /* body bytes received: wire bytes, nothing inflated */
   int curl_code;               /* libcurl's CURLcode of the transfer */
-  char location[4096];         /* a redirect's target, absolute */
+  char location[4096];         /* a redirect's target, as its Location header gives it */
   char message[512];           /* why the answer was refused or the transfer failed */
 } tc_http_answer;
 
