@@ -3,10 +3,10 @@ SWIFT ?= swift
 PREFIX ?= /usr/local
 # libvips (with libdeflate), libwebp and libjpeg (WebP and JPEG tiles encoded from the strip), poppler-glib, librsvg and cairo (PDF pages and SVG
 # drawings rendered in bands), ISA-L (the PNG reader's inflate), PROJ with its data,
-# libgeotiff, SQLite, qpdf (scanned PDF pages read from their images; every PDF checked page by page before poppler reads it), GDAL's library
+# libgeotiff, SQLite, libcurl (PMTiles over http on Linux), qpdf (scanned PDF pages read from their images; every PDF checked page by page before poppler reads it), GDAL's library
 # (georeferencing read as GDAL reads it): what building
 # and running tilecut needs (make run)
-APT_PACKAGES = zlib1g-dev libvips-dev libpoppler-glib-dev librsvg2-dev libcairo2-dev libdeflate-dev libwebp-dev libjpeg-dev libisal-dev libproj-dev proj-data libgeotiff-dev libsqlite3-dev libqpdf-dev libgdal-dev libssl-dev
+APT_PACKAGES = zlib1g-dev libvips-dev libpoppler-glib-dev librsvg2-dev libcairo2-dev libdeflate-dev libwebp-dev libjpeg-dev libisal-dev libproj-dev proj-data libgeotiff-dev libsqlite3-dev libqpdf-dev libgdal-dev libssl-dev libcurl4-openssl-dev
 # what only the tests need (make test): strace for the test that proves no other
 # program is started; GDAL for the client package's tests and the browser tests' geometry;
 # zsh and fish for the completion tests; Chromium, driven headless over the DevTools

@@ -90,9 +90,14 @@ let package = Package(
     .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
     .target(name: "CTilecutDigest", dependencies: ["CCrypto"]),
     .target(name: "TilecutCore", dependencies: ["CTilecutPlatform", "CTilecutDigest"]),
-    // PMTiles v3 on Foundation and zlib alone, so the client package can read archives too
+    // HTTP range reads on Linux through libcurl (libcurl4-openssl-dev): Foundation's
+    // URLSession there reads a refused answer to its end and inflates any encoding
+    // (TilecutHTTP.h); Apple platforms keep URLSession
+    .target(name: "CTilecutHTTP", linkerSettings: [.linkedLibrary("curl")]),
+    // PMTiles v3 on Foundation and zlib (and libcurl on Linux), so the client package can read archives too
     .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
-    .target(name: "TilecutPMTiles", dependencies: ["CZlib"]),
+    .target(
+      name: "TilecutPMTiles", dependencies: ["CZlib", .target(name: "CTilecutHTTP", condition: .when(platforms: [.linux]))]),
     .target(name: "TilecutMBTiles", dependencies: ["TilecutCore", "CSQLite"]),
     // the PMTiles store: the format target stays free of TilecutCore for the client package
     .target(name: "TilecutPMTilesStore", dependencies: ["TilecutCore", "TilecutPMTiles"]),

@@ -11,7 +11,7 @@ struct ShowCommand: ParsableCommand {
     discussion: """
       STORE is an output directory (its manifest names the store), an .mbtiles or .pmtiles file, or an http(s) URL of a \
       .pmtiles file (read with Range requests: the header and root directory only). \
-      One tile's bytes: tilecut tile STORE Z X Y [--floor k] [--tile-size px].
+      One tile's bytes: tilecut get STORE Z/X/Y [--floor k] [--tile-size px] [-o file].
       """)
 
   @Argument(help: ArgumentHelp("An output directory, an .mbtiles or .pmtiles file, or an http(s) URL of a .pmtiles file.", valueName: "store"))
@@ -34,46 +34,89 @@ struct ShowCommand: ParsableCommand {
   }
 }
 
-/// `tilecut tile STORE Z X Y`: one tile's bytes on stdout, read by the tiling command
-/// when its first input is a store.
-struct TileRead {
+/// `tilecut get STORE Z/X/Y`: one tile's bytes, on stdout or into `-o FILE`.
+struct GetCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "get",
+    abstract: "Write one tile of a store (its bytes as stored) to stdout or a file.",
+    usage: "tilecut get <store> <z>/<x>/<y> [--floor <k>] [--tile-size <px>] [-o <file>]",
+    discussion: """
+      STORE is an output directory (its manifest names the store), an .mbtiles or .pmtiles file, or an http(s) URL of a \
+      .pmtiles file (read with Range requests). The tile is Z/X/Y on the XYZ grid (Z X Y as three words too). \
+      A cell with no tile (blank by the no-tile rule, or outside the pyramid) is one error line and exit 1. \
+      stdout must not be a terminal: redirect it, or give -o FILE.
+
+      Example:
+        tilecut get https://cdn.example.com/L1_256.pmtiles 18/140812/86013 -o t.png
+      """)
+
+  @Argument(help: ArgumentHelp("An output directory, an .mbtiles or .pmtiles file, or an http(s) URL of a .pmtiles file.", valueName: "store"))
   var store: String
-  var tile: TileCoordinate
+
+  @Argument(help: ArgumentHelp("The tile: Z/X/Y (or Z X Y).", valueName: "z/x/y"))
+  var tile: [String] = []
+
+  @Option(help: ArgumentHelp("The floor to read (default: the store's first).", valueName: "k"))
   var floor: Int?
+
+  @Option(name: .customLong("tile-size"), help: ArgumentHelp("The tile size to read, in px (default: the store's smallest).", valueName: "px"))
   var tileSize: Int?
 
-  /// The read `inputs` ask for, nil when they are images to tile; a store followed by
-  /// anything but Z X Y is a usage error.
-  /// `exists` tells whether a path names a file (the three numbers may be images).
-  static func parse(
-    _ inputs: [String], floor: Int?, tileSizes: String, exists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) }
-  ) throws -> TileRead? {
-    let numbers = inputs.dropFirst().map { Int($0) }
-    // a store, or anything followed by three integers that are not files (images
-    // named 1 2 3 are floors to tile)
-    let zxy = numbers.count == 3 && !numbers.contains(nil) && !inputs.dropFirst().allSatisfy(exists)
-    guard let first = inputs.first, StoreReader.looksLikeStore(first) || zxy else { return nil }
-    guard numbers.count == 3, let z = numbers[0], let x = numbers[1], let y = numbers[2] else {
-      throw ValidationError("\(first) is a tile store: give the tile as tilecut tile STORE Z X Y (integers)")
+  @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp("Write the tile to this file instead of stdout.", valueName: "file"))
+  var output: String?
+
+  /// The tile `words` name: `Z/X/Y` or `Z X Y`, integers.
+  static func coordinate(_ words: [String]) throws -> TileCoordinate {
+    let parts = words.count == 1 ? words[0].split(separator: "/", omittingEmptySubsequences: false).map(String.init) : words
+    guard parts.count == 3, let z = Int(parts[0]), let x = Int(parts[1]), let y = Int(parts[2]) else {
+      let given = words.joined(separator: " ")
+      throw ValidationError(
+        given.isEmpty
+          ? "missing tile: give it as Z/X/Y (integers), e.g. tilecut get STORE 18/140812/86013"
+          : "'\(given.prefix(100))' is not a tile: give it as Z/X/Y (integers), e.g. 18/140812/86013")
     }
-    var size: Int? = nil
-    if tileSizes != "256,512" {
-      guard let one = Int(tileSizes) else { throw ValidationError("--tile-size: reading a store takes one size, got \(tileSizes)") }
-      size = one
+    return TileCoordinate(zoom: z, x: x, y: y)
+  }
+
+  func validate() throws {
+    if let tileSize, tileSize <= 0 { throw ValidationError("--tile-size: give a size in px, e.g. 256") }
+    if output == nil, isatty(STDOUT_FILENO) == 1 {
+      throw ValidationError("stdout is a terminal: redirect it (> tile.png) or give -o FILE; tilecut writes no image bytes to a terminal")
     }
-    return TileRead(store: first, tile: TileCoordinate(zoom: z, x: x, y: y), floor: floor, tileSize: size)
+    if let output, output.isEmpty { throw ValidationError("-o: give a file name") }
   }
 
   func run() throws {
+    let coordinate = try Self.coordinate(tile)
     try reportingErrors { printer in
-      switch try StoreReader(store).cell(tile, floor: floor, tileSize: tileSize) {
+      switch try StoreReader(store).cell(coordinate, floor: floor, tileSize: tileSize) {
       case .tile(let bytes):
-        FileHandle.standardOutput.write(Data(bytes))
+        if let output {
+          try OptionFile.write(bytes, to: output, what: "the tile")
+        } else {
+          FileHandle.standardOutput.write(Data(bytes))
+        }
         return 0
       case .blank(let line), .outside(let line):
         printer.error(line)
         return 1
       }
     }
+  }
+}
+
+/// The old `tilecut tile STORE Z X Y`: `tile` only tiles, and this form is answered
+/// with the command that reads a tile.
+enum OldTileRead {
+  /// The line answering `inputs` when they read a tile (a store first, or anything
+  /// followed by three integers that are not files), nil when they are images to tile.
+  /// `exists` tells whether a path names a file (images named 1 2 3 are floors to tile).
+  static func hint(_ inputs: [String], exists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) }) -> String? {
+    let numbers = inputs.dropFirst().map { Int($0) }
+    let zxy = numbers.count == 3 && !numbers.contains(nil) && !inputs.dropFirst().allSatisfy(exists)
+    guard let first = inputs.first, StoreReader.looksLikeStore(first) || zxy else { return nil }
+    let given = inputs.count == 2 && (try? GetCommand.coordinate([inputs[1]])) != nil ? inputs[1] : "Z/X/Y"
+    let tile = zxy ? inputs.dropFirst().joined(separator: "/") : given
+    return "use: tilecut get \(first.prefix(200)) \(tile) (tile only tiles images; get reads one tile of a store)"
   }
 }

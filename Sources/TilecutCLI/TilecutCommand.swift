@@ -18,6 +18,7 @@ public struct TilecutCommand: ParsableCommand {
     version: tilecutVersion,
     subcommands: [
       TileCommand.self, VerifyCommand.self, MergeCommand.self, PreviewCommand.self, GeorefCommand.self, BuildCommand.self, ShowCommand.self,
+      GetCommand.self,
     ],
     defaultSubcommand: TileCommand.self
   )
@@ -169,7 +170,7 @@ public struct TileCommand: ParsableCommand {
   public static let configuration = CommandConfiguration(
     commandName: "tile",
     abstract: "Slice large images into Web-Mercator tile pyramids for map tile layers.",
-    usage: "tilecut [tile] <input> ... [<options>]\ntilecut tile <store> <z> <x> <y> [--floor <k>] [--tile-size <px>]\ntilecut <subcommand> ...",
+    usage: "tilecut [tile] <input> ... [<options>]\ntilecut <subcommand> ...",
     discussion: """
       Writes 256 px and 512 px (retina: same z/x/y grid, twice the density) tiles named for a \
       URL tile layer, L<floor>_<z>_<x>_<y>.png, skips cells with no tile and lists the rest in \
@@ -187,8 +188,8 @@ public struct TileCommand: ParsableCommand {
         CI matrix: tilecut plan.png --shard $K/4 -o part$K   (K = 1…4), then
           tilecut merge tiles part1 part2 part3 part4
         An input named like a subcommand: tilecut ./verify
-        One tile of a store (output directory, .mbtiles, .pmtiles or its URL) to stdout:
-          tilecut tile https://cdn.example.com/L1_256.pmtiles 18 140812 86013 > t.png
+        One tile of a store (output directory, .mbtiles, .pmtiles or its URL):
+          tilecut get https://cdn.example.com/L1_256.pmtiles 18/140812/86013 -o t.png
 
       Exit status: 0 success (also "up to date"), 1 input or processing error, 2 usage error, \
       130/143 interrupted by SIGINT/SIGTERM. The previous output is never damaged.
@@ -207,9 +208,8 @@ public struct TileCommand: ParsableCommand {
   @OptionGroup(title: "Pixels and encoding") public var encoding: EncodingOptions
   @OptionGroup(title: "Run") public var runOptions: RunOptions
 
-  @Option(
-    parsing: .unconditional,
-    help: ArgumentHelp("With tile STORE Z X Y: the floor to read (default: the store's first); --tile-size names the size.", valueName: "k"))
+  /// Not a tiling option: `get`'s, answered with a pointer to it or to --first-floor.
+  @Option(parsing: .unconditional, help: .hidden)
   public var floor: Int?
 
   public init() {}
@@ -219,8 +219,8 @@ public struct TileCommand: ParsableCommand {
     guard !inputs.isEmpty else {
       throw ValidationError("missing input: give an image to tile (see tilecut --help)")
     }
-    if let read = try TileRead.parse(inputs, floor: floor, tileSizes: pyramid.tileSize) { return try read.run() }
-    if floor != nil { throw ValidationError("--floor: names the floor of tile STORE Z X Y; to number floors use --first-floor") }
+    if let hint = OldTileRead.hint(inputs) { throw ValidationError(hint) }
+    if floor != nil { throw ValidationError("--floor: names the floor of tilecut get STORE Z/X/Y; to number floors use --first-floor") }
     if let hint = PeerSpellings.positionalOutput(inputs) { throw ValidationError(hint) }
     do {
       try Vips.start()

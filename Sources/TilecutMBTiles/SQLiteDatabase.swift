@@ -9,12 +9,15 @@ final class SQLiteDatabase {
   /// Steps each statement may take (`limitReads`), counted from its `prepare`.
   var stepBudget: StepBudget?
 
-  /// Opens `path`; `create` makes a new file, otherwise it is opened read-only.
+  /// Opens `path`; `create` makes a new file, otherwise it is opened read-only and
+  /// immutable (`file:…?immutable=1`): SQLite takes no lock and writes nothing beside
+  /// it (a WAL-mode file would get `-wal` and `-shm` files, and a hot journal would be
+  /// rolled back into someone else's file).
   init(path: String, create: Bool) throws {
     self.path = path
-    let flags = create ? (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) : SQLITE_OPEN_READONLY
+    let flags = create ? (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) : (SQLITE_OPEN_READONLY | SQLITE_OPEN_URI)
     var db: OpaquePointer?
-    let rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, nil)
+    let rc = sqlite3_open_v2(create ? path : Self.immutableURI(path), &db, flags | SQLITE_OPEN_NOMUTEX, nil)
     guard rc == SQLITE_OK, let db else {
       let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
       sqlite3_close(db)
@@ -26,6 +29,22 @@ final class SQLiteDatabase {
   }
 
   deinit { close() }
+
+  /// `file:///abs/path?immutable=1`, the path made absolute and every byte a URI
+  /// path may not hold as itself (`?`, `#`, `%`, spaces, controls) percent-encoded.
+  static func immutableURI(_ path: String) -> String {
+    let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    let plain = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/!$&'()*+,;=:@".utf8)
+    var encoded = ""
+    for byte in absolute.utf8 {
+      if plain.contains(byte) {
+        encoded.unicodeScalars.append(Unicode.Scalar(byte))
+      } else {
+        encoded += String(format: "%%%02X", byte)
+      }
+    }
+    return "file://" + encoded + "?immutable=1"
+  }
 
   func close() {
     if let handle { sqlite3_close_v2(handle) }

@@ -156,7 +156,7 @@ struct CompletionTests {
     // the first word: the subcommands, the tiling options and files
     #expect(byLine["--ti"] == ["--tile-size"], "\(shell)")
     let first = Set(byLine[""] ?? [])
-    #expect(first.isSuperset(of: ["tile", "verify", "merge", "preview", "plan.png"]), "\(shell): \(first.sorted())")
+    #expect(first.isSuperset(of: ["tile", "verify", "merge", "preview", "show", "get", "plan.png"]), "\(shell): \(first.sorted())")
     // the other subcommands keep their own words
     #expect(byLine["merge --"] == ["--help", "--version"], "\(shell)")
     #expect(byLine["verify --"] == ["--help", "--jobs", "--version"], "\(shell)")

@@ -6,16 +6,16 @@ import TilecutPMTiles
 @testable import Tilecut
 @testable import TilecutCLI
 
-/// What a review of `tilecut tile STORE Z X Y` found: images named like numbers are
-/// tiled, and tiles the tool cannot undo the compression of are refused.
-@Suite("tile STORE Z X Y: review")
+/// What a review of reading a store's tile found: images named like numbers are
+/// tiled, and tiles the tool cannot undo the compression of are refused. (The read was
+/// `tile STORE Z X Y`; it is `get STORE Z/X/Y` now, and the old form is answered with it.)
+@Suite("get STORE Z/X/Y: review")
 struct StoreReadReviewTests {
-  @Test("tile plan.png 1 2 3: numbers that name files are floors to tile; numbers that do not are a tile to read")
+  @Test("tile plan.png 1 2 3: numbers that name files are floors to tile; numbers that do not are answered with get")
   func numbersThatAreFiles() throws {
-    #expect(try TileRead.parse(["plan.png", "1", "2", "3"], floor: nil, tileSizes: "256,512", exists: { _ in true }) == nil)
-    let read = try TileRead.parse(["plan.png", "1", "2", "3"], floor: nil, tileSizes: "256,512", exists: { $0 == "plan.png" })
-    #expect(read?.tile == TileCoordinate(zoom: 1, x: 2, y: 3))
-    #expect(read?.store == "plan.png")
+    #expect(OldTileRead.hint(["plan.png", "1", "2", "3"], exists: { _ in true }) == nil)
+    let hint = OldTileRead.hint(["plan.png", "1", "2", "3"], exists: { $0 == "plan.png" })
+    #expect(hint?.hasPrefix("use: tilecut get plan.png 1/2/3") == true, "\(hint ?? "nil")")
   }
 
   @Test("tile plan.png 1 2 3 in a directory holding images named 1, 2 and 3 tiles four floors")
@@ -33,7 +33,7 @@ struct StoreReadReviewTests {
     #expect(manifest.floors.count == 4)
   }
 
-  @Test("an archive of brotli-compressed tiles: tile fails with one line instead of printing compressed bytes")
+  @Test("an archive of brotli-compressed tiles: get fails with one line instead of printing compressed bytes")
   func brotliTilesRefused() throws {
     let dir = try scratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -56,7 +56,7 @@ struct StoreReadReviewTests {
     let path = dir + "/brotli.pmtiles"
     try Data(header.encoded() + root + metadata + tile).write(to: URL(fileURLWithPath: path))
     #expect(try runTool(["show", path]).status == 0)
-    let r = try runTool(["tile", path, "0", "0", "0"])
+    let r = try runTool(["get", path, "0/0/0"])
     #expect(r.status != 0 && r.stdout.isEmpty, "\(r.status) \(r.stdout)")
     let lines = r.stderr.split(separator: "\n")
     #expect(lines.count == 1 && lines[0].contains(path) && lines[0].contains("brotli"), "\(r.stderr)")

@@ -66,7 +66,7 @@ struct OfficeJob {
 
 func bytes(_ path: String) -> [UInt8]? { FileManager.default.contents(atPath: path).map { [UInt8]($0) } }
 
-@Suite("show and tile STORE Z X Y, PMTiles written by the Python pmtiles package")
+@Suite("show and get STORE Z/X/Y, PMTiles written by the Python pmtiles package")
 struct StoreReadTests {
   @Test(
     "a Python-written archive of a real job (leaf directories, a run) reads tile for tile as the directory store, from a file and over HTTP")
@@ -96,7 +96,7 @@ struct StoreReadTests {
   }
 
   @Test(
-    "tilecut tile http://127.0.0.1:PORT/x.pmtiles Z X Y: the tile's bytes in at most 4 requests, never the whole file; a server ignoring Range is refused"
+    "tilecut get http://127.0.0.1:PORT/x.pmtiles Z/X/Y: the tile's bytes in at most 4 requests, never the whole file; a server ignoring Range is refused"
   )
   func tileOverHTTP() throws {
     let job = try OfficeJob()
@@ -108,21 +108,21 @@ struct StoreReadTests {
     defer { server.stop() }
     let level = try #require(job.manifest.levels.first { $0.tileSize == 256 && $0.zoom == 5 })
     let tile = level.tiles[level.tiles.count / 2]
-    let r = try runTool([], shell: "TILECUT tile \(server.url("o.pmtiles")) 5 \(tile.x) \(tile.y) > \(job.dir)/t.png")
+    let r = try runTool([], shell: "TILECUT get \(server.url("o.pmtiles")) 5/\(tile.x)/\(tile.y) > \(job.dir)/t.png")
     #expect(r.status == 0, "\(r.stderr)")
     #expect(bytes(job.dir + "/t.png") == bytes(job.out + "/256/L1_5_\(tile.x)_\(tile.y).png"))
     let stats = try server.stats()
     #expect(stats.requests <= 4 && stats.bytes < size / 2, "\(stats) of \(size) bytes")
     #expect(!stats.ranges.contains("none"), "a request without Range: \(stats.ranges)")
     // no tile there: one line, exit 1
-    let blank = try runTool(["tile", server.url("o.pmtiles").absoluteString, "5", "0", "31"])
+    let blank = try runTool(["get", server.url("o.pmtiles").absoluteString, "5/0/31"])
     #expect(blank.status == 1 && blank.stderrLines.count == 1 && blank.stderr.contains("blank"), "\(blank.stderr)")
-    let outside = try runTool(["tile", server.url("o.pmtiles").absoluteString, "13", "0", "0"])
+    let outside = try runTool(["get", server.url("o.pmtiles").absoluteString, "13/0/0"])
     #expect(outside.status == 1 && outside.stderrLines.count == 1 && outside.stderr.contains("outside the pyramid"), "\(outside.stderr)")
     // a server that answers 200 with the whole file
     let ignoring = try RangeServer(root: job.dir, ignoreRange: true)
     defer { ignoring.stop() }
-    let refused = try runTool(["tile", ignoring.url("o.pmtiles").absoluteString, "5", String(tile.x), String(tile.y)])
+    let refused = try runTool(["get", ignoring.url("o.pmtiles").absoluteString, "5/\(tile.x)/\(tile.y)"])
     #expect(refused.status == 1 && refused.stderrLines.count == 1 && refused.stderr.contains("ignores Range"), "\(refused.stderr)")
     #expect(refused.stdout.isEmpty)
   }
@@ -176,7 +176,7 @@ struct StoreReadTests {
     return store
   }
 
-  @Test("tile STORE Z X Y on a directory, an MBTiles and a PMTiles store: the same bytes, and exit 1 with one line for blank and outside cells")
+  @Test("get STORE Z/X/Y on a directory, an MBTiles and a PMTiles store: the same bytes, and exit 1 with one line for blank and outside cells")
   func tileAnswers() throws {
     let job = try OfficeJob()
     defer { try? FileManager.default.removeItem(atPath: job.dir) }
@@ -186,24 +186,24 @@ struct StoreReadTests {
     let tile = level.tiles[level.tiles.count / 3]
     let expected = bytes(job.out + "/512/L1_4_\(tile.x)_\(tile.y).png")
     for store in [job.out, job.dir + "/mb", pm] {
-      let r = try runTool([], shell: "TILECUT tile \(store) 4 \(tile.x) \(tile.y) --tile-size 512 --floor 1 > \(job.dir)/t.png")
+      let r = try runTool([], shell: "TILECUT get \(store) 4/\(tile.x)/\(tile.y) --tile-size 512 --floor 1 > \(job.dir)/t.png")
       #expect(r.status == 0, "\(store): \(r.stderr)")
       #expect(bytes(job.dir + "/t.png") == expected, "\(store)")
       // blank: inside the footprint's cells, no tile
       if let blank = job.blankCell(size: 256) {
-        let b = try runTool(["tile", store, String(blank.zoom), String(blank.x), String(blank.y)])
+        let b = try runTool(["get", store, "\(blank.zoom)/\(blank.x)/\(blank.y)"])
         #expect(b.status == 1 && b.stderrLines.count == 1 && b.stderr.contains("blank"), "\(store): \(b.stderr)")
         #expect(b.stdout.isEmpty)
       }
-      let o = try runTool(["tile", store, "2", "3", "3"])
+      let o = try runTool(["get", store, "2/3/3"])
       #expect(o.status == 1 && o.stderrLines.count == 1 && o.stderr.contains("outside the pyramid"), "\(store): \(o.stderr)")
-      let deep = try runTool(["tile", store, "9", "0", "0"])
+      let deep = try runTool(["get", store, "9", "0", "0"])
       #expect(deep.status == 1 && deep.stderr.contains("outside the pyramid"), "\(store): \(deep.stderr)")
-      let floor = try runTool(["tile", store, "4", "0", "0", "--floor", "3"])
+      let floor = try runTool(["get", store, "4/0/0", "--floor", "3"])
       #expect(floor.status == 2 && floor.stderrLines.count == 1 && floor.stderr.contains("--floor"), "\(store): \(floor.stderr)")
     }
     #expect(job.blankCell(size: 256) != nil, "the office job has no blank cell to ask for")
-    let usage = try runTool(["tile", job.out, "4", "x", "0"])
+    let usage = try runTool(["get", job.out, "4/x/0"])
     #expect(usage.status == 2 && usage.stderrLines.count == 1, "\(usage.stderr)")
   }
 
@@ -225,7 +225,7 @@ struct StoreReadTests {
     forged.replaceSubrange(Int(h.rootDirectoryOffset)..<Int(h.rootDirectoryOffset) + root.count, with: root)
     try Data(forged).write(to: URL(fileURLWithPath: job.dir + "/huge.pmtiles"))
     for (name, words) in [("cut", "past the end"), ("short", "127-byte"), ("huge", "claims 9000000 entries")] {
-      for args in [["tile", job.dir + "/\(name).pmtiles", "0", "0", "0"], ["show", job.dir + "/\(name).pmtiles"]] {
+      for args in [["get", job.dir + "/\(name).pmtiles", "0/0/0"], ["show", job.dir + "/\(name).pmtiles"]] {
         let r = try runTool(args)
         #expect(r.status == 1 && r.stderrLines.count == 1 && r.stderr.contains(words), "\(name): \(r.stderr)")
         #expect(r.stderr.contains("\(name).pmtiles"))

@@ -30,12 +30,13 @@ func bashCompletions(_ script: String, _ words: [String]) throws -> [String] {
 
 @Suite("subcommands")
 struct SubcommandTests {
-  @Test("the bash, zsh and fish completion scripts cover verify, merge and preview with their options", arguments: ["bash", "zsh", "fish"])
+  @Test(
+    "the bash, zsh and fish completion scripts cover verify, merge, preview, show and get with their options", arguments: ["bash", "zsh", "fish"])
   func completionScripts(shell: String) throws {
     let r = try runTool(["--generate-completion-script", shell])
     #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
     // fish names options without their dashes; max-side is preview's alone
-    for word in ["verify", "merge", "preview", "tile", "max-side", "bounds", "tile-size"] {
+    for word in ["verify", "merge", "preview", "tile", "get", "show", "max-side", "bounds", "tile-size"] {
       #expect(r.stdout.contains(word), "the \(shell) script names \(word)")
     }
   }
@@ -47,6 +48,9 @@ struct SubcommandTests {
     #expect(try bashCompletions(script, ["me"]).contains("merge"))
     #expect(try bashCompletions(script, ["preview", "out", "--max"]) == ["--max-side"])
     #expect(try bashCompletions(script, ["verify", "out", "--j"]) == ["--jobs"])
+    // get's own options: the tile size and floor it reads, no tiling option
+    #expect(try bashCompletions(script, ["get", "out", "--ti"]) == ["--tile-size"])
+    #expect(try bashCompletions(script, ["get", "out", "--bou"]).isEmpty)
     // `tilecut plan.png …` is `tilecut tile plan.png …`: the default subcommand's words
     #expect(try bashCompletions(script, ["plan.png", "--bou"]) == ["--bounds"])
     #expect(try bashCompletions(script, ["tile", "plan.png", "--bou"]) == ["--bounds"])
@@ -59,7 +63,7 @@ struct SubcommandTests {
     #expect(r.status == 0 && r.stderr.isEmpty)
     let subcommands = try #require(r.stdout.range(of: "SUBCOMMANDS:"))
     let list = r.stdout[subcommands.lowerBound...]
-    for name in ["tile (default)", "verify", "merge", "preview"] { #expect(list.contains(name), "--help lists \(name)") }
+    for name in ["tile (default)", "verify", "merge", "preview", "show", "get"] { #expect(list.contains(name), "--help lists \(name)") }
     #expect(r.stdout.contains("--bounds") && r.stdout.contains("USAGE: tilecut [tile]"))
     #expect(try runTool(["help"]).stdout == r.stdout)
     let merge = try runTool(["help", "merge"])

@@ -86,7 +86,7 @@ struct ThirdAttackTests {
     #expect(try runIn(dir, ["plan.png", "-o", "out2", "-q", "--dry-run"]).status == 0)
   }
 
-  @Test("tilecut tile reads only regular files inside the store: a tile made a link to a file outside is refused, not printed")
+  @Test("tilecut get reads only regular files inside the store: a tile made a link to a file outside is refused, not printed")
   func tileReadsOnlyStoreFiles() throws {
     let project = try Project()
     defer { project.remove() }
@@ -95,12 +95,12 @@ struct ThirdAttackTests {
     let name = try #require(tiles.first)
     // L1_Z_X_Y.png
     let zxy = name.dropLast(4).split(separator: "_").dropFirst().map(String.init)
-    let good = try runIn(dir, ["tile", "out"] + zxy + ["--tile-size", "256"])
+    let good = try runIn(dir, ["get", "out", zxy.joined(separator: "/"), "--tile-size", "256"])
     #expect(good.status == 0 && good.stderr.isEmpty, "\(good.stderr)")
     try "secret\n".write(toFile: dir + "/secret.txt", atomically: true, encoding: .utf8)
     try FileManager.default.removeItem(atPath: dir + "/out/256/" + name)
     try FileManager.default.createSymbolicLink(atPath: dir + "/out/256/" + name, withDestinationPath: dir + "/secret.txt")
-    let linked = try runIn(dir, ["tile", "out"] + zxy + ["--tile-size", "256"])
+    let linked = try runIn(dir, ["get", "out", zxy.joined(separator: "/"), "--tile-size", "256"])
     #expect(linked.status == 1 && linked.stderrLines.count == 1 && linked.stderr.contains("not a regular file"), "\(linked.stderr)")
     #expect(!linked.stdout.contains("secret"))
     // a manifest that is not JSON says so, in one line

@@ -1,5 +1,8 @@
 import Foundation
 
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -43,7 +46,15 @@ public final class RangeServer {
 
   /// What the server served so far: requests, body bytes, and each request's Range header ("none" without one).
   public func stats() throws -> (requests: Int, bytes: Int, ranges: [String]) {
-    let data = try Data(contentsOf: url("__stats"))
+    // through URLSession, which the PMTiles reader no longer loads on Linux
+    let done = DispatchSemaphore(value: 0)
+    nonisolated(unsafe) var fetched: Data?
+    URLSession.shared.dataTask(with: url("__stats")) { body, _, _ in
+      fetched = body
+      done.signal()
+    }.resume()
+    done.wait()
+    guard let data = fetched else { throw NotStarted() }
     let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
     return (object["requests"] as? Int ?? -1, object["bytes"] as? Int ?? -1, (object["ranges"] as? [String?] ?? []).map { $0 ?? "none" })
   }

@@ -11,6 +11,10 @@ Range and counts what it serves.
   pmtiles-fixture.py serve DIR [--ignore-range]   (/redirect/F answers 302 to /F)
       serves DIR on 127.0.0.1, prints the port, and answers GET /__stats with
       {"requests": n, "bytes": n, "ranges": [...]} for what it served before.
+      Hostile answers: /endless/F ignores Range and answers 200 with a body without
+      end (1 GiB at most), /gzip/F answers the range asked for with Content-Encoding:
+      gzip, 512 KiB on the wire that inflate to 512 MiB; "bytes" counts what the
+      client took off the wire, chunk by chunk.
 """
 import http.server
 import json
@@ -18,6 +22,7 @@ import os
 import re
 import signal
 import sys
+import zlib
 
 from pmtiles.tile import zxy_to_tileid, TileType, Compression
 import pmtiles.writer as pw
@@ -90,6 +95,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
+        if self.path.startswith("/endless/") or self.path.startswith("/gzip/"):
+            Handler.stats["ranges"].append(self.headers.get("Range"))
+            self.hostile(self.path.startswith("/endless/"))
+            return
         path = os.path.join(self.server.root, self.path.lstrip("/"))
         if not os.path.isfile(path):
             self.send_error(404)
@@ -123,6 +132,52 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.write(data)
         except (BrokenPipeError, ConnectionResetError):
             pass
+
+
+    bomb = None
+
+    def hostile(self, endless):
+        if endless:
+            self.send_response(200)
+            self.send_header("Content-Length", str(1 << 40))
+            self.end_headers()
+            chunk, left = b"\0" * 65536, 1 << 30
+        else:
+            if Handler.bomb is None:
+                Handler.bomb = gzip_bomb(512)
+            m = re.match(r"bytes=(\d+)-(\d+)$", self.headers.get("Range") or "")
+            start, end = (int(m.group(1)), int(m.group(2))) if m else (0, 16383)
+            self.send_response(206)
+            self.send_header("Content-Range", "bytes %d-%d/%d" % (start, end, 1 << 30))
+            self.send_header("Content-Encoding", "gzip")
+            self.send_header("Content-Length", str(len(Handler.bomb)))
+            self.end_headers()
+            chunk, left = None, len(Handler.bomb)
+        sent = 0
+        try:
+            while sent < left:
+                piece = chunk if chunk is not None else Handler.bomb[sent:sent + 65536]
+                self.wfile.write(piece)
+                sent += len(piece)
+                Handler.stats["bytes"] += len(piece)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+
+def gzip_bomb(mib):
+    """A gzip stream of `mib` MiB of zeros, made in a blink: after a full flush deflate
+    starts afresh, so every further MiB compresses to the same bytes, repeated; the
+    trailer then counts them all."""
+    zeros = b"\0" * (1 << 20)
+    z = zlib.compressobj(9, zlib.DEFLATED, 31)
+    first = z.compress(zeros) + z.flush(zlib.Z_FULL_FLUSH)
+    again = z.compress(zeros) + z.flush(zlib.Z_FULL_FLUSH)
+    last = z.flush()[:-8]
+    crc = 0
+    for _ in range(mib):
+        crc = zlib.crc32(zeros, crc)
+    trailer = crc.to_bytes(4, "little") + ((mib << 20) & 0xFFFFFFFF).to_bytes(4, "little")
+    return first + again * (mib - 1) + last + trailer
 
 
 def serve(root, ignore_range=False):

@@ -90,6 +90,7 @@ extension BuildJob {
     guard let staging = store.stagingPath else { throw TilecutError.output(path: store.path, reason: "the store was not begun") }
     // the previous archives, opened once, by floor and tile size
     let archives = base.output.store == .directory ? nil : try StoreReader(store.path)
+    if let archives { try Self.checkArchiveLevels(previous, archives) }
     var archiveSets: [LevelKey: StoreReader.TileSet] = [:]
     var had: [LevelKey: Set<TileCoordinate>] = [:]
     for level in previous.levels {
@@ -147,6 +148,44 @@ extension BuildJob {
       }
     }
     return carried
+  }
+
+  /// The previous archives' tiles must be those tilecut wrote before any is carried:
+  /// each level's tiles, read from its archive, must make the level's `digest` the
+  /// manifest records (the store file's own digest proves nothing: whoever changed a
+  /// tile can write the file's new SHA-256 beside it). A manifest without level
+  /// digests is checked by its content version over every tile.
+  static func checkArchiveLevels(_ previous: Manifest, _ archives: StoreReader) throws {
+    var sets: [LevelKey: StoreReader.TileSet] = [:]
+    var file = archives.location
+    func refusal(_ what: String) -> TilecutError {
+      TilecutError.output(
+        path: what,
+        reason:
+          "holds tiles whose bytes differ from those tilecut wrote (the level digests of \(Manifest.fileName)); tilecut carries over only tiles it wrote: restore the file, or move the output away (--force makes every tile again)"
+      )
+    }
+    let digest = { (floor: Floor, size: Int, tile: TileCoordinate) throws -> String in
+      let key = LevelKey(floor: floor, tileSize: size, zoom: 0)
+      if sets[key] == nil { sets[key] = try archives.tileSet(floor: floor.number, tileSize: size) }
+      guard let set = sets[key], set.floor == floor.number, set.tileSize == size else { throw refusal(archives.location) }
+      file = archives.location + "/" + (set.file ?? "")
+      guard let bytes = try archives.read(set, tile) else { throw refusal(file) }
+      return SHA256Digest.hex(bytes)
+    }
+    var undigested = false
+    for level in previous.levels where level.tileCount > 0 {
+      guard let recorded = level.digest else {
+        undigested = true
+        continue
+      }
+      if try previous.levelDigest(level, hash: { SHA256Digest.hex($0) }, digest: digest) != recorded {
+        throw refusal(file + " (floor \(level.floor), \(level.tileSize) px, zoom \(level.zoom))")
+      }
+    }
+    if undigested, let recorded = previous.contentVersion {
+      if try previous.contentDigests(hash: { SHA256Digest.hex($0) }, digest: digest).version != recorded { throw refusal(archives.location) }
+    }
   }
 
   /// The cells an incremental rebuild tells progress of, per level: each kept cell once

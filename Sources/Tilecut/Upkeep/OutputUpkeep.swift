@@ -200,6 +200,10 @@ public struct Verifier: Sendable {
           }
           let digest = Vips.sha256(of: bytes)
           digests.withLock { $0[index] = digest }
+          guard !bytes.isEmpty else {
+            problems.withLock { $0.append("empty tile: \(path) (0 bytes: an empty tile is no tile)") }
+            continue
+          }
           do {
             let image = try RGBAImage.decode(bytes: bytes)
             if image.width != size || image.height != size {
@@ -335,6 +339,7 @@ extension Verifier {
             return try note("extra row: \(at) (tile \(tile)), not in the manifest")
           }
           guard seen.insert(tile).inserted else { return try note("duplicate row: \(at)") }
+          guard !row.data.isEmpty else { return try note("empty tile: \(at) (tile \(tile)): 0 bytes, an empty tile is no tile") }
           do {
             let image = try RGBAImage.decode(bytes: row.data)
             if image.width != set.tileSize || image.height != set.tileSize {

@@ -9,7 +9,13 @@ import TilecutVips
 func forEachPMTilesTile(_ path: String, _ body: (TileCoordinate, [UInt8]) throws -> Void) throws {
   do {
     let scan = try PMTilesArchiveScan(path: path)
+    // runs are expanded only as far as the header's count of addressed tiles
+    var addressed: UInt64 = 0
     try scan.forEachTileEntry { e in
+      addressed += UInt64(e.runLength)
+      guard addressed <= scan.header.addressedTiles else {
+        throw PMTilesFormatError("its directories address more tiles than the \(scan.header.addressedTiles) its header counts")
+      }
       let data = try scan.tileData(e)
       for i in 0..<UInt64(e.runLength) {
         guard let t = PMTilesTileID.zxy(e.tileID + i) else { throw PMTilesFormatError("a tile ID lies past zoom 31") }
@@ -117,45 +123,71 @@ extension Verifier {
     } else {
       problems.append("wrong metadata: \(file) holds no tilecut metadata")
     }
+    // the tiles the manifest lists: an archive that addresses more is not its archive,
+    // and a run is never expanded past them (a run of 2^32 − 1 tiles is one problem)
+    let listed = UInt64(levels.values.reduce(0) { $0 + $1.tileCount })
+    if h.addressedTiles != listed {
+      problems.append("wrong header: \(file) counts \(h.addressedTiles) addressed tiles; the manifest lists \(listed)")
+    }
+    var addressed: UInt64 = 0
+    var overflowed = false
     var seen: [TileCoordinate: String] = [:]
     // each content decoded and hashed once, whatever its run lengths and repeats
     var contents: [UInt64: (digest: String, ok: Bool)] = [:]
     var entries: UInt64 = 0
     var end: UInt64 = 0
-    try scan.forEachTileEntry { e in
-      entries += 1
-      let content: (digest: String, ok: Bool)
-      if let known = contents[e.offset] {
-        content = known
-      } else {
-        if e.offset != end { problems.append("not clustered: \(file) has a tile content at \(e.offset), expected \(end)") }
-        end = e.offset + UInt64(e.length)
-        let data = try scan.tileData(e)
-        var ok = true
-        do {
-          let image = try RGBAImage.decode(bytes: data)
-          if image.width != set.tileSize || image.height != set.tileSize {
-            problems.append(
-              "wrong size: \(file) tile content at \(e.offset) is \(image.width)×\(image.height), expected \(set.tileSize)×\(set.tileSize)")
+    struct TooMany: Error {}
+    do {
+      try scan.forEachTileEntry { e in
+        entries += 1
+        addressed += UInt64(e.runLength)
+        guard addressed <= listed else {
+          problems.append(
+            "extra tiles: \(file) addresses more tiles than the \(listed) the manifest lists (a run of \(e.runLength) at tile ID \(e.tileID)); its other entries were not read"
+          )
+          throw TooMany()
+        }
+        let content: (digest: String, ok: Bool)
+        if let known = contents[e.offset] {
+          content = known
+        } else {
+          if e.offset != end { problems.append("not clustered: \(file) has a tile content at \(e.offset), expected \(end)") }
+          end = e.offset + UInt64(e.length)
+          let data = try scan.tileData(e)
+          var ok = true
+          if data.isEmpty {
+            problems.append("empty tile: \(file) tile content at \(e.offset) (tile ID \(e.tileID)) is 0 bytes: an empty tile is no tile")
             ok = false
+          } else {
+            do {
+              let image = try RGBAImage.decode(bytes: data)
+              if image.width != set.tileSize || image.height != set.tileSize {
+                problems.append(
+                  "wrong size: \(file) tile content at \(e.offset) is \(image.width)×\(image.height), expected \(set.tileSize)×\(set.tileSize)")
+                ok = false
+              }
+            } catch {
+              problems.append("does not decode: \(file) tile content at \(e.offset) (tile ID \(e.tileID))")
+              ok = false
+            }
           }
-        } catch {
-          problems.append("does not decode: \(file) tile content at \(e.offset) (tile ID \(e.tileID))")
-          ok = false
+          content = (Vips.sha256(of: data), ok)
+          contents[e.offset] = content
         }
-        content = (Vips.sha256(of: data), ok)
-        contents[e.offset] = content
-      }
-      for i in 0..<UInt64(e.runLength) {
-        guard let t = PMTilesTileID.zxy(e.tileID + i) else { continue }
-        let tile = TileCoordinate(zoom: t.z, x: t.x, y: t.y)
-        guard let level = levels[t.z], level.hasTile(x: t.x, y: t.y) else {
-          problems.append("extra tile: \(file) tile \(tile), not in the manifest")
-          continue
+        for i in 0..<UInt64(e.runLength) {
+          guard let t = PMTilesTileID.zxy(e.tileID + i) else { continue }
+          let tile = TileCoordinate(zoom: t.z, x: t.x, y: t.y)
+          guard let level = levels[t.z], level.hasTile(x: t.x, y: t.y) else {
+            problems.append("extra tile: \(file) tile \(tile), not in the manifest")
+            continue
+          }
+          seen[tile] = content.digest
         }
-        seen[tile] = content.digest
       }
+    } catch is TooMany {
+      overflowed = true
     }
+    if overflowed { return (problems, seen.count, seen) }
     if h.tileEntries != entries || h.tileContents != UInt64(contents.count) || h.addressedTiles != UInt64(seen.count) {
       problems.append(
         "wrong header: \(file) counts \(h.addressedTiles) tiles, \(h.tileEntries) entries, \(h.tileContents) contents; its directories hold \(seen.count), \(entries), \(contents.count)"

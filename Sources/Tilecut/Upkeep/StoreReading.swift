@@ -5,7 +5,7 @@ import TilecutPMTiles
 
 /// A tile store opened for reading: an output directory (its manifest names the
 /// store), a single `.mbtiles` or `.pmtiles` file, or an http(s) URL of a `.pmtiles`
-/// file. What `tilecut show` and `tilecut tile STORE Z X Y` read.
+/// file. What `tilecut show` and `tilecut get STORE Z/X/Y` read.
 public final class StoreReader {
   /// What the location holds.
   public enum Kind: String, Sendable {
@@ -38,7 +38,7 @@ public final class StoreReader {
   public let manifest: Manifest?
   public private(set) var tileSets: [TileSet]
 
-  /// True for a location `tilecut tile STORE Z X Y` reads rather than tiles: a URL, an
+  /// True for a location that is a store to read (`tilecut get`) rather than an image to tile: a URL, an
   /// `.mbtiles` or `.pmtiles` file, or a directory holding a manifest.
   public static func looksLikeStore(_ location: String) -> Bool {
     let lower = location.lowercased()
@@ -222,7 +222,25 @@ public final class StoreReader {
     return .tile(bytes)
   }
 
+  /// The tile's bytes, nil when the store has none; a stored tile of no bytes is
+  /// refused (an empty tile is no tile: no image a map can draw, nor the no-tile rule).
   func read(_ set: TileSet, _ tile: TileCoordinate, floor: Floor? = nil, size: Int? = nil, manifest: Manifest? = nil) throws -> [UInt8]? {
+    guard let bytes = try stored(set, tile, floor: floor, size: size, manifest: manifest) else { return nil }
+    guard !bytes.isEmpty else {
+      var file = set.file.map { $0 == location ? $0 : location + "/" + $0 } ?? location
+      if set.file == nil, let manifest, let floor, let size, let template = try? TileNameTemplate(manifest.name) {
+        file = location + "/" + template.path(floor: floor, tileSize: size, tile: tile)
+      }
+      throw TilecutError.invalidInput(
+        path: file,
+        reason:
+          "holds an empty tile (0 bytes) at \(tile.zoom)/\(tile.x)/\(tile.y): an empty tile is no tile; run tilecut verify, then make the output again"
+      )
+    }
+    return bytes
+  }
+
+  func stored(_ set: TileSet, _ tile: TileCoordinate, floor: Floor?, size: Int?, manifest: Manifest?) throws -> [UInt8]? {
     if let reader = set.pmtiles {
       do {
         let compression = reader.header.tileCompression
