@@ -29,6 +29,8 @@ class Tilecut < Formula
     # SwiftPM's own sandbox cannot nest inside Homebrew's build sandbox
     system "swift", "build", "--disable-sandbox", "-c", "release"
     bin.install ".build/release/tilecut"
+    # bash, zsh and fish completions from `tilecut --generate-completion-script SHELL`
+    generate_completions_from_executable(bin/"tilecut", "--generate-completion-script")
   end
 
   test do
