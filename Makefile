@@ -1,6 +1,30 @@
 # What a person runs: make run, make test, make bench, make install.
 SWIFT ?= swift
+# make install: PREFIX and DESTDIR as usual; the completions go where each shell looks
+# under PREFIX (make deb overrides zsh's for Debian's fpath)
 PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/tilecut
+BASH_COMPLETION_DIR ?= $(PREFIX)/share/bash-completion/completions
+ZSH_COMPLETION_DIR ?= $(PREFIX)/share/zsh/site-functions
+FISH_COMPLETION_DIR ?= $(PREFIX)/share/fish/vendor_completions.d
+# the release in Sources/Tilecut/Version.swift, and the package's name for it
+VERSION := $(shell sed -n 's/^public let tilecutVersion = "\(.*\)"$$/\1/p' Sources/Tilecut/Version.swift)
+DEB_REVISION = 1
+DEB_ARCH = $(shell dpkg --print-architecture)
+DEB = tilecut_$(VERSION)-$(DEB_REVISION)_$(DEB_ARCH).deb
+# The commit `tilecut --version` names (Sources/CTilecutBuildInfo): a one-symbol object
+# named by the commit, .build/commit/<id>.o, linked into the release build; a new commit
+# relinks and recompiles nothing, the same commit does nothing, and nothing is written
+# into the tree. "-dirty": tracked files differ from the commit. No git, no object: the
+# binary says "unknown commit" (as from plain `swift build` or the SwiftPM plugins).
+GIT_COMMIT := $(shell git rev-parse --short=7 HEAD 2>/dev/null)
+COMMIT := $(if $(GIT_COMMIT),$(GIT_COMMIT)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty))
+COMMIT_OBJ = $(if $(COMMIT),.build/commit/$(COMMIT).o)
+# On Linux the release binary carries the Swift runtime (--static-swift-stdlib): it runs,
+# and installs as a .deb, where no Swift toolchain is (macOS has the runtime in the OS)
+RELEASE_FLAGS = $(if $(filter Linux,$(shell uname -s)),--static-swift-stdlib) $(if $(COMMIT_OBJ),-Xlinker $(CURDIR)/$(COMMIT_OBJ))
 # libvips (with libdeflate), libwebp and libjpeg (WebP and JPEG tiles encoded from the strip), poppler-glib, librsvg and cairo (PDF pages and SVG
 # drawings rendered in bands), ISA-L (the PNG reader's inflate), PROJ with its data,
 # libgeotiff, SQLite, libcurl (PMTiles over http on Linux), qpdf (scanned PDF pages read from their images; every PDF checked page by page before poppler reads it), GDAL's library
@@ -36,7 +60,8 @@ export PKG_CONFIG_PATH := $(QUIET_PC)$(if $(USER_PKG_CONFIG_PATH),:$(USER_PKG_CO
 # compiled once per configuration instead of twice; plugin-test builds with them
 export TILECUT_WITHOUT_PLUGINS := 1
 
-.PHONY: deps test-deps quiet-pc build release run test bench install clean lint format build-quiet doc-test campus docs plugin-test
+.PHONY: deps test-deps quiet-pc build release run test bench install uninstall deb release-check clean distclean lint format build-quiet \
+  doc-test campus docs plugin-test notice
 
 # Every Debian package the build needs (test-deps: and the tests); a fresh machine gets the missing ones.
 deps test-deps:
@@ -84,8 +109,17 @@ quiet-pc:
 build: deps quiet-pc
 	$(SWIFT) build
 
-release: deps quiet-pc
-	$(SWIFT) build -c release
+# The static Foundation's one link-time note (glibc's "the use of `mktemp' is dangerous",
+# for a function of Foundation's that tilecut never calls) is left out of the output.
+release: deps quiet-pc $(COMMIT_OBJ)
+	@echo "$(SWIFT) build -c release $(RELEASE_FLAGS)"
+	@{ $(SWIFT) build -c release $(RELEASE_FLAGS) 2>&1; echo $$? >.build/release.status; } | grep -v "the use of .mktemp' is dangerous"; \
+	  exit $$(cat .build/release.status)
+
+.build/commit/%.o:
+	@mkdir -p $(@D)
+	@printf 'const char tc_build_commit_id[] = "%s";\n' '$*' >$(@D)/$*.c
+	@$(CC) -c -fPIC -o $@ $(@D)/$*.c
 
 # A build prints no warning: the build log is kept and read (make test runs it).
 build-quiet: deps quiet-pc
@@ -143,13 +177,86 @@ bench: release
 	/usr/bin/python3 bench/pmtiles_store.py $(CURDIR)/.build/release/tilecut
 	TILECUT=$(CURDIR)/.build/release/tilecut python3 bench/photo_dzsave.py
 
-install: release
-	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 0755 .build/release/tilecut $(DESTDIR)$(PREFIX)/bin/tilecut
+# make install / make uninstall: copy the release build, never make it: run `make release`
+# as yourself first, then `sudo make install` (a build as root would leave root's files in
+# .build). Installs the binary, its man page (help2man, from --help), the bash, zsh and
+# fish completions it generates, and LICENSE and NOTICE.
+RELEASE_BINARY = .build/release/tilecut
+release-check:
+	@if [ ! -x $(RELEASE_BINARY) ] || [ -n "$$(find Package.swift Sources -newer $(RELEASE_BINARY) -type f 2>/dev/null | head -1)" ]; then \
+	  echo "error: $(RELEASE_BINARY) is missing or older than the sources: run make release first (as yourself)" >&2; exit 1; fi
 
+install: release-check
+	@command -v help2man >/dev/null || { echo "error: make install needs help2man for the man page: apt-get install help2man (or brew install help2man)" >&2; exit 1; }
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR) \
+	  $(DESTDIR)$(BASH_COMPLETION_DIR) $(DESTDIR)$(ZSH_COMPLETION_DIR) $(DESTDIR)$(FISH_COMPLETION_DIR)
+	install -m 0755 $(RELEASE_BINARY) $(DESTDIR)$(BINDIR)/tilecut
+	SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || date +%s) \
+	  help2man --no-info --locale C.UTF-8 --name 'slice large images into Web-Mercator tile pyramids' $(RELEASE_BINARY) \
+	  | gzip -9n >$(DESTDIR)$(MANDIR)/man1/tilecut.1.gz
+	chmod 0644 $(DESTDIR)$(MANDIR)/man1/tilecut.1.gz
+	$(RELEASE_BINARY) --generate-completion-script bash >$(DESTDIR)$(BASH_COMPLETION_DIR)/tilecut
+	$(RELEASE_BINARY) --generate-completion-script zsh >$(DESTDIR)$(ZSH_COMPLETION_DIR)/_tilecut
+	$(RELEASE_BINARY) --generate-completion-script fish >$(DESTDIR)$(FISH_COMPLETION_DIR)/tilecut.fish
+	chmod 0644 $(DESTDIR)$(BASH_COMPLETION_DIR)/tilecut $(DESTDIR)$(ZSH_COMPLETION_DIR)/_tilecut $(DESTDIR)$(FISH_COMPLETION_DIR)/tilecut.fish
+	install -m 0644 LICENSE NOTICE $(DESTDIR)$(DOCDIR)
+
+# What install wrote, and nothing else (the directories only when left empty).
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/tilecut $(DESTDIR)$(MANDIR)/man1/tilecut.1.gz \
+	  $(DESTDIR)$(BASH_COMPLETION_DIR)/tilecut $(DESTDIR)$(ZSH_COMPLETION_DIR)/_tilecut $(DESTDIR)$(FISH_COMPLETION_DIR)/tilecut.fish \
+	  $(DESTDIR)$(DOCDIR)/LICENSE $(DESTDIR)$(DOCDIR)/NOTICE
+	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null
+
+# tilecut_<version>-1_<arch>.deb (Debian 12 and its kin) from the release build, with
+# dpkg-deb: what make install puts under /usr, LICENSE and NOTICE as the copyright file,
+# Depends computed by dpkg-shlibdeps from the binary, and from a probe linked with the
+# libgdal that tilecut loads at run time (dlopen: invisible in the binary's needs).
+DEB_DIR = .build/deb
+deb: release-check
+	@command -v dpkg-shlibdeps >/dev/null || { echo "error: make deb needs dpkg-dev: apt-get install dpkg-dev" >&2; exit 1; }
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/root/DEBIAN $(DEB_DIR)/debian
+	$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(DEB_DIR)/root PREFIX=/usr ZSH_COMPLETION_DIR=/usr/share/zsh/vendor-completions
+	rm $(DEB_DIR)/root/usr/share/doc/tilecut/LICENSE $(DEB_DIR)/root/usr/share/doc/tilecut/NOTICE
+	# stripped as Debian strips (92 MB → 65 MB here); the build keeps its symbols
+	strip --strip-unneeded --remove-section=.comment --remove-section=.note $(DEB_DIR)/root/usr/bin/tilecut
+	{ echo "tilecut is under the MIT License:"; echo; cat LICENSE; echo; cat NOTICE; } >$(DEB_DIR)/root/usr/share/doc/tilecut/copyright
+	mkdir -p $(DEB_DIR)/probe/DEBIAN
+	printf 'void GDALAllRegister(void);\nint main(void) { GDALAllRegister(); return 0; }\n' \
+	  | $(CC) -x c -o $(DEB_DIR)/probe/gdal-probe - $$(pkg-config --libs-only-L gdal 2>/dev/null) -lgdal
+	printf 'Source: tilecut\n\nPackage: tilecut\nArchitecture: any\n' >$(DEB_DIR)/debian/control
+	# --warnings=1: not the note that librsvg's flags link gdk-pixbuf, which tilecut never calls.
+	# dpkg 1.21's "binaries to analyze should already be installed in their package's
+	# directory" is printed for every binary (its check reads an empty variable): left out.
+	cd $(DEB_DIR) && dpkg-shlibdeps --warnings=1 -O -e root/usr/bin/tilecut -e probe/gdal-probe 2>shlibdeps.log \
+	  | sed -n 's/^shlibs:Depends=//p' >depends; grep -v "binaries to analyze should already be installed" shlibdeps.log >&2; true
+	test -s $(DEB_DIR)/depends
+	{ echo "Package: tilecut"; echo "Version: $(VERSION)-$(DEB_REVISION)"; echo "Architecture: $(DEB_ARCH)"; \
+	  echo "Maintainer: tilecut contributors <tilecut@users.noreply.github.com>"; \
+	  echo "Installed-Size: $$(du -sk --exclude=DEBIAN $(DEB_DIR)/root | cut -f1)"; \
+	  echo "Depends: $$(cat $(DEB_DIR)/depends)"; echo "Section: graphics"; echo "Priority: optional"; \
+	  echo "Homepage: https://github.com/example/tilecut"; \
+	  echo "Description: slice large images into Web-Mercator tile pyramids"; \
+	  echo " tilecut slices floor plans, overlays, GeoTIFFs, PDFs and SVGs into XYZ tile"; \
+	  echo " pyramids (a directory, MBTiles or PMTiles) with a manifest, for map apps."; \
+	} >$(DEB_DIR)/root/DEBIAN/control
+	dpkg-deb --root-owner-group -Zgzip -z6 --build $(DEB_DIR)/root $(DEB)
+	@echo "$(DEB): install with apt-get install ./$(DEB)"
+
+# Sources/TilecutCLI/Notice.swift from NOTICE (VersionTests checks that they agree)
+notice:
+	@{ printf '%s\n' '// Generated from NOTICE by `make notice`; do not edit (VersionTests checks that the two agree).' '' \
+	  '/// The NOTICE file, printed by `tilecut --version --verbose`.' 'package let noticeText = #"""'; \
+	  sed -e 's/^./  &/' NOTICE; printf '%s\n' '  """#'; } >Sources/TilecutCLI/Notice.swift
+
+# The outputs: what make run, campus, deb and the plugin test wrote. The build stays
+# (a rebuild takes minutes); make distclean removes it too.
 clean:
-	rm -rf .build .build-plugin-app examples/out examples/out-* examples/campus/tiles
+	rm -rf .build-plugin-app examples/out examples/out-* examples/campus/tiles .build/deb tilecut_*.deb
 	$(MAKE) -C examples/make clean
+
+distclean: clean
+	rm -rf .build
 
 # The Tilecut library's DocC documentation (swift-docc-plugin); a warning fails it.
 docs: quiet-pc

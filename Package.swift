@@ -85,6 +85,8 @@ let package = Package(
     .target(name: "CTilecutGDAL", dependencies: ["CGDAL"]),
     // every call that differs between Linux and macOS (renameat2 / renamex_np, mallopt, write)
     .target(name: "CTilecutPlatform"),
+    // the commit `tilecut --version` names: "" unless `make` links in .build/commit/<id>.o (TilecutBuildInfo.h)
+    .target(name: "CTilecutBuildInfo"),
     // SHA-256 of tiles, sources and store files: OpenSSL's libcrypto (libssl-dev, which
     // libgdal-dev brings too), with the CPU's SHA extensions
     .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
@@ -116,7 +118,7 @@ let package = Package(
       name: "Tilecut",
       dependencies: [
         "TilecutCore", "TilecutVips", "TilecutMBTiles", "TilecutPMTiles", "TilecutPMTilesStore", "TilecutGeo", "CTilecutPlatform",
-        "TilecutProject", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        "CTilecutBuildInfo", "TilecutProject", .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
     .target(

@@ -15,7 +15,8 @@ public struct TilecutCommand: ParsableCommand {
   public static let configuration = CommandConfiguration(
     commandName: "tilecut",
     abstract: TileCommand.configuration.abstract,
-    version: tilecutVersion,
+    // `tilecut 0.3.0 (290a01b)`; `--version --verbose` adds the notices (VersionText.swift)
+    version: tilecutVersionLine,
     subcommands: [
       TileCommand.self, VerifyCommand.self, MergeCommand.self, PreviewCommand.self, GeorefCommand.self, BuildCommand.self, ShowCommand.self,
       GetCommand.self,
@@ -38,6 +39,10 @@ public struct TilecutCommand: ParsableCommand {
     let args = arguments ?? Array(CommandLine.arguments.dropFirst())
     if args.count == 1, ["-h", "--help", "-help", "help"].contains(args[0]) {
       print(helpText())
+      Foundation.exit(0)
+    }
+    if isVerboseVersion(args) {
+      print(verboseVersionText())
       Foundation.exit(0)
     }
     if let shell = completionShell(args) {

@@ -166,7 +166,7 @@ struct PlanOutputTests {
     let path = dir + "/out/manifest.json"
     var manifest = try Manifest.decode(try Data(contentsOf: URL(fileURLWithPath: path)))
     #expect(manifest.tileSizes == [256, 512] && manifest.options["tileSizes"] == nil)
-    // what tilecut 0.2.0 wrote before: the sizes in the options too, the same fingerprint
+    // as an earlier build of this version and renderer revision wrote it: the sizes in the options too, the same fingerprint
     manifest.options["tileSizes"] = "256,512"
     try manifest.encoded().write(to: URL(fileURLWithPath: path))
     let again = try runTool([dir + "/a.png", "-o", dir + "/out", "--tile-size", "256,512"])

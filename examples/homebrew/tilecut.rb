@@ -7,7 +7,7 @@ class Tilecut < Formula
   homepage "https://github.com/example/tilecut"
   url "https://github.com/example/tilecut/archive/refs/tags/v1.0.0.tar.gz"
   sha256 "0000000000000000000000000000000000000000000000000000000000000000"
-  # license: the project has no LICENSE file yet; add `license "..."` when it does
+  license "MIT"
   head "https://github.com/example/tilecut.git", branch: "main"
 
   depends_on "pkgconf" => :build
@@ -29,6 +29,8 @@ class Tilecut < Formula
     # SwiftPM's own sandbox cannot nest inside Homebrew's build sandbox
     system "swift", "build", "--disable-sandbox", "-c", "release"
     bin.install ".build/release/tilecut"
+    # bash, zsh and fish completions from `tilecut --generate-completion-script SHELL`
+    generate_completions_from_executable(bin/"tilecut", "--generate-completion-script")
   end
 
   test do

@@ -18,7 +18,7 @@ extension BuildJob {
 
   /// The incremental plan against the previous output, or nil when the whole output
   /// must be made again: no previous campus output, `--force`, another store, or an
-  /// option, tool version or tile size that is not any one floor's.
+  /// option, tool version, renderer revision or tile size that is not any one floor's.
   func incrementalPlan(
     _ plan: TileJobPlan, layers: [BuildLayer], sources: [Manifest.Source], options: [String: String], previous: Manifest?
   ) -> IncrementalPlan? {
@@ -26,7 +26,8 @@ extension BuildJob {
       let oldBuildings = previous.buildings, (previous.store ?? .directory).rawValue == base.output.store.rawValue,
       base.output.store == .directory || previous.tileSets?.isEmpty == false
     else { return nil }
-    guard previous.generator.version == tilecutVersion, previous.generator.libvips == Vips.version,
+    guard previous.generator.version == tilecutVersion, previous.generator.renderer == rendererRevision,
+      previous.generator.libvips == Vips.version,
       previous.name == plan.template.pattern, previous.tileSizes == plan.sizes.map(\.pixels)
     else { return nil }
     func runWide(_ o: [String: String]) -> [String: String] { o.filter { !$0.key.contains(" floor ") && $0.key != "tileSizes" } }

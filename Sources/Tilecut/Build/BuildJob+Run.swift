@@ -176,7 +176,8 @@ extension BuildJob {
     }
     var manifest = Manifest(
       tileSizes: plan.sizes.map(\.pixels), floors: groups.map(\.floor), name: plan.template.pattern, levels: levels,
-      footprints: footprints, generator: Manifest.Generator(version: tilecutVersion, libvips: Vips.version), sources: base.recorded(sources),
+      footprints: footprints, generator: Manifest.Generator(version: tilecutVersion, renderer: rendererRevision, libvips: Vips.version),
+      sources: base.recorded(sources),
       options: options.filter { $0.key != "tileSizes" }, fingerprint: fingerprint)
     var substitutes: [Manifest.Substitute] = []
     for p in plan.plans {

@@ -8,9 +8,6 @@ import TilecutMBTiles
 import TilecutPMTilesStore
 import TilecutVips
 
-/// The version written into manifests and printed by --version.
-public let tilecutVersion = "0.2.0"
-
 /// One floor as the renderer takes it, in one value: the source as read once (its
 /// header, with the format its bytes name, page and band), what the planner decided
 /// for it, and the PROJ mapping of a projected placement (nil otherwise).
@@ -462,8 +459,12 @@ public struct TileJob {
   /// What names one version of a file: device, inode, size, modification and change times (ns).
   static func identity(_ path: String) -> String? { fileIdentity(path) }
 
-  static func fingerprint(sources: [Manifest.Source], options: [String: String]) -> String {
-    var text = "tilecut \(tilecutVersion) libvips \(Vips.version)\n"
+  /// What makes an output: the version and renderer revision that wrote it (either
+  /// changed, it is rendered again), libvips, the sources by content and the options.
+  static func fingerprint(
+    sources: [Manifest.Source], options: [String: String], version: String = tilecutVersion, renderer: Int = rendererRevision
+  ) -> String {
+    var text = "tilecut \(version) renderer \(renderer) libvips \(Vips.version)\n"
     for s in sources { text += "source \(s.floor) \(s.sha256) \(s.page.map(String.init) ?? "-")\n" }
     for key in options.keys.sorted() { text += "option \(key)=\(options[key] ?? "")\n" }
     return Vips.sha256(of: Array(text.utf8))
@@ -482,7 +483,7 @@ public struct TileJob {
     var manifest = Manifest(
       tileSizes: plan.sizes.map(\.pixels), floors: plan.plans.map(\.floor), name: plan.template.pattern, levels: levels,
       footprints: plan.plans.map { Manifest.Footprint(floor: $0.floor, rect: $0.footprint) },
-      generator: Manifest.Generator(version: tilecutVersion, libvips: Vips.version), sources: recorded(sources),
+      generator: Manifest.Generator(version: tilecutVersion, renderer: rendererRevision, libvips: Vips.version), sources: recorded(sources),
       options: options.filter { $0.key != "tileSizes" }, fingerprint: fingerprint,
       shard: plan.settings.shard.map { Manifest.Shard(index: $0.index, count: $0.count, jobFingerprint: jobFingerprint) })
     let substitutes = plan.plans.flatMap { p in

@@ -211,11 +211,15 @@ public struct Manifest: Codable, Sendable, Equatable {
   public struct Generator: Codable, Sendable, Equatable {
     public var name: String
     public var version: String
+    /// The renderer revision (tilecut's `rendererRevision`); nil in a manifest
+    /// written before 0.3.0, which is never taken as up to date.
+    public var renderer: Int?
     public var libvips: String
 
-    public init(name: String = "tilecut", version: String, libvips: String) {
+    public init(name: String = "tilecut", version: String, renderer: Int? = nil, libvips: String) {
       self.name = name
       self.version = version
+      self.renderer = renderer
       self.libvips = libvips
     }
   }
