@@ -1,15 +1,19 @@
 #!/bin/sh
-# The documentation test (make test): runs every ```sh block of README.md, then of
-# examples/README.md, in order, in a scratch copy of the repository, with the tilecut
-# given as $1 on PATH and as .build/release/tilecut. A block runs with `sh -e`; it must
-# exit 0, or N when the line before it says <!-- exits N -->. A block after
+# The documentation test (make test): runs every ```sh block of README.md, then of the
+# guides (the DocC articles in Sources/Tilecut/Tilecut.docc, by name), bench/README.md,
+# examples/README.md and each example folder's README.md, in that order, in a scratch
+# copy of the repository, with the tilecut given as $1 on PATH and as
+# .build/release/tilecut. A block runs with `sh -e` in the copy's root; it must exit 0,
+# or N when the line before it says <!-- exits N -->. A block after
 # <!-- not run: why --> is skipped (it needs what a test cannot have, or is make test).
 set -eu
 tilecut=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 root=$(cd "$(dirname "$0")/../.." && pwd)
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/tilecut-doc-test.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
-(cd "$root" && tar cf - --exclude='examples/out*' --exclude='examples/make/tiles*' README.md examples) | (cd "$scratch" && tar xf -)
+guides=Sources/Tilecut/Tilecut.docc
+(cd "$root" && tar cf - --exclude='examples/out*' --exclude='examples/make/tiles*' --exclude='examples/campus/tiles' \
+  --exclude='bench/work' README.md "$guides" bench/README.md examples) | (cd "$scratch" && tar xf -)
 mkdir -p "$scratch/.build/release" "$scratch/bin"
 ln -s "$tilecut" "$scratch/.build/release/tilecut"
 ln -s "$tilecut" "$scratch/bin/tilecut"
@@ -18,7 +22,8 @@ export PATH
 
 ran=0
 failed=0
-for doc in README.md examples/README.md; do
+docs="README.md $(cd "$root" && ls "$guides"/*.md | LC_ALL=C sort) bench/README.md examples/README.md $(cd "$root" && ls examples/*/README.md | LC_ALL=C sort)"
+for doc in $docs; do
   # each block to its own file, with the status it must end with
   awk -v dir="$scratch/blocks" -v doc="$doc" '
     BEGIN { n = 0; system("mkdir -p \"" dir "\"") }
@@ -51,5 +56,5 @@ for doc in README.md examples/README.md; do
     rm -f "$scratch/blocks/$block" "$scratch/blocks/$block.status" "$scratch/blocks/$block.line"
   done
 done
-echo "doc-test: $ran shell blocks of README.md and examples/README.md run, $failed failed"
+echo "doc-test: $ran shell blocks of README.md, the guides and the examples' READMEs run, $failed failed"
 [ "$failed" = 0 ]
