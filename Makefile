@@ -42,7 +42,7 @@ PIP_TEST_PACKAGES = pmtiles==3.8.1
 PIP_TEST_DEPS = python3 -c 'import pmtiles' 2>/dev/null || python3 -m pip install -q --disable-pip-version-check $(PIP_TEST_PACKAGES)
 # macOS (uname Darwin): the same libraries from Homebrew (gdal brings its command-line
 # tools and Python bindings; zsh ships with macOS; Chromium is a cask; there is no strace,
-# the test that uses it cannot run there). Never run on a Mac here: see README "On macOS".
+# the test that uses it cannot run there). Never run on a Mac here: see Sources/Tilecut/Tilecut.docc/Development.md, "On macOS".
 BREW_PACKAGES = pkgconf vips isa-l libdeflate webp jpeg-turbo poppler librsvg cairo proj libgeotiff sqlite qpdf gdal openssl@3
 BREW_TEST_PACKAGES = fish
 BREW_TEST_CASKS = chromium
@@ -150,8 +150,9 @@ lint:
 format:
 	$(SWIFT) format --in-place --recursive $(SWIFT_SOURCES)
 
-# Every ```sh block of README.md and examples/README.md, run in order in a scratch
-# copy with the release build (Tests/scripts/doc-test.sh)
+# Every ```sh block of README.md, the guides (Sources/Tilecut/Tilecut.docc), bench/README.md
+# and the examples' READMEs, run in order in a scratch copy with the release build, in sh
+# and in zsh (Tests/scripts/doc-test.sh)
 doc-test: release
 	sh Tests/scripts/doc-test.sh .build/release/tilecut
 

@@ -1,5 +1,5 @@
-/// Every exit status tilecut uses, the one place that defines them (README's "Exit
-/// status" table is checked against this list by a test).
+/// Every exit status tilecut uses, the one place that defines them (the table of
+/// Sources/Tilecut/Tilecut.docc/ExitStatus.md is checked against this list by a test).
 public enum ExitStatus: Int32, CaseIterable, Sendable {
   /// Success, including "up to date".
   case success = 0

@@ -2,14 +2,16 @@ import Foundation
 import Testing
 import TilecutCore
 
-/// The README says what the code does: its exit-status table lists exactly the codes
-/// of `ExitStatus`. (Tests/scripts/doc-test.sh, in make test, runs the README's commands.)
+/// The documentation says what the code does: the exit-status guide's table lists
+/// exactly the codes of `ExitStatus`. (Tests/scripts/doc-test.sh, in make test, runs the
+/// commands of the README and the guides.)
 @Suite struct DocumentationTests {
-  static let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../README.md").standardized
+  static let guide = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .appendingPathComponent("../../Sources/Tilecut/Tilecut.docc/ExitStatus.md").standardized
 
   @Test func theExitStatusTableListsEveryExitStatus() throws {
-    let text = try String(contentsOf: Self.readme, encoding: .utf8)
-    let section = try #require(text.components(separatedBy: "\n## Exit status\n").dropFirst().first)
+    let text = try String(contentsOf: Self.guide, encoding: .utf8)
+    let section = try #require(text.components(separatedBy: "\n## The codes\n").dropFirst().first)
     let table = section.components(separatedBy: "\n## ").first ?? section
     var documented: [Int32] = []
     for line in table.split(separator: "\n") where line.hasPrefix("| ") && !line.hasPrefix("| code") && !line.hasPrefix("| ---") {

@@ -184,11 +184,11 @@ func corpusOutcome(_ file: String, gdal: GDALFootprint?) throws -> CorpusOutcome
 
 @Suite("GDAL corpus", .serialized, .enabled(if: corpusDirectory != nil, "the shared corpus ../shared/data/geotiff-corpus is absent"))
 struct CorpusTests {
-  @Test("every corpus raster GDAL places is placed within 0.25 source pixel of GDAL's footprint, or refused with one line listed in the README")
+  @Test("every corpus raster GDAL places is placed within 0.25 source pixel of GDAL's footprint, or refused with one line in Placement.md")
   func footprints() async throws {
     let files = corpusFiles()
     #expect(files.count >= 80)
-    let readme = (try? String(contentsOfFile: repositoryRoot() + "/README.md", encoding: .utf8)) ?? ""
+    let readme = (try? String(contentsOfFile: repositoryRoot() + "/Sources/Tilecut/Tilecut.docc/Placement.md", encoding: .utf8)) ?? ""
     let reference = try GDALFootprint.of(files)
     #expect(reference.count >= 60, "python3-gdal gave \(reference.count) footprints")
     var outcomes: [CorpusOutcome] = []
@@ -216,9 +216,9 @@ struct CorpusTests {
     for outcome in outcomes {
       let name = (outcome.file as NSString).lastPathComponent
       if let refusal = outcome.refusal {
-        // one clear line naming the file, and the README's table says why
+        // one clear line naming the file, and the placement guide's table says why
         #expect(refusal.split(separator: "|").count == 1 && refusal.contains(name), "\(outcome)")
-        #expect(readme.contains("| \(name) |"), "\(name) is refused but not in the README's corpus table")
+        #expect(readme.contains("| \(name) |"), "\(name) is refused but not in Placement.md's corpus table")
       } else if outcome.gdal != nil {
         #expect((outcome.offPixels ?? .infinity) <= 0.25, "\(outcome)")
       } else {
