@@ -34,8 +34,10 @@ APT_PACKAGES = zlib1g-dev libvips-dev libpoppler-glib-dev librsvg2-dev libcairo2
 # what only the tests need (make test): strace for the test that proves no other
 # program is started; GDAL for the client package's tests and the browser tests' geometry;
 # zsh and fish for the completion tests; Chromium, driven headless over the DevTools
-# protocol (--remote-debugging-pipe) by Tests/browser/drive.py (no selenium or chromedriver)
-APT_TEST_PACKAGES = strace gdal-bin python3-gdal zsh fish chromium
+# protocol (--remote-debugging-pipe) by Tests/browser/drive.py (no selenium or chromedriver);
+# help2man (the man page) and dpkg-dev (dpkg-shlibdeps) for make install and make deb, which
+# Tests/scripts/deb-test.sh builds, installs with apt-get and removes
+APT_TEST_PACKAGES = strace gdal-bin python3-gdal zsh fish chromium help2man dpkg-dev
 # from PyPI for the python3 on the path (the tests' independent PMTiles reader and writer,
 # protomaps' own; make bench's rio-pmtiles), installed where missing
 PIP_TEST_PACKAGES = pmtiles==3.8.1
@@ -161,6 +163,7 @@ doc-test: release
 test: test-deps quiet-pc lint build-quiet release
 	$(SWIFT) test
 	sh Tests/scripts/doc-test.sh .build/release/tilecut
+	bash Tests/scripts/deb-test.sh
 	TILECUT=$$($(SWIFT) build --show-bin-path)/tilecut $(SWIFT) test --package-path examples/client
 	$(MAKE) plugin-test
 
