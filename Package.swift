@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
 
 let package = Package(
@@ -104,7 +105,7 @@ let package = Package(
         "CTilecutPlatform",
       ]),
     // the project file (tilecut.yml) as types, its loader and its validation
-    .target(name: "TilecutProject", dependencies: [.product(name: "Yams", package: "Yams")]),
+    .target(name: "TilecutProject", dependencies: ["TilecutCore", .product(name: "Yams", package: "Yams")]),
     // whole jobs (tile, build, verify, merge, preview) as a library: what the CLI runs
     .target(
       name: "Tilecut",
@@ -159,3 +160,13 @@ let package = Package(
       ]),
   ]
 )
+
+// make's own builds (make run, make test, make release, make install) set
+// TILECUT_WITHOUT_PLUGINS=1. SwiftPM builds an executable that a plugin runs a second time,
+// for the host (tilecut-tool, in Modules-tool), so every `swift build` of this package
+// compiled tilecut twice. A package that depends on tilecut, and a plain `swift build`
+// here, still get both plugins (make's plugin-test builds examples/plugin-app without it).
+if ProcessInfo.processInfo.environment["TILECUT_WITHOUT_PLUGINS"] != nil {
+  package.products.removeAll { $0 is Product.Plugin }
+  package.targets.removeAll { $0.type == .plugin }
+}

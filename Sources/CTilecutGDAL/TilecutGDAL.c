@@ -212,7 +212,7 @@ static int axis_swap(OGRSpatialReferenceH srs) {
   return mapping && count >= 2 && mapping[0] == 2 && mapping[1] == 1;
 }
 
-int tc_gdal_read(const char *path, tc_gdal_info *info) {
+int tc_gdal_read(const char *path, const char *const *siblings, tc_gdal_info *info) {
   memset(info, 0, sizeof(*info));
   const char *unloadable = tc_gdal_load();
   if (unloadable) {
@@ -229,7 +229,10 @@ int tc_gdal_read(const char *path, tc_gdal_info *info) {
     return -1;
   CPLPushErrorHandlerEx(collect, buffer);
   const char *drivers[] = {"GTiff", "PNG", "JPEG", "GIF", "WEBP", NULL};
-  GDALDatasetH dataset = GDALOpenEx(path, GDAL_OF_RASTER | GDAL_OF_READONLY, drivers, NULL, NULL);
+  /* GDAL looks for sidecars among these names (the folder is tilecut's own folder of
+   * vetted links); the list always holds the file's own name, as an empty one would
+   * let GDAL probe every name it wants */
+  GDALDatasetH dataset = GDALOpenEx(path, GDAL_OF_RASTER | GDAL_OF_READONLY, drivers, NULL, siblings);
   int result = 0;
   if (!dataset) {
     info->error = copy(buffer->used ? buffer->text : "GDAL cannot open it as a raster");

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "TilecutCheck.h"
 #include "TilecutJPEGScan.h"
+#include "TilecutTIFFPage.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -697,18 +698,11 @@ int tc_check_tiff(const char *filename, int page, TcFileCheck *out) {
   }
   t.swap = head[0] == 'M';
   t.big = tiff_uint(&t, head + 2, 2) == 43;
-  uint64_t ifd = t.big ? tiff_uint(&t, head + 8, 8) : tiff_uint(&t, head + 4, 4);
-  /* the page's directory, by following the chain (offsets only, no pixels) */
-  for (int p = 0; p < page; p++) {
-    uint8_t n[8];
-    if (tiff_read(&t, ifd, n, t.big ? 8 : 2))
-      goto fine; /* libtiff says what is wrong with the chain */
-    uint64_t count = tiff_uint(&t, n, t.big ? 8 : 2);
-    uint64_t next_at = ifd + (t.big ? 8 : 2) + count * (t.big ? 20 : 12);
-    if (tiff_read(&t, next_at, n, t.big ? 8 : 4))
-      goto fine;
-    ifd = tiff_uint(&t, n, t.big ? 8 : 4);
-  }
+  uint64_t ifd;
+  /* the page's directory, from the walk of the chain every reader of the file shares
+   * (offsets only, no pixels, once per file: TilecutTIFFPage.h) */
+  if (tc_tiff_directory(t.fd, page, &ifd))
+    goto fine; /* libtiff says what is wrong with the chain */
   uint8_t n8[8];
   if (tiff_read(&t, ifd, n8, t.big ? 8 : 2))
     goto fine;

@@ -80,57 +80,159 @@ static gint64 page_seek(VipsSourceCustom *source, gint64 offset, int whence, gpo
   return to;
 }
 
-/* Directory offsets: of page `page` (and where its next-offset lies), and the count. */
-static int walk(int fd, gint64 size, int page, int *big_out, int *swap_out, uint64_t *ifd_out, gint64 *next_at_out,
-                int *pages_out) {
+/* A file's directory chain, walked once: the offsets of every directory and of
+ * each one's next-directory field, kept for the last few files (keyed by device,
+ * inode, size and modification time), so that N floors of a P-page TIFF read its P
+ * directories once, not N × P times (50 floors of a 30,000-page TIFF: 5.8 s). */
+typedef struct {
+  dev_t dev;
+  ino_t ino;
+  off_t size;
+  struct timespec mtime;
+  int big, swap;
+  int pages;  /* directories read whole */
+  int broken; /* the chain ends in a directory that cannot be read, or goes back */
+  uint64_t *ifd;
+  gint64 *next_at;
+  unsigned long used; /* for eviction: the last lookup's tick */
+} TcTiffChain;
+
+enum { TC_CHAIN_SLOTS = 4, TC_MAX_PAGES = 1000000 };
+static TcTiffChain chains[TC_CHAIN_SLOTS];
+static unsigned long chain_tick;
+static unsigned long chain_walks;
+static GMutex chain_lock;
+
+static int chain_walk(int fd, gint64 size, TcTiffChain *c) {
   uint8_t head[16];
   if (size < 8 || pread_all(fd, head, size >= 16 ? 16 : 8, 0))
     return -1;
-  int swap = head[0] == 'M';
-  int big = get(head + 2, 2, swap) == 43;
+  c->swap = head[0] == 'M';
+  c->big = get(head + 2, 2, c->swap) == 43;
+  int big = c->big, swap = c->swap;
   uint64_t ifd = big ? get(head + 8, 8, swap) : get(head + 4, 4, swap);
-  int pages = 0;
-  int found = 0;
-  while (ifd != 0 && pages < 1000000) {
+  int capacity = 0;
+  c->pages = 0;
+  c->broken = 0;
+  c->ifd = NULL;
+  c->next_at = NULL;
+  while (ifd != 0 && c->pages < TC_MAX_PAGES) {
     uint8_t n[8];
-    if ((gint64)ifd >= size || pread_all(fd, n, big ? 8 : 2, (gint64)ifd))
-      return -1;
+    if ((gint64)ifd >= size || pread_all(fd, n, big ? 8 : 2, (gint64)ifd)) {
+      c->broken = 1;
+      break;
+    }
     uint64_t count = get(n, big ? 8 : 2, swap);
     gint64 next_at = (gint64)ifd + (big ? 8 : 2) + (gint64)count * (big ? 20 : 12);
-    if (next_at + (big ? 8 : 4) > size || pread_all(fd, n, big ? 8 : 4, next_at))
-      return -1;
-    if (pages == page) {
-      *ifd_out = ifd;
-      *next_at_out = next_at;
-      found = 1;
-      if (!pages_out)
-        break;
+    if (next_at + (big ? 8 : 4) > size || pread_all(fd, n, big ? 8 : 4, next_at)) {
+      c->broken = 1;
+      break;
     }
-    pages++;
+    if (c->pages == capacity) {
+      int more = capacity ? capacity * 2 : 64;
+      if (more > TC_MAX_PAGES)
+        more = TC_MAX_PAGES;
+      uint64_t *a = realloc(c->ifd, sizeof *a * (size_t)more);
+      if (a)
+        c->ifd = a;
+      gint64 *b = a ? realloc(c->next_at, sizeof *b * (size_t)more) : NULL;
+      if (b)
+        c->next_at = b;
+      if (!a || !b) {
+        free(c->ifd);
+        free(c->next_at);
+        c->ifd = NULL;
+        c->next_at = NULL;
+        return -1;
+      }
+      capacity = more;
+    }
+    c->ifd[c->pages] = ifd;
+    c->next_at[c->pages] = next_at;
+    c->pages++;
     uint64_t next = get(n, big ? 8 : 4, swap);
-    if (next <= ifd && next != 0)
-      return -1; /* a loop, or a chain that goes back: libvips' own reader decides */
+    if (next <= ifd && next != 0) {
+      c->broken = 1; /* a loop, or a chain that goes back: libvips' own reader decides */
+      break;
+    }
     ifd = next;
   }
-  *big_out = big;
-  *swap_out = swap;
-  if (pages_out)
-    *pages_out = pages;
-  return found ? 0 : -1;
+  return 0;
+}
+
+/* The chain of the file open as `fd`, walked now or found from an earlier walk;
+ * copies what the caller asks for under the lock. -1 when it cannot be walked. */
+static int chain_lookup(int fd, int page, int *big, int *swap, uint64_t *ifd, gint64 *next_at, int *pages, int *broken) {
+  struct stat st;
+  if (fstat(fd, &st))
+    return -1;
+  g_mutex_lock(&chain_lock);
+  TcTiffChain *c = NULL;
+  for (int i = 0; i < TC_CHAIN_SLOTS; i++) {
+    TcTiffChain *k = &chains[i];
+    if (k->used && k->dev == st.st_dev && k->ino == st.st_ino && k->size == st.st_size &&
+        k->mtime.tv_sec == st.st_mtim.tv_sec && k->mtime.tv_nsec == st.st_mtim.tv_nsec) {
+      c = k;
+      break;
+    }
+  }
+  if (!c) {
+    c = &chains[0];
+    for (int i = 1; i < TC_CHAIN_SLOTS; i++)
+      if (chains[i].used < c->used)
+        c = &chains[i];
+    free(c->ifd);
+    free(c->next_at);
+    memset(c, 0, sizeof *c);
+    chain_walks++;
+    if (chain_walk(fd, st.st_size, c)) {
+      memset(c, 0, sizeof *c);
+      g_mutex_unlock(&chain_lock);
+      return -1;
+    }
+    c->dev = st.st_dev;
+    c->ino = st.st_ino;
+    c->size = st.st_size;
+    c->mtime = st.st_mtim;
+  }
+  c->used = ++chain_tick;
+  *big = c->big;
+  *swap = c->swap;
+  *pages = c->pages;
+  *broken = c->broken;
+  int found = page >= 0 && page < c->pages;
+  if (found) {
+    *ifd = c->ifd[page];
+    *next_at = c->next_at[page];
+  }
+  g_mutex_unlock(&chain_lock);
+  return found ? 0 : 1;
+}
+
+int tc_tiff_directory(int fd, int page, uint64_t *ifd) {
+  int big, swap, pages, broken;
+  gint64 next_at;
+  return chain_lookup(fd, page, &big, &swap, ifd, &next_at, &pages, &broken) == 0 ? 0 : -1;
+}
+
+unsigned long tc_tiff_chain_walks(void) {
+  g_mutex_lock(&chain_lock);
+  unsigned long n = chain_walks;
+  g_mutex_unlock(&chain_lock);
+  return n;
 }
 
 int tc_tiff_page_count(const char *filename) {
   int fd = open(filename, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return -1;
-  struct stat st;
-  int big, swap, pages = -1;
+  int big, swap, pages, broken;
   uint64_t ifd;
   gint64 next_at;
-  if (fstat(fd, &st) || walk(fd, st.st_size, 0, &big, &swap, &ifd, &next_at, &pages))
-    pages = -1;
+  int r = chain_lookup(fd, 0, &big, &swap, &ifd, &next_at, &pages, &broken);
   close(fd);
-  return pages;
+  /* the whole chain must be walkable for a count (page 0 must be there) */
+  return r == 0 && !broken ? pages : -1;
 }
 
 int tc_tiff_page_open(const char *filename, int page, int sequential, VipsImage **out) {
@@ -148,7 +250,8 @@ int tc_tiff_page_open(const char *filename, int page, int sequential, VipsImage 
     return -1;
   }
   p->size = st.st_size;
-  if (walk(p->fd, p->size, page, &big, &swap, &ifd, &p->patch_at, NULL)) {
+  int pages, broken;
+  if (chain_lookup(p->fd, page, &big, &swap, &ifd, &p->patch_at, &pages, &broken)) {
     page_free(p);
     return 1; /* not found by this walk: libvips' own reader decides */
   }

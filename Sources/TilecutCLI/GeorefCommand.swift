@@ -53,7 +53,9 @@ struct GeorefCommand: ParsableCommand {
     if let basemap { try PreviewBasemap.check(url: basemap, option: "--basemap") }
     if attribution != nil && basemap == nil { throw ValidationError("--attribution goes with --basemap (it credits the base map)") }
     if let page, page < 0 { throw ValidationError("--page: \(page) is not a page number (0 is the first)") }
-    if page != nil && source.hasSuffix("]") { throw ValidationError("--page: the source already names a page ('\(source)'); give one of them") }
+    if page != nil && source.hasSuffix("]") {
+      throw ValidationError("--page: the source already names a page ('\(Quote.value(source))'); give one of them")
+    }
   }
 
   func run() throws {

@@ -25,7 +25,7 @@ struct ShowCommand: ParsableCommand {
       let summary = try StoreReader(store).summary()
       if json {
         let data = try JSONSerialization.data(withJSONObject: summary, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
-        Printer.result(String(decoding: data, as: UTF8.self))
+        Printer.resultDocument(String(decoding: data, as: UTF8.self))
       } else {
         Printer.result(StoreReader.text(summary))
       }

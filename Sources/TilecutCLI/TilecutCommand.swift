@@ -52,7 +52,7 @@ public struct TilecutCommand: ParsableCommand {
         Printer().error(hint)
         Foundation.exit(ExitStatus.usage.rawValue)
       }
-      let message = self.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+      let message = Quote.firstLine(of: self.message(for: error), values: args)
       Printer().error(message)
       Foundation.exit((error as? TilecutError)?.exitCode ?? ExitStatus.usage.rawValue)
     }

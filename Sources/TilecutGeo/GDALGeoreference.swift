@@ -33,7 +33,12 @@ public struct GDALGeoreference: Sendable {
     guard mayHaveGeoreference(path: path) else { return nil }
     var info = tc_gdal_info()
     defer { tc_gdal_free(&info) }
-    let status = tc_gdal_read(path, &info)
+    // a path GDAL would read as a virtual file system (/vsicurl/, /vsizip/) is not a file
+    guard !path.hasPrefix("/vsi") else { return nil }
+    // GDAL opens it in a folder of vetted links (no link out of the input's folder)
+    guard let folder = GDALFolder(for: path) else { return nil }
+    defer { folder.remove() }
+    let status = withCStrings(folder.names) { tc_gdal_read(folder.raster, $0, &info) }
     if status == -2 {
       throw TilecutError.invalidInput(path: path, reason: info.error.map { String(cString: $0) } ?? "libgdal could not be loaded")
     }
@@ -45,8 +50,8 @@ public struct GDALGeoreference: Sendable {
     var georeference = GDALGeoreference(
       driver: text(info.driver) ?? "unknown", width: Int(info.width), height: Int(info.height), geoTransform: nil,
       crsWKT: text(info.crs_wkt), crsAxisSwap: info.crs_axis_swap != 0, controlPoints: [],
-      controlPointCRSWKT: text(info.gcp_crs_wkt), controlPointCRSAxisSwap: info.gcp_crs_axis_swap != 0, sidecars: lines(info.files),
-      warnings: lines(info.warnings))
+      controlPointCRSWKT: text(info.gcp_crs_wkt), controlPointCRSAxisSwap: info.gcp_crs_axis_swap != 0,
+      sidecars: lines(info.files).map(folder.originalPath), warnings: lines(info.warnings).map(folder.originalText))
     if info.has_geotransform != 0 {
       let t = withUnsafeBytes(of: info.geotransform) { Array($0.bindMemory(to: Double.self)) }
       georeference.geoTransform = TilecutCore.AffineTransform(a: t[1], b: t[2], c: t[0], d: t[4], e: t[5], f: t[3])
@@ -58,6 +63,14 @@ public struct GDALGeoreference: Sendable {
     }
     return georeference
   }
+}
+
+/// `strings` as a NULL-terminated array of C strings, for the length of `body` (which
+/// passes it to C as a pointer).
+func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+  let copies = strings.map { strdup($0) }
+  defer { for copy in copies { free(copy) } }
+  return body(copies.map { $0.map { UnsafePointer($0) } } + [nil])
 }
 
 extension GDALGeoreference {
@@ -90,9 +103,20 @@ public final class GDALControlPointTransformer: @unchecked Sendable {
   /// 1, 2 or 3 for a polynomial, nil for a thin-plate spline.
   public let order: Int?
 
+  /// The most control points a thin-plate spline is fitted through: GDAL solves a
+  /// dense system of one equation per point, whose cost grows as the cube of their
+  /// number (3000 points of an `.aux.xml` ran for minutes; 500 take a fraction of a second).
+  public static let maxSplinePoints = 500
+
+  /// The most control points any fit takes (a polynomial's cost grows with their number).
+  public static let maxControlPoints = 10_000
+
   /// nil when GDAL cannot fit the points with this order (too few, or on one line);
-  /// throws when libgdal cannot be loaded.
+  /// throws when libgdal cannot be loaded, or when there are more points than the fit takes.
   public init?(_ points: [(pixel: PixelPoint, model: PixelPoint)], order: Int?) throws {
+    if let problem = Self.tooMany(points.count, spline: order == nil) {
+      throw TilecutError.invalidOption(option: order == nil ? "--tps" : "--gcp-order", reason: problem)
+    }
     if let unloadable = tc_gdal_load() {
       throw TilecutError.invalidOption(option: order == nil ? "--tps" : "--gcp-order", reason: String(cString: unloadable))
     }
@@ -103,6 +127,18 @@ public final class GDALControlPointTransformer: @unchecked Sendable {
   }
 
   deinit { tc_gdal_gcp_destroy(handle) }
+
+  /// Why `count` control points are more than the fit takes, or nil.
+  public static func tooMany(_ count: Int, spline: Bool) -> String? {
+    if spline, count > maxSplinePoints {
+      return "\(count) control points, more than a thin-plate spline is fitted through (at most \(maxSplinePoints): "
+        + "its cost grows as the cube of their number); drop --tps for a polynomial fit, or keep fewer points"
+    }
+    if count > maxControlPoints {
+      return "\(count) control points, more than tilecut fits (at most \(maxControlPoints)); keep fewer points"
+    }
+    return nil
+  }
 
   /// Maps points in place, pixel → model (or back with `inverse`); points GDAL cannot map become NaN.
   public func transform(x: inout [Double], y: inout [Double], inverse: Bool = false) {

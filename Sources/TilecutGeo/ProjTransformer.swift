@@ -35,10 +35,14 @@ public final class ProjTransformer: @unchecked Sendable {
   let swapSource: Bool
 
   /// Parses a CRS and describes it; throws with PROJ's reason when it is not one.
-  public static func describe(_ definition: String, option: String, files: [String] = []) throws -> CRSDefinition {
+  /// `files`: the files the definition was read from. A refusal quotes the definition
+  /// (at most ``Quote/limit`` characters, escaped) only when `quoting`, by default when
+  /// it was typed, not read from a file: a file's bytes (a `.prj` that is a link to an
+  /// environment, a project's `sourceCrs:`) are described, never repeated.
+  public static func describe(_ definition: String, option: String, files: [String] = [], quoting: Bool? = nil) throws -> CRSDefinition {
     guard let ctx = proj_context_create() else { throw TilecutError.invalidOption(option: option, reason: "PROJ is not available") }
     defer { proj_context_destroy(ctx) }
-    let crs = try create(ctx, definition, option: option)
+    let crs = try create(ctx, definition, option: option, quoting: quoting ?? files.isEmpty)
     defer { proj_destroy(crs) }
     var name = proj_get_name(crs).map { String(cString: $0) } ?? "unknown"
     if name == "unknown" || name.isEmpty { name = "user-defined (\(shortened(definition)))" }
@@ -59,9 +63,11 @@ public final class ProjTransformer: @unchecked Sendable {
       files: files)
   }
 
-  private static func create(_ ctx: OpaquePointer, _ definition: String, option: String) throws -> OpaquePointer {
+  private static func create(_ ctx: OpaquePointer, _ definition: String, option: String, quoting: Bool) throws -> OpaquePointer {
+    // what the refusal calls the text: itself when typed, what it is when read from a file
+    let said = quoting ? "'\(shortened(definition))'" : "its text"
     if let why = CRSText.unsafeReason(definition) {
-      throw TilecutError.invalidOption(option: option, reason: "'\(shortened(definition))' \(why)")
+      throw TilecutError.invalidOption(option: option, reason: "\(said) \(why)")
     }
     // PROJ fetches grids over the network only when asked to (PROJ_NETWORK=ON): never
     proj_context_set_enable_network(ctx, 0)
@@ -72,18 +78,21 @@ public final class ProjTransformer: @unchecked Sendable {
     guard let crs = proj_create(ctx, text) else {
       let errno = proj_context_errno(ctx)
       let reason = proj_context_errno_string(ctx, errno).map { String(cString: $0) } ?? "unknown"
-      throw TilecutError.invalidOption(option: option, reason: "'\(shortened(definition))' is not a CRS PROJ knows (\(reason))")
+      throw TilecutError.invalidOption(
+        option: option,
+        reason: quoting ? "\(said) is not a CRS PROJ knows (\(reason))" : "is not WKT or a PROJ string PROJ knows (\(reason))")
     }
     guard proj_is_crs(crs) == 1 else {
       proj_destroy(crs)
-      throw TilecutError.invalidOption(option: option, reason: "'\(shortened(definition))' is not a coordinate reference system")
+      throw TilecutError.invalidOption(
+        option: option, reason: quoting ? "\(said) is not a coordinate reference system" : "holds no coordinate reference system")
     }
     return crs
   }
 
+  /// At most 60 characters of a CRS's text, on one line, escaped.
   static func shortened(_ text: String) -> String {
-    let flat = text.split(whereSeparator: \.isNewline).joined(separator: " ")
-    return flat.count > 60 ? String(flat.prefix(57)) + "..." : flat
+    Quote.value(text.prefix(4096).split(whereSeparator: \.isNewline).joined(separator: " "), limit: 60)
   }
 
   /// The transformation from `crs` to EPSG:3857 (datum shifts included, chosen by PROJ).
@@ -93,7 +102,7 @@ public final class ProjTransformer: @unchecked Sendable {
     guard let ctx = proj_context_create() else { throw TilecutError.invalidOption(option: option, reason: "PROJ is not available") }
     proj_log_level(ctx, PJ_LOG_NONE)
     let source: OpaquePointer
-    do { source = try Self.create(ctx, crs.definition, option: option) } catch {
+    do { source = try Self.create(ctx, crs.definition, option: option, quoting: crs.files.isEmpty) } catch {
       proj_context_destroy(ctx)
       throw error
     }
@@ -174,7 +183,7 @@ extension ProjTransformer {
     guard let ctx = proj_context_create() else { return nil }
     defer { proj_context_destroy(ctx) }
     proj_log_level(ctx, PJ_LOG_NONE)
-    guard let source = try? create(ctx, crs.definition, option: "") else { return nil }
+    guard let source = try? create(ctx, crs.definition, option: "", quoting: false) else { return nil }
     defer { proj_destroy(source) }
     // degrees from Greenwich, as an area of interest is given (a datum shift here moves it metres, no matter)
     guard let geographic = proj_create(ctx, "EPSG:4326") else { return nil }

@@ -108,9 +108,9 @@ public enum GeoPlacement {
       fitted = transformer
     }
     if fitted == nil && crs.isWebMercator {
-      placement = try WorldFile.placement(transform: toCRS, crs: .epsg3857)
+      placement = try WorldFile.placement(transform: toCRS, crs: .epsg3857, option: option)
     } else if fitted == nil && crs.isWGS84LonLat && abs(toCRS.b) < 1e-15 && abs(toCRS.d) < 1e-15 {
-      placement = try WorldFile.placement(transform: toCRS, crs: .epsg4326)
+      placement = try WorldFile.placement(transform: toCRS, crs: .epsg4326, option: option)
     } else {
       // the source's extent on its own datum, as GDAL's warper gives PROJ (area of interest)
       let edge = MappedOutline.outline(width: width, height: height, perEdge: 16)

@@ -116,6 +116,8 @@ public enum ProjectKeys {
 
   /// The valid key closest to `key` by edit distance, if it is close enough to be a typo.
   public static func nearest(_ key: String, in names: [String]) -> String? {
+    // a key far longer than every name is near none (and its distance costs length × length)
+    guard key.count <= 2 * (names.map(\.count).max() ?? 0) else { return nil }
     let lowered = key.lowercased()
     let scored = names.map { ($0, distance(lowered, $0.lowercased())) }
     guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }

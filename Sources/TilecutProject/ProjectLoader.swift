@@ -1,4 +1,5 @@
 import Foundation
+import TilecutCore
 import Yams
 
 /// Reads a project file into a `Project`: YAML through Yams' node API, which keeps
@@ -44,6 +45,8 @@ public enum ProjectLoader {
         throw ProjectError(file: file, mark: nil, message: "is empty; it needs at least `buildings:` (see README, \"A building, a campus\")")
       }
       root = node
+      // before any of it is read: aliases may repeat a node without bound
+      try ProjectBounds.checkExpansion(root, file: file)
     } catch let error as ProjectError {
       throw error
     } catch let error as YamlError {
@@ -155,9 +158,9 @@ struct NodeReader {
       guard let key = keyNode.string else { throw fail(keyNode, "a key must be text") }
       guard allowed.contains(key) else {
         let hint = ProjectKeys.nearest(key, in: allowed).map { "; did you mean '\($0)'?" } ?? "; valid keys here: " + allowed.joined(separator: ", ")
-        throw fail(keyNode, "unknown key '\(key)' in \(context)" + hint)
+        throw fail(keyNode, "unknown key '\(Quote.value(key))' in \(context)" + hint)
       }
-      if out.contains(where: { $0.0 == key }) { throw fail(keyNode, "'\(key)' is given twice in \(context); keep one") }
+      if out.contains(where: { $0.0 == key }) { throw fail(keyNode, "'\(Quote.value(key))' is given twice in \(context); keep one") }
       out.append((key, keyNode, value))
     }
     return out
@@ -243,7 +246,7 @@ struct NodeReader {
       case "count": count = try integer(value, key: key)
       default:
         let s = try text(value, key: key)
-        guard s == "vertical" || s == "horizontal" else { throw fail(value, "'stack' is vertical or horizontal, not '\(s)'") }
+        guard s == "vertical" || s == "horizontal" else { throw fail(value, "'stack' is vertical or horizontal, not '\(Quote.value(s))'") }
         horizontal = s == "horizontal"
       }
     }
@@ -254,19 +257,20 @@ struct NodeReader {
 
   func text(_ node: Node, key: String) throws -> String {
     guard case .scalar = node, node.null == nil, let s = node.string else { throw fail(node, "'\(key)' must be text") }
+    if let problem = ProjectBounds.problem(text: s, key: key) { throw fail(node, problem) }
     return s
   }
 
   func integer(_ node: Node, key: String) throws -> Int {
     guard case .scalar(let scalar) = node, let n = Int(scalar.string.trimmingCharacters(in: .whitespaces)) else {
-      throw fail(node, "'\(key)' must be a whole number, not '\(node.string ?? "a list")'")
+      throw fail(node, "'\(key)' must be a whole number, not '\(Quote.value(node.string ?? "a list"))'")
     }
     return n
   }
 
   func number(_ node: Node, key: String) throws -> Double {
     guard case .scalar(let scalar) = node, let n = Double(scalar.string.trimmingCharacters(in: .whitespaces)), n.isFinite else {
-      throw fail(node, "'\(key)' must be a number, not '\(node.string ?? "a list")'")
+      throw fail(node, "'\(key)' must be a number, not '\(Quote.value(node.string ?? "a list"))'")
     }
     return n
   }

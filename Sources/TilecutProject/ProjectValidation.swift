@@ -1,4 +1,5 @@
 import Foundation
+import TilecutCore
 
 /// Checks a loaded project as a whole and lists every problem with where it is,
 /// in file order: ids, floors given twice, placements, sources that do not exist.
@@ -17,10 +18,10 @@ public enum ProjectValidation {
     var ids: [String: SourceMark] = [:]
     for building in project.buildings {
       if !isValidID(building.id) {
-        add(building.mark, "building id '\(building.id)' must be lowercase letters, digits, '_' and '-' (it goes into tile names)")
+        add(building.mark, "building id '\(Quote.value(building.id))' must be lowercase letters, digits, '_' and '-' (it goes into tile names)")
       }
       if let first = ids[building.id] {
-        add(building.mark, "building id '\(building.id)' is given twice (first at line \(first.line)); ids must be unique")
+        add(building.mark, "building id '\(Quote.value(building.id))' is given twice (first at line \(first.line)); ids must be unique")
       } else {
         ids[building.id] = building.mark
       }

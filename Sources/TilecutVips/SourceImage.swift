@@ -103,9 +103,12 @@ public enum SourceImage {
   /// Files named after an input are read as its sidecars, by tilecut (world file,
   /// `.prj`, `.aux.xml`) and by GDAL (those, `.ovr`, `.msk`, `.tab`, `.RPB`,
   /// `_RPC.TXT`, `.IMD`, …): one that is a FIFO, socket or device would block the
-  /// read or be drained, so it refuses the input before anything opens it.
+  /// read or be drained, and one that is a link out of the input's folder (or into
+  /// /proc, /sys, /dev) is a file the user never named, so either refuses the input,
+  /// naming the sidecar, before anything opens it.
   static func checkSidecars(of path: String) throws {
     for sibling in WorldFile.namedSiblings(of: path) ?? [] {
+      if let why = SidecarPath.escape(sibling) { throw TilecutError.invalidInput(path: sibling, reason: why) }
       var st = stat()
       guard stat(sibling, &st) == 0 else { continue }
       let kind: String

@@ -38,8 +38,11 @@ typedef struct {
 const char *tc_gdal_load(void);
 
 /* 0 on success; 1 when GDAL cannot open the file (info->error says why); -2 when
- * libgdal cannot be loaded (info->error says why). */
-int tc_gdal_read(const char *path, tc_gdal_info *info);
+ * libgdal cannot be loaded (info->error says why). `siblings`: the names in the
+ * file's folder GDAL may open as its sidecars (NULL-terminated, holding the file's own
+ * name). GDAL's GeoTIFF driver lists the folder again when asked for its files, so
+ * tilecut gives it a folder of vetted links only (GDALFolder.swift). */
+int tc_gdal_read(const char *path, const char *const *siblings, tc_gdal_info *info);
 
 /* Frees what tc_gdal_read allocated. */
 void tc_gdal_free(tc_gdal_info *info);

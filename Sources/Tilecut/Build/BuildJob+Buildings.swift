@@ -20,9 +20,9 @@ struct BuildingSplit {
     // a mistake in the name is the file's (at its line) unless the command line gave it
     func refuse(_ reason: String) -> Error {
       if let option = job.project.option("name"), option.value == .string(pattern) {
-        return ProjectError(file: job.project.file, mark: option.mark, message: "name '\(pattern)': \(reason)")
+        return ProjectError(file: job.project.file, mark: option.mark, message: "name '\(Quote.value(pattern))': \(reason)")
       }
-      return TilecutError.invalidOption(option: "--name", reason: "'\(pattern)': \(reason)")
+      return TilecutError.invalidOption(option: "--name", reason: "'\(Quote.value(pattern))': \(reason)")
     }
     let prefix = "{building}/"
     let rest = String(pattern.dropFirst(prefix.count))

@@ -12,6 +12,8 @@ extension BuildJob {
     let cancel = SignalCancellation(printer: printer)
     cancel.start()
     defer { cancel.stop() }
+    // the files the project file has tilecut write: inside its folder, and only over tilecut's own
+    try ProjectWrites.check(project, keys: fileWrites)
     // the files options name, before anything is read: never an input, never inside the output
     try checkOptionPaths(sidecars: [])
     if let split = try BuildingSplit(self) { return try executeEach(split, cancel: cancel, started: started) }

@@ -48,6 +48,9 @@ public struct BuildJob {
   /// (store, digests, fingerprint, report).
   var base: TileJob
   var printer: Printer
+  /// The keys of `ProjectWrites.keys` the project file gives and the command line does
+  /// not: the files the project file has tilecut write.
+  var fileWrites: [String] = []
 
   package static func make(_ project: Project, overrides: BuildOverrides, printer: Printer) throws -> BuildJob {
     let file = project.file
@@ -91,9 +94,10 @@ public struct BuildJob {
     var base = TileJob(
       inputs: project.buildings.flatMap { $0.floors.map(\.source) }, output: output, pyramid: pyramid, floors: try FloorOptions.parse([]),
       placement: try PlacementOptions.parse([]), encoding: encoding, run: run, printer: printer)
+    let fileWrites = ProjectWrites.keys.filter { !overridden.contains($0) }
     // the manifest, fingerprint and depfile name sources as the file does: relative to it
     base.recordsFrom = project.directory
-    return BuildJob(project: project, base: base, printer: printer)
+    return BuildJob(project: project, base: base, printer: printer, fileWrites: fileWrites)
   }
 
   /// The placement options of one floor: its keys, the run's `strict`, and the run's

@@ -42,7 +42,7 @@ enum ProjectArguments {
     } catch {
       // the key the message names last in the file (the second of two that clash),
       // else the one that fails alone, else the first of the group
-      let message = T.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+      let message = Quote.firstLine(of: T.message(for: error), values: mine.flatMap(arguments) + extra)
       let named = mine.filter { message.contains($0.cliOption) }.max { ($0.mark.line, $0.mark.column) < ($1.mark.line, $1.mark.column) }
       let culprit = named ?? mine.first { option in (try? T.parse(arguments(option))) == nil } ?? mine.first
       throw ProjectError(file: file, mark: culprit?.mark ?? fallback, message: explain(message, culprit))

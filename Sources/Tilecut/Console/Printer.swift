@@ -1,6 +1,7 @@
 import CTilecutPlatform
 import Foundation
 import Synchronization
+import TilecutCore
 
 /// Everything tilecut says on stderr goes through here, one line at a time, so
 /// worker threads never interleave and the progress bar is redrawn cleanly.
@@ -94,29 +95,12 @@ public final class Printer: Sendable {
     emit("note: " + line)
   }
 
-  /// An error line; always shown. Control characters (a file name with a newline or
-  /// an escape sequence in it) are shown escaped, so that it stays one line.
-  public func error(_ line: String) { emit("error: " + Self.oneLine(line), important: true) }
+  /// An error line; always shown (escaped into one line by `emit`, as every line).
+  public func error(_ line: String) { emit("error: " + line, important: true) }
 
-  /// `line` with every control character written as `\n`, `\t`, `\r` or `\u{…}`.
-  public static func oneLine(_ line: String) -> String {
-    guard line.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return line }
-    var out = ""
-    for scalar in line.unicodeScalars {
-      switch scalar {
-      case "\n": out += "\\n"
-      case "\t": out += "\\t"
-      case "\r": out += "\\r"
-      default:
-        if scalar.properties.generalCategory == .control {
-          out += "\\u{" + String(scalar.value, radix: 16) + "}"
-        } else {
-          out.unicodeScalars.append(scalar)
-        }
-      }
-    }
-    return out
-  }
+  /// `line` with every control character written as `\n`, `\t`, `\r` or `\u{…}`
+  /// (``Quote/escaped(_:)``).
+  public static func oneLine(_ line: String) -> String { Quote.escaped(line) }
 
   /// Redraws the one-line progress bar (terminal only, at most 10 times a second unless `force`).
   public func progress(_ line: @autoclosure () -> String, force: Bool = false) {
@@ -126,7 +110,7 @@ public final class Printer: Sendable {
       guard force || now - s.lastDraw >= 0.1 else { return }
       s.lastDraw = now
       s.barShown = true
-      Self.write("\r\u{1B}[2K" + line())
+      Self.write("\r\u{1B}[2K" + Quote.line(line()))
     }
   }
 
@@ -138,7 +122,12 @@ public final class Printer: Sendable {
     }
   }
 
-  private func emit(_ line: String, important: Bool = false) {
+  /// Every line goes out here: a file name, a CRS's name or a value with a control
+  /// character in it (an escape sequence that would set the terminal's title or write
+  /// its clipboard, a newline that would forge a line) is shown escaped, and a line
+  /// never runs on for megabytes (``Quote/line(_:limit:)``).
+  private func emit(_ text: String, important: Bool = false) {
+    let line = Quote.line(text)
     state.withLock { s in
       if s.holding && !important {
         s.held.append(line)
@@ -172,8 +161,14 @@ public final class Printer: Sendable {
     }
   }
 
-  /// Writes a result document to stdout.
+  /// Writes a result for people to stdout, line by line, each escaped as on stderr.
   public static func result(_ text: String) {
+    let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { Quote.escaped($0) }
+    resultDocument(lines.joined(separator: "\n"))
+  }
+
+  /// Writes a JSON document to stdout as it is (JSON escapes its own strings).
+  public static func resultDocument(_ text: String) {
     FileHandle.standardOutput.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
   }
 }

@@ -107,6 +107,6 @@ extension Printer {
   static func result(json value: some Encodable) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    result(String(decoding: try encoder.encode(value), as: UTF8.self))
+    resultDocument(String(decoding: try encoder.encode(value), as: UTF8.self))
   }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TilecutCore
 
 /// `--shard env`: the shard index and count from the batch engine that started the run.
 enum ShardEnvironment {
@@ -12,15 +13,15 @@ enum ShardEnvironment {
     let parts = spec.split(separator: "/", omittingEmptySubsequences: false)
     var count: Int?
     if parts.count == 2 {
-      guard let n = Int(parts[1]), n >= 1 else { throw ValidationError("--shard: '\(spec)' is not env/N with N ≥ 1") }
+      guard let n = Int(parts[1]), n >= 1 else { throw ValidationError("--shard: '\(Quote.value(spec))' is not env/N with N ≥ 1") }
       count = n
     } else if parts.count != 1 {
-      throw ValidationError("--shard: '\(spec)' is not env or env/N")
+      throw ValidationError("--shard: '\(Quote.value(spec))' is not env or env/N")
     }
     func number(_ name: String) throws -> Int? {
       guard let text = environment[name] else { return nil }
       guard let n = Int(text.trimmingCharacters(in: .whitespaces)), n >= 0 else {
-        throw ValidationError("--shard: \(name)='\(text)' is not a whole number ≥ 0")
+        throw ValidationError("--shard: \(name)='\(Quote.value(text))' is not a whole number ≥ 0")
       }
       return n
     }

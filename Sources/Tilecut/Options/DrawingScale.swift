@@ -23,7 +23,7 @@ extension PlacementOptions {
       denominator = nil
     }
     guard let denominator, denominator.isFinite, denominator > 0, denominator <= 1e7 else {
-      throw ValidationError("--drawing-scale: '\(text)' is not a scale like 1:100 (one unit of paper is 100 on the ground)")
+      throw ValidationError("--drawing-scale: '\(Quote.value(text))' is not a scale like 1:100 (one unit of paper is 100 on the ground)")
     }
     return denominator
   }

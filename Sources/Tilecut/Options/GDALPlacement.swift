@@ -18,14 +18,15 @@ extension PlacementOptions {
     let sidecars = found.sidecars.filter { $0 != path }
     var placement: Placement
     if let transform = found.geoTransform {
+      // the file the geotransform came from is the one a refusal names
+      let (method, source) = try Self.geoTransformSource(found, transform: transform, sidecars: sidecars, path: path)
       guard [transform.a, transform.b, transform.c, transform.d, transform.e, transform.f].allSatisfy(\.isFinite) else {
-        throw TilecutError.invalidInput(path: path, reason: "its geotransform holds a number that is not finite")
+        throw TilecutError.invalidInput(path: source, reason: "its geotransform holds a number that is not finite")
       }
-      let crs = try crsFor(path: path, wkt: found.crsWKT, axisSwap: found.crsAxisSwap, what: "georeferencing")
-      let method = Self.method(found, sidecars: sidecars)
-      placement = try Self.fromFile(path) {
+      let crs = try crsFor(path: path, wkt: found.crsWKT, axisSwap: found.crsAxisSwap, what: "georeferencing", sidecars: sidecars)
+      placement = try Self.fromFile(source) {
         try GeoPlacement.make(
-          method: method, toCRS: transform, crs: crs, width: size.0, height: size.1, deepestZoom: pyramid.maxZoom, option: path)
+          method: method, toCRS: transform, crs: crs, width: size.0, height: size.1, deepestZoom: pyramid.maxZoom, option: source)
       }
       placement.sidecars = Self.unique(sidecars + crs.files)
       if method == .geotiff {
@@ -34,19 +35,27 @@ extension PlacementOptions {
     } else if !found.controlPoints.isEmpty {
       let crs = try crsFor(
         path: path, wkt: found.controlPointCRSWKT ?? found.crsWKT,
-        axisSwap: found.controlPointCRSWKT != nil ? found.controlPointCRSAxisSwap : found.crsAxisSwap, what: "control points")
+        axisSwap: found.controlPointCRSWKT != nil ? found.controlPointCRSAxisSwap : found.crsAxisSwap, what: "control points",
+        sidecars: sidecars)
       let points = found.controlPoints
+      // the .aux.xml that holds them, when one does, is the file a refusal names
+      let source =
+        sidecars.first { $0.lowercased().hasSuffix(".aux.xml") && ((try? Self.sidecarText($0))?.contains("<GCPList") ?? false) } ?? path
+      // before any fit: a spline through thousands of points runs for minutes
+      if let problem = GDALControlPointTransformer.tooMany(points.count, spline: controlPointOrder < 0) {
+        throw TilecutError.invalidInput(path: source, reason: "has " + problem)
+      }
       guard let affine = TilecutCore.AffineTransform.fit(from: points.map(\.pixel), to: points.map(\.model)), affine.inverse != nil
       else {
         throw TilecutError.invalidInput(
-          path: path, reason: "has \(points.count) control points; at least 3, not on one line, are needed to place it")
+          path: source, reason: "has \(points.count) control points; at least 3, not on one line, are needed to place it")
       }
       let order = controlPointOrder
-      try checkResidual(points, order: order, path: path, width: size.0, height: size.1, printer: printer)
-      placement = try Self.fromFile(path) {
+      try checkResidual(points, order: order, path: source, width: size.0, height: size.1, printer: printer)
+      placement = try Self.fromFile(source) {
         try GeoPlacement.make(
           method: found.driver == "GTiff" ? .geotiffGCP : .gcpFile, toCRS: affine, crs: crs, width: size.0, height: size.1,
-          deepestZoom: pyramid.maxZoom, controlPoints: points, controlPointOrder: order == 1 ? nil : order, option: path)
+          deepestZoom: pyramid.maxZoom, controlPoints: points, controlPointOrder: order == 1 ? nil : order, option: source)
       }
       placement.sidecars = Self.unique(sidecars + crs.files)
     } else {
@@ -57,11 +66,30 @@ extension PlacementOptions {
     return placement
   }
 
-  /// How GDAL found the georeferencing: `aux-xml`, `world-file`, or `geotiff` (the keys).
-  static func method(_ found: GDALGeoreference, sidecars: [String]) -> PlacementMethod {
-    if sidecars.contains(where: { $0.lowercased().hasSuffix(".aux.xml") && auxHasGeoTransform($0) }) { return .auxXML }
-    if sidecars.contains(where: { isWorldFileName($0) }) { return .worldFile }
-    return found.driver == "GTiff" ? .geotiff : .driver(found.driver)
+  /// How GDAL found the geotransform (`world-file`, `aux-xml`, `geotiff` for the keys)
+  /// and the file it came from. A world file GDAL read is read again by tilecut's own
+  /// parser first, which refuses what GDAL's lenient one takes (`hello` as 0, `0.1abc`
+  /// as 0.1), naming it; the one whose numbers are GDAL's placed the image.
+  static func geoTransformSource(
+    _ found: GDALGeoreference, transform: TilecutCore.AffineTransform, sidecars: [String], path: String
+  ) throws -> (method: PlacementMethod, file: String) {
+    let worldFiles = sidecars.filter(isWorldFileName)
+    var matching: String?
+    for worldFile in worldFiles {
+      let parsed = try WorldFile.parse(try sidecarText(worldFile), path: worldFile, quoting: false)
+      if matching == nil && Self.same(parsed, transform) { matching = worldFile }
+    }
+    if let matching { return (.worldFile, matching) }
+    if let aux = sidecars.first(where: { $0.lowercased().hasSuffix(".aux.xml") && auxHasGeoTransform($0) }) { return (.auxXML, aux) }
+    if let worldFile = worldFiles.first { return (.worldFile, worldFile) }
+    return (found.driver == "GTiff" ? .geotiff : .driver(found.driver), path)
+  }
+
+  /// The same six numbers, but for rounding.
+  static func same(_ p: TilecutCore.AffineTransform, _ q: TilecutCore.AffineTransform) -> Bool {
+    zip([p.a, p.b, p.c, p.d, p.e, p.f], [q.a, q.b, q.c, q.d, q.e, q.f]).allSatisfy { x, y in
+      abs(x - y) <= 1e-9 * max(1, abs(x), abs(y))
+    }
   }
 
   static func isWorldFileName(_ path: String) -> Bool {
@@ -70,7 +98,7 @@ extension PlacementOptions {
   }
 
   static func auxHasGeoTransform(_ path: String) -> Bool {
-    guard notRegularFile(path) == nil, let text = try? String(contentsOfFile: path, encoding: .utf8) else { return false }
+    guard let text = try? sidecarText(path) else { return false }
     return text.contains("<GeoTransform>")
   }
 
@@ -89,18 +117,20 @@ extension PlacementOptions {
 
   /// --source-crs, else GDAL's CRS, else a `.prj` beside the raster or its world file
   /// (GDAL ignores one beside a PNG or GIF; GIS users write them).
-  func crsFor(path: String, wkt: String?, axisSwap: Bool, what: String) throws -> CRSDefinition {
+  /// `sidecars`: the files GDAL read beside the raster; a CRS PROJ cannot use is blamed
+  /// on the `.aux.xml` that holds one, else on the raster, and never quoted.
+  func crsFor(path: String, wkt: String?, axisSwap: Bool, what: String, sidecars: [String] = []) throws -> CRSDefinition {
     if let explicit = try explicitCRS() { return explicit }
     // an engineering CRS (ERDAS's "Geocoding information not available") is no place on the Earth
     if let wkt, !wkt.hasPrefix("ENGCRS") {
-      return try Self.fromFile(path) {
-        do {
-          var crs = try ProjTransformer.describe(wkt, option: path)
-          crs.gdalAxisSwap = axisSwap
-          return crs
-        } catch {
-          throw TilecutError.invalidInput(path: path, reason: "GDAL reads a CRS PROJ cannot use (\(error)); give --source-crs")
-        }
+      let holder =
+        sidecars.first { $0.lowercased().hasSuffix(".aux.xml") && ((try? Self.sidecarText($0))?.contains("<SRS") ?? false) } ?? path
+      do {
+        var crs = try ProjTransformer.describe(wkt, option: holder, files: [holder])
+        crs.gdalAxisSwap = axisSwap
+        return crs
+      } catch TilecutError.invalidOption(_, let reason) {
+        throw TilecutError.invalidInput(path: holder, reason: "GDAL reads a CRS PROJ cannot use (\(reason)); give --source-crs")
       }
     }
     let worldFile = WorldFile.findSidecar(for: path)
@@ -120,7 +150,7 @@ extension PlacementOptions {
   /// disagree by more than a pixel.
   func worldFileAgreement(path: String, keys: TilecutCore.AffineTransform, width: Int, height: Int, printer: Printer) throws {
     guard let sidecar = WorldFile.findSidecar(for: path), let text = try? Self.sidecarText(sidecar),
-      let other = try? WorldFile.parse(text, path: sidecar), let inverse = keys.inverse
+      let other = try? WorldFile.parse(text, path: sidecar, quoting: false), let inverse = keys.inverse
     else { return }
     var worst = 0.0
     let (w, h) = (Double(width), Double(height))

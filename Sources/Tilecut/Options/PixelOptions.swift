@@ -33,10 +33,10 @@ public struct PixelOptions: ParsableArguments {
   func parseBands(_ text: String) throws -> [Int] {
     let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
     guard parts.count == 3 || parts.count == 4 else {
-      throw ValidationError("--bands takes 3 or 4 band numbers (R,G,B or R,G,B,A), got '\(text)'")
+      throw ValidationError("--bands takes 3 or 4 band numbers (R,G,B or R,G,B,A), got '\(Quote.value(text))'")
     }
     return try parts.map { part in
-      guard let n = Int(part), n >= 1 else { throw ValidationError("--bands: '\(part)' is not a band number (they count from 1)") }
+      guard let n = Int(part), n >= 1 else { throw ValidationError("--bands: '\(Quote.value(part))' is not a band number (they count from 1)") }
       return n
     }
   }
@@ -44,7 +44,7 @@ public struct PixelOptions: ParsableArguments {
   func parseScale(_ text: String) throws -> ClosedRange<Double> {
     let parts = text.split(separator: ",", omittingEmptySubsequences: false).compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
     guard parts.count == 2, parts.allSatisfy(\.isFinite), parts[0] < parts[1] else {
-      throw ValidationError("--scale takes MIN,MAX with MIN below MAX, got '\(text)'")
+      throw ValidationError("--scale takes MIN,MAX with MIN below MAX, got '\(Quote.value(text))'")
     }
     return parts[0]...parts[1]
   }

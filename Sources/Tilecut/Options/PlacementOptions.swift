@@ -129,7 +129,7 @@ public struct PlacementOptions: ParsableArguments {
       let size = (floor.description.width, floor.description.height)
       if let found = try gdalPlacement(floor, pyramid: pyramid, printer: printer) { return found }
       if let sidecar = WorldFile.findSidecar(for: floor.input.path) {
-        return try worldFilePlacement(sidecar, imagePath: floor.input.path, width: size.0, height: size.1, pyramid: pyramid)
+        return try worldFilePlacement(sidecar, named: false, imagePath: floor.input.path, width: size.0, height: size.1, pyramid: pyramid)
       }
       if strict {
         throw TilecutError.invalidOption(
@@ -179,7 +179,7 @@ public struct PlacementOptions: ParsableArguments {
     if text == "3857" || text == "4326" { return try ProjTransformer.describe("EPSG:" + text, option: "--source-crs") }
     var isDirectory: ObjCBool = false
     if FileManager.default.fileExists(atPath: text, isDirectory: &isDirectory), !isDirectory.boolValue {
-      if let kind = Self.notRegularFile(text) {
+      if let kind = Self.notRegularFile(text) ?? SidecarPath.systemTree(text) {
         throw TilecutError.invalidOption(option: "--source-crs", reason: "\(text) \(kind)")
       }
       guard let contents = try? String(contentsOfFile: text, encoding: .utf8), !contents.isEmpty else {
@@ -190,9 +190,12 @@ public struct PlacementOptions: ParsableArguments {
     return try ProjTransformer.describe(text, option: "--source-crs")
   }
 
-  private func worldFilePlacement(_ path: String, imagePath: String, width: Int, height: Int, pyramid: PyramidOptions) throws -> Placement {
-    let text = try Self.sidecarText(path)
-    let transform = try WorldFile.parse(text, path: path)
+  /// `named`: the user named the world file (--world-file), else it was found beside the image.
+  private func worldFilePlacement(
+    _ path: String, named: Bool, imagePath: String, width: Int, height: Int, pyramid: PyramidOptions
+  ) throws -> Placement {
+    let text = try Self.sidecarText(path, named: named)
+    let transform = try WorldFile.parse(text, path: path, quoting: named)
     let crs: CRSDefinition
     if let explicit = try explicitCRS() {
       crs = explicit
@@ -227,9 +230,13 @@ public struct PlacementOptions: ParsableArguments {
     }
   }
 
-  /// A world file or `.prj` as UTF-8 text, refused with what it is when it is not a regular file.
-  static func sidecarText(_ path: String) throws -> String {
-    if let kind = notRegularFile(path) { throw TilecutError.invalidInput(path: path, reason: kind) }
+  /// A world file or `.prj` as UTF-8 text, refused with what it is when it is not a
+  /// regular file, and before it is opened when it leads into /proc, /sys or /dev or,
+  /// found beside an input (not `named` by the user), out of the input's folder.
+  static func sidecarText(_ path: String, named: Bool = false) throws -> String {
+    if let kind = notRegularFile(path) ?? (named ? SidecarPath.systemTree(path) : SidecarPath.escape(path)) {
+      throw TilecutError.invalidInput(path: path, reason: kind)
+    }
     guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
       throw TilecutError.invalidInput(path: path, reason: "cannot be read as UTF-8 text")
     }
@@ -243,9 +250,7 @@ public struct PlacementOptions: ParsableArguments {
       return try Self.fromFile(prj) { try ProjTransformer.describe(wkt, option: prj, files: [prj]) }
     }
     // GDAL keeps the CRS of a PNG or JPEG it wrote with a world file here
-    if let aux = WorldFile.findAuxiliary(for: imagePath), let xml = try? String(contentsOfFile: aux, encoding: .utf8),
-      let wkt = WorldFile.auxiliarySRS(xml)
-    {
+    if let aux = WorldFile.findAuxiliary(for: imagePath), let xml = try? Self.sidecarText(aux), let wkt = WorldFile.auxiliarySRS(xml) {
       return try Self.fromFile(aux) { try ProjTransformer.describe(wkt, option: aux, files: [aux]) }
     }
     return nil
@@ -316,7 +321,7 @@ public struct PlacementOptions: ParsableArguments {
       guard FileManager.default.fileExists(atPath: worldFile) else {
         throw TilecutError.invalidOption(option: "--world-file", reason: "\(worldFile): no such file")
       }
-      return try worldFilePlacement(worldFile, imagePath: imagePath, width: width, height: height, pyramid: pyramid)
+      return try worldFilePlacement(worldFile, named: true, imagePath: imagePath, width: width, height: height, pyramid: pyramid)
     }
     return nil
   }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TilecutCore
 
 /// Checks of `--preview-basemap` and `--preview-attribution` (and `georef --basemap`).
 package enum PreviewBasemap {
@@ -10,13 +11,13 @@ package enum PreviewBasemap {
   package static func check(url: String, option: String) throws {
     let lower = url.lowercased()
     guard lower.hasPrefix("https://") || lower.hasPrefix("http://") || lower.hasPrefix("file://") else {
-      throw ValidationError("\(option): '\(url)' is not an http(s) or file URL; give an XYZ template such as \(openStreetMap)")
+      throw ValidationError("\(option): '\(Quote.value(url))' is not an http(s) or file URL; give an XYZ template such as \(openStreetMap)")
     }
     for part in ["{z}", "{x}", "{y}"] where !url.contains(part) {
-      throw ValidationError("\(option): '\(url)' has no \(part); give an XYZ template such as \(openStreetMap)")
+      throw ValidationError("\(option): '\(Quote.value(url))' has no \(part); give an XYZ template such as \(openStreetMap)")
     }
     if url.unicodeScalars.contains(where: { $0.value < 0x20 || $0 == "\"" || $0 == "<" || $0 == ">" || $0 == " " }) {
-      throw ValidationError("\(option): '\(url)' has a space, a quote, < or > or a control character; percent-encode them")
+      throw ValidationError("\(option): '\(Quote.value(url))' has a space, a quote, < or > or a control character; percent-encode them")
     }
   }
 

@@ -338,7 +338,7 @@ public struct RunOptions: ParsableArguments {
     if parts.count == 2, let k = parts[0], k < 1 { throw ValidationError(OptionNumbers.atLeast("--shard", 1, got: k, what: "K")) }
     if parts.count == 2, let n = parts[1], n < 1 { throw ValidationError(OptionNumbers.atLeast("--shard", 1, got: n, what: "N")) }
     guard parts.count == 2, let k = parts[0], let n = parts[1], (1...PlanLimits.maxShards).contains(n), (1...n).contains(k) else {
-      throw ValidationError("--shard: '\(shard)' is not K/N with 1 ≤ K ≤ N ≤ \(PlanLimits.maxShards) (e.g. 2/4)")
+      throw ValidationError("--shard: '\(Quote.value(shard))' is not K/N with 1 ≤ K ≤ N ≤ \(PlanLimits.maxShards) (e.g. 2/4)")
     }
     return ShardSelector(index: k, count: n)
   }

@@ -41,7 +41,7 @@ public struct BuildingIndex: Codable, Sendable, Equatable {
       throw TilecutError.invalidInput(path: path, reason: "is not an index tilecut wrote; move it away")
     }
     for entry in index.buildings where !isValidID(entry.id) {
-      throw TilecutError.invalidInput(path: path, reason: "names '\(entry.id)', which is not a building id; the file was edited")
+      throw TilecutError.invalidInput(path: path, reason: "names '\(Quote.value(entry.id))', which is not a building id; the file was edited")
     }
     return index
   }

@@ -41,6 +41,8 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
     /// Staging's slot in the fatal-signal handler's list (tc_note_staging): a library
     /// that aborts the process removes it there.
     var noted: Int32 = -1
+    /// The output directory inspected, held open until the swap.
+    var hold: OutputHold?
   }
 
   /// What `inspect()` found at the output path.
@@ -99,8 +101,18 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
   // MARK: inspection
 
   public func inspect() throws {
+    // opened first: what the walk below finds must be the directory held
+    let hold = try OutputHold(path: path)
     let found = try Self.inspect(path: path, option: option)
-    state.withLock { $0.inspection = found }
+    if found.existed {
+      guard let hold, hold.identity == (found.device, found.inode), hold.isHeld(at: path) else {
+        throw TilecutError.output(path: path, reason: "was replaced while tilecut inspected it; it was left as it is (run again)")
+      }
+    }
+    state.withLock {
+      $0.inspection = found
+      $0.hold = found.existed ? hold : nil
+    }
   }
 
   /// Inspects a directory without planning to replace it (a shard to merge, an output to verify).
@@ -542,7 +554,9 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
     do { now = try Self.inspect(path: path, option: option) } catch let error as TilecutError {
       throw TilecutError.output(path: path, reason: "changed during the run (\(error.description)); it was left as it is")
     }
-    guard now.existed == before.existed, now.device == before.device, now.inode == before.inode else {
+    let hold = state.withLock { $0.hold }
+    guard now.existed == before.existed, now.device == before.device, now.inode == before.inode, hold?.isHeld(at: path) ?? true
+    else {
       throw TilecutError.output(path: path, reason: "was created or replaced during the run; it was left as it is")
     }
     // from here staging becomes the output, and the output's old tree takes staging's
@@ -550,8 +564,10 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
     forgetStaging()
     if now.mountPoint {
       try commitInPlace(staging: staging, found: now)
+    } else if now.existed, let hold {
+      try commitByExchange(staging: staging, hold: hold)
     } else if now.existed {
-      try commitByExchange(staging: staging, found: now)
+      throw TilecutError.output(path: path, reason: "was created during the run; it was left as it is")
     } else {
       try publishNew(staging: staging)
     }
@@ -559,6 +575,7 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
       $0.staging = nil
       if $0.home >= 0 { close($0.home) }
       $0.home = -1
+      $0.hold = nil
     }
   }
 
@@ -580,13 +597,27 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
   }
 
   /// Swaps staging and output in one step, checks that the directory that came out
-  /// is the one inspected (rolling back otherwise), then deletes it.
-  private func commitByExchange(staging: String, found: Inspection) throws {
+  /// is the one inspected, still held open, with its manifest (swapping back
+  /// otherwise), then deletes it.
+  private func commitByExchange(staging: String, hold: OutputHold) throws {
     unlink(staging + "/" + Self.stagingMarkerFile)
     Self.releaseStagingMarker(staging)
+    OutputHold.runBeforeSwap(path)
     if tc_fs_exchange(staging, path) == 0 {
-      guard let out = Self.identity(staging), out == (found.device, found.inode) else {
-        _ = tc_fs_exchange(staging, path)
+      guard hold.isHeld(at: staging) else {
+        // another directory came out: it goes back where it was, the new tree to staging's name
+        guard tc_fs_exchange(staging, path) == 0 else {
+          let e = errno
+          // staging's name now holds that directory: nothing may remove it
+          state.withLock { s in
+            s.staging = nil
+            if s.home >= 0 { close(s.home) }
+            s.home = -1
+          }
+          let why = String(cString: strerror(e))
+          throw TilecutError.output(
+            path: path, reason: "was replaced during the run, and the swap could not be undone (\(why)): the directory found there is now \(staging)")
+        }
         throw TilecutError.output(path: path, reason: "was replaced during the run; it was left as it is")
       }
       // the old tree now has staging's name: marked, so a run killed while it is
@@ -601,7 +632,7 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
     // a file system without exchange: move the old tree aside, then the new one in
     let aside = staging + "-old"
     guard rename(path, aside) == 0 else { throw Self.failure(path, "cannot move the previous output aside", errno) }
-    guard let out = Self.identity(aside), out == (found.device, found.inode) else {
+    guard hold.isHeld(at: aside) else {
       _ = rename(aside, path)
       throw TilecutError.output(path: path, reason: "was replaced during the run; it was left as it is")
     }
@@ -670,6 +701,7 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
         let v = (s.staging, s.home, s.stagingName)
         s.staging = nil
         s.home = -1
+        s.hold = nil
         return v
       }
       guard let staging else { return }

@@ -11,7 +11,7 @@ extension Manifest {
   /// that add up, a name template whose tiles cannot collide.
   public func validate(path: String) throws {
     func bad(_ reason: String) -> TilecutError { .invalidInput(path: path, reason: reason) }
-    guard format == Manifest.formatName else { throw bad("format is '\(format)', not \(Manifest.formatName)") }
+    guard format == Manifest.formatName else { throw bad("format is '\(Quote.value(format))', not \(Manifest.formatName)") }
     guard (1...Manifest.currentVersion).contains(version) else {
       throw bad("has version \(version); this tilecut reads versions 1…\(Manifest.currentVersion)")
     }
@@ -92,7 +92,7 @@ extension Manifest {
     for file in storeFiles ?? [] {
       let parts = file.split(separator: "/", omittingEmptySubsequences: false)
       guard !file.isEmpty, !file.hasPrefix("/"), !parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else {
-        throw bad("store file '\(file)' is not a plain relative path")
+        throw bad("store file '\(Quote.value(file))' is not a plain relative path")
       }
     }
     switch store {

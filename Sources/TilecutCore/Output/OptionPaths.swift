@@ -140,7 +140,7 @@ public enum OptionPaths {
   }
 
   /// The real path of a file, or of its folder plus its name when it does not exist.
-  static func resolve(_ path: String) -> String {
+  package static func resolve(_ path: String) -> String {
     if let real = realpath(path, nil) {
       defer { free(real) }
       return String(cString: real)

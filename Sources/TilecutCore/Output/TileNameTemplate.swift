@@ -18,7 +18,7 @@ public struct TileNameTemplate: Hashable, Sendable, Codable, CustomStringConvert
     // a NUL cuts the name short for the system; other control characters make names
     // no one can type (the error line shows them escaped)
     if pattern.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-      throw TilecutError.invalidOption(option: option, reason: "'\(pattern)' has a control character; tile names are file names")
+      throw TilecutError.invalidOption(option: option, reason: "'\(Quote.value(pattern))' has a control character; tile names are file names")
     }
     var parts: [Part] = []
     var text = ""
@@ -27,14 +27,14 @@ public struct TileNameTemplate: Hashable, Sendable, Codable, CustomStringConvert
       let ch = pattern[index]
       if ch == "{" {
         guard let close = pattern[index...].firstIndex(of: "}") else {
-          throw TilecutError.invalidOption(option: option, reason: "'\(pattern)' has a '{' without a closing '}'")
+          throw TilecutError.invalidOption(option: option, reason: "'\(Quote.value(pattern))' has a '{' without a closing '}'")
         }
         let name = String(pattern[pattern.index(after: index)..<close])
         if name == "building" {
           throw TilecutError.invalidOption(
             option: option,
             reason:
-              "'\(pattern)': {building} is for `tilecut build`, where it gives each building its own pyramid ('{building}/L{floor}_{z}_{x}_{y}.png'); a single run has no buildings"
+              "'\(Quote.value(pattern))': {building} is for `tilecut build`, where it gives each building its own pyramid ('{building}/L{floor}_{z}_{x}_{y}.png'); a single run has no buildings"
           )
         }
         guard Self.placeholders.contains(name) else {
@@ -53,17 +53,17 @@ public struct TileNameTemplate: Hashable, Sendable, Codable, CustomStringConvert
     }
     if !text.isEmpty { parts.append(.text(text)) }
     for needed in ["z", "x", "y"] where !parts.contains(.field(needed)) {
-      throw TilecutError.invalidOption(option: option, reason: "'\(pattern)' has no {\(needed)}: tiles would overwrite each other")
+      throw TilecutError.invalidOption(option: option, reason: "'\(Quote.value(pattern))' has no {\(needed)}: tiles would overwrite each other")
     }
     if pattern.hasPrefix("/") {
-      throw TilecutError.invalidOption(option: option, reason: "'\(pattern)' is absolute; names are relative to the output directory")
+      throw TilecutError.invalidOption(option: option, reason: "'\(Quote.value(pattern))' is absolute; names are relative to the output directory")
     }
     let components = pattern.split(separator: "/", omittingEmptySubsequences: false)
     if components.contains(where: { $0 == ".." || $0 == "." || $0.isEmpty }) {
-      throw TilecutError.invalidOption(option: option, reason: "'\(pattern)' has an empty, '.' or '..' path component")
+      throw TilecutError.invalidOption(option: option, reason: "'\(Quote.value(pattern))' has an empty, '.' or '..' path component")
     }
     if pattern == "manifest.json" || pattern.hasPrefix("manifest.json") || pattern.hasPrefix("preview.html") {
-      throw TilecutError.invalidOption(option: option, reason: "'\(pattern)' collides with tilecut's own files")
+      throw TilecutError.invalidOption(option: option, reason: "'\(Quote.value(pattern))' collides with tilecut's own files")
     }
     self.pattern = pattern
     self.parts = parts
@@ -77,7 +77,7 @@ public struct TileNameTemplate: Hashable, Sendable, Codable, CustomStringConvert
         throw TilecutError.invalidOption(
           option: option,
           reason:
-            "'\(pattern)' puts numbers side by side\(collisionExample(sizes: [256, 512]).map { ": \($0)" } ?? ""); put a separator such as '_' between them"
+            "'\(Quote.value(pattern))' puts numbers side by side\(collisionExample(sizes: [256, 512]).map { ": \($0)" } ?? ""); put a separator such as '_' between them"
         )
       }
     }
@@ -90,14 +90,14 @@ public struct TileNameTemplate: Hashable, Sendable, Codable, CustomStringConvert
       throw TilecutError.invalidOption(
         option: option,
         reason:
-          "'\(pattern)' has no {size} but \(sizes.map(String.init).joined(separator: " and ")) px tiles are made: \(collisionExample(sizes: sizes, floors: floors) ?? "they would overwrite each other"); add {size}"
+          "'\(Quote.value(pattern))' has no {size} but \(sizes.map(String.init).joined(separator: " and ")) px tiles are made: \(collisionExample(sizes: sizes, floors: floors) ?? "they would overwrite each other"); add {size}"
       )
     }
     if Set(floors).count > 1 && !uses("floor") {
       throw TilecutError.invalidOption(
         option: option,
         reason:
-          "'\(pattern)' has no {floor} but there are \(Set(floors).count) floors: \(collisionExample(sizes: sizes, floors: floors) ?? "they would overwrite each other"); add {floor}"
+          "'\(Quote.value(pattern))' has no {floor} but there are \(Set(floors).count) floors: \(collisionExample(sizes: sizes, floors: floors) ?? "they would overwrite each other"); add {floor}"
       )
     }
   }

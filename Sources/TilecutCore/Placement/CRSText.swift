@@ -5,7 +5,8 @@ import Foundation
 /// `+geoidgrids=…/…`) opens that file, whatever it is. A `.prj`, an `.aux.xml` or
 /// `--source-crs` may carry either, also inside WKT (`EXTENSION["PROJ4", "…"]`).
 /// Grids named bare (`@null`, `ntv2_0.gsb`) are looked up in PROJ's own resource
-/// folders, which are the machine's, and stay allowed.
+/// folders, which are the machine's, and stay allowed. A reason never quotes the text:
+/// it may be a file's bytes (an environment behind a link), which no line repeats.
 public enum CRSText {
   /// Why `text` is refused, or nil.
   public static func unsafeReason(_ text: String) -> String? {
@@ -20,7 +21,7 @@ public enum CRSText {
         for entry in value.split(separator: ",") {
           let name = entry.hasPrefix("@") ? entry.dropFirst() : entry
           if name.contains("/") || name.contains("\\") || name.hasPrefix("~") {
-            return "names a PROJ grid by path (\(key)\(value)); name a grid installed with PROJ, or none"
+            return "names a PROJ grid by path (after \(key)); name a grid installed with PROJ, or none"
           }
         }
         rest = rest[found.upperBound...]

@@ -20,7 +20,7 @@ public enum CoordinateOrder: Sendable {
     var parts = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
     guard parts.count == count else {
       throw TilecutError.invalidOption(
-        option: option, reason: "'\(text)' should be \(shape.lonLat) with \(Self.flag) (\(count) numbers separated by commas)")
+        option: option, reason: "'\(Quote.value(text))' should be \(shape.lonLat) with \(Self.flag) (\(count) numbers separated by commas)")
     }
     for (a, b) in pairs { parts.swapAt(a, b) }
     return parts.joined(separator: ",")

@@ -54,14 +54,14 @@ public enum Georeference {
   static func numbers(_ text: String, count: Int, option: String, shape: String) throws -> [Double] {
     let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
     guard parts.count == count else {
-      throw TilecutError.invalidOption(option: option, reason: "'\(text)' should be \(shape) (\(count) numbers separated by commas)")
+      throw TilecutError.invalidOption(option: option, reason: "'\(Quote.value(text))' should be \(shape) (\(count) numbers separated by commas)")
     }
     return try parts.map { part in
       guard let v = Double(part) else {
-        throw TilecutError.invalidOption(option: option, reason: "'\(part)' in '\(text)' is not a number")
+        throw TilecutError.invalidOption(option: option, reason: "'\(Quote.value(part))' in '\(Quote.value(text))' is not a number")
       }
       guard v.isFinite else {
-        throw TilecutError.invalidOption(option: option, reason: "'\(part)' in '\(text)' is not a finite number")
+        throw TilecutError.invalidOption(option: option, reason: "'\(Quote.value(part))' in '\(Quote.value(text))' is not a finite number")
       }
       return v
     }

@@ -12,31 +12,38 @@ public enum WorldFileCRS: String, Sendable, Codable, CaseIterable {
 public enum WorldFile {
   /// Parses the six lines A, D, B, E, C, F into a map from GDAL pixel corners
   /// (0,0 = top-left corner) to world coordinates. The file itself names the centre
-  /// of the top-left pixel, hence the half-pixel shift.
-  public static func parse(_ text: String, path: String) throws -> AffineTransform {
+  /// of the top-left pixel, hence the half-pixel shift. A refusal names `path` and
+  /// quotes the line at fault only when `quoting` (a file the user named: one found
+  /// beside an input is described, its bytes never repeated).
+  public static func parse(_ text: String, path: String, quoting: Bool = true) throws -> AffineTransform {
     let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     guard lines.count == 6 else {
       throw TilecutError.invalidInput(path: path, reason: "a world file has 6 numbers, one per line; found \(lines.count) lines")
     }
     var v: [Double] = []
-    for line in lines {
+    for (index, line) in lines.enumerated() {
       guard let x = Double(line), x.isFinite else {
-        throw TilecutError.invalidInput(path: path, reason: "'\(line)' is not a number")
+        let which = quoting ? "'\(Quote.value(line))'" : "its number \(index + 1) of 6"
+        throw TilecutError.invalidInput(path: path, reason: "\(which) is not a number (a world file holds 6 finite decimal numbers)")
       }
       v.append(x)
     }
     let (a, d, b, e, c, f) = (v[0], v[1], v[2], v[3], v[4], v[5])
     let det = a * e - b * d
-    guard det != 0, det.isFinite else {
+    guard det.isFinite else {
+      throw TilecutError.invalidInput(path: path, reason: "the world file's pixel size is out of range (its determinant A·E − B·D overflows)")
+    }
+    guard det != 0 else {
       throw TilecutError.invalidInput(path: path, reason: "the world file's pixel size is zero (its determinant A·E − B·D is 0)")
     }
     return AffineTransform(a: a, b: b, c: c - 0.5 * a - 0.5 * b, d: d, e: e, f: f - 0.5 * d - 0.5 * e)
   }
 
-  /// The placement a world file's map (from `parse`) gives, read in the named units.
-  public static func placement(transform t: AffineTransform, crs: WorldFileCRS) throws -> Placement {
+  /// The placement a world file's map (from `parse`) gives, read in the named units;
+  /// `option`: what a refusal names (the file the map was read from).
+  public static func placement(transform t: AffineTransform, crs: WorldFileCRS, option: String = "--world-file") throws -> Placement {
     guard t.determinant != 0, t.determinant.isFinite else {
-      throw TilecutError.invalidOption(option: "--world-file", reason: "the world file's pixel size is zero")
+      throw TilecutError.invalidOption(option: option, reason: "the pixel size of its georeference is zero")
     }
     switch crs {
     case .epsg3857:

@@ -237,6 +237,14 @@ public enum PyramidPlanner {
     let zooms = zoomRange.zooms
     let footprint = placement.footprint(width: source.width, height: source.height).clampedToWorld
     guard !footprint.isEmpty else {
+      // a file that placed it (world file, .aux.xml) is the one at fault
+      let file =
+        placement.method == .worldFile
+        ? placement.sidecars.first : placement.method == .auxXML ? placement.sidecars.first { $0.lowercased().hasSuffix(".aux.xml") } : nil
+      if let file {
+        throw TilecutError.invalidInput(
+          path: file, reason: "the placement it gives puts \(source.path) outside the Web-Mercator world, or makes it smaller than a point")
+      }
       throw TilecutError.invalidInput(path: source.path, reason: "the placement puts the image outside the Web-Mercator world")
     }
     // Density of a cut: a T px tile at zoom z has the pixels of 256 px tiles at z + log2(T/256).

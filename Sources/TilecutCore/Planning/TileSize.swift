@@ -33,7 +33,7 @@ public struct TileSize: Hashable, Comparable, Sendable, Codable, CustomStringCon
     for part in text.split(separator: ",", omittingEmptySubsequences: false).map({ $0.trimmingCharacters(in: .whitespaces) }) {
       guard let n = Int(part), let size = TileSize(n) else {
         throw TilecutError.invalidOption(
-          option: option, reason: "'\(part)' is not a supported tile size; use 256, 512, 768 or a list such as 256,512")
+          option: option, reason: "'\(Quote.value(part))' is not a supported tile size; use 256, 512, 768 or a list such as 256,512")
       }
       if !sizes.contains(size) { sizes.append(size) }
     }

@@ -26,13 +26,13 @@ public struct ColorRule: Hashable, Sendable, Codable, CustomStringConvertible {
     var tol = 0
     if pieces.count == 2 {
       guard let t = Int(pieces[1]), (0...255).contains(t) else {
-        throw TilecutError.invalidOption(option: option, reason: "tolerance '\(pieces[1])' is not a whole number from 0 to 255")
+        throw TilecutError.invalidOption(option: option, reason: "tolerance '\(Quote.value(pieces[1]))' is not a whole number from 0 to 255")
       }
       tol = t
     }
     func bad() -> TilecutError {
       TilecutError.invalidOption(
-        option: option, reason: "'\(text)' is not a colour; use a name (white, black), #rrggbb, #rgb or R,G,B, optionally :TOLERANCE")
+        option: option, reason: "'\(Quote.value(text))' is not a colour; use a name (white, black), #rrggbb, #rgb or R,G,B, optionally :TOLERANCE")
     }
     if let rgb = Self.named[colour] {
       self.init(red: rgb.0, green: rgb.1, blue: rgb.2, tolerance: tol)
