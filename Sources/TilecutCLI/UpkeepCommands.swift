@@ -44,7 +44,7 @@ struct VerifyCommand: ParsableCommand {
   func run() throws {
     try reportingErrors { printer in
       let report = try Verifier(directory, jobs: jobs).run()
-      if json { try Printer.result(VerifyJSON(report).text()) }
+      if json { try Printer.resultDocument(VerifyJSON(report).text()) }
       if report.isIntact {
         printer.info(report.summary)
         return 0
