@@ -31,6 +31,9 @@ struct VerifyCommand: ParsableCommand {
   @Option(parsing: .unconditional, help: ArgumentHelp("Worker threads for decoding (default: all cores).", valueName: "n"))
   var jobs: Int?
 
+  @Flag(help: "Print the result as one JSON object on stdout (examples/json-schema/verify.schema.json) instead of the problems' lines.")
+  var json = false
+
   func validate() throws {
     if let jobs, jobs < 1 { throw ValidationError(OptionNumbers.atLeast("--jobs", 1, got: jobs)) }
     if let jobs, !(1...PlanLimits.maxJobs).contains(jobs) {
@@ -41,14 +44,37 @@ struct VerifyCommand: ParsableCommand {
   func run() throws {
     try reportingErrors { printer in
       let report = try Verifier(directory, jobs: jobs).run()
+      if json { try Printer.resultDocument(VerifyJSON(report).text()) }
       if report.isIntact {
         printer.info(report.summary)
         return 0
       }
-      for p in report.problems { Printer.result(p) }
+      if !json { for p in report.problems { Printer.result(p) } }
       printer.error(report.summary)
       return 1
     }
+  }
+}
+
+/// `tilecut verify --json`: the report as one object (verify.schema.json).
+struct VerifyJSON: Encodable {
+  var output: String
+  var intact: Bool
+  var tilesChecked: Int
+  var mbtilesFiles: Int?
+  var pmtilesFiles: Int?
+  var buildings: Int?
+  var problems: [String]
+
+  init(_ report: VerifyReport) {
+    (output, intact, tilesChecked, problems) = (report.directory, report.isIntact, report.tilesChecked, report.problems)
+    (mbtilesFiles, pmtilesFiles, buildings) = (report.mbtilesFiles, report.pmtilesFiles, report.buildings)
+  }
+
+  func text() throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return String(decoding: try encoder.encode(self), as: UTF8.self)
   }
 }
 

@@ -159,7 +159,7 @@ struct CompletionTests {
     #expect(first.isSuperset(of: ["tile", "verify", "merge", "preview", "show", "get", "plan.png"]), "\(shell): \(first.sorted())")
     // the other subcommands keep their own words
     #expect(byLine["merge --"] == ["--help", "--version"], "\(shell)")
-    #expect(byLine["verify --"] == ["--help", "--jobs", "--version"], "\(shell)")
+    #expect(byLine["verify --"] == ["--help", "--jobs", "--json", "--version"], "\(shell)")
     #expect(byLine["verify "]?.contains("plan.png") == false && byLine["verify "]?.contains("tile") == false, "\(shell)")
     // verify's argument is a directory: `out/` is offered
     #expect(byLine["verify "]?.contains { $0.hasPrefix("out") } == true, "\(shell): \(byLine["verify "] ?? [])")

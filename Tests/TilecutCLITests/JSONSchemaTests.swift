@@ -105,6 +105,19 @@ struct JSONSchemaTests {
       #expect(run.status == 0, "\(file): \(run.stderr)")
       documents.append(("show " + file, "show.schema.json", run.stdout))
     }
+    // verify, intact and not: a tile gone from the office output
+    for output in ["office", "m", "p"] {
+      let run = try runTool(["verify", dir + "/" + output, "--json"])
+      #expect(run.status == 0, "\(output): \(run.stderr)")
+      documents.append(("verify " + output, "verify.schema.json", run.stdout))
+    }
+    let tile = try #require(filesBelow(dir + "/office").first { $0.hasSuffix(".png") })
+    try FileManager.default.removeItem(atPath: dir + "/office/" + tile)
+    let damaged = try runTool(["verify", dir + "/office", "--json"])
+    #expect(damaged.status == 1, "\(damaged.stderr)")
+    let report = try #require(try JSONSerialization.jsonObject(with: Data(damaged.stdout.utf8)) as? [String: Any])
+    #expect(report["intact"] as? Bool == false && (report["problems"] as? [String])?.count == 1, "\(damaged.stdout)")
+    documents.append(("verify damaged", "verify.schema.json", damaged.stdout))
     let found = try violations(documents, in: dir)
     #expect(found.isEmpty, "\(found.prefix(8).joined(separator: "\n"))")
   }
@@ -128,6 +141,8 @@ struct JSONSchemaTests {
       ("build {building} --dry-run", ["build", split, "--dry-run", "--json"], "buildings.schema.json"),
       ("build {building}", ["build", split, "--json"], "buildings.schema.json"),
       ("show campus", ["show", dir + "/campus/tiles", "--json"], "show.schema.json"),
+      ("verify campus", ["verify", dir + "/campus/tiles", "--json"], "verify.schema.json"),
+      ("verify {building}", ["verify", dir + "/campus/split", "--json"], "verify.schema.json"),
     ]
     var documents: [(label: String, schema: String, json: String)] = []
     for (label, arguments, schema) in cases {

@@ -128,5 +128,9 @@ struct ProjectPathsTests {
     #expect(PathAnchor.parent(of: dir + "/p/tiles/").directory == anchor.directory)
     #expect(PathAnchor(directory: "/").relative("/etc/passwd") == "/etc/passwd")
     #expect(anchor.relative("/dev/null") == "/dev/null")
+    // one-character names (`-o w`), which NSString's path methods trap on here
+    let here = PathAnchor(directory: ".")
+    #expect(PathAnchor.parent(of: "w").directory == here.directory && PathAnchor.parent(of: "w/").directory == here.directory)
+    #expect(here.relative("w") == "w" && here.relative("./w") == "w")
   }
 }

@@ -21,8 +21,15 @@ public struct PathAnchor: Sendable, Equatable {
   public static func parent(of output: String) -> PathAnchor {
     var path = output
     while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
-    let parent = (path as NSString).deletingLastPathComponent
-    return PathAnchor(directory: parent.isEmpty ? "." : parent)
+    return PathAnchor(directory: split(path).folder ?? ".")
+  }
+
+  /// `a/b/c` → (`a/b`, `c`); `/c` → (`/`, `c`); `c` → (nil, `c`). Not NSString's
+  /// path methods: corelibs Foundation traps on a one-character name (`-o w`).
+  static func split(_ path: String) -> (folder: String?, name: String) {
+    guard let slash = path.lastIndex(of: "/") else { return (nil, path) }
+    let name = String(path[path.index(after: slash)...])
+    return (slash == path.startIndex ? "/" : String(path[..<slash]), name)
   }
 
   /// `path` (absolute, or relative to the working directory) as seen from the anchor:
@@ -47,13 +54,13 @@ public struct PathAnchor: Sendable, Equatable {
   /// for `.` and `..`); where the folder does not exist yet (an output's), the real
   /// path of its nearest folder that does, and the rest folded.
   static func located(_ path: String) -> String {
-    let absolute = absolute(path)
-    let name = (absolute as NSString).lastPathComponent
-    if name == "." || name == ".." || name.isEmpty || name == "/" {
+    var absolute = absolute(path)
+    while absolute.count > 1 && absolute.hasSuffix("/") { absolute.removeLast() }
+    let (folder, name) = split(absolute)
+    if name == "." || name == ".." || name.isEmpty {
       return real(absolute) ?? nearest(absolute)
     }
-    let folder = (absolute as NSString).deletingLastPathComponent
-    guard let base = real(folder.isEmpty ? "/" : folder) else { return nearest(absolute) }
+    guard let base = real(folder ?? "/") else { return nearest(absolute) }
     return (base == "/" ? "" : base) + "/" + name
   }
 
