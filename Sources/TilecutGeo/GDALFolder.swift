@@ -1,12 +1,6 @@
 import Foundation
 import TilecutCore
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// A private folder GDAL opens a raster in: a link to the raster and one to each of its
 /// sidecars that tilecut vetted (a regular file named after it, resolving inside its
 /// folder: `SidecarPath`), nothing else. GDAL's drivers look for sidecars by listing the

@@ -1,11 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// Where a file found beside an input really is. A sidecar (world file, `.prj`,
 /// `.aux.xml`, GDAL's `.ovr`, `.msk`, `.IMD`, …) is found by its name in the input's
 /// folder; one that is a link leading out of that folder, or into the system's
