@@ -20,13 +20,26 @@ enum ProjectWrites {
   /// `project` leaves its folder or names a file tilecut did not write: one
   /// `ProjectError` naming the key where it is written.
   static func check(_ project: Project, keys: [String]) throws {
-    let root = OptionPaths.resolve(project.directory.isEmpty ? "." : project.directory)
+    let root = Self.root(of: OptionPaths.resolve(project.directory.isEmpty ? "." : project.directory))
     for key in keys {
       guard let option = project.option(key), case .string(let path) = option.value else { continue }
       if let why = problem(path: path, key: key, root: root) {
         throw ProjectError(file: project.file, mark: option.mark, message: "'\(key)': '\(shown(path))' \(why)")
       }
     }
+  }
+
+  /// The folder a project file's writes stay in: the Swift package holding it (the
+  /// nearest folder above with a Package.swift: an app package's tilecut.yml in
+  /// Sources/App writes its tiles at the package's top), else the file's own folder.
+  static func root(of folder: String) -> String {
+    var candidate = folder
+    while candidate != "/" && !candidate.isEmpty {
+      if FileManager.default.fileExists(atPath: candidate + "/Package.swift") { return candidate }
+      guard let slash = candidate.lastIndex(of: "/") else { break }
+      candidate = slash == candidate.startIndex ? "/" : String(candidate[..<slash])
+    }
+    return folder
   }
 
   /// Why the project file may not have tilecut write `path` for `key`, or nil.
