@@ -98,10 +98,6 @@ public final class Printer: Sendable {
   /// An error line; always shown (escaped into one line by `emit`, as every line).
   public func error(_ line: String) { emit("error: " + line, important: true) }
 
-  /// `line` with every control character written as `\n`, `\t`, `\r` or `\u{…}`
-  /// (``Quote/escaped(_:)``).
-  public static func oneLine(_ line: String) -> String { Quote.escaped(line) }
-
   /// Redraws the one-line progress bar (terminal only, at most 10 times a second unless `force`).
   public func progress(_ line: @autoclosure () -> String, force: Bool = false) {
     guard verbosity == .normal, isTerminal else { return }
