@@ -34,8 +34,10 @@ for f in bin/tilecut share/man/man1/tilecut.1.gz share/bash-completion/completio
   share/zsh/site-functions/_tilecut share/fish/vendor_completions.d/tilecut.fish share/doc/tilecut/LICENSE share/doc/tilecut/NOTICE; do
   [ -s "$scratch/dest/opt/tc/$f" ] || fail "make install did not write /opt/tc/$f"
 done
-"$scratch/dest/opt/tc/bin/tilecut" --version | grep -q "^tilecut $version (" || fail "the installed binary's --version"
-gzip -dc "$scratch/dest/opt/tc/share/man/man1/tilecut.1.gz" | grep -q '^\.TH TILECUT' || fail "the man page has no .TH line"
+line=$("$scratch/dest/opt/tc/bin/tilecut" --version)
+[[ "$line" == "tilecut $version ("* ]] || fail "the installed binary's --version: $line"
+man=$(gzip -dc "$scratch/dest/opt/tc/share/man/man1/tilecut.1.gz")
+grep -q '^\.TH TILECUT' <<<"$man" || fail "the man page has no .TH line"
 make -s uninstall DESTDIR="$scratch/dest" PREFIX=/opt/tc >/dev/null
 left=$(find "$scratch/dest" -type f)
 [ -z "$left" ] || fail "make uninstall left: $left"
@@ -59,7 +61,8 @@ for f in ./usr/bin/tilecut ./usr/share/man/man1/tilecut.1.gz ./usr/share/bash-co
   grep -qx "$f" <<<"$contents" || fail "$deb lacks $f"
 done
 dpkg-deb -c "$deb" | awk '$2 != "root/root" { bad = 1 } END { exit bad }' || fail "files not owned by root/root"
-dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/share/doc/tilecut/copyright | grep -q "GeoNames" || fail "the copyright file lacks the GeoNames attribution"
+copyright=$(dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/share/doc/tilecut/copyright)
+grep -q "GeoNames" <<<"$copyright" || fail "the copyright file lacks the GeoNames attribution"
 ok "dpkg-deb -I/-c: tilecut ${version}-1, Depends from dpkg-shlibdeps ($(tr ',' '\n' <<<"$depends" | wc -l) packages), 6 files"
 if command -v lintian >/dev/null; then
   lintian --no-tag-display-limit "$deb" || echo "lintian: tags above (not a failure)"
@@ -69,7 +72,9 @@ fi
 apt-get install -y -qq "./$deb" >/dev/null
 line=$(/usr/bin/tilecut --version)
 [[ "$line" =~ ^tilecut\ ${version//./\\.}\ \([0-9a-f]{7}(-dirty)?\)$ ]] || fail "/usr/bin/tilecut --version: $line"
-/usr/bin/tilecut --version --verbose | grep -q "CC BY 4.0" || fail "--version --verbose shows no notices"
+# (captured first: with pipefail, grep -q closing the pipe early would fail the run)
+notices=$(/usr/bin/tilecut --version --verbose)
+grep -q "CC BY 4.0" <<<"$notices" || fail "--version --verbose shows no notices"
 files=$(dpkg -L tilecut)
 /usr/bin/tilecut examples/floorplan/office.png --world-file examples/floorplan/office-berlin.pgw -o "$scratch/tiles" -q
 /usr/bin/tilecut verify "$scratch/tiles" >/dev/null 2>&1 || fail "tilecut verify of the installed binary's output"
