@@ -82,6 +82,10 @@ public enum SourceImage {
     }
     guard st.st_size > 0 else { throw TilecutError.invalidInput(path: path, reason: "is empty (0 bytes)") }
     try checkSidecars(of: path)
+    // a KML or KMZ: its GroundOverlay's image is the floor's pixels
+    if let overlay = try OverlaySource.resolve(path: path, page: input.page, maxMemory: maxMemory) {
+      return try overlayHeader(overlay, maxPixels: maxPixels, maxMemory: maxMemory)
+    }
     let format = try SourceFormat.detect(path: path)
     // what the header declares against the bytes that are there, before a loader allocates
     try InputCheck.check(path: path, page: input.page, format: format, maxBytes: maxMemory)
@@ -182,6 +186,7 @@ public enum SourceImage {
   }
 
   static func open(path: String, page: Int?, sequential: Bool, format: SourceFormat? = nil) throws -> VipsImageHandle {
+    if let overlay = try OverlaySource.resolve(path: path, page: page) { return try openOverlay(overlay, sequential: sequential) }
     // libvips' pngload skips the stream's Adler-32, and jpegload lets warnings in
     // the last rows through, which tilecut's readers check
     if !sequential { try InputCheck.verifyStream(path: path) }

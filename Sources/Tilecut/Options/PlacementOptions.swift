@@ -127,6 +127,9 @@ public struct PlacementOptions: ParsableArguments {
     let placements = try floors.map { floor -> Placement in
       if let shared { return shared }
       let size = (floor.description.width, floor.description.height)
+      if let overlay = try OverlaySource.resolve(path: floor.input.path, page: floor.input.page) {
+        return try kmlPlacement(overlay, floor: floor, pyramid: pyramid)
+      }
       if let found = try gdalPlacement(floor, pyramid: pyramid, printer: printer) { return found }
       if let sidecar = WorldFile.findSidecar(for: floor.input.path) {
         return try worldFilePlacement(sidecar, named: false, imagePath: floor.input.path, width: size.0, height: size.1, pyramid: pyramid)
@@ -157,7 +160,8 @@ public struct PlacementOptions: ParsableArguments {
     let f = Manifest.Footprint(floor: floor, rect: placement.footprint(width: width, height: height).clampedToWorld)
     return String(
       format: "floor %d: placed by %@, CRS %@, footprint S %.6f W %.6f N %.6f E %.6f, %.3g m per source pixel", floor.number,
-      placement.method.rawValue, crsName(placement), f.south, f.west, f.north, f.east, placement.groundMetersPerPixel(width: width, height: height))
+      placement.method.rawValue + (placement.note.map { " (\($0))" } ?? ""), crsName(placement), f.south, f.west, f.north, f.east,
+      placement.groundMetersPerPixel(width: width, height: height))
       + (placement.crsOperation.map { ", datum shift: \($0)" } ?? "") + "; " + (f.location ?? "")
   }
 
