@@ -213,6 +213,14 @@ int tc_load_named_buffer(const char *loader, const void *data, size_t length, in
   return *out ? 0 : -1;
 }
 
+int tc_orientation(VipsImage *image, size_t *pixel_bytes) {
+  *pixel_bytes = VIPS_IMAGE_SIZEOF_PEL(image);
+  int orientation = vips_image_get_orientation(image);
+  return orientation >= 1 && orientation <= 8 ? orientation : 1;
+}
+
+int tc_autorot(VipsImage *in, VipsImage **out) { return vips_autorot(in, out, NULL); }
+
 /* The loader's own count (poppler's, libtiff's): vips_image_get_n_pages says 1
  * for anything above 10,000 pages, which would split page 1 into floors. */
 int tc_header_pages(VipsImage *image) {

@@ -124,7 +124,7 @@ public struct PlacementOptions: ParsableArguments {
     try checkDrawingScale(floors)
     let shared = try explicitPlacement(width: anchor.width, height: anchor.height, imagePath: anchor.path, pyramid: pyramid, printer: printer)
     var noticed = false
-    let placements = try floors.map { floor -> Placement in
+    var placements = try floors.map { floor -> Placement in
       if let shared { return shared }
       let size = (floor.description.width, floor.description.height)
       if let overlay = try OverlaySource.resolve(path: floor.input.path, page: floor.input.page) {
@@ -148,6 +148,15 @@ public struct PlacementOptions: ParsableArguments {
         noticed = true
       }
       return Placement.raster(nativeZoom: nativeZoom)
+    }
+    // a photo turned as its EXIF orientation says: the placement line tells
+    for (i, floor) in floors.enumerated() where floor.header.orientation != 1 {
+      let turned = "EXIF orientation \(floor.header.orientation): tiled as displayed, \(ExifOrientation.describe(floor.header.orientation))"
+      if placements[i].method == .raster {
+        printer.note("\(floor.input.path) has \(turned); a world file or control points refer to the pixels as displayed")
+      } else {
+        placements[i].note = (placements[i].note.map { $0 + "; " } ?? "") + turned
+      }
     }
     for (floor, placement) in zip(floors, placements) where placement.method != .raster {
       printer.info(Self.describe(placement, floor: floor.floor, width: floor.description.width, height: floor.description.height))
