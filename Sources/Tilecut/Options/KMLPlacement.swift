@@ -10,9 +10,11 @@ extension PlacementMethod {
 
 /// Placement from a KML GroundOverlay, through the same path as a GeoTIFF in EPSG:4326:
 /// a LatLonBox (turned or not) is an exact affine map from pixels to longitude and
-/// latitude; a gx:LatLonQuad is four control points, one at each corner of the image,
-/// fitted affine when the quad is a parallelogram (exact everywhere), else by a
-/// thin-plate spline (exact at the four corners, the only points KML defines).
+/// latitude; a gx:LatLonQuad is affine when it is a parallelogram (exact everywhere),
+/// else its bilinear map (each image corner on a quad corner, the edges straight in
+/// longitude and latitude) sampled on a 17 × 17 grid of control points and fitted by a
+/// thin-plate spline, which passes through every one of them: exact at the corners and
+/// at the grid's points, the bilinear map to within a small fraction of a pixel between.
 extension PlacementOptions {
   func kmlPlacement(_ overlay: OverlaySource, floor: FloorSource, pyramid: PyramidOptions) throws -> Placement {
     let path = overlay.document
@@ -56,10 +58,12 @@ extension PlacementOptions {
         }.max() ?? 0
       let span = max(abs(affine.a) + abs(affine.b), abs(affine.d) + abs(affine.e))
       let parallelogram = worst <= 1e-6 * span
+      // any other quad: its bilinear map (edges straight in lon/lat) on a 17 × 17 grid, through which the spline passes
+      let grid = geometry.quadControlPoints(width: width, height: height).map { (pixel: $0.pixel, model: $0.lonLat) }
       placement = try Self.fromFile(path) {
         try GeoPlacement.make(
           method: .kml, toCRS: affine, crs: crs, width: width, height: height, deepestZoom: pyramid.maxZoom,
-          controlPoints: parallelogram ? nil : points, controlPointOrder: parallelogram ? nil : -1, option: path)
+          controlPoints: parallelogram ? nil : grid, controlPointOrder: parallelogram ? nil : -1, option: path)
       }
     }
     placement.note = "KML " + overlay.summary + ", " + geometry.summary

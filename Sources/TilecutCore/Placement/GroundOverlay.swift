@@ -83,6 +83,25 @@ public enum GroundOverlayGeometry: Hashable, Sendable {
     }
   }
 
+  /// For a quad: its bilinear map (the image's edges straight in longitude and latitude,
+  /// each corner on the quad's) sampled on a `perSide` × `perSide` grid of pixel
+  /// positions, corners included, as control points (pixel, (longitude, latitude)).
+  public func quadControlPoints(width: Int, height: Int, perSide: Int = 17) -> [(pixel: PixelPoint, lonLat: PixelPoint)] {
+    guard case .quad(let c) = self, c.count == 4, perSide >= 2 else { return [] }
+    // lower-left, lower-right, upper-right, upper-left
+    let (ll, lr, ur, ul) = (c[0], c[1], c[2], c[3])
+    var out: [(pixel: PixelPoint, lonLat: PixelPoint)] = []
+    for j in 0..<perSide {
+      for i in 0..<perSide {
+        let (s, t) = (Double(i) / Double(perSide - 1), Double(j) / Double(perSide - 1))
+        let x = ul.x * (1 - s) * (1 - t) + ur.x * s * (1 - t) + lr.x * s * t + ll.x * (1 - s) * t
+        let y = ul.y * (1 - s) * (1 - t) + ur.y * s * (1 - t) + lr.y * s * t + ll.y * (1 - s) * t
+        out.append((PixelPoint(x: s * Double(width), y: t * Double(height)), PixelPoint(x: x, y: y)))
+      }
+    }
+    return out
+  }
+
   /// Cosine and sine of an angle in degrees, exact at multiples of 90°.
   static func cosSin(degrees: Double) -> (Double, Double) {
     let r = degrees.truncatingRemainder(dividingBy: 360)
