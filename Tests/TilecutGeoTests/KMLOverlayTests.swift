@@ -165,6 +165,38 @@ struct KMLOverlayTests {
     #expect(FileManager.default.fileExists(atPath: dir + "/out/manifest.json"))
   }
 
+  @Test("an edited image beside an unchanged KML is tiled again, not taken for up to date")
+  func editedImage() throws {
+    let dir = try geoScratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    func plain(_ rgb: (UInt8, UInt8, UInt8)) throws {
+      var image = RGBAImage(width: 64, height: 64)
+      for i in 0..<(64 * 64) {
+        (image.pixels[4 * i], image.pixels[4 * i + 1], image.pixels[4 * i + 2], image.pixels[4 * i + 3]) = (rgb.0, rgb.1, rgb.2, 255)
+      }
+      try image.writePNG(to: dir + "/plan.png")
+    }
+    let box = "<LatLonBox><north>46.001</north><south>46.0</south><east>7.001</east><west>7.0</west></LatLonBox>"
+    try overlayKML(href: "plan.png", geometry: box).write(toFile: dir + "/doc.kml", atomically: true, encoding: .utf8)
+    func centre() throws -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
+      #expect(try runTilecut([dir + "/doc.kml", "--min-zoom", "16", "--max-zoom", "16", "--tile-size", "256", "-o", dir + "/out"]) == 0)
+      let manifest = try Manifest.decode(try #require(FileManager.default.contents(atPath: dir + "/out/manifest.json")))
+      let level = try #require(manifest.levels.first { $0.tileSize == 256 && $0.zoom == 16 })
+      // the tile holding the box's centre
+      let world = WebMercator.worldPixels(zoom: 16)
+      let (px, py) = (WebMercator.u(longitudeDegrees: 7.0005) * world, WebMercator.v(latitudeDegrees: 46.0005) * world)
+      let tile = try #require(level.tiles.first { $0.x == Int(px) / 256 && $0.y == Int(py) / 256 })
+      let template = try TileNameTemplate(manifest.name)
+      let image = try RGBAImage.decode(file: dir + "/out/" + template.path(floor: 1, tileSize: 256, tile: tile))
+      return image[Int(px) % 256, Int(py) % 256]
+    }
+    try plain((200, 30, 30))
+    #expect(try centre().r == 200)
+    try plain((30, 30, 200))
+    let after = try centre()
+    #expect(after.b == 200 && after.r == 30)
+  }
+
   /// Runs tilecut on `input` and checks a refusal: non-zero, one line naming `input`
   /// and holding `says`, and no output written.
   func expectRefused(_ input: String, _ says: String, extra: [String] = [], dir: String) throws {

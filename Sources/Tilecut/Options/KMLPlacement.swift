@@ -70,4 +70,11 @@ extension PlacementOptions {
     if case .file(let image) = overlay.image { placement.sidecars = [image] }
     return placement
   }
+
+  /// The content of a KML's image file (beside it, not in it), for the fingerprint: the
+  /// source digest is the KML's, which an edited image leaves alone. Nil for other placements.
+  static func overlayImageDigest(_ placement: Placement) -> String? {
+    guard placement.method == .kml, let image = placement.sidecars.first else { return nil }
+    return (try? Vips.sha256(ofFile: image)) ?? "unreadable"
+  }
 }
