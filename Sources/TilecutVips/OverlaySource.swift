@@ -131,6 +131,10 @@ public struct OverlaySource: Sendable {
     let folder = (path as NSString).deletingLastPathComponent
     let imagePath = folder.isEmpty ? relative : folder + "/" + relative
     if let why = outside(imagePath, folder: folder.isEmpty ? "." : folder) { throw KMLProblem("\(label)'s image \(Quote.value(relative)) \(why)") }
+    // a KML whose image is a KML (itself, or one leading back) would be read without end
+    if kind(of: imagePath) != nil {
+      throw KMLProblem("\(label)'s image \(Quote.value(relative)) is a KML or KMZ, not an image")
+    }
     return OverlaySource(document: path, entry: nil, overlays: overlays, index: index, image: .file(imagePath), imageName: imagePath)
   }
 

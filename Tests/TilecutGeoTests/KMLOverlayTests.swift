@@ -223,6 +223,7 @@ struct KMLOverlayTests {
       (dir + "/outside.png", "absolute path"),
       ("link.png", "leads out of the KML's folder"),
       ("missing.png", "does not exist"),
+      ("doc.kml", "is a KML or KMZ, not an image"),
     ]
     for (href, says) in cases {
       try overlayKML(href: href, geometry: box).write(toFile: dir + "/sub/doc.kml", atomically: true, encoding: .utf8)
