@@ -77,14 +77,18 @@ extension SourceImage {
   }
 
   /// Why an image held in memory is damaged, by tilecut's own checks where they read
-  /// memory (a JPEG's whole scan, a GIF's frames, a WebP's chunks); a PNG's or TIFF's
-  /// damage is the loader's error (libvips fails on any warning).
+  /// memory (a PNG's chunks and pixel stream, a JPEG's whole scan, a GIF's frames, a
+  /// WebP's chunks); a TIFF's damage is the loader's error (libvips fails on any warning).
   static func damage(_ bytes: [UInt8], format: SourceFormat) -> String? {
     switch format {
     case .jpeg:
       var message = [CChar](repeating: 0, count: 256)
       guard tc_verify_jpeg_buffer(bytes, bytes.count, &message, message.count) != 0 else { return nil }
       return "is damaged (libjpeg: \(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)))"
+    case .png:
+      // chunks, CRCs, and the pixel stream inflated to its Adler-32 (libvips' pngload skips it)
+      var result = TcFileCheck()
+      return tc_check_png_buffer(bytes, bytes.count, 1, &result) == 0 ? nil : InputCheck.reason(result)
     case .gif:
       var result = TcFileCheck()
       return tc_check_gif_buffer(bytes, bytes.count, &result) == 0 ? nil : InputCheck.reason(result)

@@ -254,6 +254,29 @@ struct KMLOverlayTests {
     try expectRefused(dir + "/big.kmz", "more than the 1 MB it may take in memory", extra: ["--max-memory", "1"], dir: dir)
   }
 
+  @Test("a damaged image in a KMZ is refused at its header, naming the KMZ and the entry: PNG chunks, a truncated JPEG")
+  func damagedEntries() throws {
+    let dir = try geoScratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let box = "<LatLonBox><north>1</north><south>0</south><east>1</east><west>0</west></LatLonBox>"
+    try writeOverlayPicture(dir + "/plan.png", width: 128, height: 128)
+    var png = try #require(FileManager.default.contents(atPath: dir + "/plan.png"))
+    // a byte inside the first IDAT's data: its stream (and CRC) no longer hold
+    let idat = try #require(png.range(of: Data("IDAT".utf8)))
+    png[idat.upperBound + 20] ^= 0xFF
+    #expect(FileManager.default.createFile(atPath: dir + "/bad.png", contents: png))
+    try overlayKML(href: "img/plan.png", geometry: box).write(toFile: dir + "/doc.kml", atomically: true, encoding: .utf8)
+    try writeZip(dir + "/png.kmz", entries: [("doc.kml", dir + "/doc.kml"), ("img/plan.png", dir + "/bad.png")])
+    try expectRefused(dir + "/png.kmz", "entry img/plan.png is damaged: the compressed pixel data is corrupt", dir: dir)
+    var picture = RGBAImage(width: 64, height: 64)
+    for i in 0..<(64 * 64 * 4) { picture.pixels[i] = UInt8(truncatingIfNeeded: i * 7) }
+    try picture.writeJPEG(to: dir + "/plan.jpg", orientation: 1)
+    let jpeg = try #require(FileManager.default.contents(atPath: dir + "/plan.jpg"))
+    #expect(FileManager.default.createFile(atPath: dir + "/bad.jpg", contents: jpeg.prefix(jpeg.count / 2)))
+    try writeZip(dir + "/jpg.kmz", entries: [("doc.kml", dir + "/doc.kml"), ("img/plan.png", dir + "/bad.jpg")])
+    try expectRefused(dir + "/jpg.kmz", "entry img/plan.png is damaged (libjpeg", dir: dir)
+  }
+
   @Test("a document type or entity is refused: no XXE, no billion laughs", arguments: ["xxe", "laughs"])
   func entities(kind: String) throws {
     let dir = try geoScratch()
