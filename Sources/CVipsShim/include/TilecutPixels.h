@@ -26,4 +26,9 @@ int tc_scale_to_srgba(VipsImage *in, VipsImage **out, double min, double max, in
  * alpha band is combined). */
 int tc_nodata_to_alpha(VipsImage *in, VipsImage **out, double nodata);
 
+/* RGBA8 whose alpha is kept only inside the box x0..x1, y0..y1 (pixel corners, any
+ * fraction): each pixel's alpha times the share of it that lies in the box (a GeoPDF's
+ * map frame; outside it, alpha 0). */
+int tc_clip_alpha(VipsImage *in, VipsImage **out, double x0, double y0, double x1, double y1);
+
 #endif

@@ -33,6 +33,10 @@ public struct PlacementMethod: RawRepresentable, Hashable, Sendable, Codable, Cu
   public static let geotiffGCP = PlacementMethod(rawValue: "geotiff-gcp")
   /// Control points another GDAL driver read from the file, fitted.
   public static let gcpFile = PlacementMethod(rawValue: "gcp-file")
+  /// A GeoPDF page's georeferencing, read by GDAL's PDF driver: OGC's best practice
+  /// (an LGIDict) or ISO 32000 (a viewport whose measure is `/GEO`).
+  public static let geoPDFLGIDict = PlacementMethod(rawValue: "geopdf-lgidict")
+  public static let geoPDFISO32000 = PlacementMethod(rawValue: "geopdf-iso32000")
   /// The georeference another GDAL driver read (its name, lower case).
   public static func driver(_ name: String) -> PlacementMethod { PlacementMethod(rawValue: name.lowercased()) }
 
@@ -90,6 +94,9 @@ public struct Placement: Hashable, Sendable, Codable {
   /// What else the placement line says of how the source was placed ("KML
   /// GroundOverlay 'Plan' of doc.kml (image img/plan.jpg), LatLonBox, rotation 45°").
   public var note: String?
+  /// The part of the source that is placed (a GeoPDF's map frame): x0, y0, x1, y1 in
+  /// source pixels; the footprint is its outline, and pixels outside it are transparent.
+  public var sourceClip: [Double]?
 
   public init(method: PlacementMethod, projection: SourceProjection = .webMercator, transform: AffineTransform, nativeZoom: Int? = nil) {
     self.method = method
@@ -124,6 +131,11 @@ public struct Placement: Hashable, Sendable, Codable {
   /// The world box the source covers (before clipping to the world).
   public func footprint(width: Int, height: Int) -> WorldRect {
     if projection == .projected, let mappedFootprint { return mappedFootprint }
+    if let c = sourceClip, c.count == 4 {
+      return WorldRect(enclosing: [
+        world(col: c[0], row: c[1]), world(col: c[2], row: c[1]), world(col: c[2], row: c[3]), world(col: c[0], row: c[3]),
+      ])
+    }
     return WorldRect(enclosing: corners(width: width, height: height))
   }
 

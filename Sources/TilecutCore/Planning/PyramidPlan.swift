@@ -8,6 +8,9 @@ public struct SourceDescription: Hashable, Sendable, Codable {
   public var page: Int?
   /// A band of a stacked sheet: the rectangle of the page that holds this floor.
   public var crop: PixelRect?
+  /// A document page's map frame (a GeoPDF's neatline): x0, y0, x1, y1 in points of the
+  /// whole page; what lies outside it is transparent.
+  public var clip: [Double]?
   public var width: Int
   public var height: Int
   /// PDF and SVG can be rendered at any density instead of being resampled.

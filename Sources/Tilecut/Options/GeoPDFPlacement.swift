@@ -1,0 +1,103 @@
+import Foundation
+import TilecutCore
+import TilecutGeo
+import TilecutVips
+
+/// Placement of a GeoPDF page by its own map frame, from the georeferencing GDAL's PDF
+/// driver reads (an LGIDict or an ISO 32000 viewport): the page's points go through
+/// GDAL's geotransform and PROJ; tilecut still renders the pixels. What lies outside
+/// the frame (GDAL's `NEATLINE`: legend, title block, margins) is cut away and
+/// transparent, unless `--whole-page` keeps it.
+extension PlacementOptions {
+  /// The placement of a PDF page by its georeferencing, with the floor cut to its map
+  /// frame; nil when the page has none (a plain page, or one whose viewport holds only a
+  /// drawing scale, `/Measure /RL`). Refuses, naming the file, a page whose
+  /// georeferencing cannot be used.
+  func geoPDFPlacement(_ floor: inout FloorSource, pyramid: PyramidOptions, printer: Printer) throws -> Placement? {
+    guard floor.header.format == .pdf else { return nil }
+    let path = floor.input.path
+    let page = floor.input.page ?? 0
+    guard let found = try GeoPDFPage.read(path: path, page: page), found.isGeoreferenced else { return nil }
+    let what = "page \(page + 1) is a GeoPDF (\(found.encoding?.label ?? "georeferenced"))"
+    func refuse(_ why: String) -> TilecutError {
+      TilecutError.invalidInput(path: path, reason: "\(what) whose georeferencing cannot be used: \(why)")
+    }
+    guard let transform = found.geoTransform else {
+      throw refuse(
+        found.controlPointCount > 0
+          ? "GDAL reads \(found.controlPointCount) control points but no geotransform" : "GDAL reads no geotransform from it")
+    }
+    let numbers = [transform.a, transform.b, transform.c, transform.d, transform.e, transform.f]
+    guard numbers.allSatisfy(\.isFinite), let inverse = transform.inverse, abs(transform.determinant) > 0 else {
+      throw refuse("its transform from the page to the map is degenerate")
+    }
+    guard found.crsWKT != nil || sourceCrs != nil else { throw refuse("it names no CRS; give --source-crs") }
+    // tilecut's page (poppler's) and GDAL's must be the same sheet of points
+    let (pageWidth, pageHeight) = (floor.header.width, floor.header.height)
+    guard abs(found.width - pageWidth) <= 1, abs(found.height - pageHeight) <= 1 else {
+      throw refuse("GDAL reads the page as \(found.width) × \(found.height) points, poppler as \(pageWidth) × \(pageHeight)")
+    }
+    // the frame in page points: GDAL's neatline through the inverse geotransform
+    let frame = found.neatline.map { inverse.apply($0.x, $0.y) }
+    guard frame.allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else { throw refuse("its neatline does not map onto the page") }
+    let band = floor.description.crop ?? PixelRect(x: 0, y: 0, width: pageWidth, height: pageHeight)
+    var clip = [Double(band.x), Double(band.y), Double(band.x + band.width), Double(band.y + band.height)]
+    if !wholePage, !frame.isEmpty {
+      clip = [
+        max(clip[0], frame.map(\.x).min() ?? 0), max(clip[1], frame.map(\.y).min() ?? 0),
+        min(clip[2], frame.map(\.x).max() ?? 0), min(clip[3], frame.map(\.y).max() ?? 0),
+      ]
+      guard clip[2] - clip[0] >= 1, clip[3] - clip[1] >= 1 else { throw refuse("its neatline holds less than a point of the page") }
+    }
+    // the whole points that hold the frame: what is rendered
+    let x0 = Int((clip[0] + 1e-6).rounded(.down))
+    let y0 = Int((clip[1] + 1e-6).rounded(.down))
+    let crop = PixelRect(x: x0, y: y0, width: Int((clip[2] - 1e-6).rounded(.up)) - x0, height: Int((clip[3] - 1e-6).rounded(.up)) - y0)
+    let toCRS = TilecutCore.AffineTransform(
+      a: transform.a, b: transform.b, c: transform.c + transform.a * Double(crop.x) + transform.b * Double(crop.y),
+      d: transform.d, e: transform.e, f: transform.f + transform.d * Double(crop.x) + transform.e * Double(crop.y))
+    let crs = try crsFor(path: path, wkt: found.crsWKT, axisSwap: found.crsAxisSwap, what: "GeoPDF georeferencing")
+    let method: PlacementMethod = found.encoding == .iso32000 ? .geoPDFISO32000 : .geoPDFLGIDict
+    var placement: Placement
+    do {
+      placement = try Self.fromFile(path) {
+        try GeoPlacement.make(
+          method: method, toCRS: toCRS, crs: crs, width: crop.width, height: crop.height, deepestZoom: pyramid.maxZoom, option: path)
+      }
+    } catch TilecutError.invalidInput(_, let reason) {
+      throw refuse(reason + (wholePage ? " (--whole-page places the whole page: drop it to place the map frame)" : ""))
+    }
+    let local = [clip[0] - Double(crop.x), clip[1] - Double(crop.y), clip[2] - Double(crop.x), clip[3] - Double(crop.y)]
+    if local != [0, 0, Double(crop.width), Double(crop.height)] {
+      placement.sourceClip = local
+      if placement.projection == .projected, let mapping = try ProjectedMapping.forPlacement(placement) {
+        placement.mappedFootprint = Self.outlineBox(mapping, clip: local) ?? placement.mappedFootprint
+      }
+    }
+    // the page itself is the input, not a sidecar
+    placement.sidecars = crs.files.filter { $0 != path }
+    floor.description.crop = crop
+    floor.description.width = crop.width
+    floor.description.height = crop.height
+    floor.description.clip = placement.sourceClip == nil ? nil : clip
+    for warning in found.warnings { printer.warning("\(path): GDAL: \(warning)") }
+    if let warning = placement.crsOperationWarning { try warn("\(path): \(warning)", printer: printer) }
+    return placement
+  }
+
+  /// The box of a clip rectangle's outline (256 points an edge) mapped to the world.
+  static func outlineBox(_ mapping: any SourceMapping, clip c: [Double]) -> WorldRect? {
+    var points: [PixelPoint] = []
+    let n = 256
+    for i in 0..<n {
+      let t = Double(i) / Double(n)
+      points.append(PixelPoint(x: c[0] + t * (c[2] - c[0]), y: c[1]))
+      points.append(PixelPoint(x: c[2], y: c[1] + t * (c[3] - c[1])))
+      points.append(PixelPoint(x: c[2] - t * (c[2] - c[0]), y: c[3]))
+      points.append(PixelPoint(x: c[0], y: c[3] - t * (c[3] - c[1])))
+    }
+    let world = mapping.world(of: points).filter { $0.u.isFinite && $0.v.isFinite }
+    return world.isEmpty ? nil : WorldRect(enclosing: world)
+  }
+
+}

@@ -1,0 +1,74 @@
+import CTilecutGDAL
+import Foundation
+import TilecutCore
+
+/// A PDF page's georeferencing as GDAL's PDF driver reads it (its subdataset
+/// `PDF:N:path`, at 72 dpi so that GDAL's pixel is the page's point, tilecut's source
+/// pixel): the geotransform, the CRS and the map frame (GDAL's `NEATLINE`).
+public struct GeoPDFPage: Sendable {
+  /// How the page states its georeferencing.
+  public enum Encoding: String, Sendable {
+    /// OGC's best practice (TerraGo's LGIDict).
+    case lgidict
+    /// ISO 32000 (a viewport `/VP` whose `/Measure` is `/GEO`).
+    case iso32000
+
+    /// For the placement line.
+    public var label: String {
+      switch self {
+      case .lgidict: return "OGC best practice (LGIDict)"
+      case .iso32000: return "ISO 32000 (/VP /Measure /GEO)"
+      }
+    }
+  }
+
+  /// GDAL's size of the page in points.
+  public var width: Int
+  public var height: Int
+  public var encoding: Encoding?
+  /// Page point (corner convention, y down from the top) → CRS coordinates.
+  public var geoTransform: TilecutCore.AffineTransform?
+  public var crsWKT: String?
+  public var crsAxisSwap: Bool
+  /// Control points GDAL gives instead of a geotransform (how many).
+  public var controlPointCount: Int
+  /// The map frame's outer ring in the CRS (empty when GDAL gives none).
+  public var neatline: [PixelPoint]
+  /// The page has a viewport whose measure is a drawing scale (`/Measure /Subtype /RL`,
+  /// as AutoCAD plots write it): no place on the Earth.
+  public var hasDrawingScale: Bool
+  public var warnings: [String]
+
+  /// Whether the page says anything of a place on the Earth (and so must be placed by
+  /// it, or refused).
+  public var isGeoreferenced: Bool { encoding != nil || geoTransform != nil || crsWKT != nil || controlPointCount > 0 }
+
+  /// Page `page` (from 0) of the PDF at `path`, opened in a private folder of vetted
+  /// links (`GDALFolder`). Nil when GDAL cannot open the page; throws when libgdal
+  /// cannot be loaded.
+  public static func read(path: String, page: Int) throws -> GeoPDFPage? {
+    guard !path.hasPrefix("/vsi"), let folder = GDALFolder(for: path) else { return nil }
+    defer { folder.remove() }
+    var info = tc_gdal_pdf_info()
+    defer { tc_gdal_pdf_free(&info) }
+    let status = tc_gdal_read_pdf(folder.raster, Int32(clamping: page), &info)
+    if status == -2 {
+      throw TilecutError.invalidInput(path: path, reason: info.error.map { String(cString: $0) } ?? "libgdal could not be loaded")
+    }
+    guard status == 0 else { return nil }
+    func text(_ pointer: UnsafeMutablePointer<CChar>?) -> String? { pointer.map { String(cString: $0) } }
+    var found = GeoPDFPage(
+      width: Int(info.width), height: Int(info.height), encoding: info.encoding == 1 ? .lgidict : info.encoding == 2 ? .iso32000 : nil,
+      geoTransform: nil, crsWKT: text(info.crs_wkt), crsAxisSwap: info.crs_axis_swap != 0, controlPointCount: Int(info.gcp_count),
+      neatline: [], hasDrawingScale: info.drawing_scale != 0,
+      warnings: (text(info.warnings) ?? "").split(whereSeparator: \.isNewline).map { folder.originalText(String($0)) })
+    if info.has_geotransform != 0 {
+      let t = withUnsafeBytes(of: info.geotransform) { Array($0.bindMemory(to: Double.self)) }
+      found.geoTransform = TilecutCore.AffineTransform(a: t[1], b: t[2], c: t[0], d: t[4], e: t[5], f: t[3])
+    }
+    if let points = info.neatline, info.neatline_count > 0 {
+      found.neatline = (0..<Int(info.neatline_count)).map { PixelPoint(x: points[2 * $0], y: points[2 * $0 + 1]) }
+    }
+    return found
+  }
+}
