@@ -188,7 +188,7 @@ static float *coverage(int n, double lo, double hi) {
   return share;
 }
 
-int tc_clip_alpha(VipsImage *in, VipsImage **out, double x0, double y0, double x1, double y1) {
+int tc_clip_alpha(VipsImage *in, VipsImage **out, double x0, double y0, double x1, double y1, int paper) {
   int width = in->Xsize, height = in->Ysize;
   if (in->Bands != 4) {
     vips_error("tc_clip_alpha", "needs RGBA");
@@ -196,23 +196,35 @@ int tc_clip_alpha(VipsImage *in, VipsImage **out, double x0, double y0, double x
   }
   float *across = coverage(width, x0, x1), *down = coverage(height, y0, y1);
   VipsImage *row = NULL, *column = NULL, *rows = NULL, *columns = NULL, *mask = NULL;
-  VipsImage *colour = NULL, *alpha = NULL, *scaled = NULL, *rounded = NULL, *alpha8 = NULL;
+  VipsImage *colour = NULL, *alpha = NULL, *scaled = NULL, *rounded = NULL, *alpha8 = NULL, *colour8 = NULL;
   int result = -1;
   if (!across || !down)
     goto done;
   row = vips_image_new_from_memory_copy(across, (size_t)width * sizeof(float), width, 1, 1, VIPS_FORMAT_FLOAT);
   column = vips_image_new_from_memory_copy(down, (size_t)height * sizeof(float), 1, height, 1, VIPS_FORMAT_FLOAT);
   if (!row || !column || vips_replicate(row, &rows, 1, height, NULL) || vips_replicate(column, &columns, width, 1, NULL) ||
-      vips_multiply(rows, columns, &mask, NULL) || vips_extract_band(in, &colour, 0, "n", 3, NULL) ||
-      vips_extract_band(in, &alpha, 3, NULL) || vips_multiply(alpha, mask, &scaled, NULL) ||
+      vips_multiply(rows, columns, &mask, NULL))
+    goto done;
+  if (paper) {
+    /* the page's paper is white, as GDAL and PDF viewers draw it: opaque inside the box */
+    double white[] = {255, 255, 255};
+    VipsArrayDouble *background = vips_array_double_new(white, 3);
+    int r = vips_flatten(in, &colour, "background", background, NULL);
+    vips_area_unref(VIPS_AREA(background));
+    if (r || vips_linear1(mask, &scaled, 255, 0, NULL))
+      goto done;
+  } else if (vips_extract_band(in, &colour, 0, "n", 3, NULL) || vips_extract_band(in, &alpha, 3, NULL) ||
+             vips_multiply(alpha, mask, &scaled, NULL))
+    goto done;
+  if (
       vips_linear1(scaled, &rounded, 1, 0.5, NULL) || vips_cast(rounded, &alpha8, VIPS_FORMAT_UCHAR, NULL) ||
-      vips_bandjoin2(colour, alpha8, out, NULL))
+      vips_cast(colour, &colour8, VIPS_FORMAT_UCHAR, NULL) || vips_bandjoin2(colour8, alpha8, out, NULL))
     goto done;
   result = 0;
 done:
   g_free(across);
   g_free(down);
-  VipsImage *all[] = {row, column, rows, columns, mask, colour, alpha, scaled, rounded, alpha8};
+  VipsImage *all[] = {row, column, rows, columns, mask, colour, alpha, scaled, rounded, alpha8, colour8};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
     if (all[i])
       g_object_unref(all[i]);

@@ -28,7 +28,8 @@ int tc_nodata_to_alpha(VipsImage *in, VipsImage **out, double nodata);
 
 /* RGBA8 whose alpha is kept only inside the box x0..x1, y0..y1 (pixel corners, any
  * fraction): each pixel's alpha times the share of it that lies in the box (a GeoPDF's
- * map frame; outside it, alpha 0). */
-int tc_clip_alpha(VipsImage *in, VipsImage **out, double x0, double y0, double x1, double y1);
+ * map frame; outside it, alpha 0). `paper`: the page is first flattened on white
+ * paper, so that inside the box it is opaque, as GDAL renders a GeoPDF. */
+int tc_clip_alpha(VipsImage *in, VipsImage **out, double x0, double y0, double x1, double y1, int paper);
 
 #endif

@@ -18,9 +18,11 @@ extension PlacementOptions {
     let path = floor.input.path
     let page = floor.input.page ?? 0
     guard let found = try GeoPDFPage.read(path: path, page: page), found.isGeoreferenced else { return nil }
-    let what = "page \(page + 1) is a GeoPDF (\(found.encoding?.label ?? "georeferenced"))"
+    let what = "page \(page + 1) is a GeoPDF, \(found.encoding?.label ?? "georeferenced"),"
+    // GDAL's own reason, when it gave one
+    let gdalSays = found.warnings.isEmpty ? "" : " (GDAL: \(found.warnings.joined(separator: "; ")))"
     func refuse(_ why: String) -> TilecutError {
-      TilecutError.invalidInput(path: path, reason: "\(what) whose georeferencing cannot be used: \(why)")
+      TilecutError.invalidInput(path: path, reason: "\(what) whose georeferencing cannot be used: \(why)\(gdalSays)")
     }
     guard let transform = found.geoTransform else {
       throw refuse(
@@ -57,6 +59,10 @@ extension PlacementOptions {
       a: transform.a, b: transform.b, c: transform.c + transform.a * Double(crop.x) + transform.b * Double(crop.y),
       d: transform.d, e: transform.e, f: transform.f + transform.d * Double(crop.x) + transform.e * Double(crop.y))
     let crs = try crsFor(path: path, wkt: found.crsWKT, axisSwap: found.crsAxisSwap, what: "GeoPDF georeferencing")
+    // a frame in degrees past a pole is no place on the Earth (GDAL's data order: latitude second)
+    if crs.isWGS84LonLat, let pole = found.neatline.map(\.y).first(where: { abs($0) > 90 }) {
+      throw refuse(String(format: "its neatline reaches latitude %.6g, past the pole", pole))
+    }
     let method: PlacementMethod = found.encoding == .iso32000 ? .geoPDFISO32000 : .geoPDFLGIDict
     var placement: Placement
     do {
@@ -79,7 +85,8 @@ extension PlacementOptions {
     floor.description.crop = crop
     floor.description.width = crop.width
     floor.description.height = crop.height
-    floor.description.clip = placement.sourceClip == nil ? nil : clip
+    // the frame (or the whole page) on white paper, the rest transparent
+    floor.description.clip = clip
     for warning in found.warnings { printer.warning("\(path): GDAL: \(warning)") }
     if let warning = placement.crsOperationWarning { try warn("\(path): \(warning)", printer: printer) }
     return placement
