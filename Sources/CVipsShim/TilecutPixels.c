@@ -1,6 +1,7 @@
 #include "TilecutPixels.h"
 
 #include <math.h>
+#include <string.h>
 
 void tc_pixel_layout(VipsImage *in, int *bands, int *format, int *interpretation) {
   *bands = in->Bands;
@@ -176,57 +177,108 @@ done:
   return result;
 }
 
-/* The share of each of `n` unit cells from 0 that lies in lo..hi. */
-static float *coverage(int n, double lo, double hi) {
-  float *share = g_try_malloc((size_t)n * sizeof(float));
-  if (!share)
-    return NULL;
-  for (int i = 0; i < n; i++) {
-    double a = fmax(lo, (double)i), b = fmin(hi, (double)i + 1);
-    share[i] = (float)fmax(0, fmin(1, b - a));
+/* A polygon (n points, x y pairs, in pixels of the image) whose inside keeps its alpha. */
+typedef struct {
+  int n;
+  double xy[];
+} clip_polygon;
+
+/* Sub-rows a pixel row is sampled at: a horizontal edge is placed within 1/16 px. */
+#define TC_CLIP_SUBROWS 8
+
+static int clip_generate(VipsRegion *out, void *seq, void *a, void *b, gboolean *stop) {
+  (void)a;
+  (void)stop;
+  VipsRegion *ir = (VipsRegion *)seq;
+  const clip_polygon *polygon = (const clip_polygon *)b;
+  VipsRect *r = &out->valid;
+  if (vips_region_prepare(ir, r))
+    return -1;
+  float *cover = g_malloc((size_t)r->width * sizeof(float));
+  double *xs = g_malloc((size_t)(polygon->n + 1) * sizeof(double));
+  for (int y = r->top; y < r->top + r->height; y++) {
+    memset(cover, 0, (size_t)r->width * sizeof(float));
+    for (int k = 0; k < TC_CLIP_SUBROWS; k++) {
+      double sy = y + (k + 0.5) / TC_CLIP_SUBROWS;
+      int count = 0;
+      for (int i = 0; i < polygon->n; i++) {
+        int j = (i + 1) % polygon->n;
+        double y0 = polygon->xy[2 * i + 1], y1 = polygon->xy[2 * j + 1];
+        if ((y0 <= sy) == (y1 <= sy))
+          continue;
+        double x0 = polygon->xy[2 * i], x1 = polygon->xy[2 * j];
+        xs[count++] = x0 + (sy - y0) / (y1 - y0) * (x1 - x0);
+      }
+      /* sorted crossings, inside between each pair (even-odd) */
+      for (int i = 1; i < count; i++)
+        for (int m = i; m > 0 && xs[m - 1] > xs[m]; m--) {
+          double t = xs[m];
+          xs[m] = xs[m - 1];
+          xs[m - 1] = t;
+        }
+      for (int i = 0; i + 1 < count; i += 2) {
+        double lo = fmax(xs[i], r->left), hi = fmin(xs[i + 1], r->left + r->width);
+        for (int x = (int)floor(lo); x < hi && x < r->left + r->width; x++) {
+          double share = fmin(hi, x + 1.0) - fmax(lo, (double)x);
+          if (share > 0)
+            cover[x - r->left] += (float)(share / TC_CLIP_SUBROWS);
+        }
+      }
+    }
+    VipsPel *p = VIPS_REGION_ADDR(ir, r->left, y);
+    VipsPel *q = VIPS_REGION_ADDR(out, r->left, y);
+    for (int x = 0; x < r->width; x++) {
+      q[4 * x] = p[4 * x];
+      q[4 * x + 1] = p[4 * x + 1];
+      q[4 * x + 2] = p[4 * x + 2];
+      double alpha = p[4 * x + 3] * fmin(1.0, (double)cover[x]) + 0.5;
+      q[4 * x + 3] = (VipsPel)(alpha > 255 ? 255 : alpha);
+    }
   }
-  return share;
+  g_free(cover);
+  g_free(xs);
+  return 0;
 }
 
-int tc_clip_alpha(VipsImage *in, VipsImage **out, double x0, double y0, double x1, double y1, int paper) {
-  int width = in->Xsize, height = in->Ysize;
-  if (in->Bands != 4) {
-    vips_error("tc_clip_alpha", "needs RGBA");
+int tc_clip_polygon(VipsImage *in, VipsImage **out, const double *xy, int n, int paper) {
+  if (in->Bands != 4 || in->BandFmt != VIPS_FORMAT_UCHAR || n < 3) {
+    vips_error("tc_clip_polygon", "needs RGBA8 and a polygon of 3 points or more");
     return -1;
   }
-  float *across = coverage(width, x0, x1), *down = coverage(height, y0, y1);
-  VipsImage *row = NULL, *column = NULL, *rows = NULL, *columns = NULL, *mask = NULL;
-  VipsImage *colour = NULL, *alpha = NULL, *scaled = NULL, *rounded = NULL, *alpha8 = NULL, *colour8 = NULL;
-  int result = -1;
-  if (!across || !down)
-    goto done;
-  row = vips_image_new_from_memory_copy(across, (size_t)width * sizeof(float), width, 1, 1, VIPS_FORMAT_FLOAT);
-  column = vips_image_new_from_memory_copy(down, (size_t)height * sizeof(float), 1, height, 1, VIPS_FORMAT_FLOAT);
-  if (!row || !column || vips_replicate(row, &rows, 1, height, NULL) || vips_replicate(column, &columns, width, 1, NULL) ||
-      vips_multiply(rows, columns, &mask, NULL))
-    goto done;
+  VipsImage *source = in, *flat = NULL, *opaque = NULL;
+  g_object_ref(source);
   if (paper) {
-    /* the page's paper is white, as GDAL and PDF viewers draw it: opaque inside the box */
+    /* the page's paper is white, as GDAL and PDF viewers draw it */
     double white[] = {255, 255, 255};
     VipsArrayDouble *background = vips_array_double_new(white, 3);
-    int r = vips_flatten(in, &colour, "background", background, NULL);
+    int r = vips_flatten(in, &flat, "background", background, NULL);
     vips_area_unref(VIPS_AREA(background));
-    if (r || vips_linear1(mask, &scaled, 255, 0, NULL))
-      goto done;
-  } else if (vips_extract_band(in, &colour, 0, "n", 3, NULL) || vips_extract_band(in, &alpha, 3, NULL) ||
-             vips_multiply(alpha, mask, &scaled, NULL))
-    goto done;
-  if (
-      vips_linear1(scaled, &rounded, 1, 0.5, NULL) || vips_cast(rounded, &alpha8, VIPS_FORMAT_UCHAR, NULL) ||
-      vips_cast(colour, &colour8, VIPS_FORMAT_UCHAR, NULL) || vips_bandjoin2(colour8, alpha8, out, NULL))
-    goto done;
-  result = 0;
-done:
-  g_free(across);
-  g_free(down);
-  VipsImage *all[] = {row, column, rows, columns, mask, colour, alpha, scaled, rounded, alpha8, colour8};
-  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-    if (all[i])
-      g_object_unref(all[i]);
-  return result;
+    VipsImage *flat8 = NULL;
+    if (r || vips_cast(flat, &flat8, VIPS_FORMAT_UCHAR, NULL) || vips_bandjoin_const1(flat8, &opaque, 255, NULL)) {
+      if (flat8)
+        g_object_unref(flat8);
+      if (flat)
+        g_object_unref(flat);
+      g_object_unref(source);
+      return -1;
+    }
+    g_object_unref(flat8);
+    g_object_unref(flat);
+    g_object_unref(source);
+    source = opaque;
+  }
+  clip_polygon *polygon = g_malloc(sizeof(clip_polygon) + sizeof(double) * 2 * (size_t)n);
+  polygon->n = n;
+  memcpy(polygon->xy, xy, sizeof(double) * 2 * (size_t)n);
+  VipsImage *o = vips_image_new();
+  /* the polygon and the source live as long as the image */
+  g_object_set_data_full(G_OBJECT(o), "tc-clip-polygon", polygon, g_free);
+  g_object_set_data_full(G_OBJECT(o), "tc-clip-source", source, g_object_unref);
+  if (vips_image_pipelinev(o, VIPS_DEMAND_STYLE_THINSTRIP, source, NULL) ||
+      vips_image_generate(o, vips_start_one, clip_generate, vips_stop_one, source, polygon)) {
+    g_object_unref(o);
+    return -1;
+  }
+  *out = o;
+  return 0;
 }

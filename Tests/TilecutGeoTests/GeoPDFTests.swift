@@ -216,4 +216,47 @@ struct GeoPDFTests {
       #expect(abs((placement?[key] as? Double ?? .nan) - value) < 1e-9, "\(key): \(String(describing: placement))")
     }
   }
+
+  @Test("a frame turned on the page (an LGIDict neatline) is cut along its edges, and its box is the footprint")
+  func turnedFrame() throws {
+    let dir = try geoScratch("geopdf-turned")
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    // page points (60,20) (140,30) (130,80) (50,70) from the bottom; the CTM takes a point to 0.01°
+    let lgi =
+      "/LGIDict << /Type /LGIDict /Version (2.1) /Neatline [60 20 140 30 130 80 50 70] /CTM [0.01 0 0 0.01 20 10] "
+      + "/Projection << /Type /Projection /ProjectionType (GEOGRAPHIC) /Datum (WGE) >> >>"
+    let path = dir + "/turned.pdf"
+    try Data(PDFWriter().document(content: Array("0 0 1 rg 0 0 200 100 re f".utf8), page: lgi)).write(to: URL(fileURLWithPath: path))
+    let dry = try runBinary([path, "-o", dir + "/dry", "--dry-run", "--json"])
+    let placement = (try JSONSerialization.jsonObject(with: Data(dry.stdout.utf8)) as? [String: Any]).flatMap {
+      ($0["placements"] as? [[String: Any]])?.first
+    }
+    // GDAL's NEATLINE: POLYGON ((20.6 10.2, 21.4 10.3, 21.3 10.8, 20.5 10.7, …))
+    for (key, value) in [("south", 10.2), ("north", 10.8), ("west", 20.5), ("east", 21.4)] {
+      #expect(abs((placement?[key] as? Double ?? .nan) - value) < 1e-9, "\(key): \(dry.stderr) \(String(describing: placement))")
+    }
+    let zoom = 9
+    let run = try runBinary([path, "-o", dir + "/out", "--min-zoom", "\(zoom)", "--max-zoom", "\(zoom)", "--tile-size", "256", "--quiet"])
+    #expect(run.status == 0, "\(run.stderr)")
+    let world = Double(256 << zoom)
+    func pixel(_ lon: Double, _ lat: Double) -> (Double, Double) {
+      let v = (1 - log(tan(lat * .pi / 180) + 1 / cos(lat * .pi / 180)) / .pi) / 2
+      return ((lon + 180) / 360 * world, v * world)
+    }
+    let corners = [(20.6, 10.2), (21.4, 10.3), (21.3, 10.8), (20.5, 10.7)].map { pixel($0.0, $0.1) }
+    var area = 0.0
+    for k in 0..<4 {
+      let (a, b) = (corners[k], corners[(k + 1) % 4])
+      area += a.0 * b.1 - b.0 * a.1
+    }
+    area = abs(area) / 2
+    var opaque = 0.0
+    for name in try FileManager.default.contentsOfDirectory(atPath: dir + "/out/256") where name.hasSuffix(".png") {
+      let image = try RGBAImage.decode(file: dir + "/out/256/" + name)
+      opaque += stride(from: 3, to: image.pixels.count, by: 4).reduce(0.0) { $0 + Double(image.pixels[$1]) / 255 }
+    }
+    let box = (corners.map(\.0).max()! - corners.map(\.0).min()!) * (corners.map(\.1).max()! - corners.map(\.1).min()!)
+    print(String(format: "geopdf: turned frame: %.0f px of alpha, polygon %.0f px, its box %.0f px", opaque, area, box))
+    #expect(abs(opaque - area) <= 0.01 * area, "opaque \(opaque) vs the frame's \(area) px (its box: \(box))")
+  }
 }

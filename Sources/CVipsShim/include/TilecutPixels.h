@@ -26,10 +26,12 @@ int tc_scale_to_srgba(VipsImage *in, VipsImage **out, double min, double max, in
  * alpha band is combined). */
 int tc_nodata_to_alpha(VipsImage *in, VipsImage **out, double nodata);
 
-/* RGBA8 whose alpha is kept only inside the box x0..x1, y0..y1 (pixel corners, any
- * fraction): each pixel's alpha times the share of it that lies in the box (a GeoPDF's
- * map frame; outside it, alpha 0). `paper`: the page is first flattened on white
- * paper, so that inside the box it is opaque, as GDAL renders a GeoPDF. */
-int tc_clip_alpha(VipsImage *in, VipsImage **out, double x0, double y0, double x1, double y1, int paper);
+/* RGBA8 whose alpha is kept only inside a polygon (a GeoPDF's map frame; outside it,
+ * alpha 0): `n` points (x, y pairs, pixel corners of the image, any fraction, either
+ * winding); each pixel's alpha times the share of it inside (exact across, 8 sub-rows
+ * down), computed band by band as the image is read. `paper`: the page is first
+ * flattened on white paper, so that inside the polygon it is opaque, as GDAL renders
+ * a GeoPDF. */
+int tc_clip_polygon(VipsImage *in, VipsImage **out, const double *xy, int n, int paper);
 
 #endif

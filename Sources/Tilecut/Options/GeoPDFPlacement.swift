@@ -43,14 +43,17 @@ extension PlacementOptions {
     let frame = found.neatline.map { inverse.apply($0.x, $0.y) }
     guard frame.allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else { throw refuse("its neatline does not map onto the page") }
     let band = floor.description.crop ?? PixelRect(x: 0, y: 0, width: pageWidth, height: pageHeight)
-    var clip = [Double(band.x), Double(band.y), Double(band.x + band.width), Double(band.y + band.height)]
-    if !wholePage, !frame.isEmpty {
-      clip = [
-        max(clip[0], frame.map(\.x).min() ?? 0), max(clip[1], frame.map(\.y).min() ?? 0),
-        min(clip[2], frame.map(\.x).max() ?? 0), min(clip[3], frame.map(\.y).max() ?? 0),
-      ]
-      guard clip[2] - clip[0] >= 1, clip[3] - clip[1] >= 1 else { throw refuse("its neatline holds less than a point of the page") }
+    let (bx0, by0, bx1, by1) = (Double(band.x), Double(band.y), Double(band.x + band.width), Double(band.y + band.height))
+    // the frame's outline in page points (the band's, or the page's, with --whole-page),
+    // its vertices kept on the band
+    var outline = [PixelPoint(x: bx0, y: by0), PixelPoint(x: bx1, y: by0), PixelPoint(x: bx1, y: by1), PixelPoint(x: bx0, y: by1)]
+    if !wholePage, frame.count >= 3 {
+      outline = frame.map { PixelPoint(x: min(max($0.x, bx0), bx1), y: min(max($0.y, by0), by1)) }
     }
+    let xs = outline.map(\.x)
+    let ys = outline.map(\.y)
+    let clip: [Double] = [xs.min() ?? 0, ys.min() ?? 0, xs.max() ?? 0, ys.max() ?? 0]
+    guard clip[2] - clip[0] >= 1, clip[3] - clip[1] >= 1 else { throw refuse("its neatline holds less than a point of the page") }
     // the whole points that hold the frame: what is rendered
     let x0 = Int((clip[0] + 1e-6).rounded(.down))
     let y0 = Int((clip[1] + 1e-6).rounded(.down))
@@ -73,38 +76,37 @@ extension PlacementOptions {
     } catch TilecutError.invalidInput(_, let reason) {
       throw refuse(reason + (wholePage ? " (--whole-page places the whole page: drop it to place the map frame)" : ""))
     }
-    let local = [clip[0] - Double(crop.x), clip[1] - Double(crop.y), clip[2] - Double(crop.x), clip[3] - Double(crop.y)]
-    if local != [0, 0, Double(crop.width), Double(crop.height)] {
-      placement.sourceClip = local
+    // the outline in source pixels (the crop's): the footprint, and what is drawn
+    let local = outline.map { PixelPoint(x: $0.x - Double(crop.x), y: $0.y - Double(crop.y)) }
+    let whole = [(0.0, 0.0), (Double(crop.width), 0.0), (Double(crop.width), Double(crop.height)), (0.0, Double(crop.height))]
+    if local.count != 4 || zip(local, whole).contains(where: { abs($0.x - $1.0) > 1e-9 || abs($0.y - $1.1) > 1e-9 }) {
+      placement.sourceClip = local.flatMap { [$0.x, $0.y] }
       if placement.projection == .projected, let mapping = try ProjectedMapping.forPlacement(placement) {
-        placement.mappedFootprint = Self.outlineBox(mapping, clip: local) ?? placement.mappedFootprint
+        placement.mappedFootprint = Self.outlineBox(mapping, outline: local) ?? placement.mappedFootprint
       }
     }
-    // the page itself is the input, not a sidecar
     placement.sidecars = crs.files.filter { $0 != path }
     floor.description.crop = crop
     floor.description.width = crop.width
     floor.description.height = crop.height
     // the frame (or the whole page) on white paper, the rest transparent
-    floor.description.clip = clip
+    floor.description.clip = outline.flatMap { [$0.x, $0.y] }
     for warning in found.warnings { printer.warning("\(path): GDAL: \(warning)") }
     if let warning = placement.crsOperationWarning { try warn("\(path): \(warning)", printer: printer) }
     return placement
   }
 
-  /// The box of a clip rectangle's outline (256 points an edge) mapped to the world.
-  static func outlineBox(_ mapping: any SourceMapping, clip c: [Double]) -> WorldRect? {
+  /// The box of a polygon's edges (64 points each) mapped to the world.
+  static func outlineBox(_ mapping: any SourceMapping, outline: [PixelPoint]) -> WorldRect? {
     var points: [PixelPoint] = []
-    let n = 256
-    for i in 0..<n {
-      let t = Double(i) / Double(n)
-      points.append(PixelPoint(x: c[0] + t * (c[2] - c[0]), y: c[1]))
-      points.append(PixelPoint(x: c[2], y: c[1] + t * (c[3] - c[1])))
-      points.append(PixelPoint(x: c[2] - t * (c[2] - c[0]), y: c[3]))
-      points.append(PixelPoint(x: c[0], y: c[3] - t * (c[3] - c[1])))
+    let n = 64
+    for (a, b) in zip(outline, outline.dropFirst() + outline.prefix(1)) {
+      for i in 0..<n {
+        let t = Double(i) / Double(n)
+        points.append(PixelPoint(x: a.x + t * (b.x - a.x), y: a.y + t * (b.y - a.y)))
+      }
     }
     let world = mapping.world(of: points).filter { $0.u.isFinite && $0.v.isFinite }
     return world.isEmpty ? nil : WorldRect(enclosing: world)
   }
-
 }

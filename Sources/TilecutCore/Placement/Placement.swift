@@ -94,8 +94,9 @@ public struct Placement: Hashable, Sendable, Codable {
   /// What else the placement line says of how the source was placed ("KML
   /// GroundOverlay 'Plan' of doc.kml (image img/plan.jpg), LatLonBox, rotation 45°").
   public var note: String?
-  /// The part of the source that is placed (a GeoPDF's map frame): x0, y0, x1, y1 in
-  /// source pixels; the footprint is its outline, and pixels outside it are transparent.
+  /// The part of the source that is placed (a GeoPDF's map frame): a polygon, x, y
+  /// pairs in source pixels; the footprint is its outline, and pixels outside it are
+  /// transparent.
   public var sourceClip: [Double]?
 
   public init(method: PlacementMethod, projection: SourceProjection = .webMercator, transform: AffineTransform, nativeZoom: Int? = nil) {
@@ -131,10 +132,9 @@ public struct Placement: Hashable, Sendable, Codable {
   /// The world box the source covers (before clipping to the world).
   public func footprint(width: Int, height: Int) -> WorldRect {
     if projection == .projected, let mappedFootprint { return mappedFootprint }
-    if let c = sourceClip, c.count == 4 {
-      return WorldRect(enclosing: [
-        world(col: c[0], row: c[1]), world(col: c[2], row: c[1]), world(col: c[2], row: c[3]), world(col: c[0], row: c[3]),
-      ])
+    if let c = sourceClip, c.count >= 6 {
+      // an affine map (to Mercator or lon/lat) keeps the polygon's edges inside its vertices' box
+      return WorldRect(enclosing: stride(from: 0, to: c.count - 1, by: 2).map { world(col: c[$0], row: c[$0 + 1]) })
     }
     return WorldRect(enclosing: corners(width: width, height: height))
   }

@@ -8,9 +8,9 @@ public struct SourceDescription: Hashable, Sendable, Codable {
   public var page: Int?
   /// A band of a stacked sheet: the rectangle of the page that holds this floor.
   public var crop: PixelRect?
-  /// A GeoPDF page's map frame (its neatline, or the whole page): x0, y0, x1, y1 in
-  /// points of the whole page, drawn on white paper as GDAL draws it; what lies outside
-  /// it is transparent.
+  /// A GeoPDF page's map frame (its neatline, or the whole page): a polygon, x, y pairs
+  /// in points of the whole page, drawn on white paper as GDAL draws it; what lies
+  /// outside it is transparent.
   public var clip: [Double]?
   public var width: Int
   public var height: Int
