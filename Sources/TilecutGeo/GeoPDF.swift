@@ -47,7 +47,7 @@ public struct GeoPDFPage: Sendable {
   /// links (`GDALFolder`). Nil when GDAL cannot open the page; throws when libgdal
   /// cannot be loaded.
   public static func read(path: String, page: Int) throws -> GeoPDFPage? {
-    guard !path.hasPrefix("/vsi"), let folder = GDALFolder(for: path) else { return nil }
+    guard !path.hasPrefix("/vsi"), mayBeGeoreferenced(path: path), let folder = GDALFolder(for: path) else { return nil }
     defer { folder.remove() }
     var info = tc_gdal_pdf_info()
     defer { tc_gdal_pdf_free(&info) }
@@ -70,5 +70,14 @@ public struct GeoPDFPage: Sendable {
       found.neatline = (0..<Int(info.neatline_count)).map { PixelPoint(x: points[2 * $0], y: points[2 * $0 + 1]) }
     }
     return found
+  }
+
+  /// Whether GDAL could find georeferencing in the PDF, decided from its bytes without
+  /// loading libgdal (most PDFs are plain drawings): an LGIDict or a viewport's
+  /// `/Measure` spelled out, or object streams, which may hide either.
+  static func mayBeGeoreferenced(path: String) -> Bool {
+    guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else { return true }
+    let markers = ["LGIDict", "/Measure", "/ObjStm"].map { Data($0.utf8) }
+    return markers.contains { data.range(of: $0) != nil }
   }
 }

@@ -125,6 +125,9 @@ struct GeoPDFTests {
     #expect(run.status == 0, "\(run.stderr)")
     let placements = (try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])?["placements"] as? [[String: Any]] ?? []
     #expect(placements.map { $0["method"] as? String ?? "" } == ["raster", "geopdf-lgidict"], "\(run.stdout)")
+    // the file alone is its first page, the cover, as GDAL opens it: the note names the map page
+    let first = try runBinary([path, "-o", NSTemporaryDirectory() + "tilecut-geopdf-\(UUID().uuidString.prefix(8))", "--dry-run"])
+    #expect(first.status == 0 && first.stderr.contains("its page 2 is a GeoPDF: name it, '\(path)[page=1]'"), "\(first.stderr)")
   }
 
   @Test("outside the neatline is transparent by default and kept with --whole-page")

@@ -96,6 +96,18 @@ extension PlacementOptions {
     return placement
   }
 
+  /// For the first page of a PDF that nothing placed: which later page (of the first
+  /// 16) is a GeoPDF, and how to name it ("; its page 2 is a GeoPDF: …"), or nil.
+  static func georeferencedPageHint(_ floor: FloorSource) -> String? {
+    guard floor.header.format == .pdf, floor.input.page == nil, floor.header.pages > 1 else { return nil }
+    let path = floor.input.path
+    for page in 1..<min(floor.header.pages, 16) {
+      guard let found = try? GeoPDFPage.read(path: path, page: page), found.isGeoreferenced else { continue }
+      return "; its page \(page + 1) is a GeoPDF: name it, '\(path)[page=\(page)]', or give --floors \(page + 1) to tile each page as a floor"
+    }
+    return nil
+  }
+
   /// The box of a polygon's edges (64 points each) mapped to the world.
   static func outlineBox(_ mapping: any SourceMapping, outline: [PixelPoint]) -> WorldRect? {
     var points: [PixelPoint] = []

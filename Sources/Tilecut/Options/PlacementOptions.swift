@@ -167,11 +167,13 @@ public struct PlacementOptions: ParsableArguments {
           option: "--strict",
           reason:
             "\(floor.input.path) has no georeference, and --strict refuses an image that nothing placed; give --bounds, --gcp, --center, a world file with a .prj, or a GeoTIFF"
+            + (Self.georeferencedPageHint(floor) ?? "")
         )
       }
       if !noticed {
         printer.note(
           "\(floor.input.path) has no georeference: it is placed in pixel space at the map's north-west corner (85.05° N, 180° W), native at zoom \(nativeZoom); to put it on the map give --bounds, --gcp, --center, a world file with a .prj, or a GeoTIFF (--strict refuses such an image)"
+            + (Self.georeferencedPageHint(floor) ?? "")
         )
         noticed = true
       }
