@@ -262,4 +262,32 @@ struct GeoPDFTests {
     print(String(format: "geopdf: turned frame: %.0f px of alpha, polygon %.0f px, its box %.0f px", opaque, area, box))
     #expect(abs(opaque - area) <= 0.01 * area, "opaque \(opaque) vs the frame's \(area) px (its box: \(box))")
   }
+
+  @Test("a frame in a projected CRS (ISO 32000, UTM 33N) is placed through PROJ where gdaltransform puts its corners")
+  func projectedFrame() throws {
+    let dir = try geoScratch("geopdf-utm")
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let utm =
+      #"PROJCS["WGS 84 / UTM zone 33N",GEOGCS["WGS 84",DATUM["WGS_1984",SPHEROID["WGS 84",6378137,298.257223563]],"#
+      + #"PRIMEM["Greenwich",0],UNIT["degree",0.0174532925199433]],PROJECTION["Transverse_Mercator"],PARAMETER["latitude_of_origin",0],"#
+      + #"PARAMETER["central_meridian",15],PARAMETER["scale_factor",0.9996],PARAMETER["false_easting",500000],PARAMETER["false_northing",0],UNIT["metre",1]]"#
+    let viewport =
+      "/VP [<< /Type /Viewport /BBox [50 10 150 90] /Measure << /Type /Measure /Subtype /GEO /Bounds [0 0 0 1 1 1 1 0] "
+      + "/GPTS [52.50 13.39 52.52 13.39 52.52 13.42 52.50 13.42] /LPTS [0 0 0 1 1 1 1 0] /GCS << /Type /PROJCS /WKT (\(utm)) >> >> >>]"
+    let path = dir + "/utm.pdf"
+    try Data(PDFWriter().document(content: Array("0 0 1 rg 0 0 200 100 re f".utf8), page: viewport)).write(to: URL(fileURLWithPath: path))
+    let run = try runBinary([path, "-o", dir + "/out", "--dry-run", "--json"])
+    #expect(run.status == 0, "\(run.stderr)")
+    let placement = (try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]).flatMap {
+      ($0["placements"] as? [[String: Any]])?.first
+    }
+    #expect(placement?["crs"] as? String == "WGS 84 / UTM zone 33N", "\(String(describing: placement))")
+    let gdal = try #require(try GDALFrame.of(path))
+    let (w, e) = (placement?["west"] as? Double ?? .nan, placement?["east"] as? Double ?? .nan)
+    let (s, n) = (placement?["south"] as? Double ?? .nan, placement?["north"] as? Double ?? .nan)
+    let offLon = max(abs(w - gdal.west), abs(e - gdal.east)) / gdal.quarterPixelLon * 0.25
+    let offLat = max(abs(s - gdal.south), abs(n - gdal.north)) / gdal.quarterPixelLat * 0.25
+    print(String(format: "geopdf: UTM frame: %.4f px (lon), %.4f px (lat) from gdaltransform's corners", offLon, offLat))
+    #expect(offLon <= 0.25 && offLat <= 0.25, "\(offLon), \(offLat) GDAL px; tilecut \(String(describing: placement)), GDAL \(gdal)")
+  }
 }
