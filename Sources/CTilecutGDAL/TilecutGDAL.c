@@ -447,7 +447,7 @@ static void ring_points(OGRGeometryH geometry, tc_gdal_pdf_info *info) {
   }
 }
 
-int tc_gdal_read_pdf(const char *path, int page, tc_gdal_pdf_info *info) {
+int tc_gdal_read_pdf(const char *path, int page, const char *const *siblings, tc_gdal_pdf_info *info) {
   memset(info, 0, sizeof(*info));
   const char *unloadable = tc_gdal_load();
   if (unloadable) {
@@ -466,15 +466,18 @@ int tc_gdal_read_pdf(const char *path, int page, tc_gdal_pdf_info *info) {
     free(found);
     return -1;
   }
-  /* GDAL's subdataset of the page (they count from 1) */
-  snprintf(name, length, "PDF:%d:%s", page + 1, path);
+  /* the first page is the file itself, as GDAL opens it (with its .aux.xml, GDAL's PAM);
+   * another is GDAL's subdataset of the page (they count from 1) */
+  if (page == 0)
+    snprintf(name, length, "%s", path);
+  else
+    snprintf(name, length, "PDF:%d:%s", page + 1, path);
   CPLPushErrorHandlerEx(collect_pdf, found);
   /* this thread's debug lines only, while the page is opened */
   CPLSetThreadLocalConfigOption("CPL_DEBUG", "PDF");
   const char *drivers[] = {"PDF", NULL};
-  /* 72 dpi: GDAL's pixel is the page's point, tilecut's source pixel */
-  const char *options[] = {"DPI=72", NULL};
-  GDALDatasetH dataset = GDALOpenEx(name, GDAL_OF_RASTER | GDAL_OF_READONLY, drivers, options, NULL);
+  /* at GDAL's own DPI (150, or GDAL_PDF_DPI): the pixels an .aux.xml's geotransform means */
+  GDALDatasetH dataset = GDALOpenEx(name, GDAL_OF_RASTER | GDAL_OF_READONLY, drivers, NULL, siblings);
   CPLSetThreadLocalConfigOption("CPL_DEBUG", NULL);
   int result = 0;
   if (!dataset) {
@@ -501,6 +504,20 @@ int tc_gdal_read_pdf(const char *path, int page, tc_gdal_pdf_info *info) {
       if (geometry)
         OGR_G_DestroyGeometry(geometry);
     }
+    char **files = GDALGetFileList(dataset);
+    if (files) {
+      size_t total = 0;
+      for (int i = 1; files[i]; i++)
+        total += strlen(files[i]) + 1;
+      if (total > 0 && (info->files = calloc(1, total + 1))) {
+        for (int i = 1; files[i]; i++) {
+          if (i > 1)
+            strcat(info->files, "\n");
+          strcat(info->files, files[i]);
+        }
+      }
+      CSLDestroy(files);
+    }
     GDALClose(dataset);
     info->warnings = copy(found->messages.used ? found->messages.text : NULL);
   }
@@ -513,6 +530,7 @@ int tc_gdal_read_pdf(const char *path, int page, tc_gdal_pdf_info *info) {
 }
 
 void tc_gdal_pdf_free(tc_gdal_pdf_info *info) {
+  free(info->files);
   free(info->crs_wkt);
   free(info->neatline_wkt);
   free(info->neatline);

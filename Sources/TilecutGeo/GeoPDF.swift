@@ -2,9 +2,9 @@ import CTilecutGDAL
 import Foundation
 import TilecutCore
 
-/// A PDF page's georeferencing as GDAL's PDF driver reads it (its subdataset
-/// `PDF:N:path`, at 72 dpi so that GDAL's pixel is the page's point, tilecut's source
-/// pixel): the geotransform, the CRS and the map frame (GDAL's `NEATLINE`).
+/// A PDF page's georeferencing as GDAL's PDF driver reads it (the file itself for its
+/// first page, with its `.aux.xml`; GDAL's subdataset `PDF:N:path` for another), at
+/// GDAL's own DPI: the geotransform, the CRS and the map frame (GDAL's `NEATLINE`).
 public struct GeoPDFPage: Sendable {
   /// How the page states its georeferencing.
   public enum Encoding: String, Sendable {
@@ -22,11 +22,11 @@ public struct GeoPDFPage: Sendable {
     }
   }
 
-  /// GDAL's size of the page in points.
+  /// GDAL's size of the page in its pixels (150 dpi unless GDAL_PDF_DPI says otherwise).
   public var width: Int
   public var height: Int
   public var encoding: Encoding?
-  /// Page point (corner convention, y down from the top) → CRS coordinates.
+  /// GDAL's pixel (corner convention, y down from the top) → CRS coordinates.
   public var geoTransform: TilecutCore.AffineTransform?
   public var crsWKT: String?
   public var crsAxisSwap: Bool
@@ -37,6 +37,8 @@ public struct GeoPDFPage: Sendable {
   /// The page has a viewport whose measure is a drawing scale (`/Measure /Subtype /RL`,
   /// as AutoCAD plots write it): no place on the Earth.
   public var hasDrawingScale: Bool
+  /// Files beside the PDF that GDAL read (its `.aux.xml`).
+  public var sidecars: [String]
   public var warnings: [String]
 
   /// Whether the page says anything of a place on the Earth (and so must be placed by
@@ -51,7 +53,7 @@ public struct GeoPDFPage: Sendable {
     defer { folder.remove() }
     var info = tc_gdal_pdf_info()
     defer { tc_gdal_pdf_free(&info) }
-    let status = tc_gdal_read_pdf(folder.raster, Int32(clamping: page), &info)
+    let status = withCStrings(folder.names) { tc_gdal_read_pdf(folder.raster, Int32(clamping: page), $0, &info) }
     if status == -2 {
       throw TilecutError.invalidInput(path: path, reason: info.error.map { String(cString: $0) } ?? "libgdal could not be loaded")
     }
@@ -61,6 +63,7 @@ public struct GeoPDFPage: Sendable {
       width: Int(info.width), height: Int(info.height), encoding: info.encoding == 1 ? .lgidict : info.encoding == 2 ? .iso32000 : nil,
       geoTransform: nil, crsWKT: text(info.crs_wkt), crsAxisSwap: info.crs_axis_swap != 0, controlPointCount: Int(info.gcp_count),
       neatline: [], hasDrawingScale: info.drawing_scale != 0,
+      sidecars: (text(info.files) ?? "").split(whereSeparator: \.isNewline).map { folder.originalPath(String($0)) },
       warnings: (text(info.warnings) ?? "").split(whereSeparator: \.isNewline).map { folder.originalText(String($0)) })
     if info.has_geotransform != 0 {
       let t = withUnsafeBytes(of: info.geotransform) { Array($0.bindMemory(to: Double.self)) }
@@ -74,8 +77,10 @@ public struct GeoPDFPage: Sendable {
 
   /// Whether GDAL could find georeferencing in the PDF, decided from its bytes without
   /// loading libgdal (most PDFs are plain drawings): an LGIDict or a viewport's
-  /// `/Measure` spelled out, or object streams, which may hide either.
+  /// `/Measure` spelled out, or object streams, which may hide either; or a file beside
+  /// it that GDAL reads (`plan.pdf.aux.xml`).
   static func mayBeGeoreferenced(path: String) -> Bool {
+    if let siblings = WorldFile.namedSiblings(of: path), siblings.contains(where: { $0.lowercased().hasSuffix(".aux.xml") }) { return true }
     guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else { return true }
     let markers = ["LGIDict", "/Measure", "/ObjStm"].map { Data($0.utf8) }
     return markers.contains { data.range(of: $0) != nil }

@@ -290,4 +290,42 @@ struct GeoPDFTests {
     print(String(format: "geopdf: UTM frame: %.4f px (lon), %.4f px (lat) from gdaltransform's corners", offLon, offLat))
     #expect(offLon <= 0.25 && offLat <= 0.25, "\(offLon), \(offLat) GDAL px; tilecut \(String(describing: placement)), GDAL \(gdal)")
   }
+
+  @Test("a PDF's .aux.xml (GDAL's PAM) places its first page as GDAL does; one that cannot be used is named in the refusal")
+  func auxiliaryFile() throws {
+    let dir = try geoScratch("geopdf-aux")
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let path = dir + "/plain.pdf"
+    try Data(PDFWriter().document(content: Array("0 0 1 rg 0 0 200 100 re f".utf8))).write(to: URL(fileURLWithPath: path))
+    func aux(_ srs: String) throws {
+      try "<PAMDataset><SRS>\(srs)</SRS><GeoTransform>389749.0, 10.0, 0.0, 5820395.0, 0.0, -10.0</GeoTransform></PAMDataset>"
+        .write(toFile: path + ".aux.xml", atomically: true, encoding: .utf8)
+    }
+    try aux("EPSG:32633")
+    let run = try runBinary([path, "-o", dir + "/out", "--dry-run", "--json"])
+    #expect(run.status == 0, "\(run.stderr)")
+    let placement = (try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]).flatMap {
+      ($0["placements"] as? [[String: Any]])?.first
+    }
+    #expect(placement?["method"] as? String == "aux-xml" && (placement?["sidecars"] as? [String]) == [path + ".aux.xml"])
+    // GDAL's corners of the page at its 150 dpi (417 × 208 px of 10 m)
+    let corners = try runTool("gdaltransform", ["-t_srs", "EPSG:4326", path], input: "0 0\n417 0\n417 208\n0 208\n")
+      .split(separator: "\n").map { $0.split(separator: " ").compactMap { Double($0) } }
+    try #require(corners.count == 4 && corners.allSatisfy { $0.count >= 2 })
+    // a quarter of GDAL's 10 m pixel, in degrees of latitude and of longitude
+    let latTolerance: Double = 0.25 * 10 / 111_000
+    let tolerance: Double = latTolerance / cos(52.5 * .pi / 180)
+    let west: Double = corners.map { $0[0] }.min() ?? .nan
+    let north: Double = corners.map { $0[1] }.max() ?? .nan
+    #expect(
+      abs((placement?["west"] as? Double ?? .nan) - west) < tolerance, "\(corners) \(String(describing: placement))")
+    #expect(
+      abs((placement?["north"] as? Double ?? .nan) - north) < latTolerance,
+      "\(corners) \(String(describing: placement))"
+    )
+    try aux("EPSG:999999")
+    let bad = try runBinary([path, "-o", dir + "/out", "--dry-run"])
+    let errors = bad.stderr.split(separator: "\n").filter { $0.hasPrefix("error:") }
+    #expect(bad.status == 1 && errors.count == 1 && errors[0].hasPrefix("error: \(path).aux.xml: "), "\(bad.stderr)")
+  }
 }

@@ -21,24 +21,34 @@ extension PlacementOptions {
     let what = "page \(page + 1) is a GeoPDF, \(found.encoding?.label ?? "georeferenced"),"
     // GDAL's own reason, when it gave one
     let gdalSays = found.warnings.isEmpty ? "" : " (GDAL: \(found.warnings.joined(separator: "; ")))"
-    func refuse(_ why: String) -> TilecutError {
-      TilecutError.invalidInput(path: path, reason: "\(what) whose georeferencing cannot be used: \(why)\(gdalSays)")
+    // an .aux.xml beside the PDF that GDAL read (GDAL's PAM) is the file a refusal names
+    let aux = found.sidecars.first {
+      $0.lowercased().hasSuffix(".aux.xml") && (Self.auxHasGeoTransform($0) || ((try? Self.sidecarText($0))?.contains("<SRS") ?? false))
     }
-    guard let transform = found.geoTransform else {
+    func refuse(_ why: String) -> TilecutError {
+      if let aux {
+        return TilecutError.invalidInput(path: aux, reason: "its georeferencing of page \(page + 1) of \(path) cannot be used: \(why)\(gdalSays)")
+      }
+      return TilecutError.invalidInput(path: path, reason: "\(what) whose georeferencing cannot be used: \(why)\(gdalSays)")
+    }
+    guard let gdalTransform = found.geoTransform else {
       throw refuse(
         found.controlPointCount > 0
           ? "GDAL reads \(found.controlPointCount) control points but no geotransform" : "GDAL reads no geotransform from it")
     }
+    // tilecut's page (poppler's, in points) and GDAL's (in its pixels) must be the same sheet
+    let (pageWidth, pageHeight) = (floor.header.width, floor.header.height)
+    let (kx, ky) = (Double(found.width) / Double(pageWidth), Double(found.height) / Double(pageHeight))
+    guard kx > 0, ky > 0, abs(kx / ky - 1) <= 2 / Double(min(pageWidth, pageHeight)) else {
+      throw refuse("GDAL reads the page as \(found.width) × \(found.height) pixels, poppler as \(pageWidth) × \(pageHeight) points")
+    }
+    // page point → GDAL's pixel → CRS
+    let transform = gdalTransform.concatenating(after: .scale(kx, ky))
     let numbers = [transform.a, transform.b, transform.c, transform.d, transform.e, transform.f]
     guard numbers.allSatisfy(\.isFinite), let inverse = transform.inverse, abs(transform.determinant) > 0 else {
       throw refuse("its transform from the page to the map is degenerate")
     }
     guard found.crsWKT != nil || sourceCrs != nil else { throw refuse("it names no CRS; give --source-crs") }
-    // tilecut's page (poppler's) and GDAL's must be the same sheet of points
-    let (pageWidth, pageHeight) = (floor.header.width, floor.header.height)
-    guard abs(found.width - pageWidth) <= 1, abs(found.height - pageHeight) <= 1 else {
-      throw refuse("GDAL reads the page as \(found.width) × \(found.height) points, poppler as \(pageWidth) × \(pageHeight)")
-    }
     // the frame in page points: GDAL's neatline through the inverse geotransform
     let frame = found.neatline.map { inverse.apply($0.x, $0.y) }
     guard frame.allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else { throw refuse("its neatline does not map onto the page") }
@@ -61,12 +71,13 @@ extension PlacementOptions {
     let toCRS = TilecutCore.AffineTransform(
       a: transform.a, b: transform.b, c: transform.c + transform.a * Double(crop.x) + transform.b * Double(crop.y),
       d: transform.d, e: transform.e, f: transform.f + transform.d * Double(crop.x) + transform.e * Double(crop.y))
-    let crs = try crsFor(path: path, wkt: found.crsWKT, axisSwap: found.crsAxisSwap, what: "GeoPDF georeferencing")
+    let crs = try crsFor(path: path, wkt: found.crsWKT, axisSwap: found.crsAxisSwap, what: "GeoPDF georeferencing", sidecars: found.sidecars)
     // a frame in degrees past a pole is no place on the Earth (GDAL's data order: latitude second)
     if crs.isWGS84LonLat, let pole = found.neatline.map(\.y).first(where: { abs($0) > 90 }) {
       throw refuse(String(format: "its neatline reaches latitude %.6g, past the pole", pole))
     }
-    let method: PlacementMethod = found.encoding == .iso32000 ? .geoPDFISO32000 : .geoPDFLGIDict
+    // an .aux.xml's georeferencing of a plain page is GDAL's PAM, not the PDF's
+    let method: PlacementMethod = found.encoding.map { $0 == .iso32000 ? .geoPDFISO32000 : .geoPDFLGIDict } ?? .auxXML
     var placement: Placement
     do {
       placement = try Self.fromFile(path) {
