@@ -127,6 +127,11 @@ public struct PlacementOptions: ParsableArguments {
     let placements = try floors.map { floor -> Placement in
       if let shared { return shared }
       let size = (floor.description.width, floor.description.height)
+      // a tile store read as a source: its tiles' own cells (never GDAL's reading of it)
+      if let tiles = TileStoreSource.placement(path: floor.input.path, floor: floor.description.storeFloor) {
+        if let line = TileStoreSource.describe(path: floor.input.path, floor: floor.description.storeFloor) { printer.info(line) }
+        return tiles
+      }
       if let found = try gdalPlacement(floor, pyramid: pyramid, printer: printer) { return found }
       if let sidecar = WorldFile.findSidecar(for: floor.input.path) {
         return try worldFilePlacement(sidecar, named: false, imagePath: floor.input.path, width: size.0, height: size.1, pyramid: pyramid)
