@@ -64,7 +64,7 @@ struct StoreHardeningTests {
     #expect(old.stderr.contains("use: tilecut get \(job.out) 5/\(tile.x)/\(tile.y)"), "\(old.stderr)")
     #expect(!FileManager.default.fileExists(atPath: job.dir + "/old.png") && old.stdout.isEmpty)
     // a store alone is a source: re-tiled, not answered with get
-    let bare = try runTool(["tile", job.out, "--tile-size", "512", "-q", "-o", job.dir + "/retiled"])
+    let bare = try runTool(["tile", job.out, "--dry-run", "-o", job.dir + "/retiled"])
     #expect(bare.status == 0 && !bare.stderr.contains("use: tilecut get"), "\(bare.stderr)")
     // options get does not use: refused, one line, usage exit
     for extra in [["--max-zoom", "3"], ["--bounds", "51.5,-0.12,51.6,-0.11"], ["--store", "mbtiles"]] {

@@ -198,8 +198,8 @@ enum TileStoreSource {
 
   // MARK: tilecut output
 
-  /// One floor's densest tile set of an output: the floor named, or its only one; of
-  /// its tile sizes the one whose deepest zoom is densest (the larger size on a tie).
+  /// One floor's tiles of an output: the floor named, or its only one; its deepest
+  /// zoom, and of the tile sizes there the smallest.
   static func output(_ path: String, floor: Int?, maxPixels: Int, maxMemory: Int) throws -> TileMosaic {
     let reader = try StoreReader(path)
     guard let manifest = reader.manifest else { throw TilecutError.invalidInput(path: path, reason: "has no manifest.json") }
@@ -216,7 +216,9 @@ enum TileStoreSource {
         path: path, reason: "holds floors \(list): name the one to re-tile, e.g. '\(path)[floor=\(floors.first ?? 0)]'")
     }
     let levels = manifest.levels.filter { $0.floor.number == number && $0.tileCount > 0 }
-    guard let level = levels.max(by: { ($0.tileSize << $0.zoom, $0.tileSize) < ($1.tileSize << $1.zoom, $1.tileSize) }) else {
+    // at the deepest zoom the smallest size: a 512 px level at the 256 px level's zoom is
+    // most often that level upsampled (the default pyramid), never more detail to take
+    guard let level = levels.max(by: { ($0.zoom, -$0.tileSize) < ($1.zoom, -$1.tileSize) }) else {
       throw TilecutError.invalidInput(path: path, reason: "has no tiles for floor \(number)")
     }
     let set = try reader.tileSet(floor: number, tileSize: level.tileSize)
