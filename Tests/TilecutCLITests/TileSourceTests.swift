@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TilecutCore
 import TilecutMBTiles
+import TilecutPMTiles
 import TilecutVips
 
 /// `../shared/data/formats-corpus/mbtiles` beside the repository (its SOURCES.md says
@@ -192,5 +193,54 @@ struct TileSourceTests {
     let r = try runTool([vector, "-o", dir + "/out"])
     #expect(r.status == 1 && r.stderrLines.count == 1 && r.stderr.contains("vector.mbtiles: holds vector tiles (format pbf)"), "\(r.stderr)")
     #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
+  }
+
+  @Test("a PMTiles archive re-tiled at its own zoom and size gives back its tiles; an output is a layer of a project")
+  func pmtilesAndProject() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let world = officePlan.replacingOccurrences(of: "office.png", with: "office-berlin.pgw")
+    let src = try runTool([
+      officePlan, "--world-file", world, "--tile-size", "256", "--max-zoom", "19", "--store", "pmtiles", "-q", "-o", dir + "/src",
+    ])
+    #expect(src.status == 0, "\(src.stderr)")
+    let archive = dir + "/src/L1_256.pmtiles"
+    let re = try runTool([archive, "--tile-size", "256", "-q", "-o", dir + "/re"])
+    #expect(re.status == 0, "\(re.stderr)")
+    let manifest = try Manifest.decode(try Data(contentsOf: URL(fileURLWithPath: dir + "/re/manifest.json")))
+    let reader = try PMTilesReader(path: archive)
+    let deepest = try #require(manifest.levels.filter { $0.tileSize == 256 }.max { $0.zoom < $1.zoom })
+    #expect(deepest.zoom == 19)
+    var compared = 0
+    for tile in deepest.tiles {
+      let theirs = try #require(try reader.tile(z: 19, x: tile.x, y: tile.y), "\(tile) is not in the archive")
+      let ours = try RGBAImage.decode(file: dir + "/re/256/L1_19_\(tile.x)_\(tile.y).png")
+      let d = difference(try RGBAImage.decode(bytes: theirs), ours)
+      #expect(d.max <= 1, "\(tile): max \(d.max)")
+      compared += 1
+    }
+    #expect(compared == 5)
+    // a project file: the output as one building's floor 1, composited with another
+    let project = dir + "/tilecut.yml"
+    try """
+    output: tiles
+    tileSizes: [256]
+    maxZoom: 19
+    buildings:
+      - id: old
+        floors:
+          - floor: 1
+            source: src[floor=1]
+      - id: near
+        floors:
+          - floor: 1
+            source: \(officePlan)
+            bounds: [52.5160, 13.3790, 52.5168, 13.3805]
+    """.write(toFile: project, atomically: true, encoding: .utf8)
+    let built = try runTool(["build", project, "-q"], timeout: 300)
+    #expect(built.status == 0, "\(built.stderr)")
+    let composite = try Manifest.decode(try Data(contentsOf: URL(fileURLWithPath: dir + "/tiles/manifest.json")))
+    #expect(composite.sources.map(\.path).contains("src"), "\(composite.sources.map(\.path))")
+    #expect(composite.floors.count == 1)
   }
 }
