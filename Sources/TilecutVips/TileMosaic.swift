@@ -145,7 +145,10 @@ public struct TileMosaic: Sendable {
           handles.append(blank)
           continue
         }
-        let format = try Self.tileFormat(bytes, path: path, tile: "\(zoom)/\(cell.x)/\(cell.y)")
+        // checked whole in `make`; here only which loader
+        guard let format = SourceFormat.magic(Array(bytes.prefix(64))) else {
+          throw TilecutError.invalidInput(path: path, reason: "holds a tile at \(zoom)/\(cell.x)/\(cell.y) that is not a PNG, JPEG or WebP image")
+        }
         let tile = try bytes.withUnsafeBytes { raw in
           try VipsImageHandle.make("read \(path) \(zoom)/\(cell.x)/\(cell.y)") { out in
             tc_load_tile_copy(format.loader, raw.baseAddress, raw.count, &out)
