@@ -193,6 +193,26 @@ struct TileSourceTests {
     let r = try runTool([vector, "-o", dir + "/out"])
     #expect(r.status == 1 && r.stderrLines.count == 1 && r.stderr.contains("vector.mbtiles: holds vector tiles (format pbf)"), "\(r.stderr)")
     #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
+    // a damaged PNG tile (its decoder's complaint is an error) and a GIF tile
+    let manifest = try Manifest.decode(try Data(contentsOf: URL(fileURLWithPath: dir + "/two/manifest.json")))
+    let level = try #require(manifest.levels.first { $0.tileSize == 256 && $0.floor.number == 1 && $0.tileCount > 0 })
+    let cell = try #require(level.tiles.first)
+    let png = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir + "/two/256/L1_\(cell.zoom)_\(cell.x)_\(cell.y).png")))
+    for (name, bytes, words) in [
+      ("damaged", Array(png.prefix(png.count * 2 / 3)), "damaged.mbtiles: cannot be decoded"),
+      ("gif", Array("GIF89a".utf8) + [UInt8](repeating: 0, count: 32), "holds a tile at \(cell.zoom)/\(cell.x)/\(cell.y) that is GIF"),
+    ] {
+      let path = dir + "/\(name).mbtiles"
+      let writer = try MBTilesWriter(path: path, digest: { _ in "" })
+      _ = try writer.put(cell, data: bytes)
+      try writer.finish(
+        metadata: MBTilesMetadata(
+          name: name, format: "png", bounds: [-180, -85, 180, 85], center: (0, 0, 0), minZoom: 0, maxZoom: cell.zoom, version: "1",
+          description: "", json: "{}"))
+      let r = try runTool([path, "-o", dir + "/out"])
+      #expect(r.status == 1 && r.stderrLines.count == 1 && r.stderr.contains(words), "\(name): \(r.stderr)")
+      #expect(!FileManager.default.fileExists(atPath: dir + "/out"), "\(name)")
+    }
   }
 
   @Test("a PMTiles archive re-tiled at its own zoom and size gives back its tiles; an output is a layer of a project")
