@@ -179,6 +179,9 @@ extension SourceImage {
   public static func hasAlpha(_ input: InputName) throws -> Bool {
     try Vips.start()
     var alpha: Int32 = 0
+    if let overlay = try OverlaySource.resolve(path: input.path, page: input.page) {
+      return vips_image_hasalpha(try openOverlay(overlay, sequential: false).pointer) != 0
+    }
     let format = try SourceFormat.detect(path: input.path)
     guard tc_has_alpha(format.loader, input.path, Int32(input.page ?? -1), &alpha) == 0 else {
       let error = VipsError.current("load")
