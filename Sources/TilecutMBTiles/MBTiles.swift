@@ -263,6 +263,27 @@ public final class MBTilesReader {
     return try q.next() ? q.blob(0) : nil
   }
 
+  /// The deepest zoom that has a tile, nil for a file without tiles.
+  public func deepestZoom() throws -> Int? {
+    let q = try db.prepare("SELECT max(zoom_level) FROM tiles")
+    return try q.next() && !q.isNull(0) ? q.int(0) : nil
+  }
+
+  /// The rows of one zoom, in storage order.
+  public func forEachRow(zoom: Int, _ body: (MBTilesRow) throws -> Void) throws {
+    let q = try db.prepare("SELECT zoom_level, tile_column, tile_row, tile_data FROM tiles WHERE zoom_level = ?1")
+    q.bind(1, zoom)
+    var yielded = 0
+    while try q.next() {
+      yielded += 1
+      guard yielded <= tableRows else {
+        throw TilecutError.invalidInput(
+          path: db.path, reason: "has a tiles view that yields more rows than its tables hold (\(tableRows)): a join that repeats rows")
+      }
+      try body(MBTilesRow(zoom: q.int(0), column: q.int(1), row: q.int(2), data: q.isNull(3) ? [] : q.blob(3)))
+    }
+  }
+
   /// Every row, in storage order.
   public func forEachRow(_ body: (MBTilesRow) throws -> Void) throws {
     let q = try db.prepare("SELECT zoom_level, tile_column, tile_row, tile_data FROM tiles")

@@ -44,14 +44,24 @@ public enum ProjectValidation {
         }
         if checkFiles {
           var isDirectory: ObjCBool = false
-          if !FileManager.default.fileExists(atPath: floor.source, isDirectory: &isDirectory) {
+          // `out[floor=2]`: one floor of a tilecut output (a directory with its manifest)
+          let path = Self.withoutFloor(floor.source)
+          if !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
             add(floor.sourceMark, "source \(floor.source): no such file; check the path (relative to the project file)")
-          } else if isDirectory.boolValue {
-            add(floor.sourceMark, "source \(floor.source) is a directory; name the drawing inside it")
+          } else if isDirectory.boolValue && !FileManager.default.fileExists(atPath: path + "/" + Manifest.fileName) {
+            add(floor.sourceMark, "source \(floor.source) is a directory; name the drawing inside it (or a tilecut output, with its manifest.json)")
           }
         }
       }
     }
     return out.sorted { ($0.mark?.line ?? 0, $0.mark?.column ?? 0) < ($1.mark?.line ?? 0, $1.mark?.column ?? 0) }
+  }
+
+  /// A source without a trailing `[floor=K]` (K an integer), as a file name.
+  static func withoutFloor(_ source: String) -> String {
+    guard source.hasSuffix("]"), let open = source.range(of: "[floor=", options: .backwards),
+      Int(source[open.upperBound..<source.index(before: source.endIndex)]) != nil
+    else { return source }
+    return String(source[..<open.lowerBound])
   }
 }

@@ -10,6 +10,8 @@ import TilecutCore
 public struct InputName: Hashable, Sendable {
   public var path: String
   public var page: Int?
+  /// `out[floor=K]`: the floor of a tilecut output read as a tile source.
+  public var floor: Int?
 
   /// Splits `plan.pdf[page=2]` into the file and its page.
   public init(parsing text: String) throws {
@@ -21,14 +23,21 @@ public struct InputName: Hashable, Sendable {
     path = String(text[..<open])
     let options = text[text.index(after: open)..<text.index(before: text.endIndex)]
     var page: Int?
+    var floor: Int?
     for pair in options.split(separator: ",") {
       let kv = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+      if kv.count == 2, kv[0] == "floor", let n = Int(kv[1]) {
+        floor = n
+        continue
+      }
       guard kv.count == 2, kv[0] == "page", let n = Int(kv[1]), n >= 0 else {
-        throw TilecutError.invalidInput(path: text, reason: "only the [page=N] option is understood, got '\(pair)'")
+        throw TilecutError.invalidInput(
+          path: text, reason: "only the [page=N] option (and [floor=K] for a tilecut output) is understood, got '\(pair)'")
       }
       page = n
     }
     self.page = page
+    self.floor = floor
   }
 
   public init(path: String, page: Int? = nil) {
@@ -239,6 +248,10 @@ public enum SourceImage {
   static func pixels(
     of source: SourceDescription, format: SourceFormat?, sequential: Bool, scale: Double, sheet: SheetClaim? = nil, bands: Bool = true
   ) throws -> VipsImageHandle {
+    // a tile store read as a source (TileMosaic): its deepest zoom's tiles, joined
+    if let mosaic = TileMosaics.mosaic(path: source.path, floor: source.storeFloor) {
+      return try cropped(convert(mosaic.image(), source: source), source: source, scale: scale)
+    }
     var image: VipsImageHandle
     if sequential, !source.isVector, let sheet, let band = source.crop, let shared = try sheet.sheet.claim(floor: sheet.floor, band: band) {
       image = shared

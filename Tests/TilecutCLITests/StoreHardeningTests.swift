@@ -63,8 +63,9 @@ struct StoreHardeningTests {
     #expect(old.status == 2 && old.stderrLines.count == 1, "\(old.status) \(old.stderr)")
     #expect(old.stderr.contains("use: tilecut get \(job.out) 5/\(tile.x)/\(tile.y)"), "\(old.stderr)")
     #expect(!FileManager.default.fileExists(atPath: job.dir + "/old.png") && old.stdout.isEmpty)
-    let bare = try runTool(["tile", job.out])
-    #expect(bare.status == 2 && bare.stderr.contains("use: tilecut get"), "\(bare.stderr)")
+    // a store alone is a source: re-tiled, not answered with get
+    let bare = try runTool(["tile", job.out, "--dry-run", "-o", job.dir + "/retiled"])
+    #expect(bare.status == 0 && !bare.stderr.contains("use: tilecut get"), "\(bare.stderr)")
     // options get does not use: refused, one line, usage exit
     for extra in [["--max-zoom", "3"], ["--bounds", "51.5,-0.12,51.6,-0.11"], ["--store", "mbtiles"]] {
       let u = try runTool(["get", job.out, "5/\(tile.x)/\(tile.y)", "-o", job.dir + "/u.png"] + extra)

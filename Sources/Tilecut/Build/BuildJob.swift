@@ -142,8 +142,13 @@ public struct BuildJob {
     for building in project.buildings {
       for spec in building.floors {
         let floor = try located(spec.mark, building, spec) { try Floor(spec.floor, option: "floor") }
-        let name = InputName(path: spec.source, page: spec.page)
-        let header = try SourceImage.header(of: name, maxPixels: base.run.maxPixels)
+        var name = InputName(path: spec.source, page: spec.page)
+        // `source: out[floor=2]`: one floor of a tilecut output, re-tiled
+        if let parsed = try? InputName(parsing: spec.source), let floor = parsed.floor, parsed.page == nil {
+          name = InputName(path: parsed.path, page: spec.page)
+          name.floor = floor
+        }
+        let header = try FloorResolver.sourceHeader(of: name, maxPixels: base.run.maxPixels, maxMemory: base.run.maxMemory)
         var crop: PixelRect?
         if let band = spec.band {
           let length = band.horizontal ? header.width : header.height

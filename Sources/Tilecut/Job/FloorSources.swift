@@ -23,7 +23,7 @@ package enum FloorResolver {
           option: "--floors", reason: "\(n) floors but \(names.count) inputs; give one input per floor, or one input with --floors")
       }
       for (i, name) in names.enumerated() {
-        let header = try SourceImage.header(of: name, maxPixels: maxPixels, maxMemory: maxMemory)
+        let header = try sourceHeader(of: name, maxPixels: maxPixels, maxMemory: maxMemory)
         if header.pages > 1 && name.page == nil {
           throw TilecutError.invalidInput(
             path: name.path, reason: "has \(header.pages) pages; with several inputs name the page, e.g. '\(name.path)[page=0]'")
@@ -33,7 +33,7 @@ package enum FloorResolver {
       return out
     }
     let name = names[0]
-    let header = try SourceImage.header(of: name, maxPixels: maxPixels, maxMemory: maxMemory)
+    let header = try sourceHeader(of: name, maxPixels: maxPixels, maxMemory: maxMemory)
     let n = options.floors ?? 1
     if n == 1 { return [floorSource(try options.floor(0), name, header, crop: nil)] }
     if name.page == nil && header.pages > 1 {
@@ -42,7 +42,7 @@ package enum FloorResolver {
       }
       for page in 0..<n {
         let pageName = InputName(path: name.path, page: page)
-        let pageHeader = try SourceImage.header(of: pageName, maxPixels: maxPixels, maxMemory: maxMemory)
+        let pageHeader = try sourceHeader(of: pageName, maxPixels: maxPixels, maxMemory: maxMemory)
         out.append(floorSource(try options.floor(page), pageName, pageHeader, crop: nil))
       }
       return out
@@ -67,10 +67,16 @@ package enum FloorResolver {
     return out
   }
 
+  /// An input's header: a tile store's raster (`TileStoreSource`), else the image's.
+  static func sourceHeader(of name: InputName, maxPixels: Int, maxMemory: Int) throws -> SourceHeader {
+    if let header = try TileStoreSource.header(of: name, maxPixels: maxPixels, maxMemory: maxMemory) { return header }
+    return try SourceImage.header(of: name, maxPixels: maxPixels, maxMemory: maxMemory)
+  }
+
   static func floorSource(_ floor: Floor, _ name: InputName, _ header: SourceHeader, crop: PixelRect?) -> FloorSource {
     let description = SourceDescription(
       path: name.path, page: name.page, crop: crop, width: crop?.width ?? header.width,
-      height: crop?.height ?? header.height, isVector: header.isVector)
+      height: crop?.height ?? header.height, isVector: header.isVector, storeFloor: name.floor)
     return FloorSource(floor: floor, input: name, header: header, description: description)
   }
 }

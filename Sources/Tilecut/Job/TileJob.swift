@@ -413,18 +413,20 @@ public struct TileJob {
     let anchor = pathAnchor
     return try plan.floors.map { f in
       let path = f.source.input.path
+      // a tilecut output read as a source: its manifest (every tile's digest) stands for it
+      let file = TileStoreSource.digestPath(path)
       let before = Self.identity(path)
       let digest: String
       if let before, let cached = cache[anchor.relative(path)], cached.identity == before {
         digest = cached.sha256
       } else {
-        digest = try Vips.sha256(ofFile: path)
+        digest = try Vips.sha256(ofFile: file)
         guard let before, Self.identity(path) == before else {
           throw TilecutError.invalidInput(path: path, reason: "changed while it was read; run again when it is complete")
         }
         cache[anchor.relative(path)] = (before, digest)
       }
-      let st = Self.stat(path)
+      let st = Self.stat(file)
       return Manifest.Source(
         floor: f.source.floor, path: path, sha256: digest, page: f.source.input.page, width: f.source.description.width,
         height: f.source.description.height, bytes: st?.bytes, modified: st?.modified, identity: before)
@@ -458,7 +460,8 @@ public struct TileJob {
   }
 
   /// What names one version of a file: device, inode, size, modification and change times (ns).
-  static func identity(_ path: String) -> String? { fileIdentity(path) }
+  /// A tilecut output read as a source is named by its manifest's.
+  static func identity(_ path: String) -> String? { fileIdentity(TileStoreSource.digestPath(path)) }
 
   /// What makes an output: the version and renderer revision that wrote it (either
   /// changed, it is rendered again), libvips, the sources by content and the options.

@@ -55,6 +55,15 @@ public struct PixelOptions: ParsableArguments {
     var description = floor.description
     guard !floor.header.isVector else { return description }
     let path = floor.input.path
+    // a tile store's raster is its tiles as sRGB RGBA8 (TileMosaic): nothing to choose
+    if TileMosaics.mosaic(path: path, floor: description.storeFloor) != nil {
+      if bands != nil || nodata != nil || scale != nil {
+        throw TilecutError.invalidOption(
+          option: bands != nil ? "--bands" : nodata != nil ? "--nodata" : "--scale",
+          reason: "\(path) is a tile store, whose tiles are read as 8-bit colour; give the option only for a raster")
+      }
+      return description
+    }
     let layout = try SourcePixels.layout(of: floor.input)
     var conversion = PixelConversion()
     var bandCount = layout.bands

@@ -18,10 +18,16 @@ public struct SourceDescription: Hashable, Sendable, Codable {
   public var isVector: Bool
   /// Band choice and scaling for sources that are not 8-bit colour (nil: none needed).
   public var conversion: PixelConversion?
+  /// A tilecut output read as a tile source: the floor whose tiles are read
+  /// (`DIR[floor=K]`), nil for any other source.
+  public var storeFloor: Int?
 
-  public init(path: String, page: Int? = nil, crop: PixelRect? = nil, width: Int, height: Int, isVector: Bool = false) {
+  public init(
+    path: String, page: Int? = nil, crop: PixelRect? = nil, width: Int, height: Int, isVector: Bool = false, storeFloor: Int? = nil
+  ) {
     self.path = path
     self.page = page
+    self.storeFloor = storeFloor
     self.crop = crop
     self.width = width
     self.height = height
