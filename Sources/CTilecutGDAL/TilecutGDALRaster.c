@@ -6,8 +6,16 @@
 #include <string.h>
 
 /* Pixels of the raster formats libvips does not read (JPEG 2000, ERDAS Imagine, ENVI,
- * GeoPackage), and GDAL's mask of any raster, read through libgdal a window at a time
- * (the rows libvips asks for), through GDAL's block cache (TC_GDAL_CACHE_BYTES). */
+ * GeoPackage), and GDAL's mask of any raster, read through libgdal in strips of whole
+ * rows (a multiple of GDAL's block height, at most TC_STRIP_BYTES), two held at a time:
+ * one RasterIO a strip lets GDAL decode the strip's blocks together (JP2OpenJPEG on
+ * its threads), and libvips' regions are copied out of the strips. */
+
+/* Bytes of one strip of rows. */
+#define TC_STRIP_BYTES (8 << 20)
+/* Rows of a strip at least (ENVI and ERDAS blocks are one row). */
+#define TC_STRIP_MIN_ROWS 64
+#define TC_STRIPS 2
 
 #define CPLPushErrorHandlerEx tc_gdal.CPLPushErrorHandlerEx
 #define CPLPopErrorHandler tc_gdal.CPLPopErrorHandler
@@ -19,6 +27,8 @@ static const char *const pixel_drivers[] = {"JP2OpenJPEG", "HFA", "ENVI", "GPKG"
 /* Every driver tilecut opens a raster with, for its mask. */
 static const char *const mask_drivers[] = {"GTiff", "PNG", "JPEG", "GIF", "WEBP", "JP2OpenJPEG", "HFA", "ENVI", "GPKG", NULL};
 
+static size_t sample_size(GDALDataType type);
+
 struct tc_gdal_raster {
   pthread_mutex_t lock;
   GDALDatasetH dataset;
@@ -27,9 +37,19 @@ struct tc_gdal_raster {
   GDALDataType type;
   /* band 1's palette as RGBA (256 entries) when its pixels are palette indices */
   unsigned char *palette;
-  /* one window of palette indices */
+  /* one strip of palette indices */
   unsigned char *indices;
-  size_t indices_size;
+  int width, height;
+  /* bytes of one pixel as read: bands × sample size, 4 for a palette, 1 for the mask */
+  size_t pixel_bytes;
+  int strip_rows;
+  /* strips of whole rows [top, top + rows) (rows 0: empty), the older one replaced */
+  struct {
+    unsigned char *pixels;
+    int top, rows;
+    unsigned long used;
+  } strips[TC_STRIPS];
+  unsigned long clock;
 };
 
 /* The first error GDAL reports while a call runs (a failure: GDAL's warnings while
@@ -94,6 +114,8 @@ static void raster_free(tc_gdal_raster *r) {
     tc_gdal.GDALClose(r->dataset);
   free(r->palette);
   free(r->indices);
+  for (int i = 0; i < TC_STRIPS; i++)
+    free(r->strips[i].pixels);
   pthread_mutex_destroy(&r->lock);
   free(r);
 }
@@ -191,6 +213,18 @@ tc_gdal_raster *tc_gdal_raster_open(const char *path, const char *const *sibling
     info->error = strdup("has complex or 64-bit integer samples, which tilecut does not read");
     goto fail;
   }
+  r->width = info->width;
+  r->height = info->height;
+  r->pixel_bytes = mask ? 1 : r->palette ? 4 : sample_size(r->type) * (size_t)r->bands;
+  int block_width = 0, block_height = 0;
+  tc_gdal.GDALGetBlockSize(first, &block_width, &block_height);
+  int rows = block_height > 0 ? block_height : 1;
+  while (rows < TC_STRIP_MIN_ROWS)
+    rows += block_height > 0 ? block_height : 1;
+  size_t row_bytes = (size_t)r->width * r->pixel_bytes;
+  if (row_bytes > 0 && (size_t)rows * row_bytes > TC_STRIP_BYTES)
+    rows = (int)(TC_STRIP_BYTES / row_bytes) > 0 ? (int)(TC_STRIP_BYTES / row_bytes) : 1;
+  r->strip_rows = rows < r->height ? rows : r->height;
   CPLPopErrorHandler();
   return r;
 fail:
@@ -213,45 +247,83 @@ static size_t sample_size(GDALDataType type) {
   }
 }
 
+/* Reads the strip of rows [top, top + rows) into `out` (rows of the whole width). */
+static CPLErr read_strip(tc_gdal_raster *r, int top, int rows, unsigned char *out, first_message *m) {
+  int width = r->width;
+  GSpacing line = (GSpacing)((size_t)width * r->pixel_bytes);
+  if (r->mask) {
+    GDALRasterBandH band = tc_gdal.GDALGetMaskBand(tc_gdal.GDALGetRasterBand(r->dataset, 1));
+    return tc_gdal.GDALRasterIO(band, GF_Read, 0, top, width, rows, out, width, rows, GDT_Byte, 1, (int)line);
+  }
+  if (r->palette) {
+    if (!r->indices && !(r->indices = malloc((size_t)width * (size_t)r->strip_rows))) {
+      snprintf(m->text, sizeof m->text, "out of memory");
+      m->count = 1;
+      return CE_Failure;
+    }
+    CPLErr status = tc_gdal.GDALRasterIO(tc_gdal.GDALGetRasterBand(r->dataset, 1), GF_Read, 0, top, width, rows, r->indices, width,
+                                         rows, GDT_Byte, 1, width);
+    for (size_t i = 0; status == CE_None && i < (size_t)width * (size_t)rows; i++)
+      memcpy(out + 4 * i, r->palette + 4 * (size_t)r->indices[i], 4);
+    return status;
+  }
+  size_t size = sample_size(r->type);
+  return tc_gdal.GDALDatasetRasterIO(r->dataset, GF_Read, 0, top, width, rows, out, width, rows, r->type, r->bands, NULL,
+                                     (int)r->pixel_bytes, line, (GSpacing)size);
+}
+
+/* The strip that holds row y, read when no slot holds it (into the least recently used). */
+static const unsigned char *strip_for(tc_gdal_raster *r, int y, first_message *m) {
+  int top = (y / r->strip_rows) * r->strip_rows;
+  int slot = 0;
+  for (int i = 0; i < TC_STRIPS; i++) {
+    if (r->strips[i].rows > 0 && r->strips[i].top == top) {
+      r->strips[i].used = ++r->clock;
+      return r->strips[i].pixels;
+    }
+    if (r->strips[i].used < r->strips[slot].used)
+      slot = i;
+  }
+  if (!r->strips[slot].pixels && !(r->strips[slot].pixels = malloc((size_t)r->width * r->pixel_bytes * (size_t)r->strip_rows))) {
+    snprintf(m->text, sizeof m->text, "out of memory for a strip of %d rows", r->strip_rows);
+    m->count = 1;
+    return NULL;
+  }
+  int rows = r->height - top < r->strip_rows ? r->height - top : r->strip_rows;
+  r->strips[slot].rows = 0;
+  if (read_strip(r, top, rows, r->strips[slot].pixels, m) != CE_None || m->count)
+    return NULL;
+  r->strips[slot].top = top;
+  r->strips[slot].rows = rows;
+  r->strips[slot].used = ++r->clock;
+  return r->strips[slot].pixels;
+}
+
 int tc_gdal_raster_read(tc_gdal_raster *r, int left, int top, int width, int height, void *buffer, ptrdiff_t line_bytes,
                         char **error) {
   *error = NULL;
   first_message m = {{0}, 0};
+  int failed = 0;
+  if (left < 0 || top < 0 || width < 0 || height < 0 || left + width > r->width || top + height > r->height) {
+    *error = strdup("a window outside the raster");
+    return -1;
+  }
   pthread_mutex_lock(&r->lock);
   CPLPushErrorHandlerEx(keep_first, &m);
-  CPLErr status;
-  if (r->mask) {
-    GDALRasterBandH band = tc_gdal.GDALGetMaskBand(tc_gdal.GDALGetRasterBand(r->dataset, 1));
-    status = tc_gdal.GDALRasterIO(band, GF_Read, left, top, width, height, buffer, width, height, GDT_Byte, 1, line_bytes);
-  } else if (r->palette) {
-    size_t need = (size_t)width * (size_t)height;
-    if (need > r->indices_size) {
-      free(r->indices);
-      r->indices = malloc(need);
-      r->indices_size = r->indices ? need : 0;
+  size_t row_bytes = (size_t)r->width * r->pixel_bytes;
+  for (int y = top; y < top + height; y++) {
+    const unsigned char *strip = strip_for(r, y, &m);
+    if (!strip) {
+      failed = 1;
+      break;
     }
-    if (!r->indices) {
-      status = CE_Failure;
-      snprintf(m.text, sizeof m.text, "out of memory");
-      m.count = 1;
-    } else {
-      status = tc_gdal.GDALRasterIO(tc_gdal.GDALGetRasterBand(r->dataset, 1), GF_Read, left, top, width, height, r->indices, width,
-                                    height, GDT_Byte, 1, width);
-      for (int y = 0; status == CE_None && y < height; y++) {
-        unsigned char *out = (unsigned char *)buffer + (size_t)y * (size_t)line_bytes;
-        const unsigned char *in = r->indices + (size_t)y * (size_t)width;
-        for (int x = 0; x < width; x++)
-          memcpy(out + 4 * (size_t)x, r->palette + 4 * (size_t)in[x], 4);
-      }
-    }
-  } else {
-    size_t size = sample_size(r->type);
-    status = tc_gdal.GDALDatasetRasterIO(r->dataset, GF_Read, left, top, width, height, buffer, width, height, r->type, r->bands,
-                                         NULL, (int)(size * (size_t)r->bands), line_bytes, (GSpacing)size);
+    int first_row = (y / r->strip_rows) * r->strip_rows;
+    memcpy((unsigned char *)buffer + (size_t)(y - top) * (size_t)line_bytes,
+           strip + (size_t)(y - first_row) * row_bytes + (size_t)left * r->pixel_bytes, (size_t)width * r->pixel_bytes);
   }
   CPLPopErrorHandler();
   pthread_mutex_unlock(&r->lock);
-  if (status != CE_None || m.count) {
+  if (failed || m.count) {
     *error = strdup(m.count ? m.text : "GDAL could not read the pixels");
     return -1;
   }

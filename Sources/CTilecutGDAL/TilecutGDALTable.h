@@ -49,6 +49,7 @@ void RegisterOGRGeoPackage(void);
   X(GDALGetColorEntryAsRGB)                                                                       \
   X(GDALGetMaskFlags)                                                                             \
   X(GDALGetMaskBand)                                                                              \
+  X(GDALGetBlockSize)                                                                             \
   X(GDALDatasetRasterIO)                                                                          \
   X(GDALRasterIO)                                                                                 \
   X(GDALSetCacheMax64)                                                                            \

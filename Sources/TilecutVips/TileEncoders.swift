@@ -180,6 +180,8 @@ extension SourceImage {
     try Vips.start()
     var alpha: Int32 = 0
     let format = try SourceFormat.detect(path: input.path)
+    // a raster GDAL reads: grey and alpha, or RGBA (an alpha band, or a palette)
+    if format == .gdal { return [2, 4].contains(try gdalImage(path: input.path).bands) }
     guard tc_has_alpha(format.loader, input.path, Int32(input.page ?? -1), &alpha) == 0 else {
       let error = VipsError.current("load")
       throw TilecutError.invalidInput(

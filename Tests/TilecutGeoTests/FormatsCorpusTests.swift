@@ -121,7 +121,9 @@ struct GDALRasterFormatTests {
     #expect(!FileManager.default.fileExists(atPath: dir + "/b"))
   }
 
-  @Test("a format GDAL knows but tilecut does not read is refused naming GDAL's driver; an ENVI header points at its data")
+  @Test(
+    "a format GDAL knows but tilecut does not read is refused naming GDAL's driver; a GeoPackage GDAL puts off the Earth and an ENVI header are refused"
+  )
   func refusals() throws {
     let root = try #require(formatsCorpusDirectory)
     let dir = try geoScratch()
@@ -135,6 +137,13 @@ struct GDALRasterFormatTests {
       let lines = run.stderr.split(separator: "\n").filter { $0.hasPrefix("error:") }
       #expect(lines.count == 1 && lines[0].hasPrefix("error: \(dir)/\(file): is ") && lines[0].contains(named), "\(run.stderr)")
     }
+    // GDAL 3.6 reads this GeoPackage as 1 × 1 px spanning thousands of degrees: refused, never placed
+    let mixed = try runBinary([root + "/gpkg/ngageoint_3857_tiles.gpkg", "-o", dir + "/out"])
+    #expect(mixed.status != 0)
+    let mixedLines = mixed.stderr.split(separator: "\n").filter { $0.hasPrefix("error:") }
+    #expect(
+      mixedLines.count == 1 && mixedLines[0].hasPrefix("error: \(root)/gpkg/ngageoint_3857_tiles.gpkg: GDAL reads its extent as")
+        && mixedLines[0].contains("which is not on the Earth"), "\(mixed.stderr)")
     let header = try runBinary([root + "/envi/geotools_envihdr.hdr", "-o", dir + "/out"])
     #expect(header.status != 0)
     #expect(header.stderr.contains("is an ENVI header; give tilecut the data file it describes"), "\(header.stderr)")
