@@ -75,6 +75,8 @@ let package = Package(
       pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
     ),
+    // libzip (libzip-dev): a KMZ's document and image read from the archive in memory, never extracted
+    .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"]), .brew(["libzip"])]),
     .systemLibrary(name: "CProj", pkgConfig: "proj", providers: [.apt(["libproj-dev", "proj-data"]), .brew(["proj"])]),
     .systemLibrary(name: "CGeoTIFF", providers: [.apt(["libgeotiff-dev"]), .brew(["libgeotiff"])]),
     .target(
@@ -109,7 +111,7 @@ let package = Package(
       dependencies: [
         "TilecutCore", "CVips", "CVipsShim", "CTilecutPNGRead", "CTilecutPNG", "CTilecutLossy", "CTilecutResample", "CTilecutDocument",
         "CTilecutPDFScan",
-        "CTilecutPlatform",
+        "CTilecutPlatform", "CZip",
         // GDAL's raster formats and masks: opened through TilecutGeo's folder of vetted links
         "TilecutGeo", "CTilecutGDAL",
       ]),

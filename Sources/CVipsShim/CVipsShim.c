@@ -177,6 +177,50 @@ int tc_load_buffer(const void *data, size_t length, VipsImage **out) {
   return *out ? 0 : -1;
 }
 
+static int free_copied(void *data, void *area) {
+  (void)area;
+  g_free(data);
+  return 0;
+}
+
+int tc_load_named_buffer(const char *loader, const void *data, size_t length, int sequential, VipsImage **out) {
+  *out = NULL;
+  char name[64];
+  if (snprintf(name, sizeof name, "%s_buffer", loader) >= (int)sizeof name)
+    return -1;
+  VipsOperation *op = vips_operation_new(name);
+  if (!op)
+    return -1;
+  void *copy = g_malloc(length ? length : 1);
+  memcpy(copy, data, length);
+  /* the blob owns the copy; the loader's source holds the blob as long as the image reads */
+  VipsBlob *blob = vips_blob_new(free_copied, copy, length);
+  GObjectClass *klass = G_OBJECT_GET_CLASS(op);
+  g_object_set(op, "buffer", blob, NULL);
+  vips_area_unref(VIPS_AREA(blob));
+  if (g_object_class_find_property(klass, "access"))
+    g_object_set(op, "access", sequential ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM, NULL);
+  if (g_object_class_find_property(klass, "fail_on"))
+    g_object_set(op, "fail_on", VIPS_FAIL_ON_WARNING, NULL);
+  if (vips_cache_operation_buildp(&op)) {
+    vips_object_unref_outputs(VIPS_OBJECT(op));
+    g_object_unref(op);
+    return -1;
+  }
+  g_object_get(op, "out", out, NULL);
+  vips_object_unref_outputs(VIPS_OBJECT(op));
+  g_object_unref(op);
+  return *out ? 0 : -1;
+}
+
+int tc_orientation(VipsImage *image, size_t *pixel_bytes) {
+  *pixel_bytes = VIPS_IMAGE_SIZEOF_PEL(image);
+  int orientation = vips_image_get_orientation(image);
+  return orientation >= 1 && orientation <= 8 ? orientation : 1;
+}
+
+int tc_autorot(VipsImage *in, VipsImage **out) { return vips_autorot(in, out, NULL); }
+
 /* The loader's own count (poppler's, libtiff's): vips_image_get_n_pages says 1
  * for anything above 10,000 pages, which would split page 1 into floors. */
 int tc_header_pages(VipsImage *image) {

@@ -100,23 +100,68 @@ static int stream_feed(TcStream *z, uint8_t *in, size_t n, TcFileCheck *out) {
   return 0;
 }
 
+/* Where a PNG's bytes come from: a file (read, skipped by seeking) or memory. */
+typedef struct {
+  int fd;
+  const uint8_t *data;
+  uint64_t size, pos;
+} TcSource;
+
+static int source_read(TcSource *src, uint8_t *dst, size_t n) {
+  if (!src->data)
+    return read_all(src->fd, dst, n);
+  if (n > src->size - src->pos)
+    return -1;
+  memcpy(dst, src->data + src->pos, n);
+  src->pos += n;
+  return 0;
+}
+
+static int source_skip(TcSource *src, uint64_t n) {
+  if (!src->data)
+    return lseek(src->fd, (off_t)n, SEEK_CUR) < 0 ? -1 : 0;
+  if (n > src->size - src->pos)
+    return -1;
+  src->pos += n;
+  return 0;
+}
+
+static int check_png(TcSource *src, int verify_stream, TcFileCheck *out);
+
 int tc_check_png(const char *filename, int verify_stream, TcFileCheck *out) {
   memset(out, 0, sizeof *out);
   int fd = open(filename, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return tc_check_refuse(out, "cannot be read (%s)", strerror(errno));
   struct stat st;
+  if (fstat(fd, &st)) {
+    close(fd);
+    return tc_check_refuse(out, "cannot be read");
+  }
+  TcSource src = {fd, NULL, (uint64_t)st.st_size, 0};
+  int result = check_png(&src, verify_stream, out);
+  close(fd);
+  return result;
+}
+
+int tc_check_png_buffer(const void *data, size_t length, int verify_stream, TcFileCheck *out) {
+  memset(out, 0, sizeof *out);
+  TcSource src = {-1, data, length, 0};
+  return check_png(&src, verify_stream, out);
+}
+
+static int check_png(TcSource *src, int verify_stream, TcFileCheck *out) {
   uint8_t *piece = malloc(TC_PIECE);
   TcStream *z = verify_stream ? calloc(1, sizeof *z) : NULL;
   int result = -1;
-  if (fstat(fd, &st) || !piece || (verify_stream && !z)) {
+  if (!piece || (verify_stream && !z)) {
     tc_check_refuse(out, "cannot be read");
     goto done;
   }
-  uint64_t size = (uint64_t)st.st_size, at = 8;
+  uint64_t size = src->size, at = 8;
   uint8_t head[13];
   static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-  if (read_all(fd, head, 8) || memcmp(head, signature, 8)) {
+  if (source_read(src, head, 8) || memcmp(head, signature, 8)) {
     tc_check_refuse(out, "is not a PNG (no PNG signature)");
     goto done;
   }
@@ -132,7 +177,7 @@ int tc_check_png(const char *filename, int verify_stream, TcFileCheck *out) {
                               : "is truncated: it ends before its IEND chunk");
       goto done;
     }
-    if (read_all(fd, head, 8)) {
+    if (source_read(src, head, 8)) {
       tc_check_refuse(out, "cannot be read");
       goto done;
     }
@@ -159,7 +204,7 @@ int tc_check_png(const char *filename, int verify_stream, TcFileCheck *out) {
     seen_end = !memcmp(type, "IEND", 4);
     if (is_idat && !z) {
       /* the PNG reader checks these itself as it reads */
-      if (lseek(fd, (off_t)length + 4, SEEK_CUR) < 0) {
+      if (source_skip(src, (uint64_t)length + 4)) {
         tc_check_refuse(out, "cannot be read");
         goto done;
       }
@@ -167,7 +212,7 @@ int tc_check_png(const char *filename, int verify_stream, TcFileCheck *out) {
       uint32_t crc = libdeflate_crc32(0, type, 4);
       for (uint32_t left = length; left > 0;) {
         uint32_t k = left < TC_PIECE ? left : TC_PIECE;
-        if (read_all(fd, piece, k)) {
+        if (source_read(src, piece, k)) {
           tc_check_refuse(out, "cannot be read");
           goto done;
         }
@@ -198,7 +243,7 @@ int tc_check_png(const char *filename, int verify_stream, TcFileCheck *out) {
         left -= k;
       }
       uint8_t tail[4];
-      if (read_all(fd, tail, 4)) {
+      if (source_read(src, tail, 4)) {
         tc_check_refuse(out, "cannot be read");
         goto done;
       }
@@ -222,7 +267,6 @@ int tc_check_png(const char *filename, int verify_stream, TcFileCheck *out) {
   }
   result = 0;
 done:
-  close(fd);
   free(piece);
   free(z);
   return result;

@@ -46,6 +46,8 @@ public struct SourceHeader: Sendable, Hashable {
   public var isVector: Bool
   /// The format its bytes say it is: its loader (`SourceFormat.loader`) is the only one that opens it.
   public var format: SourceFormat
+  /// Its EXIF orientation (1: as stored); `width` and `height` are as displayed.
+  public var orientation: Int = 1
 }
 
 /// A floor's claim on the shared reader of the sheet it is a band of.
@@ -82,10 +84,17 @@ public enum SourceImage {
     }
     guard st.st_size > 0 else { throw TilecutError.invalidInput(path: path, reason: "is empty (0 bytes)") }
     try checkSidecars(of: path)
+    // a KML or KMZ: its GroundOverlay's image is the floor's pixels
+    if let overlay = try OverlaySource.resolve(path: path, page: input.page, maxMemory: maxMemory) {
+      return try overlayHeader(overlay, maxPixels: maxPixels, maxMemory: maxMemory)
+    }
     let format = try SourceFormat.detect(path: path)
     // what the header declares against the bytes that are there, before a loader allocates
     try InputCheck.check(path: path, page: input.page, format: format, maxBytes: maxMemory)
-    let (pages, width, height) = try measure(path: path, page: input.page, format: format)
+    let (pages, storedWidth, storedHeight) = try measure(path: path, page: input.page, format: format)
+    // a photo's EXIF orientation: tiled as displayed
+    let (width, height, orientation) = try displayed(
+      path: path, format: format, width: storedWidth, height: storedHeight, maxMemory: maxMemory)
     // a document's parse (an SVG's tree: 440 MB for 200000 elements) goes back to the
     // system now: rendering parses it again on a worker thread, in another malloc arena
     if format.isVector { tc_release_free_memory() }
@@ -97,7 +106,8 @@ public enum SourceImage {
         path: path,
         reason: "is \(width) × \(height) pixels, more than --max-pixels \(maxPixels); raise --max-pixels if this is intended")
     }
-    return SourceHeader(path: path, width: width, height: height, pages: pages, isVector: format.isVector, format: format)
+    return SourceHeader(
+      path: path, width: width, height: height, pages: pages, isVector: format.isVector, format: format, orientation: orientation)
   }
 
   /// Files named after an input are read as its sidecars, by tilecut (world file,
@@ -187,6 +197,7 @@ public enum SourceImage {
   }
 
   static func open(path: String, page: Int?, sequential: Bool, format: SourceFormat? = nil) throws -> VipsImageHandle {
+    if let overlay = try OverlaySource.resolve(path: path, page: page) { return try openOverlay(overlay, sequential: sequential) }
     // libvips' pngload skips the stream's Adler-32, and jpegload lets warnings in
     // the last rows through, which tilecut's readers check
     if !sequential { try InputCheck.verifyStream(path: path) }
@@ -196,6 +207,7 @@ public enum SourceImage {
     if let page, format == .tiff, let one = try tiffPage(path: path, page: page, sequential: sequential) {
       return one
     }
+    if page == nil, let turned = try openOriented(path: path, format: format) { return turned }
     return try VipsImageHandle.make("load \(path)") { out in
       // the common PNGs, read top to bottom, decode on ISA-L's inflate (TilecutPNGRead.h)
       if page == nil, sequential, format == .png, tc_png_open(path, &out) == 1 { return 0 }

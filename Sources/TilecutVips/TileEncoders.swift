@@ -179,6 +179,9 @@ extension SourceImage {
   public static func hasAlpha(_ input: InputName) throws -> Bool {
     try Vips.start()
     var alpha: Int32 = 0
+    if let overlay = try OverlaySource.resolve(path: input.path, page: input.page) {
+      return vips_image_hasalpha(try openOverlay(overlay, sequential: false).pointer) != 0
+    }
     let format = try SourceFormat.detect(path: input.path)
     // a raster GDAL reads: grey and alpha, or RGBA (an alpha band, or a palette)
     if format == .gdal { return [2, 4].contains(try gdalImage(path: input.path).bands) }

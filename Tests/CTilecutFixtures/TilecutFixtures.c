@@ -12,6 +12,21 @@
 
 int tc_save_file(VipsImage *in, const char *filename) { return vips_image_write_to_file(in, filename, NULL); }
 
+int tc_save_oriented(VipsImage *rgba, int orientation, const char *filename) {
+  VipsImage *rgb = NULL, *copy = NULL;
+  int r = -1;
+  if (vips_extract_band(rgba, &rgb, 0, "n", 3, NULL) || vips_copy(rgb, &copy, NULL))
+    goto done;
+  vips_image_set_int(copy, "orientation", orientation);
+  r = vips_image_write_to_file(copy, filename, "Q", 95, NULL);
+done:
+  if (rgb)
+    g_object_unref(rgb);
+  if (copy)
+    g_object_unref(copy);
+  return r;
+}
+
 int tc_save_variant(VipsImage *rgba, int variant, const char *filename) {
   VipsImage *t = NULL, *u = NULL;
   int r = -1;

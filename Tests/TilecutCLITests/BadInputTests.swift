@@ -30,6 +30,8 @@ struct RunResult {
   var signalled: Bool
   var stderr: String
   var stdout: String
+  /// With `watchStaging`: whether a staging folder appeared while the run lasted.
+  var stagingSeen: Bool? = nil
   var stderrLines: [String] { stderr.split(separator: "\n").map(String.init) }
 }
 
@@ -39,7 +41,8 @@ struct RunResult {
 /// handlers are installed and rendering has begun, whatever the machine's load.
 func runTool(
   _ args: [String], shell: String? = nil, interruptAfter: (Double, Int32)? = nil,
-  interruptWhenStaging: (dir: String, name: String, signal: Int32)? = nil, timeout: Double = 60
+  interruptWhenStaging: (dir: String, name: String, signal: Int32)? = nil, watchStaging: String? = nil,
+  timeout: Double = 60
 ) throws -> RunResult {
   let process = Process()
   let binary = try tilecutBinary()
@@ -84,7 +87,14 @@ func runTool(
     kill(process.processIdentifier, sig)
   }
   let deadline = Date().addingTimeInterval(timeout)
-  while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+  var stagingSeen = false
+  while process.isRunning && Date() < deadline {
+    if let watchStaging, !stagingSeen {
+      let entries = (try? FileManager.default.contentsOfDirectory(atPath: watchStaging)) ?? []
+      stagingSeen = entries.contains { $0.contains(".tilecut-staging-") }
+    }
+    Thread.sleep(forTimeInterval: watchStaging == nil ? 0.02 : 0.002)
+  }
   if process.isRunning {
     process.terminate()
     Issue.record("timed out: \(args)")
@@ -94,7 +104,8 @@ func runTool(
   let (errBytes, outBytes) = captured.withLock { ($0.err, $0.out) }
   return RunResult(
     status: process.terminationStatus, signalled: process.terminationReason == .uncaughtSignal,
-    stderr: String(decoding: errBytes, as: UTF8.self), stdout: String(decoding: outBytes, as: UTF8.self))
+    stderr: String(decoding: errBytes, as: UTF8.self), stdout: String(decoding: outBytes, as: UTF8.self),
+    stagingSeen: watchStaging == nil ? nil : stagingSeen)
 }
 
 /// A working directory with a good previous output in `out/`.

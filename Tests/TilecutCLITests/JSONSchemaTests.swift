@@ -68,6 +68,11 @@ struct JSONSchemaTests {
       try FileManager.default.copyItem(atPath: repositoryRoot + "/examples/floorplan/" + name, toPath: dir + "/" + name)
     }
     try picture(width: 600, height: 300, transparentLeft: 100).writePNG(to: dir + "/a.png")
+    // a KML GroundOverlay placing a.png: its placement carries a note
+    let overlay =
+      "<kml><GroundOverlay><name>A</name><Icon><href>a.png</href></Icon><LatLonBox><north>51.501</north><south>51.5</south>"
+      + "<east>-0.118</east><west>-0.12</west><rotation>20</rotation></LatLonBox></GroundOverlay></kml>"
+    try overlay.write(toFile: dir + "/a.kml", atomically: true, encoding: .utf8)
     // the make run example's placement, to zoom 18 (its own zooms take longer to render)
     let office = [dir + "/office.png", "--world-file", dir + "/office-berlin.pgw", "--knockout", "white:8", "--retina-depth", "native"]
     let cases: [(String, [String], String)] = [
@@ -83,6 +88,7 @@ struct JSONSchemaTests {
         "gcp", [dir + "/a.png", "-o", dir + "/a", "--gcp", "0,0,51.5,-0.12", "--gcp", "600,0,51.5,-0.11", "--gcp", "0,300,51.499,-0.12", "--json"],
         "run.schema.json"
       ),
+      ("kml --dry-run", [dir + "/a.kml", "-o", dir + "/k", "--dry-run", "--json"], "dry-run.schema.json"),
       ("mbtiles", [dir + "/a.png", "-o", dir + "/m", "--store", "mbtiles", "--json"], "run.schema.json"),
       ("pmtiles", [dir + "/a.png", "-o", dir + "/p", "--store", "pmtiles", "--json"], "run.schema.json"),
       ("show directory", ["show", dir + "/office", "--json"], "show.schema.json"),

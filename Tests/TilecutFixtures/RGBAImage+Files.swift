@@ -17,6 +17,17 @@ extension RGBAImage {
     }
   }
 
+  /// Writes the image's RGB as a JPEG whose EXIF orientation is `orientation` (a phone's photo).
+  public func writeJPEG(to path: String, orientation: Int) throws {
+    try Vips.start()
+    try pixels.withUnsafeBytes { raw in
+      guard let image = vips_image_new_from_memory(raw.baseAddress, raw.count, Int32(width), Int32(height), 4, VIPS_FORMAT_UCHAR)
+      else { throw VipsError.current("new_from_memory") }
+      defer { g_object_unref(image) }
+      guard tc_save_oriented(image, Int32(orientation), path) == 0 else { throw VipsError.current("save \(path)") }
+    }
+  }
+
   /// Other encodings of the same pixels, for tests of input conversion.
   public enum Variant: Int32, Sendable {
     case rgba16 = 0

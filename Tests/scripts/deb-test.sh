@@ -68,8 +68,11 @@ if command -v lintian >/dev/null; then
   lintian --no-tag-display-limit "$deb" || echo "lintian: tags above (not a failure)"
 fi
 
-# installed from the file by apt, run, removed
-apt-get install -y -qq "./$deb" >/dev/null
+# installed from the file by apt, run, removed. --reinstall: a tilecut of the same
+# version left installed (a run stopped before its removal) would otherwise stay, and
+# the old binary be tested; a failure from here on removes the package too
+apt-get install -y -qq --reinstall "./$deb" >/dev/null
+trap 'apt-get remove -y -qq tilecut >/dev/null 2>&1; rm -rf "$scratch"' EXIT
 line=$(/usr/bin/tilecut --version)
 [[ "$line" =~ ^tilecut\ ${version//./\\.}\ \([0-9a-f]{7}(-dirty)?\)$ ]] || fail "/usr/bin/tilecut --version: $line"
 # (captured first: with pipefail, grep -q closing the pipe early would fail the run)
@@ -83,6 +86,7 @@ tiles=$(find "$scratch/tiles" -name '*.png' | wc -l)
 ok "apt-get install ./$deb: $line; the example placed in Berlin (PROJ), tiled ($tiles tiles) and verified"
 
 apt-get remove -y -qq tilecut >/dev/null
+trap 'rm -rf "$scratch"' EXIT
 ! dpkg -L tilecut >/dev/null 2>&1 || fail "dpkg -L tilecut still lists files after apt-get remove"
 [ ! -e /usr/bin/tilecut ] || fail "/usr/bin/tilecut is still there"
 while read -r f; do

@@ -23,6 +23,15 @@ int tc_load_named(const char *loader, const char *filename, int page, double sca
 void tc_cancel_all(void);
 
 int tc_load_buffer(const void *data, size_t length, VipsImage **out);
+/* An image held in memory (a KMZ's overlay), read by the named loader's buffer form
+ * (`jpegload` reads through `jpegload_buffer`), never by libvips' guess; the bytes are
+ * copied and freed with the image. `sequential`, `fail_on` as in tc_load_named. */
+int tc_load_named_buffer(const char *loader, const void *data, size_t length, int sequential, VipsImage **out);
+/* The EXIF orientation libvips read with the header (1: as stored, 2-8: turned or
+ * mirrored to display), and the bytes of one pixel. */
+int tc_orientation(VipsImage *image, size_t *pixel_bytes);
+/* The image turned and mirrored as its orientation says (vips_autorot): as displayed. */
+int tc_autorot(VipsImage *in, VipsImage **out);
 /* Whether `loader` gives the file (page < 0: the default page) an alpha band. */
 int tc_has_alpha(const char *loader, const char *filename, int page, int *alpha);
 int tc_header_pages(VipsImage *image);

@@ -30,6 +30,8 @@ typedef struct {
 int tc_check_refuse(TcFileCheck *out, const char *format, ...);
 
 int tc_check_png(const char *filename, int verify_stream, TcFileCheck *out);
+/* The same checks of a PNG held in memory (a KMZ's entry). */
+int tc_check_png_buffer(const void *data, size_t length, int verify_stream, TcFileCheck *out);
 
 /* A JPEG's markers up to its first scan: the frame's size and components, and
  * what a progressive or multi-scan decoder holds for it. 0 or -1 as above. */

@@ -212,6 +212,7 @@ public struct TileJob {
         "\(anchor.relative(p.source.path)) page=\(p.source.page.map(String.init) ?? "-") crop=\(p.source.crop.map { "\($0.x),\($0.y),\($0.width),\($0.height)" } ?? "-") "
         + "placement=\(p.placement.method)/\(p.placement.projection.rawValue) [\(t.a), \(t.b), \(t.c), \(t.d), \(t.e), \(t.f)] "
         + "zooms=\(zooms.min() ?? 0)-\(zooms.max() ?? 0)" + Self.geoShaping(p)
+        + (PlacementOptions.overlayImageDigest(p.placement).map { " image=\($0)" } ?? "")
     }
     return o
   }

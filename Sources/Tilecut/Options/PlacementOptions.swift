@@ -124,9 +124,12 @@ public struct PlacementOptions: ParsableArguments {
     try checkDrawingScale(floors)
     let shared = try explicitPlacement(width: anchor.width, height: anchor.height, imagePath: anchor.path, pyramid: pyramid, printer: printer)
     var noticed = false
-    let placements = try floors.map { floor -> Placement in
+    var placements = try floors.map { floor -> Placement in
       if let shared { return shared }
       let size = (floor.description.width, floor.description.height)
+      if let overlay = try OverlaySource.resolve(path: floor.input.path, page: floor.input.page) {
+        return try kmlPlacement(overlay, floor: floor, pyramid: pyramid)
+      }
       if let found = try gdalPlacement(floor, pyramid: pyramid, printer: printer) { return found }
       if let sidecar = WorldFile.findSidecar(for: floor.input.path) {
         return try worldFilePlacement(sidecar, named: false, imagePath: floor.input.path, width: size.0, height: size.1, pyramid: pyramid)
@@ -146,6 +149,15 @@ public struct PlacementOptions: ParsableArguments {
       }
       return Placement.raster(nativeZoom: nativeZoom)
     }
+    // a photo turned as its EXIF orientation says: the placement line tells
+    for (i, floor) in floors.enumerated() where floor.header.orientation != 1 {
+      let turned = "EXIF orientation \(floor.header.orientation): tiled as displayed, \(ExifOrientation.describe(floor.header.orientation))"
+      if placements[i].method == .raster {
+        printer.note("\(floor.input.path) has \(turned); a world file or control points refer to the pixels as displayed")
+      } else {
+        placements[i].note = (placements[i].note.map { $0 + "; " } ?? "") + turned
+      }
+    }
     for (floor, placement) in zip(floors, placements) where placement.method != .raster {
       printer.info(Self.describe(placement, floor: floor.floor, width: floor.description.width, height: floor.description.height))
     }
@@ -157,7 +169,8 @@ public struct PlacementOptions: ParsableArguments {
     let f = Manifest.Footprint(floor: floor, rect: placement.footprint(width: width, height: height).clampedToWorld)
     return String(
       format: "floor %d: placed by %@, CRS %@, footprint S %.6f W %.6f N %.6f E %.6f, %.3g m per source pixel", floor.number,
-      placement.method.rawValue, crsName(placement), f.south, f.west, f.north, f.east, placement.groundMetersPerPixel(width: width, height: height))
+      placement.method.rawValue + (placement.note.map { " (\($0))" } ?? ""), crsName(placement), f.south, f.west, f.north, f.east,
+      placement.groundMetersPerPixel(width: width, height: height))
       + (placement.crsOperation.map { ", datum shift: \($0)" } ?? "") + "; " + (f.location ?? "")
   }
 

@@ -87,6 +87,9 @@ public struct Placement: Hashable, Sendable, Codable {
   /// For `.projected` CRSs read by GDAL: GDAL's axis mapping (true: data X, Y are the
   /// CRS's second and first axes); nil: PROJ's visualisation order.
   public var crsAxisSwap: Bool?
+  /// What else the placement line says of how the source was placed ("KML
+  /// GroundOverlay 'Plan' of doc.kml (image img/plan.jpg), LatLonBox, rotation 45°").
+  public var note: String?
 
   public init(method: PlacementMethod, projection: SourceProjection = .webMercator, transform: AffineTransform, nativeZoom: Int? = nil) {
     self.method = method

@@ -5,6 +5,8 @@
 
 /* Writes an image in the format the file name's extension names (libvips' savers). */
 int tc_save_file(VipsImage *in, const char *filename);
+/* The RGB of `rgba` saved (as its extension says: a JPEG) with EXIF orientation `orientation`. */
+int tc_save_oriented(VipsImage *rgba, int orientation, const char *filename);
 /* Writes RGBA8 as another kind of file for tests: 0 = 16-bit RGBA PNG,
  * 1 = grey + alpha PNG, 2 = CMYK JPEG (libvips' built-in profile). */
 int tc_save_variant(VipsImage *rgba, int variant, const char *filename);

@@ -1,0 +1,165 @@
+import CVips
+import CVipsShim
+import Foundation
+import Synchronization
+import TilecutCore
+
+/// A KML document, or a KMZ archive holding one, given as a source: one of its
+/// GroundOverlays (the input's page: `plan.kmz[page=1]` is the second), whose image
+/// is the floor's pixels and whose LatLonBox or gx:LatLonQuad places it.
+///
+/// The image of a KML is a file in the KML's folder, read as any input is; the image
+/// of a KMZ is an entry of the archive, inflated into memory within the budget and
+/// read from there by its format's own libvips loader (never extracted). Every
+/// refusal names the KML or KMZ.
+public struct OverlaySource: Sendable {
+  /// Where the image's bytes are.
+  public enum Image: Sendable {
+    /// A file beside the KML (a path to open).
+    case file(String)
+    /// An entry of the KMZ, in memory, and the format its bytes say.
+    case bytes([UInt8], format: SourceFormat)
+  }
+
+  /// The `.kml` or `.kmz` as given.
+  public var document: String
+  /// The KML entry of a KMZ (`doc.kml`); nil for a KML file.
+  public var entry: String?
+  public var overlays: [KMLGroundOverlay]
+  public var index: Int
+  public var image: Image
+  /// The image as the href leads to it: an entry of the KMZ, or a path beside the KML.
+  public var imageName: String
+
+  public var overlay: KMLGroundOverlay { overlays[index] }
+
+  /// "GroundOverlay 'Name' of doc.kml (image img/a.jpg)", for the placement line.
+  public var summary: String {
+    "GroundOverlay \(overlay.label(index: index))" + (entry.map { " of \(Quote.value($0))" } ?? "") + " (image \(Quote.value(imageName)))"
+  }
+
+  /// The images (for a KMZ, with their bytes) found so far, by document and overlay.
+  private static let found = Mutex<[String: OverlaySource]>([:])
+
+  /// The file by name, size and modification time (an edited file is read again), and the overlay.
+  static func key(_ path: String, _ index: Int) -> String { "\(InputCheck.fileKey(path) ?? path)\u{0}\(index)" }
+
+  /// The overlay an input names, when the input is a KML document or a KMZ archive
+  /// holding one; nil for any other file. `maxMemory`: what a KMZ's image may take.
+  public static func resolve(path: String, page: Int?, maxMemory: Int = DecodeBudget.defaultBytes) throws -> OverlaySource? {
+    let index = page ?? 0
+    if let known = found.withLock({ $0[key(path, index)] }) {
+      // read within a larger budget before: checked against this one again
+      guard case .bytes(let bytes, _) = known.image, bytes.count > maxMemory else { return known }
+    }
+    guard let kind = kind(of: path) else { return nil }
+    do {
+      let source = try load(path: path, kind: kind, index: index, maxMemory: maxMemory)
+      found.withLock { $0[key(path, index)] = source }
+      return source
+    } catch let problem as KMLProblem {
+      throw TilecutError.invalidInput(path: path, reason: problem.reason)
+    }
+  }
+
+  /// Whether the file is a KMZ (a ZIP archive with a `.kml` entry) or KML (XML whose
+  /// root is `<kml>` or a bare `<GroundOverlay>`), from its bytes.
+  static func kind(of path: String) -> Bool? {
+    let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var st = stat()
+    guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+    var head = [UInt8](repeating: 0, count: 512)
+    let n = head.withUnsafeMutableBytes { read(fd, $0.baseAddress, 512) }
+    guard n > 0 else { return nil }
+    head.removeSubrange(n...)
+    if KMZArchive.looksLikeZip(head) {
+      // a ZIP without a KML document is refused as a ZIP archive, by the format check
+      guard let archive = try? KMZArchive(path: path), archive.documentEntry != nil else { return nil }
+      return true
+    }
+    guard SourceFormat.looksLikeXML(head), let root = try? XMLRoot.find(fd: fd, size: Int(st.st_size)) else { return nil }
+    let local = KMLDocument.local(root)
+    return local == "kml" || local == "GroundOverlay" ? false : nil
+  }
+
+  /// Reads the document, picks overlay `index`, and finds its image.
+  private static func load(path: String, kind isArchive: Bool, index: Int, maxMemory: Int) throws -> OverlaySource {
+    var archive: KMZArchive?
+    var entry: String?
+    let text: [UInt8]
+    if isArchive {
+      let kmz = try KMZArchive(path: path)
+      guard let document = kmz.documentEntry else { throw KMLProblem("holds no .kml document") }
+      archive = kmz
+      entry = document
+      text = try kmz.read(document, maxBytes: KMLDocument.maxBytes, what: "the KML document")
+    } else {
+      guard let data = FileManager.default.contents(atPath: path) else { throw KMLProblem("cannot be read") }
+      text = [UInt8](data)
+    }
+    // a problem in a KMZ's document names the entry
+    let inEntry = entry.map { "its \(Quote.value($0)) " } ?? ""
+    let overlays: [KMLGroundOverlay]
+    do { overlays = try KMLDocument.overlays(text) } catch { throw KMLProblem(inEntry + error.reason) }
+    guard !overlays.isEmpty else {
+      throw KMLProblem(
+        "\(inEntry.isEmpty ? "" : inEntry.replacingOccurrences(of: "its ", with: ""))holds no GroundOverlay; tilecut places a KML's GroundOverlay (an image with a LatLonBox or gx:LatLonQuad)"
+      )
+    }
+    guard index < overlays.count else {
+      throw KMLProblem(
+        "holds \(overlays.count) GroundOverlay\(overlays.count == 1 ? "" : "s"); page=\(index) is past the end (overlays count from 0: \(overlays.count == 1 ? "0" : "0 to \(overlays.count - 1)"))"
+      )
+    }
+    let overlay = overlays[index]
+    let label = "GroundOverlay \(overlay.label(index: index))"
+    guard let geometry = overlay.geometry else { throw KMLProblem("\(label) has no LatLonBox or gx:LatLonQuad to place it") }
+    if let problem = geometry.problem { throw KMLProblem("\(label): \(problem)") }
+    guard let href = overlay.href else { throw KMLProblem("\(label) has no image (<Icon><href>)") }
+    let relative: String
+    do { relative = try OverlayHref.resolve(href, folder: "") } catch { throw KMLProblem("\(label) " + error.reason) }
+    if let archive, let entry {
+      let folder = (entry as NSString).deletingLastPathComponent
+      let name = folder.isEmpty ? relative : folder + "/" + relative
+      let bytes = try archive.read(name, maxBytes: maxMemory, what: "the image of \(label)")
+      let format = try imageFormat(bytes, entry: name)
+      return OverlaySource(
+        document: path, entry: entry, overlays: overlays, index: index, image: .bytes(bytes, format: format), imageName: name)
+    }
+    let folder = (path as NSString).deletingLastPathComponent
+    let imagePath = folder.isEmpty ? relative : folder + "/" + relative
+    if let why = outside(imagePath, folder: folder.isEmpty ? "." : folder) { throw KMLProblem("\(label)'s image \(Quote.value(relative)) \(why)") }
+    // a KML whose image is a KML (itself, or one leading back) would be read without end
+    if kind(of: imagePath) != nil {
+      throw KMLProblem("\(label)'s image \(Quote.value(relative)) is a KML or KMZ, not an image")
+    }
+    return OverlaySource(document: path, entry: nil, overlays: overlays, index: index, image: .file(imagePath), imageName: imagePath)
+  }
+
+  /// Why the image beside a KML may not be read: absent, or a link leading out of the
+  /// KML's folder or into /proc, /sys or /dev.
+  static func outside(_ path: String, folder: String) -> String? {
+    guard let real = SidecarPath.resolved(path) else { return "does not exist beside the KML" }
+    guard let home = SidecarPath.resolved(folder) else { return "is not in a folder tilecut can read" }
+    if ["/proc", "/sys", "/dev"].contains(where: { real == $0 || real.hasPrefix($0 + "/") }) && !real.hasPrefix("/dev/shm/") {
+      return "leads into the system's files; tilecut reads an overlay's image only from the KML's folder"
+    }
+    let inside = home == "/" ? real.hasPrefix("/") : real.hasPrefix(home + "/")
+    return inside ? nil : "is a link that leads out of the KML's folder; tilecut reads an overlay's image only from the KML's folder"
+  }
+
+  /// The raster format of an image entry, by its bytes.
+  static func imageFormat(_ bytes: [UInt8], entry: String) throws(KMLProblem) -> SourceFormat {
+    let name = "entry \(Quote.value(entry))"
+    guard let format = SourceFormat.magic(Array(bytes.prefix(4096))), [.png, .jpeg, .webp, .tiff, .gif].contains(format) else {
+      throw KMLProblem(
+        "\(name) is \(SourceFormat.otherFormat(Array(bytes.prefix(4096)))), not an image tilecut reads in a KMZ (PNG, JPEG, WebP, TIFF or GIF)")
+    }
+    guard tc_has_operation(format.loader + "_buffer") != 0 else {
+      throw KMLProblem("\(name) is \(format.rawValue.uppercased()), which this libvips cannot read from memory (no \(format.loader)_buffer)")
+    }
+    return format
+  }
+}
