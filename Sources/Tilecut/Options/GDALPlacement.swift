@@ -100,9 +100,11 @@ extension PlacementOptions {
     let corners = [(0.0, 0.0), (w, 0), (0, h), (w, h)].map { (x: t.c + t.a * $0.0 + t.b * $0.1, y: t.f + t.d * $0.0 + t.e * $0.1) }
     let ys = corners.map(\.y)
     let xs = corners.map(\.x)
-    guard let south = ys.min(), let north = ys.max(), let west = xs.min(), let east = xs.max(), south < -90.001 || north > 90.001 else {
-      return nil
-    }
+    // a global grid whose pixel centres lie on the poles reaches half a pixel past them
+    let margin = min(10, 0.5 * max(abs(t.a), abs(t.b), abs(t.d), abs(t.e))) + 0.001
+    guard let south = ys.min(), let north = ys.max(), let west = xs.min(), let east = xs.max(),
+      south < -90 - margin || north > 90 + margin
+    else { return nil }
     func f(_ v: Double) -> String { String(format: "%.6g", v) }
     var why =
       "GDAL reads its extent as longitude \(f(west))…\(f(east)), latitude \(f(south))…\(f(north)) (\(width) × \(height) px), "
