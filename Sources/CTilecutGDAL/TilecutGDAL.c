@@ -80,6 +80,8 @@ static void load_gdal(void) {
   tc_gdal.GDALRegister_JPEG();
   tc_gdal.GDALRegister_GIF();
   tc_gdal.GDALRegister_WEBP();
+  /* a GeoPDF's georeferencing (its pixels are poppler's, rendered by tilecut) */
+  tc_gdal.GDALRegister_PDF();
   /* the raster formats libvips does not read whose pixels tilecut reads through GDAL
    * (TilecutGDALRaster.c): JPEG 2000 through OpenJPEG, ERDAS Imagine, ENVI, GeoPackage */
   tc_gdal.GDALRegister_JP2OpenJPEG();
@@ -122,6 +124,16 @@ const char *tc_gdal_load(void) {
 #define GDALCreateGCPTransformer tc_gdal.GDALCreateGCPTransformer
 #define GDALGCPTransform tc_gdal.GDALGCPTransform
 #define GDALDestroyGCPTransformer tc_gdal.GDALDestroyGCPTransformer
+#define CPLSetThreadLocalConfigOption tc_gdal.CPLSetThreadLocalConfigOption
+#define GDALGetMetadataItem tc_gdal.GDALGetMetadataItem
+#define OGR_G_CreateFromWkt tc_gdal.OGR_G_CreateFromWkt
+#define OGR_G_DestroyGeometry tc_gdal.OGR_G_DestroyGeometry
+#define OGR_G_GetGeometryType tc_gdal.OGR_G_GetGeometryType
+#define OGR_G_GetGeometryCount tc_gdal.OGR_G_GetGeometryCount
+#define OGR_G_GetGeometryRef tc_gdal.OGR_G_GetGeometryRef
+#define OGR_G_GetPointCount tc_gdal.OGR_G_GetPointCount
+#define OGR_G_GetX tc_gdal.OGR_G_GetX
+#define OGR_G_GetY tc_gdal.OGR_G_GetY
 
 /* GDAL's messages go into a buffer, never to stderr. */
 typedef struct {
@@ -317,4 +329,157 @@ void tc_gdal_gcp_destroy(void *transformer) {
     return;
   t->destroy(t->argument);
   free(t);
+}
+
+/* GDAL's debug lines while it opens a PDF page tell which georeferencing it read:
+ * "OGC Encoding Best Practice style detected" (an LGIDict), "Subtype = GEO" (an ISO
+ * 32000 viewport measure), "Subtype = RL" (a drawing scale, no georeferencing). */
+typedef struct {
+  message_buffer messages;
+  int lgidict, geo, rl;
+} pdf_messages;
+
+static void collect_pdf(CPLErr level, CPLErrorNum number, const char *message) {
+  pdf_messages *found = (pdf_messages *)CPLGetErrorHandlerUserData();
+  if (!found || !message)
+    return;
+  if (level == CE_Debug) {
+    if (strstr(message, "OGC Encoding Best Practice style detected"))
+      found->lgidict = 1;
+    if (strstr(message, "Subtype = GEO"))
+      found->geo = 1;
+    if (strstr(message, "Subtype = RL"))
+      found->rl = 1;
+    return;
+  }
+  (void)number;
+  message_buffer *buffer = &found->messages;
+  if (level < CE_Warning)
+    return;
+  size_t length = strlen(message);
+  if (buffer->used + length + 2 >= sizeof(buffer->text))
+    return;
+  if (buffer->used)
+    buffer->text[buffer->used++] = '\n';
+  memcpy(buffer->text + buffer->used, message, length);
+  buffer->used += length;
+  buffer->text[buffer->used] = 0;
+}
+
+/* The points of a polygon's (or each polygon's) outer ring. */
+static void ring_points(OGRGeometryH geometry, tc_gdal_pdf_info *info) {
+  /* the 2D type of a 2.5D (high bit) or ISO Z/M (thousands) one */
+  int type = (int)((unsigned)OGR_G_GetGeometryType(geometry) & 0x7fffffffu) % 1000;
+  if (type == wkbMultiPolygon) {
+    for (int i = 0; i < OGR_G_GetGeometryCount(geometry); i++)
+      ring_points(OGR_G_GetGeometryRef(geometry, i), info);
+    return;
+  }
+  if (type != wkbPolygon || OGR_G_GetGeometryCount(geometry) < 1)
+    return;
+  OGRGeometryH ring = OGR_G_GetGeometryRef(geometry, 0);
+  int count = OGR_G_GetPointCount(ring);
+  if (count <= 0 || count > 100000)
+    return;
+  double *grown = realloc(info->neatline, sizeof(double) * 2 * (size_t)(info->neatline_count + count));
+  if (!grown)
+    return;
+  info->neatline = grown;
+  for (int i = 0; i < count; i++) {
+    info->neatline[2 * info->neatline_count] = OGR_G_GetX(ring, i);
+    info->neatline[2 * info->neatline_count + 1] = OGR_G_GetY(ring, i);
+    info->neatline_count++;
+  }
+}
+
+int tc_gdal_read_pdf(const char *path, int page, const char *const *siblings, tc_gdal_pdf_info *info) {
+  memset(info, 0, sizeof(*info));
+  const char *unloadable = tc_gdal_load();
+  if (unloadable) {
+    info->error = strdup(unloadable);
+    return -2;
+  }
+  if (strncmp(path, "/vsi", 4) == 0 || strncmp(path, "PDF:", 4) == 0) {
+    info->error = strdup("is not a plain file path");
+    return 1;
+  }
+  size_t length = strlen(path) + 32;
+  char *name = malloc(length);
+  pdf_messages *found = calloc(1, sizeof(pdf_messages));
+  if (!name || !found) {
+    free(name);
+    free(found);
+    return -1;
+  }
+  /* the first page is the file itself, as GDAL opens it (with its .aux.xml, GDAL's PAM);
+   * another is GDAL's subdataset of the page (they count from 1) */
+  if (page == 0)
+    snprintf(name, length, "%s", path);
+  else
+    snprintf(name, length, "PDF:%d:%s", page + 1, path);
+  CPLPushErrorHandlerEx(collect_pdf, found);
+  /* this thread's debug lines only, while the page is opened */
+  CPLSetThreadLocalConfigOption("CPL_DEBUG", "PDF");
+  const char *drivers[] = {"PDF", NULL};
+  /* at GDAL's own DPI (150, or GDAL_PDF_DPI): the pixels an .aux.xml's geotransform means */
+  GDALDatasetH dataset = GDALOpenEx(name, GDAL_OF_RASTER | GDAL_OF_READONLY, drivers, NULL, siblings);
+  CPLSetThreadLocalConfigOption("CPL_DEBUG", NULL);
+  int result = 0;
+  if (!dataset) {
+    info->error = copy(found->messages.used ? found->messages.text : "GDAL cannot open the page");
+    result = 1;
+  } else {
+    info->width = GDALGetRasterXSize(dataset);
+    info->height = GDALGetRasterYSize(dataset);
+    double t[6] = {0, 1, 0, 0, 0, 1};
+    if (GDALGetGeoTransform(dataset, t) == CE_None) {
+      info->has_geotransform = 1;
+      memcpy(info->geotransform, t, sizeof(t));
+    }
+    info->crs_wkt = export_wkt(GDALGetSpatialRef(dataset));
+    info->crs_axis_swap = axis_swap(GDALGetSpatialRef(dataset));
+    info->gcp_count = GDALGetGCPCount(dataset);
+    const char *neatline = GDALGetMetadataItem(dataset, "NEATLINE", NULL);
+    if (neatline && *neatline) {
+      info->neatline_wkt = strdup(neatline);
+      char *cursor = info->neatline_wkt;
+      OGRGeometryH geometry = NULL;
+      if (OGR_G_CreateFromWkt(&cursor, NULL, &geometry) == OGRERR_NONE && geometry)
+        ring_points(geometry, info);
+      if (geometry)
+        OGR_G_DestroyGeometry(geometry);
+    }
+    char **files = GDALGetFileList(dataset);
+    if (files) {
+      size_t total = 0;
+      for (int i = 1; files[i]; i++)
+        total += strlen(files[i]) + 1;
+      if (total > 0 && (info->files = calloc(1, total + 1))) {
+        for (int i = 1; files[i]; i++) {
+          if (i > 1)
+            strcat(info->files, "\n");
+          strcat(info->files, files[i]);
+        }
+      }
+      CSLDestroy(files);
+    }
+    GDALClose(dataset);
+    info->warnings = copy(found->messages.used ? found->messages.text : NULL);
+  }
+  info->encoding = found->lgidict ? 1 : found->geo ? 2 : 0;
+  info->drawing_scale = found->rl;
+  CPLPopErrorHandler();
+  free(found);
+  free(name);
+  return result;
+}
+
+void tc_gdal_pdf_free(tc_gdal_pdf_info *info) {
+  free(info->files);
+  free(info->crs_wkt);
+  free(info->neatline_wkt);
+  free(info->neatline);
+  free(info->warnings);
+  free(info->error);
+  memset(info, 0, sizeof(*info));
 }

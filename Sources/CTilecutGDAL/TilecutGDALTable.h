@@ -11,6 +11,7 @@
 #include <gdal_alg.h>
 #include <gdal_frmts.h>
 #include <gdal_version.h>
+#include <ogr_api.h>
 #include <ogr_srs_api.h>
 
 /* GeoPackage's registration is declared in a C++ header (ogrsf_frmts.h); its symbol is C */
@@ -32,6 +33,7 @@ void RegisterOGRGeoPackage(void);
   X(GDALRegister_JPEG)                                                                            \
   X(GDALRegister_GIF)                                                                             \
   X(GDALRegister_WEBP)                                                                            \
+  X(GDALRegister_PDF)                                                                             \
   X(GDALRegister_JP2OpenJPEG)                                                                     \
   X(GDALRegister_HFA)                                                                             \
   X(GDALRegister_ENVI)                                                                            \
@@ -54,6 +56,16 @@ void RegisterOGRGeoPackage(void);
   X(GDALRasterIO)                                                                                 \
   X(GDALSetCacheMax64)                                                                            \
   X(CPLSetConfigOption)                                                                           \
+  X(CPLSetThreadLocalConfigOption)                                                                \
+  X(GDALGetMetadataItem)                                                                          \
+  X(OGR_G_CreateFromWkt)                                                                          \
+  X(OGR_G_DestroyGeometry)                                                                        \
+  X(OGR_G_GetGeometryType)                                                                        \
+  X(OGR_G_GetGeometryCount)                                                                       \
+  X(OGR_G_GetGeometryRef)                                                                         \
+  X(OGR_G_GetPointCount)                                                                          \
+  X(OGR_G_GetX)                                                                                   \
+  X(OGR_G_GetY)                                                                                   \
   X(CPLGetErrorHandlerUserData)                                                                   \
   X(CPLPushErrorHandler)                                                                          \
   X(CPLPushErrorHandlerEx)                                                                        \

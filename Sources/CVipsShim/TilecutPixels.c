@@ -1,6 +1,7 @@
 #include "TilecutPixels.h"
 
 #include <math.h>
+#include <string.h>
 
 void tc_pixel_layout(VipsImage *in, int *bands, int *format, int *interpretation) {
   *bands = in->Bands;
@@ -174,4 +175,110 @@ done:
   if (joined)
     g_object_unref(joined);
   return result;
+}
+
+/* A polygon (n points, x y pairs, in pixels of the image) whose inside keeps its alpha. */
+typedef struct {
+  int n;
+  double xy[];
+} clip_polygon;
+
+/* Sub-rows a pixel row is sampled at: a horizontal edge is placed within 1/16 px. */
+#define TC_CLIP_SUBROWS 8
+
+static int clip_generate(VipsRegion *out, void *seq, void *a, void *b, gboolean *stop) {
+  (void)a;
+  (void)stop;
+  VipsRegion *ir = (VipsRegion *)seq;
+  const clip_polygon *polygon = (const clip_polygon *)b;
+  VipsRect *r = &out->valid;
+  if (vips_region_prepare(ir, r))
+    return -1;
+  float *cover = g_malloc((size_t)r->width * sizeof(float));
+  double *xs = g_malloc((size_t)(polygon->n + 1) * sizeof(double));
+  for (int y = r->top; y < r->top + r->height; y++) {
+    memset(cover, 0, (size_t)r->width * sizeof(float));
+    for (int k = 0; k < TC_CLIP_SUBROWS; k++) {
+      double sy = y + (k + 0.5) / TC_CLIP_SUBROWS;
+      int count = 0;
+      for (int i = 0; i < polygon->n; i++) {
+        int j = (i + 1) % polygon->n;
+        double y0 = polygon->xy[2 * i + 1], y1 = polygon->xy[2 * j + 1];
+        if ((y0 <= sy) == (y1 <= sy))
+          continue;
+        double x0 = polygon->xy[2 * i], x1 = polygon->xy[2 * j];
+        xs[count++] = x0 + (sy - y0) / (y1 - y0) * (x1 - x0);
+      }
+      /* sorted crossings, inside between each pair (even-odd) */
+      for (int i = 1; i < count; i++)
+        for (int m = i; m > 0 && xs[m - 1] > xs[m]; m--) {
+          double t = xs[m];
+          xs[m] = xs[m - 1];
+          xs[m - 1] = t;
+        }
+      for (int i = 0; i + 1 < count; i += 2) {
+        double lo = fmax(xs[i], r->left), hi = fmin(xs[i + 1], r->left + r->width);
+        for (int x = (int)floor(lo); x < hi && x < r->left + r->width; x++) {
+          double share = fmin(hi, x + 1.0) - fmax(lo, (double)x);
+          if (share > 0)
+            cover[x - r->left] += (float)(share / TC_CLIP_SUBROWS);
+        }
+      }
+    }
+    VipsPel *p = VIPS_REGION_ADDR(ir, r->left, y);
+    VipsPel *q = VIPS_REGION_ADDR(out, r->left, y);
+    for (int x = 0; x < r->width; x++) {
+      q[4 * x] = p[4 * x];
+      q[4 * x + 1] = p[4 * x + 1];
+      q[4 * x + 2] = p[4 * x + 2];
+      double alpha = p[4 * x + 3] * fmin(1.0, (double)cover[x]) + 0.5;
+      q[4 * x + 3] = (VipsPel)(alpha > 255 ? 255 : alpha);
+    }
+  }
+  g_free(cover);
+  g_free(xs);
+  return 0;
+}
+
+int tc_clip_polygon(VipsImage *in, VipsImage **out, const double *xy, int n, int paper) {
+  if (in->Bands != 4 || in->BandFmt != VIPS_FORMAT_UCHAR || n < 3) {
+    vips_error("tc_clip_polygon", "needs RGBA8 and a polygon of 3 points or more");
+    return -1;
+  }
+  VipsImage *source = in, *flat = NULL, *opaque = NULL;
+  g_object_ref(source);
+  if (paper) {
+    /* the page's paper is white, as GDAL and PDF viewers draw it */
+    double white[] = {255, 255, 255};
+    VipsArrayDouble *background = vips_array_double_new(white, 3);
+    int r = vips_flatten(in, &flat, "background", background, NULL);
+    vips_area_unref(VIPS_AREA(background));
+    VipsImage *flat8 = NULL;
+    if (r || vips_cast(flat, &flat8, VIPS_FORMAT_UCHAR, NULL) || vips_bandjoin_const1(flat8, &opaque, 255, NULL)) {
+      if (flat8)
+        g_object_unref(flat8);
+      if (flat)
+        g_object_unref(flat);
+      g_object_unref(source);
+      return -1;
+    }
+    g_object_unref(flat8);
+    g_object_unref(flat);
+    g_object_unref(source);
+    source = opaque;
+  }
+  clip_polygon *polygon = g_malloc(sizeof(clip_polygon) + sizeof(double) * 2 * (size_t)n);
+  polygon->n = n;
+  memcpy(polygon->xy, xy, sizeof(double) * 2 * (size_t)n);
+  VipsImage *o = vips_image_new();
+  /* the polygon and the source live as long as the image */
+  g_object_set_data_full(G_OBJECT(o), "tc-clip-polygon", polygon, g_free);
+  g_object_set_data_full(G_OBJECT(o), "tc-clip-source", source, g_object_unref);
+  if (vips_image_pipelinev(o, VIPS_DEMAND_STYLE_THINSTRIP, source, NULL) ||
+      vips_image_generate(o, vips_start_one, clip_generate, vips_stop_one, source, polygon)) {
+    g_object_unref(o);
+    return -1;
+  }
+  *out = o;
+  return 0;
 }

@@ -94,6 +94,7 @@ public enum ProjectKeys {
     .init("rotation", .number, cli: "--rotation"),
     .init("worldFile", .string, cli: "--world-file"),
     .init("sourceCrs", .string, cli: "--source-crs"),
+    .init("wholePage", .bool, cli: "--whole-page"),
     .init("knockout", .string, cli: "--knockout"),
     .init("background", .string, cli: "--background"),
     .init("bands", .numbers(count: 3...4), cli: "--bands"),

@@ -303,6 +303,15 @@ public enum SourceImage {
       let width = min(Int((Double(crop.width) * s).rounded()), image.width - left)
       let height = min(Int((Double(crop.height) * s).rounded()), image.height - top)
       image = try image.map("crop \(source.path)") { tc_crop($0, &$1, Int32(left), Int32(top), Int32(width), Int32(height)) }
+      // a GeoPDF's map frame, in rendered pixels of the crop, on white paper as GDAL draws it
+      if let clip = source.clip, clip.count >= 6 {
+        var polygon: [Double] = []
+        for k in stride(from: 0, to: clip.count - 1, by: 2) {
+          polygon.append(clip[k] * s - Double(left))
+          polygon.append(clip[k + 1] * s - Double(top))
+        }
+        image = try image.map("clip \(source.path) to its map frame") { tc_clip_polygon($0, &$1, polygon, Int32(polygon.count / 2), 1) }
+      }
     }
     return image
   }

@@ -108,4 +108,38 @@ void tc_gdal_gcp_apply(void *transformer, int inverse, int n, double *xs, double
 
 void tc_gdal_gcp_destroy(void *transformer);
 
+/* A PDF page's georeferencing as GDAL's PDF driver reads it, at GDAL's own DPI (150,
+ * or GDAL_PDF_DPI), with the file's .aux.xml (GDAL's PAM) for its first page. */
+typedef struct {
+  /* GDAL's size of the page in its pixels */
+  int width, height;
+  int has_geotransform;
+  /* GDAL's pixel (x right, y down from the top-left corner) → CRS, GDAL's convention */
+  double geotransform[6];
+  char *crs_wkt;
+  int crs_axis_swap;
+  /* control points GDAL gives instead of a geotransform (their number) */
+  int gcp_count;
+  /* GDAL's NEATLINE metadata (WKT in the CRS), and its outer ring: neatline_count × (X, Y) */
+  char *neatline_wkt;
+  double *neatline;
+  int neatline_count;
+  /* 1: OGC best practice (LGIDict); 2: ISO 32000 (/VP /Measure /GEO); 0: neither */
+  int encoding;
+  /* 1: a viewport whose /Measure is /RL (a drawing scale, not georeferencing) */
+  int drawing_scale;
+  /* files GDAL read beside the PDF (its .aux.xml), newline separated */
+  char *files;
+  char *warnings;
+  char *error;
+} tc_gdal_pdf_info;
+
+/* Reads page `page` (from 0) of a PDF: the file itself for the first, as GDAL opens it,
+ * else GDAL's subdataset PDF:page+1:path. `siblings` as for tc_gdal_read. 0 on
+ * success, 1 when GDAL cannot open it (info->error says why), -2 when libgdal cannot
+ * be loaded. Nothing reaches stderr. */
+int tc_gdal_read_pdf(const char *path, int page, const char *const *siblings, tc_gdal_pdf_info *info);
+
+void tc_gdal_pdf_free(tc_gdal_pdf_info *info);
+
 #endif

@@ -26,4 +26,12 @@ int tc_scale_to_srgba(VipsImage *in, VipsImage **out, double min, double max, in
  * alpha band is combined). */
 int tc_nodata_to_alpha(VipsImage *in, VipsImage **out, double nodata);
 
+/* RGBA8 whose alpha is kept only inside a polygon (a GeoPDF's map frame; outside it,
+ * alpha 0): `n` points (x, y pairs, pixel corners of the image, any fraction, either
+ * winding); each pixel's alpha times the share of it inside (exact across, 8 sub-rows
+ * down), computed band by band as the image is read. `paper`: the page is first
+ * flattened on white paper, so that inside the polygon it is opaque, as GDAL renders
+ * a GeoPDF. */
+int tc_clip_polygon(VipsImage *in, VipsImage **out, const double *xy, int n, int paper);
+
 #endif

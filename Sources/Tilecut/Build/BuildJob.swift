@@ -158,7 +158,7 @@ public struct BuildJob {
             band.horizontal
             ? PixelRect(x: offset, y: 0, width: step, height: header.height) : PixelRect(x: 0, y: offset, width: header.width, height: step)
         }
-        let source = FloorResolver.floorSource(floor, name, header, crop: crop)
+        var sources = [FloorResolver.floorSource(floor, name, header, crop: crop)]
         let placementOptions = try placementOptions(spec)
         // the placement's warnings (GDAL's, a swapped coordinate) said of this floor; its
         // other lines the build says itself, below
@@ -167,8 +167,10 @@ public struct BuildJob {
           if line.hasPrefix("warning: ") { printer.warning("\(layerName): " + line.dropFirst("warning: ".count)) }
         })
         let placement = try located(spec.mark, building, spec) {
-          try placementOptions.resolve(floors: [source], pyramid: base.pyramid, printer: placementPrinter)
+          try placementOptions.resolve(floors: &sources, pyramid: base.pyramid, printer: placementPrinter)
         }[0]
+        // a GeoPDF page is cut to its map frame
+        let source = sources[0]
         if placement.method == .raster {
           printer.warning(
             "\(building.id) floor \(spec.floor): \(spec.source) has no placement and no georeference: it lies at the map's north-west corner; give gcp, center, bounds or a world file"

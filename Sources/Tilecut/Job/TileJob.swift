@@ -82,7 +82,7 @@ public struct TileJob {
   }
 
   package func plan() throws -> TileJobPlan {
-    let floorSources = try FloorResolver.resolve(inputs: inputs, options: floors, maxPixels: run.maxPixels, maxMemory: run.maxMemory)
+    var floorSources = try FloorResolver.resolve(inputs: inputs, options: floors, maxPixels: run.maxPixels, maxMemory: run.maxMemory)
     if let split = FloorResolver.splitDescription(floorSources) { printer.info(split) }
     try encoding.checkTransparency(floorSources.map(\.input))
     let sizes = try pyramid.tileSizes()
@@ -90,7 +90,7 @@ public struct TileJob {
     var template = try TileNameTemplate(output.name)
     template = try template.withExtension(encoder.fileExtension)
     try template.checkDistinct(sizes: sizes.map(\.pixels), floors: floorSources.map(\.floor))
-    let placements = try placement.resolve(floors: floorSources, pyramid: pyramid, printer: printer)
+    let placements = try placement.resolve(floors: &floorSources, pyramid: pyramid, printer: printer)
     let request = PlanRequest(
       minZoom: pyramid.minZoom, maxZoom: pyramid.maxZoom, tileSizes: sizes, retinaDepth: pyramid.retinaDepth,
       resampling: pyramid.resampling)

@@ -69,6 +69,12 @@ public struct PlacementOptions: ParsableArguments {
 
   @Flag(
     help:
+      "A GeoPDF page is placed whole, legend, title block and margins included (default: only its map frame, GDAL's neatline; the rest is transparent)."
+  )
+  public var wholePage = false
+
+  @Flag(
+    help:
       "Placement warnings (bounds that do not fit the image, swapped latitude and longitude) are errors, and so is an image that nothing placed on the map."
   )
   public var strict = false
@@ -113,9 +119,16 @@ public struct PlacementOptions: ParsableArguments {
     }
   }
 
-  /// One placement per floor: the options', else the file's GeoTIFF tags, else its
+  /// One placement per floor: the options', else the file's GeoTIFF tags (or a GeoPDF
+  /// page's georeferencing, which also cuts the floor to the page's map frame), else its
   /// world file (with a CRS), else raster, with a notice.
   func resolve(floors: [FloorSource], pyramid: PyramidOptions, printer: Printer) throws -> [Placement] {
+    var floors = floors
+    return try resolve(floors: &floors, pyramid: pyramid, printer: printer)
+  }
+
+  /// As `resolve(floors:pyramid:printer:)`, cutting a GeoPDF floor to its map frame in `floors`.
+  func resolve(floors: inout [FloorSource], pyramid: PyramidOptions, printer: Printer) throws -> [Placement] {
     let nativeZoom =
       pyramid.maxZoom
       ?? floors.map { PyramidPlanner.rasterMaxZoom(width: $0.description.width, height: $0.description.height) }.max() ?? 0
@@ -124,30 +137,47 @@ public struct PlacementOptions: ParsableArguments {
     try checkDrawingScale(floors)
     let shared = try explicitPlacement(width: anchor.width, height: anchor.height, imagePath: anchor.path, pyramid: pyramid, printer: printer)
     var noticed = false
-    var placements = try floors.map { floor -> Placement in
-      if let shared { return shared }
+    var placements: [Placement] = []
+    for index in floors.indices {
+      if let shared {
+        placements.append(shared)
+        continue
+      }
+      let floor = floors[index]
       let size = (floor.description.width, floor.description.height)
       if let overlay = try OverlaySource.resolve(path: floor.input.path, page: floor.input.page) {
-        return try kmlPlacement(overlay, floor: floor, pyramid: pyramid)
+        placements.append(try kmlPlacement(overlay, floor: floor, pyramid: pyramid))
+        continue
       }
-      if let found = try gdalPlacement(floor, pyramid: pyramid, printer: printer) { return found }
+      if let found = try geoPDFPlacement(&floors[index], pyramid: pyramid, printer: printer) {
+        placements.append(found)
+        continue
+      }
+      if let found = try gdalPlacement(floor, pyramid: pyramid, printer: printer) {
+        placements.append(found)
+        continue
+      }
       if let sidecar = WorldFile.findSidecar(for: floor.input.path) {
-        return try worldFilePlacement(sidecar, named: false, imagePath: floor.input.path, width: size.0, height: size.1, pyramid: pyramid)
+        placements.append(
+          try worldFilePlacement(sidecar, named: false, imagePath: floor.input.path, width: size.0, height: size.1, pyramid: pyramid))
+        continue
       }
       if strict {
         throw TilecutError.invalidOption(
           option: "--strict",
           reason:
             "\(floor.input.path) has no georeference, and --strict refuses an image that nothing placed; give --bounds, --gcp, --center, a world file with a .prj, or a GeoTIFF"
+            + (Self.georeferencedPageHint(floor) ?? "")
         )
       }
       if !noticed {
         printer.note(
           "\(floor.input.path) has no georeference: it is placed in pixel space at the map's north-west corner (85.05° N, 180° W), native at zoom \(nativeZoom); to put it on the map give --bounds, --gcp, --center, a world file with a .prj, or a GeoTIFF (--strict refuses such an image)"
+            + (Self.georeferencedPageHint(floor) ?? "")
         )
         noticed = true
       }
-      return Placement.raster(nativeZoom: nativeZoom)
+      placements.append(Placement.raster(nativeZoom: nativeZoom))
     }
     // a photo turned as its EXIF orientation says: the placement line tells
     for (i, floor) in floors.enumerated() where floor.header.orientation != 1 {
@@ -169,9 +199,18 @@ public struct PlacementOptions: ParsableArguments {
     let f = Manifest.Footprint(floor: floor, rect: placement.footprint(width: width, height: height).clampedToWorld)
     return String(
       format: "floor %d: placed by %@, CRS %@, footprint S %.6f W %.6f N %.6f E %.6f, %.3g m per source pixel", floor.number,
-      placement.method.rawValue + (placement.note.map { " (\($0))" } ?? ""), crsName(placement), f.south, f.west, f.north, f.east,
+      methodName(placement.method) + (placement.note.map { " (\($0))" } ?? ""), crsName(placement), f.south, f.west, f.north, f.east,
       placement.groundMetersPerPixel(width: width, height: height))
       + (placement.crsOperation.map { ", datum shift: \($0)" } ?? "") + "; " + (f.location ?? "")
+  }
+
+  /// How a placement was given, for people: its method, or a GeoPDF's encoding.
+  static func methodName(_ method: PlacementMethod) -> String {
+    switch method {
+    case .geoPDFLGIDict: return "GeoPDF, " + GeoPDFPage.Encoding.lgidict.label
+    case .geoPDFISO32000: return "GeoPDF, " + GeoPDFPage.Encoding.iso32000.label
+    default: return method.rawValue
+    }
   }
 
   /// The CRS a placement's numbers were given in, for people.

@@ -33,6 +33,10 @@ public struct PlacementMethod: RawRepresentable, Hashable, Sendable, Codable, Cu
   public static let geotiffGCP = PlacementMethod(rawValue: "geotiff-gcp")
   /// Control points another GDAL driver read from the file, fitted.
   public static let gcpFile = PlacementMethod(rawValue: "gcp-file")
+  /// A GeoPDF page's georeferencing, read by GDAL's PDF driver: OGC's best practice
+  /// (an LGIDict) or ISO 32000 (a viewport whose measure is `/GEO`).
+  public static let geoPDFLGIDict = PlacementMethod(rawValue: "geopdf-lgidict")
+  public static let geoPDFISO32000 = PlacementMethod(rawValue: "geopdf-iso32000")
   /// The georeference another GDAL driver read (its name, lower case).
   public static func driver(_ name: String) -> PlacementMethod { PlacementMethod(rawValue: name.lowercased()) }
 
@@ -90,6 +94,10 @@ public struct Placement: Hashable, Sendable, Codable {
   /// What else the placement line says of how the source was placed ("KML
   /// GroundOverlay 'Plan' of doc.kml (image img/plan.jpg), LatLonBox, rotation 45°").
   public var note: String?
+  /// The part of the source that is placed (a GeoPDF's map frame): a polygon, x, y
+  /// pairs in source pixels; the footprint is its outline, and pixels outside it are
+  /// transparent.
+  public var sourceClip: [Double]?
 
   public init(method: PlacementMethod, projection: SourceProjection = .webMercator, transform: AffineTransform, nativeZoom: Int? = nil) {
     self.method = method
@@ -124,6 +132,10 @@ public struct Placement: Hashable, Sendable, Codable {
   /// The world box the source covers (before clipping to the world).
   public func footprint(width: Int, height: Int) -> WorldRect {
     if projection == .projected, let mappedFootprint { return mappedFootprint }
+    if let c = sourceClip, c.count >= 6 {
+      // an affine map (to Mercator or lon/lat) keeps the polygon's edges inside its vertices' box
+      return WorldRect(enclosing: stride(from: 0, to: c.count - 1, by: 2).map { world(col: c[$0], row: c[$0 + 1]) })
+    }
     return WorldRect(enclosing: corners(width: width, height: height))
   }
 

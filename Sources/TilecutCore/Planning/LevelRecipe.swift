@@ -180,7 +180,8 @@ public enum LevelGeometry {
       return .affine([inv.a, inv.b, centre.x - 0.5, inv.d, inv.e, centre.y - 0.5], forwardScale: map)
     }
     let t = placement.transform
-    let s = 1 / (scale * shrink)
+    // source pixel → pixel of the image read: a document rendered at `scale`, then box-shrunk
+    let s = scale / shrink
     // col = (lon - c) / a, lon = 360 (X + 0.5 + rx) / W - 180
     let lonPerX = 360 / worldPixels
     let lon0 = 360 * (Double(region.x) + 0.5) / worldPixels - 180

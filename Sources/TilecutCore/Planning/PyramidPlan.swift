@@ -8,6 +8,10 @@ public struct SourceDescription: Hashable, Sendable, Codable {
   public var page: Int?
   /// A band of a stacked sheet: the rectangle of the page that holds this floor.
   public var crop: PixelRect?
+  /// A GeoPDF page's map frame (its neatline, or the whole page): a polygon, x, y pairs
+  /// in points of the whole page, drawn on white paper as GDAL draws it; what lies
+  /// outside it is transparent.
+  public var clip: [Double]?
   public var width: Int
   public var height: Int
   /// PDF and SVG can be rendered at any density instead of being resampled.
