@@ -42,7 +42,7 @@ let package = Package(
     // the PNG reader: ISA-L's inflate and libdeflate's checksums, a libvips image source
     .target(name: "CTilecutPNGRead", dependencies: ["CVips", "CISAL", "CDeflate", "CVipsShim"]),
     .target(
-      name: "CVipsShim", dependencies: ["CVips", "CISAL", "CDeflate", "CTilecutPlatform"],
+      name: "CVipsShim", dependencies: ["CVips", "CISAL", "CDeflate", "CTilecutPlatform", "CTilecutGDAL"],
       // libjpeg (libvips' own): a JPEG's whole scan decoded once, any warning an error (TilecutJPEGScan.h)
       linkerSettings: [.linkedLibrary("jpeg")]),
     // the PNG writer (libdeflate) and the resampler: plain C, no libvips
@@ -112,6 +112,8 @@ let package = Package(
         "TilecutCore", "CVips", "CVipsShim", "CTilecutPNGRead", "CTilecutPNG", "CTilecutLossy", "CTilecutResample", "CTilecutDocument",
         "CTilecutPDFScan",
         "CTilecutPlatform", "CZip",
+        // GDAL's raster formats and masks: opened through TilecutGeo's folder of vetted links
+        "TilecutGeo", "CTilecutGDAL",
       ]),
     // the project file (tilecut.yml) as types, its loader and its validation
     .target(name: "TilecutProject", dependencies: ["TilecutCore", .product(name: "Yams", package: "Yams")]),

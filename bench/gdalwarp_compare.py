@@ -31,6 +31,8 @@ for f in sorted(files):
                     width=256, height=256, resampleAlg="bilinear", dstAlpha=True)
     r = ref.ReadAsArray().astype(np.int32)  # 4,256,256
     if r.shape[0] == 2: r = np.concatenate([r[:1], r[:1], r[:1], r[1:]])
+    # more than 3 bands of data (an ERDAS or ENVI scene): its first three, and the alpha -dstalpha adds last
+    if r.shape[0] > 4: r = np.concatenate([r[:3], r[-1:]])
     ds = gdal.Open(f)
     if ds.RasterCount == 1 and ds.GetRasterBand(1).GetColorTable() is not None:
         ds = gdal.Translate("", ds, format="MEM", rgbExpand="rgba")

@@ -7,72 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cpl_conv.h>
-#include <cpl_error.h>
-#include <cpl_string.h>
-#include <gdal.h>
-#include <gdal_alg.h>
-#include <gdal_frmts.h>
-#include <gdal_version.h>
-#include <ogr_api.h>
-#include <ogr_srs_api.h>
+#include "TilecutGDALTable.h"
 
-/* libgdal is loaded when a file first asks for it, not when tilecut starts: linked,
- * it brings about a hundred libraries (HDF5, NetCDF, Xerces, MySQL, ...) that cost
- * every run 70 ms and 21 MB before it reads a byte, and most jobs (plans without a
- * georeference, PDFs, SVGs) never call it. `make` builds leave it out of the link
- * (`make quiet-pc`); a plain `swift build` links it, and the symbols are
- * then found in the process. Every GDAL function below goes through this table. */
-#define TC_GDAL_FUNCTIONS(X)                                                                      \
-  X(GDALRegister_GTiff)                                                                           \
-  X(GDALRegister_PNG)                                                                             \
-  X(GDALRegister_JPEG)                                                                            \
-  X(GDALRegister_GIF)                                                                             \
-  X(GDALRegister_WEBP)                                                                            \
-  X(GDALRegister_PDF)                                                                             \
-  X(CPLSetThreadLocalConfigOption)                                                                \
-  X(GDALGetMetadataItem)                                                                          \
-  X(OGR_G_CreateFromWkt)                                                                          \
-  X(OGR_G_DestroyGeometry)                                                                        \
-  X(OGR_G_GetGeometryType)                                                                        \
-  X(OGR_G_GetGeometryCount)                                                                       \
-  X(OGR_G_GetGeometryRef)                                                                         \
-  X(OGR_G_GetPointCount)                                                                          \
-  X(OGR_G_GetX)                                                                                   \
-  X(OGR_G_GetY)                                                                                   \
-  X(CPLGetErrorHandlerUserData)                                                                   \
-  X(CPLPushErrorHandler)                                                                          \
-  X(CPLPushErrorHandlerEx)                                                                        \
-  X(CPLPopErrorHandler)                                                                           \
-  X(CPLQuietErrorHandler)                                                                         \
-  X(VSIFree)                                                                                      \
-  X(CSLDestroy)                                                                                   \
-  X(OSRExportToWktEx)                                                                             \
-  X(OSRGetDataAxisToSRSAxisMapping)                                                               \
-  X(GDALOpenEx)                                                                                   \
-  X(GDALClose)                                                                                    \
-  X(GDALGetDatasetDriver)                                                                         \
-  X(GDALGetDriverShortName)                                                                       \
-  X(GDALGetRasterXSize)                                                                           \
-  X(GDALGetRasterYSize)                                                                           \
-  X(GDALGetGeoTransform)                                                                          \
-  X(GDALGetSpatialRef)                                                                            \
-  X(GDALGetGCPCount)                                                                              \
-  X(GDALGetGCPs)                                                                                  \
-  X(GDALGetGCPSpatialRef)                                                                         \
-  X(GDALGetFileList)                                                                              \
-  X(GDALCreateTPSTransformer)                                                                     \
-  X(GDALTPSTransform)                                                                             \
-  X(GDALDestroyTPSTransformer)                                                                    \
-  X(GDALCreateGCPTransformer)                                                                     \
-  X(GDALGCPTransform)                                                                             \
-  X(GDALDestroyGCPTransformer)
-
-static struct {
-#define TC_GDAL_FIELD(name) __typeof__(&name) name;
-  TC_GDAL_FUNCTIONS(TC_GDAL_FIELD)
-#undef TC_GDAL_FIELD
-} gdal;
+tc_gdal_table tc_gdal;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static char load_error[512];
@@ -128,8 +65,8 @@ static void load_gdal(void) {
   if (!handle)
     return;
 #define TC_GDAL_LOAD(name)                                                                        \
-  gdal.name = (__typeof__(&name))dlsym(handle, #name);                                            \
-  if (!gdal.name) {                                                                               \
+  tc_gdal.name = (__typeof__(&name))dlsym(handle, #name);                                            \
+  if (!tc_gdal.name) {                                                                               \
     snprintf(load_error, sizeof load_error, "libgdal has no %s; install GDAL %d.%d or newer", #name, \
              GDAL_VERSION_MAJOR, GDAL_VERSION_MINOR);                                             \
     return;                                                                                       \
@@ -138,13 +75,21 @@ static void load_gdal(void) {
 #undef TC_GDAL_LOAD
   /* Only the drivers of the formats tilecut reads: no plugins, nothing that could
    * start a program or reach the network. */
-  gdal.GDALRegister_GTiff();
-  gdal.GDALRegister_PNG();
-  gdal.GDALRegister_JPEG();
-  gdal.GDALRegister_GIF();
-  gdal.GDALRegister_WEBP();
+  tc_gdal.GDALRegister_GTiff();
+  tc_gdal.GDALRegister_PNG();
+  tc_gdal.GDALRegister_JPEG();
+  tc_gdal.GDALRegister_GIF();
+  tc_gdal.GDALRegister_WEBP();
   /* a GeoPDF's georeferencing (its pixels are poppler's, rendered by tilecut) */
-  gdal.GDALRegister_PDF();
+  tc_gdal.GDALRegister_PDF();
+  /* the raster formats libvips does not read whose pixels tilecut reads through GDAL
+   * (TilecutGDALRaster.c): JPEG 2000 through OpenJPEG, ERDAS Imagine, ENVI, GeoPackage */
+  tc_gdal.GDALRegister_JP2OpenJPEG();
+  tc_gdal.GDALRegister_HFA();
+  tc_gdal.GDALRegister_ENVI();
+  tc_gdal.RegisterOGRGeoPackage();
+  /* GDAL's block cache: what it holds of decoded blocks while tilecut reads strips */
+  tc_gdal.GDALSetCacheMax64((GIntBig)TC_GDAL_CACHE_BYTES);
 }
 
 const char *tc_gdal_load(void) {
@@ -152,43 +97,43 @@ const char *tc_gdal_load(void) {
   return load_error[0] ? load_error : NULL;
 }
 
-#define CPLGetErrorHandlerUserData gdal.CPLGetErrorHandlerUserData
-#define CPLPushErrorHandler gdal.CPLPushErrorHandler
-#define CPLPushErrorHandlerEx gdal.CPLPushErrorHandlerEx
-#define CPLPopErrorHandler gdal.CPLPopErrorHandler
-#define CPLQuietErrorHandler gdal.CPLQuietErrorHandler
-#define VSIFree gdal.VSIFree
-#define CSLDestroy gdal.CSLDestroy
-#define OSRExportToWktEx gdal.OSRExportToWktEx
-#define OSRGetDataAxisToSRSAxisMapping gdal.OSRGetDataAxisToSRSAxisMapping
-#define GDALOpenEx gdal.GDALOpenEx
-#define GDALClose gdal.GDALClose
-#define GDALGetDatasetDriver gdal.GDALGetDatasetDriver
-#define GDALGetDriverShortName gdal.GDALGetDriverShortName
-#define GDALGetRasterXSize gdal.GDALGetRasterXSize
-#define GDALGetRasterYSize gdal.GDALGetRasterYSize
-#define GDALGetGeoTransform gdal.GDALGetGeoTransform
-#define GDALGetSpatialRef gdal.GDALGetSpatialRef
-#define GDALGetGCPCount gdal.GDALGetGCPCount
-#define GDALGetGCPs gdal.GDALGetGCPs
-#define GDALGetGCPSpatialRef gdal.GDALGetGCPSpatialRef
-#define GDALGetFileList gdal.GDALGetFileList
-#define GDALCreateTPSTransformer gdal.GDALCreateTPSTransformer
-#define GDALTPSTransform gdal.GDALTPSTransform
-#define GDALDestroyTPSTransformer gdal.GDALDestroyTPSTransformer
-#define GDALCreateGCPTransformer gdal.GDALCreateGCPTransformer
-#define GDALGCPTransform gdal.GDALGCPTransform
-#define GDALDestroyGCPTransformer gdal.GDALDestroyGCPTransformer
-#define CPLSetThreadLocalConfigOption gdal.CPLSetThreadLocalConfigOption
-#define GDALGetMetadataItem gdal.GDALGetMetadataItem
-#define OGR_G_CreateFromWkt gdal.OGR_G_CreateFromWkt
-#define OGR_G_DestroyGeometry gdal.OGR_G_DestroyGeometry
-#define OGR_G_GetGeometryType gdal.OGR_G_GetGeometryType
-#define OGR_G_GetGeometryCount gdal.OGR_G_GetGeometryCount
-#define OGR_G_GetGeometryRef gdal.OGR_G_GetGeometryRef
-#define OGR_G_GetPointCount gdal.OGR_G_GetPointCount
-#define OGR_G_GetX gdal.OGR_G_GetX
-#define OGR_G_GetY gdal.OGR_G_GetY
+#define CPLGetErrorHandlerUserData tc_gdal.CPLGetErrorHandlerUserData
+#define CPLPushErrorHandler tc_gdal.CPLPushErrorHandler
+#define CPLPushErrorHandlerEx tc_gdal.CPLPushErrorHandlerEx
+#define CPLPopErrorHandler tc_gdal.CPLPopErrorHandler
+#define CPLQuietErrorHandler tc_gdal.CPLQuietErrorHandler
+#define VSIFree tc_gdal.VSIFree
+#define CSLDestroy tc_gdal.CSLDestroy
+#define OSRExportToWktEx tc_gdal.OSRExportToWktEx
+#define OSRGetDataAxisToSRSAxisMapping tc_gdal.OSRGetDataAxisToSRSAxisMapping
+#define GDALOpenEx tc_gdal.GDALOpenEx
+#define GDALClose tc_gdal.GDALClose
+#define GDALGetDatasetDriver tc_gdal.GDALGetDatasetDriver
+#define GDALGetDriverShortName tc_gdal.GDALGetDriverShortName
+#define GDALGetRasterXSize tc_gdal.GDALGetRasterXSize
+#define GDALGetRasterYSize tc_gdal.GDALGetRasterYSize
+#define GDALGetGeoTransform tc_gdal.GDALGetGeoTransform
+#define GDALGetSpatialRef tc_gdal.GDALGetSpatialRef
+#define GDALGetGCPCount tc_gdal.GDALGetGCPCount
+#define GDALGetGCPs tc_gdal.GDALGetGCPs
+#define GDALGetGCPSpatialRef tc_gdal.GDALGetGCPSpatialRef
+#define GDALGetFileList tc_gdal.GDALGetFileList
+#define GDALCreateTPSTransformer tc_gdal.GDALCreateTPSTransformer
+#define GDALTPSTransform tc_gdal.GDALTPSTransform
+#define GDALDestroyTPSTransformer tc_gdal.GDALDestroyTPSTransformer
+#define GDALCreateGCPTransformer tc_gdal.GDALCreateGCPTransformer
+#define GDALGCPTransform tc_gdal.GDALGCPTransform
+#define GDALDestroyGCPTransformer tc_gdal.GDALDestroyGCPTransformer
+#define CPLSetThreadLocalConfigOption tc_gdal.CPLSetThreadLocalConfigOption
+#define GDALGetMetadataItem tc_gdal.GDALGetMetadataItem
+#define OGR_G_CreateFromWkt tc_gdal.OGR_G_CreateFromWkt
+#define OGR_G_DestroyGeometry tc_gdal.OGR_G_DestroyGeometry
+#define OGR_G_GetGeometryType tc_gdal.OGR_G_GetGeometryType
+#define OGR_G_GetGeometryCount tc_gdal.OGR_G_GetGeometryCount
+#define OGR_G_GetGeometryRef tc_gdal.OGR_G_GetGeometryRef
+#define OGR_G_GetPointCount tc_gdal.OGR_G_GetPointCount
+#define OGR_G_GetX tc_gdal.OGR_G_GetX
+#define OGR_G_GetY tc_gdal.OGR_G_GetY
 
 /* GDAL's messages go into a buffer, never to stderr. */
 typedef struct {
@@ -252,7 +197,7 @@ int tc_gdal_read(const char *path, const char *const *siblings, tc_gdal_info *in
   if (!buffer)
     return -1;
   CPLPushErrorHandlerEx(collect, buffer);
-  const char *drivers[] = {"GTiff", "PNG", "JPEG", "GIF", "WEBP", NULL};
+  const char *drivers[] = {"GTiff", "PNG", "JPEG", "GIF", "WEBP", "JP2OpenJPEG", "HFA", "ENVI", "GPKG", NULL};
   /* GDAL looks for sidecars among these names (the folder is tilecut's own folder of
    * vetted links); the list always holds the file's own name, as an empty one would
    * let GDAL probe every name it wants */

@@ -78,19 +78,29 @@ extension GDALGeoreference {
   /// is loaded on first use): a TIFF carries its keys; a PNG, JPEG, GIF or WebP is
   /// georeferenced only by a file beside it named after it (`plan.png.aux.xml`,
   /// `plan.pgw`, `plan.wld`, `plan.tab`: `WorldFile.namedSiblings`), as GDAL looks for
-  /// them; other formats have no driver among the ones tilecut registers.
+  /// them; JPEG 2000, ERDAS Imagine, GeoPackage and ENVI (a `.hdr` beside it) are read
+  /// by GDAL whole; other formats have no driver among the ones tilecut registers.
   static func mayHaveGeoreference(path: String) -> Bool {
     guard let handle = FileHandle(forReadingAtPath: path) else { return true }
-    let head = [UInt8]((try? handle.read(upToCount: 12)) ?? Data())
+    let head = [UInt8]((try? handle.read(upToCount: 16)) ?? Data())
     try? handle.close()
     func starts(_ magic: [UInt8], at offset: Int = 0) -> Bool {
       head.count >= offset + magic.count && Array(head[offset..<offset + magic.count]) == magic
     }
     if starts([0x49, 0x49]) || starts([0x4D, 0x4D]) { return true }  // TIFF and BigTIFF, either byte order
+    // the rasters whose pixels GDAL reads (GDALRaster): JPEG 2000 (jp2 box or bare
+    // codestream), ERDAS Imagine, GeoPackage (SQLite), and ENVI, whose .hdr beside it says
+    if starts([0x00, 0x00, 0x00, 0x0C, 0x6A, 0x50, 0x20, 0x20]) || starts([0xFF, 0x4F, 0xFF, 0x51])
+      || starts(Array("EHFA_HEADER_TAG".utf8)) || starts(Array("SQLite format 3".utf8))
+    {
+      return true
+    }
     let raster =
       starts([0x89, 0x50, 0x4E, 0x47]) || starts([0xFF, 0xD8, 0xFF]) || starts([0x47, 0x49, 0x46, 0x38])
       || (starts([0x52, 0x49, 0x46, 0x46]) && starts([0x57, 0x45, 0x42, 0x50], at: 8))
-    guard raster else { return false }
+    guard raster else {
+      return WorldFile.namedSiblings(of: path)?.contains { $0.lowercased().hasSuffix(".hdr") } ?? false
+    }
     // unlisted folder: let GDAL look
     return WorldFile.namedSiblings(of: path).map { !$0.isEmpty } ?? true
   }

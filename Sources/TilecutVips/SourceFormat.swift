@@ -1,12 +1,15 @@
 import CVipsShim
 import Foundation
 import TilecutCore
+import TilecutGeo
 
 /// An input's format as its bytes say, decided before libvips sees the file: only
 /// these are loaded, each by its own libvips loader, never by libvips' guess (which
 /// hands unknown formats to ImageMagick, and ImageMagick starts other programs).
+/// `gdal`: a raster libvips does not read whose pixels libgdal reads (JPEG 2000, ERDAS
+/// Imagine, ENVI, GeoPackage: `GDALRaster.pixelDrivers`), as GDAL's drivers identify it.
 public enum SourceFormat: String, Sendable, Hashable, Codable, CaseIterable {
-  case png, jpeg, webp, tiff, gif, heif, pdf, svg
+  case png, jpeg, webp, tiff, gif, heif, pdf, svg, gdal
 
   /// The libvips loader that reads this format.
   public var loader: String {
@@ -19,6 +22,7 @@ public enum SourceFormat: String, Sendable, Hashable, Codable, CaseIterable {
     case .heif: "heifload"
     case .pdf: "pdfload"
     case .svg: "svgload"
+    case .gdal: "gdal"
     }
   }
 
@@ -52,11 +56,23 @@ public enum SourceFormat: String, Sendable, Hashable, Codable, CaseIterable {
         throw refused(path, "an XML document without a root element")
       }
     }
-    throw refused(path, otherFormat(head))
+    if starts(head, "ENVI") && path.lowercased().hasSuffix(".hdr") {
+      throw TilecutError.invalidInput(
+        path: path, reason: "is an ENVI header; give tilecut the data file it describes (the file beside it named after it)")
+    }
+    // what GDAL's drivers make of it (an ENVI data file has no magic: its .hdr says)
+    switch GDALRaster.identify(path: path) {
+    case .readable: return .gdal
+    case .other(let name):
+      let other = otherFormat(head)
+      let generic = ["text", "a file of unknown format", "a script or binary", "JSON or other text"].contains(other)
+      throw refused(path, generic ? "\(name) (as GDAL identifies it)" : "\(other) (GDAL: \(name))")
+    case nil: throw refused(path, otherFormat(head))
+    }
   }
 
   static func available(_ format: SourceFormat, path: String) throws -> SourceFormat {
-    guard tc_has_operation(format.loader) != 0 else {
+    guard format == .gdal || tc_has_operation(format.loader) != 0 else {
       throw TilecutError.invalidInput(
         path: path, reason: "is \(format.rawValue.uppercased()), which this libvips was built without (no \(format.loader))")
     }
@@ -64,7 +80,9 @@ public enum SourceFormat: String, Sendable, Hashable, Codable, CaseIterable {
   }
 
   static func refused(_ path: String, _ what: String) -> TilecutError {
-    .invalidInput(path: path, reason: "is \(what), which tilecut does not read; convert it to PNG, TIFF, JPEG, WebP, PDF or SVG")
+    .invalidInput(
+      path: path,
+      reason: "is \(what), which tilecut does not read; convert it to PNG, TIFF, JPEG, WebP, PDF or SVG (or JPEG 2000, ERDAS .img, ENVI, GeoPackage)")
   }
 
   static func starts(_ b: [UInt8], _ prefix: [UInt8], at offset: Int = 0) -> Bool {

@@ -162,6 +162,11 @@ public enum SourceImage {
         let pages = Int(tc_tiff_page_count(path))
         return (max(pages, page + 1), one.width, one.height)
       }
+      // a raster GDAL reads: one image
+      if format == .gdal {
+        let (width, height) = try gdalSize(path: path)
+        return (1, width, height)
+      }
       image = try VipsImageHandle.make("load \(path)") { out in
         tc_load_named(format.loader, path, Int32(clamping: page ?? -1), 0, 1, &out)
       }
@@ -207,6 +212,7 @@ public enum SourceImage {
     if !sequential { try InputCheck.verifyStream(path: path) }
     // the loader the bytes name, the one the header was read with: never libvips' guess
     let format = try format ?? SourceFormat.detect(path: path)
+    if format == .gdal { return try gdalImage(path: path) }
     if let page, format == .tiff, let one = try tiffPage(path: path, page: page, sequential: sequential) {
       return one
     }
@@ -231,14 +237,18 @@ public enum SourceImage {
     }
     if let range = conversion.scale {
       let nodata = conversion.nodata
-      return try image.map("scale \(source.path) to 8 bits") {
+      image = try image.map("scale \(source.path) to 8 bits") {
         tc_scale_to_srgba($0, &$1, range.lowerBound, range.upperBound, nodata == nil ? 0 : 1, nodata ?? 0)
       }
+    } else {
+      if let nodata = conversion.nodata {
+        image = try image.map("nodata of \(source.path)") { tc_nodata_to_alpha($0, &$1, nodata) }
+      }
+      image = try image.map("convert \(source.path) to sRGB") { tc_to_srgba($0, &$1) }
     }
-    if let nodata = conversion.nodata {
-      image = try image.map("nodata of \(source.path)") { tc_nodata_to_alpha($0, &$1, nodata) }
-    }
-    return try image.map("convert \(source.path) to sRGB") { tc_to_srgba($0, &$1) }
+    // GDAL's mask (internal, or a .msk beside it): masked pixels transparent
+    if conversion.gdalMask == true { image = try masked(image, path: source.path) }
+    return image
   }
 
   /// The source's pixels as sRGB RGBA8, cropped to its band; vectors rendered at `scale`.

@@ -183,6 +183,8 @@ extension SourceImage {
       return vips_image_hasalpha(try openOverlay(overlay, sequential: false).pointer) != 0
     }
     let format = try SourceFormat.detect(path: input.path)
+    // a raster GDAL reads: grey and alpha, or RGBA (an alpha band, or a palette)
+    if format == .gdal { return [2, 4].contains(try gdalImage(path: input.path).bands) }
     guard tc_has_alpha(format.loader, input.path, Int32(input.page ?? -1), &alpha) == 0 else {
       let error = VipsError.current("load")
       throw TilecutError.invalidInput(

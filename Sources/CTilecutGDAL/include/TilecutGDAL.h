@@ -1,10 +1,12 @@
 #ifndef TILECUT_GDAL_H
 #define TILECUT_GDAL_H
 
-/* A raster's georeferencing as GDAL reads it (libgdal, metadata only; the pixels are
- * libvips' business): GDAL's GeoTIFF driver for TIFF, its PNG, JPEG, GIF and WebP
- * drivers for the rest, each with GDAL's own precedence of .aux.xml (PAM), embedded
- * keys, .tab and world files. */
+#include <stddef.h>
+
+/* A raster's georeferencing as GDAL reads it (libgdal): GDAL's GeoTIFF driver for TIFF,
+ * its PNG, JPEG, GIF and WebP drivers for the rest, each with GDAL's own precedence of
+ * .aux.xml (PAM), embedded keys, .tab and world files; and JP2OpenJPEG, HFA, ENVI and
+ * GPKG for the rasters whose pixels GDAL reads too (tc_gdal_raster_open). */
 typedef struct {
   /* GDAL's short name of the driver that opened the file ("GTiff", "PNG", ...) */
   char *driver;
@@ -46,6 +48,54 @@ int tc_gdal_read(const char *path, const char *const *siblings, tc_gdal_info *in
 
 /* Frees what tc_gdal_read allocated. */
 void tc_gdal_free(tc_gdal_info *info);
+
+/* What GDAL's drivers make of a file: 1 when one whose pixels tilecut reads through
+ * GDAL (JP2OpenJPEG, HFA, ENVI, GPKG) knows it (*driver: its short name); 0 when
+ * another driver built into libgdal knows it (*driver: that driver's long name, as
+ * "MS Windows Device Independent Bitmap"); -1 when none does; -2 when libgdal cannot be
+ * loaded (*driver: why). `siblings` as for tc_gdal_read. Free *driver with free(). */
+int tc_gdal_identify(const char *path, const char *const *siblings, char **driver);
+
+/* Registers every driver built into libgdal (plugins are not loaded), to name formats. */
+void tc_gdal_register_all(void);
+
+/* A raster opened for its pixels (mask 0: only through JP2OpenJPEG, HFA, ENVI, GPKG) or
+ * for GDAL's mask of its first band (mask 1: through any driver tilecut registers). */
+typedef struct tc_gdal_raster tc_gdal_raster;
+
+typedef struct {
+  char *driver;
+  /* the driver's long name ("JPEG-2000 driver based on OpenJPEG library") */
+  char *driver_name;
+  int width, height, bands;
+  /* GDAL's GDALDataType of the samples (1 Byte, 2 UInt16, 3 Int16, 4 UInt32, 5 Int32,
+   * 6 Float32, 7 Float64); every band has the same */
+  int data_type;
+  int has_nodata;
+  double nodata;
+  /* 1 when the last band is GDAL's alpha band */
+  int alpha;
+  /* 1 when band 1 holds palette indices: its pixels are read as RGBA through the palette */
+  int palette;
+  /* GDALGetMaskFlags of band 1 (GMF_ALL_VALID 1, GMF_PER_DATASET 2, GMF_ALPHA 4, GMF_NODATA 8) */
+  int mask_flags;
+  /* why it could not be opened (NULL on success) */
+  char *error;
+} tc_gdal_raster_info;
+
+/* NULL when it cannot be opened (info->error says why). Thread-safe: reads take a lock. */
+tc_gdal_raster *tc_gdal_raster_open(const char *path, const char *const *siblings, int mask, tc_gdal_raster_info *info);
+
+/* Reads a window into `buffer` (rows `line_bytes` apart): samples interleaved by pixel,
+ * every band (palette indices as RGBA), or the mask's bytes (0 masked, 255 valid).
+ * 0, or -1 with *error (free()) saying why. */
+int tc_gdal_raster_read(tc_gdal_raster *raster, int left, int top, int width, int height, void *buffer, ptrdiff_t line_bytes,
+                        char **error);
+
+void tc_gdal_raster_close(tc_gdal_raster *raster);
+
+void tc_gdal_raster_info_free(tc_gdal_raster_info *info);
+
 
 /* GDAL's own transformer through control points (pixel, line, X, Y) × count: a
  * polynomial of `order` 1-3, or a thin-plate spline for order -1. NULL when GDAL cannot

@@ -23,6 +23,9 @@ extension PlacementOptions {
       guard [transform.a, transform.b, transform.c, transform.d, transform.e, transform.f].allSatisfy(\.isFinite) else {
         throw TilecutError.invalidInput(path: source, reason: "its geotransform holds a number that is not finite")
       }
+      if try explicitCRS() == nil, let problem = Self.offTheEarth(found, transform: transform, width: size.0, height: size.1) {
+        throw TilecutError.invalidInput(path: source, reason: problem)
+      }
       let crs = try crsFor(path: path, wkt: found.crsWKT, axisSwap: found.crsAxisSwap, what: "georeferencing", sidecars: sidecars)
       placement = try Self.fromFile(source) {
         try GeoPlacement.make(
@@ -83,6 +86,33 @@ extension PlacementOptions {
     if let aux = sidecars.first(where: { $0.lowercased().hasSuffix(".aux.xml") && auxHasGeoTransform($0) }) { return (.auxXML, aux) }
     if let worldFile = worldFiles.first { return (.worldFile, worldFile) }
     return (found.driver == "GTiff" ? .geotiff : .driver(found.driver), path)
+  }
+
+  /// Why GDAL's geotransform in a geographic CRS is no place on the Earth (latitudes
+  /// past ±90°), or nil. GDAL 3.6 reads a GeoPackage whose `gpkg_contents` bounds are
+  /// in degrees and whose tile matrix set is in EPSG:3857 metres as a 1 × 1 raster
+  /// spanning thousands of degrees; placing that would be off by the whole map.
+  static func offTheEarth(_ found: GDALGeoreference, transform t: TilecutCore.AffineTransform, width: Int, height: Int) -> String? {
+    guard let wkt = found.crsWKT, wkt.hasPrefix("GEOGCRS") else { return nil }
+    let w = Double(width)
+    let h = Double(height)
+    // GDAL's geotransform of a geographic CRS: X longitude, Y latitude (its GIS order)
+    let corners = [(0.0, 0.0), (w, 0), (0, h), (w, h)].map { (x: t.c + t.a * $0.0 + t.b * $0.1, y: t.f + t.d * $0.0 + t.e * $0.1) }
+    let ys = corners.map(\.y)
+    let xs = corners.map(\.x)
+    // a global grid whose pixel centres lie on the poles reaches half a pixel past them
+    let margin = min(10, 0.5 * max(abs(t.a), abs(t.b), abs(t.d), abs(t.e))) + 0.001
+    guard let south = ys.min(), let north = ys.max(), let west = xs.min(), let east = xs.max(),
+      south < -90 - margin || north > 90 + margin
+    else { return nil }
+    func f(_ v: Double) -> String { String(format: "%.6g", v) }
+    var why =
+      "GDAL reads its extent as longitude \(f(west))…\(f(east)), latitude \(f(south))…\(f(north)) (\(width) × \(height) px), "
+      + "which is not on the Earth"
+    if found.driver == "GPKG" {
+      why += " (its gpkg_contents bounds and its tile matrix set are in different CRSs, which GDAL mixes)"
+    }
+    return why + "; fix its georeferencing, or place it with --bounds or control points"
   }
 
   /// The same six numbers, but for rounding.

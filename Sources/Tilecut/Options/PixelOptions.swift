@@ -78,7 +78,9 @@ public struct PixelOptions: ParsableArguments {
       throw TilecutError.invalidInput(
         path: path, reason: "has \(layout.bands) bands; choose the 3 or 4 to tile with --bands R,G,B[,A] (1-based, e.g. --bands 3,2,1)")
     }
-    let tagNodata = floor.header.format == .tiff ? GeoTIFFTags.read(path: path)?.nodata : nil
+    let gdal = try Self.gdalMask(floor)
+    defer { gdal?.close() }
+    let tagNodata = floor.header.format == .tiff ? GeoTIFFTags.read(path: path)?.nodata : gdal?.nodata
     let nodataValue = nodata ?? tagNodata
     // one band of data (not 8-bit grey), or 8-bit grey with a nodata value
     if bandCount == 1 && (!layout.isEightBit || nodataValue != nil || scale != nil) {
@@ -115,8 +117,30 @@ public struct PixelOptions: ParsableArguments {
       throw TilecutError.invalidOption(
         option: "--nodata", reason: "applies to one band of data or to 8-bit colour; \(path) has \(bandCount) bands of \(layout.formatName) samples")
     }
+    if let gdal, gdal.hasDatasetMask {
+      // an internal TIFF mask or a .msk beside the raster, as gdalwarp applies it
+      conversion.gdalMask = true
+      try gdal.verifyMask(path: path)
+      printer.note("\(path): pixels masked by GDAL's mask (\(gdal.maskFile.map { "in \($0)" } ?? "inside the file")) are transparent")
+    }
     if conversion != PixelConversion() { description.conversion = conversion }
     return description
+  }
+
+  /// The raster as GDAL opens it for its mask (a TIFF's first page, a raster GDAL reads),
+  /// nil for other formats. A TIFF GDAL cannot open is read without a mask, as before;
+  /// a refusal caused by a `.msk` beside it names the `.msk`.
+  static func gdalMask(_ floor: FloorSource) throws -> GDALRaster? {
+    let format = floor.header.format
+    guard format == .gdal || (format == .tiff && (floor.input.page ?? 0) == 0) else { return nil }
+    let path = floor.input.path
+    do {
+      return try GDALRaster.open(path: path, mask: true)
+    } catch TilecutError.invalidInput(let at, let why) where at != path || format == .gdal {
+      throw TilecutError.invalidInput(path: at, reason: why)
+    } catch {
+      return nil
+    }
   }
 
   static func number(_ v: Double) -> String {

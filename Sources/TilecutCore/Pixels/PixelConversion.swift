@@ -8,6 +8,9 @@ public struct PixelConversion: Hashable, Sendable, Codable {
   public var scale: ClosedRange<Double>?
   /// Samples equal to this are transparent (with `scale`).
   public var nodata: Double?
+  /// GDAL's per-dataset mask of the source (an internal TIFF mask, a `.msk` beside it)
+  /// makes its masked pixels transparent, as gdalwarp leaves them (nil: no mask).
+  public var gdalMask: Bool?
 
   public init(bands: [Int]? = nil, scale: ClosedRange<Double>? = nil, nodata: Double? = nil) {
     self.bands = bands
