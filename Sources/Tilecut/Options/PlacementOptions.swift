@@ -148,7 +148,8 @@ public struct PlacementOptions: ParsableArguments {
       // a tile store read as a source: its tiles' own cells (never GDAL's reading of it)
       if let tiles = TileStoreSource.placement(path: floor.input.path, floor: floor.description.storeFloor) {
         if let line = TileStoreSource.describe(path: floor.input.path, floor: floor.description.storeFloor) { printer.info(line) }
-        return tiles
+        placements.append(tiles)
+        continue
       }
       if let overlay = try OverlaySource.resolve(path: floor.input.path, page: floor.input.page) {
         placements.append(try kmlPlacement(overlay, floor: floor, pyramid: pyramid))
