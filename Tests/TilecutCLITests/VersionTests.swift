@@ -45,7 +45,11 @@ struct VersionTests {
     let commit = try #require(line.split(separator: "(").last).dropLast()
     let known = commit.count >= 7 && commit.allSatisfy { $0.isHexDigit || $0 == "-" || $0.isLetter }
     #expect(line.hasPrefix("tilecut \(tilecutVersion) (") && (commit == "unknown commit" || known), "\(line)")
-    #expect(tilecutVersion == "0.3.0")
+    // the release has its section in CHANGELOG.md, the newest one under [Unreleased]
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let changelog = try String(contentsOf: root.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
+    let released = changelog.split(separator: "\n").first { $0.hasPrefix("## [") && !$0.hasPrefix("## [Unreleased]") }
+    #expect(released?.hasPrefix("## [\(tilecutVersion)] - ") == true, "\(released ?? "no release section")")
   }
 
   @Test("--version --verbose (either order): the version line, the renderer revision, then NOTICE as the file has it")
