@@ -25,9 +25,21 @@ enum TileStoreSource {
     guard st.st_mode & S_IFMT == S_IFREG, let handle = FileHandle(forReadingAtPath: path) else { return nil }
     defer { try? handle.close() }
     let head = [UInt8]((try? handle.read(upToCount: 16)) ?? Data())
-    if head.starts(with: Array("SQLite format 3\u{0}".utf8)) { return .mbtiles }
+    if head.starts(with: Array("SQLite format 3\u{0}".utf8)) { return isGeoPackage(handle) ? nil : .mbtiles }
     if head.count >= 8, head.starts(with: Array("PMTiles".utf8)), head[7] == 3 { return .pmtiles }
     return nil
+  }
+
+  /// A SQLite file that is a GeoPackage (read through GDAL, not as MBTiles): its
+  /// header's application_id (offset 68) is "GPKG", "GP10" or "GP11", or, for one
+  /// written without it, its schema on the first pages names `gpkg_contents`.
+  static func isGeoPackage(_ handle: FileHandle) -> Bool {
+    guard (try? handle.seek(toOffset: 0)) != nil, let start = try? handle.read(upToCount: 64 << 10) else { return false }
+    let bytes = [UInt8](start)
+    if bytes.count >= 72, ["GPKG", "GP10", "GP11"].contains(String(decoding: bytes[68..<72], as: UTF8.self)) { return true }
+    let marker = Array("gpkg_contents".utf8)
+    guard bytes.count >= marker.count else { return false }
+    return (0...(bytes.count - marker.count)).contains { i in bytes[i] == marker[0] && Array(bytes[i..<(i + marker.count)]) == marker }
   }
 
   /// The header of a tile store given as a source, with its raster registered for the
