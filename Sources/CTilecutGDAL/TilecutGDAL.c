@@ -161,6 +161,27 @@ static void collect(CPLErr level, CPLErrorNum number, const char *message) {
 
 static char *copy(const char *text) { return text && *text ? strdup(text) : NULL; }
 
+/* The files GDAL read besides the dataset's own (sidecars: world files, .prj,
+ * .aux.xml, .msk), one a line, or NULL when there are none. */
+static char *sidecar_list(GDALDatasetH dataset) {
+  char **files = GDALGetFileList(dataset);
+  char *list = NULL;
+  if (files) {
+    size_t total = 0;
+    for (int i = 1; files[i]; i++)
+      total += strlen(files[i]) + 1;
+    if (total > 0 && (list = calloc(1, total + 1))) {
+      for (int i = 1; files[i]; i++) {
+        if (i > 1)
+          strcat(list, "\n");
+        strcat(list, files[i]);
+      }
+    }
+    CSLDestroy(files);
+  }
+  return list;
+}
+
 static char *export_wkt(OGRSpatialReferenceH srs) {
   if (!srs)
     return NULL;
@@ -234,20 +255,7 @@ int tc_gdal_read(const char *path, const char *const *siblings, tc_gdal_info *in
       info->gcp_crs_wkt = export_wkt(GDALGetGCPSpatialRef(dataset));
       info->gcp_crs_axis_swap = axis_swap(GDALGetGCPSpatialRef(dataset));
     }
-    char **files = GDALGetFileList(dataset);
-    if (files) {
-      size_t length = 0;
-      for (int i = 1; files[i]; i++)
-        length += strlen(files[i]) + 1;
-      if (length > 0 && (info->files = calloc(1, length + 1))) {
-        for (int i = 1; files[i]; i++) {
-          if (i > 1)
-            strcat(info->files, "\n");
-          strcat(info->files, files[i]);
-        }
-      }
-      CSLDestroy(files);
-    }
+    info->files = sidecar_list(dataset);
     GDALClose(dataset);
     info->warnings = copy(buffer->used ? buffer->text : NULL);
   }
@@ -449,20 +457,7 @@ int tc_gdal_read_pdf(const char *path, int page, const char *const *siblings, tc
       if (geometry)
         OGR_G_DestroyGeometry(geometry);
     }
-    char **files = GDALGetFileList(dataset);
-    if (files) {
-      size_t total = 0;
-      for (int i = 1; files[i]; i++)
-        total += strlen(files[i]) + 1;
-      if (total > 0 && (info->files = calloc(1, total + 1))) {
-        for (int i = 1; files[i]; i++) {
-          if (i > 1)
-            strcat(info->files, "\n");
-          strcat(info->files, files[i]);
-        }
-      }
-      CSLDestroy(files);
-    }
+    info->files = sidecar_list(dataset);
     GDALClose(dataset);
     info->warnings = copy(found->messages.used ? found->messages.text : NULL);
   }

@@ -120,6 +120,20 @@ int tc_has_operation(const char *nickname) {
   return vips_type_find("VipsOperation", nickname) != 0;
 }
 
+/* Builds a load operation and takes its image (NULL and -1 when it fails); the
+ * operation is released either way. */
+static int build_load(VipsOperation *op, VipsImage **out) {
+  if (vips_cache_operation_buildp(&op)) {
+    vips_object_unref_outputs(VIPS_OBJECT(op));
+    g_object_unref(op);
+    return -1;
+  }
+  g_object_get(op, "out", out, NULL);
+  vips_object_unref_outputs(VIPS_OBJECT(op));
+  g_object_unref(op);
+  return *out ? 0 : -1;
+}
+
 /* Runs one named loader ("svgload", "pdfload", "pngload", ...) on a file: never
  * libvips' own guess from the first bytes. `page` < 0 and `scale` <= 0 mean unset. */
 int tc_load_named(const char *loader, const char *filename, int page, double scale, int sequential,
@@ -144,15 +158,7 @@ int tc_load_named(const char *loader, const char *filename, int page, double sca
     g_object_set(op, "background", clear, NULL);
     vips_area_unref(VIPS_AREA(clear));
   }
-  if (vips_cache_operation_buildp(&op)) {
-    vips_object_unref_outputs(VIPS_OBJECT(op));
-    g_object_unref(op);
-    return -1;
-  }
-  g_object_get(op, "out", out, NULL);
-  vips_object_unref_outputs(VIPS_OBJECT(op));
-  g_object_unref(op);
-  return *out ? 0 : -1;
+  return build_load(op, out);
 }
 
 static VipsAccess access_of(int sequential) {
@@ -202,15 +208,7 @@ int tc_load_named_buffer(const char *loader, const void *data, size_t length, in
     g_object_set(op, "access", sequential ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM, NULL);
   if (g_object_class_find_property(klass, "fail_on"))
     g_object_set(op, "fail_on", VIPS_FAIL_ON_WARNING, NULL);
-  if (vips_cache_operation_buildp(&op)) {
-    vips_object_unref_outputs(VIPS_OBJECT(op));
-    g_object_unref(op);
-    return -1;
-  }
-  g_object_get(op, "out", out, NULL);
-  vips_object_unref_outputs(VIPS_OBJECT(op));
-  g_object_unref(op);
-  return *out ? 0 : -1;
+  return build_load(op, out);
 }
 
 int tc_orientation(VipsImage *image, size_t *pixel_bytes) {
