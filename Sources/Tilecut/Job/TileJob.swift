@@ -94,14 +94,19 @@ public struct TileJob {
     let request = PlanRequest(
       minZoom: pyramid.minZoom, maxZoom: pyramid.maxZoom, tileSizes: sizes, retinaDepth: pyramid.retinaDepth,
       resampling: pyramid.resampling)
-    var inputs: [FloorInput] = []
+    var planned: [PlannedFloor] = []
     var notes: [String] = []
     for (floor, place) in zip(floorSources, placements) {
       let source = try placement.pixels.describe(floor, printer: printer)
-      inputs.append(FloorInput(floor: floor.floor, source: source, placement: place, mapping: try ProjectedMapping.forPlacement(place)))
+      let mapping = try ProjectedMapping.forPlacement(place)
+      // a source across ±180° is tiled as two pieces of the same floor, one on each side
+      let pieces = try Antimeridian.plan(floor: floor.floor, source: source, placement: place, request: request, mapping: mapping)
+      if pieces.count > 1 {
+        notes.append("note: \(source.path) crosses the antimeridian (180°): it is tiled on both sides of it")
+      }
+      planned += pieces.map { PlannedFloor(source: floor, plan: $0, mapping: mapping) }
     }
-    let job = try PyramidPlanner.plan(floors: inputs, request: request)
-    let plans = job.floors
+    let plans = planned.map(\.plan)
     let upsampled = Set(plans.flatMap { p in p.levels.filter(\.upsampled).flatMap { $0.cuts.map { "\($0.tileSize) px tiles at zoom \($0.zoom)" } } })
     if !upsampled.isEmpty {
       notes.append(
@@ -111,8 +116,7 @@ public struct TileJob {
     let settings = RenderSettings(
       background: try encoding.colorRules().background, knockout: try encoding.colorRules().knockout,
       shard: try run.shardSelector())
-    let planned = zip(floorSources, zip(job.floors, inputs)).map { PlannedFloor(source: $0, plan: $1.0, mapping: $1.1.mapping) }
-    let jobPlan = TileJobPlan(floors: planned, sizes: job.tileSizes, template: template, settings: settings, notes: notes)
+    let jobPlan = TileJobPlan(floors: planned, sizes: request.tileSizes.sorted(), template: template, settings: settings, notes: notes)
     try guardSize(jobPlan)
     return jobPlan
   }
