@@ -65,6 +65,12 @@ struct AntimeridianTests {
     let written = try tiles(dir + "/out", zoom: zoom)
     #expect(written == expected, "written \(written.sorted { $0.lexicographicallyPrecedes($1) })")
     #expect(written.contains { $0[0] == 0 } && written.contains { $0[0] == n - 1 })
+    // one floor in the manifest, its footprint both pieces' (−180..180°)
+    let data = try #require(FileManager.default.contents(atPath: dir + "/out/manifest.json"))
+    let manifest = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    #expect(manifest["floors"] as? [Int] == [1], "\(manifest["floors"] ?? "none")")
+    let footprints = manifest["footprints"] as? [[String: Any]] ?? []
+    #expect(footprints.count == 1 && footprints.first?["west"] as? Double == -180 && footprints.first?["east"] as? Double == 180, "\(footprints)")
     let result = try compare(source, dir + "/out", zoom: zoom)
     #expect(result.psnr >= 30, "\(result.line)")
     #expect(result.mismatched <= 0.01, "\(result.line)")

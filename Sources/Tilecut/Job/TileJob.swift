@@ -488,9 +488,27 @@ public struct TileJob {
       return Manifest.Level(
         floor: key.floor, tileSize: key.tileSize, range: cut.range, tiles: outcomes[key]?.tiles ?? [], bytes: outcomes[key]?.bytes ?? 0)
     }
+    // a floor tiled in two pieces (across ±180°) is one floor, its footprint their union
+    // (−180..180°), located where its first piece (the placement as given) lies
+    var floors: [Floor] = []
+    var footprints: [Floor: Manifest.Footprint] = [:]
+    for p in plan.plans {
+      guard var seen = footprints[p.floor] else {
+        floors.append(p.floor)
+        footprints[p.floor] = Manifest.Footprint(floor: p.floor, rect: p.footprint)
+        continue
+      }
+      let location = seen.location
+      let first = WorldRect(
+        minU: WebMercator.u(longitudeDegrees: seen.west), minV: WebMercator.v(latitudeDegrees: seen.north),
+        maxU: WebMercator.u(longitudeDegrees: seen.east), maxV: WebMercator.v(latitudeDegrees: seen.south))
+      seen = Manifest.Footprint(floor: p.floor, rect: first.union(p.footprint))
+      seen.location = location
+      footprints[p.floor] = seen
+    }
     var manifest = Manifest(
-      tileSizes: plan.sizes.map(\.pixels), floors: plan.plans.map(\.floor), name: plan.template.pattern, levels: levels,
-      footprints: plan.plans.map { Manifest.Footprint(floor: $0.floor, rect: $0.footprint) },
+      tileSizes: plan.sizes.map(\.pixels), floors: floors, name: plan.template.pattern, levels: levels,
+      footprints: floors.compactMap { footprints[$0] },
       generator: Manifest.Generator(version: tilecutVersion, renderer: rendererRevision, libvips: Vips.version), sources: recorded(sources),
       options: options.filter { $0.key != "tileSizes" }, fingerprint: fingerprint,
       shard: plan.settings.shard.map { Manifest.Shard(index: $0.index, count: $0.count, jobFingerprint: jobFingerprint) })
