@@ -96,6 +96,21 @@ struct AntimeridianTests {
     #expect(result.mismatched <= 0.02, "\(result.line)")
   }
 
+  @Test("a project build refuses a raster across 180° in one line naming the floor, writing nothing")
+  func projectRefuses() throws {
+    let dir = try geoScratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    _ = try pacificRadar(dir)
+    let file = dir + "/tilecut.yml"
+    try "output: t\ntileSizes: [256]\nbuildings:\n  - id: hq\n    floors:\n      - floor: 1\n        source: radar8.tif\n"
+      .write(toFile: file, atomically: true, encoding: .utf8)
+    let run = try runBinary(["build", file])
+    #expect(run.status != 0)
+    #expect(run.stderr.hasPrefix("error: \(file):6:9: hq floor 1: \(dir)/radar8.tif crosses the antimeridian"), "\(run.stderr)")
+    #expect(run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: dir + "/t"))
+  }
+
   @Test("zoom 0 for a raster across 180° is refused in one line: its one tile would hold both sides")
   func zoomZeroRefused() throws {
     let dir = try geoScratch()

@@ -187,7 +187,7 @@ public struct BuildJob {
           throw ProjectError(
             file: project.file, mark: spec.mark,
             message:
-              "\(building.id) floor \(spec.floor): \(spec.source) crosses the antimeridian (180°), which a project build cannot tile yet; tile it with a single run (tilecut \(spec.source) …) or split it at 180° (gdalwarp -te)"
+              "\(building.id) floor \(spec.floor): \(spec.source) crosses the antimeridian (180°), which a project build cannot tile yet; tile it with a single tilecut run, or split it at 180° (gdalwarp -te)"
           )
         }
         let mapping = try ProjectedMapping.forPlacement(placement)
