@@ -20,6 +20,24 @@ S = 20037508.342789244
 src, out = sys.argv[1], sys.argv[2]
 zoom = int(sys.argv[3]) if len(sys.argv) > 3 else None
 files = glob.glob(os.path.join(out, "256", "*.png"))
+# a lon/lat source past ±180° (GeoTools' Pacific radar, 172..188.7°): the tiles on
+# the other side of the antimeridian are compared with gdalwarp of the source moved
+# one world over (what gdalwarp -te of that side gives for the wrapped copy)
+base = gdal.Open(src)
+gt = base.GetGeoTransform()
+srs = base.GetSpatialRef()
+geographic = srs is not None and srs.IsGeographic() and gt[2] == 0 and gt[4] == 0
+lons = sorted([gt[0], gt[0] + gt[1] * base.RasterXSize])
+def source_for(west, east):
+    if not geographic: return src
+    for shift in (0, -360, 360):
+        if lons[0] + shift < east and lons[1] + shift > west:
+            if shift == 0: return src
+            moved = gdal.Translate("", src, format="VRT")
+            g = list(gt); g[0] += shift
+            moved.SetGeoTransform(g)
+            return moved
+    return src
 res = []
 for f in sorted(files):
     name = os.path.basename(f)[:-4]
@@ -27,7 +45,8 @@ for f in sorted(files):
     if zoom is not None and z != zoom: continue
     size = 2 * S / (1 << z)
     w = -S + x * size; n = S - y * size
-    ref = gdal.Warp("", src, format="MEM", dstSRS="EPSG:3857", outputBounds=(w, n - size, w + size, n),
+    lon_w, lon_e = -180 + x * 360 / (1 << z), -180 + (x + 1) * 360 / (1 << z)
+    ref = gdal.Warp("", source_for(lon_w, lon_e), format="MEM", dstSRS="EPSG:3857", outputBounds=(w, n - size, w + size, n),
                     width=256, height=256, resampleAlg="bilinear", dstAlpha=True)
     r = ref.ReadAsArray().astype(np.int32)  # 4,256,256
     if r.shape[0] == 2: r = np.concatenate([r[:1], r[:1], r[:1], r[1:]])

@@ -375,12 +375,19 @@ struct GeoreferenceTests {
     #expect(m?.hasPrefix(prefix) == true, "\(m ?? "accepted")")
   }
 
-  @Test("a centred image that would cross the antimeridian is refused")
-  func centerAcrossAntimeridian() {
-    let m = Self.message {
-      _ = try Georeference.center(GeoPoint(latitude: 0, longitude: 179.9999), metersPerPixel: 10, rotationDegrees: 0, width: 1000, height: 1000)
-    }
-    #expect(m?.contains("antimeridian") == true, "\(m ?? "accepted")")
+  @Test("a centred image across the antimeridian is placed, to be tiled in two pieces one world apart")
+  func centerAcrossAntimeridian() throws {
+    let p = try Georeference.center(GeoPoint(latitude: 0, longitude: 179.9999), metersPerPixel: 10, rotationDegrees: 0, width: 1000, height: 1000)
+    #expect(Antimeridian.shifts(p, width: 1000, height: 1000) == [0, -1])
+    let pieces = Antimeridian.pieces(p, width: 1000, height: 1000)
+    try #require(pieces.count == 2)
+    let west = pieces[0].footprint(width: 1000, height: 1000)
+    let east = pieces[1].footprint(width: 1000, height: 1000)
+    #expect(west.minU < 1 && west.maxU > 1 && east.minU < 0 && east.maxU > 0, "\(west) \(east)")
+    #expect(abs(east.minU - (west.minU - 1)) < 1e-12 && abs(east.maxU - (west.maxU - 1)) < 1e-12)
+    // one within the world is one piece, unmoved
+    let inside = try Georeference.center(GeoPoint(latitude: 0, longitude: 170), metersPerPixel: 10, rotationDegrees: 0, width: 1000, height: 1000)
+    #expect(Antimeridian.pieces(inside, width: 1000, height: 1000) == [inside])
   }
 }
 

@@ -182,6 +182,14 @@ public struct BuildJob {
           )
         }
         let described = try placementOptions.pixels.describe(source, printer: printer)
+        // a single run tiles a source across ±180° in two pieces; a project's layers do not yet
+        if Antimeridian.crosses(placement, width: described.width, height: described.height) {
+          throw ProjectError(
+            file: project.file, mark: spec.mark,
+            message:
+              "\(building.id) floor \(spec.floor): \(spec.source) crosses the antimeridian (180°), which a project build cannot tile yet; tile it with a single tilecut run, or split it at 180° (gdalwarp -te)"
+          )
+        }
         let mapping = try ProjectedMapping.forPlacement(placement)
         let floorPlan = try PyramidPlanner.plan(floor: floor, source: described, placement: placement, request: request, mapping: mapping)
         printer.info(

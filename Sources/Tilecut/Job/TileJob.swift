@@ -94,14 +94,19 @@ public struct TileJob {
     let request = PlanRequest(
       minZoom: pyramid.minZoom, maxZoom: pyramid.maxZoom, tileSizes: sizes, retinaDepth: pyramid.retinaDepth,
       resampling: pyramid.resampling)
-    var inputs: [FloorInput] = []
+    var planned: [PlannedFloor] = []
     var notes: [String] = []
     for (floor, place) in zip(floorSources, placements) {
       let source = try placement.pixels.describe(floor, printer: printer)
-      inputs.append(FloorInput(floor: floor.floor, source: source, placement: place, mapping: try ProjectedMapping.forPlacement(place)))
+      let mapping = try ProjectedMapping.forPlacement(place)
+      // a source across ±180° is tiled as two pieces of the same floor, one on each side
+      let pieces = try Antimeridian.plan(floor: floor.floor, source: source, placement: place, request: request, mapping: mapping)
+      if pieces.count > 1 {
+        notes.append("note: \(source.path) crosses the antimeridian (180°): it is tiled on both sides of it")
+      }
+      planned += pieces.map { PlannedFloor(source: floor, plan: $0, mapping: mapping) }
     }
-    let job = try PyramidPlanner.plan(floors: inputs, request: request)
-    let plans = job.floors
+    let plans = planned.map(\.plan)
     let upsampled = Set(plans.flatMap { p in p.levels.filter(\.upsampled).flatMap { $0.cuts.map { "\($0.tileSize) px tiles at zoom \($0.zoom)" } } })
     if !upsampled.isEmpty {
       notes.append(
@@ -111,8 +116,7 @@ public struct TileJob {
     let settings = RenderSettings(
       background: try encoding.colorRules().background, knockout: try encoding.colorRules().knockout,
       shard: try run.shardSelector())
-    let planned = zip(floorSources, zip(job.floors, inputs)).map { PlannedFloor(source: $0, plan: $1.0, mapping: $1.1.mapping) }
-    let jobPlan = TileJobPlan(floors: planned, sizes: job.tileSizes, template: template, settings: settings, notes: notes)
+    let jobPlan = TileJobPlan(floors: planned, sizes: request.tileSizes.sorted(), template: template, settings: settings, notes: notes)
     try guardSize(jobPlan)
     return jobPlan
   }
@@ -484,9 +488,27 @@ public struct TileJob {
       return Manifest.Level(
         floor: key.floor, tileSize: key.tileSize, range: cut.range, tiles: outcomes[key]?.tiles ?? [], bytes: outcomes[key]?.bytes ?? 0)
     }
+    // a floor tiled in two pieces (across ±180°) is one floor, its footprint their union
+    // (−180..180°), located where its first piece (the placement as given) lies
+    var floors: [Floor] = []
+    var footprints: [Floor: Manifest.Footprint] = [:]
+    for p in plan.plans {
+      guard var seen = footprints[p.floor] else {
+        floors.append(p.floor)
+        footprints[p.floor] = Manifest.Footprint(floor: p.floor, rect: p.footprint)
+        continue
+      }
+      let location = seen.location
+      let first = WorldRect(
+        minU: WebMercator.u(longitudeDegrees: seen.west), minV: WebMercator.v(latitudeDegrees: seen.north),
+        maxU: WebMercator.u(longitudeDegrees: seen.east), maxV: WebMercator.v(latitudeDegrees: seen.south))
+      seen = Manifest.Footprint(floor: p.floor, rect: first.union(p.footprint))
+      seen.location = location
+      footprints[p.floor] = seen
+    }
     var manifest = Manifest(
-      tileSizes: plan.sizes.map(\.pixels), floors: plan.plans.map(\.floor), name: plan.template.pattern, levels: levels,
-      footprints: plan.plans.map { Manifest.Footprint(floor: $0.floor, rect: $0.footprint) },
+      tileSizes: plan.sizes.map(\.pixels), floors: floors, name: plan.template.pattern, levels: levels,
+      footprints: floors.compactMap { footprints[$0] },
       generator: Manifest.Generator(version: tilecutVersion, renderer: rendererRevision, libvips: Vips.version), sources: recorded(sources),
       options: options.filter { $0.key != "tileSizes" }, fingerprint: fingerprint,
       shard: plan.settings.shard.map { Manifest.Shard(index: $0.index, count: $0.count, jobFingerprint: jobFingerprint) })

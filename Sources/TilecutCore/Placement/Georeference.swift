@@ -307,11 +307,13 @@ public enum Georeference {
     return placement
   }
 
-  /// Refuses footprints that leave the world east or west (across the antimeridian).
+  /// Refuses footprints that leave the world east or west other than by crossing the
+  /// antimeridian once (or by being a whole world wide): see `Antimeridian`.
   public static func checkWithinWorld(_ placement: Placement, width: Int, height: Int, option: String) throws {
     let f = placement.footprint(width: width, height: height)
-    if f.minU < -1e-9 || f.maxU > 1 + 1e-9 {
-      throw TilecutError.invalidOption(option: option, reason: "the image would cross the antimeridian, which is not supported (split the image)")
+    if !Antimeridian.isTileable(placement, width: width, height: height) {
+      throw TilecutError.invalidOption(
+        option: option, reason: "the image would lie beyond ±180° of longitude; place it within -180..180 (it may cross 180° once)")
     }
     if f.maxV <= 0 || f.minV >= 1 {
       throw TilecutError.invalidOption(option: option, reason: "the image would lie entirely beyond ±85.0511° latitude")
