@@ -24,8 +24,10 @@
 
 /* The drivers whose pixels tilecut reads (the README lists them with the reason). */
 static const char *const pixel_drivers[] = {"JP2OpenJPEG", "HFA", "ENVI", "GPKG", NULL};
-/* Every driver tilecut opens a raster with, for its mask. */
-static const char *const mask_drivers[] = {"GTiff", "PNG", "JPEG", "GIF", "WEBP", "JP2OpenJPEG", "HFA", "ENVI", "GPKG", NULL};
+/* Every driver tilecut opens a raster with: for its mask, and for the pixels of a
+ * raster detected as one of the above or of a TIFF whose samples libvips does not
+ * read (64-bit float, …). */
+static const char *const open_drivers[] = {"GTiff", "PNG", "JPEG", "GIF", "WEBP", "JP2OpenJPEG", "HFA", "ENVI", "GPKG", NULL};
 
 static size_t sample_size(GDALDataType type);
 
@@ -140,7 +142,7 @@ tc_gdal_raster *tc_gdal_raster_open(const char *path, const char *const *sibling
   r->mask = mask;
   first_message m = {{0}, 0};
   CPLPushErrorHandlerEx(keep_first, &m);
-  r->dataset = tc_gdal.GDALOpenEx(path, GDAL_OF_RASTER | GDAL_OF_READONLY, mask ? mask_drivers : pixel_drivers, NULL,
+  r->dataset = tc_gdal.GDALOpenEx(path, GDAL_OF_RASTER | GDAL_OF_READONLY, open_drivers, NULL,
                                   siblings);
   if (!r->dataset) {
     info->error = strdup(m.count ? m.text : "GDAL cannot open it as a raster");

@@ -69,8 +69,9 @@ public struct GDALRaster: @unchecked Sendable {
     }
   }
 
-  /// Opens the raster for its pixels (`mask` false: through the four drivers above
-  /// only) or for its mask (through any driver tilecut registers). Throws naming the
+  /// Opens the raster for its pixels (`mask` false) or for its mask, through any driver
+  /// tilecut registers: the pixels of a file detected as one of the four drivers above,
+  /// or of a TIFF whose samples libvips does not read (64-bit float). Throws naming the
   /// file at fault: the `.msk` when the mask comes from one.
   public static func open(path: String, mask: Bool) throws -> GDALRaster {
     guard !path.hasPrefix("/vsi") else { throw TilecutError.invalidInput(path: path, reason: "is not a plain file path") }

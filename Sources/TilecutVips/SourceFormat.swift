@@ -1,5 +1,6 @@
 import CVipsShim
 import Foundation
+import Synchronization
 import TilecutCore
 import TilecutGeo
 
@@ -45,7 +46,10 @@ public enum SourceFormat: String, Sendable, Hashable, Codable, CaseIterable {
     let n = head.withUnsafeMutableBytes { read(fd, $0.baseAddress, 4096) }
     guard n >= 0 else { throw TilecutError.invalidInput(path: path, reason: "cannot be read (\(String(cString: strerror(errno))))") }
     head.removeSubrange(max(0, n)...)
-    if let format = magic(head) { return try available(format, path: path) }
+    if let format = magic(head) {
+      if format == .tiff && gdalTIFFs.withLock({ $0.contains(path) }) { return .gdal }
+      return try available(format, path: path)
+    }
     if looksLikeXML(head) {
       switch try XMLRoot.find(fd: fd, size: Int(st.st_size)) {
       case .some(let root) where root == "svg" || root.hasSuffix(":svg"):
@@ -70,6 +74,13 @@ public enum SourceFormat: String, Sendable, Hashable, Codable, CaseIterable {
     case nil: throw refused(path, otherFormat(head))
     }
   }
+
+  /// TIFFs whose samples libvips' loader refuses (64-bit float) and GDAL's GTiff driver
+  /// reads, as `SourceImage.header` found: their pixels are read through GDAL (`.gdal`).
+  private static let gdalTIFFs = Mutex<Set<String>>([])
+
+  /// Marks `path`, a TIFF, as read through GDAL from now on.
+  static func readThroughGDAL(tiff path: String) { gdalTIFFs.withLock { _ = $0.insert(path) } }
 
   static func available(_ format: SourceFormat, path: String) throws -> SourceFormat {
     guard format == .gdal || tc_has_operation(format.loader) != 0 else {

@@ -97,10 +97,18 @@ public enum SourceImage {
     if let overlay = try OverlaySource.resolve(path: path, page: input.page, maxMemory: maxMemory) {
       return try overlayHeader(overlay, maxPixels: maxPixels, maxMemory: maxMemory)
     }
-    let format = try SourceFormat.detect(path: path)
+    var format = try SourceFormat.detect(path: path)
     // what the header declares against the bytes that are there, before a loader allocates
     try InputCheck.check(path: path, page: input.page, format: format, maxBytes: maxMemory)
-    let (pages, storedWidth, storedHeight) = try measure(path: path, page: input.page, format: format)
+    let (pages, storedWidth, storedHeight): (Int, Int, Int)
+    do {
+      (pages, storedWidth, storedHeight) = try measure(path: path, page: input.page, format: format)
+    } catch let error where format == .tiff && input.page == nil {
+      // samples libvips' TIFF loader refuses (64-bit float): read by GDAL's GTiff driver, as gdalwarp reads them
+      guard let size = try? gdalSize(path: path) else { throw error }
+      SourceFormat.readThroughGDAL(tiff: path)
+      (format, pages, storedWidth, storedHeight) = (.gdal, 1, size.width, size.height)
+    }
     // a photo's EXIF orientation: tiled as displayed
     let (width, height, orientation) = try displayed(
       path: path, format: format, width: storedWidth, height: storedHeight, maxMemory: maxMemory)

@@ -76,6 +76,23 @@ struct AntimeridianTests {
     #expect(result.mismatched <= 0.01, "\(result.line)")
   }
 
+  @Test("the 64-bit float original, which libvips' TIFF loader refuses, is read through GDAL and matches gdalwarp")
+  func float64ThroughGDAL() throws {
+    let root = try #require(formatsCorpusDirectory)
+    let dir = try geoScratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let source = root + "/antimeridian/geotools_pacific_radar.tif"
+    let run = try runBinary([source, "-o", dir + "/out", "--min-zoom", "6", "--max-zoom", "6", "--tile-size", "256"])
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stderr.contains("one band of 64-bit float samples: grey from -20 (black) to 48.844 (white)"), "\(run.stderr)")
+    // the same grey ramp as bytes, by gdal_translate: what gdalwarp is given
+    let bytes = dir + "/radar_ramp.tif"
+    _ = try runTool("gdal_translate", ["-q", "-ot", "Byte", "-scale", "-20", "48.844", "0", "255", source, bytes])
+    let result = try compare(bytes, dir + "/out", zoom: 6)
+    #expect(result.psnr >= 30, "\(result.line)")
+    #expect(result.mismatched <= 0.01, "\(result.line)")
+  }
+
   @Test("a world grid 0.4° wider than 360° is clipped to ±180°, as gdalwarp gives the world")
   func widerThanTheWorld() throws {
     let root = try #require(formatsCorpusDirectory)
