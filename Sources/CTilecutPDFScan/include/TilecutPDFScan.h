@@ -76,6 +76,29 @@ typedef struct {
 int tc_pdf_scan(const char *filename, uint64_t max_decoded, uint64_t max_walked, long max_depth,
                 uint64_t max_image_bytes, int check_jpegs, TcPDFScan *out);
 
+/* A drawing scale a page states in its viewports (ISO 32000 `/VP`, a `/Measure` of
+ * `/Subtype /RL`, as AutoCAD's plots write it): not georeferencing, but how many of a
+ * ground unit one point of the page is. */
+typedef struct {
+  /* viewports on the page with an /RL measure, and how many of them give another
+   * scale than the first (or another along y than along x) */
+  int viewports;
+  int disagreeing;
+  /* the first one's /X number format: units per point (/C) and the unit (/U, as
+   * written, e.g. "ft", "m", or blank) */
+  double units_per_point;
+  char unit[32];
+  /* its /R, the scale as written ("1 in = 10 ft"), may be empty */
+  char ratio[96];
+  /* its /BBox in default user space (points): x0, y0, x1, y1 */
+  double bbox[4];
+} TcPDFMeasure;
+
+/* Reads page `page` (from 0) of `filename` with qpdf for its /RL viewports. 0 when
+ * read (`viewports` may be 0), 1 when qpdf cannot read the file or there is no such
+ * page. Never throws, never prints. */
+int tc_pdf_measure(const char *filename, int page, TcPDFMeasure *out);
+
 #ifdef __cplusplus
 }
 #endif

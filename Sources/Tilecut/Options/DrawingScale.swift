@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TilecutCore
+import TilecutVips
 
 /// `--drawing-scale 1:N`: the ground size of a PDF or SVG from the paper units it states.
 ///
@@ -41,6 +42,38 @@ extension PlacementOptions {
     guard let drawingScale else { return nil }
     return try Self.drawingScaleDenominator(drawingScale) * Self.metersPerPoint
   }
+
+  /// Ground metres per point that page `page` of a PDF states in its viewport
+  /// (`/Measure /RL`), with a note for the placement line; refuses, naming --center,
+  /// when the source states none, states several, or names no unit tilecut knows.
+  func viewportScale(imagePath: String, page: Int?) throws -> (Double, String?) {
+    let need = "--center needs --meters-per-pixel (ground metres per source pixel) or, for a PDF or SVG, --drawing-scale 1:N"
+    let isPDF = (try? SourceFormat.detect(path: imagePath)) == .pdf
+    guard isPDF, let scale = PDFDrawingScale.read(path: imagePath, page: page ?? 0) else {
+      throw ValidationError(need)
+    }
+    let stated = "\(imagePath) page \((page ?? 0) + 1) states its scale in its viewport (/Measure /RL) as 1 pt = \(Self.number(scale.unitsPerPoint))"
+    guard scale.disagreeing == 0 else {
+      throw TilecutError.invalidOption(
+        option: "--center", reason: "\(stated) \(scale.unit) in one viewport and otherwise in \(scale.disagreeing) more; give --drawing-scale 1:N")
+    }
+    guard let meters = scale.metersPerPoint, meters.isFinite, meters >= 1e-6, meters <= 1e6 else {
+      // a blank unit (AutoCAD writes " "): what the scale would be in the likely ones
+      let inches = scale.unitsPerPoint / (Self.metersPerPoint / 0.0254)
+      let feet = inches * 12
+      let unit = scale.unit.isEmpty ? "units it does not name" : "'\(Quote.value(scale.unit))', a unit tilecut does not know"
+      throw TilecutError.invalidOption(
+        option: "--center",
+        reason:
+          "\(stated) \(unit); give --drawing-scale 1:N (1:\(Self.number(inches)) if those are inches, 1:\(Self.number(feet)) if feet) or --meters-per-pixel"
+      )
+    }
+    let ratio = scale.ratio.isEmpty ? "" : ", \"\(Quote.value(scale.ratio))\""
+    return (meters, "scale from the page's viewport: 1 pt = \(Self.number(scale.unitsPerPoint)) \(scale.unit)\(ratio)")
+  }
+
+  /// A number as people write it: up to 6 significant digits.
+  static func number(_ value: Double) -> String { String(format: "%.6g", value) }
 
   /// --drawing-scale reads paper units, which only PDF and SVG state.
   func checkDrawingScale(_ floors: [FloorSource]) throws {

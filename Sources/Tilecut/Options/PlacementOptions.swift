@@ -98,9 +98,6 @@ public struct PlacementOptions: ParsableArguments {
     if center == nil && (metersPerPixel != nil || rotation != nil || drawingScale != nil) {
       throw ValidationError("--meters-per-pixel, --drawing-scale and --rotation go with --center")
     }
-    if center != nil && metersPerPixel == nil && drawingScale == nil {
-      throw ValidationError("--center needs --meters-per-pixel (ground metres per source pixel) or, for a PDF or SVG, --drawing-scale 1:N")
-    }
     try validateDrawingScale()
     if let r = rotation, !(r.isFinite && abs(r) <= 360) { throw ValidationError("--rotation: \(r) is not an angle in -360...360") }
     if let m = metersPerPixel, !(m.isFinite && m >= 1e-6 && m <= 1e6) {
@@ -135,7 +132,8 @@ public struct PlacementOptions: ParsableArguments {
     // All floors share a placement (one building): the first floor's size anchors it.
     guard let anchor = floors.first?.description else { return [] }
     try checkDrawingScale(floors)
-    let shared = try explicitPlacement(width: anchor.width, height: anchor.height, imagePath: anchor.path, pyramid: pyramid, printer: printer)
+    let shared = try explicitPlacement(
+      width: anchor.width, height: anchor.height, imagePath: anchor.path, page: anchor.page, pyramid: pyramid, printer: printer)
     var noticed = false
     var placements: [Placement] = []
     for index in floors.indices {
@@ -334,7 +332,9 @@ public struct PlacementOptions: ParsableArguments {
     printer.warning(text)
   }
 
-  private func explicitPlacement(width: Int, height: Int, imagePath: String, pyramid: PyramidOptions, printer: Printer) throws -> Placement? {
+  private func explicitPlacement(
+    width: Int, height: Int, imagePath: String, page: Int?, pyramid: PyramidOptions, printer: Printer
+  ) throws -> Placement? {
     if let bounds {
       let b = try Georeference.parseBounds(try coordinateOrder.bounds(bounds))
       if let warning = Georeference.aspectWarning(
@@ -368,12 +368,19 @@ public struct PlacementOptions: ParsableArguments {
       printer.info(line + (report.isSuspicious ? worst : ""))
       return placement
     }
-    if let center, let metersPerPixel = try metersPerPixel ?? drawingScaleMetersPerPixel() {
+    if let center {
+      // the options' scale, else the one a PDF page states in its viewport (/Measure /RL)
+      let (metersPerPixel, note) =
+        try metersPerPixel.map { ($0, nil) } ?? drawingScaleMetersPerPixel().map { ($0, nil) }
+        ?? viewportScale(imagePath: imagePath, page: page)
       let point = try Georeference.parseLatLon(try coordinateOrder.center(center), option: "--center")
       if let warning = SwapCheck.warning(latitude: point.latitude, longitude: point.longitude, option: "--center", order: coordinateOrder) {
         try warn(warning, printer: printer)
       }
-      return try Georeference.center(point, metersPerPixel: metersPerPixel, rotationDegrees: rotation ?? 0, width: width, height: height)
+      var placement = try Georeference.center(
+        point, metersPerPixel: metersPerPixel, rotationDegrees: rotation ?? 0, width: width, height: height)
+      placement.note = note
+      return placement
     }
     if let worldFile {
       guard FileManager.default.fileExists(atPath: worldFile) else {
