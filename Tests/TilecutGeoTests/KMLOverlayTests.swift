@@ -165,6 +165,19 @@ struct KMLOverlayTests {
     #expect(FileManager.default.fileExists(atPath: dir + "/out/manifest.json"))
   }
 
+  @Test("placement options given with a KML replace its overlay's placement, and a note says so")
+  func optionsReplaceOverlay() throws {
+    let dir = try geoScratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try writeOverlayPicture(dir + "/plan.png", width: 256, height: 256)
+    let box = "<LatLonBox><north>48.86</north><south>48.85</south><east>2.30</east><west>2.29</west></LatLonBox>"
+    try overlayKML(href: "plan.png", geometry: box).write(toFile: dir + "/doc.kml", atomically: true, encoding: .utf8)
+    let run = try runBinary([dir + "/doc.kml", "--bounds", "10,20,11,21", "--max-zoom", "12", "-o", dir + "/out", "--dry-run"])
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stderr.contains("doc.kml: its GroundOverlay's placement is replaced by the options' (placed by bounds)"), "\(run.stderr)")
+    #expect(run.stderr.contains("footprint S 10.000000 W 20.000000 N 11.000000 E 21.000000"), "\(run.stderr)")
+  }
+
   @Test("an edited image beside an unchanged KML is tiled again, not taken for up to date")
   func editedImage() throws {
     let dir = try geoScratch()

@@ -138,6 +138,12 @@ public struct PlacementOptions: ParsableArguments {
     var placements: [Placement] = []
     for index in floors.indices {
       if let shared {
+        // a KML or KMZ is its placement: the options' replaces it, and the user is told
+        if try OverlaySource.resolve(path: floors[index].input.path, page: floors[index].input.page) != nil {
+          printer.note(
+            "\(floors[index].input.path): its GroundOverlay's placement is replaced by the options' (placed by \(shared.method.rawValue)); drop them to place the image as the KML does"
+          )
+        }
         placements.append(shared)
         continue
       }
