@@ -76,6 +76,7 @@ struct ProjectFileReader {
       let source = Self.resolve(floor.source, in: directory)
       inputs.append(source)
       inputs += Self.sidecars(of: source)
+      inputs += Self.overlayImages(of: source)
       if let world = floor.worldFile.map({ Self.resolve($0, in: directory) }) {
         // and the .prj beside it
         inputs += [world] + Self.sidecars(of: world)
@@ -88,6 +89,29 @@ struct ProjectFileReader {
   /// A path of the project file: relative to its directory.
   static func resolve(_ path: String, in directory: URL) -> URL {
     path.hasPrefix("/") ? URL(fileURLWithPath: path) : directory.appendingPathComponent(path)
+  }
+
+  /// The images a KML's GroundOverlays name (`<Icon><href>`), relative to the KML, as
+  /// tilecut reads them; a KMZ holds its image, and a remote or absolute href is one
+  /// tilecut refuses. Only the first 16 MB of the KML are looked at.
+  static func overlayImages(of source: URL) -> [URL] {
+    guard source.pathExtension.lowercased() == "kml", let handle = try? FileHandle(forReadingFrom: source) else { return [] }
+    defer { try? handle.close() }
+    guard let data = try? handle.read(upToCount: 16 << 20) else { return [] }
+    let text = String(decoding: data, as: UTF8.self)
+    var images: [URL] = []
+    var rest = text[...]
+    while let open = rest.range(of: "<href>"), let close = rest.range(of: "</href>", range: open.upperBound..<rest.endIndex) {
+      var href = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespacesAndNewlines)
+      for (entity, character) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&apos;", "'"), ("&amp;", "&")] {
+        href = href.replacingOccurrences(of: entity, with: character)
+      }
+      if !href.isEmpty, !href.contains("://"), !href.hasPrefix("/") {
+        images.append(source.deletingLastPathComponent().appendingPathComponent(href))
+      }
+      rest = rest[close.upperBound...]
+    }
+    return images
   }
 
   /// The regular files beside a drawing whose names start with its name without the

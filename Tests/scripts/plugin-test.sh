@@ -195,8 +195,19 @@ assert read and not missing, "tilecut read %s, not declared" % missing
 print("outputs", sorted(written), "- inputs:", len(declared), "declared,", len(read), "read by tilecut")
 PY
 )
+# a floor given as a KML beside its image: the image is read, so it is an input too
+mkdir -p "$reader/overlay/img"
+cp "$campus/annex/ground.png" "$reader/overlay/img/plan.png"
+cat >"$reader/overlay/doc.kml" <<'KML'
+<?xml version="1.0" encoding="UTF-8"?>
+<kml xmlns="http://www.opengis.net/kml/2.2"><GroundOverlay><name>Plan</name>
+<Icon><href> img/plan.png </href></Icon>
+<LatLonBox><north>51.501</north><south>51.500</south><east>-0.139</east><west>-0.141</west></LatLonBox>
+</GroundOverlay></kml>
+KML
+printf 'tileSizes: [256]\nmaxZoom: 18\nbuildings:\n  - id: o\n    floors:\n      - floor: 1\n        source: overlay/doc.kml\n' >"$reader/kml.yml"
 cp "$campus/tilecut.yml" "$reader/campus.yml"
-for label in forms worldfile campus; do
+for label in forms worldfile campus kml; do
   file=$reader/$label.yml
   if ! said=$(limit 60 "$reader/read" "$file" 2>"$tmp/said.log"); then
     bad "the reader reads $label.yml" "$tmp/said.log"
