@@ -15,7 +15,9 @@ import TilecutVips
 /// The built `tilecut` executable, next to the test bundle.
 func tilecutBinary() throws -> String {
   let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-  var candidates = [here.appendingPathComponent("tilecut").path]
+  // make test runs the suites against the release build it has just made (TILECUT_TEST_BINARY)
+  var candidates = ProcessInfo.processInfo.environment["TILECUT_TEST_BINARY"].map { [$0] } ?? []
+  candidates.append(here.appendingPathComponent("tilecut").path)
   let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
   candidates.append(root.appendingPathComponent(".build/debug/tilecut").path)
   guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
