@@ -93,6 +93,25 @@ struct AntimeridianTests {
     #expect(result.mismatched <= 0.01, "\(result.line)")
   }
 
+  @Test("a polar stereographic grid around the North Pole (EPSG:3413, across 180°) matches gdalwarp's pixels")
+  func polarGrid() throws {
+    let root = try #require(formatsCorpusDirectory)
+    let dir = try geoScratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    // GDAL makes it: the corpus's world grid as colour, warped to NSIDC's polar stereographic
+    let rgb = dir + "/world_rgb.tif"
+    let polar = dir + "/polar.tif"
+    _ = try runTool("gdal_translate", ["-q", "-expand", "rgb", root + "/antimeridian/geotools_off_dateline.tif", rgb])
+    _ = try runTool(
+      "gdalwarp",
+      ["-q", "-t_srs", "EPSG:3413", "-te", "-3000000", "-3000000", "3000000", "3000000", "-tr", "10000", "10000", "-r", "bilinear", rgb, polar])
+    let run = try runBinary([polar, "-o", dir + "/out", "--min-zoom", "3", "--max-zoom", "3", "--tile-size", "256"])
+    #expect(run.status == 0, "\(run.stderr)")
+    let result = try compare(polar, dir + "/out", zoom: 3)
+    #expect(result.psnr >= 30, "\(result.line)")
+    #expect(result.mismatched <= 0.01, "\(result.line)")
+  }
+
   @Test("a world grid 0.4° wider than 360° is clipped to ±180°, as gdalwarp gives the world")
   func widerThanTheWorld() throws {
     let root = try #require(formatsCorpusDirectory)
