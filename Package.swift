@@ -93,7 +93,11 @@ let package = Package(
     // libgdal-dev brings too), with the CPU's SHA extensions
     .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
     .target(name: "CTilecutDigest", dependencies: ["CCrypto"]),
-    .target(name: "TilecutCore", dependencies: ["CTilecutPlatform", "CTilecutDigest"]),
+    // the gazetteer's and the HTML pages' files, compiled into the binary with C23's #embed:
+    // SwiftPM's .embedInCode spelled the 320 kB gazetteer as a [UInt8] literal that took
+    // 26 s of CPU to compile (the C file: under 1 s); no bundle beside the binary either way
+    .target(name: "CTilecutResources", exclude: ["gazetteer", "pages"]),
+    .target(name: "TilecutCore", dependencies: ["CTilecutPlatform", "CTilecutDigest", "CTilecutResources"]),
     // HTTP range reads on Linux through libcurl (libcurl4-openssl-dev): Foundation's
     // URLSession there reads a refused answer to its end and inflates any encoding
     // (TilecutHTTP.h); Apple platforms keep URLSession
