@@ -40,7 +40,10 @@ let package = Package(
     // 3.5 % of CPU, measured), and a package with unsafe flags cannot be a dependency.
     // libvips glue, the ISA-L PNG reader (a libvips image source) and pixel operations
     // the PNG reader: ISA-L's inflate and libdeflate's checksums, a libvips image source
-    .target(name: "CTilecutPNGRead", dependencies: ["CVips", "CISAL", "CDeflate", "CVipsShim"]),
+    .target(name: "CTilecutPNGRead", dependencies: ["CVips", "CISAL", "CDeflate", "CVipsShim", "CTilecutInputCheck"]),
+    // the input checks: a file's structure (PNG chunks and stream, JPEG markers, GIF blocks,
+    // TIFF strips, a PDF's nesting and scans) read before any decoder allocates for it
+    .target(name: "CTilecutInputCheck", dependencies: ["CVips", "CISAL", "CDeflate", "CVipsShim"]),
     .target(
       name: "CVipsShim", dependencies: ["CVips", "CISAL", "CDeflate", "CTilecutPlatform", "CTilecutGDAL"],
       // libjpeg (libvips' own): a JPEG's whole scan decoded once, any warning an error (TilecutJPEGScan.h)
@@ -113,7 +116,8 @@ let package = Package(
     .target(
       name: "TilecutVips",
       dependencies: [
-        "TilecutCore", "CVips", "CVipsShim", "CTilecutPNGRead", "CTilecutPNG", "CTilecutLossy", "CTilecutResample", "CTilecutDocument",
+        "TilecutCore", "CVips", "CVipsShim", "CTilecutInputCheck", "CTilecutPNGRead", "CTilecutPNG", "CTilecutLossy", "CTilecutResample",
+        "CTilecutDocument",
         "CTilecutPDFScan",
         "CTilecutPlatform", "CZip",
         // GDAL's raster formats and masks: opened through TilecutGeo's folder of vetted links
