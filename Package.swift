@@ -159,6 +159,7 @@ let package = Package(
     .testTarget(name: "TilecutCoreTests", dependencies: ["TilecutCore"]),
     .testTarget(name: "TilecutProjectTests", dependencies: ["TilecutProject", .product(name: "Yams", package: "Yams")]),
     .testTarget(name: "TilecutPMTilesTests", dependencies: ["TilecutFixtures", "TilecutPMTiles"]),
+    .testTarget(name: "TilecutPMTilesStoreTests", dependencies: ["TilecutPMTilesStore", "TilecutPMTiles", "TilecutCore"]),
     .testTarget(name: "TilecutMBTilesTests", dependencies: ["TilecutMBTiles", "TilecutCore", "CSQLite"]),
     .testTarget(
       name: "TilecutVipsTests",
