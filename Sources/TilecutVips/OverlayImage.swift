@@ -1,3 +1,4 @@
+import CTilecutInputCheck
 import CVips
 import CVipsShim
 import Foundation

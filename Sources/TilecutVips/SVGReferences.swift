@@ -1,3 +1,4 @@
+import CTilecutInputCheck
 import CVipsShim
 import Foundation
 import TilecutCore

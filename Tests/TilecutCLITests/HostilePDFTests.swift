@@ -1,3 +1,4 @@
+import CTilecutInputCheck
 import CTilecutPDFScan
 import CVipsShim
 import Foundation

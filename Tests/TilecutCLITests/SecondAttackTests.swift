@@ -7,9 +7,9 @@ import TilecutFixtures
   import Glibc
 #endif
 
-/// Cases of issue 29's second hostile run that fell after the first round of fixes.
-@Suite("the second attack: sidecar FIFOs, negative numbers, names that break lines, unknown EPSG codes", .serialized)
-struct SecondAttackTests {
+/// Odd inputs each refused on one `error:` line (issue 29's second hostile run).
+@Suite("odd inputs refused on one clear line: sidecar FIFOs, negative numbers, names that break lines, unknown EPSG codes", .serialized)
+struct OddInputRefusalTests {
   @Test("a FIFO named as an input's sidecar (world file, .aux.xml, GDAL's .ovr, _RPC.TXT) refuses the input at once, never read")
   func sidecarFIFOs() throws {
     let c = try Corpus()

@@ -6,9 +6,9 @@ import Testing
   import Glibc
 #endif
 
-/// Falls found by the third attack (attack3/falls.sh on the attack3 branch).
-@Suite("Third attack")
-struct ThirdAttackTests {
+/// Files tilecut did not write stay as they are (falls of the third hostile run, attack3/falls.sh).
+@Suite("what tilecut did not write is never replaced or read: descriptor names, CRSs that read files, links out of a store")
+struct ForeignFileTests {
   /// Runs `tilecut ARGS` through the shell in `directory`, with `redirections` (`< notes.txt`).
   func shell(_ directory: String, _ args: [String], _ redirections: String) throws -> Int32 {
     let quoted = ([try tilecutBinary()] + args).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }

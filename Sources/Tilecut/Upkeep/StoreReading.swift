@@ -289,17 +289,16 @@ public final class StoreReader {
   static func cells(west: Double, south: Double, east: Double, north: Double, zoom: Int) -> (x: ClosedRange<Int>, y: ClosedRange<Int>) {
     let n = Double(1 << zoom)
     let eps = 1e-9
-    func column(_ lon: Double) -> Double { (lon + 180) / 360 * n }
-    func row(_ lat: Double) -> Double {
-      let phi = max(-85.0511287798066, min(85.0511287798066, lat)) * .pi / 180
-      return (1 - log(tan(phi) + 1 / cos(phi)) / .pi) / 2 * n
-    }
+    func column(_ lon: Double) -> Double { WebMercator.u(longitudeDegrees: lon) * n }
+    func row(_ lat: Double) -> Double { WebMercator.v(latitudeDegrees: lat) * n }
     let last = (1 << zoom) - 1
-    func clamp(_ v: Int) -> Int { max(0, min(last, v)) }
-    let x0 = clamp(Int(floor(column(west) + eps)))
-    let x1 = clamp(Int(ceil(column(east) - eps)) - 1)
-    let y0 = clamp(Int(floor(row(north) + eps)))
-    let y1 = clamp(Int(ceil(row(south) - eps)) - 1)
+    // a store's bounds are its own numbers: one far off the world (or not a number, which
+    // counts as the world's east or south end) is clamped before it becomes an Int
+    func clamp(_ v: Double) -> Int { v.isNaN ? last : max(0, min(last, Int(max(-1, min(Double(last) + 1, v))))) }
+    let x0 = clamp(floor(column(west) + eps))
+    let x1 = clamp(ceil(column(east) - eps) - 1)
+    let y0 = clamp(floor(row(north) + eps))
+    let y1 = clamp(ceil(row(south) - eps) - 1)
     return (x0...max(x0, x1), y0...max(y0, y1))
   }
 

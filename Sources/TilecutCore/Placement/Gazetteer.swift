@@ -3,7 +3,7 @@ import Foundation
 /// Where a point lies, in words a person checks at a glance: the nearest populated
 /// place and its country, or that it is at sea ("1.2 km NW of Berlin, Germany",
 /// "at sea, 1,240 km E of Mogadishu, Somalia"). Offline: the data ships with tilecut
-/// (GazetteerData.swift, made by Tests/scripts/make-gazetteer.py).
+/// (Sources/CTilecutResources/gazetteer/*.tsv, made by Tests/scripts/make-gazetteer.py).
 public struct GazetteerLocation: Sendable, Equatable {
   /// The nearest place of the gazetteer and its country.
   public var place: String
@@ -54,13 +54,13 @@ public enum Gazetteer {
   /// km², 2.8 km around their point; GeoNames gives a city's centre, not its outline.
   public static let withinMeters = 2_500.0
 
-  static let places: [Place] = GazetteerData.places.split(separator: "\n").compactMap { line in
+  static let places: [Place] = EmbeddedResources.gazetteerPlaces.split(separator: "\n").compactMap { line in
     let f = line.split(separator: "\t", omittingEmptySubsequences: false)
     guard f.count == 4, let lat = Double(f[2]), let lon = Double(f[3]) else { return nil }
     return Place(name: String(f[0]), country: String(f[1]), latitude: lat, longitude: lon)
   }
 
-  static let countries: [Country] = GazetteerData.countries.split(separator: "\n").compactMap { line in
+  static let countries: [Country] = EmbeddedResources.gazetteerCountries.split(separator: "\n").compactMap { line in
     let f = line.split(separator: "\t")
     guard f.count == 2 else { return nil }
     let rings = f[1].split(separator: "|").map { ring in
