@@ -17,7 +17,11 @@ enum IMDFFiles {
         let name = layer == "manifest" ? "manifest.json" : layer + ".geojson"
         let file = path + "/" + name
         guard FileManager.default.fileExists(atPath: file) else { continue }
-        if let why = SidecarPath.escape(file) { throw KMLProblem("its \(name) \(why.replacingOccurrences(of: "sidecar", with: "venue file"))") }
+        if SidecarPath.escape(file) != nil {
+          throw KMLProblem(
+            "its \(name) is a link that leads out of the venue's folder (or into /proc, /sys or /dev); tilecut reads a venue's files only from its folder: copy the file there"
+          )
+        }
         let bytes = try readFile(file, name: name, maxBytes: left)
         left -= bytes.count
         out[layer] = bytes

@@ -230,9 +230,12 @@ public struct IMDFVenue: Sendable {
         break
       }
       guard let level = feature.levelID else {
-        let why =
-          feature.kind == "amenity" || feature.kind == "anchor"
-          ? "names no unit that is there (\"unit_id\"/\"unit_ids\")" : "has no \"level_id\""
+        let why: String
+        switch feature.kind {
+        case "amenity", "anchor": why = "names no unit that is there (\"unit_id\"/\"unit_ids\")"
+        case "occupant": why = "is at an anchor whose unit is not there"
+        default: why = "has no \"level_id\""
+        }
         problems.append(IMDFProblem(file: feature.file, id: feature.id, message: "\(why); not drawn"))
         continue
       }

@@ -3,6 +3,8 @@ import Testing
 import TilecutCore
 import TilecutVips
 
+@testable import Tilecut
+
 /// `../shared/data/formats-corpus/imdf` beside the repository, found by walking up; nil when absent.
 let imdfCorpus: String? = {
   var dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -162,5 +164,170 @@ struct IMDFVenueTests {
       let east = ours.mask.indices.map { i in i % ours.width > 0 && ours.mask[i - 1] }
       #expect(abs(shift(east, theirs, width: ours.width).x - 1) < 0.3)
     }
+  }
+
+  /// Every tile below `folder`, decoded: relative path → pixels.
+  func tiles(_ folder: String) throws -> [String: [UInt8]] {
+    var out: [String: [UInt8]] = [:]
+    for file in filesBelow(folder) where file.hasSuffix(".png") {
+      out[file] = try RGBAImage.decode(bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/" + file)))).pixels
+    }
+    return out
+  }
+
+  /// A copy of the campus venue in `dir`, for editing.
+  func copyVenue(_ dir: String, name: String = "venue") throws -> String? {
+    guard let corpus = imdfCorpus else { return nil }
+    let copy = dir + "/" + name
+    try FileManager.default.copyItem(atPath: corpus + "/polymap_spbstu", toPath: copy)
+    return copy
+  }
+
+  @Test("a venue zipped draws the same tiles as its folder; a folder with its manifest.json is no tile store")
+  func zipAndFolder() throws {
+    guard let corpus = imdfCorpus else {
+      Issue.record("../shared/data/formats-corpus/imdf is absent")
+      return
+    }
+    let venue = corpus + "/polymap_spbstu"
+    #expect(TileStoreSource.kind(of: venue) == nil)
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try runProgram(
+      "/usr/bin/python3",
+      [
+        "-c",
+        "import zipfile,os,sys; z=zipfile.ZipFile(sys.argv[1],'w',zipfile.ZIP_DEFLATED); [z.write(os.path.join(sys.argv[2],n),'venue/'+n) for n in sorted(os.listdir(sys.argv[2]))]; z.close()",
+        dir + "/venue.zip", venue,
+      ])
+    let args = ["--tile-size", "256", "--min-zoom", "17", "--max-zoom", "17"]
+    let folder = try runTool([venue] + args + ["-o", dir + "/folder"], timeout: 300)
+    let zip = try runTool([dir + "/venue.zip"] + args + ["-o", dir + "/zip"], timeout: 300)
+    #expect(folder.status == 0 && zip.status == 0, "\(folder.stderr) \(zip.stderr)")
+    let a = try tiles(dir + "/folder")
+    #expect(a.count > 10)
+    #expect(a == (try tiles(dir + "/zip")))
+    #expect(Set(a.keys.map { String($0.split(separator: "/").last?.split(separator: "_").first ?? "") }) == ["L0", "L1", "L2", "L3", "L4", "L5"])
+    // the same venue again: up to date, nothing rewritten
+    let again = try runTool([dir + "/venue.zip"] + args + ["-o", dir + "/zip"], timeout: 300)
+    #expect(again.status == 0 && again.stderr.contains("up to date"), "\(again.stderr)")
+  }
+
+  @Test("a feature that cannot be drawn is reported by id and file, and the rest is drawn")
+  func problemsByFeature() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    guard let venue = try copyVenue(dir) else {
+      Issue.record("../shared/data/formats-corpus/imdf is absent")
+      return
+    }
+    let file = venue + "/unit.geojson"
+    var root = try #require(try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any])
+    var features = try #require(root["features"] as? [[String: Any]])
+    let (first, second) = (try #require(features[0]["id"] as? String), try #require(features[1]["id"] as? String))
+    var properties = try #require(features[0]["properties"] as? [String: Any])
+    properties.removeValue(forKey: "level_id")
+    features[0]["properties"] = properties
+    // a ring that is not closed
+    features[1]["geometry"] = ["type": "Polygon", "coordinates": [[[30.38, 60.0], [30.381, 60.0], [30.381, 60.001], [30.38, 60.001]]]]
+    root["features"] = features
+    try JSONSerialization.data(withJSONObject: root).write(to: URL(fileURLWithPath: file))
+    let r = try runTool([venue, "--tile-size", "256", "--min-zoom", "16", "--max-zoom", "16", "-o", dir + "/out"], timeout: 300)
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.stderr.contains("warning: \(venue)/unit.geojson: feature \(first): has no \"level_id\"; not drawn"), "\(r.stderr)")
+    #expect(r.stderr.contains("warning: \(venue)/unit.geojson: feature \(second): has a polygon ring that is not closed"), "\(r.stderr)")
+    // what stood on the unit left out (its anchors, their occupants) is named too
+    #expect(r.stderr.contains("occupant.geojson: feature "), "\(r.stderr)")
+    #expect(r.stderr.contains("IMDF venue, 8 levels on 6 floors"))
+  }
+
+  @Test(
+    "a venue that cannot be read is refused in one line, nothing written",
+    arguments: ["no manifest", "nothing to draw", "deep JSON", "FIFO", "link out", "huge file", "ZIP bomb", "bad style", "--floors"])
+  func refusals(case name: String) throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    guard let venue = try copyVenue(dir), let corpus = imdfCorpus else {
+      Issue.record("../shared/data/formats-corpus/imdf is absent")
+      return
+    }
+    var input = venue
+    var extra: [String] = []
+    let expected: String
+    switch name {
+    case "no manifest":
+      input = dir + "/minimal"
+      try FileManager.default.copyItem(atPath: corpus + "/indoor_imdf_mcp_valid_minimal", toPath: input)
+      expected = "holds IMDF layers but no manifest.json"
+    case "nothing to draw":
+      input = dir + "/minimal"
+      try FileManager.default.copyItem(atPath: corpus + "/indoor_imdf_mcp_valid_minimal", toPath: input)
+      try Data(#"{"version": "1.0.0", "language": "en"}"#.utf8).write(to: URL(fileURLWithPath: input + "/manifest.json"))
+      expected = "has nothing to draw"
+    case "deep JSON":
+      try Data((String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)).utf8).write(
+        to: URL(fileURLWithPath: venue + "/unit.geojson"))
+      expected = "nests JSON 100000 deep"
+    case "FIFO":
+      try FileManager.default.removeItem(atPath: venue + "/unit.geojson")
+      #expect(mkfifo(venue + "/unit.geojson", 0o600) == 0)
+      expected = "unit.geojson is not a regular file"
+    case "link out":
+      try FileManager.default.removeItem(atPath: venue + "/unit.geojson")
+      try FileManager.default.createSymbolicLink(atPath: venue + "/unit.geojson", withDestinationPath: "/etc/passwd")
+      expected = "leads out of the venue's folder"
+    case "huge file":
+      #expect(truncate(venue + "/unit.geojson", 100 << 20) == 0)
+      expected = "more than the 64 MB left"
+    case "ZIP bomb":
+      input = dir + "/bomb.zip"
+      try runProgram(
+        "/usr/bin/python3",
+        [
+          "-c",
+          "import zipfile,sys; z=zipfile.ZipFile(sys.argv[1],'w',zipfile.ZIP_DEFLATED); z.write(sys.argv[2]+'/manifest.json','manifest.json'); z.write(sys.argv[2]+'/level.geojson','level.geojson'); z.writestr('unit.geojson', b' '*(80<<20)); z.close()",
+          input, venue,
+        ])
+      expected = "declares 84 MB uncompressed"
+    case "bad style":
+      try Data(#"{"unit": {"fill": "url(http://example.com/x)"}}"#.utf8).write(to: URL(fileURLWithPath: dir + "/style.json"))
+      extra = ["--venue-style", dir + "/style.json"]
+      expected = "give #rgb, #rrggbb, #rrggbbaa or none"
+    default:
+      extra = ["--floors", "2"]
+      expected = "whose floors are its levels (L0, L1, L2, L3, L4, L5)"
+    }
+    let before = snapshot(dir)
+    let r = try runTool([input, "--max-zoom", "16", "-o", dir + "/out"] + extra, timeout: 60)
+    #expect(r.status != 0)
+    let lines = r.stderr.split(separator: "\n")
+    #expect(lines.count == 1 && lines[0].hasPrefix("error: ") && r.stderr.contains(expected), "\(r.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
+    #expect(snapshot(dir) == before)
+  }
+
+  @Test("labels follow --language, falling back to the venue's own")
+  func language() throws {
+    guard let corpus = imdfCorpus else {
+      Issue.record("../shared/data/formats-corpus/imdf is absent")
+      return
+    }
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    var drawn: [String: [String: [UInt8]]] = [:]
+    for language in ["en", "ru", "de"] {
+      let r = try runTool(
+        [
+          corpus + "/polymap_spbstu[floor=1]", "--language", language, "--tile-size", "512", "--min-zoom", "18", "--max-zoom", "18", "-o",
+          dir + "/" + language,
+        ],
+        timeout: 300)
+      #expect(r.status == 0, "\(r.stderr)")
+      drawn[language] = try tiles(dir + "/" + language)
+    }
+    #expect(drawn["en"]?.isEmpty == false)
+    #expect(drawn["ru"] != drawn["en"])
+    // no German names: the manifest's language, English
+    #expect(drawn["de"] == drawn["en"])
   }
 }
