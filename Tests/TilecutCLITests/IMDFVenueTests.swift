@@ -330,4 +330,33 @@ struct IMDFVenueTests {
     // no German names: the manifest's language, English
     #expect(drawn["de"] == drawn["en"])
   }
+
+  @Test("a project's floor may be a venue's floor, `venue[floor=K]`, its levels recorded")
+  func projectFloor() throws {
+    guard let corpus = imdfCorpus else {
+      Issue.record("../shared/data/formats-corpus/imdf is absent")
+      return
+    }
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let project = """
+      output: tiles
+      tileSizes: [256]
+      maxZoom: 16
+      buildings:
+        - id: campus
+          floors:
+            - floor: 3
+              source: \(corpus)/polymap_spbstu[floor=2]
+      """
+    try Data(project.utf8).write(to: URL(fileURLWithPath: dir + "/tilecut.yml"))
+    let r = try runTool(["build", dir + "/tilecut.yml"], timeout: 300)
+    #expect(r.status == 0, "\(r.stderr)")
+    let manifest = try JSONDecoder().decode(Manifest.self, from: try Data(contentsOf: URL(fileURLWithPath: dir + "/tiles/manifest.json")))
+    #expect(manifest.floors.map(\.number) == [3])
+    let ordinals = try venueOrdinals(corpus + "/polymap_spbstu")
+    #expect(Set(manifest.venueLevels?.map(\.id) ?? []) == Set(ordinals[2] ?? []))
+    #expect(manifest.venueLevels?.allSatisfy { $0.floor.number == 3 } == true)
+    #expect(filesBelow(dir + "/tiles").contains { $0.hasPrefix("256/L3_16_") })
+  }
 }

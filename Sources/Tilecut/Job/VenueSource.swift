@@ -99,8 +99,8 @@ enum VenueSource {
       throw TilecutError.invalidInput(
         path: name.path, reason: "is an IMDF venue: name one of its floors as '\(name.path)[floor=K]' (a level ordinal)")
     }
-    var options = FloorOptions()
-    options.floors = nil
+    // a project's floor: the default style and the venue's language (a project file has no keys for them yet)
+    let options = try FloorOptions.parse([])
     return try floorSources(name, options: options, maxZoom: nil, maxPixels: maxPixels, maxMemory: maxMemory)?.first?.header
   }
 
