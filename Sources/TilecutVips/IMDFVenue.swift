@@ -173,8 +173,10 @@ public struct IMDFVenue: Sendable {
     if let depth = IMDFFiles.depth(bytes), depth > maxDepth {
       throw KMLProblem("its \(file) nests JSON \(depth) deep, more than \(maxDepth); GeoJSON is a few levels deep")
     }
+    // a byte-order mark, as Windows editors write one, is not JSON's
+    let text = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Data(bytes.dropFirst(3)) : Data(bytes)
     do {
-      return try JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
+      return try JSONSerialization.jsonObject(with: text, options: [.fragmentsAllowed])
     } catch {
       throw KMLProblem("its \(file) is not valid JSON (\((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "unreadable"))")
     }

@@ -95,4 +95,14 @@ struct IMDFDrawingTests {
       #expect(svg.contains("r=\"\(IMDFDrawing.number(3.5 / scale))\""))
     }
   }
+
+  @Test("a file's JSON: a byte-order mark is skipped, nesting is measured outside strings and refused past 64")
+  func json() throws {
+    let bom: [UInt8] = [0xEF, 0xBB, 0xBF] + Array(#"{"features": []}"#.utf8)
+    #expect((try IMDFVenue.object(bom, file: "unit.geojson") as? [String: Any])?["features"] != nil)
+    #expect(IMDFFiles.depth(Array(#"{"a": [[1, 2]], "b": "[[[[["}"#.utf8)) == 3)
+    #expect(IMDFFiles.depth(Array("]".utf8)) == nil)
+    let deep = Array((String(repeating: "[", count: 65) + String(repeating: "]", count: 65)).utf8)
+    #expect(throws: KMLProblem.self) { try IMDFVenue.object(deep, file: "unit.geojson") }
+  }
 }
