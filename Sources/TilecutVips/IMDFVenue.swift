@@ -15,6 +15,15 @@ public enum IMDFGeometry: Sendable {
   case lines([[LonLat]])
   case points([LonLat])
 
+  /// `polygon`, `line` or `point`, for problems.
+  public var kind: String {
+    switch self {
+    case .polygons: return "polygon"
+    case .lines: return "line"
+    case .points: return "point"
+    }
+  }
+
   /// Every position, for extents.
   public var positions: [LonLat] {
     switch self {
@@ -91,6 +100,11 @@ public struct IMDFVenue: Sendable {
   /// The layers tilecut reads; the others (address, detail, footprint, geofence, relationship, venue, building, and
   /// a writer's own) are left alone.
   static let layers = ["level", "unit", "opening", "fixture", "section", "kiosk", "amenity", "anchor", "occupant"]
+
+  /// The geometry each drawn layer has in IMDF.
+  static let geometryKind = [
+    "unit": "polygon", "section": "polygon", "fixture": "polygon", "kiosk": "polygon", "opening": "line", "amenity": "point",
+  ]
 
   /// The most JSON nesting a file may have (a polygon is 4 deep, a feature some 8).
   static let maxDepth = 64
@@ -246,10 +260,15 @@ public struct IMDFVenue: Sendable {
           IMDFProblem(file: feature.file, id: feature.id, message: "is on level \(Quote.value(level)), which level.geojson does not hold; not drawn"))
         continue
       }
-      guard feature.geometry != nil else {
+      guard let geometry = feature.geometry else {
         if feature.kind != "anchor" {
           problems.append(IMDFProblem(file: feature.file, id: feature.id, message: "has no geometry; not drawn"))
         }
+        continue
+      }
+      if let wanted = Self.geometryKind[feature.kind], wanted != geometry.kind {
+        problems.append(
+          IMDFProblem(file: feature.file, id: feature.id, message: "has \(geometry.kind) geometry; IMDF's \(feature.kind) is \(wanted); not drawn"))
         continue
       }
       drawn.append(feature)

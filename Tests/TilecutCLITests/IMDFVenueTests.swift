@@ -230,12 +230,16 @@ struct IMDFVenueTests {
     features[0]["properties"] = properties
     // a ring that is not closed
     features[1]["geometry"] = ["type": "Polygon", "coordinates": [[[30.38, 60.0], [30.381, 60.0], [30.381, 60.001], [30.38, 60.001]]]]
+    // a unit that is a point
+    let third = try #require(features[2]["id"] as? String)
+    features[2]["geometry"] = ["type": "Point", "coordinates": [30.38, 60.0]]
     root["features"] = features
     try JSONSerialization.data(withJSONObject: root).write(to: URL(fileURLWithPath: file))
     let r = try runTool([venue, "--tile-size", "256", "--min-zoom", "16", "--max-zoom", "16", "-o", dir + "/out"], timeout: 300)
     #expect(r.status == 0, "\(r.stderr)")
     #expect(r.stderr.contains("warning: \(venue)/unit.geojson: feature \(first): has no \"level_id\"; not drawn"), "\(r.stderr)")
     #expect(r.stderr.contains("warning: \(venue)/unit.geojson: feature \(second): has a polygon ring that is not closed"), "\(r.stderr)")
+    #expect(r.stderr.contains("unit.geojson: feature \(third): has point geometry; IMDF's unit is polygon; not drawn"), "\(r.stderr)")
     // what stood on the unit left out (its anchors, their occupants) is named too
     #expect(r.stderr.contains("occupant.geojson: feature "), "\(r.stderr)")
     #expect(r.stderr.contains("IMDF venue, 8 levels on 6 floors"))
@@ -243,7 +247,7 @@ struct IMDFVenueTests {
 
   @Test(
     "a venue that cannot be read is refused in one line, nothing written",
-    arguments: ["no manifest", "nothing to draw", "deep JSON", "FIFO", "link out", "huge file", "ZIP bomb", "bad style", "--floors"])
+    arguments: ["no manifest", "nothing to draw", "deep JSON", "FIFO", "link out", "huge file", "ZIP bomb", "bad style", "--floors", "--first-floor"])
   func refusals(case name: String) throws {
     let dir = try scratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -293,6 +297,9 @@ struct IMDFVenueTests {
       try Data(#"{"unit": {"fill": "url(http://example.com/x)"}}"#.utf8).write(to: URL(fileURLWithPath: dir + "/style.json"))
       extra = ["--venue-style", dir + "/style.json"]
       expected = "give #rgb, #rrggbb, #rrggbbaa or none"
+    case "--first-floor":
+      extra = ["--first-floor", "0"]
+      expected = "numbered by their levels' ordinals"
     default:
       extra = ["--floors", "2"]
       expected = "whose floors are its levels (L0, L1, L2, L3, L4, L5)"

@@ -62,6 +62,12 @@ enum VenueSource {
   /// nil when the input is no venue.
   static func floorSources(_ name: InputName, options: FloorOptions, maxZoom: Int?, maxPixels: Int, maxMemory: Int) throws -> [FloorSource]? {
     guard let entry = try open(name, options: options, maxZoom: maxZoom, maxMemory: maxMemory) else { return nil }
+    if options.firstFloor != 1 {
+      throw TilecutError.invalidOption(
+        option: "--first-floor",
+        reason:
+          "\(name.path) is an IMDF venue, whose floors are numbered by their levels' ordinals (\(ordinals(entry))); give it without --first-floor")
+    }
     if options.floors != nil {
       throw TilecutError.invalidOption(
         option: "--floors", reason: "\(name.path) is an IMDF venue, whose floors are its levels (\(ordinals(entry))); give it without --floors")
