@@ -173,31 +173,50 @@ public enum IMDFDrawing {
     var y: Double
     var text: String
     var priority: Double
-    /// The widest it may be, in tile pixels (a unit's width), or nil for no limit.
-    var room: Double?
+    /// The box of the unit it names or stands in (sheet pixels), which it must not leave; nil for no limit.
+    var room: Box?
+  }
+
+  /// A box in sheet or tile pixels.
+  struct Box {
+    var x0, y0, x1, y1: Double
+    func contains(_ b: Box) -> Bool { b.x0 >= x0 && b.x1 <= x1 && b.y0 >= y0 && b.y1 <= y1 }
+    func overlaps(_ b: Box) -> Bool { x0 < b.x1 && b.x0 < x1 && y0 < b.y1 && b.y0 < y1 }
+  }
+
+  /// Each unit's outline's box, in sheet pixels, by id.
+  static func unitBoxes(_ floor: IMDFFloor) -> [String: Box] {
+    var out: [String: Box] = [:]
+    for feature in floor.features where feature.kind == "unit" {
+      guard case .polygons(let polygons)? = feature.geometry else { continue }
+      let points = polygons.flatMap { $0.first ?? [] }.map(floor.pixel)
+      guard let x0 = points.map(\.x).min(), let x1 = points.map(\.x).max(), let y0 = points.map(\.y).min(), let y1 = points.map(\.y).max()
+      else { continue }
+      out[feature.id] = Box(x0: x0, y0: y0, x1: x1, y1: y1)
+    }
+    return out
   }
 
   static func candidates(_ floor: IMDFFloor, language: String?, venueLanguage: String?) -> [Candidate] {
     var out: [Candidate] = []
+    let boxes = unitBoxes(floor)
     for feature in floor.features {
       guard let text = feature.name?.text(language: language, venueLanguage: venueLanguage) else { continue }
+      // an occupant's references end with its anchor's unit, an amenity's are its units
+      let room = feature.references.lazy.compactMap { boxes[$0] }.first
       switch feature.kind {
       case "occupant":
         guard case .points(let p)? = feature.geometry, let first = p.first else { continue }
-        out.append(Candidate(x: floor.pixel(first).x, y: floor.pixel(first).y, text: text, priority: 3, room: nil))
+        out.append(Candidate(x: floor.pixel(first).x, y: floor.pixel(first).y, text: text, priority: 3, room: room))
       case "unit":
-        guard case .polygons(let polygons)? = feature.geometry else { continue }
-        let points = polygons.flatMap { $0.first ?? [] }.map(floor.pixel)
-        guard let minX = points.map(\.x).min(), let maxX = points.map(\.x).max(), let minY = points.map(\.y).min(),
-          let maxY = points.map(\.y).max()
-        else { continue }
-        let at: (x: Double, y: Double) = feature.displayPoint.map(floor.pixel) ?? ((minX + maxX) / 2, (minY + maxY) / 2)
-        let area = (maxX - minX) * (maxY - minY)
+        guard let box = boxes[feature.id] else { continue }
+        let at: (x: Double, y: Double) = feature.displayPoint.map(floor.pixel) ?? ((box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2)
+        let area = (box.x1 - box.x0) * (box.y1 - box.y0)
         // bigger units first, all below occupants
-        out.append(Candidate(x: at.x, y: at.y, text: text, priority: 2 + min(0.99, area / 1e9), room: maxX - minX))
+        out.append(Candidate(x: at.x, y: at.y, text: text, priority: 2 + min(0.99, area / 1e9), room: box))
       case "amenity":
         guard case .points(let p)? = feature.geometry, let first = p.first else { continue }
-        out.append(Candidate(x: floor.pixel(first).x, y: floor.pixel(first).y, text: text, priority: 1, room: nil))
+        out.append(Candidate(x: floor.pixel(first).x, y: floor.pixel(first).y, text: text, priority: 1, room: room))
       default: continue
       }
     }
@@ -211,7 +230,7 @@ public enum IMDFDrawing {
     let sorted = candidates(floor, language: language, venueLanguage: venueLanguage).sorted {
       $0.priority != $1.priority ? $0.priority > $1.priority : ($0.x, $0.y, $0.text) < ($1.x, $1.y, $1.text)
     }
-    var kept: [(x0: Double, y0: Double, x1: Double, y1: Double)] = []
+    var kept: [Box] = []
     var out = ""
     var halo = ""
     if let stroke = paint.stroke.flatMap(IMDFStyle.svgColour), stroke.0 != "none", let width = paint.width, width > 0 {
@@ -224,9 +243,14 @@ public enum IMDFDrawing {
       // an estimate of the text's extent in tile pixels (DejaVu Sans averages 0.6 em)
       let width = Double(text.count) * size * 0.6
       let (cx, cy) = (c.x * s, c.y * s)
-      if let room = c.room, width > room * s { continue }
-      let box = (x0: cx - width / 2 - 2, y0: cy - size * 0.8, x1: cx + width / 2 + 2, y1: cy + size * 0.5)
-      if kept.contains(where: { $0.x0 < box.x1 && box.x0 < $0.x1 && $0.y0 < box.y1 && box.y0 < $0.y1 }) { continue }
+      let box = Box(x0: cx - width / 2 - 2, y0: cy - size * 0.8, x1: cx + width / 2 + 2, y1: cy + size * 0.5)
+      // within its unit's box and a fifth of it around (thin walls may be crossed; a label
+      // far past the unit, where the building's outline would cut it, is left out)
+      if let room = c.room {
+        let (mx, my) = ((room.x1 - room.x0) * s / 5 + 1, (room.y1 - room.y0) * s / 5 + 1)
+        if !Box(x0: room.x0 * s - mx, y0: room.y0 * s - my, x1: room.x1 * s + mx, y1: room.y1 * s + my).contains(box) { continue }
+      }
+      if kept.contains(where: { $0.overlaps(box) }) { continue }
       kept.append(box)
       out += "<text x=\"\(number(c.x))\" y=\"\(number(c.y + size * 0.35 / s))\">\(escaped(text))</text>\n"
     }

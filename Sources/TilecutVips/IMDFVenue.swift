@@ -242,6 +242,7 @@ public struct IMDFVenue: Sendable {
         }
         feature.levelID = anchor.references.first.flatMap { units[$0]?.levelID }
         feature.geometry = anchor.geometry
+        feature.references += anchor.references
       default:
         break
       }
