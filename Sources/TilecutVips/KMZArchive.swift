@@ -76,7 +76,7 @@ final class KMZArchive {
     }
     if st.size > 1 << 20 && st.size / max(st.comp_size, 1) > Self.maxRatio {
       throw KMLProblem(
-        "\(entry) (\(what)) inflates \(st.comp_size) bytes to \(st.size), more than \(Self.maxRatio):1: a ZIP bomb, not an overlay")
+        "\(entry) (\(what)) inflates \(st.comp_size) bytes to \(st.size), more than \(Self.maxRatio):1: a ZIP bomb, refused")
     }
     guard let file = zip_fopen_index(archive, index, 0) else {
       throw KMLProblem("\(entry) cannot be read (\(String(cString: zip_strerror(archive))))")

@@ -270,6 +270,19 @@ public enum SourceImage {
     if let mosaic = TileMosaics.mosaic(path: source.path, floor: source.storeFloor) {
       return try cropped(convert(mosaic.image(), source: source), source: source, scale: scale)
     }
+    // a venue's floor (IMDF): drawn for this scale as SVG, rendered like any SVG
+    if let ordinal = source.storeFloor, VenueSheets.floor(path: source.path, ordinal: ordinal) != nil {
+      let file = try VenueSheets.document(path: source.path, ordinal: ordinal, scale: scale)
+      defer { VenueSheets.discard(file) }
+      var sheet = source
+      sheet.path = file
+      let image =
+        sequential && bands
+        ? try banded(sheet, scale: scale, format: .svg)
+        : try VipsImageHandle.make("render \(source.path) floor \(ordinal)") { out in tc_load_named(SourceFormat.svg.loader, file, -1, scale, 0, &out)
+        }
+      return try cropped(convert(image, source: source), source: source, scale: scale)
+    }
     var image: VipsImageHandle
     if sequential, !source.isVector, let sheet, let band = source.crop, let shared = try sheet.sheet.claim(floor: sheet.floor, band: band) {
       image = shared

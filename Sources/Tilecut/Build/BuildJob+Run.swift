@@ -187,6 +187,7 @@ extension BuildJob {
       }
     }
     manifest.substitutes = substitutes.isEmpty ? nil : substitutes
+    manifest.venueLevels = VenueSource.manifestLevels(layers.map(\.source))
     manifest.buildings = project.buildings.map { building in
       let floors = layers.indices.filter { layers[$0].building.id == building.id }.map { i in
         Manifest.BuildingFloor(

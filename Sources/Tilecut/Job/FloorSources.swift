@@ -12,11 +12,20 @@ public struct FloorSource: Sendable {
 /// Turns the inputs and `--floors` into one source per floor.
 package enum FloorResolver {
   static func resolve(
-    inputs: [String], options: FloorOptions, maxPixels: Int, maxMemory: Int = DecodeBudget.defaultBytes
+    inputs: [String], options: FloorOptions, maxPixels: Int, maxMemory: Int = DecodeBudget.defaultBytes, maxZoom: Int? = nil
   ) throws -> [FloorSource] {
     guard !inputs.isEmpty else { throw TilecutError.invalidOption(option: "INPUT", reason: "give at least one image to tile") }
     let names = try inputs.map { try InputName(parsing: $0) }
     var out: [FloorSource] = []
+    // an IMDF venue: a floor per level ordinal
+    if names.count == 1,
+      let venue = try VenueSource.floorSources(names[0], options: options, maxZoom: maxZoom, maxPixels: maxPixels, maxMemory: maxMemory)
+    {
+      return venue
+    }
+    if let venue = names.first(where: { IMDFVenue.isVenue($0.path) }), names.count > 1 {
+      throw TilecutError.invalidInput(path: venue.path, reason: "is an IMDF venue, which holds its own floors; give it as the only input")
+    }
     if names.count > 1 {
       if let n = options.floors, n != names.count {
         throw TilecutError.invalidOption(
@@ -69,6 +78,7 @@ package enum FloorResolver {
 
   /// An input's header: a tile store's raster (`TileStoreSource`), else the image's.
   static func sourceHeader(of name: InputName, maxPixels: Int, maxMemory: Int) throws -> SourceHeader {
+    if let header = try VenueSource.header(of: name, maxPixels: maxPixels, maxMemory: maxMemory) { return header }
     if let header = try TileStoreSource.header(of: name, maxPixels: maxPixels, maxMemory: maxMemory) { return header }
     return try SourceImage.header(of: name, maxPixels: maxPixels, maxMemory: maxMemory)
   }

@@ -82,7 +82,8 @@ public struct TileJob {
   }
 
   package func plan() throws -> TileJobPlan {
-    var floorSources = try FloorResolver.resolve(inputs: inputs, options: floors, maxPixels: run.maxPixels, maxMemory: run.maxMemory)
+    var floorSources = try FloorResolver.resolve(
+      inputs: inputs, options: floors, maxPixels: run.maxPixels, maxMemory: run.maxMemory, maxZoom: pyramid.maxZoom)
     if let split = FloorResolver.splitDescription(floorSources) { printer.info(split) }
     try encoding.checkTransparency(floorSources.map(\.input))
     let sizes = try pyramid.tileSizes()
@@ -417,6 +418,12 @@ public struct TileJob {
     let anchor = pathAnchor
     return try plan.floors.map { f in
       let path = f.source.input.path
+      // an IMDF venue's floor: its files, style and language
+      if let venue = VenueSource.digest(path) {
+        return Manifest.Source(
+          floor: f.source.floor, path: path, sha256: venue, page: nil, width: f.source.description.width,
+          height: f.source.description.height, bytes: nil, modified: nil, identity: nil)
+      }
       // a tilecut output read as a source: its manifest (every tile's digest) stands for it
       let file = TileStoreSource.digestPath(path)
       let before = Self.identity(path)
@@ -516,6 +523,7 @@ public struct TileJob {
       p.substitutes.map { Manifest.Substitute(floor: p.floor, tileSize: $0.tileSize, zoom: $0.zoom, servedBy: $0.servedBy) }
     }
     manifest.substitutes = substitutes.isEmpty ? nil : substitutes
+    manifest.venueLevels = VenueSource.manifestLevels(plan.floors.map(\.source))
     manifest.placements = plan.floors.map { f in
       Manifest.PlacedFloor(
         floor: f.plan.floor, placement: f.plan.placement, mapping: f.mapping, width: f.plan.source.width, height: f.plan.source.height)

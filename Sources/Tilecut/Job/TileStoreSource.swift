@@ -20,6 +20,8 @@ enum TileStoreSource {
     var st = stat()
     guard stat(path, &st) == 0 else { return nil }
     if st.st_mode & S_IFMT == S_IFDIR {
+      // an IMDF venue's manifest.json is not a tilecut output's
+      if IMDFVenue.isVenue(path) || IMDFVenue.isVenueWithoutManifest(path) { return nil }
       return FileManager.default.fileExists(atPath: path + "/" + Manifest.fileName) ? .directory : nil
     }
     guard st.st_mode & S_IFMT == S_IFREG, let handle = FileHandle(forReadingAtPath: path) else { return nil }

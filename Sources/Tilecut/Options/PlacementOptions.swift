@@ -131,6 +131,7 @@ public struct PlacementOptions: ParsableArguments {
       ?? floors.map { PyramidPlanner.rasterMaxZoom(width: $0.description.width, height: $0.description.height) }.max() ?? 0
     // All floors share a placement (one building): the first floor's size anchors it.
     guard let anchor = floors.first?.description else { return [] }
+    try VenueSource.check(floors, placing: bounds != nil || !gcp.isEmpty || center != nil || worldFile != nil, printer: printer)
     try checkDrawingScale(floors)
     let shared = try explicitPlacement(
       width: anchor.width, height: anchor.height, imagePath: anchor.path, page: anchor.page, pyramid: pyramid, printer: printer)
@@ -149,6 +150,11 @@ public struct PlacementOptions: ParsableArguments {
       }
       let floor = floors[index]
       let size = (floor.description.width, floor.description.height)
+      // an IMDF venue's floor: placed by its own coordinates
+      if let venue = VenueSource.placement(floor) {
+        placements.append(venue)
+        continue
+      }
       // a tile store read as a source: its tiles' own cells (never GDAL's reading of it)
       if let tiles = TileStoreSource.placement(path: floor.input.path, floor: floor.description.storeFloor) {
         if let line = TileStoreSource.describe(path: floor.input.path, floor: floor.description.storeFloor) { printer.info(line) }

@@ -159,10 +159,25 @@ public struct FloorOptions: ParsableArguments {
   @Option(help: ArgumentHelp("How floors are stacked on a one-page sheet: vertical (top to bottom) or horizontal (left to right).", valueName: "dir"))
   public var stack: StackDirection = .vertical
 
+  @Option(
+    help: ArgumentHelp(
+      "For an IMDF venue: the language of its labels (a tag such as en or ru; default: the venue's own), falling back as IMDF's names do.",
+      valueName: "tag"))
+  public var language: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "For an IMDF venue: a JSON style file whose paints replace the default indoor style's, e.g. {\"unit.classroom\": {\"fill\": \"#ffeecc\"}}.",
+      valueName: "path"))
+  public var venueStyle: String?
+
   public init() {}
 
   public func validate() throws {
     if let n = floors, n < 1 { throw ValidationError(OptionNumbers.atLeast("--floors", 1, got: n)) }
+    if let tag = language, tag.isEmpty || tag.count > 35 || !tag.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) {
+      throw ValidationError("--language takes a language tag such as en, ru or zh-Hant, got '\(Quote.value(tag))'")
+    }
     if let n = floors, !(1...PlanLimits.maxFloors).contains(n) {
       throw ValidationError("--floors: \(n) is outside 1...\(PlanLimits.maxFloors)")
     }

@@ -135,6 +135,9 @@ public struct Manifest: Codable, Sendable, Equatable {
   /// preview page). Absent in older manifests.
   public var placements: [PlacedFloor]?
 
+  /// For an IMDF venue: each floor's levels (see `Manifest.VenueLevel`). Absent otherwise.
+  public var venueLevels: [VenueLevel]?
+
   public init(
     tileSizes: [Int], floors: [Floor], name: String, levels: [Level], footprints: [Footprint],
     generator: Generator, sources: [Source], options: [String: String], fingerprint: String, shard: Shard? = nil
