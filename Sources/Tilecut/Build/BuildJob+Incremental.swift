@@ -7,6 +7,9 @@ import TilecutVips
 struct IncrementalPlan {
   /// `hq floor 2`, in the file's order (a floor gone from the file last).
   var changed: [String]
+  /// Layers whose file changed but not its decoded pixels (a plan saved again): every
+  /// tile of theirs is carried over.
+  var samePixels: [String] = []
   var dirty: CellSet
   /// Indices of the layers to render (every layer whose range meets a dirty cell).
   var render: [Int]
@@ -20,7 +23,8 @@ extension BuildJob {
   /// must be made again: no previous campus output, `--force`, another store, or an
   /// option, tool version, renderer revision or tile size that is not any one floor's.
   func incrementalPlan(
-    _ plan: TileJobPlan, layers: [BuildLayer], sources: [Manifest.Source], options: [String: String], previous: Manifest?
+    _ plan: TileJobPlan, layers: [BuildLayer], sources: [Manifest.Source], pixels: [PixelBlocks?], options: [String: String],
+    previous: Manifest?
   ) -> IncrementalPlan? {
     guard !base.output.force, plan.settings.shard == nil, let previous, previous.shard == nil,
       let oldBuildings = previous.buildings, (previous.store ?? .directory).rawValue == base.output.store.rawValue,
@@ -32,7 +36,7 @@ extension BuildJob {
     else { return nil }
     func runWide(_ o: [String: String]) -> [String: String] { o.filter { !$0.key.contains(" floor ") && $0.key != "tileSizes" } }
     guard runWide(previous.options) == runWide(options) else { return nil }
-    var old: [String: (footprint: WorldRect, floor: Floor, sha256: String)] = [:]
+    var old: [String: (footprint: WorldRect, floor: Floor, sha256: String, pixels: PixelBlocks?)] = [:]
     var oldOrder: [String] = []
     for building in oldBuildings {
       for f in building.floors {
@@ -40,12 +44,12 @@ extension BuildJob {
           minU: WebMercator.u(longitudeDegrees: f.west), minV: WebMercator.v(latitudeDegrees: f.north),
           maxU: WebMercator.u(longitudeDegrees: f.east), maxV: WebMercator.v(latitudeDegrees: f.south))
         let name = Self.layerName(building.id, f.floor)
-        old[name] = (rect, f.floor, f.sha256)
+        old[name] = (rect, f.floor, f.sha256, f.pixels)
         oldOrder.append(name)
       }
     }
     var dirty = CellSet()
-    func addOld(_ before: (footprint: WorldRect, floor: Floor, sha256: String)) {
+    func addOld(_ before: (footprint: WorldRect, floor: Floor, sha256: String, pixels: PixelBlocks?)) {
       for level in previous.levels where level.floor == before.floor {
         let key = LevelKey(floor: level.floor, tileSize: level.tileSize, zoom: level.zoom)
         if let range = WebMercator.tileRange(covering: before.footprint, zoom: level.zoom, tileSize: level.tileSize) {
@@ -54,6 +58,7 @@ extension BuildJob {
       }
     }
     var changed: [String] = []
+    var samePixels: [String] = []
     var names: Set<String> = []
     for (i, layer) in layers.enumerated() {
       let floor = plan.plans[i].floor
@@ -61,6 +66,13 @@ extension BuildJob {
       names.insert(name)
       let before = old[name]
       if let before, before.sha256 == sources[i].sha256, previous.options[name] == options[name] { continue }
+      // another file, the same image: nothing of the floor changes
+      if let before, previous.options[name] == options[name], let was = before.pixels, let now = pixels[i],
+        now.changedBlocks(since: was)?.isEmpty == true
+      {
+        samePixels.append(name)
+        continue
+      }
       changed.append(name)
       for level in plan.plans[i].levels {
         for cut in level.cuts { dirty.insert(LevelKey(floor: floor, tileSize: cut.tileSize, zoom: cut.zoom), cut.range) }
@@ -72,13 +84,13 @@ extension BuildJob {
       if let before = old[name] { addOld(before) }
     }
     // nothing of any floor changed, yet the fingerprint did: make it all again
-    guard !changed.isEmpty else { return nil }
+    guard !changed.isEmpty || !samePixels.isEmpty else { return nil }
     let render = layers.indices.filter { i in
       plan.plans[i].levels.contains { level in
         level.cuts.contains { dirty.intersects(LevelKey(floor: plan.plans[i].floor, tileSize: $0.tileSize, zoom: $0.zoom), $0.range) }
       }
     }
-    return IncrementalPlan(changed: changed, dirty: dirty, render: render)
+    return IncrementalPlan(changed: changed, samePixels: samePixels, dirty: dirty, render: render)
   }
 
   /// Puts every tile of the previous output that lies outside the dirty cells into

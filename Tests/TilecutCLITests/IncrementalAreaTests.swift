@@ -1,0 +1,115 @@
+import Foundation
+import Synchronization
+import Testing
+import TilecutCore
+import TilecutFixtures
+import TilecutVips
+
+@testable import Tilecut
+@testable import TilecutCLI
+
+/// A plan-like picture: pale rooms, dark walls every `step` pixels, marks here and there.
+func roomsPicture(width: Int, height: Int, step: Int = 90) -> RGBAImage {
+  var image = RGBAImage(width: width, height: height)
+  for y in 0..<height {
+    for x in 0..<width {
+      let i = (y * width + x) * 4
+      let wall = x % step < 4 || y % step < 4
+      let mark = (x / 7 + y / 5) % 23 == 0
+      let v: UInt8 = wall ? 40 : mark ? 120 : UInt8(230 + (x / step + y / step) % 3 * 8)
+      (image.pixels[i], image.pixels[i + 1], image.pixels[i + 2], image.pixels[i + 3]) = (v, v, wall ? 40 : 236, 255)
+    }
+  }
+  return image
+}
+
+/// A one-building project in `dir`: floor 1 from `a.png` placed by a centre, a scale and
+/// a turn (resampled), floor 2 from `b.png` at its native resolution (`raster`-like,
+/// by bounds); `extra` is added at the top.
+func areaProject(_ dir: String, extra: String = "") throws -> String {
+  let file = dir + "/tilecut.yml"
+  let text = """
+    output: tiles
+    tileSizes: [256, 512]
+    \(extra)
+    buildings:
+      - id: hq
+        floors:
+          - floor: 1
+            source: a.png
+            center: [51.5006, -0.1396]
+            metersPerPixel: 0.05
+            rotation: 12
+          - floor: 2
+            source: b.png
+            center: [51.5006, -0.1396]
+            metersPerPixel: 0.3
+    """
+  try text.write(toFile: file, atomically: true, encoding: .utf8)
+  return file
+}
+
+/// Runs `tilecut build` through the library; returns what it said.
+func buildSaying(_ file: String, changes: String? = nil, store: StoreKind? = nil) throws -> [String] {
+  let said = Mutex<[String]>([])
+  try BuildJob.run(BuildRequest(file: file, overrides: BuildOverrides(changes: changes, store: store))) { line in
+    said.withLock { $0.append(line) }
+  }
+  return said.withLock { $0 }
+}
+
+/// The inode of a file, to tell a carried tile (the previous file, linked) from a rewritten one.
+func inode(_ path: String) -> Int? { (try? FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int) ?? nil }
+
+@Suite("build command, incremental by pixels")
+struct IncrementalPixelsTests {
+  @Test("a source saved again with the same pixels (new bytes): every tile kept, none rendered; the manifest records its pixels")
+  func samePixelsNewFile() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let a = roomsPicture(width: 900, height: 700)
+    try a.writePNG(to: dir + "/a.png")
+    try roomsPicture(width: 300, height: 200, step: 40).writePNG(to: dir + "/b.png")
+    let file = try areaProject(dir)
+    _ = try buildSaying(file)
+    let before = snapshot(dir + "/tiles")
+    let bytes = FileManager.default.contents(atPath: dir + "/a.png")
+    // the same image at another compression: other bytes, the same pixels
+    try a.writePNG(to: dir + "/a.png[compression=9]")
+    #expect(FileManager.default.contents(atPath: dir + "/a.png") != bytes)
+    let lines = try buildSaying(file, changes: dir + "/changes.txt")
+    #expect(lines.contains("hq floor 1: a new file with the same pixels; its tiles are kept"), "\(lines)")
+    let summary = try #require(lines.first { $0.contains("re-rendered") }, "\(lines)")
+    #expect(summary.hasPrefix("no pixels changed: 0 of "), "\(summary)")
+    let after = snapshot(dir + "/tiles")
+    #expect(after.filter { $0.key != "manifest.json" } == before.filter { $0.key != "manifest.json" })
+    #expect(try String(contentsOfFile: dir + "/changes.txt", encoding: .utf8).isEmpty)
+    let manifest = try Manifest.decode(try #require(after["manifest.json"]))
+    let floors = try #require(manifest.buildings?.first?.floors)
+    let pixels = try #require(floors.first { $0.floor.number == 1 }?.pixels)
+    #expect(pixels.width == 900 && pixels.height == 700 && pixels.columns == 4 && pixels.rows == 3)
+  }
+
+  @Test("block digests find exactly the blocks an edit touched")
+  func changedBlocks() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    var image = roomsPicture(width: 700, height: 600)
+    try image.writePNG(to: dir + "/a.png")
+    let source = SourceDescription(path: dir + "/a.png", width: 700, height: 600)
+    let before = try #require(try SourcePixelBlocks.digests(of: source, format: .png))
+    // one pixel in block (1, 0), a run across blocks (0, 2) and (1, 2)
+    image.pixels[(10 * 700 + 300) * 4] ^= 1
+    for x in 200...300 { image.pixels[(520 * 700 + x) * 4 + 1] ^= 0x80 }
+    try image.writePNG(to: dir + "/a.png")
+    let after = try #require(try SourcePixelBlocks.digests(of: source, format: .png))
+    #expect(after.sha256 != before.sha256)
+    #expect(
+      after.changedBlocks(since: before)
+        == [PixelRect(x: 256, y: 0, width: 256, height: 256), PixelRect(x: 0, y: 512, width: 512, height: 88)])
+    #expect(before.changedBlocks(since: before) == [])
+    var other = before
+    other.width = 701
+    #expect(after.changedBlocks(since: other) == nil)
+  }
+}
