@@ -113,3 +113,102 @@ struct IncrementalPixelsTests {
     #expect(after.changedBlocks(since: other) == nil)
   }
 }
+
+/// Every tile of the output at `dir` by floor, size and cell, read through the store reader.
+func storeTiles(_ dir: String) throws -> [String: [UInt8]] {
+  let reader = try StoreReader(dir)
+  let manifest = try #require(reader.manifest)
+  var out: [String: [UInt8]] = [:]
+  for level in manifest.levels {
+    for y in level.yRange[0]...level.yRange[1] {
+      for x in level.xRange[0]...level.xRange[1] {
+        let tile = TileCoordinate(zoom: level.zoom, x: x, y: y)
+        if case .tile(let bytes) = try reader.cell(tile, floor: level.floor.number, tileSize: level.tileSize) {
+          out["\(level.floor) \(level.tileSize) \(level.zoom)/\(x)/\(y)"] = bytes
+        }
+      }
+    }
+  }
+  return out
+}
+
+/// "… changed: R of T tiles re-rendered" → (R, T).
+func rerendered(_ lines: [String]) throws -> (rendered: Int, total: Int) {
+  let summary = try #require(lines.first { $0.contains("re-rendered") }, "\(lines)")
+  let numbers =
+    summary.split(separator: ":").last.map { $0.split(whereSeparator: { !$0.isNumber && $0 != "," }) }?
+    .compactMap { Int($0.replacingOccurrences(of: ",", with: "")) } ?? []
+  try #require(numbers.count == 2, "\(summary)")
+  return (numbers[0], numbers[1])
+}
+
+@Suite("build command, incremental by area")
+struct IncrementalAreaTests {
+  /// Draws a dark rectangle into a picture.
+  func draw(_ image: inout RGBAImage, x: Int, y: Int, width: Int, height: Int, value: UInt8 = 15) {
+    for row in y..<(y + height) {
+      for col in x..<(x + width) {
+        let i = (row * image.width + col) * 4
+        (image.pixels[i], image.pixels[i + 1], image.pixels[i + 2], image.pixels[i + 3]) = (value, 90, value, 255)
+      }
+    }
+  }
+
+  @Test(
+    "an edit of a small area re-renders only the tiles it reaches; the output is a full build's, byte for byte; --changes exact",
+    arguments: [
+      (StoreKind.directory, "bilinear"), (.directory, "lanczos3"), (.directory, "nearest"), (.mbtiles, "bilinear"), (.pmtiles, "average"),
+    ])
+  func areaEdit(store: StoreKind, resampling: String) throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    var a = roomsPicture(width: 1300, height: 1000)
+    var b = roomsPicture(width: 700, height: 500, step: 40)
+    try a.writePNG(to: dir + "/a.png")
+    try b.writePNG(to: dir + "/b.png")
+    let file = try areaProject(dir, extra: "resampling: \(resampling)")
+    _ = try buildSaying(file, store: store)
+    let before = try storeTiles(dir + "/tiles")
+    // a room relabelled on floor 1 (a rotated, resampled floor), a pixel at a block's corner on floor 2
+    draw(&a, x: 610, y: 420, width: 60, height: 14)
+    draw(&b, x: 255, y: 256, width: 1, height: 1, value: 200)
+    try a.writePNG(to: dir + "/a.png")
+    try b.writePNG(to: dir + "/b.png")
+    let lines = try buildSaying(file, changes: dir + "/changes.txt", store: store)
+    #expect(lines.contains("hq floor 1: 1 of 24 pixel blocks changed"), "\(lines)")
+    #expect(lines.contains("hq floor 2: 1 of 6 pixel blocks changed"), "\(lines)")
+    let (rendered, total) = try rerendered(lines)
+    let after = try storeTiles(dir + "/tiles")
+    #expect(total == after.count)
+    let changed = Set(after.keys.filter { before[$0] != after[$0] }).union(before.keys.filter { after[$0] == nil })
+    #expect(!changed.isEmpty)
+    // both floors changed: fewer than their tiles (what floor by floor re-renders), no fewer than those that changed
+    #expect(rendered >= changed.count && rendered * 3 < total * 2, "\(rendered) of \(total), \(changed.count) changed")
+    // the same project built from nothing
+    let full = try buildSaying(try fullCopy(file), store: store)
+    #expect(!full.contains { $0.contains("re-rendered") })
+    let fresh = try storeTiles(dir + "/full")
+    #expect(fresh.count == after.count)
+    #expect(fresh.keys.filter { fresh[$0] != after[$0] }.sorted() == [])
+    if store == .directory {
+      // --changes: exactly the tile files whose bytes differ ("1 256 18/5/7" is 256/L1_18_5_7.png)
+      let listed = try String(contentsOfFile: dir + "/changes.txt", encoding: .utf8).split(separator: "\n").map {
+        String($0.split(separator: "\t").last ?? "")
+      }
+      let expected = changed.map { key -> String in
+        let parts = key.split(whereSeparator: { $0 == " " || $0 == "/" })
+        return "\(parts[1])/L\(parts[0])_\(parts[2])_\(parts[3])_\(parts[4]).png"
+      }
+      #expect(Set(listed) == Set(expected))
+      #expect(listed.count == changed.count)
+    }
+  }
+
+  /// A copy of the project file writing to `full`: a from-scratch build of the same sources.
+  func fullCopy(_ file: String) throws -> String {
+    let copy = file.replacingOccurrences(of: "tilecut.yml", with: "full.yml")
+    try String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(of: "output: tiles", with: "output: full")
+      .write(toFile: copy, atomically: true, encoding: .utf8)
+    return copy
+  }
+}

@@ -121,6 +121,7 @@ extension BuildJob {
         try Self.render(only, layers: layers, encoder: base.encoding.encoder(), writer: store, pool: pool, ledger: ledger, subset: incremental.render)
         let total = ledger.outcomes.values.reduce(0) { $0 + $1.tiles.count }
         for name in incremental.samePixels { printer.info("\(name): a new file with the same pixels; its tiles are kept") }
+        for note in incremental.notes { printer.info(note) }
         let what = incremental.changed.isEmpty ? "no pixels" : incremental.changed.joined(separator: ", ")
         printer.info("\(what) changed: \(Self.grouped(total - carried)) of \(Self.grouped(total)) tiles re-rendered")
       } else {
