@@ -118,6 +118,8 @@ extension BuildJob {
         let carried = try carryOver(plan, previous: previous, dirty: incremental.dirty, store: store, ledger: ledger)
         var only = plan
         only.settings.only = incremental.dirty
+        // each layer read only in the strips its dirty cells need
+        for i in incremental.render { only.floors[i].plan = DirtyCells.strips(of: plan.floors[i].plan, dirty: incremental.dirty) }
         try Self.render(only, layers: layers, encoder: base.encoding.encoder(), writer: store, pool: pool, ledger: ledger, subset: incremental.render)
         let total = ledger.outcomes.values.reduce(0) { $0 + $1.tiles.count }
         for name in incremental.samePixels { printer.info("\(name): a new file with the same pixels; its tiles are kept") }
