@@ -212,3 +212,36 @@ struct IncrementalAreaTests {
     return copy
   }
 }
+
+@Suite("build command, incremental by area, a campus floor")
+struct IncrementalAreaCampusTests {
+  @Test("an edit of the annex's PNG under the headquarters' PDF: the composited cells it reaches are made again, byte for byte a full build")
+  func compositedEdit() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let file = try campusCopy(dir)
+    let campus = dir + "/campus"
+    let text = try String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 20")
+    try text.write(toFile: file, atomically: true, encoding: .utf8)
+    _ = try buildSaying(file)
+    let before = try storeTiles(campus + "/tiles")
+    var ground = try RGBAImage.decode(file: campus + "/annex/ground.png")
+    for y in 20..<26 {
+      for x in 30..<40 { ground.pixels[(y * ground.width + x) * 4] ^= 0x55 }
+    }
+    try ground.writePNG(to: campus + "/annex/ground.png")
+    let lines = try buildSaying(file)
+    #expect(lines.contains("annex floor 1: 1 of 2 pixel blocks changed"), "\(lines)")
+    let (rendered, total) = try rerendered(lines)
+    let after = try storeTiles(campus + "/tiles")
+    let floor1 = after.keys.filter { $0.hasPrefix("1 ") }.count
+    #expect(rendered > 0 && rendered < floor1, "\(rendered) of \(floor1) floor-1 tiles, \(total) in all")
+    #expect(after != before)
+    let copy = file.replacingOccurrences(of: "tilecut.yml", with: "full.yml")
+    try text.replacingOccurrences(of: "output: tiles", with: "output: full").write(toFile: copy, atomically: true, encoding: .utf8)
+    _ = try buildSaying(copy)
+    let full = try storeTiles(campus + "/full")
+    #expect(full.count == after.count)
+    #expect(full.keys.filter { full[$0] != after[$0] }.sorted() == [])
+  }
+}
