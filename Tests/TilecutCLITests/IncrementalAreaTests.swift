@@ -175,8 +175,8 @@ struct IncrementalAreaTests {
     try a.writePNG(to: dir + "/a.png")
     try b.writePNG(to: dir + "/b.png")
     let lines = try buildSaying(file, changes: dir + "/changes.txt", store: store)
-    #expect(lines.contains("hq floor 1: 1 of 24 pixel blocks changed"), "\(lines)")
-    #expect(lines.contains("hq floor 2: 1 of 6 pixel blocks changed"), "\(lines)")
+    #expect(lines.contains("hq floor 1: 1 of 24 pixel blocks differ"), "\(lines)")
+    #expect(lines.contains("hq floor 2: 1 of 6 pixel blocks differ"), "\(lines)")
     let (rendered, total) = try rerendered(lines)
     let after = try storeTiles(dir + "/tiles")
     #expect(total == after.count)
@@ -231,7 +231,7 @@ struct IncrementalAreaCampusTests {
     }
     try ground.writePNG(to: campus + "/annex/ground.png")
     let lines = try buildSaying(file)
-    #expect(lines.contains("annex floor 1: 1 of 2 pixel blocks changed"), "\(lines)")
+    #expect(lines.contains("annex floor 1: 1 of 2 pixel blocks differ"), "\(lines)")
     let (rendered, total) = try rerendered(lines)
     let after = try storeTiles(campus + "/tiles")
     let floor1 = after.keys.filter { $0.hasPrefix("1 ") }.count

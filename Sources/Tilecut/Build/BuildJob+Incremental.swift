@@ -11,7 +11,7 @@ struct IncrementalPlan {
   /// tile of theirs is carried over.
   var samePixels: [String] = []
   /// What each changed layer's rebuild covers, for people: `hq floor 1: 6 of 4,096
-  /// pixel blocks changed`, or why its whole floor is made again.
+  /// pixel blocks differ`, or why its whole floor is made again.
   var notes: [String] = []
   var dirty: CellSet
   /// Indices of the layers to render (every layer whose range meets a dirty cell).
@@ -86,7 +86,7 @@ extension BuildJob {
             for tile in tiles { dirty.insert(key, tile) }
           }
           let count = blocks.reduce(0) { $0 + ($1.width + now.block - 1) / now.block }
-          notes.append("\(name): \(Self.grouped(count)) of \(Self.grouped(now.columns * now.rows)) pixel blocks changed")
+          notes.append("\(name): \(Self.grouped(count)) of \(Self.grouped(now.columns * now.rows)) pixel blocks differ")
           continue
         }
       }

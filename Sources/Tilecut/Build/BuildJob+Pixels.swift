@@ -6,11 +6,11 @@ extension BuildJob {
   /// Each layer's decoded-pixel digests in blocks (`PixelBlocks`), for the manifest and
   /// for the rebuild after this one: the previous manifest's where the layer's file and
   /// options are those it recorded, else read from the source. Nil for layers whose
-  /// pixels are rendered (PDF, SVG), and for every layer of a `--shard` run.
+  /// pixels are rendered (PDF, SVG). A `--shard` run records them too, so that the
+  /// parts `merge` joins are what one run makes, byte for byte.
   func pixelBlocks(_ plan: TileJobPlan, layers: [BuildLayer], sources: [Manifest.Source], options: [String: String], previous: Manifest?)
     throws -> [PixelBlocks?]
   {
-    guard plan.settings.shard == nil else { return layers.map { _ in nil } }
     var recorded: [String: (sha256: String, pixels: PixelBlocks)] = [:]
     for building in previous?.buildings ?? [] {
       for f in building.floors {
