@@ -181,6 +181,7 @@ plugin-test: quiet-pc
 bench: release
 	TILECUT=$(CURDIR)/.build/release/tilecut bash bench/run.sh
 	TILECUT=$(CURDIR)/.build/release/tilecut bash bench/campus.sh
+	TILECUT=$(CURDIR)/.build/release/tilecut python3 bench/incremental.py
 	/usr/bin/python3 bench/resampling.py $(CURDIR)/.build/release/tilecut
 	/usr/bin/python3 bench/pmtiles_store.py $(CURDIR)/.build/release/tilecut
 	TILECUT=$(CURDIR)/.build/release/tilecut python3 bench/photo_dzsave.py

@@ -7,6 +7,12 @@ import TilecutVips
 struct IncrementalPlan {
   /// `hq floor 2`, in the file's order (a floor gone from the file last).
   var changed: [String]
+  /// Layers whose file changed but not its decoded pixels (a plan saved again): every
+  /// tile of theirs is carried over.
+  var samePixels: [String] = []
+  /// What each changed layer's rebuild covers, for people: `hq floor 1: 6 of 4,096
+  /// pixel blocks differ`, or why its whole floor is made again.
+  var notes: [String] = []
   var dirty: CellSet
   /// Indices of the layers to render (every layer whose range meets a dirty cell).
   var render: [Int]
@@ -20,7 +26,8 @@ extension BuildJob {
   /// must be made again: no previous campus output, `--force`, another store, or an
   /// option, tool version, renderer revision or tile size that is not any one floor's.
   func incrementalPlan(
-    _ plan: TileJobPlan, layers: [BuildLayer], sources: [Manifest.Source], options: [String: String], previous: Manifest?
+    _ plan: TileJobPlan, layers: [BuildLayer], sources: [Manifest.Source], pixels: [PixelBlocks?], options: [String: String],
+    previous: Manifest?
   ) -> IncrementalPlan? {
     guard !base.output.force, plan.settings.shard == nil, let previous, previous.shard == nil,
       let oldBuildings = previous.buildings, (previous.store ?? .directory).rawValue == base.output.store.rawValue,
@@ -32,7 +39,7 @@ extension BuildJob {
     else { return nil }
     func runWide(_ o: [String: String]) -> [String: String] { o.filter { !$0.key.contains(" floor ") && $0.key != "tileSizes" } }
     guard runWide(previous.options) == runWide(options) else { return nil }
-    var old: [String: (footprint: WorldRect, floor: Floor, sha256: String)] = [:]
+    var old: [String: (footprint: WorldRect, floor: Floor, sha256: String, pixels: PixelBlocks?)] = [:]
     var oldOrder: [String] = []
     for building in oldBuildings {
       for f in building.floors {
@@ -40,12 +47,12 @@ extension BuildJob {
           minU: WebMercator.u(longitudeDegrees: f.west), minV: WebMercator.v(latitudeDegrees: f.north),
           maxU: WebMercator.u(longitudeDegrees: f.east), maxV: WebMercator.v(latitudeDegrees: f.south))
         let name = Self.layerName(building.id, f.floor)
-        old[name] = (rect, f.floor, f.sha256)
+        old[name] = (rect, f.floor, f.sha256, f.pixels)
         oldOrder.append(name)
       }
     }
     var dirty = CellSet()
-    func addOld(_ before: (footprint: WorldRect, floor: Floor, sha256: String)) {
+    func addOld(_ before: (footprint: WorldRect, floor: Floor, sha256: String, pixels: PixelBlocks?)) {
       for level in previous.levels where level.floor == before.floor {
         let key = LevelKey(floor: level.floor, tileSize: level.tileSize, zoom: level.zoom)
         if let range = WebMercator.tileRange(covering: before.footprint, zoom: level.zoom, tileSize: level.tileSize) {
@@ -54,6 +61,8 @@ extension BuildJob {
       }
     }
     var changed: [String] = []
+    var samePixels: [String] = []
+    var notes: [String] = []
     var names: Set<String> = []
     for (i, layer) in layers.enumerated() {
       let floor = plan.plans[i].floor
@@ -62,6 +71,28 @@ extension BuildJob {
       let before = old[name]
       if let before, before.sha256 == sources[i].sha256, previous.options[name] == options[name] { continue }
       changed.append(name)
+      // the same options and size: the blocks of decoded pixels that changed say where
+      if let before, previous.options[name] == options[name], let was = before.pixels, let now = pixels[i],
+        let blocks = now.changedBlocks(since: was)
+      {
+        // another file, the same image: nothing of the floor changes
+        if blocks.isEmpty {
+          changed.removeLast()
+          samePixels.append(name)
+          continue
+        }
+        if let cells = DirtyCells.cells(of: plan.plans[i], sourceRects: blocks) {
+          for (key, tiles) in cells {
+            for tile in tiles { dirty.insert(key, tile) }
+          }
+          let count = blocks.reduce(0) { $0 + ($1.width + now.block - 1) / now.block }
+          notes.append("\(name): \(Self.grouped(count)) of \(Self.grouped(now.columns * now.rows)) pixel blocks differ")
+          continue
+        }
+      }
+      if plan.plans[i].source.isVector {
+        notes.append("\(name): a \(plan.floors[i].format.rawValue.uppercased()) is compared as a whole file; its floor is made again")
+      }
       for level in plan.plans[i].levels {
         for cut in level.cuts { dirty.insert(LevelKey(floor: floor, tileSize: cut.tileSize, zoom: cut.zoom), cut.range) }
       }
@@ -72,13 +103,13 @@ extension BuildJob {
       if let before = old[name] { addOld(before) }
     }
     // nothing of any floor changed, yet the fingerprint did: make it all again
-    guard !changed.isEmpty else { return nil }
+    guard !changed.isEmpty || !samePixels.isEmpty else { return nil }
     let render = layers.indices.filter { i in
       plan.plans[i].levels.contains { level in
         level.cuts.contains { dirty.intersects(LevelKey(floor: plan.plans[i].floor, tileSize: $0.tileSize, zoom: $0.zoom), $0.range) }
       }
     }
-    return IncrementalPlan(changed: changed, dirty: dirty, render: render)
+    return IncrementalPlan(changed: changed, samePixels: samePixels, notes: notes, dirty: dirty, render: render)
   }
 
   /// Puts every tile of the previous output that lies outside the dirty cells into

@@ -91,7 +91,11 @@ extension BuildJob {
     defer { if !staged { store.abort() } }
     let pool = WorkPool(jobs: base.run.jobs ?? ProcessInfo.processInfo.activeProcessorCount)
     cancel.attach(pool)
-    var incremental = incrementalPlan(plan, layers: layers, sources: sources, options: options, previous: store.existingManifest)
+    // the decoded pixels' digests: a file saved again with the same image changes nothing
+    let pixels = try pixelBlocks(plan, layers: layers, sources: sources, options: options, previous: store.existingManifest)
+    try cancel.checkpoint()
+    var incremental = incrementalPlan(
+      plan, layers: layers, sources: sources, pixels: pixels, options: options, previous: store.existingManifest)
     // tiles carried out of the previous MBTiles or PMTiles files: only from files that
     // still hold what their manifest lists
     if incremental != nil, base.output.store != .directory, let previous = store.existingManifest,
@@ -114,10 +118,14 @@ extension BuildJob {
         let carried = try carryOver(plan, previous: previous, dirty: incremental.dirty, store: store, ledger: ledger)
         var only = plan
         only.settings.only = incremental.dirty
+        // each layer read only in the strips its dirty cells need
+        for i in incremental.render { only.floors[i].plan = DirtyCells.strips(of: plan.floors[i].plan, dirty: incremental.dirty) }
         try Self.render(only, layers: layers, encoder: base.encoding.encoder(), writer: store, pool: pool, ledger: ledger, subset: incremental.render)
         let total = ledger.outcomes.values.reduce(0) { $0 + $1.tiles.count }
-        printer.info(
-          "\(incremental.changed.joined(separator: ", ")) changed: \(Self.grouped(total - carried)) of \(Self.grouped(total)) tiles re-rendered")
+        for name in incremental.samePixels { printer.info("\(name): a new file with the same pixels; its tiles are kept") }
+        for note in incremental.notes { printer.info(note) }
+        let what = incremental.changed.isEmpty ? "no pixels" : incremental.changed.joined(separator: ", ")
+        printer.info("\(what) changed: \(Self.grouped(total - carried)) of \(Self.grouped(total)) tiles re-rendered")
       } else {
         try Self.render(plan, layers: layers, encoder: base.encoding.encoder(), writer: store, pool: pool, ledger: ledger)
       }
@@ -130,7 +138,8 @@ extension BuildJob {
     ledger.settleBlanks(cells: Self.cellCounts(plan))
     try base.checkNotEmpty(plan, ledger: ledger)
     try TileJob.confirmSources(sources)
-    var manifest = makeManifest(plan, layers: layers, ledger: ledger, sources: sources, options: options, fingerprint: fingerprint)
+    var manifest = makeManifest(
+      plan, layers: layers, ledger: ledger, sources: sources, pixels: pixels, options: options, fingerprint: fingerprint)
     manifest.shard = plan.settings.shard.map { Manifest.Shard(index: $0.index, count: $0.count, jobFingerprint: jobFingerprint) }
     try ContentVersion.stamp(&manifest, store: store)
     var files: [String: [UInt8]] = [:]
@@ -158,8 +167,8 @@ extension BuildJob {
   }
 
   func makeManifest(
-    _ plan: TileJobPlan, layers: [BuildLayer], ledger: RenderLedger, sources: [Manifest.Source], options: [String: String],
-    fingerprint: String
+    _ plan: TileJobPlan, layers: [BuildLayer], ledger: RenderLedger, sources: [Manifest.Source], pixels: [PixelBlocks?],
+    options: [String: String], fingerprint: String
   ) -> Manifest {
     let outcomes = ledger.outcomes
     let cells = Self.cells(plan.plans)
@@ -193,7 +202,7 @@ extension BuildJob {
         Manifest.BuildingFloor(
           footprint: Manifest.Footprint(floor: plan.plans[i].floor, rect: plan.plans[i].footprint),
           source: base.pathAnchor.relative(layers[i].source.input.path),
-          page: layers[i].source.input.page, sha256: sources[i].sha256)
+          page: layers[i].source.input.page, sha256: sources[i].sha256, pixels: pixels[i])
       }
       return Manifest.Building(id: building.id, name: building.name, floors: floors)
     }

@@ -23,13 +23,18 @@ extension Manifest {
     public var source: String
     public var page: Int?
     public var sha256: String
+    /// Digests of the source's decoded pixels in blocks (raster sources; absent for
+    /// PDF and SVG, and in manifests of earlier versions): a rebuild compares them to
+    /// find what changed (`PixelBlocks`).
+    public var pixels: PixelBlocks?
 
-    public init(footprint: Footprint, source: String, page: Int?, sha256: String) {
+    public init(footprint: Footprint, source: String, page: Int?, sha256: String, pixels: PixelBlocks? = nil) {
       floor = footprint.floor
       (south, west, north, east) = (footprint.south, footprint.west, footprint.north, footprint.east)
       self.source = source
       self.page = page
       self.sha256 = sha256
+      self.pixels = pixels
     }
   }
 }

@@ -19,19 +19,28 @@ public struct RenderSettings: Sendable {
 /// rebuild makes again.
 public struct CellSet: Sendable, Equatable {
   public var ranges: [LevelKey: [TileRange]] = [:]
+  /// Single cells (those an edit's blocks reach), looked up without a scan.
+  public var tiles: [LevelKey: Set<TileCoordinate>] = [:]
 
   public init() {}
 
   public mutating func insert(_ key: LevelKey, _ range: TileRange) { ranges[key, default: []].append(range) }
 
+  public mutating func insert(_ key: LevelKey, _ tile: TileCoordinate) { tiles[key, default: []].insert(tile) }
+
   public func contains(_ key: LevelKey, _ tile: TileCoordinate) -> Bool {
-    ranges[key]?.contains { $0.contains(tile) } ?? false
+    if tiles[key]?.contains(tile) == true { return true }
+    return ranges[key]?.contains { $0.contains(tile) } ?? false
   }
 
   /// True when some cell of `range` is in the set.
   public func intersects(_ key: LevelKey, _ range: TileRange) -> Bool {
-    ranges[key]?.contains {
+    if tiles[key]?.contains(where: { range.contains($0) }) == true { return true }
+    return ranges[key]?.contains {
       $0.xRange.overlaps(range.xRange) && $0.yRange.overlaps(range.yRange)
     } ?? false
   }
+
+  /// The number of cells in the set (a cell in two of its ranges counted twice).
+  public var count: Int { tiles.values.reduce(0) { $0 + $1.count } + ranges.values.reduce(0) { $0 + $1.reduce(0) { $0 + $1.count } } }
 }

@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""make bench, the incremental part: `tilecut build` of one 16384² plan (a building
+floor placed by a centre and a scale), then, in alternating rounds, four runs from the
+same previous output: a full build (no previous output), an unchanged rebuild (up to
+date), the same pixels saved again as another PNG file (new bytes), and a rectangle
+covering 1 % of the plan drawn over it. Prints each run's median wall time and its
+ratio to the full build's (issue 42's targets: unchanged and re-saved ≤ 0.05, 1 % edit
+≤ 0.15), and checks that the edited rebuild is byte-identical to a full build of the
+edited plan.
+
+Environment: TILECUT (binary), BENCH_SIZE (default 16384), BENCH_RUNS (default 3),
+BENCH_OUT (where outputs go; default a folder on /dev/shm)."""
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from bench import plan_image  # noqa: E402
+
+TILECUT = os.environ.get("TILECUT") or sys.exit("set TILECUT to the tilecut binary")
+SIZE = int(os.environ.get("BENCH_SIZE", "16384"))
+RUNS = int(os.environ.get("BENCH_RUNS", "3"))
+WORK = os.path.join(HERE, "work")
+OUT = os.environ.get("BENCH_OUT") or (f"/dev/shm/tilecut-incremental-{os.getpid()}" if os.path.isdir("/dev/shm") else os.path.join(WORK, "incremental"))
+
+
+def run(cmd):
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def timed(cmd):
+    start = time.monotonic()
+    out = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wall = time.monotonic() - start
+    if out.returncode != 0:
+        sys.stderr.write(out.stderr)
+        sys.exit(f"failed: {' '.join(cmd)}")
+    return wall
+
+
+def tree(root):
+    """Every file below root (but the manifest) → its bytes."""
+    found = {}
+    for dirpath, _, files in os.walk(root):
+        for f in files:
+            p = os.path.join(dirpath, f)
+            rel = os.path.relpath(p, root)
+            if rel != "manifest.json":
+                with open(p, "rb") as fh:
+                    found[rel] = fh.read()
+    return found
+
+
+def main():
+    os.makedirs(WORK, exist_ok=True)
+    plan = os.path.join(WORK, f"plan-{SIZE}.png")
+    plan_image(plan, SIZE, 1)
+    # the same pixels, other bytes: libvips' PNG saver at another compression
+    resaved = os.path.join(WORK, f"plan-{SIZE}-resaved.png")
+    if not os.path.exists(resaved):
+        run(["vips", "copy", plan, resaved + "[compression=9]"])
+    # a rectangle of 10 % of the side (1 % of the area) over rooms near the middle
+    edited = os.path.join(WORK, f"plan-{SIZE}-edited.png")
+    if not os.path.exists(edited):
+        side = SIZE // 10
+        tmp = edited + ".v"
+        run(["vips", "copy", plan, tmp])
+        run(["vips", "draw_rect", tmp, "40 90 160 255", str(SIZE * 2 // 5), str(SIZE * 2 // 5), str(side), str(side), "--fill"])
+        run(["vips", "copy", tmp, edited])
+        os.remove(tmp)
+    shutil.rmtree(OUT, ignore_errors=True)
+    os.makedirs(OUT)
+    project = os.path.join(OUT, "tilecut.yml")
+    source = os.path.join(OUT, "plan.png")
+    with open(project, "w") as f:
+        f.write("output: tiles\ntileSizes: [256, 512]\nbuildings:\n  - id: hq\n    floors:\n")
+        f.write("      - floor: 1\n        source: plan.png\n        center: [51.5006, -0.1396]\n        metersPerPixel: 0.05\n")
+    tiles = os.path.join(OUT, "tiles")
+    kept = os.path.join(OUT, "kept")
+
+    def use(image):
+        shutil.copyfile(image, source)
+
+    def restore():
+        """The full build's output, as the rebuild finds it (a copy, not links to the kept one)."""
+        shutil.rmtree(tiles, ignore_errors=True)
+        shutil.copytree(kept, tiles)
+
+    build = [TILECUT, "build", project, "-q"]
+    use(plan)
+    run(build)
+    shutil.copytree(tiles, kept)
+    times = {"full build": [], "unchanged": [], "re-saved, same pixels": [], "1 % area edited": []}
+    for _ in range(RUNS):
+        use(plan)
+        shutil.rmtree(tiles)
+        times["full build"].append(timed(build))
+        restore()
+        times["unchanged"].append(timed(build))
+        restore()
+        use(resaved)
+        times["re-saved, same pixels"].append(timed(build))
+        restore()
+        use(edited)
+        times["1 % area edited"].append(timed(build))
+    incremental = tree(tiles)
+    shutil.rmtree(tiles)
+    run(build)
+    identical = tree(tiles) == incremental
+    full = statistics.median(times["full build"])
+    print(f"incremental rebuilds of a {SIZE}² plan (one floor, 256 + 512 px tiles), medians of {RUNS} alternating runs:")
+    for name, values in times.items():
+        median = statistics.median(values)
+        print(f"  {name:24} {median:7.2f} s  {median / full:6.3f}× the full build")
+    print(f"  1 % edit byte-identical to a full build of the edited plan: {'yes' if identical else 'NO'}")
+    shutil.rmtree(OUT, ignore_errors=True)
+    if not identical:
+        sys.exit("the incremental output differs from a full build")
+
+
+if __name__ == "__main__":
+    main()
