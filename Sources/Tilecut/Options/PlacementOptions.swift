@@ -53,6 +53,12 @@ public struct PlacementOptions: ParsableArguments {
   public var drawingScale: String?
 
   @Option(
+    help: ArgumentHelp(
+      "A DXF or DWG drawing's unit (m, cm, mm, in, ft, yd, km, mi, us-ft, or metres in one unit), instead of its $INSUNITS.",
+      valueName: "unit"))
+  public var drawingUnits: String?
+
+  @Option(
     parsing: .unconditional,
     help: ArgumentHelp("With --center: clockwise turn of the image in degrees (its up then points to this bearing).", valueName: "deg"))
   public var rotation: Double?
@@ -98,8 +104,9 @@ public struct PlacementOptions: ParsableArguments {
     if center == nil && (metersPerPixel != nil || rotation != nil || drawingScale != nil) {
       throw ValidationError("--meters-per-pixel, --drawing-scale and --rotation go with --center")
     }
-    if center != nil && metersPerPixel == nil && drawingScale == nil {
-      throw ValidationError("--center needs --meters-per-pixel (ground metres per source pixel) or, for a PDF or SVG, --drawing-scale 1:N")
+    if let drawingUnits, DrawingSource.unit(named: drawingUnits) == nil {
+      throw ValidationError(
+        "--drawing-units: '\(Quote.value(drawingUnits))' is not a unit (m, cm, mm, in, ft, yd, km, mi, us-ft, or metres in one unit)")
     }
     try validateDrawingScale()
     if let r = rotation, !(r.isFinite && abs(r) <= 360) { throw ValidationError("--rotation: \(r) is not an angle in -360...360") }
@@ -135,7 +142,8 @@ public struct PlacementOptions: ParsableArguments {
     // All floors share a placement (one building): the first floor's size anchors it.
     guard let anchor = floors.first?.description else { return [] }
     try checkDrawingScale(floors)
-    let shared = try explicitPlacement(width: anchor.width, height: anchor.height, imagePath: anchor.path, pyramid: pyramid, printer: printer)
+    let shared = try explicitPlacement(
+      width: anchor.width, height: anchor.height, imagePath: anchor.path, drawing: anchor.drawing, pyramid: pyramid, printer: printer)
     var noticed = false
     var placements: [Placement] = []
     for index in floors.indices {
@@ -334,7 +342,10 @@ public struct PlacementOptions: ParsableArguments {
     printer.warning(text)
   }
 
-  private func explicitPlacement(width: Int, height: Int, imagePath: String, pyramid: PyramidOptions, printer: Printer) throws -> Placement? {
+  /// `drawing`: a CAD drawing's frame, in which --gcp and --center's scale are in drawing units.
+  private func explicitPlacement(
+    width: Int, height: Int, imagePath: String, drawing: DrawingFrame?, pyramid: PyramidOptions, printer: Printer
+  ) throws -> Placement? {
     if let bounds {
       let b = try Georeference.parseBounds(try coordinateOrder.bounds(bounds))
       if let warning = Georeference.aspectWarning(
@@ -346,7 +357,14 @@ public struct PlacementOptions: ParsableArguments {
         south: b.south, west: b.west, north: b.north, east: b.east, width: width, height: height, projection: sourceProjection)
     }
     if !gcp.isEmpty {
-      let points = try gcp.map { try Georeference.parseControlPoint(try coordinateOrder.controlPoint($0)) }
+      var points = try gcp.map { try Georeference.parseControlPoint(try coordinateOrder.controlPoint($0)) }
+      // a drawing's control points are in drawing coordinates (x right, y up)
+      if let drawing {
+        points = points.map { p in
+          let pixel = drawing.pixel(x: p.col, y: p.row)
+          return ControlPoint(col: pixel.column, row: pixel.row, point: p.point)
+        }
+      }
       if points.count == 2 {
         let lat = (points[0].point.latitude + points[1].point.latitude) / 2
         let lon = (points[0].point.longitude + points[1].point.longitude) / 2
@@ -368,7 +386,7 @@ public struct PlacementOptions: ParsableArguments {
       printer.info(line + (report.isSuspicious ? worst : ""))
       return placement
     }
-    if let center, let metersPerPixel = try metersPerPixel ?? drawingScaleMetersPerPixel() {
+    if let center, let metersPerPixel = try metersPerPixel ?? drawingScaleMetersPerPixel() ?? drawingMetersPerPixel(drawing, path: imagePath) {
       let point = try Georeference.parseLatLon(try coordinateOrder.center(center), option: "--center")
       if let warning = SwapCheck.warning(latitude: point.latitude, longitude: point.longitude, option: "--center", order: coordinateOrder) {
         try warn(warning, printer: printer)

@@ -1,0 +1,52 @@
+import Foundation
+
+/// Where a CAD drawing (DXF, DWG) lies in its source pixels, and how it is drawn.
+///
+/// A drawing has no pixels of its own: tilecut defines one at render scale 1 as
+/// `DrawingFrame.groundMetersPerPixel` of ground (by the drawing's units), so that a
+/// placement, a footprint and a native zoom read it as they read a PDF's points.
+/// Drawing point (`x0`, `yTop`) is the top-left corner of pixel (0, 0); y grows up in
+/// the drawing and down in pixels.
+public struct DrawingFrame: Hashable, Sendable, Codable {
+  /// Ground metres of one source pixel at scale 1, when the drawing's units are known.
+  public static let groundMetersPerPixel = 0.05
+
+  public var x0: Double
+  public var yTop: Double
+  /// Drawing units in one source pixel at scale 1.
+  public var unitsPerPixel: Double
+  /// Metres in one drawing unit, from `$INSUNITS` (nil: unitless, read as metres).
+  public var metersPerUnit: Double?
+  /// The unit's name as `$INSUNITS` gives it ("millimetres"), or nil when unitless.
+  public var unitName: String?
+  /// Pixels of stroke a millimetre of lineweight at scale 1 (a 1:100 plot by default).
+  public var pixelsPerLineweightMillimeter: Double
+  /// `--layers`: patterns, each "+name" (draw) or "-name" (leave out); nil for all visible layers.
+  public var layers: [String]?
+  /// A DWG, read through GDAL's CAD driver.
+  public var isDWG: Bool
+
+  public init(
+    x0: Double, yTop: Double, unitsPerPixel: Double, metersPerUnit: Double?, unitName: String?, pixelsPerLineweightMillimeter: Double,
+    layers: [String]? = nil, isDWG: Bool = false
+  ) {
+    self.x0 = x0
+    self.yTop = yTop
+    self.unitsPerPixel = unitsPerPixel
+    self.metersPerUnit = metersPerUnit
+    self.unitName = unitName
+    self.pixelsPerLineweightMillimeter = pixelsPerLineweightMillimeter
+    self.layers = layers
+    self.isDWG = isDWG
+  }
+
+  /// Source pixel (column, row) at scale 1 of drawing point (x, y).
+  public func pixel(x: Double, y: Double) -> (column: Double, row: Double) {
+    ((x - x0) / unitsPerPixel, (yTop - y) / unitsPerPixel)
+  }
+
+  /// Drawing point of source pixel (column, row) at scale 1.
+  public func point(column: Double, row: Double) -> (x: Double, y: Double) {
+    (x0 + column * unitsPerPixel, yTop - row * unitsPerPixel)
+  }
+}
