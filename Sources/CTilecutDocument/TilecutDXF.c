@@ -29,8 +29,77 @@ static void source(cairo_t *cr, const uint8_t rgba[4]) {
   cairo_set_source_rgba(cr, rgba[0] / 255.0, rgba[1] / 255.0, rgba[2] / 255.0, rgba[3] / 255.0);
 }
 
-/* Lines of a text from an anchor point, as OGR's label anchors place them: 1-9 a
- * keypad from the bottom left, 10-12 the baseline; lines 5/3 of the height apart
+/* Calls `line` for each line of `text` as drawn: its '\n' breaks, and, with a
+ * `limit` (user-space width, 0 for none), breaks between words so that no line
+ * is wider (an MTEXT's column width); a word wider than the limit is a line. The
+ * number of lines. */
+static int each_line(cairo_t *cr, const char *text, double limit, void (*line)(cairo_t *, const char *, int, void *),
+                     void *ctx) {
+  char buffer[4096];
+  int count = 0;
+  const char *p = text;
+  for (;;) {
+    const char *end = strchr(p, '\n');
+    size_t n = end ? (size_t)(end - p) : strlen(p);
+    size_t start = 0;
+    do {
+      /* the longest run of words from `start` that fits */
+      size_t take = n - start;
+      if (limit > 0) {
+        size_t best = 0;
+        for (size_t k = start; k <= n; k++) {
+          if (k == n || p[k] == ' ') {
+            size_t length = k - start < sizeof buffer - 1 ? k - start : sizeof buffer - 1;
+            memcpy(buffer, p + start, length);
+            buffer[length] = 0;
+            cairo_text_extents_t e;
+            cairo_text_extents(cr, buffer, &e);
+            if (e.x_advance > limit && best > 0)
+              break;
+            best = k - start;
+            if (e.x_advance > limit)
+              break;
+          }
+        }
+        take = best > 0 ? best : n - start;
+      }
+      size_t kept = take < sizeof buffer - 1 ? take : sizeof buffer - 1;
+      /* never cut a UTF-8 sequence */
+      while (kept > 0 && kept < take && ((unsigned char)p[start + kept] & 0xC0) == 0x80)
+        kept--;
+      memcpy(buffer, p + start, kept);
+      buffer[kept] = 0;
+      if (line)
+        line(cr, buffer, count, ctx);
+      count++;
+      start += take;
+      while (start < n && p[start] == ' ')
+        start++;
+    } while (start < n);
+    if (!end)
+      break;
+    p = end + 1;
+  }
+  return count;
+}
+
+/* Where each line of a text goes: its column (0 left, 1 centre, 2 right), the
+ * first baseline and the spacing, in the text's own space. */
+typedef struct {
+  int column;
+  double first, spacing;
+} TcTextLayout;
+
+static void draw_line(cairo_t *cr, const char *line, int index, void *ctx) {
+  const TcTextLayout *layout = ctx;
+  cairo_text_extents_t extents;
+  cairo_text_extents(cr, line, &extents);
+  cairo_move_to(cr, -layout->column * extents.x_advance / 2, layout->first + index * layout->spacing);
+  cairo_show_text(cr, line);
+}
+
+/* A text from its anchor point, as OGR's label anchors place it: 1-9 a keypad
+ * from the bottom left, 10-12 the baseline; lines 5/3 of the height apart
  * (MTEXT's default spacing), the height the capital letters' height. */
 static void draw_text(const TcDxf *s, cairo_t *cr, const tc_drawing_item *item, double x, double y, double cap_ratio) {
   const char *text = s->drawing.text + item->text_offset;
@@ -38,44 +107,25 @@ static void draw_text(const TcDxf *s, cairo_t *cr, const tc_drawing_item *item, 
   /* smaller than half a pixel: no glyph is legible */
   if (!(height >= 0.5))
     return;
-  int lines = 1;
-  for (const char *c = text; *c; c++)
-    lines += *c == '\n';
-  int anchor = item->anchor;
-  int column = anchor >= 10 ? anchor - 10 : (anchor - 1) % 3;
-  double spacing = height * 5.0 / 3.0;
-  double first;
-  if (anchor >= 10)
-    first = -(lines - 1) * spacing;
-  else if (anchor >= 7)
-    first = height;
-  else if (anchor >= 4)
-    first = height - (height + (lines - 1) * spacing) / 2;
-  else
-    first = -(lines - 1) * spacing - 0.3 * height;
   cairo_save(cr);
   cairo_translate(cr, x, y);
   cairo_rotate(cr, -item->angle * M_PI / 180);
   cairo_scale(cr, item->stretch, 1);
   cairo_set_font_size(cr, height / cap_ratio);
+  double limit = item->column_width > 0 ? item->column_width * s->k / item->stretch : 0;
+  int lines = each_line(cr, text, limit, NULL, NULL);
+  int anchor = item->anchor;
+  TcTextLayout layout = {anchor >= 10 ? anchor - 10 : (anchor - 1) % 3, 0, height * 5.0 / 3.0};
+  if (anchor >= 10)
+    layout.first = -(lines - 1) * layout.spacing;
+  else if (anchor >= 7)
+    layout.first = height;
+  else if (anchor >= 4)
+    layout.first = height - (height + (lines - 1) * layout.spacing) / 2;
+  else
+    layout.first = -(lines - 1) * layout.spacing - 0.3 * height;
   source(cr, item->rgba);
-  char line[4096];
-  const char *p = text;
-  for (int i = 0; i < lines; i++) {
-    const char *end = strchr(p, '\n');
-    size_t n = end ? (size_t)(end - p) : strlen(p);
-    size_t kept = n < sizeof line - 1 ? n : sizeof line - 1;
-    /* never cut a UTF-8 sequence */
-    while (kept > 0 && kept < n && ((unsigned char)p[kept] & 0xC0) == 0x80)
-      kept--;
-    memcpy(line, p, kept);
-    line[kept] = 0;
-    cairo_text_extents_t extents;
-    cairo_text_extents(cr, line, &extents);
-    cairo_move_to(cr, -column * extents.x_advance / 2, first + i * spacing);
-    cairo_show_text(cr, line);
-    p += n + (end ? 1 : 0);
-  }
+  each_line(cr, text, limit, draw_line, &layout);
   cairo_restore(cr);
 }
 
@@ -104,6 +154,8 @@ static int dxf_draw(void *ctx, cairo_t *cr, int left, int top) {
         cairo_line_to(cr, DX(xy[2 * j]), DY(xy[2 * j + 1]));
       double mm = item->lineweight_mm > 0 ? item->lineweight_mm : 0.25;
       double width = mm * s->px_per_mm;
+      if (item->width_units * k > width)
+        width = item->width_units * k;
       cairo_set_line_width(cr, width > 1 ? width : 1);
       cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
       double dashes[16];
@@ -192,4 +244,20 @@ int tc_dxf_open_banded(const char *filename, int dwg, const char *layers, double
   s->k = scale / units_per_pixel;
   s->px_per_mm = px_per_mm * scale;
   return tc_bands_open("dxfload", (int)w, (int)h, band_rows, 0, dxf_draw, s, dxf_free, TC_UNPREMULTIPLY_ROUND, out);
+}
+
+int tc_dxf_measure(const char *filename, int dwg, size_t max_bytes, size_t max_text, double extent[4], size_t *drawn,
+                   size_t *features, size_t *hidden, char **error) {
+  tc_drawing d;
+  int status = tc_drawing_read(filename, dwg, NULL, max_bytes, max_text, &d);
+  extent[0] = d.min_x;
+  extent[1] = d.min_y;
+  extent[2] = d.max_x;
+  extent[3] = d.max_y;
+  *drawn = d.item_count;
+  *features = d.features;
+  *hidden = d.hidden;
+  *error = status && d.error ? strdup(d.error) : NULL;
+  tc_drawing_free(&d);
+  return status;
 }

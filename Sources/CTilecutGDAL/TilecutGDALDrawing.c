@@ -341,6 +341,20 @@ static void add_geometry(builder *b, OGRGeometryH g, const style *st, const tc_d
   }
 }
 
+/* The value of group `code` among a feature's raw group codes ("41 920.78"), or 0. */
+static double raw_code(OGRFeatureH f, const char *code) {
+  int field = tc_gdal.OGR_F_GetFieldIndex(f, "RawCodeValues");
+  char **values = field >= 0 ? tc_gdal.OGR_F_GetFieldAsStringList(f, field) : NULL;
+  size_t n = strlen(code);
+  for (int i = 0; values && values[i]; i++) {
+    if (!strncmp(values[i], code, n) && values[i][n] == ' ') {
+      double x = strtod(values[i] + n + 1, NULL);
+      return isfinite(x) && x > 0 ? x : 0;
+    }
+  }
+  return 0;
+}
+
 static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) {
   tc_drawing *d = b->d;
   if (!g || tc_gdal.OGR_GT_Flatten(tc_gdal.OGR_G_GetGeometryType(g)) != wkbPoint)
@@ -370,7 +384,15 @@ static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) 
   proto.anchor = (uint8_t)(st->anchor >= 1 && st->anchor <= 12 ? st->anchor : 1);
   proto.dx = (float)st->dx;
   proto.dy = (float)st->dy;
+  proto.column_width = (float)raw_code(f, "41");
   memcpy(d->text + d->text_bytes, text, length + 1);
+  /* MTEXT's paragraph breaks that GDAL leaves in the text */
+  for (char *c = d->text + d->text_bytes; *c; c++) {
+    if (c[0] == '\\' && (c[1] == 'N' || c[1] == 'P')) {
+      c[0] = '\n';
+      memmove(c + 1, c + 2, strlen(c + 2) + 1);
+    }
+  }
   d->text_bytes += length + 1;
   tc_drawing_item *item = add_item(b, &proto);
   if (!item)
@@ -451,11 +473,14 @@ int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_by
   tc_gdal.CPLSetThreadLocalConfigOption("DXF_MERGE_BLOCK_GEOMETRIES", "FALSE");
   tc_gdal.CPLSetThreadLocalConfigOption("DXF_INLINE_BLOCKS", "TRUE");
   tc_gdal.CPLSetThreadLocalConfigOption("OGR_ARC_STEPSIZE", "2");
+  /* the group codes GDAL does not translate (a polyline's width, an MTEXT's column width) */
+  tc_gdal.CPLSetThreadLocalConfigOption("DXF_INCLUDE_RAW_CODE_VALUES", "TRUE");
   const char *drivers[] = {dwg ? "CAD" : "DXF", NULL};
   GDALDatasetH dataset = tc_gdal.GDALOpenEx(path, GDAL_OF_VECTOR | GDAL_OF_READONLY, drivers, NULL, NULL);
   tc_gdal.CPLSetThreadLocalConfigOption("DXF_MERGE_BLOCK_GEOMETRIES", NULL);
   tc_gdal.CPLSetThreadLocalConfigOption("DXF_INLINE_BLOCKS", NULL);
   tc_gdal.CPLSetThreadLocalConfigOption("OGR_ARC_STEPSIZE", NULL);
+  tc_gdal.CPLSetThreadLocalConfigOption("DXF_INCLUDE_RAW_CODE_VALUES", NULL);
   int result = 0;
   if (!dataset) {
     d->error = strdup(messages->used ? messages->text : "GDAL cannot read it as a drawing");
@@ -494,6 +519,7 @@ int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_by
           stroke.kind = TC_DRAWING_STROKE;
           memcpy(stroke.rgba, st.pen, 4);
           stroke.lineweight_mm = (float)st.width_mm;
+          stroke.width_units = (float)raw_code(f, "43");
           if (st.dash_count >= 2) {
             if (grow((void **)&d->dashes, &b.dash_cap, d->dash_count + (size_t)st.dash_count, sizeof(double)) == 0) {
               stroke.dash_first = (uint32_t)d->dash_count;

@@ -107,6 +107,7 @@ void RegisterOGRCAD(void);
   X(OGR_F_GetGeometryRef)                                                                         \
   X(OGR_F_GetFieldIndex)                                                                          \
   X(OGR_F_GetFieldAsString)                                                                       \
+  X(OGR_F_GetFieldAsStringList)                                                                   \
   X(OGR_GT_Flatten)                                                                               \
   X(OGR_GT_IsNonLinear)                                                                           \
   X(OGR_G_GetLinearGeometry)

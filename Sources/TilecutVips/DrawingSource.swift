@@ -1,5 +1,4 @@
 import CTilecutDocument
-import CTilecutGDAL
 import CTilecutPlatform
 import CVips
 import CVipsShim
@@ -13,9 +12,9 @@ public enum DrawingSource {
   /// Bytes of one text tilecut draws: a note, a title block, never a book.
   public static let maxTextBytes = 100_000
 
-  /// Millimetres of lineweight on the ground per millimetre of plot: lineweights are
-  /// drawn as a 1:100 plot would draw them (0.25 mm: 25 mm of ground).
-  public static let lineweightScale = 100.0
+  /// Pixels of stroke a millimetre of lineweight, at every zoom: lineweights drawn as
+  /// on a 96 dpi screen, as ezdxf and CAD viewers draw them (0.25 mm: about 1 px).
+  public static let lineweightPixelsPerMillimeter = 96 / 25.4
 
   /// `.dxf` (text or binary DXF) or `.dwg` from a file's first bytes, or nil.
   static func format(_ head: [UInt8]) -> SourceFormat? {
@@ -104,43 +103,49 @@ public enum DrawingSource {
           reason: "is a DWG drawing of \(release.name), which GDAL's CAD driver does not read (it reads AutoCAD 2000 DWG); save it as DXF")
       }
     }
-    var drawing = tc_drawing()
-    let status = tc_drawing_read(path, format == .dwg ? 1 : 0, nil, listBytes(maxMemory: maxMemory), maxTextBytes, &drawing)
+    var extent = [Double](repeating: 0, count: 4)
+    var drawn = 0
+    var features = 0
+    var hidden = 0
+    var error: UnsafeMutablePointer<CChar>?
+    let status = tc_dxf_measure(
+      path, format == .dwg ? 1 : 0, listBytes(maxMemory: maxMemory), maxTextBytes, &extent, &drawn, &features, &hidden, &error)
     defer {
-      tc_drawing_free(&drawing)
+      free(error)
       tc_release_free_memory()
     }
     guard status == 0 else {
-      let why = drawing.error.map { String(cString: $0) } ?? "GDAL cannot read it"
+      let why = error.map { String(cString: $0) } ?? "GDAL cannot read it"
       let kind = format == .dwg ? "a DWG drawing" : "a DXF drawing"
       throw TilecutError.invalidInput(path: path, reason: "cannot be read as \(kind) (\(why.split(separator: "\n").first ?? ""))")
     }
-    guard drawing.item_count > 0, drawing.min_x.isFinite, drawing.max_x >= drawing.min_x, drawing.max_y >= drawing.min_y else {
-      let hidden = drawing.hidden > 0 ? " (\(drawing.hidden) of its \(drawing.features) entities lie on layers that are off or frozen)" : ""
-      throw TilecutError.invalidInput(path: path, reason: "draws nothing in model space\(hidden)")
+    let (minX, minY, maxX, maxY) = (extent[0], extent[1], extent[2], extent[3])
+    guard drawn > 0, minX.isFinite, minY.isFinite, maxX >= minX, maxY >= minY else {
+      let hiddenNote = hidden > 0 ? " (\(hidden) of its \(features) entities lie on layers that are off or frozen)" : ""
+      throw TilecutError.invalidInput(path: path, reason: "draws nothing in model space\(hiddenNote)")
     }
     let unit: (meters: Double, name: String)? = format == .dxf ? insunits(path: path).flatMap { Self.unit(insunits: $0) } : nil
     let metersPerUnit = unit?.meters ?? 1
     let unitsPerPixel = DrawingFrame.groundMetersPerPixel / metersPerUnit
     // a margin of `framePadding` pixels, so that strokes on the extent are drawn whole
     let pad = Double(framePadding) * unitsPerPixel
-    let columns = ((drawing.max_x - drawing.min_x + 2 * pad) / unitsPerPixel).rounded(.up)
-    let rows = ((drawing.max_y - drawing.min_y + 2 * pad) / unitsPerPixel).rounded(.up)
+    let columns = ((maxX - minX + 2 * pad) / unitsPerPixel).rounded(.up)
+    let rows = ((maxY - minY + 2 * pad) / unitsPerPixel).rounded(.up)
     guard columns.isFinite, rows.isFinite, columns * max(rows, 1) <= Double(maxPixels) else {
       throw TilecutError.invalidInput(
         path: path,
         reason: String(
           format:
             "spans %.6g × %.6g drawing units (%@), %.0f × %.0f pixels of %g m, more than --max-pixels %d; check its units or raise --max-pixels",
-          drawing.max_x - drawing.min_x, drawing.max_y - drawing.min_y, unit?.name ?? "unitless, read as metres", columns, rows,
+          maxX - minX, maxY - minY, unit?.name ?? "unitless, read as metres", columns, rows,
           DrawingFrame.groundMetersPerPixel, maxPixels))
     }
     let width = max(1, Int(columns))
     let height = max(1, Int(rows))
     var header = SourceHeader(path: path, width: width, height: height, pages: 1, isVector: true, format: format)
     header.drawing = DrawingFrame(
-      x0: drawing.min_x - pad, yTop: drawing.max_y + pad, unitsPerPixel: unitsPerPixel, metersPerUnit: unit?.meters, unitName: unit?.name,
-      pixelsPerLineweightMillimeter: lineweightScale / 1000 / DrawingFrame.groundMetersPerPixel, isDWG: format == .dwg)
+      x0: minX - pad, yTop: maxY + pad, unitsPerPixel: unitsPerPixel, metersPerUnit: unit?.meters, unitName: unit?.name,
+      pixelsPerLineweightMillimeter: lineweightPixelsPerMillimeter, isDWG: format == .dwg)
     return header
   }
 
@@ -153,7 +158,7 @@ public enum DrawingSource {
       var image: UnsafeMutableRawPointer?
       let status = tc_dxf_open_banded(
         source.path, frame.isDWG ? 1 : 0, layers, frame.x0, frame.yTop, frame.unitsPerPixel, Int32(source.width), Int32(source.height),
-        scale, frame.pixelsPerLineweightMillimeter, Int32(rows), listBytes(maxMemory: maxMemory), maxTextBytes, &image)
+        scale, frame.pixelsPerLineweightMillimeter / scale, Int32(rows), listBytes(maxMemory: maxMemory), maxTextBytes, &image)
       out = image?.assumingMemoryBound(to: VipsImage.self)
       return status
     }

@@ -18,4 +18,12 @@ int tc_dxf_open_banded(const char *filename, int dwg, const char *layers, double
                        int width, int height, double scale, double px_per_mm, int band_rows, size_t max_bytes,
                        size_t max_text, void **out);
 
+/* What tc_dxf_open_banded draws of a drawing, measured: the extent of what is
+ * drawn (extent: min x, min y, max x, max y in drawing units), the number of
+ * things drawn, the features read and those left out (off or frozen layers).
+ * 0 on success; 1 when it cannot be read or a bound is passed, -2 when libgdal
+ * cannot be loaded (*error, to free(), says why). */
+int tc_dxf_measure(const char *filename, int dwg, size_t max_bytes, size_t max_text, double extent[4], size_t *drawn,
+                   size_t *features, size_t *hidden, char **error);
+
 #endif

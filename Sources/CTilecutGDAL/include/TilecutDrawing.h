@@ -16,6 +16,10 @@ typedef struct {
   uint8_t rgba[4];
   /* a stroke's lineweight in millimetres (0: the default, a hairline) */
   float lineweight_mm;
+  /* a polyline's constant width (DXF group 43) in drawing units, 0 when none */
+  float width_units;
+  /* an MTEXT's column width (group 41) in drawing units: its lines are wrapped to it; 0 for none */
+  float column_width;
   /* points [first, first + count) of `xy`; a fill's rings are `ring_count` runs of
    * `rings[ring_first ...]` points each; a text or dot has one point */
   uint32_t first, count;

@@ -19,7 +19,7 @@ public struct DrawingFrame: Hashable, Sendable, Codable {
   public var metersPerUnit: Double?
   /// The unit's name as `$INSUNITS` gives it ("millimetres"), or nil when unitless.
   public var unitName: String?
-  /// Pixels of stroke a millimetre of lineweight at scale 1 (a 1:100 plot by default).
+  /// Pixels of stroke a millimetre of lineweight (as on a 96 dpi screen, at every scale).
   public var pixelsPerLineweightMillimeter: Double
   /// `--layers`: patterns, each "+name" (draw) or "-name" (leave out); nil for all visible layers.
   public var layers: [String]?
