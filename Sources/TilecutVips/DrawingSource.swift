@@ -146,6 +146,7 @@ public enum DrawingSource {
     header.drawing = DrawingFrame(
       x0: minX - pad, yTop: maxY + pad, unitsPerPixel: unitsPerPixel, metersPerUnit: unit?.meters, unitName: unit?.name,
       pixelsPerLineweightMillimeter: lineweightPixelsPerMillimeter, isDWG: format == .dwg)
+    if format == .dxf { header.drawing?.geodata = DrawingGeodataReader.read(path: path) }
     return header
   }
 

@@ -163,6 +163,10 @@ public struct PlacementOptions: ParsableArguments {
         placements.append(try kmlPlacement(overlay, floor: floor, pyramid: pyramid))
         continue
       }
+      if let found = try geodataPlacement(floor, pyramid: pyramid) {
+        placements.append(found)
+        continue
+      }
       if let found = try geoPDFPlacement(&floors[index], pyramid: pyramid, printer: printer) {
         placements.append(found)
         continue
