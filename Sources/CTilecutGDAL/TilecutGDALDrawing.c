@@ -10,6 +10,10 @@
 
 #include "TilecutGDALTable.h"
 
+/* Entities a drawing may make once its blocks are inlined: a million-entity plan
+ * and more, never the 10^8 that nested inserts of inserts make from a few lines. */
+#define TC_DRAWING_MAX_FEATURES 4000000
+
 /* GDAL's messages go into a buffer, never to stderr. */
 typedef struct {
   char text[2048];
@@ -533,6 +537,14 @@ int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_by
           add_geometry(&b, g, &st, &stroke, &fill, 0);
         }
         tc_gdal.OGR_F_Destroy(f);
+        if (!b.failed && d->features > TC_DRAWING_MAX_FEATURES) {
+          char message[200];
+          snprintf(message, sizeof message,
+                   "makes more than %d entities once its block inserts are inlined (nested inserts of inserts?); "
+                   "tilecut draws at most that many",
+                   TC_DRAWING_MAX_FEATURES);
+          fail(&b, message);
+        }
         if (!b.failed && list_bytes(&b) > b.max_bytes) {
           char message[200];
           snprintf(message, sizeof message,
