@@ -41,9 +41,10 @@ APT_PACKAGES = zlib1g-dev libvips-dev libpoppler-glib-dev librsvg2-dev libcairo2
 APT_TEST_PACKAGES = strace gdal-bin python3-gdal zsh fish chromium help2man dpkg-dev
 # from PyPI for the python3 on the path (the tests' independent PMTiles reader and writer,
 # protomaps' own; make bench's rio-pmtiles; jsonschema, the independent validator of every
-# --json against examples/json-schema), installed where missing
-PIP_TEST_PACKAGES = pmtiles==3.8.1 jsonschema==4.26.0
-PIP_TEST_DEPS = python3 -c 'import pmtiles, jsonschema' 2>/dev/null || python3 -m pip install -q --disable-pip-version-check $(PIP_TEST_PACKAGES)
+# --json against examples/json-schema; ezdxf's drawing add-on on matplotlib, the independent
+# DXF renderer of Tests/scripts/dxf-ink-compare.py), installed where missing
+PIP_TEST_PACKAGES = pmtiles==3.8.1 jsonschema==4.26.0 ezdxf==1.4.5 matplotlib==3.11.2
+PIP_TEST_DEPS = python3 -c 'import pmtiles, jsonschema, ezdxf, matplotlib' 2>/dev/null || python3 -m pip install -q --disable-pip-version-check $(PIP_TEST_PACKAGES)
 # macOS (uname Darwin): the same libraries from Homebrew (gdal brings its command-line
 # tools and Python bindings; zsh ships with macOS; Chromium is a cask; there is no strace,
 # the test that uses it cannot run there). Never run on a Mac here: see Sources/Tilecut/Tilecut.docc/Development.md, "On macOS".

@@ -68,7 +68,10 @@ let package = Package(
       providers: [.apt(["librsvg2-dev", "libcairo2-dev"]), .brew(["librsvg", "cairo"])]
     ),
     // with qpdf's C API (libqpdf-dev): a PDF's objects and raw streams, for pages that are only images
-    .target(name: "CTilecutDocument", dependencies: ["CVips", "CVipsShim", "CPoppler", "CRsvg"], linkerSettings: [.linkedLibrary("qpdf")]),
+    .target(
+      name: "CTilecutDocument", dependencies: ["CVips", "CVipsShim", "CPoppler", "CRsvg"],
+      // a CAD drawing's display list (CTilecutGDAL's TilecutDrawing.h), read through the lazily loaded libgdal
+      cSettings: [.headerSearchPath("../CTilecutGDAL/include")], linkerSettings: [.linkedLibrary("qpdf")]),
     // qpdf's C++ API (libqpdf-dev): every page's content, forms and images read before poppler
     // sees a PDF, decoded through a pipeline that stops at a bound (TilecutPDFScan.h); a target
     // of its own, so that no Swift module imports libvips through C++

@@ -16,6 +16,9 @@
 
 /* GeoPackage's registration is declared in a C++ header (ogrsf_frmts.h); its symbol is C */
 void RegisterOGRGeoPackage(void);
+/* the same for the CAD drawings tilecut reads (TilecutGDALDrawing.c) */
+void RegisterOGRDXF(void);
+void RegisterOGRCAD(void);
 
 /* Bytes of decoded blocks GDAL's cache may hold (JPEG 2000 tiles, GeoPackage tiles,
  * rows of ENVI and ERDAS bands) while tilecut reads strips through it. */
@@ -92,7 +95,22 @@ void RegisterOGRGeoPackage(void);
   X(GDALDestroyTPSTransformer)                                                                    \
   X(GDALCreateGCPTransformer)                                                                     \
   X(GDALGCPTransform)                                                                             \
-  X(GDALDestroyGCPTransformer)
+  X(GDALDestroyGCPTransformer)                                                                     \
+  X(RegisterOGRDXF)                                                                               \
+  X(RegisterOGRCAD)                                                                               \
+  X(GDALDatasetGetLayerCount)                                                                     \
+  X(GDALDatasetGetLayer)                                                                          \
+  X(OGR_L_ResetReading)                                                                           \
+  X(OGR_L_GetNextFeature)                                                                         \
+  X(OGR_F_Destroy)                                                                                \
+  X(OGR_F_GetStyleString)                                                                         \
+  X(OGR_F_GetGeometryRef)                                                                         \
+  X(OGR_F_GetFieldIndex)                                                                          \
+  X(OGR_F_GetFieldAsString)                                                                       \
+  X(OGR_F_GetFieldAsStringList)                                                                   \
+  X(OGR_GT_Flatten)                                                                               \
+  X(OGR_GT_IsNonLinear)                                                                           \
+  X(OGR_G_GetLinearGeometry)
 
 typedef struct {
 #define TC_GDAL_FIELD(name) __typeof__(&name) name;

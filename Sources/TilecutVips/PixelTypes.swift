@@ -1,3 +1,4 @@
+import CTilecutDocument
 import CVips
 import CVipsShim
 import TilecutCore

@@ -10,7 +10,7 @@ import TilecutGeo
 /// `gdal`: a raster libvips does not read whose pixels libgdal reads (JPEG 2000, ERDAS
 /// Imagine, ENVI, GeoPackage: `GDALRaster.pixelDrivers`), as GDAL's drivers identify it.
 public enum SourceFormat: String, Sendable, Hashable, Codable, CaseIterable {
-  case png, jpeg, webp, tiff, gif, heif, pdf, svg, gdal
+  case png, jpeg, webp, tiff, gif, heif, pdf, svg, gdal, dxf, dwg
 
   /// The libvips loader that reads this format.
   public var loader: String {
@@ -24,11 +24,16 @@ public enum SourceFormat: String, Sendable, Hashable, Codable, CaseIterable {
     case .pdf: "pdfload"
     case .svg: "svgload"
     case .gdal: "gdal"
+    case .dxf: "dxfload"
+    case .dwg: "dwgload"
     }
   }
 
+  /// CAD drawings: read by GDAL's OGR driver, drawn by cairo (DrawingSource).
+  public var isDrawing: Bool { self == .dxf || self == .dwg }
+
   /// Documents are rendered at the density each level needs.
-  public var isVector: Bool { self == .pdf || self == .svg }
+  public var isVector: Bool { self == .pdf || self == .svg || isDrawing }
 
   /// Reads the start of a regular file (an SVG's root may come after any amount of
   /// prologue, so that case reads on) and names its format, or throws naming what it is.
@@ -50,6 +55,7 @@ public enum SourceFormat: String, Sendable, Hashable, Codable, CaseIterable {
       if format == .tiff && gdalTIFFs.withLock({ $0.contains(path) }) { return .gdal }
       return try available(format, path: path)
     }
+    if let drawing = DrawingSource.format(head) { return drawing }
     if looksLikeXML(head) {
       switch try XMLRoot.find(fd: fd, size: Int(st.st_size)) {
       case .some(let root) where root == "svg" || root.hasSuffix(":svg"):
@@ -93,7 +99,8 @@ public enum SourceFormat: String, Sendable, Hashable, Codable, CaseIterable {
   static func refused(_ path: String, _ what: String) -> TilecutError {
     .invalidInput(
       path: path,
-      reason: "is \(what), which tilecut does not read; convert it to PNG, TIFF, JPEG, WebP, PDF or SVG (or JPEG 2000, ERDAS .img, ENVI, GeoPackage)")
+      reason:
+        "is \(what), which tilecut does not read; convert it to PNG, TIFF, JPEG, WebP, PDF, SVG or DXF (or JPEG 2000, ERDAS .img, ENVI, GeoPackage)")
   }
 
   static func starts(_ b: [UInt8], _ prefix: [UInt8], at offset: Int = 0) -> Bool {

@@ -57,6 +57,8 @@ public struct SourceHeader: Sendable, Hashable {
   public var format: SourceFormat
   /// Its EXIF orientation (1: as stored); `width` and `height` are as displayed.
   public var orientation: Int = 1
+  /// A CAD drawing's frame: its source pixels in drawing units (nil for any other source).
+  public var drawing: DrawingFrame?
 }
 
 /// A floor's claim on the shared reader of the sheet it is a band of.
@@ -98,6 +100,10 @@ public enum SourceImage {
       return try overlayHeader(overlay, maxPixels: maxPixels, maxMemory: maxMemory)
     }
     var format = try SourceFormat.detect(path: path)
+    if format.isDrawing {
+      if let page = input.page, page > 0 { throw pastTheEnd(path: path, pages: 1, page: page) }
+      return try DrawingSource.header(path: path, format: format, maxPixels: maxPixels, maxMemory: maxMemory)
+    }
     // what the header declares against the bytes that are there, before a loader allocates
     try InputCheck.check(path: path, page: input.page, format: format, maxBytes: maxMemory)
     let (pages, storedWidth, storedHeight): (Int, Int, Int)
@@ -289,6 +295,12 @@ public enum SourceImage {
     } else if source.isVector {
       // the header's format, or the file's bytes: never libvips' guess
       let format = try format ?? SourceFormat.detect(path: source.path)
+      // a CAD drawing: drawn by cairo in bands, whichever way it is read
+      if format.isDrawing, let frame = source.drawing {
+        let width = max(1.0, (Double(max(source.width, source.crop?.maxX ?? 0)) * scale).rounded(.up))
+        let rows = Int(max(64, min(4096, Double(documentBandBytes) / (4 * width))))
+        return try cropped(DrawingSource.banded(source, frame: frame, scale: scale, rows: rows), source: source, scale: scale)
+      }
       // a scanned page: read from its images, not rendered
       if let page = try imagePage(source, scale: scale, format: format, sequential: sequential) {
         return try cropped(convert(page, source: source), source: source, scale: scale)

@@ -1,3 +1,4 @@
+import CTilecutDocument
 import CTilecutLossy
 import CTilecutPNG
 import CVips

@@ -84,9 +84,10 @@ package enum FloorResolver {
   }
 
   static func floorSource(_ floor: Floor, _ name: InputName, _ header: SourceHeader, crop: PixelRect?) -> FloorSource {
-    let description = SourceDescription(
+    var description = SourceDescription(
       path: name.path, page: name.page, crop: crop, width: crop?.width ?? header.width,
       height: crop?.height ?? header.height, isVector: header.isVector, storeFloor: name.floor)
+    description.drawing = header.drawing
     return FloorSource(floor: floor, input: name, header: header, description: description)
   }
 }

@@ -22,9 +22,26 @@ public struct PixelOptions: ParsableArguments {
       valueName: "v"))
   public var nodata: Double?
 
+  @Option(
+    help: ArgumentHelp(
+      "A DXF or DWG drawing's layers to draw: names or patterns (* ?), comma-separated; a leading ! leaves a layer out (default: every layer that is on and not frozen).",
+      valueName: "names"))
+  public var layers: String?
+
   public init() {}
 
+  /// `--layers` as the drawing reader takes it: "+pattern" to draw, "-pattern" to leave out.
+  func layerPatterns() throws -> [String]? {
+    guard let layers else { return nil }
+    let patterns = layers.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    guard !patterns.isEmpty, patterns.allSatisfy({ !$0.contains("\n") && $0 != "!" }) else {
+      throw ValidationError("--layers: give layer names or patterns, comma-separated (e.g. 'A-WALL,A-DOOR*,!A-NOTE')")
+    }
+    return patterns.map { $0.hasPrefix("!") ? "-" + $0.dropFirst() : "+" + $0 }
+  }
+
   public func validate() throws {
+    _ = try layerPatterns()
     if let bands { _ = try parseBands(bands) }
     if let scale { _ = try parseScale(scale) }
     if let nodata, !nodata.isFinite { throw ValidationError("--nodata must be a finite number") }
@@ -53,6 +70,12 @@ public struct PixelOptions: ParsableArguments {
   /// saying what was done; refuses sources with more than 4 bands unless --bands picks some.
   package func describe(_ floor: FloorSource, printer: Printer) throws -> SourceDescription {
     var description = floor.description
+    if var frame = description.drawing {
+      frame.layers = try layerPatterns()
+      description.drawing = frame
+    } else if layers != nil {
+      throw TilecutError.invalidOption(option: "--layers", reason: "\(floor.input.path) is not a DXF or DWG drawing, which has no layers")
+    }
     guard !floor.header.isVector else { return description }
     let path = floor.input.path
     // a tile store's raster is its tiles as sRGB RGBA8 (TileMosaic): nothing to choose

@@ -53,6 +53,12 @@ public struct PlacementOptions: ParsableArguments {
   public var drawingScale: String?
 
   @Option(
+    help: ArgumentHelp(
+      "A DXF or DWG drawing's unit (m, cm, mm, in, ft, yd, km, mi, us-ft, or metres in one unit), instead of its $INSUNITS.",
+      valueName: "unit"))
+  public var drawingUnits: String?
+
+  @Option(
     parsing: .unconditional,
     help: ArgumentHelp("With --center: clockwise turn of the image in degrees (its up then points to this bearing).", valueName: "deg"))
   public var rotation: Double?
@@ -98,6 +104,10 @@ public struct PlacementOptions: ParsableArguments {
     if center == nil && (metersPerPixel != nil || rotation != nil || drawingScale != nil) {
       throw ValidationError("--meters-per-pixel, --drawing-scale and --rotation go with --center")
     }
+    if let drawingUnits, DrawingSource.unit(named: drawingUnits) == nil {
+      throw ValidationError(
+        "--drawing-units: '\(Quote.value(drawingUnits))' is not a unit (m, cm, mm, in, ft, yd, km, mi, us-ft, or metres in one unit)")
+    }
     try validateDrawingScale()
     if let r = rotation, !(r.isFinite && abs(r) <= 360) { throw ValidationError("--rotation: \(r) is not an angle in -360...360") }
     if let m = metersPerPixel, !(m.isFinite && m >= 1e-6 && m <= 1e6) {
@@ -134,7 +144,8 @@ public struct PlacementOptions: ParsableArguments {
     try VenueSource.check(floors, placing: bounds != nil || !gcp.isEmpty || center != nil || worldFile != nil, printer: printer)
     try checkDrawingScale(floors)
     let shared = try explicitPlacement(
-      width: anchor.width, height: anchor.height, imagePath: anchor.path, page: anchor.page, pyramid: pyramid, printer: printer)
+      width: anchor.width, height: anchor.height, imagePath: anchor.path, page: anchor.page, drawing: anchor.drawing, pyramid: pyramid,
+      printer: printer)
     var noticed = false
     var placements: [Placement] = []
     for index in floors.indices {
@@ -163,6 +174,10 @@ public struct PlacementOptions: ParsableArguments {
       }
       if let overlay = try OverlaySource.resolve(path: floor.input.path, page: floor.input.page) {
         placements.append(try kmlPlacement(overlay, floor: floor, pyramid: pyramid))
+        continue
+      }
+      if let found = try geodataPlacement(floor, pyramid: pyramid) {
+        placements.append(found)
         continue
       }
       if let found = try geoPDFPlacement(&floors[index], pyramid: pyramid, printer: printer) {
@@ -344,8 +359,9 @@ public struct PlacementOptions: ParsableArguments {
     printer.warning(text)
   }
 
+  /// `drawing`: a CAD drawing's frame, in which --gcp and --center's scale are in drawing units.
   private func explicitPlacement(
-    width: Int, height: Int, imagePath: String, page: Int?, pyramid: PyramidOptions, printer: Printer
+    width: Int, height: Int, imagePath: String, page: Int?, drawing: DrawingFrame?, pyramid: PyramidOptions, printer: Printer
   ) throws -> Placement? {
     if let bounds {
       let b = try Georeference.parseBounds(try coordinateOrder.bounds(bounds))
@@ -358,7 +374,14 @@ public struct PlacementOptions: ParsableArguments {
         south: b.south, west: b.west, north: b.north, east: b.east, width: width, height: height, projection: sourceProjection)
     }
     if !gcp.isEmpty {
-      let points = try gcp.map { try Georeference.parseControlPoint(try coordinateOrder.controlPoint($0)) }
+      var points = try gcp.map { try Georeference.parseControlPoint(try coordinateOrder.controlPoint($0)) }
+      // a drawing's control points are in drawing coordinates (x right, y up)
+      if let drawing {
+        points = points.map { p in
+          let pixel = drawing.pixel(x: p.col, y: p.row)
+          return ControlPoint(col: pixel.column, row: pixel.row, point: p.point)
+        }
+      }
       if points.count == 2 {
         let lat = (points[0].point.latitude + points[1].point.latitude) / 2
         let lon = (points[0].point.longitude + points[1].point.longitude) / 2
@@ -381,10 +404,16 @@ public struct PlacementOptions: ParsableArguments {
       return placement
     }
     if let center {
-      // the options' scale, else the one a PDF page states in its viewport (/Measure /RL)
-      let (metersPerPixel, note) =
-        try metersPerPixel.map { ($0, nil) } ?? drawingScaleMetersPerPixel().map { ($0, nil) }
-        ?? viewportScale(imagePath: imagePath, page: page)
+      // the options' scale, else a drawing's units, else the one a PDF page states in its viewport (/Measure /RL)
+      let scale: (Double, String?)
+      if let given = try metersPerPixel ?? drawingScaleMetersPerPixel() {
+        scale = (given, nil)
+      } else if drawing != nil, let units = try drawingMetersPerPixel(drawing, path: imagePath) {
+        scale = (units, nil)
+      } else {
+        scale = try viewportScale(imagePath: imagePath, page: page)
+      }
+      let (metersPerPixel, note) = scale
       let point = try Georeference.parseLatLon(try coordinateOrder.center(center), option: "--center")
       if let warning = SwapCheck.warning(latitude: point.latitude, longitude: point.longitude, option: "--center", order: coordinateOrder) {
         try warn(warning, printer: printer)

@@ -21,6 +21,8 @@ public struct SourceDescription: Hashable, Sendable, Codable {
   /// A tilecut output read as a tile source: the floor whose tiles are read
   /// (`DIR[floor=K]`), nil for any other source.
   public var storeFloor: Int?
+  /// A CAD drawing's frame and drawing choices (nil for any other source).
+  public var drawing: DrawingFrame?
 
   public init(
     path: String, page: Int? = nil, crop: PixelRect? = nil, width: Int, height: Int, isVector: Bool = false, storeFloor: Int? = nil

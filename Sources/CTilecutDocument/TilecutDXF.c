@@ -1,0 +1,263 @@
+#include "TilecutDXF.h"
+#include "TilecutBands.h"
+#include <vips/vips.h>
+#include "TilecutDrawing.h"
+
+#include <cairo.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A drawing read into its display list, and where it lands at the render scale. */
+typedef struct {
+  tc_drawing drawing;
+  double x0, y_top;
+  /* device pixels a drawing unit, and a millimetre of lineweight */
+  double k, px_per_mm;
+} TcDxf;
+
+static void dxf_free(void *p) {
+  TcDxf *s = p;
+  if (!s)
+    return;
+  tc_drawing_free(&s->drawing);
+  free(s);
+}
+
+static void source(cairo_t *cr, const uint8_t rgba[4]) {
+  cairo_set_source_rgba(cr, rgba[0] / 255.0, rgba[1] / 255.0, rgba[2] / 255.0, rgba[3] / 255.0);
+}
+
+/* Calls `line` for each line of `text` as drawn: its '\n' breaks, and, with a
+ * `limit` (user-space width, 0 for none), breaks between words so that no line
+ * is wider (an MTEXT's column width); a word wider than the limit is a line. The
+ * number of lines. */
+static int each_line(cairo_t *cr, const char *text, double limit, void (*line)(cairo_t *, const char *, int, void *),
+                     void *ctx) {
+  char buffer[4096];
+  int count = 0;
+  const char *p = text;
+  for (;;) {
+    const char *end = strchr(p, '\n');
+    size_t n = end ? (size_t)(end - p) : strlen(p);
+    size_t start = 0;
+    do {
+      /* the longest run of words from `start` that fits */
+      size_t take = n - start;
+      if (limit > 0) {
+        size_t best = 0;
+        for (size_t k = start; k <= n; k++) {
+          if (k == n || p[k] == ' ') {
+            size_t length = k - start < sizeof buffer - 1 ? k - start : sizeof buffer - 1;
+            memcpy(buffer, p + start, length);
+            buffer[length] = 0;
+            cairo_text_extents_t e;
+            cairo_text_extents(cr, buffer, &e);
+            if (e.x_advance > limit && best > 0)
+              break;
+            best = k - start;
+            if (e.x_advance > limit)
+              break;
+          }
+        }
+        take = best > 0 ? best : n - start;
+      }
+      size_t kept = take < sizeof buffer - 1 ? take : sizeof buffer - 1;
+      /* never cut a UTF-8 sequence */
+      while (kept > 0 && kept < take && ((unsigned char)p[start + kept] & 0xC0) == 0x80)
+        kept--;
+      memcpy(buffer, p + start, kept);
+      buffer[kept] = 0;
+      if (line)
+        line(cr, buffer, count, ctx);
+      count++;
+      start += take;
+      while (start < n && p[start] == ' ')
+        start++;
+    } while (start < n);
+    if (!end)
+      break;
+    p = end + 1;
+  }
+  return count;
+}
+
+/* Where each line of a text goes: its column (0 left, 1 centre, 2 right), the
+ * first baseline and the spacing, in the text's own space. */
+typedef struct {
+  int column;
+  double first, spacing;
+} TcTextLayout;
+
+static void draw_line(cairo_t *cr, const char *line, int index, void *ctx) {
+  const TcTextLayout *layout = ctx;
+  cairo_text_extents_t extents;
+  cairo_text_extents(cr, line, &extents);
+  cairo_move_to(cr, -layout->column * extents.x_advance / 2, layout->first + index * layout->spacing);
+  cairo_show_text(cr, line);
+}
+
+/* A text from its anchor point, as OGR's label anchors place it: 1-9 a keypad
+ * from the bottom left, 10-12 the baseline; lines 5/3 of the height apart
+ * (MTEXT's default spacing), the height the capital letters' height. */
+static void draw_text(const TcDxf *s, cairo_t *cr, const tc_drawing_item *item, double x, double y, double cap_ratio) {
+  const char *text = s->drawing.text + item->text_offset;
+  double height = item->size * s->k;
+  /* smaller than half a pixel: no glyph is legible */
+  if (!(height >= 0.5))
+    return;
+  cairo_save(cr);
+  cairo_translate(cr, x, y);
+  cairo_rotate(cr, -item->angle * M_PI / 180);
+  cairo_scale(cr, item->stretch, 1);
+  cairo_set_font_size(cr, height / cap_ratio);
+  double limit = item->column_width > 0 ? item->column_width * s->k / item->stretch : 0;
+  int lines = each_line(cr, text, limit, NULL, NULL);
+  int anchor = item->anchor;
+  TcTextLayout layout = {anchor >= 10 ? anchor - 10 : (anchor - 1) % 3, 0, height * 5.0 / 3.0};
+  if (anchor >= 10)
+    layout.first = -(lines - 1) * layout.spacing;
+  else if (anchor >= 7)
+    layout.first = height;
+  else if (anchor >= 4)
+    layout.first = height - (height + (lines - 1) * layout.spacing) / 2;
+  else
+    layout.first = -(lines - 1) * layout.spacing - 0.3 * height;
+  source(cr, item->rgba);
+  each_line(cr, text, limit, draw_line, &layout);
+  cairo_restore(cr);
+}
+
+static int dxf_draw(void *ctx, cairo_t *cr, int left, int top) {
+  TcDxf *s = ctx;
+  const tc_drawing *d = &s->drawing;
+  double k = s->k, ox = -s->x0 * k - left, oy = s->y_top * k - top;
+#define DX(X) ((X) * k + ox)
+#define DY(Y) (oy - (Y) * k)
+  cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+  cairo_set_font_size(cr, 100);
+  cairo_text_extents_t capital;
+  cairo_text_extents(cr, "H", &capital);
+  double cap_ratio = capital.y_bearing < 0 ? -capital.y_bearing / 100 : 0.72;
+  cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+  for (size_t i = 0; i < d->item_count; i++) {
+    const tc_drawing_item *item = &d->items[i];
+    const double *xy = d->xy + 2 * (size_t)item->first;
+    if (item->count == 0)
+      continue;
+    switch (item->kind) {
+    case TC_DRAWING_STROKE: {
+      cairo_new_path(cr);
+      cairo_move_to(cr, DX(xy[0]), DY(xy[1]));
+      for (uint32_t j = 1; j < item->count; j++)
+        cairo_line_to(cr, DX(xy[2 * j]), DY(xy[2 * j + 1]));
+      double mm = item->lineweight_mm > 0 ? item->lineweight_mm : 0.25;
+      double width = mm * s->px_per_mm;
+      if (item->width_units * k > width)
+        width = item->width_units * k;
+      cairo_set_line_width(cr, width > 1 ? width : 1);
+      cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
+      double dashes[16];
+      double period = 0;
+      int n = item->dash_count <= 16 ? (int)item->dash_count : 0;
+      for (int j = 0; j < n; j++) {
+        dashes[j] = d->dashes[item->dash_first + (uint32_t)j] * k;
+        if (dashes[j] < 1)
+          dashes[j] = 1;
+        period += dashes[j];
+      }
+      /* a pattern finer than a few pixels reads as a line */
+      cairo_set_dash(cr, dashes, n >= 2 && period >= 4 ? n : 0, 0);
+      source(cr, item->rgba);
+      cairo_stroke(cr);
+      cairo_set_dash(cr, NULL, 0, 0);
+      break;
+    }
+    case TC_DRAWING_FILL: {
+      cairo_new_path(cr);
+      uint32_t at = 0;
+      for (uint32_t r = 0; r < item->ring_count; r++) {
+        uint32_t n = d->rings[item->ring_first + r];
+        for (uint32_t j = 0; j < n && at + j < item->count; j++) {
+          double x = DX(xy[2 * (at + j)]), y = DY(xy[2 * (at + j) + 1]);
+          if (j == 0)
+            cairo_move_to(cr, x, y);
+          else
+            cairo_line_to(cr, x, y);
+        }
+        cairo_close_path(cr);
+        at += n;
+      }
+      cairo_set_fill_rule(cr, CAIRO_FILL_RULE_EVEN_ODD);
+      source(cr, item->rgba);
+      cairo_fill(cr);
+      break;
+    }
+    case TC_DRAWING_TEXT:
+      draw_text(s, cr, item, DX(xy[0]), DY(xy[1]), cap_ratio);
+      break;
+    case TC_DRAWING_DOT:
+      cairo_rectangle(cr, floor(DX(xy[0])), floor(DY(xy[1])), 1, 1);
+      source(cr, item->rgba);
+      cairo_fill(cr);
+      break;
+    default:
+      break;
+    }
+  }
+#undef DX
+#undef DY
+  if (cairo_status(cr) != CAIRO_STATUS_SUCCESS) {
+    vips_error("dxfload", "cannot draw the drawing (%s)", cairo_status_to_string(cairo_status(cr)));
+    return -1;
+  }
+  return 0;
+}
+
+int tc_dxf_open_banded(const char *filename, int dwg, const char *layers, double x0, double y_top, double units_per_pixel,
+                       int width, int height, double scale, double px_per_mm, int band_rows, size_t max_bytes,
+                       size_t max_text, void **result) {
+  VipsImage **out = (VipsImage **)result;
+  *out = NULL;
+  if (!(scale > 0) || !(units_per_pixel > 0) || band_rows < 1 || width < 1 || height < 1) {
+    vips_error("dxfload", "bad scale, frame or band height");
+    return -1;
+  }
+  double w = floor(width * scale + 0.5), h = floor(height * scale + 0.5);
+  if (!(w >= 1 && h >= 1 && w <= INT_MAX / 8 && h <= INT_MAX)) {
+    vips_error("dxfload", "the drawing cannot be rendered %g × %g pixels", w, h);
+    return -1;
+  }
+  TcDxf *s = calloc(1, sizeof *s);
+  if (!s) {
+    vips_error("dxfload", "out of memory");
+    return -1;
+  }
+  if (tc_drawing_read(filename, dwg, layers, max_bytes, max_text, &s->drawing)) {
+    vips_error("dxfload", "%s", s->drawing.error ? s->drawing.error : "GDAL cannot read the drawing");
+    dxf_free(s);
+    return -1;
+  }
+  s->x0 = x0;
+  s->y_top = y_top;
+  s->k = scale / units_per_pixel;
+  s->px_per_mm = px_per_mm * scale;
+  return tc_bands_open("dxfload", (int)w, (int)h, band_rows, 0, dxf_draw, s, dxf_free, TC_UNPREMULTIPLY_ROUND, out);
+}
+
+int tc_dxf_measure(const char *filename, int dwg, size_t max_bytes, size_t max_text, double extent[4], size_t *drawn,
+                   size_t *features, size_t *hidden, char **error) {
+  tc_drawing d;
+  int status = tc_drawing_read(filename, dwg, NULL, max_bytes, max_text, &d);
+  extent[0] = d.min_x;
+  extent[1] = d.min_y;
+  extent[2] = d.max_x;
+  extent[3] = d.max_y;
+  *drawn = d.item_count;
+  *features = d.features;
+  *hidden = d.hidden;
+  *error = status && d.error ? strdup(d.error) : NULL;
+  tc_drawing_free(&d);
+  return status;
+}

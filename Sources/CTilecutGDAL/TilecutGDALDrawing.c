@@ -1,0 +1,577 @@
+#define _GNU_SOURCE 1 /* FNM_CASEFOLD */
+#include "TilecutDrawing.h"
+#include "TilecutGDAL.h"
+
+#include <fnmatch.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "TilecutGDALTable.h"
+
+/* Entities a drawing may make once its blocks are inlined: a million-entity plan
+ * and more, never the 10^8 that nested inserts of inserts make from a few lines. */
+#define TC_DRAWING_MAX_FEATURES 4000000
+
+/* GDAL's messages go into a buffer, never to stderr. */
+typedef struct {
+  char text[2048];
+  size_t used;
+} drawing_messages;
+
+static void collect_drawing(CPLErr level, CPLErrorNum number, const char *message) {
+  (void)number;
+  drawing_messages *buffer = (drawing_messages *)tc_gdal.CPLGetErrorHandlerUserData();
+  if (!buffer || !message || level < CE_Warning)
+    return;
+  size_t length = strlen(message);
+  if (buffer->used + length + 2 >= sizeof(buffer->text))
+    return;
+  if (buffer->used)
+    buffer->text[buffer->used++] = '\n';
+  memcpy(buffer->text + buffer->used, message, length);
+  buffer->used += length;
+  buffer->text[buffer->used] = 0;
+}
+
+/* Grows `*array` of `*capacity` elements of `size` bytes to hold `need`; 0 on success. */
+static int grow(void **array, size_t *capacity, size_t need, size_t size) {
+  if (need <= *capacity)
+    return 0;
+  size_t next = *capacity ? *capacity : 256;
+  while (next < need)
+    next *= 2;
+  void *p = realloc(*array, next * size);
+  if (!p)
+    return -1;
+  *array = p;
+  *capacity = next;
+  return 0;
+}
+
+typedef struct {
+  tc_drawing *d;
+  size_t item_cap, point_cap, ring_cap, dash_cap, text_cap;
+  size_t max_bytes, max_text;
+  int failed;
+} builder;
+
+static size_t list_bytes(const builder *b) {
+  const tc_drawing *d = b->d;
+  return d->item_count * sizeof(tc_drawing_item) + d->point_count * 16 + d->ring_count * 4 + d->dash_count * 8 +
+         d->text_bytes;
+}
+
+static void fail(builder *b, const char *message) {
+  if (b->failed)
+    return;
+  b->failed = 1;
+  free(b->d->error);
+  b->d->error = strdup(message);
+}
+
+static void extend(tc_drawing *d, double x, double y) {
+  if (x < d->min_x)
+    d->min_x = x;
+  if (x > d->max_x)
+    d->max_x = x;
+  if (y < d->min_y)
+    d->min_y = y;
+  if (y > d->max_y)
+    d->max_y = y;
+}
+
+static int add_point(builder *b, double x, double y) {
+  tc_drawing *d = b->d;
+  if (!isfinite(x) || !isfinite(y))
+    return -1;
+  if (grow((void **)&d->xy, &b->point_cap, d->point_count + 1, 2 * sizeof(double))) {
+    fail(b, "out of memory");
+    return -1;
+  }
+  d->xy[2 * d->point_count] = x;
+  d->xy[2 * d->point_count + 1] = y;
+  d->point_count++;
+  return 0;
+}
+
+static tc_drawing_item *add_item(builder *b, const tc_drawing_item *proto) {
+  tc_drawing *d = b->d;
+  if (grow((void **)&d->items, &b->item_cap, d->item_count + 1, sizeof(tc_drawing_item))) {
+    fail(b, "out of memory");
+    return NULL;
+  }
+  tc_drawing_item *item = &d->items[d->item_count++];
+  *item = *proto;
+  item->first = (uint32_t)d->point_count;
+  item->count = 0;
+  return item;
+}
+
+/* One tool of an OGR style string (PEN, BRUSH, LABEL) and its parameters. */
+typedef struct {
+  int has_pen, has_brush, has_label;
+  uint8_t pen[4], brush[4], label[4];
+  double width_mm;
+  double dashes[16];
+  int dash_count;
+  double size, angle, stretch, dx, dy;
+  int anchor;
+  char text[256];
+} style;
+
+static int parse_colour(const char *v, uint8_t out[4]) {
+  unsigned r, g, bl, a = 255;
+  if (v[0] != '#')
+    return -1;
+  size_t n = strspn(v + 1, "0123456789abcdefABCDEF");
+  if (n == 8) {
+    if (sscanf(v + 1, "%2x%2x%2x%2x", &r, &g, &bl, &a) != 4)
+      return -1;
+  } else if (n == 6) {
+    if (sscanf(v + 1, "%2x%2x%2x", &r, &g, &bl) != 3)
+      return -1;
+  } else {
+    return -1;
+  }
+  /* ACI 7 (and the white GDAL gives for it): drawn dark, as CAD plots it */
+  if (r == 255 && g == 255 && bl == 255)
+    r = g = bl = 0;
+  out[0] = (uint8_t)r;
+  out[1] = (uint8_t)g;
+  out[2] = (uint8_t)bl;
+  out[3] = (uint8_t)a;
+  return 0;
+}
+
+/* A number with an OGR unit (g: ground, mm, pt, px, cm, in); *unit gets its first letter. */
+static double parse_number(const char *v, char *unit) {
+  char *end = NULL;
+  double x = strtod(v, &end);
+  *unit = end && *end ? *end : 0;
+  return isfinite(x) ? x : 0;
+}
+
+/* Parses "PEN(c:#ff0000,w:0.25g,p:\"1g 0.5g\");BRUSH(fc:#00ff00)" and the like. */
+static void parse_style(const char *s, style *st) {
+  memset(st, 0, sizeof *st);
+  st->stretch = 1;
+  st->anchor = 1;
+  while (s && *s) {
+    while (*s == ';' || *s == ' ')
+      s++;
+    const char *open = strchr(s, '(');
+    if (!open)
+      break;
+    size_t name_length = (size_t)(open - s);
+    int tool = name_length == 3 && !strncmp(s, "PEN", 3) ? 1 : name_length == 5 && !strncmp(s, "BRUSH", 5) ? 2
+               : name_length == 5 && !strncmp(s, "LABEL", 5)                                     ? 3
+                                                                                                 : 0;
+    if (tool == 1)
+      st->has_pen = 1, st->pen[3] = 255;
+    if (tool == 2)
+      st->has_brush = 1, st->brush[3] = 255;
+    if (tool == 3)
+      st->has_label = 1, st->label[3] = 255;
+    const char *p = open + 1;
+    while (*p && *p != ')') {
+      char key[8] = {0};
+      size_t k = 0;
+      while (*p && *p != ':' && *p != ',' && *p != ')') {
+        if (k < sizeof key - 1)
+          key[k++] = *p;
+        p++;
+      }
+      char value[256] = {0};
+      size_t n = 0;
+      if (*p == ':') {
+        p++;
+        if (*p == '"') {
+          p++;
+          while (*p && *p != '"') {
+            if (*p == '\\' && p[1])
+              p++;
+            if (n < sizeof value - 1)
+              value[n++] = *p;
+            p++;
+          }
+          if (*p == '"')
+            p++;
+        } else {
+          while (*p && *p != ',' && *p != ')') {
+            if (n < sizeof value - 1)
+              value[n++] = *p;
+            p++;
+          }
+        }
+      }
+      if (*p == ',')
+        p++;
+      char unit = 0;
+      if (tool == 1) {
+        if (!strcmp(key, "c"))
+          parse_colour(value, st->pen);
+        else if (!strcmp(key, "w")) {
+          double w = parse_number(value, &unit);
+          /* GDAL writes a lineweight (hundredths of a millimetre) as w:<mm>g */
+          st->width_mm = unit == 'p' && value[strlen(value) - 1] == 't' ? w * 25.4 / 72 : w;
+        } else if (!strcmp(key, "p")) {
+          char *q = value;
+          while (*q && st->dash_count < 16) {
+            char *end = NULL;
+            double x = strtod(q, &end);
+            if (end == q)
+              break;
+            st->dashes[st->dash_count++] = fabs(x);
+            q = end;
+            while (*q && *q != ' ')
+              q++;
+            while (*q == ' ')
+              q++;
+          }
+        }
+      } else if (tool == 2) {
+        if (!strcmp(key, "fc"))
+          parse_colour(value, st->brush);
+      } else if (tool == 3) {
+        if (!strcmp(key, "c"))
+          parse_colour(value, st->label);
+        else if (!strcmp(key, "t"))
+          snprintf(st->text, sizeof st->text, "%s", value);
+        else if (!strcmp(key, "s"))
+          st->size = parse_number(value, &unit);
+        else if (!strcmp(key, "a"))
+          st->angle = parse_number(value, &unit);
+        else if (!strcmp(key, "w"))
+          st->stretch = parse_number(value, &unit) / 100;
+        else if (!strcmp(key, "p"))
+          st->anchor = (int)parse_number(value, &unit);
+        else if (!strcmp(key, "dx"))
+          st->dx = parse_number(value, &unit);
+        else if (!strcmp(key, "dy"))
+          st->dy = parse_number(value, &unit);
+      }
+    }
+    s = *p ? p + 1 : p;
+  }
+  if (!(st->stretch > 0.01 && st->stretch < 100))
+    st->stretch = 1;
+}
+
+static void add_line(builder *b, OGRGeometryH g, const tc_drawing_item *proto) {
+  int n = tc_gdal.OGR_G_GetPointCount(g);
+  if (n < 1)
+    return;
+  tc_drawing_item *item = add_item(b, proto);
+  if (!item)
+    return;
+  for (int i = 0; i < n; i++) {
+    double x = tc_gdal.OGR_G_GetX(g, i), y = tc_gdal.OGR_G_GetY(g, i);
+    if (add_point(b, x, y) == 0) {
+      item->count++;
+      extend(b->d, x, y);
+    }
+  }
+  if (n == 1)
+    item->kind = TC_DRAWING_DOT;
+}
+
+static void add_polygon(builder *b, OGRGeometryH g, const tc_drawing_item *proto) {
+  tc_drawing *d = b->d;
+  tc_drawing_item *item = add_item(b, proto);
+  if (!item)
+    return;
+  item->ring_first = (uint32_t)d->ring_count;
+  int rings = tc_gdal.OGR_G_GetGeometryCount(g);
+  for (int r = 0; r < rings; r++) {
+    OGRGeometryH ring = tc_gdal.OGR_G_GetGeometryRef(g, r);
+    int n = ring ? tc_gdal.OGR_G_GetPointCount(ring) : 0;
+    uint32_t added = 0;
+    for (int i = 0; i < n; i++) {
+      double x = tc_gdal.OGR_G_GetX(ring, i), y = tc_gdal.OGR_G_GetY(ring, i);
+      if (add_point(b, x, y) == 0) {
+        added++;
+        item->count++;
+        extend(d, x, y);
+      }
+    }
+    if (grow((void **)&d->rings, &b->ring_cap, d->ring_count + 1, sizeof(uint32_t))) {
+      fail(b, "out of memory");
+      return;
+    }
+    d->rings[d->ring_count++] = added;
+    item->ring_count++;
+  }
+}
+
+static void add_geometry(builder *b, OGRGeometryH g, const style *st, const tc_drawing_item *stroke,
+                         const tc_drawing_item *fill, int depth) {
+  if (!g || b->failed || depth > 8)
+    return;
+  OGRwkbGeometryType type = tc_gdal.OGR_GT_Flatten(tc_gdal.OGR_G_GetGeometryType(g));
+  if (tc_gdal.OGR_GT_IsNonLinear(type)) {
+    OGRGeometryH linear = tc_gdal.OGR_G_GetLinearGeometry(g, 0, NULL);
+    if (linear) {
+      OGRwkbGeometryType t = tc_gdal.OGR_GT_Flatten(tc_gdal.OGR_G_GetGeometryType(linear));
+      if (!tc_gdal.OGR_GT_IsNonLinear(t))
+        add_geometry(b, linear, st, stroke, fill, depth + 1);
+      tc_gdal.OGR_G_DestroyGeometry(linear);
+    }
+    return;
+  }
+  switch (type) {
+  case wkbPoint:
+  case wkbLineString:
+    add_line(b, g, stroke);
+    break;
+  case wkbPolygon:
+    if (st->has_brush) {
+      add_polygon(b, g, fill);
+    } else {
+      for (int r = 0; r < tc_gdal.OGR_G_GetGeometryCount(g); r++)
+        add_line(b, tc_gdal.OGR_G_GetGeometryRef(g, r), stroke);
+    }
+    break;
+  case wkbMultiPoint:
+  case wkbMultiLineString:
+  case wkbMultiPolygon:
+  case wkbGeometryCollection:
+    for (int i = 0; i < tc_gdal.OGR_G_GetGeometryCount(g); i++)
+      add_geometry(b, tc_gdal.OGR_G_GetGeometryRef(g, i), st, stroke, fill, depth + 1);
+    break;
+  default:
+    break;
+  }
+}
+
+/* The value of group `code` among a feature's raw group codes ("41 920.78"), or 0. */
+static double raw_code(OGRFeatureH f, const char *code) {
+  int field = tc_gdal.OGR_F_GetFieldIndex(f, "RawCodeValues");
+  char **values = field >= 0 ? tc_gdal.OGR_F_GetFieldAsStringList(f, field) : NULL;
+  size_t n = strlen(code);
+  for (int i = 0; values && values[i]; i++) {
+    if (!strncmp(values[i], code, n) && values[i][n] == ' ') {
+      double x = strtod(values[i] + n + 1, NULL);
+      return isfinite(x) && x > 0 ? x : 0;
+    }
+  }
+  return 0;
+}
+
+static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) {
+  tc_drawing *d = b->d;
+  if (!g || tc_gdal.OGR_GT_Flatten(tc_gdal.OGR_G_GetGeometryType(g)) != wkbPoint)
+    return 0;
+  int field = tc_gdal.OGR_F_GetFieldIndex(f, "Text");
+  const char *text = field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, field) : st->text;
+  if (!text || !*text || !(st->size > 0))
+    return 0;
+  size_t length = strlen(text);
+  if (length > b->max_text) {
+    char message[160];
+    snprintf(message, sizeof message, "holds a text of %zu bytes, more than the %zu tilecut draws", length, b->max_text);
+    fail(b, message);
+    return -1;
+  }
+  if (grow((void **)&d->text, &b->text_cap, d->text_bytes + length + 1, 1)) {
+    fail(b, "out of memory");
+    return -1;
+  }
+  tc_drawing_item proto = {0};
+  proto.kind = TC_DRAWING_TEXT;
+  memcpy(proto.rgba, st->label, 4);
+  proto.text_offset = (uint32_t)d->text_bytes;
+  proto.size = (float)st->size;
+  proto.angle = (float)st->angle;
+  proto.stretch = (float)st->stretch;
+  proto.anchor = (uint8_t)(st->anchor >= 1 && st->anchor <= 12 ? st->anchor : 1);
+  proto.dx = (float)st->dx;
+  proto.dy = (float)st->dy;
+  proto.column_width = (float)raw_code(f, "41");
+  memcpy(d->text + d->text_bytes, text, length + 1);
+  /* MTEXT's paragraph breaks that GDAL leaves in the text */
+  for (char *c = d->text + d->text_bytes; *c; c++) {
+    if (c[0] == '\\' && (c[1] == 'N' || c[1] == 'P')) {
+      c[0] = '\n';
+      memmove(c + 1, c + 2, strlen(c + 2) + 1);
+    }
+  }
+  d->text_bytes += length + 1;
+  tc_drawing_item *item = add_item(b, &proto);
+  if (!item)
+    return -1;
+  double x = tc_gdal.OGR_G_GetX(g, 0) + st->dx, y = tc_gdal.OGR_G_GetY(g, 0) + st->dy;
+  if (add_point(b, x, y))
+    return 0;
+  item->count = 1;
+  /* the text's box, estimated: its longest line, its lines, turned any way */
+  size_t lines = 1, longest = 0, run = 0;
+  for (const char *c = text; *c; c++) {
+    if (*c == '\n') {
+      lines++;
+      run = 0;
+    } else if (((unsigned char)*c & 0xC0) != 0x80 && ++run > longest) {
+      longest = run;
+    }
+  }
+  double reach = hypot(0.7 * st->size * st->stretch * (double)longest, 1.7 * st->size * (double)lines);
+  extend(d, x - reach, y - reach);
+  extend(d, x + reach, y + reach);
+  return 0;
+}
+
+/* Whether layer `name` is drawn under `layers` (see tc_drawing_read). */
+static int layer_drawn(const char *layers, const char *name) {
+  if (!layers)
+    return 1;
+  int includes = 0, included = 0;
+  const char *p = layers;
+  char pattern[512];
+  while (*p) {
+    const char *end = strchr(p, '\n');
+    size_t n = end ? (size_t)(end - p) : strlen(p);
+    if (n >= 2 && n < sizeof pattern) {
+      memcpy(pattern, p + 1, n - 1);
+      pattern[n - 1] = 0;
+      int match = fnmatch(pattern, name, FNM_CASEFOLD) == 0;
+      if (p[0] == '-' && match)
+        return 0;
+      if (p[0] == '+') {
+        includes = 1;
+        included |= match;
+      }
+    }
+    p += n + (end ? 1 : 0);
+  }
+  return !includes || included;
+}
+
+int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_bytes, size_t max_text, tc_drawing *d) {
+  memset(d, 0, sizeof *d);
+  d->min_x = d->min_y = INFINITY;
+  d->max_x = d->max_y = -INFINITY;
+  const char *unloadable = tc_gdal_load();
+  if (unloadable) {
+    d->error = strdup(unloadable);
+    return -2;
+  }
+  if (strncmp(path, "/vsi", 4) == 0) {
+    d->error = strdup("is not a plain file path");
+    return 1;
+  }
+  /* registered here, not with the raster drivers: a drawing is never taken for an image */
+  if (dwg)
+    tc_gdal.RegisterOGRCAD();
+  else
+    tc_gdal.RegisterOGRDXF();
+  drawing_messages *messages = calloc(1, sizeof *messages);
+  if (!messages) {
+    d->error = strdup("out of memory");
+    return 1;
+  }
+  tc_gdal.CPLPushErrorHandlerEx(collect_drawing, messages);
+  /* every entity with its own style (not a block merged into one feature), arcs in
+   * 2° steps, blocks inlined (GDAL bounds their nesting and the features a block may
+   * make: DXF_FEATURE_LIMIT_PER_BLOCK) */
+  tc_gdal.CPLSetThreadLocalConfigOption("DXF_MERGE_BLOCK_GEOMETRIES", "FALSE");
+  tc_gdal.CPLSetThreadLocalConfigOption("DXF_INLINE_BLOCKS", "TRUE");
+  tc_gdal.CPLSetThreadLocalConfigOption("OGR_ARC_STEPSIZE", "2");
+  /* the group codes GDAL does not translate (a polyline's width, an MTEXT's column width) */
+  tc_gdal.CPLSetThreadLocalConfigOption("DXF_INCLUDE_RAW_CODE_VALUES", "TRUE");
+  const char *drivers[] = {dwg ? "CAD" : "DXF", NULL};
+  GDALDatasetH dataset = tc_gdal.GDALOpenEx(path, GDAL_OF_VECTOR | GDAL_OF_READONLY, drivers, NULL, NULL);
+  tc_gdal.CPLSetThreadLocalConfigOption("DXF_MERGE_BLOCK_GEOMETRIES", NULL);
+  tc_gdal.CPLSetThreadLocalConfigOption("DXF_INLINE_BLOCKS", NULL);
+  tc_gdal.CPLSetThreadLocalConfigOption("OGR_ARC_STEPSIZE", NULL);
+  tc_gdal.CPLSetThreadLocalConfigOption("DXF_INCLUDE_RAW_CODE_VALUES", NULL);
+  int result = 0;
+  if (!dataset) {
+    d->error = strdup(messages->used ? messages->text : "GDAL cannot read it as a drawing");
+    result = 1;
+  } else {
+    snprintf(d->driver, sizeof d->driver, "%s", dwg ? "CAD" : "DXF");
+    builder b = {.d = d, .max_bytes = max_bytes, .max_text = max_text};
+    int count = tc_gdal.GDALDatasetGetLayerCount(dataset);
+    for (int l = 0; l < count && !b.failed; l++) {
+      OGRLayerH layer = tc_gdal.GDALDatasetGetLayer(dataset, l);
+      if (!layer)
+        continue;
+      tc_gdal.OGR_L_ResetReading(layer);
+      OGRFeatureH f;
+      while (!b.failed && (f = tc_gdal.OGR_L_GetNextFeature(layer))) {
+        d->features++;
+        int field = tc_gdal.OGR_F_GetFieldIndex(f, "Layer");
+        const char *name = field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, field) : "";
+        style st;
+        parse_style(tc_gdal.OGR_F_GetStyleString(f), &st);
+        if (!st.has_pen && !st.has_brush && !st.has_label)
+          st.has_pen = 1, st.pen[3] = 255;
+        /* GDAL gives what lies on an off or frozen layer a transparent colour */
+        int hidden = (st.has_pen && st.pen[3] == 0) || (st.has_brush && st.brush[3] == 0) ||
+                     (st.has_label && st.label[3] == 0);
+        if (hidden || !layer_drawn(layers, name ? name : "")) {
+          d->hidden++;
+          tc_gdal.OGR_F_Destroy(f);
+          continue;
+        }
+        OGRGeometryH g = tc_gdal.OGR_F_GetGeometryRef(f);
+        if (st.has_label) {
+          add_text(&b, f, g, &st);
+        } else {
+          tc_drawing_item stroke = {0}, fill = {0};
+          stroke.kind = TC_DRAWING_STROKE;
+          memcpy(stroke.rgba, st.pen, 4);
+          stroke.lineweight_mm = (float)st.width_mm;
+          stroke.width_units = (float)raw_code(f, "43");
+          if (st.dash_count >= 2) {
+            if (grow((void **)&d->dashes, &b.dash_cap, d->dash_count + (size_t)st.dash_count, sizeof(double)) == 0) {
+              stroke.dash_first = (uint32_t)d->dash_count;
+              stroke.dash_count = (uint32_t)st.dash_count;
+              memcpy(d->dashes + d->dash_count, st.dashes, sizeof(double) * (size_t)st.dash_count);
+              d->dash_count += (size_t)st.dash_count;
+            }
+          }
+          fill.kind = TC_DRAWING_FILL;
+          memcpy(fill.rgba, st.has_brush ? st.brush : st.pen, 4);
+          add_geometry(&b, g, &st, &stroke, &fill, 0);
+        }
+        tc_gdal.OGR_F_Destroy(f);
+        if (!b.failed && d->features > TC_DRAWING_MAX_FEATURES) {
+          char message[200];
+          snprintf(message, sizeof message,
+                   "makes more than %d entities once its block inserts are inlined (nested inserts of inserts?); "
+                   "tilecut draws at most that many",
+                   TC_DRAWING_MAX_FEATURES);
+          fail(&b, message);
+        }
+        if (!b.failed && list_bytes(&b) > b.max_bytes) {
+          char message[200];
+          snprintf(message, sizeof message,
+                   "draws more than %zu MB of geometry after %zu features, more than --max-memory allows", b.max_bytes >> 20,
+                   d->features);
+          fail(&b, message);
+        }
+      }
+    }
+    tc_gdal.GDALClose(dataset);
+    if (b.failed)
+      result = 1;
+    if (messages->used)
+      d->warnings = strdup(messages->text);
+  }
+  tc_gdal.CPLPopErrorHandler();
+  free(messages);
+  return result;
+}
+
+void tc_drawing_free(tc_drawing *d) {
+  free(d->items);
+  free(d->xy);
+  free(d->rings);
+  free(d->dashes);
+  free(d->text);
+  free(d->warnings);
+  free(d->error);
+  memset(d, 0, sizeof *d);
+}

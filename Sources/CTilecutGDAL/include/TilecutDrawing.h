@@ -1,0 +1,70 @@
+#ifndef TILECUT_DRAWING_H
+#define TILECUT_DRAWING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A CAD drawing (DXF, or DWG through GDAL's CAD driver) as GDAL's OGR driver reads
+ * its model space, blocks inlined: a display list of strokes, fills, texts and dots
+ * in drawing units (y up), each with its colour, for cairo to draw at any scale. */
+
+typedef enum { TC_DRAWING_STROKE = 0, TC_DRAWING_FILL = 1, TC_DRAWING_TEXT = 2, TC_DRAWING_DOT = 3 } tc_drawing_kind;
+
+typedef struct {
+  uint8_t kind;
+  /* straight RGBA; ACI 7 (white) is drawn dark, as CAD plots it */
+  uint8_t rgba[4];
+  /* a stroke's lineweight in millimetres (0: the default, a hairline) */
+  float lineweight_mm;
+  /* a polyline's constant width (DXF group 43) in drawing units, 0 when none */
+  float width_units;
+  /* an MTEXT's column width (group 41) in drawing units: its lines are wrapped to it; 0 for none */
+  float column_width;
+  /* points [first, first + count) of `xy`; a fill's rings are `ring_count` runs of
+   * `rings[ring_first ...]` points each; a text or dot has one point */
+  uint32_t first, count;
+  uint32_t ring_first, ring_count;
+  /* a stroke's dash pattern: `dash_count` lengths in drawing units from `dashes[dash_first]` */
+  uint32_t dash_first, dash_count;
+  /* a text: UTF-8 lines separated by '\n' at `text[text_offset]`, NUL-terminated; its
+   * height in drawing units, turn in degrees counterclockwise, width factor, OGR's
+   * anchor (1-9 as a keypad from the bottom left, 10-12 the baseline) and offset */
+  uint32_t text_offset;
+  float size, angle, stretch;
+  uint8_t anchor;
+  float dx, dy;
+} tc_drawing_item;
+
+typedef struct {
+  tc_drawing_item *items;
+  size_t item_count;
+  double *xy;
+  size_t point_count;
+  uint32_t *rings;
+  size_t ring_count;
+  double *dashes;
+  size_t dash_count;
+  char *text;
+  size_t text_bytes;
+  /* the extent of what is drawn (texts by an estimate of their box), drawing units */
+  double min_x, min_y, max_x, max_y;
+  /* features read, and those left out (hidden layers: off or frozen; --layers) */
+  size_t features, hidden;
+  /* GDAL's driver ("DXF", "CAD") */
+  char driver[16];
+  char *warnings;
+  char *error;
+} tc_drawing;
+
+/* Reads a drawing. `layers`: NULL for every visible layer, else patterns (fnmatch,
+ * case-insensitive) one a line, each "+name" (include) or "-name" (exclude): a layer
+ * is drawn when no include pattern is given or one matches, and no exclude matches.
+ * `max_bytes`: the display list may not grow past this, nor may one text exceed
+ * `max_text` bytes (both refused with drawing->error). 0 on success; 1 when GDAL
+ * cannot read it or a bound is passed (drawing->error says why); -2 when libgdal
+ * cannot be loaded. `dwg`: the file is a DWG (GDAL's CAD driver), else a DXF. */
+int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_bytes, size_t max_text, tc_drawing *drawing);
+
+void tc_drawing_free(tc_drawing *drawing);
+
+#endif

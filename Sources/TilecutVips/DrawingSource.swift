@@ -1,0 +1,167 @@
+import CTilecutDocument
+import CTilecutPlatform
+import CVips
+import CVipsShim
+import Foundation
+import TilecutCore
+
+/// CAD drawings (DXF; DWG through GDAL's CAD driver) as sources: read by GDAL's OGR
+/// driver into a display list (TilecutDrawing.h) and drawn with cairo in bands at
+/// each level's density, as PDF and SVG are rendered (TilecutDXF.h).
+public enum DrawingSource {
+  /// Bytes of one text tilecut draws: a note, a title block, never a book.
+  public static let maxTextBytes = 100_000
+
+  /// Pixels of stroke a millimetre of lineweight, at every zoom: lineweights drawn as
+  /// on a 96 dpi screen, as ezdxf and CAD viewers draw them (0.25 mm: about 1 px).
+  public static let lineweightPixelsPerMillimeter = 96 / 25.4
+
+  /// `.dxf` (text or binary DXF) or `.dwg` from a file's first bytes, or nil.
+  static func format(_ head: [UInt8]) -> SourceFormat? {
+    if SourceFormat.starts(head, "AutoCAD Binary DXF") { return .dxf }
+    if SourceFormat.starts(head, "AC10"), head.count >= 6, head[4...5].allSatisfy({ (0x30...0x39).contains($0) }) { return .dwg }
+    let text = String(decoding: head.prefix(256), as: UTF8.self)
+    let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    guard lines.count >= 2 else { return nil }
+    // group code 0 then SECTION, or a 999 comment first
+    if lines[0] == "0" && lines[1] == "SECTION" { return .dxf }
+    if lines[0] == "999", lines.count >= 4, lines.dropFirst(2).prefix(2) == ["0", "SECTION"] { return .dxf }
+    return nil
+  }
+
+  /// A DWG's release from its magic ("AC1015" is AutoCAD 2000), and whether GDAL's CAD driver reads it.
+  static func dwgRelease(_ head: [UInt8]) -> (name: String, readable: Bool) {
+    let magic = String(decoding: head.prefix(6), as: UTF8.self)
+    let names = [
+      "AC1012": "R13", "AC1014": "R14", "AC1015": "2000", "AC1018": "2004", "AC1021": "2007", "AC1024": "2010", "AC1027": "2013",
+      "AC1032": "2018",
+    ]
+    return (names[magic].map { "AutoCAD \($0) (\(magic))" } ?? magic, magic == "AC1015")
+  }
+
+  /// Metres in one unit of `$INSUNITS` code `code`, and the unit's name; nil for unitless (0) or unknown codes.
+  public static func unit(insunits code: Int) -> (meters: Double, name: String)? {
+    let table: [Int: (Double, String)] = [
+      1: (0.0254, "inches"), 2: (0.3048, "feet"), 3: (1609.344, "miles"), 4: (0.001, "millimetres"), 5: (0.01, "centimetres"),
+      6: (1, "metres"), 7: (1000, "kilometres"), 8: (0.0254e-6, "microinches"), 9: (0.0254e-3, "mils"), 10: (0.9144, "yards"),
+      11: (1e-10, "ångströms"), 12: (1e-9, "nanometres"), 13: (1e-6, "micrometres"), 14: (0.1, "decimetres"), 15: (10, "decametres"),
+      16: (100, "hectometres"), 17: (1e9, "gigametres"), 21: (1200.0 / 3937.0, "US survey feet"),
+    ]
+    return table[code].map { (meters: $0.0, name: $0.1) }
+  }
+
+  /// Metres in one unit named `text` (m, cm, mm, in, ft, yd, km, mi, us-ft) or given as a number of metres.
+  public static func unit(named text: String) -> (meters: Double, name: String)? {
+    let names: [String: Int] = [
+      "in": 1, "inch": 1, "inches": 1, "ft": 2, "foot": 2, "feet": 2, "mi": 3, "mile": 3, "miles": 3, "mm": 4, "millimetres": 4,
+      "millimeters": 4, "cm": 5, "centimetres": 5, "centimeters": 5, "m": 6, "metres": 6, "meters": 6, "km": 7, "yd": 10,
+      "yards": 10, "dm": 14, "us-ft": 21, "us-feet": 21,
+    ]
+    let key = text.trimmingCharacters(in: .whitespaces).lowercased()
+    if let code = names[key] { return unit(insunits: code) }
+    if let m = Double(key), m.isFinite, m > 0, m <= 1e7 { return (m, "\(key) m") }
+    return nil
+  }
+
+  /// `$INSUNITS` from a DXF's HEADER section (text DXF), or nil when it has none.
+  static func insunits(path: String) -> Int? {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+    defer { try? handle.close() }
+    // the HEADER section comes first; 4 MB holds any real one
+    guard let data = try? handle.read(upToCount: 4 << 20) else { return nil }
+    let lines = String(decoding: data, as: UTF8.self).split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+    var i = 0
+    while i + 3 < lines.count {
+      let code = lines[i].trimmingCharacters(in: .whitespaces)
+      let value = lines[i + 1].trimmingCharacters(in: .whitespaces)
+      if code == "0" && value == "ENDSEC" { return nil }
+      if code == "9" && value == "$INSUNITS" {
+        return lines[i + 2].trimmingCharacters(in: .whitespaces) == "70" ? Int(lines[i + 3].trimmingCharacters(in: .whitespaces)) : nil
+      }
+      i += 2
+    }
+    return nil
+  }
+
+  /// Source pixels around a drawing's extent.
+  static let framePadding = 2
+
+  /// The display list's bound: what `maxMemory` allows, less the band.
+  static func listBytes(maxMemory: Int) -> Int { max(16 << 20, maxMemory / 2) }
+
+  /// Reads a drawing's extent and units: the header of a source whose pixels are
+  /// `DrawingFrame.groundMetersPerPixel` of ground (a drawing unit a metre when unitless).
+  static func header(path: String, format: SourceFormat, maxPixels: Int, maxMemory: Int) throws -> SourceHeader {
+    var head = [UInt8](repeating: 0, count: 8)
+    if format == .dwg {
+      let n = (try? FileHandle(forReadingFrom: URL(fileURLWithPath: path)).read(upToCount: 8)).map { Array($0) } ?? []
+      head = n
+      let release = dwgRelease(head)
+      guard release.readable else {
+        throw TilecutError.invalidInput(
+          path: path,
+          reason: "is a DWG drawing of \(release.name), which GDAL's CAD driver does not read (it reads AutoCAD 2000 DWG); save it as DXF")
+      }
+    }
+    var extent = [Double](repeating: 0, count: 4)
+    var drawn = 0
+    var features = 0
+    var hidden = 0
+    var error: UnsafeMutablePointer<CChar>?
+    let status = tc_dxf_measure(
+      path, format == .dwg ? 1 : 0, listBytes(maxMemory: maxMemory), maxTextBytes, &extent, &drawn, &features, &hidden, &error)
+    defer {
+      free(error)
+      tc_release_free_memory()
+    }
+    guard status == 0 else {
+      let why = error.map { String(cString: $0) } ?? "GDAL cannot read it"
+      let kind = format == .dwg ? "a DWG drawing" : "a DXF drawing"
+      throw TilecutError.invalidInput(path: path, reason: "cannot be read as \(kind) (\(why.split(separator: "\n").first ?? ""))")
+    }
+    let (minX, minY, maxX, maxY) = (extent[0], extent[1], extent[2], extent[3])
+    guard drawn > 0, minX.isFinite, minY.isFinite, maxX >= minX, maxY >= minY else {
+      let hiddenNote = hidden > 0 ? " (\(hidden) of its \(features) entities lie on layers that are off or frozen)" : ""
+      throw TilecutError.invalidInput(path: path, reason: "draws nothing in model space\(hiddenNote)")
+    }
+    let unit: (meters: Double, name: String)? = format == .dxf ? insunits(path: path).flatMap { Self.unit(insunits: $0) } : nil
+    let metersPerUnit = unit?.meters ?? 1
+    let unitsPerPixel = DrawingFrame.groundMetersPerPixel / metersPerUnit
+    // a margin of `framePadding` pixels, so that strokes on the extent are drawn whole
+    let pad = Double(framePadding) * unitsPerPixel
+    let columns = ((maxX - minX + 2 * pad) / unitsPerPixel).rounded(.up)
+    let rows = ((maxY - minY + 2 * pad) / unitsPerPixel).rounded(.up)
+    guard columns.isFinite, rows.isFinite, columns * max(rows, 1) <= Double(maxPixels) else {
+      throw TilecutError.invalidInput(
+        path: path,
+        reason: String(
+          format:
+            "spans %.6g × %.6g drawing units (%@), %.0f × %.0f pixels of %g m, more than --max-pixels %d; check its units or raise --max-pixels",
+          maxX - minX, maxY - minY, unit?.name ?? "unitless, read as metres", columns, rows,
+          DrawingFrame.groundMetersPerPixel, maxPixels))
+    }
+    let width = max(1, Int(columns))
+    let height = max(1, Int(rows))
+    var header = SourceHeader(path: path, width: width, height: height, pages: 1, isVector: true, format: format)
+    header.drawing = DrawingFrame(
+      x0: minX - pad, yTop: maxY + pad, unitsPerPixel: unitsPerPixel, metersPerUnit: unit?.meters, unitName: unit?.name,
+      pixelsPerLineweightMillimeter: lineweightPixelsPerMillimeter, isDWG: format == .dwg)
+    if format == .dxf { header.drawing?.geodata = DrawingGeodataReader.read(path: path) }
+    return header
+  }
+
+  /// The drawing rendered at `scale` in bands of `rows` rows.
+  static func banded(_ source: SourceDescription, frame: DrawingFrame, scale: Double, rows: Int, maxMemory: Int = DecodeBudget.defaultBytes)
+    throws -> VipsImageHandle
+  {
+    let layers = frame.layers?.joined(separator: "\n")
+    return try VipsImageHandle.make("render \(source.path)") { out in
+      var image: UnsafeMutableRawPointer?
+      let status = tc_dxf_open_banded(
+        source.path, frame.isDWG ? 1 : 0, layers, frame.x0, frame.yTop, frame.unitsPerPixel, Int32(source.width), Int32(source.height),
+        scale, frame.pixelsPerLineweightMillimeter / scale, Int32(rows), listBytes(maxMemory: maxMemory), maxTextBytes, &image)
+      out = image?.assumingMemoryBound(to: VipsImage.self)
+      return status
+    }
+  }
+}

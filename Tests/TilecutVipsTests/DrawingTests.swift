@@ -1,0 +1,195 @@
+import Foundation
+import Testing
+import TilecutCore
+import TilecutFixtures
+
+@testable import TilecutVips
+
+/// The shared corpus's DXF drawings (`shared/data/formats-corpus/dxf` beside the
+/// repository, see its SOURCES.md), found by walking up from this file; nil when absent.
+let dxfCorpus: String? = {
+  var dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+  for _ in 0..<6 {
+    dir = dir.deletingLastPathComponent()
+    let candidate = dir.appendingPathComponent("shared/data/formats-corpus/dxf").path
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), isDirectory.boolValue { return candidate }
+  }
+  return nil
+}()
+
+/// Tests/scripts/dxf-ink-compare.py: ezdxf's drawing add-on over the same frame.
+let inkCompareScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+  .appendingPathComponent("scripts/dxf-ink-compare.py").path
+
+/// What the comparison script reports.
+struct InkComparison: Decodable {
+  var recall: Double
+  var precision: Double
+  var shift: [Int]
+}
+
+/// Renders `name` with tilecut about `columns` pixels wide, then ezdxf over the same
+/// frame, and compares their ink.
+func compareWithEzdxf(_ name: String, columns: Double) throws -> InkComparison {
+  let path = (dxfCorpus ?? "") + "/" + name
+  let header = try SourceImage.header(of: InputName(path: path), maxPixels: 1 << 31)
+  let frame = try #require(header.drawing)
+  let scale = columns / Double(header.width)
+  var source = SourceDescription(path: path, width: header.width, height: header.height, isVector: true)
+  source.drawing = frame
+  let image = try RGBAImage.decode(SourceImage.pixels(of: source, format: header.format, sequential: true, scale: scale))
+  let dir = NSTemporaryDirectory() + "tilecut-dxf-\(UUID().uuidString.prefix(8))"
+  try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+  // TILECUT_KEEP_DXF_RENDERS=1 keeps both renderings (tilecut.png, ezdxf.png) to look at
+  let keep = ProcessInfo.processInfo.environment["TILECUT_KEEP_DXF_RENDERS"] == "1"
+  defer { if !keep { try? FileManager.default.removeItem(atPath: dir) } }
+  let png = dir + "/tilecut.png"
+  try image.writePNG(to: png)
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+  let unitsPerPixel = frame.unitsPerPixel / scale
+  process.arguments =
+    ["python3", inkCompareScript, path, "\(frame.x0)", "\(frame.yTop)", "\(unitsPerPixel)", png] + (keep ? [dir + "/ezdxf.png"] : [])
+  if keep { print("renderings of \(name): \(dir)") }
+  let out = Pipe()
+  process.standardOutput = out
+  try process.run()
+  let data = out.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  #expect(process.terminationStatus == 0, "the ezdxf comparison failed (python3 needs ezdxf and matplotlib: make test-deps)")
+  return try JSONDecoder().decode(InkComparison.self, from: data)
+}
+
+@Suite("DXF drawings against ezdxf", .serialized, .enabled(if: dxfCorpus != nil, "the shared corpus ../shared/data/formats-corpus/dxf is absent"))
+struct DrawingCorpusTests {
+  /// Drawing, width in pixels, and the recall and precision it reaches. The house
+  /// plan's precision is below 0.9 by tilecut's dimension texts and dashes; the door
+  /// fragment's by WIPEOUT masks, which tilecut does not draw (GDAL skips them).
+  /// The Leica R12 sketch is a 3D survey (lines with elevations, points drawn by
+  /// $PDMODE), which ezdxf draws differently: not compared.
+  @Test(
+    "model space drawn as ezdxf draws it: ink recall and precision within 2 px, no shift",
+    arguments: [
+      ("qcad_bath_plan.dxf", 1200.0, 0.95, 0.95), ("ezdxf_houses_of_parliament_georeferenced.dxf", 1200.0, 0.95, 0.95),
+      ("bjnortier_floorplan.dxf", 1600.0, 0.9, 0.85), ("ezdxf_wipeout_door.dxf", 1200.0, 0.75, 0.7),
+    ])
+  func matchesEzdxf(name: String, columns: Double, recall: Double, precision: Double) throws {
+    let result = try compareWithEzdxf(name, columns: columns)
+    print("\(name): recall \(result.recall), precision \(result.precision), shift \(result.shift)")
+    #expect(result.recall >= recall, "\(name): recall \(result.recall)")
+    #expect(result.precision >= precision, "\(name): precision \(result.precision)")
+    #expect(result.shift == [0, 0], "\(name): shifted by \(result.shift)")
+  }
+}
+
+@Suite("DXF GEODATA against ezdxf", .enabled(if: dxfCorpus != nil, "the shared corpus ../shared/data/formats-corpus/dxf is absent"))
+struct DrawingGeodataTests {
+  /// ezdxf's own reading of the GEODATA object: drawing (x, y) → CRS (E, N) for `points`.
+  func ezdxfCRS(_ path: String, points: [(Double, Double)]) throws -> (epsg: Int, coordinates: [[Double]]) {
+    let script = """
+      import ezdxf, json, sys
+      doc = ezdxf.readfile(sys.argv[1])
+      m, epsg = doc.modelspace().get_geodata().get_crs_transformation()
+      pts = json.loads(sys.argv[2])
+      print(json.dumps({"epsg": epsg, "coordinates": [list(m.transform((x, y, 0)))[:2] for x, y in pts]}))
+      """
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    let list = "[" + points.map { "[\($0.0), \($0.1)]" }.joined(separator: ",") + "]"
+    process.arguments = ["python3", "-c", script, path, list]
+    let out = Pipe()
+    process.standardOutput = out
+    try process.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    struct Answer: Decodable {
+      var epsg: Int
+      var coordinates: [[Double]]
+    }
+    let answer = try JSONDecoder().decode(Answer.self, from: data)
+    return (answer.epsg, answer.coordinates)
+  }
+
+  @Test("the georeferenced drawing's pixels map to EPSG:27700 as ezdxf maps its drawing points")
+  func housesOfParliament() throws {
+    let path = (dxfCorpus ?? "") + "/ezdxf_houses_of_parliament_georeferenced.dxf"
+    let header = try SourceImage.header(of: InputName(path: path), maxPixels: 1 << 31)
+    let frame = try #require(header.drawing)
+    let geodata = try #require(frame.geodata)
+    #expect(geodata.epsg == 27700)
+    let pixels: [(Double, Double)] = [(0, 0), (Double(header.width), 0), (0, Double(header.height)), (1234.5, 678.25)]
+    let points = pixels.map { frame.point(column: $0.0, row: $0.1) }
+    let ezdxf = try ezdxfCRS(path, points: points.map { ($0.x, $0.y) })
+    #expect(ezdxf.epsg == 27700)
+    let transform = geodata.pixelToCRS(frame)
+    for (pixel, expected) in zip(pixels, ezdxf.coordinates) {
+      let mine = transform.apply(pixel.0, pixel.1)
+      #expect(abs(mine.x - expected[0]) < 1e-6 && abs(mine.y - expected[1]) < 1e-6, "pixel \(pixel): \(mine) against ezdxf's \(expected)")
+    }
+  }
+
+  @Test("drawings without GEODATA have none; $INSUNITS sets a pixel's size in drawing units")
+  func unitsAndNoGeodata() throws {
+    let bath = try SourceImage.header(of: InputName(path: (dxfCorpus ?? "") + "/qcad_bath_plan.dxf"), maxPixels: 1 << 31)
+    let frame = try #require(bath.drawing)
+    #expect(frame.geodata == nil)
+    // millimetres: 5 cm of ground a pixel is 50 drawing units; the bath spans 1700 × 725 mm (GDAL's extent)
+    #expect(frame.metersPerUnit == 0.001)
+    #expect(abs(frame.unitsPerPixel - 50) < 1e-9)
+    #expect(bath.width == Int((1700.0 / 50).rounded(.up)) + 2 * DrawingSource.framePadding)
+    let leica = try SourceImage.header(of: InputName(path: (dxfCorpus ?? "") + "/ezdxf_Leica_Disto_S910_R12.dxf"), maxPixels: 1 << 31)
+    #expect(leica.drawing?.metersPerUnit == nil)
+  }
+}
+
+/// A minimal R12 DXF: layer `layer` (its colour negative when it is off), one LINE on it.
+func writeMinimalDXF(to path: String, layerOff: Bool) throws {
+  let pairs = [
+    "0", "SECTION", "2", "TABLES", "0", "TABLE", "2", "LAYER", "70", "1", "0", "LAYER", "2", "WALLS", "70", "0", "62",
+    layerOff ? "-7" : "7", "6", "CONTINUOUS", "0", "ENDTAB", "0", "ENDSEC", "0", "SECTION", "2", "ENTITIES", "0", "LINE", "8", "WALLS",
+    "10", "0", "20", "0", "11", "10", "21", "5", "0", "ENDSEC", "0", "EOF",
+  ]
+  try Data(pairs.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: path))
+}
+
+@Suite("DXF and DWG refusals")
+struct DrawingRefusalTests {
+  let dir: String = {
+    let d = NSTemporaryDirectory() + "tilecut-dxf-refuse-\(UUID().uuidString.prefix(8))"
+    try? FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
+    return d
+  }()
+
+  @Test("a DWG other than AutoCAD 2000 is refused in one line that says to save it as DXF")
+  func newerDWG() throws {
+    let path = dir + "/plan.dwg"
+    try Data("AC1032".utf8 + [UInt8](repeating: 0, count: 64)).write(to: URL(fileURLWithPath: path))
+    let error = #expect(throws: TilecutError.self) { try SourceImage.header(of: InputName(path: path), maxPixels: 1 << 30) }
+    let text = error.map { "\($0)" } ?? ""
+    #expect(text.contains("AutoCAD 2018") && text.contains("save it as DXF") && !text.contains("\n"), "\(text)")
+  }
+
+  @Test("a drawing whose only layer is off draws nothing and is refused; on, it is read with its colour 7 dark")
+  func layerOff() throws {
+    let off = dir + "/off.dxf"
+    try writeMinimalDXF(to: off, layerOff: true)
+    let error = #expect(throws: TilecutError.self) { try SourceImage.header(of: InputName(path: off), maxPixels: 1 << 30) }
+    #expect("\(error.map { "\($0)" } ?? "")".contains("off or frozen"))
+    let on = dir + "/on.dxf"
+    try writeMinimalDXF(to: on, layerOff: false)
+    let header = try SourceImage.header(of: InputName(path: on), maxPixels: 1 << 30)
+    #expect(header.format == .dxf)
+    var source = SourceDescription(path: on, width: header.width, height: header.height, isVector: true)
+    source.drawing = header.drawing
+    let image = try RGBAImage.decode(SourceImage.pixels(of: source, format: .dxf, sequential: true, scale: 4))
+    // white (ACI 7) drawn black: every inked pixel dark
+    let inked = stride(from: 0, to: image.pixels.count, by: 4).filter { image.pixels[$0 + 3] > 0 }
+    #expect(inked.count > 20)
+    #expect(inked.allSatisfy { image.pixels[$0] < 16 && image.pixels[$0 + 1] < 16 && image.pixels[$0 + 2] < 16 })
+    // --layers leaving WALLS out: nothing drawn
+    source.drawing?.layers = ["-wall*"]
+    let none = try RGBAImage.decode(SourceImage.pixels(of: source, format: .dxf, sequential: true, scale: 4))
+    #expect(stride(from: 3, to: none.pixels.count, by: 4).allSatisfy { none.pixels[$0] == 0 })
+  }
+}
