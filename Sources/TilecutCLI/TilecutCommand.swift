@@ -15,7 +15,7 @@ public struct TilecutCommand: ParsableCommand {
   public static let configuration = CommandConfiguration(
     commandName: "tilecut",
     abstract: TileCommand.configuration.abstract,
-    // `tilecut 0.4.0 (290a01b)`; `--version --verbose` adds the notices (VersionText.swift)
+    // `tilecut 0.5.0 (290a01b)`; `--version --verbose` adds the notices (VersionText.swift)
     version: tilecutVersionLine,
     subcommands: [
       TileCommand.self, VerifyCommand.self, MergeCommand.self, PreviewCommand.self, GeorefCommand.self, BuildCommand.self, ShowCommand.self,
