@@ -1,6 +1,9 @@
 import Foundation
 import TilecutCore
 
+/// read(2), from outside `IMDFFiles`, whose own `read` hides it there.
+private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int { read(fd, buffer, count) }
+
 /// The bytes of a venue's files, from its folder or its ZIP archive, within one budget:
 /// the files together may hold `maxBytes`; a file that is no regular file, or a link
 /// out of the venue's folder, is refused before it is opened; a ZIP entry is read
@@ -59,7 +62,7 @@ enum IMDFFiles {
     var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
     var filled = 0
     while filled < bytes.count {
-      let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress.map { $0 + filled }, $0.count - filled) }
+      let n = bytes.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress.map { $0 + filled }, $0.count - filled) }
       guard n > 0 else { break }
       filled += n
     }
