@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "TilecutDXFScan.h"
 #include "TilecutGDALTable.h"
 
 /* Entities a drawing may make once its blocks are inlined: a million-entity plan
@@ -459,6 +460,23 @@ int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_by
   if (strncmp(path, "/vsi", 4) == 0) {
     d->error = strdup("is not a plain file path");
     return 1;
+  }
+  /* GDAL inlines inserts before tilecut sees a feature: nested inserts of inserts are
+   * counted from the DXF text first, and refused before GDAL spends minutes on them */
+  if (!dwg) {
+    double inlined = tc_dxf_inlined_entities(path);
+    if (inlined > TC_DRAWING_MAX_FEATURES) {
+      char message[240];
+      if (isinf(inlined))
+        snprintf(message, sizeof message, "nests block inserts more than 1000 deep; tilecut draws at most %d entities",
+                 TC_DRAWING_MAX_FEATURES);
+      else
+        snprintf(message, sizeof message,
+                 "makes %.0f entities once its block inserts are inlined (nested inserts of inserts); tilecut draws at most %d",
+                 inlined, TC_DRAWING_MAX_FEATURES);
+      d->error = strdup(message);
+      return 1;
+    }
   }
   /* registered here, not with the raster drivers: a drawing is never taken for an image */
   if (dwg)

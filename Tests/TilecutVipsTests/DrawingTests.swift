@@ -153,6 +153,28 @@ func writeMinimalDXF(to path: String, layerOff: Bool) throws {
   try Data(pairs.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: path))
 }
 
+/// A DXF of `levels` blocks, each but the last inserting the next `fan` times (the
+/// last holds one LINE), inserted `fan` times in model space: `fan`^`levels` lines once inlined.
+func writeNestedInsertsDXF(to path: String, levels: Int, fan: Int) throws {
+  var pairs = [
+    "0", "SECTION", "2", "TABLES", "0", "TABLE", "2", "LAYER", "70", "1", "0", "LAYER", "2", "0", "70", "0", "62", "7", "6", "CONTINUOUS",
+    "0", "ENDTAB", "0", "ENDSEC", "0", "SECTION", "2", "BLOCKS",
+  ]
+  for level in 0..<levels {
+    pairs += ["0", "BLOCK", "8", "0", "2", "B\(level)", "70", "0", "10", "0", "20", "0", "3", "B\(level)"]
+    if level == levels - 1 {
+      pairs += ["0", "LINE", "8", "0", "10", "0", "20", "0", "11", "1", "21", "1"]
+    } else {
+      for k in 0..<fan { pairs += ["0", "INSERT", "8", "0", "2", "B\(level + 1)", "10", "\(k)", "20", "0"] }
+    }
+    pairs += ["0", "ENDBLK", "8", "0"]
+  }
+  pairs += ["0", "ENDSEC", "0", "SECTION", "2", "ENTITIES"]
+  for k in 0..<fan { pairs += ["0", "INSERT", "8", "0", "2", "B0", "10", "\(k * 20)", "20", "0"] }
+  pairs += ["0", "ENDSEC", "0", "EOF"]
+  try Data((pairs.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
+}
+
 @Suite("DXF and DWG refusals")
 struct DrawingRefusalTests {
   let dir: String = {
@@ -168,6 +190,22 @@ struct DrawingRefusalTests {
     let error = #expect(throws: TilecutError.self) { try SourceImage.header(of: InputName(path: path), maxPixels: 1 << 30) }
     let text = error.map { "\($0)" } ?? ""
     #expect(text.contains("AutoCAD 2018") && text.contains("save it as DXF") && !text.contains("\n"), "\(text)")
+  }
+
+  @Test("nested inserts of inserts are counted from the DXF text and refused before GDAL inlines them")
+  func nestedInserts() throws {
+    // 3 levels of 3: 27 lines, read
+    let small = dir + "/nested-small.dxf"
+    try writeNestedInsertsDXF(to: small, levels: 3, fan: 3)
+    let header = try SourceImage.header(of: InputName(path: small), maxPixels: 1 << 30)
+    #expect(header.format == .dxf)
+    // 8 levels of 10: 10^8 lines; the count in the message is the pre-scan's (GDAL's
+    // inlining would stop at the bound, 4000000, after minutes)
+    let hostile = dir + "/nested.dxf"
+    try writeNestedInsertsDXF(to: hostile, levels: 8, fan: 10)
+    let error = #expect(throws: TilecutError.self) { try SourceImage.header(of: InputName(path: hostile), maxPixels: 1 << 30) }
+    let text = error.map { "\($0)" } ?? ""
+    #expect(text.contains("makes 100000000 entities once its block inserts are inlined") && !text.contains("\n"), "\(text)")
   }
 
   @Test("a drawing whose only layer is off draws nothing and is refused; on, it is read with its colour 7 dark")
