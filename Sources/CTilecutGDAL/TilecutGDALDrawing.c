@@ -405,20 +405,8 @@ static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) 
   double x = tc_gdal.OGR_G_GetX(g, 0) + st->dx, y = tc_gdal.OGR_G_GetY(g, 0) + st->dy;
   if (add_point(b, x, y))
     return 0;
+  /* its box is not the anchor: tc_dxf_measure adds the glyphs' ink to the extent */
   item->count = 1;
-  /* the text's box, estimated: its longest line, its lines, turned any way */
-  size_t lines = 1, longest = 0, run = 0;
-  for (const char *c = text; *c; c++) {
-    if (*c == '\n') {
-      lines++;
-      run = 0;
-    } else if (((unsigned char)*c & 0xC0) != 0x80 && ++run > longest) {
-      longest = run;
-    }
-  }
-  double reach = hypot(0.7 * st->size * st->stretch * (double)longest, 1.7 * st->size * (double)lines);
-  extend(d, x - reach, y - reach);
-  extend(d, x + reach, y + reach);
   return 0;
 }
 

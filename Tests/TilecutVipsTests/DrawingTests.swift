@@ -72,7 +72,7 @@ struct DrawingCorpusTests {
     "model space drawn as ezdxf draws it: ink recall and precision within 2 px, no shift",
     arguments: [
       ("qcad_bath_plan.dxf", 1200.0, 0.95, 0.95), ("ezdxf_houses_of_parliament_georeferenced.dxf", 1200.0, 0.95, 0.95),
-      ("bjnortier_floorplan.dxf", 1600.0, 0.9, 0.85), ("ezdxf_wipeout_door.dxf", 1200.0, 0.75, 0.7),
+      ("bjnortier_floorplan.dxf", 940.0, 0.9, 0.85), ("ezdxf_wipeout_door.dxf", 555.0, 0.75, 0.7),
     ])
   func matchesEzdxf(name: String, columns: Double, recall: Double, precision: Double) throws {
     let result = try compareWithEzdxf(name, columns: columns)
@@ -80,6 +80,35 @@ struct DrawingCorpusTests {
     #expect(result.recall >= recall, "\(name): recall \(result.recall)")
     #expect(result.precision >= precision, "\(name): precision \(result.precision)")
     #expect(result.shift == [0, 0], "\(name): shifted by \(result.shift)")
+  }
+}
+
+@Suite("DXF frames", .enabled(if: dxfCorpus != nil, "the shared corpus ../shared/data/formats-corpus/dxf is absent"))
+struct DrawingFrameTests {
+  /// The floor plan's texts once stretched its frame to about twice its ink (2050 × 1850
+  /// units for ogrinfo's 961 × 910): the frame is now the ink's box and its margin.
+  @Test(
+    "the frame is the drawn ink's box and framePadding pixels around it",
+    arguments: ["bjnortier_floorplan.dxf", "qcad_bath_plan.dxf", "ezdxf_wipeout_door.dxf"])
+  func frameFitsInk(name: String) throws {
+    let path = (dxfCorpus ?? "") + "/" + name
+    let header = try SourceImage.header(of: InputName(path: path), maxPixels: 1 << 31)
+    let scale = 4.0
+    var source = SourceDescription(path: path, width: header.width, height: header.height, isVector: true)
+    source.drawing = header.drawing
+    let image = try RGBAImage.decode(SourceImage.pixels(of: source, format: header.format, sequential: true, scale: scale))
+    var (left, top, right, bottom) = (Int.max, Int.max, Int.min, Int.min)
+    for y in 0..<image.height {
+      for x in 0..<image.width where image.pixels[4 * (y * image.width + x) + 3] > 0 {
+        (left, top, right, bottom) = (min(left, x), min(top, y), max(right, x), max(bottom, y))
+      }
+    }
+    let margins = [left, top, image.width - 1 - right, image.height - 1 - bottom]
+    let pad = Double(DrawingSource.framePadding) * scale
+    // a hairline on the extent inks a pixel beyond it; the frame rounds up by under a source pixel
+    for (side, margin) in zip(["left", "top", "right", "bottom"], margins) {
+      #expect(Double(margin) >= pad - 2 && Double(margin) <= pad + scale + 1, "\(name): \(side) margin \(margin) px at scale \(scale)")
+    }
   }
 }
 

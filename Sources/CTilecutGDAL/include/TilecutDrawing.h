@@ -46,7 +46,8 @@ typedef struct {
   size_t dash_count;
   char *text;
   size_t text_bytes;
-  /* the extent of what is drawn (texts by an estimate of their box), drawing units */
+  /* the extent of the strokes, fills and dots drawn (not texts: their ink is measured
+   * where they are laid out, tc_dxf_measure), drawing units */
   double min_x, min_y, max_x, max_y;
   /* features read, and those left out (hidden layers: off or frozen; --layers) */
   size_t features, hidden;
