@@ -213,7 +213,8 @@ static int dxf_draw(void *ctx, cairo_t *cr, int left, int top) {
       cairo_set_dash(cr, NULL, 0, 0);
       break;
     }
-    case TC_DRAWING_FILL: {
+    case TC_DRAWING_FILL:
+    case TC_DRAWING_MASK: {
       cairo_new_path(cr);
       uint32_t at = 0;
       for (uint32_t r = 0; r < item->ring_count; r++) {
@@ -230,7 +231,11 @@ static int dxf_draw(void *ctx, cairo_t *cr, int left, int top) {
       }
       cairo_set_fill_rule(cr, CAIRO_FILL_RULE_EVEN_ODD);
       source(cr, item->rgba);
+      /* a wipeout clears what is drawn beneath it to the (transparent) background */
+      if (item->kind == TC_DRAWING_MASK)
+        cairo_set_operator(cr, CAIRO_OPERATOR_CLEAR);
       cairo_fill(cr);
+      cairo_set_operator(cr, CAIRO_OPERATOR_OVER);
       break;
     }
     case TC_DRAWING_TEXT:
