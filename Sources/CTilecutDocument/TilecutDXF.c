@@ -88,6 +88,8 @@ static int each_line(cairo_t *cr, const char *text, double limit, void (*line)(c
 typedef struct {
   int column;
   double first, spacing;
+  /* the ink's box in device space (min x, min y, max x, max y), when measured */
+  double box[4];
 } TcTextLayout;
 
 static void draw_line(cairo_t *cr, const char *line, int index, void *ctx) {
@@ -98,12 +100,33 @@ static void draw_line(cairo_t *cr, const char *line, int index, void *ctx) {
   cairo_show_text(cr, line);
 }
 
+/* Adds a line's ink box (its glyphs' extents, not its advance), turned as drawn, to the layout's box. */
+static void measure_line(cairo_t *cr, const char *line, int index, void *ctx) {
+  TcTextLayout *layout = ctx;
+  cairo_text_extents_t e;
+  cairo_text_extents(cr, line, &e);
+  if (!(e.width > 0 || e.height > 0))
+    return;
+  double x = -layout->column * e.x_advance / 2 + e.x_bearing, y = layout->first + index * layout->spacing + e.y_bearing;
+  double corners[4][2] = {{x, y}, {x + e.width, y}, {x, y + e.height}, {x + e.width, y + e.height}};
+  for (int c = 0; c < 4; c++) {
+    cairo_user_to_device(cr, &corners[c][0], &corners[c][1]);
+    layout->box[0] = fmin(layout->box[0], corners[c][0]);
+    layout->box[1] = fmin(layout->box[1], corners[c][1]);
+    layout->box[2] = fmax(layout->box[2], corners[c][0]);
+    layout->box[3] = fmax(layout->box[3], corners[c][1]);
+  }
+}
+
 /* A text from its anchor point, as OGR's label anchors place it: 1-9 a keypad
  * from the bottom left, 10-12 the baseline; lines 5/3 of the height apart
- * (MTEXT's default spacing), the height the capital letters' height. */
-static void draw_text(const TcDxf *s, cairo_t *cr, const tc_drawing_item *item, double x, double y, double cap_ratio) {
-  const char *text = s->drawing.text + item->text_offset;
-  double height = item->size * s->k;
+ * (MTEXT's default spacing), the height the capital letters' height. `k` device
+ * pixels a drawing unit; drawn, or with a `box` not drawn but its ink's box in
+ * device space measured into it (min x, min y, max x, max y; left alone when no ink). */
+static void place_text(const tc_drawing *d, cairo_t *cr, const tc_drawing_item *item, double k, double x, double y,
+                       double cap_ratio, double *box) {
+  const char *text = d->text + item->text_offset;
+  double height = item->size * k;
   /* smaller than half a pixel: no glyph is legible */
   if (!(height >= 0.5))
     return;
@@ -112,10 +135,10 @@ static void draw_text(const TcDxf *s, cairo_t *cr, const tc_drawing_item *item, 
   cairo_rotate(cr, -item->angle * M_PI / 180);
   cairo_scale(cr, item->stretch, 1);
   cairo_set_font_size(cr, height / cap_ratio);
-  double limit = item->column_width > 0 ? item->column_width * s->k / item->stretch : 0;
+  double limit = item->column_width > 0 ? item->column_width * k / item->stretch : 0;
   int lines = each_line(cr, text, limit, NULL, NULL);
   int anchor = item->anchor;
-  TcTextLayout layout = {anchor >= 10 ? anchor - 10 : (anchor - 1) % 3, 0, height * 5.0 / 3.0};
+  TcTextLayout layout = {anchor >= 10 ? anchor - 10 : (anchor - 1) % 3, 0, height * 5.0 / 3.0, {INFINITY, INFINITY, -INFINITY, -INFINITY}};
   if (anchor >= 10)
     layout.first = -(lines - 1) * layout.spacing;
   else if (anchor >= 7)
@@ -124,9 +147,29 @@ static void draw_text(const TcDxf *s, cairo_t *cr, const tc_drawing_item *item, 
     layout.first = height - (height + (lines - 1) * layout.spacing) / 2;
   else
     layout.first = -(lines - 1) * layout.spacing - 0.3 * height;
-  source(cr, item->rgba);
-  each_line(cr, text, limit, draw_line, &layout);
+  if (box) {
+    each_line(cr, text, limit, measure_line, &layout);
+    memcpy(box, layout.box, sizeof layout.box);
+  } else {
+    source(cr, item->rgba);
+    each_line(cr, text, limit, draw_line, &layout);
+  }
   cairo_restore(cr);
+}
+
+/* The capital letters' height over the font size of the face texts are drawn in.
+ * Metrics unhinted: a text's advances, and so where its lines wrap and its ink's
+ * box, are the same at every zoom and when measured for the frame. */
+static double select_font(cairo_t *cr) {
+  cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+  cairo_font_options_t *options = cairo_font_options_create();
+  cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF);
+  cairo_set_font_options(cr, options);
+  cairo_font_options_destroy(options);
+  cairo_set_font_size(cr, 100);
+  cairo_text_extents_t capital;
+  cairo_text_extents(cr, "H", &capital);
+  return capital.y_bearing < 0 ? -capital.y_bearing / 100 : 0.72;
 }
 
 static int dxf_draw(void *ctx, cairo_t *cr, int left, int top) {
@@ -135,11 +178,7 @@ static int dxf_draw(void *ctx, cairo_t *cr, int left, int top) {
   double k = s->k, ox = -s->x0 * k - left, oy = s->y_top * k - top;
 #define DX(X) ((X) * k + ox)
 #define DY(Y) (oy - (Y) * k)
-  cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-  cairo_set_font_size(cr, 100);
-  cairo_text_extents_t capital;
-  cairo_text_extents(cr, "H", &capital);
-  double cap_ratio = capital.y_bearing < 0 ? -capital.y_bearing / 100 : 0.72;
+  double cap_ratio = select_font(cr);
   cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
   for (size_t i = 0; i < d->item_count; i++) {
     const tc_drawing_item *item = &d->items[i];
@@ -174,7 +213,8 @@ static int dxf_draw(void *ctx, cairo_t *cr, int left, int top) {
       cairo_set_dash(cr, NULL, 0, 0);
       break;
     }
-    case TC_DRAWING_FILL: {
+    case TC_DRAWING_FILL:
+    case TC_DRAWING_MASK: {
       cairo_new_path(cr);
       uint32_t at = 0;
       for (uint32_t r = 0; r < item->ring_count; r++) {
@@ -191,11 +231,15 @@ static int dxf_draw(void *ctx, cairo_t *cr, int left, int top) {
       }
       cairo_set_fill_rule(cr, CAIRO_FILL_RULE_EVEN_ODD);
       source(cr, item->rgba);
+      /* a wipeout clears what is drawn beneath it to the (transparent) background */
+      if (item->kind == TC_DRAWING_MASK)
+        cairo_set_operator(cr, CAIRO_OPERATOR_CLEAR);
       cairo_fill(cr);
+      cairo_set_operator(cr, CAIRO_OPERATOR_OVER);
       break;
     }
     case TC_DRAWING_TEXT:
-      draw_text(s, cr, item, DX(xy[0]), DY(xy[1]), cap_ratio);
+      place_text(d, cr, item, k, DX(xy[0]), DY(xy[1]), cap_ratio, NULL);
       break;
     case TC_DRAWING_DOT:
       cairo_rectangle(cr, floor(DX(xy[0])), floor(DY(xy[1])), 1, 1);
@@ -246,6 +290,35 @@ int tc_dxf_open_banded(const char *filename, int dwg, const char *layers, double
   return tc_bands_open("dxfload", (int)w, (int)h, band_rows, 0, dxf_draw, s, dxf_free, TC_UNPREMULTIPLY_ROUND, out);
 }
 
+/* Widens `extent` by the ink of each of `d`'s texts: their glyphs laid out as
+ * drawn (lines, wrapping, anchor, turn, width factor), 100 pixels high. */
+static void add_text_ink(const tc_drawing *d, double extent[4]) {
+  cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
+  cairo_t *cr = cairo_create(surface);
+  double cap_ratio = select_font(cr);
+  for (size_t i = 0; i < d->item_count; i++) {
+    const tc_drawing_item *item = &d->items[i];
+    if (item->kind != TC_DRAWING_TEXT || item->count == 0 || !(item->size > 0))
+      continue;
+    double k = 100 / item->size, ink[4] = {INFINITY, INFINITY, -INFINITY, -INFINITY};
+    place_text(d, cr, item, k, 0, 0, cap_ratio, ink);
+    double x0 = ink[0], y0 = ink[1], x1 = ink[2], y1 = ink[3];
+    if (!(x1 >= x0 && y1 >= y0))
+      continue;
+    double ax = d->xy[2 * (size_t)item->first], ay = d->xy[2 * (size_t)item->first + 1];
+    /* device y grows down, drawing y up */
+    double box[4] = {ax + x0 / k, ay - y1 / k, ax + x1 / k, ay - y0 / k};
+    if (!(isfinite(box[0]) && isfinite(box[1]) && isfinite(box[2]) && isfinite(box[3])))
+      continue;
+    extent[0] = fmin(extent[0], box[0]);
+    extent[1] = fmin(extent[1], box[1]);
+    extent[2] = fmax(extent[2], box[2]);
+    extent[3] = fmax(extent[3], box[3]);
+  }
+  cairo_destroy(cr);
+  cairo_surface_destroy(surface);
+}
+
 int tc_dxf_measure(const char *filename, int dwg, size_t max_bytes, size_t max_text, double extent[4], size_t *drawn,
                    size_t *features, size_t *hidden, char **error) {
   tc_drawing d;
@@ -254,6 +327,8 @@ int tc_dxf_measure(const char *filename, int dwg, size_t max_bytes, size_t max_t
   extent[1] = d.min_y;
   extent[2] = d.max_x;
   extent[3] = d.max_y;
+  if (status == 0)
+    add_text_ink(&d, extent);
   *drawn = d.item_count;
   *features = d.features;
   *hidden = d.hidden;

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "TilecutDXFScan.h"
+#include "TilecutDXFWipeout.h"
 #include "TilecutGDALTable.h"
 
 /* Entities a drawing may make once its blocks are inlined: a million-entity plan
@@ -55,6 +57,10 @@ typedef struct {
   size_t item_cap, point_cap, ring_cap, dash_cap, text_cap;
   size_t max_bytes, max_text;
   int failed;
+  /* each item's place in the DXF's draw order (SORTENTSTABLE), when it has one */
+  unsigned long long *orders, current_order;
+  size_t order_cap;
+  int ordered;
 } builder;
 
 static size_t list_bytes(const builder *b) {
@@ -101,6 +107,13 @@ static tc_drawing_item *add_item(builder *b, const tc_drawing_item *proto) {
   if (grow((void **)&d->items, &b->item_cap, d->item_count + 1, sizeof(tc_drawing_item))) {
     fail(b, "out of memory");
     return NULL;
+  }
+  if (b->ordered) {
+    if (grow((void **)&b->orders, &b->order_cap, d->item_count + 1, sizeof(unsigned long long))) {
+      fail(b, "out of memory");
+      return NULL;
+    }
+    b->orders[d->item_count] = b->current_order;
   }
   tc_drawing_item *item = &d->items[d->item_count++];
   *item = *proto;
@@ -404,20 +417,8 @@ static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) 
   double x = tc_gdal.OGR_G_GetX(g, 0) + st->dx, y = tc_gdal.OGR_G_GetY(g, 0) + st->dy;
   if (add_point(b, x, y))
     return 0;
+  /* its box is not the anchor: tc_dxf_measure adds the glyphs' ink to the extent */
   item->count = 1;
-  /* the text's box, estimated: its longest line, its lines, turned any way */
-  size_t lines = 1, longest = 0, run = 0;
-  for (const char *c = text; *c; c++) {
-    if (*c == '\n') {
-      lines++;
-      run = 0;
-    } else if (((unsigned char)*c & 0xC0) != 0x80 && ++run > longest) {
-      longest = run;
-    }
-  }
-  double reach = hypot(0.7 * st->size * st->stretch * (double)longest, 1.7 * st->size * (double)lines);
-  extend(d, x - reach, y - reach);
-  extend(d, x + reach, y + reach);
   return 0;
 }
 
@@ -447,6 +448,84 @@ static int layer_drawn(const char *layers, const char *name) {
   return !includes || included;
 }
 
+static int by_key(const void *a, const void *b) {
+  return strcmp(((const tc_wipeout *)a)->key, ((const tc_wipeout *)b)->key);
+}
+
+/* Adds, as masks, the wipeouts keyed `key` not yet added (all those left when `key` is NULL). */
+static void add_wipeouts(builder *b, tc_wipeout *w, size_t count, unsigned char *added, const char *key, const char *layers,
+                         const tc_sort_entry *order, size_t order_count) {
+  tc_drawing *d = b->d;
+  unsigned long long current = b->current_order;
+  size_t first = 0;
+  if (key) {
+    size_t lo = 0, hi = count;
+    while (lo < hi) {
+      size_t mid = (lo + hi) / 2;
+      if (strcmp(w[mid].key, key) < 0)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    first = lo;
+  }
+  for (size_t i = first; i < count && !b->failed && (!key || !strcmp(w[i].key, key)); i++) {
+    if (added[i])
+      continue;
+    added[i] = 1;
+    if (w[i].hidden || !layer_drawn(layers, w[i].layer))
+      continue;
+    tc_drawing_item proto = {0};
+    proto.kind = TC_DRAWING_MASK;
+    b->current_order = tc_dxf_draw_order(w[i].handle, order, order_count);
+    tc_drawing_item *item = add_item(b, &proto);
+    b->current_order = current;
+    if (!item)
+      return;
+    item->ring_first = (uint32_t)d->ring_count;
+    for (int k = 0; k < w[i].count; k++)
+      if (add_point(b, w[i].xy[2 * k], w[i].xy[2 * k + 1]) == 0)
+        item->count++;
+    if (grow((void **)&d->rings, &b->ring_cap, d->ring_count + 1, sizeof(uint32_t))) {
+      fail(b, "out of memory");
+      return;
+    }
+    d->rings[d->ring_count++] = item->count;
+    item->ring_count = 1;
+  }
+}
+
+static int by_order(const void *a, const void *b) {
+  const unsigned long long *x = a, *y = b;
+  if (x[0] != y[0])
+    return x[0] < y[0] ? -1 : 1;
+  return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* Puts the items in the DXF's draw order, stably (their points stay where they are). */
+static void sort_items(builder *b) {
+  tc_drawing *d = b->d;
+  size_t n = d->item_count;
+  unsigned long long *keys = malloc(n * 2 * sizeof(unsigned long long));
+  tc_drawing_item *items = malloc(n * sizeof(tc_drawing_item));
+  if (!keys || !items) {
+    free(keys);
+    free(items);
+    fail(b, "out of memory");
+    return;
+  }
+  for (size_t i = 0; i < n; i++) {
+    keys[2 * i] = b->orders[i];
+    keys[2 * i + 1] = i;
+  }
+  qsort(keys, n, 2 * sizeof(unsigned long long), by_order);
+  for (size_t i = 0; i < n; i++)
+    items[i] = d->items[keys[2 * i + 1]];
+  memcpy(d->items, items, n * sizeof(tc_drawing_item));
+  free(items);
+  free(keys);
+}
+
 int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_bytes, size_t max_text, tc_drawing *d) {
   memset(d, 0, sizeof *d);
   d->min_x = d->min_y = INFINITY;
@@ -459,6 +538,23 @@ int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_by
   if (strncmp(path, "/vsi", 4) == 0) {
     d->error = strdup("is not a plain file path");
     return 1;
+  }
+  /* GDAL inlines inserts before tilecut sees a feature: nested inserts of inserts are
+   * counted from the DXF text first, and refused before GDAL spends minutes on them */
+  if (!dwg) {
+    double inlined = tc_dxf_inlined_entities(path);
+    if (inlined > TC_DRAWING_MAX_FEATURES) {
+      char message[240];
+      if (isinf(inlined))
+        snprintf(message, sizeof message, "nests block inserts more than 1000 deep; tilecut draws at most %d entities",
+                 TC_DRAWING_MAX_FEATURES);
+      else
+        snprintf(message, sizeof message,
+                 "makes %.0f entities once its block inserts are inlined (nested inserts of inserts); tilecut draws at most %d",
+                 inlined, TC_DRAWING_MAX_FEATURES);
+      d->error = strdup(message);
+      return 1;
+    }
   }
   /* registered here, not with the raster drivers: a drawing is never taken for an image */
   if (dwg)
@@ -492,6 +588,20 @@ int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_by
   } else {
     snprintf(d->driver, sizeof d->driver, "%s", dwg ? "CAD" : "DXF");
     builder b = {.d = d, .max_bytes = max_bytes, .max_text = max_text};
+    /* WIPEOUT masks, which GDAL skips, from the DXF itself: each added just before the
+     * features of the entity it precedes (the entity handles GDAL gives) */
+    tc_wipeout *wipeouts = NULL;
+    size_t wipeout_count = 0;
+    tc_sort_entry *order = NULL;
+    size_t order_count = 0;
+    if (!dwg && tc_dxf_wipeouts(path, &wipeouts, &wipeout_count, &order, &order_count) == 0 && wipeout_count)
+      qsort(wipeouts, wipeout_count, sizeof *wipeouts, by_key);
+    b.ordered = order_count > 0;
+    size_t wipeouts_read = wipeout_count;
+    unsigned char *added = wipeout_count ? calloc(wipeout_count, 1) : NULL;
+    if (!added)
+      wipeout_count = 0;
+    char previous[24] = "";
     int count = tc_gdal.GDALDatasetGetLayerCount(dataset);
     for (int l = 0; l < count && !b.failed; l++) {
       OGRLayerH layer = tc_gdal.GDALDatasetGetLayer(dataset, l);
@@ -501,6 +611,16 @@ int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_by
       OGRFeatureH f;
       while (!b.failed && (f = tc_gdal.OGR_L_GetNextFeature(layer))) {
         d->features++;
+        int handle_field = wipeout_count || b.ordered ? tc_gdal.OGR_F_GetFieldIndex(f, "EntityHandle") : -1;
+        if (handle_field >= 0) {
+          const char *handle = tc_gdal.OGR_F_GetFieldAsString(f, handle_field);
+          if (handle && *handle && strcmp(handle, previous)) {
+            snprintf(previous, sizeof previous, "%s", handle);
+            b.current_order = tc_dxf_draw_order(previous, order, order_count);
+            if (wipeout_count)
+              add_wipeouts(&b, wipeouts, wipeout_count, added, previous, layers, order, order_count);
+          }
+        }
         int field = tc_gdal.OGR_F_GetFieldIndex(f, "Layer");
         const char *name = field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, field) : "";
         style st;
@@ -554,6 +674,14 @@ int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_by
         }
       }
     }
+    if (wipeout_count && !b.failed)
+      add_wipeouts(&b, wipeouts, wipeout_count, added, NULL, layers, order, order_count);
+    if (b.ordered && !b.failed)
+      sort_items(&b);
+    free(added);
+    free(order);
+    free(b.orders);
+    tc_wipeouts_free(wipeouts, wipeouts_read);
     tc_gdal.GDALClose(dataset);
     if (b.failed)
       result = 1;

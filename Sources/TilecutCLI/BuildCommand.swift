@@ -14,8 +14,9 @@ public struct BuildCommand: ParsableCommand {
       Reads FILE (default: tilecut.yml in the current directory): run-wide options (the \
       camelCase of the long options: output, maxZoom, tileSizes, format, …) and buildings, \
       each with floors, each floor one drawing with its own placement (gcp, center with \
-      metersPerPixel or drawingScale, bounds, worldFile, or the file's georeference) and \
-      pixel options (knockout, background, bands, scale, nodata). The floors of every \
+      metersPerPixel, drawingScale or a CAD drawing's drawingUnits, bounds, worldFile, or \
+      the file's georeference) and pixel options (knockout, background, bands, scale, \
+      nodata, a CAD drawing's layers). The floors of every \
       building with the same number go into one pyramid, later buildings over earlier. \
       A mistake in the file is one line with its line and column; exit status 2.
       """)

@@ -6,6 +6,8 @@ public enum KeyKind: Sendable, Equatable {
   case int
   case number
   case string
+  /// Names: a list of text, or the CLI's comma-separated text (`layers`); read as that text.
+  case names
   /// A list of `count` numbers; `orString` also takes the CLI's comma-separated text.
   case numbers(count: ClosedRange<Int>, orString: Bool = false)
   /// A list of at least `minimum` lists of `width` numbers.
@@ -18,6 +20,7 @@ public enum KeyKind: Sendable, Equatable {
     case .int: return "a whole number"
     case .number: return "a number"
     case .string: return "text"
+    case .names: return "a list of names (or the same as comma-separated text)"
     case .numbers(let count, let orString):
       let n = count.lowerBound == count.upperBound ? "\(count.lowerBound)" : "\(count.lowerBound) to \(count.upperBound)"
       return "a list of \(n) numbers" + (orString ? " (or the same as comma-separated text)" : "")
@@ -91,6 +94,7 @@ public enum ProjectKeys {
     .init("center", .numbers(count: 2...2), cli: "--center"),
     .init("metersPerPixel", .number, cli: "--meters-per-pixel"),
     .init("drawingScale", .string, cli: "--drawing-scale"),
+    .init("drawingUnits", .string, cli: "--drawing-units"),
     .init("rotation", .number, cli: "--rotation"),
     .init("worldFile", .string, cli: "--world-file"),
     .init("sourceCrs", .string, cli: "--source-crs"),
@@ -100,6 +104,7 @@ public enum ProjectKeys {
     .init("bands", .numbers(count: 3...4), cli: "--bands"),
     .init("scale", .numbers(count: 2...2), cli: "--scale"),
     .init("nodata", .number, cli: "--nodata"),
+    .init("layers", .names, cli: "--layers"),
     .init("lonlat", .bool, cli: "--lonlat"),
   ]
 

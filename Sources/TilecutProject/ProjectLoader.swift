@@ -286,6 +286,18 @@ struct NodeReader {
     case .int: return .int(try integer(node, key: key))
     case .number: return .number(try number(node, key: key))
     case .string: return .string(try text(node, key: key))
+    case .names:
+      // a YAML list, each a name or pattern; or the CLI's comma-separated text
+      guard case .sequence(let list) = node else { return .string(try text(node, key: key)) }
+      let names = try list.map { item -> String in
+        let name = try text(item, key: key)
+        guard !name.contains(","), !name.trimmingCharacters(in: .whitespaces).isEmpty else {
+          throw fail(item, "each '\(key)' entry is one name or pattern, not empty and without a comma")
+        }
+        return name
+      }
+      guard !names.isEmpty else { throw fail(node, "'\(key)' must be \(spec.kind.phrase); it is empty") }
+      return .string(names.joined(separator: ","))
     case .numbers(let count, let orString):
       var values: [Double]
       if case .sequence(let list) = node {

@@ -8,7 +8,14 @@
  * its model space, blocks inlined: a display list of strokes, fills, texts and dots
  * in drawing units (y up), each with its colour, for cairo to draw at any scale. */
 
-typedef enum { TC_DRAWING_STROKE = 0, TC_DRAWING_FILL = 1, TC_DRAWING_TEXT = 2, TC_DRAWING_DOT = 3 } tc_drawing_kind;
+/* TC_DRAWING_MASK: a WIPEOUT, its rings cleared to the background (transparent) */
+typedef enum {
+  TC_DRAWING_STROKE = 0,
+  TC_DRAWING_FILL = 1,
+  TC_DRAWING_TEXT = 2,
+  TC_DRAWING_DOT = 3,
+  TC_DRAWING_MASK = 4
+} tc_drawing_kind;
 
 typedef struct {
   uint8_t kind;
@@ -46,7 +53,8 @@ typedef struct {
   size_t dash_count;
   char *text;
   size_t text_bytes;
-  /* the extent of what is drawn (texts by an estimate of their box), drawing units */
+  /* the extent of the strokes, fills and dots drawn (not texts: their ink is measured
+   * where they are laid out, tc_dxf_measure), drawing units */
   double min_x, min_y, max_x, max_y;
   /* features read, and those left out (hidden layers: off or frozen; --layers) */
   size_t features, hidden;

@@ -218,6 +218,8 @@ public struct TileJob {
         + "placement=\(p.placement.method)/\(p.placement.projection.rawValue) [\(t.a), \(t.b), \(t.c), \(t.d), \(t.e), \(t.f)] "
         + "zooms=\(zooms.min() ?? 0)-\(zooms.max() ?? 0)" + Self.geoShaping(p)
         + (PlacementOptions.overlayImageDigest(p.placement).map { " image=\($0)" } ?? "")
+        // a drawing's --layers / layers: choose what is drawn
+        + (p.source.drawing?.layers.map { " layers=\($0.joined(separator: ","))" } ?? "")
     }
     return o
   }

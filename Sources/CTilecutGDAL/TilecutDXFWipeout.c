@@ -1,0 +1,494 @@
+#define _GNU_SOURCE 1 /* strcasecmp, getline */
+#include "TilecutDXFWipeout.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* WIPEOUT masks read from a text DXF, which GDAL 3.6's DXF driver skips: each
+ * boundary (its pixel-space vertices through the insertion point and the U and V
+ * vectors, as ezdxf and AutoCAD place them) in model space, those of blocks through
+ * the inserts that place them, keyed by the handle of the model-space entity they
+ * are drawn before. */
+
+#define MAX_VERTICES 4096
+#define MAX_WIPEOUTS 100000
+#define MAX_DEPTH 8
+
+typedef struct {
+  char layer[256], handle[24];
+  double *xy; /* in its container's coordinates */
+  int count;
+} local_wipeout;
+
+typedef struct {
+  char name[256], layer[256], handle[24];
+  double x, y, sx, sy, angle;
+} local_insert;
+
+typedef struct {
+  char name[256];
+  double bx, by;
+  local_wipeout *wipeouts;
+  size_t wipeout_count;
+  local_insert *inserts;
+  size_t insert_count;
+} block_def;
+
+typedef struct {
+  char name[256];
+  int hidden;
+} layer_def;
+
+/* The entity being read: its type and the group codes a WIPEOUT or an INSERT needs. */
+typedef struct {
+  char type[32], handle[24], layer[256], name[256];
+  double x10, y10, x11, y11, x12, y12, x13, y13, x41, y42, a50;
+  int paper, boundary_type, layer_flags, colour;
+  double *bxy;
+  int bcount, bcap;
+  int has_x14;
+} entity;
+
+typedef struct {
+  block_def *blocks;
+  size_t block_count, block_cap;
+  layer_def *layers;
+  size_t layer_count, layer_cap;
+  local_wipeout *model; /* model space's own wipeouts, keyed below */
+  char (*model_keys)[24];
+  size_t model_count, model_cap, model_pending;
+  local_insert *inserts; /* model space's inserts */
+  size_t insert_count, insert_cap;
+  tc_wipeout *out;
+  size_t out_count, out_cap;
+  tc_sort_entry *order;
+  size_t order_count, order_cap;
+  int failed;
+} reader;
+
+static int wgrow(void **array, size_t *capacity, size_t need, size_t size) {
+  if (need <= *capacity)
+    return 0;
+  size_t next = *capacity ? *capacity * 2 : 16;
+  while (next < need)
+    next *= 2;
+  void *p = realloc(*array, next * size);
+  if (!p)
+    return -1;
+  *array = p;
+  *capacity = next;
+  return 0;
+}
+
+static char *wtrim(char *line) {
+  while (*line == ' ' || *line == '\t')
+    line++;
+  size_t n = strlen(line);
+  while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' ' || line[n - 1] == '\t'))
+    line[--n] = 0;
+  return line;
+}
+
+static void reset(entity *e, const char *type) {
+  double *bxy = e->bxy;
+  int bcap = e->bcap;
+  memset(e, 0, sizeof *e);
+  e->bxy = bxy;
+  e->bcap = bcap;
+  e->x13 = e->y13 = 1;
+  e->x41 = e->y42 = 1;
+  snprintf(e->type, sizeof e->type, "%s", type);
+}
+
+/* The wipeout's boundary in its container's coordinates (ezdxf's boundary_path_wcs). */
+static int boundary(const entity *e, double **xy) {
+  double corners[8];
+  const double *v = e->bxy;
+  int n = e->bcount;
+  if (e->boundary_type == 1 && n == 2) {
+    corners[0] = v[0], corners[1] = v[1], corners[2] = v[2], corners[3] = v[1];
+    corners[4] = v[2], corners[5] = v[3], corners[6] = v[0], corners[7] = v[3];
+    v = corners;
+    n = 4;
+  }
+  if (n < 3)
+    return 0;
+  double *out = malloc(sizeof(double) * 2 * (size_t)n);
+  if (!out)
+    return -1;
+  double ox = e->x10 + e->x11 * 0.5 - e->x12 * 0.5, oy = e->y10 + e->y11 * 0.5 - e->y12 * 0.5;
+  double h = e->y13;
+  for (int i = 0; i < n; i++) {
+    double px = v[2 * i], py = h - v[2 * i + 1];
+    out[2 * i] = ox + e->x11 * px + e->x12 * py;
+    out[2 * i + 1] = oy + e->y11 * px + e->y12 * py;
+  }
+  *xy = out;
+  return n;
+}
+
+static block_def *find_def(reader *r, const char *name) {
+  for (size_t i = 0; i < r->block_count; i++)
+    if (!strcasecmp(r->blocks[i].name, name))
+      return &r->blocks[i];
+  return NULL;
+}
+
+static int layer_hidden(const reader *r, const char *name) {
+  for (size_t i = 0; i < r->layer_count; i++)
+    if (!strcasecmp(r->layers[i].name, name))
+      return r->layers[i].hidden;
+  return 0;
+}
+
+/* An entity read whole: kept when it is a layer, a wipeout or an insert. */
+static void finish(reader *r, entity *e, int section, block_def *block) {
+  if (!e->type[0] || r->failed)
+    return;
+  if (section == 3 && !strcmp(e->type, "LAYER")) {
+    if (wgrow((void **)&r->layers, &r->layer_cap, r->layer_count + 1, sizeof(layer_def))) {
+      r->failed = 1;
+      return;
+    }
+    layer_def *l = &r->layers[r->layer_count++];
+    snprintf(l->name, sizeof l->name, "%s", e->name);
+    l->hidden = e->colour < 0 || (e->layer_flags & 1);
+    return;
+  }
+  if (section != 1 && section != 2)
+    return;
+  if (section == 1 && !block)
+    return;
+  if (section == 2 && e->paper)
+    return;
+  if (!strcmp(e->type, "WIPEOUT")) {
+    double *xy = NULL;
+    int n = boundary(e, &xy);
+    if (n < 0) {
+      r->failed = 1;
+      return;
+    }
+    if (n == 0)
+      return;
+    local_wipeout w = {.xy = xy, .count = n};
+    snprintf(w.layer, sizeof w.layer, "%s", e->layer);
+    snprintf(w.handle, sizeof w.handle, "%s", e->handle);
+    if (section == 1) {
+      if (wgrow((void **)&block->wipeouts, &(size_t){block->wipeout_count}, block->wipeout_count + 1, sizeof w)) {
+        free(xy);
+        r->failed = 1;
+        return;
+      }
+      /* capacity tracked by count: grown to the next power of two each time */
+      block->wipeouts[block->wipeout_count++] = w;
+    } else {
+      if (wgrow((void **)&r->model, &r->model_cap, r->model_count + 1, sizeof w) ||
+          !(r->model_keys = realloc(r->model_keys, r->model_cap * sizeof *r->model_keys))) {
+        free(xy);
+        r->failed = 1;
+        return;
+      }
+      r->model_keys[r->model_count][0] = 0;
+      r->model[r->model_count++] = w;
+      r->model_pending++;
+    }
+    return;
+  }
+  if (section == 2) {
+    /* the next entity drawn after model-space wipeouts: they are drawn before it */
+    for (size_t i = r->model_count - r->model_pending; i < r->model_count; i++)
+      snprintf(r->model_keys[i], sizeof r->model_keys[i], "%s", e->handle);
+    r->model_pending = 0;
+  }
+  if (!strcmp(e->type, "INSERT")) {
+    local_insert in = {.x = e->x10, .y = e->y10, .sx = e->x41, .sy = e->y42, .angle = e->a50};
+    snprintf(in.name, sizeof in.name, "%s", e->name);
+    snprintf(in.layer, sizeof in.layer, "%s", e->layer);
+    snprintf(in.handle, sizeof in.handle, "%s", e->handle);
+    local_insert **array = section == 1 ? &block->inserts : &r->inserts;
+    size_t *count = section == 1 ? &block->insert_count : &r->insert_count;
+    size_t cap = section == 1 ? block->insert_count : r->insert_cap;
+    if (wgrow((void **)array, &cap, *count + 1, sizeof in)) {
+      r->failed = 1;
+      return;
+    }
+    if (section == 2)
+      r->insert_cap = cap;
+    (*array)[(*count)++] = in;
+  }
+}
+
+typedef struct {
+  double a, b, c, d, e, f; /* x' = a x + b y + c, y' = d x + e y + f */
+} affine;
+
+static void emit(reader *r, const local_wipeout *w, const affine *m, const char *key, const char *handle, const char *layer) {
+  if (r->failed || r->out_count >= MAX_WIPEOUTS)
+    return;
+  if (wgrow((void **)&r->out, &r->out_cap, r->out_count + 1, sizeof(tc_wipeout))) {
+    r->failed = 1;
+    return;
+  }
+  double *xy = malloc(sizeof(double) * 2 * (size_t)w->count);
+  if (!xy) {
+    r->failed = 1;
+    return;
+  }
+  for (int i = 0; i < w->count; i++) {
+    double x = w->xy[2 * i], y = w->xy[2 * i + 1];
+    xy[2 * i] = m->a * x + m->b * y + m->c;
+    xy[2 * i + 1] = m->d * x + m->e * y + m->f;
+  }
+  tc_wipeout *o = &r->out[r->out_count++];
+  memset(o, 0, sizeof *o);
+  snprintf(o->key, sizeof o->key, "%s", key);
+  snprintf(o->handle, sizeof o->handle, "%s", handle);
+  snprintf(o->layer, sizeof o->layer, "%s", layer);
+  o->hidden = layer_hidden(r, layer);
+  o->xy = xy;
+  o->count = w->count;
+}
+
+/* A block's wipeouts, and those of the blocks it inserts, placed by `m`. */
+static void expand(reader *r, const block_def *b, const affine *m, const char *key, const char *insert_layer, int depth) {
+  if (!b || depth > MAX_DEPTH || r->failed)
+    return;
+  for (size_t i = 0; i < b->wipeout_count; i++) {
+    const local_wipeout *w = &b->wipeouts[i];
+    /* what lies on layer 0 in a block takes the insert's layer */
+    emit(r, w, m, key, key, strcmp(w->layer, "0") ? w->layer : insert_layer);
+  }
+  for (size_t i = 0; i < b->insert_count; i++) {
+    const local_insert *in = &b->inserts[i];
+    block_def *inner = find_def(r, in->name);
+    if (!inner)
+      continue;
+    double t = in->angle * M_PI / 180, cs = cos(t), sn = sin(t);
+    /* local: p -> R S (p - base) + position, then m */
+    affine l = {cs * in->sx, -sn * in->sy, 0, sn * in->sx, cs * in->sy, 0};
+    l.c = in->x - (l.a * inner->bx + l.b * inner->by);
+    l.f = in->y - (l.d * inner->bx + l.e * inner->by);
+    affine n = {m->a * l.a + m->b * l.d, m->a * l.b + m->b * l.e, m->a * l.c + m->b * l.f + m->c,
+                m->d * l.a + m->e * l.d, m->d * l.b + m->e * l.e, m->d * l.c + m->e * l.f + m->f};
+    expand(r, inner, &n, key, strcmp(in->layer, "0") ? in->layer : insert_layer, depth + 1);
+  }
+}
+
+static int by_entity(const void *a, const void *b) {
+  unsigned long long x = ((const tc_sort_entry *)a)->entity, y = ((const tc_sort_entry *)b)->entity;
+  return (x > y) - (x < y);
+}
+
+unsigned long long tc_dxf_draw_order(const char *handle, const tc_sort_entry *order, size_t count) {
+  unsigned long long h = strtoull(handle, NULL, 16);
+  size_t lo = 0, hi = count;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (order[mid].entity == h)
+      return order[mid].sort;
+    if (order[mid].entity < h)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return h;
+}
+
+int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_sort_entry **order, size_t *order_count) {
+  *wipeouts = NULL;
+  *count = 0;
+  *order = NULL;
+  *order_count = 0;
+  FILE *file = fopen(path, "rb");
+  if (!file)
+    return -1;
+  char head[20] = {0};
+  if (fread(head, 1, 18, file) == 18 && !memcmp(head, "AutoCAD Binary DXF", 18)) {
+    fclose(file);
+    return 0;
+  }
+  rewind(file);
+  reader r = {0};
+  entity e = {0};
+  reset(&e, "");
+  char *code_line = NULL, *value_line = NULL;
+  size_t code_cap = 0, value_cap = 0;
+  /* 0 elsewhere, 1 BLOCKS, 2 ENTITIES, 3 TABLES, 4 OBJECTS */
+  int section = 0, expect_name = 0;
+  block_def *block = NULL;
+  int in_block_header = 0;
+  while (!r.failed && getline(&code_line, &code_cap, file) > 0 && getline(&value_line, &value_cap, file) > 0) {
+    int group = atoi(wtrim(code_line));
+    char *value = wtrim(value_line);
+    if (group == 0) {
+      finish(&r, &e, section, block);
+      reset(&e, "");
+      in_block_header = 0;
+      if (!strcmp(value, "SECTION")) {
+        expect_name = 1;
+      } else if (!strcmp(value, "ENDSEC")) {
+        section = 0;
+        block = NULL;
+      } else if (section == 1 && !strcmp(value, "BLOCK")) {
+        if (wgrow((void **)&r.blocks, &r.block_cap, r.block_count + 1, sizeof(block_def))) {
+          r.failed = 1;
+          break;
+        }
+        block = &r.blocks[r.block_count++];
+        memset(block, 0, sizeof *block);
+        in_block_header = 1;
+      } else if (section == 1 && !strcmp(value, "ENDBLK")) {
+        block = NULL;
+      } else {
+        reset(&e, value);
+      }
+      continue;
+    }
+    if (expect_name && group == 2) {
+      expect_name = 0;
+      section = !strcmp(value, "BLOCKS") ? 1 : !strcmp(value, "ENTITIES") ? 2 : !strcmp(value, "TABLES") ? 3
+                                                                                   : !strcmp(value, "OBJECTS") ? 4
+                                                                                                               : 0;
+      continue;
+    }
+    if (in_block_header && block) {
+      if (group == 2 && !block->name[0])
+        snprintf(block->name, sizeof block->name, "%s", value);
+      else if (group == 10)
+        block->bx = strtod(value, NULL);
+      else if (group == 20)
+        block->by = strtod(value, NULL);
+      continue;
+    }
+    if (!e.type[0])
+      continue;
+    if (section == 4) {
+      /* SORTENTSTABLE: 331 an entity, then 5 the handle it is drawn as */
+      if (!strcmp(e.type, "SORTENTSTABLE")) {
+        if (group == 331) {
+          snprintf(e.handle, sizeof e.handle, "%s", value);
+          e.has_x14 = 1;
+        } else if (group == 5 && e.has_x14) {
+          e.has_x14 = 0;
+          if (wgrow((void **)&r.order, &r.order_cap, r.order_count + 1, sizeof(tc_sort_entry))) {
+            r.failed = 1;
+            break;
+          }
+          r.order[r.order_count++] = (tc_sort_entry){strtoull(e.handle, NULL, 16), strtoull(value, NULL, 16)};
+        }
+      }
+      continue;
+    }
+    double x = strtod(value, NULL);
+    if (!isfinite(x))
+      x = 0;
+    switch (group) {
+    case 2:
+      snprintf(e.name, sizeof e.name, "%s", value);
+      break;
+    case 5:
+      snprintf(e.handle, sizeof e.handle, "%s", value);
+      break;
+    case 8:
+      snprintf(e.layer, sizeof e.layer, "%s", value);
+      break;
+    case 10: e.x10 = x; break;
+    case 20: e.y10 = x; break;
+    case 11: e.x11 = x; break;
+    case 21: e.y11 = x; break;
+    case 12: e.x12 = x; break;
+    case 22: e.y12 = x; break;
+    case 13: e.x13 = x; break;
+    case 23: e.y13 = x; break;
+    case 41: e.x41 = x; break;
+    case 42: e.y42 = x; break;
+    case 50: e.a50 = x; break;
+    case 62: e.colour = (int)x; break;
+    case 67: e.paper = x != 0; break;
+    case 70: e.layer_flags = (int)x; break;
+    case 71: e.boundary_type = (int)x; break;
+    case 14:
+      if (e.bcount < MAX_VERTICES) {
+        if (e.bcount >= e.bcap) {
+          int next = e.bcap ? e.bcap * 2 : 16;
+          double *p = realloc(e.bxy, sizeof(double) * 2 * (size_t)next);
+          if (!p) {
+            r.failed = 1;
+            break;
+          }
+          e.bxy = p;
+          e.bcap = next;
+        }
+        e.bxy[2 * e.bcount] = x;
+        e.bxy[2 * e.bcount + 1] = 0;
+        e.has_x14 = 1;
+      }
+      break;
+    case 24:
+      if (e.has_x14 && e.bcount < MAX_VERTICES) {
+        e.bxy[2 * e.bcount + 1] = x;
+        e.bcount++;
+        e.has_x14 = 0;
+      }
+      break;
+    default:
+      break;
+    }
+  }
+  finish(&r, &e, section, block);
+  fclose(file);
+  free(code_line);
+  free(value_line);
+  free(e.bxy);
+  if (!r.failed) {
+    /* model space's own wipeouts, then those its inserts bring, in the order of the file
+     * within each kind (the drawing orders them by their keys) */
+    affine identity = {1, 0, 0, 0, 1, 0};
+    for (size_t i = 0; i < r.model_count; i++)
+      emit(&r, &r.model[i], &identity, r.model_keys[i], r.model[i].handle, r.model[i].layer);
+    for (size_t i = 0; i < r.insert_count; i++) {
+      local_insert *in = &r.inserts[i];
+      block_def *b = find_def(&r, in->name);
+      if (!b || (!b->wipeout_count && !b->insert_count))
+        continue;
+      double t = in->angle * M_PI / 180, cs = cos(t), sn = sin(t);
+      affine m = {cs * in->sx, -sn * in->sy, 0, sn * in->sx, cs * in->sy, 0};
+      m.c = in->x - (m.a * b->bx + m.b * b->by);
+      m.f = in->y - (m.d * b->bx + m.e * b->by);
+      expand(&r, b, &m, in->handle, in->layer, 1);
+    }
+  }
+  for (size_t i = 0; i < r.block_count; i++) {
+    for (size_t k = 0; k < r.blocks[i].wipeout_count; k++)
+      free(r.blocks[i].wipeouts[k].xy);
+    free(r.blocks[i].wipeouts);
+    free(r.blocks[i].inserts);
+  }
+  for (size_t i = 0; i < r.model_count; i++)
+    free(r.model[i].xy);
+  free(r.blocks);
+  free(r.layers);
+  free(r.model);
+  free(r.model_keys);
+  free(r.inserts);
+  if (r.failed) {
+    tc_wipeouts_free(r.out, r.out_count);
+    free(r.order);
+    return -1;
+  }
+  qsort(r.order, r.order_count, sizeof(tc_sort_entry), by_entity);
+  *wipeouts = r.out;
+  *count = r.out_count;
+  *order = r.order;
+  *order_count = r.order_count;
+  return 0;
+}
+
+void tc_wipeouts_free(tc_wipeout *wipeouts, size_t count) {
+  for (size_t i = 0; i < count; i++)
+    free(wipeouts[i].xy);
+  free(wipeouts);
+}

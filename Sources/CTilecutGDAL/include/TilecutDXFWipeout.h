@@ -1,0 +1,36 @@
+#ifndef TILECUT_DXF_WIPEOUT_H
+#define TILECUT_DXF_WIPEOUT_H
+
+#include <stddef.h>
+
+/* A WIPEOUT mask of a text DXF in model space (drawing units), read from the DXF
+ * itself (GDAL 3.6 skips WIPEOUT): `count` boundary points; drawn just before the
+ * features of the model-space entity whose handle is `key` (the entity after it, or
+ * the INSERT that places the block holding it; "" for after everything); `hidden`
+ * when its layer is off or frozen. */
+typedef struct {
+  char key[24];
+  /* the handle it is drawn as: its own, or the INSERT's that places its block */
+  char handle[24];
+  char layer[256];
+  int hidden;
+  double *xy;
+  int count;
+} tc_wipeout;
+
+/* An entry of a SORTENTSTABLE: the entity with handle `entity` is drawn where
+ * handle `sort` would be (handles as numbers). */
+typedef struct {
+  unsigned long long entity, sort;
+} tc_sort_entry;
+
+/* Reads a text DXF's wipeouts and its draw order (SORTENTSTABLE entries, sorted by
+ * entity; none for a binary DXF); 0 on success, -1 when it cannot. */
+int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_sort_entry **order, size_t *order_count);
+
+/* The handle `handle` (hexadecimal) is drawn at: its SORTENTSTABLE entry, else itself. */
+unsigned long long tc_dxf_draw_order(const char *handle, const tc_sort_entry *order, size_t count);
+
+void tc_wipeouts_free(tc_wipeout *wipeouts, size_t count);
+
+#endif

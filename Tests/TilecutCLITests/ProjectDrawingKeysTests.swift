@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+import TilecutVips
+
+/// A project file's `drawingUnits:` and `layers:` keys, as `--drawing-units` and `--layers`.
+@Suite("project file: a drawing's units and layers")
+struct ProjectDrawingKeysTests {
+  /// A unitless R12 DXF: a black (ACI 7) line on WALLS, a red (ACI 1) one on NOTES, 10 × 5 units.
+  func writeDrawing(_ dir: String) throws {
+    let pairs = [
+      "0", "SECTION", "2", "TABLES", "0", "TABLE", "2", "LAYER", "70", "2", "0", "LAYER", "2", "WALLS", "70", "0", "62", "7", "6",
+      "CONTINUOUS", "0", "LAYER", "2", "NOTES", "70", "0", "62", "1", "6", "CONTINUOUS", "0", "ENDTAB", "0", "ENDSEC", "0", "SECTION",
+      "2", "ENTITIES", "0", "LINE", "8", "WALLS", "10", "0", "20", "0", "11", "10", "21", "5", "0", "LINE", "8", "NOTES", "10", "0", "20",
+      "5", "11", "10", "21", "0", "0", "ENDSEC", "0", "EOF",
+    ]
+    try Data(pairs.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dir + "/plan.dxf"))
+  }
+
+  func project(_ dir: String, units: String, layers: String) throws -> String {
+    let file = dir + "/tilecut.yml"
+    let yaml = """
+      maxZoom: 21
+      tileSizes: [256]
+      output: out
+      force: true
+      buildings:
+        - id: hq
+          floors:
+            - floor: 1
+              source: plan.dxf
+              center: [52, 5]
+              drawingUnits: \(units)
+              layers: \(layers)
+      """
+    try yaml.write(toFile: file, atomically: true, encoding: .utf8)
+    return file
+  }
+
+  /// The floor's footprint's width in Web-Mercator units, from `build --dry-run --json`.
+  func footprintWidth(_ file: String) throws -> Double {
+    let run = try runTool(["build", file, "--dry-run", "--json"])
+    #expect(run.status == 0, "\(run.stderr)")
+    let json = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+    let floors = try #require((json["plan"] as? [String: Any])?["floors"] as? [[String: Any]])
+    let footprint = try #require(floors.first?["footprint"] as? [String: Double])
+    return try #require(footprint["maxU"]) - #require(footprint["minU"])
+  }
+
+  /// Pixels of the deepest zoom's tiles that are inked red (NOTES) and dark (WALLS).
+  func inks(_ dir: String) throws -> (red: Int, dark: Int) {
+    var red = 0
+    var dark = 0
+    let files = FileManager.default.enumerator(atPath: dir + "/out")?.compactMap { $0 as? String }.filter { $0.hasSuffix(".png") } ?? []
+    #expect(!files.isEmpty)
+    for name in files {
+      let tile = try RGBAImage.decode(file: dir + "/out/" + name)
+      for i in stride(from: 0, to: tile.pixels.count, by: 4) where tile.pixels[i + 3] > 128 {
+        if tile.pixels[i] > 128 && tile.pixels[i + 1] < 96 { red += 1 }
+        if tile.pixels[i] < 96 && tile.pixels[i + 1] < 96 && tile.pixels[i + 2] < 96 { dark += 1 }
+      }
+    }
+    return (red, dark)
+  }
+
+  @Test("drawingUnits scales the drawing on the ground; a wrong unit is refused at its line")
+  func drawingUnits() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try writeDrawing(dir)
+    let metres = try footprintWidth(try project(dir, units: "m", layers: "[WALLS]"))
+    let centimetres = try footprintWidth(try project(dir, units: "cm", layers: "[WALLS]"))
+    #expect(abs(metres / centimetres - 100) < 0.5, "\(metres) against \(centimetres)")
+    let run = try runTool(["build", try project(dir, units: "parsecs", layers: "[WALLS]"), "--dry-run"])
+    #expect(run.status != 0)
+    #expect(run.stderr.contains("tilecut.yml:") && run.stderr.contains("drawingUnits: 'parsecs' is not a unit"), "\(run.stderr)")
+  }
+
+  @Test("layers, a list or the CLI's text, draws only the layers it names")
+  func layers() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try writeDrawing(dir)
+    #expect(try runTool(["build", try project(dir, units: "m", layers: "[WALLS]"), "--quiet"]).status == 0)
+    let walls = try inks(dir)
+    #expect(walls.dark > 50 && walls.red == 0, "\(walls)")
+    #expect(try runTool(["build", try project(dir, units: "m", layers: "\"!WALL*\""), "--quiet"]).status == 0)
+    let notes = try inks(dir)
+    #expect(notes.red > 50 && notes.dark == 0, "\(notes)")
+    let run = try runTool(["build", try project(dir, units: "m", layers: "[WALLS, \"A,B\"]"), "--dry-run"])
+    #expect(run.status != 0 && run.stderr.contains("without a comma"), "\(run.stderr)")
+  }
+}
