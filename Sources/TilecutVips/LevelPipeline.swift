@@ -49,9 +49,13 @@ public enum LevelPipeline {
   /// `jobs` threads interpolate each strip of a resampled level.
   /// `mapping`: the source mapping of a `.projected` placement (TilecutGeo's PROJ one).
   /// `sheet`: the shared reader of the sheet this floor is a band of (`SharedSheet`).
+  /// `tap`: a hasher of the source's decoded pixels, handed the rows a streaming
+  /// resample reads when it reads the source itself (unscaled, not pre-shrunk, not a
+  /// shared sheet's band), so that a build records its `PixelBlocks` without a decode
+  /// of their own; left unfed (incomplete) otherwise.
   public static func open(
     plan: FloorPlan, level: DensityLevel, format: SourceFormat? = nil, jobs: Int = 1, mapping: (any SourceMapping)? = nil,
-    sheet: SharedSheet? = nil
+    sheet: SharedSheet? = nil, tap: PixelBlockHasher? = nil
   ) throws -> any LevelPixelSource {
     let source = plan.source
     let claim = sheet.map { SheetClaim(sheet: $0, floor: plan.floor) }
@@ -75,7 +79,7 @@ public enum LevelPipeline {
         let forward = LevelGeometry.forward(placement: plan.placement, region: region, worldPixels: worldPixels, scale: scale)
         return try meshResampled(
           source: source, format: format, recipe: recipe, region: region, worldPixels: worldPixels, forward: forward,
-          mapping: mapping, strips: level.strips, jobs: jobs, sheet: claim)
+          mapping: mapping, strips: level.strips, jobs: jobs, sheet: claim, tap: tap)
       }
       guard
         let index = LevelGeometry.index(
@@ -83,7 +87,8 @@ public enum LevelPipeline {
       else {
         throw TilecutError.invalidInput(path: source.path, reason: "the placement is degenerate (zero area)")
       }
-      return try resampled(source: source, format: format, recipe: recipe, region: region, strips: level.strips, jobs: jobs, map: index, sheet: claim)
+      return try resampled(
+        source: source, format: format, recipe: recipe, region: region, strips: level.strips, jobs: jobs, map: index, sheet: claim, tap: tap)
     }
   }
 
@@ -106,12 +111,14 @@ public enum LevelPipeline {
   /// `forward`: the mapping's affine approximation, source pixel → region pixel.
   private static func meshResampled(
     source: SourceDescription, format: SourceFormat?, recipe: Resample, region: PixelRect, worldPixels: Double,
-    forward: TilecutCore.AffineTransform, mapping: any SourceMapping, strips: [LevelStrip], jobs: Int, sheet: SheetClaim?
+    forward: TilecutCore.AffineTransform, mapping: any SourceMapping, strips: [LevelStrip], jobs: Int, sheet: SheetClaim?,
+    tap: PixelBlockHasher?
   ) throws -> any LevelPixelSource {
     let scale = recipe.documentScale ?? 1
     let shrink = Double(recipe.shrink)
     let image = try boxShrunk(
       SourceImage.pixels(of: source, format: format, sequential: true, scale: scale, sheet: sheet), by: shrink, filter: recipe.filter)
+    let tap = tapping(tap, image: image, recipe: recipe, sheet: sheet)
     guard let inverse = forward.concatenating(after: .scale(shrink, shrink)).inverse else {
       throw TilecutError.invalidInput(path: source.path, reason: "the placement is degenerate (zero area)")
     }
@@ -119,12 +126,19 @@ public enum LevelPipeline {
     let mesh = MeshInverse.level(mapping: mapping, region: region, worldPixels: worldPixels, scale: scale, shrink: shrink)
     return try StreamingResampleSource(
       image: image, name: source.path, mesh: mesh, rx: hypot(inverse.a, inverse.d), ry: hypot(inverse.b, inverse.e),
-      filter: recipe.filter, strips: strips, ringRows: recipe.ringRows ?? 1, jobs: jobs)
+      filter: recipe.filter, strips: strips, ringRows: recipe.ringRows ?? 1, jobs: jobs, tap: tap)
+  }
+
+  /// The tap, when the rows the resampler reads are the source's decoded pixels.
+  private static func tapping(_ tap: PixelBlockHasher?, image: VipsImageHandle, recipe: Resample, sheet: SheetClaim?) -> PixelBlockHasher? {
+    guard let tap, sheet == nil, recipe.shrink == 1, (recipe.documentScale ?? 1) == 1, image.width == tap.width, image.height == tap.height
+    else { return nil }
+    return tap
   }
 
   private static func resampled(
     source: SourceDescription, format: SourceFormat?, recipe: Resample, region: PixelRect, strips: [LevelStrip], jobs: Int,
-    map: ResampleIndex, sheet: SheetClaim?
+    map: ResampleIndex, sheet: SheetClaim?, tap: PixelBlockHasher?
   ) throws -> any LevelPixelSource {
     let scale = recipe.documentScale ?? 1
     let shrink = Double(recipe.shrink)
@@ -138,7 +152,7 @@ public enum LevelPipeline {
       let s = map.sampling(height: region.height)
       return try StreamingResampleSource(
         image: sequential, name: source.path, width: region.width, sx0: s.sx0, sy0: s.sy0, dsx: s.dsx, dsy: s.dsy, rx: s.rx, ry: s.ry,
-        filter: recipe.filter, ringRows: recipe.ringRows ?? 1, jobs: jobs)
+        filter: recipe.filter, ringRows: recipe.ringRows ?? 1, jobs: jobs, tap: tapping(tap, image: sequential, recipe: recipe, sheet: sheet))
     }
 
     // Random access (a wide source turned far from north-up): libvips' affine or mapim

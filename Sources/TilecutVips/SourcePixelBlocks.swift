@@ -3,63 +3,63 @@ import Foundation
 import TilecutCore
 
 /// The digests of a raster source's decoded pixels in blocks (`PixelBlocks`), read
-/// top to bottom the way the renderer reads them (sRGB RGBA8, cropped to its band):
-/// a band of blocks is hashed on the other cores while the next is decoded.
+/// top to bottom the way the renderer reads them (sRGB RGBA8, cropped to its band)
+/// and hashed by a `PixelBlockHasher`, as the renderer's reader hashes them when it
+/// reads the source itself.
 public enum SourcePixelBlocks {
-  /// The source's block digests; nil for a source whose pixels are rendered (PDF, SVG)
-  /// or a tile store read as a source, which a rebuild compares floor by floor.
+  /// Whether a source's pixels are compared in blocks: a raster's; a PDF or SVG is
+  /// rendered, and a tile store read as a source is compared floor by floor.
+  public static func digestible(_ source: SourceDescription) -> Bool { !source.isVector && source.storeFloor == nil }
+
+  /// The source's block digests, from a decode of its own (runs of rows hashed on the
+  /// other cores while the next run is decoded); nil for a source that is not
+  /// `digestible`.
   public static func digests(of source: SourceDescription, format: SourceFormat?, block: Int = PixelBlocks.defaultBlock) throws
     -> PixelBlocks?
   {
-    guard !source.isVector, source.storeFloor == nil, block > 0 else { return nil }
+    guard digestible(source), block > 0 else { return nil }
     try Vips.start()
     let image = try SourceImage.pixels(of: source, format: format, sequential: true, scale: 1)
     guard let region = vips_region_new(image.pointer) else { throw VipsError.current("region \(source.path)") }
     defer { g_object_unref(region) }
     let width = image.width
     let height = image.height
-    let columns = (width + block - 1) / block
-    let rows = (height + block - 1) / block
-    let stride = width * 4
-    let bytes = PixelBlocks.digestBytes
-    // two band buffers: one decoded into while the other is hashed
-    let buffers = [BandBuffer(count: stride * block), BandBuffer(count: stride * block)]
-    let raw = BandBuffer(count: columns * rows * bytes)
+    let hasher = PixelBlockHasher(width: width, height: height, block: block)
+    let rows = 64
+    // two buffers: one decoded into while the other is hashed
+    let buffers = [RowBuffer(count: width * 4 * rows), RowBuffer(count: width * 4 * rows)]
     let hashing = DispatchGroup()
     let queue = DispatchQueue(label: "tilecut.pixel-blocks")
-    for r in 0..<rows {
-      let buffer = buffers[r % 2]
-      let top = r * block
-      let count = min(block, height - top)
-      // decoded while the band above is hashed (from the other buffer)
+    defer { hashing.wait() }
+    var top = 0
+    var k = 0
+    while top < height {
+      let count = min(rows, height - top)
+      let buffer = buffers[k % 2]
+      // the buffer was hashed two runs ago: the run before this one is hashed meanwhile
       try fetchRows(region, width: width, top: top, count: count, into: buffer.base, source: source.path)
-      // one band hashed at a time: the next decode goes into the buffer it read
       hashing.wait()
-      queue.async(group: hashing) {
-        DispatchQueue.concurrentPerform(iterations: columns) { c in
-          let x = c * block
-          let w = min(block, width - x)
-          var digest = SHA256Digest()
-          for y in 0..<count {
-            digest.update(UnsafeRawBufferPointer(start: buffer.base + y * stride + x * 4, count: w * 4))
-          }
-          let hex = Array(digest.finish().utf8)
-          let out = raw.base + (r * columns + c) * bytes
-          for i in 0..<bytes { out[i] = hexByte(hex[2 * i], hex[2 * i + 1]) }
-        }
-      }
+      queue.async(group: hashing) { [top] in hasher.add(rows: buffer.base, top: top, count: count, rowBytes: width * 4) }
+      top += count
+      k += 1
     }
     hashing.wait()
-    return PixelBlocks(block: block, width: width, height: height, raw: Array(UnsafeBufferPointer(start: raw.base, count: columns * rows * bytes)))
+    return hasher.result()
   }
 
-  private static func hexByte(_ high: UInt8, _ low: UInt8) -> UInt8 {
-    func value(_ c: UInt8) -> UInt8 { c >= 97 ? c - 87 : c - 48 }
-    return value(high) << 4 | value(low)
+  /// A hasher for a source's decoded pixels (its size read from the header), for the
+  /// renderer to feed as it reads them; nil for a source that is not `digestible`.
+  public static func hasher(for source: SourceDescription, format: SourceFormat?, block: Int = PixelBlocks.defaultBlock) throws
+    -> PixelBlockHasher?
+  {
+    guard digestible(source), block > 0 else { return nil }
+    try Vips.start()
+    let image = try SourceImage.pixels(of: source, format: format, sequential: true, scale: 1)
+    return PixelBlockHasher(width: image.width, height: image.height, block: block)
   }
 
-  /// Bytes that one thread fills and others then read, handed between them by a group's wait.
-  private final class BandBuffer: @unchecked Sendable {
+  /// Rows that one thread fills and another then hashes, handed between them by a group's wait.
+  private final class RowBuffer: @unchecked Sendable {
     let base: UnsafeMutablePointer<UInt8>
 
     init(count: Int) {

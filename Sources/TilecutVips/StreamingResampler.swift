@@ -35,6 +35,8 @@ public final class StreamingResampleSource: LevelPixelSource {
   private let meshBands: [Int: Range<Int>]
   /// Source rows fetched so far: [loadedEnd - capacity, loadedEnd) are in the ring.
   private var loadedEnd = 0
+  /// Handed every row fetched (the source's decoded pixels' digests, `PixelBlockHasher`).
+  private let tap: PixelBlockHasher?
 
   /// A source for a level of `width` × `sx0.count` pixels whose row r, column X
   /// samples the source at index (sx0[r] + dsx·X, sy0[r] + dsy·X), through a ring of
@@ -43,29 +45,30 @@ public final class StreamingResampleSource: LevelPixelSource {
   /// pixel, see `tc_resample_rows`).
   convenience init(
     image: VipsImageHandle, name: String, width: Int, sx0: [Double], sy0: [Double], dsx: Double, dsy: Double,
-    rx: Double = 1, ry: Double = 1, filter: ResampleFilter = .bilinear, ringRows: Int, jobs: Int
+    rx: Double = 1, ry: Double = 1, filter: ResampleFilter = .bilinear, ringRows: Int, jobs: Int, tap: PixelBlockHasher? = nil
   ) throws {
     try self.init(
       image: image, name: name, width: width, sx0: sx0, sy0: sy0, dsx: dsx, dsy: dsy, rx: LevelGeometry.radius(rx),
-      ry: LevelGeometry.radius(ry), filter: filter, capacity: ringRows, jobs: jobs, mesh: nil, meshBands: [:])
+      ry: LevelGeometry.radius(ry), filter: filter, capacity: ringRows, jobs: jobs, mesh: nil, meshBands: [:], tap: tap)
   }
 
   /// A source for a level whose pixels sample the source where `mesh` says (a
   /// projected mapping), through a ring of `ringRows` source rows (the plan's).
   convenience init(
     image: VipsImageHandle, name: String, mesh: MeshInverse, rx: Double = 1, ry: Double = 1, filter: ResampleFilter = .bilinear,
-    strips: [LevelStrip], ringRows: Int, jobs: Int
+    strips: [LevelStrip], ringRows: Int, jobs: Int, tap: PixelBlockHasher? = nil
   ) throws {
     let ry = LevelGeometry.radius(ry)
     let bands = LevelGeometry.meshBands(mesh: mesh, radius: ry * filter.support, sourceHeight: image.height, strips: strips)
     try self.init(
       image: image, name: name, width: mesh.region.width, sx0: [], sy0: [], dsx: 0, dsy: 0, rx: LevelGeometry.radius(rx), ry: ry,
-      filter: filter, capacity: ringRows, jobs: jobs, mesh: mesh, meshBands: Dictionary(bands, uniquingKeysWith: { a, _ in a }))
+      filter: filter, capacity: ringRows, jobs: jobs, mesh: mesh, meshBands: Dictionary(bands, uniquingKeysWith: { a, _ in a }), tap: tap)
   }
 
   private init(
     image: VipsImageHandle, name: String, width: Int, sx0: [Double], sy0: [Double], dsx: Double, dsy: Double,
-    rx: Double, ry: Double, filter: ResampleFilter, capacity: Int, jobs: Int, mesh: MeshInverse?, meshBands: [Int: Range<Int>]
+    rx: Double, ry: Double, filter: ResampleFilter, capacity: Int, jobs: Int, mesh: MeshInverse?, meshBands: [Int: Range<Int>],
+    tap: PixelBlockHasher?
   ) throws {
     guard image.bands == 4 else {
       throw TilecutError.invalidInput(path: name, reason: "internal error: the resampler needs RGBA, not \(image.bands) bands")
@@ -87,6 +90,7 @@ public final class StreamingResampleSource: LevelPixelSource {
     self.jobs = max(jobs, 1)
     self.mesh = mesh
     self.meshBands = meshBands
+    self.tap = tap
     ring = .allocate(capacity: max(capacity, 1) * image.width * 4)
   }
 
@@ -187,6 +191,7 @@ public final class StreamingResampleSource: LevelPixelSource {
       let slot = loadedEnd % capacity
       let n = min(end - loadedEnd, capacity - slot)
       try fetchRows(region, width: image.width, top: loadedEnd, count: n, into: ring + slot * rowBytes, source: name)
+      tap?.add(rows: ring + slot * rowBytes, top: loadedEnd, count: n, rowBytes: rowBytes)
       loadedEnd += n
     }
   }

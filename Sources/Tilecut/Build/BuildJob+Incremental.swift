@@ -29,16 +29,7 @@ extension BuildJob {
     _ plan: TileJobPlan, layers: [BuildLayer], sources: [Manifest.Source], pixels: [PixelBlocks?], options: [String: String],
     previous: Manifest?
   ) -> IncrementalPlan? {
-    guard !base.output.force, plan.settings.shard == nil, let previous, previous.shard == nil,
-      let oldBuildings = previous.buildings, (previous.store ?? .directory).rawValue == base.output.store.rawValue,
-      base.output.store == .directory || previous.tileSets?.isEmpty == false
-    else { return nil }
-    guard previous.generator.version == tilecutVersion, previous.generator.renderer == rendererRevision,
-      previous.generator.libvips == Vips.version,
-      previous.name == plan.template.pattern, previous.tileSizes == plan.sizes.map(\.pixels)
-    else { return nil }
-    func runWide(_ o: [String: String]) -> [String: String] { o.filter { !$0.key.contains(" floor ") && $0.key != "tileSizes" } }
-    guard runWide(previous.options) == runWide(options) else { return nil }
+    guard canReuse(plan, options: options, previous: previous), let previous, let oldBuildings = previous.buildings else { return nil }
     var old: [String: (footprint: WorldRect, floor: Floor, sha256: String, pixels: PixelBlocks?)] = [:]
     var oldOrder: [String] = []
     for building in oldBuildings {
@@ -110,6 +101,23 @@ extension BuildJob {
       }
     }
     return IncrementalPlan(changed: changed, samePixels: samePixels, notes: notes, dirty: dirty, render: render)
+  }
+
+  /// Whether the previous output can lend its tiles to this build at all: a campus
+  /// output of this store, tool version, renderer revision, tile sizes and run-wide
+  /// options, no `--force`, no shard. When not, the build is a full one, and the
+  /// sources' block digests are made as the render reads them.
+  func canReuse(_ plan: TileJobPlan, options: [String: String], previous: Manifest?) -> Bool {
+    guard !base.output.force, plan.settings.shard == nil, let previous, previous.shard == nil,
+      previous.buildings != nil, (previous.store ?? .directory).rawValue == base.output.store.rawValue,
+      base.output.store == .directory || previous.tileSets?.isEmpty == false
+    else { return false }
+    guard previous.generator.version == tilecutVersion, previous.generator.renderer == rendererRevision,
+      previous.generator.libvips == Vips.version,
+      previous.name == plan.template.pattern, previous.tileSizes == plan.sizes.map(\.pixels)
+    else { return false }
+    func runWide(_ o: [String: String]) -> [String: String] { o.filter { !$0.key.contains(" floor ") && $0.key != "tileSizes" } }
+    return runWide(previous.options) == runWide(options)
   }
 
   /// Puts every tile of the previous output that lies outside the dirty cells into

@@ -91,8 +91,12 @@ extension BuildJob {
     defer { if !staged { store.abort() } }
     let pool = WorkPool(jobs: base.run.jobs ?? ProcessInfo.processInfo.activeProcessorCount)
     cancel.attach(pool)
-    // the decoded pixels' digests: a file saved again with the same image changes nothing
-    let pixels = try pixelBlocks(plan, layers: layers, sources: sources, options: options, previous: store.existingManifest)
+    // the decoded pixels' digests: a file saved again with the same image changes nothing.
+    // Wanted before the render only when the previous output may lend tiles; a full
+    // build hashes them as its render reads the sources (one decode, not two).
+    var pixels = try pixelBlocks(
+      plan, layers: layers, sources: sources, options: options, previous: store.existingManifest,
+      decode: canReuse(plan, options: options, previous: store.existingManifest))
     try cancel.checkpoint()
     var incremental = incrementalPlan(
       plan, layers: layers, sources: sources, pixels: pixels, options: options, previous: store.existingManifest)
@@ -127,7 +131,9 @@ extension BuildJob {
         let what = incremental.changed.isEmpty ? "no pixels" : incremental.changed.joined(separator: ", ")
         printer.info("\(what) changed: \(Self.grouped(total - carried)) of \(Self.grouped(total)) tiles re-rendered")
       } else {
-        try Self.render(plan, layers: layers, encoder: base.encoding.encoder(), writer: store, pool: pool, ledger: ledger)
+        let taps = try pixelTaps(plan, pixels: pixels)
+        try Self.render(plan, layers: layers, encoder: base.encoding.encoder(), writer: store, pool: pool, ledger: ledger, taps: taps)
+        pixels = try digestsAfterRender(plan, pixels: pixels, taps: taps)
       }
     } catch {
       printer.endProgress()

@@ -272,9 +272,10 @@ public struct BuildJob {
 
   /// Renders each floor number: its layers one after the other, each streaming its
   /// levels as a single run does; a floor of one layer writes straight to the store.
+  /// `taps`: by layer, the hashers of the sources' decoded pixels its reader feeds.
   static func render(
     _ plan: TileJobPlan, layers: [BuildLayer], encoder: any TileEncoder, writer: any TileWriter, pool: WorkPool, ledger: RenderLedger,
-    subset: [Int]? = nil
+    subset: [Int]? = nil, taps: [Int: PixelBlockHasher] = [:]
   ) throws {
     let plans = plan.plans
     for var group in floorGroups(plans) {
@@ -292,7 +293,9 @@ public struct BuildJob {
         let builder = PyramidBuilder(
           plan: floor.plan, settings: layerSettings(layers[i].settings, only: plan.settings.only), encoder: compositor?.layerEncoder() ?? encoder,
           writer: compositor?.layerWriter(k) ?? writer, pool: pool, ledger: compositor?.layerLedger() ?? ledger,
-          openSource: { level in try LevelPipeline.open(plan: floor.plan, level: level, format: floor.format, jobs: jobs, mapping: floor.mapping) })
+          openSource: { level in
+            try LevelPipeline.open(plan: floor.plan, level: level, format: floor.format, jobs: jobs, mapping: floor.mapping, tap: taps[i])
+          })
         try builder.build()
         try pool.drain()
         try compositor?.layerDone(k, pool: pool)
