@@ -12,16 +12,10 @@ import TilecutVips
   import Glibc
 #endif
 
-/// The built `tilecut` executable, next to the test bundle.
+/// The built `tilecut` executable (TestEnvironment says where it is looked for).
 func tilecutBinary() throws -> String {
-  let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-  // make test runs the suites against the release build it has just made (TILECUT_TEST_BINARY)
-  var candidates = ProcessInfo.processInfo.environment["TILECUT_TEST_BINARY"].map { [$0] } ?? []
-  candidates.append(here.appendingPathComponent("tilecut").path)
-  let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-  candidates.append(root.appendingPathComponent(".build/debug/tilecut").path)
-  guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-    throw TilecutError.invalidInput(path: candidates[0], reason: "the tilecut binary was not built")
+  guard let found = TestEnvironment.tilecutBinary else {
+    throw TilecutError.invalidInput(path: TestEnvironment.binaryCandidates[0], reason: "the tilecut binary was not built")
   }
   return found
 }

@@ -175,7 +175,7 @@ struct BrowserTests {
     let dir = try scratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }
     // a real plan drawing: the second page of the bundled building.pdf, 800 × 600 pt (its pixels at scale 1)
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let root = URL(fileURLWithPath: TestEnvironment.repositoryRoot)
     let plan = root.appendingPathComponent("examples/floorplan/building.pdf").path + "[page=1]"
     let (width, height) = (800, 600)
     // the hidden placement: 5 cm per pixel, turned 17° clockwise

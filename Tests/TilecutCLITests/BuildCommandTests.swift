@@ -10,7 +10,7 @@ import TilecutVips
 
 /// The campus example copied into a scratch directory: its project file's path.
 func campusCopy(_ dir: String) throws -> String {
-  let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+  let root = URL(fileURLWithPath: TestEnvironment.repositoryRoot).path
   let campus = dir + "/campus"
   try FileManager.default.createDirectory(atPath: campus, withIntermediateDirectories: true)
   for item in ["hq", "annex", "tilecut.yml"] {

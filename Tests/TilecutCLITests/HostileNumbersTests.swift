@@ -140,7 +140,7 @@ func mutate(_ manifest: Any, _ rng: inout SplitMix) -> Any {
 /// times faster, which is most of a fuzz case), else the debug one the suite built.
 func fastestBinary() throws -> String {
   let debug = try tilecutBinary()
-  let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+  let root = URL(fileURLWithPath: TestEnvironment.repositoryRoot)
   let release = root.appendingPathComponent(".build/release/tilecut").path
   func modified(_ path: String) -> Date? { (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date }
   guard let built = modified(release) else { return debug }

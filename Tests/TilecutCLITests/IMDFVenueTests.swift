@@ -1,20 +1,13 @@
 import Foundation
 import Testing
+import TilecutFixtures
 import TilecutCore
 import TilecutVips
 
 @testable import Tilecut
 
 /// `../shared/data/formats-corpus/imdf` beside the repository, found by walking up; nil when absent.
-let imdfCorpus: String? = {
-  var dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-  for _ in 0..<6 {
-    dir = dir.deletingLastPathComponent()
-    let candidate = dir.appendingPathComponent("shared/data/formats-corpus/imdf").path
-    if FileManager.default.fileExists(atPath: candidate + "/polymap_spbstu/manifest.json") { return candidate }
-  }
-  return nil
-}()
+let imdfCorpus: String? = TestEnvironment.sharedData("formats-corpus/imdf")
 
 /// Runs a program, failing the test on a non-zero exit; its stderr.
 @discardableResult

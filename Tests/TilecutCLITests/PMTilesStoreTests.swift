@@ -80,7 +80,7 @@ private func loadManifest(_ dir: String) throws -> Manifest {
 
 @Suite("PMTiles store (issue 28)", .serialized)
 struct PMTilesStoreTests {
-  let office = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+  let office = URL(fileURLWithPath: TestEnvironment.repositoryRoot)
     .appendingPathComponent("examples/floorplan/office.png").path
   let bounds = "51.5006,-0.1275,51.5016,-0.1255"
 
@@ -201,7 +201,7 @@ struct PMTilesStoreTests {
   func build() throws {
     let dir = try scratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let campus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let campus = URL(fileURLWithPath: TestEnvironment.repositoryRoot)
       .appendingPathComponent("examples/campus").path
     try FileManager.default.copyItem(atPath: campus, toPath: dir + "/campus")
     let file = dir + "/campus/tilecut.yml"

@@ -9,7 +9,7 @@ import TilecutVips
 
 /// The schemas of `--json`, under examples/json-schema.
 private func schemas() throws -> [String: Any] {
-  let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+  let dir = URL(fileURLWithPath: TestEnvironment.repositoryRoot)
     .appendingPathComponent("examples/json-schema")
   var out: [String: Any] = [:]
   for name in ["plan.schema.json", "dry-run.schema.json", "run.schema.json"] {

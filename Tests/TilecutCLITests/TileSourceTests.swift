@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TilecutFixtures
 import TilecutCore
 import TilecutMBTiles
 import TilecutPMTiles
@@ -7,16 +8,7 @@ import TilecutVips
 
 /// `../shared/data/formats-corpus/mbtiles` beside the repository (its SOURCES.md says
 /// what each file is), found by walking up from this file; nil when absent.
-let mbtilesCorpus: String? = {
-  var dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-  for _ in 0..<6 {
-    dir = dir.deletingLastPathComponent()
-    let candidate = dir.appendingPathComponent("shared/data/formats-corpus/mbtiles").path
-    var isDirectory: ObjCBool = false
-    if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), isDirectory.boolValue { return candidate }
-  }
-  return nil
-}()
+let mbtilesCorpus: String? = TestEnvironment.sharedData("formats-corpus/mbtiles")
 
 /// Every tile of an MBTiles file, decoded, by XYZ cell.
 func decodedTiles(mbtiles path: String) throws -> [TileCoordinate: RGBAImage] {

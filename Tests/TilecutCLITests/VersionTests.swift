@@ -60,7 +60,7 @@ struct VersionTests {
     let known = commit.count >= 7 && commit.allSatisfy { $0.isHexDigit || $0 == "-" || $0.isLetter }
     #expect(line.hasPrefix("tilecut \(tilecutVersion) (") && (commit == "unknown commit" || known), "\(line)")
     // the release has its section in CHANGELOG.md, the newest one under [Unreleased]
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let root = URL(fileURLWithPath: TestEnvironment.repositoryRoot)
     let changelog = try String(contentsOf: root.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
     let released = changelog.split(separator: "\n").first { $0.hasPrefix("## [") && !$0.hasPrefix("## [Unreleased]") }
     #expect(released?.hasPrefix("## [\(tilecutVersion)] - ") == true, "\(released ?? "no release section")")

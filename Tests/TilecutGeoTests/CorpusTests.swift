@@ -1,18 +1,10 @@
 import Foundation
 import Testing
+import TilecutFixtures
 
 /// The shared corpus of real georeferenced rasters (`shared/data/geotiff-corpus` beside
 /// the repository, see its SOURCES.md), found by walking up from this file; nil when absent.
-let corpusDirectory: String? = {
-  var dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-  for _ in 0..<6 {
-    dir = dir.deletingLastPathComponent()
-    let candidate = dir.appendingPathComponent("shared/data/geotiff-corpus").path
-    var isDirectory: ObjCBool = false
-    if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), isDirectory.boolValue { return candidate }
-  }
-  return nil
-}()
+let corpusDirectory: String? = TestEnvironment.sharedData("geotiff-corpus")
 
 /// The corpus's rasters, by folder and name.
 func corpusFiles() -> [String] {
@@ -229,10 +221,8 @@ struct CorpusTests {
   }
 }
 
-/// The repository's root (two folders above this file's).
-func repositoryRoot() -> String {
-  URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-}
+/// The repository's root.
+func repositoryRoot() -> String { TestEnvironment.repositoryRoot }
 
 @Suite("GDAL corpus pixels", .enabled(if: corpusDirectory != nil, "the shared corpus ../shared/data/geotiff-corpus is absent"))
 struct CorpusPixelTests {

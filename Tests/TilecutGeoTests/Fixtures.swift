@@ -53,14 +53,8 @@ struct ToolRun {
 
 /// Runs the built tilecut binary (errors and notes are checked as a user sees them).
 func runBinary(_ args: [String]) throws -> ToolRun {
-  let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-  let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-  // make test runs the suites against the release build it has just made (TILECUT_TEST_BINARY)
-  let candidates =
-    (ProcessInfo.processInfo.environment["TILECUT_TEST_BINARY"].map { [$0] } ?? [])
-    + [here.appendingPathComponent("tilecut").path, root.appendingPathComponent(".build/debug/tilecut").path]
-  guard let binary = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-    throw TilecutError.invalidInput(path: candidates[0], reason: "the tilecut binary was not built")
+  guard let binary = TestEnvironment.tilecutBinary else {
+    throw TilecutError.invalidInput(path: TestEnvironment.binaryCandidates[0], reason: "the tilecut binary was not built")
   }
   let process = Process()
   process.executableURL = URL(fileURLWithPath: binary)

@@ -1,18 +1,10 @@
 import Foundation
 import Testing
+import TilecutFixtures
 
 /// The shared corpus of inputs beyond GeoTIFF (`shared/data/formats-corpus` beside the
 /// repository, see its SOURCES.md), found by walking up from this file; nil when absent.
-let formatsCorpusDirectory: String? = {
-  var dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-  for _ in 0..<6 {
-    dir = dir.deletingLastPathComponent()
-    let candidate = dir.appendingPathComponent("shared/data/formats-corpus").path
-    var isDirectory: ObjCBool = false
-    if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), isDirectory.boolValue { return candidate }
-  }
-  return nil
-}()
+let formatsCorpusDirectory: String? = TestEnvironment.sharedData("formats-corpus")
 
 /// The rasters GDAL reads whose pixels tilecut now reads through libgdal, and the
 /// GeoTIFFs with GDAL masks (per-dataset internal, `.msk`, and one `.msk` GDAL ignores).

@@ -8,15 +8,7 @@ import TilecutVips
 @testable import Tilecut
 
 /// The shared formats corpus's KML folder (`shared/data/formats-corpus/kml`), nil when absent.
-let kmlCorpus: String? = {
-  var dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-  for _ in 0..<6 {
-    dir = dir.deletingLastPathComponent()
-    let candidate = dir.appendingPathComponent("shared/data/formats-corpus/kml").path
-    if FileManager.default.fileExists(atPath: candidate) { return candidate }
-  }
-  return nil
-}()
+let kmlCorpus: String? = TestEnvironment.sharedData("formats-corpus/kml")
 
 /// A `width` × `height` picture at `path` (PNG or JPEG by its extension).
 func writeOverlayPicture(_ path: String, width: Int, height: Int) throws {

@@ -7,16 +7,7 @@ import TilecutFixtures
 
 /// The shared corpus's DXF drawings (`shared/data/formats-corpus/dxf` beside the
 /// repository, see its SOURCES.md), found by walking up from this file; nil when absent.
-let dxfCorpus: String? = {
-  var dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-  for _ in 0..<6 {
-    dir = dir.deletingLastPathComponent()
-    let candidate = dir.appendingPathComponent("shared/data/formats-corpus/dxf").path
-    var isDirectory: ObjCBool = false
-    if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), isDirectory.boolValue { return candidate }
-  }
-  return nil
-}()
+let dxfCorpus: String? = TestEnvironment.sharedData("formats-corpus/dxf")
 
 /// Tests/scripts/dxf-ink-compare.py: ezdxf's drawing add-on over the same frame.
 let inkCompareScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -207,7 +207,7 @@ struct PNGReaderTests {
   @Test("the example floor plan")
   func examplePlan() throws {
     try Vips.start()
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let root = URL(fileURLWithPath: TestEnvironment.repositoryRoot)
     expectSame(root.appendingPathComponent("examples/floorplan/office.png").path)
   }
 

@@ -4,10 +4,10 @@ import TilecutFixtures
 
 /// The repository's campus example folder.
 private let campusFolder =
-  URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path + "/examples/campus"
+  URL(fileURLWithPath: TestEnvironment.repositoryRoot).path + "/examples/campus"
 
 @Suite("messages that speak of what the user gave")
-struct SmallFixesTests {
+struct UserWordsMessageTests {
   @Test("--max-zoom 30 on a plan too wide for it names zoom 30, the zoom given, not the 512 px tiles' density 31")
   func maxZoomNamed() throws {
     let dir = try scratch()
