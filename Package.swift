@@ -160,6 +160,7 @@ let package = Package(
     // a target's tilecut.yml as MBTiles resources, one file per floor and tile size
     .plugin(name: "TilecutBuildPlugin", capability: .buildTool(), dependencies: ["tilecut"], path: "Sources/TilecutBuildPlugin"),
     .testTarget(name: "TilecutCoreTests", dependencies: ["TilecutCore"]),
+    .testTarget(name: "TilecutTests", dependencies: ["TilecutFixtures", "Tilecut", "TilecutCore", "TilecutVips"]),
     .testTarget(name: "TilecutProjectTests", dependencies: ["TilecutProject", .product(name: "Yams", package: "Yams")]),
     .testTarget(name: "TilecutPMTilesTests", dependencies: ["TilecutFixtures", "TilecutPMTiles"]),
     .testTarget(name: "TilecutPMTilesStoreTests", dependencies: ["TilecutPMTilesStore", "TilecutPMTiles", "TilecutCore"]),

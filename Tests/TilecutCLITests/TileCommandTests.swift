@@ -25,10 +25,7 @@ protocol ExitCodeLike: Error { var code: Int32 { get } }
 extension ExitCode: ExitCodeLike { var code: Int32 { rawValue } }
 
 func scratch(_ name: String = #function) throws -> String {
-  let safe = name.filter { $0.isLetter || $0.isNumber }
-  let path = NSTemporaryDirectory() + "tilecut-cli-\(safe)-\(UUID().uuidString.prefix(8))"
-  try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-  return path
+  try TestEnvironment.scratchDirectory("cli", for: name)
 }
 
 /// path → bytes of every file below a directory.
@@ -36,21 +33,6 @@ func snapshot(_ root: String) -> [String: Data] {
   var out: [String: Data] = [:]
   for file in filesBelow(root) { out[file] = FileManager.default.contents(atPath: root + "/" + file) }
   return out
-}
-
-func picture(width: Int, height: Int, seed: Int = 0, transparentLeft: Int = 0) -> RGBAImage {
-  var image = RGBAImage(width: width, height: height)
-  for y in 0..<height {
-    for x in 0..<width {
-      let i = (y * width + x) * 4
-      guard x >= transparentLeft else { continue }
-      image.pixels[i] = UInt8((x + seed * 40) & 255)
-      image.pixels[i + 1] = UInt8((y * 3) & 255)
-      image.pixels[i + 2] = UInt8((seed * 70) & 255)
-      image.pixels[i + 3] = 255
-    }
-  }
-  return image
 }
 
 @Suite("tile command")

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import TilecutFixtures
 import TilecutCore
+import TilecutFixtures
 import TilecutMBTiles
 import TilecutPMTiles
 import TilecutVips

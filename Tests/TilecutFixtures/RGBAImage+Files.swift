@@ -65,3 +65,18 @@ extension RGBAImage {
     }
   }
 }
+
+public func picture(width: Int, height: Int, seed: Int = 0, transparentLeft: Int = 0) -> RGBAImage {
+  var image = RGBAImage(width: width, height: height)
+  for y in 0..<height {
+    for x in 0..<width {
+      let i = (y * width + x) * 4
+      guard x >= transparentLeft else { continue }
+      image.pixels[i] = UInt8((x + seed * 40) & 255)
+      image.pixels[i + 1] = UInt8((y * 3) & 255)
+      image.pixels[i + 2] = UInt8((seed * 70) & 255)
+      image.pixels[i + 3] = 255
+    }
+  }
+  return image
+}

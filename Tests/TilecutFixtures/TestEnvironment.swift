@@ -39,4 +39,13 @@ public enum TestEnvironment {
     candidates.append(URL(fileURLWithPath: repositoryRoot).appendingPathComponent(".build/debug/tilecut").path)
     return candidates
   }
+
+  /// A new scratch directory for one test: `tilecut-<label>-<test's name>-<random>` in the
+  /// temporary folder.
+  public static func scratchDirectory(_ label: String, for name: String) throws -> String {
+    let safe = name.filter { $0.isLetter || $0.isNumber }
+    let path = NSTemporaryDirectory() + "tilecut-\(label)-\(safe)-\(UUID().uuidString.prefix(8))"
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+  }
 }

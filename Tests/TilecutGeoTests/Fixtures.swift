@@ -12,10 +12,7 @@ import TilecutVips
 
 /// A scratch directory for one test.
 func geoScratch(_ name: String = #function) throws -> String {
-  let safe = name.filter { $0.isLetter || $0.isNumber }
-  let path = NSTemporaryDirectory() + "tilecut-geo-\(safe)-\(UUID().uuidString.prefix(8))"
-  try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-  return path
+  try TestEnvironment.scratchDirectory("geo", for: name)
 }
 
 /// A smooth-but-busy RGB test picture (gradients and a coarse checker), so that

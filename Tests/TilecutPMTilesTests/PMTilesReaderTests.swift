@@ -27,9 +27,7 @@ final class CountingSource: PMTilesByteSource, @unchecked Sendable {
 }
 
 func scratchDirectory(_ name: String = #function) throws -> String {
-  let path = NSTemporaryDirectory() + "tilecut-pmtiles-\(name.filter(\.isLetter))-\(UUID().uuidString.prefix(8))"
-  try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-  return path
+  try TestEnvironment.scratchDirectory("pmtiles", for: name)
 }
 
 /// An archive by the Python writer: `count` tiles over zooms 0…12 (distinct bytes but for
