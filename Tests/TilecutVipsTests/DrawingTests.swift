@@ -254,6 +254,16 @@ struct DrawingRefusalTests {
     #expect(text.contains("AutoCAD 2018") && text.contains("save it as DXF") && !text.contains("\n"), "\(text)")
   }
 
+  @Test("a binary DXF, which GDAL's DXF driver does not read, is refused in one line that says to save it as ASCII DXF")
+  func binaryDXF() throws {
+    let path = dir + "/plan.dxf"
+    // the binary sentinel, then group 0 "SECTION" as binary DXF writes it
+    try Data("AutoCAD Binary DXF\r\n".utf8 + [0x1A, 0x00, 0x00, 0x00] + Array("SECTION".utf8) + [0]).write(to: URL(fileURLWithPath: path))
+    let error = #expect(throws: TilecutError.self) { try SourceImage.header(of: InputName(path: path), maxPixels: 1 << 30) }
+    let text = error.map { "\($0)" } ?? ""
+    #expect(text.contains("binary DXF") && text.contains("save it as an ASCII DXF") && !text.contains("\n"), "\(text)")
+  }
+
   @Test("nested inserts of inserts are counted from the DXF text and refused before GDAL inlines them")
   func nestedInserts() throws {
     // 3 levels of 3: 27 lines, read
