@@ -157,11 +157,17 @@ static void place_text(const tc_drawing *d, cairo_t *cr, const tc_drawing_item *
   cairo_restore(cr);
 }
 
-/* The capital letters' height over the font size of the face texts are drawn in.
- * Metrics unhinted: a text's advances, and so where its lines wrap and its ink's
- * box, are the same at every zoom and when measured for the frame. */
+/* The face CAD texts are drawn in: a condensed sans, as narrow as the SHX fonts most
+ * drawings use (txt, simplex, romans) and the face ezdxf substitutes for them and for
+ * TrueType fonts it lacks; GDAL names every text style's font "Arial", whatever the
+ * style's font file. fontconfig falls back to sans-serif where it is not installed. */
+#define TC_DXF_FONT "DejaVu Sans Condensed"
+
+/* Selects the face texts are drawn in and returns its capital letters' height over
+ * the font size. Metrics unhinted: a text's advances, and so where its lines wrap
+ * and its ink's box, are the same at every zoom and when measured for the frame. */
 static double select_font(cairo_t *cr) {
-  cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+  cairo_select_font_face(cr, TC_DXF_FONT, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
   cairo_font_options_t *options = cairo_font_options_create();
   cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF);
   cairo_set_font_options(cr, options);
@@ -198,17 +204,25 @@ static int dxf_draw(void *ctx, cairo_t *cr, int left, int top) {
       cairo_set_line_width(cr, width > 1 ? width : 1);
       cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
       double dashes[16];
-      double period = 0;
+      double period = 0, on = 0, total = 0;
       int n = item->dash_count <= 16 ? (int)item->dash_count : 0;
       for (int j = 0; j < n; j++) {
-        dashes[j] = d->dashes[item->dash_first + (uint32_t)j] * k;
+        double length = d->dashes[item->dash_first + (uint32_t)j];
+        total += length;
+        on += j % 2 == 0 ? length : 0;
+        dashes[j] = length * k;
         if (dashes[j] < 1)
           dashes[j] = 1;
         period += dashes[j];
       }
-      /* a pattern finer than a few pixels reads as a line */
-      cairo_set_dash(cr, dashes, n >= 2 && period >= 4 ? n : 0, 0);
-      source(cr, item->rgba);
+      /* a pattern finer than a few pixels reads as a line, as dark as its dashes
+       * would be on average (their share of the pattern) */
+      int dashed = n >= 2 && period >= 4;
+      cairo_set_dash(cr, dashes, dashed ? n : 0, 0);
+      uint8_t rgba[4] = {item->rgba[0], item->rgba[1], item->rgba[2], item->rgba[3]};
+      if (n >= 2 && !dashed && total > 0 && on < total)
+        rgba[3] = (uint8_t)lround(rgba[3] * fmax(on / total, 0.25));
+      source(cr, rgba);
       cairo_stroke(cr);
       cairo_set_dash(cr, NULL, 0, 0);
       break;

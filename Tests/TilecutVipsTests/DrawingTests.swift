@@ -26,7 +26,13 @@ let inkCompareScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent
 struct InkComparison: Decodable {
   var recall: Double
   var precision: Double
+  var textRecall: Double
   var shift: [Int]
+
+  enum CodingKeys: String, CodingKey {
+    case recall, precision, shift
+    case textRecall = "text_recall"
+  }
 }
 
 /// Renders `name` with tilecut about `columns` pixels wide, then ezdxf over the same
@@ -51,7 +57,7 @@ func compareWithEzdxf(_ name: String, columns: Double) throws -> InkComparison {
   let unitsPerPixel = frame.unitsPerPixel / scale
   process.arguments =
     ["python3", inkCompareScript, path, "\(frame.x0)", "\(frame.yTop)", "\(unitsPerPixel)", png] + (keep ? [dir + "/ezdxf.png"] : [])
-  if keep { print("renderings of \(name): \(dir)") }
+  if keep { print("renderings of \(name): \(dir) (frame \(frame.x0) \(frame.yTop) \(unitsPerPixel))") }
   let out = Pipe()
   process.standardOutput = out
   try process.run()
@@ -63,22 +69,24 @@ func compareWithEzdxf(_ name: String, columns: Double) throws -> InkComparison {
 
 @Suite("DXF drawings against ezdxf", .serialized, .enabled(if: dxfCorpus != nil, "the shared corpus ../shared/data/formats-corpus/dxf is absent"))
 struct DrawingCorpusTests {
-  /// Drawing, width in pixels, and the recall and precision it reaches. The house
-  /// plan's precision is below 0.9 by tilecut's dimension texts and dashes; the door
-  /// fragment's by its MTEXTs, wrapped and placed otherwise than ezdxf does.
+  /// Drawing, width in pixels, and the ink recall, precision and text recall it
+  /// reaches: issue 40's 0.9 where tilecut reaches it (seen: bath 1/1/1, parliament
+  /// 1/1/1, floor plan 0.998/0.966/0.993). The door fragment's MTEXTs are wrapped and
+  /// placed otherwise than ezdxf does (seen 0.863/0.817/0.741).
   /// The Leica R12 sketch is a 3D survey (lines with elevations, points drawn by
   /// $PDMODE), which ezdxf draws differently: not compared.
   @Test(
-    "model space drawn as ezdxf draws it: ink recall and precision within 2 px, no shift",
+    "model space drawn as ezdxf draws it: ink recall and precision within 2 px, text recall, no shift",
     arguments: [
-      ("qcad_bath_plan.dxf", 1200.0, 0.95, 0.95), ("ezdxf_houses_of_parliament_georeferenced.dxf", 1200.0, 0.95, 0.95),
-      ("bjnortier_floorplan.dxf", 940.0, 0.9, 0.85), ("ezdxf_wipeout_door.dxf", 555.0, 0.8, 0.75),
+      ("qcad_bath_plan.dxf", 1200.0, 0.95, 0.95, 0.9), ("ezdxf_houses_of_parliament_georeferenced.dxf", 1200.0, 0.95, 0.95, 0.9),
+      ("bjnortier_floorplan.dxf", 940.0, 0.95, 0.9, 0.95), ("ezdxf_wipeout_door.dxf", 555.0, 0.8, 0.8, 0.7),
     ])
-  func matchesEzdxf(name: String, columns: Double, recall: Double, precision: Double) throws {
+  func matchesEzdxf(name: String, columns: Double, recall: Double, precision: Double, textRecall: Double) throws {
     let result = try compareWithEzdxf(name, columns: columns)
-    print("\(name): recall \(result.recall), precision \(result.precision), shift \(result.shift)")
+    print("\(name): recall \(result.recall), precision \(result.precision), text recall \(result.textRecall), shift \(result.shift)")
     #expect(result.recall >= recall, "\(name): recall \(result.recall)")
     #expect(result.precision >= precision, "\(name): precision \(result.precision)")
+    #expect(result.textRecall >= textRecall, "\(name): text recall \(result.textRecall)")
     #expect(result.shift == [0, 0], "\(name): shifted by \(result.shift)")
   }
 }
