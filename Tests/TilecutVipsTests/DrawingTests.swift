@@ -38,7 +38,7 @@ struct InkComparison: Decodable {
 /// Renders `name` with tilecut about `columns` pixels wide, then ezdxf over the same
 /// frame, and compares their ink.
 func compareWithEzdxf(_ name: String, columns: Double) throws -> InkComparison {
-  let path = (dxfCorpus ?? "") + "/" + name
+  let path = name.hasPrefix("/") ? name : (dxfCorpus ?? "") + "/" + name
   let header = try SourceImage.header(of: InputName(path: path), maxPixels: 1 << 31)
   let frame = try #require(header.drawing)
   let scale = columns / Double(header.width)
@@ -88,6 +88,62 @@ struct DrawingCorpusTests {
     #expect(result.precision >= precision, "\(name): precision \(result.precision)")
     #expect(result.textRecall >= textRecall, "\(name): text recall \(result.textRecall)")
     #expect(result.shift == [0, 0], "\(name): shifted by \(result.shift)")
+  }
+}
+
+@Suite("DXF pattern hatches", .enabled(if: dxfCorpus != nil, "the shared corpus ../shared/data/formats-corpus/dxf is absent"))
+struct DrawingHatchTests {
+  /// ezdxf writes a square hatched with ANSI31 (45° lines) and one with ANSI37 (crossed):
+  /// tilecut draws their pattern lines, clipped to the squares, as ezdxf does.
+  @Test("pattern hatches are drawn as their pattern's lines clipped to the boundary, as ezdxf draws them")
+  func patternLines() throws {
+    let dir = NSTemporaryDirectory() + "tilecut-dxf-hatch-\(UUID().uuidString.prefix(8))"
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let path = dir + "/hatch.dxf"
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [
+      "python3", "-c",
+      """
+      import ezdxf, sys
+      doc = ezdxf.new("R2010")
+      msp = doc.modelspace()
+      for x, name in ((0, "ANSI31"), (120, "ANSI37")):
+          msp.add_lwpolyline([(x, 0), (x + 100, 0), (x + 100, 100), (x, 100)], close=True)
+          h = msp.add_hatch(color=5)
+          h.set_pattern_fill(name, scale=2)
+          h.paths.add_polyline_path([(x, 0), (x + 100, 0), (x + 100, 100), (x, 100)], is_closed=True)
+      doc.saveas(sys.argv[1])
+      """,
+      path,
+    ]
+    try process.run()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "ezdxf could not write the hatches (make test-deps)")
+    let result = try compareWithEzdxf(path, columns: 880)
+    #expect(result.recall >= 0.9 && result.precision >= 0.9 && result.shift == [0, 0], "\(result)")
+    // lines, not a solid fill: 45° lines 6.35 units apart, 1 px wide at 4 px a unit,
+    // ink about 1/18 of the ANSI31 square's inside
+    let header = try SourceImage.header(of: InputName(path: path), maxPixels: 1 << 31)
+    var source = SourceDescription(path: path, width: header.width, height: header.height, isVector: true)
+    source.drawing = header.drawing
+    let frame = try #require(header.drawing)
+    let scale = 4 * frame.unitsPerPixel
+    let image = try RGBAImage.decode(SourceImage.pixels(of: source, format: .dxf, sequential: true, scale: scale))
+    let k = 4.0
+    var inked = 0
+    var total = 0
+    for y in stride(from: 10.0, to: 90, by: 0.5) {
+      for x in stride(from: 10.0, to: 90, by: 0.5) {
+        let column = Int((x - frame.x0) * k)
+        let row = Int((frame.yTop - y) * k)
+        total += 1
+        if image.pixels[4 * (row * image.width + column) + 3] > 128 { inked += 1 }
+      }
+    }
+    let share = Double(inked) / Double(total)
+    #expect(share > 0.03 && share < 0.15, "ANSI31 square inked \(share)")
   }
 }
 
