@@ -157,11 +157,17 @@ static void place_text(const tc_drawing *d, cairo_t *cr, const tc_drawing_item *
   cairo_restore(cr);
 }
 
-/* The capital letters' height over the font size of the face texts are drawn in.
- * Metrics unhinted: a text's advances, and so where its lines wrap and its ink's
- * box, are the same at every zoom and when measured for the frame. */
+/* The face CAD texts are drawn in: a condensed sans, as narrow as the SHX fonts most
+ * drawings use (txt, simplex, romans) and the face ezdxf substitutes for them and for
+ * TrueType fonts it lacks; GDAL names every text style's font "Arial", whatever the
+ * style's font file. fontconfig falls back to sans-serif where it is not installed. */
+#define TC_DXF_FONT "DejaVu Sans Condensed"
+
+/* Selects the face texts are drawn in and returns its capital letters' height over
+ * the font size. Metrics unhinted: a text's advances, and so where its lines wrap
+ * and its ink's box, are the same at every zoom and when measured for the frame. */
 static double select_font(cairo_t *cr) {
-  cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+  cairo_select_font_face(cr, TC_DXF_FONT, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
   cairo_font_options_t *options = cairo_font_options_create();
   cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF);
   cairo_set_font_options(cr, options);
@@ -170,6 +176,101 @@ static double select_font(cairo_t *cr) {
   cairo_text_extents_t capital;
   cairo_text_extents(cr, "H", &capital);
   return capital.y_bearing < 0 ? -capital.y_bearing / 100 : 0.72;
+}
+
+/* Lines a hatch may draw in a band: past this its pattern is drawn as a solid fill. */
+#define TC_PATTERN_MAX_LINES 20000
+
+/* A pattern hatch's line families, clipped to the current path (its rings, which it
+ * consumes), in a band where drawing point (x, y) is device (x·k + ox, oy − y·k).
+ * 0 when drawn; -1 when its lines are under 2 pixels apart or more than
+ * TC_PATTERN_MAX_LINES: the caller fills the path instead. */
+static int draw_pattern(cairo_t *cr, const double *p, uint32_t count, double k, double ox, double oy) {
+  double x0, y0, x1, y1;
+  cairo_save(cr);
+  cairo_set_fill_rule(cr, CAIRO_FILL_RULE_EVEN_ODD);
+  cairo_path_t *path = cairo_copy_path(cr);
+  cairo_clip(cr);
+  cairo_clip_extents(cr, &x0, &y0, &x1, &y1);
+  /* the band's clipped box in drawing units */
+  double corners[4][2] = {{(x0 - ox) / k, (oy - y0) / k}, {(x1 - ox) / k, (oy - y0) / k}, {(x0 - ox) / k, (oy - y1) / k},
+                          {(x1 - ox) / k, (oy - y1) / k}};
+  long lines = 0;
+  int dense = 0;
+  /* first pass counts, second draws */
+  for (int pass = 0; pass < 2 && !dense; pass++) {
+    for (uint32_t at = 0; at + 6 <= count;) {
+      double angle = p[at] * M_PI / 180, bx = p[at + 1], by = p[at + 2], dx = p[at + 3], dy = p[at + 4];
+      uint32_t n = (uint32_t)p[at + 5];
+      const double *dashes = p + at + 6;
+      at += 6 + n;
+      if (at > count)
+        break;
+      double ux = cos(angle), uy = sin(angle), nx = -uy, ny = ux;
+      double step = dx * nx + dy * ny, shift = dx * ux + dy * uy;
+      if (!(fabs(step) * k >= 2)) {
+        dense = 1;
+        break;
+      }
+      double nmin = INFINITY, nmax = -INFINITY, tmin = INFINITY, tmax = -INFINITY;
+      for (int c = 0; c < 4; c++) {
+        double nn = corners[c][0] * nx + corners[c][1] * ny, tt = corners[c][0] * ux + corners[c][1] * uy;
+        nmin = fmin(nmin, nn), nmax = fmax(nmax, nn), tmin = fmin(tmin, tt), tmax = fmax(tmax, tt);
+      }
+      double base = bx * nx + by * ny, along = bx * ux + by * uy;
+      double m0 = (nmin - base) / step, m1 = (nmax - base) / step;
+      long first = (long)ceil(fmin(m0, m1)), last = (long)floor(fmax(m0, m1));
+      if (last < first)
+        continue;
+      if (pass == 0) {
+        lines += last - first + 1;
+        if (lines > TC_PATTERN_MAX_LINES)
+          dense = 1;
+        continue;
+      }
+      /* cairo's dashes: on, off, ... from the DXF's (positive a dash, negative a gap, 0 a dot) */
+      double on_off[34];
+      int m = 0;
+      double period = 0;
+      for (uint32_t j = 0; j < n && m < 32; j++) {
+        int gap = dashes[j] < 0;
+        double length = fabs(dashes[j]) * k;
+        if (!gap && length < 1)
+          length = 1;
+        if (m == 0 && gap)
+          on_off[m++] = 0;
+        /* a dash after a dash, or a gap after a gap, lengthens it */
+        if (m > 0 && (m % 2 == 1) == !gap) {
+          on_off[m - 1] += length;
+        } else {
+          on_off[m++] = length;
+        }
+        period += length;
+      }
+      if (m % 2 == 1)
+        on_off[m++] = 0;
+      for (long i = first; i <= last; i++) {
+        /* the line through the base point shifted i offsets; its dashes start there */
+        double px = bx + i * dx, py = by + i * dy, start = along + i * shift;
+        double ax = px + (tmin - start) * ux, ay = py + (tmin - start) * uy;
+        double ex = px + (tmax - start) * ux, ey = py + (tmax - start) * uy;
+        double phase = period > 0 ? fmod((tmin - start) * k, period) : 0;
+        if (phase < 0)
+          phase += period;
+        cairo_set_dash(cr, on_off, period > 0 ? m : 0, phase);
+        cairo_move_to(cr, ax * k + ox, oy - ay * k);
+        cairo_line_to(cr, ex * k + ox, oy - ey * k);
+        cairo_stroke(cr);
+      }
+    }
+  }
+  cairo_set_dash(cr, NULL, 0, 0);
+  cairo_restore(cr);
+  cairo_new_path(cr);
+  if (dense && path->status == CAIRO_STATUS_SUCCESS)
+    cairo_append_path(cr, path);
+  cairo_path_destroy(path);
+  return dense ? -1 : 0;
 }
 
 static int dxf_draw(void *ctx, cairo_t *cr, int left, int top) {
@@ -198,22 +299,31 @@ static int dxf_draw(void *ctx, cairo_t *cr, int left, int top) {
       cairo_set_line_width(cr, width > 1 ? width : 1);
       cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
       double dashes[16];
-      double period = 0;
+      double period = 0, on = 0, total = 0;
       int n = item->dash_count <= 16 ? (int)item->dash_count : 0;
       for (int j = 0; j < n; j++) {
-        dashes[j] = d->dashes[item->dash_first + (uint32_t)j] * k;
+        double length = d->dashes[item->dash_first + (uint32_t)j];
+        total += length;
+        on += j % 2 == 0 ? length : 0;
+        dashes[j] = length * k;
         if (dashes[j] < 1)
           dashes[j] = 1;
         period += dashes[j];
       }
-      /* a pattern finer than a few pixels reads as a line */
-      cairo_set_dash(cr, dashes, n >= 2 && period >= 4 ? n : 0, 0);
-      source(cr, item->rgba);
+      /* a pattern finer than a few pixels reads as a line, as dark as its dashes
+       * would be on average (their share of the pattern) */
+      int dashed = n >= 2 && period >= 4;
+      cairo_set_dash(cr, dashes, dashed ? n : 0, 0);
+      uint8_t rgba[4] = {item->rgba[0], item->rgba[1], item->rgba[2], item->rgba[3]};
+      if (n >= 2 && !dashed && total > 0 && on < total)
+        rgba[3] = (uint8_t)lround(rgba[3] * fmax(on / total, 0.25));
+      source(cr, rgba);
       cairo_stroke(cr);
       cairo_set_dash(cr, NULL, 0, 0);
       break;
     }
     case TC_DRAWING_FILL:
+    case TC_DRAWING_PATTERN:
     case TC_DRAWING_MASK: {
       cairo_new_path(cr);
       uint32_t at = 0;
@@ -231,6 +341,13 @@ static int dxf_draw(void *ctx, cairo_t *cr, int left, int top) {
       }
       cairo_set_fill_rule(cr, CAIRO_FILL_RULE_EVEN_ODD);
       source(cr, item->rgba);
+      if (item->kind == TC_DRAWING_PATTERN) {
+        cairo_set_line_width(cr, 1);
+        cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
+        if (item->dash_first + (uint64_t)item->dash_count <= d->dash_count &&
+            draw_pattern(cr, d->dashes + item->dash_first, item->dash_count, k, ox, oy) == 0)
+          break;
+      }
       /* a wipeout clears what is drawn beneath it to the (transparent) background */
       if (item->kind == TC_DRAWING_MASK)
         cairo_set_operator(cr, CAIRO_OPERATOR_CLEAR);

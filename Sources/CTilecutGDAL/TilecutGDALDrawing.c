@@ -372,6 +372,54 @@ static double raw_code(OGRFeatureH f, const char *code) {
   return 0;
 }
 
+/* A pattern HATCH's line families from its raw group codes (GDAL reads only its
+ * boundary: 53 angle, 43/44 base, 45/46 offset, 79 dash count, 49 dashes), encoded
+ * as TC_DRAWING_PATTERN's `dashes`; the number of values, 0 for a solid hatch or none. */
+static int hatch_pattern(OGRFeatureH f, double *out, int max) {
+  int field = tc_gdal.OGR_F_GetFieldIndex(f, "SubClasses");
+  const char *classes = field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, field) : NULL;
+  if (!classes || !strstr(classes, "AcDbHatch"))
+    return 0;
+  field = tc_gdal.OGR_F_GetFieldIndex(f, "Text");
+  const char *name = field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, field) : NULL;
+  if (name && !strcmp(name, "SOLID"))
+    return 0;
+  field = tc_gdal.OGR_F_GetFieldIndex(f, "RawCodeValues");
+  char **values = field >= 0 ? tc_gdal.OGR_F_GetFieldAsStringList(f, field) : NULL;
+  int used = 0, family = -1, dashes_left = 0, families = 0;
+  for (int i = 0; values && values[i]; i++) {
+    int code = atoi(values[i]);
+    const char *space = strchr(values[i], ' ');
+    double v = space ? strtod(space + 1, NULL) : 0;
+    if (!isfinite(v))
+      return 0;
+    if (code == 53) {
+      /* at most 16 families of 16 dashes: no pattern explodes into more */
+      if (families == 16 || used + 22 > max)
+        break;
+      family = used;
+      families++;
+      out[used++] = v;
+      for (int k = 0; k < 5; k++)
+        out[used++] = 0;
+      dashes_left = 0;
+    } else if (family >= 0 && code >= 43 && code <= 46) {
+      out[family + 1 + (code - 43)] = v;
+    } else if (family >= 0 && code == 79) {
+      dashes_left = (int)fmin(fmax(v, 0), 16);
+    } else if (family >= 0 && code == 49 && dashes_left > 0) {
+      out[used++] = v;
+      out[family + 5] += 1;
+      dashes_left--;
+    } else if (family >= 0 && code != 49) {
+      /* past the pattern definition (seed points and the rest) */
+      if (code == 47 || code == 98)
+        break;
+    }
+  }
+  return families ? used : 0;
+}
+
 static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) {
   tc_drawing *d = b->d;
   if (!g || tc_gdal.OGR_GT_Flatten(tc_gdal.OGR_G_GetGeometryType(g)) != wkbPoint)
@@ -654,6 +702,16 @@ int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_by
           }
           fill.kind = TC_DRAWING_FILL;
           memcpy(fill.rgba, st.has_brush ? st.brush : st.pen, 4);
+          double pattern[16 * 22];
+          int values = st.has_brush ? hatch_pattern(f, pattern, 16 * 22) : 0;
+          if (values > 0 &&
+              grow((void **)&d->dashes, &b.dash_cap, d->dash_count + (size_t)values, sizeof(double)) == 0) {
+            fill.kind = TC_DRAWING_PATTERN;
+            fill.dash_first = (uint32_t)d->dash_count;
+            fill.dash_count = (uint32_t)values;
+            memcpy(d->dashes + d->dash_count, pattern, sizeof(double) * (size_t)values);
+            d->dash_count += (size_t)values;
+          }
           add_geometry(&b, g, &st, &stroke, &fill, 0);
         }
         tc_gdal.OGR_F_Destroy(f);

@@ -83,6 +83,14 @@ public enum DrawingSource {
     return nil
   }
 
+  /// Whether the file is a binary DXF (its sentinel "AutoCAD Binary DXF").
+  static func isBinaryDXF(path: String) -> Bool {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+    defer { try? handle.close() }
+    let head = (try? handle.read(upToCount: 18)).map { Array($0) } ?? []
+    return SourceFormat.starts(head, "AutoCAD Binary DXF")
+  }
+
   /// Source pixels around a drawing's extent.
   static let framePadding = 2
 
@@ -102,6 +110,10 @@ public enum DrawingSource {
           path: path,
           reason: "is a DWG drawing of \(release.name), which GDAL's CAD driver does not read (it reads AutoCAD 2000 DWG); save it as DXF")
       }
+    }
+    if format == .dxf, isBinaryDXF(path: path) {
+      throw TilecutError.invalidInput(
+        path: path, reason: "is a binary DXF, which GDAL's DXF driver does not read; save it as an ASCII DXF (DXF text)")
     }
     var extent = [Double](repeating: 0, count: 4)
     var drawn = 0

@@ -14,7 +14,12 @@ typedef enum {
   TC_DRAWING_FILL = 1,
   TC_DRAWING_TEXT = 2,
   TC_DRAWING_DOT = 3,
-  TC_DRAWING_MASK = 4
+  TC_DRAWING_MASK = 4,
+  /* a pattern HATCH: a fill's rings, drawn as its pattern's lines clipped to them (a
+   * solid fill where they are under 2 pixels apart); the pattern in `dashes`, per
+   * line family: angle (degrees), base x, y, offset x, y, n, then n dash lengths
+   * (DXF groups 53, 43, 44, 45, 46, 79, 49; drawing units) */
+  TC_DRAWING_PATTERN = 5
 } tc_drawing_kind;
 
 typedef struct {
