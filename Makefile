@@ -29,9 +29,10 @@ RELEASE_FLAGS = $(if $(filter Linux,$(shell uname -s)),--static-swift-stdlib) $(
 # drawings rendered in bands), ISA-L (the PNG reader's inflate), PROJ with its data,
 # libgeotiff, SQLite, libcurl (PMTiles over http on Linux), qpdf (scanned PDF pages read from their images; every PDF checked page by page before poppler reads it), GDAL's library
 # (georeferencing read as GDAL reads it), libzip (a KMZ overlay's document and image read
-# from the archive in memory, never extracted): what building
-# and running tilecut needs (make run)
-APT_PACKAGES = zlib1g-dev libvips-dev libpoppler-glib-dev librsvg2-dev libcairo2-dev libdeflate-dev libwebp-dev libjpeg-dev libisal-dev libproj-dev proj-data libgeotiff-dev libsqlite3-dev libqpdf-dev libgdal-dev libssl-dev libcurl4-openssl-dev libzip-dev
+# from the archive in memory, never extracted), DejaVu Sans Condensed (DXF texts are drawn
+# in it, as ezdxf draws SHX and missing fonts; only fonts-dejavu-extra has it): what
+# building and running tilecut needs (make run)
+APT_PACKAGES = fonts-dejavu-extra zlib1g-dev libvips-dev libpoppler-glib-dev librsvg2-dev libcairo2-dev libdeflate-dev libwebp-dev libjpeg-dev libisal-dev libproj-dev proj-data libgeotiff-dev libsqlite3-dev libqpdf-dev libgdal-dev libssl-dev libcurl4-openssl-dev libzip-dev
 # what only the tests need (make test): strace for the test that proves no other
 # program is started; GDAL for the client package's tests and the browser tests' geometry;
 # zsh and fish for the completion tests; Chromium, driven headless over the DevTools
@@ -244,7 +245,7 @@ deb: release-check
 	{ echo "Package: tilecut"; echo "Version: $(VERSION)-$(DEB_REVISION)"; echo "Architecture: $(DEB_ARCH)"; \
 	  echo "Maintainer: tilecut contributors <tilecut@users.noreply.github.com>"; \
 	  echo "Installed-Size: $$(du -sk --exclude=DEBIAN $(DEB_DIR)/root | cut -f1)"; \
-	  echo "Depends: $$(cat $(DEB_DIR)/depends)"; echo "Section: graphics"; echo "Priority: optional"; \
+	  echo "Depends: $$(cat $(DEB_DIR)/depends), fonts-dejavu-extra"; echo "Section: graphics"; echo "Priority: optional"; \
 	  echo "Homepage: https://github.com/example/tilecut"; \
 	  echo "Description: slice large images into Web-Mercator tile pyramids"; \
 	  echo " tilecut slices floor plans, overlays, GeoTIFFs, PDFs and SVGs into XYZ tile"; \
