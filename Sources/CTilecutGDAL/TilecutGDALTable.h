@@ -69,6 +69,11 @@ void RegisterOGRCAD(void);
   X(OGR_G_GetPointCount)                                                                          \
   X(OGR_G_GetX)                                                                                   \
   X(OGR_G_GetY)                                                                                   \
+  X(OGRGetGEOSVersion)                                                                            \
+  X(OGR_G_CreateGeometry)                                                                         \
+  X(OGR_G_AddPoint_2D)                                                                            \
+  X(OGR_G_AddGeometryDirectly)                                                                    \
+  X(OGR_G_IsValid)                                                                                \
   X(CPLGetErrorHandlerUserData)                                                                   \
   X(CPLPushErrorHandler)                                                                          \
   X(CPLPushErrorHandlerEx)                                                                        \

@@ -16,7 +16,7 @@ public struct BuildCommand: ParsableCommand {
       each with floors, each floor one drawing with its own placement (gcp, center with \
       metersPerPixel, drawingScale or a CAD drawing's drawingUnits, bounds, worldFile, or \
       the file's georeference) and pixel options (knockout, background, bands, scale, \
-      nodata, a CAD drawing's layers). The floors of every \
+      nodata, a CAD drawing's layers, an IMDF venue's language and venueStyle). The floors of every \
       building with the same number go into one pyramid, later buildings over earlier. \
       A mistake in the file is one line with its line and column; exit status 2.
       """)

@@ -106,6 +106,8 @@ public enum ProjectKeys {
     .init("nodata", .number, cli: "--nodata"),
     .init("layers", .names, cli: "--layers"),
     .init("lonlat", .bool, cli: "--lonlat"),
+    .init("language", .string, cli: "--language"),
+    .init("venueStyle", .string, cli: "--venue-style"),
   ]
 
   /// The file's own keys of a floor.

@@ -343,7 +343,8 @@ extension Project {
           let option = copy.buildings[b].floors[f].options[o]
           guard case .string(let s) = option.value else { continue }
           // a CRS is a file only when one of that name exists beside the project
-          if option.key == "worldFile" || (option.key == "sourceCrs" && FileManager.default.fileExists(atPath: resolve(s))) {
+          let file = ["worldFile", "venueStyle"].contains(option.key)
+          if file || (option.key == "sourceCrs" && FileManager.default.fileExists(atPath: resolve(s))) {
             copy.buildings[b].floors[f].options[o].value = .string(resolve(s))
           }
         }

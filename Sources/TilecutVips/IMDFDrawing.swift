@@ -34,7 +34,9 @@ public struct IMDFFloor: Sendable {
     for ordinal in byOrdinal.keys.sorted() {
       let levels = byOrdinal[ordinal] ?? []
       let ids = Set(levels.map(\.id))
-      let features = venue.features.filter { $0.kind != "anchor" && ids.contains($0.levelID ?? "") }
+      // the levels' own polygons are drawn too, as the floor's outer walls
+      let features =
+        venue.features.filter { $0.kind != "anchor" && ids.contains($0.levelID ?? "") } + levels.filter { $0.geometry != nil }
       let positions = features.flatMap { $0.geometry?.positions ?? [] } + levels.flatMap { $0.geometry?.positions ?? [] }
       guard !positions.isEmpty else { continue }
       let xs = positions.map { WebMercator.u(longitudeDegrees: $0.lon) * world }
@@ -84,7 +86,8 @@ public enum IMDFDrawing {
       out +=
         "<defs><clipPath id=\"units\"><path clip-rule=\"nonzero\" d=\"\(outline)\"/></clipPath></defs>\n<g clip-path=\"url(#units)\">\n"
     }
-    let order = ["unit", "section", "fixture", "kiosk", "opening"]
+    // the level's outline over the rooms, under the doors (a door in an outer wall is a gap)
+    let order = ["unit", "section", "fixture", "kiosk", "level", "opening"]
     for layer in order {
       let mine = floor.features.filter { $0.kind == layer }
       let groups = Dictionary(grouping: mine, by: { $0.category?.lowercased() ?? "" })

@@ -12,7 +12,7 @@ public struct IMDFPaint: Sendable, Hashable, Codable {
   public var size: Double?
 }
 
-/// The indoor style: a paint per layer (`unit`, `opening`, `fixture`, `section`, `kiosk`,
+/// The indoor style: a paint per layer (`level`, its outline; `unit`, `opening`, `fixture`, `section`, `kiosk`,
 /// `amenity`, `occupant`, `label`) and per layer and category (`unit.restroom`), the
 /// latter over the former. A style file (`--venue-style`, JSON) holds the same keys; each
 /// paint it gives replaces the default's fields it names.
@@ -50,6 +50,10 @@ public struct IMDFStyle: Sendable, Hashable {
     "unit.foodservice": IMDFPaint(fill: "#f8e3cf"),
     "unit.kitchen": IMDFPaint(fill: "#f8e3cf"),
     "unit.firstaid": IMDFPaint(fill: "#f6d5d5"),
+    // the level's own outline: none by default (stroked over the units' edges, it
+    // thickens their coverage, where edge pixels take its paint as well as theirs);
+    // a style file gives it a stroke, e.g. {"level": {"stroke": "#6b635b", "width": 1.2}}
+    "level": IMDFPaint(fill: "none", stroke: "none", width: 1.2),
     "opening": IMDFPaint(stroke: "#ffffff", width: 1.5),
     "section": IMDFPaint(fill: "none", stroke: "#b0a89c", width: 0.6),
     "fixture": IMDFPaint(fill: "#ddd5c8", stroke: "#a59c8f", width: 0.5),
@@ -99,7 +103,7 @@ public struct IMDFStyle: Sendable, Hashable {
       )
     }
     var out = self
-    let layers = Set(["unit", "opening", "section", "fixture", "kiosk", "amenity", "occupant", "label"])
+    let layers = Set(["level", "unit", "opening", "section", "fixture", "kiosk", "amenity", "occupant", "label"])
     for (key, paint) in given.sorted(by: { $0.key < $1.key }) {
       let layer = String(key.split(separator: ".").first ?? "")
       guard layers.contains(layer) else {

@@ -179,6 +179,7 @@ public struct IMDFVenue: Sendable {
       }
     }
     venue.check()
+    venue.checkPolygons()
     return venue
   }
 

@@ -280,6 +280,8 @@ public enum SourceImage {
     if let ordinal = source.storeFloor, VenueSheets.floor(path: source.path, ordinal: ordinal) != nil {
       let file = try VenueSheets.document(path: source.path, ordinal: ordinal, scale: scale)
       defer { VenueSheets.discard(file) }
+      // the drawing's text, built and written, is freed: given back before it is rendered
+      tc_release_free_memory()
       var sheet = source
       sheet.path = file
       let image =

@@ -108,9 +108,24 @@ public struct BuildJob {
     if !spec.options.contains(where: { $0.key == "lonlat" }), case .bool(true) = project.option("lonlat")?.value {
       extra.append("--lonlat")
     }
-    let keys = ProjectKeys.floorOptions.map(\.name).filter { !ProjectArguments.layerPixelKeys.contains($0) }
+    let keys = ProjectKeys.floorOptions.map(\.name).filter {
+      !ProjectArguments.layerPixelKeys.contains($0) && !ProjectArguments.venueKeys.contains($0)
+    }
     return try ProjectArguments.parse(
       PlacementOptions.self, options: spec.options, keys: keys, extra: extra, file: project.file, fallback: spec.mark)
+  }
+
+  /// An IMDF venue's drawing options of one floor (`language`, `venueStyle`), as
+  /// `--language` and `--venue-style`; a floor whose source is no venue is refused at the key.
+  func venueOptions(_ spec: FloorSpec, name: InputName) throws -> FloorOptions {
+    let options = try ProjectArguments.parse(
+      FloorOptions.self, options: spec.options, keys: ProjectArguments.venueKeys, file: project.file, fallback: spec.mark)
+    if let given = spec.options.first(where: { ProjectArguments.venueKeys.contains($0.key) }), !IMDFVenue.isVenue(name.path) {
+      throw ProjectError(
+        file: project.file, mark: given.mark,
+        message: "'\(given.key)' is for an IMDF venue's floor, and \(name.path) is none; leave it out")
+    }
+    return options
   }
 
   /// A floor's error with the floor's place in the project file.
@@ -148,7 +163,10 @@ public struct BuildJob {
           name = InputName(path: parsed.path, page: spec.page)
           name.floor = floor
         }
-        let header = try FloorResolver.sourceHeader(of: name, maxPixels: base.run.maxPixels, maxMemory: base.run.maxMemory)
+        let venueOptions = try venueOptions(spec, name: name)
+        let header = try located(spec.mark, building, spec) {
+          try FloorResolver.sourceHeader(of: name, maxPixels: base.run.maxPixels, maxMemory: base.run.maxMemory, venue: venueOptions)
+        }
         var crop: PixelRect?
         if let band = spec.band {
           let length = band.horizontal ? header.width : header.height

@@ -13,6 +13,8 @@ enum ProjectArguments {
   static let runKeys = ["jobs", "maxPixels", "noVector"]
   /// Per floor, the keys that are not `PlacementOptions`' (they shape the layer's pixels).
   static let layerPixelKeys = ["knockout", "background"]
+  /// Per floor, the keys of an IMDF venue's drawing (`FloorOptions`' `--language`, `--venue-style`).
+  static let venueKeys = ["language", "venueStyle"]
 
   /// `--max-zoom=21`: the `=` form, so negative numbers are never taken for options.
   static func arguments(_ option: ProjectOption) -> [String] {

@@ -77,8 +77,9 @@ package enum FloorResolver {
   }
 
   /// An input's header: a tile store's raster (`TileStoreSource`), else the image's.
-  static func sourceHeader(of name: InputName, maxPixels: Int, maxMemory: Int) throws -> SourceHeader {
-    if let header = try VenueSource.header(of: name, maxPixels: maxPixels, maxMemory: maxMemory) { return header }
+  /// `venue`: a project floor's `language` and `venueStyle`, for an IMDF venue.
+  static func sourceHeader(of name: InputName, maxPixels: Int, maxMemory: Int, venue: FloorOptions? = nil) throws -> SourceHeader {
+    if let header = try VenueSource.header(of: name, options: venue, maxPixels: maxPixels, maxMemory: maxMemory) { return header }
     if let header = try TileStoreSource.header(of: name, maxPixels: maxPixels, maxMemory: maxMemory) { return header }
     return try SourceImage.header(of: name, maxPixels: maxPixels, maxMemory: maxMemory)
   }

@@ -25,7 +25,18 @@ enum VenueSource {
 
   /// Opens and registers the venue at `name.path`; nil when it is no venue.
   static func open(_ name: InputName, options: FloorOptions, maxZoom: Int?, maxMemory: Int) throws -> VenueSheets.Entry? {
-    if let entry = VenueSheets.entry(path: name.path) { return entry }
+    if let entry = VenueSheets.entry(path: name.path) {
+      // one drawing of a venue per run: its floors in a project take the same language and style
+      let style = try options.venueStyle.map { try IMDFStyle.standard.overlaid(file: $0) } ?? .standard
+      guard entry.language == options.language, entry.style == style else {
+        throw TilecutError.invalidOption(
+          option: options.language != entry.language ? "--language" : "--venue-style",
+          reason:
+            "\(name.path) is drawn once per run, and its floors ask for different languages or styles; give each of its floors the same language and venueStyle"
+        )
+      }
+      return entry
+    }
     guard IMDFVenue.isVenue(name.path) else {
       if IMDFVenue.isVenueWithoutManifest(name.path) {
         throw TilecutError.invalidInput(
@@ -99,14 +110,14 @@ enum VenueSource {
   }
 
   /// The header of a venue's floor named as `venue[floor=K]` (a project's floor), or nil for no venue.
-  static func header(of name: InputName, maxPixels: Int, maxMemory: Int) throws -> SourceHeader? {
+  static func header(of name: InputName, options: FloorOptions? = nil, maxPixels: Int, maxMemory: Int) throws -> SourceHeader? {
     guard IMDFVenue.isVenue(name.path) || IMDFVenue.isVenueWithoutManifest(name.path) else { return nil }
     guard name.floor != nil else {
       throw TilecutError.invalidInput(
         path: name.path, reason: "is an IMDF venue: name one of its floors as '\(name.path)[floor=K]' (a level ordinal)")
     }
-    // a project's floor: the default style and the venue's language (a project file has no keys for them yet)
-    let options = try FloorOptions.parse([])
+    // a project's floor: its language and venueStyle, else the default style and the venue's language
+    let options = try options ?? FloorOptions.parse([])
     return try floorSources(name, options: options, maxZoom: nil, maxPixels: maxPixels, maxMemory: maxMemory)?.first?.header
   }
 

@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+import TilecutVips
+
+/// IMDF problems reported by feature and file, all at once; level outlines drawn; hostile
+/// venues refused in one line with nothing written.
+@Suite("IMDF validation, level outlines and hostile venues")
+struct IMDFValidationTests {
+  /// A unit feature of unit.geojson on level `lvl-0`, as text.
+  func unit(_ id: String, ring: String, level: String? = "lvl-0") -> String {
+    let levelID = level.map { ",\"level_id\":\"\($0)\"" } ?? ""
+    return #"{"type":"Feature","id":""# + id + #"","geometry":{"type":"Polygon","coordinates":["# + ring
+      + #"]},"properties":{"category":"room""# + levelID + "}}"
+  }
+
+  @Test("invalid polygons (GDAL/GEOS), wrong ranges, unclosed rings, missing level_id: each by id and file, all at once")
+  func everyProblemAtOnce() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let venue = try writeVenue(
+      dir,
+      extraUnits: [
+        // a bow-tie: its edges cross at (5.0002, 52.0002)
+        unit("unit-bowtie", ring: "[[5.0001,52.0001],[5.0003,52.0003],[5.0003,52.0001],[5.0001,52.0003],[5.0001,52.0001]]"),
+        unit("unit-far", ring: "[[500,52],[5,52],[5,52.0001],[500,52]]"),
+        unit("unit-open", ring: "[[5,52],[5.0001,52],[5.0001,52.0001],[5,52.0001]]"),
+        unit("unit-nowhere", ring: "[[5,52],[5.0001,52],[5.0001,52.0001],[5,52]]", level: nil),
+      ])
+    let r = try runTool([venue, "--min-zoom", "18", "--max-zoom", "18", "-o", dir + "/out"], timeout: 120)
+    #expect(r.status == 0, "\(r.stderr)")
+    let file = "warning: \(venue)/unit.geojson: feature "
+    #expect(r.stderr.contains(file + "unit-bowtie: its polygon is not valid (GDAL/GEOS: Self-intersection at or near point 5.000"), "\(r.stderr)")
+    #expect(r.stderr.contains(file + "unit-far: has a position outside WGS 84's range (500.0, 52.0)"), "\(r.stderr)")
+    #expect(r.stderr.contains(file + "unit-open: has a polygon ring that is not closed"), "\(r.stderr)")
+    #expect(r.stderr.contains(file + "unit-nowhere: has no \"level_id\""), "\(r.stderr)")
+    // the bow-tie is drawn as given, the three others are not
+    #expect(r.stderr.contains("2 features drawn, 4 problems"), "\(r.stderr)")
+    #expect(try decodedTiles(dir + "/out").isEmpty == false)
+  }
+
+  @Test("the level's own polygon is drawn as the floor's outline, within its units")
+  func levelOutline() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    // the level a smaller square inside the unit: its outline is red, 4 px wide
+    let inner = "[[[5.0001,52.0001],[5.0005,52.0001],[5.0005,52.0003],[5.0001,52.0003],[5.0001,52.0001]]]"
+    let venue = try writeVenue(dir, levelGeometry: "{\"type\":\"Polygon\",\"coordinates\":\(inner)}")
+    var counts: [Int] = []
+    for stroke in ["#ff0000", "none"] {
+      let style = "{\"level\": {\"stroke\": \"\(stroke)\", \"width\": 4}, \"label\": {\"size\": 0}}"
+      try Data(style.utf8).write(
+        to: URL(fileURLWithPath: dir + "/style.json"))
+      let r = try runTool(
+        [venue, "--venue-style", dir + "/style.json", "--tile-size", "256", "--min-zoom", "20", "--max-zoom", "20", "-o", dir + "/\(stroke.count)"],
+        timeout: 120)
+      #expect(r.status == 0, "\(r.stderr)")
+      counts.append(redPixels(try decodedTiles(dir + "/\(stroke.count)")))
+    }
+    // the inner square is some 182 × 195 px at zoom 20: its outline 4 px wide about 3,000 px
+    #expect(counts[0] > 2_000 && counts[0] < 4_500, "\(counts)")
+    #expect(counts[1] == 0, "\(counts)")
+  }
+
+  @Test(
+    "a hostile venue is refused in one line, nothing written",
+    arguments: ["1e999", "NaN", "whole world"])
+  func hostile(case name: String) throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let ring: String
+    let expected: String
+    switch name {
+    case "1e999":
+      ring = "[[1e999,52],[5,52],[5,52.0001],[1e999,52]]"
+      expected = "unit.geojson is not valid JSON"
+    case "NaN":
+      ring = "[[NaN,52],[5,52],[5,52.0001],[NaN,52]]"
+      expected = "unit.geojson is not valid JSON"
+    default:
+      // in range, but a floor as wide as the world at zoom 20
+      ring = "[[-179,-80],[179,-80],[179,80],[-179,80],[-179,-80]]"
+      expected = "more than --max-pixels"
+    }
+    let venue = try writeVenue(dir, extraUnits: [unit("unit-\(name.count)", ring: ring)])
+    let before = try FileManager.default.contentsOfDirectory(atPath: venue).sorted()
+    let r = try runTool([venue, "--max-zoom", "20", "-o", dir + "/out"], timeout: 120)
+    #expect(r.status != 0)
+    let lines = r.stderr.split(separator: "\n").filter { !$0.hasPrefix("warning: ") }
+    #expect(lines.count == 1 && lines[0].hasPrefix("error: ") && r.stderr.contains(expected), "\(r.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: venue).sorted() == before)
+  }
+
+  @Test("a name of a million characters is drawn cut short, in the run's time and memory")
+  func millionCharacterName() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let name = String(repeating: "Ж", count: 1_000_000)
+    let long =
+      #"{"type":"Feature","id":"unit-long","geometry":{"type":"Polygon","coordinates":[[[5.0001,52.0001],[5.0002,52.0001],[5.0002,52.0002],[5.0001,52.0002],[5.0001,52.0001]]]},"properties":{"category":"room","level_id":"lvl-0","name":{"en":""#
+      + name + #""}}}"#
+    let venue = try writeVenue(dir, extraUnits: [long])
+    let r = try runTool([venue, "--min-zoom", "19", "--max-zoom", "19", "-o", dir + "/out"], timeout: 120)
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(try decodedTiles(dir + "/out").isEmpty == false)
+    let label = IMDFDrawing.svg(
+      try #require(IMDFFloor.floors(of: try IMDFVenue.load(path: venue, maxBytes: 64 << 20), zoom: 19, language: nil).first), scale: 1,
+      style: .standard, language: nil, venueLanguage: "en")
+    #expect(!label.contains(String(repeating: "Ж", count: 61)))
+  }
+}
