@@ -23,16 +23,22 @@ final class VipsLevelSource: LevelPixelSource {
   }
 }
 
+/// The bytes of one request of rows to libvips (see `fetchRows`).
+let fetchBudget = 4 << 20
+
 /// Fills `count` full-width RGBA8 rows from row `top` of a region's image. Rows are
-/// asked of libvips 64 at a time: every stage of a pipeline keeps a buffer the size
-/// of the request, so a whole strip at once would cost several strips of memory.
+/// asked of libvips 64 at a time, or as many as fit in `fetchBudget` bytes when the
+/// image is wider than 16384 px (at least 8): every stage of a pipeline keeps a
+/// buffer the size of the request, so a whole strip at once would cost several
+/// strips of memory, and 64 rows of a 65536 px wide image 16 MB a stage.
 func fetchRows(
   _ region: UnsafeMutablePointer<VipsRegion>, width: Int, top: Int, count: Int, into buffer: UnsafeMutablePointer<UInt8>,
   source name: String
 ) throws {
+  let rows = max(8, min(64, fetchBudget / max(1, width * 4)))
   var done = 0
   while done < count {
-    let n = min(64, count - done)
+    let n = min(rows, count - done)
     guard tc_fetch(region, 0, Int32(top + done), Int32(width), Int32(n), buffer + done * width * 4) == 0 else {
       throw InputCheck.readFailure(path: name, VipsError.current("read"))
     }

@@ -11,13 +11,16 @@ public final class PyramidBuilder {
   let pool: WorkPool
   let ledger: RenderLedger
   let openSource: (DensityLevel) throws -> any LevelPixelSource
+  /// What a direct level's read ahead may hold beyond its strip (`StripReader`).
+  let readAheadBudget: Int
 
   public init(
     plan: FloorPlan, settings: RenderSettings, encoder: any TileEncoder, writer: any TileWriter,
     pool: WorkPool, ledger: RenderLedger, inPlaceBudget: Int = PyramidBuilder.inPlaceBudget,
-    openSource: @escaping (DensityLevel) throws -> any LevelPixelSource
+    readAheadBudget: Int = PyramidBuilder.readAheadBudget, openSource: @escaping (DensityLevel) throws -> any LevelPixelSource
   ) {
     inPlaceLeft = inPlaceBudget
+    self.readAheadBudget = readAheadBudget
     self.plan = plan
     self.settings = settings
     self.encoder = encoder
@@ -52,6 +55,10 @@ public final class PyramidBuilder {
   /// narrow levels take it, and the widest keep copying, where a strip is more than
   /// the copies' backlog.
   public static let inPlaceBudget = 16 << 20
+  /// The most a direct level's read ahead holds beyond its strip: a wider strip is
+  /// read ahead in chunks of rows (see `StripReader`), so memory stops following the
+  /// width there (a 32768 px wide level: 8 MB of read ahead instead of 32 MB).
+  public static let readAheadBudget = 8 << 20
   private var inPlaceLeft: Int
 
   /// True when the level's stage may keep one more strip, taken from the budget.
@@ -80,7 +87,8 @@ public final class PyramidBuilder {
     let region = level.region
     let strips = level.strips
     let open = openSource
-    let reader = try StripReader(open: { try open(level) }, strips: strips, stride: stage.stride, rows: level.stripHeight)
+    let reader = try StripReader(
+      open: { try open(level) }, strips: strips, stride: stage.stride, rows: level.stripHeight, readAheadBudget: readAheadBudget)
     defer { reader.finish() }
     for (index, strip) in strips.enumerated() {
       try pool.checkpoint()

@@ -5,14 +5,25 @@ import Foundation
 /// decoding (or resampling) strip k + 1 overlaps cutting and reducing strip k.
 ///
 /// The source is opened, read and released on that one thread: libvips binds a
-/// pipeline's regions to the thread that made them. Strips come back in whole
-/// buffers swapped with the caller's, never copied: the caller hands in the
-/// buffer it has finished with, and the reader fills that one next. Holds one
-/// strip buffer more than a plain read.
+/// pipeline's regions to the thread that made them. A strip of at most
+/// `readAheadBudget` bytes (`PyramidBuilder.readAheadBudget`) comes back in a whole
+/// buffer swapped with the caller's, never copied: the caller hands in the buffer it
+/// has finished with, and the reader fills that one next (one strip buffer more than
+/// a plain read). A wider one is read
+/// ahead in chunks of rows through two slots that together hold at most the budget,
+/// each copied into the caller's buffer as it comes: the read-ahead then costs the
+/// budget, not a strip, whatever the width (a 65536 px wide level: 8 MB, not 64 MB).
 final class StripReader: @unchecked Sendable {
   private let strips: [LevelStrip]
   private let stride: Int
   private let rows: Int
+  /// Rows per chunk when strips are read ahead in chunks; nil: in whole strips.
+  private let chunkRows: Int?
+  private var slots: [[UInt8]] = []
+  private let filled = DispatchSemaphore(value: 0)
+  private let freed = DispatchSemaphore(value: 2)
+  /// Chunks of the pending strip the caller has taken.
+  private var taken = 0
   private let lock = NSLock()
   private var jobs: [(() -> Void)?] = []
   private let wake = DispatchSemaphore(value: 0)
@@ -25,10 +36,15 @@ final class StripReader: @unchecked Sendable {
   private var failure: (any Error)?
 
   /// `rows`: the height of a strip buffer; a strip that does not fill it is cleared first.
-  init(open: @escaping () throws -> any LevelPixelSource, strips: [LevelStrip], stride: Int, rows: Int) throws {
+  init(
+    open: @escaping () throws -> any LevelPixelSource, strips: [LevelStrip], stride: Int, rows: Int,
+    readAheadBudget: Int
+  ) throws {
     self.strips = strips
     self.stride = stride
     self.rows = rows
+    let chunk = (readAheadBudget / 2) / max(stride, 1)
+    chunkRows = stride * rows > readAheadBudget ? max(1, min(chunk, rows)) : nil
     try OwnThread.start(name: "strip reader") { [self] in
       while true {
         wake.wait()
@@ -48,6 +64,7 @@ final class StripReader: @unchecked Sendable {
   /// Puts strip `index` into `buffer` (the caller's previous strip buffer goes
   /// back to the reader) and starts reading the next one.
   func take(_ index: Int, into buffer: inout [UInt8]) throws {
+    if let chunkRows { return try takeChunked(index, into: &buffer, chunkRows: chunkRows) }
     if pending == index {
       ready.wait()
       pending = nil
@@ -72,8 +89,76 @@ final class StripReader: @unchecked Sendable {
     }
   }
 
+  /// `take` for strips read ahead in chunks: the pending strip's chunks are copied
+  /// into `buffer` as the reader fills them, then the next strip's reading starts.
+  private func takeChunked(_ index: Int, into buffer: inout [UInt8], chunkRows: Int) throws {
+    let strip = strips[index]
+    if pending == index {
+      let stride = self.stride
+      let count = buffer.count
+      try buffer.withUnsafeMutableBufferPointer { buf in
+        guard let base = buf.baseAddress else { return }
+        if strip.offset != 0 || strip.count < rows { base.update(repeating: 0, count: count) }
+        let chunks = (strip.count + chunkRows - 1) / chunkRows
+        while taken < chunks {
+          filled.wait()
+          let c = taken
+          taken += 1
+          if let failure {
+            freed.signal()
+            throw failure
+          }
+          let n = min(chunkRows, strip.count - c * chunkRows)
+          slots[c % 2].withUnsafeBufferPointer { slot in
+            guard let s = slot.baseAddress else { return }
+            (base + (strip.offset + c * chunkRows) * stride).update(from: s, count: n * stride)
+          }
+          freed.signal()
+        }
+      }
+      pending = nil
+    } else {
+      try buffer.withUnsafeMutableBufferPointer { buf in
+        let target = buf
+        try onReader { try self.fill(target, strip) }
+      }
+    }
+    guard index + 1 < strips.count else { return }
+    if slots.isEmpty { slots = (0..<2).map { _ in [UInt8](repeating: 0, count: chunkRows * stride) } }
+    pending = index + 1
+    taken = 0
+    let next = strips[index + 1]
+    // each slot is written here only between a `freed` and the `filled` after it
+    let targets = [slots[0].withUnsafeMutableBufferPointer { $0 }, slots[1].withUnsafeMutableBufferPointer { $0 }]
+    submit { [self] in
+      let chunks = (next.count + chunkRows - 1) / chunkRows
+      for c in 0..<chunks {
+        freed.wait()
+        guard failure == nil, let base = targets[c % 2].baseAddress, let source else {
+          filled.signal()
+          continue
+        }
+        do {
+          try source.read(top: next.top + c * chunkRows, count: min(chunkRows, next.count - c * chunkRows), into: base)
+        } catch {
+          failure = error
+        }
+        filled.signal()
+      }
+    }
+  }
+
   /// Waits for a read under way, releases the source on its thread and ends the thread.
   func finish() {
+    if let index = pending, let chunkRows {
+      let chunks = (strips[index].count + chunkRows - 1) / chunkRows
+      while taken < chunks {
+        filled.wait()
+        taken += 1
+        freed.signal()
+      }
+      pending = nil
+    }
     if pending != nil {
       ready.wait()
       pending = nil

@@ -18,10 +18,12 @@ public final class WorkPool: Sendable {
   private let backlogUnits: Int
 
   /// `backlogBytes`: how much queued jobs may hold before `submit` waits
-  /// (default 48 MiB, at least 4 MiB a job slot).
+  /// (default 24 MiB, at least 4 MiB a job slot: about a hundred 256 px tiles
+  /// waiting, plenty to keep the workers busy; 48 MiB cost 24 MB of peak RSS on wide
+  /// sources, where the densest level's tiles are copied out of their strip).
   public init(jobs: Int, backlogBytes: Int? = nil) {
     self.jobs = max(1, jobs)
-    backlogUnits = max(16, (backlogBytes ?? max(48 << 20, self.jobs * (4 << 20))) / Self.backlogUnit)
+    backlogUnits = max(16, (backlogBytes ?? max(24 << 20, self.jobs * (4 << 20))) / Self.backlogUnit)
     self.backlog = DispatchSemaphore(value: backlogUnits)
     self.running = DispatchSemaphore(value: self.jobs)
   }

@@ -1,0 +1,80 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import TilecutCore
+
+/// A source that fails on its `failAt`-th read (0-based), after the ones before it.
+final class FailingSource: LevelPixelSource, @unchecked Sendable {
+  struct Broken: Error, Equatable {}
+  let inner: FunctionSource
+  let failAt: Int
+  let count = Mutex(0)
+
+  init(inner: FunctionSource, failAt: Int) {
+    self.inner = inner
+    self.failAt = failAt
+  }
+
+  func read(top: Int, count rows: Int, into buffer: UnsafeMutablePointer<UInt8>) throws {
+    let n = count.withLock { c in
+      defer { c += 1 }
+      return c
+    }
+    if n == failAt { throw Broken() }
+    try inner.read(top: top, count: rows, into: buffer)
+  }
+}
+
+@Suite("Strips read ahead in chunks")
+struct ReadAheadTests {
+  /// Renders `pattern` as `render` does, with a read-ahead budget and, optionally,
+  /// a source failing on a given read; returns the tiles and the read offsets.
+  func build(_ pattern: Pattern, sizes: [Int], readAheadBudget: Int, failAt: Int? = nil) throws -> ([String: [UInt8]], [Int]) {
+    let source = SourceDescription(path: "pattern", width: pattern.width, height: pattern.height)
+    let maxZoom = PyramidPlanner.rasterMaxZoom(width: pattern.width, height: pattern.height)
+    let plan = try PyramidPlanner.plan(
+      floor: 1, source: source, placement: .raster(nativeZoom: maxZoom),
+      request: PlanRequest(minZoom: nil, maxZoom: maxZoom, tileSizes: sizes))
+    let sink = CapturingSink()
+    let pool = WorkPool(jobs: 2)
+    let opened = Mutex<[FunctionSource]>([])
+    let builder = PyramidBuilder(
+      plan: plan, settings: RenderSettings(), encoder: sink, writer: sink, pool: pool, ledger: RenderLedger(),
+      readAheadBudget: readAheadBudget,
+      openSource: { level in
+        let scale = 1 << (level.density - maxZoom)
+        let s = FunctionSource(region: level.region) { x, y in pattern.pixel(x / scale, y / scale) }
+        opened.withLock { $0.append(s) }
+        if let failAt { return FailingSource(inner: s, failAt: failAt) }
+        return s
+      })
+    defer { try? pool.drain() }
+    try builder.build()
+    try pool.drain()
+    return (sink.tiles.withLock { $0 }, opened.withLock { $0.flatMap { $0.reads.withLock { $0 } } })
+  }
+
+  @Test("a strip read ahead in chunks gives the tiles a whole-strip read ahead gives, at every size")
+  func chunkedEqualsWhole() throws {
+    // 2600 rows: ten 256-row strips (the last partial) and eleven 512-row ones;
+    // a 64 KiB budget reads 900 px rows ahead 9 at a time, a strip in 29 chunks
+    let tall = Pattern(width: 900, height: 2600, clear: (x: 0..<300, y: 0..<700))
+    for sizes in [[256], [256, 512]] {
+      let (whole, wholeReads) = try build(tall, sizes: sizes, readAheadBudget: 64 << 20)
+      let (chunked, chunkedReads) = try build(tall, sizes: sizes, readAheadBudget: 64 << 10)
+      #expect(whole.count > 40)
+      #expect(chunked == whole, "\(sizes)")
+      // whole strips: one read a strip; chunks: many, covering the same rows
+      #expect(chunkedReads.count > 3 * wholeReads.count)
+    }
+  }
+
+  @Test("a source failing in a chunk read ahead fails the build with its error, without hanging", arguments: [1, 2, 7, 30])
+  func failureInChunk(failAt: Int) throws {
+    let tall = Pattern(width: 900, height: 2600)
+    #expect(throws: FailingSource.Broken.self) {
+      _ = try build(tall, sizes: [256], readAheadBudget: 64 << 10, failAt: failAt)
+    }
+  }
+}
