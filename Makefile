@@ -187,6 +187,7 @@ bench: release
 	/usr/bin/python3 bench/resampling.py $(CURDIR)/.build/release/tilecut
 	/usr/bin/python3 bench/pmtiles_store.py $(CURDIR)/.build/release/tilecut
 	TILECUT=$(CURDIR)/.build/release/tilecut python3 bench/photo_dzsave.py
+	TILECUT=$(CURDIR)/.build/release/tilecut python3 bench/dxf.py
 	TILECUT=$(CURDIR)/.build/release/tilecut python3 bench/cost_curve.py
 
 # make install / make uninstall: copy the release build, never make it: run `make release`
