@@ -259,9 +259,21 @@ func runJob(printer: Printer, _ execute: () throws -> Int32) throws {
 
 /// Prints `error` as tilecut's one line (dropping held progress) and returns the exit
 /// code to throw; ``Failure`` decides both.
+extension Failure {
+  /// As ``Failure/init(_:)``, and an option the parser's checks refused
+  /// (ArgumentParser's `ValidationError`) is a usage error (exit status 2).
+  init(commandLine error: any Error) {
+    if let error = error as? ValidationError {
+      self = .usage(error.message)
+    } else {
+      self.init(error)
+    }
+  }
+}
+
 func reported(_ error: any Error, printer: Printer) -> ExitCode {
   printer.discard()
-  let failure = Failure(error)
+  let failure = Failure(commandLine: error)
   printer.error(failure.line)
   return ExitCode(failure.status)
 }

@@ -99,30 +99,30 @@ public struct PlacementOptions: ParsableArguments {
   public func validate() throws {
     let given = [bounds != nil, !gcp.isEmpty, center != nil, worldFile != nil].filter { $0 }.count
     if given > 1 {
-      throw ValidationError("--bounds, --gcp, --center and --world-file each place the image; give only one of them")
+      throw Failure.usage("--bounds, --gcp, --center and --world-file each place the image; give only one of them")
     }
     if center == nil && (metersPerPixel != nil || rotation != nil || drawingScale != nil) {
-      throw ValidationError("--meters-per-pixel, --drawing-scale and --rotation go with --center")
+      throw Failure.usage("--meters-per-pixel, --drawing-scale and --rotation go with --center")
     }
     if let drawingUnits, DrawingSource.unit(named: drawingUnits) == nil {
-      throw ValidationError(
+      throw Failure.usage(
         "--drawing-units: '\(Quote.value(drawingUnits))' is not a unit (m, cm, mm, in, ft, yd, km, mi, us-ft, or metres in one unit)")
     }
     try validateDrawingScale()
-    if let r = rotation, !(r.isFinite && abs(r) <= 360) { throw ValidationError("--rotation: \(r) is not an angle in -360...360") }
+    if let r = rotation, !(r.isFinite && abs(r) <= 360) { throw Failure.usage("--rotation: \(r) is not an angle in -360...360") }
     if let m = metersPerPixel, !(m.isFinite && m >= 1e-6 && m <= 1e6) {
-      throw ValidationError("--meters-per-pixel: \(m) is outside 0.000001...1000000")
+      throw Failure.usage("--meters-per-pixel: \(m) is outside 0.000001...1000000")
     }
     if bounds == nil && sourceProjection != .webMercator {
-      throw ValidationError("--source-projection goes with --bounds")
+      throw Failure.usage("--source-projection goes with --bounds")
     }
     if sourceCrs != nil && (bounds != nil || !gcp.isEmpty || center != nil) {
-      throw ValidationError("--source-crs goes with a world file or a GeoTIFF, not with --bounds, --gcp or --center (those are in degrees)")
+      throw Failure.usage("--source-crs goes with a world file or a GeoTIFF, not with --bounds, --gcp or --center (those are in degrees)")
     }
-    if let gcpOrder, !(1...3).contains(gcpOrder) { throw ValidationError("--gcp-order is 1, 2 or 3") }
-    if gcpOrder != nil && tps { throw ValidationError("--gcp-order and --tps each choose the fit; give only one") }
+    if let gcpOrder, !(1...3).contains(gcpOrder) { throw Failure.usage("--gcp-order is 1, 2 or 3") }
+    if gcpOrder != nil && tps { throw Failure.usage("--gcp-order and --tps each choose the fit; give only one") }
     if let allowResidual, !(allowResidual.isFinite && allowResidual >= 0) {
-      throw ValidationError("--allow-residual: must be at least 0 (a number of pixels), got \(allowResidual)")
+      throw Failure.usage("--allow-residual: must be at least 0 (a number of pixels), got \(allowResidual)")
     }
   }
 

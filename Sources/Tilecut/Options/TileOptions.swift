@@ -58,7 +58,7 @@ public struct OutputOptions: ParsableArguments {
 
   public func validate() throws {
     if store != .directory && preview {
-      throw ValidationError("--preview: the preview page reads tile files; it goes with --store directory")
+      throw Failure.usage("--preview: the preview page reads tile files; it goes with --store directory")
     }
     try PreviewBasemap.validate(url: previewBasemap, attribution: previewAttribution, preview: preview)
   }
@@ -113,20 +113,20 @@ public struct PyramidOptions: ParsableArguments {
   public func tileSizes() throws -> [TileSize] { try TileSize.parseList(tileSize) }
 
   public func validate() throws {
-    if let z = minZoom, z < 0 { throw ValidationError(OptionNumbers.atLeast("--min-zoom", 0, got: z)) }
-    if let z = maxZoom, z < 0 { throw ValidationError(OptionNumbers.atLeast("--max-zoom", 0, got: z)) }
+    if let z = minZoom, z < 0 { throw Failure.usage(OptionNumbers.atLeast("--min-zoom", 0, got: z)) }
+    if let z = maxZoom, z < 0 { throw Failure.usage(OptionNumbers.atLeast("--max-zoom", 0, got: z)) }
     if let z = minZoom, !(0...PyramidPlanner.maxSupportedZoom).contains(z) {
-      throw ValidationError("--min-zoom: \(z) is outside 0...\(PyramidPlanner.maxSupportedZoom)")
+      throw Failure.usage("--min-zoom: \(z) is outside 0...\(PyramidPlanner.maxSupportedZoom)")
     }
     if let z = maxZoom, !(0...PyramidPlanner.maxSupportedZoom).contains(z) {
-      throw ValidationError("--max-zoom: \(z) is outside 0...\(PyramidPlanner.maxSupportedZoom)")
+      throw Failure.usage("--max-zoom: \(z) is outside 0...\(PyramidPlanner.maxSupportedZoom)")
     }
-    if let a = minZoom, let b = maxZoom, a > b { throw ValidationError("--min-zoom: \(a) is above --max-zoom \(b)") }
-    if maxTiles < 1 { throw ValidationError("--max-tiles: must be at least 1, got \(maxTiles)") }
+    if let a = minZoom, let b = maxZoom, a > b { throw Failure.usage("--min-zoom: \(a) is above --max-zoom \(b)") }
+    if maxTiles < 1 { throw Failure.usage("--max-tiles: must be at least 1, got \(maxTiles)") }
     let sizes: [TileSize]
-    do { sizes = try tileSizes() } catch let e as TilecutError { throw ValidationError(e.description) }
+    do { sizes = try tileSizes() } catch let e as TilecutError { throw Failure.usage(e.description) }
     if retinaDepth == .native && !sizes.contains(.standard) {
-      throw ValidationError("--retina-depth: native serves the deepest 512 px tiles by the 256 px ones; add 256 to --tile-size, or use full")
+      throw Failure.usage("--retina-depth: native serves the deepest 512 px tiles by the 256 px ones; add 256 to --tile-size, or use full")
     }
   }
 }
@@ -174,16 +174,16 @@ public struct FloorOptions: ParsableArguments {
   public init() {}
 
   public func validate() throws {
-    if let n = floors, n < 1 { throw ValidationError(OptionNumbers.atLeast("--floors", 1, got: n)) }
+    if let n = floors, n < 1 { throw Failure.usage(OptionNumbers.atLeast("--floors", 1, got: n)) }
     if let tag = language, tag.isEmpty || tag.count > 35 || !tag.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) {
-      throw ValidationError("--language takes a language tag such as en, ru or zh-Hant, got '\(Quote.value(tag))'")
+      throw Failure.usage("--language takes a language tag such as en, ru or zh-Hant, got '\(Quote.value(tag))'")
     }
     if let n = floors, !(1...PlanLimits.maxFloors).contains(n) {
-      throw ValidationError("--floors: \(n) is outside 1...\(PlanLimits.maxFloors)")
+      throw Failure.usage("--floors: \(n) is outside 1...\(PlanLimits.maxFloors)")
     }
     // every floor's number must fit, the last one too
     if !(-(PlanLimits.maxFloorNumber - PlanLimits.maxFloors)...(PlanLimits.maxFloorNumber - PlanLimits.maxFloors)).contains(firstFloor) {
-      throw ValidationError("--first-floor: \(firstFloor) is outside ±\(PlanLimits.maxFloorNumber - PlanLimits.maxFloors)")
+      throw Failure.usage("--first-floor: \(firstFloor) is outside ±\(PlanLimits.maxFloorNumber - PlanLimits.maxFloors)")
     }
   }
 
@@ -235,14 +235,14 @@ public struct EncodingOptions: ParsableArguments {
   public init() {}
 
   public func validate() throws {
-    if pngCompression < 0 { throw ValidationError(OptionNumbers.atLeast("--png-compression", 0, got: pngCompression)) }
-    if quality < 1 { throw ValidationError(OptionNumbers.atLeast("--quality", 1, got: quality)) }
-    if !(0...9).contains(pngCompression) { throw ValidationError("--png-compression: \(pngCompression) is outside 0...9") }
-    if !(1...100).contains(quality) { throw ValidationError("--quality: \(quality) is outside 1...100") }
-    if webpEffort < 0 { throw ValidationError(OptionNumbers.atLeast("--webp-effort", 0, got: webpEffort)) }
-    if !(0...6).contains(webpEffort) { throw ValidationError("--webp-effort: \(webpEffort) is outside 0...6") }
-    if palette && format != .png { throw ValidationError("--palette: only PNG tiles have a palette; drop it or use --format png") }
-    do { _ = try colorRules() } catch let e as TilecutError { throw ValidationError(e.description) }
+    if pngCompression < 0 { throw Failure.usage(OptionNumbers.atLeast("--png-compression", 0, got: pngCompression)) }
+    if quality < 1 { throw Failure.usage(OptionNumbers.atLeast("--quality", 1, got: quality)) }
+    if !(0...9).contains(pngCompression) { throw Failure.usage("--png-compression: \(pngCompression) is outside 0...9") }
+    if !(1...100).contains(quality) { throw Failure.usage("--quality: \(quality) is outside 1...100") }
+    if webpEffort < 0 { throw Failure.usage(OptionNumbers.atLeast("--webp-effort", 0, got: webpEffort)) }
+    if !(0...6).contains(webpEffort) { throw Failure.usage("--webp-effort: \(webpEffort) is outside 0...6") }
+    if palette && format != .png { throw Failure.usage("--palette: only PNG tiles have a palette; drop it or use --format png") }
+    do { _ = try colorRules() } catch let e as TilecutError { throw Failure.usage(e.description) }
   }
 
   /// `--background` and `--knockout` as rules: the one place their text is read.
@@ -331,15 +331,15 @@ public struct RunOptions: ParsableArguments {
   public init() {}
 
   public func validate() throws {
-    if let j = jobs, j < 1 { throw ValidationError(OptionNumbers.atLeast("--jobs", 1, got: j)) }
+    if let j = jobs, j < 1 { throw Failure.usage(OptionNumbers.atLeast("--jobs", 1, got: j)) }
     if let j = jobs, !(1...PlanLimits.maxJobs).contains(j) {
-      throw ValidationError("--jobs: \(j) is outside 1...\(PlanLimits.maxJobs)")
+      throw Failure.usage("--jobs: \(j) is outside 1...\(PlanLimits.maxJobs)")
     }
-    if let m = maxPixelsOption, m < 1 { throw ValidationError("--max-pixels: must be at least 1, got \(m)") }
+    if let m = maxPixelsOption, m < 1 { throw Failure.usage("--max-pixels: must be at least 1, got \(m)") }
     if let m = maxMemoryOption, !(1...1_000_000_000).contains(m) {
-      throw ValidationError("--max-memory: must be at least 1 (megabytes), got \(m)")
+      throw Failure.usage("--max-memory: must be at least 1 (megabytes), got \(m)")
     }
-    if exact && !dryRun { throw ValidationError("--exact: counts tiles for --dry-run; add --dry-run or drop --exact") }
+    if exact && !dryRun { throw Failure.usage("--exact: counts tiles for --dry-run; add --dry-run or drop --exact") }
     if shard != nil { _ = try shardSelector() }
   }
 
@@ -350,10 +350,10 @@ public struct RunOptions: ParsableArguments {
       return ShardSelector(index: k, count: n)
     }
     let parts = shard.split(separator: "/", omittingEmptySubsequences: false).map { Int($0) }
-    if parts.count == 2, let k = parts[0], k < 1 { throw ValidationError(OptionNumbers.atLeast("--shard", 1, got: k, what: "K")) }
-    if parts.count == 2, let n = parts[1], n < 1 { throw ValidationError(OptionNumbers.atLeast("--shard", 1, got: n, what: "N")) }
+    if parts.count == 2, let k = parts[0], k < 1 { throw Failure.usage(OptionNumbers.atLeast("--shard", 1, got: k, what: "K")) }
+    if parts.count == 2, let n = parts[1], n < 1 { throw Failure.usage(OptionNumbers.atLeast("--shard", 1, got: n, what: "N")) }
     guard parts.count == 2, let k = parts[0], let n = parts[1], (1...PlanLimits.maxShards).contains(n), (1...n).contains(k) else {
-      throw ValidationError("--shard: '\(Quote.value(shard))' is not K/N with 1 ≤ K ≤ N ≤ \(PlanLimits.maxShards) (e.g. 2/4)")
+      throw Failure.usage("--shard: '\(Quote.value(shard))' is not K/N with 1 ≤ K ≤ N ≤ \(PlanLimits.maxShards) (e.g. 2/4)")
     }
     return ShardSelector(index: k, count: n)
   }
