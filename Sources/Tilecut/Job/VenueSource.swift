@@ -106,7 +106,7 @@ enum VenueSource {
         path: name.path, reason: "is an IMDF venue: name one of its floors as '\(name.path)[floor=K]' (a level ordinal)")
     }
     // a project's floor: the default style and the venue's language (a project file has no keys for them yet)
-    let options = try FloorOptions.parse([])
+    let options = FloorOptions()
     return try floorSources(name, options: options, maxZoom: nil, maxPixels: maxPixels, maxMemory: maxMemory)?.first?.header
   }
 

@@ -1,31 +1,17 @@
-import ArgumentParser
 import Foundation
 import TilecutCore
 import TilecutGeo
 import TilecutVips
 
 /// How sources that are not 8-bit colour become tiles: bands, scaling, nodata.
-public struct PixelOptions: ParsableArguments {
-  @Option(help: ArgumentHelp("Bands to tile from a source with more than 4 (or to reorder), 1-based: R,G,B or R,G,B,A.", valueName: "r,g,b[,a]"))
+public struct PixelOptions: Sendable, Codable {
+  /// `--bands`
   public var bands: String?
-
-  @Option(
-    parsing: .unconditional,
-    help: ArgumentHelp(
-      "For one band of 16-bit or floating-point data: the values shown as black and white (default: the data's range).", valueName: "min,max"))
+  /// `--scale`
   public var scale: String?
-
-  @Option(
-    parsing: .unconditional,
-    help: ArgumentHelp(
-      "The value that means no data, made transparent (in 8-bit colour, where every colour band holds it; default: the GeoTIFF's GDAL_NODATA tag).",
-      valueName: "v"))
+  /// `--nodata`
   public var nodata: Double?
-
-  @Option(
-    help: ArgumentHelp(
-      "A DXF or DWG drawing's layers to draw: names or patterns (* ?), comma-separated; a leading ! leaves a layer out (default: every layer that is on and not frozen).",
-      valueName: "names"))
+  /// `--layers`
   public var layers: String?
 
   public init() {}
