@@ -128,14 +128,17 @@ let package = Package(
       ]),
     // the project file (tilecut.yml) as types, its loader and its validation
     .target(name: "TilecutProject", dependencies: ["TilecutCore", .product(name: "Yams", package: "Yams")]),
-    // whole jobs (tile, build, verify, merge, preview) as a library: what the CLI runs
+    // whole jobs (tile, build, verify, merge, preview) as a library: what the CLI runs;
+    // its options are plain Sendable, Codable values (OutputOptions, PyramidOptions, …)
     .target(
       name: "Tilecut",
       dependencies: [
         "TilecutCore", "TilecutVips", "TilecutMBTiles", "TilecutPMTiles", "TilecutPMTilesStore", "TilecutGeo", "CTilecutPlatform",
-        "CTilecutBuildInfo", "TilecutProject", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        "CTilecutBuildInfo", "TilecutProject",
       ]
     ),
+    // the command line: swift-argument-parser's option groups build the library's option
+    // values (TileArguments.swift); no library target links the parser
     .target(
       name: "TilecutCLI",
       dependencies: [

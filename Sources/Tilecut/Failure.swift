@@ -1,4 +1,3 @@
-import ArgumentParser
 import Foundation
 import TilecutCore
 import TilecutProject
@@ -21,15 +20,18 @@ public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
     self.status = status
   }
 
-  /// The line and status of `error`, whatever its type.
+  /// A usage error (exit status 2): an option, or a combination of options, refused
+  /// by the library's checks; `line` names the option and what to do.
+  public static func usage(_ line: String) -> Failure {
+    Failure(line: line, status: ExitStatus.usage.rawValue)
+  }
+
+  /// The line and status of `error`, whatever its type (the CLI maps its parser's
+  /// own errors to ``usage(_:)`` before it asks).
   public init(_ error: any Error) {
     switch error {
     case let failure as Failure:
       self = failure
-    case let error as ValidationError:
-      // an option the parser's checks refused
-      line = error.message
-      status = ExitStatus.usage.rawValue
     case let interrupted as JobInterrupted:
       line = "interrupted by \(interrupted.signal == SIGINT ? "SIGINT" : "SIGTERM"); the previous output is unchanged"
       status = ExitStatus.signalled(interrupted.signal)

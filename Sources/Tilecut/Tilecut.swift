@@ -16,7 +16,7 @@ import TilecutVips
 ///
 /// New options arrive as new fields of the groups, so code that builds a request
 /// keeps compiling.
-public struct TileRequest {
+public struct TileRequest: Sendable {
   /// Source images: one per floor, or one with ``FloorOptions/floors``.
   public var inputs: [String]
   /// Where the tiles go and what they are called.
@@ -35,13 +35,13 @@ public struct TileRequest {
   /// A request for `inputs` with every option at its default, writing into `output`.
   public init(inputs: [String], output: String = "tiles") throws {
     self.inputs = inputs
-    self.output = try OutputOptions.parse([])
+    self.output = OutputOptions()
     self.output.output = output
-    pyramid = try PyramidOptions.parse([])
-    floors = try FloorOptions.parse([])
-    placement = try PlacementOptions.parse([])
-    encoding = try EncodingOptions.parse([])
-    run = try RunOptions.parse([])
+    pyramid = PyramidOptions()
+    floors = FloorOptions()
+    placement = PlacementOptions()
+    encoding = EncodingOptions()
+    run = RunOptions()
   }
 
   /// Checks every option as the command line does.

@@ -206,12 +206,12 @@ public struct TileCommand: ParsableCommand {
     completion: .file())
   public var inputs: [String] = []
 
-  @OptionGroup(title: "Output") public var output: OutputOptions
-  @OptionGroup(title: "Zooms and tile sizes") public var pyramid: PyramidOptions
-  @OptionGroup(title: "Floors") public var floors: FloorOptions
-  @OptionGroup(title: "Placement on the map") public var placement: PlacementOptions
-  @OptionGroup(title: "Pixels and encoding") public var encoding: EncodingOptions
-  @OptionGroup(title: "Run") public var runOptions: RunOptions
+  @OptionGroup(title: "Output") public var output: OutputArguments
+  @OptionGroup(title: "Zooms and tile sizes") public var pyramid: PyramidArguments
+  @OptionGroup(title: "Floors") public var floors: FloorArguments
+  @OptionGroup(title: "Placement on the map") public var placement: PlacementArguments
+  @OptionGroup(title: "Pixels and encoding") public var encoding: EncodingArguments
+  @OptionGroup(title: "Run") public var runOptions: RunArguments
 
   /// Not a tiling option: `get`'s, answered with a pointer to it or to --first-floor.
   @Option(parsing: .unconditional, help: .hidden)
@@ -231,8 +231,8 @@ public struct TileCommand: ParsableCommand {
       try Vips.start()
       if runOptions.noVector { Vips.blockUntrusted(true) }
       let job = TileJob(
-        inputs: inputs, output: output, pyramid: pyramid, floors: floors, placement: placement, encoding: encoding, run: runOptions,
-        printer: printer)
+        inputs: inputs, output: output.options, pyramid: pyramid.options, floors: floors.options, placement: placement.options,
+        encoding: encoding.options, run: runOptions.options, printer: printer)
       try runJob(printer: printer) { try job.execute() }
     } catch let code as ExitCode {
       throw code
@@ -259,9 +259,21 @@ func runJob(printer: Printer, _ execute: () throws -> Int32) throws {
 
 /// Prints `error` as tilecut's one line (dropping held progress) and returns the exit
 /// code to throw; ``Failure`` decides both.
+extension Failure {
+  /// As ``Failure/init(_:)``, and an option the parser's checks refused
+  /// (ArgumentParser's `ValidationError`) is a usage error (exit status 2).
+  init(commandLine error: any Error) {
+    if let error = error as? ValidationError {
+      self = .usage(error.message)
+    } else {
+      self.init(error)
+    }
+  }
+}
+
 func reported(_ error: any Error, printer: Printer) -> ExitCode {
   printer.discard()
-  let failure = Failure(error)
+  let failure = Failure(commandLine: error)
   printer.error(failure.line)
   return ExitCode(failure.status)
 }

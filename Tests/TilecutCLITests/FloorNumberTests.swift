@@ -13,14 +13,14 @@ import TilecutVips
 struct FloorNumberTests {
   @Test("--first-floor takes ±999000, room for --floors' 1000 floors", arguments: [-999_000, 999_000, 0, -1])
   func firstFloorEdges(first: Int) throws {
-    let options = try FloorOptions.parse(["--first-floor", String(first), "--floors", "1000"])
+    let options = try FloorArguments.parse(["--first-floor", String(first), "--floors", "1000"]).options
     #expect(try options.floor(0).number == first)
     #expect(try options.floor(999).number == first + 999)
   }
 
   @Test("--first-floor past ±999000 is a usage error naming the option, in one line", arguments: ["-999001", "999001", "9223372036854775807"])
   func firstFloorRefused(first: String) throws {
-    #expect(throws: (any Error).self) { try FloorOptions.parse(["--first-floor", first]) }
+    #expect(throws: (any Error).self) { try FloorArguments.parse(["--first-floor", first]) }
     let dir = try scratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }
     try picture(width: 40, height: 30).writePNG(to: dir + "/a.png")
@@ -34,7 +34,7 @@ struct FloorNumberTests {
   func pastTheEdge() throws {
     // parse-time validation keeps --first-floor within ±999000; the library still
     // refuses, without trapping, a first floor it never sees from the command line
-    var options = try FloorOptions.parse([])
+    var options = FloorOptions()
     options.firstFloor = 1_000_000
     #expect(try options.floor(0).number == 1_000_000)
     #expect(throws: TilecutError.self) { try options.floor(1) }

@@ -248,6 +248,6 @@ struct PublishingTests {
       ("env/0", ["JOB_COMPLETION_INDEX": "0"]),
     ] as [(String, [String: String])])
   func shardEnvironmentErrors(spec: String, environment: [String: String]) {
-    #expect(throws: ValidationError.self) { try ShardEnvironment.selector(spec: spec, environment: environment) }
+    #expect(throws: Failure.self) { try ShardEnvironment.selector(spec: spec, environment: environment) }
   }
 }

@@ -170,9 +170,8 @@ struct TileCommandTests {
     defer { try? FileManager.default.removeItem(atPath: dir) }
     try picture(width: 900, height: 500, transparentLeft: 400).writePNG(to: dir + "/a.png")
     let job = TileJob(
-      inputs: [dir + "/a.png"], output: try OutputOptions.parse(["-o", dir + "/out"]), pyramid: try PyramidOptions.parse([]),
-      floors: try FloorOptions.parse([]), placement: try PlacementOptions.parse([]), encoding: try EncodingOptions.parse([]),
-      run: try RunOptions.parse([]), printer: Printer(verbosity: .quiet))
+      inputs: [dir + "/a.png"], output: try OutputArguments.parse(["-o", dir + "/out"]).options, pyramid: PyramidOptions(),
+      floors: FloorOptions(), placement: PlacementOptions(), encoding: EncodingOptions(), run: RunOptions(), printer: Printer(verbosity: .quiet))
     let plan = try job.plan()
     let ledger = RenderLedger()
     try job.render(plan, encoder: SamplingEncoder(VipsTileEncoder()), writer: NullWriter(), pool: WorkPool(jobs: 2), ledger: ledger)

@@ -45,10 +45,10 @@ func overlayKML(href: String, geometry: String, prologue: String = "") -> String
 
 /// The placement tilecut gives `input` (a KML or KMZ) and its mapping, in-process.
 func overlayPlacement(_ input: String) throws -> (placement: Placement, mapping: any SourceMapping, width: Int, height: Int) {
-  let floors = try FloorResolver.resolve(inputs: [input], options: try FloorOptions.parse([]), maxPixels: 1 << 30)
+  let floors = try FloorResolver.resolve(inputs: [input], options: FloorOptions(), maxPixels: 1 << 30)
   let floor = try #require(floors.first)
   let placement = try #require(
-    try PlacementOptions.parse([]).resolve(floors: floors, pyramid: try PyramidOptions.parse([]), printer: Printer(sink: { _ in })).first)
+    try PlacementOptions().resolve(floors: floors, pyramid: PyramidOptions(), printer: Printer(sink: { _ in })).first)
   let mapping: any SourceMapping = try ProjectedMapping.forPlacement(placement) ?? #require(PlacementMapping(placement))
   return (placement, mapping, floor.description.width, floor.description.height)
 }

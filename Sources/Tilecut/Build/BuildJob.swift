@@ -54,46 +54,48 @@ public struct BuildJob {
 
   package static func make(_ project: Project, overrides: BuildOverrides, printer: Printer) throws -> BuildJob {
     let file = project.file
-    var outputExtra: [String] = []
+    var outputExtra: [ProjectArguments.Setting] = []
     var overridden: Set<String> = []
-    if overrides.force { outputExtra.append("--force") }
+    if overrides.force { outputExtra.append(.init("--force", .bool(true))) }
     // the command line's (and the build-tool plugin's: its work directory, MBTiles)
     let given = [("depfile", overrides.depfile), ("changes", overrides.changes), ("output", overrides.output), ("name", overrides.name)]
     for case (let key, let value?) in given {
-      outputExtra.append("--\(key)=\(value)")
+      outputExtra.append(.init("--\(key)", .string(value)))
       overridden.insert(key)
     }
     // no output in the file or on the command line: `tiles` beside the file, as the
     // file's own `output` would be, wherever tilecut runs
     if overrides.output == nil, project.option("output") == nil {
       let folder = project.directory == "." ? "" : project.directory.hasSuffix("/") ? project.directory : project.directory + "/"
-      outputExtra.append("--output=" + folder + "tiles")
+      outputExtra.append(.init("--output", .string(folder + "tiles")))
     }
     if let s = overrides.store {
-      outputExtra.append("--store=\(s.rawValue)")
+      outputExtra.append(.init("--store", .string(s.rawValue)))
       overridden.insert("store")
       // a preview page is a directory output's; MBTiles and PMTiles have none
       if s != .directory { overridden.insert("preview") }
     }
-    let output = try ProjectArguments.parse(
-      OutputOptions.self, options: project.options, keys: ProjectArguments.outputKeys, extra: outputExtra, overridden: overridden,
-      file: file, fallback: nil)
-    let pyramid = try ProjectArguments.parse(
-      PyramidOptions.self, options: project.options, keys: ProjectArguments.pyramidKeys, file: file, fallback: nil)
-    let encoding = try ProjectArguments.parse(
-      EncodingOptions.self, options: project.options, keys: ProjectArguments.encodingKeys, file: file, fallback: nil)
-    var runExtra: [String] = []
-    if overrides.dryRun { runExtra.append("--dry-run") }
-    if overrides.json { runExtra.append("--json") }
-    if overrides.quiet { runExtra.append("--quiet") }
-    if let j = overrides.jobs { runExtra.append("--jobs=\(j)") }
-    if let k = overrides.shard { runExtra.append("--shard=\(k)") }
-    let run = try ProjectArguments.parse(
-      RunOptions.self, options: project.options, keys: ProjectArguments.runKeys, extra: runExtra,
-      overridden: overrides.jobs == nil ? [] : ["jobs"], file: file, fallback: nil)
+    let output = try ProjectArguments.fill(
+      OutputOptions(), options: project.options, keys: ProjectArguments.outputKeys, extra: outputExtra, overridden: overridden,
+      file: file, fallback: nil, set: ProjectArguments.set, check: { try $0.validate() })
+    let pyramid = try ProjectArguments.fill(
+      PyramidOptions(), options: project.options, keys: ProjectArguments.pyramidKeys, file: file, fallback: nil, set: ProjectArguments.set,
+      check: { try $0.validate() })
+    let encoding = try ProjectArguments.fill(
+      EncodingOptions(), options: project.options, keys: ProjectArguments.encodingKeys, file: file, fallback: nil, set: ProjectArguments.set,
+      check: { try $0.validate() })
+    var runExtra: [ProjectArguments.Setting] = []
+    if overrides.dryRun { runExtra.append(.init("--dry-run", .bool(true))) }
+    if overrides.json { runExtra.append(.init("--json", .bool(true))) }
+    if overrides.quiet { runExtra.append(.init("--quiet", .bool(true))) }
+    if let j = overrides.jobs { runExtra.append(.init("--jobs", .int(j))) }
+    if let k = overrides.shard { runExtra.append(.init("--shard", .string(k))) }
+    let run = try ProjectArguments.fill(
+      RunOptions(), options: project.options, keys: ProjectArguments.runKeys, extra: runExtra,
+      overridden: overrides.jobs == nil ? [] : ["jobs"], file: file, fallback: nil, set: ProjectArguments.set, check: { try $0.validate() })
     var base = TileJob(
-      inputs: project.buildings.flatMap { $0.floors.map(\.source) }, output: output, pyramid: pyramid, floors: try FloorOptions.parse([]),
-      placement: try PlacementOptions.parse([]), encoding: encoding, run: run, printer: printer)
+      inputs: project.buildings.flatMap { $0.floors.map(\.source) }, output: output, pyramid: pyramid, floors: FloorOptions(),
+      placement: PlacementOptions(), encoding: encoding, run: run, printer: printer)
     let fileWrites = ProjectWrites.keys.filter { !overridden.contains($0) }
     // the manifest, fingerprint and depfile name sources as the file does: relative to it
     base.recordsFrom = project.directory
@@ -103,23 +105,29 @@ public struct BuildJob {
   /// The placement options of one floor: its keys, the run's `strict`, and the run's
   /// `lonlat` unless the floor says `lonlat` itself.
   func placementOptions(_ spec: FloorSpec) throws -> PlacementOptions {
-    var extra: [String] = []
-    if case .bool(true) = project.option("strict")?.value { extra.append("--strict") }
+    var extra: [ProjectArguments.Setting] = []
+    if case .bool(true) = project.option("strict")?.value { extra.append(.init("--strict", .bool(true))) }
     if !spec.options.contains(where: { $0.key == "lonlat" }), case .bool(true) = project.option("lonlat")?.value {
-      extra.append("--lonlat")
+      extra.append(.init("--lonlat", .bool(true)))
     }
     let keys = ProjectKeys.floorOptions.map(\.name).filter {
       !ProjectArguments.layerPixelKeys.contains($0) && !ProjectArguments.venueKeys.contains($0)
     }
-    return try ProjectArguments.parse(
-      PlacementOptions.self, options: spec.options, keys: keys, extra: extra, file: project.file, fallback: spec.mark)
+    // the pixel keys are checked first, as the command line checks its nested group
+    return try ProjectArguments.fill(
+      PlacementOptions(), options: spec.options, keys: keys, extra: extra, file: project.file, fallback: spec.mark, set: ProjectArguments.set,
+      check: {
+        try $0.pixels.validate()
+        try $0.validate()
+      })
   }
 
   /// An IMDF venue's drawing options of one floor (`language`, `venueStyle`), as
   /// `--language` and `--venue-style`; a floor whose source is no venue is refused at the key.
   func venueOptions(_ spec: FloorSpec, name: InputName) throws -> FloorOptions {
-    let options = try ProjectArguments.parse(
-      FloorOptions.self, options: spec.options, keys: ProjectArguments.venueKeys, file: project.file, fallback: spec.mark)
+    let options = try ProjectArguments.fill(
+      FloorOptions(), options: spec.options, keys: ProjectArguments.venueKeys, file: project.file, fallback: spec.mark,
+      set: ProjectArguments.set, check: { try $0.validate() })
     if let given = spec.options.first(where: { ProjectArguments.venueKeys.contains($0.key) }), !IMDFVenue.isVenue(name.path) {
       throw ProjectError(
         file: project.file, mark: given.mark,

@@ -1,10 +1,11 @@
-import ArgumentParser
 import Foundation
 import TilecutCore
 import TilecutProject
+import TilecutVips
 
-/// Turns the project file's options into the CLI's option groups, so a key has the
-/// option's parsing, defaults and checks; a refusal names the key's line and column.
+/// Fills the library's option values (``OutputOptions``, ``PyramidOptions``, …) from the
+/// project file's keys, whose values the loader has already typed, then runs the same
+/// checks as the command line; a refusal names the key's line and column.
 enum ProjectArguments {
   /// The keys each option group takes.
   static let outputKeys = ["output", "name", "force", "preview", "store", "depfile", "changes"]
@@ -16,16 +17,62 @@ enum ProjectArguments {
   /// Per floor, the keys of an IMDF venue's drawing (`FloorOptions`' `--language`, `--venue-style`).
   static let venueKeys = ["language", "venueStyle"]
 
-  /// `--max-zoom=21`: the `=` form, so negative numbers are never taken for options.
-  static func arguments(_ option: ProjectOption) -> [String] {
-    let cli = option.cliOption
-    switch option.value {
+  /// A value from outside the file (the command line's, which wins), by the option it sets.
+  struct Setting {
+    var cliOption: String
+    var value: OptionValue
+
+    init(_ cliOption: String, _ value: OptionValue) {
+      self.cliOption = cliOption
+      self.value = value
+    }
+  }
+
+  /// Fills `T`'s defaults from the file's options among `keys`, then `extra`, and checks
+  /// the result with `check`; `set` takes one option, by its CLI name.
+  static func fill<T>(
+    _ defaults: T, options: [ProjectOption], keys: [String], extra: [Setting] = [], overridden: Set<String> = [], file: String,
+    fallback: SourceMark?, set: (inout T, String, OptionValue) throws -> Void, check: (T) throws -> Void
+  ) throws -> T {
+    let mine = options.filter { keys.contains($0.key) && !overridden.contains($0.key) }
+    func filled(_ mine: [ProjectOption], _ extra: [Setting]) throws -> T {
+      var value = defaults
+      for option in mine { try set(&value, option.cliOption, option.value) }
+      for setting in extra { try set(&value, setting.cliOption, setting.value) }
+      try check(value)
+      return value
+    }
+    do {
+      return try filled(mine, extra)
+    } catch {
+      // the key the message names last in the file (the second of two that clash),
+      // else the one that fails alone, else the first of the group
+      let given = mine.flatMap { arguments($0.cliOption, $0.value) } + extra.flatMap { arguments($0.cliOption, $0.value) }
+      let message = Quote.firstLine(of: Failure(error).line, values: given)
+      let named = mine.filter { message.contains($0.cliOption) }.max { ($0.mark.line, $0.mark.column) < ($1.mark.line, $1.mark.column) }
+      let culprit = named ?? mine.first { option in (try? filled([option], [])) == nil } ?? mine.first
+      throw ProjectError(file: file, mark: culprit?.mark ?? fallback, message: explain(message, culprit))
+    }
+  }
+
+  /// `--max-zoom=21` (the text the command line would give, to quote values in a message).
+  static func arguments(_ cli: String, _ value: OptionValue) -> [String] {
+    switch value {
     case .bool(let b): return b ? [cli] : []
-    case .int(let n): return ["\(cli)=\(n)"]
-    case .number(let d): return ["\(cli)=\(number(d))"]
-    case .string(let s): return ["\(cli)=\(s)"]
-    case .numbers(let values): return ["\(cli)=" + values.map(number).joined(separator: ",")]
     case .rows(let rows): return rows.map { "\(cli)=" + $0.map(number).joined(separator: ",") }
+    default: return ["\(cli)=" + text(value)]
+    }
+  }
+
+  /// A value as the command line writes it: numbers without a needless `.0`, lists comma-separated.
+  static func text(_ value: OptionValue) -> String {
+    switch value {
+    case .bool(let b): return b ? "true" : "false"
+    case .int(let n): return "\(n)"
+    case .number(let d): return number(d)
+    case .string(let s): return s
+    case .numbers(let values): return values.map(number).joined(separator: ",")
+    case .rows(let rows): return rows.map { $0.map(number).joined(separator: ",") }.joined(separator: " ")
     }
   }
 
@@ -33,28 +80,64 @@ enum ProjectArguments {
     d == d.rounded() && abs(d) < 1e15 ? String(Int(d)) : "\(d)"
   }
 
-  /// Parses `T` from the file's options among `keys`, then `extra` (the command line's, which win).
-  static func parse<T: ParsableArguments>(
-    _ type: T.Type, options: [ProjectOption], keys: [String], extra: [String] = [], overridden: Set<String> = [], file: String,
-    fallback: SourceMark?
-  ) throws -> T {
-    let mine = options.filter { keys.contains($0.key) && !overridden.contains($0.key) }
-    do {
-      return try T.parse(mine.flatMap(arguments) + extra)
-    } catch {
-      // the key the message names last in the file (the second of two that clash),
-      // else the one that fails alone, else the first of the group
-      let message = Quote.firstLine(of: T.message(for: error), values: mine.flatMap(arguments) + extra)
-      let named = mine.filter { message.contains($0.cliOption) }.max { ($0.mark.line, $0.mark.column) < ($1.mark.line, $1.mark.column) }
-      let culprit = named ?? mine.first { option in (try? T.parse(arguments(option))) == nil } ?? mine.first
-      throw ProjectError(file: file, mark: culprit?.mark ?? fallback, message: explain(message, culprit))
-    }
-  }
-
-  /// The parser's sentence, said of the key instead of the option where it names one.
+  /// The checks' sentence, said of the key instead of the option where it names one.
   static func explain(_ message: String, _ option: ProjectOption?) -> String {
     guard let option else { return message }
     let text = message.replacingOccurrences(of: option.cliOption, with: option.key)
     return text.hasPrefix(option.key + ":") ? text : "'\(option.key)': " + text
   }
+}
+
+/// One value for one option, read as the command line reads its text, refused in its words.
+struct OptionValueReader {
+  var cli: String
+  var value: OptionValue
+
+  /// "The value 'x' is invalid for '--store <kind>'. Please provide one of …", as swift-argument-parser says it.
+  func invalid(_ valueName: String, choices: [String] = []) -> Failure {
+    var line = "The value '\(ProjectArguments.text(value))' is invalid for '\(cli) <\(valueName)>'"
+    if !choices.isEmpty {
+      let quoted = choices.map { "'\($0)'" }
+      if quoted.count > 5 {
+        line += ". Please provide one of the following:\n" + choices.map { "  - \($0)" }.joined(separator: "\n")
+      } else {
+        let list =
+          quoted.count <= 2 ? quoted.joined(separator: " and ") : quoted.dropLast().joined(separator: ", ") + " or \(quoted[quoted.count - 1])"
+        line += ". Please provide one of \(list)."
+      }
+    }
+    return .usage(line)
+  }
+
+  var string: String { ProjectArguments.text(value) }
+
+  var bool: Bool {
+    if case .bool(let b) = value { return b }
+    return true
+  }
+
+  func int(_ valueName: String) throws -> Int {
+    if case .int(let n) = value { return n }
+    guard let n = Int(string) else { throw invalid(valueName) }
+    return n
+  }
+
+  func double(_ valueName: String) throws -> Double {
+    switch value {
+    case .number(let d): return d
+    case .int(let n): return Double(n)
+    default:
+      guard let d = Double(string) else { throw invalid(valueName) }
+      return d
+    }
+  }
+
+  func choice<T: RawRepresentable & CaseIterable>(_ valueName: String, _ make: (String) -> T?, choices: [String]? = nil) throws -> T
+  where T.RawValue == String {
+    guard let chosen = make(string) else { throw invalid(valueName, choices: choices ?? T.allCases.map(\.rawValue)) }
+    return chosen
+  }
+
+  /// A key the group does not take (the key lists and the setters disagree).
+  var unknown: Failure { .usage("Unknown option '\(cli)'") }
 }

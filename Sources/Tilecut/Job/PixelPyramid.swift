@@ -10,12 +10,12 @@ package enum PixelPyramid {
   /// tilecut's own pipeline with a raster placement, so a PDF or SVG page is rendered as
   /// tilecut renders it and its pixel coordinates are the ones --gcp takes.
   package static func make(input: String, printer: Printer) throws -> (floor: FloorSource, maxZoom: Int, tiles: [String: String]) {
-    let run = try RunOptions.parse([])
-    let floors = try FloorResolver.resolve(inputs: [input], options: try FloorOptions.parse([]), maxPixels: run.maxPixels)
+    let run = RunOptions()
+    let floors = try FloorResolver.resolve(inputs: [input], options: FloorOptions(), maxPixels: run.maxPixels)
     guard let floor = floors.first else { throw TilecutError.invalidOption(option: "SOURCE", reason: "give the plan to place") }
     let z = PyramidPlanner.rasterMaxZoom(width: floor.description.width, height: floor.description.height)
     let placement = Placement.raster(nativeZoom: z)
-    let pixels = try PixelOptions.parse([])
+    let pixels = PixelOptions()
     let source = try pixels.describe(floor, printer: printer)
     let request = PlanRequest(minZoom: 0, maxZoom: z, tileSizes: [.standard], retinaDepth: .full)
     let job = try PyramidPlanner.plan(floors: [FloorInput(floor: floor.floor, source: source, placement: placement, mapping: nil)], request: request)
@@ -25,8 +25,8 @@ package enum PixelPyramid {
       floors: [PlannedFloor(source: floor, plan: job.floors[0], mapping: nil)], sizes: job.tileSizes, template: template,
       settings: RenderSettings(), notes: [])
     let tileJob = TileJob(
-      inputs: [input], output: try OutputOptions.parse([]), pyramid: try PyramidOptions.parse([]), floors: try FloorOptions.parse([]),
-      placement: try PlacementOptions.parse([]), encoding: try EncodingOptions.parse([]), run: run, printer: printer)
+      inputs: [input], output: OutputOptions(), pyramid: PyramidOptions(), floors: FloorOptions(),
+      placement: PlacementOptions(), encoding: EncodingOptions(), run: run, printer: printer)
     try tileJob.guardSize(plan)
     let sink = TileSink()
     let pool = WorkPool(jobs: ProcessInfo.processInfo.activeProcessorCount)

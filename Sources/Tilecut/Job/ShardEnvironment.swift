@@ -1,4 +1,3 @@
-import ArgumentParser
 import Foundation
 import TilecutCore
 
@@ -13,15 +12,15 @@ enum ShardEnvironment {
     let parts = spec.split(separator: "/", omittingEmptySubsequences: false)
     var count: Int?
     if parts.count == 2 {
-      guard let n = Int(parts[1]), n >= 1 else { throw ValidationError("--shard: '\(Quote.value(spec))' is not env/N with N ≥ 1") }
+      guard let n = Int(parts[1]), n >= 1 else { throw Failure.usage("--shard: '\(Quote.value(spec))' is not env/N with N ≥ 1") }
       count = n
     } else if parts.count != 1 {
-      throw ValidationError("--shard: '\(Quote.value(spec))' is not env or env/N")
+      throw Failure.usage("--shard: '\(Quote.value(spec))' is not env or env/N")
     }
     func number(_ name: String) throws -> Int? {
       guard let text = environment[name] else { return nil }
       guard let n = Int(text.trimmingCharacters(in: .whitespaces)), n >= 0 else {
-        throw ValidationError("--shard: \(name)='\(Quote.value(text))' is not a whole number ≥ 0")
+        throw Failure.usage("--shard: \(name)='\(Quote.value(text))' is not a whole number ≥ 0")
       }
       return n
     }
@@ -33,13 +32,13 @@ enum ShardEnvironment {
       index = k8s
       count = try count ?? number("TILECUT_SHARD_COUNT")
     } else {
-      throw ValidationError("--shard: \(spec) needs \(help) in the environment")
+      throw Failure.usage("--shard: \(spec) needs \(help) in the environment")
     }
     guard let count, count >= 1 else {
-      throw ValidationError("--shard: the shard count is unknown; give --shard env/N or set TILECUT_SHARD_COUNT")
+      throw Failure.usage("--shard: the shard count is unknown; give --shard env/N or set TILECUT_SHARD_COUNT")
     }
     guard index < count else {
-      throw ValidationError("--shard: index \(index) from the environment is not below the count \(count)")
+      throw Failure.usage("--shard: index \(index) from the environment is not below the count \(count)")
     }
     return (index + 1, count)
   }

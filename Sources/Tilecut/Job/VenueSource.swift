@@ -117,7 +117,7 @@ enum VenueSource {
         path: name.path, reason: "is an IMDF venue: name one of its floors as '\(name.path)[floor=K]' (a level ordinal)")
     }
     // a project's floor: its language and venueStyle, else the default style and the venue's language
-    let options = try options ?? FloorOptions.parse([])
+    let options = options ?? FloorOptions()
     return try floorSources(name, options: options, maxZoom: nil, maxPixels: maxPixels, maxMemory: maxMemory)?.first?.header
   }
 

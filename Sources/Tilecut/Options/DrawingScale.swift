@@ -1,4 +1,3 @@
-import ArgumentParser
 import Foundation
 import TilecutCore
 import TilecutVips
@@ -24,7 +23,7 @@ extension PlacementOptions {
       denominator = nil
     }
     guard let denominator, denominator.isFinite, denominator > 0, denominator <= 1e7 else {
-      throw ValidationError("--drawing-scale: '\(Quote.value(text))' is not a scale like 1:100 (one unit of paper is 100 on the ground)")
+      throw Failure.usage("--drawing-scale: '\(Quote.value(text))' is not a scale like 1:100 (one unit of paper is 100 on the ground)")
     }
     return denominator
   }
@@ -33,7 +32,7 @@ extension PlacementOptions {
     guard let drawingScale else { return }
     _ = try Self.drawingScaleDenominator(drawingScale)
     if metersPerPixel != nil {
-      throw ValidationError("--drawing-scale and --meters-per-pixel both give the drawing's size on the ground; keep one")
+      throw Failure.usage("--drawing-scale and --meters-per-pixel both give the drawing's size on the ground; keep one")
     }
   }
 
@@ -50,7 +49,7 @@ extension PlacementOptions {
     let need = "--center needs --meters-per-pixel (ground metres per source pixel) or, for a PDF or SVG, --drawing-scale 1:N"
     let isPDF = (try? SourceFormat.detect(path: imagePath)) == .pdf
     guard isPDF, let scale = PDFDrawingScale.read(path: imagePath, page: page ?? 0) else {
-      throw ValidationError(need)
+      throw Failure.usage(need)
     }
     let stated = "\(imagePath) page \((page ?? 0) + 1) states its scale in its viewport (/Measure /RL) as 1 pt = \(Self.number(scale.unitsPerPoint))"
     guard scale.disagreeing == 0 else {

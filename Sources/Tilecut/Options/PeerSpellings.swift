@@ -33,7 +33,7 @@ package enum PeerSpellings {
 
   /// gdal2tiles' -r value as tilecut's --resampling kernel, or the list of them.
   static func kernel(_ value: String?) -> String {
-    if let value, let k = Resampling(argument: value) { return k.rawValue }
+    if let value, let k = Resampling(optionValue: value) { return k.rawValue }
     let known = Resampling.allCases.map(\.rawValue).joined(separator: "|")
     guard let value, !value.hasPrefix("-") else { return known }
     return "\(known) (tilecut has no \(value))"

@@ -1,31 +1,17 @@
-import ArgumentParser
 import Foundation
 import TilecutCore
 import TilecutGeo
 import TilecutVips
 
 /// How sources that are not 8-bit colour become tiles: bands, scaling, nodata.
-public struct PixelOptions: ParsableArguments {
-  @Option(help: ArgumentHelp("Bands to tile from a source with more than 4 (or to reorder), 1-based: R,G,B or R,G,B,A.", valueName: "r,g,b[,a]"))
+public struct PixelOptions: Sendable, Codable {
+  /// `--bands`
   public var bands: String?
-
-  @Option(
-    parsing: .unconditional,
-    help: ArgumentHelp(
-      "For one band of 16-bit or floating-point data: the values shown as black and white (default: the data's range).", valueName: "min,max"))
+  /// `--scale`
   public var scale: String?
-
-  @Option(
-    parsing: .unconditional,
-    help: ArgumentHelp(
-      "The value that means no data, made transparent (in 8-bit colour, where every colour band holds it; default: the GeoTIFF's GDAL_NODATA tag).",
-      valueName: "v"))
+  /// `--nodata`
   public var nodata: Double?
-
-  @Option(
-    help: ArgumentHelp(
-      "A DXF or DWG drawing's layers to draw: names or patterns (* ?), comma-separated; a leading ! leaves a layer out (default: every layer that is on and not frozen).",
-      valueName: "names"))
+  /// `--layers`
   public var layers: String?
 
   public init() {}
@@ -35,7 +21,7 @@ public struct PixelOptions: ParsableArguments {
     guard let layers else { return nil }
     let patterns = layers.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     guard !patterns.isEmpty, patterns.allSatisfy({ !$0.contains("\n") && $0 != "!" }) else {
-      throw ValidationError("--layers: give layer names or patterns, comma-separated (e.g. 'A-WALL,A-DOOR*,!A-NOTE')")
+      throw Failure.usage("--layers: give layer names or patterns, comma-separated (e.g. 'A-WALL,A-DOOR*,!A-NOTE')")
     }
     return patterns.map { $0.hasPrefix("!") ? "-" + $0.dropFirst() : "+" + $0 }
   }
@@ -44,16 +30,16 @@ public struct PixelOptions: ParsableArguments {
     _ = try layerPatterns()
     if let bands { _ = try parseBands(bands) }
     if let scale { _ = try parseScale(scale) }
-    if let nodata, !nodata.isFinite { throw ValidationError("--nodata must be a finite number") }
+    if let nodata, !nodata.isFinite { throw Failure.usage("--nodata must be a finite number") }
   }
 
   func parseBands(_ text: String) throws -> [Int] {
     let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
     guard parts.count == 3 || parts.count == 4 else {
-      throw ValidationError("--bands takes 3 or 4 band numbers (R,G,B or R,G,B,A), got '\(Quote.value(text))'")
+      throw Failure.usage("--bands takes 3 or 4 band numbers (R,G,B or R,G,B,A), got '\(Quote.value(text))'")
     }
     return try parts.map { part in
-      guard let n = Int(part), n >= 1 else { throw ValidationError("--bands: '\(Quote.value(part))' is not a band number (they count from 1)") }
+      guard let n = Int(part), n >= 1 else { throw Failure.usage("--bands: '\(Quote.value(part))' is not a band number (they count from 1)") }
       return n
     }
   }
@@ -61,7 +47,7 @@ public struct PixelOptions: ParsableArguments {
   func parseScale(_ text: String) throws -> ClosedRange<Double> {
     let parts = text.split(separator: ",", omittingEmptySubsequences: false).compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
     guard parts.count == 2, parts.allSatisfy(\.isFinite), parts[0] < parts[1] else {
-      throw ValidationError("--scale takes MIN,MAX with MIN below MAX, got '\(Quote.value(text))'")
+      throw Failure.usage("--scale takes MIN,MAX with MIN below MAX, got '\(Quote.value(text))'")
     }
     return parts[0]...parts[1]
   }

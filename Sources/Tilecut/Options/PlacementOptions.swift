@@ -1,128 +1,77 @@
-import ArgumentParser
 import Foundation
 import TilecutCore
 import TilecutGeo
 import TilecutVips
 
 /// Where the image lies on the map.
-public struct PlacementOptions: ParsableArguments {
-  @Option(
-    parsing: .unconditional,
-    help: ArgumentHelp("North-up image between these lines, in degrees (the corners of a GMSCoordinateBounds).", valueName: "south,west,north,east"))
+public struct PlacementOptions: Sendable, Codable {
+  /// `--bounds`
   public var bounds: String?
-
-  @Option(
-    help: ArgumentHelp(
-      "With --bounds: the image is linear in Web-Mercator (mercator, like a ground overlay) or in lon/lat (lonlat, plate carrée).",
-      valueName: "projection"))
+  /// `--source-projection`
   public var sourceProjection: SourceProjection = .webMercator
-
-  @Option(
-    parsing: .unconditionalSingleValue,
-    help: ArgumentHelp(
-      "A control point: source pixel X,Y (column,row; 0,0 is the top-left corner) at LAT,LON. Give 2 or more.", valueName: "x,y,lat,lon"))
+  /// `--gcp`
   public var gcp: [String] = []
-
-  @Option(
-    parsing: .unconditional,
-    help: ArgumentHelp(
-      "With --gcp or a GeoTIFF's control points: accept a fit whose RMS residual is up to this many source pixels (default: 2 px or 1 % of the image diagonal, whichever is larger).",
-      valueName: "px"))
+  /// `--allow-residual`
   public var allowResidual: Double?
-
-  @Option(
-    parsing: .unconditional,
-    help: ArgumentHelp(
-      "A file's control points are fitted by a polynomial of this order, like gdalwarp -order (default: gdalwarp's, 1 below 6 points, else 2).",
-      valueName: "1|2|3"))
+  /// `--gcp-order`
   public var gcpOrder: Int?
-
-  @Flag(help: "A file's control points are fitted by a thin-plate spline, like gdalwarp -tps.")
+  /// `--tps`
   public var tps = false
-
-  @Option(parsing: .unconditional, help: ArgumentHelp("The image centre's position, in degrees.", valueName: "lat,lon"))
+  /// `--center`
   public var center: String?
-
-  @Option(parsing: .unconditional, help: ArgumentHelp("With --center: ground metres per source pixel.", valueName: "m"))
+  /// `--meters-per-pixel`
   public var metersPerPixel: Double?
-
-  @Option(
-    help: ArgumentHelp(
-      "With --center, for a PDF or SVG instead of --meters-per-pixel: the drawing's scale (1:100: one point of paper, 1/72 in, is 100 points on the ground).",
-      valueName: "1:n"))
+  /// `--drawing-scale`
   public var drawingScale: String?
-
-  @Option(
-    help: ArgumentHelp(
-      "A DXF or DWG drawing's unit (m, cm, mm, in, ft, yd, km, mi, us-ft, or metres in one unit), instead of its $INSUNITS.",
-      valueName: "unit"))
+  /// `--drawing-units`
   public var drawingUnits: String?
-
-  @Option(
-    parsing: .unconditional,
-    help: ArgumentHelp("With --center: clockwise turn of the image in degrees (its up then points to this bearing).", valueName: "deg"))
+  /// `--rotation`
   public var rotation: Double?
-
-  @Option(help: ArgumentHelp("A world file to use (default: one found beside each input, e.g. plan.pgw).", valueName: "path"))
+  /// `--world-file`
   public var worldFile: String?
-
-  @Option(
-    name: [.customLong("source-crs"), .customLong("world-file-crs")],
-    help: ArgumentHelp(
-      "The CRS of a world file or GeoTIFF: EPSG:NNNN, a PROJ string, or a file holding WKT (default: the GeoTIFF's keys, or the .prj or GDAL .aux.xml beside the world file).",
-      valueName: "crs"))
+  /// `--source-crs (or --world-file-crs)`
   public var sourceCrs: String?
-
-  @Flag(
-    help:
-      "A GeoPDF page is placed whole, legend, title block and margins included (default: only its map frame, GDAL's neatline; the rest is transparent)."
-  )
+  /// `--whole-page`
   public var wholePage = false
-
-  @Flag(
-    help:
-      "Placement warnings (bounds that do not fit the image, swapped latitude and longitude) are errors, and so is an image that nothing placed on the map."
-  )
+  /// `--strict`
   public var strict = false
-
-  @Flag(
-    name: .customLong("lonlat"),
-    help: "Read every coordinate option longitude first, in GDAL's order: --center LON,LAT, --gcp X,Y,LON,LAT, --bounds WEST,SOUTH,EAST,NORTH.")
+  /// `--lonlat`
   public var lonLatOrder = false
 
   var coordinateOrder: CoordinateOrder { lonLatOrder ? .lonLat : .latLon }
 
-  @OptionGroup(title: "Source pixels") public var pixels: PixelOptions
+  /// `--bands`, `--scale`, `--nodata`, `--layers`
+  public var pixels = PixelOptions()
 
   public init() {}
 
   public func validate() throws {
     let given = [bounds != nil, !gcp.isEmpty, center != nil, worldFile != nil].filter { $0 }.count
     if given > 1 {
-      throw ValidationError("--bounds, --gcp, --center and --world-file each place the image; give only one of them")
+      throw Failure.usage("--bounds, --gcp, --center and --world-file each place the image; give only one of them")
     }
     if center == nil && (metersPerPixel != nil || rotation != nil || drawingScale != nil) {
-      throw ValidationError("--meters-per-pixel, --drawing-scale and --rotation go with --center")
+      throw Failure.usage("--meters-per-pixel, --drawing-scale and --rotation go with --center")
     }
     if let drawingUnits, DrawingSource.unit(named: drawingUnits) == nil {
-      throw ValidationError(
+      throw Failure.usage(
         "--drawing-units: '\(Quote.value(drawingUnits))' is not a unit (m, cm, mm, in, ft, yd, km, mi, us-ft, or metres in one unit)")
     }
     try validateDrawingScale()
-    if let r = rotation, !(r.isFinite && abs(r) <= 360) { throw ValidationError("--rotation: \(r) is not an angle in -360...360") }
+    if let r = rotation, !(r.isFinite && abs(r) <= 360) { throw Failure.usage("--rotation: \(r) is not an angle in -360...360") }
     if let m = metersPerPixel, !(m.isFinite && m >= 1e-6 && m <= 1e6) {
-      throw ValidationError("--meters-per-pixel: \(m) is outside 0.000001...1000000")
+      throw Failure.usage("--meters-per-pixel: \(m) is outside 0.000001...1000000")
     }
     if bounds == nil && sourceProjection != .webMercator {
-      throw ValidationError("--source-projection goes with --bounds")
+      throw Failure.usage("--source-projection goes with --bounds")
     }
     if sourceCrs != nil && (bounds != nil || !gcp.isEmpty || center != nil) {
-      throw ValidationError("--source-crs goes with a world file or a GeoTIFF, not with --bounds, --gcp or --center (those are in degrees)")
+      throw Failure.usage("--source-crs goes with a world file or a GeoTIFF, not with --bounds, --gcp or --center (those are in degrees)")
     }
-    if let gcpOrder, !(1...3).contains(gcpOrder) { throw ValidationError("--gcp-order is 1, 2 or 3") }
-    if gcpOrder != nil && tps { throw ValidationError("--gcp-order and --tps each choose the fit; give only one") }
+    if let gcpOrder, !(1...3).contains(gcpOrder) { throw Failure.usage("--gcp-order is 1, 2 or 3") }
+    if gcpOrder != nil && tps { throw Failure.usage("--gcp-order and --tps each choose the fit; give only one") }
     if let allowResidual, !(allowResidual.isFinite && allowResidual >= 0) {
-      throw ValidationError("--allow-residual: must be at least 0 (a number of pixels), got \(allowResidual)")
+      throw Failure.usage("--allow-residual: must be at least 0 (a number of pixels), got \(allowResidual)")
     }
   }
 
@@ -433,12 +382,13 @@ public struct PlacementOptions: ParsableArguments {
   }
 }
 
-extension SourceProjection: ExpressibleByArgument {
-  /// `projected` is what a CRS makes, not a choice for --bounds.
-  public init?(argument: String) {
-    guard argument != SourceProjection.projected.rawValue else { return nil }
-    self.init(rawValue: argument)
+extension SourceProjection {
+  /// `--source-projection`'s values: `projected` is what a CRS makes, not a choice for --bounds.
+  public init?(optionValue: String) {
+    guard optionValue != SourceProjection.projected.rawValue else { return nil }
+    self.init(rawValue: optionValue)
   }
 
-  public static var allValueStrings: [String] { [SourceProjection.webMercator.rawValue, SourceProjection.lonLat.rawValue] }
+  /// The values `--source-projection` takes.
+  public static var optionValues: [String] { [SourceProjection.webMercator.rawValue, SourceProjection.lonLat.rawValue] }
 }
