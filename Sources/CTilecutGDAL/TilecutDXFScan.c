@@ -1,5 +1,6 @@
 #define _GNU_SOURCE 1 /* strcasecmp */
 #include "TilecutDXFScan.h"
+#include "TilecutDXFLines.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -37,30 +38,6 @@ typedef struct {
   double top_own;
   int failed;
 } scan;
-
-static int scan_grow(void **array, size_t *capacity, size_t need, size_t size) {
-  if (need <= *capacity)
-    return 0;
-  size_t next = *capacity ? *capacity * 2 : 64;
-  while (next < need)
-    next *= 2;
-  void *p = realloc(*array, next * size);
-  if (!p)
-    return -1;
-  *array = p;
-  *capacity = next;
-  return 0;
-}
-
-/* One line without its end-of-line and surrounding blanks, in place. */
-static char *trim(char *line) {
-  while (*line == ' ' || *line == '\t')
-    line++;
-  size_t n = strlen(line);
-  while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' ' || line[n - 1] == '\t'))
-    line[--n] = 0;
-  return line;
-}
 
 static int by_name(const void *a, const void *b) {
   return strcasecmp(((const scan_block *)a)->name, ((const scan_block *)b)->name);
@@ -129,8 +106,8 @@ double tc_dxf_inlined_entities(const char *path) {
   int block = -1, in_block_header = 0;
   scan_insert *insert = NULL; /* the INSERT being read */
   while (!s.failed && getline(&code_line, &code_cap, file) > 0 && getline(&value_line, &value_cap, file) > 0) {
-    const char *code = trim(code_line);
-    char *value = trim(value_line);
+    const char *code = tc_trim_line(code_line);
+    char *value = tc_trim_line(value_line);
     int group = atoi(code);
     if (group == 0) {
       insert = NULL;
@@ -145,7 +122,7 @@ double tc_dxf_inlined_entities(const char *path) {
         continue;
       }
       if (section == 1 && !strcmp(value, "BLOCK")) {
-        if (scan_grow((void **)&s.blocks, &s.block_cap, s.block_count + 1, sizeof(scan_block))) {
+        if (tc_grow_array((void **)&s.blocks, &s.block_cap, s.block_count + 1, sizeof(scan_block), 64)) {
           s.failed = 1;
           break;
         }
@@ -164,7 +141,7 @@ double tc_dxf_inlined_entities(const char *path) {
       if (!strcmp(value, "VERTEX") || !strcmp(value, "SEQEND"))
         continue;
       if (!strcmp(value, "INSERT")) {
-        if (scan_grow((void **)&s.inserts, &s.insert_cap, s.insert_count + 1, sizeof(scan_insert))) {
+        if (tc_grow_array((void **)&s.inserts, &s.insert_cap, s.insert_count + 1, sizeof(scan_insert), 64)) {
           s.failed = 1;
           break;
         }

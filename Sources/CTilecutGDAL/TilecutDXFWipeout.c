@@ -1,5 +1,6 @@
 #define _GNU_SOURCE 1 /* strcasecmp, getline */
 #include "TilecutDXFWipeout.h"
+#include "TilecutDXFLines.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -69,29 +70,6 @@ typedef struct {
   int failed;
 } reader;
 
-static int wgrow(void **array, size_t *capacity, size_t need, size_t size) {
-  if (need <= *capacity)
-    return 0;
-  size_t next = *capacity ? *capacity * 2 : 16;
-  while (next < need)
-    next *= 2;
-  void *p = realloc(*array, next * size);
-  if (!p)
-    return -1;
-  *array = p;
-  *capacity = next;
-  return 0;
-}
-
-static char *wtrim(char *line) {
-  while (*line == ' ' || *line == '\t')
-    line++;
-  size_t n = strlen(line);
-  while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' ' || line[n - 1] == '\t'))
-    line[--n] = 0;
-  return line;
-}
-
 static void reset(entity *e, const char *type) {
   double *bxy = e->bxy;
   int bcap = e->bcap;
@@ -149,7 +127,7 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
   if (!e->type[0] || r->failed)
     return;
   if (section == 3 && !strcmp(e->type, "LAYER")) {
-    if (wgrow((void **)&r->layers, &r->layer_cap, r->layer_count + 1, sizeof(layer_def))) {
+    if (tc_grow_array((void **)&r->layers, &r->layer_cap, r->layer_count + 1, sizeof(layer_def), 16)) {
       r->failed = 1;
       return;
     }
@@ -177,7 +155,7 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
     snprintf(w.layer, sizeof w.layer, "%s", e->layer);
     snprintf(w.handle, sizeof w.handle, "%s", e->handle);
     if (section == 1) {
-      if (wgrow((void **)&block->wipeouts, &(size_t){block->wipeout_count}, block->wipeout_count + 1, sizeof w)) {
+      if (tc_grow_array((void **)&block->wipeouts, &(size_t){block->wipeout_count}, block->wipeout_count + 1, sizeof w, 16)) {
         free(xy);
         r->failed = 1;
         return;
@@ -185,7 +163,7 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
       /* capacity tracked by count: grown to the next power of two each time */
       block->wipeouts[block->wipeout_count++] = w;
     } else {
-      if (wgrow((void **)&r->model, &r->model_cap, r->model_count + 1, sizeof w) ||
+      if (tc_grow_array((void **)&r->model, &r->model_cap, r->model_count + 1, sizeof w, 16) ||
           !(r->model_keys = realloc(r->model_keys, r->model_cap * sizeof *r->model_keys))) {
         free(xy);
         r->failed = 1;
@@ -211,7 +189,7 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
     local_insert **array = section == 1 ? &block->inserts : &r->inserts;
     size_t *count = section == 1 ? &block->insert_count : &r->insert_count;
     size_t cap = section == 1 ? block->insert_count : r->insert_cap;
-    if (wgrow((void **)array, &cap, *count + 1, sizeof in)) {
+    if (tc_grow_array((void **)array, &cap, *count + 1, sizeof in, 16)) {
       r->failed = 1;
       return;
     }
@@ -228,7 +206,7 @@ typedef struct {
 static void emit(reader *r, const local_wipeout *w, const affine *m, const char *key, const char *handle, const char *layer) {
   if (r->failed || r->out_count >= MAX_WIPEOUTS)
     return;
-  if (wgrow((void **)&r->out, &r->out_cap, r->out_count + 1, sizeof(tc_wipeout))) {
+  if (tc_grow_array((void **)&r->out, &r->out_cap, r->out_count + 1, sizeof(tc_wipeout), 16)) {
     r->failed = 1;
     return;
   }
@@ -321,8 +299,8 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
   block_def *block = NULL;
   int in_block_header = 0;
   while (!r.failed && getline(&code_line, &code_cap, file) > 0 && getline(&value_line, &value_cap, file) > 0) {
-    int group = atoi(wtrim(code_line));
-    char *value = wtrim(value_line);
+    int group = atoi(tc_trim_line(code_line));
+    char *value = tc_trim_line(value_line);
     if (group == 0) {
       finish(&r, &e, section, block);
       reset(&e, "");
@@ -333,7 +311,7 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
         section = 0;
         block = NULL;
       } else if (section == 1 && !strcmp(value, "BLOCK")) {
-        if (wgrow((void **)&r.blocks, &r.block_cap, r.block_count + 1, sizeof(block_def))) {
+        if (tc_grow_array((void **)&r.blocks, &r.block_cap, r.block_count + 1, sizeof(block_def), 16)) {
           r.failed = 1;
           break;
         }
@@ -373,7 +351,7 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
           e.has_x14 = 1;
         } else if (group == 5 && e.has_x14) {
           e.has_x14 = 0;
-          if (wgrow((void **)&r.order, &r.order_cap, r.order_count + 1, sizeof(tc_sort_entry))) {
+          if (tc_grow_array((void **)&r.order, &r.order_cap, r.order_count + 1, sizeof(tc_sort_entry), 16)) {
             r.failed = 1;
             break;
           }

@@ -10,6 +10,7 @@
 
 #include "TilecutDXFScan.h"
 #include "TilecutDXFWipeout.h"
+#include "TilecutDXFLines.h"
 #include "TilecutGDALTable.h"
 
 /* Entities a drawing may make once its blocks are inlined: a million-entity plan
@@ -35,21 +36,6 @@ static void collect_drawing(CPLErr level, CPLErrorNum number, const char *messag
   memcpy(buffer->text + buffer->used, message, length);
   buffer->used += length;
   buffer->text[buffer->used] = 0;
-}
-
-/* Grows `*array` of `*capacity` elements of `size` bytes to hold `need`; 0 on success. */
-static int grow(void **array, size_t *capacity, size_t need, size_t size) {
-  if (need <= *capacity)
-    return 0;
-  size_t next = *capacity ? *capacity : 256;
-  while (next < need)
-    next *= 2;
-  void *p = realloc(*array, next * size);
-  if (!p)
-    return -1;
-  *array = p;
-  *capacity = next;
-  return 0;
 }
 
 typedef struct {
@@ -92,7 +78,7 @@ static int add_point(builder *b, double x, double y) {
   tc_drawing *d = b->d;
   if (!isfinite(x) || !isfinite(y))
     return -1;
-  if (grow((void **)&d->xy, &b->point_cap, d->point_count + 1, 2 * sizeof(double))) {
+  if (tc_grow_array((void **)&d->xy, &b->point_cap, d->point_count + 1, 2 * sizeof(double), 256)) {
     fail(b, "out of memory");
     return -1;
   }
@@ -104,12 +90,12 @@ static int add_point(builder *b, double x, double y) {
 
 static tc_drawing_item *add_item(builder *b, const tc_drawing_item *proto) {
   tc_drawing *d = b->d;
-  if (grow((void **)&d->items, &b->item_cap, d->item_count + 1, sizeof(tc_drawing_item))) {
+  if (tc_grow_array((void **)&d->items, &b->item_cap, d->item_count + 1, sizeof(tc_drawing_item), 256)) {
     fail(b, "out of memory");
     return NULL;
   }
   if (b->ordered) {
-    if (grow((void **)&b->orders, &b->order_cap, d->item_count + 1, sizeof(unsigned long long))) {
+    if (tc_grow_array((void **)&b->orders, &b->order_cap, d->item_count + 1, sizeof(unsigned long long), 256)) {
       fail(b, "out of memory");
       return NULL;
     }
@@ -309,7 +295,7 @@ static void add_polygon(builder *b, OGRGeometryH g, const tc_drawing_item *proto
         extend(d, x, y);
       }
     }
-    if (grow((void **)&d->rings, &b->ring_cap, d->ring_count + 1, sizeof(uint32_t))) {
+    if (tc_grow_array((void **)&d->rings, &b->ring_cap, d->ring_count + 1, sizeof(uint32_t), 256)) {
       fail(b, "out of memory");
       return;
     }
@@ -435,7 +421,7 @@ static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) 
     fail(b, message);
     return -1;
   }
-  if (grow((void **)&d->text, &b->text_cap, d->text_bytes + length + 1, 1)) {
+  if (tc_grow_array((void **)&d->text, &b->text_cap, d->text_bytes + length + 1, 1, 256)) {
     fail(b, "out of memory");
     return -1;
   }
@@ -534,7 +520,7 @@ static void add_wipeouts(builder *b, tc_wipeout *w, size_t count, unsigned char 
     for (int k = 0; k < w[i].count; k++)
       if (add_point(b, w[i].xy[2 * k], w[i].xy[2 * k + 1]) == 0)
         item->count++;
-    if (grow((void **)&d->rings, &b->ring_cap, d->ring_count + 1, sizeof(uint32_t))) {
+    if (tc_grow_array((void **)&d->rings, &b->ring_cap, d->ring_count + 1, sizeof(uint32_t), 256)) {
       fail(b, "out of memory");
       return;
     }
@@ -693,7 +679,7 @@ int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_by
           stroke.lineweight_mm = (float)st.width_mm;
           stroke.width_units = (float)raw_code(f, "43");
           if (st.dash_count >= 2) {
-            if (grow((void **)&d->dashes, &b.dash_cap, d->dash_count + (size_t)st.dash_count, sizeof(double)) == 0) {
+            if (tc_grow_array((void **)&d->dashes, &b.dash_cap, d->dash_count + (size_t)st.dash_count, sizeof(double), 256) == 0) {
               stroke.dash_first = (uint32_t)d->dash_count;
               stroke.dash_count = (uint32_t)st.dash_count;
               memcpy(d->dashes + d->dash_count, st.dashes, sizeof(double) * (size_t)st.dash_count);
@@ -705,7 +691,7 @@ int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_by
           double pattern[16 * 22];
           int values = st.has_brush ? hatch_pattern(f, pattern, 16 * 22) : 0;
           if (values > 0 &&
-              grow((void **)&d->dashes, &b.dash_cap, d->dash_count + (size_t)values, sizeof(double)) == 0) {
+              tc_grow_array((void **)&d->dashes, &b.dash_cap, d->dash_count + (size_t)values, sizeof(double), 256) == 0) {
             fill.kind = TC_DRAWING_PATTERN;
             fill.dash_first = (uint32_t)d->dash_count;
             fill.dash_count = (uint32_t)values;
