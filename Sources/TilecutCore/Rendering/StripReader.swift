@@ -19,7 +19,9 @@ final class StripReader: @unchecked Sendable {
   private let rows: Int
   /// Rows per chunk when strips are read ahead in chunks; nil: in whole strips.
   private let chunkRows: Int?
-  private var slots: [[UInt8]] = []
+  /// The two chunk slots, allocated at the first chunked read and owned by the reader
+  /// until it is released: the reader thread writes one while the caller copies the other.
+  private var slots: [UnsafeMutableBufferPointer<UInt8>] = []
   private let filled = DispatchSemaphore(value: 0)
   private let freed = DispatchSemaphore(value: 2)
   /// Chunks of the pending strip the caller has taken.
@@ -109,8 +111,7 @@ final class StripReader: @unchecked Sendable {
             throw failure
           }
           let n = min(chunkRows, strip.count - c * chunkRows)
-          slots[c % 2].withUnsafeBufferPointer { slot in
-            guard let s = slot.baseAddress else { return }
+          if let s = slots[c % 2].baseAddress {
             (base + (strip.offset + c * chunkRows) * stride).update(from: s, count: n * stride)
           }
           freed.signal()
@@ -124,12 +125,18 @@ final class StripReader: @unchecked Sendable {
       }
     }
     guard index + 1 < strips.count else { return }
-    if slots.isEmpty { slots = (0..<2).map { _ in [UInt8](repeating: 0, count: chunkRows * stride) } }
+    if slots.isEmpty {
+      slots = (0..<2).map { _ in
+        let slot = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: chunkRows * stride)
+        slot.initialize(repeating: 0)
+        return slot
+      }
+    }
     pending = index + 1
     taken = 0
     let next = strips[index + 1]
     // each slot is written here only between a `freed` and the `filled` after it
-    let targets = [slots[0].withUnsafeMutableBufferPointer { $0 }, slots[1].withUnsafeMutableBufferPointer { $0 }]
+    let targets = slots
     submit { [self] in
       let chunks = (next.count + chunkRows - 1) / chunkRows
       for c in 0..<chunks {
@@ -146,6 +153,11 @@ final class StripReader: @unchecked Sendable {
         filled.signal()
       }
     }
+  }
+
+  // the reader thread holds the reader until it ends, so no chunk is written after this
+  deinit {
+    for slot in slots { slot.deallocate() }
   }
 
   /// Waits for a read under way, releases the source on its thread and ends the thread.
