@@ -47,7 +47,7 @@ typedef struct {
 typedef struct {
   char type[32], handle[24], layer[256], name[256];
   double x10, y10, x11, y11, x12, y12, x13, y13, x41, y42, a50;
-  int paper, boundary_type, layer_flags, colour;
+  int paper, boundary_type, layer_flags, colour, invisible;
   double *bxy;
   int bcount, bcap;
   int has_x14;
@@ -67,6 +67,11 @@ typedef struct {
   size_t out_count, out_cap;
   tc_sort_entry *order;
   size_t order_count, order_cap;
+  /* model-space entities not drawn (their layer off or frozen, or made invisible),
+   * with the ATTRIBs of such inserts: ezdxf and CAD skip an insert whole */
+  unsigned long long *hidden;
+  size_t hidden_count, hidden_cap;
+  int insert_hidden;
   int failed;
 } reader;
 
@@ -175,6 +180,19 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
     }
     return;
   }
+  if (section == 2 && e->handle[0] && strcmp(e->type, "SEQEND")) {
+    int attrib = !strcmp(e->type, "ATTRIB");
+    int hidden = e->invisible || layer_hidden(r, e->layer) || (attrib && r->insert_hidden);
+    if (!attrib)
+      r->insert_hidden = hidden;
+    if (hidden) {
+      if (tc_grow_array((void **)&r->hidden, &r->hidden_cap, r->hidden_count + 1, sizeof(unsigned long long), 64)) {
+        r->failed = 1;
+        return;
+      }
+      r->hidden[r->hidden_count++] = strtoull(e->handle, NULL, 16);
+    }
+  }
   if (section == 2) {
     /* the next entity drawn after model-space wipeouts: they are drawn before it */
     for (size_t i = r->model_count - r->model_pending; i < r->model_count; i++)
@@ -275,7 +293,20 @@ unsigned long long tc_dxf_draw_order(const char *handle, const tc_sort_entry *or
   return h;
 }
 
-int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_sort_entry **order, size_t *order_count) {
+static int by_handle(const void *a, const void *b) {
+  unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
+  return (x > y) - (x < y);
+}
+
+int tc_dxf_hidden(const char *handle, const unsigned long long *hidden, size_t count) {
+  unsigned long long h = strtoull(handle, NULL, 16);
+  return count && bsearch(&h, hidden, count, sizeof h, by_handle) != NULL;
+}
+
+int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_sort_entry **order, size_t *order_count,
+                    unsigned long long **hidden, size_t *hidden_count) {
+  *hidden = NULL;
+  *hidden_count = 0;
   *wipeouts = NULL;
   *count = 0;
   *order = NULL;
@@ -384,6 +415,7 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     case 41: e.x41 = x; break;
     case 42: e.y42 = x; break;
     case 50: e.a50 = x; break;
+    case 60: e.invisible = x != 0; break;
     case 62: e.colour = (int)x; break;
     case 67: e.paper = x != 0; break;
     case 70: e.layer_flags = (int)x; break;
@@ -455,8 +487,12 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
   if (r.failed) {
     tc_wipeouts_free(r.out, r.out_count);
     free(r.order);
+    free(r.hidden);
     return -1;
   }
+  qsort(r.hidden, r.hidden_count, sizeof *r.hidden, by_handle);
+  *hidden = r.hidden;
+  *hidden_count = r.hidden_count;
   qsort(r.order, r.order_count, sizeof(tc_sort_entry), by_entity);
   *wipeouts = r.out;
   *count = r.out_count;

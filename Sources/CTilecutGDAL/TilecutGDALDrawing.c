@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "TilecutDXFScan.h"
 #include "TilecutDXFWipeout.h"
@@ -628,7 +629,10 @@ int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_by
     size_t wipeout_count = 0;
     tc_sort_entry *order = NULL;
     size_t order_count = 0;
-    if (!dwg && tc_dxf_wipeouts(path, &wipeouts, &wipeout_count, &order, &order_count) == 0 && wipeout_count)
+    unsigned long long *skipped = NULL;
+    size_t skipped_count = 0;
+    if (!dwg && tc_dxf_wipeouts(path, &wipeouts, &wipeout_count, &order, &order_count, &skipped, &skipped_count) == 0 &&
+        wipeout_count)
       qsort(wipeouts, wipeout_count, sizeof *wipeouts, by_key);
     b.ordered = order_count > 0;
     size_t wipeouts_read = wipeout_count;
@@ -645,9 +649,20 @@ int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_by
       OGRFeatureH f;
       while (!b.failed && (f = tc_gdal.OGR_L_GetNextFeature(layer))) {
         d->features++;
-        int handle_field = wipeout_count || b.ordered ? tc_gdal.OGR_F_GetFieldIndex(f, "EntityHandle") : -1;
+        int handle_field =
+            wipeout_count || b.ordered || skipped_count ? tc_gdal.OGR_F_GetFieldIndex(f, "EntityHandle") : -1;
+        const char *handle = handle_field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, handle_field) : NULL;
+        /* model space only: GDAL gives the active paper space's entities too (a sheet's
+         * title block and border), marked PaperSpace */
+        int paper_field = tc_gdal.OGR_F_GetFieldIndex(f, "PaperSpace");
+        int paper = paper_field >= 0 && tc_gdal.OGR_F_IsFieldSetAndNotNull(f, paper_field) &&
+                    tc_gdal.OGR_F_GetFieldAsInteger(f, paper_field) != 0;
+        if (paper || (handle && skipped_count && tc_dxf_hidden(handle, skipped, skipped_count))) {
+          d->hidden++;
+          tc_gdal.OGR_F_Destroy(f);
+          continue;
+        }
         if (handle_field >= 0) {
-          const char *handle = tc_gdal.OGR_F_GetFieldAsString(f, handle_field);
           if (handle && *handle && strcmp(handle, previous)) {
             snprintf(previous, sizeof previous, "%s", handle);
             b.current_order = tc_dxf_draw_order(previous, order, order_count);
@@ -664,12 +679,16 @@ int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_by
         /* GDAL gives what lies on an off or frozen layer a transparent colour */
         int hidden = (st.has_pen && st.pen[3] == 0) || (st.has_brush && st.brush[3] == 0) ||
                      (st.has_label && st.label[3] == 0);
+        OGRGeometryH g = tc_gdal.OGR_F_GetGeometryRef(f);
+        /* POINTs on layer Defpoints (a dimension's definition points) never plot */
+        if (name && !strcasecmp(name, "Defpoints") && g &&
+            tc_gdal.OGR_GT_Flatten(tc_gdal.OGR_G_GetGeometryType(g)) == wkbPoint && !st.has_label)
+          hidden = 1;
         if (hidden || !layer_drawn(layers, name ? name : "")) {
           d->hidden++;
           tc_gdal.OGR_F_Destroy(f);
           continue;
         }
-        OGRGeometryH g = tc_gdal.OGR_F_GetGeometryRef(f);
         if (st.has_label) {
           add_text(&b, f, g, &st);
         } else {
@@ -724,6 +743,7 @@ int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_by
       sort_items(&b);
     free(added);
     free(order);
+    free(skipped);
     free(b.orders);
     tc_wipeouts_free(wipeouts, wipeouts_read);
     tc_gdal.GDALClose(dataset);

@@ -71,6 +71,7 @@ struct DrawingCorpusTests {
     arguments: [
       ("qcad_bath_plan.dxf", 1200.0, 0.95, 0.95, 0.9), ("ezdxf_houses_of_parliament_georeferenced.dxf", 1200.0, 0.95, 0.95, 0.9),
       ("bjnortier_floorplan.dxf", 940.0, 0.95, 0.9, 0.95), ("ezdxf_wipeout_door.dxf", 555.0, 0.8, 0.8, 0.7),
+      ("threedxf_api-cw750-details.dxf", 1200.0, 0.95, 0.95, 0.9),
     ])
   func matchesEzdxf(name: String, columns: Double, recall: Double, precision: Double, textRecall: Double) throws {
     let result = try compareWithEzdxf(name, columns: columns)

@@ -24,9 +24,17 @@ typedef struct {
   unsigned long long entity, sort;
 } tc_sort_entry;
 
-/* Reads a text DXF's wipeouts and its draw order (SORTENTSTABLE entries, sorted by
- * entity; none for a binary DXF); 0 on success, -1 when it cannot. */
-int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_sort_entry **order, size_t *order_count);
+/* Reads a text DXF's wipeouts, its draw order (SORTENTSTABLE entries, sorted by
+ * entity) and the handles, sorted, of the model-space entities not drawn: on an off or
+ * frozen layer, or invisible (group 60), and the ATTRIBs of such inserts, whose
+ * features GDAL still gives (it hides an inlined block's entities by their own layer,
+ * not the insert's, and never hides a MULTILEADER); none for a binary DXF. 0 on
+ * success, -1 when it cannot. */
+int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_sort_entry **order, size_t *order_count,
+                    unsigned long long **hidden, size_t *hidden_count);
+
+/* Whether the entity with handle `handle` (hexadecimal) is among `hidden`. */
+int tc_dxf_hidden(const char *handle, const unsigned long long *hidden, size_t count);
 
 /* The handle `handle` (hexadecimal) is drawn at: its SORTENTSTABLE entry, else itself. */
 unsigned long long tc_dxf_draw_order(const char *handle, const tc_sort_entry *order, size_t count);
