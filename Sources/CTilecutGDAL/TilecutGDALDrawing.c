@@ -359,6 +359,34 @@ static double raw_code(OGRFeatureH f, const char *code) {
   return 0;
 }
 
+/* A polyline's width in drawing units: its constant width (43), else the mean of its
+ * vertices' start and end widths (LWPOLYLINE's 40/41 a vertex, an R12 POLYLINE's
+ * default 40/41), which GDAL 3.6 drops; 0 for any other entity. */
+static double polyline_width(OGRFeatureH f) {
+  int field = tc_gdal.OGR_F_GetFieldIndex(f, "SubClasses");
+  const char *classes = field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, field) : NULL;
+  if (classes && *classes && !strstr(classes, "Polyline"))
+    return 0;
+  field = tc_gdal.OGR_F_GetFieldIndex(f, "RawCodeValues");
+  char **values = field >= 0 ? tc_gdal.OGR_F_GetFieldAsStringList(f, field) : NULL;
+  double sum = 0;
+  int count = 0, polyline = classes && *classes;
+  for (int i = 0; values && values[i]; i++) {
+    int code = atoi(values[i]);
+    const char *space = strchr(values[i], ' ');
+    double v = space ? strtod(space + 1, NULL) : 0;
+    if (!isfinite(v) || v < 0)
+      v = 0;
+    if (code == 43)
+      return v;
+    if (code == 66)
+      polyline = 1;
+    if (code == 40 || code == 41)
+      sum += v, count++;
+  }
+  return polyline && count ? sum / count : 0;
+}
+
 /* A pattern HATCH's line families from its raw group codes (GDAL reads only its
  * boundary: 53 angle, 43/44 base, 45/46 offset, 79 dash count, 49 dashes), encoded
  * as TC_DRAWING_PATTERN's `dashes`; the number of values, 0 for a solid hatch or none. */
@@ -433,7 +461,15 @@ static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) 
   proto.size = (float)st->size;
   proto.angle = (float)st->angle;
   proto.stretch = (float)st->stretch;
-  proto.anchor = (uint8_t)(st->anchor >= 1 && st->anchor <= 12 ? st->anchor : 1);
+  int anchor = st->anchor >= 1 && st->anchor <= 12 ? st->anchor : 1;
+  /* GDAL 3.6 gives a TEXT's (and an ATTRIB's) baseline as 1-3 and its bottom (72/73
+   * vertical alignment 1) as 10-12, the other way round from OGR's anchors, which
+   * it keeps for MTEXT */
+  field = tc_gdal.OGR_F_GetFieldIndex(f, "SubClasses");
+  const char *classes = field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, field) : NULL;
+  if (!(classes && strstr(classes, "AcDbMText")))
+    anchor = anchor <= 3 ? anchor + 9 : anchor >= 10 ? anchor - 9 : anchor;
+  proto.anchor = (uint8_t)anchor;
   proto.dx = (float)st->dx;
   proto.dy = (float)st->dy;
   proto.column_width = (float)raw_code(f, "41");
@@ -696,7 +732,7 @@ int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_by
           stroke.kind = TC_DRAWING_STROKE;
           memcpy(stroke.rgba, st.pen, 4);
           stroke.lineweight_mm = (float)st.width_mm;
-          stroke.width_units = (float)raw_code(f, "43");
+          stroke.width_units = (float)polyline_width(f);
           if (st.dash_count >= 2) {
             if (tc_grow_array((void **)&d->dashes, &b.dash_cap, d->dash_count + (size_t)st.dash_count, sizeof(double), 256) == 0) {
               stroke.dash_first = (uint32_t)d->dash_count;
