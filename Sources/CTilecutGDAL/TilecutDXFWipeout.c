@@ -36,6 +36,9 @@ typedef struct {
   size_t wipeout_count;
   local_insert *inserts;
   size_t insert_count;
+  /* its HATCHes (-1) and inserts (their index) in the order of the block */
+  int *sequence;
+  size_t sequence_count, sequence_cap;
 } block_def;
 
 typedef struct {
@@ -72,6 +75,8 @@ typedef struct {
   unsigned long long *hidden;
   size_t hidden_count, hidden_cap;
   int insert_hidden;
+  tc_hatch_transform *hatches;
+  size_t hatch_count, hatch_cap;
   int failed;
 } reader;
 
@@ -199,6 +204,13 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
       snprintf(r->model_keys[i], sizeof r->model_keys[i], "%s", e->handle);
     r->model_pending = 0;
   }
+  if (section == 1 && (!strcmp(e->type, "HATCH") || !strcmp(e->type, "INSERT"))) {
+    if (tc_grow_array((void **)&block->sequence, &block->sequence_cap, block->sequence_count + 1, sizeof(int), 16)) {
+      r->failed = 1;
+      return;
+    }
+    block->sequence[block->sequence_count++] = !strcmp(e->type, "HATCH") ? -1 : (int)block->insert_count;
+  }
   if (!strcmp(e->type, "INSERT")) {
     local_insert in = {.x = e->x10, .y = e->y10, .sx = e->x41, .sy = e->y42, .angle = e->a50};
     snprintf(in.name, sizeof in.name, "%s", e->name);
@@ -273,6 +285,65 @@ static void expand(reader *r, const block_def *b, const affine *m, const char *k
   }
 }
 
+/* The placement of each HATCH that inlining `b` by `m` makes, in the order GDAL gives
+ * their features (the block's order, nested inserts in place), for the model-space
+ * insert `insert`. */
+static void place_hatches(reader *r, const block_def *b, const affine *m, unsigned long long insert, int depth) {
+  if (!b || depth > MAX_DEPTH || r->failed)
+    return;
+  for (size_t i = 0; i < b->sequence_count && !r->failed; i++) {
+    int k = b->sequence[i];
+    if (k < 0) {
+      if (r->hatch_count >= MAX_WIPEOUTS ||
+          tc_grow_array((void **)&r->hatches, &r->hatch_cap, r->hatch_count + 1, sizeof(tc_hatch_transform), 16)) {
+        r->failed = r->hatch_count < MAX_WIPEOUTS;
+        return;
+      }
+      size_t index = r->hatch_count++;
+      r->hatches[index] = (tc_hatch_transform){insert, index, {m->a, m->b, m->c, m->d, m->e, m->f}};
+      continue;
+    }
+    if ((size_t)k >= b->insert_count)
+      continue;
+    const local_insert *in = &b->inserts[k];
+    block_def *inner = find_def(r, in->name);
+    if (!inner)
+      continue;
+    double t = in->angle * M_PI / 180, cs = cos(t), sn = sin(t);
+    affine l = {cs * in->sx, -sn * in->sy, 0, sn * in->sx, cs * in->sy, 0};
+    l.c = in->x - (l.a * inner->bx + l.b * inner->by);
+    l.f = in->y - (l.d * inner->bx + l.e * inner->by);
+    affine n = {m->a * l.a + m->b * l.d, m->a * l.b + m->b * l.e, m->a * l.c + m->b * l.f + m->c,
+                m->d * l.a + m->e * l.d, m->d * l.b + m->e * l.e, m->d * l.c + m->e * l.f + m->f};
+    place_hatches(r, inner, &n, insert, depth + 1);
+  }
+}
+
+static int by_insert(const void *a, const void *b) {
+  const tc_hatch_transform *x = a, *y = b;
+  if (x->insert != y->insert)
+    return (x->insert > y->insert) - (x->insert < y->insert);
+  return (x->index > y->index) - (x->index < y->index);
+}
+
+const tc_hatch_transform *tc_dxf_hatch_transforms(const char *handle, const tc_hatch_transform *hatches, size_t count,
+                                                  size_t *found) {
+  unsigned long long h = strtoull(handle, NULL, 16);
+  size_t lo = 0, hi = count;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (hatches[mid].insert < h)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  size_t end = lo;
+  while (end < count && hatches[end].insert == h)
+    end++;
+  *found = end - lo;
+  return end > lo ? hatches + lo : NULL;
+}
+
 static int by_entity(const void *a, const void *b) {
   unsigned long long x = ((const tc_sort_entry *)a)->entity, y = ((const tc_sort_entry *)b)->entity;
   return (x > y) - (x < y);
@@ -304,7 +375,10 @@ int tc_dxf_hidden(const char *handle, const unsigned long long *hidden, size_t c
 }
 
 int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_sort_entry **order, size_t *order_count,
-                    unsigned long long **hidden, size_t *hidden_count) {
+                    unsigned long long **hidden, size_t *hidden_count, tc_hatch_transform **hatches,
+                    size_t *hatch_count) {
+  *hatches = NULL;
+  *hatch_count = 0;
   *hidden = NULL;
   *hidden_count = 0;
   *wipeouts = NULL;
@@ -462,13 +536,14 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     for (size_t i = 0; i < r.insert_count; i++) {
       local_insert *in = &r.inserts[i];
       block_def *b = find_def(&r, in->name);
-      if (!b || (!b->wipeout_count && !b->insert_count))
+      if (!b || (!b->wipeout_count && !b->insert_count && !b->sequence_count))
         continue;
       double t = in->angle * M_PI / 180, cs = cos(t), sn = sin(t);
       affine m = {cs * in->sx, -sn * in->sy, 0, sn * in->sx, cs * in->sy, 0};
       m.c = in->x - (m.a * b->bx + m.b * b->by);
       m.f = in->y - (m.d * b->bx + m.e * b->by);
       expand(&r, b, &m, in->handle, in->layer, 1);
+      place_hatches(&r, b, &m, strtoull(in->handle, NULL, 16), 1);
     }
   }
   for (size_t i = 0; i < r.block_count; i++) {
@@ -476,6 +551,7 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
       free(r.blocks[i].wipeouts[k].xy);
     free(r.blocks[i].wipeouts);
     free(r.blocks[i].inserts);
+    free(r.blocks[i].sequence);
   }
   for (size_t i = 0; i < r.model_count; i++)
     free(r.model[i].xy);
@@ -488,8 +564,12 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     tc_wipeouts_free(r.out, r.out_count);
     free(r.order);
     free(r.hidden);
+    free(r.hatches);
     return -1;
   }
+  qsort(r.hatches, r.hatch_count, sizeof *r.hatches, by_insert);
+  *hatches = r.hatches;
+  *hatch_count = r.hatch_count;
   qsort(r.hidden, r.hidden_count, sizeof *r.hidden, by_handle);
   *hidden = r.hidden;
   *hidden_count = r.hidden_count;

@@ -435,6 +435,36 @@ static int hatch_pattern(OGRFeatureH f, double *out, int max) {
   return families ? used : 0;
 }
 
+/* Places a pattern's line families (hatch_pattern's encoding) by the affine `m` of
+ * the insert that inlines its hatch, as ezdxf (and AutoCAD) do: each base point as
+ * the boundary is placed; directions, offsets and dashes turned and scaled as the
+ * block's x axis is, so a pattern stays a pattern under a non-uniform scale; a
+ * mirrored insert mirrors them. */
+static void place_pattern(double *p, int count, const double *m) {
+  double det = m[0] * m[4] - m[1] * m[3], scale = hypot(m[0], m[3]);
+  double turn = atan2(m[3], m[0]), c = cos(turn) * scale, s = sin(turn) * scale;
+  /* the similarity that keeps the x axis: m itself when it is uniform */
+  double linear[4] = {c, -s, s, c};
+  if (det < 0)
+    linear[0] = m[0], linear[1] = m[1], linear[2] = m[3], linear[3] = m[4];
+  for (int at = 0; at + 6 <= count;) {
+    double angle = p[at] * M_PI / 180, ux = cos(angle), uy = sin(angle);
+    double bx = p[at + 1], by = p[at + 2], dx = p[at + 3], dy = p[at + 4];
+    int n = (int)p[at + 5];
+    double tx = linear[0] * ux + linear[1] * uy, ty = linear[2] * ux + linear[3] * uy, stretch = hypot(tx, ty);
+    if (!(stretch > 0) || at + 6 + n > count)
+      return;
+    p[at] = atan2(ty, tx) * 180 / M_PI;
+    p[at + 1] = m[0] * bx + m[1] * by + m[2];
+    p[at + 2] = m[3] * bx + m[4] * by + m[5];
+    p[at + 3] = linear[0] * dx + linear[1] * dy;
+    p[at + 4] = linear[2] * dx + linear[3] * dy;
+    for (int j = 0; j < n; j++)
+      p[at + 6 + j] *= stretch;
+    at += 6 + n;
+  }
+}
+
 static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) {
   tc_drawing *d = b->d;
   if (!g || tc_gdal.OGR_GT_Flatten(tc_gdal.OGR_G_GetGeometryType(g)) != wkbPoint)
@@ -667,7 +697,14 @@ int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_by
     size_t order_count = 0;
     unsigned long long *skipped = NULL;
     size_t skipped_count = 0;
-    if (!dwg && tc_dxf_wipeouts(path, &wipeouts, &wipeout_count, &order, &order_count, &skipped, &skipped_count) == 0 &&
+    tc_hatch_transform *hatches = NULL;
+    size_t hatch_count = 0;
+    /* the current insert's hatch placements not yet used */
+    const tc_hatch_transform *placements = NULL;
+    size_t placements_left = 0;
+    if (!dwg &&
+        tc_dxf_wipeouts(path, &wipeouts, &wipeout_count, &order, &order_count, &skipped, &skipped_count, &hatches,
+                        &hatch_count) == 0 &&
         wipeout_count)
       qsort(wipeouts, wipeout_count, sizeof *wipeouts, by_key);
     b.ordered = order_count > 0;
@@ -686,7 +723,8 @@ int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_by
       while (!b.failed && (f = tc_gdal.OGR_L_GetNextFeature(layer))) {
         d->features++;
         int handle_field =
-            wipeout_count || b.ordered || skipped_count ? tc_gdal.OGR_F_GetFieldIndex(f, "EntityHandle") : -1;
+            wipeout_count || b.ordered || skipped_count || hatch_count ? tc_gdal.OGR_F_GetFieldIndex(f, "EntityHandle")
+                                                                       : -1;
         const char *handle = handle_field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, handle_field) : NULL;
         /* model space only: GDAL gives the active paper space's entities too (a sheet's
          * title block and border), marked PaperSpace */
@@ -701,9 +739,23 @@ int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_by
         if (handle_field >= 0) {
           if (handle && *handle && strcmp(handle, previous)) {
             snprintf(previous, sizeof previous, "%s", handle);
+            placements = hatch_count ? tc_dxf_hatch_transforms(previous, hatches, hatch_count, &placements_left) : NULL;
+            if (!placements)
+              placements_left = 0;
             b.current_order = tc_dxf_draw_order(previous, order, order_count);
             if (wipeout_count)
               add_wipeouts(&b, wipeouts, wipeout_count, added, previous, layers, order, order_count);
+          }
+        }
+        /* a hatch an insert inlines: its pattern is placed as its boundary is */
+        const double *placement = NULL;
+        if (placements_left) {
+          int classes_field = tc_gdal.OGR_F_GetFieldIndex(f, "SubClasses");
+          const char *classes = classes_field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, classes_field) : NULL;
+          if (classes && strstr(classes, "AcDbHatch")) {
+            placement = placements->m;
+            placements++;
+            placements_left--;
           }
         }
         int field = tc_gdal.OGR_F_GetFieldIndex(f, "Layer");
@@ -745,6 +797,8 @@ int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_by
           memcpy(fill.rgba, st.has_brush ? st.brush : st.pen, 4);
           double pattern[16 * 22];
           int values = st.has_brush ? hatch_pattern(f, pattern, 16 * 22) : 0;
+          if (values > 0 && placement)
+            place_pattern(pattern, values, placement);
           if (values > 0 &&
               tc_grow_array((void **)&d->dashes, &b.dash_cap, d->dash_count + (size_t)values, sizeof(double), 256) == 0) {
             fill.kind = TC_DRAWING_PATTERN;
@@ -780,6 +834,7 @@ int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_by
     free(added);
     free(order);
     free(skipped);
+    free(hatches);
     free(b.orders);
     tc_wipeouts_free(wipeouts, wipeouts_read);
     tc_gdal.GDALClose(dataset);

@@ -24,14 +24,30 @@ typedef struct {
   unsigned long long entity, sort;
 } tc_sort_entry;
 
+/* Where a HATCH inside a block lands: the model-space insert that inlines it (its
+ * handle as a number), its place among that insert's hatches as GDAL gives them, and
+ * the block-to-drawing affine (x' = m0 x + m1 y + m2, y' = m3 x + m4 y + m5), which
+ * GDAL applies to its boundary but not to the pattern lines read from its raw codes. */
+typedef struct {
+  unsigned long long insert;
+  size_t index;
+  double m[6];
+} tc_hatch_transform;
+
 /* Reads a text DXF's wipeouts, its draw order (SORTENTSTABLE entries, sorted by
- * entity) and the handles, sorted, of the model-space entities not drawn: on an off or
+ * entity), the placements of the hatches its model-space inserts inline, and the handles, sorted, of the model-space entities not drawn: on an off or
  * frozen layer, or invisible (group 60), and the ATTRIBs of such inserts, whose
  * features GDAL still gives (it hides an inlined block's entities by their own layer,
  * not the insert's, and never hides a MULTILEADER); none for a binary DXF. 0 on
  * success, -1 when it cannot. */
 int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_sort_entry **order, size_t *order_count,
-                    unsigned long long **hidden, size_t *hidden_count);
+                    unsigned long long **hidden, size_t *hidden_count, tc_hatch_transform **hatches,
+                    size_t *hatch_count);
+
+/* The hatch placements of the insert with handle `handle` (hexadecimal), in order, and
+ * their number in *found; NULL when it has none. `hatches` sorted as tc_dxf_wipeouts gives them. */
+const tc_hatch_transform *tc_dxf_hatch_transforms(const char *handle, const tc_hatch_transform *hatches, size_t count,
+                                                  size_t *found);
 
 /* Whether the entity with handle `handle` (hexadecimal) is among `hidden`. */
 int tc_dxf_hidden(const char *handle, const unsigned long long *hidden, size_t count);
