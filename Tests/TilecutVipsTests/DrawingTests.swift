@@ -103,8 +103,9 @@ struct DrawingHatchTests {
       msp = doc.modelspace()
       for x, name in ((0, "ANSI31"), (120, "ANSI37")):
           msp.add_lwpolyline([(x, 0), (x + 100, 0), (x + 100, 100), (x, 100)], close=True)
-          h = msp.add_hatch(color=5)
-          h.set_pattern_fill(name, scale=2)
+          h = msp.add_hatch()
+          # set_pattern_fill sets the hatch's colour (7 unless given)
+          h.set_pattern_fill(name, color=5, scale=2)
           h.paths.add_polyline_path([(x, 0), (x + 100, 0), (x + 100, 100), (x, 100)], is_closed=True)
       doc.saveas(sys.argv[1])
       """,
@@ -125,17 +126,24 @@ struct DrawingHatchTests {
     let image = try RGBAImage.decode(SourceImage.pixels(of: source, format: .dxf, sequential: true, scale: scale))
     let k = 4.0
     var inked = 0
+    var blue = 0
     var total = 0
     for y in stride(from: 10.0, to: 90, by: 0.5) {
       for x in stride(from: 10.0, to: 90, by: 0.5) {
         let column = Int((x - frame.x0) * k)
         let row = Int((frame.yTop - y) * k)
         total += 1
-        if image.pixels[4 * (row * image.width + column) + 3] > 128 { inked += 1 }
+        let at = 4 * (row * image.width + column)
+        if image.pixels[at + 3] > 128 {
+          inked += 1
+          // ACI 5, as GDAL gives it: blue, not black
+          if image.pixels[at + 2] > 200 && image.pixels[at] < 60 { blue += 1 }
+        }
       }
     }
     let share = Double(inked) / Double(total)
     #expect(share > 0.03 && share < 0.15, "ANSI31 square inked \(share)")
+    #expect(blue * 10 >= inked * 9, "ANSI31 square: \(blue) of \(inked) inked pixels blue")
   }
 }
 
