@@ -62,8 +62,11 @@ func compareWithEzdxf(_ name: String, columns: Double) throws -> InkComparison {
 struct DrawingCorpusTests {
   /// Drawing, width in pixels, and the ink recall, precision and text recall it
   /// reaches: issue 40's 0.9 where tilecut reaches it (seen: bath 1/1/1, parliament
-  /// 1/1/1, floor plan 0.998/0.966/0.993). The door fragment's MTEXTs are wrapped and
-  /// placed otherwise than ezdxf does (seen 0.863/0.817/0.741).
+  /// 1/1/1, floor plan 0.998/0.966/0.993, curtain-wall details 1/1/1 with its paper
+  /// space and the inserts on its off layers left out). The door fragment's two long
+  /// MTEXTs hold R2018 columns (two dynamic columns 1416.8 wide), which GDAL does not
+  /// read: tilecut wraps them at their full width from the insertion point, ezdxf at
+  /// the column width one column to the right (seen 0.863/0.817/0.741).
   /// The Leica R12 sketch is a 3D survey (lines with elevations, points drawn by
   /// $PDMODE), which ezdxf draws differently: not compared.
   @Test(
