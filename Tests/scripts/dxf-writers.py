@@ -95,6 +95,12 @@ def write(version, path):
     ):
         insert = msp.add_blockref("DOOR", (x, y), dxfattribs={"rotation": angle, "xscale": sx, "yscale": sy})
         insert.add_auto_attribs({"TAG": f"D{n + 1}"})
+    # a nested block: two doors, one turned, the pair inserted turned and scaled
+    pair = doc.blocks.new("DOOR_PAIR", base_point=(500, 0))
+    pair.add_blockref("DOOR", (0, 0))
+    pair.add_blockref("DOOR", (2000, 0), dxfattribs={"rotation": 90, "xscale": 0.8, "yscale": 0.8})
+    pair.add_line((0, -100), (2000, -100))
+    msp.add_blockref("DOOR_PAIR", (1500, 3600), dxfattribs={"rotation": 20, "xscale": 1.2, "yscale": 1.2})
     # hatches in model space
     if modern:
         solid = msp.add_hatch(color=5)
