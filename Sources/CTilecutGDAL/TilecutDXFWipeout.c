@@ -8,11 +8,15 @@
 #include <string.h>
 #include <strings.h>
 
-/* WIPEOUT masks read from a text DXF, which GDAL 3.6's DXF driver skips: each
- * boundary (its pixel-space vertices through the insertion point and the U and V
- * vectors, as ezdxf and AutoCAD place them) in model space, those of blocks through
- * the inserts that place them, keyed by the handle of the model-space entity they
- * are drawn before. */
+/* What GDAL 3.6's DXF driver loses, read from a text DXF in one pass:
+ * - WIPEOUT masks, which it skips: each boundary (its pixel-space vertices through
+ *   the insertion point and the U and V vectors, as ezdxf and AutoCAD place them) in
+ *   model space, those of blocks through the inserts that place them, keyed by the
+ *   handle of the model-space entity they are drawn before;
+ * - the draw order (SORTENTSTABLE);
+ * - the model-space entities not drawn whose features it still gives (an insert on
+ *   an off or frozen layer, with its ATTRIBs; a MULTILEADER there);
+ * - where each hatch an insert inlines lands, for its pattern lines. */
 
 #define MAX_VERTICES 4096
 #define MAX_WIPEOUTS 100000
