@@ -79,6 +79,8 @@ typedef struct {
   unsigned long long *hidden;
   size_t hidden_count, hidden_cap;
   int insert_hidden;
+  char last_layer[256];
+  int last_hidden;
   tc_hatch_transform *hatches;
   size_t hatch_count, hatch_cap;
   int failed;
@@ -191,7 +193,12 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
   }
   if (section == 2 && e->handle[0] && strcmp(e->type, "SEQEND")) {
     int attrib = !strcmp(e->type, "ATTRIB");
-    int hidden = e->invisible || layer_hidden(r, e->layer) || (attrib && r->insert_hidden);
+    /* runs of entities share a layer: look each run's up once */
+    if (strcmp(e->layer, r->last_layer)) {
+      snprintf(r->last_layer, sizeof r->last_layer, "%s", e->layer);
+      r->last_hidden = layer_hidden(r, e->layer);
+    }
+    int hidden = e->invisible || r->last_hidden || (attrib && r->insert_hidden);
     if (!attrib)
       r->insert_hidden = hidden;
     if (hidden) {
