@@ -47,7 +47,7 @@ typedef struct {
 
 typedef struct {
   char name[256];
-  int hidden;
+  int hidden, colour;
 } layer_def;
 
 /* The entity being read: its type and the group codes a WIPEOUT or an INSERT needs. */
@@ -58,6 +58,12 @@ typedef struct {
   double *bxy;
   int bcount, bcap;
   int has_x14;
+  /* a SPLINE's fit points (11/21), whether it has control points (10), its true
+   * colour (420, -1 for none) and lineweight (370) */
+  double *fxy;
+  int fcount, fcap, has_x11, has_x10;
+  long true_colour;
+  int lineweight;
 } entity;
 
 typedef struct {
@@ -83,15 +89,21 @@ typedef struct {
   int last_hidden;
   tc_hatch_transform *hatches;
   size_t hatch_count, hatch_cap;
+  tc_fit_spline *splines;
+  size_t spline_count, spline_cap;
   int failed;
 } reader;
 
 static void reset(entity *e, const char *type) {
-  double *bxy = e->bxy;
-  int bcap = e->bcap;
+  double *bxy = e->bxy, *fxy = e->fxy;
+  int bcap = e->bcap, fcap = e->fcap;
   memset(e, 0, sizeof *e);
   e->bxy = bxy;
   e->bcap = bcap;
+  e->fxy = fxy;
+  e->fcap = fcap;
+  e->true_colour = -1;
+  e->lineweight = -1;
   e->x13 = e->y13 = 1;
   e->x41 = e->y42 = 1;
   snprintf(e->type, sizeof e->type, "%s", type);
@@ -150,6 +162,7 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
     layer_def *l = &r->layers[r->layer_count++];
     snprintf(l->name, sizeof l->name, "%s", e->name);
     l->hidden = e->colour < 0 || (e->layer_flags & 1);
+    l->colour = abs(e->colour);
     return;
   }
   if (section != 1 && section != 2)
@@ -208,6 +221,37 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
       }
       r->hidden[r->hidden_count++] = strtoull(e->handle, NULL, 16);
     }
+  }
+  if (section == 2 && !strcmp(e->type, "SPLINE") && !e->has_x10 && e->fcount >= 2 && e->handle[0] &&
+      r->spline_count < MAX_WIPEOUTS) {
+    if (tc_grow_array((void **)&r->splines, &r->spline_cap, r->spline_count + 1, sizeof(tc_fit_spline), 16)) {
+      r->failed = 1;
+      return;
+    }
+    tc_fit_spline *sp = &r->splines[r->spline_count];
+    memset(sp, 0, sizeof *sp);
+    sp->xy = malloc(sizeof(double) * 2 * (size_t)e->fcount);
+    if (!sp->xy) {
+      r->failed = 1;
+      return;
+    }
+    memcpy(sp->xy, e->fxy, sizeof(double) * 2 * (size_t)e->fcount);
+    sp->count = e->fcount;
+    sp->handle = strtoull(e->handle, NULL, 16);
+    snprintf(sp->layer, sizeof sp->layer, "%s", e->layer);
+    sp->hidden = e->invisible || layer_hidden(r, e->layer);
+    int aci = e->colour;
+    if (aci == 0 || aci == 256 || aci < 0 || aci > 255)
+      aci = 256;
+    if (aci == 256)
+      for (size_t i = 0; i < r->layer_count; i++)
+        if (!strcasecmp(r->layers[i].name, e->layer))
+          aci = r->layers[i].colour;
+    tc_aci_rgb(aci >= 1 && aci <= 255 ? aci : 7, sp->rgb);
+    if (e->true_colour >= 0)
+      sp->rgb[0] = (uint8_t)(e->true_colour >> 16), sp->rgb[1] = (uint8_t)(e->true_colour >> 8), sp->rgb[2] = (uint8_t)e->true_colour;
+    sp->lineweight_mm = e->lineweight > 0 ? e->lineweight / 100.0 : 0;
+    r->spline_count++;
   }
   if (section == 2) {
     /* the next entity drawn after model-space wipeouts: they are drawn before it */
@@ -355,6 +399,11 @@ const tc_hatch_transform *tc_dxf_hatch_transforms(const char *handle, const tc_h
   return end > lo ? hatches + lo : NULL;
 }
 
+static int by_spline(const void *a, const void *b) {
+  unsigned long long x = ((const tc_fit_spline *)a)->handle, y = ((const tc_fit_spline *)b)->handle;
+  return (x > y) - (x < y);
+}
+
 static int by_entity(const void *a, const void *b) {
   unsigned long long x = ((const tc_sort_entry *)a)->entity, y = ((const tc_sort_entry *)b)->entity;
   return (x > y) - (x < y);
@@ -387,7 +436,9 @@ int tc_dxf_hidden(const char *handle, const unsigned long long *hidden, size_t c
 
 int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_sort_entry **order, size_t *order_count,
                     unsigned long long **hidden, size_t *hidden_count, tc_hatch_transform **hatches,
-                    size_t *hatch_count) {
+                    size_t *hatch_count, tc_fit_spline **splines, size_t *spline_count) {
+  *splines = NULL;
+  *spline_count = 0;
   *hatches = NULL;
   *hatch_count = 0;
   *hidden = NULL;
@@ -489,10 +540,36 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     case 8:
       snprintf(e.layer, sizeof e.layer, "%s", value);
       break;
-    case 10: e.x10 = x; break;
+    case 10: e.x10 = x; e.has_x10 = 1; break;
     case 20: e.y10 = x; break;
-    case 11: e.x11 = x; break;
-    case 21: e.y11 = x; break;
+    case 11:
+      e.x11 = x;
+      if (!strcmp(e.type, "SPLINE") && e.fcount < MAX_VERTICES) {
+        if (e.fcount >= e.fcap) {
+          int next = e.fcap ? e.fcap * 2 : 16;
+          double *p = realloc(e.fxy, sizeof(double) * 2 * (size_t)next);
+          if (!p) {
+            r.failed = 1;
+            break;
+          }
+          e.fxy = p;
+          e.fcap = next;
+        }
+        e.fxy[2 * e.fcount] = x;
+        e.fxy[2 * e.fcount + 1] = 0;
+        e.has_x11 = 1;
+      }
+      break;
+    case 21:
+      e.y11 = x;
+      if (e.has_x11) {
+        e.fxy[2 * e.fcount + 1] = x;
+        e.fcount++;
+        e.has_x11 = 0;
+      }
+      break;
+    case 370: e.lineweight = (int)x; break;
+    case 420: e.true_colour = (long)x & 0xFFFFFF; break;
     case 12: e.x12 = x; break;
     case 22: e.y12 = x; break;
     case 13: e.x13 = x; break;
@@ -538,6 +615,7 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
   free(code_line);
   free(value_line);
   free(e.bxy);
+  free(e.fxy);
   if (!r.failed) {
     /* model space's own wipeouts, then those its inserts bring, in the order of the file
      * within each kind (the drawing orders them by their keys) */
@@ -576,8 +654,12 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     free(r.order);
     free(r.hidden);
     free(r.hatches);
+    tc_fit_splines_free(r.splines, r.spline_count);
     return -1;
   }
+  qsort(r.splines, r.spline_count, sizeof *r.splines, by_spline);
+  *splines = r.splines;
+  *spline_count = r.spline_count;
   qsort(r.hatches, r.hatch_count, sizeof *r.hatches, by_insert);
   *hatches = r.hatches;
   *hatch_count = r.hatch_count;
@@ -590,6 +672,39 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
   *order = r.order;
   *order_count = r.order_count;
   return 0;
+}
+
+void tc_fit_splines_free(tc_fit_spline *splines, size_t count) {
+  for (size_t i = 0; i < count; i++)
+    free(splines[i].xy);
+  free(splines);
+}
+
+/* AutoCAD's colour index as RGB: 1-9 named, 10-249 24 hues 15 degrees apart in five
+ * shades (255, 204, 153, 127, 76), each full and half saturated, 250-255 greys. */
+void tc_aci_rgb(int aci, uint8_t rgb[3]) {
+  static const uint8_t named[10][3] = {{0, 0, 0},     {255, 0, 0},   {255, 255, 0}, {0, 255, 0},     {0, 255, 255},
+                                       {0, 0, 255},   {255, 0, 255}, {255, 255, 255}, {128, 128, 128}, {192, 192, 192}};
+  static const uint8_t greys[6] = {51, 80, 105, 130, 190, 255};
+  if (aci >= 1 && aci <= 9) {
+    memcpy(rgb, named[aci], 3);
+  } else if (aci >= 250 && aci <= 255) {
+    rgb[0] = rgb[1] = rgb[2] = greys[aci - 250];
+  } else if (aci >= 10 && aci <= 249) {
+    static const double shades[5] = {255, 204, 153, 127, 76};
+    double value = shades[(aci % 10) / 2], hue = (aci / 10 - 1) * 15.0, saturation = aci % 2 ? 0.5 : 1;
+    double c[3];
+    for (int k = 0; k < 3; k++) {
+      /* hue 0 red, 120 green, 240 blue */
+      double h = fmod(hue - k * 120 + 360, 360);
+      double level = h <= 60 || h >= 300 ? 1 : h >= 120 && h <= 240 ? 0 : h < 120 ? (120 - h) / 60 : (h - 240) / 60;
+      c[k] = value * (1 - saturation * (1 - level));
+    }
+    for (int k = 0; k < 3; k++)
+      rgb[k] = (uint8_t)lround(c[k]);
+  } else {
+    rgb[0] = rgb[1] = rgb[2] = 0;
+  }
 }
 
 void tc_wipeouts_free(tc_wipeout *wipeouts, size_t count) {

@@ -596,6 +596,75 @@ static void add_wipeouts(builder *b, tc_wipeout *w, size_t count, unsigned char 
   }
 }
 
+static int by_spline_handle(const void *a, const void *b) {
+  unsigned long long x = ((const tc_fit_spline *)a)->handle, y = ((const tc_fit_spline *)b)->handle;
+  return (x > y) - (x < y);
+}
+
+/* A fit-point spline as a stroke through its fit points: a centripetal Catmull-Rom
+ * curve, 16 segments between points (ezdxf interpolates them with a cubic B-spline;
+ * both pass through every fit point). Left out when GDAL read it (count < 0). */
+static void add_fit_spline(builder *b, const tc_fit_spline *sp, const char *layers, const tc_sort_entry *order,
+                           size_t order_count) {
+  if (sp->count < 2 || sp->hidden || !layer_drawn(layers, sp->layer)) {
+    if (sp->count >= 2)
+      b->d->hidden++;
+    return;
+  }
+  tc_drawing_item proto = {0};
+  proto.kind = TC_DRAWING_STROKE;
+  memcpy(proto.rgba, sp->rgb, 3);
+  proto.rgba[3] = 255;
+  if (proto.rgba[0] == 255 && proto.rgba[1] == 255 && proto.rgba[2] == 255)
+    proto.rgba[0] = proto.rgba[1] = proto.rgba[2] = 0;
+  proto.lineweight_mm = (float)sp->lineweight_mm;
+  char handle[24];
+  snprintf(handle, sizeof handle, "%llX", sp->handle);
+  unsigned long long current = b->current_order;
+  b->current_order = tc_dxf_draw_order(handle, order, order_count);
+  tc_drawing_item *item = add_item(b, &proto);
+  b->current_order = current;
+  if (!item)
+    return;
+  const double *p = sp->xy;
+  int n = sp->count;
+  for (int i = 0; i + 1 < n; i++) {
+    /* the segment p1-p2, with p0 and p3 its neighbours (the ends mirrored) */
+    double p1[2] = {p[2 * i], p[2 * i + 1]}, p2[2] = {p[2 * i + 2], p[2 * i + 3]};
+    double p0[2], p3[2];
+    if (i > 0)
+      p0[0] = p[2 * i - 2], p0[1] = p[2 * i - 1];
+    else
+      p0[0] = 2 * p1[0] - p2[0], p0[1] = 2 * p1[1] - p2[1];
+    if (i + 2 < n)
+      p3[0] = p[2 * i + 4], p3[1] = p[2 * i + 5];
+    else
+      p3[0] = 2 * p2[0] - p1[0], p3[1] = 2 * p2[1] - p1[1];
+    double t0 = 0, t1 = t0 + sqrt(hypot(p1[0] - p0[0], p1[1] - p0[1])), t2 = t1 + sqrt(hypot(p2[0] - p1[0], p2[1] - p1[1])),
+           t3 = t2 + sqrt(hypot(p3[0] - p2[0], p3[1] - p2[1]));
+    if (!(t1 > t0 && t2 > t1 && t3 > t2)) {
+      if (i == 0 && add_point(b, p1[0], p1[1]) == 0)
+        item->count++, extend(b->d, p1[0], p1[1]);
+      if (add_point(b, p2[0], p2[1]) == 0)
+        item->count++, extend(b->d, p2[0], p2[1]);
+      continue;
+    }
+    for (int k = i == 0 ? 0 : 1; k <= 16; k++) {
+      double t = t1 + (t2 - t1) * k / 16.0, xy[2];
+      for (int c = 0; c < 2; c++) {
+        double a1 = (t1 - t) / (t1 - t0) * p0[c] + (t - t0) / (t1 - t0) * p1[c];
+        double a2 = (t2 - t) / (t2 - t1) * p1[c] + (t - t1) / (t2 - t1) * p2[c];
+        double a3 = (t3 - t) / (t3 - t2) * p2[c] + (t - t2) / (t3 - t2) * p3[c];
+        double b1 = (t2 - t) / (t2 - t0) * a1 + (t - t0) / (t2 - t0) * a2;
+        double b2 = (t3 - t) / (t3 - t1) * a2 + (t - t1) / (t3 - t1) * a3;
+        xy[c] = (t2 - t) / (t2 - t1) * b1 + (t - t1) / (t2 - t1) * b2;
+      }
+      if (add_point(b, xy[0], xy[1]) == 0)
+        item->count++, extend(b->d, xy[0], xy[1]);
+    }
+  }
+}
+
 static int by_order(const void *a, const void *b) {
   const unsigned long long *x = a, *y = b;
   if (x[0] != y[0])
@@ -699,12 +768,14 @@ int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_by
     size_t skipped_count = 0;
     tc_hatch_transform *hatches = NULL;
     size_t hatch_count = 0;
+    tc_fit_spline *splines = NULL;
+    size_t spline_count = 0;
     /* the current insert's hatch placements not yet used */
     const tc_hatch_transform *placements = NULL;
     size_t placements_left = 0;
     if (!dwg &&
         tc_dxf_wipeouts(path, &wipeouts, &wipeout_count, &order, &order_count, &skipped, &skipped_count, &hatches,
-                        &hatch_count) == 0 &&
+                        &hatch_count, &splines, &spline_count) == 0 &&
         wipeout_count)
       qsort(wipeouts, wipeout_count, sizeof *wipeouts, by_key);
     b.ordered = order_count > 0;
@@ -723,8 +794,9 @@ int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_by
       while (!b.failed && (f = tc_gdal.OGR_L_GetNextFeature(layer))) {
         d->features++;
         int handle_field =
-            wipeout_count || b.ordered || skipped_count || hatch_count ? tc_gdal.OGR_F_GetFieldIndex(f, "EntityHandle")
-                                                                       : -1;
+            wipeout_count || b.ordered || skipped_count || hatch_count || spline_count
+                ? tc_gdal.OGR_F_GetFieldIndex(f, "EntityHandle")
+                : -1;
         const char *handle = handle_field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, handle_field) : NULL;
         /* model space only: GDAL gives the active paper space's entities too (a sheet's
          * title block and border), marked PaperSpace */
@@ -740,6 +812,13 @@ int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_by
           if (handle && *handle && strcmp(handle, previous)) {
             snprintf(previous, sizeof previous, "%s", handle);
             placements = hatch_count ? tc_dxf_hatch_transforms(previous, hatches, hatch_count, &placements_left) : NULL;
+            /* a fit-point spline GDAL did read is not drawn again */
+            if (spline_count) {
+              tc_fit_spline key = {.handle = strtoull(previous, NULL, 16)};
+              tc_fit_spline *read = bsearch(&key, splines, spline_count, sizeof key, by_spline_handle);
+              if (read && read->count > 0)
+                read->count = -read->count;
+            }
             if (!placements)
               placements_left = 0;
             b.current_order = tc_dxf_draw_order(previous, order, order_count);
@@ -829,12 +908,17 @@ int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_by
     }
     if (wipeout_count && !b.failed)
       add_wipeouts(&b, wipeouts, wipeout_count, added, NULL, layers, order, order_count);
+    for (size_t i = 0; i < spline_count && !b.failed; i++)
+      add_fit_spline(&b, &splines[i], layers, order, order_count);
     if (b.ordered && !b.failed)
       sort_items(&b);
     free(added);
     free(order);
     free(skipped);
     free(hatches);
+    for (size_t i = 0; i < spline_count; i++)
+      splines[i].count = abs(splines[i].count);
+    tc_fit_splines_free(splines, spline_count);
     free(b.orders);
     tc_wipeouts_free(wipeouts, wipeouts_read);
     tc_gdal.GDALClose(dataset);

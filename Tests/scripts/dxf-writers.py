@@ -74,6 +74,8 @@ def write(version, path):
         msp.add_ellipse((6000, 1500), major_axis=(900, 300), ratio=0.4, dxfattribs={"color": 4})
         # control points and knots, as AutoCAD, LibreCAD and netDxf write a spline
         msp.add_open_spline([(500, 500), (1200, 1600), (2000, 800), (2600, 1900)], degree=3, dxfattribs={"color": 2})
+        # fit points alone, as ezdxf's add_spline and LibreCAD's spline through points write it
+        msp.add_spline([(4300, 300), (4800, 1000), (5400, 500), (5900, 1100)], dxfattribs={"color": 6})
         msp.add_line((500, 3000), (2500, 3000), dxfattribs={"true_color": ezdxf.colors.rgb2int((200, 80, 20)), "lineweight": 70})
     else:
         msp.add_line((500, 3000), (2500, 3000), dxfattribs={"color": 30})
