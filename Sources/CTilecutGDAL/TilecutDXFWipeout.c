@@ -8,11 +8,15 @@
 #include <string.h>
 #include <strings.h>
 
-/* WIPEOUT masks read from a text DXF, which GDAL 3.6's DXF driver skips: each
- * boundary (its pixel-space vertices through the insertion point and the U and V
- * vectors, as ezdxf and AutoCAD place them) in model space, those of blocks through
- * the inserts that place them, keyed by the handle of the model-space entity they
- * are drawn before. */
+/* What GDAL 3.6's DXF driver loses, read from a text DXF in one pass:
+ * - WIPEOUT masks, which it skips: each boundary (its pixel-space vertices through
+ *   the insertion point and the U and V vectors, as ezdxf and AutoCAD place them) in
+ *   model space, those of blocks through the inserts that place them, keyed by the
+ *   handle of the model-space entity they are drawn before;
+ * - the draw order (SORTENTSTABLE);
+ * - the model-space entities not drawn whose features it still gives (an insert on
+ *   an off or frozen layer, with its ATTRIBs; a MULTILEADER there);
+ * - where each hatch an insert inlines lands, for its pattern lines. */
 
 #define MAX_VERTICES 4096
 #define MAX_WIPEOUTS 100000
@@ -36,21 +40,30 @@ typedef struct {
   size_t wipeout_count;
   local_insert *inserts;
   size_t insert_count;
+  /* its HATCHes (-1) and inserts (their index) in the order of the block */
+  int *sequence;
+  size_t sequence_count, sequence_cap;
 } block_def;
 
 typedef struct {
   char name[256];
-  int hidden;
+  int hidden, colour;
 } layer_def;
 
 /* The entity being read: its type and the group codes a WIPEOUT or an INSERT needs. */
 typedef struct {
   char type[32], handle[24], layer[256], name[256];
   double x10, y10, x11, y11, x12, y12, x13, y13, x41, y42, a50;
-  int paper, boundary_type, layer_flags, colour;
+  int paper, boundary_type, layer_flags, colour, invisible;
   double *bxy;
   int bcount, bcap;
   int has_x14;
+  /* a SPLINE's fit points (11/21), whether it has control points (10), its true
+   * colour (420, -1 for none) and lineweight (370) */
+  double *fxy;
+  int fcount, fcap, has_x11, has_x10;
+  long true_colour;
+  int lineweight;
 } entity;
 
 typedef struct {
@@ -67,15 +80,30 @@ typedef struct {
   size_t out_count, out_cap;
   tc_sort_entry *order;
   size_t order_count, order_cap;
+  /* model-space entities not drawn (their layer off or frozen, or made invisible),
+   * with the ATTRIBs of such inserts: ezdxf and CAD skip an insert whole */
+  unsigned long long *hidden;
+  size_t hidden_count, hidden_cap;
+  int insert_hidden;
+  char last_layer[256];
+  int last_hidden;
+  tc_hatch_transform *hatches;
+  size_t hatch_count, hatch_cap;
+  tc_fit_spline *splines;
+  size_t spline_count, spline_cap;
   int failed;
 } reader;
 
 static void reset(entity *e, const char *type) {
-  double *bxy = e->bxy;
-  int bcap = e->bcap;
+  double *bxy = e->bxy, *fxy = e->fxy;
+  int bcap = e->bcap, fcap = e->fcap;
   memset(e, 0, sizeof *e);
   e->bxy = bxy;
   e->bcap = bcap;
+  e->fxy = fxy;
+  e->fcap = fcap;
+  e->true_colour = -1;
+  e->lineweight = -1;
   e->x13 = e->y13 = 1;
   e->x41 = e->y42 = 1;
   snprintf(e->type, sizeof e->type, "%s", type);
@@ -134,6 +162,7 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
     layer_def *l = &r->layers[r->layer_count++];
     snprintf(l->name, sizeof l->name, "%s", e->name);
     l->hidden = e->colour < 0 || (e->layer_flags & 1);
+    l->colour = abs(e->colour);
     return;
   }
   if (section != 1 && section != 2)
@@ -175,11 +204,67 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
     }
     return;
   }
+  if (section == 2 && e->handle[0] && strcmp(e->type, "SEQEND")) {
+    int attrib = !strcmp(e->type, "ATTRIB");
+    /* runs of entities share a layer: look each run's up once */
+    if (strcmp(e->layer, r->last_layer)) {
+      snprintf(r->last_layer, sizeof r->last_layer, "%s", e->layer);
+      r->last_hidden = layer_hidden(r, e->layer);
+    }
+    int hidden = e->invisible || r->last_hidden || (attrib && r->insert_hidden);
+    if (!attrib)
+      r->insert_hidden = hidden;
+    if (hidden) {
+      if (tc_grow_array((void **)&r->hidden, &r->hidden_cap, r->hidden_count + 1, sizeof(unsigned long long), 64)) {
+        r->failed = 1;
+        return;
+      }
+      r->hidden[r->hidden_count++] = strtoull(e->handle, NULL, 16);
+    }
+  }
+  if (section == 2 && !strcmp(e->type, "SPLINE") && !e->has_x10 && e->fcount >= 2 && e->handle[0] &&
+      r->spline_count < MAX_WIPEOUTS) {
+    if (tc_grow_array((void **)&r->splines, &r->spline_cap, r->spline_count + 1, sizeof(tc_fit_spline), 16)) {
+      r->failed = 1;
+      return;
+    }
+    tc_fit_spline *sp = &r->splines[r->spline_count];
+    memset(sp, 0, sizeof *sp);
+    sp->xy = malloc(sizeof(double) * 2 * (size_t)e->fcount);
+    if (!sp->xy) {
+      r->failed = 1;
+      return;
+    }
+    memcpy(sp->xy, e->fxy, sizeof(double) * 2 * (size_t)e->fcount);
+    sp->count = e->fcount;
+    sp->handle = strtoull(e->handle, NULL, 16);
+    snprintf(sp->layer, sizeof sp->layer, "%s", e->layer);
+    sp->hidden = e->invisible || layer_hidden(r, e->layer);
+    int aci = e->colour;
+    if (aci == 0 || aci == 256 || aci < 0 || aci > 255)
+      aci = 256;
+    if (aci == 256)
+      for (size_t i = 0; i < r->layer_count; i++)
+        if (!strcasecmp(r->layers[i].name, e->layer))
+          aci = r->layers[i].colour;
+    tc_aci_rgb(aci >= 1 && aci <= 255 ? aci : 7, sp->rgb);
+    if (e->true_colour >= 0)
+      sp->rgb[0] = (uint8_t)(e->true_colour >> 16), sp->rgb[1] = (uint8_t)(e->true_colour >> 8), sp->rgb[2] = (uint8_t)e->true_colour;
+    sp->lineweight_mm = e->lineweight > 0 ? e->lineweight / 100.0 : 0;
+    r->spline_count++;
+  }
   if (section == 2) {
     /* the next entity drawn after model-space wipeouts: they are drawn before it */
     for (size_t i = r->model_count - r->model_pending; i < r->model_count; i++)
       snprintf(r->model_keys[i], sizeof r->model_keys[i], "%s", e->handle);
     r->model_pending = 0;
+  }
+  if (section == 1 && (!strcmp(e->type, "HATCH") || !strcmp(e->type, "INSERT"))) {
+    if (tc_grow_array((void **)&block->sequence, &block->sequence_cap, block->sequence_count + 1, sizeof(int), 16)) {
+      r->failed = 1;
+      return;
+    }
+    block->sequence[block->sequence_count++] = !strcmp(e->type, "HATCH") ? -1 : (int)block->insert_count;
   }
   if (!strcmp(e->type, "INSERT")) {
     local_insert in = {.x = e->x10, .y = e->y10, .sx = e->x41, .sy = e->y42, .angle = e->a50};
@@ -255,6 +340,70 @@ static void expand(reader *r, const block_def *b, const affine *m, const char *k
   }
 }
 
+/* The placement of each HATCH that inlining `b` by `m` makes, in the order GDAL gives
+ * their features (the block's order, nested inserts in place), for the model-space
+ * insert `insert`. */
+static void place_hatches(reader *r, const block_def *b, const affine *m, unsigned long long insert, int depth) {
+  if (!b || depth > MAX_DEPTH || r->failed)
+    return;
+  for (size_t i = 0; i < b->sequence_count && !r->failed; i++) {
+    int k = b->sequence[i];
+    if (k < 0) {
+      if (r->hatch_count >= MAX_WIPEOUTS ||
+          tc_grow_array((void **)&r->hatches, &r->hatch_cap, r->hatch_count + 1, sizeof(tc_hatch_transform), 16)) {
+        r->failed = r->hatch_count < MAX_WIPEOUTS;
+        return;
+      }
+      size_t index = r->hatch_count++;
+      r->hatches[index] = (tc_hatch_transform){insert, index, {m->a, m->b, m->c, m->d, m->e, m->f}};
+      continue;
+    }
+    if ((size_t)k >= b->insert_count)
+      continue;
+    const local_insert *in = &b->inserts[k];
+    block_def *inner = find_def(r, in->name);
+    if (!inner)
+      continue;
+    double t = in->angle * M_PI / 180, cs = cos(t), sn = sin(t);
+    affine l = {cs * in->sx, -sn * in->sy, 0, sn * in->sx, cs * in->sy, 0};
+    l.c = in->x - (l.a * inner->bx + l.b * inner->by);
+    l.f = in->y - (l.d * inner->bx + l.e * inner->by);
+    affine n = {m->a * l.a + m->b * l.d, m->a * l.b + m->b * l.e, m->a * l.c + m->b * l.f + m->c,
+                m->d * l.a + m->e * l.d, m->d * l.b + m->e * l.e, m->d * l.c + m->e * l.f + m->f};
+    place_hatches(r, inner, &n, insert, depth + 1);
+  }
+}
+
+static int by_insert(const void *a, const void *b) {
+  const tc_hatch_transform *x = a, *y = b;
+  if (x->insert != y->insert)
+    return (x->insert > y->insert) - (x->insert < y->insert);
+  return (x->index > y->index) - (x->index < y->index);
+}
+
+const tc_hatch_transform *tc_dxf_hatch_transforms(const char *handle, const tc_hatch_transform *hatches, size_t count,
+                                                  size_t *found) {
+  unsigned long long h = strtoull(handle, NULL, 16);
+  size_t lo = 0, hi = count;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (hatches[mid].insert < h)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  size_t end = lo;
+  while (end < count && hatches[end].insert == h)
+    end++;
+  *found = end - lo;
+  return end > lo ? hatches + lo : NULL;
+}
+
+static int by_spline(const void *a, const void *b) {
+  unsigned long long x = ((const tc_fit_spline *)a)->handle, y = ((const tc_fit_spline *)b)->handle;
+  return (x > y) - (x < y);
+}
+
 static int by_entity(const void *a, const void *b) {
   unsigned long long x = ((const tc_sort_entry *)a)->entity, y = ((const tc_sort_entry *)b)->entity;
   return (x > y) - (x < y);
@@ -275,7 +424,25 @@ unsigned long long tc_dxf_draw_order(const char *handle, const tc_sort_entry *or
   return h;
 }
 
-int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_sort_entry **order, size_t *order_count) {
+static int by_handle(const void *a, const void *b) {
+  unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
+  return (x > y) - (x < y);
+}
+
+int tc_dxf_hidden(const char *handle, const unsigned long long *hidden, size_t count) {
+  unsigned long long h = strtoull(handle, NULL, 16);
+  return count && bsearch(&h, hidden, count, sizeof h, by_handle) != NULL;
+}
+
+int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_sort_entry **order, size_t *order_count,
+                    unsigned long long **hidden, size_t *hidden_count, tc_hatch_transform **hatches,
+                    size_t *hatch_count, tc_fit_spline **splines, size_t *spline_count) {
+  *splines = NULL;
+  *spline_count = 0;
+  *hatches = NULL;
+  *hatch_count = 0;
+  *hidden = NULL;
+  *hidden_count = 0;
   *wipeouts = NULL;
   *count = 0;
   *order = NULL;
@@ -373,10 +540,36 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     case 8:
       snprintf(e.layer, sizeof e.layer, "%s", value);
       break;
-    case 10: e.x10 = x; break;
+    case 10: e.x10 = x; e.has_x10 = 1; break;
     case 20: e.y10 = x; break;
-    case 11: e.x11 = x; break;
-    case 21: e.y11 = x; break;
+    case 11:
+      e.x11 = x;
+      if (!strcmp(e.type, "SPLINE") && e.fcount < MAX_VERTICES) {
+        if (e.fcount >= e.fcap) {
+          int next = e.fcap ? e.fcap * 2 : 16;
+          double *p = realloc(e.fxy, sizeof(double) * 2 * (size_t)next);
+          if (!p) {
+            r.failed = 1;
+            break;
+          }
+          e.fxy = p;
+          e.fcap = next;
+        }
+        e.fxy[2 * e.fcount] = x;
+        e.fxy[2 * e.fcount + 1] = 0;
+        e.has_x11 = 1;
+      }
+      break;
+    case 21:
+      e.y11 = x;
+      if (e.has_x11) {
+        e.fxy[2 * e.fcount + 1] = x;
+        e.fcount++;
+        e.has_x11 = 0;
+      }
+      break;
+    case 370: e.lineweight = (int)x; break;
+    case 420: e.true_colour = (long)x & 0xFFFFFF; break;
     case 12: e.x12 = x; break;
     case 22: e.y12 = x; break;
     case 13: e.x13 = x; break;
@@ -384,6 +577,7 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     case 41: e.x41 = x; break;
     case 42: e.y42 = x; break;
     case 50: e.a50 = x; break;
+    case 60: e.invisible = x != 0; break;
     case 62: e.colour = (int)x; break;
     case 67: e.paper = x != 0; break;
     case 70: e.layer_flags = (int)x; break;
@@ -421,6 +615,7 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
   free(code_line);
   free(value_line);
   free(e.bxy);
+  free(e.fxy);
   if (!r.failed) {
     /* model space's own wipeouts, then those its inserts bring, in the order of the file
      * within each kind (the drawing orders them by their keys) */
@@ -430,13 +625,14 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     for (size_t i = 0; i < r.insert_count; i++) {
       local_insert *in = &r.inserts[i];
       block_def *b = find_def(&r, in->name);
-      if (!b || (!b->wipeout_count && !b->insert_count))
+      if (!b || (!b->wipeout_count && !b->insert_count && !b->sequence_count))
         continue;
       double t = in->angle * M_PI / 180, cs = cos(t), sn = sin(t);
       affine m = {cs * in->sx, -sn * in->sy, 0, sn * in->sx, cs * in->sy, 0};
       m.c = in->x - (m.a * b->bx + m.b * b->by);
       m.f = in->y - (m.d * b->bx + m.e * b->by);
       expand(&r, b, &m, in->handle, in->layer, 1);
+      place_hatches(&r, b, &m, strtoull(in->handle, NULL, 16), 1);
     }
   }
   for (size_t i = 0; i < r.block_count; i++) {
@@ -444,6 +640,7 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
       free(r.blocks[i].wipeouts[k].xy);
     free(r.blocks[i].wipeouts);
     free(r.blocks[i].inserts);
+    free(r.blocks[i].sequence);
   }
   for (size_t i = 0; i < r.model_count; i++)
     free(r.model[i].xy);
@@ -455,14 +652,59 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
   if (r.failed) {
     tc_wipeouts_free(r.out, r.out_count);
     free(r.order);
+    free(r.hidden);
+    free(r.hatches);
+    tc_fit_splines_free(r.splines, r.spline_count);
     return -1;
   }
+  qsort(r.splines, r.spline_count, sizeof *r.splines, by_spline);
+  *splines = r.splines;
+  *spline_count = r.spline_count;
+  qsort(r.hatches, r.hatch_count, sizeof *r.hatches, by_insert);
+  *hatches = r.hatches;
+  *hatch_count = r.hatch_count;
+  qsort(r.hidden, r.hidden_count, sizeof *r.hidden, by_handle);
+  *hidden = r.hidden;
+  *hidden_count = r.hidden_count;
   qsort(r.order, r.order_count, sizeof(tc_sort_entry), by_entity);
   *wipeouts = r.out;
   *count = r.out_count;
   *order = r.order;
   *order_count = r.order_count;
   return 0;
+}
+
+void tc_fit_splines_free(tc_fit_spline *splines, size_t count) {
+  for (size_t i = 0; i < count; i++)
+    free(splines[i].xy);
+  free(splines);
+}
+
+/* AutoCAD's colour index as RGB: 1-9 named, 10-249 24 hues 15 degrees apart in five
+ * shades (255, 204, 153, 127, 76), each full and half saturated, 250-255 greys. */
+void tc_aci_rgb(int aci, uint8_t rgb[3]) {
+  static const uint8_t named[10][3] = {{0, 0, 0},     {255, 0, 0},   {255, 255, 0}, {0, 255, 0},     {0, 255, 255},
+                                       {0, 0, 255},   {255, 0, 255}, {255, 255, 255}, {128, 128, 128}, {192, 192, 192}};
+  static const uint8_t greys[6] = {51, 80, 105, 130, 190, 255};
+  if (aci >= 1 && aci <= 9) {
+    memcpy(rgb, named[aci], 3);
+  } else if (aci >= 250 && aci <= 255) {
+    rgb[0] = rgb[1] = rgb[2] = greys[aci - 250];
+  } else if (aci >= 10 && aci <= 249) {
+    static const double shades[5] = {255, 204, 153, 127, 76};
+    double value = shades[(aci % 10) / 2], hue = (aci / 10 - 1) * 15.0, saturation = aci % 2 ? 0.5 : 1;
+    double c[3];
+    for (int k = 0; k < 3; k++) {
+      /* hue 0 red, 120 green, 240 blue */
+      double h = fmod(hue - k * 120 + 360, 360);
+      double level = h <= 60 || h >= 300 ? 1 : h >= 120 && h <= 240 ? 0 : h < 120 ? (120 - h) / 60 : (h - 240) / 60;
+      c[k] = value * (1 - saturation * (1 - level));
+    }
+    for (int k = 0; k < 3; k++)
+      rgb[k] = (uint8_t)lround(c[k]);
+  } else {
+    rgb[0] = rgb[1] = rgb[2] = 0;
+  }
 }
 
 void tc_wipeouts_free(tc_wipeout *wipeouts, size_t count) {

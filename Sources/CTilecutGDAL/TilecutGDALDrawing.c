@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "TilecutDXFScan.h"
 #include "TilecutDXFWipeout.h"
@@ -358,6 +359,34 @@ static double raw_code(OGRFeatureH f, const char *code) {
   return 0;
 }
 
+/* A polyline's width in drawing units: its constant width (43), else the mean of its
+ * vertices' start and end widths (LWPOLYLINE's 40/41 a vertex, an R12 POLYLINE's
+ * default 40/41), which GDAL 3.6 drops; 0 for any other entity. */
+static double polyline_width(OGRFeatureH f) {
+  int field = tc_gdal.OGR_F_GetFieldIndex(f, "SubClasses");
+  const char *classes = field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, field) : NULL;
+  if (classes && *classes && !strstr(classes, "Polyline"))
+    return 0;
+  field = tc_gdal.OGR_F_GetFieldIndex(f, "RawCodeValues");
+  char **values = field >= 0 ? tc_gdal.OGR_F_GetFieldAsStringList(f, field) : NULL;
+  double sum = 0;
+  int count = 0, polyline = classes && *classes;
+  for (int i = 0; values && values[i]; i++) {
+    int code = atoi(values[i]);
+    const char *space = strchr(values[i], ' ');
+    double v = space ? strtod(space + 1, NULL) : 0;
+    if (!isfinite(v) || v < 0)
+      v = 0;
+    if (code == 43)
+      return v;
+    if (code == 66)
+      polyline = 1;
+    if (code == 40 || code == 41)
+      sum += v, count++;
+  }
+  return polyline && count ? sum / count : 0;
+}
+
 /* A pattern HATCH's line families from its raw group codes (GDAL reads only its
  * boundary: 53 angle, 43/44 base, 45/46 offset, 79 dash count, 49 dashes), encoded
  * as TC_DRAWING_PATTERN's `dashes`; the number of values, 0 for a solid hatch or none. */
@@ -406,6 +435,36 @@ static int hatch_pattern(OGRFeatureH f, double *out, int max) {
   return families ? used : 0;
 }
 
+/* Places a pattern's line families (hatch_pattern's encoding) by the affine `m` of
+ * the insert that inlines its hatch, as ezdxf (and AutoCAD) do: each base point as
+ * the boundary is placed; directions, offsets and dashes turned and scaled as the
+ * block's x axis is, so a pattern stays a pattern under a non-uniform scale; a
+ * mirrored insert mirrors them. */
+static void place_pattern(double *p, int count, const double *m) {
+  double det = m[0] * m[4] - m[1] * m[3], scale = hypot(m[0], m[3]);
+  double turn = atan2(m[3], m[0]), c = cos(turn) * scale, s = sin(turn) * scale;
+  /* the similarity that keeps the x axis: m itself when it is uniform */
+  double linear[4] = {c, -s, s, c};
+  if (det < 0)
+    linear[0] = m[0], linear[1] = m[1], linear[2] = m[3], linear[3] = m[4];
+  for (int at = 0; at + 6 <= count;) {
+    double angle = p[at] * M_PI / 180, ux = cos(angle), uy = sin(angle);
+    double bx = p[at + 1], by = p[at + 2], dx = p[at + 3], dy = p[at + 4];
+    int n = (int)p[at + 5];
+    double tx = linear[0] * ux + linear[1] * uy, ty = linear[2] * ux + linear[3] * uy, stretch = hypot(tx, ty);
+    if (!(stretch > 0) || at + 6 + n > count)
+      return;
+    p[at] = atan2(ty, tx) * 180 / M_PI;
+    p[at + 1] = m[0] * bx + m[1] * by + m[2];
+    p[at + 2] = m[3] * bx + m[4] * by + m[5];
+    p[at + 3] = linear[0] * dx + linear[1] * dy;
+    p[at + 4] = linear[2] * dx + linear[3] * dy;
+    for (int j = 0; j < n; j++)
+      p[at + 6 + j] *= stretch;
+    at += 6 + n;
+  }
+}
+
 static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) {
   tc_drawing *d = b->d;
   if (!g || tc_gdal.OGR_GT_Flatten(tc_gdal.OGR_G_GetGeometryType(g)) != wkbPoint)
@@ -432,7 +491,15 @@ static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) 
   proto.size = (float)st->size;
   proto.angle = (float)st->angle;
   proto.stretch = (float)st->stretch;
-  proto.anchor = (uint8_t)(st->anchor >= 1 && st->anchor <= 12 ? st->anchor : 1);
+  int anchor = st->anchor >= 1 && st->anchor <= 12 ? st->anchor : 1;
+  /* GDAL 3.6 gives a TEXT's (and an ATTRIB's) baseline as 1-3 and its bottom (72/73
+   * vertical alignment 1) as 10-12, the other way round from OGR's anchors, which
+   * it keeps for MTEXT */
+  field = tc_gdal.OGR_F_GetFieldIndex(f, "SubClasses");
+  const char *classes = field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, field) : NULL;
+  if (!(classes && strstr(classes, "AcDbMText")))
+    anchor = anchor <= 3 ? anchor + 9 : anchor >= 10 ? anchor - 9 : anchor;
+  proto.anchor = (uint8_t)anchor;
   proto.dx = (float)st->dx;
   proto.dy = (float)st->dy;
   proto.column_width = (float)raw_code(f, "41");
@@ -526,6 +593,75 @@ static void add_wipeouts(builder *b, tc_wipeout *w, size_t count, unsigned char 
     }
     d->rings[d->ring_count++] = item->count;
     item->ring_count = 1;
+  }
+}
+
+static int by_spline_handle(const void *a, const void *b) {
+  unsigned long long x = ((const tc_fit_spline *)a)->handle, y = ((const tc_fit_spline *)b)->handle;
+  return (x > y) - (x < y);
+}
+
+/* A fit-point spline as a stroke through its fit points: a centripetal Catmull-Rom
+ * curve, 16 segments between points (ezdxf interpolates them with a cubic B-spline;
+ * both pass through every fit point). Left out when GDAL read it (count < 0). */
+static void add_fit_spline(builder *b, const tc_fit_spline *sp, const char *layers, const tc_sort_entry *order,
+                           size_t order_count) {
+  if (sp->count < 2 || sp->hidden || !layer_drawn(layers, sp->layer)) {
+    if (sp->count >= 2)
+      b->d->hidden++;
+    return;
+  }
+  tc_drawing_item proto = {0};
+  proto.kind = TC_DRAWING_STROKE;
+  memcpy(proto.rgba, sp->rgb, 3);
+  proto.rgba[3] = 255;
+  if (proto.rgba[0] == 255 && proto.rgba[1] == 255 && proto.rgba[2] == 255)
+    proto.rgba[0] = proto.rgba[1] = proto.rgba[2] = 0;
+  proto.lineweight_mm = (float)sp->lineweight_mm;
+  char handle[24];
+  snprintf(handle, sizeof handle, "%llX", sp->handle);
+  unsigned long long current = b->current_order;
+  b->current_order = tc_dxf_draw_order(handle, order, order_count);
+  tc_drawing_item *item = add_item(b, &proto);
+  b->current_order = current;
+  if (!item)
+    return;
+  const double *p = sp->xy;
+  int n = sp->count;
+  for (int i = 0; i + 1 < n; i++) {
+    /* the segment p1-p2, with p0 and p3 its neighbours (the ends mirrored) */
+    double p1[2] = {p[2 * i], p[2 * i + 1]}, p2[2] = {p[2 * i + 2], p[2 * i + 3]};
+    double p0[2], p3[2];
+    if (i > 0)
+      p0[0] = p[2 * i - 2], p0[1] = p[2 * i - 1];
+    else
+      p0[0] = 2 * p1[0] - p2[0], p0[1] = 2 * p1[1] - p2[1];
+    if (i + 2 < n)
+      p3[0] = p[2 * i + 4], p3[1] = p[2 * i + 5];
+    else
+      p3[0] = 2 * p2[0] - p1[0], p3[1] = 2 * p2[1] - p1[1];
+    double t0 = 0, t1 = t0 + sqrt(hypot(p1[0] - p0[0], p1[1] - p0[1])), t2 = t1 + sqrt(hypot(p2[0] - p1[0], p2[1] - p1[1])),
+           t3 = t2 + sqrt(hypot(p3[0] - p2[0], p3[1] - p2[1]));
+    if (!(t1 > t0 && t2 > t1 && t3 > t2)) {
+      if (i == 0 && add_point(b, p1[0], p1[1]) == 0)
+        item->count++, extend(b->d, p1[0], p1[1]);
+      if (add_point(b, p2[0], p2[1]) == 0)
+        item->count++, extend(b->d, p2[0], p2[1]);
+      continue;
+    }
+    for (int k = i == 0 ? 0 : 1; k <= 16; k++) {
+      double t = t1 + (t2 - t1) * k / 16.0, xy[2];
+      for (int c = 0; c < 2; c++) {
+        double a1 = (t1 - t) / (t1 - t0) * p0[c] + (t - t0) / (t1 - t0) * p1[c];
+        double a2 = (t2 - t) / (t2 - t1) * p1[c] + (t - t1) / (t2 - t1) * p2[c];
+        double a3 = (t3 - t) / (t3 - t2) * p2[c] + (t - t2) / (t3 - t2) * p3[c];
+        double b1 = (t2 - t) / (t2 - t0) * a1 + (t - t0) / (t2 - t0) * a2;
+        double b2 = (t3 - t) / (t3 - t1) * a2 + (t - t1) / (t3 - t1) * a3;
+        xy[c] = (t2 - t) / (t2 - t1) * b1 + (t - t1) / (t2 - t1) * b2;
+      }
+      if (add_point(b, xy[0], xy[1]) == 0)
+        item->count++, extend(b->d, xy[0], xy[1]);
+    }
   }
 }
 
@@ -628,7 +764,19 @@ int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_by
     size_t wipeout_count = 0;
     tc_sort_entry *order = NULL;
     size_t order_count = 0;
-    if (!dwg && tc_dxf_wipeouts(path, &wipeouts, &wipeout_count, &order, &order_count) == 0 && wipeout_count)
+    unsigned long long *skipped = NULL;
+    size_t skipped_count = 0;
+    tc_hatch_transform *hatches = NULL;
+    size_t hatch_count = 0;
+    tc_fit_spline *splines = NULL;
+    size_t spline_count = 0;
+    /* the current insert's hatch placements not yet used */
+    const tc_hatch_transform *placements = NULL;
+    size_t placements_left = 0;
+    if (!dwg &&
+        tc_dxf_wipeouts(path, &wipeouts, &wipeout_count, &order, &order_count, &skipped, &skipped_count, &hatches,
+                        &hatch_count, &splines, &spline_count) == 0 &&
+        wipeout_count)
       qsort(wipeouts, wipeout_count, sizeof *wipeouts, by_key);
     b.ordered = order_count > 0;
     size_t wipeouts_read = wipeout_count;
@@ -645,14 +793,48 @@ int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_by
       OGRFeatureH f;
       while (!b.failed && (f = tc_gdal.OGR_L_GetNextFeature(layer))) {
         d->features++;
-        int handle_field = wipeout_count || b.ordered ? tc_gdal.OGR_F_GetFieldIndex(f, "EntityHandle") : -1;
+        int handle_field =
+            wipeout_count || b.ordered || skipped_count || hatch_count || spline_count
+                ? tc_gdal.OGR_F_GetFieldIndex(f, "EntityHandle")
+                : -1;
+        const char *handle = handle_field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, handle_field) : NULL;
+        /* model space only: GDAL gives the active paper space's entities too (a sheet's
+         * title block and border), marked PaperSpace */
+        int paper_field = tc_gdal.OGR_F_GetFieldIndex(f, "PaperSpace");
+        int paper = paper_field >= 0 && tc_gdal.OGR_F_IsFieldSetAndNotNull(f, paper_field) &&
+                    tc_gdal.OGR_F_GetFieldAsInteger(f, paper_field) != 0;
+        if (paper || (handle && skipped_count && tc_dxf_hidden(handle, skipped, skipped_count))) {
+          d->hidden++;
+          tc_gdal.OGR_F_Destroy(f);
+          continue;
+        }
         if (handle_field >= 0) {
-          const char *handle = tc_gdal.OGR_F_GetFieldAsString(f, handle_field);
           if (handle && *handle && strcmp(handle, previous)) {
             snprintf(previous, sizeof previous, "%s", handle);
+            placements = hatch_count ? tc_dxf_hatch_transforms(previous, hatches, hatch_count, &placements_left) : NULL;
+            /* a fit-point spline GDAL did read is not drawn again */
+            if (spline_count) {
+              tc_fit_spline key = {.handle = strtoull(previous, NULL, 16)};
+              tc_fit_spline *read = bsearch(&key, splines, spline_count, sizeof key, by_spline_handle);
+              if (read && read->count > 0)
+                read->count = -read->count;
+            }
+            if (!placements)
+              placements_left = 0;
             b.current_order = tc_dxf_draw_order(previous, order, order_count);
             if (wipeout_count)
               add_wipeouts(&b, wipeouts, wipeout_count, added, previous, layers, order, order_count);
+          }
+        }
+        /* a hatch an insert inlines: its pattern is placed as its boundary is */
+        const double *placement = NULL;
+        if (placements_left) {
+          int classes_field = tc_gdal.OGR_F_GetFieldIndex(f, "SubClasses");
+          const char *classes = classes_field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, classes_field) : NULL;
+          if (classes && strstr(classes, "AcDbHatch")) {
+            placement = placements->m;
+            placements++;
+            placements_left--;
           }
         }
         int field = tc_gdal.OGR_F_GetFieldIndex(f, "Layer");
@@ -664,12 +846,16 @@ int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_by
         /* GDAL gives what lies on an off or frozen layer a transparent colour */
         int hidden = (st.has_pen && st.pen[3] == 0) || (st.has_brush && st.brush[3] == 0) ||
                      (st.has_label && st.label[3] == 0);
+        OGRGeometryH g = tc_gdal.OGR_F_GetGeometryRef(f);
+        /* POINTs on layer Defpoints (a dimension's definition points) never plot */
+        if (name && !strcasecmp(name, "Defpoints") && g &&
+            tc_gdal.OGR_GT_Flatten(tc_gdal.OGR_G_GetGeometryType(g)) == wkbPoint && !st.has_label)
+          hidden = 1;
         if (hidden || !layer_drawn(layers, name ? name : "")) {
           d->hidden++;
           tc_gdal.OGR_F_Destroy(f);
           continue;
         }
-        OGRGeometryH g = tc_gdal.OGR_F_GetGeometryRef(f);
         if (st.has_label) {
           add_text(&b, f, g, &st);
         } else {
@@ -677,7 +863,7 @@ int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_by
           stroke.kind = TC_DRAWING_STROKE;
           memcpy(stroke.rgba, st.pen, 4);
           stroke.lineweight_mm = (float)st.width_mm;
-          stroke.width_units = (float)raw_code(f, "43");
+          stroke.width_units = (float)polyline_width(f);
           if (st.dash_count >= 2) {
             if (tc_grow_array((void **)&d->dashes, &b.dash_cap, d->dash_count + (size_t)st.dash_count, sizeof(double), 256) == 0) {
               stroke.dash_first = (uint32_t)d->dash_count;
@@ -690,6 +876,8 @@ int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_by
           memcpy(fill.rgba, st.has_brush ? st.brush : st.pen, 4);
           double pattern[16 * 22];
           int values = st.has_brush ? hatch_pattern(f, pattern, 16 * 22) : 0;
+          if (values > 0 && placement)
+            place_pattern(pattern, values, placement);
           if (values > 0 &&
               tc_grow_array((void **)&d->dashes, &b.dash_cap, d->dash_count + (size_t)values, sizeof(double), 256) == 0) {
             fill.kind = TC_DRAWING_PATTERN;
@@ -720,10 +908,17 @@ int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_by
     }
     if (wipeout_count && !b.failed)
       add_wipeouts(&b, wipeouts, wipeout_count, added, NULL, layers, order, order_count);
+    for (size_t i = 0; i < spline_count && !b.failed; i++)
+      add_fit_spline(&b, &splines[i], layers, order, order_count);
     if (b.ordered && !b.failed)
       sort_items(&b);
     free(added);
     free(order);
+    free(skipped);
+    free(hatches);
+    for (size_t i = 0; i < spline_count; i++)
+      splines[i].count = abs(splines[i].count);
+    tc_fit_splines_free(splines, spline_count);
     free(b.orders);
     tc_wipeouts_free(wipeouts, wipeouts_read);
     tc_gdal.GDALClose(dataset);

@@ -112,6 +112,8 @@ void RegisterOGRCAD(void);
   X(OGR_F_GetGeometryRef)                                                                         \
   X(OGR_F_GetFieldIndex)                                                                          \
   X(OGR_F_GetFieldAsString)                                                                       \
+  X(OGR_F_GetFieldAsInteger)                                                                      \
+  X(OGR_F_IsFieldSetAndNotNull)                                                                   \
   X(OGR_F_GetFieldAsStringList)                                                                   \
   X(OGR_GT_Flatten)                                                                               \
   X(OGR_GT_IsNonLinear)                                                                           \

@@ -2,6 +2,7 @@
 #define TILECUT_DXF_WIPEOUT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* A WIPEOUT mask of a text DXF in model space (drawing units), read from the DXF
  * itself (GDAL 3.6 skips WIPEOUT): `count` boundary points; drawn just before the
@@ -24,9 +25,51 @@ typedef struct {
   unsigned long long entity, sort;
 } tc_sort_entry;
 
-/* Reads a text DXF's wipeouts and its draw order (SORTENTSTABLE entries, sorted by
- * entity; none for a binary DXF); 0 on success, -1 when it cannot. */
-int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_sort_entry **order, size_t *order_count);
+/* Where a HATCH inside a block lands: the model-space insert that inlines it (its
+ * handle as a number), its place among that insert's hatches as GDAL gives them, and
+ * the block-to-drawing affine (x' = m0 x + m1 y + m2, y' = m3 x + m4 y + m5), which
+ * GDAL applies to its boundary but not to the pattern lines read from its raw codes. */
+typedef struct {
+  unsigned long long insert;
+  size_t index;
+  double m[6];
+} tc_hatch_transform;
+
+/* A model-space SPLINE given by its fit points alone (sorted by handle), which GDAL 3.6 cannot read (ezdxf
+ * and LibreCAD write such splines): its fit points, handle, layer, whether that layer
+ * is off or frozen, its colour resolved (ACI, BYLAYER, true colour) and lineweight. */
+typedef struct {
+  unsigned long long handle;
+  char layer[256];
+  int hidden;
+  uint8_t rgb[3];
+  double lineweight_mm;
+  double *xy;
+  int count;
+} tc_fit_spline;
+
+/* Reads a text DXF's wipeouts, its draw order (SORTENTSTABLE entries, sorted by
+ * entity), the placements of the hatches its model-space inserts inline, its fit-point splines, and the handles, sorted, of the model-space entities not drawn: on an off or
+ * frozen layer, or invisible (group 60), and the ATTRIBs of such inserts, whose
+ * features GDAL still gives (it hides an inlined block's entities by their own layer,
+ * not the insert's, and never hides a MULTILEADER); none for a binary DXF. 0 on
+ * success, -1 when it cannot. */
+int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_sort_entry **order, size_t *order_count,
+                    unsigned long long **hidden, size_t *hidden_count, tc_hatch_transform **hatches,
+                    size_t *hatch_count, tc_fit_spline **splines, size_t *spline_count);
+
+void tc_fit_splines_free(tc_fit_spline *splines, size_t count);
+
+/* AutoCAD colour index `aci` (1-255) as RGB. */
+void tc_aci_rgb(int aci, uint8_t rgb[3]);
+
+/* The hatch placements of the insert with handle `handle` (hexadecimal), in order, and
+ * their number in *found; NULL when it has none. `hatches` sorted as tc_dxf_wipeouts gives them. */
+const tc_hatch_transform *tc_dxf_hatch_transforms(const char *handle, const tc_hatch_transform *hatches, size_t count,
+                                                  size_t *found);
+
+/* Whether the entity with handle `handle` (hexadecimal) is among `hidden`. */
+int tc_dxf_hidden(const char *handle, const unsigned long long *hidden, size_t count);
 
 /* The handle `handle` (hexadecimal) is drawn at: its SORTENTSTABLE entry, else itself. */
 unsigned long long tc_dxf_draw_order(const char *handle, const tc_sort_entry *order, size_t count);
