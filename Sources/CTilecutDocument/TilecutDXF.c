@@ -6,22 +6,149 @@
 #include <cairo.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+/* A drawing's display list, shared by the readers of one run: the header's measure and
+ * each zoom's render read the same file, and GDAL parses it once. An entry is the file
+ * (device, inode, size, modification time), its layers and its bounds; `users` images
+ * draw from it. An entry no image uses is kept for the next reader until another file
+ * is read (at most one such entry is held) or tc_dxf_forget. */
+typedef struct TcDrawingEntry {
+  struct TcDrawingEntry *next;
+  char *path, *layers;
+  int dwg, shared;
+  size_t max_bytes, max_text;
+  dev_t dev;
+  ino_t ino;
+  off_t size;
+  struct timespec mtime;
+  int users;
+  tc_drawing drawing;
+} TcDrawingEntry;
+
+static pthread_mutex_t entries_lock = PTHREAD_MUTEX_INITIALIZER;
+static TcDrawingEntry *entries;
+
+static void entry_free(TcDrawingEntry *e) {
+  tc_drawing_free(&e->drawing);
+  free(e->path);
+  free(e->layers);
+  free(e);
+}
+
+static int same_text(const char *a, const char *b) { return (!a && !b) || (a && b && strcmp(a, b) == 0); }
+
+static int entry_matches(const TcDrawingEntry *e, const char *path, int dwg, const char *layers, size_t max_bytes, size_t max_text,
+                         const struct stat *st) {
+  return e->dwg == dwg && e->max_bytes == max_bytes && e->max_text == max_text && e->dev == st->st_dev && e->ino == st->st_ino &&
+         e->size == st->st_size && e->mtime.tv_sec == st->st_mtim.tv_sec && e->mtime.tv_nsec == st->st_mtim.tv_nsec &&
+         strcmp(e->path, path) == 0 && same_text(e->layers, layers);
+}
+
+/* Frees the entries no image uses, but `keep`; the lock is held. */
+static void drop_unused(const TcDrawingEntry *keep, const char *path) {
+  for (TcDrawingEntry **at = &entries; *at;) {
+    TcDrawingEntry *e = *at;
+    if (e != keep && e->users == 0 && (!path || strcmp(e->path, path) == 0)) {
+      *at = e->next;
+      entry_free(e);
+    } else {
+      at = &e->next;
+    }
+  }
+}
+
+/* The display list of `path` as tc_drawing_read reads it, from the entries or read now.
+ * 0 and *out (release it with drawing_release); else tc_drawing_read's status and
+ * *error (to free(), may be NULL). */
+static int drawing_acquire(const char *path, int dwg, const char *layers, size_t max_bytes, size_t max_text, TcDrawingEntry **out,
+                           char **error) {
+  *out = NULL;
+  *error = NULL;
+  struct stat st;
+  int known = stat(path, &st) == 0;
+  if (known) {
+    pthread_mutex_lock(&entries_lock);
+    for (TcDrawingEntry *e = entries; e; e = e->next) {
+      if (entry_matches(e, path, dwg, layers, max_bytes, max_text, &st)) {
+        e->users++;
+        pthread_mutex_unlock(&entries_lock);
+        *out = e;
+        return 0;
+      }
+    }
+    pthread_mutex_unlock(&entries_lock);
+  }
+  TcDrawingEntry *e = calloc(1, sizeof *e);
+  if (!e) {
+    *error = strdup("out of memory");
+    return 1;
+  }
+  /* read without the lock: another floor's drawing may be read meanwhile */
+  int status = tc_drawing_read(path, dwg, layers, max_bytes, max_text, &e->drawing);
+  if (status) {
+    *error = e->drawing.error ? strdup(e->drawing.error) : NULL;
+    entry_free(e);
+    return status;
+  }
+  e->users = 1;
+  e->dwg = dwg;
+  e->max_bytes = max_bytes;
+  e->max_text = max_text;
+  e->path = strdup(path);
+  e->layers = layers ? strdup(layers) : NULL;
+  if (known && e->path && (!layers || e->layers)) {
+    e->dev = st.st_dev;
+    e->ino = st.st_ino;
+    e->size = st.st_size;
+    e->mtime = st.st_mtim;
+    e->shared = 1;
+    pthread_mutex_lock(&entries_lock);
+    drop_unused(NULL, NULL);
+    e->next = entries;
+    entries = e;
+    pthread_mutex_unlock(&entries_lock);
+  }
+  *out = e;
+  return 0;
+}
+
+static void drawing_release(TcDrawingEntry *e) {
+  if (!e)
+    return;
+  if (!e->shared) {
+    entry_free(e);
+    return;
+  }
+  pthread_mutex_lock(&entries_lock);
+  e->users--;
+  pthread_mutex_unlock(&entries_lock);
+}
+
+void tc_dxf_forget(const char *path) {
+  pthread_mutex_lock(&entries_lock);
+  drop_unused(NULL, path);
+  pthread_mutex_unlock(&entries_lock);
+}
 
 /* A drawing read into its display list, and where it lands at the render scale. */
 typedef struct {
-  tc_drawing drawing;
+  TcDrawingEntry *entry;
   double x0, y_top;
   /* device pixels a drawing unit, and a millimetre of lineweight */
   double k, px_per_mm;
+  /* texts are drawn at least this many pixels high (0: as the drawing has them) */
+  double min_text_px;
 } TcDxf;
 
 static void dxf_free(void *p) {
   TcDxf *s = p;
   if (!s)
     return;
-  tc_drawing_free(&s->drawing);
+  drawing_release(s->entry);
   free(s);
 }
 
@@ -118,24 +245,32 @@ static void measure_line(cairo_t *cr, const char *line, int index, void *ctx) {
   }
 }
 
+/* How many times its size a text may be drawn to reach the minimum height. */
+#define TC_TEXT_MAX_GROWTH 3
+
 /* A text from its anchor point, as OGR's label anchors place it: 1-9 a keypad
  * from the bottom left, 10-12 the baseline; lines 5/3 of the height apart
  * (MTEXT's default spacing), the height the capital letters' height. `k` device
  * pixels a drawing unit; drawn, or with a `box` not drawn but its ink's box in
  * device space measured into it (min x, min y, max x, max y; left alone when no ink). */
 static void place_text(const tc_drawing *d, cairo_t *cr, const tc_drawing_item *item, double k, double x, double y,
-                       double cap_ratio, double *box) {
+                       double cap_ratio, double min_px, double *box) {
   const char *text = d->text + item->text_offset;
   double height = item->size * k;
   /* smaller than half a pixel: no glyph is legible */
   if (!(height >= 0.5))
     return;
+  /* at a zoom where the drawing is small, a text is drawn large enough to read, about
+   * its anchor, if that takes at most TC_TEXT_MAX_GROWTH times its size: one smaller
+   * still would cover its neighbours, and is drawn as the drawing has it */
+  double grow = height < min_px && height * TC_TEXT_MAX_GROWTH >= min_px ? min_px / height : 1;
+  height *= grow;
   cairo_save(cr);
   cairo_translate(cr, x, y);
   cairo_rotate(cr, -item->angle * M_PI / 180);
   cairo_scale(cr, item->stretch, 1);
   cairo_set_font_size(cr, height / cap_ratio);
-  double limit = item->column_width > 0 ? item->column_width * k / item->stretch : 0;
+  double limit = item->column_width > 0 ? item->column_width * k * grow / item->stretch : 0;
   int lines = each_line(cr, text, limit, NULL, NULL);
   int anchor = item->anchor;
   TcTextLayout layout = {anchor >= 10 ? anchor - 10 : (anchor - 1) % 3, 0, height * 5.0 / 3.0, {INFINITY, INFINITY, -INFINITY, -INFINITY}};
@@ -275,7 +410,7 @@ static int draw_pattern(cairo_t *cr, const double *p, uint32_t count, double k, 
 
 static int dxf_draw(void *ctx, cairo_t *cr, int left, int top) {
   TcDxf *s = ctx;
-  const tc_drawing *d = &s->drawing;
+  const tc_drawing *d = &s->entry->drawing;
   double k = s->k, ox = -s->x0 * k - left, oy = s->y_top * k - top;
 #define DX(X) ((X) * k + ox)
 #define DY(Y) (oy - (Y) * k)
@@ -356,7 +491,7 @@ static int dxf_draw(void *ctx, cairo_t *cr, int left, int top) {
       break;
     }
     case TC_DRAWING_TEXT:
-      place_text(d, cr, item, k, DX(xy[0]), DY(xy[1]), cap_ratio, NULL);
+      place_text(d, cr, item, k, DX(xy[0]), DY(xy[1]), cap_ratio, s->min_text_px, NULL);
       break;
     case TC_DRAWING_DOT:
       cairo_rectangle(cr, floor(DX(xy[0])), floor(DY(xy[1])), 1, 1);
@@ -377,8 +512,8 @@ static int dxf_draw(void *ctx, cairo_t *cr, int left, int top) {
 }
 
 int tc_dxf_open_banded(const char *filename, int dwg, const char *layers, double x0, double y_top, double units_per_pixel,
-                       int width, int height, double scale, double px_per_mm, int band_rows, size_t max_bytes,
-                       size_t max_text, void **result) {
+                       int width, int height, double scale, double px_per_mm, double min_text_px, int band_rows,
+                       size_t max_bytes, size_t max_text, void **result) {
   VipsImage **out = (VipsImage **)result;
   *out = NULL;
   if (!(scale > 0) || !(units_per_pixel > 0) || band_rows < 1 || width < 1 || height < 1) {
@@ -395,8 +530,10 @@ int tc_dxf_open_banded(const char *filename, int dwg, const char *layers, double
     vips_error("dxfload", "out of memory");
     return -1;
   }
-  if (tc_drawing_read(filename, dwg, layers, max_bytes, max_text, &s->drawing)) {
-    vips_error("dxfload", "%s", s->drawing.error ? s->drawing.error : "GDAL cannot read the drawing");
+  char *error = NULL;
+  if (drawing_acquire(filename, dwg, layers, max_bytes, max_text, &s->entry, &error)) {
+    vips_error("dxfload", "%s", error ? error : "GDAL cannot read the drawing");
+    free(error);
     dxf_free(s);
     return -1;
   }
@@ -404,6 +541,7 @@ int tc_dxf_open_banded(const char *filename, int dwg, const char *layers, double
   s->y_top = y_top;
   s->k = scale / units_per_pixel;
   s->px_per_mm = px_per_mm * scale;
+  s->min_text_px = min_text_px > 0 ? min_text_px : 0;
   return tc_bands_open("dxfload", (int)w, (int)h, band_rows, 0, dxf_draw, s, dxf_free, TC_UNPREMULTIPLY_ROUND, out);
 }
 
@@ -418,7 +556,7 @@ static void add_text_ink(const tc_drawing *d, double extent[4]) {
     if (item->kind != TC_DRAWING_TEXT || item->count == 0 || !(item->size > 0))
       continue;
     double k = 100 / item->size, ink[4] = {INFINITY, INFINITY, -INFINITY, -INFINITY};
-    place_text(d, cr, item, k, 0, 0, cap_ratio, ink);
+    place_text(d, cr, item, k, 0, 0, cap_ratio, 0, ink);
     double x0 = ink[0], y0 = ink[1], x1 = ink[2], y1 = ink[3];
     if (!(x1 >= x0 && y1 >= y0))
       continue;
@@ -438,18 +576,21 @@ static void add_text_ink(const tc_drawing *d, double extent[4]) {
 
 int tc_dxf_measure(const char *filename, int dwg, size_t max_bytes, size_t max_text, double extent[4], size_t *drawn,
                    size_t *features, size_t *hidden, char **error) {
-  tc_drawing d;
-  int status = tc_drawing_read(filename, dwg, NULL, max_bytes, max_text, &d);
-  extent[0] = d.min_x;
-  extent[1] = d.min_y;
-  extent[2] = d.max_x;
-  extent[3] = d.max_y;
-  if (status == 0)
-    add_text_ink(&d, extent);
-  *drawn = d.item_count;
-  *features = d.features;
-  *hidden = d.hidden;
-  *error = status && d.error ? strdup(d.error) : NULL;
-  tc_drawing_free(&d);
-  return status;
+  TcDrawingEntry *e;
+  int status = drawing_acquire(filename, dwg, NULL, max_bytes, max_text, &e, error);
+  extent[0] = extent[1] = extent[2] = extent[3] = NAN;
+  *drawn = *features = *hidden = 0;
+  if (status)
+    return status;
+  const tc_drawing *d = &e->drawing;
+  extent[0] = d->min_x;
+  extent[1] = d->min_y;
+  extent[2] = d->max_x;
+  extent[3] = d->max_y;
+  add_text_ink(d, extent);
+  *drawn = d->item_count;
+  *features = d->features;
+  *hidden = d->hidden;
+  drawing_release(e);
+  return 0;
 }

@@ -91,8 +91,15 @@ public enum DrawingSource {
     return SourceFormat.starts(head, "AutoCAD Binary DXF")
   }
 
-  /// Source pixels around a drawing's extent.
-  static let framePadding = 2
+  /// Source pixels (at scale 1) around a drawing's extent of `columns` × `rows`: 2, or
+  /// 1 % of its larger side. Each zoom is drawn at its own scale, so that a stroke on the
+  /// extent is drawn whole (its outer half within the frame) at every zoom down to the
+  /// one where the drawing is about 100 pixels across.
+  static func framePadding(columns: Double, rows: Double) -> Int {
+    let side = max(columns, rows)
+    guard side.isFinite, side > 0 else { return 2 }
+    return max(2, Int(min(side / 100, 1e6).rounded(.up)))
+  }
 
   /// The display list's bound: what `maxMemory` allows, less the band.
   static func listBytes(maxMemory: Int) -> Int { max(16 << 20, maxMemory / 2) }
@@ -139,8 +146,9 @@ public enum DrawingSource {
     let unit: (meters: Double, name: String)? = format == .dxf ? insunits(path: path).flatMap { Self.unit(insunits: $0) } : nil
     let metersPerUnit = unit?.meters ?? 1
     let unitsPerPixel = DrawingFrame.groundMetersPerPixel / metersPerUnit
-    // a margin of `framePadding` pixels, so that strokes on the extent are drawn whole
-    let pad = Double(framePadding) * unitsPerPixel
+    // a margin, so that strokes on the extent are drawn whole
+    let padding = framePadding(columns: (maxX - minX) / unitsPerPixel, rows: (maxY - minY) / unitsPerPixel)
+    let pad = Double(padding) * unitsPerPixel
     let columns = ((maxX - minX + 2 * pad) / unitsPerPixel).rounded(.up)
     let rows = ((maxY - minY + 2 * pad) / unitsPerPixel).rounded(.up)
     guard columns.isFinite, rows.isFinite, columns * max(rows, 1) <= Double(maxPixels) else {
@@ -158,9 +166,14 @@ public enum DrawingSource {
     header.drawing = DrawingFrame(
       x0: minX - pad, yTop: maxY + pad, unitsPerPixel: unitsPerPixel, metersPerUnit: unit?.meters, unitName: unit?.name,
       pixelsPerLineweightMillimeter: lineweightPixelsPerMillimeter, isDWG: format == .dwg)
+    header.drawing?.padding = padding
     if format == .dxf { header.drawing?.geodata = DrawingGeodataReader.read(path: path) }
     return header
   }
+
+  /// Frees the display list read of the drawing at `path` once its floor is drawn (every
+  /// zoom's image of it, and the header's measure, share one parse while it is held).
+  public static func forget(path: String) { tc_dxf_forget(path) }
 
   /// The drawing rendered at `scale` in bands of `rows` rows.
   static func banded(_ source: SourceDescription, frame: DrawingFrame, scale: Double, rows: Int, maxMemory: Int = DecodeBudget.defaultBytes)
@@ -171,7 +184,8 @@ public enum DrawingSource {
       var image: UnsafeMutableRawPointer?
       let status = tc_dxf_open_banded(
         source.path, frame.isDWG ? 1 : 0, layers, frame.x0, frame.yTop, frame.unitsPerPixel, Int32(source.width), Int32(source.height),
-        scale, frame.pixelsPerLineweightMillimeter / scale, Int32(rows), listBytes(maxMemory: maxMemory), maxTextBytes, &image)
+        scale, frame.pixelsPerLineweightMillimeter / scale, frame.minimumTextPixels(atScale: scale), Int32(rows),
+        listBytes(maxMemory: maxMemory), maxTextBytes, &image)
       out = image?.assumingMemoryBound(to: VipsImage.self)
       return status
     }

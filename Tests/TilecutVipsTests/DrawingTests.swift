@@ -196,7 +196,7 @@ struct DrawingFrameTests {
   /// The floor plan's texts once stretched its frame to about twice its ink (2050 × 1850
   /// units for ogrinfo's 961 × 910): the frame is now the ink's box and its margin.
   @Test(
-    "the frame is the drawn ink's box and framePadding pixels around it",
+    "the frame is the drawn ink's box and its padding around it: 2 pixels, or 1 % of its larger side",
     arguments: ["bjnortier_floorplan.dxf", "qcad_bath_plan.dxf", "ezdxf_wipeout_door.dxf"])
   func frameFitsInk(name: String) throws {
     let path = (dxfCorpus ?? "") + "/" + name
@@ -212,7 +212,10 @@ struct DrawingFrameTests {
       }
     }
     let margins = [left, top, image.width - 1 - right, image.height - 1 - bottom]
-    let pad = Double(DrawingSource.framePadding) * scale
+    let padding = try #require(header.drawing?.padding)
+    let side = Double(max(header.width, header.height) - 2 * padding)
+    #expect(padding == max(2, Int((side / 100).rounded(.up))) || padding == max(2, Int(((side + 1) / 100).rounded(.up))), "\(name): padding \(padding)")
+    let pad = Double(padding) * scale
     // a hairline on the extent inks a pixel beyond it; the frame rounds up by under a source pixel
     for (side, margin) in zip(["left", "top", "right", "bottom"], margins) {
       #expect(Double(margin) >= pad - 2 && Double(margin) <= pad + scale + 1, "\(name): \(side) margin \(margin) px at scale \(scale)")
@@ -307,7 +310,7 @@ struct DrawingGeodataTests {
     // millimetres: 5 cm of ground a pixel is 50 drawing units; the bath spans 1700 × 725 mm (GDAL's extent)
     #expect(frame.metersPerUnit == 0.001)
     #expect(abs(frame.unitsPerPixel - 50) < 1e-9)
-    #expect(bath.width == Int((1700.0 / 50).rounded(.up)) + 2 * DrawingSource.framePadding)
+    #expect(bath.width == Int((1700.0 / 50).rounded(.up)) + 2 * (bath.drawing?.padding ?? -1))
     let leica = try SourceImage.header(of: InputName(path: (dxfCorpus ?? "") + "/ezdxf_Leica_Disto_S910_R12.dxf"), maxPixels: 1 << 31)
     #expect(leica.drawing?.metersPerUnit == nil)
   }

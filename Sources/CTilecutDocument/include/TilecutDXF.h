@@ -10,13 +10,16 @@
  * `units_per_pixel` drawing units one pixel at scale 1, the image `width` × `height`
  * at scale 1 and each side rounded to nearest at `scale`. Strokes are
  * `px_per_mm` × `scale` pixels a millimetre of lineweight (0.25 mm by default), never
- * thinner than one pixel. `layers` as for tc_drawing_read; the display list may hold
- * `max_bytes`, a text `max_text` bytes. *out: a VipsImage (not named here: this header
+ * thinner than one pixel; texts at least `min_text_px` pixels high where that takes at
+ * most three times their size (0: as drawn). `layers` as for tc_drawing_read; the
+ * display list may hold `max_bytes`, a text `max_text` bytes. The file is parsed once
+ * for every image of it (and its measure) while one of them is open, and kept for the
+ * next until another drawing is read or tc_dxf_forget. *out: a VipsImage (not named here: this header
  * stays free of libvips', whose enumerations Swift then no longer finds in CVips).
  * 0, or -1 with a libvips error. */
 int tc_dxf_open_banded(const char *filename, int dwg, const char *layers, double x0, double y_top, double units_per_pixel,
-                       int width, int height, double scale, double px_per_mm, int band_rows, size_t max_bytes,
-                       size_t max_text, void **out);
+                       int width, int height, double scale, double px_per_mm, double min_text_px, int band_rows,
+                       size_t max_bytes, size_t max_text, void **out);
 
 /* What tc_dxf_open_banded draws of a drawing, measured: the extent of what is
  * drawn (extent: min x, min y, max x, max y in drawing units), the number of
@@ -25,5 +28,8 @@ int tc_dxf_open_banded(const char *filename, int dwg, const char *layers, double
  * cannot be loaded (*error, to free(), says why). */
 int tc_dxf_measure(const char *filename, int dwg, size_t max_bytes, size_t max_text, double extent[4], size_t *drawn,
                    size_t *features, size_t *hidden, char **error);
+
+/* Frees the display lists of `path` (NULL: of every drawing) that no image draws from. */
+void tc_dxf_forget(const char *path);
 
 #endif

@@ -325,6 +325,8 @@ public struct BuildJob {
         try builder.build()
         try pool.drain()
         try compositor?.layerDone(k, pool: pool)
+        // a drawing's display list, shared by its zooms, is given back with its layer
+        if floor.plan.source.drawing != nil { DrawingSource.forget(path: floor.plan.source.path) }
         // the next layer's strips are of other widths: give this one's back, so that
         // memory follows the largest layer rather than adding up
         tc_release_free_memory()

@@ -395,6 +395,8 @@ public struct TileJob {
             try LevelPipeline.open(
               plan: floor.plan, level: level, format: floor.format, jobs: pool.jobs, mapping: floor.mapping, sheet: sheet)
           })
+        // a drawing's display list, shared by its zooms, is given back with its floor
+        defer { if floor.plan.source.drawing != nil { DrawingSource.forget(path: floor.plan.source.path) } }
         do { try builder.build() } catch {
           pool.record(error)
           return

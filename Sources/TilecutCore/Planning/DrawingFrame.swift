@@ -27,6 +27,22 @@ public struct DrawingFrame: Hashable, Sendable, Codable {
   public var isDWG: Bool
   /// The drawing's own georeference (AutoCAD's GEODATA object), when it has one.
   public var geodata: DrawingGeodata?
+  /// Source pixels (at scale 1) of margin around the drawn extent.
+  public var padding = 2
+  /// The render scale of the deepest zoom, set by the planner. There the drawing's
+  /// texts have their own size; at every shallower zoom (each drawn at its own density,
+  /// not reduced) a text is at least `minimumTextPixels` high where that takes at most
+  /// three times its size, as strokes are at least a pixel wide at every zoom.
+  public var deepestScale: Double?
+
+  /// The least height, in pixels, of a text's capitals below the deepest zoom.
+  public static let minimumTextPixels = 6.0
+
+  /// The least text height to draw at render scale `scale`: 0 (as drawn) at the deepest zoom.
+  public func minimumTextPixels(atScale scale: Double) -> Double {
+    guard let deepest = deepestScale, scale < deepest * 0.999 else { return 0 }
+    return Self.minimumTextPixels
+  }
 
   public init(
     x0: Double, yTop: Double, unitsPerPixel: Double, metersPerUnit: Double?, unitName: String?, pixelsPerLineweightMillimeter: Double,

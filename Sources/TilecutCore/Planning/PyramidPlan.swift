@@ -284,7 +284,9 @@ public enum PyramidPlanner {
     }
     var levels: [DensityLevel] = []
     if let maxDensity = cutsByDensity.keys.max(), let minDensity = cutsByDensity.keys.min() {
-      let base = source.isVector ? maxDensity : min(native, maxDensity)
+      // a CAD drawing is drawn at every zoom's density (its lines and texts kept legible
+      // where it is small); other documents at the deepest, rasters at their native zoom
+      let base = source.drawing != nil ? minDensity : source.isVector ? maxDensity : min(native, maxDensity)
       for density in stride(from: maxDensity, through: minDensity, by: -1) {
         let cuts = cutsByDensity[density] ?? []
         if density > base && cuts.isEmpty { continue }
@@ -304,7 +306,7 @@ public enum PyramidPlanner {
       let level = DensityLevel(
         density: cut.zoom, base: tripleTileSize,
         region: region(of: footprint, density: cut.zoom, base: tripleTileSize),
-        source: index == 0 ? .direct : .reduced,
+        source: index == 0 || source.drawing != nil ? .direct : .reduced,
         upsampled: WebMercator.worldPixels(zoom: cut.zoom, tileSize: tripleTileSize) > nativePixels && !source.isVector,
         cuts: [cut])
       levels.append(level)
@@ -314,6 +316,10 @@ public enum PyramidPlanner {
     plan.substitutes = substitutes
     plan.resampling = request.resampling
     try assignRecipes(&plan, mapping: mapping)
+    if plan.source.drawing != nil {
+      let deepest = plan.levels.filter { $0.source == .direct }.map { plan.documentScale(for: $0) }.max()
+      plan.source.drawing?.deepestScale = deepest
+    }
     return plan
   }
 
