@@ -47,6 +47,10 @@ public final class StreamingResampleSource: LevelPixelSource {
   /// on their way in), and one inflating scratch per job.
   private let packed: OpaquePointer?
   private let scratches: [OpaquePointer]
+  /// With `packed`: the planned ring's rows, and the furthest row a band has reached:
+  /// as in the ring, a later band needs no row above `bandsEnd - plannedRows`.
+  private let plannedRows: Int
+  private var bandsEnd = 0
   /// Output columns resampled at once from the deflated rows.
   static let packedBlock = 256
 
@@ -111,6 +115,7 @@ public final class StreamingResampleSource: LevelPixelSource {
     self.mesh = mesh
     self.meshBands = meshBands
     self.tap = tap
+    self.plannedRows = max(capacity, 1)
     if packed && mesh == nil {
       guard let store = tc_packed_new(Int32(image.width), Int32(image.height)) else {
         g_object_unref(region)
@@ -238,8 +243,10 @@ public final class StreamingResampleSource: LevelPixelSource {
   private func readPacked(
     _ packed: OpaquePointer, band: Range<Int>, top: Int, count: Int, into buffer: UnsafeMutablePointer<UInt8>
   ) throws {
-    // rows above this strip's band are never read again (bands move down the source)
-    tc_packed_drop_before(packed, Int32(band.lowerBound))
+    // what the planned ring would have let go is never read again (bands may step back
+    // up the source, as far as the plan's ring reaches: all of it when turned upside down)
+    bandsEnd = max(bandsEnd, band.upperBound)
+    tc_packed_drop_before(packed, Int32(max(0, bandsEnd - plannedRows)))
     while loadedEnd < band.upperBound {
       let n = min(capacity, image.height - loadedEnd)
       try fetchRows(region, width: image.width, top: loadedEnd, count: n, into: ring, source: name)

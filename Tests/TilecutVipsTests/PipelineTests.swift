@@ -256,11 +256,13 @@ struct PipelineTests {
       Issue.record("a turned placement is resampled streaming, not \(level.recipe)")
       return
     }
-    for filter in [ResampleFilter.bilinear, .nearest, .average, .lanczos3] {
+    // the plan's own kernel and ring (which rows the deflated store lets go), then
+    // every kernel with room for Lanczos' reach in the plain ring too
+    let cases = [(planned.filter, planned.ringRows)] + [ResampleFilter.bilinear, .nearest, .average, .lanczos3].map { ($0, image.height + 8) }
+    for (filter, ringRows) in cases {
       var recipe = planned
       recipe.filter = filter
-      // room for Lanczos' reach in the plain ring too
-      recipe.ringRows = image.height + 8
+      recipe.ringRows = ringRows
       var turned = level
       turned.recipe = .resample(recipe)
       let plain = try LevelPipeline.open(plan: plan, level: turned, jobs: 2, packing: false)
@@ -275,7 +277,7 @@ struct PipelineTests {
       }
       let opaque = stride(from: 3, to: a.count, by: 4).filter { a[$0] > 0 }.count
       #expect(opaque > 1000, "\(filter): the source lands in the level")
-      let first = zip(a, b).firstIndex { $0 != $1 }
+      let first = a.indices.first { a[$0] != b[$0] }
       #expect(first == nil, "\(filter) at \(degrees)°, scale \(scale): first differing byte \(first ?? -1) of \(a.count)")
     }
   }
