@@ -50,7 +50,7 @@ let package = Package(
       linkerSettings: [.linkedLibrary("jpeg")]),
     // the PNG writer (libdeflate) and the resampler: plain C, no libvips
     .target(name: "CTilecutPNG", dependencies: ["CDeflate"]),
-    .target(name: "CTilecutResample"),
+    .target(name: "CTilecutResample", dependencies: ["CDeflate"]),
     // WebP and JPEG tiles straight from the strip: libwebp (libwebp-dev, a libvips dependency)
     // and libjpeg (libvips' own), no libvips image per tile; CVips only for the headers' paths
     // (Homebrew's prefix, which vips' pkg-config file names)

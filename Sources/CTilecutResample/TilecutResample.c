@@ -116,13 +116,13 @@ static inline void kernel_weights(int filter, double s, double r, int first, int
 
 /* A separable kernel over the taps within its reach of each sample: the tent for
  * bilinear when it reduces, the box for average, Lanczos-3. */
-static void resample_kernel(const uint8_t *const *rows, int band_top, int band_end, int src_width, const double *sx0,
-                            const double *sy0, double dsx, double dsy, double rx, double ry, int filter, int out_width,
-                            int out_rows, uint8_t *out, size_t out_stride) {
+static void resample_kernel(const uint8_t *const *rows, int band_top, int band_end, int origin, int src_width,
+                            const double *sx0, const double *sy0, int x_first, double dsx, double dsy, double rx,
+                            double ry, int filter, int out_width, int out_rows, uint8_t *out, size_t out_stride) {
   double reach_x = kernel_reach(filter, rx), reach_y = kernel_reach(filter, ry);
   for (int r = 0; r < out_rows; r++) {
     uint8_t *o = out + (size_t)r * out_stride;
-    for (int x = 0; x < out_width; x++, o += 4) {
+    for (int x = x_first; x < x_first + out_width; x++, o += 4) {
       double sx = sx0[r] + dsx * x;
       double sy = sy0[r] + dsy * x;
       if (!(sx > -reach_x && sx < src_width - 1 + reach_x && sy > band_top - reach_y && sy < band_end - 1 + reach_y)) {
@@ -133,10 +133,10 @@ static void resample_kernel(const uint8_t *const *rows, int band_top, int band_e
       int nx = kernel_window(sx, reach_x, &x0), ny = kernel_window(sy, reach_y, &y0);
       /* flat (most of a drawing): every tap inside and the same pixel */
       if (x0 >= 0 && x0 + nx <= src_width && y0 >= band_top && y0 + ny <= band_end) {
-        uint32_t first = load(rows[y0 - band_top] + 4 * x0);
+        uint32_t first = load(rows[y0 - band_top] + 4 * (x0 - origin));
         int flat = 1;
         for (int j = 0; j < ny && flat; j++) {
-          const uint8_t *row = rows[y0 + j - band_top] + 4 * x0;
+          const uint8_t *row = rows[y0 + j - band_top] + 4 * (x0 - origin);
           for (int k = 0; k < nx; k++) {
             if (load(row + 4 * k) != first) {
               flat = 0;
@@ -162,7 +162,7 @@ static void resample_kernel(const uint8_t *const *rows, int band_top, int band_e
           int ix = x0 + k;
           if (ix < 0 || ix >= src_width)
             continue;
-          const uint8_t *p = row + 4 * ix;
+          const uint8_t *p = row + 4 * (ix - origin);
           float a = wy[j] * wx[k] * p[3];
           alpha += a;
           c[0] += a * p[0];
@@ -180,12 +180,12 @@ static void resample_kernel(const uint8_t *const *rows, int band_top, int band_e
 
 /* The source pixel whose centre is nearest each sample (ties to the lower index's
  * right neighbour, as floor(s + 0.5)); transparent outside the source. */
-static void resample_nearest(const uint8_t *const *rows, int band_top, int band_end, int src_width, const double *sx0,
-                             const double *sy0, double dsx, double dsy, int out_width, int out_rows, uint8_t *out,
-                             size_t out_stride) {
+static void resample_nearest(const uint8_t *const *rows, int band_top, int band_end, int origin, int src_width,
+                             const double *sx0, const double *sy0, int x_first, double dsx, double dsy, int out_width,
+                             int out_rows, uint8_t *out, size_t out_stride) {
   for (int r = 0; r < out_rows; r++) {
     uint8_t *o = out + (size_t)r * out_stride;
-    for (int x = 0; x < out_width; x++, o += 4) {
+    for (int x = x_first; x < x_first + out_width; x++, o += 4) {
       double sx = sx0[r] + dsx * x + 0.5;
       double sy = sy0[r] + dsy * x + 0.5;
       if (!(sx >= 0 && sx < src_width && sy >= band_top && sy < band_end)) {
@@ -193,33 +193,34 @@ static void resample_nearest(const uint8_t *const *rows, int band_top, int band_
         continue;
       }
       int ix = (int)sx, iy = (int)sy;
-      memcpy(o, rows[iy - band_top] + 4 * ix, 4);
+      memcpy(o, rows[iy - band_top] + 4 * (ix - origin), 4);
     }
   }
 }
 
-void tc_resample_rows(const uint8_t *const *rows, int band_top, int band_rows, int src_width, int src_height,
-                      const double *sx0, const double *sy0, double dsx, double dsy, double rx, double ry,
-                      int filter, int out_width, int out_rows, uint8_t *out, size_t out_stride) {
+void tc_resample_window(const uint8_t *const *rows, int band_top, int band_rows, int origin, int src_width,
+                            int src_height, const double *sx0, const double *sy0, int x_first, double dsx, double dsy,
+                            double rx, double ry, int filter, int out_width, int out_rows, uint8_t *out,
+                            size_t out_stride) {
   static const uint8_t clear[8] = {0};
   int band_end = band_top + band_rows;
   if (band_end > src_height)
     band_end = src_height;
   if (filter == TC_FILTER_NEAREST) {
-    resample_nearest(rows, band_top, band_end, src_width, sx0, sy0, dsx, dsy, out_width, out_rows, out, out_stride);
+    resample_nearest(rows, band_top, band_end, origin, src_width, sx0, sy0, x_first, dsx, dsy, out_width, out_rows, out, out_stride);
     return;
   }
   /* the box of a pixel no larger than the source's is bilinear: the same weights, its faster loop */
   if (filter == TC_FILTER_AVERAGE && rx <= 1 && ry <= 1)
     filter = TC_FILTER_BILINEAR;
   if (filter == TC_FILTER_AVERAGE || filter == TC_FILTER_LANCZOS3 || rx > TC_TENT_FROM || ry > TC_TENT_FROM) {
-    resample_kernel(rows, band_top, band_end, src_width, sx0, sy0, dsx, dsy, rx, ry, filter, out_width, out_rows, out,
+    resample_kernel(rows, band_top, band_end, origin, src_width, sx0, sy0, x_first, dsx, dsy, rx, ry, filter, out_width, out_rows, out,
                     out_stride);
     return;
   }
   for (int r = 0; r < out_rows; r++) {
     uint8_t *o = out + (size_t)r * out_stride;
-    for (int x = 0; x < out_width; x++, o += 4) {
+    for (int x = x_first; x < x_first + out_width; x++, o += 4) {
       double sx = sx0[r] + dsx * x;
       double sy = sy0[r] + dsy * x;
       /* far outside: transparent (also keeps the int conversions in range) */
@@ -235,10 +236,10 @@ void tc_resample_rows(const uint8_t *const *rows, int band_top, int band_rows, i
       /* the 2×2 neighbourhood, transparent where it leaves the source or band */
       const uint8_t *top = (iy >= band_top) ? rows[iy - band_top] : NULL;
       const uint8_t *bottom = (iy + 1 < band_end) ? rows[iy + 1 - band_top] : NULL;
-      const uint8_t *p00 = (top && ix >= 0) ? top + 4 * ix : clear;
-      const uint8_t *p01 = (top && ix + 1 < src_width) ? top + 4 * (ix + 1) : clear;
-      const uint8_t *p10 = (bottom && ix >= 0) ? bottom + 4 * ix : clear;
-      const uint8_t *p11 = (bottom && ix + 1 < src_width) ? bottom + 4 * (ix + 1) : clear;
+      const uint8_t *p00 = (top && ix >= 0) ? top + 4 * (ix - origin) : clear;
+      const uint8_t *p01 = (top && ix + 1 < src_width) ? top + 4 * (ix + 1 - origin) : clear;
+      const uint8_t *p10 = (bottom && ix >= 0) ? bottom + 4 * (ix - origin) : clear;
+      const uint8_t *p11 = (bottom && ix + 1 < src_width) ? bottom + 4 * (ix + 1 - origin) : clear;
       uint32_t same = load(p00);
       if (same == load(p01) && same == load(p10) && same == load(p11)) {
         /* flat: every weighting gives the same pixel */
@@ -259,4 +260,11 @@ void tc_resample_rows(const uint8_t *const *rows, int band_top, int band_rows, i
       store_premultiplied(o, a00 + a01 + a10 + a11, c);
     }
   }
+}
+
+void tc_resample_rows(const uint8_t *const *rows, int band_top, int band_rows, int src_width, int src_height,
+                      const double *sx0, const double *sy0, double dsx, double dsy, double rx, double ry,
+                      int filter, int out_width, int out_rows, uint8_t *out, size_t out_stride) {
+  tc_resample_window(rows, band_top, band_rows, 0, src_width, src_height, sx0, sy0, 0, dsx, dsy, rx, ry, filter, out_width,
+                  out_rows, out, out_stride);
 }

@@ -63,6 +63,15 @@ public enum LevelPipeline {
     plan: FloorPlan, level: DensityLevel, format: SourceFormat? = nil, jobs: Int = 1, mapping: (any SourceMapping)? = nil,
     sheet: SharedSheet? = nil, tap: PixelBlockHasher? = nil
   ) throws -> any LevelPixelSource {
+    try open(plan: plan, level: level, format: format, jobs: jobs, mapping: mapping, sheet: sheet, tap: tap, packing: nil)
+  }
+
+  /// `open`, with `packing` deciding whether a streaming resample holds its rows
+  /// deflated (nil: when `StreamingResampleSource.packs` says so); for tests.
+  static func open(
+    plan: FloorPlan, level: DensityLevel, format: SourceFormat? = nil, jobs: Int = 1, mapping: (any SourceMapping)? = nil,
+    sheet: SharedSheet? = nil, tap: PixelBlockHasher? = nil, packing: Bool?
+  ) throws -> any LevelPixelSource {
     let source = plan.source
     let claim = sheet.map { SheetClaim(sheet: $0, floor: plan.floor) }
     let region = level.region
@@ -94,7 +103,8 @@ public enum LevelPipeline {
         throw TilecutError.invalidInput(path: source.path, reason: "the placement is degenerate (zero area)")
       }
       return try resampled(
-        source: source, format: format, recipe: recipe, region: region, strips: level.strips, jobs: jobs, map: index, sheet: claim, tap: tap)
+        source: source, format: format, recipe: recipe, region: region, strips: level.strips, jobs: jobs, map: index, sheet: claim, tap: tap,
+        packing: packing)
     }
   }
 
@@ -144,7 +154,7 @@ public enum LevelPipeline {
 
   private static func resampled(
     source: SourceDescription, format: SourceFormat?, recipe: Resample, region: PixelRect, strips: [LevelStrip], jobs: Int,
-    map: ResampleIndex, sheet: SheetClaim?, tap: PixelBlockHasher?
+    map: ResampleIndex, sheet: SheetClaim?, tap: PixelBlockHasher?, packing: Bool?
   ) throws -> any LevelPixelSource {
     let scale = recipe.documentScale ?? 1
     let shrink = Double(recipe.shrink)
@@ -156,9 +166,15 @@ public enum LevelPipeline {
       // rx, ry: how many source pixels one output step spans along x and y, the
       // radii of the filter (bilinear up to 1, a tent beyond)
       let s = map.sampling(height: region.height)
+      let ringRows = recipe.ringRows ?? 1
+      let packed =
+        packing
+        ?? StreamingResampleSource.packs(
+          ringRows: ringRows, rowBytes: sequential.width * 4, stripRows: strips.map(\.count).max() ?? region.height)
       return try StreamingResampleSource(
         image: sequential, name: source.path, width: region.width, sx0: s.sx0, sy0: s.sy0, dsx: s.dsx, dsy: s.dsy, rx: s.rx, ry: s.ry,
-        filter: recipe.filter, ringRows: recipe.ringRows ?? 1, jobs: jobs, tap: tapping(tap, image: sequential, recipe: recipe, sheet: sheet))
+        filter: recipe.filter, ringRows: ringRows, jobs: jobs, tap: tapping(tap, image: sequential, recipe: recipe, sheet: sheet),
+        packed: packed)
     }
 
     // Random access (a wide source turned far from north-up): libvips' affine or mapim

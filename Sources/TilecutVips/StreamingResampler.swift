@@ -12,6 +12,12 @@ import TilecutCore
 /// strip is interpolated on all cores (bilinear, premultiplied, libvips' affine
 /// conventions: see `tc_resample_rows`). Memory is the ring, so it grows with the
 /// source's width and the placement's rotation, never with the source's area.
+///
+/// When that band is far taller than a strip (a wide source turned far from
+/// north-up: at 35° an 8192² source's band is 6000 rows, 190 MB), the rows are held
+/// deflated instead (`tc_packed_rows`: tiles of 16 rows × 256 px), and each strip is
+/// resampled in blocks of `packedBlock` columns, each inflating only the tiles under
+/// it: the same bytes, in memory that follows what the drawing compresses to.
 public final class StreamingResampleSource: LevelPixelSource {
   private let image: VipsImageHandle
   private let region: UnsafeMutablePointer<VipsRegion>
@@ -37,6 +43,16 @@ public final class StreamingResampleSource: LevelPixelSource {
   private var loadedEnd = 0
   /// Handed every row fetched (the source's decoded pixels' digests, `PixelBlockHasher`).
   private let tap: PixelBlockHasher?
+  /// The deflated rows, when the band is held so (then `ring` stages `capacity` rows
+  /// on their way in), and one inflating scratch per job.
+  private let packed: OpaquePointer?
+  private let scratches: [OpaquePointer]
+  /// With `packed`: the planned ring's rows, and the furthest row a band has reached:
+  /// as in the ring, a later band needs no row above `bandsEnd - plannedRows`.
+  private let plannedRows: Int
+  private var bandsEnd = 0
+  /// Output columns resampled at once from the deflated rows.
+  static let packedBlock = 256
 
   /// A source for a level of `width` × `sx0.count` pixels whose row r, column X
   /// samples the source at index (sx0[r] + dsx·X, sy0[r] + dsy·X), through a ring of
@@ -45,11 +61,20 @@ public final class StreamingResampleSource: LevelPixelSource {
   /// pixel, see `tc_resample_rows`).
   convenience init(
     image: VipsImageHandle, name: String, width: Int, sx0: [Double], sy0: [Double], dsx: Double, dsy: Double,
-    rx: Double = 1, ry: Double = 1, filter: ResampleFilter = .bilinear, ringRows: Int, jobs: Int, tap: PixelBlockHasher? = nil
+    rx: Double = 1, ry: Double = 1, filter: ResampleFilter = .bilinear, ringRows: Int, jobs: Int, tap: PixelBlockHasher? = nil,
+    packed: Bool = false
   ) throws {
     try self.init(
       image: image, name: name, width: width, sx0: sx0, sy0: sy0, dsx: dsx, dsy: dsy, rx: LevelGeometry.radius(rx),
-      ry: LevelGeometry.radius(ry), filter: filter, capacity: ringRows, jobs: jobs, mesh: nil, meshBands: [:], tap: tap)
+      ry: LevelGeometry.radius(ry), filter: filter, capacity: ringRows, jobs: jobs, mesh: nil, meshBands: [:], tap: tap,
+      packed: packed)
+  }
+
+  /// Whether a ring of `ringRows` rows of `rowBytes` for strips of at most
+  /// `stripRows` rows is better held deflated: over 16 MB and more than twice a strip
+  /// (and its reach) tall, as only a turned placement makes it.
+  public static func packs(ringRows: Int, rowBytes: Int, stripRows: Int) -> Bool {
+    ringRows * rowBytes > 16 << 20 && ringRows > 2 * stripRows + 64
   }
 
   /// A source for a level whose pixels sample the source where `mesh` says (a
@@ -68,7 +93,7 @@ public final class StreamingResampleSource: LevelPixelSource {
   private init(
     image: VipsImageHandle, name: String, width: Int, sx0: [Double], sy0: [Double], dsx: Double, dsy: Double,
     rx: Double, ry: Double, filter: ResampleFilter, capacity: Int, jobs: Int, mesh: MeshInverse?, meshBands: [Int: Range<Int>],
-    tap: PixelBlockHasher?
+    tap: PixelBlockHasher?, packed: Bool = false
   ) throws {
     guard image.bands == 4 else {
       throw TilecutError.invalidInput(path: name, reason: "internal error: the resampler needs RGBA, not \(image.bands) bands")
@@ -85,18 +110,45 @@ public final class StreamingResampleSource: LevelPixelSource {
     self.rx = rx
     self.filter = filter
     self.ry = ry
-    self.capacity = max(capacity, 1)
     self.rowBytes = image.width * 4
     self.jobs = max(jobs, 1)
     self.mesh = mesh
     self.meshBands = meshBands
     self.tap = tap
-    ring = .allocate(capacity: max(capacity, 1) * image.width * 4)
+    self.plannedRows = max(capacity, 1)
+    if packed && mesh == nil {
+      guard let store = tc_packed_new(Int32(image.width), Int32(image.height)) else {
+        g_object_unref(region)
+        throw TilecutError.invalidInput(path: name, reason: "out of memory for the resampling rows")
+      }
+      var scratches: [OpaquePointer] = []
+      for _ in 0..<max(jobs, 1) {
+        guard let s = tc_packed_scratch_new() else { break }
+        scratches.append(s)
+      }
+      guard !scratches.isEmpty else {
+        tc_packed_free(store)
+        g_object_unref(region)
+        throw TilecutError.invalidInput(path: name, reason: "out of memory for the resampling rows")
+      }
+      self.packed = store
+      self.scratches = scratches
+      // staged on the way in: whole groups, about 4 MB of rows (fetchBudget), at least one group
+      let group = Int(TC_PACKED_GROUP_ROWS)
+      self.capacity = max(group, min(64, fetchBudget / max(1, image.width * 4)) / group * group)
+    } else {
+      self.packed = nil
+      self.scratches = []
+      self.capacity = max(capacity, 1)
+    }
+    ring = .allocate(capacity: self.capacity * image.width * 4)
   }
 
   deinit {
     g_object_unref(region)
     ring.deallocate()
+    if let packed { tc_packed_free(packed) }
+    for s in scratches { tc_packed_scratch_free(s) }
   }
 
   public func read(top: Int, count: Int, into buffer: UnsafeMutablePointer<UInt8>) throws {
@@ -108,6 +160,7 @@ public final class StreamingResampleSource: LevelPixelSource {
       buffer.update(repeating: 0, count: count * width * 4)
       return
     }
+    if let packed { return try readPacked(packed, band: band, top: top, count: count, into: buffer) }
     try fetch(upTo: band.upperBound)
     guard band.lowerBound >= loadedEnd - capacity else {
       throw TilecutError.invalidInput(path: name, reason: "internal error: source rows \(band) left the read-ahead ring")
@@ -181,6 +234,65 @@ public final class StreamingResampleSource: LevelPixelSource {
           }
         }
       }
+    }
+  }
+
+  /// Rows [top, top + count) from the deflated rows: the strip in blocks of
+  /// `packedBlock` columns, shared out among the jobs, each block inflating the tiles
+  /// under it into its job's scratch (`tc_packed_resample`).
+  private func readPacked(
+    _ packed: OpaquePointer, band: Range<Int>, top: Int, count: Int, into buffer: UnsafeMutablePointer<UInt8>
+  ) throws {
+    // what the planned ring would have let go is never read again (bands may step back
+    // up the source, as far as the plan's ring reaches: all of it when turned upside down)
+    bandsEnd = max(bandsEnd, band.upperBound)
+    tc_packed_drop_before(packed, Int32(max(0, bandsEnd - plannedRows)))
+    while loadedEnd < band.upperBound {
+      let n = min(capacity, image.height - loadedEnd)
+      try fetchRows(region, width: image.width, top: loadedEnd, count: n, into: ring, source: name)
+      tap?.add(rows: ring, top: loadedEnd, count: n, rowBytes: rowBytes)
+      guard tc_packed_append(packed, ring, Int32(loadedEnd), Int32(n), rowBytes) == 0 else {
+        throw TilecutError.invalidInput(path: name, reason: "out of memory for the resampling rows")
+      }
+      loadedEnd += n
+    }
+    let block = Self.packedBlock
+    let blocks = (width + block - 1) / block
+    let parts = min(scratches.count, blocks)
+    let out = UInt(bitPattern: buffer)
+    let rowStride = width * 4
+    let (w, dx, dy, rx, ry, kernel) = (width, dsx, dsy, rx, ry, filter.kernel)
+    let packedAddress = UInt(bitPattern: packed)
+    let scratchAddresses = scratches.map { UInt(bitPattern: $0) }
+    var failed = [Bool](repeating: false, count: parts)
+    failed.withUnsafeMutableBufferPointer { failures in
+      sx0.withUnsafeBufferPointer { xs in
+        sy0.withUnsafeBufferPointer { ys in
+          guard let xb = xs.baseAddress, let yb = ys.baseAddress, let fb = failures.baseAddress else { return }
+          let (xa, ya, fa) = (UInt(bitPattern: xb), UInt(bitPattern: yb), UInt(bitPattern: fb))
+          DispatchQueue.concurrentPerform(iterations: parts) { part in
+            guard let store = OpaquePointer(bitPattern: packedAddress), let scratch = OpaquePointer(bitPattern: scratchAddresses[part]),
+              let xb = UnsafePointer<Double>(bitPattern: xa), let yb = UnsafePointer<Double>(bitPattern: ya),
+              let o = UnsafeMutablePointer<UInt8>(bitPattern: out), let fb = UnsafeMutablePointer<Bool>(bitPattern: fa)
+            else { return }
+            for b in stride(from: part, to: blocks, by: parts) {
+              let x = b * block
+              let n = min(block, w - x)
+              if tc_packed_resample(
+                store, scratch, Int32(band.lowerBound), Int32(band.count), xb + top, yb + top, Int32(x), dx, dy, rx, ry, kernel,
+                Int32(n), Int32(count), o + 4 * x, rowStride) != 0
+              {
+                fb[part] = true
+                return
+              }
+            }
+          }
+        }
+      }
+    }
+    if failed.contains(true) {
+      throw TilecutError.invalidInput(
+        path: name, reason: "internal error: source rows \(band) left the deflated rows, or memory ran out inflating them")
     }
   }
 

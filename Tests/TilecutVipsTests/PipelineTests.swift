@@ -232,6 +232,56 @@ struct PipelineTests {
     #expect(Double(compared) > 0.5 * 700 * 450 * levelPerSource * levelPerSource)
   }
 
+  @Test(
+    "rows held deflated resample to the same bytes as the plain ring, every kernel: rotated, mirrored, up- and downsampled",
+    arguments: [(35.0, 1.0, 1.0), (-70.0, 1.0, 1.0), (10.0, -1.0, 1.0), (180.0, 1.0, 1.0), (15.0, 1.0, 3.1), (50.0, 1.0, 0.45)])
+  func packedRowsGiveTheSameBytes(degrees: Double, flip: Double, scale: Double) throws {
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    // wider than a few 256 px tiles, with a ragged last tile and a ragged last group of rows
+    let image = testImage(width: 1100, height: 903)
+    try image.writePNG(to: dir + "/src.png")
+    let zoom = 12
+    let unit = scale / (256 * pow(2, Double(zoom)))
+    let t = Double.pi * degrees / 180
+    let rotate = TilecutCore.AffineTransform(a: cos(t), b: -sin(t), c: 0, d: sin(t), e: cos(t), f: 0)
+    let transform = TilecutCore.AffineTransform.translation(0.3001, 0.4002)
+      .concatenating(after: rotate).concatenating(after: .scale(unit, unit * flip))
+    let source = SourceDescription(path: dir + "/src.png", width: image.width, height: image.height, isVector: false)
+    let plan = try PyramidPlanner.plan(
+      floor: 1, source: source, placement: Placement(method: PlacementMethod(rawValue: "test"), transform: transform),
+      request: PlanRequest(maxZoom: zoom, tileSizes: [256]))
+    let level = try #require(plan.levels.first)
+    guard case .resample(let planned) = level.recipe, planned.access == .streaming else {
+      Issue.record("a turned placement is resampled streaming, not \(level.recipe)")
+      return
+    }
+    // the plan's own kernel and ring (which rows the deflated store lets go), then
+    // every kernel with room for Lanczos' reach in the plain ring too
+    let cases = [(planned.filter, planned.ringRows)] + [ResampleFilter.bilinear, .nearest, .average, .lanczos3].map { ($0, image.height + 8) }
+    for (filter, ringRows) in cases {
+      var recipe = planned
+      recipe.filter = filter
+      recipe.ringRows = ringRows
+      var turned = level
+      turned.recipe = .resample(recipe)
+      let plain = try LevelPipeline.open(plan: plan, level: turned, jobs: 2, packing: false)
+      let packed = try LevelPipeline.open(plan: plan, level: turned, jobs: 2, packing: true)
+      let width = level.region.width
+      var a = [UInt8](repeating: 1, count: width * level.region.height * 4)
+      var b = [UInt8](repeating: 2, count: a.count)
+      for strip in LevelStrip.strips(of: level.region, stripHeight: level.stripHeight) {
+        let (top, count) = (strip.top, strip.count)
+        try a.withUnsafeMutableBufferPointer { try plain.read(top: top, count: count, into: $0.baseAddress! + top * width * 4) }
+        try b.withUnsafeMutableBufferPointer { try packed.read(top: top, count: count, into: $0.baseAddress! + top * width * 4) }
+      }
+      let opaque = stride(from: 3, to: a.count, by: 4).filter { a[$0] > 0 }.count
+      #expect(opaque > 1000, "\(filter): the source lands in the level")
+      let first = a.indices.first { a[$0] != b[$0] }
+      #expect(first == nil, "\(filter) at \(degrees)°, scale \(scale): first differing byte \(first ?? -1) of \(a.count)")
+    }
+  }
+
   @Test("reducing, the streaming resampler averages thin lines (a tent filter) where bilinear skips them", arguments: [0.0, 7.0])
   func reducingAveragesLines(degrees: Double) throws {
     // one black column in three on white: 170 on average at any coarser scale

@@ -34,4 +34,45 @@ void tc_resample_rows(const uint8_t *const *rows, int band_top, int band_rows, i
                       const double *sx0, const double *sy0, double dsx, double dsy, double rx, double ry,
                       int filter, int out_width, int out_rows, uint8_t *out, size_t out_stride);
 
+
+/* tc_resample_rows over a window of the source: rows[i] points at source column
+ * `origin` of row band_top + i, and only output columns x_first ..< x_first +
+ * out_width are written, at out (column X still samples sx0[r] + dsx·X, so a
+ * window gives the bytes the whole rows would). */
+void tc_resample_window(const uint8_t *const *rows, int band_top, int band_rows, int origin, int src_width,
+                        int src_height, const double *sx0, const double *sy0, int x_first, double dsx, double dsy,
+                        double rx, double ry, int filter, int out_width, int out_rows, uint8_t *out,
+                        size_t out_stride);
+
+/* Source rows held deflated, for a band of rows far taller than a strip (a wide
+ * source turned far from north-up): rows arrive in order in groups of
+ * TC_PACKED_GROUP_ROWS, each cut into tiles of TC_PACKED_TILE_PX columns and
+ * deflated (libdeflate, level 1; a tile that does not shrink is kept as is), and
+ * `tc_packed_resample` inflates only the tiles under one block of output into a
+ * small window before sampling it as tc_resample_rows would the whole band, so
+ * the bytes are the same. Not thread-safe for appending; resampling from several
+ * threads at once is safe, each with its own scratch. */
+enum { TC_PACKED_GROUP_ROWS = 16, TC_PACKED_TILE_PX = 256 };
+typedef struct tc_packed_rows tc_packed_rows;
+typedef struct tc_packed_scratch tc_packed_scratch;
+tc_packed_rows *tc_packed_new(int src_width, int src_height);
+void tc_packed_free(tc_packed_rows *packed);
+/* Appends rows top ..< top + count (top: the next row not yet appended; count a
+ * multiple of TC_PACKED_GROUP_ROWS unless it reaches the source's end), each
+ * row_bytes apart. Returns 0, or -1 when out of memory or out of order. */
+int tc_packed_append(tc_packed_rows *packed, const uint8_t *rows, int top, int count, size_t row_bytes);
+/* Frees the groups wholly above `row`. */
+void tc_packed_drop_before(tc_packed_rows *packed, int row);
+/* Rows appended so far; bytes held (deflated tiles and their tables). */
+int tc_packed_rows_end(const tc_packed_rows *packed);
+size_t tc_packed_bytes(const tc_packed_rows *packed);
+tc_packed_scratch *tc_packed_scratch_new(void);
+void tc_packed_scratch_free(tc_packed_scratch *scratch);
+/* tc_resample_rows of output columns x_first ..< x_first + out_width (written at
+ * out), the band band_top ..< band_top + band_rows read from `packed`. Returns 0,
+ * or -1 when a row it needs was dropped or not appended yet, or memory ran out. */
+int tc_packed_resample(const tc_packed_rows *packed, tc_packed_scratch *scratch, int band_top, int band_rows,
+                       const double *sx0, const double *sy0, int x_first, double dsx, double dsy, double rx,
+                       double ry, int filter, int out_width, int out_rows, uint8_t *out, size_t out_stride);
+
 #endif
