@@ -95,7 +95,7 @@ public struct PyramidArguments: ParsableArguments {
     parsing: .unconditional,
     help: ArgumentHelp(
       "Tile sizes in pixels, any of 256, 512 (@2x: the same z/x/y grid at twice the density) and 768 (@3x), comma-separated.", valueName: "sizes"))
-  public var tileSize: String = PyramidOptions().tileSize
+  public var tileSize: String = PyramidOptions.text(PyramidOptions().tileSizes)
 
   @Option(
     help: ArgumentHelp(
@@ -115,16 +115,19 @@ public struct PyramidArguments: ParsableArguments {
 
   public init() {}
 
-  /// What the options say, as the library takes it.
+  /// What the options say, as the library takes it; text that is no value is refused
+  /// in the option's words.
   public var options: PyramidOptions {
-    var options = PyramidOptions()
-    options.minZoom = minZoom
-    options.maxZoom = maxZoom
-    options.tileSize = tileSize
-    options.retinaDepth = retinaDepth
-    options.resampling = resampling
-    options.maxTiles = maxTiles
-    return options
+    get throws {
+      var options = PyramidOptions()
+      options.minZoom = minZoom
+      options.maxZoom = maxZoom
+      options.tileSizes = try PyramidOptions.tileSizes(parsing: tileSize)
+      options.retinaDepth = retinaDepth
+      options.resampling = resampling
+      options.maxTiles = maxTiles
+      return options
+    }
   }
 
   public func validate() throws { try options.validate() }

@@ -149,7 +149,7 @@ public struct BuildJob {
 
   /// Places every building's floors one by one and plans each as a layer.
   func plan() throws -> (plan: TileJobPlan, layers: [BuildLayer]) {
-    let sizes = try base.pyramid.tileSizes()
+    let sizes = base.pyramid.tileSizes
     let encoder = base.encoding.encoder()
     var template = try TileNameTemplate(base.output.name)
     template = try template.withExtension(encoder.fileExtension)

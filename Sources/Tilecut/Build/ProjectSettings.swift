@@ -25,7 +25,7 @@ extension ProjectArguments {
     switch cli {
     case "--min-zoom": options.minZoom = try v.int("z")
     case "--max-zoom": options.maxZoom = try v.int("z")
-    case "--tile-size": options.tileSize = v.string
+    case "--tile-size": options.tileSizes = try PyramidOptions.tileSizes(parsing: v.string)
     case "--retina-depth": options.retinaDepth = try v.choice("full|native", RetinaDepth.init(rawValue:))
     case "--resampling": options.resampling = try v.choice("kernel", Resampling.init(optionValue:))
     case "--max-tiles": options.maxTiles = try v.int("n")

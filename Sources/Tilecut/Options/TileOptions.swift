@@ -51,8 +51,8 @@ public struct PyramidOptions: Sendable, Codable {
   public var minZoom: Int?
   /// `--max-zoom`
   public var maxZoom: Int?
-  /// `--tile-size`
-  public var tileSize: String = "256,512"
+  /// `--tile-size`: sorted, without repeats (``TileSize/parseList(_:option:)`` reads the text).
+  public var tileSizes: [TileSize] = [.standard, .retina]
   /// `--retina-depth`
   public var retinaDepth: RetinaDepth = .full
   /// `--resampling`
@@ -61,9 +61,6 @@ public struct PyramidOptions: Sendable, Codable {
   public var maxTiles: Int = 500_000
 
   public init() {}
-
-  /// The sizes asked for, parsed once.
-  public func tileSizes() throws -> [TileSize] { try TileSize.parseList(tileSize) }
 
   public func validate() throws {
     if let z = minZoom, z < 0 { throw Failure.usage(OptionNumbers.atLeast("--min-zoom", 0, got: z)) }
@@ -76,12 +73,22 @@ public struct PyramidOptions: Sendable, Codable {
     }
     if let a = minZoom, let b = maxZoom, a > b { throw Failure.usage("--min-zoom: \(a) is above --max-zoom \(b)") }
     if maxTiles < 1 { throw Failure.usage("--max-tiles: must be at least 1, got \(maxTiles)") }
-    let sizes: [TileSize]
-    do { sizes = try tileSizes() } catch let e as TilecutError { throw Failure.usage(e.description) }
-    if retinaDepth == .native && !sizes.contains(.standard) {
+    if tileSizes.isEmpty { throw Failure.usage("--tile-size: give at least one of 256, 512 and 768") }
+    if retinaDepth == .native && !tileSizes.contains(.standard) {
       throw Failure.usage("--retina-depth: native serves the deepest 512 px tiles by the 256 px ones; add 256 to --tile-size, or use full")
     }
   }
+}
+
+extension PyramidOptions {
+  /// `--tile-size`'s text (`256,512`) as sizes, refused as a usage error in the option's words:
+  /// the command line and the project file read it here.
+  public static func tileSizes(parsing text: String) throws -> [TileSize] {
+    do { return try TileSize.parseList(text) } catch let e as TilecutError { throw Failure.usage(e.description) }
+  }
+
+  /// The sizes as `--tile-size` writes them: `256,512`.
+  public static func text(_ sizes: [TileSize]) -> String { sizes.map(\.description).joined(separator: ",") }
 }
 
 extension Resampling {
