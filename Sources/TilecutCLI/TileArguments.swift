@@ -273,19 +273,22 @@ public struct RunArguments: ParsableArguments {
 
   public init() {}
 
-  /// What the options say, as the library takes it.
+  /// What the options say, as the library takes it; text that is no value is refused
+  /// in the option's words.
   public var options: RunOptions {
-    var options = RunOptions()
-    options.jobs = jobs
-    options.dryRun = dryRun
-    options.exact = exact
-    options.json = json
-    options.quiet = quiet
-    options.shard = shard
-    options.maxPixelsOption = maxPixelsOption
-    options.maxMemoryOption = maxMemoryOption
-    options.noVector = noVector
-    return options
+    get throws {
+      var options = RunOptions()
+      options.jobs = jobs
+      options.dryRun = dryRun
+      options.exact = exact
+      options.json = json
+      options.quiet = quiet
+      options.shard = try shard.map(ShardOption.init(parsing:))
+      options.maxPixelsOption = maxPixelsOption
+      options.maxMemoryOption = maxMemoryOption
+      options.noVector = noVector
+      return options
+    }
   }
 
   public func validate() throws { try options.validate() }

@@ -232,7 +232,7 @@ public struct TileCommand: ParsableCommand {
       if runOptions.noVector { Vips.blockUntrusted(true) }
       let job = TileJob(
         inputs: inputs, output: output.options, pyramid: try pyramid.options, floors: floors.options, placement: placement.options,
-        encoding: encoding.options, run: runOptions.options, printer: printer)
+        encoding: encoding.options, run: try runOptions.options, printer: printer)
       try runJob(printer: printer) { try job.execute() }
     } catch let code as ExitCode {
       throw code

@@ -38,7 +38,7 @@ struct LibraryTests {
 
     for k in 1...2 {
       var part = try TileRequest(inputs: [dir + "/a.png"], output: dir + "/part\(k)")
-      part.run.shard = "\(k)/2"
+      part.run.shard = .part(index: k, count: 2)
       try TileJob(part).run()
     }
     let merged = try Merger([dir + "/part1", dir + "/part2"], into: dir + "/merged").run()

@@ -57,7 +57,7 @@ extension ProjectArguments {
     case "--dry-run": options.dryRun = v.bool
     case "--json": options.json = v.bool
     case "--quiet": options.quiet = v.bool
-    case "--shard": options.shard = v.string
+    case "--shard": options.shard = try ShardOption(parsing: v.string)
     default: throw v.unknown
     }
   }

@@ -218,7 +218,7 @@ public struct RunOptions: Sendable, Codable {
   /// `--quiet`
   public var quiet = false
   /// `--shard`
-  public var shard: String?
+  public var shard: ShardOption?
   /// `--max-pixels`
   public var maxPixelsOption: Int?
 
@@ -250,21 +250,8 @@ public struct RunOptions: Sendable, Codable {
       throw Failure.usage("--max-memory: must be at least 1 (megabytes), got \(m)")
     }
     if exact && !dryRun { throw Failure.usage("--exact: counts tiles for --dry-run; add --dry-run or drop --exact") }
-    if shard != nil { _ = try shardSelector() }
+    if let shard { _ = try shard.selector() }
   }
 
-  func shardSelector() throws -> ShardSelector? {
-    guard let shard else { return nil }
-    if shard == "env" || shard.hasPrefix("env/") {
-      let (k, n) = try ShardEnvironment.selector(spec: shard, environment: ProcessInfo.processInfo.environment)
-      return ShardSelector(index: k, count: n)
-    }
-    let parts = shard.split(separator: "/", omittingEmptySubsequences: false).map { Int($0) }
-    if parts.count == 2, let k = parts[0], k < 1 { throw Failure.usage(OptionNumbers.atLeast("--shard", 1, got: k, what: "K")) }
-    if parts.count == 2, let n = parts[1], n < 1 { throw Failure.usage(OptionNumbers.atLeast("--shard", 1, got: n, what: "N")) }
-    guard parts.count == 2, let k = parts[0], let n = parts[1], (1...PlanLimits.maxShards).contains(n), (1...n).contains(k) else {
-      throw Failure.usage("--shard: '\(Quote.value(shard))' is not K/N with 1 ≤ K ≤ N ≤ \(PlanLimits.maxShards) (e.g. 2/4)")
-    }
-    return ShardSelector(index: k, count: n)
-  }
+  func shardSelector() throws -> ShardSelector? { try shard?.selector() }
 }
