@@ -93,27 +93,30 @@ public struct PlacementArguments: ParsableArguments {
 
   public init() {}
 
-  /// What the options say, as the library takes it.
+  /// What the options say, as the library takes it; text that is no value is refused
+  /// in the option's words.
   public var options: PlacementOptions {
-    var options = PlacementOptions()
-    options.bounds = bounds
-    options.sourceProjection = sourceProjection
-    options.gcp = gcp
-    options.allowResidual = allowResidual
-    options.gcpOrder = gcpOrder
-    options.tps = tps
-    options.center = center
-    options.metersPerPixel = metersPerPixel
-    options.drawingScale = drawingScale
-    options.drawingUnits = drawingUnits
-    options.rotation = rotation
-    options.worldFile = worldFile
-    options.sourceCrs = sourceCrs
-    options.wholePage = wholePage
-    options.strict = strict
-    options.lonLatOrder = lonLatOrder
-    options.pixels = pixels.options
-    return options
+    get throws {
+      var options = PlacementOptions()
+      options.bounds = bounds
+      options.sourceProjection = sourceProjection
+      options.gcp = gcp
+      options.allowResidual = allowResidual
+      options.gcpOrder = gcpOrder
+      options.tps = tps
+      options.center = center
+      options.metersPerPixel = metersPerPixel
+      options.drawingScale = try drawingScale.map(DrawingScale.init(parsing:))
+      options.drawingUnits = try drawingUnits.map(DrawingUnit.init(parsing:))
+      options.rotation = rotation
+      options.worldFile = worldFile
+      options.sourceCrs = sourceCrs
+      options.wholePage = wholePage
+      options.strict = strict
+      options.lonLatOrder = lonLatOrder
+      options.pixels = try pixels.options
+      return options
+    }
   }
 
   public func validate() throws { try options.validate() }
@@ -145,14 +148,17 @@ public struct PixelArguments: ParsableArguments {
 
   public init() {}
 
-  /// What the options say, as the library takes it.
+  /// What the options say, as the library takes it; text that is no value is refused
+  /// in the option's words.
   public var options: PixelOptions {
-    var options = PixelOptions()
-    options.bands = bands
-    options.scale = scale
-    options.nodata = nodata
-    options.layers = layers
-    return options
+    get throws {
+      var options = PixelOptions()
+      options.layers = try layers.map(LayerPattern.list(parsing:))
+      options.bands = try bands.map(PixelOptions.bands(parsing:))
+      options.scale = try scale.map(PixelOptions.scale(parsing:))
+      options.nodata = nodata
+      return options
+    }
   }
 
   public func validate() throws { try options.validate() }

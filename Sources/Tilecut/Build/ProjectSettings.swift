@@ -88,18 +88,18 @@ extension ProjectArguments {
     case "--allow-residual": options.allowResidual = try v.double("px")
     case "--center": options.center = v.string
     case "--meters-per-pixel": options.metersPerPixel = try v.double("m")
-    case "--drawing-scale": options.drawingScale = v.string
-    case "--drawing-units": options.drawingUnits = v.string
+    case "--drawing-scale": options.drawingScale = try DrawingScale(parsing: v.string)
+    case "--drawing-units": options.drawingUnits = try DrawingUnit(parsing: v.string)
     case "--rotation": options.rotation = try v.double("deg")
     case "--world-file": options.worldFile = v.string
     case "--source-crs": options.sourceCrs = v.string
     case "--whole-page": options.wholePage = v.bool
     case "--strict": options.strict = v.bool
     case "--lonlat": options.lonLatOrder = v.bool
-    case "--bands": options.pixels.bands = v.string
-    case "--scale": options.pixels.scale = v.string
+    case "--bands": options.pixels.bands = try PixelOptions.bands(parsing: v.string)
+    case "--scale": options.pixels.scale = try PixelOptions.scale(parsing: v.string)
     case "--nodata": options.pixels.nodata = try v.double("v")
-    case "--layers": options.pixels.layers = v.string
+    case "--layers": options.pixels.layers = try LayerPattern.list(parsing: v.string)
     default: throw v.unknown
     }
   }

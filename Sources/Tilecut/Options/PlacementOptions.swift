@@ -22,9 +22,9 @@ public struct PlacementOptions: Sendable, Codable {
   /// `--meters-per-pixel`
   public var metersPerPixel: Double?
   /// `--drawing-scale`
-  public var drawingScale: String?
+  public var drawingScale: DrawingScale?
   /// `--drawing-units`
-  public var drawingUnits: String?
+  public var drawingUnits: DrawingUnit?
   /// `--rotation`
   public var rotation: Double?
   /// `--world-file`
@@ -53,10 +53,7 @@ public struct PlacementOptions: Sendable, Codable {
     if center == nil && (metersPerPixel != nil || rotation != nil || drawingScale != nil) {
       throw Failure.usage("--meters-per-pixel, --drawing-scale and --rotation go with --center")
     }
-    if let drawingUnits, DrawingSource.unit(named: drawingUnits) == nil {
-      throw Failure.usage(
-        "--drawing-units: '\(Quote.value(drawingUnits))' is not a unit (m, cm, mm, in, ft, yd, km, mi, us-ft, or metres in one unit)")
-    }
+    if let problem = drawingUnits?.problem { throw Failure.usage(problem) }
     try validateDrawingScale()
     if let r = rotation, !(r.isFinite && abs(r) <= 360) { throw Failure.usage("--rotation: \(r) is not an angle in -360...360") }
     if let m = metersPerPixel, !(m.isFinite && m >= 1e-6 && m <= 1e6) {
@@ -355,7 +352,7 @@ public struct PlacementOptions: Sendable, Codable {
     if let center {
       // the options' scale, else a drawing's units, else the one a PDF page states in its viewport (/Measure /RL)
       let scale: (Double, String?)
-      if let given = try metersPerPixel ?? drawingScaleMetersPerPixel() {
+      if let given = metersPerPixel ?? drawingScaleMetersPerPixel() {
         scale = (given, nil)
       } else if drawing != nil, let units = try drawingMetersPerPixel(drawing, path: imagePath) {
         scale = (units, nil)
