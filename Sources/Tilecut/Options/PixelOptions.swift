@@ -51,11 +51,16 @@ public struct PixelOptions: Sendable, Codable {
     layers.map { $0.map { ($0.leftOut ? "-" : "+") + $0.pattern } }
   }
 
-  public func validate() throws {
-    if let layers, let problem = LayerPattern.problem(layers) { throw Failure.usage(problem) }
-    if let bands { try Self.checkBands(bands, text: bands.map(String.init).joined(separator: ",")) }
-    if let scale { try Self.checkScale(scale, text: "\(Self.number(scale.lowerBound)),\(Self.number(scale.upperBound))") }
-    if let nodata, !nodata.isFinite { throw Failure.usage("--nodata must be a finite number") }
+  public func validate() throws { try problems().throwFirst() }
+
+  /// Every problem of the group, in the order the command line checks them.
+  public func problems() -> [OptionProblem] {
+    var p = ProblemList()
+    if let layers, let problem = LayerPattern.problem(layers) { p.add(problem) }
+    if let bands { p.check { try Self.checkBands(bands, text: bands.map(String.init).joined(separator: ",")) } }
+    if let scale { p.check { try Self.checkScale(scale, text: "\(Self.number(scale.lowerBound)),\(Self.number(scale.upperBound))") } }
+    if let nodata, !nodata.isFinite { p.add("--nodata must be a finite number") }
+    return p.items
   }
 
   /// `--bands`' text (`3,2,1`), refused as a usage error in the option's words.
