@@ -275,5 +275,6 @@ func reported(_ error: any Error, printer: Printer) -> ExitCode {
   printer.discard()
   let failure = Failure(commandLine: error)
   printer.error(failure.line)
+  for line in failure.more { printer.error(line) }
   return ExitCode(failure.status)
 }
