@@ -97,6 +97,15 @@ public struct PlacementArguments: ParsableArguments {
   /// in the option's words.
   public var options: PlacementOptions {
     get throws {
+      var options = try placement
+      options.pixels = try pixels.options
+      return options
+    }
+  }
+
+  /// The placement options without the nested pixel group (which checks itself).
+  var placement: PlacementOptions {
+    get throws {
       var options = PlacementOptions()
       options.bounds = bounds
       options.sourceProjection = sourceProjection
@@ -106,20 +115,32 @@ public struct PlacementArguments: ParsableArguments {
       options.tps = tps
       options.center = center
       options.metersPerPixel = metersPerPixel
-      options.drawingScale = try drawingScale.map(DrawingScale.init(parsing:))
-      options.drawingUnits = try drawingUnits.map(DrawingUnit.init(parsing:))
       options.rotation = rotation
       options.worldFile = worldFile
       options.sourceCrs = sourceCrs
       options.wholePage = wholePage
       options.strict = strict
       options.lonLatOrder = lonLatOrder
-      options.pixels = try pixels.options
+      var refusal: (any Error)?
+      do { options.drawingUnits = try drawingUnits.map(DrawingUnit.init(parsing:)) } catch { refusal = error }
+      do {
+        options.drawingScale = try drawingScale.map(DrawingScale.init(parsing:))
+      } catch {
+        refusal = refusal ?? error
+        // given, though unreadable: the checks that come before it see it
+        options.drawingScale = DrawingScale(denominator: .nan)
+      }
+      if let refusal {
+        // the checks of which options go together come before the units' and the scale's
+        let before = ["--bounds, --gcp, --center and --world-file", "--meters-per-pixel, --drawing-scale and --rotation go with"]
+        try options.problems().filter { p in before.contains { p.message.hasPrefix($0) } }.throwFirst()
+        throw refusal
+      }
       return options
     }
   }
 
-  public func validate() throws { try options.validate() }
+  public func validate() throws { try placement.validate() }
 }
 
 /// ``PixelOptions`` as command-line options: how sources that are not 8-bit colour become tiles: bands, scaling, nodata.

@@ -122,10 +122,16 @@ public struct PyramidArguments: ParsableArguments {
       var options = PyramidOptions()
       options.minZoom = minZoom
       options.maxZoom = maxZoom
-      options.tileSizes = try PyramidOptions.tileSizes(parsing: tileSize)
       options.retinaDepth = retinaDepth
       options.resampling = resampling
       options.maxTiles = maxTiles
+      do {
+        options.tileSizes = try PyramidOptions.tileSizes(parsing: tileSize)
+      } catch {
+        // the zoom and tile-count checks come before the sizes', as they always have
+        try options.problems().filter { !$0.message.hasPrefix("--tile-size") && !$0.message.hasPrefix("--retina-depth") }.throwFirst()
+        throw error
+      }
       return options
     }
   }
@@ -283,10 +289,16 @@ public struct RunArguments: ParsableArguments {
       options.exact = exact
       options.json = json
       options.quiet = quiet
-      options.shard = try shard.map(ShardOption.init(parsing:))
       options.maxPixelsOption = maxPixelsOption
       options.maxMemoryOption = maxMemoryOption
       options.noVector = noVector
+      do {
+        options.shard = try shard.map(ShardOption.init(parsing:))
+      } catch {
+        // --shard is checked last, as it always has been
+        try options.problems().throwFirst()
+        throw error
+      }
       return options
     }
   }

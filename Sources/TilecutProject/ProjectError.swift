@@ -23,7 +23,7 @@ public struct ProjectErrors: Error, Sendable, Equatable, CustomStringConvertible
 
   public init(_ errors: [ProjectError]) { self.errors = errors }
 
-  /// One mistake as itself, several together (nil for none).
+  /// One mistake as itself, several (or none) as ``ProjectErrors``.
   public static func of(_ errors: [ProjectError]) -> any Error {
     errors.count == 1 ? errors[0] : ProjectErrors(errors)
   }

@@ -23,7 +23,7 @@ struct ProblemList {
 
 extension [OptionProblem] {
   /// The first problem as the usage error the command line prints; nothing when there is none.
-  func throwFirst() throws {
+  public func throwFirst() throws {
     if let first { throw Failure.usage(first.message) }
   }
 }
