@@ -13,6 +13,9 @@ public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
   public var line: String
   /// The exit status (`ExitStatus`'s raw values, or 128 + signal).
   public var status: Int32
+  /// Further lines, each printed after "error: " below the first: the other mistakes
+  /// of a project file, all reported at once.
+  public var more: [String] = []
 
   /// A failure with this line and status.
   public init(line: String, status: Int32) {
@@ -44,6 +47,10 @@ public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
     case let error as ProjectError:
       // a mistake in the project file, found while loading or while placing its floors
       line = error.description
+      status = ExitStatus.usage.rawValue
+    case let errors as ProjectErrors:
+      line = errors.errors.first?.description ?? "the project file has mistakes"
+      more = errors.errors.dropFirst().map(\.description)
       status = ExitStatus.usage.rawValue
     default:
       // anything else is still a processing failure: one sentence, exit 1

@@ -8,7 +8,7 @@ import TilecutVips
 /// Each group starts at the command line's defaults; set what you need:
 ///
 /// ```swift
-/// var request = try TileRequest(inputs: ["plan.png"], output: "tiles")
+/// var request = TileRequest(inputs: ["plan.png"], output: "tiles")
 /// request.pyramid.maxZoom = 20
 /// request.placement.worldFile = "plan.pgw"
 /// let result = try TileJob(request).run()
@@ -33,7 +33,7 @@ public struct TileRequest: Sendable {
   public var run: RunOptions
 
   /// A request for `inputs` with every option at its default, writing into `output`.
-  public init(inputs: [String], output: String = "tiles") throws {
+  public init(inputs: [String], output: String = "tiles") {
     self.inputs = inputs
     self.output = OutputOptions()
     self.output.output = output
@@ -47,18 +47,15 @@ public struct TileRequest: Sendable {
   /// Checks every option as the command line does.
   ///
   /// - Throws: a ``Failure`` with exit status 2 naming the option.
-  public func validate() throws {
-    do {
-      try output.validate()
-      try pyramid.validate()
-      try floors.validate()
-      try placement.validate()
-      try encoding.validate()
-      try run.validate()
-    } catch {
-      throw Failure(error)
-    }
-    if inputs.isEmpty { throw Failure(line: "missing input: give an image to tile", status: ExitStatus.usage.rawValue) }
+  public func validate() throws { try problems().throwFirst() }
+
+  /// Every problem of every option group, in the order the command line checks them,
+  /// then a missing input.
+  public func problems() -> [OptionProblem] {
+    var out = output.problems() + pyramid.problems() + floors.problems() + placement.pixels.problems() + placement.problems()
+    out += encoding.problems() + run.problems()
+    if inputs.isEmpty { out.append(OptionProblem("missing input: give an image to tile")) }
+    return out
   }
 }
 
@@ -116,7 +113,7 @@ extension TileRequest {
   static func check(
     inputs: [String], groups: (OutputOptions, PyramidOptions, FloorOptions, PlacementOptions, EncodingOptions, RunOptions)
   ) throws {
-    var request = try TileRequest(inputs: inputs)
+    var request = TileRequest(inputs: inputs)
     (request.output, request.pyramid, request.floors, request.placement, request.encoding, request.run) = groups
     try request.validate()
   }

@@ -93,30 +93,54 @@ public struct PlacementArguments: ParsableArguments {
 
   public init() {}
 
-  /// What the options say, as the library takes it.
+  /// What the options say, as the library takes it; text that is no value is refused
+  /// in the option's words.
   public var options: PlacementOptions {
-    var options = PlacementOptions()
-    options.bounds = bounds
-    options.sourceProjection = sourceProjection
-    options.gcp = gcp
-    options.allowResidual = allowResidual
-    options.gcpOrder = gcpOrder
-    options.tps = tps
-    options.center = center
-    options.metersPerPixel = metersPerPixel
-    options.drawingScale = drawingScale
-    options.drawingUnits = drawingUnits
-    options.rotation = rotation
-    options.worldFile = worldFile
-    options.sourceCrs = sourceCrs
-    options.wholePage = wholePage
-    options.strict = strict
-    options.lonLatOrder = lonLatOrder
-    options.pixels = pixels.options
-    return options
+    get throws {
+      var options = try placement
+      options.pixels = try pixels.options
+      return options
+    }
   }
 
-  public func validate() throws { try options.validate() }
+  /// The placement options without the nested pixel group (which checks itself).
+  var placement: PlacementOptions {
+    get throws {
+      var options = PlacementOptions()
+      options.bounds = bounds
+      options.sourceProjection = sourceProjection
+      options.gcp = gcp
+      options.allowResidual = allowResidual
+      options.gcpOrder = gcpOrder
+      options.tps = tps
+      options.center = center
+      options.metersPerPixel = metersPerPixel
+      options.rotation = rotation
+      options.worldFile = worldFile
+      options.sourceCrs = sourceCrs
+      options.wholePage = wholePage
+      options.strict = strict
+      options.lonLatOrder = lonLatOrder
+      var refusal: (any Error)?
+      do { options.drawingUnits = try drawingUnits.map(DrawingUnit.init(parsing:)) } catch { refusal = error }
+      do {
+        options.drawingScale = try drawingScale.map(DrawingScale.init(parsing:))
+      } catch {
+        refusal = refusal ?? error
+        // given, though unreadable: the checks that come before it see it
+        options.drawingScale = DrawingScale(denominator: .nan)
+      }
+      if let refusal {
+        // the checks of which options go together come before the units' and the scale's
+        let before = ["--bounds, --gcp, --center and --world-file", "--meters-per-pixel, --drawing-scale and --rotation go with"]
+        try options.problems().filter { p in before.contains { p.message.hasPrefix($0) } }.throwFirst()
+        throw refusal
+      }
+      return options
+    }
+  }
+
+  public func validate() throws { try placement.validate() }
 }
 
 /// ``PixelOptions`` as command-line options: how sources that are not 8-bit colour become tiles: bands, scaling, nodata.
@@ -145,14 +169,17 @@ public struct PixelArguments: ParsableArguments {
 
   public init() {}
 
-  /// What the options say, as the library takes it.
+  /// What the options say, as the library takes it; text that is no value is refused
+  /// in the option's words.
   public var options: PixelOptions {
-    var options = PixelOptions()
-    options.bands = bands
-    options.scale = scale
-    options.nodata = nodata
-    options.layers = layers
-    return options
+    get throws {
+      var options = PixelOptions()
+      options.layers = try layers.map(LayerPattern.list(parsing:))
+      options.bands = try bands.map(PixelOptions.bands(parsing:))
+      options.scale = try scale.map(PixelOptions.scale(parsing:))
+      options.nodata = nodata
+      return options
+    }
   }
 
   public func validate() throws { try options.validate() }

@@ -95,7 +95,7 @@ public struct PyramidArguments: ParsableArguments {
     parsing: .unconditional,
     help: ArgumentHelp(
       "Tile sizes in pixels, any of 256, 512 (@2x: the same z/x/y grid at twice the density) and 768 (@3x), comma-separated.", valueName: "sizes"))
-  public var tileSize: String = PyramidOptions().tileSize
+  public var tileSize: String = PyramidOptions.text(PyramidOptions().tileSizes)
 
   @Option(
     help: ArgumentHelp(
@@ -115,16 +115,25 @@ public struct PyramidArguments: ParsableArguments {
 
   public init() {}
 
-  /// What the options say, as the library takes it.
+  /// What the options say, as the library takes it; text that is no value is refused
+  /// in the option's words.
   public var options: PyramidOptions {
-    var options = PyramidOptions()
-    options.minZoom = minZoom
-    options.maxZoom = maxZoom
-    options.tileSize = tileSize
-    options.retinaDepth = retinaDepth
-    options.resampling = resampling
-    options.maxTiles = maxTiles
-    return options
+    get throws {
+      var options = PyramidOptions()
+      options.minZoom = minZoom
+      options.maxZoom = maxZoom
+      options.retinaDepth = retinaDepth
+      options.resampling = resampling
+      options.maxTiles = maxTiles
+      do {
+        options.tileSizes = try PyramidOptions.tileSizes(parsing: tileSize)
+      } catch {
+        // the zoom and tile-count checks come before the sizes', as they always have
+        try options.problems().filter { !$0.message.hasPrefix("--tile-size") && !$0.message.hasPrefix("--retina-depth") }.throwFirst()
+        throw error
+      }
+      return options
+    }
   }
 
   public func validate() throws { try options.validate() }
@@ -270,19 +279,28 @@ public struct RunArguments: ParsableArguments {
 
   public init() {}
 
-  /// What the options say, as the library takes it.
+  /// What the options say, as the library takes it; text that is no value is refused
+  /// in the option's words.
   public var options: RunOptions {
-    var options = RunOptions()
-    options.jobs = jobs
-    options.dryRun = dryRun
-    options.exact = exact
-    options.json = json
-    options.quiet = quiet
-    options.shard = shard
-    options.maxPixelsOption = maxPixelsOption
-    options.maxMemoryOption = maxMemoryOption
-    options.noVector = noVector
-    return options
+    get throws {
+      var options = RunOptions()
+      options.jobs = jobs
+      options.dryRun = dryRun
+      options.exact = exact
+      options.json = json
+      options.quiet = quiet
+      options.maxPixelsOption = maxPixelsOption
+      options.maxMemoryOption = maxMemoryOption
+      options.noVector = noVector
+      do {
+        options.shard = try shard.map(ShardOption.init(parsing:))
+      } catch {
+        // --shard is checked last, as it always has been
+        try options.problems().throwFirst()
+        throw error
+      }
+      return options
+    }
   }
 
   public func validate() throws { try options.validate() }

@@ -231,8 +231,8 @@ public struct TileCommand: ParsableCommand {
       try Vips.start()
       if runOptions.noVector { Vips.blockUntrusted(true) }
       let job = TileJob(
-        inputs: inputs, output: output.options, pyramid: pyramid.options, floors: floors.options, placement: placement.options,
-        encoding: encoding.options, run: runOptions.options, printer: printer)
+        inputs: inputs, output: output.options, pyramid: try pyramid.options, floors: floors.options, placement: try placement.options,
+        encoding: encoding.options, run: try runOptions.options, printer: printer)
       try runJob(printer: printer) { try job.execute() }
     } catch let code as ExitCode {
       throw code
@@ -275,5 +275,6 @@ func reported(_ error: any Error, printer: Printer) -> ExitCode {
   printer.discard()
   let failure = Failure(commandLine: error)
   printer.error(failure.line)
+  for line in failure.more { printer.error(line) }
   return ExitCode(failure.status)
 }

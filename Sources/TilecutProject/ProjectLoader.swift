@@ -26,7 +26,8 @@ public enum ProjectLoader {
     let directory = (path as NSString).deletingLastPathComponent
     var project = try parse(text, file: path, directory: directory.isEmpty ? "." : directory)
     project = project.resolvingPaths()
-    if let first = ProjectValidation.problems(in: project).first { throw first }
+    let problems = ProjectValidation.problems(in: project)
+    if !problems.isEmpty { throw ProjectErrors.of(problems) }
     return project
   }
 

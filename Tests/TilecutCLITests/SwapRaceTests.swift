@@ -19,7 +19,7 @@ struct SwapRaceTests {
     try picture(width: 600, height: 400).writePNG(to: dir + "/plan.png")
     try "0.5\n0\n0\n-0.5\n-14000\n6711000\n".write(toFile: dir + "/plan.pgw", atomically: true, encoding: .utf8)
     try webMercatorESRI.write(toFile: dir + "/plan.prj", atomically: true, encoding: .utf8)
-    var request = try TileRequest(inputs: [dir + "/plan.png"], output: dir + "/out")
+    var request = TileRequest(inputs: [dir + "/plan.png"], output: dir + "/out")
     request.pyramid.maxZoom = 17
     try TileJob(request).run()
     request.output.force = true

@@ -16,7 +16,7 @@ struct LibraryTests {
     try picture(width: 900, height: 500, transparentLeft: 400).writePNG(to: dir + "/a.png")
 
     let lines = LineBox()
-    let request = try TileRequest(inputs: [dir + "/a.png"], output: dir + "/out")
+    let request = TileRequest(inputs: [dir + "/a.png"], output: dir + "/out")
     let result = try TileJob(request).run(progress: { lines.append($0) })
     let manifest = try #require(result.manifest)
     #expect(manifest.totalTiles > 0)
@@ -37,8 +37,8 @@ struct LibraryTests {
     #expect(sheetImage.width == drawn.columns * 256 && sheetImage.height == drawn.rows * 256)
 
     for k in 1...2 {
-      var part = try TileRequest(inputs: [dir + "/a.png"], output: dir + "/part\(k)")
-      part.run.shard = "\(k)/2"
+      var part = TileRequest(inputs: [dir + "/a.png"], output: dir + "/part\(k)")
+      part.run.shard = .part(index: k, count: 2)
       try TileJob(part).run()
     }
     let merged = try Merger([dir + "/part1", dir + "/part2"], into: dir + "/merged").run()
@@ -50,10 +50,10 @@ struct LibraryTests {
     let damaged = try Verifier(dir + "/out").run()
     #expect(damaged.problems == ["missing: \(name)"])
 
-    let missing = try TileRequest(inputs: [dir + "/none.png"], output: dir + "/x")
+    let missing = TileRequest(inputs: [dir + "/none.png"], output: dir + "/x")
     let notFound = #expect(throws: (any Error).self) { try TileJob(missing).run() }
     #expect(Failure(try #require(notFound)).status == 1)
-    var backwards = try TileRequest(inputs: [dir + "/a.png"], output: dir + "/y")
+    var backwards = TileRequest(inputs: [dir + "/a.png"], output: dir + "/y")
     (backwards.pyramid.minZoom, backwards.pyramid.maxZoom) = (5, 2)
     let usage = #expect(throws: Failure.self) { try TileJob(backwards).run() }
     #expect(usage?.status == 2 && usage?.line.hasPrefix("--min-zoom") == true)

@@ -75,24 +75,48 @@ public struct BuildJob {
       // a preview page is a directory output's; MBTiles and PMTiles have none
       if s != .directory { overridden.insert("preview") }
     }
-    let output = try ProjectArguments.fill(
+    // every mistake of the file's options is said at once: the run-wide groups', then each floor's
+    var mistakes: [ProjectError] = []
+    func gather<T>(_ body: () throws -> T) throws -> T? {
+      do { return try body() } catch {
+        guard let found = ProjectErrors.listing(error) else { throw error }
+        mistakes += found
+        return nil
+      }
+    }
+    let output = try gather {
+      try ProjectArguments.fill(
       OutputOptions(), options: project.options, keys: ProjectArguments.outputKeys, extra: outputExtra, overridden: overridden,
-      file: file, fallback: nil, set: ProjectArguments.set, check: { try $0.validate() })
-    let pyramid = try ProjectArguments.fill(
+      file: file, fallback: nil, set: ProjectArguments.set, problems: { $0.problems() })
+    }
+    let pyramid = try gather {
+      try ProjectArguments.fill(
       PyramidOptions(), options: project.options, keys: ProjectArguments.pyramidKeys, file: file, fallback: nil, set: ProjectArguments.set,
-      check: { try $0.validate() })
-    let encoding = try ProjectArguments.fill(
+      problems: { $0.problems() })
+    }
+    let encoding = try gather {
+      try ProjectArguments.fill(
       EncodingOptions(), options: project.options, keys: ProjectArguments.encodingKeys, file: file, fallback: nil, set: ProjectArguments.set,
-      check: { try $0.validate() })
+      problems: { $0.problems() })
+    }
     var runExtra: [ProjectArguments.Setting] = []
     if overrides.dryRun { runExtra.append(.init("--dry-run", .bool(true))) }
     if overrides.json { runExtra.append(.init("--json", .bool(true))) }
     if overrides.quiet { runExtra.append(.init("--quiet", .bool(true))) }
     if let j = overrides.jobs { runExtra.append(.init("--jobs", .int(j))) }
     if let k = overrides.shard { runExtra.append(.init("--shard", .string(k))) }
-    let run = try ProjectArguments.fill(
+    let run = try gather {
+      try ProjectArguments.fill(
       RunOptions(), options: project.options, keys: ProjectArguments.runKeys, extra: runExtra,
-      overridden: overrides.jobs == nil ? [] : ["jobs"], file: file, fallback: nil, set: ProjectArguments.set, check: { try $0.validate() })
+      overridden: overrides.jobs == nil ? [] : ["jobs"], file: file, fallback: nil, set: ProjectArguments.set, problems: { $0.problems() })
+    }
+    for building in project.buildings {
+      for spec in building.floors {
+        _ = try gather { try placementOptions(spec, in: project) }
+        _ = try gather { try venueKeys(spec, in: project) }
+      }
+    }
+    guard let output, let pyramid, let encoding, let run, mistakes.isEmpty else { throw ProjectErrors.of(mistakes) }
     var base = TileJob(
       inputs: project.buildings.flatMap { $0.floors.map(\.source) }, output: output, pyramid: pyramid, floors: FloorOptions(),
       placement: PlacementOptions(), encoding: encoding, run: run, printer: printer)
@@ -104,7 +128,9 @@ public struct BuildJob {
 
   /// The placement options of one floor: its keys, the run's `strict`, and the run's
   /// `lonlat` unless the floor says `lonlat` itself.
-  func placementOptions(_ spec: FloorSpec) throws -> PlacementOptions {
+  func placementOptions(_ spec: FloorSpec) throws -> PlacementOptions { try Self.placementOptions(spec, in: project) }
+
+  static func placementOptions(_ spec: FloorSpec, in project: Project) throws -> PlacementOptions {
     var extra: [ProjectArguments.Setting] = []
     if case .bool(true) = project.option("strict")?.value { extra.append(.init("--strict", .bool(true))) }
     if !spec.options.contains(where: { $0.key == "lonlat" }), case .bool(true) = project.option("lonlat")?.value {
@@ -116,24 +142,26 @@ public struct BuildJob {
     // the pixel keys are checked first, as the command line checks its nested group
     return try ProjectArguments.fill(
       PlacementOptions(), options: spec.options, keys: keys, extra: extra, file: project.file, fallback: spec.mark, set: ProjectArguments.set,
-      check: {
-        try $0.pixels.validate()
-        try $0.validate()
-      })
+      problems: { $0.pixels.problems() + $0.problems() })
   }
 
   /// An IMDF venue's drawing options of one floor (`language`, `venueStyle`), as
   /// `--language` and `--venue-style`; a floor whose source is no venue is refused at the key.
   func venueOptions(_ spec: FloorSpec, name: InputName) throws -> FloorOptions {
-    let options = try ProjectArguments.fill(
-      FloorOptions(), options: spec.options, keys: ProjectArguments.venueKeys, file: project.file, fallback: spec.mark,
-      set: ProjectArguments.set, check: { try $0.validate() })
+    let options = try Self.venueKeys(spec, in: project)
     if let given = spec.options.first(where: { ProjectArguments.venueKeys.contains($0.key) }), !IMDFVenue.isVenue(name.path) {
       throw ProjectError(
         file: project.file, mark: given.mark,
         message: "'\(given.key)' is for an IMDF venue's floor, and \(name.path) is none; leave it out")
     }
     return options
+  }
+
+  /// A floor's `language` and `venueStyle` as ``FloorOptions``, checked as the command line checks them.
+  static func venueKeys(_ spec: FloorSpec, in project: Project) throws -> FloorOptions {
+    try ProjectArguments.fill(
+      FloorOptions(), options: spec.options, keys: ProjectArguments.venueKeys, file: project.file, fallback: spec.mark,
+      set: ProjectArguments.set, problems: { $0.problems() })
   }
 
   /// A floor's error with the floor's place in the project file.
@@ -149,7 +177,7 @@ public struct BuildJob {
 
   /// Places every building's floors one by one and plans each as a layer.
   func plan() throws -> (plan: TileJobPlan, layers: [BuildLayer]) {
-    let sizes = try base.pyramid.tileSizes()
+    let sizes = base.pyramid.tileSizes
     let encoder = base.encoding.encoder()
     var template = try TileNameTemplate(base.output.name)
     template = try template.withExtension(encoder.fileExtension)

@@ -29,30 +29,47 @@ enum ProjectArguments {
   }
 
   /// Fills `T`'s defaults from the file's options among `keys`, then `extra`, and checks
-  /// the result with `check`; `set` takes one option, by its CLI name.
+  /// the result with `problems`; `set` takes one option, by its CLI name. Every value
+  /// that cannot be set is refused at its key; when all could be, every problem the
+  /// checks find is, each at the key it names. One mistake is thrown as a
+  /// ``ProjectError``, several as ``ProjectErrors`` (the first as it was always said).
   static func fill<T>(
     _ defaults: T, options: [ProjectOption], keys: [String], extra: [Setting] = [], overridden: Set<String> = [], file: String,
-    fallback: SourceMark?, set: (inout T, String, OptionValue) throws -> Void, check: (T) throws -> Void
+    fallback: SourceMark?, set: (inout T, String, OptionValue) throws -> Void, problems: (T) -> [OptionProblem]
   ) throws -> T {
     let mine = options.filter { keys.contains($0.key) && !overridden.contains($0.key) }
-    func filled(_ mine: [ProjectOption], _ extra: [Setting]) throws -> T {
+    func filled(_ mine: [ProjectOption], _ extra: [Setting]) -> (value: T, problems: [String]) {
       var value = defaults
-      for option in mine { try set(&value, option.cliOption, option.value) }
-      for setting in extra { try set(&value, setting.cliOption, setting.value) }
-      try check(value)
-      return value
+      var found: [String] = []
+      for option in mine {
+        do { try set(&value, option.cliOption, option.value) } catch { found.append(Failure(error).line) }
+      }
+      for setting in extra {
+        do { try set(&value, setting.cliOption, setting.value) } catch { found.append(Failure(error).line) }
+      }
+      if found.isEmpty { found = problems(value).map(\.message) }
+      return (value, found)
     }
-    do {
-      return try filled(mine, extra)
-    } catch {
-      // the key the message names last in the file (the second of two that clash),
-      // else the one that fails alone, else the first of the group
-      let given = mine.flatMap { arguments($0.cliOption, $0.value) } + extra.flatMap { arguments($0.cliOption, $0.value) }
-      let message = Quote.firstLine(of: Failure(error).line, values: given)
+    let (value, found) = filled(mine, extra)
+    guard !found.isEmpty else { return value }
+    // each at the key the message names last in the file (the second of two that
+    // clash), else the one that fails alone, else the first of the group
+    let given = mine.flatMap { arguments($0.cliOption, $0.value) } + extra.flatMap { arguments($0.cliOption, $0.value) }
+    var alone: [String: Bool] = [:]
+    let errors = found.map { line -> ProjectError in
+      let message = Quote.firstLine(of: line, values: given)
       let named = mine.filter { message.contains($0.cliOption) }.max { ($0.mark.line, $0.mark.column) < ($1.mark.line, $1.mark.column) }
-      let culprit = named ?? mine.first { option in (try? filled([option], [])) == nil } ?? mine.first
-      throw ProjectError(file: file, mark: culprit?.mark ?? fallback, message: explain(message, culprit))
+      let culprit =
+        named
+        ?? mine.first { option in
+          if let known = alone[option.key] { return known }
+          let fails = !filled([option], []).problems.isEmpty
+          alone[option.key] = fails
+          return fails
+        } ?? mine.first
+      return ProjectError(file: file, mark: culprit?.mark ?? fallback, message: explain(message, culprit))
     }
+    throw ProjectErrors.of(errors)
   }
 
   /// `--max-zoom=21` (the text the command line would give, to quote values in a message).

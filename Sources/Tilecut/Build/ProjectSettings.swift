@@ -25,7 +25,7 @@ extension ProjectArguments {
     switch cli {
     case "--min-zoom": options.minZoom = try v.int("z")
     case "--max-zoom": options.maxZoom = try v.int("z")
-    case "--tile-size": options.tileSize = v.string
+    case "--tile-size": options.tileSizes = try PyramidOptions.tileSizes(parsing: v.string)
     case "--retina-depth": options.retinaDepth = try v.choice("full|native", RetinaDepth.init(rawValue:))
     case "--resampling": options.resampling = try v.choice("kernel", Resampling.init(optionValue:))
     case "--max-tiles": options.maxTiles = try v.int("n")
@@ -57,7 +57,7 @@ extension ProjectArguments {
     case "--dry-run": options.dryRun = v.bool
     case "--json": options.json = v.bool
     case "--quiet": options.quiet = v.bool
-    case "--shard": options.shard = v.string
+    case "--shard": options.shard = try ShardOption(parsing: v.string)
     default: throw v.unknown
     }
   }
@@ -88,18 +88,18 @@ extension ProjectArguments {
     case "--allow-residual": options.allowResidual = try v.double("px")
     case "--center": options.center = v.string
     case "--meters-per-pixel": options.metersPerPixel = try v.double("m")
-    case "--drawing-scale": options.drawingScale = v.string
-    case "--drawing-units": options.drawingUnits = v.string
+    case "--drawing-scale": options.drawingScale = try DrawingScale(parsing: v.string)
+    case "--drawing-units": options.drawingUnits = try DrawingUnit(parsing: v.string)
     case "--rotation": options.rotation = try v.double("deg")
     case "--world-file": options.worldFile = v.string
     case "--source-crs": options.sourceCrs = v.string
     case "--whole-page": options.wholePage = v.bool
     case "--strict": options.strict = v.bool
     case "--lonlat": options.lonLatOrder = v.bool
-    case "--bands": options.pixels.bands = v.string
-    case "--scale": options.pixels.scale = v.string
+    case "--bands": options.pixels.bands = try PixelOptions.bands(parsing: v.string)
+    case "--scale": options.pixels.scale = try PixelOptions.scale(parsing: v.string)
     case "--nodata": options.pixels.nodata = try v.double("v")
-    case "--layers": options.pixels.layers = v.string
+    case "--layers": options.pixels.layers = try LayerPattern.list(parsing: v.string)
     default: throw v.unknown
     }
   }

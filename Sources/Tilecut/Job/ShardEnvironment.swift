@@ -9,14 +9,24 @@ enum ShardEnvironment {
   /// Resolves `env` or `env/N` against the environment; both engines count from 0,
   /// shards from 1. An explicit N wins over the environment's count.
   static func selector(spec: String, environment: [String: String]) throws -> (index: Int, count: Int) {
+    try selector(spec: spec, count: try count(spec: spec), environment: environment)
+  }
+
+  /// The N of `env/N`, nil for `env`; other text is refused in `--shard`'s words.
+  static func count(spec: String) throws -> Int? {
     let parts = spec.split(separator: "/", omittingEmptySubsequences: false)
-    var count: Int?
     if parts.count == 2 {
       guard let n = Int(parts[1]), n >= 1 else { throw Failure.usage("--shard: '\(Quote.value(spec))' is not env/N with N ≥ 1") }
-      count = n
+      return n
     } else if parts.count != 1 {
       throw Failure.usage("--shard: '\(Quote.value(spec))' is not env or env/N")
     }
+    return nil
+  }
+
+  /// `env` (`spec`, with `count` when it says N) resolved against the environment.
+  static func selector(spec: String, count: Int?, environment: [String: String]) throws -> (index: Int, count: Int) {
+    var count = count
     func number(_ name: String) throws -> Int? {
       guard let text = environment[name] else { return nil }
       guard let n = Int(text.trimmingCharacters(in: .whitespaces)), n >= 0 else {

@@ -86,7 +86,7 @@ public struct TileJob {
       inputs: inputs, options: floors, maxPixels: run.maxPixels, maxMemory: run.maxMemory, maxZoom: pyramid.maxZoom)
     if let split = FloorResolver.splitDescription(floorSources) { printer.info(split) }
     try encoding.checkTransparency(floorSources.map(\.input))
-    let sizes = try pyramid.tileSizes()
+    let sizes = pyramid.tileSizes
     let encoder = encoding.encoder()
     var template = try TileNameTemplate(output.name)
     template = try template.withExtension(encoder.fileExtension)

@@ -13,7 +13,7 @@ extension PlacementOptions {
       throw TilecutError.invalidOption(
         option: "--center", reason: "needs --meters-per-pixel (ground metres per source pixel) or, for a PDF or SVG, --drawing-scale 1:N")
     }
-    if let drawingUnits, let unit = DrawingSource.unit(named: drawingUnits) { return drawing.unitsPerPixel * unit.meters }
+    if let drawingUnits { return drawing.unitsPerPixel * drawingUnits.meters }
     guard let meters = drawing.metersPerUnit else {
       throw TilecutError.invalidInput(
         path: path, reason: "has no units ($INSUNITS is unset or 0); give --drawing-units (m, mm, in, ft, …) or --meters-per-pixel")

@@ -7,12 +7,14 @@ import TilecutVips
 /// tilecut renders a document at 72 dpi (pdfload's and svgload's rule), so one
 /// source pixel is one point of paper, 1/72 in = 0.3528 mm; at 1:N it is N times
 /// that on the ground (0.03528 m at 1:100).
-extension PlacementOptions {
-  /// Metres of paper in one point (1/72 in).
-  public static let metersPerPoint = 0.0254 / 72
+public struct DrawingScale: Sendable, Codable, Equatable, CustomStringConvertible {
+  /// The N of 1:N: one unit of paper is N on the ground.
+  public var denominator: Double
 
-  /// The N of `1:N` (also `N`), or an error naming the option.
-  public static func drawingScaleDenominator(_ text: String) throws -> Double {
+  public init(denominator: Double) { self.denominator = denominator }
+
+  /// `--drawing-scale`'s text (`1:100`, also `100`), refused as a usage error in the option's words.
+  public init(parsing text: String) throws {
     let parts = text.split(separator: ":", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
     let denominator: Double?
     if parts.count == 2, Double(parts[0]) == 1 {
@@ -22,24 +24,67 @@ extension PlacementOptions {
     } else {
       denominator = nil
     }
-    guard let denominator, denominator.isFinite, denominator > 0, denominator <= 1e7 else {
-      throw Failure.usage("--drawing-scale: '\(Quote.value(text))' is not a scale like 1:100 (one unit of paper is 100 on the ground)")
-    }
-    return denominator
+    guard let denominator else { throw Self.notAScale(text) }
+    self.denominator = denominator
+    if let problem = problem(text: text) { throw Failure.usage(problem) }
   }
+
+  static func notAScale(_ text: String) -> Failure {
+    Failure.usage("--drawing-scale: '\(Quote.value(text))' is not a scale like 1:100 (one unit of paper is 100 on the ground)")
+  }
+
+  /// What is wrong with the scale, in the option's words (quoting `text`), or nil.
+  func problem(text: String? = nil) -> String? {
+    guard denominator.isFinite, denominator > 0, denominator <= 1e7 else { return Self.notAScale(text ?? description).line }
+    return nil
+  }
+
+  /// As the option writes it: `1:100`.
+  public var description: String { "1:" + PlacementOptions.number(denominator) }
+}
+
+/// `--drawing-units`: the ground length of one unit of a DXF or DWG drawing.
+public struct DrawingUnit: Sendable, Codable, Equatable {
+  /// Metres in one unit.
+  public var meters: Double
+  /// The unit as named (`ft`, `us-ft`, or `0.3048 m` for a number of metres).
+  public var name: String
+
+  public init(meters: Double, name: String) {
+    self.meters = meters
+    self.name = name
+  }
+
+  /// `--drawing-units`' text (m, cm, mm, in, ft, yd, km, mi, us-ft, or metres in one
+  /// unit), refused as a usage error in the option's words.
+  public init(parsing text: String) throws {
+    guard let unit = DrawingSource.unit(named: text) else { throw Self.notAUnit(text) }
+    self.init(meters: unit.meters, name: unit.name)
+  }
+
+  static func notAUnit(_ text: String) -> Failure {
+    Failure.usage("--drawing-units: '\(Quote.value(text))' is not a unit (m, cm, mm, in, ft, yd, km, mi, us-ft, or metres in one unit)")
+  }
+
+  /// What is wrong with the unit, in the option's words, or nil.
+  var problem: String? { meters.isFinite && meters > 0 && meters <= 1e7 ? nil : Self.notAUnit(name).line }
+}
+
+extension PlacementOptions {
+  /// Metres of paper in one point (1/72 in).
+  public static let metersPerPoint = 0.0254 / 72
 
   func validateDrawingScale() throws {
     guard let drawingScale else { return }
-    _ = try Self.drawingScaleDenominator(drawingScale)
+    if let problem = drawingScale.problem() { throw Failure.usage(problem) }
     if metersPerPixel != nil {
       throw Failure.usage("--drawing-scale and --meters-per-pixel both give the drawing's size on the ground; keep one")
     }
   }
 
   /// Ground metres per source pixel (one point) of a document at --drawing-scale, or nil without it.
-  func drawingScaleMetersPerPixel() throws -> Double? {
-    guard let drawingScale else { return nil }
-    return try Self.drawingScaleDenominator(drawingScale) * Self.metersPerPoint
+  func drawingScaleMetersPerPixel() -> Double? {
+    drawingScale.map { $0.denominator * Self.metersPerPoint }
   }
 
   /// Ground metres per point that page `page` of a PDF states in its viewport

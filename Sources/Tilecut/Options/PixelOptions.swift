@@ -3,53 +3,105 @@ import TilecutCore
 import TilecutGeo
 import TilecutVips
 
+/// One `--layers` entry: a layer name or pattern (`*`, `?`) to draw, or with a
+/// leading `!` to leave out.
+public struct LayerPattern: Sendable, Codable, Equatable {
+  /// The name or pattern, without the `!`.
+  public var pattern: String
+  /// `!pattern`: the layers it matches are not drawn.
+  public var leftOut: Bool
+
+  public init(pattern: String, leftOut: Bool = false) {
+    self.pattern = pattern
+    self.leftOut = leftOut
+  }
+
+  /// `--layers`' text (`A-WALL,A-DOOR*,!A-NOTE`), refused as a usage error in the option's words.
+  public static func list(parsing text: String) throws -> [LayerPattern] {
+    let patterns = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    let list = patterns.map { $0.hasPrefix("!") ? LayerPattern(pattern: String($0.dropFirst()), leftOut: true) : LayerPattern(pattern: $0) }
+    if let problem = problem(list) { throw Failure.usage(problem) }
+    return list
+  }
+
+  /// What is wrong with a list of patterns, in `--layers`' words, or nil.
+  static func problem(_ list: [LayerPattern]) -> String? {
+    guard !list.isEmpty, list.allSatisfy({ !$0.pattern.contains("\n") && !$0.pattern.isEmpty && !$0.pattern.contains(",") }) else {
+      return "--layers: give layer names or patterns, comma-separated (e.g. 'A-WALL,A-DOOR*,!A-NOTE')"
+    }
+    return nil
+  }
+}
+
 /// How sources that are not 8-bit colour become tiles: bands, scaling, nodata.
 public struct PixelOptions: Sendable, Codable {
-  /// `--bands`
-  public var bands: String?
-  /// `--scale`
-  public var scale: String?
+  /// `--bands`: 3 or 4 band numbers, counted from 1 (R,G,B or R,G,B,A).
+  public var bands: [Int]?
+  /// `--scale`: the values shown as black and white.
+  public var scale: ClosedRange<Double>?
   /// `--nodata`
   public var nodata: Double?
-  /// `--layers`
-  public var layers: String?
+  /// `--layers`: a DXF or DWG drawing's layers to draw (or leave out).
+  public var layers: [LayerPattern]?
 
   public init() {}
 
   /// `--layers` as the drawing reader takes it: "+pattern" to draw, "-pattern" to leave out.
-  func layerPatterns() throws -> [String]? {
-    guard let layers else { return nil }
-    let patterns = layers.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-    guard !patterns.isEmpty, patterns.allSatisfy({ !$0.contains("\n") && $0 != "!" }) else {
-      throw Failure.usage("--layers: give layer names or patterns, comma-separated (e.g. 'A-WALL,A-DOOR*,!A-NOTE')")
-    }
-    return patterns.map { $0.hasPrefix("!") ? "-" + $0.dropFirst() : "+" + $0 }
+  func layerPatterns() -> [String]? {
+    layers.map { $0.map { ($0.leftOut ? "-" : "+") + $0.pattern } }
   }
 
-  public func validate() throws {
-    _ = try layerPatterns()
-    if let bands { _ = try parseBands(bands) }
-    if let scale { _ = try parseScale(scale) }
-    if let nodata, !nodata.isFinite { throw Failure.usage("--nodata must be a finite number") }
+  public func validate() throws { try problems().throwFirst() }
+
+  /// Every problem of the group, in the order the command line checks them.
+  public func problems() -> [OptionProblem] {
+    var p = ProblemList()
+    if let layers, let problem = LayerPattern.problem(layers) { p.add(problem) }
+    if let bands { p.check { try Self.checkBands(bands, text: bands.map(String.init).joined(separator: ",")) } }
+    if let scale { p.check { try Self.checkScale(scale, text: "\(Self.number(scale.lowerBound)),\(Self.number(scale.upperBound))") } }
+    if let nodata, !nodata.isFinite { p.add("--nodata must be a finite number") }
+    return p.items
   }
 
-  func parseBands(_ text: String) throws -> [Int] {
+  /// `--bands`' text (`3,2,1`), refused as a usage error in the option's words.
+  public static func bands(parsing text: String) throws -> [Int] {
     let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-    guard parts.count == 3 || parts.count == 4 else {
-      throw Failure.usage("--bands takes 3 or 4 band numbers (R,G,B or R,G,B,A), got '\(Quote.value(text))'")
-    }
-    return try parts.map { part in
-      guard let n = Int(part), n >= 1 else { throw Failure.usage("--bands: '\(Quote.value(part))' is not a band number (they count from 1)") }
+    try checkCount(parts.count, text: text)
+    let bands = try parts.map { part in
+      guard let n = Int(part), n >= 1 else { throw notBand(part) }
       return n
     }
+    return bands
   }
 
-  func parseScale(_ text: String) throws -> ClosedRange<Double> {
-    let parts = text.split(separator: ",", omittingEmptySubsequences: false).compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-    guard parts.count == 2, parts.allSatisfy(\.isFinite), parts[0] < parts[1] else {
-      throw Failure.usage("--scale takes MIN,MAX with MIN below MAX, got '\(Quote.value(text))'")
+  static func checkCount(_ count: Int, text: String) throws {
+    guard count == 3 || count == 4 else {
+      throw Failure.usage("--bands takes 3 or 4 band numbers (R,G,B or R,G,B,A), got '\(Quote.value(text))'")
     }
+  }
+
+  static func notBand(_ part: String) -> Failure {
+    Failure.usage("--bands: '\(Quote.value(part))' is not a band number (they count from 1)")
+  }
+
+  static func checkBands(_ bands: [Int], text: String) throws {
+    try checkCount(bands.count, text: text)
+    if let bad = bands.first(where: { $0 < 1 }) { throw notBand(String(bad)) }
+  }
+
+  /// `--scale`'s text (`MIN,MAX`), refused as a usage error in the option's words.
+  public static func scale(parsing text: String) throws -> ClosedRange<Double> {
+    let parts = text.split(separator: ",", omittingEmptySubsequences: false).compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+    guard parts.count == 2, parts.allSatisfy(\.isFinite), parts[0] < parts[1] else { throw notScale(text) }
     return parts[0]...parts[1]
+  }
+
+  static func notScale(_ text: String) -> Failure {
+    Failure.usage("--scale takes MIN,MAX with MIN below MAX, got '\(Quote.value(text))'")
+  }
+
+  static func checkScale(_ scale: ClosedRange<Double>, text: String) throws {
+    guard scale.lowerBound.isFinite, scale.upperBound.isFinite, scale.lowerBound < scale.upperBound else { throw notScale(text) }
   }
 
   /// The floor's source description with the conversion its samples need, and a note
@@ -57,7 +109,7 @@ public struct PixelOptions: Sendable, Codable {
   package func describe(_ floor: FloorSource, printer: Printer) throws -> SourceDescription {
     var description = floor.description
     if var frame = description.drawing {
-      frame.layers = try layerPatterns()
+      frame.layers = layerPatterns()
       description.drawing = frame
     } else if layers != nil {
       throw TilecutError.invalidOption(option: "--layers", reason: "\(floor.input.path) is not a DXF or DWG drawing, which has no layers")
@@ -76,8 +128,7 @@ public struct PixelOptions: Sendable, Codable {
     let layout = try SourcePixels.layout(of: floor.input)
     var conversion = PixelConversion()
     var bandCount = layout.bands
-    if let bands {
-      let chosen = try parseBands(bands)
+    if let chosen = bands {
       if let bad = chosen.first(where: { $0 > layout.bands }) {
         throw TilecutError.invalidOption(option: "--bands", reason: "\(path) has \(layout.bands) bands; there is no band \(bad)")
       }
@@ -96,7 +147,7 @@ public struct PixelOptions: Sendable, Codable {
       let range: ClosedRange<Double>
       var how: String
       if let scale {
-        range = try parseScale(scale)
+        range = scale
         how = "--scale"
       } else if layout.isEightBit {
         range = 0...255

@@ -22,9 +22,9 @@ public struct PlacementOptions: Sendable, Codable {
   /// `--meters-per-pixel`
   public var metersPerPixel: Double?
   /// `--drawing-scale`
-  public var drawingScale: String?
+  public var drawingScale: DrawingScale?
   /// `--drawing-units`
-  public var drawingUnits: String?
+  public var drawingUnits: DrawingUnit?
   /// `--rotation`
   public var rotation: Double?
   /// `--world-file`
@@ -45,34 +45,36 @@ public struct PlacementOptions: Sendable, Codable {
 
   public init() {}
 
-  public func validate() throws {
+  public func validate() throws { try problems().throwFirst() }
+
+  /// Every problem of the group, in the order the command line checks them.
+  public func problems() -> [OptionProblem] {
+    var p = ProblemList()
     let given = [bounds != nil, !gcp.isEmpty, center != nil, worldFile != nil].filter { $0 }.count
     if given > 1 {
-      throw Failure.usage("--bounds, --gcp, --center and --world-file each place the image; give only one of them")
+      p.add("--bounds, --gcp, --center and --world-file each place the image; give only one of them")
     }
     if center == nil && (metersPerPixel != nil || rotation != nil || drawingScale != nil) {
-      throw Failure.usage("--meters-per-pixel, --drawing-scale and --rotation go with --center")
+      p.add("--meters-per-pixel, --drawing-scale and --rotation go with --center")
     }
-    if let drawingUnits, DrawingSource.unit(named: drawingUnits) == nil {
-      throw Failure.usage(
-        "--drawing-units: '\(Quote.value(drawingUnits))' is not a unit (m, cm, mm, in, ft, yd, km, mi, us-ft, or metres in one unit)")
-    }
-    try validateDrawingScale()
-    if let r = rotation, !(r.isFinite && abs(r) <= 360) { throw Failure.usage("--rotation: \(r) is not an angle in -360...360") }
+    if let problem = drawingUnits?.problem { p.add(problem) }
+    p.check { try validateDrawingScale() }
+    if let r = rotation, !(r.isFinite && abs(r) <= 360) { p.add("--rotation: \(r) is not an angle in -360...360") }
     if let m = metersPerPixel, !(m.isFinite && m >= 1e-6 && m <= 1e6) {
-      throw Failure.usage("--meters-per-pixel: \(m) is outside 0.000001...1000000")
+      p.add("--meters-per-pixel: \(m) is outside 0.000001...1000000")
     }
     if bounds == nil && sourceProjection != .webMercator {
-      throw Failure.usage("--source-projection goes with --bounds")
+      p.add("--source-projection goes with --bounds")
     }
     if sourceCrs != nil && (bounds != nil || !gcp.isEmpty || center != nil) {
-      throw Failure.usage("--source-crs goes with a world file or a GeoTIFF, not with --bounds, --gcp or --center (those are in degrees)")
+      p.add("--source-crs goes with a world file or a GeoTIFF, not with --bounds, --gcp or --center (those are in degrees)")
     }
-    if let gcpOrder, !(1...3).contains(gcpOrder) { throw Failure.usage("--gcp-order is 1, 2 or 3") }
-    if gcpOrder != nil && tps { throw Failure.usage("--gcp-order and --tps each choose the fit; give only one") }
+    if let gcpOrder, !(1...3).contains(gcpOrder) { p.add("--gcp-order is 1, 2 or 3") }
+    if gcpOrder != nil && tps { p.add("--gcp-order and --tps each choose the fit; give only one") }
     if let allowResidual, !(allowResidual.isFinite && allowResidual >= 0) {
-      throw Failure.usage("--allow-residual: must be at least 0 (a number of pixels), got \(allowResidual)")
+      p.add("--allow-residual: must be at least 0 (a number of pixels), got \(allowResidual)")
     }
+    return p.items
   }
 
   /// One placement per floor: the options', else the file's GeoTIFF tags (or a GeoPDF
@@ -355,7 +357,7 @@ public struct PlacementOptions: Sendable, Codable {
     if let center {
       // the options' scale, else a drawing's units, else the one a PDF page states in its viewport (/Measure /RL)
       let scale: (Double, String?)
-      if let given = try metersPerPixel ?? drawingScaleMetersPerPixel() {
+      if let given = metersPerPixel ?? drawingScaleMetersPerPixel() {
         scale = (given, nil)
       } else if drawing != nil, let units = try drawingMetersPerPixel(drawing, path: imagePath) {
         scale = (units, nil)

@@ -32,11 +32,16 @@ public struct OutputOptions: Sendable, Codable {
 
   public init() {}
 
-  public func validate() throws {
+  public func validate() throws { try problems().throwFirst() }
+
+  /// Every problem of the group, in the order the command line checks them.
+  public func problems() -> [OptionProblem] {
+    var p = ProblemList()
     if store != .directory && preview {
-      throw Failure.usage("--preview: the preview page reads tile files; it goes with --store directory")
+      p.add("--preview: the preview page reads tile files; it goes with --store directory")
     }
-    try PreviewBasemap.validate(url: previewBasemap, attribution: previewAttribution, preview: preview)
+    p.check { try PreviewBasemap.validate(url: previewBasemap, attribution: previewAttribution, preview: preview) }
+    return p.items
   }
 }
 
@@ -51,8 +56,8 @@ public struct PyramidOptions: Sendable, Codable {
   public var minZoom: Int?
   /// `--max-zoom`
   public var maxZoom: Int?
-  /// `--tile-size`
-  public var tileSize: String = "256,512"
+  /// `--tile-size`: sorted, without repeats (``TileSize/parseList(_:option:)`` reads the text).
+  public var tileSizes: [TileSize] = [.standard, .retina]
   /// `--retina-depth`
   public var retinaDepth: RetinaDepth = .full
   /// `--resampling`
@@ -62,26 +67,35 @@ public struct PyramidOptions: Sendable, Codable {
 
   public init() {}
 
-  /// The sizes asked for, parsed once.
-  public func tileSizes() throws -> [TileSize] { try TileSize.parseList(tileSize) }
+  public func validate() throws { try problems().throwFirst() }
 
-  public func validate() throws {
-    if let z = minZoom, z < 0 { throw Failure.usage(OptionNumbers.atLeast("--min-zoom", 0, got: z)) }
-    if let z = maxZoom, z < 0 { throw Failure.usage(OptionNumbers.atLeast("--max-zoom", 0, got: z)) }
-    if let z = minZoom, !(0...PyramidPlanner.maxSupportedZoom).contains(z) {
-      throw Failure.usage("--min-zoom: \(z) is outside 0...\(PyramidPlanner.maxSupportedZoom)")
+  /// Every problem of the group, in the order the command line checks them.
+  public func problems() -> [OptionProblem] {
+    var p = ProblemList()
+    let zooms = 0...PyramidPlanner.maxSupportedZoom
+    if let z = minZoom, z < 0 { p.add(OptionNumbers.atLeast("--min-zoom", 0, got: z)) }
+    if let z = maxZoom, z < 0 { p.add(OptionNumbers.atLeast("--max-zoom", 0, got: z)) }
+    if let z = minZoom, z >= 0, !zooms.contains(z) { p.add("--min-zoom: \(z) is outside 0...\(PyramidPlanner.maxSupportedZoom)") }
+    if let z = maxZoom, z >= 0, !zooms.contains(z) { p.add("--max-zoom: \(z) is outside 0...\(PyramidPlanner.maxSupportedZoom)") }
+    if let a = minZoom, let b = maxZoom, a > b { p.add("--min-zoom: \(a) is above --max-zoom \(b)") }
+    if maxTiles < 1 { p.add("--max-tiles: must be at least 1, got \(maxTiles)") }
+    if tileSizes.isEmpty { p.add("--tile-size: give at least one of 256, 512 and 768") }
+    if retinaDepth == .native && !tileSizes.contains(.standard) {
+      p.add("--retina-depth: native serves the deepest 512 px tiles by the 256 px ones; add 256 to --tile-size, or use full")
     }
-    if let z = maxZoom, !(0...PyramidPlanner.maxSupportedZoom).contains(z) {
-      throw Failure.usage("--max-zoom: \(z) is outside 0...\(PyramidPlanner.maxSupportedZoom)")
-    }
-    if let a = minZoom, let b = maxZoom, a > b { throw Failure.usage("--min-zoom: \(a) is above --max-zoom \(b)") }
-    if maxTiles < 1 { throw Failure.usage("--max-tiles: must be at least 1, got \(maxTiles)") }
-    let sizes: [TileSize]
-    do { sizes = try tileSizes() } catch let e as TilecutError { throw Failure.usage(e.description) }
-    if retinaDepth == .native && !sizes.contains(.standard) {
-      throw Failure.usage("--retina-depth: native serves the deepest 512 px tiles by the 256 px ones; add 256 to --tile-size, or use full")
-    }
+    return p.items
   }
+}
+
+extension PyramidOptions {
+  /// `--tile-size`'s text (`256,512`) as sizes, refused as a usage error in the option's words:
+  /// the command line and the project file read it here.
+  public static func tileSizes(parsing text: String) throws -> [TileSize] {
+    do { return try TileSize.parseList(text) } catch let e as TilecutError { throw Failure.usage(e.description) }
+  }
+
+  /// The sizes as `--tile-size` writes them: `256,512`.
+  public static func text(_ sizes: [TileSize]) -> String { sizes.map(\.description).joined(separator: ",") }
 }
 
 extension Resampling {
@@ -111,18 +125,21 @@ public struct FloorOptions: Sendable, Codable {
 
   public init() {}
 
-  public func validate() throws {
-    if let n = floors, n < 1 { throw Failure.usage(OptionNumbers.atLeast("--floors", 1, got: n)) }
+  public func validate() throws { try problems().throwFirst() }
+
+  /// Every problem of the group, in the order the command line checks them.
+  public func problems() -> [OptionProblem] {
+    var p = ProblemList()
+    if let n = floors, n < 1 { p.add(OptionNumbers.atLeast("--floors", 1, got: n)) }
     if let tag = language, tag.isEmpty || tag.count > 35 || !tag.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) {
-      throw Failure.usage("--language takes a language tag such as en, ru or zh-Hant, got '\(Quote.value(tag))'")
+      p.add("--language takes a language tag such as en, ru or zh-Hant, got '\(Quote.value(tag))'")
     }
-    if let n = floors, !(1...PlanLimits.maxFloors).contains(n) {
-      throw Failure.usage("--floors: \(n) is outside 1...\(PlanLimits.maxFloors)")
-    }
+    if let n = floors, n >= 1, !(1...PlanLimits.maxFloors).contains(n) { p.add("--floors: \(n) is outside 1...\(PlanLimits.maxFloors)") }
     // every floor's number must fit, the last one too
     if !(-(PlanLimits.maxFloorNumber - PlanLimits.maxFloors)...(PlanLimits.maxFloorNumber - PlanLimits.maxFloors)).contains(firstFloor) {
-      throw Failure.usage("--first-floor: \(firstFloor) is outside ±\(PlanLimits.maxFloorNumber - PlanLimits.maxFloors)")
+      p.add("--first-floor: \(firstFloor) is outside ±\(PlanLimits.maxFloorNumber - PlanLimits.maxFloors)")
     }
+    return p.items
   }
 
   /// The floor `offset` above the first: `--floors N`, pages and inputs number consecutive floors.
@@ -156,15 +173,20 @@ public struct EncodingOptions: Sendable, Codable {
 
   public init() {}
 
-  public func validate() throws {
-    if pngCompression < 0 { throw Failure.usage(OptionNumbers.atLeast("--png-compression", 0, got: pngCompression)) }
-    if quality < 1 { throw Failure.usage(OptionNumbers.atLeast("--quality", 1, got: quality)) }
-    if !(0...9).contains(pngCompression) { throw Failure.usage("--png-compression: \(pngCompression) is outside 0...9") }
-    if !(1...100).contains(quality) { throw Failure.usage("--quality: \(quality) is outside 1...100") }
-    if webpEffort < 0 { throw Failure.usage(OptionNumbers.atLeast("--webp-effort", 0, got: webpEffort)) }
-    if !(0...6).contains(webpEffort) { throw Failure.usage("--webp-effort: \(webpEffort) is outside 0...6") }
-    if palette && format != .png { throw Failure.usage("--palette: only PNG tiles have a palette; drop it or use --format png") }
-    do { _ = try colorRules() } catch let e as TilecutError { throw Failure.usage(e.description) }
+  public func validate() throws { try problems().throwFirst() }
+
+  /// Every problem of the group, in the order the command line checks them.
+  public func problems() -> [OptionProblem] {
+    var p = ProblemList()
+    if pngCompression < 0 { p.add(OptionNumbers.atLeast("--png-compression", 0, got: pngCompression)) }
+    if quality < 1 { p.add(OptionNumbers.atLeast("--quality", 1, got: quality)) }
+    if pngCompression >= 0 && !(0...9).contains(pngCompression) { p.add("--png-compression: \(pngCompression) is outside 0...9") }
+    if quality >= 1 && !(1...100).contains(quality) { p.add("--quality: \(quality) is outside 1...100") }
+    if webpEffort < 0 { p.add(OptionNumbers.atLeast("--webp-effort", 0, got: webpEffort)) }
+    if webpEffort >= 0 && !(0...6).contains(webpEffort) { p.add("--webp-effort: \(webpEffort) is outside 0...6") }
+    if palette && format != .png { p.add("--palette: only PNG tiles have a palette; drop it or use --format png") }
+    p.check { _ = try colorRules() }
+    return p.items
   }
 
   /// `--background` and `--knockout` as rules: the one place their text is read.
@@ -211,7 +233,7 @@ public struct RunOptions: Sendable, Codable {
   /// `--quiet`
   public var quiet = false
   /// `--shard`
-  public var shard: String?
+  public var shard: ShardOption?
   /// `--max-pixels`
   public var maxPixelsOption: Int?
 
@@ -233,31 +255,19 @@ public struct RunOptions: Sendable, Codable {
 
   public init() {}
 
-  public func validate() throws {
-    if let j = jobs, j < 1 { throw Failure.usage(OptionNumbers.atLeast("--jobs", 1, got: j)) }
-    if let j = jobs, !(1...PlanLimits.maxJobs).contains(j) {
-      throw Failure.usage("--jobs: \(j) is outside 1...\(PlanLimits.maxJobs)")
-    }
-    if let m = maxPixelsOption, m < 1 { throw Failure.usage("--max-pixels: must be at least 1, got \(m)") }
-    if let m = maxMemoryOption, !(1...1_000_000_000).contains(m) {
-      throw Failure.usage("--max-memory: must be at least 1 (megabytes), got \(m)")
-    }
-    if exact && !dryRun { throw Failure.usage("--exact: counts tiles for --dry-run; add --dry-run or drop --exact") }
-    if shard != nil { _ = try shardSelector() }
+  public func validate() throws { try problems().throwFirst() }
+
+  /// Every problem of the group, in the order the command line checks them.
+  public func problems() -> [OptionProblem] {
+    var p = ProblemList()
+    if let j = jobs, j < 1 { p.add(OptionNumbers.atLeast("--jobs", 1, got: j)) }
+    if let j = jobs, j >= 1, !(1...PlanLimits.maxJobs).contains(j) { p.add("--jobs: \(j) is outside 1...\(PlanLimits.maxJobs)") }
+    if let m = maxPixelsOption, m < 1 { p.add("--max-pixels: must be at least 1, got \(m)") }
+    if let m = maxMemoryOption, !(1...1_000_000_000).contains(m) { p.add("--max-memory: must be at least 1 (megabytes), got \(m)") }
+    if exact && !dryRun { p.add("--exact: counts tiles for --dry-run; add --dry-run or drop --exact") }
+    if let shard { p.check { _ = try shard.selector() } }
+    return p.items
   }
 
-  func shardSelector() throws -> ShardSelector? {
-    guard let shard else { return nil }
-    if shard == "env" || shard.hasPrefix("env/") {
-      let (k, n) = try ShardEnvironment.selector(spec: shard, environment: ProcessInfo.processInfo.environment)
-      return ShardSelector(index: k, count: n)
-    }
-    let parts = shard.split(separator: "/", omittingEmptySubsequences: false).map { Int($0) }
-    if parts.count == 2, let k = parts[0], k < 1 { throw Failure.usage(OptionNumbers.atLeast("--shard", 1, got: k, what: "K")) }
-    if parts.count == 2, let n = parts[1], n < 1 { throw Failure.usage(OptionNumbers.atLeast("--shard", 1, got: n, what: "N")) }
-    guard parts.count == 2, let k = parts[0], let n = parts[1], (1...PlanLimits.maxShards).contains(n), (1...n).contains(k) else {
-      throw Failure.usage("--shard: '\(Quote.value(shard))' is not K/N with 1 ≤ K ≤ N ≤ \(PlanLimits.maxShards) (e.g. 2/4)")
-    }
-    return ShardSelector(index: k, count: n)
-  }
+  func shardSelector() throws -> ShardSelector? { try shard?.selector() }
 }
