@@ -61,7 +61,8 @@ struct DrawingZoomTests {
     defer { try? FileManager.default.removeItem(atPath: dir) }
     try writeDrawing(dir)
     let run = try runTool([
-      dir + "/plan.dxf", "--center", "52,5", "--drawing-units", "m", "--min-zoom", "16", "--max-zoom", "21", "--tile-size", "256", "-o", dir + "/out", "-q",
+      dir + "/plan.dxf", "--center", "52,5", "--drawing-units", "m", "--min-zoom", "16", "--max-zoom", "21", "--tile-size", "256", "-o", dir + "/out",
+      "-q",
     ])
     #expect(run.status == 0, "\(run.stderr)")
     let found = try inks(dir + "/out")
@@ -86,7 +87,8 @@ struct DrawingZoomTests {
     try writeDrawing(dir)
     for (name, minZoom) in [("all", "16"), ("deep", "21")] {
       let run = try runTool([
-        dir + "/plan.dxf", "--center", "52,5", "--drawing-units", "m", "--min-zoom", minZoom, "--max-zoom", "21", "--tile-size", "256", "-o", dir + "/" + name, "-q",
+        dir + "/plan.dxf", "--center", "52,5", "--drawing-units", "m", "--min-zoom", minZoom, "--max-zoom", "21", "--tile-size", "256", "-o",
+        dir + "/" + name, "-q",
       ])
       #expect(run.status == 0, "\(run.stderr)")
     }

@@ -214,7 +214,8 @@ struct DrawingFrameTests {
     let margins = [left, top, image.width - 1 - right, image.height - 1 - bottom]
     let padding = try #require(header.drawing?.padding)
     let side = Double(max(header.width, header.height) - 2 * padding)
-    #expect(padding == max(2, Int((side / 100).rounded(.up))) || padding == max(2, Int(((side + 1) / 100).rounded(.up))), "\(name): padding \(padding)")
+    #expect(
+      padding == max(2, Int((side / 100).rounded(.up))) || padding == max(2, Int(((side + 1) / 100).rounded(.up))), "\(name): padding \(padding)")
     let pad = Double(padding) * scale
     // a hairline on the extent inks a pixel beyond it; the frame rounds up by under a source pixel
     for (side, margin) in zip(["left", "top", "right", "bottom"], margins) {
@@ -431,7 +432,9 @@ let ezdxfAvailable: Bool = {
 let dxfWritersScript = URL(fileURLWithPath: inkCompareScript).deletingLastPathComponent()
   .appendingPathComponent("dxf-writers.py").path
 
-@Suite("DXF drawings of every version against ezdxf", .serialized, .enabled(if: ezdxfAvailable, "python3 with ezdxf and matplotlib is missing (make test-deps)"))
+@Suite(
+  "DXF drawings of every version against ezdxf", .serialized,
+  .enabled(if: ezdxfAvailable, "python3 with ezdxf and matplotlib is missing (make test-deps)"))
 struct DrawingWritersTests {
   /// The same plan fragment written as R12, R2000, R2010 and R2018 by ezdxf (polylines
   /// with widths and bulges, curves, aligned and turned texts, MTEXT, doors inserted
