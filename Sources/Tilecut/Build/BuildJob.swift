@@ -86,18 +86,18 @@ public struct BuildJob {
     }
     let output = try gather {
       try ProjectArguments.fill(
-      OutputOptions(), options: project.options, keys: ProjectArguments.outputKeys, extra: outputExtra, overridden: overridden,
-      file: file, fallback: nil, set: ProjectArguments.set, problems: { $0.problems() })
+        OutputOptions(), options: project.options, keys: ProjectArguments.outputKeys, extra: outputExtra, overridden: overridden,
+        file: file, fallback: nil, set: ProjectArguments.set, problems: { $0.problems() })
     }
     let pyramid = try gather {
       try ProjectArguments.fill(
-      PyramidOptions(), options: project.options, keys: ProjectArguments.pyramidKeys, file: file, fallback: nil, set: ProjectArguments.set,
-      problems: { $0.problems() })
+        PyramidOptions(), options: project.options, keys: ProjectArguments.pyramidKeys, file: file, fallback: nil, set: ProjectArguments.set,
+        problems: { $0.problems() })
     }
     let encoding = try gather {
       try ProjectArguments.fill(
-      EncodingOptions(), options: project.options, keys: ProjectArguments.encodingKeys, file: file, fallback: nil, set: ProjectArguments.set,
-      problems: { $0.problems() })
+        EncodingOptions(), options: project.options, keys: ProjectArguments.encodingKeys, file: file, fallback: nil, set: ProjectArguments.set,
+        problems: { $0.problems() })
     }
     var runExtra: [ProjectArguments.Setting] = []
     if overrides.dryRun { runExtra.append(.init("--dry-run", .bool(true))) }
@@ -107,8 +107,8 @@ public struct BuildJob {
     if let k = overrides.shard { runExtra.append(.init("--shard", .string(k))) }
     let run = try gather {
       try ProjectArguments.fill(
-      RunOptions(), options: project.options, keys: ProjectArguments.runKeys, extra: runExtra,
-      overridden: overrides.jobs == nil ? [] : ["jobs"], file: file, fallback: nil, set: ProjectArguments.set, problems: { $0.problems() })
+        RunOptions(), options: project.options, keys: ProjectArguments.runKeys, extra: runExtra,
+        overridden: overrides.jobs == nil ? [] : ["jobs"], file: file, fallback: nil, set: ProjectArguments.set, problems: { $0.problems() })
     }
     for building in project.buildings {
       for spec in building.floors {
