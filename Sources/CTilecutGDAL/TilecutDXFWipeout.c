@@ -8,6 +8,19 @@
 #include <string.h>
 #include <strings.h>
 
+/* Grows a list of x, y pairs of `*cap` pairs to hold `need`; 0, or -1 when out of memory. */
+static int grow_points(double **xy, int *cap, int need) {
+  if (need <= *cap)
+    return 0;
+  void *p = *xy;
+  size_t capacity = (size_t)*cap;
+  if (tc_grow_array(&p, &capacity, (size_t)need, sizeof(double) * 2, 16))
+    return -1;
+  *xy = p;
+  *cap = (int)capacity;
+  return 0;
+}
+
 /* What GDAL 3.6's DXF driver loses, read from a text DXF in one pass:
  * - WIPEOUT masks, which it skips: each boundary (its pixel-space vertices through
  *   the insertion point and the U and V vectors, as ezdxf and AutoCAD place them) in
@@ -545,15 +558,9 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     case 11:
       e.x11 = x;
       if (!strcmp(e.type, "SPLINE") && e.fcount < MAX_VERTICES) {
-        if (e.fcount >= e.fcap) {
-          int next = e.fcap ? e.fcap * 2 : 16;
-          double *p = realloc(e.fxy, sizeof(double) * 2 * (size_t)next);
-          if (!p) {
-            r.failed = 1;
-            break;
-          }
-          e.fxy = p;
-          e.fcap = next;
+        if (grow_points(&e.fxy, &e.fcap, e.fcount + 1)) {
+          r.failed = 1;
+          break;
         }
         e.fxy[2 * e.fcount] = x;
         e.fxy[2 * e.fcount + 1] = 0;
@@ -584,15 +591,9 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     case 71: e.boundary_type = (int)x; break;
     case 14:
       if (e.bcount < MAX_VERTICES) {
-        if (e.bcount >= e.bcap) {
-          int next = e.bcap ? e.bcap * 2 : 16;
-          double *p = realloc(e.bxy, sizeof(double) * 2 * (size_t)next);
-          if (!p) {
-            r.failed = 1;
-            break;
-          }
-          e.bxy = p;
-          e.bcap = next;
+        if (grow_points(&e.bxy, &e.bcap, e.bcount + 1)) {
+          r.failed = 1;
+          break;
         }
         e.bxy[2 * e.bcount] = x;
         e.bxy[2 * e.bcount + 1] = 0;
