@@ -328,6 +328,16 @@ static void emit(reader *r, const local_wipeout *w, const affine *m, const char 
   o->count = w->count;
 }
 
+/* `m` after an insert's own placement of its block `inner`: p -> R S (p - base) + position. */
+static affine placed(const affine *m, const local_insert *in, const block_def *inner) {
+  double t = in->angle * M_PI / 180, cs = cos(t), sn = sin(t);
+  affine l = {cs * in->sx, -sn * in->sy, 0, sn * in->sx, cs * in->sy, 0};
+  l.c = in->x - (l.a * inner->bx + l.b * inner->by);
+  l.f = in->y - (l.d * inner->bx + l.e * inner->by);
+  return (affine){m->a * l.a + m->b * l.d, m->a * l.b + m->b * l.e, m->a * l.c + m->b * l.f + m->c,
+                  m->d * l.a + m->e * l.d, m->d * l.b + m->e * l.e, m->d * l.c + m->e * l.f + m->f};
+}
+
 /* A block's wipeouts, and those of the blocks it inserts, placed by `m`. */
 static void expand(reader *r, const block_def *b, const affine *m, const char *key, const char *insert_layer, int depth) {
   if (!b || depth > MAX_DEPTH || r->failed)
@@ -342,13 +352,7 @@ static void expand(reader *r, const block_def *b, const affine *m, const char *k
     block_def *inner = find_def(r, in->name);
     if (!inner)
       continue;
-    double t = in->angle * M_PI / 180, cs = cos(t), sn = sin(t);
-    /* local: p -> R S (p - base) + position, then m */
-    affine l = {cs * in->sx, -sn * in->sy, 0, sn * in->sx, cs * in->sy, 0};
-    l.c = in->x - (l.a * inner->bx + l.b * inner->by);
-    l.f = in->y - (l.d * inner->bx + l.e * inner->by);
-    affine n = {m->a * l.a + m->b * l.d, m->a * l.b + m->b * l.e, m->a * l.c + m->b * l.f + m->c,
-                m->d * l.a + m->e * l.d, m->d * l.b + m->e * l.e, m->d * l.c + m->e * l.f + m->f};
+    affine n = placed(m, in, inner);
     expand(r, inner, &n, key, strcmp(in->layer, "0") ? in->layer : insert_layer, depth + 1);
   }
 }
@@ -377,12 +381,7 @@ static void place_hatches(reader *r, const block_def *b, const affine *m, unsign
     block_def *inner = find_def(r, in->name);
     if (!inner)
       continue;
-    double t = in->angle * M_PI / 180, cs = cos(t), sn = sin(t);
-    affine l = {cs * in->sx, -sn * in->sy, 0, sn * in->sx, cs * in->sy, 0};
-    l.c = in->x - (l.a * inner->bx + l.b * inner->by);
-    l.f = in->y - (l.d * inner->bx + l.e * inner->by);
-    affine n = {m->a * l.a + m->b * l.d, m->a * l.b + m->b * l.e, m->a * l.c + m->b * l.f + m->c,
-                m->d * l.a + m->e * l.d, m->d * l.b + m->e * l.e, m->d * l.c + m->e * l.f + m->f};
+    affine n = placed(m, in, inner);
     place_hatches(r, inner, &n, insert, depth + 1);
   }
 }
