@@ -21,6 +21,16 @@ static int grow_points(double **xy, int *cap, int need) {
   return 0;
 }
 
+/* Starts point `count` of a list of x, y pairs at `x` (its y comes with the next group
+ * code); 0, or -1 when out of memory. */
+static int start_point(double **xy, int *cap, int count, double x) {
+  if (grow_points(xy, cap, count + 1))
+    return -1;
+  (*xy)[2 * count] = x;
+  (*xy)[2 * count + 1] = 0;
+  return 0;
+}
+
 /* What GDAL 3.6's DXF driver loses, read from a text DXF in one pass:
  * - WIPEOUT masks, which it skips: each boundary (its pixel-space vertices through
  *   the insertion point and the U and V vectors, as ezdxf and AutoCAD place them) in
@@ -557,13 +567,10 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     case 11:
       e.x11 = x;
       if (!strcmp(e.type, "SPLINE") && e.fcount < MAX_VERTICES) {
-        if (grow_points(&e.fxy, &e.fcap, e.fcount + 1)) {
+        if (start_point(&e.fxy, &e.fcap, e.fcount, x))
           r.failed = 1;
-          break;
-        }
-        e.fxy[2 * e.fcount] = x;
-        e.fxy[2 * e.fcount + 1] = 0;
-        e.has_x11 = 1;
+        else
+          e.has_x11 = 1;
       }
       break;
     case 21:
@@ -590,13 +597,10 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     case 71: e.boundary_type = (int)x; break;
     case 14:
       if (e.bcount < MAX_VERTICES) {
-        if (grow_points(&e.bxy, &e.bcap, e.bcount + 1)) {
+        if (start_point(&e.bxy, &e.bcap, e.bcount, x))
           r.failed = 1;
-          break;
-        }
-        e.bxy[2 * e.bcount] = x;
-        e.bxy[2 * e.bcount + 1] = 0;
-        e.has_x14 = 1;
+        else
+          e.has_x14 = 1;
       }
       break;
     case 24:

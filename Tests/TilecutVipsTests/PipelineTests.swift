@@ -165,6 +165,21 @@ struct PipelineTests {
     }
   }
 
+  /// The plan of `image` (written at `path`) turned `degrees`, mirrored by `flip`, and
+  /// scaled to `levelPerSource` level pixels a source pixel at zoom 12, 256 px tiles.
+  func turnedPlan(_ path: String, _ image: RGBAImage, degrees: Double, flip: Double, levelPerSource: Double) throws -> FloorPlan {
+    let zoom = 12
+    let unit = levelPerSource / (256 * pow(2, Double(zoom)))  // world units per source pixel
+    let t = Double.pi * degrees / 180
+    let rotate = TilecutCore.AffineTransform(a: cos(t), b: -sin(t), c: 0, d: sin(t), e: cos(t), f: 0)
+    let transform = TilecutCore.AffineTransform.translation(0.3001, 0.4002)
+      .concatenating(after: rotate).concatenating(after: .scale(unit, unit * flip))
+    let source = SourceDescription(path: path, width: image.width, height: image.height, isVector: false)
+    return try PyramidPlanner.plan(
+      floor: 1, source: source, placement: Placement(method: PlacementMethod(rawValue: "test"), transform: transform),
+      request: PlanRequest(maxZoom: zoom, tileSizes: [256]))
+  }
+
   /// The densest level of `image` placed rotated and scaled (`levelPerSource` level
   /// pixels a source pixel at zoom 12), read whole through the streaming resampler
   /// and through libvips' random-access affine.
@@ -174,16 +189,7 @@ struct PipelineTests {
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: dir) }
     try image.writePNG(to: dir + "/src.png")
-    let zoom = 12
-    let unit = levelPerSource / (256 * pow(2, Double(zoom)))  // world units per source pixel
-    let t = Double.pi * degrees / 180
-    let rotate = TilecutCore.AffineTransform(a: cos(t), b: -sin(t), c: 0, d: sin(t), e: cos(t), f: 0)
-    let transform = TilecutCore.AffineTransform.translation(0.3001, 0.4002)
-      .concatenating(after: rotate).concatenating(after: .scale(unit, unit * flip))
-    let source = SourceDescription(path: dir + "/src.png", width: image.width, height: image.height, isVector: false)
-    let plan = try PyramidPlanner.plan(
-      floor: 1, source: source, placement: Placement(method: PlacementMethod(rawValue: "test"), transform: transform),
-      request: PlanRequest(maxZoom: zoom, tileSizes: [256]))
+    let plan = try turnedPlan(dir + "/src.png", image, degrees: degrees, flip: flip, levelPerSource: levelPerSource)
     // the densest level: the chain's head, or an upsampled level above it
     let level = try #require(plan.levels.first)
     #expect(level.source == .direct)
@@ -207,6 +213,7 @@ struct PipelineTests {
       try a.withUnsafeMutableBufferPointer { try streaming.read(top: top, count: count, into: $0.baseAddress! + top * width * 4) }
       try b.withUnsafeMutableBufferPointer { try fallback.read(top: top, count: count, into: $0.baseAddress! + top * width * 4) }
     }
+    let unit = levelPerSource / (256 * pow(2, 12.0))  // world units per source pixel, as turnedPlan places it
     return (a, b, level.worldPixels * unit, streaming is StreamingResampleSource)
   }
 
@@ -241,16 +248,7 @@ struct PipelineTests {
     // wider than a few 256 px tiles, with a ragged last tile and a ragged last group of rows
     let image = testImage(width: 1100, height: 903)
     try image.writePNG(to: dir + "/src.png")
-    let zoom = 12
-    let unit = scale / (256 * pow(2, Double(zoom)))
-    let t = Double.pi * degrees / 180
-    let rotate = TilecutCore.AffineTransform(a: cos(t), b: -sin(t), c: 0, d: sin(t), e: cos(t), f: 0)
-    let transform = TilecutCore.AffineTransform.translation(0.3001, 0.4002)
-      .concatenating(after: rotate).concatenating(after: .scale(unit, unit * flip))
-    let source = SourceDescription(path: dir + "/src.png", width: image.width, height: image.height, isVector: false)
-    let plan = try PyramidPlanner.plan(
-      floor: 1, source: source, placement: Placement(method: PlacementMethod(rawValue: "test"), transform: transform),
-      request: PlanRequest(maxZoom: zoom, tileSizes: [256]))
+    let plan = try turnedPlan(dir + "/src.png", image, degrees: degrees, flip: flip, levelPerSource: scale)
     let level = try #require(plan.levels.first)
     guard case .resample(let planned) = level.recipe, planned.access == .streaming else {
       Issue.record("a turned placement is resampled streaming, not \(level.recipe)")
