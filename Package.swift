@@ -206,7 +206,7 @@ if ProcessInfo.processInfo.environment["TILECUT_WITHOUT_PLUGINS"] != nil {
 // 342 s). The other modules stay unoptimised for the debugger; a package that depends on
 // tilecut never sees these flags.
 if ProcessInfo.processInfo.environment["TILECUT_OPTIMIZED_TESTS"] != nil {
-  let optimizedSwift: Set = ["TilecutCore", "TilecutCoreTests"]
+  let optimizedSwift: Set = ["TilecutCore", "TilecutCoreTests", "TilecutVips", "TilecutVipsTests", "TilecutFixtures"]
   let optimizedC: Set = ["CTilecutResample", "CTilecutPNG", "CTilecutPNGRead", "CTilecutLossy", "CTilecutDigest"]
   for target in package.targets {
     if optimizedSwift.contains(target.name) {
