@@ -65,6 +65,10 @@ export PKG_CONFIG_PATH := $(QUIET_PC)$(if $(USER_PKG_CONFIG_PATH),:$(USER_PKG_CO
 # make's builds leave out the SwiftPM plugins (Package.swift says why): tilecut is then
 # compiled once per configuration instead of twice; plugin-test builds with them
 export TILECUT_WITHOUT_PLUGINS := 1
+# make's debug builds compile the pixel code and its suites optimised (Package.swift says
+# why: the in-process pyramid suites ran 100× slower unoptimised); the packages that
+# depend on tilecut by path (the client, the plugin app) are built without it
+export TILECUT_OPTIMIZED_TESTS := 1
 
 .PHONY: deps test-deps quiet-pc build release run test bench install uninstall deb release-check clean distclean lint format build-quiet \
   doc-test campus docs plugin-test notice
@@ -170,7 +174,7 @@ test: test-deps quiet-pc lint build-quiet release
 	TILECUT_TEST_BINARY=$(CURDIR)/.build/release/tilecut $(SWIFT) test
 	sh Tests/scripts/doc-test.sh .build/release/tilecut
 	bash Tests/scripts/deb-test.sh
-	TILECUT=$$($(SWIFT) build --show-bin-path)/tilecut $(SWIFT) test --package-path examples/client
+	TILECUT=$$($(SWIFT) build --show-bin-path)/tilecut env -u TILECUT_OPTIMIZED_TESTS $(SWIFT) test --package-path examples/client
 	$(MAKE) plugin-test
 
 # The SwiftPM plugins on examples/plugin-app, an app package that lists the build-tool
@@ -178,7 +182,7 @@ test: test-deps quiet-pc lint build-quiet release
 # tilecut is built once more for the plugin), the MBTiles in its bundle, a tile read
 # back through OfflineTiles(bundle:), and `swift package tilecut build` in a copy.
 plugin-test: quiet-pc
-	env -u TILECUT_WITHOUT_PLUGINS bash Tests/scripts/plugin-test.sh
+	env -u TILECUT_WITHOUT_PLUGINS -u TILECUT_OPTIMIZED_TESTS bash Tests/scripts/plugin-test.sh
 
 bench: release
 	TILECUT=$(CURDIR)/.build/release/tilecut bash bench/run.sh

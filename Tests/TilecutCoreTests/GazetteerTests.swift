@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import TilecutCore
@@ -29,6 +30,41 @@ import Testing
     #expect(swapped.atSea)
     #expect(swapped.text.hasPrefix("at sea, "))
     #expect(Gazetteer.country(latitude: 13.405, longitude: 52.52) == nil)
+  }
+
+  /// The byte reader against Foundation's reading of the same files: every line a place
+  /// or a country, with the same names and numbers.
+  @Test func everyLineOfTheDataIsRead() throws {
+    let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+      "../../Sources/CTilecutResources/gazetteer")
+    let places = try String(contentsOf: dir.appendingPathComponent("places.tsv"), encoding: .utf8).components(separatedBy: "\n")
+      .filter { !$0.isEmpty }.map { $0.components(separatedBy: "\t") }
+    #expect(places.count > 5_000)
+    #expect(Gazetteer.places.count == places.count)
+    for (read, line) in zip(Gazetteer.places, places) {
+      #expect(read.name == line[0] && read.country == line[1])
+      #expect(read.latitude == Double(line[2]) && read.longitude == Double(line[3]))
+    }
+    let countries = try String(contentsOf: dir.appendingPathComponent("countries.tsv"), encoding: .utf8).components(separatedBy: "\n")
+      .filter { !$0.isEmpty }.map { $0.components(separatedBy: "\t") }
+    #expect(countries.count > 170)
+    #expect(Gazetteer.countries.map(\.name) == countries.map { $0[0] })
+    for (read, line) in zip(Gazetteer.countries, countries) {
+      let rings = line[1].components(separatedBy: "|").map { ring in
+        ring.components(separatedBy: " ").map { pair in pair.components(separatedBy: ",").compactMap { Double($0) } }
+      }
+      #expect(read.rings.map(\.count) == rings.map(\.count), "\(read.name)")
+      #expect(read.rings.joined().map { [$0.0, $0.1] } == Array(rings.joined()), "\(read.name)")
+    }
+  }
+
+  @Test func theReaderKeepsEmptyFieldsAndSkipsShortLines() {
+    let bytes = Array("Nowhere\t\t1.5\t2.5\nbad line\n\nTown\tLand\t-3\t4e1".utf8)
+    let read = Gazetteer.parsePlaces(bytes)
+    #expect(read.map(\.name) == ["Nowhere", "Town"])
+    #expect(read.map(\.country) == ["", "Land"])
+    #expect(read.map(\.latitude) == [1.5, -3] && read.map(\.longitude) == [2.5, 40])
+    #expect(Gazetteer.parsePlaces(Array("A\tB\tnan\t1\nC\tD\t1x\t2\n".utf8)).isEmpty)
   }
 
   @Test func inlandPointsAreOnLandAndOceansAreNot() {

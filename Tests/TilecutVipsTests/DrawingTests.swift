@@ -460,3 +460,45 @@ struct DrawingWritersTests {
     #expect(result.shift == [0, 0], "\(version): shifted by \(result.shift)")
   }
 }
+
+@Suite("a DXF header's $INSUNITS, read as bytes")
+struct DrawingUnitsHeaderTests {
+  func units(_ text: String) -> Int? { DrawingSource.insunits(header: Array(text.utf8)) }
+
+  @Test("group code and value pairs, with CR LF, LF or CR line ends and padded codes")
+  func pairs() {
+    let header = ["  0", "SECTION", "  2", "HEADER", "  9", "$ACADVER", "  1", "AC1015", "  9", "$INSUNITS", " 70", "     4", "  0", "ENDSEC"]
+    for end in ["\r\n", "\n", "\r"] {
+      #expect(units(header.joined(separator: end)) == 4, "\(end.debugDescription)")
+    }
+    // the value is the line after code 70 only
+    #expect(units("0\nSECTION\n9\n$INSUNITS\n40\n4\n0\nENDSEC\n") == nil)
+    // after the section's end, or a value that is a group code's text, is nothing
+    #expect(units("0\nSECTION\n0\nENDSEC\n9\n$INSUNITS\n70\n6\n") == nil)
+    #expect(units("0\nSECTION\n1\n$INSUNITS\n9\nx\n70\n6\n") == nil)
+    #expect(units("0\nSECTION\n9\n$INSUNITS\n70\nmm\n") == nil)
+    #expect(units("") == nil)
+  }
+
+  @Test(
+    "the corpus drawings' units are the ones ezdxf reads",
+    .enabled(if: dxfCorpus != nil && ezdxfAvailable, "needs ../shared/data/formats-corpus/dxf and ezdxf"))
+  func corpus() throws {
+    let dir = try #require(dxfCorpus)
+    let files = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".dxf") }.sorted()
+    let script = "import ezdxf, sys\nfor p in sys.argv[1:]:\n    d = ezdxf.readfile(p)\n    print(d.header.get('$INSUNITS', -1))"
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["python3", "-c", script] + files.map { dir + "/" + $0 }
+    let out = Pipe()
+    process.standardOutput = out
+    try process.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let expected = String(decoding: data, as: UTF8.self).split(separator: "\n").map { Int($0) ?? -2 }
+    #expect(process.terminationStatus == 0 && expected.count == files.count)
+    for (file, want) in zip(files, expected) {
+      #expect(DrawingSource.insunits(path: dir + "/" + file) == (want < 0 ? nil : want), "\(file)")
+    }
+  }
+}

@@ -54,27 +54,52 @@ public enum Gazetteer {
   /// km², 2.8 km around their point; GeoNames gives a city's centre, not its outline.
   public static let withinMeters = 2_500.0
 
-  static let places: [Place] = EmbeddedResources.gazetteerPlaces.split(separator: "\n").compactMap { line in
-    let f = line.split(separator: "\t", omittingEmptySubsequences: false)
-    guard f.count == 4, let lat = Double(f[2]), let lon = Double(f[3]) else { return nil }
-    return Place(name: String(f[0]), country: String(f[1]), latitude: lat, longitude: lon)
-  }
+  static let places: [Place] = parsePlaces(EmbeddedResources.gazetteerPlaces)
 
-  static let countries: [Country] = EmbeddedResources.gazetteerCountries.split(separator: "\n").compactMap { line in
-    let f = line.split(separator: "\t")
-    guard f.count == 2 else { return nil }
-    let rings = f[1].split(separator: "|").map { ring in
-      ring.split(separator: " ").compactMap { pair -> (Double, Double)? in
-        let c = pair.split(separator: ",")
-        guard c.count == 2, let lon = Double(c[0]), let lat = Double(c[1]) else { return nil }
-        return (lon, lat)
+  static let countries: [Country] = parseCountries(EmbeddedResources.gazetteerCountries)
+
+  /// places.tsv: a line per place, "name TAB country TAB latitude TAB longitude"; lines
+  /// without four fields or two numbers are left out.
+  static func parsePlaces(_ bytes: [UInt8]) -> [Place] {
+    var out: [Place] = []
+    bytes.withUnsafeBufferPointer { buffer in
+      var reader = TSVReader(buffer)
+      while !reader.atEnd {
+        let fields = reader.fields()
+        guard fields.count == 4, let lat = reader.number(fields[2]), let lon = reader.number(fields[3]) else { continue }
+        out.append(Place(name: reader.text(fields[0]), country: reader.text(fields[1]), latitude: lat, longitude: lon))
       }
     }
-    let all = rings.joined()
-    guard let minLon = all.map(\.0).min(), let maxLon = all.map(\.0).max(), let minLat = all.map(\.1).min(),
-      let maxLat = all.map(\.1).max()
-    else { return nil }
-    return Country(name: String(f[0]), rings: rings, box: (minLon, minLat, maxLon, maxLat))
+    return out
+  }
+
+  /// countries.tsv: a line per country, "name TAB rings", the rings split by "|", each
+  /// "lon,lat lon,lat …".
+  static func parseCountries(_ bytes: [UInt8]) -> [Country] {
+    var out: [Country] = []
+    bytes.withUnsafeBufferPointer { buffer in
+      var reader = TSVReader(buffer)
+      while !reader.atEnd {
+        let fields = reader.fields()
+        guard fields.count == 2 else { continue }
+        var rings: [[(Double, Double)]] = []
+        for ringRange in reader.split(fields[1], by: UInt8(ascii: "|")) {
+          var ring: [(Double, Double)] = []
+          for pair in reader.split(ringRange, by: UInt8(ascii: " ")) {
+            let parts = reader.split(pair, by: UInt8(ascii: ","))
+            guard parts.count == 2, let lon = reader.number(parts[0]), let lat = reader.number(parts[1]) else { continue }
+            ring.append((lon, lat))
+          }
+          rings.append(ring)
+        }
+        let all = rings.joined()
+        guard let minLon = all.map(\.0).min(), let maxLon = all.map(\.0).max(), let minLat = all.map(\.1).min(),
+          let maxLat = all.map(\.1).max()
+        else { continue }
+        out.append(Country(name: reader.text(fields[0]), rings: rings, box: (minLon, minLat, maxLon, maxLat)))
+      }
+    }
+    return out
   }
 
   /// Where (latitude, longitude) in degrees lies, or nil for a point off the globe.
@@ -167,5 +192,46 @@ public enum Gazetteer {
       digits.removeLast(3)
     }
     return digits + out + " km"
+  }
+}
+
+/// Lines of tab-separated fields in a UTF-8 buffer, read as bytes.
+struct TSVReader {
+  let bytes: UnsafeBufferPointer<UInt8>
+  var position = 0
+
+  init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+  var end: Int { bytes.count }
+
+  var atEnd: Bool { position >= end }
+
+  /// The next line's fields (empty fields kept); the position moves past its newline.
+  mutating func fields() -> [Range<Int>] {
+    var lineEnd = position
+    while lineEnd < end && bytes[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
+    let line = position..<lineEnd
+    position = lineEnd + 1
+    return split(line, by: UInt8(ascii: "\t"), keepEmpty: true)
+  }
+
+  func split(_ range: Range<Int>, by separator: UInt8, keepEmpty: Bool = false) -> [Range<Int>] {
+    var out: [Range<Int>] = []
+    var start = range.lowerBound
+    for i in range where bytes[i] == separator {
+      if keepEmpty || i > start { out.append(start..<i) }
+      start = i + 1
+    }
+    if keepEmpty || range.upperBound > start { out.append(start..<range.upperBound) }
+    return out
+  }
+
+  func text(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
+
+  /// The whole field as a finite number (Swift's parser: the C locale's decimal point,
+  /// whatever locale the process has), or nil.
+  func number(_ range: Range<Int>) -> Double? {
+    guard !range.isEmpty, let value = Double(text(range)), value.isFinite else { return nil }
+    return value
   }
 }
