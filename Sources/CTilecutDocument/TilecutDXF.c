@@ -134,14 +134,18 @@ void tc_dxf_forget(const char *path) {
   pthread_mutex_unlock(&entries_lock);
 }
 
-/* A drawing read into its display list, and where it lands at the render scale. */
+/* A drawing read into its display list, and where it lands in the image. */
 typedef struct {
   TcDrawingEntry *entry;
-  double x0, y_top;
-  /* device pixels a drawing unit, and a millimetre of lineweight */
+  /* drawing point → image pixel, and back */
+  cairo_matrix_t to_pixel, to_drawing;
+  /* image pixels a drawing unit (the map's scale, √|det|), and a millimetre of lineweight */
   double k, px_per_mm;
   /* texts are drawn at least this many pixels high (0: as the drawing has them) */
   double min_text_px;
+  /* the frame's outline in image pixels, drawn within (clip_points 0: not clipped) */
+  double clip[8];
+  int clip_points;
 } TcDxf;
 
 static void dxf_free(void *p) {
@@ -317,10 +321,12 @@ static double select_font(cairo_t *cr) {
 #define TC_PATTERN_MAX_LINES 20000
 
 /* A pattern hatch's line families, clipped to the current path (its rings, which it
- * consumes), in a band where drawing point (x, y) is device (x·k + ox, oy − y·k).
+ * consumes), in a band where drawing point p is device point `to_device`·p and `k`
+ * device pixels a drawing unit; `to_drawing` the inverse map.
  * 0 when drawn; -1 when its lines are under 2 pixels apart or more than
  * TC_PATTERN_MAX_LINES: the caller fills the path instead. */
-static int draw_pattern(cairo_t *cr, const double *p, uint32_t count, double k, double ox, double oy) {
+static int draw_pattern(cairo_t *cr, const double *p, uint32_t count, const cairo_matrix_t *to_device,
+                        const cairo_matrix_t *to_drawing, double k) {
   double x0, y0, x1, y1;
   cairo_save(cr);
   cairo_set_fill_rule(cr, CAIRO_FILL_RULE_EVEN_ODD);
@@ -328,8 +334,9 @@ static int draw_pattern(cairo_t *cr, const double *p, uint32_t count, double k, 
   cairo_clip(cr);
   cairo_clip_extents(cr, &x0, &y0, &x1, &y1);
   /* the band's clipped box in drawing units */
-  double corners[4][2] = {{(x0 - ox) / k, (oy - y0) / k}, {(x1 - ox) / k, (oy - y0) / k}, {(x0 - ox) / k, (oy - y1) / k},
-                          {(x1 - ox) / k, (oy - y1) / k}};
+  double corners[4][2] = {{x0, y0}, {x1, y0}, {x0, y1}, {x1, y1}};
+  for (int c = 0; c < 4; c++)
+    cairo_matrix_transform_point(to_drawing, &corners[c][0], &corners[c][1]);
   long lines = 0;
   int dense = 0;
   /* first pass counts, second draws */
@@ -393,8 +400,10 @@ static int draw_pattern(cairo_t *cr, const double *p, uint32_t count, double k, 
         if (phase < 0)
           phase += period;
         cairo_set_dash(cr, on_off, period > 0 ? m : 0, phase);
-        cairo_move_to(cr, ax * k + ox, oy - ay * k);
-        cairo_line_to(cr, ex * k + ox, oy - ey * k);
+        cairo_matrix_transform_point(to_device, &ax, &ay);
+        cairo_matrix_transform_point(to_device, &ex, &ey);
+        cairo_move_to(cr, ax, ay);
+        cairo_line_to(cr, ex, ey);
         cairo_stroke(cr);
       }
     }
@@ -408,14 +417,44 @@ static int draw_pattern(cairo_t *cr, const double *p, uint32_t count, double k, 
   return dense ? -1 : 0;
 }
 
+/* Moves to (`line` 0) or draws a line to drawing point (x, y), mapped by `m`. */
+static void path_to(cairo_t *cr, const cairo_matrix_t *m, double x, double y, int line) {
+  cairo_matrix_transform_point(m, &x, &y);
+  if (line)
+    cairo_line_to(cr, x, y);
+  else
+    cairo_move_to(cr, x, y);
+}
+
+/* Draws the display list onto a band whose top-left corner is image pixel (left, top).
+ * Points are mapped by the drawing's map and the path built in device space, so that
+ * line widths, dashes and dots stay in pixels whatever the map; a text is drawn in
+ * the map's linear part over its scale (a turn, and a mirror: drawing y grows up),
+ * about its anchor. */
 static int dxf_draw(void *ctx, cairo_t *cr, int left, int top) {
   TcDxf *s = ctx;
   const tc_drawing *d = &s->entry->drawing;
-  double k = s->k, ox = -s->x0 * k - left, oy = s->y_top * k - top;
-#define DX(X) ((X) * k + ox)
-#define DY(Y) (oy - (Y) * k)
+  double k = s->k;
+  cairo_matrix_t m = s->to_pixel, inverse = s->to_drawing, shift;
+  cairo_matrix_init_translate(&shift, -left, -top);
+  cairo_matrix_multiply(&m, &m, &shift);
+  cairo_matrix_init_translate(&shift, left, top);
+  cairo_matrix_multiply(&inverse, &shift, &inverse);
+  /* a text's own space (y down, a pixel a unit) in device space: the linear part over
+   * k, after the flip of y; the identity for a north-up map */
+  cairo_matrix_t text_space;
+  cairo_matrix_init(&text_space, m.xx / k, m.yx / k, -m.xy / k, -m.yy / k, 0, 0);
+#define DX(X, Y) (m.xx * (X) + m.xy * (Y) + m.x0)
+#define DY(X, Y) (m.yx * (X) + m.yy * (Y) + m.y0)
   double cap_ratio = select_font(cr);
   cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+  if (s->clip_points >= 3) {
+    cairo_new_path(cr);
+    for (int c = 0; c < s->clip_points; c++)
+      cairo_line_to(cr, s->clip[2 * c] - left, s->clip[2 * c + 1] - top);
+    cairo_close_path(cr);
+    cairo_clip(cr);
+  }
   for (size_t i = 0; i < d->item_count; i++) {
     const tc_drawing_item *item = &d->items[i];
     const double *xy = d->xy + 2 * (size_t)item->first;
@@ -424,9 +463,8 @@ static int dxf_draw(void *ctx, cairo_t *cr, int left, int top) {
     switch (item->kind) {
     case TC_DRAWING_STROKE: {
       cairo_new_path(cr);
-      cairo_move_to(cr, DX(xy[0]), DY(xy[1]));
-      for (uint32_t j = 1; j < item->count; j++)
-        cairo_line_to(cr, DX(xy[2 * j]), DY(xy[2 * j + 1]));
+      for (uint32_t j = 0; j < item->count; j++)
+        path_to(cr, &m, xy[2 * j], xy[2 * j + 1], j > 0);
       double mm = item->lineweight_mm > 0 ? item->lineweight_mm : 0.25;
       double width = mm * s->px_per_mm;
       if (item->width_units * k > width)
@@ -464,13 +502,8 @@ static int dxf_draw(void *ctx, cairo_t *cr, int left, int top) {
       uint32_t at = 0;
       for (uint32_t r = 0; r < item->ring_count; r++) {
         uint32_t n = d->rings[item->ring_first + r];
-        for (uint32_t j = 0; j < n && at + j < item->count; j++) {
-          double x = DX(xy[2 * (at + j)]), y = DY(xy[2 * (at + j) + 1]);
-          if (j == 0)
-            cairo_move_to(cr, x, y);
-          else
-            cairo_line_to(cr, x, y);
-        }
+        for (uint32_t j = 0; j < n && at + j < item->count; j++)
+          path_to(cr, &m, xy[2 * (at + j)], xy[2 * (at + j) + 1], j > 0);
         cairo_close_path(cr);
         at += n;
       }
@@ -480,7 +513,7 @@ static int dxf_draw(void *ctx, cairo_t *cr, int left, int top) {
         cairo_set_line_width(cr, 1);
         cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
         if (item->dash_first + (uint64_t)item->dash_count <= d->dash_count &&
-            draw_pattern(cr, d->dashes + item->dash_first, item->dash_count, k, ox, oy) == 0)
+            draw_pattern(cr, d->dashes + item->dash_first, item->dash_count, &m, &inverse, k) == 0)
           break;
       }
       /* a wipeout clears what is drawn beneath it to the (transparent) background */
@@ -491,10 +524,14 @@ static int dxf_draw(void *ctx, cairo_t *cr, int left, int top) {
       break;
     }
     case TC_DRAWING_TEXT:
-      place_text(d, cr, item, k, DX(xy[0]), DY(xy[1]), cap_ratio, s->min_text_px, NULL);
+      cairo_save(cr);
+      cairo_translate(cr, DX(xy[0], xy[1]), DY(xy[0], xy[1]));
+      cairo_transform(cr, &text_space);
+      place_text(d, cr, item, k, 0, 0, cap_ratio, s->min_text_px, NULL);
+      cairo_restore(cr);
       break;
     case TC_DRAWING_DOT:
-      cairo_rectangle(cr, floor(DX(xy[0])), floor(DY(xy[1])), 1, 1);
+      cairo_rectangle(cr, floor(DX(xy[0], xy[1])), floor(DY(xy[0], xy[1])), 1, 1);
       source(cr, item->rgba);
       cairo_fill(cr);
       break;
@@ -511,18 +548,16 @@ static int dxf_draw(void *ctx, cairo_t *cr, int left, int top) {
   return 0;
 }
 
-int tc_dxf_open_banded(const char *filename, int dwg, const char *layers, double x0, double y_top, double units_per_pixel,
-                       int width, int height, double scale, double px_per_mm, double min_text_px, int band_rows,
-                       size_t max_bytes, size_t max_text, void **result) {
-  VipsImage **out = (VipsImage **)result;
+/* The image of `width` × `height` pixels a drawing draws into through `to_pixel`
+ * (drawing point → image pixel), clipped to `clip` (n_clip points, or none). */
+static int open_mapped(const char *filename, int dwg, const char *layers, const cairo_matrix_t *to_pixel, const double *clip,
+                       int n_clip, int width, int height, double px_per_mm, double min_text_px, int band_rows, size_t max_bytes,
+                       size_t max_text, VipsImage **out) {
   *out = NULL;
-  if (!(scale > 0) || !(units_per_pixel > 0) || band_rows < 1 || width < 1 || height < 1) {
-    vips_error("dxfload", "bad scale, frame or band height");
-    return -1;
-  }
-  double w = floor(width * scale + 0.5), h = floor(height * scale + 0.5);
-  if (!(w >= 1 && h >= 1 && w <= INT_MAX / 8 && h <= INT_MAX)) {
-    vips_error("dxfload", "the drawing cannot be rendered %g × %g pixels", w, h);
+  cairo_matrix_t inverse = *to_pixel;
+  double det = to_pixel->xx * to_pixel->yy - to_pixel->xy * to_pixel->yx;
+  if (!(isfinite(det) && det != 0) || cairo_matrix_invert(&inverse) != CAIRO_STATUS_SUCCESS || n_clip < 0 || n_clip > 4) {
+    vips_error("dxfload", "the drawing's placement is degenerate");
     return -1;
   }
   TcDxf *s = calloc(1, sizeof *s);
@@ -537,12 +572,59 @@ int tc_dxf_open_banded(const char *filename, int dwg, const char *layers, double
     dxf_free(s);
     return -1;
   }
-  s->x0 = x0;
-  s->y_top = y_top;
-  s->k = scale / units_per_pixel;
-  s->px_per_mm = px_per_mm * scale;
+  s->to_pixel = *to_pixel;
+  s->to_drawing = inverse;
+  s->k = sqrt(fabs(det));
+  s->px_per_mm = px_per_mm;
   s->min_text_px = min_text_px > 0 ? min_text_px : 0;
-  return tc_bands_open("dxfload", (int)w, (int)h, band_rows, 0, dxf_draw, s, dxf_free, TC_UNPREMULTIPLY_ROUND, out);
+  if (clip && n_clip >= 3) {
+    memcpy(s->clip, clip, 2 * (size_t)n_clip * sizeof *clip);
+    s->clip_points = n_clip;
+  }
+  return tc_bands_open("dxfload", width, height, band_rows, 0, dxf_draw, s, dxf_free, TC_UNPREMULTIPLY_ROUND, out);
+}
+
+int tc_dxf_open_banded(const char *filename, int dwg, const char *layers, double x0, double y_top, double units_per_pixel,
+                       int width, int height, double scale, double px_per_mm, double min_text_px, int band_rows,
+                       size_t max_bytes, size_t max_text, void **result) {
+  VipsImage **out = (VipsImage **)result;
+  *out = NULL;
+  if (!(scale > 0) || !(units_per_pixel > 0) || band_rows < 1 || width < 1 || height < 1) {
+    vips_error("dxfload", "bad scale, frame or band height");
+    return -1;
+  }
+  double w = floor(width * scale + 0.5), h = floor(height * scale + 0.5);
+  if (!(w >= 1 && h >= 1 && w <= INT_MAX / 8 && h <= INT_MAX)) {
+    vips_error("dxfload", "the drawing cannot be rendered %g × %g pixels", w, h);
+    return -1;
+  }
+  /* north up: drawing point (x0, y_top) at the image's top-left corner */
+  double k = scale / units_per_pixel;
+  cairo_matrix_t to_pixel;
+  cairo_matrix_init(&to_pixel, k, 0, 0, -k, -x0 * k, y_top * k);
+  return open_mapped(filename, dwg, layers, &to_pixel, NULL, 0, (int)w, (int)h, px_per_mm * scale, min_text_px, band_rows,
+                     max_bytes, max_text, out);
+}
+
+int tc_dxf_open_placed(const char *filename, int dwg, const char *layers, const double map[6], const double clip[8], int width,
+                       int height, double px_per_mm, double min_text_px, int band_rows, size_t max_bytes, size_t max_text,
+                       void **result) {
+  VipsImage **out = (VipsImage **)result;
+  *out = NULL;
+  if (band_rows < 1 || width < 1 || height < 1 || width > INT_MAX / 8 || !(px_per_mm >= 0)) {
+    vips_error("dxfload", "bad size, lineweight scale or band height");
+    return -1;
+  }
+  for (int i = 0; i < 6; i++) {
+    if (!isfinite(map[i])) {
+      vips_error("dxfload", "the drawing's placement is degenerate");
+      return -1;
+    }
+  }
+  cairo_matrix_t to_pixel;
+  cairo_matrix_init(&to_pixel, map[0], map[3], map[1], map[4], map[2], map[5]);
+  return open_mapped(filename, dwg, layers, &to_pixel, clip, clip ? 4 : 0, width, height, px_per_mm, min_text_px, band_rows,
+                     max_bytes, max_text, out);
 }
 
 /* Widens `extent` by the ink of each of `d`'s texts: their glyphs laid out as

@@ -192,6 +192,32 @@ public enum DrawingSource {
   /// zoom's image of it, and the header's measure, share one parse while it is held).
   public static func forget(path: String) { tc_dxf_forget(path) }
 
+  /// The drawing drawn straight on a direct level's grid (`LevelRecipe.draw`): the
+  /// region's pixels, in bands of `SourceImage.documentBandBytes`, through the frame's
+  /// and the placement's affine maps, and only within the frame (the source's outline),
+  /// as a rendering in source pixels resampled onto the grid would be. Texts are sized
+  /// for `documentScale`, the scale that rendering would have.
+  static func placed(
+    _ source: SourceDescription, frame: DrawingFrame, placement: Placement, level: DensityLevel, documentScale: Double,
+    maxMemory: Int = DecodeBudget.defaultBytes
+  ) throws -> VipsImageHandle {
+    let region = level.region
+    let map = LevelGeometry.drawingMap(frame: frame, source: source, placement: placement, region: region, worldPixels: level.worldPixels)
+    let outline = LevelGeometry.sourceOutline(source: source, placement: placement, region: region, worldPixels: level.worldPixels)
+    let matrix = [map.a, map.b, map.c, map.d, map.e, map.f]
+    let rows = Int(max(64, min(4096, Double(SourceImage.documentBandBytes) / (4 * Double(max(1, region.width))))))
+    let layers = frame.layers?.joined(separator: "\n")
+    return try VipsImageHandle.make("render \(source.path)") { out in
+      var image: UnsafeMutableRawPointer?
+      let status = tc_dxf_open_placed(
+        source.path, frame.isDWG ? 1 : 0, layers, matrix, outline, Int32(region.width), Int32(region.height),
+        frame.pixelsPerLineweightMillimeter, frame.minimumTextPixels(atScale: documentScale), Int32(rows), listBytes(maxMemory: maxMemory),
+        maxTextBytes, &image)
+      out = image?.assumingMemoryBound(to: VipsImage.self)
+      return status
+    }
+  }
+
   /// The drawing rendered at `scale` in bands of `rows` rows.
   static func banded(_ source: SourceDescription, frame: DrawingFrame, scale: Double, rows: Int, maxMemory: Int = DecodeBudget.defaultBytes)
     throws -> VipsImageHandle

@@ -83,6 +83,12 @@ public enum LevelPipeline {
       let image = try SourceImage.pixels(of: source, format: format, sequential: true, scale: documentScale ?? 1, sheet: claim)
       let placed = try image.map("embed") { tc_embed($0, &$1, Int32(x), Int32(y), Int32(region.width), Int32(region.height)) }
       return try VipsLevelSource(image: placed, name: source.path)
+    case .draw(let documentScale):
+      guard let frame = source.drawing else {
+        throw TilecutError.invalidInput(path: source.path, reason: "internal error: level \(level.density) draws a source that is no drawing")
+      }
+      let image = try DrawingSource.placed(source, frame: frame, placement: plan.placement, level: level, documentScale: documentScale)
+      return try VipsLevelSource(image: image, name: source.path)
     case .resample(let recipe):
       let scale = recipe.documentScale ?? 1
       try SubPixelPlacement.check(source: source, placement: plan.placement, scale: scale, shrink: recipe.shrink, region: region)

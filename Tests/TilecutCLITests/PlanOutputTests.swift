@@ -139,6 +139,20 @@ struct PlanOutputTests {
       let problems = violations(value, schema, file: file, all: all)
       #expect(problems.isEmpty, "\(extra): \(problems.prefix(5))")
     }
+    // a DXF drawing under an affine placement: its levels are drawn on the grid (`draw`)
+    let pairs = [
+      "0", "SECTION", "2", "ENTITIES", "0", "LINE", "8", "0", "10", "0", "20", "0", "11", "40", "21", "10", "0", "ENDSEC", "0", "EOF",
+    ]
+    try Data(pairs.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dir + "/plan.dxf"))
+    let run = try runTool([
+      dir + "/plan.dxf", "-o", dir + "/drawn", "--dry-run", "--json", "--center", "52,5", "--drawing-units", "m", "--rotation", "20", "--max-zoom", "20",
+    ])
+    #expect(run.status == 0, "\(run.stderr)")
+    let value = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8))
+    let schema = try #require(all["dry-run.schema.json"] as? [String: Any])
+    let problems = violations(value, schema, file: "dry-run.schema.json", all: all)
+    #expect(problems.isEmpty, "the drawing's dry run: \(problems.prefix(5))")
+    #expect(run.stdout.contains("\"draw\""), "no level of the drawing is drawn on its grid")
   }
 
   @Test("the plan in the dry run's JSON decodes to the plan the job made")

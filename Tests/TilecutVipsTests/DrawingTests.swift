@@ -19,10 +19,13 @@ struct InkComparison: Decodable {
   var precision: Double
   var textRecall: Double
   var shift: [Int]
+  /// The shift to a hundredth of a pixel (x, y), where the script reports it.
+  var subpixelShift: [Double]?
 
   enum CodingKeys: String, CodingKey {
     case recall, precision, shift
     case textRecall = "text_recall"
+    case subpixelShift = "subpixel_shift"
   }
 }
 
@@ -78,7 +81,9 @@ struct DrawingCorpusTests {
     ])
   func matchesEzdxf(name: String, columns: Double, recall: Double, precision: Double, textRecall: Double) throws {
     let result = try compareWithEzdxf(name, columns: columns)
-    print("\(name): recall \(result.recall), precision \(result.precision), text recall \(result.textRecall), shift \(result.shift)")
+    print(
+      "\(name): recall \(result.recall), precision \(result.precision), text recall \(result.textRecall), shift \(result.shift) (\(result.subpixelShift ?? []))"
+    )
     #expect(result.recall >= recall, "\(name): recall \(result.recall)")
     #expect(result.precision >= precision, "\(name): precision \(result.precision)")
     #expect(result.textRecall >= textRecall, "\(name): text recall \(result.textRecall)")
@@ -453,7 +458,9 @@ struct DrawingWritersTests {
     process.waitUntilExit()
     try #require(process.terminationStatus == 0, "dxf-writers.py could not write the \(version) drawing")
     let result = try compareWithEzdxf(dir + "/plan_\(version).dxf", columns: 1000)
-    print("plan_\(version).dxf: recall \(result.recall), precision \(result.precision), text recall \(result.textRecall), shift \(result.shift)")
+    print(
+      "plan_\(version).dxf: recall \(result.recall), precision \(result.precision), text recall \(result.textRecall), shift \(result.shift) (\(result.subpixelShift ?? []))"
+    )
     #expect(result.recall >= 0.9, "\(version): recall \(result.recall)")
     #expect(result.precision >= 0.9, "\(version): precision \(result.precision)")
     #expect(result.textRecall >= 0.9, "\(version): text recall \(result.textRecall)")

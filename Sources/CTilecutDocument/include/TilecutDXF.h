@@ -21,6 +21,18 @@ int tc_dxf_open_banded(const char *filename, int dwg, const char *layers, double
                        int width, int height, double scale, double px_per_mm, double min_text_px, int band_rows,
                        size_t max_bytes, size_t max_text, void **out);
 
+/* The same drawing drawn straight onto another pixel grid (a level of a pyramid):
+ * drawing point (x, y) is image pixel (map[0]·x + map[1]·y + map[2], map[3]·x +
+ * map[4]·y + map[5]), any invertible affine map (turned, mirrored, sheared); the image
+ * `width` × `height`, drawn only within the quadrilateral `clip` (x, y of 4 corners in
+ * image pixels; NULL: not clipped). Strokes are `px_per_mm` pixels a millimetre of
+ * lineweight; sizes in drawing units (texts, widths, dashes, hatch spacings) are
+ * scaled by the map's scale, √|det|. Otherwise as tc_dxf_open_banded, which is this
+ * with a north-up map of the frame. */
+int tc_dxf_open_placed(const char *filename, int dwg, const char *layers, const double map[6], const double clip[8], int width,
+                       int height, double px_per_mm, double min_text_px, int band_rows, size_t max_bytes, size_t max_text,
+                       void **out);
+
 /* What tc_dxf_open_banded draws of a drawing, measured: the extent of what is
  * drawn (extent: min x, min y, max x, max y in drawing units), the number of
  * things drawn, the features read and those left out (off or frozen layers).

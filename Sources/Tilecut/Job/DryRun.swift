@@ -127,6 +127,8 @@ extension TileJob {
     case .resample(let s):
       let access = s.access == .streaming ? "streaming through \(s.ringRows ?? 0) source rows" : "random access"
       recipe = "\(rendered(s.documentScale))resampled (shrink \(s.shrink), \(s.filter.rawValue), \(access))"
+    case .draw(let scale):
+      recipe = "drawn on the level's grid (texts sized as at \(String(format: "%.4g", scale))), not resampled"
     case .reduce(let from): recipe = "reduced from density \(from)"
     case .double(let from): recipe = "doubled from density \(from)"
     }

@@ -160,6 +160,7 @@ public struct TileJob {
         switch level.recipe {
         case .embed(let scale, _, _): planned = scale
         case .resample(let r): planned = r.documentScale
+        case .draw(let scale): planned = scale
         case .reduce, .double: planned = nil
         }
         guard let scale = planned else { continue }

@@ -38,6 +38,8 @@ public enum DirtyCells {
         boxes[id(level.base, level.density)] = rects.map {
           direct($0, plan: plan, level: level, shrink: max(1, recipe.shrink), support: recipe.filter.support)
         }
+      case .draw:
+        return nil
       case .reduce(let from):
         guard let above = boxes[id(level.base, from)] else { return nil }
         boxes[id(level.base, level.density)] = above.map { b in

@@ -7,6 +7,11 @@ public enum LevelRecipe: Hashable, Sendable, Codable {
   case embed(documentScale: Double?, x: Int, y: Int)
   /// The source (a document rendered at `documentScale` first) resampled onto the level's grid.
   case resample(Resample)
+  /// A CAD drawing drawn by cairo straight on the level's grid, through the frame's
+  /// map and the placement's affine one: no resampling. `documentScale`: the scale a
+  /// rendering in source pixels would have, which sizes its texts
+  /// (`DrawingFrame.minimumTextPixels(atScale:)`) and bounds it (--max-pixels).
+  case draw(documentScale: Double)
   /// A 2× reduction of the level of density `fromDensity` (one denser).
   case reduce(fromDensity: Int)
   /// The level of density `fromDensity` (one less dense, the chain's head) doubled:
@@ -16,7 +21,7 @@ public enum LevelRecipe: Hashable, Sendable, Codable {
   /// True for recipes that read the source.
   public var readsSource: Bool {
     switch self {
-    case .embed, .resample: return true
+    case .embed, .resample, .draw: return true
     case .reduce, .double: return false
     }
   }
@@ -159,6 +164,28 @@ public enum LevelGeometry {
       .concatenating(after: .scale(1 / scale, 1 / scale))
   }
 
+  /// Drawing point → region pixel of a CAD drawing's direct level (`LevelRecipe.draw`):
+  /// the frame's map to source pixels at scale 1 (less the band's crop, for a floor cut
+  /// from a sheet), then the placement's.
+  public static func drawingMap(frame: DrawingFrame, source: SourceDescription, placement: Placement, region: PixelRect, worldPixels: Double)
+    -> AffineTransform
+  {
+    let u = frame.unitsPerPixel
+    let toSource = AffineTransform(
+      a: 1 / u, b: 0, c: -frame.x0 / u - Double(source.crop?.x ?? 0), d: 0, e: -1 / u, f: frame.yTop / u - Double(source.crop?.y ?? 0))
+    return forward(placement: placement, region: region, worldPixels: worldPixels, scale: 1).concatenating(after: toSource)
+  }
+
+  /// The source's outline (its four corners, x, y each, clockwise from the top-left) in region pixels.
+  public static func sourceOutline(source: SourceDescription, placement: Placement, region: PixelRect, worldPixels: Double) -> [Double] {
+    let map = forward(placement: placement, region: region, worldPixels: worldPixels, scale: 1)
+    let (w, h) = (Double(source.width), Double(source.height))
+    return [(0.0, 0.0), (w, 0), (w, h), (0, h)].flatMap { corner -> [Double] in
+      let p = map.apply(corner.0, corner.1)
+      return [p.x, p.y]
+    }
+  }
+
   /// The power-of-two shrink that keeps a level pixel from spanning two or more source pixels.
   public static func shrink(forward: AffineTransform) -> Int {
     let levelPerSource = min(hypot(forward.a, forward.d), hypot(forward.b, forward.e))
@@ -261,7 +288,7 @@ public enum LevelGeometry {
 
 extension LevelRecipe {
   /// The recipe's name in JSON.
-  public enum Kind: String, Codable, Sendable { case embed, resample, reduce, double }
+  public enum Kind: String, Codable, Sendable { case embed, resample, draw, reduce, double }
 
   enum CodingKeys: String, CodingKey { case kind, documentScale, x, y, shrink, filter, access, ringRows, fromDensity }
 
@@ -269,6 +296,7 @@ extension LevelRecipe {
     switch self {
     case .embed: return .embed
     case .resample: return .resample
+    case .draw: return .draw
     case .reduce: return .reduce
     case .double: return .double
     }
@@ -289,6 +317,8 @@ extension LevelRecipe {
       try c.encode(r.filter, forKey: .filter)
       try c.encode(r.access, forKey: .access)
       try c.encodeIfPresent(r.ringRows, forKey: .ringRows)
+    case .draw(let scale):
+      try c.encode(scale, forKey: .documentScale)
     case .reduce(let from), .double(let from):
       try c.encode(from, forKey: .fromDensity)
     }
@@ -307,6 +337,7 @@ extension LevelRecipe {
           documentScale: try c.decodeIfPresent(Double.self, forKey: .documentScale), shrink: try c.decode(Int.self, forKey: .shrink),
           filter: try c.decode(ResampleFilter.self, forKey: .filter), access: try c.decode(ResampleAccess.self, forKey: .access),
           ringRows: try c.decodeIfPresent(Int.self, forKey: .ringRows)))
+    case .draw: self = .draw(documentScale: try c.decode(Double.self, forKey: .documentScale))
     case .reduce: self = .reduce(fromDensity: try c.decode(Int.self, forKey: .fromDensity))
     case .double: self = .double(fromDensity: try c.decode(Int.self, forKey: .fromDensity))
     }

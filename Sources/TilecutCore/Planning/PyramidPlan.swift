@@ -336,11 +336,26 @@ public enum PyramidPlanner {
       } else if let head, !plan.source.isVector, level.base == head.base, level.density == head.density + 1 {
         levels[i].recipe = .double(fromDensity: head.density)
       } else {
-        levels[i].recipe = try directRecipe(plan, level: level, mapping: mapping)
+        levels[i].recipe = try drawnRecipe(plan, level: level) ?? directRecipe(plan, level: level, mapping: mapping)
         levels[i].strips = LevelStrip.strips(of: level.region, stripHeight: level.stripHeight)
       }
     }
     plan.levels = levels
+  }
+
+  /// A CAD drawing whose placement is affine in Web Mercator (a centre with its scale
+  /// and turn, `--gcp` fits, `--bounds`, a world file, a project file's placement, a
+  /// GEODATA object in EPSG:3857): drawn on each level's grid, as the frame and the
+  /// placement map it, without a resample. Nil for any other source, and for a drawing
+  /// placed through PROJ (GEODATA or a CRS other than Web Mercator) or in lon/lat (rows
+  /// remapped, not affine in Mercator): those are drawn in source pixels and resampled.
+  static func drawnRecipe(_ plan: FloorPlan, level: DensityLevel) throws -> LevelRecipe? {
+    guard plan.source.drawing != nil, plan.placement.projection == .webMercator, plan.source.clip == nil else { return nil }
+    let forward = LevelGeometry.forward(placement: plan.placement, region: level.region, worldPixels: level.worldPixels, scale: 1)
+    guard forward.inverse != nil else {
+      throw TilecutError.invalidInput(path: plan.source.path, reason: "the placement is degenerate (zero area)")
+    }
+    return .draw(documentScale: plan.documentScale(for: level))
   }
 
   /// Embed, streaming resample or random-access resample, with the shrink and ring they need.
