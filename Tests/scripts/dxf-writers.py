@@ -1,7 +1,7 @@
 """Writes DXF drawings as other CAD programs write them, for comparing tilecut's
 rendering with ezdxf's (Tests/scripts/dxf-ink-compare.py).
 
-usage: dxf-writers.py OUT_DIR [VERSION ...]
+usage: dxf-writers.py OUT_DIR [VERSION | notes_VERSION ...]
 
 One drawing a DXF version (R12, R2000, R2010, R2018), each with the same floor-plan
 fragment in millimetres (metres in R12, which has no $INSUNITS): LWPOLYLINE walls with widths and bulges (POLYLINE in R12),
@@ -10,12 +10,18 @@ rotation, a door block inserted rotated, scaled and mirrored with ATTRIBs, solid
 pattern hatches (also inside the rotated and scaled inserts), a linear DIMENSION,
 layers that are off and frozen, ACI and true colours, lineweights. Prints the names
 of the files it wrote, one a line.
+
+notes_VERSION (R2010 or later) writes notes_VERSION.dxf instead: MTEXT notes in
+columns (R2018's embedded object, the ACAD XDATA of earlier versions): static columns,
+dynamic columns of set heights and of one defined height, a column break (\\N), each
+anchored differently, the text flowing from column to column.
 """
 import math
 import os
 import sys
 
 import ezdxf
+from ezdxf.entities.mtext import MTextColumns
 from ezdxf.enums import TextEntityAlignment
 from ezdxf.math import Matrix44
 
@@ -129,12 +135,46 @@ def write(version, path):
     doc.saveas(path)
 
 
+NOTE = (
+    "Walls are drawn with their widths and doors with their swings; every note on "
+    "this plan flows through its columns as the drawing says, wrapped at the column "
+    "width, and goes on in the next column when one is full. "
+) * 2
+
+
+def write_notes(version, path):
+    doc = ezdxf.new(version)
+    doc.header["$INSUNITS"] = 4
+    msp = doc.modelspace()
+    msp.add_lwpolyline([(0, 0), (9000, 0), (9000, 7000), (0, 7000)], close=True)
+    # three static columns 900 high: the note fills two and part of the third
+    note = msp.add_mtext(NOTE, dxfattribs={"char_height": 100, "insert": (200, 6800), "attachment_point": 1})
+    note.setup_columns(MTextColumns.new_static_columns(3, 1500, 200, 900))
+    # dynamic columns of set heights, the last as high as the rest of the text
+    note = msp.add_mtext(NOTE, dxfattribs={"char_height": 90, "insert": (200, 3800), "attachment_point": 1})
+    note.setup_columns(MTextColumns.new_dynamic_manual_height_columns(1600, 150, [500, 800, 0]))
+    # a column break, the layout centred on its insertion point
+    note = msp.add_mtext(
+        "First column\\NSecond column after a break\\PAnd its second paragraph",
+        dxfattribs={"char_height": 110, "insert": (6000, 1500), "attachment_point": 5},
+    )
+    note.setup_columns(MTextColumns.new_static_columns(2, 1200, 300, 800))
+    # dynamic columns of one defined height, anchored at the bottom right
+    note = msp.add_mtext(NOTE, dxfattribs={"char_height": 80, "insert": (8800, 200), "attachment_point": 9})
+    note.setup_columns(MTextColumns.new_dynamic_auto_height_columns(2, 1300, 100, 1000))
+    doc.saveas(path)
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     for version in sys.argv[2:] or VERSIONS:
-        path = os.path.join(out, f"plan_{version}.dxf")
-        write(version, path)
+        if version.startswith("notes_"):
+            path = os.path.join(out, f"{version}.dxf")
+            write_notes(version[len("notes_") :], path)
+        else:
+            path = os.path.join(out, f"plan_{version}.dxf")
+            write(version, path)
         print(path)
 
 

@@ -30,7 +30,8 @@ typedef struct {
   float lineweight_mm;
   /* a polyline's constant width (DXF group 43) in drawing units, 0 when none */
   float width_units;
-  /* an MTEXT's column width (group 41) in drawing units: its lines are wrapped to it; 0 for none */
+  /* an MTEXT's column width in drawing units (group 41, or its columns' width): its
+   * lines are wrapped to it; 0 for none */
   float column_width;
   /* points [first, first + count) of `xy`; a fill's rings are `ring_count` runs of
    * `rings[ring_first ...]` points each; a text or dot has one point */
@@ -44,7 +45,15 @@ typedef struct {
   uint32_t text_offset;
   float size, angle, stretch;
   uint8_t anchor;
+  /* an MTEXT's columns (see TilecutDXFMText.h), 0 for a text without: its paragraphs
+   * flow through `column_count` columns `column_width` wide and `gutter` apart, each
+   * as high as `column_heights[column_first + i]` (drawing units; negative: as high
+   * as its text needs), more as high as the last; a '\f' in its text (\N) breaks to
+   * the next column */
+  uint8_t column_count;
   float dx, dy;
+  float gutter;
+  uint32_t column_first;
 } tc_drawing_item;
 
 typedef struct {
@@ -58,6 +67,8 @@ typedef struct {
   size_t dash_count;
   char *text;
   size_t text_bytes;
+  double *column_heights;
+  size_t column_height_count;
   /* the extent of the strokes, fills and dots drawn (not texts: their ink is measured
    * where they are laid out, tc_dxf_measure), drawing units */
   double min_x, min_y, max_x, max_y;
