@@ -386,8 +386,9 @@ static void place_columns(const tc_drawing *d, cairo_t *cr, const tc_drawing_ite
   if (!text)
     return;
   int anchor = item->anchor;
-  TcColumnFlow f = {.width = width, .gutter = item->gutter * scale / item->stretch, .cap = height,
-                    .lead = height * 5.0 / 3.0, .heights = heights, .listed = listed,
+  double spacing = item->line_spacing > 0 ? item->line_spacing : 1;
+  TcColumnFlow f = {.width = width, .gutter = item->gutter * scale / fabs(item->stretch), .cap = height,
+                    .lead = height * 5.0 / 3.0 * spacing, .heights = heights, .listed = listed,
                     .align = anchor >= 10 ? anchor - 10 : (anchor - 1) % 3,
                     .box = {INFINITY, INFINITY, -INFINITY, -INFINITY}};
   double layout_width, layout_height;
@@ -406,9 +407,10 @@ static void place_columns(const tc_drawing *d, cairo_t *cr, const tc_drawing_ite
 
 /* A text from its anchor point, as OGR's label anchors place it: 1-9 a keypad
  * from the bottom left, 10-12 the baseline; lines 5/3 of the height apart
- * (MTEXT's default spacing), the height the capital letters' height. `k` device
- * pixels a drawing unit; drawn, or with a `box` not drawn but its ink's box in
- * device space measured into it (min x, min y, max x, max y; left alone when no ink). */
+ * (MTEXT's default spacing) times its spacing factor, the height the capital
+ * letters' height. `k` device pixels a drawing unit; drawn, or with a `box` not
+ * drawn but its ink's box in device space measured into it (min x, min y, max x,
+ * max y; left alone when no ink). */
 static void place_text(const tc_drawing *d, cairo_t *cr, const tc_drawing_item *item, double k, double x, double y,
                        double cap_ratio, double min_px, double *box) {
   const char *text = d->text + item->text_offset;
@@ -426,7 +428,7 @@ static void place_text(const tc_drawing *d, cairo_t *cr, const tc_drawing_item *
   cairo_rotate(cr, -item->angle * M_PI / 180);
   cairo_scale(cr, item->stretch, 1);
   cairo_set_font_size(cr, height / cap_ratio);
-  double limit = item->column_width > 0 ? item->column_width * k * grow / item->stretch : 0;
+  double limit = item->column_width > 0 ? item->column_width * k * grow / fabs(item->stretch) : 0;
   if (item->column_count > 0 && limit > 0) {
     place_columns(d, cr, item, k * grow, height, limit, box);
     cairo_restore(cr);
@@ -434,7 +436,8 @@ static void place_text(const tc_drawing *d, cairo_t *cr, const tc_drawing_item *
   }
   int lines = each_line(cr, text, limit, NULL, NULL);
   int anchor = item->anchor;
-  TcTextLayout layout = {anchor >= 10 ? anchor - 10 : (anchor - 1) % 3, 0, height * 5.0 / 3.0, {INFINITY, INFINITY, -INFINITY, -INFINITY}};
+  double spacing = height * 5.0 / 3.0 * (item->line_spacing > 0 ? item->line_spacing : 1);
+  TcTextLayout layout = {anchor >= 10 ? anchor - 10 : (anchor - 1) % 3, 0, spacing, {INFINITY, INFINITY, -INFINITY, -INFINITY}};
   if (anchor >= 10)
     layout.first = -(lines - 1) * layout.spacing;
   else if (anchor >= 7)

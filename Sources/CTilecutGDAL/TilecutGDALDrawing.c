@@ -502,13 +502,30 @@ static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) 
    * it keeps for MTEXT */
   field = tc_gdal.OGR_F_GetFieldIndex(f, "SubClasses");
   const char *classes = field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, field) : NULL;
-  if (!(classes && strstr(classes, "AcDbMText")))
+  if (!(classes && strstr(classes, "AcDbMText"))) {
     anchor = anchor <= 3 ? anchor + 9 : anchor >= 10 ? anchor - 9 : anchor;
+    /* a TEXT's (an ATTRIB's) generation flags (71), which GDAL 3.6 leaves: 2 mirrored
+     * in x (backward), 4 in y (upside down), each about the anchor as AutoCAD and ezdxf
+     * draw them; mirrored in y is mirrored in x and turned half a turn. (A DIMENSION's
+     * 71, which GDAL may label, is its text's attachment point.) */
+    int plain = !(classes && *classes) || strstr(classes, "AcDbText");
+    int flags = plain ? (int)raw_code(f, "71") : 0;
+    if (flags & 2)
+      proto.stretch = -proto.stretch;
+    if (flags & 4) {
+      proto.stretch = -proto.stretch;
+      proto.angle += 180;
+    }
+  }
   proto.anchor = (uint8_t)anchor;
   proto.dx = (float)st->dx;
   proto.dy = (float)st->dy;
   proto.column_width = (float)raw_code(f, "41");
   const tc_mtext_columns *columns = NULL;
+  if (classes && strstr(classes, "AcDbMText")) {
+    double spacing = raw_code(f, "44");
+    proto.line_spacing = spacing > 0 ? (float)fmin(fmax(spacing, 0.25), 4) : 0;
+  }
   if (classes && strstr(classes, "AcDbMText") && b->path) {
     if (!b->mtext_read) {
       b->mtext_read = 1;

@@ -476,6 +476,20 @@ struct DrawingWritersTests {
     #expect(result.shift == [0, 0], "\(name): shifted by \(result.shift)")
   }
 
+  /// TEXTs and an ATTRIB mirrored in x and y (generation flags 2, 4 and 6, which GDAL
+  /// 3.6 leaves: drawn mirrored about their alignment point), MTEXTs of 0.8 and 1.6
+  /// line spacing, %%d, %%p and \\~ (seen 0.577/0.555/0.466 drawn unmirrored, their
+  /// lines 5/3 of the height apart whatever the spacing; 0.991/0.996/0.987 now).
+  @Test("mirrored texts and MTEXT line spacing are drawn as ezdxf draws them", arguments: ["marks_R2000", "marks_R2018"])
+  func marksMatchEzdxf(name: String) throws {
+    let result = try compareWritten(name, columns: 1000)
+    print("\(name).dxf: recall \(result.recall), precision \(result.precision), text recall \(result.textRecall), shift \(result.shift)")
+    #expect(result.recall >= 0.9, "\(name): recall \(result.recall)")
+    #expect(result.precision >= 0.9, "\(name): precision \(result.precision)")
+    #expect(result.textRecall >= 0.9, "\(name): text recall \(result.textRecall)")
+    #expect(result.shift == [0, 0], "\(name): shifted by \(result.shift)")
+  }
+
   /// Writes `name` with dxf-writers.py and compares tilecut's rendering with ezdxf's.
   func compareWritten(_ name: String, columns: Double) throws -> InkComparison {
     let dir = NSTemporaryDirectory() + "tilecut-dxf-writers-\(UUID().uuidString.prefix(8))"

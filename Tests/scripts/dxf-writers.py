@@ -15,6 +15,10 @@ notes_VERSION (R2010 or later) writes notes_VERSION.dxf instead: MTEXT notes in
 columns (R2018's embedded object, the ACAD XDATA of earlier versions): static columns,
 dynamic columns of set heights and of one defined height, a column break (\\N), each
 anchored differently, the text flowing from column to column.
+
+marks_VERSION writes marks_VERSION.dxf: texts other writers' files hold that GDAL
+reads only in part: TEXTs and ATTRIBs mirrored in x and y (generation flags 2 and 4)
+with several alignments, MTEXTs of set line spacing, %%d and %%p specials, \\~.
 """
 import math
 import os
@@ -165,11 +169,50 @@ def write_notes(version, path):
     doc.saveas(path)
 
 
+def write_marks(version, path):
+    doc = ezdxf.new(version)
+    doc.header["$INSUNITS"] = 4
+    msp = doc.modelspace()
+    msp.add_lwpolyline([(0, 0), (6000, 0), (6000, 4000), (0, 4000)], close=True)
+    # mirrored about their alignment point: backward, upside down, both
+    placements = [
+        (2, (600, 3600), TextEntityAlignment.LEFT, 0),
+        (2, (3000, 3600), TextEntityAlignment.MIDDLE_CENTER, 0),
+        (4, (600, 3000), TextEntityAlignment.LEFT, 0),
+        (4, (3000, 3000), TextEntityAlignment.BOTTOM_RIGHT, 30),
+        (6, (600, 2400), TextEntityAlignment.LEFT, 0),
+        (6, (4600, 2400), TextEntityAlignment.TOP_CENTER, 0),
+    ]
+    for flags, point, align, angle in placements:
+        text = msp.add_text(f"MIRRORED {flags}", height=150, rotation=angle)
+        text.set_placement(point, align=align)
+        text.dxf.text_generation_flag = flags
+    block = doc.blocks.new("TAGGED")
+    block.add_circle((0, 0), 100)
+    block.add_attdef("TAG", (150, 0), dxfattribs={"height": 120})
+    insert = msp.add_blockref("TAGGED", (4800, 3600))
+    attrib = insert.add_attrib("TAG", "BACKWARD", (4950, 3600), dxfattribs={"height": 120})
+    attrib.dxf.text_generation_flag = 2
+    # specials GDAL turns into their characters, and a non-breaking space
+    msp.add_text("Angle 90%%d, 5%%p0.1", height=120).set_placement((300, 1700))
+    msp.add_mtext("Turn 45%%d and\\~back %%p1", dxfattribs={"char_height": 120, "insert": (3200, 1850)})
+    # line spacing: tight and loose
+    for x, factor in ((300, 0.8), (3200, 1.6)):
+        msp.add_mtext(
+            "Spacing of the lines\\Pset by the note\\Pitself",
+            dxfattribs={"char_height": 110, "insert": (x, 1200), "line_spacing_factor": factor},
+        )
+    doc.saveas(path)
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     for version in sys.argv[2:] or VERSIONS:
-        if version.startswith("notes_"):
+        if version.startswith("marks_"):
+            path = os.path.join(out, f"{version}.dxf")
+            write_marks(version[len("marks_") :], path)
+        elif version.startswith("notes_"):
             path = os.path.join(out, f"{version}.dxf")
             write_notes(version[len("notes_") :], path)
         else:

@@ -40,8 +40,9 @@ typedef struct {
   /* a stroke's dash pattern: `dash_count` lengths in drawing units from `dashes[dash_first]` */
   uint32_t dash_first, dash_count;
   /* a text: UTF-8 lines separated by '\n' at `text[text_offset]`, NUL-terminated; its
-   * height in drawing units, turn in degrees counterclockwise, width factor, OGR's
-   * anchor (1-9 as a keypad from the bottom left, 10-12 the baseline) and offset */
+   * height in drawing units, turn in degrees counterclockwise, width factor (negative:
+   * mirrored in x about the anchor), OGR's anchor (1-9 as a keypad from the bottom
+   * left, 10-12 the baseline) and offset */
   uint32_t text_offset;
   float size, angle, stretch;
   uint8_t anchor;
@@ -54,6 +55,9 @@ typedef struct {
   float dx, dy;
   float gutter;
   uint32_t column_first;
+  /* an MTEXT's line spacing factor (44; 0.25 to 4, 0 for the default 1): its lines
+   * are 5/3 of its height times it apart */
+  float line_spacing;
 } tc_drawing_item;
 
 typedef struct {
