@@ -44,19 +44,93 @@ static int has_column_data(const char *path) {
     return -1;
   size_t n = (size_t)st.st_size;
   int found = n >= 18 && memcmp(map, "AutoCAD Binary DXF", 18) != 0 &&
-              (memmem(map, n, "Embedded Object", 15) || memmem(map, n, "ACAD_MTEXT_COLUMN_INFO", 22));
+              (memmem(map, n, "Embedded Object", 15) || memmem(map, n, "ACAD_MTEXT_COLUMN_INFO", 22) ||
+               memmem(map, n, "\\H", 2));
   munmap(map, n);
   return found;
 }
 
-static int add_columns(tc_mtext_scan *scan, size_t *cap, size_t *height_cap, const mtext_entity *e) {
-  if (!e->mtext || !e->has_columns || !e->handle[0])
+/* The height an MTEXT's one \H sets for all its text: "\H120;" (absolute, *height)
+ * or "\H0.8x;" (relative, *factor) before any character drawn, with no other \H and
+ * nothing drawn after the braces it is in close; 0 when the text has none such. */
+static int whole_text_height(const char *t, double *height, double *factor) {
+  int depth = 0, found = 0, found_depth = 0;
+  double value = 0;
+  int relative = 0;
+  for (const char *p = t; *p;) {
+    if (*p == '{') {
+      depth++, p++;
+      continue;
+    }
+    if (*p == '}') {
+      depth--, p++;
+      if (found && depth < found_depth) {
+        /* the group that set it closes: nothing may be drawn after it */
+        while (*p == '}' || *p == ' ')
+          p++;
+        if (*p)
+          return 0;
+        break;
+      }
+      continue;
+    }
+    if (*p == '\\' && p[1]) {
+      char c = p[1];
+      if (c == 'H') {
+        if (found)
+          return 0;
+        char *end = NULL;
+        value = strtod(p + 2, &end);
+        if (!end || end == p + 2 || !(value > 0) || !isfinite(value))
+          return 0;
+        relative = *end == 'x' || *end == 'X';
+        if (relative)
+          end++;
+        if (*end != ';')
+          return 0;
+        found = 1, found_depth = depth;
+        p = end + 1;
+        continue;
+      }
+      if (strchr("fFACcQWTp", c)) {
+        /* formatting up to its ';', nothing drawn */
+        const char *semi = strchr(p, ';');
+        if (!semi)
+          return 0;
+        p = semi + 1;
+        continue;
+      }
+      if (strchr("LlOoKk", c)) {
+        p += 2;
+        continue;
+      }
+    }
+    /* something drawn: the \H must come before it */
+    if (!found)
+      return 0;
+    p++;
+  }
+  if (!found)
+    return 0;
+  if (relative)
+    *factor = value;
+  else
+    *height = value;
+  return 1;
+}
+
+static int add_layout(tc_mtext_scan *scan, size_t *cap, size_t *height_cap, const mtext_entity *e, const char *text) {
+  double height = 0, factor = 0;
+  int sized = text && strstr(text, "\\H") && whole_text_height(text, &height, &factor);
+  if (!e->mtext || !(e->has_columns || sized) || !e->handle[0])
     return 0;
   double heights[MAX_COLUMN_HEIGHTS];
   int n = 0;
   /* as ezdxf's column_heights: the heights given (the last as high as its text
    * needs), else `count` columns of the defined height, else one as high as needed */
-  if (e->height_count > 0) {
+  if (!e->has_columns) {
+    /* no columns */
+  } else if (e->height_count > 0) {
     memcpy(heights, e->heights, sizeof(double) * (size_t)e->height_count);
     n = e->height_count;
     heights[n - 1] = -1;
@@ -73,15 +147,17 @@ static int add_columns(tc_mtext_scan *scan, size_t *cap, size_t *height_cap, con
     for (; n < count; n++)
       heights[n] = fabs(e->defined_height);
   }
-  if (tc_grow_array((void **)&scan->columns, cap, scan->count + 1, sizeof(tc_mtext_columns), 16) ||
+  if (tc_grow_array((void **)&scan->layouts, cap, scan->count + 1, sizeof(tc_mtext_layout), 16) ||
       tc_grow_array((void **)&scan->heights, height_cap, scan->height_count + (size_t)n, sizeof(double), 64))
     return -1;
-  tc_mtext_columns *c = &scan->columns[scan->count++];
+  tc_mtext_layout *c = &scan->layouts[scan->count++];
   c->handle = strtoull(e->handle, NULL, 16);
   c->width = e->width > 0 ? e->width : e->reference_width;
   c->gutter = e->gutter > 0 ? e->gutter : 0;
   c->first = (uint32_t)scan->height_count;
   c->count = (uint32_t)n;
+  c->height = height;
+  c->height_factor = factor;
   memcpy(scan->heights + scan->height_count, heights, sizeof(double) * (size_t)n);
   scan->height_count += (size_t)n;
   return 0;
@@ -114,11 +190,11 @@ static void column_info(mtext_entity *e, int group, double v) {
 }
 
 static int by_handle(const void *a, const void *b) {
-  unsigned long long x = ((const tc_mtext_columns *)a)->handle, y = ((const tc_mtext_columns *)b)->handle;
+  unsigned long long x = ((const tc_mtext_layout *)a)->handle, y = ((const tc_mtext_layout *)b)->handle;
   return (x > y) - (x < y);
 }
 
-int tc_dxf_mtext_columns(const char *path, tc_mtext_scan *scan) {
+int tc_dxf_mtext_layouts(const char *path, tc_mtext_scan *scan) {
   memset(scan, 0, sizeof *scan);
   int found = has_column_data(path);
   if (found <= 0)
@@ -126,8 +202,8 @@ int tc_dxf_mtext_columns(const char *path, tc_mtext_scan *scan) {
   FILE *file = fopen(path, "rb");
   if (!file)
     return -1;
-  char *code_line = NULL, *value_line = NULL;
-  size_t code_cap = 0, value_cap = 0, cap = 0, height_cap = 0;
+  char *code_line = NULL, *value_line = NULL, *text = NULL;
+  size_t code_cap = 0, value_cap = 0, cap = 0, height_cap = 0, text_length = 0, text_cap = 0;
   int entities = 0, expect_name = 0, failed = 0;
   mtext_entity *e = calloc(1, sizeof *e);
   if (!e) {
@@ -138,9 +214,10 @@ int tc_dxf_mtext_columns(const char *path, tc_mtext_scan *scan) {
     int group = atoi(tc_trim_line(code_line));
     char *value = tc_trim_line(value_line);
     if (group == 0) {
-      if (entities && add_columns(scan, &cap, &height_cap, e))
+      if (entities && add_layout(scan, &cap, &height_cap, e, text_length ? text : NULL))
         failed = 1;
       memset(e, 0, sizeof *e);
+      text_length = 0;
       if (!strcmp(value, "SECTION"))
         expect_name = 1;
       else if (!strcmp(value, "ENDSEC"))
@@ -160,6 +237,15 @@ int tc_dxf_mtext_columns(const char *path, tc_mtext_scan *scan) {
       v = 0;
     if (group == 5 && !e->embedded && !e->xdata_acad) {
       snprintf(e->handle, sizeof e->handle, "%s", value);
+    } else if ((group == 1 || group == 3) && !e->embedded && !e->xdata_acad) {
+      /* its text: 250-character chunks (3), the last in 1 */
+      size_t n = strlen(value);
+      if (tc_grow_array((void **)&text, &text_cap, text_length + n + 1, 1, 256)) {
+        failed = 1;
+        break;
+      }
+      memcpy(text + text_length, value, n + 1);
+      text_length += n;
     } else if (group == 1001) {
       e->xdata_acad = !strcmp(value, "ACAD");
       e->xdata_part = 0;
@@ -201,9 +287,10 @@ int tc_dxf_mtext_columns(const char *path, tc_mtext_scan *scan) {
       e->reference_width = v;
     }
   }
-  if (!failed && entities && add_columns(scan, &cap, &height_cap, e))
+  if (!failed && entities && add_layout(scan, &cap, &height_cap, e, text_length ? text : NULL))
     failed = 1;
   free(e);
+  free(text);
   free(code_line);
   free(value_line);
   fclose(file);
@@ -211,19 +298,19 @@ int tc_dxf_mtext_columns(const char *path, tc_mtext_scan *scan) {
     tc_mtext_scan_free(scan);
     return -1;
   }
-  qsort(scan->columns, scan->count, sizeof *scan->columns, by_handle);
+  qsort(scan->layouts, scan->count, sizeof *scan->layouts, by_handle);
   return 0;
 }
 
-const tc_mtext_columns *tc_dxf_find_columns(const tc_mtext_scan *scan, const char *handle) {
+const tc_mtext_layout *tc_dxf_find_mtext(const tc_mtext_scan *scan, const char *handle) {
   if (!scan->count || !handle || !*handle)
     return NULL;
-  tc_mtext_columns key = {.handle = strtoull(handle, NULL, 16)};
-  return bsearch(&key, scan->columns, scan->count, sizeof key, by_handle);
+  tc_mtext_layout key = {.handle = strtoull(handle, NULL, 16)};
+  return bsearch(&key, scan->layouts, scan->count, sizeof key, by_handle);
 }
 
 void tc_mtext_scan_free(tc_mtext_scan *scan) {
-  free(scan->columns);
+  free(scan->layouts);
   free(scan->heights);
   memset(scan, 0, sizeof *scan);
 }

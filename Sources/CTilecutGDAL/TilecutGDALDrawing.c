@@ -45,7 +45,7 @@ typedef struct {
   size_t item_cap, point_cap, ring_cap, dash_cap, text_cap, column_cap;
   size_t max_bytes, max_text;
   int failed;
-  /* the MTEXT columns of the DXF at `path`, read at its first MTEXT */
+  /* the MTEXT layouts (columns, heights) of the DXF at `path`, read at its first MTEXT */
   const char *path;
   tc_mtext_scan mtext;
   int mtext_read;
@@ -521,7 +521,7 @@ static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) 
   proto.dx = (float)st->dx;
   proto.dy = (float)st->dy;
   proto.column_width = (float)raw_code(f, "41");
-  const tc_mtext_columns *columns = NULL;
+  const tc_mtext_layout *layout = NULL;
   if (classes && strstr(classes, "AcDbMText")) {
     double spacing = raw_code(f, "44");
     proto.line_spacing = spacing > 0 ? (float)fmin(fmax(spacing, 0.25), 4) : 0;
@@ -529,24 +529,29 @@ static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) 
   if (classes && strstr(classes, "AcDbMText") && b->path) {
     if (!b->mtext_read) {
       b->mtext_read = 1;
-      /* unread columns: the text is drawn as GDAL gives it */
-      tc_dxf_mtext_columns(b->path, &b->mtext);
+      /* unread layouts: the text is drawn as GDAL gives it */
+      tc_dxf_mtext_layouts(b->path, &b->mtext);
     }
     field = tc_gdal.OGR_F_GetFieldIndex(f, "EntityHandle");
-    columns = tc_dxf_find_columns(&b->mtext, field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, field) : NULL);
+    layout = tc_dxf_find_mtext(&b->mtext, field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, field) : NULL);
   }
-  if (columns && columns->width > 0) {
-    uint32_t count = columns->count < 255 ? columns->count : 255;
+  /* a \H at the start of the text that sets the height of all of it, which GDAL drops */
+  if (layout && layout->height > 0)
+    proto.size = (float)fmin(layout->height, 1e9);
+  else if (layout && layout->height_factor > 0)
+    proto.size = (float)(proto.size * fmin(fmax(layout->height_factor, 0.01), 100));
+  if (layout && layout->count > 0 && layout->width > 0) {
+    uint32_t count = layout->count < 255 ? layout->count : 255;
     if (tc_grow_array((void **)&d->column_heights, &b->column_cap, d->column_height_count + count, sizeof(double), 64)) {
       fail(b, "out of memory");
       return -1;
     }
-    memcpy(d->column_heights + d->column_height_count, b->mtext.heights + columns->first, sizeof(double) * count);
+    memcpy(d->column_heights + d->column_height_count, b->mtext.heights + layout->first, sizeof(double) * count);
     proto.column_first = (uint32_t)d->column_height_count;
     proto.column_count = (uint8_t)count;
     d->column_height_count += count;
-    proto.column_width = (float)columns->width;
-    proto.gutter = (float)columns->gutter;
+    proto.column_width = (float)layout->width;
+    proto.gutter = (float)layout->gutter;
   }
   memcpy(d->text + d->text_bytes, text, length + 1);
   /* MTEXT's paragraph breaks that GDAL leaves in the text; \N a column break where

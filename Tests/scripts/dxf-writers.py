@@ -18,7 +18,8 @@ anchored differently, the text flowing from column to column.
 
 marks_VERSION writes marks_VERSION.dxf: texts other writers' files hold that GDAL
 reads only in part: TEXTs and ATTRIBs mirrored in x and y (generation flags 2 and 4)
-with several alignments, MTEXTs of set line spacing, %%d and %%p specials, \\~.
+with several alignments, MTEXTs of set line spacing and of a height set at their
+start (\\H), %%d and %%p specials.
 """
 import math
 import os
@@ -193,9 +194,14 @@ def write_marks(version, path):
     insert = msp.add_blockref("TAGGED", (4800, 3600))
     attrib = insert.add_attrib("TAG", "BACKWARD", (4950, 3600), dxfattribs={"height": 120})
     attrib.dxf.text_generation_flag = 2
-    # specials GDAL turns into their characters, and a non-breaking space
+    # specials GDAL turns into their characters (ezdxf draws \~ as it is written: not here)
     msp.add_text("Angle 90%%d, 5%%p0.1", height=120).set_placement((300, 1700))
-    msp.add_mtext("Turn 45%%d and\\~back %%p1", dxfattribs={"char_height": 120, "insert": (3200, 1850)})
+    msp.add_mtext("Turn 45%%d and back %%p1", dxfattribs={"char_height": 120, "insert": (3200, 1850)})
+    # a height set for the whole note at its start, as AutoCAD writes it (absolute, relative)
+    # (with the width AutoCAD gives a note: ezdxf wraps one of width 0 at a guess made
+    # from its own height, and draws \f's fonts in faces of its own choosing)
+    msp.add_mtext("{\\H180;LIVING ROOM}", dxfattribs={"char_height": 100, "insert": (300, 500), "width": 2000})
+    msp.add_mtext("\\A1;\\H0.6x;Small print\\Pin two lines", dxfattribs={"char_height": 150, "insert": (3200, 500), "width": 2000})
     # line spacing: tight and loose
     for x, factor in ((300, 0.8), (3200, 1.6)):
         msp.add_mtext(
