@@ -250,8 +250,8 @@ static void measure_line(cairo_t *cr, const char *line, int index, void *ctx) {
  * column while the column's height holds it (the rest of the paragraph goes on at
  * the top of the next), a column break ('\f', MTEXT's \N) starting the next column;
  * columns past those the text lists are as high as its last. Positions in the
- * text's own space from the layout's top left; `draw` or `measure` each line at
- * (left, top) + its place, else only the layout's size is found. */
+ * text's own space from the layout's top left; `mode` 1 draws each line at (left,
+ * first_top) + its place, 2 measures its ink there, 0 finds only the layout's size. */
 typedef struct {
   double width, gutter, cap, lead;
   const double *heights; /* text-space heights, negative: as high as the text needs */

@@ -13,10 +13,12 @@
 
 /* Heights kept for one MTEXT: more columns flow on as high as the last. */
 #define MAX_COLUMN_HEIGHTS 256
+/* The most of an MTEXT's text read for its \H: a longer one keeps its own height. */
+#define MAX_TEXT_READ 65536
 
 /* The MTEXT being read. */
 typedef struct {
-  int mtext, has_columns, embedded;
+  int mtext, has_columns, embedded, long_text;
   char handle[24];
   double reference_width, defined_height, total_width, width, gutter;
   int count;
@@ -240,6 +242,13 @@ int tc_dxf_mtext_layouts(const char *path, tc_mtext_scan *scan) {
     } else if ((group == 1 || group == 3) && !e->embedded && !e->xdata_acad) {
       /* its text: 250-character chunks (3), the last in 1 */
       size_t n = strlen(value);
+      if (text_length + n > MAX_TEXT_READ) {
+        text_length = 0;
+        e->long_text = 1;
+        continue;
+      }
+      if (e->long_text)
+        continue;
       if (tc_grow_array((void **)&text, &text_cap, text_length + n + 1, 1, 256)) {
         failed = 1;
         break;

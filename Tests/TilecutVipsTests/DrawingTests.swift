@@ -494,6 +494,45 @@ struct DrawingWritersTests {
     #expect(result.shift == [0, 0], "\(name): shifted by \(result.shift)")
   }
 
+  /// A note of 300 lines, each ending in a column break, through 1000 columns 150 units
+  /// high: laid out in at most 100 columns of 110 units, the rest in the last, so its
+  /// ink, and with it the frame, is about 11000 units wide (300 columns: 33000).
+  @Test("an MTEXT's columns are bounded: at most 100, the rest of its text in the last")
+  func boundedColumns() throws {
+    let dir = NSTemporaryDirectory() + "tilecut-dxf-columns-\(UUID().uuidString.prefix(8))"
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let path = dir + "/columns.dxf"
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [
+      "python3", "-c",
+      """
+      import ezdxf, sys
+      from ezdxf.entities.mtext import MTextColumns
+      doc = ezdxf.new("R2018")
+      doc.header["$INSUNITS"] = 4
+      note = doc.modelspace().add_mtext("a\\\\N" * 300, dxfattribs={"char_height": 100, "insert": (0, 0)})
+      note.setup_columns(MTextColumns.new_dynamic_manual_height_columns(100, 10, [150.0] * 1000))
+      doc.saveas(sys.argv[1])
+      """,
+      path,
+    ]
+    try process.run()
+    process.waitUntilExit()
+    try #require(process.terminationStatus == 0, "ezdxf could not write the note")
+    let header = try SourceImage.header(of: InputName(path: path), maxPixels: 1 << 31)
+    let frame = try #require(header.drawing)
+    let width = Double(header.width - 2 * frame.padding) * frame.unitsPerPixel
+    #expect(width > 10000 && width < 11500, "the note's ink is \(width) units wide")
+    let left = frame.x0 + Double(frame.padding) * frame.unitsPerPixel
+    #expect(abs(left) < 100, "the note's ink starts at \(left), not at its insertion point")
+    var source = SourceDescription(path: path, width: header.width, height: header.height, isVector: true)
+    source.drawing = frame
+    let image = try RGBAImage.decode(SourceImage.pixels(of: source, format: header.format, sequential: true, scale: 1))
+    #expect(image.pixels.enumerated().contains { $0.offset % 4 == 3 && $0.element > 0 }, "the note is drawn")
+  }
+
   /// Writes `name` with dxf-writers.py and compares tilecut's rendering with ezdxf's.
   func compareWritten(_ name: String, columns: Double) throws -> InkComparison {
     let dir = NSTemporaryDirectory() + "tilecut-dxf-writers-\(UUID().uuidString.prefix(8))"
