@@ -249,14 +249,172 @@ static void measure_line(cairo_t *cr, const char *line, int index, void *ctx) {
   }
 }
 
+/* An MTEXT's lines flowing through its columns, as ezdxf's layout engine places
+ * them: each paragraph wrapped to the column width, line after line into the current
+ * column while the column's height holds it (the rest of the paragraph goes on at
+ * the top of the next), a column break ('\f', MTEXT's \N) starting the next column;
+ * columns past those the text lists are as high as its last. Positions in the
+ * text's own space from the layout's top left; `mode` 1 draws each line at (left,
+ * first_top) + its place, 2 measures its ink there, 0 finds only the layout's size. */
+typedef struct {
+  double width, gutter, cap, lead;
+  const double *heights; /* text-space heights, negative: as high as the text needs */
+  int listed;
+  int align;      /* 0 left, 1 centre, 2 right: each line in its column */
+  int column;     /* the current column */
+  double limit;   /* its height, negative for none */
+  double top;     /* where its next paragraph starts */
+  double used;    /* its height used before the current paragraph (ezdxf's used content height) */
+  double taken;   /* the current paragraph's lines in it, their leading */
+  int lines;      /* and their count */
+  int empty;      /* the current paragraph is empty: one line's height, never split */
+  double tallest; /* the columns' heights so far */
+  double left, first_top;
+  int mode; /* 0 size only, 1 draw, 2 measure */
+  double box[4];
+} TcColumnFlow;
+
+/* The most columns one text flows into: an overfull text stops moving on and overflows its last. */
+#define TC_TEXT_MAX_COLUMNS 100
+
+static double column_limit(const TcColumnFlow *f, int column) {
+  return f->listed > 0 ? f->heights[column < f->listed ? column : f->listed - 1] : -1;
+}
+
+/* The height the current column takes in the layout. */
+static double column_height(const TcColumnFlow *f) {
+  if (f->limit >= 0)
+    return f->limit;
+  return f->lines > 0 ? f->top + (f->lines - 1) * f->lead + f->cap : f->used;
+}
+
+static void next_column(TcColumnFlow *f) {
+  f->tallest = fmax(f->tallest, column_height(f));
+  f->column++;
+  f->limit = column_limit(f, f->column);
+  f->top = f->used = f->taken = 0;
+  f->lines = 0;
+}
+
+static void flow_line(cairo_t *cr, const char *line, int index, void *ctx) {
+  TcColumnFlow *f = ctx;
+  (void)index;
+  while (!f->empty && f->limit >= 0 && f->taken + f->cap > f->limit - f->used + 1e-9 && f->column < TC_TEXT_MAX_COLUMNS - 1) {
+    next_column(f);
+  }
+  double top = f->top + f->taken, baseline = top + f->cap;
+  f->taken += f->lead;
+  f->lines++;
+  if (f->mode == 0 || !*line)
+    return;
+  cairo_text_extents_t e;
+  cairo_text_extents(cr, line, &e);
+  double x = f->left + f->column * (f->width + f->gutter) + f->align * (f->width - e.x_advance) / 2;
+  double y = f->first_top + baseline;
+  if (f->mode == 1) {
+    cairo_move_to(cr, x, y);
+    cairo_show_text(cr, line);
+    return;
+  }
+  if (!(e.width > 0 || e.height > 0))
+    return;
+  x += e.x_bearing;
+  y += e.y_bearing;
+  double corners[4][2] = {{x, y}, {x + e.width, y}, {x, y + e.height}, {x + e.width, y + e.height}};
+  for (int c = 0; c < 4; c++) {
+    cairo_user_to_device(cr, &corners[c][0], &corners[c][1]);
+    f->box[0] = fmin(f->box[0], corners[c][0]);
+    f->box[1] = fmin(f->box[1], corners[c][1]);
+    f->box[2] = fmax(f->box[2], corners[c][0]);
+    f->box[3] = fmax(f->box[3], corners[c][1]);
+  }
+}
+
+/* Flows `text` (paragraphs split by '\n', columns by '\f'; it is cut and mended in
+ * place) through the columns; the layout's width and height. */
+static void flow_columns(cairo_t *cr, char *text, TcColumnFlow *f, double *width, double *height) {
+  f->column = 0;
+  f->limit = column_limit(f, 0);
+  f->top = f->used = f->taken = f->tallest = 0;
+  f->lines = 0;
+  char *p = text;
+  for (;;) {
+    size_t n = strcspn(p, "\n\f");
+    char end = p[n];
+    /* a last paragraph with nothing in it is none */
+    if (n > 0 || end) {
+      p[n] = 0;
+      f->empty = n == 0;
+      f->taken = 0;
+      f->lines = 0;
+      each_line(cr, p, f->width, flow_line, f);
+      p[n] = end;
+      /* the paragraph's lines and the spacing after them */
+      if (f->lines > 0) {
+        f->used = f->top + (f->lines - 1) * f->lead + f->cap;
+        f->top += f->lines * f->lead;
+      }
+      f->lines = 0;
+      f->taken = 0;
+    }
+    if (end == '\f' && f->column < TC_TEXT_MAX_COLUMNS - 1)
+      next_column(f);
+    if (!end)
+      break;
+    p += n + 1;
+  }
+  f->tallest = fmax(f->tallest, column_height(f));
+  int columns = f->column + 1 > f->listed ? f->column + 1 : f->listed;
+  for (int c = f->column + 1; c < f->listed; c++)
+    f->tallest = fmax(f->tallest, f->heights[c]);
+  *width = columns * f->width + (columns - 1) * f->gutter;
+  *height = f->tallest;
+}
+
 /* How many times its size a text may be drawn to reach the minimum height. */
 #define TC_TEXT_MAX_GROWTH 3
 
+/* An MTEXT with columns, in its text space (the anchor at the origin, `scale` device
+ * pixels a drawing unit, `height` its capital letters' height there, `width` a
+ * column's width): the layout placed by its anchor as ezdxf places it, each line
+ * drawn, or with a `box` its ink measured into it. */
+static void place_columns(const tc_drawing *d, cairo_t *cr, const tc_drawing_item *item, double scale, double height,
+                          double width, double *box) {
+  double heights[255];
+  int listed = item->column_count;
+  for (int c = 0; c < listed; c++) {
+    double h = d->column_heights[item->column_first + (uint32_t)c];
+    heights[c] = h < 0 ? -1 : h * scale;
+  }
+  char *text = strdup(d->text + item->text_offset);
+  if (!text)
+    return;
+  int anchor = item->anchor;
+  double spacing = item->line_spacing > 0 ? item->line_spacing : 1;
+  TcColumnFlow f = {.width = width, .gutter = item->gutter * scale / fabs(item->stretch), .cap = height,
+                    .lead = height * 5.0 / 3.0 * spacing, .heights = heights, .listed = listed,
+                    .align = anchor >= 10 ? anchor - 10 : (anchor - 1) % 3,
+                    .box = {INFINITY, INFINITY, -INFINITY, -INFINITY}};
+  double layout_width, layout_height;
+  flow_columns(cr, text, &f, &layout_width, &layout_height);
+  /* the layout's top left from its anchor: OGR's 7-9 its top, 4-6 its middle, else its bottom */
+  f.left = -f.align * layout_width / 2;
+  f.first_top = anchor >= 7 && anchor <= 9 ? 0 : anchor >= 4 && anchor <= 6 ? -layout_height / 2 : -layout_height;
+  f.mode = box ? 2 : 1;
+  if (!box)
+    source(cr, item->rgba);
+  flow_columns(cr, text, &f, &layout_width, &layout_height);
+  if (box)
+    memcpy(box, f.box, sizeof f.box);
+  free(text);
+}
+
 /* A text from its anchor point, as OGR's label anchors place it: 1-9 a keypad
  * from the bottom left, 10-12 the baseline; lines 5/3 of the height apart
- * (MTEXT's default spacing), the height the capital letters' height. `k` device
- * pixels a drawing unit; drawn, or with a `box` not drawn but its ink's box in
- * device space measured into it (min x, min y, max x, max y; left alone when no ink). */
+ * (MTEXT's default spacing) times its spacing factor, the height the capital
+ * letters' height. `k` device pixels a drawing unit; drawn, or with a `box` not
+ * drawn but its ink's box in device space measured into it (min x, min y, max x,
+ * max y; left alone when no ink). */
 static void place_text(const tc_drawing *d, cairo_t *cr, const tc_drawing_item *item, double k, double x, double y,
                        double cap_ratio, double min_px, double *box) {
   const char *text = d->text + item->text_offset;
@@ -274,10 +432,16 @@ static void place_text(const tc_drawing *d, cairo_t *cr, const tc_drawing_item *
   cairo_rotate(cr, -item->angle * M_PI / 180);
   cairo_scale(cr, item->stretch, 1);
   cairo_set_font_size(cr, height / cap_ratio);
-  double limit = item->column_width > 0 ? item->column_width * k * grow / item->stretch : 0;
+  double limit = item->column_width > 0 ? item->column_width * k * grow / fabs(item->stretch) : 0;
+  if (item->column_count > 0 && limit > 0) {
+    place_columns(d, cr, item, k * grow, height, limit, box);
+    cairo_restore(cr);
+    return;
+  }
   int lines = each_line(cr, text, limit, NULL, NULL);
   int anchor = item->anchor;
-  TcTextLayout layout = {anchor >= 10 ? anchor - 10 : (anchor - 1) % 3, 0, height * 5.0 / 3.0, {INFINITY, INFINITY, -INFINITY, -INFINITY}};
+  double spacing = height * 5.0 / 3.0 * (item->line_spacing > 0 ? item->line_spacing : 1);
+  TcTextLayout layout = {anchor >= 10 ? anchor - 10 : (anchor - 1) % 3, 0, spacing, {INFINITY, INFINITY, -INFINITY, -INFINITY}};
   if (anchor >= 10)
     layout.first = -(lines - 1) * layout.spacing;
   else if (anchor >= 7)

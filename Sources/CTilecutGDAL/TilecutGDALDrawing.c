@@ -12,6 +12,7 @@
 #include "TilecutDXFScan.h"
 #include "TilecutDXFWipeout.h"
 #include "TilecutDXFLines.h"
+#include "TilecutDXFMText.h"
 #include "TilecutGDALTable.h"
 
 /* Entities a drawing may make once its blocks are inlined: a million-entity plan
@@ -41,9 +42,13 @@ static void collect_drawing(CPLErr level, CPLErrorNum number, const char *messag
 
 typedef struct {
   tc_drawing *d;
-  size_t item_cap, point_cap, ring_cap, dash_cap, text_cap;
+  size_t item_cap, point_cap, ring_cap, dash_cap, text_cap, column_cap;
   size_t max_bytes, max_text;
   int failed;
+  /* the MTEXT layouts (columns, heights) of the DXF at `path`, read at its first MTEXT */
+  const char *path;
+  tc_mtext_scan mtext;
+  int mtext_read;
   /* each item's place in the DXF's draw order (SORTENTSTABLE), when it has one */
   unsigned long long *orders, current_order;
   size_t order_cap;
@@ -53,7 +58,7 @@ typedef struct {
 static size_t list_bytes(const builder *b) {
   const tc_drawing *d = b->d;
   return d->item_count * sizeof(tc_drawing_item) + d->point_count * 16 + d->ring_count * 4 + d->dash_count * 8 +
-         d->text_bytes;
+         d->text_bytes + d->column_height_count * 8;
 }
 
 static void fail(builder *b, const char *message) {
@@ -497,17 +502,63 @@ static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) 
    * it keeps for MTEXT */
   field = tc_gdal.OGR_F_GetFieldIndex(f, "SubClasses");
   const char *classes = field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, field) : NULL;
-  if (!(classes && strstr(classes, "AcDbMText")))
+  if (!(classes && strstr(classes, "AcDbMText"))) {
     anchor = anchor <= 3 ? anchor + 9 : anchor >= 10 ? anchor - 9 : anchor;
+    /* a TEXT's (an ATTRIB's) generation flags (71), which GDAL 3.6 leaves: 2 mirrored
+     * in x (backward), 4 in y (upside down), each about the anchor as AutoCAD and ezdxf
+     * draw them; mirrored in y is mirrored in x and turned half a turn. (A DIMENSION's
+     * 71, which GDAL may label, is its text's attachment point.) */
+    int plain = !(classes && *classes) || strstr(classes, "AcDbText");
+    int flags = plain ? (int)raw_code(f, "71") : 0;
+    if (flags & 2)
+      proto.stretch = -proto.stretch;
+    if (flags & 4) {
+      proto.stretch = -proto.stretch;
+      proto.angle += 180;
+    }
+  }
   proto.anchor = (uint8_t)anchor;
   proto.dx = (float)st->dx;
   proto.dy = (float)st->dy;
   proto.column_width = (float)raw_code(f, "41");
+  const tc_mtext_layout *layout = NULL;
+  if (classes && strstr(classes, "AcDbMText")) {
+    double spacing = raw_code(f, "44");
+    proto.line_spacing = spacing > 0 ? (float)fmin(fmax(spacing, 0.25), 4) : 0;
+  }
+  if (classes && strstr(classes, "AcDbMText") && b->path) {
+    if (!b->mtext_read) {
+      b->mtext_read = 1;
+      /* unread layouts: the text is drawn as GDAL gives it */
+      tc_dxf_mtext_layouts(b->path, &b->mtext);
+    }
+    field = tc_gdal.OGR_F_GetFieldIndex(f, "EntityHandle");
+    layout = tc_dxf_find_mtext(&b->mtext, field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, field) : NULL);
+  }
+  /* a \H at the start of the text that sets the height of all of it, which GDAL drops */
+  if (layout && layout->height > 0)
+    proto.size = (float)fmin(layout->height, 1e9);
+  else if (layout && layout->height_factor > 0)
+    proto.size = (float)(proto.size * fmin(fmax(layout->height_factor, 0.01), 100));
+  if (layout && layout->count > 0 && layout->width > 0) {
+    uint32_t count = layout->count < 255 ? layout->count : 255;
+    if (tc_grow_array((void **)&d->column_heights, &b->column_cap, d->column_height_count + count, sizeof(double), 64)) {
+      fail(b, "out of memory");
+      return -1;
+    }
+    memcpy(d->column_heights + d->column_height_count, b->mtext.heights + layout->first, sizeof(double) * count);
+    proto.column_first = (uint32_t)d->column_height_count;
+    proto.column_count = (uint8_t)count;
+    d->column_height_count += count;
+    proto.column_width = (float)layout->width;
+    proto.gutter = (float)layout->gutter;
+  }
   memcpy(d->text + d->text_bytes, text, length + 1);
-  /* MTEXT's paragraph breaks that GDAL leaves in the text */
+  /* MTEXT's paragraph breaks that GDAL leaves in the text; \N a column break where
+   * the text has columns */
   for (char *c = d->text + d->text_bytes; *c; c++) {
     if (c[0] == '\\' && (c[1] == 'N' || c[1] == 'P')) {
-      c[0] = '\n';
+      c[0] = c[1] == 'N' && proto.column_count ? '\f' : '\n';
       memmove(c + 1, c + 2, strlen(c + 2) + 1);
     }
   }
@@ -757,7 +808,7 @@ int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_by
     result = 1;
   } else {
     snprintf(d->driver, sizeof d->driver, "%s", dwg ? "CAD" : "DXF");
-    builder b = {.d = d, .max_bytes = max_bytes, .max_text = max_text};
+    builder b = {.d = d, .max_bytes = max_bytes, .max_text = max_text, .path = dwg ? NULL : path};
     /* WIPEOUT masks, which GDAL skips, from the DXF itself: each added just before the
      * features of the entity it precedes (the entity handles GDAL gives) */
     tc_wipeout *wipeouts = NULL;
@@ -920,6 +971,7 @@ int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_by
       splines[i].count = abs(splines[i].count);
     tc_fit_splines_free(splines, spline_count);
     free(b.orders);
+    tc_mtext_scan_free(&b.mtext);
     tc_wipeouts_free(wipeouts, wipeouts_read);
     tc_gdal.GDALClose(dataset);
     if (b.failed)
@@ -938,6 +990,7 @@ void tc_drawing_free(tc_drawing *d) {
   free(d->rings);
   free(d->dashes);
   free(d->text);
+  free(d->column_heights);
   free(d->warnings);
   free(d->error);
   memset(d, 0, sizeof *d);

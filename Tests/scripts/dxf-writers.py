@@ -1,7 +1,7 @@
 """Writes DXF drawings as other CAD programs write them, for comparing tilecut's
 rendering with ezdxf's (Tests/scripts/dxf-ink-compare.py).
 
-usage: dxf-writers.py OUT_DIR [VERSION ...]
+usage: dxf-writers.py OUT_DIR [VERSION | notes_VERSION ...]
 
 One drawing a DXF version (R12, R2000, R2010, R2018), each with the same floor-plan
 fragment in millimetres (metres in R12, which has no $INSUNITS): LWPOLYLINE walls with widths and bulges (POLYLINE in R12),
@@ -10,12 +10,23 @@ rotation, a door block inserted rotated, scaled and mirrored with ATTRIBs, solid
 pattern hatches (also inside the rotated and scaled inserts), a linear DIMENSION,
 layers that are off and frozen, ACI and true colours, lineweights. Prints the names
 of the files it wrote, one a line.
+
+notes_VERSION (R2010 or later) writes notes_VERSION.dxf instead: MTEXT notes in
+columns (R2018's embedded object, the ACAD XDATA of earlier versions): static columns,
+dynamic columns of set heights and of one defined height, a column break (\\N), each
+anchored differently, the text flowing from column to column.
+
+marks_VERSION writes marks_VERSION.dxf: texts other writers' files hold that GDAL
+reads only in part: TEXTs and ATTRIBs mirrored in x and y (generation flags 2 and 4)
+with several alignments, MTEXTs of set line spacing and of a height set at their
+start (\\H), %%d and %%p specials.
 """
 import math
 import os
 import sys
 
 import ezdxf
+from ezdxf.entities.mtext import MTextColumns
 from ezdxf.enums import TextEntityAlignment
 from ezdxf.math import Matrix44
 
@@ -129,12 +140,90 @@ def write(version, path):
     doc.saveas(path)
 
 
+NOTE = (
+    "Walls are drawn with their widths and doors with their swings; every note on "
+    "this plan flows through its columns as the drawing says, wrapped at the column "
+    "width, and goes on in the next column when one is full. "
+) * 2
+
+
+def write_notes(version, path):
+    doc = ezdxf.new(version)
+    doc.header["$INSUNITS"] = 4
+    msp = doc.modelspace()
+    msp.add_lwpolyline([(0, 0), (9000, 0), (9000, 7000), (0, 7000)], close=True)
+    # three static columns 900 high: the note fills two and part of the third
+    note = msp.add_mtext(NOTE, dxfattribs={"char_height": 100, "insert": (200, 6800), "attachment_point": 1})
+    note.setup_columns(MTextColumns.new_static_columns(3, 1500, 200, 900))
+    # dynamic columns of set heights, the last as high as the rest of the text
+    note = msp.add_mtext(NOTE, dxfattribs={"char_height": 90, "insert": (200, 3800), "attachment_point": 1})
+    note.setup_columns(MTextColumns.new_dynamic_manual_height_columns(1600, 150, [500, 800, 0]))
+    # a column break, the layout centred on its insertion point
+    note = msp.add_mtext(
+        "First column\\NSecond column after a break\\PAnd its second paragraph",
+        dxfattribs={"char_height": 110, "insert": (6000, 1500), "attachment_point": 5},
+    )
+    note.setup_columns(MTextColumns.new_static_columns(2, 1200, 300, 800))
+    # dynamic columns of one defined height, anchored at the bottom right
+    note = msp.add_mtext(NOTE, dxfattribs={"char_height": 80, "insert": (8800, 200), "attachment_point": 9})
+    note.setup_columns(MTextColumns.new_dynamic_auto_height_columns(2, 1300, 100, 1000))
+    doc.saveas(path)
+
+
+def write_marks(version, path):
+    doc = ezdxf.new(version)
+    doc.header["$INSUNITS"] = 4
+    msp = doc.modelspace()
+    msp.add_lwpolyline([(0, 0), (6000, 0), (6000, 4000), (0, 4000)], close=True)
+    # mirrored about their alignment point: backward, upside down, both
+    placements = [
+        (2, (600, 3600), TextEntityAlignment.LEFT, 0),
+        (2, (3000, 3600), TextEntityAlignment.MIDDLE_CENTER, 0),
+        (4, (600, 3000), TextEntityAlignment.LEFT, 0),
+        (4, (3000, 3000), TextEntityAlignment.BOTTOM_RIGHT, 30),
+        (6, (600, 2400), TextEntityAlignment.LEFT, 0),
+        (6, (4600, 2400), TextEntityAlignment.TOP_CENTER, 0),
+    ]
+    for flags, point, align, angle in placements:
+        text = msp.add_text(f"MIRRORED {flags}", height=150, rotation=angle)
+        text.set_placement(point, align=align)
+        text.dxf.text_generation_flag = flags
+    block = doc.blocks.new("TAGGED")
+    block.add_circle((0, 0), 100)
+    block.add_attdef("TAG", (150, 0), dxfattribs={"height": 120})
+    insert = msp.add_blockref("TAGGED", (4800, 3600))
+    attrib = insert.add_attrib("TAG", "BACKWARD", (4950, 3600), dxfattribs={"height": 120})
+    attrib.dxf.text_generation_flag = 2
+    # specials GDAL turns into their characters (ezdxf draws \~ as it is written: not here)
+    msp.add_text("Angle 90%%d, 5%%p0.1", height=120).set_placement((300, 1700))
+    msp.add_mtext("Turn 45%%d and back %%p1", dxfattribs={"char_height": 120, "insert": (3200, 1850)})
+    # a height set for the whole note at its start, as AutoCAD writes it (absolute, relative)
+    # (with the width AutoCAD gives a note: ezdxf wraps one of width 0 at a guess made
+    # from its own height, and draws \f's fonts in faces of its own choosing)
+    msp.add_mtext("{\\H180;LIVING ROOM}", dxfattribs={"char_height": 100, "insert": (300, 500), "width": 2000})
+    msp.add_mtext("\\A1;\\H0.6x;Small print\\Pin two lines", dxfattribs={"char_height": 150, "insert": (3200, 500), "width": 2000})
+    # line spacing: tight and loose
+    for x, factor in ((300, 0.8), (3200, 1.6)):
+        msp.add_mtext(
+            "Spacing of the lines\\Pset by the note\\Pitself",
+            dxfattribs={"char_height": 110, "insert": (x, 1200), "line_spacing_factor": factor},
+        )
+    doc.saveas(path)
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     for version in sys.argv[2:] or VERSIONS:
-        path = os.path.join(out, f"plan_{version}.dxf")
-        write(version, path)
+        if version.startswith("marks_"):
+            path = os.path.join(out, f"{version}.dxf")
+            write_marks(version[len("marks_") :], path)
+        elif version.startswith("notes_"):
+            path = os.path.join(out, f"{version}.dxf")
+            write_notes(version[len("notes_") :], path)
+        else:
+            path = os.path.join(out, f"plan_{version}.dxf")
+            write(version, path)
         print(path)
 
 

@@ -30,7 +30,8 @@ typedef struct {
   float lineweight_mm;
   /* a polyline's constant width (DXF group 43) in drawing units, 0 when none */
   float width_units;
-  /* an MTEXT's column width (group 41) in drawing units: its lines are wrapped to it; 0 for none */
+  /* an MTEXT's column width in drawing units (group 41, or its columns' width): its
+   * lines are wrapped to it; 0 for none */
   float column_width;
   /* points [first, first + count) of `xy`; a fill's rings are `ring_count` runs of
    * `rings[ring_first ...]` points each; a text or dot has one point */
@@ -39,12 +40,24 @@ typedef struct {
   /* a stroke's dash pattern: `dash_count` lengths in drawing units from `dashes[dash_first]` */
   uint32_t dash_first, dash_count;
   /* a text: UTF-8 lines separated by '\n' at `text[text_offset]`, NUL-terminated; its
-   * height in drawing units, turn in degrees counterclockwise, width factor, OGR's
-   * anchor (1-9 as a keypad from the bottom left, 10-12 the baseline) and offset */
+   * height in drawing units, turn in degrees counterclockwise, width factor (negative:
+   * mirrored in x about the anchor), OGR's anchor (1-9 as a keypad from the bottom
+   * left, 10-12 the baseline) and offset */
   uint32_t text_offset;
   float size, angle, stretch;
   uint8_t anchor;
+  /* an MTEXT's columns (see TilecutDXFMText.h), 0 for a text without: its paragraphs
+   * flow through `column_count` columns `column_width` wide and `gutter` apart, each
+   * as high as `column_heights[column_first + i]` (drawing units; negative: as high
+   * as its text needs), more as high as the last; a '\f' in its text (\N) breaks to
+   * the next column */
+  uint8_t column_count;
   float dx, dy;
+  float gutter;
+  uint32_t column_first;
+  /* an MTEXT's line spacing factor (44; 0.25 to 4, 0 for the default 1): its lines
+   * are 5/3 of its height times it apart */
+  float line_spacing;
 } tc_drawing_item;
 
 typedef struct {
@@ -58,6 +71,8 @@ typedef struct {
   size_t dash_count;
   char *text;
   size_t text_bytes;
+  double *column_heights;
+  size_t column_height_count;
   /* the extent of the strokes, fills and dots drawn (not texts: their ink is measured
    * where they are laid out, tc_dxf_measure), drawing units */
   double min_x, min_y, max_x, max_y;
