@@ -173,4 +173,31 @@ struct IncrementalReuseTests {
     #expect(fresh.keys.filter { fresh[$0] != after[$0] }.sorted() == [])
     #expect(fresh.count == after.count)
   }
+
+  @Test("a previous manifest whose pixel digests are SHA-256's (tilecut 0.7.0): the edited floor is made again whole, said once")
+  func olderDigestKind() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    var a = roomsPicture(width: 900, height: 700)
+    try a.writePNG(to: dir + "/a.png")
+    let file = try project(dir, rotation: 0)
+    _ = try buildSaying(file)
+    // the manifest as an earlier tilecut wrote it: block digests without their kind
+    let path = dir + "/tiles/manifest.json"
+    var text = try String(contentsOfFile: path, encoding: .utf8)
+    #expect(text.contains("\"hash\" : \"xxh3-128\"") || text.contains("\"hash\":\"xxh3-128\""))
+    text = text.replacingOccurrences(of: "\"hash\" : \"xxh3-128\",", with: "").replacingOccurrences(of: "\"hash\":\"xxh3-128\",", with: "")
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    draw(&a, x: 400, y: 300, width: 10, height: 10)
+    try a.writePNG(to: dir + "/a.png")
+    let lines = try buildSaying(file)
+    let notes = lines.filter { $0.contains("of an earlier kind") }
+    #expect(notes == ["hq floor 1: the previous manifest's pixel digests are of an earlier kind (SHA-256, now XXH3-128); made again whole"], "\(lines)")
+    let (rendered, total) = try rerendered(lines)
+    #expect(rendered == total)
+    let after = try storeTiles(dir + "/tiles")
+    let fresh = try fullBuild(file)
+    #expect(fresh.keys.filter { fresh[$0] != after[$0] }.sorted() == [])
+    #expect(fresh.count == after.count)
+  }
 }
