@@ -167,7 +167,8 @@ struct IncrementalReuseTests {
     draw(&a, x: 500, y: 400, width: 20, height: 20)
     try a.writePNG(to: dir + "/a.png")
     let lines = try buildSaying(file)
-    #expect(lines.contains { $0.hasPrefix("hq floor 1: its coarse zooms are reduced from the whole source (blank tiles of --background") }, "\(lines)")
+    #expect(
+      lines.contains { $0.hasPrefix("hq floor 1: its coarse zooms are reduced from the whole source (blank tiles of --background") }, "\(lines)")
     let after = try storeTiles(dir + "/tiles")
     let fresh = try fullBuild(file)
     #expect(fresh.keys.filter { fresh[$0] != after[$0] }.sorted() == [])
@@ -192,7 +193,8 @@ struct IncrementalReuseTests {
     try a.writePNG(to: dir + "/a.png")
     let lines = try buildSaying(file)
     let notes = lines.filter { $0.contains("of an earlier kind") }
-    #expect(notes == ["hq floor 1: the previous manifest's pixel digests are of an earlier kind (SHA-256, now XXH3-128); made again whole"], "\(lines)")
+    #expect(
+      notes == ["hq floor 1: the previous manifest's pixel digests are of an earlier kind (SHA-256, now XXH3-128); made again whole"], "\(lines)")
     let (rendered, total) = try rerendered(lines)
     #expect(rendered == total)
     let after = try storeTiles(dir + "/tiles")

@@ -18,7 +18,8 @@ final class PreviousStoreTiles: PreviousTileSource, @unchecked Sendable {
     let image = try RGBAImage.decode(bytes: bytes)
     guard image.width == tileSize, image.height == tileSize else {
       throw TilecutError.output(
-        path: "floor \(floor) \(tileSize) px tile \(tile)", reason: "of the previous output is not \(tileSize) × \(tileSize) pixels; run again with --force")
+        path: "floor \(floor) \(tileSize) px tile \(tile)",
+        reason: "of the previous output is not \(tileSize) × \(tileSize) pixels; run again with --force")
     }
     decoded.withLock { $0[floor, default: 0] += 1 }
     return image.pixels
@@ -85,7 +86,8 @@ extension BuildJob {
         let kept = reduced.levels.first(where: { $0.base == head.base && $0.density == head.density })
       else { return nil }
       let decoded = (previous[i]?.tiles as? PreviousStoreTiles)?.decoded.withLock { $0[plan.plans[i].floor] } ?? 0
-      return "\(layerName(layers[i].building.id, plan.plans[i].floor)): its densest level read in \(kept.strips.count) of \(head.strips.count) strips, \(grouped(decoded)) previous tiles put back"
+      return
+        "\(layerName(layers[i].building.id, plan.plans[i].floor)): its densest level read in \(kept.strips.count) of \(head.strips.count) strips, \(grouped(decoded)) previous tiles put back"
     }
   }
 }
