@@ -30,9 +30,10 @@ RELEASE_FLAGS = $(if $(filter Linux,$(shell uname -s)),--static-swift-stdlib) $(
 # libgeotiff, SQLite, libcurl (PMTiles over http on Linux), qpdf (scanned PDF pages read from their images; every PDF checked page by page before poppler reads it), GDAL's library
 # (georeferencing read as GDAL reads it), libzip (a KMZ overlay's document and image read
 # from the archive in memory, never extracted), DejaVu Sans Condensed (DXF texts are drawn
-# in it, as ezdxf draws SHX and missing fonts; only fonts-dejavu-extra has it): what
+# in it, as ezdxf draws SHX and missing fonts; only fonts-dejavu-extra has it), xxHash's
+# header (XXH3-128, the digests of a source's pixel blocks, compiled in): what
 # building and running tilecut needs (make run)
-APT_PACKAGES = fonts-dejavu-extra zlib1g-dev libvips-dev libpoppler-glib-dev librsvg2-dev libcairo2-dev libdeflate-dev libwebp-dev libjpeg-dev libisal-dev libproj-dev proj-data libgeotiff-dev libsqlite3-dev libqpdf-dev libgdal-dev libssl-dev libcurl4-openssl-dev libzip-dev
+APT_PACKAGES = fonts-dejavu-extra zlib1g-dev libvips-dev libpoppler-glib-dev librsvg2-dev libcairo2-dev libdeflate-dev libwebp-dev libjpeg-dev libisal-dev libproj-dev proj-data libgeotiff-dev libsqlite3-dev libqpdf-dev libgdal-dev libssl-dev libcurl4-openssl-dev libzip-dev libxxhash-dev
 # what only the tests need (make test): strace for the test that proves no other
 # program is started; GDAL for the client package's tests and the browser tests' geometry;
 # zsh and fish for the completion tests; Chromium, driven headless over the DevTools

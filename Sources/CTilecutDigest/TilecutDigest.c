@@ -1,3 +1,4 @@
+#include <string.h>
 #include "TilecutDigest.h"
 
 #include <openssl/evp.h>
@@ -40,4 +41,37 @@ int tc_sha256_end(void *context, unsigned char digest[32]) {
   int ok = EVP_DigestFinal_ex((EVP_MD_CTX *)context, digest, &size) == 1 && size == 32;
   EVP_MD_CTX_free((EVP_MD_CTX *)context);
   return ok ? 0 : -1;
+}
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+static void canonical(XXH128_hash_t hash, unsigned char digest[16]) {
+  XXH128_canonical_t c;
+  XXH128_canonicalFromHash(&c, hash);
+  memcpy(digest, c.digest, 16);
+}
+
+int tc_xxh3(const void *data, size_t length, unsigned char digest[16]) {
+  canonical(XXH3_128bits(data, length), digest);
+  return 0;
+}
+
+void *tc_xxh3_begin(void) {
+  XXH3_state_t *state = XXH3_createState();
+  if (state && XXH3_128bits_reset(state) != XXH_OK) {
+    XXH3_freeState(state);
+    return NULL;
+  }
+  return state;
+}
+
+int tc_xxh3_update(void *context, const void *data, size_t length) {
+  return XXH3_128bits_update(context, data, length) == XXH_OK ? 0 : -1;
+}
+
+int tc_xxh3_end(void *context, unsigned char digest[16]) {
+  canonical(XXH3_128bits_digest(context), digest);
+  XXH3_freeState(context);
+  return 0;
 }

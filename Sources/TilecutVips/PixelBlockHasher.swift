@@ -5,7 +5,7 @@ import Synchronization
 import TilecutCore
 
 /// Makes a source's `PixelBlocks` from its decoded rows as they are read, top to
-/// bottom, in runs of any length: one SHA-256 per column of blocks, fed row by row
+/// bottom, in runs of any length: one XXH3-128 per column of blocks, fed row by row
 /// (each block's digest is that of its rows, as `PixelBlocks` says), a row of blocks
 /// finished when its last row arrives. The columns are hashed on all cores.
 ///
@@ -20,7 +20,7 @@ public final class PixelBlockHasher: @unchecked Sendable {
   public let block: Int
   private let columns: Int
   private let rowsOfBlocks: Int
-  /// Each column's running SHA-256 over the rows of the current row of blocks.
+  /// Each column's running XXH3-128 over the rows of the current row of blocks.
   private var contexts: [UnsafeMutableRawPointer?]
   /// The finished blocks' digests, `PixelBlocks.digestBytes` each, in block order.
   private var raw: [UInt8]
@@ -40,9 +40,9 @@ public final class PixelBlockHasher: @unchecked Sendable {
   }
 
   deinit {
-    var discard = [UInt8](repeating: 0, count: 32)
+    var discard = [UInt8](repeating: 0, count: 16)
     for context in contexts {
-      if let context { _ = tc_sha256_end(context, &discard) }
+      if let context { _ = tc_xxh3_end(context, &discard) }
     }
   }
 
@@ -74,16 +74,16 @@ public final class PixelBlockHasher: @unchecked Sendable {
             else { return }
             let x = c * block
             let w = min(block, width - x)
-            if contexts[c] == nil { contexts[c] = tc_sha256_begin() }
+            if contexts[c] == nil { contexts[c] = tc_xxh3_begin() }
             guard let context = contexts[c] else {
               bad.add(1, ordering: .relaxed)
               return
             }
-            for y in 0..<n where tc_sha256_update(context, rows + y * rowBytes + x * 4, w * 4) != 0 { bad.add(1, ordering: .relaxed) }
+            for y in 0..<n where tc_xxh3_update(context, rows + y * rowBytes + x * 4, w * 4) != 0 { bad.add(1, ordering: .relaxed) }
             // the row of blocks' last row: its digest is done
             if first + n == min(height, (band + 1) * block) {
-              var digest = [UInt8](repeating: 0, count: 32)
-              if tc_sha256_end(context, &digest) != 0 { bad.add(1, ordering: .relaxed) }
+              var digest = [UInt8](repeating: 0, count: 16)
+              if tc_xxh3_end(context, &digest) != 0 { bad.add(1, ordering: .relaxed) }
               contexts[c] = nil
               let out = raw + (band * columns + c) * PixelBlocks.digestBytes
               for i in 0..<PixelBlocks.digestBytes { out[i] = digest[i] }

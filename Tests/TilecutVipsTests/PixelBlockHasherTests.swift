@@ -1,3 +1,4 @@
+import CTilecutDigest
 import Foundation
 import Testing
 import TilecutCore
@@ -11,7 +12,14 @@ struct PixelBlockHasherTests {
     (0..<(width * height * 4)).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) }
   }
 
-  /// The definition: each block's digest the first 16 bytes of the SHA-256 of its rows.
+  /// XXH3-128 in one call, in its canonical (big-endian) bytes.
+  static func xxh3(_ bytes: [UInt8]) -> [UInt8] {
+    var digest = [UInt8](repeating: 0, count: 16)
+    _ = bytes.withUnsafeBufferPointer { tc_xxh3($0.baseAddress, $0.count, &digest) }
+    return digest
+  }
+
+  /// The definition: each block's digest the XXH3-128 of its rows, in one call.
   static func reference(_ pixels: [UInt8], width: Int, height: Int, block: Int) -> PixelBlocks {
     var raw: [UInt8] = []
     for top in stride(from: 0, to: height, by: block) {
@@ -20,12 +28,36 @@ struct PixelBlockHasherTests {
         for y in top..<min(top + block, height) {
           bytes += pixels[((y * width + left) * 4)..<((y * width + min(left + block, width)) * 4)]
         }
-        let hex = Array(SHA256Digest.hex(bytes).utf8)
-        func value(_ c: UInt8) -> UInt8 { c >= 97 ? c - 87 : c - 48 }
-        raw += (0..<PixelBlocks.digestBytes).map { value(hex[2 * $0]) << 4 | value(hex[2 * $0 + 1]) }
+        raw += xxh3(bytes)
       }
     }
     return PixelBlocks(block: block, width: width, height: height, raw: raw)
+  }
+
+  @Test("XXH3-128 gives xxHash's published values (libxxhash 0.8.1 through ctypes agrees)")
+  func knownValues() {
+    func hex(_ d: [UInt8]) -> String { d.map { String(format: "%02x", $0) }.joined() }
+    #expect(hex(Self.xxh3([])) == "99aa06d3014798d86001c324468d497f")
+    #expect(hex(Self.xxh3(Array("tilecut".utf8))) == "f492fd1e51e9343f531dd84c00adefaa")
+  }
+
+  @Test("digests of another kind (SHA-256, before XXH3-128) are not compared block by block")
+  func otherKind() throws {
+    let (width, height, block) = (100, 80, 32)
+    let pixels = Self.picture(width: width, height: height)
+    let made = try #require(Self.fed(pixels, width: width, height: height, block: block, runs: [80]).result())
+    #expect(made.hash == "xxh3-128")
+    #expect(made.changedBlocks(since: made) == [])
+    var older = made
+    older.hash = nil
+    #expect(made.changedBlocks(since: older) == nil)
+    // a manifest written before the kind was recorded reads as the older kind
+    let json = try JSONEncoder().encode(made)
+    var object = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
+    #expect(object["hash"] as? String == "xxh3-128")
+    object["hash"] = nil
+    let decoded = try JSONDecoder().decode(PixelBlocks.self, from: try JSONSerialization.data(withJSONObject: object))
+    #expect(decoded.hash == nil)
   }
 
   /// Feeds rows in runs of the given lengths (cycled), each run from a buffer of its own.

@@ -54,6 +54,7 @@ extension BuildJob {
     var changed: [String] = []
     var samePixels: [String] = []
     var notes: [String] = []
+    var otherKind: [String] = []
     var names: Set<String> = []
     for (i, layer) in layers.enumerated() {
       let floor = plan.plans[i].floor
@@ -81,6 +82,7 @@ extension BuildJob {
           continue
         }
       }
+      if let was = before?.pixels, let now = pixels[i], was.hash != now.hash { otherKind.append(name) }
       if plan.plans[i].source.isVector {
         notes.append("\(name): a \(plan.floors[i].format.rawValue.uppercased()) is compared as a whole file; its floor is made again")
       }
@@ -88,6 +90,12 @@ extension BuildJob {
         for cut in level.cuts { dirty.insert(LevelKey(floor: floor, tileSize: cut.tileSize, zoom: cut.zoom), cut.range) }
       }
       if let before { addOld(before) }
+    }
+    // said once for all the floors it concerns
+    if !otherKind.isEmpty {
+      notes.append(
+        "\(otherKind.joined(separator: ", ")): the previous manifest's pixel digests are of an earlier kind (SHA-256, now XXH3-128); made again whole"
+      )
     }
     for name in oldOrder where !names.contains(name) {
       changed.append(name)

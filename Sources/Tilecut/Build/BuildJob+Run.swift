@@ -122,9 +122,17 @@ extension BuildJob {
         let carried = try carryOver(plan, previous: previous, dirty: incremental.dirty, store: store, ledger: ledger)
         var only = plan
         only.settings.only = incremental.dirty
-        // each layer read only in the strips its dirty cells need
-        for i in incremental.render { only.floors[i].plan = DirtyCells.strips(of: plan.floors[i].plan, dirty: incremental.dirty) }
-        try Self.render(only, layers: layers, encoder: base.encoding.encoder(), writer: store, pool: pool, ledger: ledger, subset: incremental.render)
+        // each layer read only in the strips its dirty cells need, the clean part of its
+        // reduced levels taken from the previous tiles where they hold it exactly
+        var notes: [String] = []
+        let reuse = try reusePlans(
+          plan, layers: layers, incremental: incremental, tiles: try PreviousStoreTiles(path: store.path), notes: &notes)
+        for (i, floorPlan) in reuse.plans { only.floors[i].plan = floorPlan }
+        try Self.render(
+          only, layers: layers, encoder: base.encoding.encoder(), writer: store, pool: pool, ledger: ledger, subset: incremental.render,
+          previous: reuse.previous)
+        notes += Self.reuseNotes(plan, layers: layers, plans: reuse.plans, previous: reuse.previous)
+        for note in notes { printer.info(note) }
         let total = ledger.outcomes.values.reduce(0) { $0 + $1.tiles.count }
         for name in incremental.samePixels { printer.info("\(name): a new file with the same pixels; its tiles are kept") }
         for note in incremental.notes { printer.info(note) }

@@ -318,9 +318,10 @@ public struct BuildJob {
     return counts
   }
 
-  static func layerSettings(_ settings: RenderSettings, only: CellSet?) -> RenderSettings {
+  static func layerSettings(_ settings: RenderSettings, only: CellSet?, previous: PreviousLevels? = nil) -> RenderSettings {
     var s = settings
     s.only = only
+    s.previous = previous
     return s
   }
 
@@ -329,7 +330,7 @@ public struct BuildJob {
   /// `taps`: by layer, the hashers of the sources' decoded pixels its reader feeds.
   static func render(
     _ plan: TileJobPlan, layers: [BuildLayer], encoder: any TileEncoder, writer: any TileWriter, pool: WorkPool, ledger: RenderLedger,
-    subset: [Int]? = nil, taps: [Int: PixelBlockHasher] = [:]
+    subset: [Int]? = nil, taps: [Int: PixelBlockHasher] = [:], previous: [Int: PreviousLevels] = [:]
   ) throws {
     let plans = plan.plans
     for var group in floorGroups(plans) {
@@ -345,7 +346,7 @@ public struct BuildJob {
         let floor = plan.floors[i]
         let jobs = pool.jobs
         let builder = PyramidBuilder(
-          plan: floor.plan, settings: layerSettings(layers[i].settings, only: plan.settings.only), encoder: compositor?.layerEncoder() ?? encoder,
+          plan: floor.plan, settings: layerSettings(layers[i].settings, only: plan.settings.only, previous: previous[i]), encoder: compositor?.layerEncoder() ?? encoder,
           writer: compositor?.layerWriter(k) ?? writer, pool: pool, ledger: compositor?.layerLedger() ?? ledger,
           openSource: { level in
             try LevelPipeline.open(plan: floor.plan, level: level, format: floor.format, jobs: jobs, mapping: floor.mapping, tap: taps[i])

@@ -28,6 +28,75 @@ extension PyramidBuilder {
       // one strip in flight besides the stage's (and its reader's): a strip's tiles
       // are encoded while the next is read and cut
       spares = inPlace ? StripPool(count: buffer.count, limit: 1) : nil
+      reuse = builder.settings.previous?.levels[LevelID(level)]
+    }
+
+    /// In an incremental rebuild: the strips this level makes even when the level
+    /// above sends it nothing, and the previous tiles it puts back into them.
+    let reuse: LevelReuse?
+    /// The next of `reuse.strips` to make.
+    private var extraIndex = 0
+    /// The top of the last strip flushed (strips go top to bottom).
+    private var doneTop: Int?
+
+    /// Moves on to the strip at `strip`: flushes the current one if it is another, and
+    /// makes the strips `reuse` asks for above it.
+    func advance(to strip: Int) throws {
+      if let current = stripTop, current != strip { try flush() }
+      if stripTop == nil { try flushExtras(before: strip) }
+      begin(strip)
+    }
+
+    /// Makes each strip of `reuse.strips` above row `limit` not made yet: the rows the
+    /// level above sent it (none) and the previous tiles put back, then cut and reduced.
+    func flushExtras(before limit: Int) throws {
+      guard let reuse, stripTop == nil else { return }
+      while extraIndex < reuse.strips.count, reuse.strips[extraIndex] < limit {
+        let top = reuse.strips[extraIndex]
+        extraIndex += 1
+        if let done = doneTop, top <= done { continue }
+        begin(top)
+        try flush()
+      }
+    }
+
+    /// Puts the previous output's tiles `reuse` names back into the strip at `top`.
+    private func putBack(top: Int, height: Int) throws {
+      guard let reuse, let tiles = builder.settings.previous?.tiles else { return }
+      let size = reuse.tileSize
+      let region = level.region
+      let stride = self.stride
+      for ty in (top / size)..<((top + height + size - 1) / size) {
+        guard let columns = reuse.paste[ty] else { continue }
+        let y0 = max(ty * size, top)
+        let y1 = min((ty + 1) * size, top + height)
+        for tx in columns {
+          let x0 = max(tx * size, region.x)
+          let x1 = min((tx + 1) * size, region.maxX)
+          guard x0 < x1, y0 < y1 else { continue }
+          let tile = TileCoordinate(zoom: reuse.zoom, x: tx, y: ty)
+          let rgba = try tiles.rgba(floor: builder.plan.floor, tileSize: size, tile: tile)
+          if let rgba, rgba.count != size * size * 4 {
+            throw TilecutError.output(
+              path: "floor \(builder.plan.floor) \(size) px tile \(tile)",
+              reason: "of the previous output is not \(size) × \(size) pixels; run again with --force")
+          }
+          buffer.withUnsafeMutableBufferPointer { buf in
+            guard let base = buf.baseAddress else { return }
+            for y in y0..<y1 {
+              let dst = base + (y - top) * stride + (x0 - region.x) * 4
+              if let rgba {
+                rgba.withUnsafeBufferPointer { src in
+                  guard let s = src.baseAddress else { return }
+                  dst.update(from: s + ((y - ty * size) * size + (x0 - tx * size)) * 4, count: (x1 - x0) * 4)
+                }
+              } else {
+                dst.update(repeating: 0, count: (x1 - x0) * 4)
+              }
+            }
+          }
+        }
+      }
     }
 
     /// Rows of the current strip below this one are neither written nor cleared yet:
@@ -59,8 +128,7 @@ extension PyramidBuilder {
     func receive(_ rows: UnsafePointer<UInt8>, top: Int, count: Int, x: Int, width: Int) throws {
       let region = level.region
       let strip = (top / level.stripHeight) * level.stripHeight
-      if let current = stripTop, current != strip { try flush() }
-      begin(strip)
+      try advance(to: strip)
       let x0 = max(x, region.x)
       let x1 = min(x + width, region.maxX)
       if x0 < x1 {
@@ -82,6 +150,7 @@ extension PyramidBuilder {
     func flush() throws {
       guard let top = stripTop else { return }
       stripTop = nil
+      doneTop = top
       let height = min(level.stripHeight, level.region.maxY - top)
       guard height > 0 else { return }
       if filledTo < height {
@@ -91,6 +160,7 @@ extension PyramidBuilder {
         }
         filledTo = height
       }
+      try putBack(top: top, height: height)
       completePending(stripTop: top)
       // the strip's tiles read it in place; the stage goes on in another buffer when
       // this function returns, having halved this one
@@ -160,8 +230,7 @@ extension PyramidBuilder {
       let strip = (top / level.stripHeight) * level.stripHeight
       let stripEnd = min(strip + level.stripHeight, region.maxY)
       guard x >= region.x, x + width <= region.maxX, top >= region.y, top + count <= stripEnd else { return false }
-      if let current = stripTop, current != strip { try flush() }
-      begin(strip)
+      try advance(to: strip)
       let stride = self.stride
       buffer.withUnsafeMutableBufferPointer { buf in
         guard let base = buf.baseAddress else { return }
@@ -174,6 +243,7 @@ extension PyramidBuilder {
 
     func finish() throws {
       try flush()
+      try flushExtras(before: Int.max)
       completePending(stripTop: nil)
       try next?.finish()
     }

@@ -93,6 +93,8 @@ public final class PyramidBuilder {
     for (index, strip) in strips.enumerated() {
       try pool.checkpoint()
       let stripTop = region.y + strip.top - strip.offset
+      // an incremental rebuild's strips made of previous tiles, above this one
+      try stage.flushExtras(before: stripTop)
       stage.begin(stripTop, clear: false)
       try reader.take(index, into: &stage.buffer)
       if let rule = settings.knockout {

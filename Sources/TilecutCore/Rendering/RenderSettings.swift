@@ -7,6 +7,10 @@ public struct RenderSettings: Sendable {
   public var shard: ShardSelector?
   /// When set, only these cells are made (an incremental rebuild's dirty cells).
   public var only: CellSet?
+  /// With `only`: the previous output's tiles that the clean part of each reduced
+  /// level is taken from (`DirtyCells.reuse`), so that the densest level is read only
+  /// in the strips its own dirty cells need.
+  public var previous: PreviousLevels?
 
   public init(background: ColorRule? = nil, knockout: ColorRule? = nil, shard: ShardSelector? = nil) {
     self.background = background
