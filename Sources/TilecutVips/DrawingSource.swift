@@ -173,7 +173,7 @@ public enum DrawingSource {
         path: path,
         reason: String(
           format:
-            "spans %.6g × %.6g drawing units (%@), %.0f × %.0f pixels of %g m, more than --max-pixels %d; check its units or raise --max-pixels",
+            "spans %.6g × %.6g drawing units (%@), %.0f × %.0f pixels of %g m, more than --max-pixels %ld; check its units or raise --max-pixels",
           maxX - minX, maxY - minY, unit?.name ?? "unitless, read as metres", columns, rows,
           DrawingFrame.groundMetersPerPixel, maxPixels))
     }
