@@ -50,7 +50,7 @@ PIP_TEST_DEPS = python3 -c 'import pmtiles, jsonschema, ezdxf, matplotlib' 2>/de
 # macOS (uname Darwin): the same libraries from Homebrew (gdal brings its command-line
 # tools and Python bindings; zsh ships with macOS; Chromium is a cask; there is no strace,
 # the test that uses it cannot run there). Never run on a Mac here: see Sources/Tilecut/Tilecut.docc/Development.md, "On macOS".
-BREW_PACKAGES = pkgconf vips isa-l libdeflate webp jpeg-turbo poppler librsvg cairo proj libgeotiff sqlite qpdf gdal openssl@3 libzip
+BREW_PACKAGES = pkgconf vips isa-l libdeflate webp jpeg-turbo poppler librsvg cairo proj libgeotiff sqlite qpdf gdal openssl@3 libzip xxhash
 BREW_TEST_PACKAGES = fish
 BREW_TEST_CASKS = chromium
 EXAMPLE = examples/floorplan/office.png
