@@ -145,7 +145,8 @@ struct PlanOutputTests {
     ]
     try Data(pairs.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dir + "/plan.dxf"))
     let run = try runTool([
-      dir + "/plan.dxf", "-o", dir + "/drawn", "--dry-run", "--json", "--center", "52,5", "--drawing-units", "m", "--rotation", "20", "--max-zoom", "20",
+      dir + "/plan.dxf", "-o", dir + "/drawn", "--dry-run", "--json", "--center", "52,5", "--drawing-units", "m", "--rotation", "20", "--max-zoom",
+      "20",
     ])
     #expect(run.status == 0, "\(run.stderr)")
     let value = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8))

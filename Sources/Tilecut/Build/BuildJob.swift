@@ -346,7 +346,8 @@ public struct BuildJob {
         let floor = plan.floors[i]
         let jobs = pool.jobs
         let builder = PyramidBuilder(
-          plan: floor.plan, settings: layerSettings(layers[i].settings, only: plan.settings.only, previous: previous[i]), encoder: compositor?.layerEncoder() ?? encoder,
+          plan: floor.plan, settings: layerSettings(layers[i].settings, only: plan.settings.only, previous: previous[i]),
+          encoder: compositor?.layerEncoder() ?? encoder,
           writer: compositor?.layerWriter(k) ?? writer, pool: pool, ledger: compositor?.layerLedger() ?? ledger,
           openSource: { level in
             try LevelPipeline.open(plan: floor.plan, level: level, format: floor.format, jobs: jobs, mapping: floor.mapping, tap: taps[i])
