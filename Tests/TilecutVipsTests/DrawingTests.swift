@@ -102,10 +102,7 @@ struct DrawingHatchTests {
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let path = dir + "/hatch.dxf"
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [
-      "python3", "-c",
+    let written = try runPython(
       """
       import ezdxf, sys
       doc = ezdxf.new("R2010")
@@ -118,11 +115,8 @@ struct DrawingHatchTests {
           h.paths.add_polyline_path([(x, 0), (x + 100, 0), (x + 100, 100), (x, 100)], is_closed=True)
       doc.saveas(sys.argv[1])
       """,
-      path,
-    ]
-    try process.run()
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0, "ezdxf could not write the hatches (make test-deps)")
+      [path])
+    #expect(written.status == 0, "ezdxf could not write the hatches (make test-deps)")
     let result = try compareWithEzdxf(path, columns: 880)
     #expect(result.recall >= 0.9 && result.precision >= 0.9 && result.shift == [0, 0], "\(result)")
     // lines, not a solid fill: 45° lines 6.35 units apart, 1 px wide at 4 px a unit,
@@ -168,10 +162,7 @@ struct DrawingInsertedHatchTests {
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let path = dir + "/inserted.dxf"
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [
-      "python3", "-c",
+    let written = try runPython(
       """
       import ezdxf, sys
       doc = ezdxf.new("R2010")
@@ -186,11 +177,8 @@ struct DrawingInsertedHatchTests {
           msp.add_blockref("HATCHED", (x, y), dxfattribs={"rotation": angle, "xscale": sx, "yscale": sy})
       doc.saveas(sys.argv[1])
       """,
-      path,
-    ]
-    try process.run()
-    process.waitUntilExit()
-    try #require(process.terminationStatus == 0, "ezdxf could not write the inserts")
+      [path])
+    try #require(written.status == 0, "ezdxf could not write the inserts")
     let result = try compareWithEzdxf(path, columns: 900)
     print("inserted hatches: recall \(result.recall), precision \(result.precision), shift \(result.shift)")
     #expect(result.recall >= 0.95 && result.precision >= 0.95 && result.shift == [0, 0], "\(result)")
@@ -274,15 +262,8 @@ struct DrawingGeodataTests {
       pts = json.loads(sys.argv[2])
       print(json.dumps({"epsg": epsg, "coordinates": [list(m.transform((x, y, 0)))[:2] for x, y in pts]}))
       """
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     let list = "[" + points.map { "[\($0.0), \($0.1)]" }.joined(separator: ",") + "]"
-    process.arguments = ["python3", "-c", script, path, list]
-    let out = Pipe()
-    process.standardOutput = out
-    try process.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
+    let data = try runPython(script, [path, list]).stdout
     struct Answer: Decodable {
       var epsg: Int
       var coordinates: [[Double]]
@@ -422,6 +403,20 @@ struct DrawingRefusalTests {
   }
 }
 
+/// Runs `python3 -c script arguments…` (ezdxf's scripts) and returns its exit status and
+/// standard output.
+func runPython(_ script: String, _ arguments: [String]) throws -> (status: Int32, stdout: Data) {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+  process.arguments = ["python3", "-c", script] + arguments
+  let out = Pipe()
+  process.standardOutput = out
+  try process.run()
+  let data = out.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  return (process.terminationStatus, data)
+}
+
 /// Whether python3 can import ezdxf and matplotlib (`make test-deps` installs them).
 let ezdxfAvailable: Bool = {
   let process = Process()
@@ -510,10 +505,7 @@ struct DrawingWritersTests {
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let path = dir + "/columns.dxf"
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [
-      "python3", "-c",
+    let written = try runPython(
       """
       import ezdxf, sys
       from ezdxf.entities.mtext import MTextColumns
@@ -523,11 +515,8 @@ struct DrawingWritersTests {
       note.setup_columns(MTextColumns.new_dynamic_manual_height_columns(100, 10, [150.0] * 1000))
       doc.saveas(sys.argv[1])
       """,
-      path,
-    ]
-    try process.run()
-    process.waitUntilExit()
-    try #require(process.terminationStatus == 0, "ezdxf could not write the note")
+      [path])
+    try #require(written.status == 0, "ezdxf could not write the note")
     let header = try SourceImage.header(of: InputName(path: path), maxPixels: 1 << 31)
     let frame = try #require(header.drawing)
     let width = Double(header.width - 2 * frame.padding) * frame.unitsPerPixel
@@ -582,16 +571,9 @@ struct DrawingUnitsHeaderTests {
     let dir = try #require(dxfCorpus)
     let files = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".dxf") }.sorted()
     let script = "import ezdxf, sys\nfor p in sys.argv[1:]:\n    d = ezdxf.readfile(p)\n    print(d.header.get('$INSUNITS', -1))"
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", "-c", script] + files.map { dir + "/" + $0 }
-    let out = Pipe()
-    process.standardOutput = out
-    try process.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let expected = String(decoding: data, as: UTF8.self).split(separator: "\n").map { Int($0) ?? -2 }
-    #expect(process.terminationStatus == 0 && expected.count == files.count)
+    let read = try runPython(script, files.map { dir + "/" + $0 })
+    let expected = String(decoding: read.stdout, as: UTF8.self).split(separator: "\n").map { Int($0) ?? -2 }
+    #expect(read.status == 0 && expected.count == files.count)
     for (file, want) in zip(files, expected) {
       #expect(DrawingSource.insunits(path: dir + "/" + file) == (want < 0 ? nil : want), "\(file)")
     }
