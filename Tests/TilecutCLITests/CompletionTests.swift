@@ -94,7 +94,7 @@ func zshSession(_ script: String, _ lines: [[String]]) throws -> [[String]] {
     await '<<ready>>' 1
     n=0
     while IFS= read -r line; do
-      zpty -w -n tc "$line"$'\\t'
+      zpty -w -n tc $'\\C-u'"$line"$'\\t'
       await '<<done>>' $(( ++n ))
       zpty -w -n tc $'\\C-u'
     done < ./lines
@@ -157,32 +157,46 @@ struct CompletionTests {
     #expect(TilecutCommand.patch(script, [("complete", "x", 1)]) == "x -c tilecut\n")
   }
 
-  /// The expectations shared by zsh and fish, one per line of `completedLines`.
-  func expectDefaultSubcommand(_ offered: [[String]], shell: String) {
+  /// The expectations shared by zsh and fish, one per line of `completedLines`: each
+  /// one that fails, as its message.
+  func defaultSubcommandProblems(_ offered: [[String]], shell: String) -> [String] {
+    var problems: [String] = []
+    func check(_ holds: Bool, _ message: String) { if !holds { problems.append(message) } }
     let byLine = Dictionary(uniqueKeysWithValues: zip(completedLines.map { $0.joined(separator: " ") }, offered))
-    #expect(offered.count == completedLines.count, "\(shell): \(offered)")
+    check(offered.count == completedLines.count, "\(shell): \(offered)")
     // `tilecut plan.png …` is `tilecut tile plan.png …`: the default subcommand's words
-    #expect(byLine["plan.png --bou"] == ["--bounds"], "\(shell)")
-    #expect(byLine["tile plan.png --bou"] == ["--bounds"], "\(shell)")
-    #expect(byLine["--format png plan.png --quali"] == ["--quality"], "\(shell)")
-    #expect(byLine["plan.png --store "] == ["directory", "mbtiles", "pmtiles"], "\(shell)")
+    check(byLine["plan.png --bou"] == ["--bounds"], "\(shell)")
+    check(byLine["tile plan.png --bou"] == ["--bounds"], "\(shell)")
+    check(byLine["--format png plan.png --quali"] == ["--quality"], "\(shell)")
+    check(byLine["plan.png --store "] == ["directory", "mbtiles", "pmtiles"], "\(shell)")
     // the first word: the subcommands, the tiling options and files
-    #expect(byLine["--ti"] == ["--tile-size"], "\(shell)")
+    check(byLine["--ti"] == ["--tile-size"], "\(shell)")
     let first = Set(byLine[""] ?? [])
-    #expect(first.isSuperset(of: ["tile", "verify", "merge", "preview", "show", "get", "plan.png"]), "\(shell): \(first.sorted())")
+    check(first.isSuperset(of: ["tile", "verify", "merge", "preview", "show", "get", "plan.png"]), "\(shell): \(first.sorted())")
     // the other subcommands keep their own words
-    #expect(byLine["merge --"] == ["--help", "--version"], "\(shell)")
-    #expect(byLine["verify --"] == ["--help", "--jobs", "--json", "--version"], "\(shell)")
-    #expect(byLine["verify "]?.contains("plan.png") == false && byLine["verify "]?.contains("tile") == false, "\(shell)")
+    check(byLine["merge --"] == ["--help", "--version"], "\(shell)")
+    check(byLine["verify --"] == ["--help", "--jobs", "--json", "--version"], "\(shell)")
+    check(byLine["verify "]?.contains("plan.png") == false && byLine["verify "]?.contains("tile") == false, "\(shell)")
     // verify's argument is a directory: `out/` is offered
-    #expect(byLine["verify "]?.contains { $0.hasPrefix("out") } == true, "\(shell): \(byLine["verify "] ?? [])")
-    #expect(byLine["preview out --max"] == ["--max-side"], "\(shell)")
+    check(byLine["verify "]?.contains { $0.hasPrefix("out") } == true, "\(shell): \(byLine["verify "] ?? [])")
+    check(byLine["preview out --max"] == ["--max-side"], "\(shell)")
+    return problems
+  }
+
+  func expectDefaultSubcommand(_ offered: [[String]], shell: String) {
+    let problems = defaultSubcommandProblems(offered, shell: shell)
+    #expect(problems.isEmpty, "\(problems.joined(separator: "; ")): \(zip(completedLines, offered).map { "\($0) → \($1)" })")
   }
 
   @Test("zsh completes the tiling options after an input and on the first word, and each subcommand's own")
   func zshCompletes() throws {
     let script = try runTool(["--generate-completion-script", "zsh"]).stdout
-    expectDefaultSubcommand(try zshCompletions(script, completedLines), shell: "zsh")
+    // on a loaded machine zsh can lose the kill-line typed behind a completion, and the
+    // next line then lands in the old one (a CI run once read "verify --" after
+    // "merge --" as merge's): a session whose words are off is run once more
+    var offered = try zshCompletions(script, completedLines)
+    if !defaultSubcommandProblems(offered, shell: "zsh").isEmpty { offered = try zshCompletions(script, completedLines) }
+    expectDefaultSubcommand(offered, shell: "zsh")
   }
 
   @Test("fish completes the tiling options after an input and on the first word, and each subcommand's own")
