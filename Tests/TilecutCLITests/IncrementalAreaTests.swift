@@ -24,11 +24,12 @@ func roomsPicture(width: Int, height: Int, step: Int = 90) -> RGBAImage {
 }
 
 /// A one-building project in `dir`: floor 1 from `a.png` placed by a centre, a scale and
-/// a turn (resampled), floor 2 from `b.png` at its native resolution (`raster`-like,
-/// by bounds); `extra` is added at the top.
-func areaProject(_ dir: String, extra: String = "") throws -> String {
+/// a turn of `rotation` degrees (resampled), and unless `secondFloor` is false floor 2
+/// from `b.png` at its native resolution (`raster`-like, by bounds); `extra` is added at
+/// the top.
+func areaProject(_ dir: String, rotation: Int = 12, secondFloor: Bool = true, extra: String = "") throws -> String {
   let file = dir + "/tilecut.yml"
-  let text = """
+  var text = """
     output: tiles
     tileSizes: [256, 512]
     \(extra)
@@ -39,12 +40,13 @@ func areaProject(_ dir: String, extra: String = "") throws -> String {
             source: a.png
             center: [51.5006, -0.1396]
             metersPerPixel: 0.05
-            rotation: 12
-          - floor: 2
-            source: b.png
-            center: [51.5006, -0.1396]
-            metersPerPixel: 0.3
+            rotation: \(rotation)
     """
+  if secondFloor {
+    text +=
+      "\n"
+      + ["      - floor: 2", "        source: b.png", "        center: [51.5006, -0.1396]", "        metersPerPixel: 0.3"].joined(separator: "\n")
+  }
   try text.write(toFile: file, atomically: true, encoding: .utf8)
   return file
 }

@@ -17,24 +17,10 @@ struct IncrementalReuseTests {
     case corner, tileEdge, apart, lastRows
   }
 
-  /// A one-floor project in `dir` from `a.png`, placed by a centre, a scale and a turn.
+  /// A one-floor project in `dir` from `a.png`, placed by a centre, a scale and a turn
+  /// (IncrementalAreaTests' project without its second floor).
   func project(_ dir: String, rotation: Int, extra: String = "") throws -> String {
-    let file = dir + "/tilecut.yml"
-    let text = """
-      output: tiles
-      tileSizes: [256, 512]
-      \(extra)
-      buildings:
-        - id: hq
-          floors:
-            - floor: 1
-              source: a.png
-              center: [51.5006, -0.1396]
-              metersPerPixel: 0.05
-              rotation: \(rotation)
-      """
-    try text.write(toFile: file, atomically: true, encoding: .utf8)
-    return file
+    try areaProject(dir, rotation: rotation, secondFloor: false, extra: extra)
   }
 
   func draw(_ image: inout RGBAImage, x: Int, y: Int, width: Int, height: Int) {
