@@ -185,6 +185,46 @@ struct DrawingInsertedHatchTests {
   }
 }
 
+/// Writes a drawing with ezdxf (`script` gets the path as `sys.argv[1]`) and compares
+/// tilecut's rendering of it, `columns` pixels wide, with ezdxf's.
+func compareScripted(_ name: String, columns: Double, script: String) throws -> InkComparison {
+  let dir = NSTemporaryDirectory() + "tilecut-dxf-\(name)-\(UUID().uuidString.prefix(8))"
+  try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+  defer { try? FileManager.default.removeItem(atPath: dir) }
+  let path = dir + "/\(name).dxf"
+  let written = try runPython(script, [path])
+  try #require(written.status == 0, "ezdxf could not write \(name)")
+  return try compareWithEzdxf(path, columns: columns)
+}
+
+@Suite("DXF linetypes against ezdxf", .serialized, .enabled(if: ezdxfAvailable, "python3 with ezdxf and matplotlib is missing (make test-deps)"))
+struct DrawingLinetypeTests {
+  /// Lines and circles in twelve of ezdxf's standard linetypes, their patterns scaled by
+  /// $LTSCALE: ezdxf draws each dash, gap and dot at least 0.1 drawing units long, so a
+  /// dot is a dash 0.1 units long, all but invisible at a scale where a unit is a few
+  /// pixels (seen 0.915 and 0.889 precision with dots drawn 1 px wide, or a line of
+  /// them as a grey line a quarter as dark as its colour).
+  @Test("dashes, gaps and dots are drawn as ezdxf's linetype renderer draws them", arguments: [5.0, 20.0])
+  func linetypes(ltscale: Double) throws {
+    let result = try compareScripted(
+      "linetypes", columns: 1000,
+      script: """
+        import ezdxf, sys
+        doc = ezdxf.new("R2010", setup=True)
+        doc.header["$INSUNITS"] = 4
+        doc.header["$LTSCALE"] = \(ltscale)
+        msp = doc.modelspace()
+        names = ["DASHED", "DOT", "DASHDOT", "CENTER", "HIDDEN", "PHANTOM", "DIVIDE", "BORDER", "DASHED2", "DOT2", "CENTERX2", "HIDDENX2"]
+        for i, name in enumerate(names):
+            msp.add_line((0, i * 100), (4000, i * 100), dxfattribs={"linetype": name})
+            msp.add_circle((4500 + (i % 4) * 400, (i // 4) * 400), 150, dxfattribs={"linetype": name})
+        doc.saveas(sys.argv[1])
+        """)
+    print("linetypes at $LTSCALE \(ltscale): recall \(result.recall), precision \(result.precision), shift \(result.shift)")
+    #expect(result.recall >= 0.95 && result.precision >= 0.95 && result.shift == [0, 0], "\(result)")
+  }
+}
+
 @Suite("DXF frames", .enabled(if: dxfCorpus != nil, "the shared corpus ../shared/data/formats-corpus/dxf is absent"))
 struct DrawingFrameTests {
   /// The floor plan's texts once stretched its frame to about twice its ink (2050 × 1850
