@@ -581,6 +581,10 @@ static int draw_pattern(cairo_t *cr, const double *p, uint32_t count, const cair
   return dense ? -1 : 0;
 }
 
+/* The shortest dash, gap or dot of a linetype, in drawing units: ezdxf's drawing
+ * add-on (Configuration.min_dash_length) draws a dot as a dash this long. */
+#define TC_MIN_DASH_UNITS 0.1
+
 /* Moves to (`line` 0) or draws a line to drawing point (x, y), mapped by `m`. */
 static void path_to(cairo_t *cr, const cairo_matrix_t *m, double x, double y, int line) {
   cairo_matrix_transform_point(m, &x, &y);
@@ -638,22 +642,24 @@ static int dxf_draw(void *ctx, cairo_t *cr, int left, int top) {
       double dashes[16];
       double period = 0, on = 0, total = 0;
       int n = item->dash_count <= 16 ? (int)item->dash_count : 0;
+      /* as ezdxf's linetype renderer: dashes and gaps in pairs (an odd last one
+       * dropped), each at least TC_MIN_DASH_UNITS long, a dot too */
+      n -= n % 2;
       for (int j = 0; j < n; j++) {
-        double length = d->dashes[item->dash_first + (uint32_t)j];
+        double length = fmax(d->dashes[item->dash_first + (uint32_t)j], TC_MIN_DASH_UNITS);
         total += length;
         on += j % 2 == 0 ? length : 0;
         dashes[j] = length * k;
-        if (dashes[j] < 1)
-          dashes[j] = 1;
         period += dashes[j];
       }
       /* a pattern finer than a few pixels reads as a line, as dark as its dashes
-       * would be on average (their share of the pattern) */
+       * are on average (their share of the pattern): a line of dots far finer than
+       * their spacing all but vanishes, as in ezdxf */
       int dashed = n >= 2 && period >= 4;
       cairo_set_dash(cr, dashes, dashed ? n : 0, 0);
       uint8_t rgba[4] = {item->rgba[0], item->rgba[1], item->rgba[2], item->rgba[3]};
       if (n >= 2 && !dashed && total > 0 && on < total)
-        rgba[3] = (uint8_t)lround(rgba[3] * fmax(on / total, 0.25));
+        rgba[3] = (uint8_t)lround(rgba[3] * on / total);
       source(cr, rgba);
       cairo_stroke(cr);
       cairo_set_dash(cr, NULL, 0, 0);

@@ -260,7 +260,8 @@ static void parse_style(const char *s, style *st) {
     }
     s = *p ? p + 1 : p;
   }
-  if (!(st->stretch > 0.01 && st->stretch < 100))
+  /* negative: a text a mirrored insert inlines (GDAL gives w:-100), drawn mirrored */
+  if (!(fabs(st->stretch) > 0.01 && fabs(st->stretch) < 100))
     st->stretch = 1;
 }
 
@@ -476,7 +477,7 @@ static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) 
     return 0;
   int field = tc_gdal.OGR_F_GetFieldIndex(f, "Text");
   const char *text = field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, field) : st->text;
-  if (!text || !*text || !(st->size > 0))
+  if (!text || !*text || !(fabs(st->size) > 0))
     return 0;
   size_t length = strlen(text);
   if (length > b->max_text) {
@@ -493,8 +494,12 @@ static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) 
   proto.kind = TC_DRAWING_TEXT;
   memcpy(proto.rgba, st->label, 4);
   proto.text_offset = (uint32_t)d->text_bytes;
-  proto.size = (float)st->size;
+  proto.size = (float)fabs(st->size);
   proto.angle = (float)st->angle;
+  /* a text a y-mirrored insert inlines: GDAL gives its height negative (and its width
+   * factor as x scale over y scale), a y mirror: its x mirror turned half a turn */
+  if (st->size < 0)
+    proto.angle += 180;
   proto.stretch = (float)st->stretch;
   int anchor = st->anchor >= 1 && st->anchor <= 12 ? st->anchor : 1;
   /* GDAL 3.6 gives a TEXT's (and an ATTRIB's) baseline as 1-3 and its bottom (72/73

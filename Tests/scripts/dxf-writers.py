@@ -3,7 +3,8 @@ rendering with ezdxf's (Tests/scripts/dxf-ink-compare.py).
 
 usage: dxf-writers.py OUT_DIR [VERSION | notes_VERSION ...]
 
-One drawing a DXF version (R12, R2000, R2010, R2018), each with the same floor-plan
+One drawing a DXF version (R12, R2000, R2010, R2018, and R12_NOHANDLES: R12 with no
+entity handles, $HANDLING 0, as old programs and hand-made files write it), each with the same floor-plan
 fragment in millimetres (metres in R12, which has no $INSUNITS): LWPOLYLINE walls with widths and bulges (POLYLINE in R12),
 ARC, CIRCLE, ELLIPSE and SPLINE (not in R12), TEXT and MTEXT with alignments and
 rotation, a door block inserted rotated, scaled and mirrored with ATTRIBs, solid and
@@ -52,6 +53,9 @@ def door_block(doc, modern):
 
 
 def write(version, path):
+    # R12_NOHANDLES: R12 as old programs and hand-made files write it, no entity handles
+    handles = version != "R12_NOHANDLES"
+    version = "R12" if not handles else version
     doc = ezdxf.new(version, setup=True)
     modern = version != "R12"
     if modern:
@@ -137,6 +141,8 @@ def write(version, path):
         # written in metres (the door block stays in millimetres, its inserts scaled)
         for entity in msp:
             entity.transform(Matrix44.scale(0.001))
+    if not handles:
+        doc.header["$HANDLING"] = 0
     doc.saveas(path)
 
 
