@@ -182,7 +182,7 @@ let package = Package(
       name: "TilecutCLITests",
       dependencies: [
         "TilecutFixtures",
-        "Tilecut", "TilecutCLI", "TilecutCore", "TilecutVips", "TilecutMBTiles", "TilecutPMTiles", "CSQLite",
+        "Tilecut", "TilecutCLI", "TilecutCore", "TilecutVips", "TilecutMBTiles", "TilecutPMTiles", "CSQLite", "CTilecutPNGRead",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
   ]

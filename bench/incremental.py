@@ -9,7 +9,9 @@ targets: unchanged and re-saved ≤ 0.05, 1 % edit ≤ 0.15), and checks that th
 edited plan.
 
 Environment: TILECUT (binary), BENCH_SIZE (default 16384), BENCH_RUNS (default 3),
-BENCH_OUT (where outputs go; default a folder on /dev/shm)."""
+BENCH_OUT (where outputs go; default a folder on /dev/shm), TILECUT_BASELINE (another
+binary, e.g. main's: each run is then made by both in turn, baseline first, in the same
+rounds, and both are printed, each as ratios to its own full build)."""
 import os
 import resource
 import shutil
@@ -23,6 +25,7 @@ sys.path.insert(0, HERE)
 from bench import plan_image  # noqa: E402
 
 TILECUT = os.environ.get("TILECUT") or sys.exit("set TILECUT to the tilecut binary")
+BASELINE = os.environ.get("TILECUT_BASELINE")
 SIZE = int(os.environ.get("BENCH_SIZE", "16384"))
 RUNS = int(os.environ.get("BENCH_RUNS", "3"))
 WORK = os.path.join(HERE, "work")
@@ -99,38 +102,48 @@ def main():
         shutil.rmtree(tiles, ignore_errors=True)
         shutil.copytree(kept, tiles)
 
-    build = [TILECUT, "build", project, "-q"]
+    binaries = ([("baseline", BASELINE)] if BASELINE else []) + [("tilecut" if not BASELINE else "this build", TILECUT)]
     use(plan)
-    run(build)
+    run([TILECUT, "build", project, "-q"])
     shutil.copytree(tiles, kept)
-    times = {"full build": [], "unchanged": [], "re-saved, same pixels": [], "1 % area edited": []}
+    names = ["full build", "unchanged", "re-saved, same pixels", "1 % area edited"]
+    times = {label: {name: [] for name in names} for label, _ in binaries}
+    identical = {}
     for _ in range(RUNS):
-        use(plan)
-        shutil.rmtree(tiles)
-        times["full build"].append(timed(build))
-        restore()
-        times["unchanged"].append(timed(build))
-        restore()
-        use(resaved)
-        times["re-saved, same pixels"].append(timed(build))
-        restore()
-        use(edited)
-        times["1 % area edited"].append(timed(build))
-    incremental = tree(tiles)
+        # each run by every binary in turn, so that they share the machine's load
+        for label, binary in binaries:
+            use(plan)
+            shutil.rmtree(tiles)
+            times[label]["full build"].append(timed([binary, "build", project, "-q"]))
+        for label, binary in binaries:
+            restore()
+            times[label]["unchanged"].append(timed([binary, "build", project, "-q"]))
+        for label, binary in binaries:
+            restore()
+            use(resaved)
+            times[label]["re-saved, same pixels"].append(timed([binary, "build", project, "-q"]))
+        for label, binary in binaries:
+            restore()
+            use(edited)
+            times[label]["1 % area edited"].append(timed([binary, "build", project, "-q"]))
+            identical[label] = tree(tiles)
     shutil.rmtree(tiles)
-    run(build)
-    identical = tree(tiles) == incremental
-    full = statistics.median(w for w, _ in times["full build"])
-    full_cpu = statistics.median(c for _, c in times["full build"])
+    run([TILECUT, "build", project, "-q"])
+    fresh = tree(tiles)
     print(f"incremental rebuilds of a {SIZE}² plan (one floor, 256 + 512 px tiles), medians of {RUNS} alternating runs")
     print("(wall time, then CPU time: user + system of tilecut):")
-    for name, values in times.items():
-        wall = statistics.median(w for w, _ in values)
-        cpu = statistics.median(c for _, c in values)
-        print(f"  {name:24} {wall:7.2f} s  {wall / full:6.3f}× the full build   CPU {cpu:6.2f} s  {cpu / full_cpu:6.3f}×")
-    print(f"  1 % edit byte-identical to a full build of the edited plan: {'yes' if identical else 'NO'}")
+    for label, binary in binaries:
+        if BASELINE:
+            print(f"{label}: {binary}")
+        full = statistics.median(w for w, _ in times[label]["full build"])
+        full_cpu = statistics.median(c for _, c in times[label]["full build"])
+        for name, values in times[label].items():
+            wall = statistics.median(w for w, _ in values)
+            cpu = statistics.median(c for _, c in values)
+            print(f"  {name:24} {wall:7.2f} s  {wall / full:6.3f}× the full build   CPU {cpu:6.2f} s  {cpu / full_cpu:6.3f}×")
+        print(f"  1 % edit byte-identical to a full build of the edited plan: {'yes' if identical[label] == fresh else 'NO'}")
     shutil.rmtree(OUT, ignore_errors=True)
-    if not identical:
+    if any(got != fresh for got in identical.values()):
         sys.exit("the incremental output differs from a full build")
 
 

@@ -34,6 +34,10 @@
  *   libvips' pixels and are skipped; an iCCP profile goes to libvips, which
  *   attaches it to the image. */
 
+/* CVipsShim.c's: whether tc_cancel_all has been called (a reader that does not go
+ * through tc_fetch checks it itself) */
+int tc_cancel_requested(void);
+
 #define TC_MAX_COORD 10000000       /* libvips' VIPS_MAX_COORD, libpng's user limit there */
 #define TC_CHUNK_MAX (50u << 20)    /* libvips' png_set_chunk_malloc_max */
 #define TC_FILE_BUFFER (256u << 10) /* read() size */
@@ -66,13 +70,22 @@ typedef struct {
   uint32_t chunk_left; /* IDAT data bytes not yet handed to the inflater */
   uint32_t crc;        /* CRC-32 so far of the IDAT chunk being read */
   uint32_t adler;      /* Adler-32 so far of the inflated stream */
+  uint32_t data_crc;   /* CRC-32 so far of the deflate bytes after the zlib header, over every IDAT */
   struct inflate_state *inflate;
   /* rows */
   uint8_t *batch; /* inflated rows, filter byte first */
   uint32_t batch_rows, batch_next, batch_capacity;
   uint8_t *prev;  /* the row above the batch's first, unfiltered; zeros above row 0 */
   uint8_t *scratch; /* an RGBA row, for requests narrower than the image */
+  /* tc_png_scan: the batch it hands over while the next is inflated into `batch`, and
+   * RGBA rows expanded from a batch (two, handed over in turn) for images not RGBA8 */
+  uint8_t *batch_other;
+  uint8_t *rgba[2];
   uint32_t next_row;
+  /* marks (below): whether `file` is known, and how many rows apart marks are left */
+  int identified;
+  struct stat file;
+  uint32_t mark_rows;
   GMutex lock;
 } TcPngReader;
 
@@ -89,6 +102,9 @@ static void reader_free(TcPngReader *r) {
   free(r->batch);
   free(r->prev);
   free(r->scratch);
+  free(r->batch_other);
+  free(r->rgba[0]);
+  free(r->rgba[1]);
   g_mutex_clear(&r->lock);
   free(r);
 }
@@ -318,6 +334,7 @@ static int rewind_stream(TcPngReader *r) {
   r->chunk_length = r->chunk_left = r->idat_length;
   r->crc = libdeflate_crc32(0, "IDAT", 4);
   r->adler = 1;
+  r->data_crc = 0;
   isal_inflate_init(r->inflate);
   r->inflate->crc_flag = ISAL_DEFLATE;
   r->inflate->next_in = NULL;
@@ -359,6 +376,7 @@ static int took(TcPngReader *r, const uint8_t *in, size_t used) {
   if (used == 0)
     return 0; /* libdeflate_crc32 of NULL is its initial value, not `crc` */
   r->crc = libdeflate_crc32(r->crc, in, used);
+  r->data_crc = libdeflate_crc32(r->data_crc, in, used);
   r->buf_pos += used;
   r->chunk_left -= (uint32_t)used;
   uint32_t consumed = r->chunk_length - r->chunk_left;
@@ -510,6 +528,244 @@ static int finish_stream(TcPngReader *r) {
   return 0;
 }
 
+/* ---- marks: where a later reader of the same file may start ---- */
+
+/* A PNG's rows are one deflate stream: a reader asked for rows far down the image
+ * inflates every row above them. An incremental rebuild reads its source twice: once
+ * whole, to digest its pixels and find what changed, then again for the strips that
+ * changed. So a reader leaves marks behind as it goes (every mark_rows rows, at the
+ * start of a batch): the inflater's state, 32 KB of history included, the row above
+ * and where in the file its input stood. A later reader of the same file (device,
+ * inode, size and times the same) that is asked for a row past its own starts at the
+ * last mark above that row, once it has read the IDAT chunks up to the mark again
+ * and found their bytes the same as when the mark was left (the deflate bytes'
+ * CRC-32, every chunk's own CRC): that is a read of the compressed bytes, a small
+ * part of inflating them. Marks are kept for the process, within TC_MARKS_BUDGET
+ * bytes (the oldest file's dropped first). */
+
+#define TC_MARK_ROWS 256u           /* rows between marks, at least */
+#define TC_MARKS_BUDGET (48u << 20) /* bytes of marks in all; one file's at most half */
+
+typedef struct {
+  uint32_t row; /* the first row after the mark; the row above is `prev` */
+  off_t chunk_start;
+  uint32_t chunk_length, chunk_left, crc, adler, data_crc;
+  struct inflate_state *inflate;
+  uint8_t *prev;
+} TcPngMark;
+
+typedef struct TcPngMarks {
+  struct TcPngMarks *next;
+  dev_t dev;
+  ino_t ino;
+  off_t size, idat_offset;
+  struct timespec mtime, ctime;
+  uint32_t width, height;
+  int depth, colour;
+  TcPngMark *marks;
+  uint32_t count, capacity;
+  size_t bytes;
+} TcPngMarks;
+
+static GMutex marks_lock;
+static TcPngMarks *marks_files; /* newest first */
+static size_t marks_bytes;
+static int marks_jumps;
+
+static size_t mark_bytes(const TcPngReader *r) {
+  return sizeof(struct inflate_state) + r->row_bytes + sizeof(TcPngMark);
+}
+
+/* Rows between marks for this image: a whole number of batches, TC_MARK_ROWS or
+ * more, and no more marks than half the budget holds. */
+static uint32_t mark_spacing(const TcPngReader *r) {
+  uint32_t rows = r->batch_capacity * ((TC_MARK_ROWS + r->batch_capacity - 1) / r->batch_capacity);
+  while (rows < r->height && (uint64_t)(r->height / rows) * mark_bytes(r) > TC_MARKS_BUDGET / 2)
+    rows *= 2;
+  return rows;
+}
+
+static int same_file(const TcPngMarks *m, const TcPngReader *r) {
+  const struct stat *st = &r->file;
+  return m->dev == st->st_dev && m->ino == st->st_ino && m->size == st->st_size &&
+         m->mtime.tv_sec == st->st_mtim.tv_sec && m->mtime.tv_nsec == st->st_mtim.tv_nsec &&
+         m->ctime.tv_sec == st->st_ctim.tv_sec && m->ctime.tv_nsec == st->st_ctim.tv_nsec &&
+         m->idat_offset == r->idat_offset && m->width == r->width && m->height == r->height && m->depth == r->depth &&
+         m->colour == r->colour;
+}
+
+/* With marks_lock held. */
+static TcPngMarks *marks_of(const TcPngReader *r) {
+  for (TcPngMarks *m = marks_files; m; m = m->next)
+    if (same_file(m, r))
+      return m;
+  return NULL;
+}
+
+static void marks_free(TcPngMarks *m) {
+  for (uint32_t i = 0; i < m->count; i++) {
+    free(m->marks[i].inflate);
+    free(m->marks[i].prev);
+  }
+  free(m->marks);
+  free(m);
+}
+
+/* Leaves a mark at r->next_row, the start of a batch not inflated yet. */
+static void leave_mark(TcPngReader *r) {
+  if (!r->identified || r->next_row == 0 || r->next_row % r->mark_rows)
+    return;
+  size_t need = mark_bytes(r);
+  g_mutex_lock(&marks_lock);
+  TcPngMarks *m = marks_of(r);
+  if (m && m->count > 0 && m->marks[m->count - 1].row >= r->next_row)
+    goto done; /* a reader before this one left it */
+  /* room: the oldest files' marks go first, never this file's */
+  while (marks_bytes + need > TC_MARKS_BUDGET) {
+    TcPngMarks **last = &marks_files, *victim = NULL, **victim_at = NULL;
+    for (; *last; last = &(*last)->next)
+      if (*last != m) {
+        victim = *last;
+        victim_at = last;
+      }
+    if (!victim)
+      goto done;
+    *victim_at = victim->next;
+    marks_bytes -= victim->bytes;
+    marks_free(victim);
+  }
+  if (!m) {
+    m = calloc(1, sizeof *m);
+    if (!m)
+      goto done;
+    m->dev = r->file.st_dev;
+    m->ino = r->file.st_ino;
+    m->size = r->file.st_size;
+    m->mtime = r->file.st_mtim;
+    m->ctime = r->file.st_ctim;
+    m->idat_offset = r->idat_offset;
+    m->width = r->width;
+    m->height = r->height;
+    m->depth = r->depth;
+    m->colour = r->colour;
+    m->next = marks_files;
+    marks_files = m;
+  }
+  if (m->count == m->capacity) {
+    uint32_t capacity = m->capacity ? 2 * m->capacity : 16;
+    TcPngMark *grown = realloc(m->marks, capacity * sizeof *grown);
+    if (!grown)
+      goto done;
+    m->marks = grown;
+    m->capacity = capacity;
+  }
+  TcPngMark mark = {
+      .row = r->next_row,
+      .chunk_start = r->chunk_start,
+      .chunk_length = r->chunk_length,
+      .chunk_left = r->chunk_left,
+      .crc = r->crc,
+      .adler = r->adler,
+      .data_crc = r->data_crc,
+      .inflate = malloc(sizeof *r->inflate),
+      .prev = malloc(r->row_bytes),
+  };
+  if (!mark.inflate || !mark.prev) {
+    free(mark.inflate);
+    free(mark.prev);
+    goto done;
+  }
+  memcpy(mark.inflate, r->inflate, sizeof *r->inflate);
+  /* its input is read again from the file; its output goes where the next reader says */
+  mark.inflate->next_in = NULL;
+  mark.inflate->avail_in = 0;
+  mark.inflate->next_out = NULL;
+  mark.inflate->avail_out = 0;
+  memcpy(mark.prev, r->prev, r->row_bytes);
+  m->marks[m->count++] = mark;
+  m->bytes += need;
+  marks_bytes += need;
+done:
+  g_mutex_unlock(&marks_lock);
+}
+
+/* Reads the IDAT chunks from the top up to `mark`'s place in the file, checking
+ * every chunk's CRC as a read does; 1 there with the same bytes, 0 when the bytes
+ * differ (the reader is back at the top), -1 on an error. */
+static int skim_to(TcPngReader *r, const TcPngMark *mark) {
+  if (rewind_stream(r))
+    return -1;
+  while (!(r->chunk_start == mark->chunk_start && r->chunk_left == mark->chunk_left)) {
+    if (r->chunk_start > mark->chunk_start || (r->chunk_start == mark->chunk_start && r->chunk_left < mark->chunk_left))
+      return rewind_stream(r) ? -1 : 0;
+    if (r->chunk_left == 0) {
+      if (next_chunk(r))
+        return -1;
+      continue;
+    }
+    int got = fill(r);
+    if (got < 0)
+      return fail(r, "cannot read the file");
+    if (got == 0)
+      return fail(r, "truncated: the file ends in the pixel data");
+    size_t k = r->buf_len - r->buf_pos;
+    if (k > r->chunk_left)
+      k = r->chunk_left;
+    if (r->chunk_start == mark->chunk_start && k > r->chunk_left - mark->chunk_left)
+      k = r->chunk_left - mark->chunk_left;
+    if (took(r, r->buf + r->buf_pos, k))
+      return -1;
+  }
+  if (r->chunk_length != mark->chunk_length || r->crc != mark->crc || r->data_crc != mark->data_crc)
+    return rewind_stream(r) ? -1 : 0;
+  return 1;
+}
+
+/* Moves the reader to the last mark at or above row `want` when that is past the
+ * rows it has inflated; 0 when it moved or stays, -1 on an error. */
+static int jump_towards(TcPngReader *r, uint32_t want) {
+  if (!r->identified)
+    return 0;
+  uint32_t inflated = r->next_row - r->batch_next + r->batch_rows;
+  TcPngMark mark = {0};
+  g_mutex_lock(&marks_lock);
+  TcPngMarks *m = marks_of(r);
+  for (uint32_t i = 0; m && i < m->count && m->marks[i].row <= want; i++)
+    mark = m->marks[i];
+  g_mutex_unlock(&marks_lock);
+  if (mark.row <= inflated)
+    return 0;
+  int at = skim_to(r, &mark);
+  if (at <= 0)
+    return at;
+  /* the mark's state, copied under the lock: its file's marks may be dropped meanwhile */
+  g_mutex_lock(&marks_lock);
+  m = marks_of(r);
+  const TcPngMark *held = NULL;
+  for (uint32_t i = 0; m && i < m->count; i++)
+    if (m->marks[i].row == mark.row)
+      held = &m->marks[i];
+  if (held) {
+    memcpy(r->inflate, held->inflate, sizeof *r->inflate);
+    memcpy(r->prev, held->prev, r->row_bytes);
+    marks_jumps++;
+  }
+  g_mutex_unlock(&marks_lock);
+  if (!held)
+    return rewind_stream(r);
+  r->adler = mark.adler;
+  r->next_row = mark.row;
+  r->batch_rows = r->batch_next = 0;
+  return 0;
+}
+
+int tc_png_mark_jumps(void) {
+  g_mutex_lock(&marks_lock);
+  int n = marks_jumps;
+  g_mutex_unlock(&marks_lock);
+  return n;
+}
+
 /* ---- filters ---- */
 
 static void unfilter_sub(uint8_t *row, size_t n, int bpp) {
@@ -615,6 +871,7 @@ static const uint8_t *next_row(TcPngReader *r) {
   if (r->batch_next == r->batch_rows) {
     if (r->batch_rows > 0)
       memcpy(r->prev, r->batch + (size_t)(r->batch_rows - 1) * stride + 1, r->row_bytes);
+    leave_mark(r);
     uint32_t rows = r->height - r->next_row;
     if (rows > r->batch_capacity)
       rows = r->batch_capacity;
@@ -731,6 +988,20 @@ static void expand(const TcPngReader *r, const uint8_t *row, uint32_t left, uint
 
 /* ---- the libvips image ---- */
 
+/* Opens the file for its pixels, the first time they are asked for. */
+static int open_stream(TcPngReader *r) {
+  if (r->fd >= 0)
+    return 0;
+  r->fd = open(r->filename, O_RDONLY | O_CLOEXEC);
+  if (r->fd < 0) {
+    vips_error("pngload", "cannot open the file again");
+    return -1;
+  }
+  if (fstat(r->fd, &r->file) == 0)
+    r->identified = 1;
+  return rewind_stream(r);
+}
+
 static int generate(VipsRegion *region, void *seq, void *a, void *b, gboolean *stop) {
   (void)seq;
   (void)b;
@@ -739,16 +1010,11 @@ static int generate(VipsRegion *region, void *seq, void *a, void *b, gboolean *s
   VipsRect *want = &region->valid;
   int result = -1;
   g_mutex_lock(&r->lock);
-  if (r->fd < 0) {
-    r->fd = open(r->filename, O_RDONLY | O_CLOEXEC);
-    if (r->fd < 0) {
-      vips_error("pngload", "cannot open the file again");
-      goto done;
-    }
-    if (rewind_stream(r))
-      goto done;
-  }
+  if (open_stream(r))
+    goto done;
   if ((uint32_t)want->top < r->next_row && rewind_stream(r))
+    goto done;
+  if ((uint32_t)want->top > r->next_row && jump_towards(r, (uint32_t)want->top))
     goto done;
   while (r->next_row < (uint32_t)want->top)
     if (!next_row(r))
@@ -772,6 +1038,66 @@ static int generate(VipsRegion *region, void *seq, void *a, void *b, gboolean *s
     }
   }
   result = 0;
+done:
+  g_mutex_unlock(&r->lock);
+  return result;
+}
+
+int tc_png_scan(VipsImage *image, TcPngRows rows, void *context) {
+  TcPngReader *r = g_object_get_data(G_OBJECT(image), "tc-png-reader");
+  if (!r)
+    return 0;
+  int result = -1;
+  g_mutex_lock(&r->lock);
+  if (open_stream(r) || (r->next_row > 0 && rewind_stream(r)))
+    goto done;
+  size_t stride = r->row_bytes + 1;
+  /* RGBA8 rows are handed over where they were unfiltered; others expanded first */
+  int direct = r->colour == 6 && r->depth == 8;
+  if (direct && !r->batch_other)
+    r->batch_other = malloc(stride * r->batch_capacity);
+  for (int i = 0; i < 2 && !direct; i++)
+    if (!r->rgba[i])
+      r->rgba[i] = malloc(4 * (size_t)r->width * r->batch_capacity);
+  if (direct ? !r->batch_other : !r->rgba[0] || !r->rgba[1]) {
+    vips_error("pngload", "out of memory");
+    goto done;
+  }
+  for (int turn = 0; r->next_row < r->height; turn ^= 1) {
+    if (tc_cancel_requested()) {
+      vips_error("tilecut", "interrupted");
+      goto done;
+    }
+    uint32_t top = r->next_row, count = 0;
+    const uint8_t *first = NULL;
+    do {
+      const uint8_t *row = next_row(r);
+      if (!row)
+        goto done;
+      if (past_palette(r, row)) {
+        vips_error("pngload", "row %u names a colour past the palette's %d entries: the file is damaged",
+                   r->next_row - 1, r->palette_size);
+        goto done;
+      }
+      if (!first)
+        first = row;
+      if (!direct)
+        expand(r, row, 0, r->width, r->rgba[turn] + 4 * (size_t)r->width * count);
+      count++;
+    } while (r->batch_next < r->batch_rows);
+    if (rows(context, direct ? first : r->rgba[turn], top, count, direct ? stride : 4 * (size_t)r->width))
+      goto done;
+    /* the next batch goes to the other buffer while `rows` may still read this one:
+     * the row above it kept first, as next_row would */
+    if (direct && r->next_row < r->height) {
+      memcpy(r->prev, r->batch + (size_t)(r->batch_rows - 1) * stride + 1, r->row_bytes);
+      uint8_t *other = r->batch_other;
+      r->batch_other = r->batch;
+      r->batch = other;
+      r->batch_rows = r->batch_next = 0;
+    }
+  }
+  result = 1;
 done:
   g_mutex_unlock(&r->lock);
   return result;
@@ -803,6 +1129,7 @@ int tc_png_open(const char *filename, VipsImage **out) {
   r->batch = malloc(stride * r->batch_capacity);
   r->prev = calloc(1, r->row_bytes);
   r->scratch = malloc(4 * (size_t)r->width);
+  r->mark_rows = mark_spacing(r);
   if (!r->inflate || !r->batch || !r->prev || !r->scratch) {
     reader_free(r);
     return 0;
@@ -810,6 +1137,8 @@ int tc_png_open(const char *filename, VipsImage **out) {
   VipsImage *image = tc_rows_image((int)r->width, (int)r->height, generate, r, (void (*)(void *))reader_free);
   if (!image)
     return 0;
+  /* for tc_png_scan: this image, not one made from it */
+  g_object_set_data(G_OBJECT(image), "tc-png-reader", r);
   *out = image;
   return 1;
 }

@@ -416,6 +416,9 @@ static void busy_leave(int slot) {
   g_mutex_unlock(&tc_busy_lock);
 }
 
+/* For readers that do not go through tc_fetch (TilecutPNGRead.c's whole reads). */
+int tc_cancel_requested(void) { return tc_cancelled; }
+
 void tc_cancel_all(void) {
   tc_cancelled = 1;
   g_mutex_lock(&tc_busy_lock);

@@ -1,3 +1,4 @@
+import CTilecutPNGRead
 import CVips
 import Foundation
 import TilecutCore
@@ -20,11 +21,12 @@ public enum SourcePixelBlocks {
     guard digestible(source), block > 0 else { return nil }
     try Vips.start()
     let image = try SourceImage.pixels(of: source, format: format, sequential: true, scale: 1)
-    guard let region = vips_region_new(image.pointer) else { throw VipsError.current("region \(source.path)") }
-    defer { g_object_unref(region) }
     let width = image.width
     let height = image.height
     let hasher = PixelBlockHasher(width: width, height: height, block: block)
+    if try scanned(image, into: hasher, source: source.path) { return hasher.result() }
+    guard let region = vips_region_new(image.pointer) else { throw VipsError.current("region \(source.path)") }
+    defer { g_object_unref(region) }
     let rows = 64
     // two buffers: one decoded into while the other is hashed
     let buffers = [RowBuffer(count: width * 4 * rows), RowBuffer(count: width * 4 * rows)]
@@ -56,6 +58,47 @@ public enum SourcePixelBlocks {
     try Vips.start()
     let image = try SourceImage.pixels(of: source, format: format, sequential: true, scale: 1)
     return PixelBlockHasher(width: image.width, height: image.height, block: block)
+  }
+
+  /// Hands the rows of `image` to `hasher` as tilecut's PNG reader unfilters them, each
+  /// run hashed while the next is decoded, without libvips' regions between (for an
+  /// RGBA8 file, without a copy of a row); false when `image` is not that reader's
+  /// own image (another format, or pixels converted or cropped on the way).
+  private static func scanned(_ image: VipsImageHandle, into hasher: PixelBlockHasher, source: String) throws -> Bool {
+    let feed = ScanFeed(hasher: hasher)
+    let status = withExtendedLifetime(feed) {
+      tc_png_scan(
+        image.pointer,
+        { context, rows, top, count, stride in
+          guard let context, let rows else { return 1 }
+          Unmanaged<ScanFeed>.fromOpaque(context).takeUnretainedValue().take(rows, top: Int(top), count: Int(count), stride: stride)
+          return 0
+        }, Unmanaged.passUnretained(feed).toOpaque())
+    }
+    feed.finish()
+    if status < 0 { throw InputCheck.readFailure(path: source, VipsError.current("read")) }
+    return status == 1
+  }
+
+  /// The runs `tc_png_scan` hands over, hashed one behind: a run's rows stay readable
+  /// until the reader's next hand-over returns, so that one waits for the run before.
+  private final class ScanFeed: @unchecked Sendable {
+    let hasher: PixelBlockHasher
+    let hashing = DispatchGroup()
+    let queue = DispatchQueue(label: "tilecut.pixel-blocks.scan")
+
+    init(hasher: PixelBlockHasher) { self.hasher = hasher }
+
+    func take(_ rows: UnsafePointer<UInt8>, top: Int, count: Int, stride: Int) {
+      hashing.wait()
+      let address = UInt(bitPattern: rows)
+      queue.async(group: hashing) { [hasher] in
+        guard let rows = UnsafePointer<UInt8>(bitPattern: address) else { return }
+        hasher.add(rows: rows, top: top, count: count, rowBytes: stride)
+      }
+    }
+
+    func finish() { hashing.wait() }
   }
 
   /// Rows that one thread fills and another then hashes, handed between them by a group's wait.

@@ -39,8 +39,18 @@ public final class StreamingResampleSource: LevelPixelSource {
   private let mesh: MeshInverse?
   /// For a projected mapping: the source rows each strip (by its top) needs.
   private let meshBands: [Int: Range<Int>]
-  /// Source rows fetched so far: [loadedEnd - capacity, loadedEnd) are in the ring.
+  /// Source rows fetched so far: [max(loadedEnd - capacity, loadedFrom), loadedEnd)
+  /// are in the ring.
   private var loadedEnd = 0
+  /// The first row of the run of rows read last: the rows between `loadedEnd` and a
+  /// band that starts below it are not read (see `skips`).
+  private var loadedFrom = 0
+  /// Whether rows no band needs are left unread: when no tap wants every row, and the
+  /// bands only move down the source as the strips do (an affine level each of whose
+  /// rows starts no lower in the source than the next). An incremental rebuild reads
+  /// only the strips its dirty tiles need; the source's reader then starts near the
+  /// first row they read (a PNG's at the mark above it), not at the top.
+  private lazy var skips: Bool = tap == nil && mesh == nil && zip(sy0, sy0.dropFirst()).allSatisfy { $0 <= $1 }
   /// Handed every row fetched (the source's decoded pixels' digests, `PixelBlockHasher`).
   private let tap: PixelBlockHasher?
   /// The deflated rows, when the band is held so (then `ring` stages `capacity` rows
@@ -161,8 +171,8 @@ public final class StreamingResampleSource: LevelPixelSource {
       return
     }
     if let packed { return try readPacked(packed, band: band, top: top, count: count, into: buffer) }
-    try fetch(upTo: band.upperBound)
-    guard band.lowerBound >= loadedEnd - capacity else {
+    try fetch(band)
+    guard band.lowerBound >= max(loadedEnd - capacity, loadedFrom) else {
       throw TilecutError.invalidInput(path: name, reason: "internal error: source rows \(band) left the read-ahead ring")
     }
     let rows = band.map { UnsafePointer(ring + ($0 % capacity) * rowBytes) as UnsafePointer<UInt8>? }
@@ -200,8 +210,8 @@ public final class StreamingResampleSource: LevelPixelSource {
       buffer.update(repeating: 0, count: count * width * 4)
       return
     }
-    try fetch(upTo: band.upperBound)
-    guard band.lowerBound >= loadedEnd - capacity else {
+    try fetch(band)
+    guard band.lowerBound >= max(loadedEnd - capacity, loadedFrom) else {
       throw TilecutError.invalidInput(path: name, reason: "internal error: source rows \(band) left the read-ahead ring")
     }
     let stripMesh = mesh.strip(top: top, count: count)
@@ -296,8 +306,14 @@ public final class StreamingResampleSource: LevelPixelSource {
     }
   }
 
-  /// Reads source rows, in order, until `end` has been fetched.
-  private func fetch(upTo end: Int) throws {
+  /// Reads source rows, in order, until the band's last has been fetched; from its
+  /// first when the rows before it are not wanted (`skips`).
+  private func fetch(_ band: Range<Int>) throws {
+    let end = band.upperBound
+    if band.lowerBound > loadedEnd, skips {
+      loadedEnd = band.lowerBound
+      loadedFrom = band.lowerBound
+    }
     while loadedEnd < end {
       // up to the end of the ring, then from its start
       let slot = loadedEnd % capacity

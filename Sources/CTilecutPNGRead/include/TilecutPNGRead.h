@@ -1,6 +1,8 @@
 #ifndef TILECUT_PNG_READ_H
 #define TILECUT_PNG_READ_H
 
+#include <stddef.h>
+
 /* libvips' image, declared here so that this header does not own libvips' */
 struct _VipsImage;
 
@@ -15,6 +17,23 @@ struct _VipsImage;
  * what is wrong in its own words. Errors in the pixel data (truncated, corrupt)
  * fail the read with a one-line reason in libvips' error buffer. */
 int tc_png_open(const char *filename, struct _VipsImage **out);
+
+/* Takes `count` rows from row `top`, each RGBA8, `stride` bytes apart, readable
+ * until the next call returns (so that they can be digested while the next rows
+ * are decoded); nonzero stops the read. */
+typedef int (*TcPngRows)(void *context, const unsigned char *rows, unsigned top, unsigned count, size_t stride);
+
+/* Reads an image tc_png_open made (itself, not an image made from it) whole, top to
+ * bottom, handing its rows to `rows` as they are decoded, without libvips' regions
+ * between (no copies of the rows for an RGBA8 file). Returns 1 when every row was
+ * read, 0 when `image` is not one this reader made (read it through libvips), -1 on
+ * an error (said in libvips' error buffer). */
+int tc_png_scan(struct _VipsImage *image, TcPngRows rows, void *context);
+
+/* How many times a reader of this process started at a mark another reader of
+ * the same file left (rows far down a PNG read without inflating those above
+ * them again; TilecutPNGRead.c says how), for tests. */
+int tc_png_mark_jumps(void);
 
 /* Whether tilecut's own PNG reader (TilecutPNGRead.h) decodes this file, which
  * checks the stream itself as it reads. */
