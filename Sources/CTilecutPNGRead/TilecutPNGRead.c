@@ -82,8 +82,10 @@ typedef struct {
   uint8_t *batch_other;
   uint8_t *rgba[2];
   uint32_t next_row;
-  /* marks (below): whether `file` is known, and how many rows apart marks are left */
+  /* marks (below): whether `file` is known, whether this reader leaves marks (while
+   * tc_png_scan reads), and how many rows apart they are left */
   int identified;
+  int leaving_marks;
   struct stat file;
   uint32_t mark_rows;
   GMutex lock;
@@ -533,7 +535,8 @@ static int finish_stream(TcPngReader *r) {
 /* A PNG's rows are one deflate stream: a reader asked for rows far down the image
  * inflates every row above them. An incremental rebuild reads its source twice: once
  * whole, to digest its pixels and find what changed, then again for the strips that
- * changed. So a reader leaves marks behind as it goes (every mark_rows rows, at the
+ * changed. So the whole read (tc_png_scan, the digest pass; no other read, so that a
+ * full build holds no marks) leaves marks behind as it goes (every mark_rows rows, at the
  * start of a batch): the inflater's state, 32 KB of history included, the row above
  * and where in the file its input stood. A later reader of the same file (device,
  * inode, size and times the same) that is asked for a row past its own starts at the
@@ -613,7 +616,7 @@ static void marks_free(TcPngMarks *m) {
 
 /* Leaves a mark at r->next_row, the start of a batch not inflated yet. */
 static void leave_mark(TcPngReader *r) {
-  if (!r->identified || r->next_row == 0 || r->next_row % r->mark_rows)
+  if (!r->identified || !r->leaving_marks || r->next_row == 0 || r->next_row % r->mark_rows)
     return;
   size_t need = mark_bytes(r);
   g_mutex_lock(&marks_lock);
@@ -757,6 +760,20 @@ static int jump_towards(TcPngReader *r, uint32_t want) {
   r->next_row = mark.row;
   r->batch_rows = r->batch_next = 0;
   return 0;
+}
+
+int tc_png_marks_held(const char *filename) {
+  struct stat st;
+  if (stat(filename, &st) != 0)
+    return 0;
+  int n = 0;
+  g_mutex_lock(&marks_lock);
+  for (TcPngMarks *m = marks_files; m; m = m->next)
+    if (m->dev == st.st_dev && m->ino == st.st_ino && m->size == st.st_size && m->mtime.tv_sec == st.st_mtim.tv_sec &&
+        m->mtime.tv_nsec == st.st_mtim.tv_nsec && m->ctime.tv_sec == st.st_ctim.tv_sec && m->ctime.tv_nsec == st.st_ctim.tv_nsec)
+      n += (int)m->count;
+  g_mutex_unlock(&marks_lock);
+  return n;
 }
 
 int tc_png_mark_jumps(void) {
@@ -1051,6 +1068,7 @@ int tc_png_scan(VipsImage *image, TcPngRows rows, void *context) {
   g_mutex_lock(&r->lock);
   if (open_stream(r) || (r->next_row > 0 && rewind_stream(r)))
     goto done;
+  r->leaving_marks = 1;
   size_t stride = r->row_bytes + 1;
   /* RGBA8 rows are handed over where they were unfiltered; others expanded first */
   int direct = r->colour == 6 && r->depth == 8;
@@ -1099,6 +1117,7 @@ int tc_png_scan(VipsImage *image, TcPngRows rows, void *context) {
   }
   result = 1;
 done:
+  r->leaving_marks = 0;
   g_mutex_unlock(&r->lock);
   return result;
 }

@@ -35,6 +35,10 @@ int tc_png_scan(struct _VipsImage *image, TcPngRows rows, void *context);
  * them again; TilecutPNGRead.c says how), for tests. */
 int tc_png_mark_jumps(void);
 
+/* How many marks this process holds for the file at `filename` (by device and inode),
+ * for tests: only tc_png_scan leaves them. */
+int tc_png_marks_held(const char *filename);
+
 /* Whether tilecut's own PNG reader (TilecutPNGRead.h) decodes this file, which
  * checks the stream itself as it reads. */
 int tc_png_reads(const char *filename);
