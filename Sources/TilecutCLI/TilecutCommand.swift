@@ -49,6 +49,8 @@ public struct TilecutCommand: ParsableCommand {
       print(completionScriptWithDefault(for: shell))
       Foundation.exit(0)
     }
+    // a drawing's libgdal loads meanwhile, on a thread of its own
+    DrawingSource.preload(forArguments: args)
     var command: any ParsableCommand
     do {
       command = try parseAsRoot(args)
