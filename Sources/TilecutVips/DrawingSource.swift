@@ -29,6 +29,10 @@ public enum DrawingSource {
     if named { tc_dxf_preload() }
   }
 
+  /// Waits for what `preload(forArguments:)` started, if anything: call it before the
+  /// process exits, which must not unload libgdal under that thread.
+  public static func finishPreload() { tc_dxf_preload_finish() }
+
   /// `.dxf` (text or binary DXF) or `.dwg` from a file's first bytes, or nil.
   static func format(_ head: [UInt8]) -> SourceFormat? {
     if SourceFormat.starts(head, "AutoCAD Binary DXF") { return .dxf }

@@ -38,6 +38,10 @@ int tc_dxf_open_placed(const char *filename, int dwg, const char *layers, const 
  * configuration read); returns at once. Safe to call many times. */
 void tc_dxf_preload(void);
 
+/* Returns once the thread tc_dxf_preload started (if any) is done: before the process
+ * exits, so that libgdal's destructors never run under its driver registration. */
+void tc_dxf_preload_finish(void);
+
 /* What tc_dxf_open_banded draws of a drawing, measured: the extent of what is
  * drawn (extent: min x, min y, max x, max y in drawing units), the number of
  * things drawn, the features read and those left out (off or frozen layers).
