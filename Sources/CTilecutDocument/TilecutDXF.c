@@ -2,6 +2,7 @@
 #include "TilecutBands.h"
 #include <vips/vips.h>
 #include "TilecutDrawing.h"
+#include "TilecutGDAL.h"
 
 #include <cairo.h>
 #include <limits.h>
@@ -795,6 +796,51 @@ int tc_dxf_open_placed(const char *filename, int dwg, const char *layers, const 
   cairo_matrix_init(&to_pixel, map[0], map[3], map[1], map[4], map[2], map[5]);
   return open_mapped(filename, dwg, layers, &to_pixel, clip, clip ? 4 : 0, width, height, px_per_mm, min_text_px, band_rows,
                      max_bytes, max_text, out);
+}
+
+/* 1 while the preload thread runs: exit() must not run libgdal's destructors under it */
+static pthread_mutex_t preload_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t preload_done = PTHREAD_COND_INITIALIZER;
+static int preload_pending;
+
+static void *preload(void *unused) {
+  (void)unused;
+  tc_gdal_load();
+  cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
+  cairo_t *cr = cairo_create(surface);
+  select_font(cr);
+  cairo_destroy(cr);
+  cairo_surface_destroy(surface);
+  pthread_mutex_lock(&preload_lock);
+  preload_pending = 0;
+  pthread_cond_broadcast(&preload_done);
+  pthread_mutex_unlock(&preload_lock);
+  return NULL;
+}
+
+static void start_preload(void) {
+  pthread_attr_t attributes;
+  if (pthread_attr_init(&attributes))
+    return;
+  pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+  pthread_t thread;
+  pthread_mutex_lock(&preload_lock);
+  /* when no thread can be started, the drawing's first reader loads all as before */
+  preload_pending = pthread_create(&thread, &attributes, preload, NULL) == 0;
+  pthread_mutex_unlock(&preload_lock);
+  pthread_attr_destroy(&attributes);
+}
+
+void tc_dxf_preload(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, start_preload);
+}
+
+void tc_dxf_preload_finish(void) {
+  pthread_mutex_lock(&preload_lock);
+  while (preload_pending)
+    pthread_cond_wait(&preload_done, &preload_lock);
+  pthread_mutex_unlock(&preload_lock);
 }
 
 /* Widens `extent` by the ink of each of `d`'s texts: their glyphs laid out as

@@ -4,6 +4,7 @@
 
 #include <fnmatch.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -752,10 +753,78 @@ static void sort_items(builder *b) {
   free(keys);
 }
 
+/* What tilecut reads from a DXF's text itself, beside GDAL: WIPEOUTs, the draw order,
+ * hidden entities, hatch placements, fit-point splines (tc_dxf_wipeouts) and MTEXT
+ * layouts (tc_dxf_mtext_layouts). */
+typedef struct {
+  const char *path;
+  int status;
+  tc_wipeout *wipeouts;
+  size_t wipeout_count;
+  tc_sort_entry *order;
+  size_t order_count;
+  unsigned long long *skipped;
+  size_t skipped_count;
+  tc_hatch_transform *hatches;
+  size_t hatch_count;
+  tc_fit_spline *splines;
+  size_t spline_count;
+  tc_mtext_scan mtext;
+  /* scan_dxf running on `thread` (joined by finish_scans), or done */
+  int running, done;
+  pthread_t thread;
+} dxf_scans;
+
+static void *scan_dxf(void *context) {
+  dxf_scans *s = context;
+  s->status = tc_dxf_wipeouts(s->path, &s->wipeouts, &s->wipeout_count, &s->order, &s->order_count, &s->skipped,
+                              &s->skipped_count, &s->hatches, &s->hatch_count, &s->splines, &s->spline_count);
+  /* unread layouts: the texts are drawn as GDAL gives them */
+  tc_dxf_mtext_layouts(s->path, &s->mtext);
+  return NULL;
+}
+
+/* The scans' results from here on: joined, or run now when no thread could start. */
+static void finish_scans(dxf_scans *s) {
+  if (s->running)
+    pthread_join(s->thread, NULL);
+  else if (!s->done)
+    scan_dxf(s);
+  s->running = 0;
+  s->done = 1;
+}
+
+static void free_scans(dxf_scans *s) {
+  if (s->running)
+    pthread_join(s->thread, NULL);
+  free(s->order);
+  free(s->skipped);
+  free(s->hatches);
+  tc_fit_splines_free(s->splines, s->spline_count);
+  tc_mtext_scan_free(&s->mtext);
+  tc_wipeouts_free(s->wipeouts, s->wipeout_count);
+  memset(s, 0, sizeof *s);
+}
+
+static int read_drawing(const char *path, int dwg, const char *layers, size_t max_bytes, size_t max_text, tc_drawing *d,
+                        dxf_scans *scans);
+
 int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_bytes, size_t max_text, tc_drawing *d) {
   memset(d, 0, sizeof *d);
   d->min_x = d->min_y = INFINITY;
   d->max_x = d->max_y = -INFINITY;
+  /* a DXF's own scans run while libgdal finishes loading and GDAL parses the file */
+  dxf_scans scans = {.path = path, .status = -1};
+  if (!dwg && strncmp(path, "/vsi", 4) != 0)
+    scans.running = pthread_create(&scans.thread, NULL, scan_dxf, &scans) == 0;
+  int result = read_drawing(path, dwg, layers, max_bytes, max_text, d, &scans);
+  free_scans(&scans);
+  return result;
+}
+
+/* tc_drawing_read, a DXF's scans started or not (finish_scans before they are used). */
+static int read_drawing(const char *path, int dwg, const char *layers, size_t max_bytes, size_t max_text, tc_drawing *d,
+                        dxf_scans *scans) {
   const char *unloadable = tc_gdal_load();
   if (unloadable) {
     d->error = strdup(unloadable);
@@ -816,26 +885,27 @@ int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_by
     builder b = {.d = d, .max_bytes = max_bytes, .max_text = max_text, .path = dwg ? NULL : path};
     /* WIPEOUT masks, which GDAL skips, from the DXF itself: each added just before the
      * features of the entity it precedes (the entity handles GDAL gives) */
-    tc_wipeout *wipeouts = NULL;
-    size_t wipeout_count = 0;
-    tc_sort_entry *order = NULL;
-    size_t order_count = 0;
-    unsigned long long *skipped = NULL;
-    size_t skipped_count = 0;
-    tc_hatch_transform *hatches = NULL;
-    size_t hatch_count = 0;
-    tc_fit_spline *splines = NULL;
-    size_t spline_count = 0;
+    if (!dwg) {
+      finish_scans(scans);
+      b.mtext = scans->mtext;
+      b.mtext_read = 1;
+    }
+    tc_wipeout *wipeouts = scans->wipeouts;
+    size_t wipeout_count = scans->wipeout_count;
+    const tc_sort_entry *order = scans->order;
+    size_t order_count = scans->order_count;
+    const unsigned long long *skipped = scans->skipped;
+    size_t skipped_count = scans->skipped_count;
+    const tc_hatch_transform *hatches = scans->hatches;
+    size_t hatch_count = scans->hatch_count;
+    tc_fit_spline *splines = scans->splines;
+    size_t spline_count = scans->spline_count;
     /* the current insert's hatch placements not yet used */
     const tc_hatch_transform *placements = NULL;
     size_t placements_left = 0;
-    if (!dwg &&
-        tc_dxf_wipeouts(path, &wipeouts, &wipeout_count, &order, &order_count, &skipped, &skipped_count, &hatches,
-                        &hatch_count, &splines, &spline_count) == 0 &&
-        wipeout_count)
+    if (!dwg && scans->status == 0 && wipeout_count)
       qsort(wipeouts, wipeout_count, sizeof *wipeouts, by_key);
     b.ordered = order_count > 0;
-    size_t wipeouts_read = wipeout_count;
     unsigned char *added = wipeout_count ? calloc(wipeout_count, 1) : NULL;
     if (!added)
       wipeout_count = 0;
@@ -969,15 +1039,9 @@ int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_by
     if (b.ordered && !b.failed)
       sort_items(&b);
     free(added);
-    free(order);
-    free(skipped);
-    free(hatches);
     for (size_t i = 0; i < spline_count; i++)
       splines[i].count = abs(splines[i].count);
-    tc_fit_splines_free(splines, spline_count);
     free(b.orders);
-    tc_mtext_scan_free(&b.mtext);
-    tc_wipeouts_free(wipeouts, wipeouts_read);
     tc_gdal.GDALClose(dataset);
     if (b.failed)
       result = 1;

@@ -49,29 +49,43 @@ public struct TilecutCommand: ParsableCommand {
       print(completionScriptWithDefault(for: shell))
       Foundation.exit(0)
     }
+    // a drawing's libgdal loads meanwhile, on a thread of its own
+    DrawingSource.preload(forArguments: args)
     var command: any ParsableCommand
     do {
       command = try parseAsRoot(args)
     } catch {
-      if exitCode(for: error) == .success { exit(withError: error) }
+      if exitCode(for: error) == .success {
+        DrawingSource.finishPreload()
+        exit(withError: error)
+      }
       if let hint = PeerSpellings.hint(args) {
         Printer().error(hint)
-        Foundation.exit(ExitStatus.usage.rawValue)
+        finish(ExitStatus.usage.rawValue)
       }
       let message = Quote.firstLine(of: self.message(for: error), values: args)
       Printer().error(message)
-      Foundation.exit((error as? TilecutError)?.exitCode ?? ExitStatus.usage.rawValue)
+      finish((error as? TilecutError)?.exitCode ?? ExitStatus.usage.rawValue)
     }
     do {
       try command.run()
-      Foundation.exit(0)
+      finish(0)
     } catch let code as ExitCode {
-      Foundation.exit(code.rawValue)
+      finish(code.rawValue)
     } catch {
       // `tilecut help SUB` arrives here as the parser's own clean exit
-      if !(error is ValidationError), !(error is TilecutError), exitCode(for: error) == .success { exit(withError: error) }
-      Foundation.exit(reported(error, printer: Printer()).rawValue)
+      if !(error is ValidationError), !(error is TilecutError), exitCode(for: error) == .success {
+        DrawingSource.finishPreload()
+        exit(withError: error)
+      }
+      finish(reported(error, printer: Printer()).rawValue)
     }
+  }
+
+  /// Exits with `code` once the drawing preload, if one runs, is done.
+  private static func finish(_ code: Int32) -> Never {
+    DrawingSource.finishPreload()
+    Foundation.exit(code)
   }
 
   /// `tilecut --help`: the tiling help (what `tilecut INPUT…` does), then the subcommand list.

@@ -9,10 +9,11 @@ enum DrawingGeodataReader {
   /// The GEODATA of the DXF at `path`, or nil when it has none (or only one GDAL-free
   /// reading cannot take: a version 1 object, or no design or reference point).
   static func read(path: String) -> DrawingGeodata? {
+    let name = Array("AcDbGeoData".utf8)
     guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped),
-      let marker = data.range(of: Data("AcDbGeoData".utf8), options: [], in: data.startIndex..<data.endIndex),
+      let marker = find(name, in: data, from: data.startIndex),
       // the CLASS entry names the class first; the object's own subclass marker follows it
-      let object = data.range(of: Data("AcDbGeoData".utf8), options: [], in: marker.upperBound..<data.endIndex)
+      let object = find(name, in: data, from: marker.upperBound)
     else { return nil }
     let end = min(data.endIndex, object.upperBound + maxObjectBytes)
     let text = String(decoding: data[object.upperBound..<end], as: UTF8.self)
@@ -41,5 +42,24 @@ enum DrawingGeodataReader {
     return DrawingGeodata(
       designX: dx, designY: dy, referenceX: rx, referenceY: ry, unitScale: values[40] ?? 1, northX: values[12] ?? 0,
       northY: values[22] ?? 1, coordinateType: Int(values[70] ?? 0), epsg: epsg)
+  }
+
+  /// Where `needle` first occurs in `data` at or after index `start`: memchr for its first
+  /// byte, then memcmp (Foundation's `Data.range(of:)` took 5 ms of a 1 MB drawing).
+  static func find(_ needle: [UInt8], in data: Data, from start: Data.Index) -> Range<Data.Index>? {
+    guard let first = needle.first, start >= data.startIndex, start <= data.endIndex else { return nil }
+    return data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Range<Data.Index>? in
+      guard let base = bytes.baseAddress else { return nil }
+      var at = start - data.startIndex
+      while bytes.count - at >= needle.count {
+        guard let hit = memchr(base + at, Int32(first), bytes.count - at - needle.count + 1) else { return nil }
+        let offset = base.distance(to: UnsafeRawPointer(hit))
+        if memcmp(base + offset, needle, needle.count) == 0 {
+          return (data.startIndex + offset)..<(data.startIndex + offset + needle.count)
+        }
+        at = offset + 1
+      }
+      return nil
+    }
   }
 }

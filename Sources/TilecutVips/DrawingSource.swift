@@ -16,6 +16,23 @@ public enum DrawingSource {
   /// on a 96 dpi screen, as ezdxf and CAD viewers draw them (0.25 mm: about 1 px).
   public static let lineweightPixelsPerMillimeter = 96 / 25.4
 
+  /// Starts loading libgdal (and finding the face texts are drawn in) on a thread of its
+  /// own when an argument names a drawing by its extension (`.dxf`, `.dwg`), so that
+  /// GDAL's hundred libraries are mapped while the command line is parsed and libvips
+  /// starts; the drawing's first reader waits for that load and reports its failure as
+  /// if it had loaded it itself.
+  public static func preload(forArguments arguments: [String]) {
+    let named = arguments.contains { argument in
+      let name = argument.lowercased()
+      return !name.hasPrefix("-") && (name.hasSuffix(".dxf") || name.hasSuffix(".dwg"))
+    }
+    if named { tc_dxf_preload() }
+  }
+
+  /// Waits for what `preload(forArguments:)` started, if anything: call it before the
+  /// process exits, which must not unload libgdal under that thread.
+  public static func finishPreload() { tc_dxf_preload_finish() }
+
   /// `.dxf` (text or binary DXF) or `.dwg` from a file's first bytes, or nil.
   static func format(_ head: [UInt8]) -> SourceFormat? {
     if SourceFormat.starts(head, "AutoCAD Binary DXF") { return .dxf }

@@ -33,6 +33,15 @@ int tc_dxf_open_placed(const char *filename, int dwg, const char *layers, const 
                        int height, double px_per_mm, double min_text_px, int band_rows, size_t max_bytes, size_t max_text,
                        void **out);
 
+/* Starts, on a thread of its own, what reading and drawing a drawing first waits for:
+ * libgdal loaded (tc_gdal_load) and the face texts are drawn in found (fontconfig's
+ * configuration read); returns at once. Safe to call many times. */
+void tc_dxf_preload(void);
+
+/* Returns once the thread tc_dxf_preload started (if any) is done: before the process
+ * exits, so that libgdal's destructors never run under its driver registration. */
+void tc_dxf_preload_finish(void);
+
 /* What tc_dxf_open_banded draws of a drawing, measured: the extent of what is
  * drawn (extent: min x, min y, max x, max y in drawing units), the number of
  * things drawn, the features read and those left out (off or frozen layers).
