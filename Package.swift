@@ -146,7 +146,8 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
-    .executableTarget(name: "tilecut", dependencies: ["TilecutCLI"]),
+    // link-order.txt: the release build's function order (the Makefile's RELEASE_FLAGS)
+    .executableTarget(name: "tilecut", dependencies: ["TilecutCLI"], exclude: ["link-order.txt"]),
     // fixture writers for the tests (GeoTIFFs, 16-bit and CMYK files, multi-page files): never in the binary
     .target(
       name: "CTilecutFixtures", dependencies: ["CVips", "CGeoShim", "CGeoTIFF"], path: "Tests/CTilecutFixtures",
