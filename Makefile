@@ -265,6 +265,11 @@ deb: release-check
 	cd $(DEB_DIR) && dpkg-shlibdeps --warnings=1 -O -e root/usr/bin/tilecut -e probe/gdal-probe 2>shlibdeps.log \
 	  | sed -n 's/^shlibs:Depends=//p' >depends; grep -v "binaries to analyze should already be installed" shlibdeps.log >&2; true
 	test -s $(DEB_DIR)/depends
+	# packed relocations (DT_RELR, RELEASE_FLAGS) need glibc 2.36, which dpkg-shlibdeps does not see
+	if readelf -V $(DEB_DIR)/root/usr/bin/tilecut | grep -q GLIBC_ABI_DT_RELR; then \
+	  v=$$(sed -n 's/.*libc6 (>= \([^)]*\)).*/\1/p' $(DEB_DIR)/depends); \
+	  if [ -n "$$v" ] && dpkg --compare-versions "$$v" lt 2.36; then sed -i 's/libc6 (>= [^)]*)/libc6 (>= 2.36)/' $(DEB_DIR)/depends; fi; \
+	fi
 	{ echo "Package: tilecut"; echo "Version: $(VERSION)-$(DEB_REVISION)"; echo "Architecture: $(DEB_ARCH)"; \
 	  echo "Maintainer: tilecut contributors <tilecut@users.noreply.github.com>"; \
 	  echo "Installed-Size: $$(du -sk --exclude=DEBIAN $(DEB_DIR)/root | cut -f1)"; \

@@ -55,6 +55,11 @@ for lib in libc6 libvips42 libpoppler-glib8 librsvg2-2 libproj25 libgeotiff5 lib
   grep -q "$lib" <<<"$depends" || fail "Depends lacks $lib: $depends"
 done
 ! grep -q swift <<<"$depends" || fail "Depends names a Swift library (the runtime must be static): $depends"
+# a binary with packed relocations (DT_RELR) runs on glibc 2.36 or later only
+if readelf -V .build/release/tilecut | grep -q GLIBC_ABI_DT_RELR; then
+  v=$(sed -n 's/.*libc6 (>= \([^)]*\)).*/\1/p' <<<"$depends")
+  dpkg --compare-versions "${v:-0}" ge 2.36 || fail "the binary needs glibc 2.36 (DT_RELR), Depends says libc6 (>= ${v:-?})"
+fi
 contents=$(dpkg-deb -c "$deb" | awk '{print $6}')
 for f in ./usr/bin/tilecut ./usr/share/man/man1/tilecut.1.gz ./usr/share/bash-completion/completions/tilecut \
   ./usr/share/zsh/vendor-completions/_tilecut ./usr/share/fish/vendor_completions.d/tilecut.fish ./usr/share/doc/tilecut/copyright; do
