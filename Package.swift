@@ -103,7 +103,7 @@ let package = Package(
     // SwiftPM's .embedInCode spelled the 330 kB gazetteer as a [UInt8] literal that took
     // 26 s of CPU to compile (the C file: under 1 s); no bundle beside the binary either way
     .target(name: "CTilecutResources", exclude: ["gazetteer", "pages"]),
-    .target(name: "TilecutCore", dependencies: ["CTilecutPlatform", "CTilecutDigest", "CTilecutResources"]),
+    .target(name: "TilecutCore", dependencies: ["CTilecutPlatform", "CTilecutDigest", "CTilecutResources", "CTilecutResample"]),
     // HTTP range reads on Linux through libcurl (libcurl4-openssl-dev): Foundation's
     // URLSession there reads a refused answer to its end and inflates any encoding
     // (TilecutHTTP.h); Apple platforms keep URLSession

@@ -75,4 +75,15 @@ int tc_packed_resample(const tc_packed_rows *packed, tc_packed_scratch *scratch,
                        const double *sx0, const double *sy0, int x_first, double dsx, double dsy, double rx,
                        double ry, int filter, int out_width, int out_rows, uint8_t *out, size_t out_stride);
 
+/* A composited tile waiting for the next building (LayerCompositor.pending), held
+ * packed: tc_tile_is_zero says whether all `size` bytes are 0 (such a tile is kept
+ * as a marker with no pixels); tc_tile_deflate deflates (libdeflate, level 1) into
+ * out and returns the deflated size, or 0 when it does not fit in `capacity`;
+ * tc_tile_inflate inflates exactly `size` bytes into raw and returns 0, or -1 when
+ * the bytes are not a deflate stream of that size. Safe from several threads at
+ * once (each thread has its own compressor and decompressor). */
+int tc_tile_is_zero(const uint8_t *raw, size_t size);
+size_t tc_tile_deflate(const uint8_t *raw, size_t size, uint8_t *out, size_t capacity);
+int tc_tile_inflate(const uint8_t *packed, size_t packed_size, uint8_t *raw, size_t size);
+
 #endif

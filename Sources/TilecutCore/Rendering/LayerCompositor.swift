@@ -1,3 +1,4 @@
+import CTilecutResample
 import Foundation
 import Synchronization
 
@@ -11,7 +12,9 @@ import Synchronization
 /// is put over it as it comes (layers come in the file's order: later over earlier,
 /// in premultiplied RGBA), and it is tested for blank and written once the last
 /// layer whose range holds it is rendered (`layerDone`), so what waits is one tile
-/// per shared cell, not one per layer.
+/// per shared cell, not one per layer. A waiting tile is held packed (`PackedTile`):
+/// turned buildings' ranges are their bounding boxes, so neighbours share whole
+/// columns of cells, most of them transparent corners.
 public final class LayerCompositor: Sendable {
   public let floor: Floor
   private let encoder: any TileEncoder
@@ -20,8 +23,8 @@ public final class LayerCompositor: Sendable {
   private let background: ColorRule?
   /// Per tile size and zoom: each layer's tile range (nil where it has none).
   private let ranges: [LevelKey: [TileRange?]]
-  /// Cells several layers touch, composited so far: one tile per cell, whatever the
-  /// number of layers (each arriving layer is put over it at once: the layers come in order).
+  /// Cells several layers touch, composited so far: one packed tile per cell, whatever
+  /// the number of layers (each arriving layer is put over it at once: the layers come in order).
   private let pending = Mutex<[PendingKey: LayerTile]>([:])
 
   struct PendingKey: Hashable {
@@ -30,7 +33,7 @@ public final class LayerCompositor: Sendable {
   }
 
   struct LayerTile {
-    var rgba: [UInt8]
+    var pixels: PackedTile
     var upsampled: Bool
   }
 
@@ -109,18 +112,25 @@ public final class LayerCompositor: Sendable {
       try write(key, tile, rgba: rgba, upsampled: upsampled)
       return
     }
-    // one layer's tile of a cell arrives from one job, and layers one after the other
-    pending.withLock { cells in
-      let cell = PendingKey(key: key, tile: tile)
-      if var below = cells[cell] {
-        Self.over(rgba, onto: &below.rgba)
-        below.upsampled = below.upsampled && upsampled
-        cells[cell] = below
-      } else {
-        // the first layer to draw here: its pixels unchanged, so alone it is that building's tile
-        cells[cell] = LayerTile(rgba: rgba, upsampled: upsampled)
-      }
+    // one layer's tile of a cell arrives from one job, and layers one after the other,
+    // so the cell is taken out while it is unpacked, composited and packed again
+    let cell = PendingKey(key: key, tile: tile)
+    let below = pending.withLock { $0.removeValue(forKey: cell) }
+    let composite: LayerTile
+    if let below {
+      var rgbaBelow = try below.pixels.unpacked()
+      Self.over(rgba, onto: &rgbaBelow)
+      composite = LayerTile(pixels: PackedTile(rgbaBelow), upsampled: below.upsampled && upsampled)
+    } else {
+      // the first layer to draw here: its pixels unchanged, so alone it is that building's tile
+      composite = LayerTile(pixels: PackedTile(rgba), upsampled: upsampled)
     }
+    pending.withLock { $0[cell] = composite }
+  }
+
+  /// The bytes a waiting cell holds (0 for a transparent one), nil when none waits.
+  func heldBytes(_ key: LevelKey, _ tile: TileCoordinate) -> Int? {
+    pending.withLock { $0[PendingKey(key: key, tile: tile)]?.pixels.heldBytes }
   }
 
   private func write(_ key: LevelKey, _ tile: TileCoordinate, rgba: [UInt8], upsampled: Bool) throws {
@@ -140,15 +150,16 @@ public final class LayerCompositor: Sendable {
     for (cell, composite) in cells {
       let size = cell.key.tileSize
       let background = self.background
-      pool.submit(holding: composite.rgba.count) { [self] in
-        let blank = composite.rgba.withUnsafeBufferPointer { b in
+      pool.submit(holding: composite.pixels.count) { [self] in
+        let rgba = try composite.pixels.unpacked()
+        let blank = rgba.withUnsafeBufferPointer { b in
           b.baseAddress.map { PixelOps.isBlank($0, stride: size * 4, width: size, height: size, background: background) } ?? true
         }
         if blank {
           ledger.blank(cell.key, notify: false)
           return
         }
-        try write(cell.key, cell.tile, rgba: composite.rgba, upsampled: composite.upsampled)
+        try write(cell.key, cell.tile, rgba: rgba, upsampled: composite.upsampled)
       }
     }
     try pool.drain()
@@ -184,6 +195,79 @@ public final class LayerCompositor: Sendable {
           b[o + 3] = UInt8((outA + 127) / 255)
         }
       }
+    }
+  }
+}
+
+/// A waiting composite tile, packed: all bytes zero (transparent, and so exact to
+/// composite over: `over` onto zeros is what it was before) is a marker with no
+/// pixels, any other tile is deflated (libdeflate, level 1), or kept raw when that
+/// does not shrink it. `unpacked()` gives the same bytes back.
+struct PackedTile {
+  private enum Storage {
+    case zero
+    case deflated([UInt8])
+    case raw([UInt8])
+  }
+
+  private let storage: Storage
+  /// The raw tile's byte count.
+  let count: Int
+
+  init(_ rgba: [UInt8]) {
+    count = rgba.count
+    let zero = rgba.withUnsafeBufferPointer { b in b.baseAddress.map { tc_tile_is_zero($0, b.count) != 0 } ?? true }
+    if zero {
+      storage = .zero
+      return
+    }
+    // deflated into scratch and copied out at its size (an array keeps its capacity);
+    // a capacity one short of the raw size: 0 when deflating does not shrink it
+    let packed = rgba.withUnsafeBufferPointer { b in
+      withUnsafeTemporaryAllocation(of: UInt8.self, capacity: b.count) { out -> [UInt8]? in
+        let size = tc_tile_deflate(b.baseAddress, b.count, out.baseAddress, b.count - 1)
+        return size > 0 ? Array(out[0..<size]) : nil
+      }
+    }
+    storage = packed.map { .deflated($0) } ?? .raw(rgba)
+  }
+
+  /// The bytes held: 0 for a transparent tile.
+  var heldBytes: Int {
+    switch storage {
+    case .zero: 0
+    case .deflated(let bytes), .raw(let bytes): bytes.count
+    }
+  }
+
+  func unpacked() throws -> [UInt8] {
+    switch storage {
+    case .zero:
+      return [UInt8](repeating: 0, count: count)
+    case .raw(let bytes):
+      return bytes
+    case .deflated(let bytes):
+      var status: Int32 = 0
+      let rgba = bytes.withUnsafeBufferPointer { b in
+        [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
+          status = tc_tile_inflate(b.baseAddress, b.count, out.baseAddress, count)
+          initialized = status == 0 ? count : 0
+        }
+      }
+      guard status == 0 else { throw PackedTileError.corrupt(bytes: bytes.count, expected: count) }
+      return rgba
+    }
+  }
+}
+
+/// A packed tile that does not inflate to its size: a bug, never the user's input.
+enum PackedTileError: Error, CustomStringConvertible {
+  case corrupt(bytes: Int, expected: Int)
+
+  var description: String {
+    switch self {
+    case .corrupt(let bytes, let expected):
+      "internal error: a waiting composited tile (\(bytes) bytes deflated) does not inflate to \(expected) bytes"
     }
   }
 }
