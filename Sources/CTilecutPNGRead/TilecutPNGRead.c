@@ -324,6 +324,21 @@ static int fail(TcPngReader *r, const char *reason) {
   return -1;
 }
 
+/* Buffers more of the file: in `k`, how many buffered bytes belong to the current IDAT
+ * chunk (at least one). -1, said in libvips' error buffer, when the file cannot be read
+ * or ends in the pixel data. */
+static int chunk_bytes(TcPngReader *r, size_t *k) {
+  int got = fill(r);
+  if (got < 0)
+    return fail(r, "cannot read the file");
+  if (got == 0)
+    return fail(r, "truncated: the file ends in the pixel data");
+  *k = r->buf_len - r->buf_pos;
+  if (*k > r->chunk_left)
+    *k = r->chunk_left;
+  return 0;
+}
+
 /* Positions the reader at the start of the first IDAT's deflate data. */
 static int rewind_stream(TcPngReader *r) {
   if (seek(r, r->idat_offset))
@@ -400,14 +415,9 @@ static int feed(TcPngReader *r) {
   while (r->chunk_left == 0)
     if (next_chunk(r))
       return -1;
-  int got = fill(r);
-  if (got < 0)
-    return fail(r, "cannot read the file");
-  if (got == 0)
-    return fail(r, "truncated: the file ends in the pixel data");
-  size_t k = r->buf_len - r->buf_pos;
-  if (k > r->chunk_left)
-    k = r->chunk_left;
+  size_t k;
+  if (chunk_bytes(r, &k))
+    return -1;
   s->next_in = r->buf + r->buf_pos;
   s->avail_in = (uint32_t)k;
   return 0;
@@ -706,14 +716,9 @@ static int skim_to(TcPngReader *r, const TcPngMark *mark) {
         return -1;
       continue;
     }
-    int got = fill(r);
-    if (got < 0)
-      return fail(r, "cannot read the file");
-    if (got == 0)
-      return fail(r, "truncated: the file ends in the pixel data");
-    size_t k = r->buf_len - r->buf_pos;
-    if (k > r->chunk_left)
-      k = r->chunk_left;
+    size_t k;
+    if (chunk_bytes(r, &k))
+      return -1;
     if (r->chunk_start == mark->chunk_start && k > r->chunk_left - mark->chunk_left)
       k = r->chunk_left - mark->chunk_left;
     if (took(r, r->buf + r->buf_pos, k))

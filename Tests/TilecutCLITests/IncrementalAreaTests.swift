@@ -124,6 +124,20 @@ struct IncrementalPixelsTests {
   }
 }
 
+/// Checks that the `--changes` file at `path` names exactly the tile files of `changed`
+/// (keys of `storeTiles`: "1 256 18/5/7" is 256/L1_18_5_7.png), each once.
+func expectChangesList(_ path: String, names changed: some Collection<String>, sourceLocation: SourceLocation = #_sourceLocation) throws {
+  let listed = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map {
+    String($0.split(separator: "\t").last ?? "")
+  }
+  let expected = changed.map { key -> String in
+    let parts = key.split(whereSeparator: { $0 == " " || $0 == "/" })
+    return "\(parts[1])/L\(parts[0])_\(parts[2])_\(parts[3])_\(parts[4]).png"
+  }
+  #expect(Set(listed) == Set(expected), sourceLocation: sourceLocation)
+  #expect(listed.count == changed.count, sourceLocation: sourceLocation)
+}
+
 /// Every tile of the output at `dir` by floor, size and cell, read through the store reader.
 func storeTiles(_ dir: String) throws -> [String: [UInt8]] {
   let reader = try StoreReader(dir)
@@ -201,16 +215,8 @@ struct IncrementalAreaTests {
     #expect(fresh.count == after.count)
     #expect(fresh.keys.filter { fresh[$0] != after[$0] }.sorted() == [])
     if store == .directory {
-      // --changes: exactly the tile files whose bytes differ ("1 256 18/5/7" is 256/L1_18_5_7.png)
-      let listed = try String(contentsOfFile: dir + "/changes.txt", encoding: .utf8).split(separator: "\n").map {
-        String($0.split(separator: "\t").last ?? "")
-      }
-      let expected = changed.map { key -> String in
-        let parts = key.split(whereSeparator: { $0 == " " || $0 == "/" })
-        return "\(parts[1])/L\(parts[0])_\(parts[2])_\(parts[3])_\(parts[4]).png"
-      }
-      #expect(Set(listed) == Set(expected))
-      #expect(listed.count == changed.count)
+      // --changes: exactly the tile files whose bytes differ
+      try expectChangesList(dir + "/changes.txt", names: changed)
     }
   }
 
