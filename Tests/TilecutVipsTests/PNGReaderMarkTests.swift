@@ -61,6 +61,17 @@ private func tallPNG(_ path: String, width: Int = 1024, height: Int = 1500, seed
   return picture
 }
 
+/// Writes `tallPNG(path, seed:)` and returns libvips' decoding of it, the reference the
+/// reader's rows are held to; nil, recorded as an issue, when libvips cannot decode it.
+private func tallReference(_ path: String, seed: UInt32 = 1) throws -> RGBAImage? {
+  _ = try tallPNG(path, seed: seed)
+  guard case .success(let reference) = libvipsDecode(path) else {
+    Issue.record("libvips does not decode \(path)")
+    return nil
+  }
+  return reference
+}
+
 @Suite("the PNG reader's marks and whole reads")
 struct PNGReaderMarkTests {
   @Test("a second reader starts at the mark above the rows it is asked for: the pixels of a read from the top")
@@ -69,11 +80,7 @@ struct PNGReaderMarkTests {
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let path = dir + "/tall.png"
-    _ = try tallPNG(path)
-    guard case .success(let reference) = libvipsDecode(path) else {
-      Issue.record("libvips does not decode \(path)")
-      return
-    }
+    guard let reference = try tallReference(path) else { return }
     let stride = reference.width * 4
     func expected(_ top: Int, _ count: Int) -> [UInt8] { Array(reference.pixels[(top * stride)..<((top + count) * stride)]) }
     // a whole read leaves the marks (every 511 rows here: one batch of 4097-byte rows)
@@ -100,11 +107,7 @@ struct PNGReaderMarkTests {
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let path = dir + "/tall.png"
-    _ = try tallPNG(path, seed: 3)
-    guard case .success(let reference) = libvipsDecode(path) else {
-      Issue.record("libvips does not decode \(path)")
-      return
-    }
+    guard let reference = try tallReference(path, seed: 3) else { return }
     let stride = reference.width * 4
     #expect(try rows(try readerImage(path), top: 0, count: reference.height) == reference.pixels)
     #expect(tc_png_marks_held(path) == 0)
@@ -122,11 +125,7 @@ struct PNGReaderMarkTests {
     let path = dir + "/tall.png"
     _ = try tallPNG(path, seed: 1)
     #expect(scan(try readerImage(path)).status == 1)
-    _ = try tallPNG(path, seed: 2)
-    guard case .success(let reference) = libvipsDecode(path) else {
-      Issue.record("libvips does not decode \(path)")
-      return
-    }
+    guard let reference = try tallReference(path, seed: 2) else { return }
     let stride = reference.width * 4
     #expect(try rows(try readerImage(path), top: 1200, count: 30) == Array(reference.pixels[(1200 * stride)..<(1230 * stride)]))
   }
@@ -137,11 +136,7 @@ struct PNGReaderMarkTests {
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let good = dir + "/good.png"
-    _ = try tallPNG(good)
-    guard case .success(let reference) = libvipsDecode(good) else {
-      Issue.record("libvips does not decode \(good)")
-      return
-    }
+    guard let reference = try tallReference(good) else { return }
     // the stream in chunks of 3000 bytes, one bit flipped near its end, the chunk's CRC made right
     let written = chunksOf([UInt8](try Data(contentsOf: URL(fileURLWithPath: good))))
     let stream = written.filter { $0.0 == "IDAT" }.flatMap(\.1)
