@@ -36,13 +36,13 @@ LINUX_RELEASE_FLAGS = --static-swift-stdlib -Xswiftc -Xfrontend -Xswiftc -functi
 RELEASE_FLAGS = $(if $(filter Linux,$(shell uname -s)),$(LINUX_RELEASE_FLAGS)) $(if $(COMMIT_OBJ),-Xlinker $(CURDIR)/$(COMMIT_OBJ))
 # libvips (with libdeflate), libwebp and libjpeg (WebP and JPEG tiles encoded from the strip), poppler-glib, librsvg and cairo (PDF pages and SVG
 # drawings rendered in bands), ISA-L (the PNG reader's inflate), PROJ with its data,
-# libgeotiff, SQLite, libcurl (PMTiles over http on Linux), qpdf (scanned PDF pages read from their images; every PDF checked page by page before poppler reads it), GDAL's library
+# libgeotiff, SQLite, Nettle (SHA-256), libcurl (PMTiles over http on Linux), qpdf (scanned PDF pages read from their images; every PDF checked page by page before poppler reads it), GDAL's library
 # (georeferencing read as GDAL reads it), libzip (a KMZ overlay's document and image read
 # from the archive in memory, never extracted), DejaVu Sans Condensed (DXF texts are drawn
 # in it, as ezdxf draws SHX and missing fonts; only fonts-dejavu-extra has it), xxHash's
 # header (XXH3-128, the digests of a source's pixel blocks, compiled in): what
 # building and running tilecut needs (make run)
-APT_PACKAGES = fonts-dejavu-extra zlib1g-dev libvips-dev libpoppler-glib-dev librsvg2-dev libcairo2-dev libdeflate-dev libwebp-dev libjpeg-dev libisal-dev libproj-dev proj-data libgeotiff-dev libsqlite3-dev libqpdf-dev libgdal-dev libssl-dev libcurl4-openssl-dev libzip-dev libxxhash-dev
+APT_PACKAGES = fonts-dejavu-extra zlib1g-dev libvips-dev libpoppler-glib-dev librsvg2-dev libcairo2-dev libdeflate-dev libwebp-dev libjpeg-dev libisal-dev libproj-dev proj-data libgeotiff-dev libsqlite3-dev libqpdf-dev libgdal-dev nettle-dev libcurl4-openssl-dev libzip-dev libxxhash-dev
 # what only the tests need (make test): strace for the test that proves no other
 # program is started; GDAL for the client package's tests and the browser tests' geometry;
 # zsh and fish for the completion tests; Chromium, driven headless over the DevTools
@@ -59,7 +59,7 @@ PIP_TEST_DEPS = python3 -c 'import pmtiles, jsonschema, ezdxf, matplotlib' 2>/de
 # macOS (uname Darwin): the same libraries from Homebrew (gdal brings its command-line
 # tools and Python bindings; zsh ships with macOS; Chromium is a cask; there is no strace,
 # the test that uses it cannot run there). Never run on a Mac here: see Sources/Tilecut/Tilecut.docc/Development.md, "On macOS".
-BREW_PACKAGES = pkgconf vips isa-l libdeflate webp jpeg-turbo poppler librsvg cairo proj libgeotiff sqlite qpdf gdal openssl@3 libzip xxhash
+BREW_PACKAGES = pkgconf vips isa-l libdeflate webp jpeg-turbo poppler librsvg cairo proj libgeotiff sqlite qpdf gdal nettle libzip xxhash
 BREW_TEST_PACKAGES = fish
 BREW_TEST_CASKS = chromium
 EXAMPLE = examples/floorplan/office.png

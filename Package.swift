@@ -95,10 +95,10 @@ let package = Package(
     .target(name: "CTilecutPlatform"),
     // the commit `tilecut --version` names: "" unless `make` links in .build/commit/<id>.o (TilecutBuildInfo.h)
     .target(name: "CTilecutBuildInfo"),
-    // SHA-256 of tiles, sources and store files: OpenSSL's libcrypto (libssl-dev, which
-    // libgdal-dev brings too), with the CPU's SHA extensions
-    .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
-    .target(name: "CTilecutDigest", dependencies: ["CCrypto"]),
+    // SHA-256 of tiles, sources and store files: Nettle (nettle-dev), whose SHA-256 needs no
+    // start-up (OpenSSL's first digest set up its providers: 2 MB more resident in every run)
+    .systemLibrary(name: "CNettle", pkgConfig: "nettle", providers: [.apt(["nettle-dev"]), .brew(["nettle"])]),
+    .target(name: "CTilecutDigest", dependencies: ["CNettle"]),
     // the gazetteer's and the HTML pages' files, compiled into the binary with C23's #embed:
     // SwiftPM's .embedInCode spelled the 330 kB gazetteer as a [UInt8] literal that took
     // 26 s of CPU to compile (the C file: under 1 s); no bundle beside the binary either way

@@ -1,46 +1,36 @@
 #include <string.h>
 #include "TilecutDigest.h"
 
-#include <openssl/evp.h>
-#include <pthread.h>
+#include <nettle/sha2.h>
+#include <stdlib.h>
 
-/* The SHA-256 implementation fetched once: EVP_sha256() in OpenSSL 3 looks the
- * provider up again at every EVP_DigestInit, a cost that shows with small tiles. */
-static EVP_MD *sha256_md;
-static pthread_once_t fetched = PTHREAD_ONCE_INIT;
-
-static void fetch(void) { sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL); }
-
-static const EVP_MD *md(void) {
-  pthread_once(&fetched, fetch);
-  return sha256_md ? sha256_md : EVP_sha256();
-}
-
+/* SHA-256 with Nettle: no library state to set up (OpenSSL 3's first digest loaded its
+ * providers, 2 MB of libcrypto made resident in every run), the SHA extensions where the
+ * CPU has them (Nettle's own dispatch). */
 int tc_sha256(const void *data, size_t length, unsigned char digest[32]) {
-  unsigned int size = 0;
-  if (EVP_Digest(data, length, digest, &size, md(), NULL) != 1 || size != 32)
-    return -1;
+  struct sha256_ctx context;
+  sha256_init(&context);
+  sha256_update(&context, length, data);
+  sha256_digest(&context, SHA256_DIGEST_SIZE, digest);
   return 0;
 }
 
 void *tc_sha256_begin(void) {
-  EVP_MD_CTX *context = EVP_MD_CTX_new();
-  if (context && EVP_DigestInit_ex(context, md(), NULL) != 1) {
-    EVP_MD_CTX_free(context);
-    return NULL;
-  }
+  struct sha256_ctx *context = malloc(sizeof *context);
+  if (context)
+    sha256_init(context);
   return context;
 }
 
 int tc_sha256_update(void *context, const void *data, size_t length) {
-  return EVP_DigestUpdate((EVP_MD_CTX *)context, data, length) == 1 ? 0 : -1;
+  sha256_update(context, length, data);
+  return 0;
 }
 
 int tc_sha256_end(void *context, unsigned char digest[32]) {
-  unsigned int size = 0;
-  int ok = EVP_DigestFinal_ex((EVP_MD_CTX *)context, digest, &size) == 1 && size == 32;
-  EVP_MD_CTX_free((EVP_MD_CTX *)context);
-  return ok ? 0 : -1;
+  sha256_digest(context, SHA256_DIGEST_SIZE, digest);
+  free(context);
+  return 0;
 }
 
 #define XXH_INLINE_ALL

@@ -42,7 +42,8 @@ package let noticeText = #"""
     libgeotiff      libgeotiff5        MIT and BSD-style
     libtiff         libtiff6           libtiff licence (BSD-style)
     SQLite          libsqlite3-0       public domain
-    OpenSSL         libssl3            Apache-2.0 (libcrypto, for SHA-256)
+    Nettle          libnettle8         LGPL-3.0-or-later or GPL-2.0-or-later
+                                       (SHA-256)
     libwebp         libwebp7           BSD-3-Clause
     libjpeg-turbo   libjpeg62-turbo    IJG, BSD-3-Clause and zlib
     libdeflate      libdeflate0        MIT

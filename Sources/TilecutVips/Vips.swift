@@ -44,7 +44,7 @@ public enum Vips {
   /// Makes every later pixel request fail at once (after SIGINT/SIGTERM).
   public static func cancelAll() { tc_cancel_all() }
 
-  /// SHA-256 of a file, streamed, as lowercase hex (libcrypto, `SHA256Digest`).
+  /// SHA-256 of a file, streamed, as lowercase hex (Nettle, `SHA256Digest`).
   public static func sha256(ofFile path: String) throws -> String {
     guard let handle = FileHandle(forReadingAtPath: path) else {
       throw TilecutError.invalidInput(path: path, reason: "cannot be read")
@@ -59,7 +59,7 @@ public enum Vips {
     return digest.finish()
   }
 
-  /// SHA-256 of bytes, as lowercase hex (libcrypto, `SHA256Digest`).
+  /// SHA-256 of bytes, as lowercase hex (Nettle, `SHA256Digest`).
   public static func sha256(of data: [UInt8]) -> String { SHA256Digest.hex(data) }
 }
 

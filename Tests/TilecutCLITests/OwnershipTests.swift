@@ -451,7 +451,7 @@ struct OwnershipTests {
     }
   }
 
-  @Test("SHA-256 (libcrypto) equals coreutils' sha256sum at block boundaries: one-shot, streamed in odd pieces, from a file")
+  @Test("SHA-256 (Nettle) equals coreutils' sha256sum at block boundaries: one-shot, streamed in odd pieces, from a file")
   func sha256() throws {
     let dir = try scratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }

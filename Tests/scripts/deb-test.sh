@@ -51,7 +51,7 @@ info=$(dpkg-deb -I "$deb")
 grep -q "^ Package: tilecut$" <<<"$info" || fail "control: no Package: tilecut"
 grep -q "^ Version: ${version}-1$" <<<"$info" || fail "control: the version is not ${version}-1"
 depends=$(sed -n 's/^ Depends: //p' <<<"$info")
-for lib in libc6 libvips42 libpoppler-glib8 librsvg2-2 libproj25 libgeotiff5 libsqlite3-0 libqpdf29 libssl3 libgdal; do
+for lib in libc6 libvips42 libpoppler-glib8 librsvg2-2 libproj25 libgeotiff5 libsqlite3-0 libqpdf29 libnettle8 libgdal; do
   grep -q "$lib" <<<"$depends" || fail "Depends lacks $lib: $depends"
 done
 ! grep -q swift <<<"$depends" || fail "Depends names a Swift library (the runtime must be static): $depends"

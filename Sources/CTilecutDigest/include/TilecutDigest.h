@@ -3,13 +3,13 @@
 
 #include <stddef.h>
 
-/* SHA-256 through OpenSSL's libcrypto (its EVP interface, the SHA extensions where the
- * CPU has them): the digests of tiles, sources and store files. */
+/* SHA-256 through Nettle (the SHA extensions where the CPU has them): the digests of
+ * tiles, sources and store files. */
 
-/* One-shot: the 32-byte digest of `length` bytes. Returns 0, or -1 when libcrypto failed. */
+/* One-shot: the 32-byte digest of `length` bytes. Returns 0 (-1 is kept for a library that can fail). */
 int tc_sha256(const void *data, size_t length, unsigned char digest[32]);
 
-/* Streamed: a context (NULL when libcrypto failed), bytes added to it, then its digest;
+/* Streamed: a context (NULL when it cannot be allocated), bytes added to it, then its digest;
  * tc_sha256_end frees the context whatever it returns. */
 void *tc_sha256_begin(void);
 int tc_sha256_update(void *context, const void *data, size_t length);

@@ -1,15 +1,15 @@
 import CTilecutDigest
 import Foundation
 
-/// SHA-256 through OpenSSL's libcrypto (`CTilecutDigest`): the digests of tiles, sources
-/// and store files, the same as `sha256sum` prints. It replaced GLib's checksum and a
-/// hand-written Swift one: OpenSSL uses the CPU's SHA extensions, several times GLib's
-/// speed (README, "Speed and memory").
+/// SHA-256 through Nettle (`CTilecutDigest`): the digests of tiles, sources and store
+/// files, the same as `sha256sum` prints. It replaced GLib's checksum and a hand-written
+/// Swift one (Nettle uses the CPU's SHA extensions, several times GLib's speed), then
+/// OpenSSL's libcrypto, whose first digest made 2 MB of it resident (bench/README.md).
 public struct SHA256Digest: ~Copyable {
   private let context: UnsafeMutableRawPointer
 
   public init() {
-    guard let context = tc_sha256_begin() else { fatalError("libcrypto cannot start a SHA-256") }
+    guard let context = tc_sha256_begin() else { fatalError("no memory for a SHA-256 context") }
     self.context = context
   }
 
@@ -21,7 +21,7 @@ public struct SHA256Digest: ~Copyable {
 
   public mutating func update(_ bytes: UnsafeRawBufferPointer) {
     guard let base = bytes.baseAddress, bytes.count > 0 else { return }
-    guard tc_sha256_update(context, base, bytes.count) == 0 else { fatalError("libcrypto's SHA-256 failed") }
+    guard tc_sha256_update(context, base, bytes.count) == 0 else { fatalError("SHA-256 failed") }
   }
 
   public mutating func update(_ bytes: [UInt8]) { bytes.withUnsafeBytes { update($0) } }
@@ -31,7 +31,7 @@ public struct SHA256Digest: ~Copyable {
     var digest = [UInt8](repeating: 0, count: 32)
     let status = tc_sha256_end(context, &digest)
     discard self
-    guard status == 0 else { fatalError("libcrypto's SHA-256 failed") }
+    guard status == 0 else { fatalError("SHA-256 failed") }
     return Self.hex(digest: digest)
   }
 
@@ -50,7 +50,7 @@ public struct SHA256Digest: ~Copyable {
   public static func hex(_ bytes: [UInt8]) -> String {
     var digest = [UInt8](repeating: 0, count: 32)
     let status = bytes.withUnsafeBytes { tc_sha256($0.baseAddress, $0.count, &digest) }
-    guard status == 0 else { fatalError("libcrypto's SHA-256 failed") }
+    guard status == 0 else { fatalError("SHA-256 failed") }
     return hex(digest: digest)
   }
 
