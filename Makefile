@@ -106,10 +106,11 @@ deps test-deps:
 # Writes into QUIET_PC a copy of every pkg-config file that says -pthread, without it.
 # SwiftPM refuses -pthread in the flags of a system library ("prohibited flag(s)") with
 # a warning per target on every build; glib, OpenEXR and harfbuzz (through libvips and
-# librsvg) put it there. glibc 2.34+ and macOS need no -pthread to link. gdal.pc is
-# written without its Libs: tilecut loads libgdal when a file first asks for it
-# (Sources/CTilecutGDAL/TilecutGDAL.c), so that the hundred libraries it brings cost
-# nothing to the jobs that never call it; a build without QUIET_PC links it, and works
+# librsvg) put it there. glibc 2.34+ and macOS need no -pthread to link. gdal.pc and
+# proj.pc are written without their Libs: tilecut loads libgdal when a file first asks
+# for it (Sources/CTilecutGDAL/TilecutGDAL.c), and PROJ with libgeotiff when a CRS is
+# first read (Sources/CGeoShim/include/TilecutProj.h), so that they cost nothing to the
+# jobs that never call them; a build without QUIET_PC links them, and works
 # the same. The search order is pkg-config's: the caller's PKG_CONFIG_PATH, then its own.
 quiet-pc:
 	@set -eu; dir="$(QUIET_PC)"; mkdir -p "$$dir"; seen=" "; \
@@ -120,7 +121,7 @@ quiet-pc:
 	    name=$$(basename "$$f"); \
 	    case "$$seen" in *" $$name "*) continue ;; esac; \
 	    seen="$$seen$$name "; \
-	    if [ "$$name" = gdal.pc ]; then \
+	    if [ "$$name" = gdal.pc ] || [ "$$name" = proj.pc ]; then \
 	      sed -e 's/-pthread//g' -e 's/^Libs:.*/Libs:/' -e '/^Libs.private:/d' "$$f" >"$$dir/$$name"; \
 	    elif grep -q -- '-pthread' "$$f"; then sed -e 's/-pthread//g' "$$f" >"$$dir/$$name"; fi; \
 	  done; \
@@ -245,7 +246,7 @@ uninstall:
 # tilecut_<version>-1_<arch>.deb (Debian 12 and its kin) from the release build, with
 # dpkg-deb: what make install puts under /usr, LICENSE and NOTICE as the copyright file,
 # Depends computed by dpkg-shlibdeps from the binary, and from a probe linked with the
-# libgdal that tilecut loads at run time (dlopen: invisible in the binary's needs).
+# libgdal, libproj and libgeotiff that tilecut loads at run time (dlopen: invisible in the binary's needs).
 DEB_DIR = .build/deb
 deb: release-check
 	@command -v dpkg-shlibdeps >/dev/null || { echo "error: make deb needs dpkg-dev: apt-get install dpkg-dev" >&2; exit 1; }
@@ -256,8 +257,8 @@ deb: release-check
 	strip --strip-unneeded --remove-section=.comment --remove-section=.note $(DEB_DIR)/root/usr/bin/tilecut
 	{ echo "tilecut is under the MIT License:"; echo; cat LICENSE; echo; cat NOTICE; } >$(DEB_DIR)/root/usr/share/doc/tilecut/copyright
 	mkdir -p $(DEB_DIR)/probe/DEBIAN
-	printf 'void GDALAllRegister(void);\nint main(void) { GDALAllRegister(); return 0; }\n' \
-	  | $(CC) -x c -o $(DEB_DIR)/probe/gdal-probe - $$(pkg-config --libs-only-L gdal 2>/dev/null) -lgdal
+	printf 'void GDALAllRegister(void);\nvoid *proj_context_create(void);\nvoid *GTIFNew(void *);\nint main(void) { GDALAllRegister(); proj_context_create(); GTIFNew(0); return 0; }\n' \
+	  | $(CC) -x c -o $(DEB_DIR)/probe/gdal-probe - $$(pkg-config --libs-only-L gdal 2>/dev/null) -lgdal -lproj -lgeotiff
 	printf 'Source: tilecut\n\nPackage: tilecut\nArchitecture: any\n' >$(DEB_DIR)/debian/control
 	# --warnings=1: not the note that librsvg's flags link gdk-pixbuf, which tilecut never calls.
 	# dpkg 1.21's "binaries to analyze should already be installed in their package's

@@ -85,9 +85,9 @@ let package = Package(
     .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"]), .brew(["libzip"])]),
     .systemLibrary(name: "CProj", pkgConfig: "proj", providers: [.apt(["libproj-dev", "proj-data"]), .brew(["proj"])]),
     .systemLibrary(name: "CGeoTIFF", providers: [.apt(["libgeotiff-dev"]), .brew(["libgeotiff"])]),
-    .target(
-      name: "CGeoShim", dependencies: ["CGeoTIFF", "CProj"],
-      linkerSettings: [.linkedLibrary("geotiff"), .linkedLibrary("tiff"), .linkedLibrary("proj")]),
+    // PROJ and libgeotiff are loaded when a CRS or a TIFF's tags are first read, not linked
+    // (TilecutProj.h says why); make's quiet-pc writes proj.pc without its Libs
+    .target(name: "CGeoShim", dependencies: ["CGeoTIFF", "CProj"], linkerSettings: [.linkedLibrary("tiff")]),
     // libgdal reads georeferencing (metadata only) as GDAL does; libvips reads the pixels
     .systemLibrary(name: "CGDAL", pkgConfig: "gdal", providers: [.apt(["libgdal-dev"]), .brew(["gdal"])]),
     .target(name: "CTilecutGDAL", dependencies: ["CGDAL"]),
@@ -178,7 +178,9 @@ let package = Package(
         "TilecutFixtures",
         "TilecutGeo", "TilecutCore", "TilecutVips", "Tilecut", "TilecutCLI", "CProj",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
-      ]),
+      ],
+      // the suites ask PROJ itself (the independent reference), linked
+      linkerSettings: [.linkedLibrary("proj")]),
     .testTarget(
       name: "TilecutCLITests",
       dependencies: [

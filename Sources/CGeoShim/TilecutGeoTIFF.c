@@ -7,11 +7,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <geotiff/geo_normalize.h>
-#include <geotiff/geotiffio.h>
-#include <geotiff/xtiffio.h>
-#include <proj.h>
 #include <tiffio.h>
+
+#include "TilecutGeoTIFFTable.h"
+#include "TilecutProj.h"
+
+/* libgeotiff and PROJ are loaded when a TIFF is first read (tc_proj_load): their calls
+ * go through the tables TilecutProj.c fills */
+#define GTIFAllocDefn tc_geotiff.GTIFAllocDefn
+#define GTIFAttachPROJContext tc_geotiff.GTIFAttachPROJContext
+#define GTIFFree tc_geotiff.GTIFFree
+#define GTIFFreeDefn tc_geotiff.GTIFFreeDefn
+#define GTIFFreeMemory tc_geotiff.GTIFFreeMemory
+#define GTIFGetDefn tc_geotiff.GTIFGetDefn
+#define GTIFGetProj4Defn tc_geotiff.GTIFGetProj4Defn
+#define GTIFKeyGetSHORT tc_geotiff.GTIFKeyGetSHORT
+#define GTIFNewEx tc_geotiff.GTIFNewEx
+#define XTIFFClose tc_geotiff.XTIFFClose
+#define XTIFFOpen tc_geotiff.XTIFFOpen
 
 /* GDAL keeps a raster's nodata value in this private ASCII tag. */
 
@@ -44,6 +57,8 @@ static void quiet_geotiff(struct gtiff *gtif, int level, const char *msg, ...) {
 }
 
 void *tc_geotiff_open(const char *path, const char *mode) {
+  if (tc_proj_load())
+    return NULL;
   pthread_once(&extender_once, install_extender);
   TIFFErrorHandler old_error = TIFFSetErrorHandler(quiet_handler);
   TIFFErrorHandler old_warning = TIFFSetWarningHandler(quiet_handler);
@@ -56,6 +71,11 @@ void *tc_geotiff_open(const char *path, const char *mode) {
 int tc_geotiff_read(const char *path, tc_geotiff_info *info, char *error, size_t error_size) {
   memset(info, 0, sizeof(*info));
   info->linear_unit_meters = 1;
+  const char *unloadable = tc_proj_load();
+  if (unloadable) {
+    snprintf(error, error_size, "%s", unloadable);
+    return -1;
+  }
   TIFF *tif = tc_geotiff_open(path, "r");
   if (!tif) {
     snprintf(error, error_size, "cannot be opened as a TIFF");
@@ -99,10 +119,10 @@ int tc_geotiff_read(const char *path, tc_geotiff_info *info, char *error, size_t
 
   GTIF *gtif = GTIFNewEx(tif, quiet_geotiff, NULL);
   /* GTIFGetDefn asks PROJ's database; PROJ logs an unknown code to stderr */
-  PJ_CONTEXT *proj = proj_context_create();
+  PJ_CONTEXT *proj = tc_proj_context_create();
   if (proj) {
-    proj_log_level(proj, PJ_LOG_NONE);
-    proj_context_set_enable_network(proj, 0);
+    tc_proj_log_level(proj, PJ_LOG_NONE);
+    tc_proj_context_set_enable_network(proj, 0);
     if (gtif)
       GTIFAttachPROJContext(gtif, proj);
   }
@@ -155,7 +175,7 @@ int tc_geotiff_read(const char *path, tc_geotiff_info *info, char *error, size_t
     GTIFFree(gtif);
   }
   if (proj)
-    proj_context_destroy(proj);
+    tc_proj_context_destroy(proj);
   TIFFSetWarningHandler(old_warning);
   XTIFFClose(tif);
   return 0;

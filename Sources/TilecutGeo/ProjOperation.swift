@@ -1,4 +1,4 @@
-import CProj
+import CGeoShim
 import Foundation
 import TilecutCore
 
@@ -48,32 +48,32 @@ extension ProjTransformer {
   /// whether a better one needs a grid that is missing.
   public func operation(atX x: Double, y: Double) -> ProjOperation? {
     lock.withLock { _ -> ProjOperation? in
-      var coordinate = swapSource ? proj_coord(y, x, 0, 0) : proj_coord(x, y, 0, 0)
-      proj_errno_reset(transform)
-      coordinate = proj_trans(transform, PJ_FWD, coordinate)
-      guard coordinate.xy.x.isFinite, let used = proj_trans_get_last_used_operation(transform) else { return nil }
-      defer { proj_destroy(used) }
+      var coordinate = swapSource ? tc_proj_coord(y, x, 0, 0) : tc_proj_coord(x, y, 0, 0)
+      tc_proj_errno_reset(transform)
+      coordinate = tc_proj_trans(transform, PJ_FWD, coordinate)
+      guard coordinate.xy.x.isFinite, let used = tc_proj_trans_get_last_used_operation(transform) else { return nil }
+      defer { tc_proj_destroy(used) }
       var result = ProjOperation(
         transformations: Self.transformationSteps(context, used), accuracyMeters: nil,
-        isBallpark: proj_coordoperation_has_ballpark_transformation(context, used) == 1, missingGrids: [], betterOperation: nil)
-      let accuracy = proj_coordoperation_get_accuracy(context, used)
+        isBallpark: tc_proj_coordoperation_has_ballpark_transformation(context, used) == 1, missingGrids: [], betterOperation: nil)
+      let accuracy = tc_proj_coordoperation_get_accuracy(context, used)
       result.accuracyMeters = accuracy >= 0 ? accuracy : nil
       if result.transformations.isEmpty && !result.isBallpark { return result }
       // the operations PROJ would list, grids regardless, at this place
       let longitude = coordinate.xy.x / WebMercator.originShift * 180
       let latitude = atan(sinh(coordinate.xy.y / WebMercator.originShift * .pi)) * 180 / .pi
-      guard let factory = proj_create_operation_factory_context(context, nil) else { return result }
-      defer { proj_operation_factory_context_destroy(factory) }
-      proj_operation_factory_context_set_grid_availability_use(context, factory, PROJ_GRID_AVAILABILITY_IGNORED)
-      proj_operation_factory_context_set_spatial_criterion(context, factory, PROJ_SPATIAL_CRITERION_PARTIAL_INTERSECTION)
-      proj_operation_factory_context_set_area_of_interest(context, factory, longitude, latitude, longitude, latitude)
-      guard let list = proj_create_operations(context, source, target, factory) else { return result }
-      defer { proj_list_destroy(list) }
-      guard proj_list_get_count(list) > 0, let best = proj_list_get(context, list, 0) else { return result }
-      defer { proj_destroy(best) }
-      if proj_coordoperation_is_instantiable(context, best) == 0 {
+      guard let factory = tc_proj_create_operation_factory_context(context, nil) else { return result }
+      defer { tc_proj_operation_factory_context_destroy(factory) }
+      tc_proj_operation_factory_context_set_grid_availability_use(context, factory, PROJ_GRID_AVAILABILITY_IGNORED)
+      tc_proj_operation_factory_context_set_spatial_criterion(context, factory, PROJ_SPATIAL_CRITERION_PARTIAL_INTERSECTION)
+      tc_proj_operation_factory_context_set_area_of_interest(context, factory, longitude, latitude, longitude, latitude)
+      guard let list = tc_proj_create_operations(context, source, target, factory) else { return result }
+      defer { tc_proj_list_destroy(list) }
+      guard tc_proj_list_get_count(list) > 0, let best = tc_proj_list_get(context, list, 0) else { return result }
+      defer { tc_proj_destroy(best) }
+      if tc_proj_coordoperation_is_instantiable(context, best) == 0 {
         result.missingGrids = Self.missingGrids(context, best)
-        let bestAccuracy = proj_coordoperation_get_accuracy(context, best)
+        let bestAccuracy = tc_proj_coordoperation_get_accuracy(context, best)
         let names = Self.transformationSteps(context, best).joined(separator: " + ")
         result.betterOperation = names + (bestAccuracy >= 0 ? ", " + ProjOperation.metres(bestAccuracy) : "")
       }
@@ -84,28 +84,28 @@ extension ProjTransformer {
   /// The names of the datum transformations among an operation's steps.
   private static func transformationSteps(_ ctx: OpaquePointer, _ operation: OpaquePointer) -> [String] {
     func name(_ op: OpaquePointer) -> String? {
-      let type = proj_get_type(op)
+      let type = tc_proj_get_type(op)
       guard type == PJ_TYPE_TRANSFORMATION || type == PJ_TYPE_OTHER_COORDINATE_OPERATION else { return nil }
-      var text = proj_get_name(op).map { String(cString: $0) } ?? "unnamed transformation"
+      var text = tc_proj_get_name(op).map { String(cString: $0) } ?? "unnamed transformation"
       if text.hasPrefix("Inverse of ") { text.removeFirst("Inverse of ".count) }
       return text
     }
-    guard proj_get_type(operation) == PJ_TYPE_CONCATENATED_OPERATION else { return name(operation).map { [$0] } ?? [] }
-    let count = proj_concatoperation_get_step_count(ctx, operation)
+    guard tc_proj_get_type(operation) == PJ_TYPE_CONCATENATED_OPERATION else { return name(operation).map { [$0] } ?? [] }
+    let count = tc_proj_concatoperation_get_step_count(ctx, operation)
     return (0..<count).compactMap { i in
-      guard let step = proj_concatoperation_get_step(ctx, operation, i) else { return nil }
-      defer { proj_destroy(step) }
+      guard let step = tc_proj_concatoperation_get_step(ctx, operation, i) else { return nil }
+      defer { tc_proj_destroy(step) }
       return name(step)
     }
   }
 
   private static func missingGrids(_ ctx: OpaquePointer, _ operation: OpaquePointer) -> [String] {
-    let count = proj_coordoperation_get_grid_used_count(ctx, operation)
+    let count = tc_proj_coordoperation_get_grid_used_count(ctx, operation)
     return (0..<count).compactMap { i in
       var shortName: UnsafePointer<CChar>?
       var available: Int32 = 0
       guard
-        proj_coordoperation_get_grid_used(ctx, operation, i, &shortName, nil, nil, nil, nil, nil, &available) == 1,
+        tc_proj_coordoperation_get_grid_used(ctx, operation, i, &shortName, nil, nil, nil, nil, nil, &available) == 1,
         available == 0, let shortName
       else { return nil }
       return String(cString: shortName)

@@ -1,4 +1,4 @@
-import CProj
+import CGeoShim
 import Foundation
 import Synchronization
 import TilecutCore
@@ -40,23 +40,23 @@ public final class ProjTransformer: @unchecked Sendable {
   /// it was typed, not read from a file: a file's bytes (a `.prj` that is a link to an
   /// environment, a project's `sourceCrs:`) are described, never repeated.
   public static func describe(_ definition: String, option: String, files: [String] = [], quoting: Bool? = nil) throws -> CRSDefinition {
-    guard let ctx = proj_context_create() else { throw TilecutError.invalidOption(option: option, reason: "PROJ is not available") }
-    defer { proj_context_destroy(ctx) }
+    guard let ctx = tc_proj_context_create() else { throw TilecutError.invalidOption(option: option, reason: projUnavailable) }
+    defer { tc_proj_context_destroy(ctx) }
     let crs = try create(ctx, definition, option: option, quoting: quoting ?? files.isEmpty)
-    defer { proj_destroy(crs) }
-    var name = proj_get_name(crs).map { String(cString: $0) } ?? "unknown"
+    defer { tc_proj_destroy(crs) }
+    var name = tc_proj_get_name(crs).map { String(cString: $0) } ?? "unknown"
     if name == "unknown" || name.isEmpty { name = "user-defined (\(shortened(definition)))" }
     var epsg: String?
-    if let auth = proj_get_id_auth_name(crs, 0), let code = proj_get_id_code(crs, 0) {
+    if let auth = tc_proj_get_id_auth_name(crs, 0), let code = tc_proj_get_id_code(crs, 0) {
       name = "\(String(cString: auth)):\(String(cString: code)) \(name)"
       if String(cString: auth) == "EPSG" { epsg = "EPSG:" + String(cString: code) }
     }
     func equivalent(_ code: String) -> Bool {
       // an EPSG code settles it without building the other CRS from the database
       if let epsg { return epsg == code }
-      guard let other = proj_create(ctx, code) else { return false }
-      defer { proj_destroy(other) }
-      return proj_is_equivalent_to_with_ctx(ctx, crs, other, PJ_COMP_EQUIVALENT_EXCEPT_AXIS_ORDER_GEOGCRS) == 1
+      guard let other = tc_proj_create(ctx, code) else { return false }
+      defer { tc_proj_destroy(other) }
+      return tc_proj_is_equivalent_to_with_ctx(ctx, crs, other, PJ_COMP_EQUIVALENT_EXCEPT_AXIS_ORDER_GEOGCRS) == 1
     }
     return CRSDefinition(
       definition: definition, name: name, isWebMercator: equivalent("EPSG:3857"), isWGS84LonLat: equivalent("EPSG:4326"),
@@ -70,20 +70,20 @@ public final class ProjTransformer: @unchecked Sendable {
       throw TilecutError.invalidOption(option: option, reason: "\(said) \(why)")
     }
     // PROJ fetches grids over the network only when asked to (PROJ_NETWORK=ON): never
-    proj_context_set_enable_network(ctx, 0)
+    tc_proj_context_set_enable_network(ctx, 0)
     var text = definition.trimmingCharacters(in: .whitespacesAndNewlines)
     // a PROJ string names an operation unless it says it is a CRS
     if text.hasPrefix("+") && !text.contains("type=crs") { text += " +type=crs" }
-    proj_log_level(ctx, PJ_LOG_NONE)
-    guard let crs = proj_create(ctx, text) else {
-      let errno = proj_context_errno(ctx)
-      let reason = proj_context_errno_string(ctx, errno).map { String(cString: $0) } ?? "unknown"
+    tc_proj_log_level(ctx, PJ_LOG_NONE)
+    guard let crs = tc_proj_create(ctx, text) else {
+      let errno = tc_proj_context_errno(ctx)
+      let reason = tc_proj_context_errno_string(ctx, errno).map { String(cString: $0) } ?? "unknown"
       throw TilecutError.invalidOption(
         option: option,
         reason: quoting ? "\(said) is not a CRS PROJ knows (\(reason))" : "is not WKT or a PROJ string PROJ knows (\(reason))")
     }
-    guard proj_is_crs(crs) == 1 else {
-      proj_destroy(crs)
+    guard tc_proj_is_crs(crs) == 1 else {
+      tc_proj_destroy(crs)
       throw TilecutError.invalidOption(
         option: option, reason: quoting ? "\(said) is not a coordinate reference system" : "holds no coordinate reference system")
     }
@@ -99,28 +99,28 @@ public final class ProjTransformer: @unchecked Sendable {
   /// `area`: the source's extent in degrees (west, south, east, north) on its own
   /// datum, as GDAL's warper passes it, so that PROJ chooses the operations valid there.
   public init(crs: CRSDefinition, area: [Double]? = nil, option: String = "--source-crs") throws {
-    guard let ctx = proj_context_create() else { throw TilecutError.invalidOption(option: option, reason: "PROJ is not available") }
-    proj_log_level(ctx, PJ_LOG_NONE)
+    guard let ctx = tc_proj_context_create() else { throw TilecutError.invalidOption(option: option, reason: projUnavailable) }
+    tc_proj_log_level(ctx, PJ_LOG_NONE)
     let source: OpaquePointer
     do { source = try Self.create(ctx, crs.definition, option: option, quoting: crs.files.isEmpty) } catch {
-      proj_context_destroy(ctx)
+      tc_proj_context_destroy(ctx)
       throw error
     }
-    guard let target = proj_create(ctx, "EPSG:3857") else {
-      proj_destroy(source)
-      proj_context_destroy(ctx)
+    guard let target = tc_proj_create(ctx, "EPSG:3857") else {
+      tc_proj_destroy(source)
+      tc_proj_context_destroy(ctx)
       throw TilecutError.invalidOption(option: option, reason: "PROJ's database has no EPSG:3857 (is proj-data installed?)")
     }
     var areaOfInterest: OpaquePointer?
     if let area, area.count == 4, area.allSatisfy(\.isFinite) {
-      areaOfInterest = proj_area_create()
-      proj_area_set_bbox(areaOfInterest, area[0], area[1], area[2], area[3])
+      areaOfInterest = tc_proj_area_create()
+      tc_proj_area_set_bbox(areaOfInterest, area[0], area[1], area[2], area[3])
     }
-    defer { if let areaOfInterest { proj_area_destroy(areaOfInterest) } }
-    guard let raw = proj_create_crs_to_crs_from_pj(ctx, source, target, areaOfInterest, nil) else {
-      proj_destroy(source)
-      proj_destroy(target)
-      proj_context_destroy(ctx)
+    defer { if let areaOfInterest { tc_proj_area_destroy(areaOfInterest) } }
+    guard let raw = tc_proj_create_crs_to_crs_from_pj(ctx, source, target, areaOfInterest, nil) else {
+      tc_proj_destroy(source)
+      tc_proj_destroy(target)
+      tc_proj_context_destroy(ctx)
       throw TilecutError.invalidOption(option: option, reason: "PROJ finds no way from \(crs.name) to Web Mercator")
     }
     let ordered: OpaquePointer?
@@ -128,13 +128,13 @@ public final class ProjTransformer: @unchecked Sendable {
       // GDAL's own axis mapping: the source side as GDAL orders it; EPSG:3857 is (E, N)
       ordered = raw
     } else {
-      defer { proj_destroy(raw) }
-      ordered = proj_normalize_for_visualization(ctx, raw)
+      defer { tc_proj_destroy(raw) }
+      ordered = tc_proj_normalize_for_visualization(ctx, raw)
     }
     guard let normalised = ordered else {
-      proj_destroy(source)
-      proj_destroy(target)
-      proj_context_destroy(ctx)
+      tc_proj_destroy(source)
+      tc_proj_destroy(target)
+      tc_proj_context_destroy(ctx)
       throw TilecutError.invalidOption(option: option, reason: "PROJ cannot order the axes of \(crs.name)")
     }
     swapSource = crs.gdalAxisSwap ?? false
@@ -145,10 +145,10 @@ public final class ProjTransformer: @unchecked Sendable {
   }
 
   deinit {
-    proj_destroy(transform)
-    proj_destroy(source)
-    proj_destroy(target)
-    proj_context_destroy(context)
+    tc_proj_destroy(transform)
+    tc_proj_destroy(source)
+    tc_proj_destroy(target)
+    tc_proj_context_destroy(context)
   }
 
   /// Transforms points in place, forward (CRS → EPSG:3857 metres) or back; points
@@ -162,8 +162,8 @@ public final class ProjTransformer: @unchecked Sendable {
       x.withUnsafeMutableBufferPointer { xs in
         y.withUnsafeMutableBufferPointer { ys in
           let stride = MemoryLayout<Double>.stride
-          proj_errno_reset(transform)
-          _ = proj_trans_generic(
+          tc_proj_errno_reset(transform)
+          _ = tc_proj_trans_generic(
             transform, inverse ? PJ_INV : PJ_FWD, xs.baseAddress, stride, n, ys.baseAddress, stride, n, nil, 0, 0, nil, 0, 0)
         }
       }
@@ -180,18 +180,18 @@ extension ProjTransformer {
   /// of CRS points: what GDAL's warper gives PROJ as the area of interest. Nil when the
   /// CRS has no geographic base or the points straddle the antimeridian.
   public static func areaOfInterest(crs: CRSDefinition, x: [Double], y: [Double]) -> [Double]? {
-    guard let ctx = proj_context_create() else { return nil }
-    defer { proj_context_destroy(ctx) }
-    proj_log_level(ctx, PJ_LOG_NONE)
+    guard let ctx = tc_proj_context_create() else { return nil }
+    defer { tc_proj_context_destroy(ctx) }
+    tc_proj_log_level(ctx, PJ_LOG_NONE)
     guard let source = try? create(ctx, crs.definition, option: "", quoting: false) else { return nil }
-    defer { proj_destroy(source) }
+    defer { tc_proj_destroy(source) }
     // degrees from Greenwich, as an area of interest is given (a datum shift here moves it metres, no matter)
-    guard let geographic = proj_create(ctx, "EPSG:4326") else { return nil }
-    defer { proj_destroy(geographic) }
-    guard let raw = proj_create_crs_to_crs_from_pj(ctx, source, geographic, nil, nil) else { return nil }
-    defer { proj_destroy(raw) }
-    guard let conversion = proj_normalize_for_visualization(ctx, raw) else { return nil }
-    defer { proj_destroy(conversion) }
+    guard let geographic = tc_proj_create(ctx, "EPSG:4326") else { return nil }
+    defer { tc_proj_destroy(geographic) }
+    guard let raw = tc_proj_create_crs_to_crs_from_pj(ctx, source, geographic, nil, nil) else { return nil }
+    defer { tc_proj_destroy(raw) }
+    guard let conversion = tc_proj_normalize_for_visualization(ctx, raw) else { return nil }
+    defer { tc_proj_destroy(conversion) }
     var lon = x
     var lat = y
     if let swapped = crs.gdalAxisSwap, swapped != visualisationSwaps(ctx, source) { swap(&lon, &lat) }
@@ -199,7 +199,7 @@ extension ProjTransformer {
     let n = min(lon.count, lat.count)
     lon.withUnsafeMutableBufferPointer { xs in
       lat.withUnsafeMutableBufferPointer { ys in
-        _ = proj_trans_generic(conversion, PJ_FWD, xs.baseAddress, stride, n, ys.baseAddress, stride, n, nil, 0, 0, nil, 0, 0)
+        _ = tc_proj_trans_generic(conversion, PJ_FWD, xs.baseAddress, stride, n, ys.baseAddress, stride, n, nil, 0, 0, nil, 0, 0)
       }
     }
     let points = (0..<n).filter { lon[$0].isFinite && lat[$0].isFinite && abs(lon[$0]) <= 360 && abs(lat[$0]) <= 90 }
@@ -215,11 +215,14 @@ extension ProjTransformer {
 extension ProjTransformer {
   /// Whether PROJ's visualisation order swaps this CRS's axes (its first axis points north or south).
   static func visualisationSwaps(_ ctx: OpaquePointer, _ crs: OpaquePointer) -> Bool {
-    guard let system = proj_crs_get_coordinate_system(ctx, crs) else { return false }
-    defer { proj_destroy(system) }
+    guard let system = tc_proj_crs_get_coordinate_system(ctx, crs) else { return false }
+    defer { tc_proj_destroy(system) }
     var direction: UnsafePointer<CChar>?
-    guard proj_cs_get_axis_info(ctx, system, 0, nil, nil, &direction, nil, nil, nil, nil) == 1, let direction else { return false }
+    guard tc_proj_cs_get_axis_info(ctx, system, 0, nil, nil, &direction, nil, nil, nil, nil) == 1, let direction else { return false }
     let text = String(cString: direction).lowercased()
     return text == "north" || text == "south"
   }
 }
+
+/// Why PROJ cannot be used: it is loaded when a CRS is first read (`tc_proj_load`).
+var projUnavailable: String { tc_proj_load().map { String(cString: $0) } ?? "PROJ is not available" }
