@@ -778,6 +778,8 @@ typedef struct {
   size_t order_count;
   unsigned long long *skipped;
   size_t skipped_count;
+  double *hidden_points;
+  size_t hidden_point_count;
   tc_hatch_transform *hatches;
   size_t hatch_count;
   tc_fit_spline *splines;
@@ -791,7 +793,7 @@ typedef struct {
 static void *scan_dxf(void *context) {
   dxf_scans *s = context;
   s->status = tc_dxf_wipeouts(s->path, &s->wipeouts, &s->wipeout_count, &s->order, &s->order_count, &s->skipped,
-                              &s->skipped_count, &s->hatches, &s->hatch_count, &s->splines, &s->spline_count);
+                              &s->skipped_count, &s->hidden_points, &s->hidden_point_count, &s->hatches, &s->hatch_count, &s->splines, &s->spline_count);
   /* unread layouts: the texts are drawn as GDAL gives them */
   tc_dxf_mtext_layouts(s->path, &s->mtext);
   return NULL;
@@ -812,6 +814,7 @@ static void free_scans(dxf_scans *s) {
     pthread_join(s->thread, NULL);
   free(s->order);
   free(s->skipped);
+  free(s->hidden_points);
   free(s->hatches);
   tc_fit_splines_free(s->splines, s->spline_count);
   tc_mtext_scan_free(&s->mtext);
@@ -1005,6 +1008,12 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
         /* POINTs on layer Defpoints (a dimension's definition points) never plot */
         if (name && !strcasecmp(name, "Defpoints") && g &&
             tc_gdal.OGR_GT_Flatten(tc_gdal.OGR_G_GetGeometryType(g)) == wkbPoint && !st.has_label)
+          hidden = 1;
+        /* an ATTRIB of a hidden insert in a file without handles: known by where it stands */
+        if (!hidden && scans->hidden_point_count && st.has_label && (!handle || !*handle) && g &&
+            tc_gdal.OGR_GT_Flatten(tc_gdal.OGR_G_GetGeometryType(g)) == wkbPoint &&
+            tc_dxf_hidden_at(tc_gdal.OGR_G_GetX(g, 0), tc_gdal.OGR_G_GetY(g, 0), scans->hidden_points,
+                             scans->hidden_point_count))
           hidden = 1;
         if (hidden || !layer_drawn(layers, name ? name : "")) {
           d->hidden++;
