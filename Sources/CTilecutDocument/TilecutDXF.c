@@ -424,6 +424,7 @@ static void place_columns(const tc_drawing *d, cairo_t *cr, const tc_drawing_ite
 typedef struct {
   double cap, wf, oblique;
   int valign; /* 0 bottom, 1 middle, 2 top */
+  int align;  /* its paragraph's: 0 left (justified too), 1 centred, 2 right */
 } TcRichStyle;
 
 enum { TC_RICH_TEXT, TC_RICH_SPACE, TC_RICH_GLUE, TC_RICH_FRACTION, TC_RICH_PARAGRAPH, TC_RICH_TAB };
@@ -715,7 +716,16 @@ static void rich_parse(const char *s, const TcRichStyle *base, double unit, TcRi
           p++;
         break;
       }
-      case 'p': case 'f': case 'F': {
+      case 'p': {
+        /* a paragraph's alignment (q, then l, r, c, j or d; any other: left) */
+        const char *semi = strchr(p, ';'), *end = semi ? semi : p + strlen(p);
+        for (const char *q = p; q < end; q++)
+          if (*q == 'q' && q + 1 < end)
+            style.align = q[1] == 'c' ? 1 : q[1] == 'r' ? 2 : 0;
+        p = semi ? semi + 1 : end;
+        break;
+      }
+      case 'f': case 'F': {
         /* to the next ';' */
         const char *semi = strchr(p, ';');
         p = semi ? semi + 1 : p + strlen(p);
@@ -836,6 +846,7 @@ static void rich_rule(cairo_t *cr, double x0, double y0, double x1, double y1, i
 typedef struct {
   size_t first, end;
   double height, width;
+  int align;
 } TcRichLine;
 
 /* Room for `need` lines; -1 when out of memory. */
@@ -873,7 +884,8 @@ static void place_rich(const tc_drawing_item *item, const char *content, cairo_t
   if (!decoded)
     return;
   TcRichText t = {0};
-  TcRichStyle base = {.cap = cap, .wf = 1, .oblique = 0, .valign = 0};
+  int align = item->anchor >= 10 ? item->anchor - 10 : (item->anchor - 1) % 3;
+  TcRichStyle base = {.cap = cap, .wf = 1, .oblique = 0, .valign = 0, .align = align};
   rich_parse(decoded, &base, unit * (item->code_scale > 0 ? item->code_scale : 1), &t);
   free(decoded);
   TcRichLine *lines = NULL;
@@ -909,7 +921,6 @@ static void place_rich(const tc_drawing_item *item, const char *content, cairo_t
       break;
     }
   }
-  int align = item->anchor >= 10 ? item->anchor - 10 : (item->anchor - 1) % 3;
   double spacing = 1.667 * (item->line_spacing > 0 ? item->line_spacing : 1);
   double width = limit > 0 ? limit : INFINITY;
   /* paragraphs into lines */
@@ -921,7 +932,7 @@ static void place_rich(const tc_drawing_item *item, const char *content, cairo_t
       /* an empty paragraph: a line as high as the text then is, nothing in it */
       if (rich_grow_lines(&lines, &line_cap, line_count + 1))
         goto done;
-      lines[line_count++] = (TcRichLine){start, start, t.cells[end].style.cap, 0};
+      lines[line_count++] = (TcRichLine){start, start, t.cells[end].style.cap, 0, align};
     }
     /* glue between a word and what is no word is a space; none ends a paragraph */
     for (size_t i = start; i < end; i++) {
@@ -935,6 +946,8 @@ static void place_rich(const tc_drawing_item *item, const char *content, cairo_t
           t.cells[j - 1].kind = TC_RICH_SPACE;
       }
     }
+    /* the paragraph's alignment as it stands at its end, within the width (none: the anchor's) */
+    int palign = limit > 0 && end > start ? (end < t.count ? t.cells[end].style.align : t.cells[end - 1].style.align) : align;
     size_t last = end;
     while (last > start && (t.cells[last - 1].kind == TC_RICH_SPACE || t.cells[last - 1].kind == TC_RICH_GLUE ||
                             t.cells[last - 1].kind == TC_RICH_TAB))
@@ -946,7 +959,7 @@ static void place_rich(const tc_drawing_item *item, const char *content, cairo_t
       while (i < last) {
         /* a tab (in a left-aligned line) sets what follows at the next default stop,
          * every 4 times the text's first height (else a space before it) */
-        int tab = t.cells[i].kind == TC_RICH_TAB && align == 0 && i + 1 < last;
+        int tab = t.cells[i].kind == TC_RICH_TAB && palign == 0 && i + 1 < last;
         size_t from = tab ? i + 1 : i, j = rich_unit(t.cells, from, last);
         double w = 0, h = 0;
         for (size_t k = from; k < j; k++)
@@ -973,7 +986,7 @@ static void place_rich(const tc_drawing_item *item, const char *content, cairo_t
           if (t.cells[i].kind == TC_RICH_TAB)
             t.cells[i].kind = TC_RICH_SPACE;
           /* a left-aligned line takes what reaches its end, a centred or right one less */
-          fits = align == 0 ? offset + w <= width : offset + w < width;
+          fits = palign == 0 ? offset + w <= width : offset + w < width;
           if (!fits && content)
             break;
         }
@@ -999,7 +1012,7 @@ static void place_rich(const tc_drawing_item *item, const char *content, cairo_t
         continue;
       if (rich_grow_lines(&lines, &line_cap, line_count + 1))
         goto done;
-      lines[line_count++] = (TcRichLine){first, kept, height, kept_width};
+      lines[line_count++] = (TcRichLine){first, kept, height, kept_width, palign};
     }
     if (end >= t.count)
       break;
@@ -1015,7 +1028,9 @@ static void place_rich(const tc_drawing_item *item, const char *content, cairo_t
   double y = anchor >= 7 && anchor <= 9 ? 0 : anchor >= 4 && anchor <= 6 ? -total / 2 : -total;
   for (size_t l = 0; l < line_count; l++) {
     const TcRichLine *line = &lines[l];
-    double left = -align * line->width / 2, h = line->height;
+    /* in the layout, as wide as the text's width and placed by its anchor */
+    double left = line->align == align ? -align * line->width / 2 : -align * limit / 2 + line->align * (limit - line->width) / 2;
+    double h = line->height;
     for (size_t i = line->first; i < line->end;) {
       size_t j = rich_unit(t.cells, i, line->end);
       const TcRichCell *c = &t.cells[i];

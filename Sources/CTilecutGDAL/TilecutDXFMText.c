@@ -87,7 +87,7 @@ static int has_column_data(const char *path) {
   int found = n >= 18 && memcmp(map, "AutoCAD Binary DXF", 18) != 0 &&
               (memmem(map, n, "Embedded Object", 15) || memmem(map, n, "ACAD_MTEXT_COLUMN_INFO", 22) ||
                memmem(map, n, "\\H", 2) || memmem(map, n, "\\S", 2) || memmem(map, n, "\\W", 2) ||
-               memmem(map, n, "\\Q", 2));
+               memmem(map, n, "\\Q", 2) || memmem(map, n, "\\p", 2));
   munmap(map, n);
   return found;
 }
@@ -162,8 +162,8 @@ static int whole_text_height(const char *t, double *height, double *factor) {
 }
 
 /* Whether `t` holds inline codes GDAL 3.6 loses and ezdxf draws: a stacked fraction
- * (\S), a width factor (\W), an oblique angle (\Q), or a \H that is not one height
- * for all of it (whole_text_height). */
+ * (\S), a width factor (\W), an oblique angle (\Q), a paragraph's alignment (\p..q),
+ * or a \H that is not one height for all of it (whole_text_height). */
 static int needs_rich(const char *t) {
   int heights = 0;
   for (const char *p = t; *p; p++) {
@@ -172,6 +172,13 @@ static int needs_rich(const char *t) {
     char c = p[1];
     if (c == 'S' || c == 'W' || c == 'Q')
       return 1;
+    /* a paragraph's alignment (\pxqc;) */
+    if (c == 'p') {
+      const char *semi = strchr(p, ';');
+      const char *q = strchr(p, 'q');
+      if (q && (!semi || q < semi))
+        return 1;
+    }
     if (c == 'H')
       heights = 1;
     /* an escaped backslash is no code */

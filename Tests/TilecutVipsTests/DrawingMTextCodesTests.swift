@@ -12,7 +12,8 @@ struct DrawingMTextCodesTests {
   /// Notes with stacked fractions (\S1/2; over a line, \S3#4; slanted, \S2^; and
   /// \S1^ 2; without a line, a tolerance \S+0.1^-0.2;) and heights changed in
   /// mid-note (\H250; absolute, \H1.5x; relative, in braces and not), left, centred
-  /// and right, wrapped at their width: GDAL 3.6 reads "\S1/2; and" as "12and" and
+  /// and right, wrapped at their width; paragraphs centred and set right (\pxqc;,
+  /// \pxqr;, seen 0.48/0.50/0.15 alone), width factors (\W) and oblique text (\Q): GDAL 3.6 reads "\S1/2; and" as "12and" and
   /// drops the mid-note \H, so tilecut reads the raw content and lays its runs out as
   /// ezdxf's MTEXT renderer does (seen 0.48/0.60/0.18 from GDAL's text).
   @Test("stacked fractions and heights changed in mid-note are laid out as ezdxf lays them out")
@@ -30,6 +31,7 @@ struct DrawingMTextCodesTests {
             ("Title \\\\H250;BIG\\\\H80; small and \\\\H1.5x;larger text here\\\\Pand a second paragraph", 80, (200, 2900), 5500, 1),
             ("Room {\\\\H1.5x;SIZE} 3 \\\\S1/2; m\\\\Pnext line here, wrapped at the width of the note", 90, (3000, 1500), 2500, 5),
             ("Right {\\\\H120;tall} and \\\\S7/8; inch", 70, (5800, 300), 2000, 9),
+            ("\\\\pxqc;Centred in a note anchored left\\\\P\\\\pxqr;and right, \\\\W0.7;narrow, \\\\W1;\\\\Q15;slanted", 80, (200, 1000), 3000, 1),
         ]
         for text, height, point, width, attachment in notes:
             msp.add_mtext(text, dxfattribs={"char_height": height, "insert": point, "width": width, "attachment_point": attachment})
