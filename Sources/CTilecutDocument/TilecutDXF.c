@@ -5,6 +5,7 @@
 #include "TilecutGDAL.h"
 
 #include <cairo.h>
+#include <ctype.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
@@ -410,6 +411,669 @@ static void place_columns(const tc_drawing *d, cairo_t *cr, const tc_drawing_ite
   free(text);
 }
 
+/* An MTEXT's raw content (item->rich), its inline codes read and its runs laid out as
+ * ezdxf's MTEXT renderer (its text layout engine) lays them out: words, spaces and
+ * stacked fractions (\S: a over b with a line, "#" slanted, "^" without a line, each
+ * part as high as the text around it, the fraction 1.2 times the two high) in cells;
+ * cells glued into words where nothing breaks them; lines filled word by word up to
+ * the width and as high as their highest cell, the cells on its bottom (\A: its
+ * middle or top); lines 1.667 times their height (times the spacing factor) apart.
+ * Heights (\H), width factors (\W) and oblique angles (\Q) hold to the end of their
+ * braces; the other codes (fonts, colours, strokes) change nothing drawn here. */
+
+typedef struct {
+  double cap, wf, oblique;
+  int valign; /* 0 bottom, 1 middle, 2 top */
+  int align;  /* its paragraph's: 0 left (justified too), 1 centred, 2 right */
+} TcRichStyle;
+
+enum { TC_RICH_TEXT, TC_RICH_SPACE, TC_RICH_GLUE, TC_RICH_FRACTION, TC_RICH_PARAGRAPH, TC_RICH_TAB };
+
+typedef struct {
+  uint8_t kind;
+  char stacking; /* a fraction's: '/', '#' or '^' */
+  uint32_t text, text2; /* words[] offsets: a text, or a fraction's parts */
+  TcRichStyle style;
+  double width, height, top_width, bottom_width;
+  double x; /* where it stands in its line */
+} TcRichCell;
+
+typedef struct {
+  TcRichCell *cells;
+  size_t count, cap;
+  char *words;
+  size_t used, words_cap;
+  int failed;
+} TcRichText;
+
+/* The most cells and braces one text is read into. */
+#define TC_RICH_MAX_CELLS 100000
+#define TC_RICH_MAX_DEPTH 64
+
+static uint32_t rich_word(TcRichText *t, const char *s, size_t n) {
+  if (t->failed)
+    return 0;
+  if (t->used + n + 1 > t->words_cap) {
+    size_t cap = (t->words_cap ? t->words_cap * 2 : 1024);
+    while (cap < t->used + n + 1)
+      cap *= 2;
+    char *words = realloc(t->words, cap);
+    if (!words) {
+      t->failed = 1;
+      return 0;
+    }
+    t->words = words;
+    t->words_cap = cap;
+  }
+  uint32_t at = (uint32_t)t->used;
+  memcpy(t->words + at, s, n);
+  t->words[at + n] = 0;
+  t->used += n + 1;
+  return at;
+}
+
+static TcRichCell *rich_cell(TcRichText *t, int kind, const TcRichStyle *style) {
+  if (t->failed || t->count >= TC_RICH_MAX_CELLS)
+    return NULL;
+  if (t->count == t->cap) {
+    size_t cap = t->cap ? t->cap * 2 : 64;
+    TcRichCell *cells = realloc(t->cells, cap * sizeof *cells);
+    if (!cells) {
+      t->failed = 1;
+      return NULL;
+    }
+    t->cells = cells;
+    t->cap = cap;
+  }
+  TcRichCell *c = &t->cells[t->count++];
+  memset(c, 0, sizeof *c);
+  c->kind = (uint8_t)kind;
+  c->style = *style;
+  return c;
+}
+
+/* A word or fraction: glued to a word or fraction just before it, as ezdxf glues them. */
+static TcRichCell *rich_content(TcRichText *t, int kind, const TcRichStyle *style) {
+  if (t->count > 0 && (t->cells[t->count - 1].kind == TC_RICH_TEXT || t->cells[t->count - 1].kind == TC_RICH_FRACTION)) {
+    TcRichCell *glue = rich_cell(t, TC_RICH_GLUE, style);
+    if (glue)
+      glue->width = -1; /* no width: not a space */
+  }
+  return rich_cell(t, kind, style);
+}
+
+/* Appends code point `c` as UTF-8. */
+static size_t put_utf8(char *out, unsigned long c) {
+  if (c < 0x80) {
+    out[0] = (char)c;
+    return 1;
+  }
+  if (c < 0x800) {
+    out[0] = (char)(0xC0 | (c >> 6));
+    out[1] = (char)(0x80 | (c & 0x3F));
+    return 2;
+  }
+  if (c < 0x10000) {
+    out[0] = (char)(0xE0 | (c >> 12));
+    out[1] = (char)(0x80 | ((c >> 6) & 0x3F));
+    out[2] = (char)(0x80 | (c & 0x3F));
+    return 3;
+  }
+  out[0] = (char)(0xF0 | (c >> 18));
+  out[1] = (char)(0x80 | ((c >> 12) & 0x3F));
+  out[2] = (char)(0x80 | ((c >> 6) & 0x3F));
+  out[3] = (char)(0x80 | (c & 0x3F));
+  return 4;
+}
+
+/* The code point at `p` (UTF-8, else a byte of Windows' Latin-1, as older DXFs hold
+ * them) and its length. */
+static unsigned long get_utf8(const unsigned char *p, size_t *n) {
+  int len = p[0] < 0x80 ? 1 : (p[0] & 0xE0) == 0xC0 ? 2 : (p[0] & 0xF0) == 0xE0 ? 3 : (p[0] & 0xF8) == 0xF0 ? 4 : 0;
+  for (int i = 1; i < len; i++)
+    if ((p[i] & 0xC0) != 0x80)
+      len = 0;
+  if (len == 0) {
+    *n = 1;
+    return p[0];
+  }
+  *n = (size_t)len;
+  if (len == 1)
+    return p[0];
+  unsigned long c = p[0] & (0x7F >> len);
+  for (int i = 1; i < len; i++)
+    c = (c << 6) | (p[i] & 0x3F);
+  return c;
+}
+
+/* The content as ezdxf reads it: valid UTF-8, caret notation decoded (^X is the
+ * character 64 before X, modulo 126: "^J" a line feed, "^ " a caret), \U+XXXX
+ * escapes decoded. NULL when out of memory. */
+static char *rich_decode(const char *content) {
+  size_t length = strlen(content);
+  char *out = malloc(4 * length + 1);
+  if (!out)
+    return NULL;
+  const unsigned char *p = (const unsigned char *)content;
+  size_t o = 0;
+  while (*p) {
+    size_t n;
+    if (p[0] == '^' && p[1]) {
+      unsigned long c = get_utf8(p + 1, &n);
+      long r = (((long)c - 64) % 126 + 126) % 126;
+      out[o++] = r ? (char)r : ' ';
+      p += 1 + n;
+      continue;
+    }
+    if (p[0] == '\\' && (p[1] == 'U' || p[1] == 'u') && p[2] == '+' && isxdigit(p[3]) && isxdigit(p[4]) && isxdigit(p[5]) &&
+        isxdigit(p[6])) {
+      char hex[5] = {(char)p[3], (char)p[4], (char)p[5], (char)p[6], 0};
+      unsigned long c = strtoul(hex, NULL, 16);
+      o += put_utf8(out + o, c ? c : ' ');
+      p += 7;
+      continue;
+    }
+    unsigned long c = get_utf8(p, &n);
+    o += put_utf8(out + o, c);
+    p += n;
+  }
+  out[o] = 0;
+  return out;
+}
+
+/* A number as ezdxf reads an inline code's ([+-]digits[.digits][e±digits]), and a
+ * trailing 'x' when `relative`: the characters read, 0 for none. */
+static size_t rich_number(const char *p, int relative, double *value, int *factor) {
+  const char *q = p;
+  if (*q == '+' || *q == '-')
+    q++;
+  const char *digits = q;
+  while (isdigit((unsigned char)*q))
+    q++;
+  if (*q == '.' && (q > digits || isdigit((unsigned char)q[1]))) {
+    q++;
+    while (isdigit((unsigned char)*q))
+      q++;
+  }
+  if (q == digits)
+    return 0;
+  if ((*q == 'e' || *q == 'E') && (isdigit((unsigned char)q[1]) || ((q[1] == '+' || q[1] == '-') && isdigit((unsigned char)q[2])))) {
+    q += 2;
+    while (isdigit((unsigned char)*q))
+      q++;
+  }
+  *value = strtod(p, NULL);
+  if (!isfinite(*value))
+    *value = 0;
+  *factor = 0;
+  if (relative && *q == 'x') {
+    *factor = 1;
+    q++;
+  }
+  return (size_t)(q - p);
+}
+
+/* Reads decoded content `s` into cells; `base` the style it starts with, `unit` text
+ * pixels a drawing unit of an absolute \H. */
+static void rich_parse(const char *s, const TcRichStyle *base, double unit, TcRichText *t) {
+  TcRichStyle stack[TC_RICH_MAX_DEPTH], style = *base;
+  int depth = 0, skipped = 0;
+  size_t length = strlen(s);
+  /* a word, and a fraction's two parts in its two halves */
+  char *word = malloc(2 * length + 2);
+  if (!word) {
+    t->failed = 1;
+    return;
+  }
+  size_t w = 0;
+#define FLUSH()                                                                                                                  \
+  do {                                                                                                                           \
+    if (w) {                                                                                                                     \
+      TcRichCell *c_ = rich_content(t, TC_RICH_TEXT, &style);                                                                    \
+      if (c_)                                                                                                                    \
+        c_->text = rich_word(t, word, w);                                                                                        \
+      w = 0;                                                                                                                     \
+    }                                                                                                                            \
+  } while (0)
+  const char *p = s;
+  while (*p && !t->failed) {
+    char letter = *p;
+    if (letter == '\\' && p[1] && strchr("\\{}", p[1])) {
+      word[w++] = p[1];
+      p += 2;
+      continue;
+    }
+    if (letter == '\\' && p[1]) {
+      FLUSH();
+      char cmd = p[1];
+      p += 2;
+      switch (cmd) {
+      case '~':
+        rich_cell(t, TC_RICH_GLUE, &style);
+        break;
+      case 'P':
+      case 'N':
+        rich_cell(t, TC_RICH_PARAGRAPH, &style);
+        break;
+      case 'X': case 'L': case 'l': case 'O': case 'o': case 'K': case 'k':
+        break;
+      case 'S': {
+        /* to the next ';' not escaped: numerator, a stacking character, denominator */
+        char *top = word, *bottom = word + length + 1;
+        size_t nt = 0, nb = 0;
+        char stacking = 0;
+        while (*p && *p != ';') {
+          char c = *p;
+          int escaped = 0;
+          if (c == '\\' && p[1]) {
+            escaped = 1;
+            p++;
+            c = *p;
+          }
+          p++;
+          if ((unsigned char)c < 32)
+            c = ' ';
+          if (!stacking && !escaped && (c == '^' || c == '/' || c == '#'))
+            stacking = c;
+          else if (!stacking)
+            top[nt++] = c;
+          else
+            bottom[nb++] = c;
+        }
+        if (*p == ';')
+          p++;
+        TcRichCell *c = rich_content(t, stacking ? TC_RICH_FRACTION : TC_RICH_TEXT, &style);
+        if (c) {
+          c->text = rich_word(t, top, nt);
+          c->text2 = stacking ? rich_word(t, bottom, nb) : 0;
+          c->stacking = stacking;
+        }
+        break;
+      }
+      case 'A': {
+        char c = *p;
+        if (c)
+          p++;
+        style.valign = c == '1' ? 1 : c == '2' ? 2 : 0;
+        if (*p == ';')
+          p++;
+        break;
+      }
+      case 'H': case 'W': case 'T': case 'Q': case 'C': case 'c': {
+        double v = 0;
+        int factor = 0;
+        size_t n = rich_number(p, cmd != 'Q' && cmd != 'C' && cmd != 'c', &v, &factor);
+        p += n;
+        if (n && cmd == 'H') {
+          double cap = factor ? style.cap * fabs(v) : fabs(v) * unit;
+          style.cap = fmin(fmax(cap, base->cap * 1e-3), base->cap * 1e3);
+        } else if (n && cmd == 'W') {
+          style.wf = fmin(fmax(factor ? style.wf * fabs(v) : fabs(v), 0.01), 100);
+        } else if (n && cmd == 'Q') {
+          style.oblique = fmin(fmax(v, -85), 85);
+        }
+        if (*p == ';')
+          p++;
+        break;
+      }
+      case 'p': {
+        /* a paragraph's alignment (q, then l, r, c, j or d; any other: left) */
+        const char *semi = strchr(p, ';'), *end = semi ? semi : p + strlen(p);
+        for (const char *q = p; q < end; q++)
+          if (*q == 'q' && q + 1 < end)
+            style.align = q[1] == 'c' ? 1 : q[1] == 'r' ? 2 : 0;
+        p = semi ? semi + 1 : end;
+        break;
+      }
+      case 'f': case 'F': {
+        /* to the next ';' */
+        const char *semi = strchr(p, ';');
+        p = semi ? semi + 1 : p + strlen(p);
+        break;
+      }
+      default:
+        /* not a code: drawn as written */
+        word[w++] = '\\';
+        word[w++] = cmd;
+        break;
+      }
+      continue;
+    }
+    if ((unsigned char)letter < 32) {
+      FLUSH();
+      p++;
+      rich_cell(t, letter == '\n' ? TC_RICH_PARAGRAPH : letter == '\t' ? TC_RICH_TAB : TC_RICH_SPACE, &style);
+      continue;
+    }
+    if (letter == '%' && p[1] == '%' && p[2] && strchr("cdpCDP%", p[2])) {
+      const char *special = strchr("cC", p[2]) ? "\xC3\x98" : strchr("dD", p[2]) ? "\xC2\xB0" : strchr("pP", p[2]) ? "\xC2\xB1" : "%";
+      size_t n = strlen(special);
+      memcpy(word + w, special, n);
+      w += n;
+      p += 3;
+      continue;
+    }
+    if (letter == ' ') {
+      FLUSH();
+      rich_cell(t, TC_RICH_SPACE, &style);
+      p++;
+      continue;
+    }
+    if (letter == '{') {
+      FLUSH();
+      if (depth < TC_RICH_MAX_DEPTH)
+        stack[depth++] = style;
+      else
+        skipped++;
+      p++;
+      continue;
+    }
+    if (letter == '}') {
+      FLUSH();
+      if (skipped)
+        skipped--;
+      else if (depth > 0)
+        style = stack[--depth];
+      p++;
+      continue;
+    }
+    word[w++] = letter;
+    p++;
+  }
+  FLUSH();
+#undef FLUSH
+  free(word);
+}
+
+/* A word in style `st`: its width; drawn (mode 1) with its baseline's left end at (x,
+ * baseline), or its ink measured into `box` (mode 2). */
+static double rich_show(cairo_t *cr, const char *s, const TcRichStyle *st, double cap_ratio, double x, double baseline, int mode,
+                        double *box) {
+  cairo_save(cr);
+  cairo_translate(cr, x, baseline);
+  cairo_matrix_t m;
+  /* the width factor, and the oblique angle slanting up to the right */
+  cairo_matrix_init(&m, st->wf, 0, -tan(st->oblique * M_PI / 180), 1, 0, 0);
+  cairo_transform(cr, &m);
+  cairo_set_font_size(cr, st->cap / cap_ratio);
+  cairo_text_extents_t e;
+  cairo_text_extents(cr, s, &e);
+  if (mode == 1 && *s) {
+    cairo_move_to(cr, 0, 0);
+    cairo_show_text(cr, s);
+  } else if (mode == 2 && (e.width > 0 || e.height > 0)) {
+    double corners[4][2] = {{e.x_bearing, e.y_bearing},
+                            {e.x_bearing + e.width, e.y_bearing},
+                            {e.x_bearing, e.y_bearing + e.height},
+                            {e.x_bearing + e.width, e.y_bearing + e.height}};
+    for (int c = 0; c < 4; c++) {
+      cairo_user_to_device(cr, &corners[c][0], &corners[c][1]);
+      box[0] = fmin(box[0], corners[c][0]);
+      box[1] = fmin(box[1], corners[c][1]);
+      box[2] = fmax(box[2], corners[c][0]);
+      box[3] = fmax(box[3], corners[c][1]);
+    }
+  }
+  cairo_restore(cr);
+  return e.x_advance * st->wf;
+}
+
+/* A fraction's divider from (x0, y0) to (x1, y1), a pixel wide, drawn or measured. */
+static void rich_rule(cairo_t *cr, double x0, double y0, double x1, double y1, int mode, double *box) {
+  if (mode == 2) {
+    double points[2][2] = {{x0, y0}, {x1, y1}};
+    for (int c = 0; c < 2; c++) {
+      cairo_user_to_device(cr, &points[c][0], &points[c][1]);
+      box[0] = fmin(box[0], points[c][0]);
+      box[1] = fmin(box[1], points[c][1]);
+      box[2] = fmax(box[2], points[c][0]);
+      box[3] = fmax(box[3], points[c][1]);
+    }
+    return;
+  }
+  cairo_save(cr);
+  cairo_new_path(cr);
+  cairo_move_to(cr, x0, y0);
+  cairo_line_to(cr, x1, y1);
+  cairo_identity_matrix(cr);
+  cairo_set_line_width(cr, 1);
+  cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
+  cairo_stroke(cr);
+  cairo_restore(cr);
+}
+
+/* A line of a paragraph: cells [first, end), as high and wide as they are. */
+typedef struct {
+  size_t first, end;
+  double height, width;
+  int align;
+} TcRichLine;
+
+/* Room for `need` lines; -1 when out of memory. */
+static int rich_grow_lines(TcRichLine **lines, size_t *cap, size_t need) {
+  if (need <= *cap)
+    return 0;
+  size_t n = *cap ? *cap * 2 : 16;
+  TcRichLine *grown = realloc(*lines, n * sizeof *grown);
+  if (!grown)
+    return -1;
+  *lines = grown;
+  *cap = n;
+  return 0;
+}
+
+static int rich_glued(const TcRichCell *c) { return c->kind == TC_RICH_TEXT || c->kind == TC_RICH_GLUE; }
+
+/* Where the cells from `i` on (before `end`) that break no line end: a run of words
+ * and the glue between them, else the one cell. */
+static size_t rich_unit(const TcRichCell *cells, size_t i, size_t end) {
+  size_t j = i + 1;
+  if (rich_glued(&cells[i]))
+    while (j < end && rich_glued(&cells[j]))
+      j++;
+  return j;
+}
+
+/* Lays out and draws (mode 1) or measures into `box` (mode 2) an item's raw MTEXT
+ * content in its text space (the anchor at the origin, y down): `cap` its capital
+ * height there, `unit` the text-space length of a drawing unit, `limit` the width it
+ * wraps at (0 for none). */
+static void place_rich(const tc_drawing_item *item, const char *content, cairo_t *cr, double cap, double unit, double limit,
+                       double cap_ratio, int mode, double *box) {
+  char *decoded = rich_decode(content);
+  if (!decoded)
+    return;
+  TcRichText t = {0};
+  int align = item->anchor >= 10 ? item->anchor - 10 : (item->anchor - 1) % 3;
+  TcRichStyle base = {.cap = cap, .wf = 1, .oblique = 0, .valign = 0, .align = align};
+  rich_parse(decoded, &base, unit * (item->code_scale > 0 ? item->code_scale : 1), &t);
+  free(decoded);
+  TcRichLine *lines = NULL;
+  size_t line_count = 0, line_cap = 0;
+  if (t.failed)
+    goto done;
+  /* each cell's size */
+  for (size_t i = 0; i < t.count; i++) {
+    TcRichCell *c = &t.cells[i];
+    const TcRichStyle *st = &c->style;
+    switch (c->kind) {
+    case TC_RICH_TEXT:
+      c->width = rich_show(cr, t.words + c->text, st, cap_ratio, 0, 0, 0, NULL);
+      c->height = st->cap;
+      break;
+    case TC_RICH_SPACE:
+    case TC_RICH_GLUE:
+    case TC_RICH_TAB:
+      c->width = c->width < 0 ? 0 : rich_show(cr, " ", st, cap_ratio, 0, 0, 0, NULL);
+      break;
+    case TC_RICH_FRACTION:
+      c->top_width = rich_show(cr, t.words + c->text, st, cap_ratio, 0, 0, 0, NULL);
+      c->bottom_width = rich_show(cr, t.words + c->text2, st, cap_ratio, 0, 0, 0, NULL);
+      if (c->stacking == '#') {
+        c->width = c->top_width + c->bottom_width;
+        c->height = 2 * st->cap;
+      } else {
+        c->width = fmax(c->top_width, c->bottom_width);
+        c->height = 1.2 * 2 * st->cap;
+      }
+      break;
+    default:
+      break;
+    }
+  }
+  double spacing = 1.667 * (item->line_spacing > 0 ? item->line_spacing : 1);
+  double width = limit > 0 ? limit : INFINITY;
+  /* paragraphs into lines */
+  for (size_t start = 0; start <= t.count;) {
+    size_t end = start;
+    while (end < t.count && t.cells[end].kind != TC_RICH_PARAGRAPH)
+      end++;
+    if (end == start && end < t.count) {
+      /* an empty paragraph: a line as high as the text then is, nothing in it */
+      if (rich_grow_lines(&lines, &line_cap, line_count + 1))
+        goto done;
+      lines[line_count++] = (TcRichLine){start, start, t.cells[end].style.cap, 0, align};
+    }
+    /* glue between a word and what is no word is a space; none ends a paragraph */
+    for (size_t i = start; i < end; i++) {
+      TcRichCell *c = &t.cells[i];
+      if (c->kind != TC_RICH_GLUE)
+        continue;
+      int before = i > start && rich_glued(&t.cells[i - 1]), after = i + 1 < end && rich_glued(&t.cells[i + 1]);
+      if (!before || !after) {
+        c->kind = TC_RICH_SPACE;
+        for (size_t j = i; j > start && t.cells[j - 1].kind == TC_RICH_GLUE; j--)
+          t.cells[j - 1].kind = TC_RICH_SPACE;
+      }
+    }
+    /* the paragraph's alignment as it stands at its end, within the width (none: the anchor's) */
+    int palign = limit > 0 && end > start ? (end < t.count ? t.cells[end].style.align : t.cells[end - 1].style.align) : align;
+    size_t last = end;
+    while (last > start && (t.cells[last - 1].kind == TC_RICH_SPACE || t.cells[last - 1].kind == TC_RICH_GLUE ||
+                            t.cells[last - 1].kind == TC_RICH_TAB))
+      last--;
+    for (size_t i = start; i < last;) {
+      size_t first = i, kept = i;
+      double offset = 0, height = 0, kept_width = 0;
+      int content = 0;
+      while (i < last) {
+        /* a tab (in a left-aligned line) sets what follows at the next default stop,
+         * every 4 times the text's first height (else a space before it) */
+        int tab = t.cells[i].kind == TC_RICH_TAB && palign == 0 && i + 1 < last;
+        size_t from = tab ? i + 1 : i, j = rich_unit(t.cells, from, last);
+        double w = 0, h = 0;
+        for (size_t k = from; k < j; k++)
+          w += t.cells[k].width, h = fmax(h, t.cells[k].height);
+        double at = offset;
+        int fits;
+        if (tab) {
+          double step = 4 * cap, stop = (floor(offset / step) + 1) * step;
+          fits = offset + w <= width;
+          if (fits && stop < width) {
+            fits = stop + w <= width;
+            at = stop;
+          } else if (fits) {
+            at = offset + t.cells[i].width;
+            fits = at + w <= width;
+          }
+          if (!fits) {
+            /* the tab is dropped at the start of a line */
+            if (!content)
+              i++;
+            break;
+          }
+        } else {
+          if (t.cells[i].kind == TC_RICH_TAB)
+            t.cells[i].kind = TC_RICH_SPACE;
+          /* a left-aligned line takes what reaches its end, a centred or right one less */
+          fits = palign == 0 ? offset + w <= width : offset + w < width;
+          if (!fits && content)
+            break;
+        }
+        if (tab)
+          t.cells[i].x = offset, t.cells[i].width = at - offset;
+        for (size_t k = from; k < j; k++) {
+          t.cells[k].x = at;
+          at += t.cells[k].width;
+        }
+        offset = at;
+        height = fmax(height, h);
+        i = j;
+        content = 1;
+        if (t.cells[j - 1].kind != TC_RICH_SPACE)
+          kept = j, kept_width = offset;
+        if (!fits)
+          break;
+      }
+      /* the space the line breaks at is dropped */
+      if (i < last && t.cells[i].kind == TC_RICH_SPACE)
+        i++;
+      if (!content)
+        continue;
+      if (rich_grow_lines(&lines, &line_cap, line_count + 1))
+        goto done;
+      lines[line_count++] = (TcRichLine){first, kept, height, kept_width, palign};
+    }
+    if (end >= t.count)
+      break;
+    start = end + 1;
+  }
+  if (!line_count)
+    goto done;
+  /* the layout's height, and its top from the anchor: OGR's 7-9 its top, 4-6 its middle, else its bottom */
+  double total = lines[line_count - 1].height;
+  for (size_t l = 0; l + 1 < line_count; l++)
+    total += lines[l].height * spacing;
+  int anchor = item->anchor;
+  double y = anchor >= 7 && anchor <= 9 ? 0 : anchor >= 4 && anchor <= 6 ? -total / 2 : -total;
+  for (size_t l = 0; l < line_count; l++) {
+    const TcRichLine *line = &lines[l];
+    /* in the layout, as wide as the text's width and placed by its anchor */
+    double left = line->align == align ? -align * line->width / 2 : -align * limit / 2 + line->align * (limit - line->width) / 2;
+    double h = line->height;
+    for (size_t i = line->first; i < line->end;) {
+      size_t j = rich_unit(t.cells, i, line->end);
+      const TcRichCell *c = &t.cells[i];
+      double x = left + c->x;
+      if (j - i > 1) {
+        /* words glued together: their tops on one line, on the line's bottom */
+        double gh = 0;
+        for (size_t k = i; k < j; k++)
+          gh = fmax(gh, t.cells[k].height);
+        double top = y + h - gh;
+        for (size_t k = i; k < j; k++) {
+          const TcRichCell *g = &t.cells[k];
+          if (g->kind == TC_RICH_TEXT)
+            rich_show(cr, t.words + g->text, &g->style, cap_ratio, left + g->x, top + g->style.cap, mode, box);
+        }
+      } else if (c->kind == TC_RICH_TEXT) {
+        double top = c->style.valign == 2 ? y : c->style.valign == 1 ? y + (h - c->height) / 2 : y + h - c->height;
+        rich_show(cr, t.words + c->text, &c->style, cap_ratio, x, top + c->style.cap, mode, box);
+      } else if (c->kind == TC_RICH_FRACTION) {
+        double top = y + h - c->height, cap_height = c->style.cap, bottom = top + c->height;
+        if (c->stacking == '#') {
+          rich_show(cr, t.words + c->text, &c->style, cap_ratio, x, top + cap_height, mode, box);
+          rich_show(cr, t.words + c->text2, &c->style, cap_ratio, x + c->width - c->bottom_width, bottom, mode, box);
+          double delta = fmin(c->width, c->height) / 2, cx = x + c->top_width, cy = top + cap_height;
+          rich_rule(cr, cx - delta, cy + delta, cx + delta, cy - delta, mode, box);
+        } else {
+          double centre = x + c->width / 2;
+          rich_show(cr, t.words + c->text, &c->style, cap_ratio, centre - c->top_width / 2, top + cap_height, mode, box);
+          rich_show(cr, t.words + c->text2, &c->style, cap_ratio, centre - c->bottom_width / 2, bottom, mode, box);
+          if (c->stacking == '/')
+            rich_rule(cr, x, top + c->height / 2, x + c->width, top + c->height / 2, mode, box);
+        }
+      }
+      i = j;
+    }
+    y += h * spacing;
+  }
+done:
+  free(lines);
+  free(t.cells);
+  free(t.words);
+}
+
 /* A text from its anchor point, as OGR's label anchors place it: 1-9 a keypad
  * from the bottom left, 10-12 the baseline; lines 5/3 of the height apart
  * (MTEXT's default spacing) times its spacing factor, the height the capital
@@ -436,6 +1100,13 @@ static void place_text(const tc_drawing *d, cairo_t *cr, const tc_drawing_item *
   double limit = item->column_width > 0 ? item->column_width * k * grow / fabs(item->stretch) : 0;
   if (item->column_count > 0 && limit > 0) {
     place_columns(d, cr, item, k * grow, height, limit, box);
+    cairo_restore(cr);
+    return;
+  }
+  if (item->rich) {
+    if (!box)
+      source(cr, item->rgba);
+    place_rich(item, text, cr, height, k * grow, limit, cap_ratio, box ? 2 : 1, box);
     cairo_restore(cr);
     return;
   }

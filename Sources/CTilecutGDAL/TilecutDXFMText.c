@@ -1,4 +1,4 @@
-#define _GNU_SOURCE 1 /* memmem */
+#define _GNU_SOURCE 1 /* memmem, strcasecmp */
 #include "TilecutDXFMText.h"
 #include "TilecutDXFLines.h"
 
@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,18 +17,56 @@
 /* The most of an MTEXT's text read for its \H: a longer one keeps its own height. */
 #define MAX_TEXT_READ 65536
 
-/* The MTEXT being read. */
+/* The MTEXT being read (or, `kind` 2, an INSERT or DIMENSION: the block it inlines in
+ * `name`; 3 a BLOCK's header: its name). */
 typedef struct {
-  int mtext, has_columns, embedded, long_text;
+  int mtext, has_columns, embedded, long_text, kind;
   char handle[24];
-  double reference_width, defined_height, total_width, width, gutter;
-  int count;
+  char name[256];
+  double reference_width, defined_height, total_width, width, gutter, char_height;
+  int count, times, dimension;
   double heights[MAX_COLUMN_HEIGHTS];
   int height_count;
   /* ACAD XDATA: 0 elsewhere, 1 in ACAD_MTEXT_COLUMN_INFO, 2 in ACAD_MTEXT_DEFINED_HEIGHT */
   int xdata_acad, xdata_part;
   int key, heights_left;
 } mtext_entity;
+
+/* The MTEXTs (their layouts, -1 for one that needs none) and inserts of the
+ * blocks, in the order of each block, for the inserts of model space to inline. */
+typedef struct {
+  int layout;   /* an MTEXT: its layout in block_layouts, or -1; an insert: -2 */
+  char *target; /* an insert: the block it inlines */
+  int block;    /* its index once resolved, -1 when undefined */
+  int times;    /* a MINSERT's copies */
+} block_item;
+
+typedef struct {
+  char *name;
+  size_t first, count; /* items[first, first + count) */
+  double mtexts, needed; /* the MTEXTs it inlines, and those with a layout (memoised) */
+  int state;             /* 0 not counted, 1 counting (a cycle when met again), 2 counted */
+} block_entry;
+
+typedef struct {
+  unsigned long long handle;
+  char *target;
+  int times;
+} model_insert;
+
+typedef struct {
+  tc_mtext_layout *block_layouts;
+  size_t block_layout_count, block_layout_cap;
+  block_item *items;
+  size_t item_count, item_cap;
+  block_entry *blocks;
+  size_t block_count, block_cap;
+  model_insert *inserts;
+  size_t insert_count, insert_cap;
+} block_scan;
+
+/* The most MTEXT places the inserts' expansion visits: past it, later ones are drawn as GDAL gives them. */
+#define MAX_INLINED_MTEXTS 4000000
 
 /* Whether the file holds column data at all: most drawings have none, and their
  * MTEXTs need no second pass over the text. -1 when it cannot be read. */
@@ -47,7 +86,8 @@ static int has_column_data(const char *path) {
   size_t n = (size_t)st.st_size;
   int found = n >= 18 && memcmp(map, "AutoCAD Binary DXF", 18) != 0 &&
               (memmem(map, n, "Embedded Object", 15) || memmem(map, n, "ACAD_MTEXT_COLUMN_INFO", 22) ||
-               memmem(map, n, "\\H", 2));
+               memmem(map, n, "\\H", 2) || memmem(map, n, "\\S", 2) || memmem(map, n, "\\W", 2) ||
+               memmem(map, n, "\\Q", 2) || memmem(map, n, "\\p", 2));
   munmap(map, n);
   return found;
 }
@@ -121,10 +161,41 @@ static int whole_text_height(const char *t, double *height, double *factor) {
   return 1;
 }
 
-static int add_layout(tc_mtext_scan *scan, size_t *cap, size_t *height_cap, const mtext_entity *e, const char *text) {
+/* Whether `t` holds inline codes GDAL 3.6 loses and ezdxf draws: a stacked fraction
+ * (\S), a width factor (\W), an oblique angle (\Q), a paragraph's alignment (\p..q),
+ * or a \H that is not one height for all of it (whole_text_height). */
+static int needs_rich(const char *t) {
+  int heights = 0;
+  for (const char *p = t; *p; p++) {
+    if (*p != '\\' || !p[1])
+      continue;
+    char c = p[1];
+    if (c == 'S' || c == 'W' || c == 'Q')
+      return 1;
+    /* a paragraph's alignment (\pxqc;) */
+    if (c == 'p') {
+      const char *semi = strchr(p, ';');
+      const char *q = strchr(p, 'q');
+      if (q && (!semi || q < semi))
+        return 1;
+    }
+    if (c == 'H')
+      heights = 1;
+    /* an escaped backslash is no code */
+    p++;
+  }
   double height = 0, factor = 0;
-  int sized = text && strstr(text, "\\H") && whole_text_height(text, &height, &factor);
-  if (!e->mtext || !(e->has_columns || sized) || !e->handle[0])
+  return heights && !whole_text_height(t, &height, &factor);
+}
+
+/* Appends the layout of MTEXT `e` (its text `text`, NULL when unread) to `*layouts`,
+ * when it has one: columns, a height for all its text, or inline codes GDAL loses. */
+static int add_layout(tc_mtext_scan *scan, tc_mtext_layout **layouts, size_t *count, size_t *cap, size_t *height_cap,
+                      size_t *content_cap, const mtext_entity *e, const char *text, int keyed) {
+  int rich = text && needs_rich(text);
+  double height = 0, factor = 0;
+  int sized = !rich && text && strstr(text, "\\H") && whole_text_height(text, &height, &factor);
+  if (!e->mtext || !(e->has_columns || sized || rich) || (keyed && !e->handle[0]))
     return 0;
   double heights[MAX_COLUMN_HEIGHTS];
   int n = 0;
@@ -139,29 +210,42 @@ static int add_layout(tc_mtext_scan *scan, size_t *cap, size_t *height_cap, cons
   } else if (!(fabs(e->defined_height) >= 1e-6)) {
     heights[n++] = -1;
   } else {
-    int count = e->count;
-    if (count <= 0 && e->total_width > 0 && fabs(e->width + e->gutter) > 1e-6)
-      count = (int)lround((e->total_width + e->gutter) / fabs(e->width + e->gutter));
-    if (count < 1)
-      count = 1;
-    if (count > MAX_COLUMN_HEIGHTS)
-      count = MAX_COLUMN_HEIGHTS;
-    for (; n < count; n++)
+    int columns = e->count;
+    if (columns <= 0 && e->total_width > 0 && fabs(e->width + e->gutter) > 1e-6)
+      columns = (int)lround((e->total_width + e->gutter) / fabs(e->width + e->gutter));
+    if (columns < 1)
+      columns = 1;
+    if (columns > MAX_COLUMN_HEIGHTS)
+      columns = MAX_COLUMN_HEIGHTS;
+    for (; n < columns; n++)
       heights[n] = fabs(e->defined_height);
   }
-  if (tc_grow_array((void **)&scan->layouts, cap, scan->count + 1, sizeof(tc_mtext_layout), 16) ||
-      tc_grow_array((void **)&scan->heights, height_cap, scan->height_count + (size_t)n, sizeof(double), 64))
+  size_t length = rich ? strlen(text) : 0;
+  if (tc_grow_array((void **)layouts, cap, *count + 1, sizeof(tc_mtext_layout), 16) ||
+      tc_grow_array((void **)&scan->heights, height_cap, scan->height_count + (size_t)n, sizeof(double), 64) ||
+      (rich && (scan->content_bytes + length + 2 > UINT32_MAX ||
+                tc_grow_array((void **)&scan->content, content_cap, scan->content_bytes + length + 2, 1, 256))))
     return -1;
-  tc_mtext_layout *c = &scan->layouts[scan->count++];
-  c->handle = strtoull(e->handle, NULL, 16);
+  tc_mtext_layout *c = &(*layouts)[(*count)++];
+  memset(c, 0, sizeof *c);
+  c->handle = keyed ? strtoull(e->handle, NULL, 16) : 0;
   c->width = e->width > 0 ? e->width : e->reference_width;
   c->gutter = e->gutter > 0 ? e->gutter : 0;
   c->first = (uint32_t)scan->height_count;
   c->count = (uint32_t)n;
   c->height = height;
   c->height_factor = factor;
+  c->char_height = e->char_height;
   memcpy(scan->heights + scan->height_count, heights, sizeof(double) * (size_t)n);
   scan->height_count += (size_t)n;
+  if (rich) {
+    /* offset 0 is "none": the first content starts at 1 */
+    if (scan->content_bytes == 0)
+      scan->content[scan->content_bytes++] = 0;
+    c->rich = (uint32_t)scan->content_bytes;
+    memcpy(scan->content + scan->content_bytes, text, length + 1);
+    scan->content_bytes += length + 1;
+  }
   return 0;
 }
 
@@ -192,8 +276,174 @@ static void column_info(mtext_entity *e, int group, double v) {
 }
 
 static int by_handle(const void *a, const void *b) {
-  unsigned long long x = ((const tc_mtext_layout *)a)->handle, y = ((const tc_mtext_layout *)b)->handle;
-  return (x > y) - (x < y);
+  const tc_mtext_layout *x = a, *y = b;
+  if (x->handle != y->handle)
+    return x->handle < y->handle ? -1 : 1;
+  return (x->index > y->index) - (x->index < y->index);
+}
+
+static int by_block_name(const void *a, const void *b) {
+  return strcasecmp(((const block_entry *)a)->name, ((const block_entry *)b)->name);
+}
+
+static int find_block(const block_scan *bs, const char *name) {
+  if (!name)
+    return -1;
+  size_t lo = 0, hi = bs->block_count;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    int c = strcasecmp(bs->blocks[mid].name, name);
+    if (c == 0)
+      return (int)mid;
+    if (c < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return -1;
+}
+
+/* The MTEXTs block `index` inlines, and those of them with a layout (memoised; an
+ * insert of a block into itself, which GDAL skips, adds none). */
+static void count_mtexts(block_scan *bs, int index, int depth) {
+  block_entry *b = &bs->blocks[index];
+  if (b->state)
+    return;
+  b->state = 1;
+  double mtexts = 0, needed = 0;
+  for (size_t i = b->first; i < b->first + b->count; i++) {
+    const block_item *item = &bs->items[i];
+    if (item->layout >= -1) {
+      mtexts += 1;
+      needed += item->layout >= 0;
+    } else if (item->block >= 0 && depth < 64) {
+      count_mtexts(bs, item->block, depth + 1);
+      const block_entry *t = &bs->blocks[item->block];
+      if (t->state == 2) {
+        mtexts += item->times * t->mtexts;
+        needed += item->times * t->needed;
+      }
+    }
+  }
+  b->mtexts = mtexts;
+  b->needed = needed;
+  b->state = 2;
+}
+
+/* Adds to `scan` the layouts of the MTEXTs block `index` inlines for the insert
+ * `handle`, numbered from *at on; `budget` the MTEXT places still to visit. */
+static int expand(tc_mtext_scan *scan, size_t *cap, const block_scan *bs, int index, unsigned long long handle, double *at,
+                  double *budget, int depth) {
+  const block_entry *b = &bs->blocks[index];
+  for (size_t i = b->first; i < b->first + b->count; i++) {
+    const block_item *item = &bs->items[i];
+    if (item->layout >= -1) {
+      if (item->layout >= 0) {
+        if (tc_grow_array((void **)&scan->layouts, cap, scan->count + 1, sizeof(tc_mtext_layout), 16))
+          return -1;
+        tc_mtext_layout *c = &scan->layouts[scan->count++];
+        *c = bs->block_layouts[item->layout];
+        c->handle = handle;
+        c->index = (uint32_t)*at;
+        c->inlined = 1;
+      }
+      *at += 1;
+      *budget -= 1;
+      continue;
+    }
+    if (item->block < 0 || bs->blocks[item->block].state != 2)
+      continue;
+    const block_entry *t = &bs->blocks[item->block];
+    for (int copy = 0; copy < item->times; copy++) {
+      /* a block with nothing to find, or past the budget: only counted */
+      if (t->needed == 0 || *budget < t->mtexts || depth >= 64 || *at + t->mtexts >= UINT32_MAX) {
+        *at += t->mtexts;
+        *budget -= t->needed > 0 ? t->mtexts : 0;
+        continue;
+      }
+      if (expand(scan, cap, bs, item->block, handle, at, budget, depth + 1))
+        return -1;
+    }
+  }
+  return 0;
+}
+
+/* The layouts of the MTEXTs the model space's inserts inline, keyed by insert. */
+static int inline_blocks(tc_mtext_scan *scan, size_t *cap, block_scan *bs) {
+  if (!bs->block_layout_count || !bs->insert_count)
+    return 0;
+  for (size_t i = 0; i < bs->block_count; i++)
+    if (!bs->blocks[i].name && !(bs->blocks[i].name = strdup("")))
+      return -1;
+  /* items refer to blocks by name: resolved once the blocks are sorted */
+  qsort(bs->blocks, bs->block_count, sizeof *bs->blocks, by_block_name);
+  for (size_t i = 0; i < bs->item_count; i++)
+    bs->items[i].block = bs->items[i].layout == -2 ? find_block(bs, bs->items[i].target) : -1;
+  for (size_t i = 0; i < bs->block_count; i++)
+    count_mtexts(bs, (int)i, 0);
+  double budget = MAX_INLINED_MTEXTS;
+  for (size_t i = 0; i < bs->insert_count; i++) {
+    const model_insert *insert = &bs->inserts[i];
+    int index = find_block(bs, insert->target);
+    if (index < 0 || bs->blocks[index].needed == 0 || !insert->handle)
+      continue;
+    double at = 0;
+    for (int copy = 0; copy < insert->times && budget > 0; copy++)
+      if (expand(scan, cap, bs, index, insert->handle, &at, &budget, 0))
+        return -1;
+  }
+  return 0;
+}
+
+static void block_scan_free(block_scan *bs) {
+  for (size_t i = 0; i < bs->item_count; i++)
+    free(bs->items[i].target);
+  for (size_t i = 0; i < bs->block_count; i++)
+    free(bs->blocks[i].name);
+  for (size_t i = 0; i < bs->insert_count; i++)
+    free(bs->inserts[i].target);
+  free(bs->block_layouts);
+  free(bs->items);
+  free(bs->blocks);
+  free(bs->inserts);
+}
+
+/* The entity just read ends: its layout, its place in its block, or the model-space insert. */
+static int end_entity(tc_mtext_scan *scan, size_t *cap, size_t *height_cap, size_t *content_cap, block_scan *bs, int section,
+                      int block, const mtext_entity *e, const char *text) {
+  if (section == 2 && e->mtext)
+    return add_layout(scan, &scan->layouts, &scan->count, cap, height_cap, content_cap, e, text, 1);
+  if (section == 2 && e->kind == 2) {
+    if (!e->handle[0] || !e->name[0])
+      return 0;
+    if (tc_grow_array((void **)&bs->inserts, &bs->insert_cap, bs->insert_count + 1, sizeof(model_insert), 64))
+      return -1;
+    model_insert *insert = &bs->inserts[bs->insert_count];
+    insert->handle = strtoull(e->handle, NULL, 16);
+    insert->times = e->times > 1 ? e->times : 1;
+    if (!(insert->target = strdup(e->name)))
+      return -1;
+    bs->insert_count++;
+    return 0;
+  }
+  if (section != 1 || block < 0 || !(e->mtext || e->kind == 2))
+    return 0;
+  if (tc_grow_array((void **)&bs->items, &bs->item_cap, bs->item_count + 1, sizeof(block_item), 64))
+    return -1;
+  block_item *item = &bs->items[bs->item_count];
+  *item = (block_item){.layout = -2, .target = NULL, .block = -1, .times = e->times > 1 ? e->times : 1};
+  if (e->mtext) {
+    size_t before = bs->block_layout_count;
+    if (add_layout(scan, &bs->block_layouts, &bs->block_layout_count, &bs->block_layout_cap, height_cap, content_cap, e, text,
+                   0))
+      return -1;
+    item->layout = bs->block_layout_count > before ? (int)before : -1;
+  } else if (!(item->target = strdup(e->name))) {
+    return -1;
+  }
+  bs->item_count++;
+  bs->blocks[block].count++;
+  return 0;
 }
 
 int tc_dxf_mtext_layouts(const char *path, tc_mtext_scan *scan) {
@@ -205,8 +455,10 @@ int tc_dxf_mtext_layouts(const char *path, tc_mtext_scan *scan) {
   if (!file)
     return -1;
   char *code_line = NULL, *value_line = NULL, *text = NULL;
-  size_t code_cap = 0, value_cap = 0, cap = 0, height_cap = 0, text_length = 0, text_cap = 0;
-  int entities = 0, expect_name = 0, failed = 0;
+  size_t code_cap = 0, value_cap = 0, cap = 0, height_cap = 0, content_cap = 0, text_length = 0, text_cap = 0;
+  /* 0 elsewhere, 1 BLOCKS, 2 ENTITIES */
+  int section = 0, expect_name = 0, failed = 0, block = -1;
+  block_scan bs = {0};
   mtext_entity *e = calloc(1, sizeof *e);
   if (!e) {
     fclose(file);
@@ -216,20 +468,54 @@ int tc_dxf_mtext_layouts(const char *path, tc_mtext_scan *scan) {
     int group = atoi(tc_trim_line(code_line));
     char *value = tc_trim_line(value_line);
     if (group == 0) {
-      if (entities && add_layout(scan, &cap, &height_cap, e, text_length ? text : NULL))
+      if (section && end_entity(scan, &cap, &height_cap, &content_cap, &bs, section, block, e, text_length ? text : NULL))
         failed = 1;
       memset(e, 0, sizeof *e);
       text_length = 0;
-      if (!strcmp(value, "SECTION"))
+      if (!strcmp(value, "SECTION")) {
         expect_name = 1;
-      else if (!strcmp(value, "ENDSEC"))
-        entities = 0;
-      e->mtext = entities && !strcmp(value, "MTEXT");
+      } else if (!strcmp(value, "ENDSEC")) {
+        section = 0;
+        block = -1;
+      } else if (section == 1 && !strcmp(value, "BLOCK")) {
+        if (tc_grow_array((void **)&bs.blocks, &bs.block_cap, bs.block_count + 1, sizeof(block_entry), 64)) {
+          failed = 1;
+          break;
+        }
+        block = (int)bs.block_count++;
+        bs.blocks[block] = (block_entry){.name = NULL, .first = bs.item_count};
+        e->kind = 3;
+      } else if (section == 1 && !strcmp(value, "ENDBLK")) {
+        block = -1;
+      }
+      e->mtext = section && !strcmp(value, "MTEXT");
+      if (section && (!strcmp(value, "INSERT") || !strcmp(value, "DIMENSION"))) {
+        e->kind = 2;
+        e->dimension = value[0] == 'D';
+      }
       continue;
     }
     if (expect_name && group == 2) {
       expect_name = 0;
-      entities = !strcmp(value, "ENTITIES");
+      section = !strcmp(value, "BLOCKS") ? 1 : !strcmp(value, "ENTITIES") ? 2 : 0;
+      continue;
+    }
+    if (e->kind == 3) {
+      if (group == 2 && block >= 0 && !bs.blocks[block].name && !(bs.blocks[block].name = strdup(value)))
+        failed = 1;
+      continue;
+    }
+    if (e->kind == 2) {
+      if (group == 5)
+        snprintf(e->handle, sizeof e->handle, "%s", value);
+      else if (group == 2 && !e->name[0])
+        snprintf(e->name, sizeof e->name, "%s", value);
+      else if ((group == 70 || group == 71) && !e->dimension) {
+        /* a MINSERT's columns and rows (a DIMENSION's 70 and 71 are no counts) */
+        long n = strtol(value, NULL, 10);
+        if (n > 1)
+          e->times = (int)fmin((e->times > 1 ? e->times : 1) * (double)n, 100000);
+      }
       continue;
     }
     if (!e->mtext)
@@ -255,6 +541,8 @@ int tc_dxf_mtext_layouts(const char *path, tc_mtext_scan *scan) {
       }
       memcpy(text + text_length, value, n + 1);
       text_length += n;
+    } else if (group == 40 && !e->embedded && !e->xdata_acad) {
+      e->char_height = v;
     } else if (group == 1001) {
       e->xdata_acad = !strcmp(value, "ACAD");
       e->xdata_part = 0;
@@ -296,8 +584,11 @@ int tc_dxf_mtext_layouts(const char *path, tc_mtext_scan *scan) {
       e->reference_width = v;
     }
   }
-  if (!failed && entities && add_layout(scan, &cap, &height_cap, e, text_length ? text : NULL))
+  if (!failed && section && end_entity(scan, &cap, &height_cap, &content_cap, &bs, section, block, e, text_length ? text : NULL))
     failed = 1;
+  if (!failed && inline_blocks(scan, &cap, &bs))
+    failed = 1;
+  block_scan_free(&bs);
   free(e);
   free(text);
   free(code_line);
@@ -311,15 +602,16 @@ int tc_dxf_mtext_layouts(const char *path, tc_mtext_scan *scan) {
   return 0;
 }
 
-const tc_mtext_layout *tc_dxf_find_mtext(const tc_mtext_scan *scan, const char *handle) {
+const tc_mtext_layout *tc_dxf_find_mtext(const tc_mtext_scan *scan, const char *handle, uint32_t index) {
   if (!scan->count || !handle || !*handle)
     return NULL;
-  tc_mtext_layout key = {.handle = strtoull(handle, NULL, 16)};
+  tc_mtext_layout key = {.handle = strtoull(handle, NULL, 16), .index = index};
   return bsearch(&key, scan->layouts, scan->count, sizeof key, by_handle);
 }
 
 void tc_mtext_scan_free(tc_mtext_scan *scan) {
   free(scan->layouts);
   free(scan->heights);
+  free(scan->content);
   memset(scan, 0, sizeof *scan);
 }

@@ -107,6 +107,9 @@ typedef struct {
    * with the ATTRIBs of such inserts: ezdxf and CAD skip an insert whole */
   unsigned long long *hidden;
   size_t hidden_count, hidden_cap;
+  /* in a file without handles, where such ATTRIBs stand (10 and 11, x and y) */
+  double *hidden_points;
+  size_t hidden_point_count, hidden_point_cap;
   int insert_hidden;
   char last_layer[256];
   int last_hidden;
@@ -227,7 +230,7 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
     }
     return;
   }
-  if (section == 2 && e->handle[0] && strcmp(e->type, "SEQEND")) {
+  if (section == 2 && strcmp(e->type, "SEQEND")) {
     int attrib = !strcmp(e->type, "ATTRIB");
     /* runs of entities share a layer: look each run's up once */
     if (strcmp(e->layer, r->last_layer)) {
@@ -237,7 +240,18 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
     int hidden = e->invisible || r->last_hidden || (attrib && r->insert_hidden);
     if (!attrib)
       r->insert_hidden = hidden;
-    if (hidden) {
+    /* without a handle (an R12 file of $HANDLING 0) a hidden insert's ATTRIB, which GDAL
+     * gives on its own layer, is known by where it stands */
+    if (hidden && attrib && !e->handle[0] && r->hidden_point_count < MAX_WIPEOUTS) {
+      if (tc_grow_array((void **)&r->hidden_points, &r->hidden_point_cap, r->hidden_point_count + 2, 2 * sizeof(double), 64)) {
+        r->failed = 1;
+        return;
+      }
+      double *p = r->hidden_points + 2 * r->hidden_point_count;
+      p[0] = e->x10, p[1] = e->y10, p[2] = e->x11, p[3] = e->y11;
+      r->hidden_point_count += 2;
+    }
+    if (hidden && e->handle[0]) {
       if (tc_grow_array((void **)&r->hidden, &r->hidden_cap, r->hidden_count + 1, sizeof(unsigned long long), 64)) {
         r->failed = 1;
         return;
@@ -451,14 +465,40 @@ static int by_handle(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+static int by_point(const void *a, const void *b) {
+  const double *p = a, *q = b;
+  if (p[0] != q[0])
+    return p[0] < q[0] ? -1 : 1;
+  return (p[1] > q[1]) - (p[1] < q[1]);
+}
+
+int tc_dxf_hidden_at(double x, double y, const double *points, size_t count) {
+  /* the first point not left of x less a tolerance */
+  double tolerance = 1e-9 * fmax(1, fmax(fabs(x), fabs(y)));
+  size_t lo = 0, hi = count;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (points[2 * mid] < x - tolerance)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  for (size_t i = lo; i < count && points[2 * i] <= x + tolerance; i++)
+    if (fabs(points[2 * i + 1] - y) <= tolerance)
+      return 1;
+  return 0;
+}
+
 int tc_dxf_hidden(const char *handle, const unsigned long long *hidden, size_t count) {
   unsigned long long h = strtoull(handle, NULL, 16);
   return count && bsearch(&h, hidden, count, sizeof h, by_handle) != NULL;
 }
 
 int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_sort_entry **order, size_t *order_count,
-                    unsigned long long **hidden, size_t *hidden_count, tc_hatch_transform **hatches,
-                    size_t *hatch_count, tc_fit_spline **splines, size_t *spline_count) {
+                    unsigned long long **hidden, size_t *hidden_count, double **hidden_points, size_t *hidden_point_count,
+                    tc_hatch_transform **hatches, size_t *hatch_count, tc_fit_spline **splines, size_t *spline_count) {
+  *hidden_points = NULL;
+  *hidden_point_count = 0;
   *splines = NULL;
   *spline_count = 0;
   *hatches = NULL;
@@ -657,6 +697,7 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     tc_wipeouts_free(r.out, r.out_count);
     free(r.order);
     free(r.hidden);
+    free(r.hidden_points);
     free(r.hatches);
     tc_fit_splines_free(r.splines, r.spline_count);
     return -1;
@@ -670,6 +711,9 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
   qsort(r.hidden, r.hidden_count, sizeof *r.hidden, by_handle);
   *hidden = r.hidden;
   *hidden_count = r.hidden_count;
+  qsort(r.hidden_points, r.hidden_point_count, 2 * sizeof(double), by_point);
+  *hidden_points = r.hidden_points;
+  *hidden_point_count = r.hidden_point_count;
   qsort(r.order, r.order_count, sizeof(tc_sort_entry), by_entity);
   *wipeouts = r.out;
   *count = r.out_count;

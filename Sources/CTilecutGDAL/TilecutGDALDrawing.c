@@ -50,6 +50,8 @@ typedef struct {
   const char *path;
   tc_mtext_scan mtext;
   int mtext_read;
+  /* the current MTEXT's place among those with its handle (an insert's: the MTEXTs it inlines) */
+  uint32_t mtext_index;
   /* each item's place in the DXF's draw order (SORTENTSTABLE), when it has one */
   unsigned long long *orders, current_order;
   size_t order_cap;
@@ -487,10 +489,6 @@ static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) 
     fail(b, message);
     return -1;
   }
-  if (tc_grow_array((void **)&d->text, &b->text_cap, d->text_bytes + length + 1, 1, 256)) {
-    fail(b, "out of memory");
-    return -1;
-  }
   tc_drawing_item proto = {0};
   proto.kind = TC_DRAWING_TEXT;
   memcpy(proto.rgba, st->label, 4);
@@ -539,11 +537,26 @@ static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) 
       tc_dxf_mtext_layouts(b->path, &b->mtext);
     }
     field = tc_gdal.OGR_F_GetFieldIndex(f, "EntityHandle");
-    layout = tc_dxf_find_mtext(&b->mtext, field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, field) : NULL);
+    layout = tc_dxf_find_mtext(&b->mtext, field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, field) : NULL, b->mtext_index);
+  }
+  /* an insert scales its texts, their absolute heights too */
+  double code_scale = layout && layout->inlined && layout->char_height > 0 ? fabs(st->size) / layout->char_height : 1;
+  /* inline codes GDAL loses: the raw content is drawn, laid out as ezdxf lays it out
+   * (a text in columns keeps GDAL's text) */
+  if (layout && layout->rich && layout->count == 0 && layout->rich < b->mtext.content_bytes &&
+      strlen(b->mtext.content + layout->rich) <= b->max_text) {
+    text = b->mtext.content + layout->rich;
+    length = strlen(text);
+    proto.rich = 1;
+    proto.code_scale = (float)fmin(code_scale, 1e6);
+  }
+  if (tc_grow_array((void **)&d->text, &b->text_cap, d->text_bytes + length + 1, 1, 256)) {
+    fail(b, "out of memory");
+    return -1;
   }
   /* a \H at the start of the text that sets the height of all of it, which GDAL drops */
   if (layout && layout->height > 0)
-    proto.size = (float)fmin(layout->height, 1e9);
+    proto.size = (float)fmin(layout->height * code_scale, 1e9);
   else if (layout && layout->height_factor > 0)
     proto.size = (float)(proto.size * fmin(fmax(layout->height_factor, 0.01), 100));
   if (layout && layout->count > 0 && layout->width > 0) {
@@ -562,7 +575,7 @@ static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) 
   memcpy(d->text + d->text_bytes, text, length + 1);
   /* MTEXT's paragraph breaks that GDAL leaves in the text; \N a column break where
    * the text has columns */
-  for (char *c = d->text + d->text_bytes; *c; c++) {
+  for (char *c = d->text + d->text_bytes; *c && !proto.rich; c++) {
     if (c[0] == '\\' && (c[1] == 'N' || c[1] == 'P')) {
       c[0] = c[1] == 'N' && proto.column_count ? '\f' : '\n';
       memmove(c + 1, c + 2, strlen(c + 2) + 1);
@@ -765,6 +778,8 @@ typedef struct {
   size_t order_count;
   unsigned long long *skipped;
   size_t skipped_count;
+  double *hidden_points;
+  size_t hidden_point_count;
   tc_hatch_transform *hatches;
   size_t hatch_count;
   tc_fit_spline *splines;
@@ -778,7 +793,7 @@ typedef struct {
 static void *scan_dxf(void *context) {
   dxf_scans *s = context;
   s->status = tc_dxf_wipeouts(s->path, &s->wipeouts, &s->wipeout_count, &s->order, &s->order_count, &s->skipped,
-                              &s->skipped_count, &s->hatches, &s->hatch_count, &s->splines, &s->spline_count);
+                              &s->skipped_count, &s->hidden_points, &s->hidden_point_count, &s->hatches, &s->hatch_count, &s->splines, &s->spline_count);
   /* unread layouts: the texts are drawn as GDAL gives them */
   tc_dxf_mtext_layouts(s->path, &s->mtext);
   return NULL;
@@ -799,6 +814,7 @@ static void free_scans(dxf_scans *s) {
     pthread_join(s->thread, NULL);
   free(s->order);
   free(s->skipped);
+  free(s->hidden_points);
   free(s->hatches);
   tc_fit_splines_free(s->splines, s->spline_count);
   tc_mtext_scan_free(&s->mtext);
@@ -909,7 +925,7 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
     unsigned char *added = wipeout_count ? calloc(wipeout_count, 1) : NULL;
     if (!added)
       wipeout_count = 0;
-    char previous[24] = "";
+    char previous[24] = "", last_mtext[24] = "";
     int count = tc_gdal.GDALDatasetGetLayerCount(dataset);
     for (int l = 0; l < count && !b.failed; l++) {
       OGRLayerH layer = tc_gdal.GDALDatasetGetLayer(dataset, l);
@@ -924,6 +940,22 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
                 ? tc_gdal.OGR_F_GetFieldIndex(f, "EntityHandle")
                 : -1;
         const char *handle = handle_field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, handle_field) : NULL;
+        /* the MTEXTs an insert inlines all have its handle: each is found by its place
+         * among them (counted whether drawn or not) */
+        if (b.mtext.count) {
+          int classes_field = tc_gdal.OGR_F_GetFieldIndex(f, "SubClasses");
+          const char *classes = classes_field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, classes_field) : NULL;
+          if (classes && strstr(classes, "AcDbMText")) {
+            int mtext_field = tc_gdal.OGR_F_GetFieldIndex(f, "EntityHandle");
+            const char *mtext_handle = mtext_field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, mtext_field) : "";
+            if (mtext_handle && strcmp(mtext_handle, last_mtext) == 0) {
+              b.mtext_index++;
+            } else {
+              snprintf(last_mtext, sizeof last_mtext, "%s", mtext_handle ? mtext_handle : "");
+              b.mtext_index = 0;
+            }
+          }
+        }
         /* model space only: GDAL gives the active paper space's entities too (a sheet's
          * title block and border), marked PaperSpace */
         int paper_field = tc_gdal.OGR_F_GetFieldIndex(f, "PaperSpace");
@@ -976,6 +1008,12 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
         /* POINTs on layer Defpoints (a dimension's definition points) never plot */
         if (name && !strcasecmp(name, "Defpoints") && g &&
             tc_gdal.OGR_GT_Flatten(tc_gdal.OGR_G_GetGeometryType(g)) == wkbPoint && !st.has_label)
+          hidden = 1;
+        /* an ATTRIB of a hidden insert in a file without handles: known by where it stands */
+        if (!hidden && scans->hidden_point_count && st.has_label && (!handle || !*handle) && g &&
+            tc_gdal.OGR_GT_Flatten(tc_gdal.OGR_G_GetGeometryType(g)) == wkbPoint &&
+            tc_dxf_hidden_at(tc_gdal.OGR_G_GetX(g, 0), tc_gdal.OGR_G_GetY(g, 0), scans->hidden_points,
+                             scans->hidden_point_count))
           hidden = 1;
         if (hidden || !layer_drawn(layers, name ? name : "")) {
           d->hidden++;

@@ -52,11 +52,15 @@ typedef struct {
  * entity), the placements of the hatches its model-space inserts inline, its fit-point splines, and the handles, sorted, of the model-space entities not drawn: on an off or
  * frozen layer, or invisible (group 60), and the ATTRIBs of such inserts, whose
  * features GDAL still gives (it hides an inlined block's entities by their own layer,
- * not the insert's, and never hides a MULTILEADER); none for a binary DXF. 0 on
- * success, -1 when it cannot. */
+ * not the insert's, and never hides a MULTILEADER); in a file without handles, where
+ * such ATTRIBs stand (`hidden_points`: x, y pairs, their 10 and 11 points, sorted);
+ * none for a binary DXF. 0 on success, -1 when it cannot. */
 int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_sort_entry **order, size_t *order_count,
-                    unsigned long long **hidden, size_t *hidden_count, tc_hatch_transform **hatches,
-                    size_t *hatch_count, tc_fit_spline **splines, size_t *spline_count);
+                    unsigned long long **hidden, size_t *hidden_count, double **hidden_points, size_t *hidden_point_count,
+                    tc_hatch_transform **hatches, size_t *hatch_count, tc_fit_spline **splines, size_t *spline_count);
+
+/* Whether a hidden ATTRIB without a handle stands at (x, y) (tc_dxf_wipeouts' `hidden_points`). */
+int tc_dxf_hidden_at(double x, double y, const double *points, size_t count);
 
 void tc_fit_splines_free(tc_fit_spline *splines, size_t count);
 

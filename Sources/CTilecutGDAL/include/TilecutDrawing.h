@@ -58,6 +58,12 @@ typedef struct {
   /* an MTEXT's line spacing factor (44; 0.25 to 4, 0 for the default 1): its lines
    * are 5/3 of its height times it apart */
   float line_spacing;
+  /* an MTEXT whose text is its raw content, inline codes and all (stacked fractions,
+   * heights, width factors and oblique angles changed in mid-note), laid out as
+   * ezdxf's MTEXT renderer lays it out; `code_scale` times an absolute \H of it is
+   * in drawing units (the insert's scale that inlines it) */
+  uint8_t rich;
+  float code_scale;
 } tc_drawing_item;
 
 typedef struct {
