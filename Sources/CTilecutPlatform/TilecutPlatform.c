@@ -102,6 +102,11 @@ void tc_tune_malloc(void) {
 #if defined(__GLIBC__)
   mallopt(M_MMAP_THRESHOLD, 64 << 20);
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
+  /* one arena for every thread: malloc_trim gives back the top of the main arena
+   * only, and a worker's arena keeps its highest size for good (its top is trimmed
+   * past M_TRIM_THRESHOLD only), so over a campus's buildings, one after the other,
+   * each worker's arena kept the largest any building had made it */
+  mallopt(M_ARENA_MAX, 1);
 #endif
 }
 

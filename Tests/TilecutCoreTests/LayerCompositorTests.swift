@@ -156,16 +156,17 @@ struct LayerCompositorTests {
     let zoom = PyramidPlanner.rasterMaxZoom(width: 1024, height: 1024)
     let range = TileRange(zoom: zoom, xRange: 0...1, yRange: 0...0)
     let sink = CapturingSink()
+    // three layers hold the cell, so it still waits after the second
     let compositor = LayerCompositor(
-      floor: 1, layers: try layerPlans([range, range]), encoder: sink, writer: sink, ledger: RenderLedger(), background: nil)
+      floor: 1, layers: try layerPlans([range, range, range]), encoder: sink, writer: sink, ledger: RenderLedger(), background: nil)
     let key = LevelKey(floor: 1, tileSize: 256, zoom: zoom)
     let cell = TileCoordinate(zoom: zoom, x: 1, y: 0)
     let clear = [UInt8](repeating: 0, count: 256 * 256 * 4)
-    try compositor.layerWriter(0).put([0] + clear, floor: 1, tileSize: 256, tile: cell)
+    try compositor.layerWriter(0).put(clear, floor: 1, tileSize: 256, tile: cell)
     #expect(compositor.heldBytes(key, cell) == 0)
     // the top: opaque, half and alpha-0 pixels with colour (over() on zeros drops that colour)
-    let top = (0..<(256 * 256)).flatMap { i -> [UInt8] in [UInt8(i & 255), UInt8((i >> 8) & 255), 7, [255, 128, 0][i % 3]] }
-    try compositor.layerWriter(1).put([0] + top, floor: 1, tileSize: 256, tile: cell)
+    let top = Self.pattern
+    try compositor.layerWriter(1).put(top, floor: 1, tileSize: 256, tile: cell)
     let held = try #require(compositor.heldBytes(key, cell))
     #expect(held > 0 && held < top.count)
     try compositor.finish(pool: WorkPool(jobs: 1))
@@ -173,5 +174,59 @@ struct LayerCompositorTests {
     LayerCompositor.over(top, onto: &want)
     #expect(sink.tiles.withLock { $0["256/\(zoom)_1_0"] } == want)
     #expect(compositor.heldBytes(key, cell) == nil)
+  }
+
+  /// Opaque, half and alpha-0 pixels with colour.
+  static let pattern: [UInt8] = (0..<(256 * 256)).flatMap { (i: Int) -> [UInt8] in
+    let alphas: [UInt8] = [255, 128, 0]
+    return [UInt8(i & 255), UInt8((i >> 8) & 255), 7, alphas[i % 3]]
+  }
+
+  @Test("the last layer over a shared cell writes it at once: nothing waits for layerDone")
+  func lastLayerWritesAtOnce() throws {
+    let zoom = PyramidPlanner.rasterMaxZoom(width: 1024, height: 1024)
+    let first = TileRange(zoom: zoom, xRange: 0...1, yRange: 0...0)
+    let second = TileRange(zoom: zoom, xRange: 1...2, yRange: 0...0)
+    let sink = CapturingSink()
+    let ledger = RenderLedger()
+    let compositor = LayerCompositor(
+      floor: 1, layers: try layerPlans([first, second]), encoder: sink, writer: sink, ledger: ledger, background: nil)
+    let key = LevelKey(floor: 1, tileSize: 256, zoom: zoom)
+    let shared = TileCoordinate(zoom: zoom, x: 1, y: 0)
+    let below: [UInt8] = (0..<(256 * 256 * 4)).map { (i: Int) -> UInt8 in i % 4 == 3 ? 255 : UInt8((i * 7) & 255) }
+    // upsampled below, not above: the composite is not upsampled
+    let encoder = PixelPassEncoder(fileExtension: "raw")
+    try compositor.layerWriter(0).put(try encoder.encode(rgba: below, size: 256, upsampled: true), floor: 1, tileSize: 256, tile: shared)
+    try compositor.layerDone(0, pool: WorkPool(jobs: 1))
+    #expect(compositor.heldBytes(key, shared) != nil, "the second layer's range holds it: it waits")
+    #expect(sink.tiles.withLock { $0.isEmpty })
+    try compositor.layerWriter(1).put(try encoder.encode(rgba: Self.pattern, size: 256, upsampled: false), floor: 1, tileSize: 256, tile: shared)
+    #expect(compositor.heldBytes(key, shared) == nil)
+    var want = below
+    LayerCompositor.over(Self.pattern, onto: &want)
+    #expect(sink.tiles.withLock { $0["256/\(zoom)_1_0"] } == want, "written before layerDone")
+    #expect(ledger.outcomes[key]?.tiles == [shared])
+    try compositor.finish(pool: WorkPool(jobs: 1))
+    #expect(sink.tiles.withLock { $0.count } == 1)
+  }
+
+  @Test("a layer's tile passes to the compositor as its pixels, upsampled ones with a marker byte")
+  func pixelPass() throws {
+    let encoder = PixelPassEncoder(fileExtension: "raw")
+    let rgba = Self.pattern
+    let plain = try encoder.encode(rgba: rgba, size: 256, upsampled: false)
+    let marked = try encoder.encode(rgba: rgba, size: 256, upsampled: true)
+    #expect(PixelPassEncoder.upsampled(plain, size: 256) == false)
+    #expect(PixelPassEncoder.upsampled(marked, size: 256) == true)
+    #expect(PixelPassEncoder.rgba(plain, upsampled: false) == rgba)
+    #expect(PixelPassEncoder.rgba(marked, upsampled: true) == rgba)
+    #expect(PixelPassEncoder.upsampled(rgba, size: 512) == nil)
+    // a tile of another size is a bug, not a tile to drop
+    let compositor = LayerCompositor(
+      floor: 1, layers: try layerPlans([TileRange(zoom: 10, xRange: 0...0, yRange: 0...0)]), encoder: CapturingSink(),
+      writer: CapturingSink(), ledger: RenderLedger(), background: nil)
+    #expect(throws: PackedTileError.self) {
+      try compositor.layerWriter(0).put(plain, floor: 1, tileSize: 512, tile: TileCoordinate(zoom: 10, x: 0, y: 0))
+    }
   }
 }

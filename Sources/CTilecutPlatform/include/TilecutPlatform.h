@@ -41,8 +41,10 @@ int tc_write_all(int fd, const void *bytes, size_t length);
 
 /* Keeps large short-lived buffers (tiles, strips) in the heap instead of a fresh
  * mmap each, which costs a page fault per 4 KB, and stops the heap from being
- * trimmed back after every strip: glibc's M_MMAP_THRESHOLD and M_TRIM_THRESHOLD.
- * macOS's allocator has no such knobs (its large allocations come from the
+ * trimmed back after every strip: glibc's M_MMAP_THRESHOLD and M_TRIM_THRESHOLD;
+ * and keeps every thread's allocations in one arena (M_ARENA_MAX 1), so that
+ * tc_release_free_memory gives back all of what is free, not only the main
+ * thread's. macOS's allocator has no such knobs (its large allocations come from the
  * default zone's own free lists; malloc_zone_* offers no threshold), so there it
  * does nothing. Call once, before the first large allocation. */
 void tc_tune_malloc(void);

@@ -10,8 +10,9 @@ import Synchronization
 /// one layer's tile range touches is encoded and written at once, exactly as that
 /// building tiled alone. A cell several touch keeps one composite: each layer's tile
 /// is put over it as it comes (layers come in the file's order: later over earlier,
-/// in premultiplied RGBA), and it is tested for blank and written once the last
-/// layer whose range holds it is rendered (`layerDone`), so what waits is one tile
+/// in premultiplied RGBA), and it is tested for blank and written as soon as the last
+/// layer whose range holds it puts its tile there (or, when that tile is blank, once
+/// the layer is rendered: `layerDone`), so what waits is one tile
 /// per shared cell, not one per layer. A waiting tile is held packed (`PackedTile`):
 /// turned buildings' ranges are their bounding boxes, so neighbours share whole
 /// columns of cells, most of them transparent corners.
@@ -106,26 +107,41 @@ public final class LayerCompositor: Sendable {
   }
 
   func put(layer: Int, bytes: [UInt8], tileSize: Int, tile: TileCoordinate) throws {
-    guard let (rgba, upsampled) = PixelPassEncoder.unwrap(bytes) else { return }
+    guard let upsampled = PixelPassEncoder.upsampled(bytes, size: tileSize) else {
+      throw PackedTileError.notATile(bytes: bytes.count, size: tileSize)
+    }
     let key = LevelKey(floor: floor, tileSize: tileSize, zoom: tile.zoom)
     if touching(key, tile) <= 1 {
-      try write(key, tile, rgba: rgba, upsampled: upsampled)
+      try write(key, tile, rgba: PixelPassEncoder.rgba(bytes, upsampled: upsampled), upsampled: upsampled)
       return
     }
     // one layer's tile of a cell arrives from one job, and layers one after the other,
     // so the cell is taken out while it is unpacked, composited and packed again
     let cell = PendingKey(key: key, tile: tile)
     let below = pending.withLock { $0.removeValue(forKey: cell) }
-    let composite: LayerTile
-    if let below {
-      var rgbaBelow = try below.pixels.unpacked()
-      Self.over(rgba, onto: &rgbaBelow)
-      composite = LayerTile(pixels: PackedTile(rgbaBelow), upsampled: below.upsampled && upsampled)
-    } else {
-      // the first layer to draw here: its pixels unchanged, so alone it is that building's tile
-      composite = LayerTile(pixels: PackedTile(rgba), upsampled: upsampled)
+    // the last layer whose range holds the cell: the composite is final now, so it is
+    // written at once rather than packed to wait for `layerDone`
+    let final = layer >= lastLayer(key, tile)
+    let count = tileSize * tileSize * 4
+    let composite = try bytes.withUnsafeBufferPointer { all -> LayerTile? in
+      let top = UnsafeBufferPointer(rebasing: all[0..<count])
+      guard let below else {
+        // the first layer to draw here: its pixels unchanged, so alone it is that building's tile
+        if final {
+          try settle(key, tile, rgba: PixelPassEncoder.rgba(bytes, upsampled: upsampled), upsampled: upsampled)
+          return nil
+        }
+        return LayerTile(pixels: PackedTile(top), upsampled: upsampled)
+      }
+      var rgba = try below.pixels.unpacked()
+      Self.over(top, onto: &rgba)
+      if final {
+        try settle(key, tile, rgba: rgba, upsampled: below.upsampled && upsampled)
+        return nil
+      }
+      return LayerTile(pixels: PackedTile(rgba), upsampled: below.upsampled && upsampled)
     }
-    pending.withLock { $0[cell] = composite }
+    if let composite { pending.withLock { $0[cell] = composite } }
   }
 
   /// The bytes a waiting cell holds (0 for a transparent one), nil when none waits.
@@ -139,6 +155,19 @@ public final class LayerCompositor: Sendable {
     ledger.written(key, tile, bytes: encoded.count, notify: false)
   }
 
+  /// A final composite: counted blank, or encoded and written.
+  private func settle(_ key: LevelKey, _ tile: TileCoordinate, rgba: [UInt8], upsampled: Bool) throws {
+    let size = key.tileSize
+    let blank = rgba.withUnsafeBufferPointer { b in
+      b.baseAddress.map { PixelOps.isBlank($0, stride: size * 4, width: size, height: size, background: background) } ?? true
+    }
+    if blank {
+      ledger.blank(key, notify: false)
+      return
+    }
+    try write(key, tile, rgba: rgba, upsampled: upsampled)
+  }
+
   /// Writes the composited cells no later layer touches; call when layer `index` is
   /// rendered and its tile jobs are done (`Int.max`: every cell). `pool` encodes them.
   public func layerDone(_ index: Int, pool: WorkPool) throws {
@@ -148,18 +177,8 @@ public final class LayerCompositor: Sendable {
       return ready.sorted { ($0.key.key, $0.key.tile.y, $0.key.tile.x) < ($1.key.key, $1.key.tile.y, $1.key.tile.x) }
     }
     for (cell, composite) in cells {
-      let size = cell.key.tileSize
-      let background = self.background
       pool.submit(holding: composite.pixels.count) { [self] in
-        let rgba = try composite.pixels.unpacked()
-        let blank = rgba.withUnsafeBufferPointer { b in
-          b.baseAddress.map { PixelOps.isBlank($0, stride: size * 4, width: size, height: size, background: background) } ?? true
-        }
-        if blank {
-          ledger.blank(cell.key, notify: false)
-          return
-        }
-        try write(cell.key, cell.tile, rgba: rgba, upsampled: composite.upsampled)
+        try settle(cell.key, cell.tile, rgba: try composite.pixels.unpacked(), upsampled: composite.upsampled)
       }
     }
     try pool.drain()
@@ -170,30 +189,33 @@ public final class LayerCompositor: Sendable {
 
   /// `top` over `bottom` (both unpremultiplied RGBA8), in premultiplied arithmetic, into `bottom`.
   public static func over(_ top: [UInt8], onto bottom: inout [UInt8]) {
-    let n = min(top.count, bottom.count) / 4
-    top.withUnsafeBufferPointer { t in
-      bottom.withUnsafeMutableBufferPointer { b in
-        for i in 0..<n {
-          let o = 4 * i
-          let sa = Int(t[o + 3])
-          if sa == 255 {
-            b[o] = t[o]
-            b[o + 1] = t[o + 1]
-            b[o + 2] = t[o + 2]
-            b[o + 3] = 255
-            continue
-          }
-          if sa == 0 { continue }
-          let da = Int(b[o + 3])
-          // alpha and premultiplied colour in units of 255 × 255
-          let outA = sa * 255 + da * (255 - sa)
-          guard outA > 0 else { continue }
-          for c in 0..<3 {
-            let premultiplied = Int(t[o + c]) * sa * 255 + Int(b[o + c]) * da * (255 - sa)
-            b[o + c] = UInt8(min(255, (premultiplied + outA / 2) / outA))
-          }
-          b[o + 3] = UInt8((outA + 127) / 255)
+    top.withUnsafeBufferPointer { over($0, onto: &bottom) }
+  }
+
+  /// `over` from a tile's pixels where they lie (a layer's tile as it came, not copied).
+  static func over(_ t: UnsafeBufferPointer<UInt8>, onto bottom: inout [UInt8]) {
+    let n = min(t.count, bottom.count) / 4
+    bottom.withUnsafeMutableBufferPointer { b in
+      for i in 0..<n {
+        let o = 4 * i
+        let sa = Int(t[o + 3])
+        if sa == 255 {
+          b[o] = t[o]
+          b[o + 1] = t[o + 1]
+          b[o + 2] = t[o + 2]
+          b[o + 3] = 255
+          continue
         }
+        if sa == 0 { continue }
+        let da = Int(b[o + 3])
+        // alpha and premultiplied colour in units of 255 × 255
+        let outA = sa * 255 + da * (255 - sa)
+        guard outA > 0 else { continue }
+        for c in 0..<3 {
+          let premultiplied = Int(t[o + c]) * sa * 255 + Int(b[o + c]) * da * (255 - sa)
+          b[o + c] = UInt8(min(255, (premultiplied + outA / 2) / outA))
+        }
+        b[o + 3] = UInt8((outA + 127) / 255)
       }
     }
   }
@@ -215,21 +237,26 @@ struct PackedTile {
   let count: Int
 
   init(_ rgba: [UInt8]) {
-    count = rgba.count
-    let zero = rgba.withUnsafeBufferPointer { b in b.baseAddress.map { tc_tile_is_zero($0, b.count) != 0 } ?? true }
-    if zero {
+    self = rgba.withUnsafeBufferPointer { PackedTile($0, raw: rgba) }
+  }
+
+  /// A tile's pixels where they lie (a layer's tile as it came, not copied first).
+  init(_ pixels: UnsafeBufferPointer<UInt8>) { self.init(pixels, raw: nil) }
+
+  /// `raw`: the same bytes as an array, kept as they are when deflating does not shrink them.
+  private init(_ b: UnsafeBufferPointer<UInt8>, raw: [UInt8]?) {
+    count = b.count
+    if b.baseAddress.map({ tc_tile_is_zero($0, b.count) != 0 }) ?? true {
       storage = .zero
       return
     }
     // deflated into scratch and copied out at its size (an array keeps its capacity);
     // a capacity one short of the raw size: 0 when deflating does not shrink it
-    let packed = rgba.withUnsafeBufferPointer { b in
-      withUnsafeTemporaryAllocation(of: UInt8.self, capacity: b.count) { out -> [UInt8]? in
-        let size = tc_tile_deflate(b.baseAddress, b.count, out.baseAddress, b.count - 1)
-        return size > 0 ? Array(out[0..<size]) : nil
-      }
+    let packed = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: b.count) { out -> [UInt8]? in
+      let size = tc_tile_deflate(b.baseAddress, b.count, out.baseAddress, b.count - 1)
+      return size > 0 ? Array(out[0..<size]) : nil
     }
-    storage = packed.map { .deflated($0) } ?? .raw(rgba)
+    storage = packed.map { .deflated($0) } ?? .raw(raw ?? Array(b))
   }
 
   /// The bytes held: 0 for a transparent tile.
@@ -260,14 +287,18 @@ struct PackedTile {
   }
 }
 
-/// A packed tile that does not inflate to its size: a bug, never the user's input.
+/// A packed tile that does not inflate to its size, or a layer's tile that is not
+/// one tile's pixels: a bug, never the user's input.
 enum PackedTileError: Error, CustomStringConvertible {
   case corrupt(bytes: Int, expected: Int)
+  case notATile(bytes: Int, size: Int)
 
   var description: String {
     switch self {
     case .corrupt(let bytes, let expected):
       "internal error: a waiting composited tile (\(bytes) bytes deflated) does not inflate to \(expected) bytes"
+    case .notATile(let bytes, let size):
+      "internal error: a layer's \(size) px tile came to the compositor as \(bytes) bytes"
     }
   }
 }
@@ -282,14 +313,24 @@ struct LayerWriter: TileWriter {
   }
 }
 
-/// An "encoder" that keeps a tile's pixels (and whether it is upsampled) for the compositor.
+/// An "encoder" that keeps a tile's pixels (and whether it is upsampled) for the
+/// compositor: the pixels themselves (not copied) when the tile is not upsampled, and
+/// followed by one byte when it is, so a cell's pixels reach the compositor as the
+/// layer's builder made them.
 struct PixelPassEncoder: TileEncoder {
   var fileExtension: String
 
-  func encode(rgba: [UInt8], size: Int, upsampled: Bool) throws -> [UInt8] { [upsampled ? 1 : 0] + rgba }
+  func encode(rgba: [UInt8], size: Int, upsampled: Bool) throws -> [UInt8] { upsampled ? rgba + [1] : rgba }
 
-  static func unwrap(_ bytes: [UInt8]) -> (rgba: [UInt8], upsampled: Bool)? {
-    guard let flag = bytes.first else { return nil }
-    return (Array(bytes.dropFirst()), flag == 1)
+  /// Whether `bytes` (from `encode`, of a `size` px tile) are upsampled; nil when they are no tile of that size.
+  static func upsampled(_ bytes: [UInt8], size: Int) -> Bool? {
+    switch bytes.count - size * size * 4 {
+    case 0: false
+    case 1: true
+    default: nil
+    }
   }
+
+  /// The tile's pixels: `bytes` themselves, or without the upsampled marker.
+  static func rgba(_ bytes: [UInt8], upsampled: Bool) -> [UInt8] { upsampled ? Array(bytes.dropLast()) : bytes }
 }
