@@ -1,3 +1,4 @@
+import CTilecutPNG
 import CVips
 import CVipsShim
 import Foundation
@@ -30,6 +31,21 @@ public struct RGBAImage: Equatable, Sendable {
       // the buffer must outlive the lazy image: decode fully inside
       return try decode(image)
     }
+  }
+
+  /// Decodes a `width` × `height` image in memory: a PNG as tilecut writes its
+  /// truecolour tiles straight (libdeflate, no libvips between: `tc_png_decode_plain`),
+  /// anything else, or of another size, as `decode(bytes:)` does. The pixels are the same
+  /// either way.
+  public static func decode(bytes: [UInt8], width: Int, height: Int) throws -> RGBAImage {
+    guard width > 0, height > 0, width <= 1 << 14, height <= 1 << 14 else { return try decode(bytes: bytes) }
+    var pixels = [UInt8](repeating: 0, count: width * height * 4)
+    let plain = bytes.withUnsafeBufferPointer { b in
+      pixels.withUnsafeMutableBufferPointer { p in
+        tc_png_decode_plain(b.baseAddress, b.count, Int32(width), Int32(height), p.baseAddress) == 0
+      }
+    }
+    return plain ? RGBAImage(width: width, height: height, pixels: pixels) : try decode(bytes: bytes)
   }
 
   static func decode(_ image: VipsImageHandle) throws -> RGBAImage {

@@ -162,7 +162,25 @@ public final class StreamingResampleSource: LevelPixelSource {
   }
 
   public func read(top: Int, count: Int, into buffer: UnsafeMutablePointer<UInt8>) throws {
+    try read(top: top, count: count, columns: 0..<width, into: buffer)
+  }
+
+  /// The rows' `columns` resampled (the same bytes as in whole rows: a column samples
+  /// where it would in them), the others left transparent. The source's rows are
+  /// fetched whole, as before; what is saved is the resampling of the columns no one
+  /// reads (an incremental rebuild's strip around a small edit).
+  public func read(top: Int, count: Int, columns wanted: Range<Int>, into buffer: UnsafeMutablePointer<UInt8>) throws {
     if let mesh { return try readMesh(mesh, top: top, count: count, into: buffer) }
+    let columns = wanted.clamped(to: 0..<width)
+    if columns.count < width {
+      let stride = width * 4
+      for r in 0..<count {
+        let row = buffer + r * stride
+        row.update(repeating: 0, count: columns.lowerBound * 4)
+        (row + columns.upperBound * 4).update(repeating: 0, count: stride - columns.upperBound * 4)
+      }
+      if columns.isEmpty { return }
+    }
     guard
       let band = LevelGeometry.band(
         sy0: sy0, dsy: dsy, radius: ry * filter.support, width: width, sourceHeight: image.height, top: top, count: count)
@@ -170,7 +188,7 @@ public final class StreamingResampleSource: LevelPixelSource {
       buffer.update(repeating: 0, count: count * width * 4)
       return
     }
-    if let packed { return try readPacked(packed, band: band, top: top, count: count, into: buffer) }
+    if let packed { return try readPacked(packed, band: band, top: top, count: count, columns: columns, into: buffer) }
     try fetch(band)
     guard band.lowerBound >= max(loadedEnd - capacity, loadedFrom) else {
       throw TilecutError.invalidInput(path: name, reason: "internal error: source rows \(band) left the read-ahead ring")
@@ -178,9 +196,11 @@ public final class StreamingResampleSource: LevelPixelSource {
     let rows = band.map { UnsafePointer(ring + ($0 % capacity) * rowBytes) as UnsafePointer<UInt8>? }
     let parts = min(jobs, max(1, count / 16))
     let per = (count + parts - 1) / parts
-    let out = UInt(bitPattern: buffer)
+    let out = UInt(bitPattern: buffer + columns.lowerBound * 4)
     let stride = width * 4
-    let (w, srcW, srcH, dx, dy, rx, ry, kernel) = (width, image.width, image.height, dsx, dsy, rx, ry, filter.kernel)
+    let (x0, w, srcW, srcH, dx, dy, rx, ry, kernel) = (
+      columns.lowerBound, columns.count, image.width, image.height, dsx, dsy, rx, ry, filter.kernel
+    )
     rows.withUnsafeBufferPointer { rowPointers in
       sx0.withUnsafeBufferPointer { xs in
         sy0.withUnsafeBufferPointer { ys in
@@ -193,9 +213,9 @@ public final class StreamingResampleSource: LevelPixelSource {
               let xb = UnsafePointer<Double>(bitPattern: xa), let yb = UnsafePointer<Double>(bitPattern: ya),
               let o = UnsafeMutablePointer<UInt8>(bitPattern: out)
             else { return }
-            tc_resample_rows(
-              rp, Int32(band.lowerBound), Int32(band.count), Int32(srcW), Int32(srcH),
-              xb + top + first, yb + top + first, dx, dy, rx, ry, kernel, Int32(w), Int32(n), o + first * stride, stride)
+            tc_resample_window(
+              rp, Int32(band.lowerBound), Int32(band.count), 0, Int32(srcW), Int32(srcH),
+              xb + top + first, yb + top + first, Int32(x0), dx, dy, rx, ry, kernel, Int32(w), Int32(n), o + first * stride, stride)
           }
         }
       }
@@ -251,7 +271,7 @@ public final class StreamingResampleSource: LevelPixelSource {
   /// `packedBlock` columns, shared out among the jobs, each block inflating the tiles
   /// under it into its job's scratch (`tc_packed_resample`).
   private func readPacked(
-    _ packed: OpaquePointer, band: Range<Int>, top: Int, count: Int, into buffer: UnsafeMutablePointer<UInt8>
+    _ packed: OpaquePointer, band: Range<Int>, top: Int, count: Int, columns: Range<Int>, into buffer: UnsafeMutablePointer<UInt8>
   ) throws {
     // what the planned ring would have let go is never read again (bands may step back
     // up the source, as far as the plan's ring reaches: all of it when turned upside down)
@@ -267,7 +287,9 @@ public final class StreamingResampleSource: LevelPixelSource {
       loadedEnd += n
     }
     let block = Self.packedBlock
-    let blocks = (width + block - 1) / block
+    // the blocks that meet `columns`, each cut to them
+    let firstBlock = columns.lowerBound / block
+    let blocks = (columns.upperBound + block - 1) / block - firstBlock
     let parts = min(scratches.count, blocks)
     let out = UInt(bitPattern: buffer)
     let rowStride = width * 4
@@ -285,9 +307,9 @@ public final class StreamingResampleSource: LevelPixelSource {
               let xb = UnsafePointer<Double>(bitPattern: xa), let yb = UnsafePointer<Double>(bitPattern: ya),
               let o = UnsafeMutablePointer<UInt8>(bitPattern: out), let fb = UnsafeMutablePointer<Bool>(bitPattern: fa)
             else { return }
-            for b in stride(from: part, to: blocks, by: parts) {
-              let x = b * block
-              let n = min(block, w - x)
+            for b in stride(from: firstBlock + part, to: firstBlock + blocks, by: parts) {
+              let x = max(b * block, columns.lowerBound)
+              let n = min((b + 1) * block, columns.upperBound, w) - x
               if tc_packed_resample(
                 store, scratch, Int32(band.lowerBound), Int32(band.count), xb + top, yb + top, Int32(x), dx, dy, rx, ry, kernel,
                 Int32(n), Int32(count), o + 4 * x, rowStride) != 0

@@ -15,6 +15,12 @@ import TilecutVips
 struct IncrementalReuseTests {
   enum Edit: String, CaseIterable, Sendable {
     case corner, tileEdge, apart, lastRows
+    /// at the left and right edges of the source, halfway down (the densest level's
+    /// strips are then read in columns from or to its edge)
+    case leftEdge, rightEdge
+    /// a band across a tile column's edge and out to several columns each side, and
+    /// edits at the top left and the bottom right, each strip read in its own columns
+    case acrossColumns, diagonal
   }
 
   /// A one-floor project in `dir` from `a.png`, placed by a centre, a scale and a turn
@@ -67,7 +73,10 @@ struct IncrementalReuseTests {
 
   @Test(
     "an edit re-renders only what it reaches, the coarse zooms from the previous tiles; byte for byte a full build, --changes exact",
-    arguments: [(0, Edit.corner), (0, .tileEdge), (0, .apart), (0, .lastRows), (12, .corner), (12, .apart)])
+    arguments: [
+      (0, Edit.corner), (0, .tileEdge), (0, .apart), (0, .lastRows), (12, .corner), (12, .apart), (0, .leftEdge), (0, .rightEdge),
+      (12, .leftEdge), (12, .rightEdge), (0, .acrossColumns), (0, .diagonal), (12, .diagonal),
+    ])
   func edit(rotation: Int, edit: Edit) throws {
     let dir = try scratch("reuse-\(rotation)-\(edit.rawValue)")
     defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -88,11 +97,20 @@ struct IncrementalReuseTests {
       draw(&a, x: 20, y: 1400, width: 30, height: 8)
       draw(&a, x: 950, y: 1420, width: 8, height: 30)
     case .lastRows: draw(&a, x: 500, y: a.height - 2, width: 40, height: 2)
+    case .leftEdge: draw(&a, x: 0, y: 1350, width: 5, height: 30)
+    case .rightEdge: draw(&a, x: a.width - 5, y: 1350, width: 5, height: 30)
+    case .acrossColumns:
+      let x = try tileEdgeColumn(manifest, width: a.width)
+      draw(&a, x: x - 150, y: 1500, width: 300, height: 2)
+    case .diagonal:
+      draw(&a, x: 40, y: 100, width: 12, height: 12)
+      draw(&a, x: 930, y: 2600, width: 12, height: 12)
     }
     try a.writePNG(to: dir + "/a.png")
     let lines = try buildSaying(file, changes: dir + "/changes.txt")
     let (read, strips) = try stripsRead(lines)
-    #expect(read < strips, "\(lines)")
+    // the diagonal's two edits, near the top and the bottom, reach every strip (each in its own columns)
+    #expect(read < strips || edit == .diagonal, "\(lines)")
     let (rendered, total) = try rerendered(lines)
     let after = try storeTiles(dir + "/tiles")
     #expect(total == after.count)

@@ -280,6 +280,60 @@ struct PipelineTests {
     }
   }
 
+  @Test(
+    "a strip read in some of its columns gives those columns' bytes of the whole rows and leaves the others transparent: plain and deflated rows, every kernel",
+    arguments: [(180.0, 1.0, 1.0), (12.0, 1.0, 1.0), (35.0, -1.0, 0.45)])
+  func columnsGiveTheWholeRowsBytes(degrees: Double, flip: Double, scale: Double) throws {
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let image = testImage(width: 1100, height: 903)
+    try image.writePNG(to: dir + "/src.png")
+    let plan = try turnedPlan(dir + "/src.png", image, degrees: degrees, flip: flip, levelPerSource: scale)
+    let level = try #require(plan.levels.first)
+    guard case .resample(let planned) = level.recipe, planned.access == .streaming else {
+      Issue.record("the placement is resampled streaming, not \(level.recipe)")
+      return
+    }
+    let width = level.region.width
+    #expect(width >= 512)
+    // the left edge, a span across a 256 px block's edge (the deflated rows' unit), the
+    // right edge, one column, none
+    let windows = [0..<37, 200..<min(611, width), (width - 50)..<width, 300..<301, 400..<400]
+    for filter in [planned.filter, .nearest, .average, .lanczos3] {
+      for packing in [false, true] {
+        var recipe = planned
+        recipe.filter = filter
+        recipe.ringRows = image.height + 8
+        var turned = level
+        turned.recipe = .resample(recipe)
+        let whole = try LevelPipeline.open(plan: plan, level: turned, jobs: 2, packing: packing)
+        let part = try LevelPipeline.open(plan: plan, level: turned, jobs: 2, packing: packing)
+        var a = [UInt8](repeating: 1, count: width * level.region.height * 4)
+        var b = [UInt8](repeating: 2, count: a.count)
+        var inside = 0
+        for (k, strip) in LevelStrip.strips(of: level.region, stripHeight: level.stripHeight).enumerated() {
+          let (top, count) = (strip.top, strip.count)
+          let columns = windows[k % windows.count]
+          try a.withUnsafeMutableBufferPointer { try whole.read(top: top, count: count, into: $0.baseAddress! + top * width * 4) }
+          try b.withUnsafeMutableBufferPointer {
+            try part.read(top: top, count: count, columns: columns, into: $0.baseAddress! + top * width * 4)
+          }
+          var wrong: [Int] = []
+          for row in top..<(top + count) {
+            let start = row * width * 4
+            let (c0, c1) = (start + columns.lowerBound * 4, start + columns.upperBound * 4)
+            let same = b[c0..<c1].elementsEqual(a[c0..<c1])
+            let clear = !b[start..<c0].contains { $0 != 0 } && !b[c1..<(start + width * 4)].contains { $0 != 0 }
+            if !(same && clear) { wrong.append(row) }
+            inside += stride(from: c0 + 3, to: c1, by: 4).filter { a[$0] > 0 }.count
+          }
+          #expect(wrong.isEmpty, "\(filter), packed: \(packing), strip at \(top), columns \(columns): rows \(wrong.prefix(5)) differ")
+        }
+        #expect(inside > 100, "\(filter), packed: \(packing): the windows hold some of the source")
+      }
+    }
+  }
+
   @Test("reducing, the streaming resampler averages thin lines (a tent filter) where bilinear skips them", arguments: [0.0, 7.0])
   func reducingAveragesLines(degrees: Double) throws {
     // one black column in three on white: 170 on average at any coarser scale

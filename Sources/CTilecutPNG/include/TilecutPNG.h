@@ -22,4 +22,13 @@ uint8_t *tc_png_encode_rows(const uint8_t *rgba, size_t stride, int width, int h
                             size_t *length);
 void tc_png_free(uint8_t *buffer);
 
+/* Decodes a PNG as tilecut writes its truecolour tiles (8-bit RGB or RGBA, not
+ * interlaced, IHDR, IDAT…, IEND and no other chunk: no palette, profile or gamma,
+ * so its pixels are its sRGB values) of exactly width × height pixels into `rgba`
+ * (width × height × 4 bytes, RGB made opaque), with libdeflate. 0 when done; 1 when
+ * the file is not of that shape or does not check out (a chunk's CRC, the zlib
+ * stream, a filter type): the caller then decodes it the general way, whose errors
+ * are the ones to report. `rgba` may have been written to when it returns 1. */
+int tc_png_decode_plain(const uint8_t *png, size_t length, int width, int height, uint8_t *rgba);
+
 #endif

@@ -15,7 +15,7 @@ final class PreviousStoreTiles: PreviousTileSource, @unchecked Sendable {
   func rgba(floor: Floor, tileSize: Int, tile: TileCoordinate) throws -> [UInt8]? {
     let cell = try reader.withLock { try $0.cell(tile, floor: floor.number, tileSize: tileSize) }
     guard case .tile(let bytes) = cell else { return nil }
-    let image = try RGBAImage.decode(bytes: bytes)
+    let image = try RGBAImage.decode(bytes: bytes, width: tileSize, height: tileSize)
     guard image.width == tileSize, image.height == tileSize else {
       throw TilecutError.output(
         path: "floor \(floor) \(tileSize) px tile \(tile)",

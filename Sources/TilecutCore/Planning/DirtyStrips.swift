@@ -27,6 +27,22 @@ extension DirtyCells {
         return needed.contains { $0.overlaps(top...(top + strip.count - 1)) }
       }
     }
+    // a level read for its own cells alone: in its dirty cells' columns
+    func narrow(_ index: Int) {
+      let level = out.levels[index]
+      var cells: [Box] = []
+      for cut in level.cuts {
+        let key = LevelKey(floor: plan.floor, tileSize: cut.tileSize, zoom: cut.zoom)
+        let size = cut.tileSize
+        cells += (dirty.tiles[key] ?? []).map { Box(x0: $0.x * size, y0: $0.y * size, x1: ($0.x + 1) * size, y1: ($0.y + 1) * size) }
+        cells += (dirty.ranges[key] ?? []).map {
+          Box(
+            x0: $0.xRange.lowerBound * size, y0: $0.yRange.lowerBound * size, x1: ($0.xRange.upperBound + 1) * size,
+            y1: ($0.yRange.upperBound + 1) * size)
+        }
+      }
+      out.levels[index].strips = level.strips.map { $0.narrowed(to: cells, region: level.region, top: level.region.y + $0.top) }
+    }
     for base in Set(plan.levels.map(\.base)) {
       let chain = plan.chain(base: base)
       guard let head = chain.first, let headIndex = plan.levels.firstIndex(of: head) else { continue }
@@ -46,6 +62,7 @@ extension DirtyCells {
       for index in plan.levels.indices where plan.levels[index].base == base && plan.levels[index].density > head.density {
         guard plan.levels[index].recipe.readsSource else { continue }
         keep(index, dirtyRows(plan.levels[index]))
+        narrow(index)
       }
     }
     return out
@@ -154,6 +171,10 @@ extension DirtyCells {
           // the head: read from the source in the strips its own cells and the doubled
           // level's need, put back in the others
           var read = compute.map { $0.y0...($0.y1 - 1) }
+          // the head's pixels anything reads: its own cells, what the level below and
+          // the doubled level make from it (with the doubling's reach), and what it
+          // makes of the region no tile holds
+          var reads = compute + needed
           for other in plan.levels where other.base == base {
             guard case .double(let from) = other.recipe, from == head.density else { continue }
             for c in other.cuts {
@@ -162,11 +183,20 @@ extension DirtyCells {
                 Set((dirty.tiles[k] ?? []).map(\.y)).map { ($0 * c.tileSize)...(($0 + 1) * c.tileSize - 1) }
                 + (dirty.ranges[k] ?? []).map { ($0.yRange.lowerBound * c.tileSize)...(($0.yRange.upperBound + 1) * c.tileSize - 1) }
               read += rows.map { ($0.lowerBound / 2 - 3)...($0.upperBound / 2 + 3) }
+              let cells =
+                (dirty.tiles[k] ?? []).map { box($0, c.tileSize) }
+                + (dirty.ranges[k] ?? []).map {
+                  Box(
+                    x0: $0.xRange.lowerBound * c.tileSize, y0: $0.yRange.lowerBound * c.tileSize,
+                    x1: ($0.xRange.upperBound + 1) * c.tileSize, y1: ($0.yRange.upperBound + 1) * c.tileSize)
+                }
+              reads += cells.map { Box(x0: floorDiv($0.x0, 2) - 3, y0: floorDiv($0.y0, 2) - 3, x1: ceilDiv($0.x1, 2) + 3, y1: ceilDiv($0.y1, 2) + 3) }
             }
           }
-          let kept = plan.levels[headIndex].strips.filter { strip in
+          let kept = plan.levels[headIndex].strips.compactMap { strip -> LevelStrip? in
             let top = region.y + strip.top
-            return read.contains { $0.overlaps(top...(top + strip.count - 1)) }
+            guard read.contains(where: { $0.overlaps(top...(top + strip.count - 1)) }) else { return nil }
+            return strip.narrowed(to: reads, region: region, top: top)
           }
           out.levels[headIndex].strips = kept
           let keptTops = Set(kept.map { region.y + $0.top - $0.offset })
@@ -179,5 +209,24 @@ extension DirtyCells {
       }
     }
     return (out, levels)
+  }
+}
+
+extension LevelStrip {
+  /// The strip (rows [top, top + count) of `region`, in level pixels) with its
+  /// `columns` cut to the span of the `boxes` (level pixels) that meet its rows: all of
+  /// the region when they reach both its edges or none meets it.
+  func narrowed(to boxes: [DirtyCells.Box], region: PixelRect, top: Int) -> LevelStrip {
+    var span: Range<Int>?
+    for b in boxes where b.y0 < top + count && top < b.y1 && b.x0 < b.x1 {
+      let x0 = max(b.x0, region.x) - region.x
+      let x1 = min(b.x1, region.maxX) - region.x
+      guard x0 < x1 else { continue }
+      span = span.map { min($0.lowerBound, x0)..<max($0.upperBound, x1) } ?? x0..<x1
+    }
+    var out = self
+    guard let span, span.count < region.width else { return out }
+    out.columns = span
+    return out
   }
 }

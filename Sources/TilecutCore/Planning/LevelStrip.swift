@@ -6,6 +6,17 @@ public struct LevelStrip: Hashable, Sendable, Codable {
   public var top: Int
   public var count: Int
   public var offset: Int
+  /// The columns of the region (from its left edge) whose pixels anything reads, when
+  /// not all of them: an incremental rebuild's strip made for the dirty cells of one
+  /// part of it (`DirtyCells.reuse`). A source may leave the other columns transparent.
+  public var columns: Range<Int>?
+
+  public init(top: Int, count: Int, offset: Int, columns: Range<Int>? = nil) {
+    self.top = top
+    self.count = count
+    self.offset = offset
+    self.columns = columns
+  }
 
   /// Rows of the strips a level with 512 or 768 px tiles is read in (a multiple of both
   /// 256 and 512; 768 px levels use their own base).

@@ -146,7 +146,12 @@ final class StripReader: @unchecked Sendable {
           continue
         }
         do {
-          try source.read(top: next.top + c * chunkRows, count: min(chunkRows, next.count - c * chunkRows), into: base)
+          let (top, count) = (next.top + c * chunkRows, min(chunkRows, next.count - c * chunkRows))
+          if let columns = next.columns {
+            try source.read(top: top, count: count, columns: columns, into: base)
+          } else {
+            try source.read(top: top, count: count, into: base)
+          }
         } catch {
           failure = error
         }
@@ -187,7 +192,11 @@ final class StripReader: @unchecked Sendable {
   private func fill(_ buffer: UnsafeMutableBufferPointer<UInt8>, _ strip: LevelStrip) throws {
     guard let base = buffer.baseAddress, let source else { return }
     if strip.offset != 0 || strip.count < rows { base.update(repeating: 0, count: buffer.count) }
-    try source.read(top: strip.top, count: strip.count, into: base + strip.offset * stride)
+    if let columns = strip.columns {
+      try source.read(top: strip.top, count: strip.count, columns: columns, into: base + strip.offset * stride)
+    } else {
+      try source.read(top: strip.top, count: strip.count, into: base + strip.offset * stride)
+    }
   }
 
   private func submit(_ job: @escaping () -> Void) {
