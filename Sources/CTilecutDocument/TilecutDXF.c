@@ -595,6 +595,18 @@ static void path_to(cairo_t *cr, const cairo_matrix_t *m, double x, double y, in
     cairo_move_to(cr, x, y);
 }
 
+/* Whether points xy[0 .. n), mapped by `m`, have a box that meets [x0, x1] × [y0, y1]. */
+static int points_meet(const cairo_matrix_t *m, const double *xy, uint32_t n, double x0, double y0, double x1, double y1) {
+  double lo_x = INFINITY, lo_y = INFINITY, hi_x = -INFINITY, hi_y = -INFINITY;
+  for (uint32_t j = 0; j < n; j++) {
+    double x = xy[2 * j], y = xy[2 * j + 1];
+    cairo_matrix_transform_point(m, &x, &y);
+    lo_x = fmin(lo_x, x), hi_x = fmax(hi_x, x), lo_y = fmin(lo_y, y), hi_y = fmax(hi_y, y);
+  }
+  /* NaN corners meet: such an item is left to cairo, as before */
+  return !(hi_x < x0 || lo_x > x1 || hi_y < y0 || lo_y > y1);
+}
+
 /* Draws the display list onto a band whose top-left corner is image pixel (left, top).
  * Points are mapped by the drawing's map and the path built in device space, so that
  * line widths, dashes and dots stay in pixels whatever the map; a text is drawn in
@@ -615,6 +627,12 @@ static int dxf_draw(void *ctx, cairo_t *cr, int left, int top) {
   cairo_matrix_init(&text_space, m.xx / k, m.yx / k, -m.xy / k, -m.yy / k, 0, 0);
 #define DX(X, Y) (m.xx * (X) + m.xy * (Y) + m.x0)
 #define DY(X, Y) (m.yx * (X) + m.yy * (Y) + m.y0)
+  /* what the band holds, in this space: a stroke or fill that ends more than its reach
+   * (half its width, and 2 pixels of antialiasing and round joins) outside it is left
+   * out, as it would leave no pixel there: a drawing of many bands strokes each item in
+   * the bands it meets, not in all */
+  double box_x0, box_y0, box_x1, box_y1;
+  cairo_clip_extents(cr, &box_x0, &box_y0, &box_x1, &box_y1);
   double cap_ratio = select_font(cr);
   cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
   if (s->clip_points >= 3) {
@@ -631,13 +649,16 @@ static int dxf_draw(void *ctx, cairo_t *cr, int left, int top) {
       continue;
     switch (item->kind) {
     case TC_DRAWING_STROKE: {
-      cairo_new_path(cr);
-      for (uint32_t j = 0; j < item->count; j++)
-        path_to(cr, &m, xy[2 * j], xy[2 * j + 1], j > 0);
       double mm = item->lineweight_mm > 0 ? item->lineweight_mm : 0.25;
       double width = mm * s->px_per_mm;
       if (item->width_units * k > width)
         width = item->width_units * k;
+      double reach = (width > 1 ? width : 1) / 2 + 2;
+      if (!points_meet(&m, xy, item->count, box_x0 - reach, box_y0 - reach, box_x1 + reach, box_y1 + reach))
+        break;
+      cairo_new_path(cr);
+      for (uint32_t j = 0; j < item->count; j++)
+        path_to(cr, &m, xy[2 * j], xy[2 * j + 1], j > 0);
       cairo_set_line_width(cr, width > 1 ? width : 1);
       cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
       double dashes[16];
@@ -669,6 +690,8 @@ static int dxf_draw(void *ctx, cairo_t *cr, int left, int top) {
     case TC_DRAWING_FILL:
     case TC_DRAWING_PATTERN:
     case TC_DRAWING_MASK: {
+      if (!points_meet(&m, xy, item->count, box_x0 - 2, box_y0 - 2, box_x1 + 2, box_y1 + 2))
+        break;
       cairo_new_path(cr);
       uint32_t at = 0;
       for (uint32_t r = 0; r < item->ring_count; r++) {
