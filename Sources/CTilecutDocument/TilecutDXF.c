@@ -62,11 +62,24 @@ static void drop_unused(const TcDrawingEntry *keep, const char *path) {
   }
 }
 
-/* The display list of `path` as tc_drawing_read reads it, from the entries or read now.
- * 0 and *out (release it with drawing_release); else tc_drawing_read's status and
- * *error (to free(), may be NULL). */
+static void wait_read_ahead(const char *path, int dwg, const char *layers, size_t max_bytes, size_t max_text);
+
+/* drawing_acquire, without waiting for a read ahead (the read ahead's own). */
+static int drawing_acquire_now(const char *path, int dwg, const char *layers, size_t max_bytes, size_t max_text,
+                               TcDrawingEntry **out, char **error);
+
+/* The display list of `path` as tc_drawing_read reads it, from the entries or read now;
+ * when tc_dxf_read_ahead is reading the same, once it is done (its entry, or a read of
+ * its own when it failed). 0 and *out (release it with drawing_release); else
+ * tc_drawing_read's status and *error (to free(), may be NULL). */
 static int drawing_acquire(const char *path, int dwg, const char *layers, size_t max_bytes, size_t max_text, TcDrawingEntry **out,
                            char **error) {
+  wait_read_ahead(path, dwg, layers, max_bytes, max_text);
+  return drawing_acquire_now(path, dwg, layers, max_bytes, max_text, out, error);
+}
+
+static int drawing_acquire_now(const char *path, int dwg, const char *layers, size_t max_bytes, size_t max_text,
+                               TcDrawingEntry **out, char **error) {
   *out = NULL;
   *error = NULL;
   struct stat st;
@@ -821,10 +834,59 @@ int tc_dxf_open_placed(const char *filename, int dwg, const char *layers, const 
                      max_bytes, max_text, out);
 }
 
-/* 1 while the preload thread runs: exit() must not run libgdal's destructors under it */
+/* The threads tc_dxf_preload and tc_dxf_read_ahead started that still run: exit() must
+ * not run libgdal's destructors under them */
 static pthread_mutex_t preload_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t preload_done = PTHREAD_COND_INITIALIZER;
 static int preload_pending;
+
+/* The drawing tc_dxf_read_ahead reads (at most one a process), with the bounds it reads
+ * it under, and whether it is still being read; all under preload_lock. */
+static char *ahead_path;
+static size_t ahead_bytes, ahead_text;
+static int ahead_running;
+
+static void wait_read_ahead(const char *path, int dwg, const char *layers, size_t max_bytes, size_t max_text) {
+  if (dwg || layers)
+    return;
+  pthread_mutex_lock(&preload_lock);
+  while (ahead_running && ahead_bytes == max_bytes && ahead_text == max_text && strcmp(ahead_path, path) == 0)
+    pthread_cond_wait(&preload_done, &preload_lock);
+  pthread_mutex_unlock(&preload_lock);
+}
+
+static void *read_ahead(void *unused) {
+  (void)unused;
+  TcDrawingEntry *e = NULL;
+  char *error = NULL;
+  /* kept among the entries for the header's measure and the levels' drawings */
+  if (drawing_acquire_now(ahead_path, 0, NULL, ahead_bytes, ahead_text, &e, &error) == 0)
+    drawing_release(e);
+  free(error);
+  pthread_mutex_lock(&preload_lock);
+  ahead_running = 0;
+  preload_pending--;
+  pthread_cond_broadcast(&preload_done);
+  pthread_mutex_unlock(&preload_lock);
+  return NULL;
+}
+
+void tc_dxf_read_ahead(const char *path, size_t max_bytes, size_t max_text) {
+  pthread_mutex_lock(&preload_lock);
+  if (!ahead_path && path && (ahead_path = strdup(path))) {
+    ahead_bytes = max_bytes;
+    ahead_text = max_text;
+    pthread_attr_t attributes;
+    pthread_t thread;
+    if (pthread_attr_init(&attributes) == 0) {
+      pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+      ahead_running = pthread_create(&thread, &attributes, read_ahead, NULL) == 0;
+      preload_pending += ahead_running;
+      pthread_attr_destroy(&attributes);
+    }
+  }
+  pthread_mutex_unlock(&preload_lock);
+}
 
 static void *preload(void *unused) {
   (void)unused;
@@ -835,7 +897,7 @@ static void *preload(void *unused) {
   cairo_destroy(cr);
   cairo_surface_destroy(surface);
   pthread_mutex_lock(&preload_lock);
-  preload_pending = 0;
+  preload_pending--;
   pthread_cond_broadcast(&preload_done);
   pthread_mutex_unlock(&preload_lock);
   return NULL;
@@ -849,7 +911,7 @@ static void start_preload(void) {
   pthread_t thread;
   pthread_mutex_lock(&preload_lock);
   /* when no thread can be started, the drawing's first reader loads all as before */
-  preload_pending = pthread_create(&thread, &attributes, preload, NULL) == 0;
+  preload_pending += pthread_create(&thread, &attributes, preload, NULL) == 0;
   pthread_mutex_unlock(&preload_lock);
   pthread_attr_destroy(&attributes);
 }
