@@ -652,37 +652,8 @@ struct DrawingUnitsHeaderTests {
   }
 }
 
-@Suite("DXF bands and read ahead", .enabled(if: dxfCorpus != nil, "the shared corpus ../shared/data/formats-corpus/dxf is absent"))
-struct DrawingBandTests {
-  /// Each band draws only the strokes and fills that reach it: in bands of 64 rows most
-  /// of a drawing is left out of each band, in one band of every row nothing is.
-  @Test(
-    "a drawing drawn in bands of 64 rows has the pixels of it drawn in one band",
-    arguments: ["bjnortier_floorplan.dxf", "ezdxf_wipeout_door.dxf", "qcad_bath_plan.dxf"])
-  func bandsMatchOneBand(name: String) throws {
-    let path = (dxfCorpus ?? "") + "/" + name
-    let header = try SourceImage.header(of: InputName(path: path), maxPixels: 1 << 31)
-    let frame = try #require(header.drawing)
-    var source = SourceDescription(path: path, width: header.width, height: header.height, isVector: true)
-    source.drawing = frame
-    let scale = 1000.0 / Double(max(header.width, header.height))
-    let one = try RGBAImage.decode(DrawingSource.banded(source, frame: frame, scale: scale, rows: 4096))
-    let banded = try RGBAImage.decode(DrawingSource.banded(source, frame: frame, scale: scale, rows: 64))
-    #expect(one.width == banded.width && one.height == banded.height)
-    #expect(one.height >= 256, "\(name): \(one.height) rows, too few for several bands")
-    var ink = 0
-    var worst = 0
-    var differing = 0
-    for i in 0..<min(one.pixels.count, banded.pixels.count) {
-      let d = abs(Int(one.pixels[i]) - Int(banded.pixels[i]))
-      worst = max(worst, d)
-      if d > 0 { differing += 1 }
-      if i % 4 == 3 && one.pixels[i] > 0 { ink += 1 }
-    }
-    #expect(ink > 1000, "\(name): \(ink) inked pixels")
-    #expect(worst <= 1 && differing <= ink / 1000, "\(name): \(differing) bytes differ, by up to \(worst)")
-  }
-
+@Suite("DXF read ahead", .enabled(if: dxfCorpus != nil, "the shared corpus ../shared/data/formats-corpus/dxf is absent"))
+struct DrawingReadAheadTests {
   /// tc_dxf_read_ahead reads a drawing as the header's measure does; the measure then
   /// waits for it and shares its display list (at most one read ahead a process).
   @Test("a drawing read ahead measures as the same drawing read by its header alone")
