@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* Widest surface cairo is asked for at once (its limit is 32767). */
 #define TC_CAIRO_COLUMNS 16384
@@ -34,6 +35,11 @@ typedef struct {
   int slab_height;
   /* RGBA8 rows [band_top, band_top + band_height) of the document, the whole width */
   uint8_t *band;
+  /* its bytes: mapped (zero until written, see band_alloc) or malloc'd (band_mapped 0) */
+  size_t band_bytes;
+  int band_mapped;
+  /* the band still holds the zeros it was mapped with: no band was drawn in it yet */
+  int band_fresh;
   int band_top;
   int band_height;
 } TcBands;
@@ -45,15 +51,46 @@ static void bands_free(TcBands *b) {
     cairo_surface_destroy(b->slab);
   if (b->free_ctx && b->ctx)
     b->free_ctx(b->ctx);
-  free(b->band);
+  if (b->band_mapped)
+    munmap(b->band, b->band_bytes);
+  else
+    free(b->band);
   g_mutex_clear(&b->lock);
   free(b);
 }
 
-/* Cairo's premultiplied BGRA (native-endian ARGB32) to straight RGBA. */
+/* The band's buffer of `bytes`: mapped anonymous memory, whose pages are zero and cost
+ * nothing until touched, so that a band's first drawing needs no clearing and its blank
+ * stretches are never written (see render_band, unpremultiply_bgra); malloc'd when no
+ * mapping is had. */
+static int band_alloc(TcBands *b, size_t bytes) {
+  void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p != MAP_FAILED) {
+    b->band = p;
+    b->band_mapped = 1;
+    b->band_fresh = 1;
+  } else {
+    b->band = malloc(bytes);
+  }
+  b->band_bytes = bytes;
+  return b->band ? 0 : -1;
+}
+
+/* Cairo's premultiplied BGRA (native-endian ARGB32) to straight RGBA. Runs of 16
+ * transparent pixels (all bytes zero, the same in both) are only read: a drawing's
+ * blank stretches stay unwritten. */
 static void unpremultiply_bgra(uint8_t *p, size_t n, TcUnpremultiply how) {
   int half = how == TC_UNPREMULTIPLY_ROUND;
   for (size_t i = 0; i < n; i++, p += 4) {
+    if ((i & 15) == 0 && n - i >= 16) {
+      uint64_t w[8];
+      memcpy(w, p, sizeof w);
+      if ((w[0] | w[1] | w[2] | w[3] | w[4] | w[5] | w[6] | w[7]) == 0) {
+        i += 15;
+        p += 60;
+        continue;
+      }
+    }
     uint8_t b = p[0], g = p[1], r = p[2], a = p[3];
     if (a == 0 || a == 255) {
       p[0] = r;
@@ -112,8 +149,11 @@ static int render_band(TcBands *b, int top) {
       record_slab(b, top))
     return -1;
   size_t stride = 4 * (size_t)b->width;
-  /* a transparent document stays transparent: nothing painted under the drawing */
-  memset(b->band, 0, stride * (size_t)rows);
+  /* a transparent document stays transparent: nothing painted under the drawing (a
+   * fresh mapping is all zeros already) */
+  if (!b->band_fresh)
+    memset(b->band, 0, stride * (size_t)rows);
+  b->band_fresh = 0;
   for (int left = 0; left < b->width; left += TC_CAIRO_COLUMNS) {
     int columns = b->width - left < TC_CAIRO_COLUMNS ? b->width - left : TC_CAIRO_COLUMNS;
     cairo_surface_t *surface =
@@ -204,8 +244,7 @@ int tc_bands_open(const char *domain, int width, int height, int band_rows, int 
   int slab_bands = (bands + TC_SLABS - 1) / TC_SLABS;
   if (slabs && slab_bands > 1)
     b->slab_rows = (slab_bands < TC_SLAB_BANDS ? slab_bands : TC_SLAB_BANDS) * b->band_rows;
-  b->band = malloc(4 * (size_t)width * (size_t)b->band_rows);
-  if (!b->band) {
+  if (band_alloc(b, 4 * (size_t)width * (size_t)b->band_rows)) {
     vips_error(domain, "out of memory for a band of %d × %d pixels", width, b->band_rows);
     bands_free(b);
     return -1;

@@ -63,11 +63,24 @@ static void drop_unused(const TcDrawingEntry *keep, const char *path) {
   }
 }
 
-/* The display list of `path` as tc_drawing_read reads it, from the entries or read now.
- * 0 and *out (release it with drawing_release); else tc_drawing_read's status and
- * *error (to free(), may be NULL). */
+static void wait_read_ahead(const char *path, int dwg, const char *layers, size_t max_bytes, size_t max_text);
+
+/* drawing_acquire, without waiting for a read ahead (the read ahead's own). */
+static int drawing_acquire_now(const char *path, int dwg, const char *layers, size_t max_bytes, size_t max_text,
+                               TcDrawingEntry **out, char **error);
+
+/* The display list of `path` as tc_drawing_read reads it, from the entries or read now;
+ * when tc_dxf_read_ahead is reading the same, once it is done (its entry, or a read of
+ * its own when it failed). 0 and *out (release it with drawing_release); else
+ * tc_drawing_read's status and *error (to free(), may be NULL). */
 static int drawing_acquire(const char *path, int dwg, const char *layers, size_t max_bytes, size_t max_text, TcDrawingEntry **out,
                            char **error) {
+  wait_read_ahead(path, dwg, layers, max_bytes, max_text);
+  return drawing_acquire_now(path, dwg, layers, max_bytes, max_text, out, error);
+}
+
+static int drawing_acquire_now(const char *path, int dwg, const char *layers, size_t max_bytes, size_t max_text,
+                               TcDrawingEntry **out, char **error) {
   *out = NULL;
   *error = NULL;
   struct stat st;
@@ -1266,6 +1279,18 @@ static void path_to(cairo_t *cr, const cairo_matrix_t *m, double x, double y, in
     cairo_move_to(cr, x, y);
 }
 
+/* Whether points xy[0 .. n), mapped by `m`, have a box that meets [x0, x1] × [y0, y1]. */
+static int points_meet(const cairo_matrix_t *m, const double *xy, uint32_t n, double x0, double y0, double x1, double y1) {
+  double lo_x = INFINITY, lo_y = INFINITY, hi_x = -INFINITY, hi_y = -INFINITY;
+  for (uint32_t j = 0; j < n; j++) {
+    double x = xy[2 * j], y = xy[2 * j + 1];
+    cairo_matrix_transform_point(m, &x, &y);
+    lo_x = fmin(lo_x, x), hi_x = fmax(hi_x, x), lo_y = fmin(lo_y, y), hi_y = fmax(hi_y, y);
+  }
+  /* NaN corners meet: such an item is left to cairo, as before */
+  return !(hi_x < x0 || lo_x > x1 || hi_y < y0 || lo_y > y1);
+}
+
 /* Draws the display list onto a band whose top-left corner is image pixel (left, top).
  * Points are mapped by the drawing's map and the path built in device space, so that
  * line widths, dashes and dots stay in pixels whatever the map; a text is drawn in
@@ -1286,6 +1311,12 @@ static int dxf_draw(void *ctx, cairo_t *cr, int left, int top) {
   cairo_matrix_init(&text_space, m.xx / k, m.yx / k, -m.xy / k, -m.yy / k, 0, 0);
 #define DX(X, Y) (m.xx * (X) + m.xy * (Y) + m.x0)
 #define DY(X, Y) (m.yx * (X) + m.yy * (Y) + m.y0)
+  /* what the band holds, in this space: a stroke or fill that ends more than its reach
+   * (half its width, and 2 pixels of antialiasing and round joins) outside it is left
+   * out, as it would leave no pixel there: a drawing of many bands strokes each item in
+   * the bands it meets, not in all */
+  double box_x0, box_y0, box_x1, box_y1;
+  cairo_clip_extents(cr, &box_x0, &box_y0, &box_x1, &box_y1);
   double cap_ratio = select_font(cr);
   cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
   if (s->clip_points >= 3) {
@@ -1302,13 +1333,16 @@ static int dxf_draw(void *ctx, cairo_t *cr, int left, int top) {
       continue;
     switch (item->kind) {
     case TC_DRAWING_STROKE: {
-      cairo_new_path(cr);
-      for (uint32_t j = 0; j < item->count; j++)
-        path_to(cr, &m, xy[2 * j], xy[2 * j + 1], j > 0);
       double mm = item->lineweight_mm > 0 ? item->lineweight_mm : 0.25;
       double width = mm * s->px_per_mm;
       if (item->width_units * k > width)
         width = item->width_units * k;
+      double reach = (width > 1 ? width : 1) / 2 + 2;
+      if (!points_meet(&m, xy, item->count, box_x0 - reach, box_y0 - reach, box_x1 + reach, box_y1 + reach))
+        break;
+      cairo_new_path(cr);
+      for (uint32_t j = 0; j < item->count; j++)
+        path_to(cr, &m, xy[2 * j], xy[2 * j + 1], j > 0);
       cairo_set_line_width(cr, width > 1 ? width : 1);
       cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
       double dashes[16];
@@ -1340,6 +1374,8 @@ static int dxf_draw(void *ctx, cairo_t *cr, int left, int top) {
     case TC_DRAWING_FILL:
     case TC_DRAWING_PATTERN:
     case TC_DRAWING_MASK: {
+      if (!points_meet(&m, xy, item->count, box_x0 - 2, box_y0 - 2, box_x1 + 2, box_y1 + 2))
+        break;
       cairo_new_path(cr);
       uint32_t at = 0;
       for (uint32_t r = 0; r < item->ring_count; r++) {
@@ -1469,10 +1505,59 @@ int tc_dxf_open_placed(const char *filename, int dwg, const char *layers, const 
                      max_bytes, max_text, out);
 }
 
-/* 1 while the preload thread runs: exit() must not run libgdal's destructors under it */
+/* The threads tc_dxf_preload and tc_dxf_read_ahead started that still run: exit() must
+ * not run libgdal's destructors under them */
 static pthread_mutex_t preload_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t preload_done = PTHREAD_COND_INITIALIZER;
 static int preload_pending;
+
+/* The drawing tc_dxf_read_ahead reads (at most one a process), with the bounds it reads
+ * it under, and whether it is still being read; all under preload_lock. */
+static char *ahead_path;
+static size_t ahead_bytes, ahead_text;
+static int ahead_running;
+
+static void wait_read_ahead(const char *path, int dwg, const char *layers, size_t max_bytes, size_t max_text) {
+  if (dwg || layers)
+    return;
+  pthread_mutex_lock(&preload_lock);
+  while (ahead_running && ahead_bytes == max_bytes && ahead_text == max_text && strcmp(ahead_path, path) == 0)
+    pthread_cond_wait(&preload_done, &preload_lock);
+  pthread_mutex_unlock(&preload_lock);
+}
+
+static void *read_ahead(void *unused) {
+  (void)unused;
+  TcDrawingEntry *e = NULL;
+  char *error = NULL;
+  /* kept among the entries for the header's measure and the levels' drawings */
+  if (drawing_acquire_now(ahead_path, 0, NULL, ahead_bytes, ahead_text, &e, &error) == 0)
+    drawing_release(e);
+  free(error);
+  pthread_mutex_lock(&preload_lock);
+  ahead_running = 0;
+  preload_pending--;
+  pthread_cond_broadcast(&preload_done);
+  pthread_mutex_unlock(&preload_lock);
+  return NULL;
+}
+
+void tc_dxf_read_ahead(const char *path, size_t max_bytes, size_t max_text) {
+  pthread_mutex_lock(&preload_lock);
+  if (!ahead_path && path && (ahead_path = strdup(path))) {
+    ahead_bytes = max_bytes;
+    ahead_text = max_text;
+    pthread_attr_t attributes;
+    pthread_t thread;
+    if (pthread_attr_init(&attributes) == 0) {
+      pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+      ahead_running = pthread_create(&thread, &attributes, read_ahead, NULL) == 0;
+      preload_pending += ahead_running;
+      pthread_attr_destroy(&attributes);
+    }
+  }
+  pthread_mutex_unlock(&preload_lock);
+}
 
 static void *preload(void *unused) {
   (void)unused;
@@ -1483,7 +1568,7 @@ static void *preload(void *unused) {
   cairo_destroy(cr);
   cairo_surface_destroy(surface);
   pthread_mutex_lock(&preload_lock);
-  preload_pending = 0;
+  preload_pending--;
   pthread_cond_broadcast(&preload_done);
   pthread_mutex_unlock(&preload_lock);
   return NULL;
@@ -1497,7 +1582,7 @@ static void start_preload(void) {
   pthread_t thread;
   pthread_mutex_lock(&preload_lock);
   /* when no thread can be started, the drawing's first reader loads all as before */
-  preload_pending = pthread_create(&thread, &attributes, preload, NULL) == 0;
+  preload_pending += pthread_create(&thread, &attributes, preload, NULL) == 0;
   pthread_mutex_unlock(&preload_lock);
   pthread_attr_destroy(&attributes);
 }

@@ -841,19 +841,21 @@ int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_by
 /* tc_drawing_read, a DXF's scans started or not (finish_scans before they are used). */
 static int read_drawing(const char *path, int dwg, const char *layers, size_t max_bytes, size_t max_text, tc_drawing *d,
                         dxf_scans *scans) {
+  int plain = strncmp(path, "/vsi", 4) != 0;
+  /* GDAL inlines inserts before tilecut sees a feature: nested inserts of inserts are
+   * counted from the DXF text first, and refused before GDAL spends minutes on them;
+   * counted before libgdal is waited for, which may still be loading (tc_dxf_preload) */
+  double inlined = !dwg && plain ? tc_dxf_inlined_entities(path) : 0;
   const char *unloadable = tc_gdal_load();
   if (unloadable) {
     d->error = strdup(unloadable);
     return -2;
   }
-  if (strncmp(path, "/vsi", 4) == 0) {
+  if (!plain) {
     d->error = strdup("is not a plain file path");
     return 1;
   }
-  /* GDAL inlines inserts before tilecut sees a feature: nested inserts of inserts are
-   * counted from the DXF text first, and refused before GDAL spends minutes on them */
   if (!dwg) {
-    double inlined = tc_dxf_inlined_entities(path);
     if (inlined > TC_DRAWING_MAX_FEATURES) {
       char message[240];
       if (isinf(inlined))

@@ -22,11 +22,32 @@ public enum DrawingSource {
   /// starts; the drawing's first reader waits for that load and reports its failure as
   /// if it had loaded it itself.
   public static func preload(forArguments arguments: [String]) {
-    let named = arguments.contains { argument in
+    let named = arguments.filter { argument in
       let name = argument.lowercased()
       return !name.hasPrefix("-") && (name.hasSuffix(".dxf") || name.hasSuffix(".dwg"))
     }
-    if named { tc_dxf_preload() }
+    guard !named.isEmpty else { return }
+    tc_dxf_preload()
+    // the one drawing named, when a small text DXF read under the default budget: its
+    // display list is read meanwhile too, as the header's measure reads it
+    if named.count == 1, !arguments.contains(where: { $0.hasPrefix("--max-memory") }), readsAhead(path: named[0]) {
+      tc_dxf_read_ahead(named[0], listBytes(maxMemory: DecodeBudget.defaultBytes), maxTextBytes)
+    }
+  }
+
+  /// The largest DXF read ahead: a process that exits early (a usage error) waits for
+  /// the read (`finishPreload`), about a second for a file this size.
+  static let readAheadBytes = 8 << 20
+
+  /// Whether `path` is a regular file of at most `readAheadBytes` whose first bytes are a text DXF's.
+  static func readsAhead(path: String) -> Bool {
+    var info = stat()
+    guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size <= readAheadBytes,
+      let handle = FileHandle(forReadingAtPath: path)
+    else { return false }
+    defer { try? handle.close() }
+    let head = (try? handle.read(upToCount: 256)).map { Array($0) } ?? []
+    return format(head) == .dxf && !SourceFormat.starts(head, "AutoCAD Binary DXF")
   }
 
   /// Waits for what `preload(forArguments:)` started, if anything: call it before the

@@ -1,3 +1,4 @@
+import CTilecutDocument
 import Foundation
 import Testing
 import TilecutCore
@@ -648,5 +649,54 @@ struct DrawingUnitsHeaderTests {
     for (file, want) in zip(files, expected) {
       #expect(DrawingSource.insunits(path: dir + "/" + file) == (want < 0 ? nil : want), "\(file)")
     }
+  }
+}
+
+@Suite("DXF read ahead", .enabled(if: dxfCorpus != nil, "the shared corpus ../shared/data/formats-corpus/dxf is absent"))
+struct DrawingReadAheadTests {
+  /// tc_dxf_read_ahead reads a drawing as the header's measure does; the measure then
+  /// waits for it and shares its display list (at most one read ahead a process).
+  @Test("a drawing read ahead measures as the same drawing read by its header alone")
+  func readAheadMeasuresAlike() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tilecut-readahead-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let source = (dxfCorpus ?? "") + "/bjnortier_floorplan.dxf"
+    let ahead = dir + "/ahead.dxf"
+    let alone = dir + "/alone.dxf"
+    try FileManager.default.copyItem(atPath: source, toPath: ahead)
+    try FileManager.default.copyItem(atPath: source, toPath: alone)
+    #expect(DrawingSource.readsAhead(path: ahead))
+    tc_dxf_read_ahead(ahead, DrawingSource.listBytes(maxMemory: DecodeBudget.defaultBytes), DrawingSource.maxTextBytes)
+    let read = try SourceImage.header(of: InputName(path: ahead), maxPixels: 1 << 31)
+    tc_dxf_preload_finish()
+    let measured = try SourceImage.header(of: InputName(path: alone), maxPixels: 1 << 31)
+    #expect(read.width == measured.width && read.height == measured.height)
+    #expect(read.drawing?.x0 == measured.drawing?.x0 && read.drawing?.yTop == measured.drawing?.yTop)
+    #expect(read.drawing?.unitsPerPixel == measured.drawing?.unitsPerPixel)
+    DrawingSource.forget(path: ahead)
+    DrawingSource.forget(path: alone)
+  }
+
+  @Test("only a regular text DXF of at most 8 MB is read ahead")
+  func readsAheadOnlyTextDXF() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tilecut-readahead-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try writeMinimalDXF(to: dir + "/plan.dxf", layerOff: false)
+    #expect(DrawingSource.readsAhead(path: dir + "/plan.dxf"))
+    try Data("AutoCAD Binary DXF\r\n\u{1A}\0".utf8).write(to: URL(fileURLWithPath: dir + "/binary.dxf"))
+    #expect(!DrawingSource.readsAhead(path: dir + "/binary.dxf"))
+    try Data("not a drawing at all".utf8).write(to: URL(fileURLWithPath: dir + "/text.dxf"))
+    #expect(!DrawingSource.readsAhead(path: dir + "/text.dxf"))
+    #expect(!DrawingSource.readsAhead(path: dir))
+    #expect(!DrawingSource.readsAhead(path: dir + "/absent.dxf"))
+    let big = FileManager.default.createFile(atPath: dir + "/big.dxf", contents: nil)
+    #expect(big)
+    let handle = try #require(FileHandle(forWritingAtPath: dir + "/big.dxf"))
+    try handle.write(contentsOf: Data("0\nSECTION\n2\nENTITIES\n".utf8))
+    try handle.truncate(atOffset: UInt64(DrawingSource.readAheadBytes + 1))
+    try handle.close()
+    #expect(!DrawingSource.readsAhead(path: dir + "/big.dxf"))
   }
 }

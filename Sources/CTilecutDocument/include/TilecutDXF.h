@@ -38,8 +38,15 @@ int tc_dxf_open_placed(const char *filename, int dwg, const char *layers, const 
  * configuration read); returns at once. Safe to call many times. */
 void tc_dxf_preload(void);
 
-/* Returns once the thread tc_dxf_preload started (if any) is done: before the process
- * exits, so that libgdal's destructors never run under its driver registration. */
+/* Starts reading the text DXF at `path` (at most one a process) into its display list on
+ * a thread of its own, as tc_dxf_measure reads it under these bounds: its own scans while
+ * libgdal loads, GDAL's parse as soon as it has; returns at once. A measure or an image
+ * of the same drawing under the same bounds then waits for it and shares its list. */
+void tc_dxf_read_ahead(const char *path, size_t max_bytes, size_t max_text);
+
+/* Returns once the threads tc_dxf_preload and tc_dxf_read_ahead started (if any) are
+ * done: before the process exits, so that libgdal's destructors never run under its
+ * driver registration or a parse. */
 void tc_dxf_preload_finish(void);
 
 /* What tc_dxf_open_banded draws of a drawing, measured: the extent of what is
