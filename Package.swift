@@ -87,10 +87,10 @@ let package = Package(
     .systemLibrary(name: "CGeoTIFF", providers: [.apt(["libgeotiff-dev"]), .brew(["libgeotiff"])]),
     // PROJ and libgeotiff are loaded when a CRS or a TIFF's tags are first read, not linked
     // (TilecutProj.h says why); make's quiet-pc writes proj.pc without its Libs
-    .target(name: "CGeoShim", dependencies: ["CGeoTIFF", "CProj"], linkerSettings: [.linkedLibrary("tiff")]),
+    .target(name: "CGeoShim", dependencies: ["CGeoTIFF", "CProj", "CTilecutPlatform"], linkerSettings: [.linkedLibrary("tiff")]),
     // libgdal reads georeferencing (metadata only) as GDAL does; libvips reads the pixels
     .systemLibrary(name: "CGDAL", pkgConfig: "gdal", providers: [.apt(["libgdal-dev"]), .brew(["gdal"])]),
-    .target(name: "CTilecutGDAL", dependencies: ["CGDAL"]),
+    .target(name: "CTilecutGDAL", dependencies: ["CGDAL", "CTilecutPlatform"]),
     // every call that differs between Linux and macOS (renameat2 / renamex_np, mallopt, write)
     .target(name: "CTilecutPlatform"),
     // the commit `tilecut --version` names: "" unless `make` links in .build/commit/<id>.o (TilecutBuildInfo.h)

@@ -1,4 +1,3 @@
-#define _GNU_SOURCE 1 /* dladdr */
 #include "TilecutProj.h"
 
 #include <dlfcn.h>
@@ -7,27 +6,13 @@
 #include <string.h>
 
 #include "TilecutGeoTIFFTable.h"
+#include "TilecutPlatform.h"
 
 tc_proj_table tc_proj;
 tc_geotiff_table tc_geotiff;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static char load_error[512];
-
-/* `name` in the directory libvips was loaded from: Homebrew's and a source install's
- * libraries sit side by side (/opt/homebrew/lib, /usr/local/lib), where dlopen of a bare
- * name does not look on macOS. */
-static int beside_libvips(const char *name, char *out, size_t size) {
-  void *address = dlsym(RTLD_DEFAULT, "vips_init");
-  Dl_info info;
-  if (!address || !dladdr(address, &info) || !info.dli_fname)
-    return 0;
-  const char *slash = strrchr(info.dli_fname, '/');
-  if (!slash)
-    return 0;
-  int n = snprintf(out, size, "%.*s/%s", (int)(slash - info.dli_fname), info.dli_fname, name);
-  return n > 0 && (size_t)n < size;
-}
 
 /* The first of `names` (a library's sonames, newest first, then its development link)
  * that loads, alone or beside libvips; `symbol` already in the process (a build that
@@ -37,7 +22,7 @@ static void *open_library(const char *symbol, const char *const *names, const ch
     return dlopen(NULL, RTLD_NOW);
   for (const char *const *name = names; *name; name++) {
     char path[1024];
-    const char *candidates[2] = {*name, beside_libvips(*name, path, sizeof path) ? path : NULL};
+    const char *candidates[2] = {*name, tc_library_beside("vips_init", *name, path, sizeof path) ? path : NULL};
     for (int i = 0; i < 2 && candidates[i]; i++) {
       void *handle = dlopen(candidates[i], RTLD_NOW | RTLD_LOCAL);
       if (handle)

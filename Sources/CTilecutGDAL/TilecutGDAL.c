@@ -1,4 +1,4 @@
-#define _GNU_SOURCE 1 /* dladdr */
+#define _GNU_SOURCE 1 /* RTLD_DEEPBIND */
 #include "TilecutGDAL.h"
 
 #include <dlfcn.h>
@@ -8,25 +8,12 @@
 #include <string.h>
 
 #include "TilecutGDALTable.h"
+#include "TilecutPlatform.h"
 
 tc_gdal_table tc_gdal;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static char load_error[512];
-
-/* The directory a library already in the process was loaded from (PROJ's and GDAL's
- * sit side by side in /usr/lib/<triplet>, /opt/homebrew/lib, /usr/local/lib). */
-static int sibling_of(const char *symbol, const char *name, char *out, size_t size) {
-  void *address = dlsym(RTLD_DEFAULT, symbol);
-  Dl_info info;
-  if (!address || !dladdr(address, &info) || !info.dli_fname)
-    return 0;
-  const char *slash = strrchr(info.dli_fname, '/');
-  if (!slash)
-    return 0;
-  int n = snprintf(out, size, "%.*s/%s", (int)(slash - info.dli_fname), info.dli_fname, name);
-  return n > 0 && (size_t)n < size;
-}
 
 static void *open_library(void) {
   /* linked (a plain swift build), or loaded already by another library */
@@ -37,15 +24,15 @@ static void *open_library(void) {
 #if defined(__APPLE__)
   snprintf(names[count++], sizeof names[0], "libgdal.%d.dylib", 26 + GDAL_VERSION_MINOR);
   snprintf(names[count++], sizeof names[0], "libgdal.dylib");
-  if (sibling_of("proj_context_create", names[0], names[count], sizeof names[0]))
+  if (tc_library_beside("vips_init", names[0], names[count], sizeof names[0]))
     count++;
-  if (sibling_of("proj_context_create", "libgdal.dylib", names[count], sizeof names[0]))
+  if (tc_library_beside("vips_init", "libgdal.dylib", names[count], sizeof names[0]))
     count++;
 #else
   /* GDAL 3.x's soname is libgdal.so.(26 + minor): 3.6 → 32 */
   snprintf(names[count++], sizeof names[0], "libgdal.so.%d", 26 + GDAL_VERSION_MINOR);
   snprintf(names[count++], sizeof names[0], "libgdal.so");
-  if (sibling_of("proj_context_create", names[0], names[count], sizeof names[0]))
+  if (tc_library_beside("vips_init", names[0], names[count], sizeof names[0]))
     count++;
 #endif
   const char *last = "no candidate";

@@ -2,6 +2,7 @@
 #include "TilecutPlatform.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -691,4 +692,16 @@ int tc_start_thread(void (*body)(void *), void *context, const char *name) {
   }
   (void)pthread_detach(thread);
   return 0;
+}
+
+int tc_library_beside(const char *symbol, const char *name, char *out, size_t size) {
+  void *address = dlsym(RTLD_DEFAULT, symbol);
+  Dl_info info;
+  if (!address || !dladdr(address, &info) || !info.dli_fname)
+    return 0;
+  const char *slash = strrchr(info.dli_fname, '/');
+  if (!slash)
+    return 0;
+  int n = snprintf(out, size, "%.*s/%s", (int)(slash - info.dli_fname), info.dli_fname, name);
+  return n > 0 && (size_t)n < size;
 }

@@ -22,7 +22,8 @@ extern "C" {
  *   tc_file_identity     st_mtim, st_ctim                 st_mtimespec, st_ctimespec
  *   tc_has_mount_table   /proc/self/mountinfo             none (no bind mounts)
  *   tc_capture_library_stderr pipe, dup2, a pthread, sigaction  the same
- *   tc_library_stopped   getdents64 (raw), unlinkat       staging left for the next run */
+ *   tc_library_stopped   getdents64 (raw), unlinkat       staging left for the next run
+ *   tc_library_beside    dladdr (_GNU_SOURCE)             dladdr */
 
 /* Swaps two existing paths in one step (RENAME_EXCHANGE / RENAME_SWAP). Returns 0,
  * or -1 with errno set; ENOSYS, EINVAL, ENOTSUP mean "this file system cannot", so
@@ -148,6 +149,13 @@ int tc_stderr_fd(void);
  * for one of them, 0 for any other, and -1 when nothing was noted (a library caller). */
 void tc_note_inherited_descriptors(void);
 int tc_descriptor_inherited(int fd);
+
+/* The path of library `name` in the directory that the library defining `symbol` (one
+ * already in the process, such as libvips' "vips_init") was loaded from, for dlopen of a
+ * library tilecut loads when first needed (libgdal, libproj, libgeotiff): Homebrew's and
+ * a source install's libraries sit side by side (/opt/homebrew/lib, /usr/local/lib),
+ * where dlopen of a bare name does not look on macOS. 1 with the path in `out`, else 0. */
+int tc_library_beside(const char *symbol, const char *name, char *out, size_t size);
 
 #ifdef __cplusplus
 }
