@@ -167,6 +167,24 @@ struct PipelineTests {
 
   /// The plan of `image` (written at `path`) turned `degrees`, mirrored by `flip`, and
   /// scaled to `levelPerSource` level pixels a source pixel at zoom 12, 256 px tiles.
+  /// A 1100 × 903 test image (wider than a few 256 px tiles, with a ragged last tile and
+  /// a ragged last group of rows) written into `dir`, its turned plan, the plan's first
+  /// level and that level's streaming resample; nil, with an issue recorded, when the
+  /// placement is not resampled streaming.
+  func streamingLevel(
+    in dir: String, degrees: Double, flip: Double, scale: Double
+  ) throws -> (RGBAImage, FloorPlan, DensityLevel, Resample)? {
+    let image = testImage(width: 1100, height: 903)
+    try image.writePNG(to: dir + "/src.png")
+    let plan = try turnedPlan(dir + "/src.png", image, degrees: degrees, flip: flip, levelPerSource: scale)
+    let level = try #require(plan.levels.first)
+    guard case .resample(let planned) = level.recipe, planned.access == .streaming else {
+      Issue.record("a turned placement is resampled streaming, not \(level.recipe)")
+      return nil
+    }
+    return (image, plan, level, planned)
+  }
+
   func turnedPlan(_ path: String, _ image: RGBAImage, degrees: Double, flip: Double, levelPerSource: Double) throws -> FloorPlan {
     let zoom = 12
     let unit = levelPerSource / (256 * pow(2, Double(zoom)))  // world units per source pixel
@@ -245,15 +263,7 @@ struct PipelineTests {
   func packedRowsGiveTheSameBytes(degrees: Double, flip: Double, scale: Double) throws {
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    // wider than a few 256 px tiles, with a ragged last tile and a ragged last group of rows
-    let image = testImage(width: 1100, height: 903)
-    try image.writePNG(to: dir + "/src.png")
-    let plan = try turnedPlan(dir + "/src.png", image, degrees: degrees, flip: flip, levelPerSource: scale)
-    let level = try #require(plan.levels.first)
-    guard case .resample(let planned) = level.recipe, planned.access == .streaming else {
-      Issue.record("a turned placement is resampled streaming, not \(level.recipe)")
-      return
-    }
+    guard let (image, plan, level, planned) = try streamingLevel(in: dir, degrees: degrees, flip: flip, scale: scale) else { return }
     // the plan's own kernel and ring (which rows the deflated store lets go), then
     // every kernel with room for Lanczos' reach in the plain ring too
     let cases = [(planned.filter, planned.ringRows)] + [ResampleFilter.bilinear, .nearest, .average, .lanczos3].map { ($0, image.height + 8) }
@@ -286,14 +296,7 @@ struct PipelineTests {
   func columnsGiveTheWholeRowsBytes(degrees: Double, flip: Double, scale: Double) throws {
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let image = testImage(width: 1100, height: 903)
-    try image.writePNG(to: dir + "/src.png")
-    let plan = try turnedPlan(dir + "/src.png", image, degrees: degrees, flip: flip, levelPerSource: scale)
-    let level = try #require(plan.levels.first)
-    guard case .resample(let planned) = level.recipe, planned.access == .streaming else {
-      Issue.record("the placement is resampled streaming, not \(level.recipe)")
-      return
-    }
+    guard let (image, plan, level, planned) = try streamingLevel(in: dir, degrees: degrees, flip: flip, scale: scale) else { return }
     let width = level.region.width
     #expect(width >= 512)
     // the left edge, a span across a 256 px block's edge (the deflated rows' unit), the
