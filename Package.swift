@@ -40,7 +40,7 @@ let package = Package(
     // 3.5 % of CPU, measured), and a package with unsafe flags cannot be a dependency.
     // libvips glue, the ISA-L PNG reader (a libvips image source) and pixel operations
     // the PNG reader: ISA-L's inflate and libdeflate's checksums, a libvips image source
-    .target(name: "CTilecutPNGRead", dependencies: ["CVips", "CISAL", "CDeflate", "CVipsShim", "CTilecutInputCheck"]),
+    .target(name: "CTilecutPNGRead", dependencies: ["CVips", "CISAL", "CDeflate", "CVipsShim", "CTilecutInputCheck", "CTilecutPNG"]),
     // the input checks: a file's structure (PNG chunks and stream, JPEG markers, GIF blocks,
     // TIFF strips, a PDF's nesting and scans) read before any decoder allocates for it
     .target(name: "CTilecutInputCheck", dependencies: ["CVips", "CISAL", "CDeflate", "CVipsShim"]),

@@ -11,50 +11,6 @@ static uint32_t get32(const uint8_t *p) {
   return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
 }
 
-static inline uint8_t paeth(int a, int b, int c) {
-  int p = a + b - c;
-  int pa = abs(p - a), pb = abs(p - b), pc = abs(p - c);
-  if (pa <= pb && pa <= pc)
-    return (uint8_t)a;
-  return (uint8_t)(pb <= pc ? b : c);
-}
-
-/* Undoes a row's filter in place: `row` holds n bytes, `prev` the row above
- * unfiltered (NULL on the first row, whose row above is zeros). 0, or -1 for a
- * filter type PNG does not have. */
-static int unfilter(int type, uint8_t *row, const uint8_t *prev, size_t n, int bpp) {
-  switch (type) {
-  case 0:
-    return 0;
-  case 1:
-    for (size_t i = bpp; i < n; i++)
-      row[i] = (uint8_t)(row[i] + row[i - bpp]);
-    return 0;
-  case 2:
-    if (prev)
-      for (size_t i = 0; i < n; i++)
-        row[i] = (uint8_t)(row[i] + prev[i]);
-    return 0;
-  case 3:
-    for (size_t i = 0; i < n; i++) {
-      int left = i >= (size_t)bpp ? row[i - bpp] : 0;
-      int up = prev ? prev[i] : 0;
-      row[i] = (uint8_t)(row[i] + ((left + up) >> 1));
-    }
-    return 0;
-  case 4:
-    for (size_t i = 0; i < n; i++) {
-      int left = i >= (size_t)bpp ? row[i - bpp] : 0;
-      int up = prev ? prev[i] : 0;
-      int corner = prev && i >= (size_t)bpp ? prev[i - bpp] : 0;
-      row[i] = (uint8_t)(row[i] + paeth(left, up, corner));
-    }
-    return 0;
-  default:
-    return -1;
-  }
-}
-
 int tc_png_decode_plain(const uint8_t *png, size_t length, int width, int height, uint8_t *rgba) {
   static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
   if (!png || width <= 0 || height <= 0 || length < 8 + 25 || memcmp(png, signature, 8) != 0)
@@ -118,10 +74,17 @@ int tc_png_decode_plain(const uint8_t *png, size_t length, int width, int height
     free(raw);
     goto done;
   }
-  const uint8_t *prev = NULL;
+  /* the row above the first is zeros */
+  uint8_t *zeros = calloc(1, row_bytes);
+  if (!zeros) {
+    free(raw);
+    goto done;
+  }
+  const uint8_t *prev = zeros;
   for (int y = 0; y < height; y++) {
     uint8_t *row = raw + (size_t)y * (row_bytes + 1);
-    if (unfilter(row[0], row + 1, prev, row_bytes, bpp) != 0) {
+    if (tc_png_unfilter(row[0], row + 1, prev, row_bytes, bpp) != 0) {
+      free(zeros);
       free(raw);
       goto done;
     }
@@ -138,6 +101,7 @@ int tc_png_decode_plain(const uint8_t *png, size_t length, int width, int height
       }
     }
   }
+  free(zeros);
   free(raw);
   status = 0;
 done:

@@ -31,4 +31,9 @@ void tc_png_free(uint8_t *buffer);
  * are the ones to report. `rgba` may have been written to when it returns 1. */
 int tc_png_decode_plain(const uint8_t *png, size_t length, int width, int height, uint8_t *rgba);
 
+/* Undoes a PNG row filter (type 0–4) in place: `row` holds the row's `n` bytes after its
+ * filter byte, `prev` the row above unfiltered (zeros above the first row), `bpp` the
+ * bytes of a pixel (at least 1). 0, or -1 for a filter type PNG does not have. */
+int tc_png_unfilter(int type, uint8_t *row, const uint8_t *prev, size_t n, int bpp);
+
 #endif
