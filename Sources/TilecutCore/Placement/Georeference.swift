@@ -5,12 +5,25 @@ public struct ControlPoint: Hashable, Sendable, Codable {
   public var col: Double
   public var row: Double
   public var point: GeoPoint
+  /// The option's text it was read from, which messages repeat; not part of the value
+  /// (nor of its equality or its coding).
+  public var spelling: String?
 
   /// A control point at source pixel (col, row), tied to `point`.
   public init(col: Double, row: Double, point: GeoPoint) {
     self.col = col
     self.row = row
     self.point = point
+  }
+
+  enum CodingKeys: String, CodingKey { case col, row, point }
+
+  public static func == (a: ControlPoint, b: ControlPoint) -> Bool { (a.col, a.row, a.point) == (b.col, b.row, b.point) }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(col)
+    hasher.combine(row)
+    hasher.combine(point)
   }
 }
 
@@ -109,16 +122,16 @@ public enum Georeference {
 
   /// Parses "LAT,LON".
   public static func parseLatLon(_ text: String, option: String) throws -> GeoPoint {
-    let v = try numbers(text, count: 2, option: option, shape: "LAT,LON")
-    try check(latitude: v[0], longitude: v[1], option: option)
-    return GeoPoint(latitude: v[0], longitude: v[1])
+    let point = try GeoPoint(parsing: text, option: option)
+    try point.check(option: option)
+    return point
   }
 
   /// Parses "SOUTH,WEST,NORTH,EAST".
   public static func parseBounds(_ text: String, option: String = "--bounds") throws -> (south: Double, west: Double, north: Double, east: Double) {
-    let v = try numbers(text, count: 4, option: option, shape: "SOUTH,WEST,NORTH,EAST")
-    try checkBounds(south: v[0], west: v[1], north: v[2], east: v[3], option: option)
-    return (v[0], v[1], v[2], v[3])
+    let b = try GeoBounds(parsing: text, option: option)
+    try b.check(option: option)
+    return (b.south, b.west, b.north, b.east)
   }
 
   /// The ground width/height ratio of a box of latitudes and longitudes (Mercator is
@@ -192,9 +205,9 @@ public enum Georeference {
 
   /// Parses "X,Y,LAT,LON".
   public static func parseControlPoint(_ text: String, option: String = "--gcp") throws -> ControlPoint {
-    let v = try numbers(text, count: 4, option: option, shape: "X,Y,LAT,LON")
-    try check(latitude: v[2], longitude: v[3], option: option)
-    return ControlPoint(col: v[0], row: v[1], point: GeoPoint(latitude: v[2], longitude: v[3]))
+    let point = try ControlPoint(parsing: text, option: option)
+    try point.check(option: option)
+    return point
   }
 
   /// Fits a placement to control points in Web-Mercator: two give a similarity

@@ -7,6 +7,9 @@ public struct ColorRule: Hashable, Sendable, Codable, CustomStringConvertible {
   public var blue: UInt8
   /// The largest per-channel difference that still counts as this colour.
   public var tolerance: Int
+  /// The option's text it was read from (`white:8`), which messages repeat; not part of
+  /// the value (nor of its equality or its coding).
+  public var spelling: String?
 
   public init(red: UInt8, green: UInt8, blue: UInt8, tolerance: Int = 0) {
     self.red = red
@@ -48,6 +51,23 @@ public struct ColorRule: Hashable, Sendable, Codable, CustomStringConvertible {
       else { throw bad() }
       self.init(red: UInt8(r), green: UInt8(g), blue: UInt8(b), tolerance: tol)
     }
+    spelling = text
+  }
+
+  /// As the user wrote it, else as ``description`` writes it.
+  public var spelled: String { spelling ?? description }
+
+  enum CodingKeys: String, CodingKey { case red, green, blue, tolerance }
+
+  public static func == (a: ColorRule, b: ColorRule) -> Bool {
+    (a.red, a.green, a.blue, a.tolerance) == (b.red, b.green, b.blue, b.tolerance)
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(red)
+    hasher.combine(green)
+    hasher.combine(blue)
+    hasher.combine(tolerance)
   }
 
   public var description: String {
