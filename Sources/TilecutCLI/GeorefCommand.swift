@@ -50,7 +50,7 @@ struct GeorefCommand: ParsableCommand {
   var quiet = false
 
   func validate() throws {
-    if let basemap { try PreviewBasemap.check(url: basemap, option: "--basemap") }
+    if let basemap { _ = try PreviewBasemap(parsing: basemap, option: "--basemap") }
     if attribution != nil && basemap == nil { throw ValidationError("--attribution goes with --basemap (it credits the base map)") }
     if let page, page < 0 { throw ValidationError("--page: \(page) is not a page number (0 is the first)") }
     if page != nil && source.hasSuffix("]") {

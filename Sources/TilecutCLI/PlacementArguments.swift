@@ -20,7 +20,7 @@ public struct PlacementArguments: ParsableArguments {
     parsing: .unconditionalSingleValue,
     help: ArgumentHelp(
       "A control point: source pixel X,Y (column,row; 0,0 is the top-left corner) at LAT,LON. Give 2 or more.", valueName: "x,y,lat,lon"))
-  public var gcp: [String] = PlacementOptions().gcp
+  public var gcp: [String] = []
 
   @Option(
     parsing: .unconditional,
@@ -107,13 +107,10 @@ public struct PlacementArguments: ParsableArguments {
   var placement: PlacementOptions {
     get throws {
       var options = PlacementOptions()
-      options.bounds = bounds
       options.sourceProjection = sourceProjection
-      options.gcp = gcp
       options.allowResidual = allowResidual
       options.gcpOrder = gcpOrder
       options.tps = tps
-      options.center = center
       options.metersPerPixel = metersPerPixel
       options.rotation = rotation
       options.worldFile = worldFile
@@ -121,6 +118,22 @@ public struct PlacementArguments: ParsableArguments {
       options.wholePage = wholePage
       options.strict = strict
       options.lonLatOrder = lonLatOrder
+      // the coordinates, read in the order --lonlat says; one that is no value is
+      // refused after every other check of the group, and stands meanwhile as given
+      var unreadable: (any Error)?
+      func read<T>(_ text: String, standIn: T, _ parse: (String) throws -> T) -> T {
+        do { return try parse(text) } catch {
+          unreadable = unreadable ?? error
+          return standIn
+        }
+      }
+      let order = options.coordinateOrder
+      let nowhere = GeoPoint(latitude: .nan, longitude: .nan)
+      options.bounds = bounds.map {
+        read($0, standIn: GeoBounds(south: .nan, west: .nan, north: .nan, east: .nan)) { try GeoBounds(parsing: $0, order: order) }
+      }
+      options.gcp = gcp.map { read($0, standIn: ControlPoint(col: .nan, row: .nan, point: nowhere)) { try ControlPoint(parsing: $0, order: order) } }
+      options.center = center.map { read($0, standIn: nowhere) { try GeoPoint(parsing: $0, order: order, option: "--center") } }
       var refusal: (any Error)?
       do { options.drawingUnits = try drawingUnits.map(DrawingUnit.init(parsing:)) } catch { refusal = error }
       do {
@@ -135,6 +148,10 @@ public struct PlacementArguments: ParsableArguments {
         let before = ["--bounds, --gcp, --center and --world-file", "--meters-per-pixel, --drawing-scale and --rotation go with"]
         try options.problems().filter { p in before.contains { p.message.hasPrefix($0) } }.throwFirst()
         throw refusal
+      }
+      if let unreadable {
+        try options.problems().throwFirst()
+        throw unreadable
       }
       return options
     }

@@ -56,20 +56,34 @@ public struct OutputArguments: ParsableArguments {
 
   public init() {}
 
-  /// What the options say, as the library takes it.
+  /// What the options say, as the library takes it; text that is no value is refused
+  /// in the option's words.
   public var options: OutputOptions {
-    var options = OutputOptions()
-    options.output = output
-    options.name = name
-    options.force = force
-    options.preview = preview
-    options.previewBasemap = previewBasemap
-    options.previewAttribution = previewAttribution
-    options.store = store
-    options.depfile = depfile
-    options.changes = changes
-    options.allowEmpty = allowEmpty
-    return options
+    get throws {
+      var options = OutputOptions()
+      options.output = output
+      options.name = name
+      options.force = force
+      options.preview = preview
+      options.store = store
+      options.depfile = depfile
+      options.changes = changes
+      options.allowEmpty = allowEmpty
+      if let previewBasemap {
+        do {
+          options.previewBasemap = try PreviewBasemap(parsing: previewBasemap, attribution: previewAttribution)
+        } catch {
+          // the group's other checks come first, with the base map given
+          options.previewBasemap = PreviewBasemap(urlTemplate: previewBasemap, attribution: previewAttribution)
+          try options.problems().throwFirst()
+          throw error
+        }
+      } else if previewAttribution != nil {
+        try options.problems().throwFirst()
+        throw Failure.usage(PreviewBasemap.attributionAlone)
+      }
+      return options
+    }
   }
 
   public func validate() throws { try options.validate() }
@@ -219,18 +233,27 @@ public struct EncodingArguments: ParsableArguments {
 
   public init() {}
 
-  /// What the options say, as the library takes it.
+  /// What the options say, as the library takes it; text that is no value is refused
+  /// in the option's words.
   public var options: EncodingOptions {
-    var options = EncodingOptions()
-    options.format = format
-    options.pngCompression = pngCompression
-    options.palette = palette
-    options.quality = quality
-    options.webpEffort = webpEffort
-    options.jpegOptimize = jpegOptimize
-    options.background = background
-    options.knockout = knockout
-    return options
+    get throws {
+      var options = EncodingOptions()
+      options.format = format
+      options.pngCompression = pngCompression
+      options.palette = palette
+      options.quality = quality
+      options.webpEffort = webpEffort
+      options.jpegOptimize = jpegOptimize
+      do {
+        options.background = try background.map { try ColorRule(parsing: $0, option: "--background") }
+        options.knockout = try knockout.map { try ColorRule(parsing: $0, option: "--knockout") }
+      } catch {
+        // the colours are checked last, --background first, as they always have been
+        try options.problems().throwFirst()
+        throw Failure(error)
+      }
+      return options
+    }
   }
 
   public func validate() throws { try options.validate() }

@@ -245,8 +245,8 @@ public struct TileCommand: ParsableCommand {
       try Vips.start()
       if runOptions.noVector { Vips.blockUntrusted(true) }
       let job = TileJob(
-        inputs: inputs, output: output.options, pyramid: try pyramid.options, floors: floors.options, placement: try placement.options,
-        encoding: encoding.options, run: try runOptions.options, printer: printer)
+        inputs: inputs, output: try output.options, pyramid: try pyramid.options, floors: floors.options, placement: try placement.options,
+        encoding: try encoding.options, run: try runOptions.options, printer: printer)
       try runJob(printer: printer) { try job.execute() }
     } catch let code as ExitCode {
       throw code

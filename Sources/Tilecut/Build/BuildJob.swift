@@ -96,8 +96,8 @@ public struct BuildJob {
     }
     let encoding = try gather {
       try ProjectArguments.fill(
-        EncodingOptions(), options: project.options, keys: ProjectArguments.encodingKeys, file: file, fallback: nil, set: ProjectArguments.set,
-        problems: { $0.problems() })
+        EncodingOptions(), options: project.options, keys: ProjectArguments.encodingKeys, file: file, fallback: nil,
+        checkedLast: ProjectArguments.colorOptions, set: ProjectArguments.set, problems: { $0.problems() })
     }
     var runExtra: [ProjectArguments.Setting] = []
     if overrides.dryRun { runExtra.append(.init("--dry-run", .bool(true))) }
@@ -114,6 +114,7 @@ public struct BuildJob {
       for spec in building.floors {
         _ = try gather { try placementOptions(spec, in: project) }
         _ = try gather { try venueKeys(spec, in: project) }
+        _ = try gather { try layerColors(spec, of: building, in: project) }
       }
     }
     guard let output, let pyramid, let encoding, let run, mistakes.isEmpty else { throw ProjectErrors.of(mistakes) }
@@ -139,9 +140,12 @@ public struct BuildJob {
     let keys = ProjectKeys.floorOptions.map(\.name).filter {
       !ProjectArguments.layerPixelKeys.contains($0) && !ProjectArguments.venueKeys.contains($0)
     }
+    // the coordinates are read in the floor's order, whichever key the file writes first
+    var defaults = PlacementOptions()
+    if case .bool(let lonLat) = spec.option("lonlat")?.value ?? project.option("lonlat")?.value { defaults.lonLatOrder = lonLat }
     // the pixel keys are checked first, as the command line checks its nested group
     return try ProjectArguments.fill(
-      PlacementOptions(), options: spec.options, keys: keys, extra: extra, file: project.file, fallback: spec.mark, set: ProjectArguments.set,
+      defaults, options: spec.options, keys: keys, extra: extra, file: project.file, fallback: spec.mark, set: ProjectArguments.set,
       problems: { $0.pixels.problems() + $0.problems() })
   }
 
@@ -162,6 +166,20 @@ public struct BuildJob {
     try ProjectArguments.fill(
       FloorOptions(), options: spec.options, keys: ProjectArguments.venueKeys, file: project.file, fallback: spec.mark,
       set: ProjectArguments.set, problems: { $0.problems() })
+  }
+
+  /// A floor's own `knockout` and `background`, each refused at its key with the floor named.
+  static func layerColors(_ spec: FloorSpec, of building: Building, in project: Project) throws -> (knockout: ColorRule?, background: ColorRule?) {
+    var rules: [String: ColorRule] = [:]
+    var errors: [ProjectError] = []
+    for key in ProjectArguments.layerPixelKeys {
+      guard let option = spec.option(key), case .string(let text) = option.value else { continue }
+      do { rules[key] = try ColorRule(parsing: text, option: key) } catch let error as TilecutError {
+        errors.append(ProjectError(file: project.file, mark: option.mark, message: "\(building.id) floor \(spec.floor): \(error.description)"))
+      }
+    }
+    if !errors.isEmpty { throw ProjectErrors.of(errors) }
+    return (rules["knockout"], rules["background"])
   }
 
   /// A floor's error with the floor's place in the project file.
@@ -185,7 +203,7 @@ public struct BuildJob {
       minZoom: base.pyramid.minZoom, maxZoom: base.pyramid.maxZoom, tileSizes: sizes, retinaDepth: base.pyramid.retinaDepth,
       resampling: base.pyramid.resampling)
     let runSettings = RenderSettings(
-      background: try base.encoding.colorRules().background, knockout: try base.encoding.colorRules().knockout,
+      background: base.encoding.background, knockout: base.encoding.knockout,
       shard: try base.run.shardSelector())
     var layers: [BuildLayer] = []
     var plans: [FloorPlan] = []
@@ -251,11 +269,9 @@ public struct BuildJob {
             + PlacementOptions.describe(placement, floor: floor, width: described.width, height: described.height)
             + ", zooms \(floorPlan.zooms.map { "\($0.min)-\($0.max)" } ?? "-")")
         var settings = runSettings
-        for key in ProjectArguments.layerPixelKeys {
-          guard let option = spec.option(key), case .string(let text) = option.value else { continue }
-          let rule = try located(option.mark, building, spec) { try ColorRule(parsing: text, option: key) }
-          if key == "knockout" { settings.knockout = rule } else { settings.background = rule }
-        }
+        let colors = try Self.layerColors(spec, of: building, in: project)
+        settings.knockout = colors.knockout ?? settings.knockout
+        settings.background = colors.background ?? settings.background
         layers.append(BuildLayer(building: building, spec: spec, source: source, settings: settings))
         plans.append(floorPlan)
         mappings.append(mapping)

@@ -14,6 +14,8 @@ enum ProjectArguments {
   static let runKeys = ["jobs", "maxPixels", "noVector"]
   /// Per floor, the keys that are not `PlacementOptions`' (they shape the layer's pixels).
   static let layerPixelKeys = ["knockout", "background"]
+  /// The colour options, in the order the command line reads them (after its other checks).
+  static let colorOptions = ["--background", "--knockout"]
   /// Per floor, the keys of an IMDF venue's drawing (`FloorOptions`' `--language`, `--venue-style`).
   static let venueKeys = ["language", "venueStyle"]
 
@@ -33,21 +35,30 @@ enum ProjectArguments {
   /// that cannot be set is refused at its key; when all could be, every problem the
   /// checks find is, each at the key it names. One mistake is thrown as a
   /// ``ProjectError``, several as ``ProjectErrors`` (the first as it was always said).
+  /// The values of `checkedLast` (CLI options, in the order the command line reads them)
+  /// are refused after the checks, as the command line refuses them.
   static func fill<T>(
     _ defaults: T, options: [ProjectOption], keys: [String], extra: [Setting] = [], overridden: Set<String> = [], file: String,
-    fallback: SourceMark?, set: (inout T, String, OptionValue) throws -> Void, problems: (T) -> [OptionProblem]
+    fallback: SourceMark?, checkedLast: [String] = [], set: (inout T, String, OptionValue) throws -> Void, problems: (T) -> [OptionProblem]
   ) throws -> T {
     let mine = options.filter { keys.contains($0.key) && !overridden.contains($0.key) }
     func filled(_ mine: [ProjectOption], _ extra: [Setting]) -> (value: T, problems: [String]) {
       var value = defaults
       var found: [String] = []
+      var last: [(rank: Int, line: String)] = []
       for option in mine {
-        do { try set(&value, option.cliOption, option.value) } catch { found.append(Failure(error).line) }
+        do { try set(&value, option.cliOption, option.value) } catch {
+          if let rank = checkedLast.firstIndex(of: option.cliOption) {
+            last.append((rank, Failure(error).line))
+          } else {
+            found.append(Failure(error).line)
+          }
+        }
       }
       for setting in extra {
         do { try set(&value, setting.cliOption, setting.value) } catch { found.append(Failure(error).line) }
       }
-      if found.isEmpty { found = problems(value).map(\.message) }
+      if found.isEmpty { found = problems(value).map(\.message) + last.sorted { $0.rank < $1.rank }.map(\.line) }
       return (value, found)
     }
     let (value, found) = filled(mine, extra)
@@ -148,6 +159,9 @@ struct OptionValueReader {
       return d
     }
   }
+
+  /// A colour with its tolerance (`white:8`), read as the command line reads it.
+  func color() throws -> ColorRule { try ColorRule(parsing: string, option: cli) }
 
   func choice<T: RawRepresentable & CaseIterable>(_ valueName: String, _ make: (String) -> T?, choices: [String]? = nil) throws -> T
   where T.RawValue == String {

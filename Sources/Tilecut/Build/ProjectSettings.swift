@@ -42,8 +42,8 @@ extension ProjectArguments {
     case "--quality": options.quality = try v.int("q")
     case "--webp-effort": options.webpEffort = try v.int("0-6")
     case "--jpeg-optimize": options.jpegOptimize = v.bool
-    case "--background": options.background = v.string
-    case "--knockout": options.knockout = v.string
+    case "--background": options.background = try v.color()
+    case "--knockout": options.knockout = try v.color()
     default: throw v.unknown
     }
   }
@@ -72,21 +72,39 @@ extension ProjectArguments {
     }
   }
 
+  /// A file's coordinates as their text used to give them: -0 is 0.
+  static func read(_ numbers: [Double]) -> [Double] { numbers.map { $0 + 0 } }
+
   /// A floor's placement keys, and its pixel keys (`bands`, `scale`, `nodata`, `layers`).
   static func set(_ options: inout PlacementOptions, _ cli: String, _ value: OptionValue) throws {
     let v = OptionValueReader(cli: cli, value: value)
     switch cli {
-    case "--bounds": options.bounds = v.string
+    case "--bounds":
+      let order = options.coordinateOrder
+      if case .numbers(let numbers) = value, let bounds = GeoBounds(numbers: read(numbers), order: order) {
+        options.bounds = bounds
+      } else {
+        options.bounds = try GeoBounds(parsing: v.string, order: order)
+      }
     case "--source-projection":
       options.sourceProjection = try v.choice("projection", SourceProjection.init(optionValue:), choices: SourceProjection.optionValues)
     case "--gcp":
+      let order = options.coordinateOrder
       if case .rows(let rows) = value {
-        options.gcp += rows.map { $0.map(number).joined(separator: ",") }
+        for row in rows {
+          options.gcp.append(try ControlPoint(numbers: read(row), order: order) ?? ControlPoint(parsing: text(.numbers(row)), order: order))
+        }
       } else {
-        options.gcp.append(v.string)
+        options.gcp.append(try ControlPoint(parsing: v.string, order: order))
       }
     case "--allow-residual": options.allowResidual = try v.double("px")
-    case "--center": options.center = v.string
+    case "--center":
+      let order = options.coordinateOrder
+      if case .numbers(let numbers) = value, let center = GeoPoint(numbers: read(numbers), order: order) {
+        options.center = center
+      } else {
+        options.center = try GeoPoint(parsing: v.string, order: order, option: cli)
+      }
     case "--meters-per-pixel": options.metersPerPixel = try v.double("m")
     case "--drawing-scale": options.drawingScale = try DrawingScale(parsing: v.string)
     case "--drawing-units": options.drawingUnits = try DrawingUnit(parsing: v.string)

@@ -115,7 +115,7 @@ public struct TileJob {
       )
     }
     let settings = RenderSettings(
-      background: try encoding.colorRules().background, knockout: try encoding.colorRules().knockout,
+      background: encoding.background, knockout: encoding.knockout,
       shard: try run.shardSelector())
     let jobPlan = TileJobPlan(floors: planned, sizes: request.tileSizes.sorted(), template: template, settings: settings, notes: notes)
     try guardSize(jobPlan)
@@ -208,8 +208,10 @@ public struct TileJob {
     if pyramid.resampling != .default { o["resampling"] = pyramid.resampling.rawValue }
     if output.preview { o["preview"] = "true" }
     // the page shows them, so a change rewrites it
-    if let url = output.previewBasemap { o["previewBasemap"] = url }
-    if let text = output.previewAttribution { o["previewAttribution"] = text }
+    if let basemap = output.previewBasemap {
+      o["previewBasemap"] = basemap.urlTemplate
+      if let text = basemap.attribution { o["previewAttribution"] = text }
+    }
     if output.store != .directory { o["store"] = output.store.rawValue }
     for p in plan.plans {
       let zooms = Set(p.levels.flatMap { $0.cuts.map(\.zoom) })
@@ -373,8 +375,8 @@ public struct TileJob {
     guard outcomes.reduce(0, { $0 + $1.tiles.count }) == 0 else { return }
     let blank = outcomes.reduce(0) { $0 + $1.blank }
     var why = "every one of its \(blank) cells is transparent"
-    if encoding.knockout != nil { why += " after --knockout \(encoding.knockout ?? "")" }
-    if let b = encoding.background { why += " or --background \(b)" }
+    if let k = encoding.knockout { why += " after --knockout \(k.spelled)" }
+    if let b = encoding.background { why += " or --background \(b.spelled)" }
     throw TilecutError.invalidInput(
       path: plan.floors.first?.source.input.path ?? output.output,
       reason: "no tile to write: \(why); the previous output is unchanged. Check the colours, or add --allow-empty to publish an empty output")

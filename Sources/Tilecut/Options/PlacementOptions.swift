@@ -5,20 +5,20 @@ import TilecutVips
 
 /// Where the image lies on the map.
 public struct PlacementOptions: Sendable, Codable {
-  /// `--bounds`
-  public var bounds: String?
+  /// `--bounds`: the image's edges, latitude first whatever `lonLatOrder` says.
+  public var bounds: GeoBounds?
   /// `--source-projection`
   public var sourceProjection: SourceProjection = .webMercator
-  /// `--gcp`
-  public var gcp: [String] = []
+  /// `--gcp`: source pixels tied to places, latitude first whatever `lonLatOrder` says.
+  public var gcp: [ControlPoint] = []
   /// `--allow-residual`
   public var allowResidual: Double?
   /// `--gcp-order`
   public var gcpOrder: Int?
   /// `--tps`
   public var tps = false
-  /// `--center`
-  public var center: String?
+  /// `--center`: the image centre's place.
+  public var center: GeoPoint?
   /// `--meters-per-pixel`
   public var metersPerPixel: Double?
   /// `--drawing-scale`
@@ -35,10 +35,12 @@ public struct PlacementOptions: Sendable, Codable {
   public var wholePage = false
   /// `--strict`
   public var strict = false
-  /// `--lonlat`
+  /// `--lonlat`: the coordinate options were typed longitude first (their values above
+  /// are latitude first already); warnings and messages say them in this order.
   public var lonLatOrder = false
 
-  var coordinateOrder: CoordinateOrder { lonLatOrder ? .lonLat : .latLon }
+  /// The order the coordinate options were typed in (`--lonlat`).
+  public var coordinateOrder: CoordinateOrder { lonLatOrder ? .lonLat : .latLon }
 
   /// `--bands`, `--scale`, `--nodata`, `--layers`
   public var pixels = PixelOptions()
@@ -314,8 +316,8 @@ public struct PlacementOptions: Sendable, Codable {
   private func explicitPlacement(
     width: Int, height: Int, imagePath: String, page: Int?, drawing: DrawingFrame?, pyramid: PyramidOptions, printer: Printer
   ) throws -> Placement? {
-    if let bounds {
-      let b = try Georeference.parseBounds(try coordinateOrder.bounds(bounds))
+    if let b = bounds {
+      try b.check()
       if let warning = Georeference.aspectWarning(
         south: b.south, west: b.west, north: b.north, east: b.east, width: width, height: height, projection: sourceProjection)
       {
@@ -325,7 +327,8 @@ public struct PlacementOptions: Sendable, Codable {
         south: b.south, west: b.west, north: b.north, east: b.east, width: width, height: height, projection: sourceProjection)
     }
     if !gcp.isEmpty {
-      var points = try gcp.map { try Georeference.parseControlPoint(try coordinateOrder.controlPoint($0)) }
+      for point in gcp { try point.check() }
+      var points = gcp
       // a drawing's control points are in drawing coordinates (x right, y up)
       if let drawing {
         points = points.map { p in
@@ -341,7 +344,7 @@ public struct PlacementOptions: Sendable, Codable {
         }
       }
       let (placement, report) = try Georeference.fit(points, width: width, height: height)
-      let worst = report.worstIndex.map { " at --gcp #\($0 + 1) (\(gcp[$0]))" } ?? ""
+      let worst = report.worstIndex.map { " at --gcp #\($0 + 1) (\(gcp[$0].spelled(order: coordinateOrder)))" } ?? ""
       let line = String(format: "control points: RMS residual %.2f px (%.3f m), worst %.2f px", report.rmsPixels, report.rmsMeters, report.maxPixels)
       let limit = allowResidual ?? report.defaultLimitPixels
       if report.rmsPixels > limit {
@@ -365,7 +368,8 @@ public struct PlacementOptions: Sendable, Codable {
         scale = try viewportScale(imagePath: imagePath, page: page)
       }
       let (metersPerPixel, note) = scale
-      let point = try Georeference.parseLatLon(try coordinateOrder.center(center), option: "--center")
+      let point = center
+      try point.check(option: "--center")
       if let warning = SwapCheck.warning(latitude: point.latitude, longitude: point.longitude, option: "--center", order: coordinateOrder) {
         try warn(warning, printer: printer)
       }

@@ -1,10 +1,30 @@
 import Foundation
 import TilecutCore
 
-/// Checks of `--preview-basemap` and `--preview-attribution` (and `georef --basemap`).
-package enum PreviewBasemap {
+/// The base map drawn under the tiles in preview.html: `--preview-basemap` and
+/// `--preview-attribution` (and `georef --basemap`).
+public struct PreviewBasemap: Sendable, Codable, Equatable {
+  /// An XYZ template: http(s) or file, with {z}, {x} and {y}.
+  public var urlTemplate: String
+  /// Shown on the page: who the base map is by.
+  public var attribution: String?
+
+  public init(urlTemplate: String, attribution: String? = nil) {
+    self.urlTemplate = urlTemplate
+    self.attribution = attribution
+  }
+
   /// OpenStreetMap's standard tiles, the base map the examples use.
-  package static let openStreetMap = "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
+  public static let openStreetMap = "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
+
+  /// The option's URL template, refused as a usage error in `option`'s words when it is none.
+  public init(parsing url: String, attribution: String? = nil, option: String = "--preview-basemap") throws {
+    try Self.check(url: url, option: option)
+    self.init(urlTemplate: url, attribution: attribution)
+  }
+
+  /// `--preview-attribution` without `--preview-basemap`.
+  public static let attributionAlone = "--preview-attribution goes with --preview-basemap (it credits the base map)"
 
   /// An XYZ template: http(s) or file, with {z}, {x} and {y}.
   package static func check(url: String, option: String) throws {
@@ -17,16 +37,6 @@ package enum PreviewBasemap {
     }
     if url.unicodeScalars.contains(where: { $0.value < 0x20 || $0 == "\"" || $0 == "<" || $0 == ">" || $0 == " " }) {
       throw Failure.usage("\(option): '\(Quote.value(url))' has a space, a quote, < or > or a control character; percent-encode them")
-    }
-  }
-
-  package static func validate(url: String?, attribution: String?, preview: Bool) throws {
-    if let url {
-      guard preview else { throw Failure.usage("--preview-basemap goes with --preview (it is drawn in preview.html)") }
-      try check(url: url, option: "--preview-basemap")
-    }
-    if attribution != nil && url == nil {
-      throw Failure.usage("--preview-attribution goes with --preview-basemap (it credits the base map)")
     }
   }
 }

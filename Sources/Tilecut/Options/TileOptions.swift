@@ -17,10 +17,8 @@ public struct OutputOptions: Sendable, Codable {
   public var force = false
   /// `--preview`
   public var preview = false
-  /// `--preview-basemap`
-  public var previewBasemap: String?
-  /// `--preview-attribution`
-  public var previewAttribution: String?
+  /// `--preview-basemap` and `--preview-attribution`
+  public var previewBasemap: PreviewBasemap?
   /// `--store`
   public var store: StoreKind = .directory
   /// `--depfile`
@@ -40,7 +38,7 @@ public struct OutputOptions: Sendable, Codable {
     if store != .directory && preview {
       p.add("--preview: the preview page reads tile files; it goes with --store directory")
     }
-    p.check { try PreviewBasemap.validate(url: previewBasemap, attribution: previewAttribution, preview: preview) }
+    if previewBasemap != nil && !preview { p.add("--preview-basemap goes with --preview (it is drawn in preview.html)") }
     return p.items
   }
 }
@@ -166,10 +164,11 @@ public struct EncodingOptions: Sendable, Codable {
   public var webpEffort: Int = VipsTileEncoder.defaultWebPEffort
   /// `--jpeg-optimize`
   public var jpegOptimize = false
-  /// `--background`
-  public var background: String?
-  /// `--knockout`
-  public var knockout: String?
+  /// `--background`: blank tiles are those of this colour (within its tolerance), and
+  /// JPEG tiles are filled with it where transparent.
+  public var background: ColorRule?
+  /// `--knockout`: pixels of this colour (within its tolerance) are made transparent.
+  public var knockout: ColorRule?
 
   public init() {}
 
@@ -185,21 +184,11 @@ public struct EncodingOptions: Sendable, Codable {
     if webpEffort < 0 { p.add(OptionNumbers.atLeast("--webp-effort", 0, got: webpEffort)) }
     if webpEffort >= 0 && !(0...6).contains(webpEffort) { p.add("--webp-effort: \(webpEffort) is outside 0...6") }
     if palette && format != .png { p.add("--palette: only PNG tiles have a palette; drop it or use --format png") }
-    p.check { _ = try colorRules() }
     return p.items
   }
 
-  /// `--background` and `--knockout` as rules: the one place their text is read.
-  func colorRules() throws -> (background: ColorRule?, knockout: ColorRule?) {
-    (
-      try background.map { try ColorRule(parsing: $0, option: "--background") },
-      try knockout.map { try ColorRule(parsing: $0, option: "--knockout") }
-    )
-  }
-
   func encoder() -> VipsTileEncoder {
-    let fill = (try? colorRules())?.background
-    var encoder = VipsTileEncoder(format: format, pngCompression: pngCompression, palette: palette, quality: quality, fill: fill)
+    var encoder = VipsTileEncoder(format: format, pngCompression: pngCompression, palette: palette, quality: quality, fill: background)
     encoder.webpEffort = webpEffort
     encoder.jpegOptimize = jpegOptimize
     return encoder
