@@ -1,8 +1,8 @@
 /* XXH3-128's streaming update on the CPU's widest vectors. xxhash.h, compiled in, picks
  * its vector code when it is compiled: SSE2 on x86-64, whatever the CPU running it
  * has. The block digests of a source's pixels (PixelBlockHasher) feed it a gigabyte
- * for a 16384² plan; with AVX2 or AVX-512 the same accumulation takes a half to a
- * third of the time. The digests do not depend on the code that makes them (xxHash
+ * for a 16384² plan; with AVX-512 it took about half the CPU time of SSE2 there
+ * (bench/README.md). The digests do not depend on the code that makes them (xxHash
  * gives the same value on every path), so the choice is made once, from the CPU,
  * as xxHash's own xxh_x86dispatch.c does it. */
 #include "TilecutDigest.h"
@@ -43,10 +43,12 @@ static Update choose(void) {
 }
 
 int tc_xxh3_update(void *context, const void *data, size_t length) {
-  static Update chosen; /* threads that race here write the same value */
-  Update update = chosen;
-  if (!update)
-    update = chosen = choose();
+  static Update chosen; /* threads that race here store the same value */
+  Update update = __atomic_load_n(&chosen, __ATOMIC_RELAXED);
+  if (!update) {
+    update = choose();
+    __atomic_store_n(&chosen, update, __ATOMIC_RELAXED);
+  }
   return update(context, data, length) == XXH_OK ? 0 : -1;
 }
 
