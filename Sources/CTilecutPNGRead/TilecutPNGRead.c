@@ -907,45 +907,69 @@ static int open_stream(TcPngReader *r) {
   return rewind_stream(r);
 }
 
+/* Rows [top, top + count), columns [left, left + width) as RGBA8 into `out`, rows
+ * `stride` bytes apart: from the row the reader stands at, from the top again for a
+ * row above it, from a mark for a row far below it. With r->lock held. */
+static int read_rows(TcPngReader *r, uint32_t top, uint32_t count, uint32_t left, uint32_t width, uint8_t *out,
+                     size_t stride) {
+  if (open_stream(r))
+    return -1;
+  if (top < r->next_row && rewind_stream(r))
+    return -1;
+  if (top > r->next_row && jump_towards(r, top))
+    return -1;
+  while (r->next_row < top)
+    if (!next_row(r))
+      return -1;
+  int whole = left == 0 && width == r->width;
+  for (uint32_t y = 0; y < count; y++, out += stride) {
+    const uint8_t *row = next_row(r);
+    if (!row)
+      return -1;
+    if (past_palette(r, row)) {
+      vips_error("pngload", "row %u names a colour past the palette's %d entries: the file is damaged", top + y,
+                 r->palette_size);
+      return -1;
+    }
+    if (whole) {
+      expand(r, row, 0, r->width, out);
+    } else {
+      expand(r, row, 0, r->width, r->scratch);
+      memcpy(out, r->scratch + 4 * (size_t)left, 4 * (size_t)width);
+    }
+  }
+  return 0;
+}
+
 static int generate(VipsRegion *region, void *seq, void *a, void *b, gboolean *stop) {
   (void)seq;
   (void)b;
   (void)stop;
   TcPngReader *r = a;
   VipsRect *want = &region->valid;
-  int result = -1;
   g_mutex_lock(&r->lock);
-  if (open_stream(r))
-    goto done;
-  if ((uint32_t)want->top < r->next_row && rewind_stream(r))
-    goto done;
-  if ((uint32_t)want->top > r->next_row && jump_towards(r, (uint32_t)want->top))
-    goto done;
-  while (r->next_row < (uint32_t)want->top)
-    if (!next_row(r))
-      goto done;
-  int whole = want->left == 0 && (uint32_t)want->width == r->width;
-  for (int y = 0; y < want->height; y++) {
-    const uint8_t *row = next_row(r);
-    if (!row)
-      goto done;
-    if (past_palette(r, row)) {
-      vips_error("pngload", "row %d names a colour past the palette's %d entries: the file is damaged", want->top + y,
-                 r->palette_size);
-      goto done;
-    }
-    uint8_t *out = VIPS_REGION_ADDR(region, want->left, want->top + y);
-    if (whole) {
-      expand(r, row, 0, r->width, out);
-    } else {
-      expand(r, row, 0, r->width, r->scratch);
-      memcpy(out, r->scratch + 4 * (size_t)want->left, 4 * (size_t)want->width);
-    }
-  }
-  result = 0;
-done:
+  int result = read_rows(r, (uint32_t)want->top, (uint32_t)want->height, (uint32_t)want->left, (uint32_t)want->width,
+                         VIPS_REGION_ADDR(region, want->left, want->top), VIPS_REGION_LSKIP(region));
   g_mutex_unlock(&r->lock);
   return result;
+}
+
+int tc_png_fetch(VipsImage *image, int top, int count, unsigned char *out) {
+  TcPngReader *r = g_object_get_data(G_OBJECT(image), "tc-png-reader");
+  if (!r)
+    return 0;
+  if (top < 0 || count < 0 || (uint64_t)top + (uint64_t)count > r->height) {
+    vips_error("pngload", "rows %d to %d are outside the image", top, top + count);
+    return -1;
+  }
+  if (tc_cancel_requested()) {
+    vips_error("tilecut", "interrupted");
+    return -1;
+  }
+  g_mutex_lock(&r->lock);
+  int result = read_rows(r, (uint32_t)top, (uint32_t)count, 0, r->width, out, 4 * (size_t)r->width);
+  g_mutex_unlock(&r->lock);
+  return result < 0 ? -1 : 1;
 }
 
 int tc_png_scan(VipsImage *image, TcPngRows rows, void *context) {

@@ -198,4 +198,54 @@ struct PNGReaderMarkTests {
     let made = try whole.map("crop") { tc_crop($0, &$1, 0, 0, 600, 1800) }
     #expect(scan(made).status == 0)
   }
+
+  @Test("rows fetched straight from the reader (no libvips region) are a region's: down, from a mark, back up, other colour types")
+  func fetchedStraight() throws {
+    try Vips.start()
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let rgba = dir + "/tall.png"
+    _ = try tallPNG(rgba, width: 700, height: 1600, seed: 5)
+    let grey = dir + "/grey-alpha.png"
+    try testImage(width: 300, height: 700).write(to: grey, as: .greyAlpha)
+    var png = PNGBuilder(width: 90, height: 40, colour: 3, depth: 4, palette: (0..<48).map { UInt8($0 * 5) })
+    png.filters = [0, 1, 2, 3, 4]
+    let palette = try writeFile(png.file(rows: png.samples(seed: 4).map { $0.map { $0 & 0xEE } }), dir, "palette.png")
+    for path in [rgba, grey, palette] {
+      guard case .success(let reference) = libvipsDecode(path) else {
+        Issue.record("libvips does not decode \(path)")
+        continue
+      }
+      let stride = reference.width * 4
+      func expected(_ top: Int, _ count: Int) -> [UInt8] { Array(reference.pixels[(top * stride)..<((top + count) * stride)]) }
+      func fetched(_ image: VipsImageHandle, _ top: Int, _ count: Int) throws -> [UInt8] {
+        let region = try #require(vips_region_new(image.pointer))
+        defer { g_object_unref(region) }
+        var out = [UInt8](repeating: 0, count: stride * count)
+        try out.withUnsafeMutableBufferPointer {
+          try fetchRows(region, width: image.width, top: top, count: count, into: $0.baseAddress!, source: path)
+        }
+        return out
+      }
+      // a whole read first, so that the tall file's second reader may start at a mark
+      #expect(scan(try readerImage(path)).status == 1)
+      let jumps = tc_png_mark_jumps()
+      let image = try readerImage(path)
+      let h = reference.height
+      for (top, count) in [(h * 2 / 3, h / 6), (h * 2 / 3 + h / 6, h - h * 2 / 3 - h / 6), (1, 3), (0, h)] {
+        #expect(try fetched(image, top, count) == expected(top, count), "\(path) rows \(top) + \(count)")
+      }
+      if path == rgba { #expect(tc_png_mark_jumps() > jumps) }
+      // the same rows through libvips' region after the straight reads
+      #expect(try rows(image, top: 7, count: 5) == expected(7, 5))
+      // rows past the end are refused in one line
+      var one = [UInt8](repeating: 0, count: stride * 2)
+      #expect(one.withUnsafeMutableBufferPointer { tc_png_fetch(image.pointer, Int32(h - 1), 2, $0.baseAddress) } == -1)
+    }
+    // an image made from the reader's is not the reader's own: fetched through libvips
+    let whole = try readerImage(rgba)
+    let made = try whole.map("crop") { tc_crop($0, &$1, 0, 0, 700, 1600) }
+    var out = [UInt8](repeating: 0, count: 700 * 4)
+    #expect(out.withUnsafeMutableBufferPointer { tc_png_fetch(made.pointer, 0, 1, $0.baseAddress) } == 0)
+  }
 }

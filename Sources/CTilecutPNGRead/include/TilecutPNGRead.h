@@ -30,6 +30,13 @@ typedef int (*TcPngRows)(void *context, const unsigned char *rows, unsigned top,
  * an error (said in libvips' error buffer). */
 int tc_png_scan(struct _VipsImage *image, TcPngRows rows, void *context);
 
+/* Rows [top, top + count) of an image tc_png_open made (itself, not an image made from
+ * it), whole, RGBA8, into `out` (4 × width bytes a row), decoded as libvips would ask
+ * for them but without its region between (one copy of each row fewer). Returns 1
+ * when the rows were read, 0 when `image` is not one this reader made (fetch them
+ * through libvips), -1 on an error (said in libvips' error buffer). */
+int tc_png_fetch(struct _VipsImage *image, int top, int count, unsigned char *out);
+
 /* How many times a reader of this process started at a mark another reader of
  * the same file left (rows far down a PNG read without inflating those above
  * them again; TilecutPNGRead.c says how), for tests. */
