@@ -133,8 +133,11 @@ extension BuildJob {
   /// copy; for MBTiles and PMTiles the tile's bytes read from the previous output's
   /// file of its floor and size, put into the new one (which takes its digest as for a
   /// rendered tile). A cell outside them that had no tile is counted blank again.
-  /// Returns how many were carried.
-  func carryOver(_ plan: TileJobPlan, previous: Manifest, dirty: CellSet, store: any TileStore, ledger: RenderLedger) throws -> Int {
+  /// Returns how many were carried. `inPlace` (the store keeps its tiles where they
+  /// are, `DirectoryTileStore.keepTiles()`): each is counted, not linked.
+  func carryOver(
+    _ plan: TileJobPlan, previous: Manifest, dirty: CellSet, store: any TileStore, ledger: RenderLedger, inPlace: Bool = false
+  ) throws -> Int {
     guard let staging = store.stagingPath else { throw TilecutError.output(path: store.path, reason: "the store was not begun") }
     // the previous archives, opened once, by floor and tile size
     let archives = base.output.store == .directory ? nil : try StoreReader(store.path)
@@ -178,9 +181,17 @@ extension BuildJob {
           let relative = plan.template.path(floor: key.floor, tileSize: key.tileSize, tile: tile)
           let source = store.path + "/" + relative
           let target = staging + "/" + relative
+          var st = stat()
+          if inPlace {
+            guard stat(source, &st) == 0 else {
+              throw TilecutError.output(path: source, reason: "is listed in the manifest but gone; run again with --force")
+            }
+            ledger.carried(key, tile, bytes: Int(st.st_size))
+            carried += 1
+            continue
+          }
           let folder = (target as NSString).deletingLastPathComponent
           try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-          var st = stat()
           guard stat(source, &st) == 0 else {
             throw TilecutError.output(path: source, reason: "is listed in the manifest but gone; run again with --force")
           }
@@ -196,6 +207,18 @@ extension BuildJob {
       }
     }
     return carried
+  }
+
+  /// Whether carrying every clean cell of `plan` over (none dirty) gives exactly the
+  /// previous output's tiles: the same levels, each over the same cells.
+  static func keepsEveryTile(_ plan: TileJobPlan, previous: Manifest) -> Bool {
+    let cells = cells(plan.plans)
+    guard previous.levels.count == cells.count else { return false }
+    return previous.levels.allSatisfy { level in
+      guard let range = cells[LevelKey(floor: level.floor, tileSize: level.tileSize, zoom: level.zoom)] else { return false }
+      return level.xRange == [range.xRange.lowerBound, range.xRange.upperBound]
+        && level.yRange == [range.yRange.lowerBound, range.yRange.upperBound]
+    }
   }
 
   /// The previous archives' tiles must be those tilecut wrote before any is carried:

@@ -114,12 +114,20 @@ extension BuildJob {
     {
       printer.info("\(store.path): \(reason): every floor is rebuilt")
     }
+    // only a source's file changed, not its pixels, and the tiles are all the previous
+    // output's: they stay where they are, and the commit replaces only the manifest
+    var inPlace = false
+    if let incremental, incremental.changed.isEmpty, incremental.dirty.count == 0, !base.output.preview,
+      let previous = store.existingManifest, let directory = store as? DirectoryTileStore, Self.keepsEveryTile(plan, previous: previous)
+    {
+      inPlace = directory.keepTiles()
+    }
     let progress = ProgressTracker(plan: plan, printer: printer, planned: incremental.map { Self.incrementalCells(plan, $0) })
     let ledger = RenderLedger(onTile: { key, _ in progress.tileDone(key) })
     progress.start(jobs: pool.jobs)
     do {
       if let incremental, let previous = store.existingManifest {
-        let carried = try carryOver(plan, previous: previous, dirty: incremental.dirty, store: store, ledger: ledger)
+        let carried = try carryOver(plan, previous: previous, dirty: incremental.dirty, store: store, ledger: ledger, inPlace: inPlace)
         var only = plan
         only.settings.only = incremental.dirty
         // each layer read only in the strips its dirty cells need, the clean part of its

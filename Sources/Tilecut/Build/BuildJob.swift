@@ -238,11 +238,13 @@ public struct BuildJob {
         var sources = [FloorResolver.floorSource(floor, name, header, crop: crop)]
         let placementOptions = try placementOptions(spec)
         // the placement's warnings (GDAL's, a swapped coordinate) said of this floor; its
-        // other lines the build says itself, below
+        // other lines the build says itself, below (so they are not even made here)
         let layerName = Self.layerName(building.id, floor)
-        let placementPrinter = Printer(sink: { [printer] line in
-          if line.hasPrefix("warning: ") { printer.warning("\(layerName): " + line.dropFirst("warning: ".count)) }
-        })
+        let placementPrinter = Printer(
+          verbosity: .quiet,
+          sink: { [printer] line in
+            if line.hasPrefix("warning: ") { printer.warning("\(layerName): " + line.dropFirst("warning: ".count)) }
+          })
         let placement = try located(spec.mark, building, spec) {
           try placementOptions.resolve(floors: &sources, pyramid: base.pyramid, printer: placementPrinter)
         }[0]
@@ -264,10 +266,13 @@ public struct BuildJob {
         }
         let mapping = try ProjectedMapping.forPlacement(placement)
         let floorPlan = try PyramidPlanner.plan(floor: floor, source: described, placement: placement, request: request, mapping: mapping)
-        printer.info(
-          "\(building.id) "
-            + PlacementOptions.describe(placement, floor: floor, width: described.width, height: described.height)
-            + ", zooms \(floorPlan.zooms.map { "\($0.min)-\($0.max)" } ?? "-")")
+        // the line names the nearest place (the gazetteer, read on first use): not made when --quiet drops it
+        if printer.verbosity == .normal {
+          printer.info(
+            "\(building.id) "
+              + PlacementOptions.describe(placement, floor: floor, width: described.width, height: described.height)
+              + ", zooms \(floorPlan.zooms.map { "\($0.min)-\($0.max)" } ?? "-")")
+        }
         var settings = runSettings
         let colors = try Self.layerColors(spec, of: building, in: project)
         settings.knockout = colors.knockout ?? settings.knockout

@@ -27,6 +27,10 @@ struct ChangeList: Equatable {
   /// What a store's staged output changes against the output it replaces.
   static func compute(store: any TileStore, manifest: Manifest, previous: Manifest?) throws -> ChangeList {
     guard let staging = store.stagingPath else { throw TilecutError.output(path: store.path, reason: "the store was not begun") }
+    // tiles kept in place are the previous output's very files: none modified
+    if (store as? DirectoryTileStore)?.keepsTiles == true {
+      return try compute(manifest: manifest, bytes: { _ in Data() }, previous: previous, previousBytes: { _ in Data() })
+    }
     return try compute(staging: staging, manifest: manifest, previousRoot: store.path, previous: previous)
   }
 

@@ -172,7 +172,9 @@ public struct PlacementOptions: Sendable, Codable {
         placements[i].note = (placements[i].note.map { $0 + "; " } ?? "") + turned
       }
     }
-    for (floor, placement) in zip(floors, placements) where placement.method != .raster {
+    // the line names where the plan lies (the gazetteer, read on first use): not made
+    // when --quiet drops it
+    for (floor, placement) in zip(floors, placements) where placement.method != .raster && printer.verbosity == .normal {
       printer.info(Self.describe(placement, floor: floor.floor, width: floor.description.width, height: floor.description.height))
     }
     return placements

@@ -43,6 +43,8 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
     var noted: Int32 = -1
     /// The output directory inspected, held open until the swap.
     var hold: OutputHold?
+    /// See `keepsTiles`.
+    var keepsTiles = false
   }
 
   /// What `inspect()` found at the output path.
@@ -82,8 +84,64 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
   /// Each tile's SHA-256 as it was put, for the content version.
   let digests: TileDigests?
 
+  /// The previous output's tiles as `checkTilesUnchanged` hashed them: each one's
+  /// SHA-256 and the file it was read from (device, inode, size, modification time).
+  /// A tile carried over by a link is that very file: its digest is taken from here,
+  /// not read and hashed a second time, while the file is still the one hashed.
+  private let previous = Mutex<[TileDigests.Key: PreviousTile]>([:])
+
+  struct PreviousTile {
+    var digest: TileDigests.Raw
+    var file: FileStamp
+  }
+
+  /// What tells a file from any other and from itself rewritten.
+  struct FileStamp: Equatable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var seconds: Int
+    var nanoseconds: Int
+
+    init(_ st: stat) {
+      device = UInt64(st.st_dev)
+      inode = UInt64(st.st_ino)
+      size = Int64(st.st_size)
+      #if os(Linux)
+        seconds = Int(st.st_mtim.tv_sec)
+        nanoseconds = Int(st.st_mtim.tv_nsec)
+      #else
+        seconds = Int(st.st_mtimespec.tv_sec)
+        nanoseconds = Int(st.st_mtimespec.tv_nsec)
+      #endif
+    }
+
+    /// The stamp of the file at `path`, not followed; nil unless a regular file.
+    init?(path: String) {
+      var st = stat()
+      guard lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
+      self.init(st)
+    }
+  }
+
+  /// Set by `keepTiles()`: the run leaves every tile file where it is (they are the
+  /// previous output's, unchanged), stages only the manifest, and the commit replaces
+  /// only the manifest.
+  public var keepsTiles: Bool { state.withLock { $0.keepsTiles } }
+
   public func stagedDigest(floor: Floor, tileSize: Int, tile: TileCoordinate) -> String? {
-    digests?.hex(floor: floor, tileSize: tileSize, tile: tile)
+    if let hex = digests?.hex(floor: floor, tileSize: tileSize, tile: tile) { return hex }
+    return previousDigest(floor: floor, tileSize: tileSize, tile: tile)
+  }
+
+  /// The SHA-256 the tile check took of the previous output's file that is now this
+  /// run's tile (linked into staging, or kept in place), while it is still that file.
+  func previousDigest(floor: Floor, tileSize: Int, tile: TileCoordinate) -> String? {
+    guard let template, let root = keepsTiles ? path : stagingPath,
+      let known = previous.withLock({ $0[TileDigests.Key(floor: floor, tileSize: tileSize, tile: tile)] }),
+      let now = FileStamp(path: root + "/" + template.path(floor: floor, tileSize: tileSize, tile: tile)), now == known.file
+    else { return nil }
+    return known.digest.hex
   }
 
   var url: URL { URL(fileURLWithPath: path) }
@@ -188,6 +246,27 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
     }
   }
 
+  /// After `begin()`, for a run whose tiles are exactly the previous output's (a source
+  /// saved again with the same pixels): nothing is staged but the manifest, and
+  /// `commit()` replaces the output's manifest alone, in one rename, instead of
+  /// swapping in a tree of links to the same files. Only for an output that exists,
+  /// is tilecut's and holds no file besides its tiles and manifest, on a file system
+  /// that links (the previous manifest is linked into staging, to be put back if the
+  /// output is found replaced after the rename); false otherwise, and nothing changes.
+  /// After true, the caller must put no tile and no file but the manifest.
+  public func keepTiles() -> Bool {
+    guard let found = state.withLock({ $0.inspection }), found.existed, found.manifest != nil, found.storeFilesPresent.isEmpty,
+      (found.manifest?.storeFiles ?? []).isEmpty,
+      let (home, name, hold) = state.withLock({ s in s.stagingName.flatMap { n in s.hold.map { (s.home, n, $0) } } }), home >= 0,
+      linkat(hold.directory, Manifest.fileName, home, name + "/" + Self.previousManifest, 0) == 0
+    else { return false }
+    state.withLock { $0.keepsTiles = true }
+    return true
+  }
+
+  /// Where `keepTiles()` keeps the previous manifest in staging until the commit.
+  static let previousManifest = ".previous-" + Manifest.fileName
+
   /// Before a run replaces the previous output, its tiles must be the bytes tilecut
   /// wrote, as its store files must match their digests: a tile someone changed is
   /// theirs, and stops the run like a foreign file. A level whose files are all there
@@ -207,10 +286,16 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
           "holds a tile whose bytes differ from those tilecut wrote (recorded in \(Manifest.fileName)); tilecut replaces only outputs it wrote: restore or delete the changed tile (a missing tile is made again), or move the output away"
       )
     }
+    var hashed: [TileDigests.Key: PreviousTile] = [:]
+    defer { previous.withLock { $0 = hashed } }
     let tileDigest = { (floor: Floor, size: Int, tile: TileCoordinate) throws -> String in
       let file = self.path + "/" + template.path(floor: floor, tileSize: size, tile: tile)
-      guard let bytes = Self.regularFileBytes(file) else { throw refusal(file) }
-      return SHA256Digest.hex(bytes)
+      guard let (bytes, st) = Self.regularFile(file) else { throw refusal(file) }
+      let hex = SHA256Digest.hex(bytes)
+      if let raw = TileDigests.Raw(hex: hex) {
+        hashed[TileDigests.Key(floor: floor, tileSize: size, tile: tile)] = PreviousTile(digest: raw, file: FileStamp(st))
+      }
+      return hex
     }
     var complete = true
     var everyLevelDigested = true
@@ -238,8 +323,9 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
     if try manifest.contentDigests(hash: { SHA256Digest.hex($0) }, digest: tileDigest).version != recorded { throw refusal(path) }
   }
 
-  /// The bytes of a regular file, without following a final link; nil otherwise.
-  static func regularFileBytes(_ file: String) -> [UInt8]? {
+  /// The bytes of a regular file and its status as it was read, without following a
+  /// final link; nil otherwise.
+  static func regularFile(_ file: String) -> (bytes: [UInt8], status: stat)? {
     let fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
     guard fd >= 0 else { return nil }
     defer { close(fd) }
@@ -253,7 +339,7 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
       guard n > 0 else { return nil }
       done += n
     }
-    return bytes
+    return (bytes, st)
   }
 
   public func write(_ bytes: [UInt8], to relativePath: String) throws {
@@ -282,7 +368,7 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
 
   public func stagedTile(floor: Floor, tileSize: Int, tile: TileCoordinate) throws -> [UInt8] {
     guard let template, let staging = stagingPath else { throw TilecutError.output(path: path, reason: "the store was not begun") }
-    let file = staging + "/" + template.path(floor: floor, tileSize: tileSize, tile: tile)
+    let file = (keepsTiles ? path : staging) + "/" + template.path(floor: floor, tileSize: tileSize, tile: tile)
     guard let data = FileManager.default.contents(atPath: file) else {
       throw TilecutError.output(path: file, reason: "cannot be read back")
     }
@@ -332,6 +418,10 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
     else {
       throw TilecutError.output(path: path, reason: "was created or replaced during the run; it was left as it is")
     }
+    if state.withLock({ $0.keepsTiles }), let hold {
+      try commitManifest(staging: staging, hold: hold)
+      return
+    }
     // from here staging becomes the output, and the output's old tree takes staging's
     // name: nothing the fatal-signal handler may remove
     forgetStaging()
@@ -350,6 +440,28 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
       $0.home = -1
       $0.hold = nil
     }
+  }
+
+  /// `keepTiles()`: the staged manifest takes the place of the output's, in the very
+  /// directory inspected (renamed into the folder held open), in one step. The
+  /// previous manifest is kept under staging until the output is found still at its
+  /// path, and put back otherwise; staging is then removed.
+  private func commitManifest(staging: String, hold: OutputHold) throws {
+    guard let (home, name) = state.withLock({ s in s.stagingName.map { (s.home, $0) } }), home >= 0 else {
+      throw TilecutError.output(path: path, reason: "the store was not begun")
+    }
+    OutputHold.runBeforeSwap(path)
+    guard hold.isHeld(at: path) else { throw TilecutError.output(path: path, reason: "was replaced during the run; it was left as it is") }
+    guard renameat(home, name + "/" + Manifest.fileName, hold.directory, Manifest.fileName) == 0 else {
+      throw Self.failure(path, "cannot move the new manifest in", errno)
+    }
+    guard let now = Self.identity(path), now == hold.identity else {
+      // another directory is at the output's path now: the one held gets its manifest back
+      _ = renameat(home, name + "/" + Self.previousManifest, hold.directory, Manifest.fileName)
+      throw TilecutError.output(path: path, reason: "was replaced during the run; it was left as it is")
+    }
+    // staging (its marker, the previous manifest's link) goes as a dropped run's does
+    abort()
   }
 
   /// Nothing existed: publish without ever replacing what may have appeared since.

@@ -48,7 +48,10 @@ public enum CoordinateOrder: Sendable {
 /// where tilecut reads lat,lon, or the other way round).
 public enum SwapCheck {
   public static func warning(latitude: Double, longitude: Double, option: String, order: CoordinateOrder) -> String? {
-    guard abs(longitude) <= WebMercator.maxLatitude, let own = Gazetteer.locate(latitude: latitude, longitude: longitude), own.atSea,
+    // a point on a country's outline is not at sea (`GazetteerLocation.atSea`): the
+    // usual case, told without reading the places (every run places its plans)
+    guard abs(longitude) <= WebMercator.maxLatitude, Gazetteer.country(latitude: latitude, longitude: longitude) == nil,
+      let own = Gazetteer.locate(latitude: latitude, longitude: longitude), own.atSea,
       let swapped = Gazetteer.locate(latitude: longitude, longitude: latitude), !swapped.atSea
     else { return nil }
     let typed = order == .latLon ? "LAT,LON" : "LON,LAT"
