@@ -53,6 +53,9 @@ func runTool(
   let out = Pipe()
   process.standardError = err
   process.standardOutput = out
+  // the run's end is an event to wait on, not a state to poll
+  let ended = DispatchSemaphore(value: 0)
+  process.terminationHandler = { _ in ended.signal() }
   try process.run()
   let captured = Mutex<(err: Data, out: Data)>((Data(), Data()))
   let group = DispatchGroup()
@@ -84,14 +87,20 @@ func runTool(
   }
   let deadline = Date().addingTimeInterval(timeout)
   var stagingSeen = false
-  while process.isRunning && Date() < deadline {
-    if let watchStaging, !stagingSeen {
-      let entries = (try? FileManager.default.contentsOfDirectory(atPath: watchStaging)) ?? []
-      stagingSeen = entries.contains { $0.contains(".tilecut-staging-") }
+  var finished = false
+  if let watchStaging {
+    // a staging folder is seen only by looking while the run lasts
+    while !finished && Date() < deadline {
+      if !stagingSeen {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: watchStaging)) ?? []
+        stagingSeen = entries.contains { $0.contains(".tilecut-staging-") }
+      }
+      finished = ended.wait(timeout: .now() + 0.002) == .success
     }
-    Thread.sleep(forTimeInterval: watchStaging == nil ? 0.02 : 0.002)
+  } else {
+    finished = ended.wait(timeout: .now() + max(0, deadline.timeIntervalSinceNow)) == .success
   }
-  if process.isRunning {
+  if !finished && process.isRunning {
     process.terminate()
     Issue.record("timed out: \(args)")
   }
