@@ -213,7 +213,7 @@ struct HostileNumbersTests {
     let failures = Mutex<[String]>([])
     let worst = Mutex<(kb: Int, what: String)>((0, ""))
     let limitKB = 1_500_000
-    DispatchQueue.concurrentPerform(iterations: workers) { w in
+    onThreads(workers) { w in
       let home = dir + "/w\(w)"
       try? FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
       func check(_ args: [String], _ r: ProbeResult, _ label: String) {
