@@ -53,6 +53,9 @@ func runTool(
   let out = Pipe()
   process.standardError = err
   process.standardOutput = out
+  // the run's end is an event to wait on, not a state to poll
+  let ended = DispatchSemaphore(value: 0)
+  process.terminationHandler = { _ in ended.signal() }
   try process.run()
   let captured = Mutex<(err: Data, out: Data)>((Data(), Data()))
   let group = DispatchGroup()
@@ -84,14 +87,20 @@ func runTool(
   }
   let deadline = Date().addingTimeInterval(timeout)
   var stagingSeen = false
-  while process.isRunning && Date() < deadline {
-    if let watchStaging, !stagingSeen {
-      let entries = (try? FileManager.default.contentsOfDirectory(atPath: watchStaging)) ?? []
-      stagingSeen = entries.contains { $0.contains(".tilecut-staging-") }
+  var finished = false
+  if let watchStaging {
+    // a staging folder is seen only by looking while the run lasts
+    while !finished && Date() < deadline {
+      if !stagingSeen {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: watchStaging)) ?? []
+        stagingSeen = entries.contains { $0.contains(".tilecut-staging-") }
+      }
+      finished = ended.wait(timeout: .now() + 0.002) == .success
     }
-    Thread.sleep(forTimeInterval: watchStaging == nil ? 0.02 : 0.002)
+  } else {
+    finished = ended.wait(timeout: .now() + max(0, deadline.timeIntervalSinceNow)) == .success
   }
-  if process.isRunning {
+  if !finished && process.isRunning {
     process.terminate()
     Issue.record("timed out: \(args)")
   }
@@ -136,6 +145,38 @@ struct Corpus {
   func cleanup() { try? FileManager.default.removeItem(atPath: dir) }
 }
 
+/// Corpora shared by the cases of one parameterized test in a serialized suite, where
+/// each case is a run that must be refused without touching the output. Each case
+/// asserts (`expectClean`) that the output is still byte for byte the one made, and that
+/// nothing was left beside it, so the next case starts from what a fresh corpus holds:
+/// the same check, one setup run instead of one per case. The last case removes it.
+enum SharedCorpus {
+  private static let made = Mutex<[String: (corpus: Corpus, left: Int)]>([:])
+
+  /// The corpus named `name`, made on its first use; `uses` is the number of cases.
+  static func take(_ name: String, uses: Int) throws -> Corpus {
+    try made.withLock { made in
+      if let entry = made[name] { return entry.corpus }
+      let corpus = try Corpus(name)
+      made[name] = (corpus, uses)
+      return corpus
+    }
+  }
+
+  /// One case is done with `name`'s corpus; after the last, it is removed.
+  static func release(_ name: String) {
+    made.withLock { made in
+      guard let entry = made[name] else { return }
+      if entry.left > 1 {
+        made[name] = (entry.corpus, entry.left - 1)
+      } else {
+        entry.corpus.cleanup()
+        made[name] = nil
+      }
+    }
+  }
+}
+
 /// A PNG of just a signature and an IHDR claiming `width` × `height`, then a token IDAT.
 func pngHeader(width: UInt32, height: UInt32) -> Data {
   func be(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 255), UInt8(v >> 8 & 255), UInt8(v & 255)] }
@@ -160,6 +201,18 @@ func pngHeader(width: UInt32, height: UInt32) -> Data {
 
 @Suite("bad input never loses data", .serialized)
 struct BadInputTests {
+  static let badValueCases: [([String], String)] = [
+    (["--bounds", "51.6,-0.1,51.5,0"], "--bounds"), (["--bounds", "91,0,92,1"], "--bounds"),
+    (["--bounds", "151.20,-33.87,151.21,-33.86"], "swap"), (["--min-zoom", "-1"], "--min-zoom"), (["--max-zoom", "31"], "--max-zoom"),
+    (["--min-zoom", "6", "--max-zoom", "3"], "--min-zoom"), (["--tile-size", "300"], "--tile-size"),
+    (["--name", "L{floor}_{z}_{y}.png"], "--name"), (["--name", "../{z}_{x}_{y}.png"], "--name"), (["--name", "/tmp/{z}_{x}_{y}.png"], "--name"),
+    (["--gcp", "0,0,51.5,-0.1"], "--gcp"), (["--gcp", "0,0,51.5,-0.1", "--gcp", "10,10,51.5,-0.1", "--gcp", "20,20,51.5,-0.1"], "--gcp"),
+    (["--center", "51.5,-0.1", "--meters-per-pixel", "0"], "--meters-per-pixel"), (["--center", "51.5,-0.1"], "--meters-per-pixel"),
+    (["--bounds", "1,2,3,4", "--center", "1,2", "--meters-per-pixel", "1"], "--bounds"), (["--shard", "0/3"], "--shard"),
+    (["--jobs", "0"], "--jobs"), (["--bounds", "x,y,z,w"], "--bounds"),
+    (["--name", "a\u{1}b/{size}/{z}_{x}_{y}.png"], "control character"),
+  ]
+
   @Test("unreadable inputs: missing, a directory, empty, truncated, not an image")
   func unreadableInputs() throws {
     let c = try Corpus()
@@ -233,21 +286,11 @@ struct BadInputTests {
   }
 
   @Test(
-    "bad option values are usage errors naming the option",
-    arguments: [
-      (["--bounds", "51.6,-0.1,51.5,0"], "--bounds"), (["--bounds", "91,0,92,1"], "--bounds"),
-      (["--bounds", "151.20,-33.87,151.21,-33.86"], "swap"), (["--min-zoom", "-1"], "--min-zoom"), (["--max-zoom", "31"], "--max-zoom"),
-      (["--min-zoom", "6", "--max-zoom", "3"], "--min-zoom"), (["--tile-size", "300"], "--tile-size"),
-      (["--name", "L{floor}_{z}_{y}.png"], "--name"), (["--name", "../{z}_{x}_{y}.png"], "--name"), (["--name", "/tmp/{z}_{x}_{y}.png"], "--name"),
-      (["--gcp", "0,0,51.5,-0.1"], "--gcp"), (["--gcp", "0,0,51.5,-0.1", "--gcp", "10,10,51.5,-0.1", "--gcp", "20,20,51.5,-0.1"], "--gcp"),
-      (["--center", "51.5,-0.1", "--meters-per-pixel", "0"], "--meters-per-pixel"), (["--center", "51.5,-0.1"], "--meters-per-pixel"),
-      (["--bounds", "1,2,3,4", "--center", "1,2", "--meters-per-pixel", "1"], "--bounds"), (["--shard", "0/3"], "--shard"),
-      (["--jobs", "0"], "--jobs"), (["--bounds", "x,y,z,w"], "--bounds"),
-      (["--name", "a\u{1}b/{size}/{z}_{x}_{y}.png"], "control character"),
-    ])
+    "bad option values are usage errors naming the option", arguments: Self.badValueCases)
   func badValues(extra: [String], mentions: String) throws {
-    let c = try Corpus()
-    defer { c.cleanup() }
+    // one corpus for the cases (SharedCorpus says why that checks the same)
+    let c = try SharedCorpus.take(#function, uses: Self.badValueCases.count)
+    defer { SharedCorpus.release(#function) }
     c.expectClean(try runTool([c.path("good.png"), "-o", c.path("out"), "--force"] + extra), status: 2, mentions: mentions)
   }
 

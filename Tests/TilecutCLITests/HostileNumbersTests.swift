@@ -151,16 +151,17 @@ func fastestBinary() throws -> String {
 
 @Suite("hostile numbers never trap (issue 13, item 4)", .serialized)
 struct HostileNumbersTests {
-  @Test(
-    "hostile options are usage errors naming the option",
-    arguments: [
-      ["--jobs", "99999999999999"], ["--jobs", "0"], ["--rotation", "6e307"], ["--rotation", "nan"],
-      ["--floors", "2", "--first-floor", "9223372036854775807"],
-      ["--floors", "99999999"], ["--min-zoom", "31"], ["--max-pixels", "0"], ["--shard", "1/9223372036854775807"], ["--meters-per-pixel", "inf"],
-    ])
+  static let hostileOptionCases = [
+    ["--jobs", "99999999999999"], ["--jobs", "0"], ["--rotation", "6e307"], ["--rotation", "nan"],
+    ["--floors", "2", "--first-floor", "9223372036854775807"],
+    ["--floors", "99999999"], ["--min-zoom", "31"], ["--max-pixels", "0"], ["--shard", "1/9223372036854775807"], ["--meters-per-pixel", "inf"],
+  ]
+
+  @Test("hostile options are usage errors naming the option", arguments: Self.hostileOptionCases)
   func hostileOptions(extra: [String]) throws {
-    let c = try Corpus()
-    defer { c.cleanup() }
+    // one corpus for the cases (SharedCorpus says why that checks the same)
+    let c = try SharedCorpus.take(#function, uses: Self.hostileOptionCases.count)
+    defer { SharedCorpus.release(#function) }
     var args = [c.path("good.png"), "-o", c.path("out"), "--force"] + extra
     if extra.contains("--rotation") || extra.contains("--meters-per-pixel") {
       args += ["--center", "51.5,-0.1"] + (extra.contains("--meters-per-pixel") ? [] : ["--meters-per-pixel", "0.1"])
@@ -213,7 +214,7 @@ struct HostileNumbersTests {
     let failures = Mutex<[String]>([])
     let worst = Mutex<(kb: Int, what: String)>((0, ""))
     let limitKB = 1_500_000
-    DispatchQueue.concurrentPerform(iterations: workers) { w in
+    onThreads(workers) { w in
       let home = dir + "/w\(w)"
       try? FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
       func check(_ args: [String], _ r: ProbeResult, _ label: String) {

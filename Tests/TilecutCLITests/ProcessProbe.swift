@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import TilecutCore
 
@@ -35,20 +36,36 @@ func probe(_ program: String, _ args: [String], timeout: Double = 30) -> ProbeRe
   }
   var status: Int32 = 0
   var usage = rusage()
-  let deadline = Date().addingTimeInterval(timeout)
-  var timedOut = false
-  while true {
-    let r = wait4(pid, &status, WNOHANG, &usage)
-    if r == pid { break }
-    if Date() > deadline && !timedOut {
-      timedOut = true
-      kill(pid, SIGKILL)
+  // The child's end is waited for, not polled: waitid(WNOWAIT) blocks until it has
+  // exited and leaves it unreaped, so the watchdog that kills it after `timeout` can
+  // never signal a reused pid; wait4 then reaps it and gives its peak memory.
+  let watchdog = ProbeWatchdog()
+  let child = pid
+  let killer = DispatchWorkItem {
+    watchdog.lock.withLock {
+      if !watchdog.exited {
+        watchdog.timedOut = true
+        kill(child, SIGKILL)
+      }
     }
-    usleep(2_000)
   }
+  DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
+  var info = siginfo_t()
+  while waitid(P_PID, id_t(child), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR {}
+  watchdog.lock.withLock { watchdog.exited = true }
+  killer.cancel()
+  while wait4(child, &status, 0, &usage) < 0 && errno == EINTR {}
+  let timedOut = watchdog.lock.withLock { watchdog.timedOut }
   let err = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
   let signalled = (status & 0x7f) != 0 && (status & 0x7f) != 0x7f
   return ProbeResult(
     status: signalled ? -1 : (status >> 8) & 0xff, signal: signalled ? status & 0x7f : 0, maxResidentKB: usage.ru_maxrss,
     stderr: err, timedOut: timedOut)
+}
+
+/// Whether a probed child has exited, and whether its watchdog killed it (under `lock`).
+private final class ProbeWatchdog: @unchecked Sendable {
+  let lock = NSLock()
+  var exited = false
+  var timedOut = false
 }
