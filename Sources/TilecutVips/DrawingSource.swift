@@ -161,7 +161,11 @@ public enum DrawingSource {
 
   /// Reads a drawing's extent and units: the header of a source whose pixels are
   /// `DrawingFrame.groundMetersPerPixel` of ground (a drawing unit a metre when unitless).
-  static func header(path: String, format: SourceFormat, maxPixels: Int, maxMemory: Int) throws -> SourceHeader {
+  /// `units`: the drawing's units as `--drawing-units` gives them, which win over its
+  /// `$INSUNITS` (the frame, its margin and `--max-pixels` are then in those units).
+  static func header(
+    path: String, format: SourceFormat, maxPixels: Int, maxMemory: Int, units given: (meters: Double, name: String)? = nil
+  ) throws -> SourceHeader {
     var head = [UInt8](repeating: 0, count: 8)
     if format == .dwg {
       let n = (try? FileHandle(forReadingFrom: URL(fileURLWithPath: path)).read(upToCount: 8)).map { Array($0) } ?? []
@@ -198,7 +202,7 @@ public enum DrawingSource {
       let hiddenNote = hidden > 0 ? " (\(hidden) of its \(features) entities lie on layers that are off or frozen)" : ""
       throw TilecutError.invalidInput(path: path, reason: "draws nothing in model space\(hiddenNote)")
     }
-    let unit: (meters: Double, name: String)? = format == .dxf ? insunits(path: path).flatMap { Self.unit(insunits: $0) } : nil
+    let unit: (meters: Double, name: String)? = given ?? (format == .dxf ? insunits(path: path).flatMap { Self.unit(insunits: $0) } : nil)
     let metersPerUnit = unit?.meters ?? 1
     let unitsPerPixel = DrawingFrame.groundMetersPerPixel / metersPerUnit
     // a margin, so that strokes on the extent are drawn whole

@@ -73,7 +73,11 @@ public enum SourceImage {
   /// (never a FIFO or device, which could block), of an allowed format by its bytes,
   /// read by that format's own loader.
   /// `maxMemory`: bytes a decoder may hold for the whole image at once (`DecodeBudget`).
-  public static func header(of input: InputName, maxPixels: Int, maxMemory: Int = DecodeBudget.defaultBytes) throws -> SourceHeader {
+  /// `drawingUnits`: a CAD drawing's units as `--drawing-units` gives them (metres in one
+  /// unit, and its name), over the drawing's own `$INSUNITS`.
+  public static func header(
+    of input: InputName, maxPixels: Int, maxMemory: Int = DecodeBudget.defaultBytes, drawingUnits: (meters: Double, name: String)? = nil
+  ) throws -> SourceHeader {
     try Vips.start()
     let path = input.path
     var st = stat()
@@ -102,7 +106,7 @@ public enum SourceImage {
     var format = try SourceFormat.detect(path: path)
     if format.isDrawing {
       if let page = input.page, page > 0 { throw pastTheEnd(path: path, pages: 1, page: page) }
-      return try DrawingSource.header(path: path, format: format, maxPixels: maxPixels, maxMemory: maxMemory)
+      return try DrawingSource.header(path: path, format: format, maxPixels: maxPixels, maxMemory: maxMemory, units: drawingUnits)
     }
     // what the header declares against the bytes that are there, before a loader allocates
     try InputCheck.check(path: path, page: input.page, format: format, maxBytes: maxMemory)

@@ -5,13 +5,15 @@ import TilecutVips
 /// A project file's `drawingUnits:` and `layers:` keys, as `--drawing-units` and `--layers`.
 @Suite("project file: a drawing's units and layers")
 struct ProjectDrawingKeysTests {
-  /// A unitless R12 DXF: a black (ACI 7) line on WALLS, a red (ACI 1) one on NOTES, 10 × 5 units.
-  func writeDrawing(_ dir: String) throws {
+  /// A unitless R12 DXF: a black (ACI 7) line on WALLS, a red (ACI 1) one on NOTES,
+  /// `size` × `size` / 2 units.
+  func writeDrawing(_ dir: String, size: Int = 10) throws {
+    let (w, h) = (String(size), String(size / 2))
     let pairs = [
       "0", "SECTION", "2", "TABLES", "0", "TABLE", "2", "LAYER", "70", "2", "0", "LAYER", "2", "WALLS", "70", "0", "62", "7", "6",
       "CONTINUOUS", "0", "LAYER", "2", "NOTES", "70", "0", "62", "1", "6", "CONTINUOUS", "0", "ENDTAB", "0", "ENDSEC", "0", "SECTION",
-      "2", "ENTITIES", "0", "LINE", "8", "WALLS", "10", "0", "20", "0", "11", "10", "21", "5", "0", "LINE", "8", "NOTES", "10", "0", "20",
-      "5", "11", "10", "21", "0", "0", "ENDSEC", "0", "EOF",
+      "2", "ENTITIES", "0", "LINE", "8", "WALLS", "10", "0", "20", "0", "11", w, "21", h, "0", "LINE", "8", "NOTES", "10", "0", "20",
+      h, "11", w, "21", "0", "0", "ENDSEC", "0", "EOF",
     ]
     try Data(pairs.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dir + "/plan.dxf"))
   }
@@ -66,7 +68,9 @@ struct ProjectDrawingKeysTests {
   func drawingUnits() throws {
     let dir = try scratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    try writeDrawing(dir)
+    // the frame's margin is 1 % of the drawing's side and at least 2 pixels of 5 cm on
+    // the ground: 1000 units, 10 m in centimetres, keep it 1 % in both units
+    try writeDrawing(dir, size: 1000)
     let metres = try footprintWidth(try project(dir, units: "m", layers: "[WALLS]"))
     let centimetres = try footprintWidth(try project(dir, units: "cm", layers: "[WALLS]"))
     #expect(abs(metres / centimetres - 100) < 0.5, "\(metres) against \(centimetres)")

@@ -218,8 +218,11 @@ public struct BuildJob {
           name.floor = floor
         }
         let venueOptions = try venueOptions(spec, name: name)
+        // a drawing's `drawingUnits` frame it (the floor's options are checked below)
+        let drawingUnits = (try? placementOptions(spec))?.drawingUnits
         let header = try located(spec.mark, building, spec) {
-          try FloorResolver.sourceHeader(of: name, maxPixels: base.run.maxPixels, maxMemory: base.run.maxMemory, venue: venueOptions)
+          try FloorResolver.sourceHeader(
+            of: name, maxPixels: base.run.maxPixels, maxMemory: base.run.maxMemory, venue: venueOptions, drawingUnits: drawingUnits)
         }
         var crop: PixelRect?
         if let band = spec.band {

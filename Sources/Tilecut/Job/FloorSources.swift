@@ -12,7 +12,8 @@ public struct FloorSource: Sendable {
 /// Turns the inputs and `--floors` into one source per floor.
 package enum FloorResolver {
   static func resolve(
-    inputs: [String], options: FloorOptions, maxPixels: Int, maxMemory: Int = DecodeBudget.defaultBytes, maxZoom: Int? = nil
+    inputs: [String], options: FloorOptions, maxPixels: Int, maxMemory: Int = DecodeBudget.defaultBytes, maxZoom: Int? = nil,
+    drawingUnits: DrawingUnit? = nil
   ) throws -> [FloorSource] {
     guard !inputs.isEmpty else { throw TilecutError.invalidOption(option: "INPUT", reason: "give at least one image to tile") }
     let names = try inputs.map { try InputName(parsing: $0) }
@@ -32,7 +33,7 @@ package enum FloorResolver {
           option: "--floors", reason: "\(n) floors but \(names.count) inputs; give one input per floor, or one input with --floors")
       }
       for (i, name) in names.enumerated() {
-        let header = try sourceHeader(of: name, maxPixels: maxPixels, maxMemory: maxMemory)
+        let header = try sourceHeader(of: name, maxPixels: maxPixels, maxMemory: maxMemory, drawingUnits: drawingUnits)
         if header.pages > 1 && name.page == nil {
           throw TilecutError.invalidInput(
             path: name.path, reason: "has \(header.pages) pages; with several inputs name the page, e.g. '\(name.path)[page=0]'")
@@ -42,7 +43,7 @@ package enum FloorResolver {
       return out
     }
     let name = names[0]
-    let header = try sourceHeader(of: name, maxPixels: maxPixels, maxMemory: maxMemory)
+    let header = try sourceHeader(of: name, maxPixels: maxPixels, maxMemory: maxMemory, drawingUnits: drawingUnits)
     let n = options.floors ?? 1
     if n == 1 { return [floorSource(try options.floor(0), name, header, crop: nil)] }
     if name.page == nil && header.pages > 1 {
@@ -51,7 +52,7 @@ package enum FloorResolver {
       }
       for page in 0..<n {
         let pageName = InputName(path: name.path, page: page)
-        let pageHeader = try sourceHeader(of: pageName, maxPixels: maxPixels, maxMemory: maxMemory)
+        let pageHeader = try sourceHeader(of: pageName, maxPixels: maxPixels, maxMemory: maxMemory, drawingUnits: drawingUnits)
         out.append(floorSource(try options.floor(page), pageName, pageHeader, crop: nil))
       }
       return out
@@ -77,11 +78,15 @@ package enum FloorResolver {
   }
 
   /// An input's header: a tile store's raster (`TileStoreSource`), else the image's.
-  /// `venue`: a project floor's `language` and `venueStyle`, for an IMDF venue.
-  static func sourceHeader(of name: InputName, maxPixels: Int, maxMemory: Int, venue: FloorOptions? = nil) throws -> SourceHeader {
+  /// `venue`: a project floor's `language` and `venueStyle`, for an IMDF venue;
+  /// `drawingUnits`: `--drawing-units`, for a CAD drawing.
+  static func sourceHeader(
+    of name: InputName, maxPixels: Int, maxMemory: Int, venue: FloorOptions? = nil, drawingUnits: DrawingUnit? = nil
+  ) throws -> SourceHeader {
     if let header = try VenueSource.header(of: name, options: venue, maxPixels: maxPixels, maxMemory: maxMemory) { return header }
     if let header = try TileStoreSource.header(of: name, maxPixels: maxPixels, maxMemory: maxMemory) { return header }
-    return try SourceImage.header(of: name, maxPixels: maxPixels, maxMemory: maxMemory)
+    return try SourceImage.header(
+      of: name, maxPixels: maxPixels, maxMemory: maxMemory, drawingUnits: drawingUnits.map { ($0.meters, $0.name) })
   }
 
   static func floorSource(_ floor: Floor, _ name: InputName, _ header: SourceHeader, crop: PixelRect?) -> FloorSource {

@@ -83,7 +83,8 @@ public struct TileJob {
 
   package func plan() throws -> TileJobPlan {
     var floorSources = try FloorResolver.resolve(
-      inputs: inputs, options: floors, maxPixels: run.maxPixels, maxMemory: run.maxMemory, maxZoom: pyramid.maxZoom)
+      inputs: inputs, options: floors, maxPixels: run.maxPixels, maxMemory: run.maxMemory, maxZoom: pyramid.maxZoom,
+      drawingUnits: placement.drawingUnits)
     if let split = FloorResolver.splitDescription(floorSources) { printer.info(split) }
     try encoding.checkTransparency(floorSources.map(\.input))
     let sizes = pyramid.tileSizes
