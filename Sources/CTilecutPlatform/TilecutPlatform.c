@@ -153,6 +153,16 @@ int tc_file_identity(const char *path, char *buffer, size_t length) {
   return n > 0 && (size_t)n < length ? 0 : -1;
 }
 
+long long tc_stat_mtime_nanoseconds(const void *stat_buffer) {
+  const struct stat *st = stat_buffer;
+#if defined(__APPLE__)
+  struct timespec m = st->st_mtimespec;
+#else
+  struct timespec m = st->st_mtim;
+#endif
+  return (long long)m.tv_sec * 1000000000LL + (long long)m.tv_nsec;
+}
+
 int tc_has_mount_table(void) {
 #if defined(__linux__)
   return access("/proc/self/mountinfo", R_OK) == 0;

@@ -20,6 +20,7 @@ extern "C" {
  *   tc_lower_thread_priority setpriority(PRIO_PROCESS, 0) (per thread)  nothing
  *   tc_on_signal         sigaction (glibc's field names)  sigaction (Darwin's)
  *   tc_file_identity     st_mtim, st_ctim                 st_mtimespec, st_ctimespec
+ *   tc_stat_mtime_nanoseconds st_mtim                     st_mtimespec
  *   tc_has_mount_table   /proc/self/mountinfo             none (no bind mounts)
  *   tc_capture_library_stderr pipe, dup2, a pthread, sigaction  the same
  *   tc_library_stopped   getdents64 (raw), unlinkat       staging left for the next run
@@ -67,6 +68,11 @@ int tc_on_signal(int sig, void (*handler)(int));
  * text in `buffer`. Returns 0, or -1 when the file cannot be stat'ed or the text
  * does not fit. */
 int tc_file_identity(const char *path, char *buffer, size_t length);
+
+/* The modification time of a `struct stat` that `stat_buffer` points to, in
+ * nanoseconds since the epoch (a void pointer, so that this header needs no
+ * <sys/stat.h>). */
+long long tc_stat_mtime_nanoseconds(const void *stat_buffer);
 
 /* 1 where the kernel lists its mounts in /proc/self/mountinfo (Linux: a bind mount
  * keeps the device number, so the table is the only way to see it), else 0. */

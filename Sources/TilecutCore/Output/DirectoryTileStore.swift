@@ -107,13 +107,9 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
       device = UInt64(st.st_dev)
       inode = UInt64(st.st_ino)
       size = Int64(st.st_size)
-      #if os(Linux)
-        seconds = Int(st.st_mtim.tv_sec)
-        nanoseconds = Int(st.st_mtim.tv_nsec)
-      #else
-        seconds = Int(st.st_mtimespec.tv_sec)
-        nanoseconds = Int(st.st_mtimespec.tv_nsec)
-      #endif
+      let modified = withUnsafePointer(to: st) { tc_stat_mtime_nanoseconds($0) }
+      seconds = Int(modified / 1_000_000_000)
+      nanoseconds = Int(modified % 1_000_000_000)
     }
 
     /// The stamp of the file at `path`, not followed; nil unless a regular file.
