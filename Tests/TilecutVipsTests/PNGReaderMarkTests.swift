@@ -48,6 +48,19 @@ private func scan(_ image: VipsImageHandle) -> (status: Int32, rows: ScanRows) {
   return (status, got)
 }
 
+/// Three PNGs in `dir` of the colour types the reader takes: a tall RGBA8 one
+/// (`tallPNG`), grey + alpha, and a 4-bit palette with every row filter.
+private func colourTypes(_ dir: String, width: Int, height: Int, seed: UInt32 = 1) throws -> (rgba: String, all: [String]) {
+  let rgba = dir + "/tall.png"
+  _ = try tallPNG(rgba, width: width, height: height, seed: seed)
+  let grey = dir + "/grey-alpha.png"
+  try testImage(width: 300, height: 700).write(to: grey, as: .greyAlpha)
+  var png = PNGBuilder(width: 90, height: 40, colour: 3, depth: 4, palette: (0..<48).map { UInt8($0 * 5) })
+  png.filters = [0, 1, 2, 3, 4]
+  let palette = try writeFile(png.file(rows: png.samples(seed: 4).map { $0.map { $0 & 0xEE } }), dir, "palette.png")
+  return (rgba, [rgba, grey, palette])
+}
+
 /// A plan-like picture with noise, tall enough for the reader to leave marks (more
 /// rows than two of its 2 MB batches), written compressed by libvips.
 private func tallPNG(_ path: String, width: Int = 1024, height: Int = 1500, seed: UInt32 = 1) throws -> RGBAImage {
@@ -167,14 +180,8 @@ struct PNGReaderMarkTests {
     try Vips.start()
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let rgba = dir + "/tall.png"
-    _ = try tallPNG(rgba, width: 600, height: 1800)
-    let grey = dir + "/grey-alpha.png"
-    try testImage(width: 300, height: 700).write(to: grey, as: .greyAlpha)
-    var png = PNGBuilder(width: 90, height: 40, colour: 3, depth: 4, palette: (0..<48).map { UInt8($0 * 5) })
-    png.filters = [0, 1, 2, 3, 4]
-    let palette = try writeFile(png.file(rows: png.samples(seed: 4).map { $0.map { $0 & 0xEE } }), dir, "palette.png")
-    for path in [rgba, grey, palette] {
+    let (rgba, paths) = try colourTypes(dir, width: 600, height: 1800)
+    for path in paths {
       guard case .success(let reference) = libvipsDecode(path) else {
         Issue.record("libvips does not decode \(path)")
         continue
@@ -204,14 +211,8 @@ struct PNGReaderMarkTests {
     try Vips.start()
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let rgba = dir + "/tall.png"
-    _ = try tallPNG(rgba, width: 700, height: 1600, seed: 5)
-    let grey = dir + "/grey-alpha.png"
-    try testImage(width: 300, height: 700).write(to: grey, as: .greyAlpha)
-    var png = PNGBuilder(width: 90, height: 40, colour: 3, depth: 4, palette: (0..<48).map { UInt8($0 * 5) })
-    png.filters = [0, 1, 2, 3, 4]
-    let palette = try writeFile(png.file(rows: png.samples(seed: 4).map { $0.map { $0 & 0xEE } }), dir, "palette.png")
-    for path in [rgba, grey, palette] {
+    let (rgba, paths) = try colourTypes(dir, width: 700, height: 1600, seed: 5)
+    for path in paths {
       guard case .success(let reference) = libvipsDecode(path) else {
         Issue.record("libvips does not decode \(path)")
         continue
