@@ -7,21 +7,37 @@ import Foundation
 /// mostly waits on child processes, this keeps `count` of them in flight.
 func onThreads(_ count: Int, _ body: (Int) -> Void) {
   withoutActuallyEscaping(body) { body in
-    let shared = UncheckedBody(body)
+    // The threads reach `body` through a box that is emptied once they have all
+    // returned: a Thread keeps its own block (and what it captured) until Foundation
+    // lets go of it, which may be after `wait()`, and `withoutActuallyEscaping`
+    // traps if the closure is still referenced when it returns.
+    let box = BodyBox(body)
     let group = DispatchGroup()
     for index in 0..<count {
       group.enter()
       Thread {
-        shared.body(index)
+        box.call(index)
         group.leave()
       }.start()
     }
     group.wait()
+    box.empty()
   }
 }
 
-/// A closure handed to other threads by `onThreads`, which joins them before it returns.
-private struct UncheckedBody: @unchecked Sendable {
-  let body: (Int) -> Void
+/// A closure handed to other threads by `onThreads`, which joins them before it empties
+/// the box.
+private final class BodyBox: @unchecked Sendable {
+  private let lock = NSLock()
+  private var body: ((Int) -> Void)?
+
   init(_ body: @escaping (Int) -> Void) { self.body = body }
+
+  /// Calls the closure; the reference taken for the call is released before it returns.
+  func call(_ index: Int) {
+    let body = lock.withLock { self.body }
+    body?(index)
+  }
+
+  func empty() { lock.withLock { body = nil } }
 }
