@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import TilecutFixtures
+import TilecutVips
 
 @testable import Tilecut
 @testable import TilecutCore
@@ -27,6 +28,20 @@ private func stagingLeft(_ dir: String) -> [String] {
   ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).filter { $0.contains(".tilecut-staging") }
 }
 
+/// The 900 × 700 rooms plan as floor 1 of an `areaProject` (and the 300 × 200 one as
+/// floor 2 with `secondFloor`), built once: the plan (to save again or edit), the
+/// project file and the output folder.
+private func builtRooms(
+  _ dir: String, rotation: Int = 12, secondFloor: Bool = false, extra: String = ""
+) throws -> (plan: RGBAImage, file: String, out: String) {
+  let plan = roomsPicture(width: 900, height: 700)
+  try plan.writePNG(to: dir + "/a.png")
+  if secondFloor { try roomsPicture(width: 300, height: 200, step: 40).writePNG(to: dir + "/b.png") }
+  let file = try areaProject(dir, rotation: rotation, secondFloor: secondFloor, extra: extra)
+  _ = try buildSaying(file)
+  return (plan, file, dir + "/tiles")
+}
+
 /// Issue 42: a rebuild whose source changed its bytes but not its pixels replaces the
 /// manifest alone, and a rebuild's carried tiles are not hashed a second time.
 @Suite("build command, tiles kept in place")
@@ -37,12 +52,7 @@ struct IncrementalInPlaceTests {
   func samePixelsInPlace() throws {
     let dir = try scratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let a = roomsPicture(width: 900, height: 700)
-    try a.writePNG(to: dir + "/a.png")
-    try roomsPicture(width: 300, height: 200, step: 40).writePNG(to: dir + "/b.png")
-    let file = try areaProject(dir)
-    _ = try buildSaying(file)
-    let out = dir + "/tiles"
+    let (a, file, out) = try builtRooms(dir, secondFloor: true)
     let before = entryStamps(out)
     let tiles = snapshot(out).filter { $0.key != Manifest.fileName }
     let previousManifest = try #require(FileManager.default.contents(atPath: out + "/" + Manifest.fileName))
@@ -75,11 +85,7 @@ struct IncrementalInPlaceTests {
   func tamperedTileRefused() throws {
     let dir = try scratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let a = roomsPicture(width: 900, height: 700)
-    try a.writePNG(to: dir + "/a.png")
-    let file = try areaProject(dir, secondFloor: false)
-    _ = try buildSaying(file)
-    let out = dir + "/tiles"
+    let (a, file, out) = try builtRooms(dir)
     let manifest = try #require(FileManager.default.contents(atPath: out + "/" + Manifest.fileName))
     let name = try #require(filesBelow(out).filter { $0.hasSuffix(".png") }.sorted().last)
     var bytes = try #require(FileManager.default.contents(atPath: out + "/" + name))
@@ -100,11 +106,7 @@ struct IncrementalInPlaceTests {
   func userFolderAtManifestSwap() throws {
     let dir = try scratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let a = roomsPicture(width: 900, height: 700)
-    try a.writePNG(to: dir + "/a.png")
-    let file = try areaProject(dir, secondFloor: false)
-    _ = try buildSaying(file)
-    let out = dir + "/tiles"
+    let (a, file, out) = try builtRooms(dir)
     let manifest = try #require(FileManager.default.contents(atPath: out + "/" + Manifest.fileName))
     try a.writePNG(to: dir + "/a.png[compression=9]")
     let hooked = Mutex<Int>(0)
@@ -131,11 +133,7 @@ struct IncrementalInPlaceTests {
   func samePixelsWithPreview() throws {
     let dir = try scratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let a = roomsPicture(width: 900, height: 700)
-    try a.writePNG(to: dir + "/a.png")
-    let file = try areaProject(dir, secondFloor: false, extra: "preview: true")
-    _ = try buildSaying(file)
-    let out = dir + "/tiles"
+    let (a, file, out) = try builtRooms(dir, extra: "preview: true")
     let tiles = snapshot(out).filter { $0.key != Manifest.fileName && $0.key != "preview.html" }
     try a.writePNG(to: dir + "/a.png[compression=9]")
     let lines = try buildSaying(file)
@@ -152,10 +150,9 @@ struct IncrementalInPlaceTests {
   func editManifestIsAFullBuilds() throws {
     let dir = try scratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    var a = roomsPicture(width: 900, height: 700)
-    try a.writePNG(to: dir + "/a.png")
-    let file = try areaProject(dir, rotation: 0, secondFloor: false)
-    _ = try buildSaying(file)
+    let built = try builtRooms(dir, rotation: 0)
+    var a = built.plan
+    let (file, out) = (built.file, built.out)
     for y in 300..<320 {
       for x in 400..<430 { a.pixels[(y * a.width + x) * 4] = 200 }
     }
@@ -164,7 +161,6 @@ struct IncrementalInPlaceTests {
     let (rendered, total) = try rerendered(lines)
     // some tiles carried over, so that their digests are the tile check's
     #expect(rendered > 0 && rendered < total, "\(lines)")
-    let out = dir + "/tiles"
     let incremental = try #require(FileManager.default.contents(atPath: out + "/" + Manifest.fileName))
     try BuildJob.run(BuildRequest(file: file, overrides: BuildOverrides(quiet: true, force: true))) { _ in }
     #expect(FileManager.default.contents(atPath: out + "/" + Manifest.fileName) == incremental)
