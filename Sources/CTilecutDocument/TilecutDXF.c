@@ -2,6 +2,7 @@
 #include "TilecutBands.h"
 #include <vips/vips.h>
 #include "TilecutDrawing.h"
+#include "TilecutDXFWipeout.h"
 #include "TilecutGDAL.h"
 
 #include <cairo.h>
@@ -431,11 +432,14 @@ static void place_columns(const tc_drawing *d, cairo_t *cr, const tc_drawing_ite
  * cells glued into words where nothing breaks them; lines filled word by word up to
  * the width and as high as their highest cell, the cells on its bottom (\A: its
  * middle or top); lines 1.667 times their height (times the spacing factor) apart.
- * Heights (\H), width factors (\W) and oblique angles (\Q) hold to the end of their
- * braces; the other codes (fonts, colours, strokes) change nothing drawn here. */
+ * Heights (\H), width factors (\W), oblique angles (\Q) and colours (\C an ACI, 7
+ * drawn dark as the note's own colour is, 0 and 256 the note's own; \c a true colour,
+ * its bytes blue, green, red) hold to the end of their braces; the other codes (fonts,
+ * strokes) change nothing drawn here. */
 
 typedef struct {
   double cap, wf, oblique;
+  uint8_t rgba[4]; /* its colour */
   int valign; /* 0 bottom, 1 middle, 2 top */
   int align;  /* its paragraph's: 0 left (justified too), 1 centred, 2 right */
 } TcRichStyle;
@@ -717,6 +721,23 @@ static void rich_parse(const char *s, const TcRichStyle *base, double unit, TcRi
         int factor = 0;
         size_t n = rich_number(p, cmd != 'Q' && cmd != 'C' && cmd != 'c', &v, &factor);
         p += n;
+        if (n && (cmd == 'C' || cmd == 'c') && fabs(v) < 1e9) {
+          long value = lround(v);
+          uint8_t rgb[3];
+          if (cmd == 'C' && (value == 0 || value == 256)) {
+            memcpy(style.rgba, base->rgba, 3);
+          } else if (cmd == 'C' && value >= 1 && value <= 255) {
+            tc_aci_rgb((int)value, rgb);
+            memcpy(style.rgba, rgb, 3);
+          } else if (cmd == 'c') {
+            style.rgba[0] = (uint8_t)(value & 0xFF);
+            style.rgba[1] = (uint8_t)((value >> 8) & 0xFF);
+            style.rgba[2] = (uint8_t)((value >> 16) & 0xFF);
+          }
+          /* white (ACI 7) drawn dark, as the note's own colour is */
+          if (style.rgba[0] == 255 && style.rgba[1] == 255 && style.rgba[2] == 255)
+            style.rgba[0] = style.rgba[1] = style.rgba[2] = 0;
+        }
         if (n && cmd == 'H') {
           double cap = factor ? style.cap * fabs(v) : fabs(v) * unit;
           style.cap = fmin(fmax(cap, base->cap * 1e-3), base->cap * 1e3);
@@ -812,6 +833,7 @@ static double rich_show(cairo_t *cr, const char *s, const TcRichStyle *st, doubl
   cairo_text_extents_t e;
   cairo_text_extents(cr, s, &e);
   if (mode == 1 && *s) {
+    source(cr, st->rgba);
     cairo_move_to(cr, 0, 0);
     cairo_show_text(cr, s);
   } else if (mode == 2 && (e.width > 0 || e.height > 0)) {
@@ -832,7 +854,7 @@ static double rich_show(cairo_t *cr, const char *s, const TcRichStyle *st, doubl
 }
 
 /* A fraction's divider from (x0, y0) to (x1, y1), a pixel wide, drawn or measured. */
-static void rich_rule(cairo_t *cr, double x0, double y0, double x1, double y1, int mode, double *box) {
+static void rich_rule(cairo_t *cr, const TcRichStyle *st, double x0, double y0, double x1, double y1, int mode, double *box) {
   if (mode == 2) {
     double points[2][2] = {{x0, y0}, {x1, y1}};
     for (int c = 0; c < 2; c++) {
@@ -845,6 +867,7 @@ static void rich_rule(cairo_t *cr, double x0, double y0, double x1, double y1, i
     return;
   }
   cairo_save(cr);
+  source(cr, st->rgba);
   cairo_new_path(cr);
   cairo_move_to(cr, x0, y0);
   cairo_line_to(cr, x1, y1);
@@ -899,6 +922,7 @@ static void place_rich(const tc_drawing_item *item, const char *content, cairo_t
   TcRichText t = {0};
   int align = item->anchor >= 10 ? item->anchor - 10 : (item->anchor - 1) % 3;
   TcRichStyle base = {.cap = cap, .wf = 1, .oblique = 0, .valign = 0, .align = align};
+  memcpy(base.rgba, item->rgba, 4);
   rich_parse(decoded, &base, unit * (item->code_scale > 0 ? item->code_scale : 1), &t);
   free(decoded);
   TcRichLine *lines = NULL;
@@ -1068,13 +1092,13 @@ static void place_rich(const tc_drawing_item *item, const char *content, cairo_t
           rich_show(cr, t.words + c->text, &c->style, cap_ratio, x, top + cap_height, mode, box);
           rich_show(cr, t.words + c->text2, &c->style, cap_ratio, x + c->width - c->bottom_width, bottom, mode, box);
           double delta = fmin(c->width, c->height) / 2, cx = x + c->top_width, cy = top + cap_height;
-          rich_rule(cr, cx - delta, cy + delta, cx + delta, cy - delta, mode, box);
+          rich_rule(cr, &c->style, cx - delta, cy + delta, cx + delta, cy - delta, mode, box);
         } else {
           double centre = x + c->width / 2;
           rich_show(cr, t.words + c->text, &c->style, cap_ratio, centre - c->top_width / 2, top + cap_height, mode, box);
           rich_show(cr, t.words + c->text2, &c->style, cap_ratio, centre - c->bottom_width / 2, bottom, mode, box);
           if (c->stacking == '/')
-            rich_rule(cr, x, top + c->height / 2, x + c->width, top + c->height / 2, mode, box);
+            rich_rule(cr, &c->style, x, top + c->height / 2, x + c->width, top + c->height / 2, mode, box);
         }
       }
       i = j;

@@ -87,7 +87,8 @@ static int has_column_data(const char *path) {
   int found = n >= 18 && memcmp(map, "AutoCAD Binary DXF", 18) != 0 &&
               (memmem(map, n, "Embedded Object", 15) || memmem(map, n, "ACAD_MTEXT_COLUMN_INFO", 22) ||
                memmem(map, n, "\\H", 2) || memmem(map, n, "\\S", 2) || memmem(map, n, "\\W", 2) ||
-               memmem(map, n, "\\Q", 2) || memmem(map, n, "\\p", 2));
+               memmem(map, n, "\\Q", 2) || memmem(map, n, "\\p", 2) || memmem(map, n, "\\C", 2) ||
+               memmem(map, n, "\\c", 2));
   munmap(map, n);
   return found;
 }
@@ -162,7 +163,8 @@ static int whole_text_height(const char *t, double *height, double *factor) {
 }
 
 /* Whether `t` holds inline codes GDAL 3.6 loses and ezdxf draws: a stacked fraction
- * (\S), a width factor (\W), an oblique angle (\Q), a paragraph's alignment (\p..q),
+ * (\S), a width factor (\W), an oblique angle (\Q), a colour (\C, \c), a
+ * paragraph's alignment (\p..q),
  * or a \H that is not one height for all of it (whole_text_height). */
 static int needs_rich(const char *t) {
   int heights = 0;
@@ -170,7 +172,7 @@ static int needs_rich(const char *t) {
     if (*p != '\\' || !p[1])
       continue;
     char c = p[1];
-    if (c == 'S' || c == 'W' || c == 'Q')
+    if (c == 'S' || c == 'W' || c == 'Q' || c == 'C' || c == 'c')
       return 1;
     /* a paragraph's alignment (\pxqc;) */
     if (c == 'p') {

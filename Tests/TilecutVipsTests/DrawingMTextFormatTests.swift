@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+import TilecutCore
+import TilecutFixtures
+
+@testable import TilecutVips
+
+/// The pixels of `image` whose colour `matches` (RGB, alpha over white).
+private func count(_ image: RGBAImage, _ matches: (Int, Int, Int) -> Bool) -> Int {
+  var n = 0
+  for i in stride(from: 0, to: image.pixels.count, by: 4) {
+    let a = Int(image.pixels[i + 3])
+    let over = { (c: UInt8) in Int(c) * a / 255 + 255 - a }
+    if matches(over(image.pixels[i]), over(image.pixels[i + 1]), over(image.pixels[i + 2])) { n += 1 }
+  }
+  return n
+}
+
+/// Writes the DXF `script` makes (its first argument the path) and returns its path in
+/// a new temporary folder, which `body` may use.
+private func withScriptedDXF<T>(_ name: String, _ script: String, _ body: (String) throws -> T) throws -> T {
+  let dir = NSTemporaryDirectory() + "tilecut-dxf-\(name)-\(UUID().uuidString.prefix(8))"
+  try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+  defer { try? FileManager.default.removeItem(atPath: dir) }
+  let path = dir + "/\(name).dxf"
+  let written = try runPython(script, [path])
+  try #require(written.status == 0, "ezdxf could not write \(name)")
+  return try body(path)
+}
+
+@Suite(
+  "DXF MTEXT colours, paragraphs and strokes against ezdxf", .serialized,
+  .enabled(if: ezdxfAvailable, "python3 with ezdxf and matplotlib is missing (make test-deps)"))
+struct DrawingMTextFormatTests {
+  /// Words coloured in mid-note by an ACI (\C1; red, \C5; blue, \C7; drawn dark) and
+  /// by a true colour (\c33023;, AutoCAD's BGR order: orange 255,128,0), in braces and
+  /// not, and \C256; back to the note's own colour (green, its layer's): GDAL 3.6
+  /// drops the codes and draws the whole note in its own colour; ezdxf draws each word
+  /// in its colour (seen: no red, blue or orange pixel without them).
+  @Test("colour changes inside an MTEXT are drawn in their colours, as ezdxf draws them")
+  func colours() throws {
+    let script = """
+      import ezdxf, sys
+      doc = ezdxf.new("R2010")
+      doc.header["$INSUNITS"] = 4
+      doc.layers.add("NOTES", color=3)
+      msp = doc.modelspace()
+      msp.add_lwpolyline([(0, 0), (6000, 0), (6000, 3000), (0, 3000)], close=True)
+      notes = [
+          ("Plain \\\\C1;red words {\\\\C5;blue} and \\\\c33023;orange\\\\C256; back to green", (200, 2800)),
+          ("{\\\\C1;RED} {\\\\C7;dark} {\\\\c33023;ORANGE} green \\\\C5;BLUE BLUE", (200, 1800)),
+      ]
+      for text, point in notes:
+          msp.add_mtext(text, dxfattribs={"char_height": 150, "insert": point, "width": 5600, "layer": "NOTES"})
+      doc.saveas(sys.argv[1])
+      """
+    try withScriptedDXF("mtext-colours", script) { path in
+      let (image, _, _) = try renderDrawing(path, columns: 1000)
+      let red = count(image) { r, g, b in r > 200 && g < 60 && b < 60 }
+      let blue = count(image) { r, g, b in b > 200 && r < 60 && g < 60 }
+      let orange = count(image) { r, g, b in r > 200 && g > 90 && g < 170 && b < 60 }
+      let green = count(image) { r, g, b in g > 200 && r < 60 && b < 60 }
+      print("MTEXT colours: red \(red), blue \(blue), orange \(orange), green \(green) pixels")
+      #expect(red > 200 && blue > 200 && orange > 200 && green > 200, "red \(red), blue \(blue), orange \(orange), green \(green)")
+      let result = try compareWithEzdxf(path, columns: 1000)
+      print("MTEXT colours: recall \(result.recall), precision \(result.precision), text recall \(result.textRecall), shift \(result.shift)")
+      #expect(result.recall >= 0.95 && result.precision >= 0.95 && result.textRecall >= 0.95, "\(result)")
+      #expect(result.shift == [0, 0], "\(result)")
+    }
+  }
+}
