@@ -173,8 +173,8 @@ static int whole_text_height(const char *t, double *height, double *factor) {
 
 /* Whether `t` holds inline codes GDAL 3.6 loses and ezdxf draws: a stacked fraction
  * (\S), a width factor (\W), an oblique angle (\Q), a colour (\C, \c), a
- * paragraph's alignment (\p..q),
- * or a \H that is not one height for all of it (whole_text_height). */
+ * paragraph's alignment, indents or tab stops (\p..q, \p..i, l, r, t), or a \H
+ * that is not one height for all of it (whole_text_height). */
 static int needs_rich(const char *t) {
   int heights = 0;
   for (const char *p = t; *p; p++) {
@@ -183,12 +183,12 @@ static int needs_rich(const char *t) {
     char c = p[1];
     if (c == 'S' || c == 'W' || c == 'Q' || c == 'C' || c == 'c')
       return 1;
-    /* a paragraph's alignment (\pxqc;) */
+    /* a paragraph's alignment (\pxqc;), indents (\pi, \pl, \pr) or tab stops (\pt) */
     if (c == 'p') {
       const char *semi = strchr(p, ';');
-      const char *q = strchr(p, 'q');
-      if (q && (!semi || q < semi))
-        return 1;
+      for (const char *q = p + 2; *q && (!semi || q < semi); q++)
+        if (strchr("qilrt", *q))
+          return 1;
     }
     if (c == 'H')
       heights = 1;

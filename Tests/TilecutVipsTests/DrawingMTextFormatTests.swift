@@ -99,4 +99,37 @@ struct DrawingMTextFormatTests {
     #expect(result.recall >= 0.95 && result.precision >= 0.95 && result.textRecall >= 0.95, "\(result)")
     #expect(result.shift == [0, 0], "\(result)")
   }
+
+  /// Paragraphs justified (\pqj;, each line but the last spread to the width), centred
+  /// and set right within a note anchored elsewhere, indented (\pi-2,l3,r1;: a first
+  /// line hanging out of the others, in units of the note's height), with tab stops
+  /// (\pt8,c20,r30;, tabs written ^I) and tabs at the default stops (every 4 times the
+  /// note's height) in a justified note, as ezdxf lays them out. (A note with tabs and
+  /// no code ezdxf draws as plain text, its tabs as matplotlib draws them.) Seen
+  /// 0.922/0.911/0.892 when justified notes were set left, indents and stops ignored.
+  @Test("justified, indented and tabbed paragraphs are laid out as ezdxf lays them out")
+  func paragraphs() throws {
+    let result = try compareScripted(
+      "mtext-paragraphs", columns: 1000,
+      script: """
+        import ezdxf, sys
+        doc = ezdxf.new("R2010")
+        doc.header["$INSUNITS"] = 4
+        msp = doc.modelspace()
+        msp.add_lwpolyline([(0, 0), (6000, 0), (6000, 4000), (0, 4000)], close=True)
+        notes = [
+            ("\\\\pxqj;justified text that wraps over several lines of the note so that the spaces grow wide between its words\\\\Pthe last line not", 80, (200, 3800), 2500, 1),
+            ("\\\\pxi-2,l3,r1;an indented paragraph with a hanging first line that wraps around a few times here\\\\P\\\\pi0,l0,r0;and one that is not", 80, (3200, 3800), 2500, 1),
+            ("\\\\pqc;centred lines in a note anchored left and wrapped\\\\P\\\\pqr;lines set right in the same note, wrapped too", 80, (200, 2600), 2000, 1),
+            ("\\\\pxt8,c20,r30;A^IB^ICC^IDDD\\\\Pxx^Iyyyy^Izz^Iw", 80, (3200, 2600), 3000, 1),
+            ("\\\\pxqj;default stops^Ia^Ibb^Iccc and words to wrap^Iat the width, justified", 80, (3200, 1400), 2500, 1),
+        ]
+        for text, height, point, width, attachment in notes:
+            msp.add_mtext(text, dxfattribs={"char_height": height, "insert": point, "width": width, "attachment_point": attachment})
+        doc.saveas(sys.argv[1])
+        """)
+    print("MTEXT paragraphs: recall \(result.recall), precision \(result.precision), text recall \(result.textRecall), shift \(result.shift)")
+    #expect(result.recall >= 0.95 && result.precision >= 0.95 && result.textRecall >= 0.95, "\(result)")
+    #expect(result.shift == [0, 0], "\(result)")
+  }
 }
