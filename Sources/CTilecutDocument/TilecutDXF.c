@@ -437,12 +437,16 @@ static void place_columns(const tc_drawing *d, cairo_t *cr, const tc_drawing_ite
  * stops, then the default ones) as ezdxf's paragraphs are.
  * Heights (\H), width factors (\W), oblique angles (\Q) and colours (\C an ACI, 7
  * drawn dark as the note's own colour is, 0 and 256 the note's own; \c a true colour,
- * its bytes blue, green, red) hold to the end of their braces; the other codes (fonts,
- * strokes) change nothing drawn here. */
+ * its bytes blue, green, red) and strokes (\L \l under, \O \o over, \K \k through
+ * its words, a line a fifth of their height from them) hold to the end of their
+ * braces; fonts change nothing drawn here. */
 
 typedef struct {
   double cap, wf, oblique;
   uint8_t rgba[4]; /* its colour */
+  /* 1 underlined (\L), 2 struck through (\K), 4 overlined (\O); 8 its strokes run
+   * on over the spaces after it (while a stroke is on, as ezdxf's parser has it) */
+  uint8_t stroke;
   int valign; /* 0 bottom, 1 middle, 2 top */
   int align;  /* its paragraph's: 0 left, 1 centred, 2 right, 3 justified */
   /* its paragraph's indents (\pi first line, \pl left, \pr right, in the note's
@@ -653,7 +657,7 @@ static size_t rich_number(const char *p, int relative, double *value, int *facto
  * pixels a drawing unit of an absolute \H. */
 static void rich_parse(const char *s, const TcRichStyle *base, double unit, TcRichText *t) {
   TcRichStyle stack[TC_RICH_MAX_DEPTH], style = *base;
-  int depth = 0, skipped = 0;
+  int depth = 0, skipped = 0, run_on = 0;
   size_t length = strlen(s);
   /* a word, and a fraction's two parts in its two halves */
   char *word = malloc(2 * length + 2);
@@ -691,8 +695,20 @@ static void rich_parse(const char *s, const TcRichStyle *base, double unit, TcRi
       case 'N':
         rich_cell(t, TC_RICH_PARAGRAPH, &style);
         break;
-      case 'X': case 'L': case 'l': case 'O': case 'o': case 'K': case 'k':
+      case 'X':
         break;
+      case 'L': case 'l': case 'O': case 'o': case 'K': case 'k': {
+        uint8_t bit = cmd == 'L' || cmd == 'l' ? 1 : cmd == 'K' || cmd == 'k' ? 2 : 4;
+        if (isupper((unsigned char)cmd)) {
+          style.stroke |= bit;
+          run_on = 1;
+        } else {
+          style.stroke &= (uint8_t)~bit;
+          if (!(style.stroke & 7))
+            run_on = 0;
+        }
+        break;
+      }
       case 'S': {
         /* to the next ';' not escaped: numerator, a stacking character, denominator */
         char *top = word, *bottom = word + length + 1;
@@ -837,6 +853,9 @@ static void rich_parse(const char *s, const TcRichStyle *base, double unit, TcRi
         word[w++] = cmd;
         break;
       }
+      /* a formatting code sets whether strokes run on from here */
+      if (strchr("LlOoKkACcHWQTpfF", cmd))
+        style.stroke = (uint8_t)((style.stroke & 7) | (run_on ? 8 : 0));
       continue;
     }
     if ((unsigned char)letter < 32) {
@@ -942,6 +961,19 @@ static void rich_rule(cairo_t *cr, const TcRichStyle *st, double x0, double y0, 
   cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
   cairo_stroke(cr);
   cairo_restore(cr);
+}
+
+/* The strokes of a word `c` whose top is at `top` and left end at `x`, run on by `more`
+ * to the right: under its baseline, through its middle, over its top, each a fifth of
+ * its height from it. */
+static void rich_strokes(cairo_t *cr, const TcRichCell *c, double x, double top, double more, int mode, double *box) {
+  double h = c->style.cap, right = x + c->width + more;
+  if (c->style.stroke & 1)
+    rich_rule(cr, &c->style, x, top + h + h / 5, right, top + h + h / 5, mode, box);
+  if (c->style.stroke & 2)
+    rich_rule(cr, &c->style, x, top + h / 2, right, top + h / 2, mode, box);
+  if (c->style.stroke & 4)
+    rich_rule(cr, &c->style, x, top - h / 5, right, top - h / 5, mode, box);
 }
 
 /* A line of a paragraph: cells [first, end), as high and wide as they are. */
@@ -1224,9 +1256,28 @@ static void place_rich(const tc_drawing_item *item, const char *content, cairo_t
           if (g->kind == TC_RICH_TEXT)
             rich_show(cr, t.words + g->text, &g->style, cap_ratio, left + g->x, top + g->style.cap, mode, box);
         }
+        /* strokes run on over the glue that follows them in the words */
+        for (size_t k = i; k < j; k++) {
+          const TcRichCell *g = &t.cells[k];
+          if (g->kind != TC_RICH_TEXT || !(g->style.stroke & 7))
+            continue;
+          double more = 0;
+          for (size_t m = k + 1; (g->style.stroke & 8) && m < j && t.cells[m].kind == TC_RICH_GLUE; m++)
+            more += t.cells[m].width;
+          rich_strokes(cr, g, left + g->x, top, more, mode, box);
+        }
       } else if (c->kind == TC_RICH_TEXT) {
         double top = c->style.valign == 2 ? y : c->style.valign == 1 ? y + (h - c->height) / 2 : y + h - c->height;
         rich_show(cr, t.words + c->text, &c->style, cap_ratio, x, top + c->style.cap, mode, box);
+        if (c->style.stroke & 7) {
+          /* run on over the spaces that follow it in the line */
+          double more = 0;
+          for (size_t m = i + 1; (c->style.stroke & 8) && m < line->end &&
+                                 (t.cells[m].kind == TC_RICH_SPACE || t.cells[m].kind == TC_RICH_GLUE || t.cells[m].kind == TC_RICH_TAB);
+               m++)
+            more += t.cells[m].width;
+          rich_strokes(cr, c, x, top, more, mode, box);
+        }
       } else if (c->kind == TC_RICH_FRACTION) {
         double top = y + h - c->height, cap_height = c->style.cap, bottom = top + c->height;
         if (c->stacking == '#') {

@@ -91,7 +91,8 @@ static int has_column_data(const char *path) {
               (memmem(map, n, "Embedded Object", 15) || memmem(map, n, "ACAD_MTEXT_COLUMN_INFO", 22) ||
                memmem(map, n, "\\H", 2) || memmem(map, n, "\\S", 2) || memmem(map, n, "\\W", 2) ||
                memmem(map, n, "\\Q", 2) || memmem(map, n, "\\p", 2) || memmem(map, n, "\\C", 2) ||
-               memmem(map, n, "\\c", 2));
+               memmem(map, n, "\\c", 2) || memmem(map, n, "\\L", 2) || memmem(map, n, "\\O", 2) ||
+               memmem(map, n, "\\K", 2));
   if (!found && n >= 18 && memcmp(map, "AutoCAD Binary DXF", 18) != 0) {
     /* an MTEXT in a block: an insert scales its width, which GDAL does not */
     const char *blocks = memmem(map, n, "BLOCKS", 6);
@@ -172,7 +173,8 @@ static int whole_text_height(const char *t, double *height, double *factor) {
 }
 
 /* Whether `t` holds inline codes GDAL 3.6 loses and ezdxf draws: a stacked fraction
- * (\S), a width factor (\W), an oblique angle (\Q), a colour (\C, \c), a
+ * (\S), a width factor (\W), an oblique angle (\Q), a colour (\C, \c), a stroke
+ * (\L under, \O over, \K through its words), a
  * paragraph's alignment, indents or tab stops (\p..q, \p..i, l, r, t), or a \H
  * that is not one height for all of it (whole_text_height). */
 static int needs_rich(const char *t) {
@@ -181,7 +183,7 @@ static int needs_rich(const char *t) {
     if (*p != '\\' || !p[1])
       continue;
     char c = p[1];
-    if (c == 'S' || c == 'W' || c == 'Q' || c == 'C' || c == 'c')
+    if (c == 'S' || c == 'W' || c == 'Q' || c == 'C' || c == 'c' || c == 'L' || c == 'O' || c == 'K')
       return 1;
     /* a paragraph's alignment (\pxqc;), indents (\pi, \pl, \pr) or tab stops (\pt) */
     if (c == 'p') {

@@ -132,4 +132,32 @@ struct DrawingMTextFormatTests {
     #expect(result.recall >= 0.95 && result.precision >= 0.95 && result.textRecall >= 0.95, "\(result)")
     #expect(result.shift == [0, 0], "\(result)")
   }
+
+  /// Words underlined (\L … \l), overlined (\O … \o) and struck through (\K … \k), each
+  /// stroke running on over the spaces that follow a stroked word, as ezdxf draws them:
+  /// a line a fifth of the text's height under its baseline, over its capitals, or
+  /// through their middle (seen 0.871 recall, 0.835 text recall without strokes).
+  @Test("underlined, overlined and struck-through words are drawn as ezdxf draws them")
+  func strokes() throws {
+    let result = try compareScripted(
+      "mtext-strokes", columns: 1000,
+      script: """
+        import ezdxf, sys
+        doc = ezdxf.new("R2010")
+        doc.header["$INSUNITS"] = 4
+        msp = doc.modelspace()
+        msp.add_lwpolyline([(0, 0), (6000, 0), (6000, 3000), (0, 3000)], close=True)
+        notes = [
+            ("\\\\Lunderlined words\\\\l then \\\\Ooverlined\\\\o and \\\\Kstruck through\\\\k plain", (200, 2800)),
+            ("{\\\\L\\\\Oboth at once} and {\\\\Kout} \\\\LNOTE\\\\l", (200, 2000)),
+            ("\\\\L\\\\pqc;an underlined note wrapped at its width and centred", (3000, 1200)),
+        ]
+        for text, point in notes:
+            msp.add_mtext(text, dxfattribs={"char_height": 150, "insert": point, "width": 2600})
+        doc.saveas(sys.argv[1])
+        """)
+    print("MTEXT strokes: recall \(result.recall), precision \(result.precision), text recall \(result.textRecall), shift \(result.shift)")
+    #expect(result.recall >= 0.95 && result.precision >= 0.95 && result.textRecall >= 0.95, "\(result)")
+    #expect(result.shift == [0, 0], "\(result)")
+  }
 }
