@@ -483,8 +483,9 @@ typedef struct {
   int failed;
 } TcRichText;
 
-/* The most tab stops one text sets. */
-#define TC_RICH_MAX_STOPS 10000
+/* The most tab stops one text sets (a line looks through them at each tab): further
+ * ones are left out. */
+#define TC_RICH_MAX_STOPS 256
 
 /* The most cells and braces one text is read into. */
 #define TC_RICH_MAX_CELLS 100000
