@@ -8,9 +8,10 @@ import TilecutCore
 ///
 /// Each strip of the level needs a band of source rows (a slanted one when the
 /// placement is rotated). Rows are fetched in order from a sequential libvips
-/// pipeline into a ring that holds the widest band any strip needs, and each
-/// strip is interpolated on all cores (bilinear, premultiplied, libvips' affine
-/// conventions: see `tc_resample_rows`). Memory is the ring, so it grows with the
+/// pipeline into a ring that holds the widest band any read needs (a strip's, or
+/// a chunk of its rows' when it is read in chunks), and each strip is interpolated
+/// on all cores (bilinear, premultiplied, libvips' affine conventions: see
+/// `tc_resample_rows`). Memory is the ring, so it grows with the
 /// source's width and the placement's rotation, never with the source's area.
 ///
 /// When that band is far taller than a strip (a wide source turned far from
@@ -31,8 +32,9 @@ public final class StreamingResampleSource: LevelPixelSource {
   private let ry: Double
   /// The kernel (`--resampling`) and how many radii from a sample it reads.
   private let filter: ResampleFilter
-  private let capacity: Int
-  private let ring: UnsafeMutablePointer<UInt8>
+  /// Source rows the ring holds now, and the ring.
+  private var capacity: Int
+  private var ring: UnsafeMutablePointer<UInt8>
   private let rowBytes: Int
   private let jobs: Int
   /// For a projected mapping: per-pixel source positions from a mesh, instead of sx0…dsy.
@@ -51,6 +53,16 @@ public final class StreamingResampleSource: LevelPixelSource {
   /// only the strips its dirty tiles need; the source's reader then starts near the
   /// first row they read (a PNG's at the mark above it), not at the top.
   private lazy var skips: Bool = tap == nil && mesh == nil && zip(sy0, sy0.dropFirst()).allSatisfy { $0 <= $1 }
+  /// Whether the ring starts empty and grows to the tallest band read so far, up to the
+  /// plan's rows: when the bands only move down the source (an affine level each of
+  /// whose rows starts no lower in the source than the next; the plain ring), a band
+  /// never needs a row above its own first, so the rows the reads hold at once are the
+  /// tallest band's. The plan's ring holds the band of a whole strip; a strip wider
+  /// than the read-ahead budget is read in chunks of rows (`StripReader`), whose bands
+  /// are a fraction of that (on the bench's 16384² plan, 63 MB of source rows planned,
+  /// 15 MB read at once), and every slot of a ring is written, so the rest was memory
+  /// touched for nothing.
+  private let grows: Bool
   /// Handed every row fetched (the source's decoded pixels' digests, `PixelBlockHasher`).
   private let tap: PixelBlockHasher?
   /// The deflated rows, when the band is held so (then `ring` stages `capacity` rows
@@ -151,6 +163,8 @@ public final class StreamingResampleSource: LevelPixelSource {
       self.scratches = []
       self.capacity = max(capacity, 1)
     }
+    grows = self.packed == nil && mesh == nil && zip(sy0, sy0.dropFirst()).allSatisfy { $0 <= $1 }
+    if grows { self.capacity = 1 }
     ring = .allocate(capacity: self.capacity * image.width * 4)
   }
 
@@ -336,6 +350,7 @@ public final class StreamingResampleSource: LevelPixelSource {
       loadedEnd = band.lowerBound
       loadedFrom = band.lowerBound
     }
+    if grows, band.count > capacity { grow(to: min(plannedRows, band.count + Self.growthSlack), keeping: band.lowerBound) }
     while loadedEnd < end {
       // up to the end of the ring, then from its start
       let slot = loadedEnd % capacity
@@ -345,6 +360,32 @@ public final class StreamingResampleSource: LevelPixelSource {
       loadedEnd += n
     }
   }
+}
+
+extension StreamingResampleSource {
+  /// Rows a growing ring takes beyond the band that made it grow: bands of chunks of
+  /// the same height differ by a row or two.
+  static let growthSlack = 16
+
+  /// A ring of `rows` rows in place of the current one, holding the rows of the current
+  /// one from `first` on (the rows above are not read again: the bands move down).
+  private func grow(to rows: Int, keeping first: Int) {
+    guard rows > capacity else { return }
+    let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: rows * rowBytes)
+    let from = max(first, loadedEnd - capacity, loadedFrom)
+    if from < loadedEnd {
+      for row in from..<loadedEnd {
+        (grown + (row % rows) * rowBytes).update(from: ring + (row % capacity) * rowBytes, count: rowBytes)
+      }
+    }
+    ring.deallocate()
+    ring = grown
+    capacity = rows
+    loadedFrom = max(loadedFrom, min(from, loadedEnd))
+  }
+
+  /// The rows the ring holds now (the plan's when it does not grow), for tests.
+  var ringRows: Int { capacity }
 }
 
 extension ResampleFilter {

@@ -26,11 +26,34 @@ final class FailingSource: LevelPixelSource, @unchecked Sendable {
   }
 }
 
+/// How many rows each read of the sources wrapped by `RowCountingSource` asked for.
+final class RowCounts: Sendable {
+  let rows = Mutex<[Int]>([])
+}
+
+/// A source that records how many rows each read asks for.
+final class RowCountingSource: LevelPixelSource, @unchecked Sendable {
+  let inner: any LevelPixelSource
+  let counts: RowCounts
+
+  init(inner: any LevelPixelSource, counts: RowCounts) {
+    self.inner = inner
+    self.counts = counts
+  }
+
+  func read(top: Int, count rows: Int, into buffer: UnsafeMutablePointer<UInt8>) throws {
+    counts.rows.withLock { $0.append(rows) }
+    try inner.read(top: top, count: rows, into: buffer)
+  }
+}
+
 @Suite("Strips read ahead in chunks")
 struct ReadAheadTests {
   /// Renders `pattern` as `render` does, with a read-ahead budget and, optionally,
   /// a source failing on a given read; returns the tiles and the read offsets.
-  func build(_ pattern: Pattern, sizes: [Int], readAheadBudget: Int, failAt: Int? = nil) throws -> ([String: [UInt8]], [Int]) {
+  func build(_ pattern: Pattern, sizes: [Int], readAheadBudget: Int, failAt: Int? = nil, counts: RowCounts? = nil) throws -> (
+    [String: [UInt8]], [Int]
+  ) {
     let source = SourceDescription(path: "pattern", width: pattern.width, height: pattern.height)
     let maxZoom = PyramidPlanner.rasterMaxZoom(width: pattern.width, height: pattern.height)
     let plan = try PyramidPlanner.plan(
@@ -47,6 +70,7 @@ struct ReadAheadTests {
         let s = FunctionSource(region: level.region) { x, y in pattern.pixel(x / scale, y / scale) }
         opened.withLock { $0.append(s) }
         if let failAt { return FailingSource(inner: s, failAt: failAt) }
+        if let counts { return RowCountingSource(inner: s, counts: counts) }
         return s
       })
     defer { try? pool.drain() }
@@ -67,6 +91,22 @@ struct ReadAheadTests {
       #expect(chunked == whole, "\(sizes)")
       // whole strips: one read a strip; chunks: many, covering the same rows
       #expect(chunkedReads.count > 3 * wholeReads.count)
+    }
+  }
+
+  @Test("strips read ahead in chunks are read in chunks from the first on: no read asks for more rows than a chunk")
+  func firstStripInChunks() throws {
+    // a 64 KiB budget: 900 px rows, 9 a chunk; the first strip (256 or 512 rows) was
+    // read whole, and a streaming resampler's ring then held a whole strip's band
+    let tall = Pattern(width: 900, height: 2600, clear: (x: 0..<300, y: 0..<700))
+    for sizes in [[256], [256, 512]] {
+      let counts = RowCounts()
+      let (tiles, _) = try build(tall, sizes: sizes, readAheadBudget: 64 << 10, counts: counts)
+      let (whole, _) = try build(tall, sizes: sizes, readAheadBudget: 64 << 20)
+      #expect(tiles == whole, "\(sizes)")
+      let asked = counts.rows.withLock { $0 }
+      #expect(!asked.isEmpty)
+      #expect(asked.allSatisfy { $0 <= 9 }, "\(sizes): reads of \(Set(asked).sorted()) rows")
     }
   }
 

@@ -337,6 +337,36 @@ struct PipelineTests {
     }
   }
 
+  @Test(
+    "strips read in chunks of rows hold only a chunk's band in the ring, with the bytes of whole strips held deflated: turned and scaled down",
+    arguments: [(3.0, 1.0, 1.0), (0.0, 1.0, 0.45), (-2.0, 1.0, 0.7)])
+  func chunkedReadsHoldAChunksBand(degrees: Double, flip: Double, scale: Double) throws {
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    guard let (_, plan, level, planned) = try streamingLevel(in: dir, degrees: degrees, flip: flip, scale: scale) else { return }
+    let chunked = try #require(try LevelPipeline.open(plan: plan, level: level, jobs: 2, packing: false) as? StreamingResampleSource)
+    let packed = try LevelPipeline.open(plan: plan, level: level, jobs: 2, packing: true)
+    let width = level.region.width
+    var a = [UInt8](repeating: 1, count: width * level.region.height * 4)
+    var b = [UInt8](repeating: 2, count: a.count)
+    // as `StripReader` reads a strip wider than its read-ahead budget: chunks of rows
+    let chunk = 24
+    for strip in LevelStrip.strips(of: level.region, stripHeight: level.stripHeight) {
+      for top in stride(from: strip.top, to: strip.top + strip.count, by: chunk) {
+        let count = min(chunk, strip.top + strip.count - top)
+        try a.withUnsafeMutableBufferPointer { try chunked.read(top: top, count: count, into: $0.baseAddress! + top * width * 4) }
+      }
+      let (top, count) = (strip.top, strip.count)
+      try b.withUnsafeMutableBufferPointer { try packed.read(top: top, count: count, into: $0.baseAddress! + top * width * 4) }
+    }
+    let first = a.indices.first { a[$0] != b[$0] }
+    #expect(first == nil, "\(degrees)°, scale \(scale): first differing byte \(first ?? -1) of \(a.count)")
+    #expect(stride(from: 3, to: a.count, by: 4).filter { a[$0] > 0 }.count > 1000, "the source lands in the level")
+    // the plan's ring holds a whole strip's band; a chunk's band is a fraction of it
+    let plannedRows = try #require(planned.ringRows)
+    #expect(chunked.ringRows < plannedRows / 2, "ring \(chunked.ringRows) rows, planned \(plannedRows)")
+  }
+
   @Test("reducing, the streaming resampler averages thin lines (a tent filter) where bilinear skips them", arguments: [0.0, 7.0])
   func reducingAveragesLines(degrees: Double) throws {
     // one black column in three on white: 170 on average at any coarser scale

@@ -189,13 +189,21 @@ final class StripReader: @unchecked Sendable {
     wake.signal()
   }
 
+  /// Reads `strip` into `buffer`: whole, or in chunks of rows when strips are read ahead
+  /// so, as the chunks read ahead are (a source's read of a chunk needs the rows of its
+  /// band only: a streaming resampler's ring then holds a chunk's band, not a strip's).
   private func fill(_ buffer: UnsafeMutableBufferPointer<UInt8>, _ strip: LevelStrip) throws {
     guard let base = buffer.baseAddress, let source else { return }
     if strip.offset != 0 || strip.count < rows { base.update(repeating: 0, count: buffer.count) }
-    if let columns = strip.columns {
-      try source.read(top: strip.top, count: strip.count, columns: columns, into: base + strip.offset * stride)
-    } else {
-      try source.read(top: strip.top, count: strip.count, into: base + strip.offset * stride)
+    let step = chunkRows ?? strip.count
+    for first in Swift.stride(from: 0, to: strip.count, by: max(step, 1)) {
+      let (top, count) = (strip.top + first, min(step, strip.count - first))
+      let into = base + (strip.offset + first) * stride
+      if let columns = strip.columns {
+        try source.read(top: top, count: count, columns: columns, into: into)
+      } else {
+        try source.read(top: top, count: count, into: into)
+      }
     }
   }
 
