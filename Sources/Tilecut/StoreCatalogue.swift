@@ -29,3 +29,11 @@ enum StoreCatalogue {
     drivers.first { $0.holds(head: head, file: file) }
   }
 }
+
+extension VerifyReport {
+  /// For an MBTiles output, how many MBTiles files it has; nil otherwise
+  /// (`verify --json` gives it by this name).
+  public var mbtilesFiles: Int? { storeFileCount(.mbtiles) }
+  /// For a PMTiles output, how many archives it has; nil otherwise.
+  public var pmtilesFiles: Int? { storeFileCount(.pmtiles) }
+}

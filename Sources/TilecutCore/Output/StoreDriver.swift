@@ -36,6 +36,10 @@ public protocol StoreDriver: Sendable {
 
   /// A file at an http(s) URL, read with Range requests; nil when the store is not read over HTTP.
   func openURL(_ url: URL, name: String) throws -> (any StoreFileReader)?
+
+  /// The problems of an output's files (`manifest.tileSets`) against its manifest,
+  /// beyond those `context` says were found already, and how many tiles were looked at.
+  func verify(_ manifest: Manifest, _ context: StoreVerification) throws -> (problems: [String], tilesChecked: Int)
 }
 
 /// A store's file opened for reading.
@@ -86,5 +90,38 @@ public enum StoreCell {
   /// A range as a message gives it: "3" or "3–5".
   public static func text(_ r: ClosedRange<Int>) -> String {
     r.lowerBound == r.upperBound ? "\(r.lowerBound)" : "\(r.lowerBound)–\(r.upperBound)"
+  }
+}
+
+/// What a store needs from the verifier to check its files: the output, the store
+/// files whose bytes changed, and the tile checks that live outside the store modules.
+public struct StoreVerification {
+  /// The output directory.
+  public var directory: String
+  /// Store files whose bytes are not those the manifest's digests record (already reported).
+  public var changedFiles: [String]
+  /// True when a level with tiles has no tile set (already reported).
+  public var tileSetMissing: Bool
+  /// Problems listed for one archive before its reading stops.
+  public var problemsPerArchive: Int
+  /// A tile's width and height; throws when it does not decode.
+  public var decode: ([UInt8]) throws -> (width: Int, height: Int)
+  /// A tile's SHA-256, hex.
+  public var digest: ([UInt8]) -> String
+  /// The content version tiles of these digests make for the manifest, nil when it cannot be told.
+  public var contentVersion: (Manifest, (Floor, Int, TileCoordinate) throws -> String) -> String?
+
+  public init(
+    directory: String, changedFiles: [String], tileSetMissing: Bool, problemsPerArchive: Int,
+    decode: @escaping ([UInt8]) throws -> (width: Int, height: Int), digest: @escaping ([UInt8]) -> String,
+    contentVersion: @escaping (Manifest, (Floor, Int, TileCoordinate) throws -> String) -> String?
+  ) {
+    self.directory = directory
+    self.changedFiles = changedFiles
+    self.tileSetMissing = tileSetMissing
+    self.problemsPerArchive = problemsPerArchive
+    self.decode = decode
+    self.digest = digest
+    self.contentVersion = contentVersion
   }
 }
