@@ -8,13 +8,25 @@ public struct MBTilesDriver: StoreDriver {
 
   public var kind: StoreKind { .mbtiles }
   public var displayName: String { "MBTiles" }
+  public var fileNoun: String { "MBTiles file" }
   public var filesNoun: String { "MBTiles files" }
+  public var entryNoun: String { "row" }
   public var fileExtension: String { "mbtiles" }
 
   public func fileName(floor: Floor, tileSize: Int) -> String { MBTilesTileStore.fileName(floor: floor, tileSize: tileSize) }
 
   public func makeStore(path: String, format: String, option: String, digest: @escaping @Sendable ([UInt8]) -> String) -> any TileStore {
     MBTilesTileStore(path: path, format: format, option: option, digest: digest)
+  }
+
+  /// The deepest zoom GDAL's MBTiles driver opens (gdalinfo, QGIS, gdal2tiles read no deeper).
+  public static let gdalMaxZoom = 22
+
+  /// Past GDAL's deepest zoom: one line saying so (the files are valid MBTiles all the same).
+  public func zoomWarning(path: String, deepestZoom deepest: Int) -> String? {
+    guard deepest > Self.gdalMaxZoom else { return nil }
+    return
+      "\(path): MBTiles to zoom \(deepest), which GDAL's MBTiles driver (gdalinfo, QGIS) will not open: it opens none past zoom \(Self.gdalMaxZoom). The files are valid MBTiles (tilecut, TilecutClient and other readers read them); for GDAL, lower --max-zoom to \(Self.gdalMaxZoom)"
   }
 
   /// A SQLite file that is no GeoPackage (that one is read through GDAL).

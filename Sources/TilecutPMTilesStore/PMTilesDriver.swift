@@ -9,7 +9,9 @@ public struct PMTilesDriver: StoreDriver {
 
   public var kind: StoreKind { .pmtiles }
   public var displayName: String { "PMTiles" }
+  public var fileNoun: String { "PMTiles archive" }
   public var filesNoun: String { "PMTiles archives" }
+  public var entryNoun: String { "entry" }
   public var fileExtension: String { "pmtiles" }
 
   public func fileName(floor: Floor, tileSize: Int) -> String { PMTilesTileStore.fileName(floor: floor, tileSize: tileSize) }
@@ -17,6 +19,9 @@ public struct PMTilesDriver: StoreDriver {
   public func makeStore(path: String, format: String, option: String, digest: @escaping @Sendable ([UInt8]) -> String) -> any TileStore {
     PMTilesTileStore(path: path, format: format, option: option, digest: digest)
   }
+
+  /// Readers of v3 archives open every zoom.
+  public func zoomWarning(path: String, deepestZoom: Int) -> String? { nil }
 
   /// A v3 archive: "PMTiles" and the version byte 3.
   public func holds(head: [UInt8], file: FileHandle) -> Bool {

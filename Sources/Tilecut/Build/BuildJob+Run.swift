@@ -85,7 +85,7 @@ extension BuildJob {
         return .upToDate(store)
       }
     }
-    if let warning = base.mbtilesZoomWarning(plan) { printer.warning(warning) }
+    if let warning = base.storeWarning(plan) { printer.warning(warning) }
     try store.begin()
     var staged = false
     defer { if !staged { store.abort() } }

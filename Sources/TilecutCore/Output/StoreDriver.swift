@@ -16,8 +16,12 @@ public protocol StoreDriver: Sendable {
   var kind: StoreKind { get }
   /// The store's name as a person reads it ("MBTiles").
   var displayName: String { get }
+  /// What one of its files is called ("MBTiles file").
+  var fileNoun: String { get }
   /// What one of its files is called, plural ("MBTiles files").
   var filesNoun: String { get }
+  /// What holds one tile in a file ("row").
+  var entryNoun: String { get }
   /// The extension of its files, lowercase, without the dot.
   var fileExtension: String { get }
 
@@ -26,6 +30,10 @@ public protocol StoreDriver: Sendable {
 
   /// A store writing `path`: `format` is the tiles' file format, `digest` names a tile by its content.
   func makeStore(path: String, format: String, option: String, digest: @escaping @Sendable ([UInt8]) -> String) -> any TileStore
+
+  /// One line to warn of, when an output of this store reaching `deepestZoom` is one
+  /// some readers will not open; nil when it is not.
+  func zoomWarning(path: String, deepestZoom: Int) -> String?
 
   /// True when a file's first 16 bytes (`head`) are this store's; `file` is open for
   /// reading when a closer look is needed.
@@ -36,6 +44,16 @@ public protocol StoreDriver: Sendable {
 
   /// A file at an http(s) URL, read with Range requests; nil when the store is not read over HTTP.
   func openURL(_ url: URL, name: String) throws -> (any StoreFileReader)?
+
+  /// Every tile of a file with its bytes (a coordinate nil when the stored one is no
+  /// cell of the grid) and how an error names where it is.
+  func forEachTile(_ path: String, _ body: (TileCoordinate?, [UInt8], String) throws -> Void) throws
+
+  /// Tiles and their bytes per zoom of a file, read without decoding a tile.
+  func zoomCounts(_ path: String) throws -> [Int: (count: Int, bytes: Int)]
+
+  /// The tiles `level` lists that a file holds (one it lacks is absent).
+  func tiles(of level: Manifest.Level, in path: String) throws -> [TileCoordinate: [UInt8]]
 
   /// The problems of an output's files (`manifest.tileSets`) against its manifest,
   /// beyond those `context` says were found already, and how many tiles were looked at.
