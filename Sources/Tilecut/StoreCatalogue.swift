@@ -10,6 +10,9 @@ enum StoreCatalogue {
   /// Every archive store; the first is the one a tile set's file of no known extension is read as.
   static let drivers: [any StoreDriver] = [MBTilesDriver(), PMTilesDriver()]
 
+  /// How a message names the stores of one file per tile set.
+  static let namesPhrase = "MBTiles or PMTiles"
+
   /// How a message names the store files tilecut reads.
   static let storeFilesPhrase = "an .mbtiles or a .pmtiles file"
 

@@ -55,6 +55,10 @@ public protocol StoreDriver: Sendable {
   /// The tiles `level` lists that a file holds (one it lacks is absent).
   func tiles(of level: Manifest.Level, in path: String) throws -> [TileCoordinate: [UInt8]]
 
+  /// The deepest zoom's tiles of a file given as a source, at most `maxMemory` bytes of
+  /// them (`overMemory` gives the error past that, from the zoom), and the bounds to clip them by.
+  func deepestTiles(_ path: String, maxMemory: Int, overMemory: (Int) -> Error) throws -> StoreSourceTiles
+
   /// The problems of an output's files (`manifest.tileSets`) against its manifest,
   /// beyond those `context` says were found already, and how many tiles were looked at.
   func verify(_ manifest: Manifest, _ context: StoreVerification) throws -> (problems: [String], tilesChecked: Int)
@@ -141,5 +145,19 @@ public struct StoreVerification {
     self.decode = decode
     self.digest = digest
     self.contentVersion = contentVersion
+  }
+}
+
+/// The deepest zoom's tiles of a store file given as a source.
+public struct StoreSourceTiles {
+  public var zoom: Int
+  public var tiles: [TileCoordinate: [UInt8]]
+  /// The file's own bounds text (west,south,east,north) to clip the raster by, when it has one to use.
+  public var bounds: String?
+
+  public init(zoom: Int, tiles: [TileCoordinate: [UInt8]], bounds: String?) {
+    self.zoom = zoom
+    self.tiles = tiles
+    self.bounds = bounds
   }
 }
