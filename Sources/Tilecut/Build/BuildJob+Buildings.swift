@@ -4,7 +4,7 @@ import TilecutProject
 
 /// `{building}` in the name (`{building}/L{floor}_{z}_{x}_{y}.png`): each building gets
 /// a pyramid of its own instead of sharing one per floor. Each is a whole output (its
-/// own manifest, tiles or MBTiles files, preview, up-to-date check and incremental
+/// own manifest, tiles or store files, preview, up-to-date check and incremental
 /// rebuild) in `<output>/<id>/`, built as a one-building campus; the root holds
 /// `tilecut-buildings.json`, which names them for `verify` and `merge`.
 struct BuildingSplit {

@@ -130,7 +130,7 @@ extension BuildJob {
 
   /// Puts every tile of the previous output that lies outside the dirty cells into
   /// staging unchanged: for tile files a hard link where the file system allows, else a
-  /// copy; for MBTiles and PMTiles the tile's bytes read from the previous output's
+  /// copy; for an archive store the tile's bytes read from the previous output's
   /// file of its floor and size, put into the new one (which takes its digest as for a
   /// rendered tile). A cell outside them that had no tile is counted blank again.
   /// Returns how many were carried. `inPlace` (the store keeps its tiles where they

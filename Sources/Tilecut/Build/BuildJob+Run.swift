@@ -85,7 +85,7 @@ extension BuildJob {
         return .upToDate(store)
       }
     }
-    if let warning = base.mbtilesZoomWarning(plan) { printer.warning(warning) }
+    if let warning = base.storeWarning(plan) { printer.warning(warning) }
     try store.begin()
     var staged = false
     defer { if !staged { store.abort() } }
@@ -100,7 +100,7 @@ extension BuildJob {
     try cancel.checkpoint()
     var incremental = incrementalPlan(
       plan, layers: layers, sources: sources, pixels: pixels, options: options, previous: store.existingManifest)
-    // tiles carried out of the previous MBTiles or PMTiles files: only from files that
+    // tiles carried out of the previous archive store's files: only from files that
     // still hold what their manifest lists
     if incremental != nil, base.output.store != .directory, let previous = store.existingManifest,
       let difference = store.difference(from: previous)

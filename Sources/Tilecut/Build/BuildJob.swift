@@ -57,7 +57,7 @@ public struct BuildJob {
     var outputExtra: [ProjectArguments.Setting] = []
     var overridden: Set<String> = []
     if overrides.force { outputExtra.append(.init("--force", .bool(true))) }
-    // the command line's (and the build-tool plugin's: its work directory, MBTiles)
+    // the command line's (and the build-tool plugin's: its work directory, its store)
     let given = [("depfile", overrides.depfile), ("changes", overrides.changes), ("output", overrides.output), ("name", overrides.name)]
     for case (let key, let value?) in given {
       outputExtra.append(.init("--\(key)", .string(value)))
@@ -72,7 +72,7 @@ public struct BuildJob {
     if let s = overrides.store {
       outputExtra.append(.init("--store", .string(s.rawValue)))
       overridden.insert("store")
-      // a preview page is a directory output's; MBTiles and PMTiles have none
+      // a preview page is a directory output's; an archive store's output has none
       if s != .directory { overridden.insert("preview") }
     }
     // every mistake of the file's options is said at once: the run-wide groups', then each floor's

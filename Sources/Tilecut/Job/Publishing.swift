@@ -13,9 +13,9 @@ struct ChangeList: Equatable {
   var entries: [Entry]
 
   /// The files that hold `manifest`'s tiles, relative to the directory that holds
-  /// it, sorted: one per tile, or the MBTiles files of the MBTiles store.
+  /// it, sorted: one per tile, or the files of an archive store.
   static func tilePaths(of manifest: Manifest) throws -> [String] {
-    if manifest.store == .mbtiles || manifest.store == .pmtiles { return (manifest.tileSets ?? []).map(\.file).sorted() }
+    if StoreCatalogue.driver(for: manifest.store) != nil { return (manifest.tileSets ?? []).map(\.file).sorted() }
     let template = try TileNameTemplate(manifest.name)
     var paths: [String] = []
     for level in manifest.levels {

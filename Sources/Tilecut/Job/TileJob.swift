@@ -4,8 +4,6 @@ import Foundation
 import Synchronization
 import TilecutCore
 import TilecutGeo
-import TilecutMBTiles
-import TilecutPMTilesStore
 import TilecutVips
 
 /// One floor as the renderer takes it, in one value: the source as read once (its
@@ -279,7 +277,7 @@ public struct TileJob {
       printer.info("\(store.path): \(reason): every floor is rebuilt")
     }
     for note in plan.notes { printer.info(note) }
-    if let warning = mbtilesZoomWarning(plan) { printer.warning(warning) }
+    if let warning = storeWarning(plan) { printer.warning(warning) }
     try store.begin()
     var committed = false
     defer { if !committed { store.abort() } }
@@ -322,23 +320,17 @@ public struct TileJob {
 
   /// The store the options ask for, at the output path.
   func makeStore(_ plan: TileJobPlan) -> any TileStore {
-    switch output.store {
-    case .directory:
+    guard let driver = StoreCatalogue.driver(for: output.store) else {
       return DirectoryTileStore(path: output.output, template: plan.template, digests: TileDigests(digest: { Vips.sha256(of: $0) }))
-    case .mbtiles: return MBTilesTileStore(path: output.output, format: encoding.format.rawValue, digest: { Vips.sha256(of: $0) })
-    case .pmtiles: return PMTilesTileStore(path: output.output, format: encoding.format.rawValue, digest: { Vips.sha256(of: $0) })
     }
+    return driver.makeStore(path: output.output, format: encoding.format.rawValue, option: "--output", digest: { Vips.sha256(of: $0) })
   }
 
-  /// The deepest zoom GDAL's MBTiles driver opens (gdalinfo, QGIS, gdal2tiles read no deeper).
-  static let gdalMBTilesMaxZoom = 22
-
-  /// With `--store mbtiles` and a zoom past GDAL's: one line saying so (the files are
-  /// valid MBTiles all the same).
-  func mbtilesZoomWarning(_ plan: TileJobPlan) -> String? {
-    guard output.store == .mbtiles, let deepest = plan.cells.keys.map(\.zoom).max(), deepest > Self.gdalMBTilesMaxZoom else { return nil }
-    return
-      "\(output.output): MBTiles to zoom \(deepest), which GDAL's MBTiles driver (gdalinfo, QGIS) will not open: it opens none past zoom \(Self.gdalMBTilesMaxZoom). The files are valid MBTiles (tilecut, TilecutClient and other readers read them); for GDAL, lower --max-zoom to \(Self.gdalMBTilesMaxZoom)"
+  /// The store's line about the plan's deepest zoom, when it has one (a zoom some of
+  /// its readers will not open).
+  func storeWarning(_ plan: TileJobPlan) -> String? {
+    guard let driver = StoreCatalogue.driver(for: output.store), let deepest = plan.cells.keys.map(\.zoom).max() else { return nil }
+    return driver.zoomWarning(path: output.output, deepestZoom: deepest)
   }
 
   /// `--depfile`: the make rule naming every file this run read, escaped for make

@@ -1,19 +1,17 @@
 import Foundation
 import TilecutCore
-import TilecutMBTiles
-import TilecutPMTiles
 import TilecutVips
 
-/// A tile store given as a source: an MBTiles file, a PMTiles archive (told by their
-/// bytes, whatever their names) or a tilecut output (a directory with a manifest, of any
-/// store). Its deepest zoom's tiles are read as one raster (`TileMosaic`), placed exactly
+/// A tile store given as a source: a file of an archive store (told by its bytes,
+/// whatever its name) or a tilecut output (a directory with a manifest, of any store). Its deepest zoom's tiles are read as one raster (`TileMosaic`), placed exactly
 /// on their own Web-Mercator cells, and re-tiled like any placed image.
 ///
-/// The tiles are the data. An MBTiles `bounds` is used, as GDAL uses it, only when it is
-/// valid (west < east and south < north, inside ±180° and ±85.0511°) and overlaps the
-/// tiles: it then clips the raster, edges rounded to the nearest pixel. An invalid one
-/// (geotools' east of 180.00000000000003) is ignored. A PMTiles archive's and a tilecut
-/// output's tiles are taken whole (their tiles outside the footprint are transparent).
+/// The tiles are the data. A store file's own `bounds` (the store says whether it has
+/// one) is used, as GDAL uses it, only when it is valid (west < east and south < north,
+/// inside ±180° and ±85.0511°) and overlaps the tiles: it then clips the raster, edges
+/// rounded to the nearest pixel. An invalid one (geotools' east of 180.00000000000003) is
+/// ignored. Other files' and a tilecut output's tiles are taken whole (their tiles
+/// outside the footprint are transparent).
 enum TileStoreSource {
   /// What a path holds, when it is a tile store; nil for anything else.
   static func kind(of path: String) -> StoreReader.Kind? {
@@ -27,21 +25,7 @@ enum TileStoreSource {
     guard st.st_mode & S_IFMT == S_IFREG, let handle = FileHandle(forReadingAtPath: path) else { return nil }
     defer { try? handle.close() }
     let head = [UInt8]((try? handle.read(upToCount: 16)) ?? Data())
-    if head.starts(with: Array("SQLite format 3\u{0}".utf8)) { return isGeoPackage(handle) ? nil : .mbtiles }
-    if head.count >= 8, head.starts(with: Array("PMTiles".utf8)), head[7] == 3 { return .pmtiles }
-    return nil
-  }
-
-  /// A SQLite file that is a GeoPackage (read through GDAL, not as MBTiles): its
-  /// header's application_id (offset 68) is "GPKG", "GP10" or "GP11", or, for one
-  /// written without it, its schema on the first pages names `gpkg_contents`.
-  static func isGeoPackage(_ handle: FileHandle) -> Bool {
-    guard (try? handle.seek(toOffset: 0)) != nil, let start = try? handle.read(upToCount: 64 << 10) else { return false }
-    let bytes = [UInt8](start)
-    if bytes.count >= 72, ["GPKG", "GP10", "GP11"].contains(String(decoding: bytes[68..<72], as: UTF8.self)) { return true }
-    let marker = Array("gpkg_contents".utf8)
-    guard bytes.count >= marker.count else { return false }
-    return (0...(bytes.count - marker.count)).contains { i in bytes[i] == marker[0] && Array(bytes[i..<(i + marker.count)]) == marker }
+    return StoreCatalogue.driver(holding: head, file: handle)?.kind
   }
 
   /// The header of a tile store given as a source, with its raster registered for the
@@ -51,7 +35,8 @@ enum TileStoreSource {
     guard let kind = kind(of: path) else {
       if let floor = name.floor {
         throw TilecutError.invalidInput(
-          path: path, reason: "[floor=\(floor)] names a floor of a tilecut output, and this is none (no manifest.json, MBTiles or PMTiles)")
+          path: path, reason: "[floor=\(floor)] names a floor of a tilecut output, and this is none (no manifest.json, \(StoreCatalogue.namesPhrase))"
+        )
       }
       return nil
     }
@@ -59,14 +44,10 @@ enum TileStoreSource {
       throw TilecutError.invalidInput(path: path, reason: "is a tile store, which has no pages; give it without [page=N]")
     }
     let mosaic: TileMosaic
-    switch kind {
-    case .mbtiles:
+    if let driver = StoreCatalogue.driver(for: kind) {
       try noFloor(name)
-      mosaic = try mbtiles(path, maxPixels: maxPixels, maxMemory: maxMemory)
-    case .pmtiles:
-      try noFloor(name)
-      mosaic = try pmtiles(path, maxPixels: maxPixels, maxMemory: maxMemory)
-    case .directory:
+      mosaic = try storeFile(path, driver, maxPixels: maxPixels, maxMemory: maxMemory)
+    } else {
       mosaic = try output(path, floor: name.floor, maxPixels: maxPixels, maxMemory: maxMemory)
     }
     TileMosaics.register(mosaic)
@@ -76,7 +57,8 @@ enum TileStoreSource {
   static func noFloor(_ name: InputName) throws {
     guard let floor = name.floor else { return }
     throw TilecutError.invalidInput(
-      path: name.path, reason: "[floor=\(floor)] names a floor of a tilecut output; an MBTiles or PMTiles file holds one tile set: give it alone")
+      path: name.path,
+      reason: "[floor=\(floor)] names a floor of a tilecut output; an \(StoreCatalogue.namesPhrase) file holds one tile set: give it alone")
   }
 
   /// The placement of a registered tile store: its cells on the grid, exact.
@@ -99,42 +81,18 @@ enum TileStoreSource {
     kind(of: path) == .directory ? path + "/" + Manifest.fileName : path
   }
 
-  static func refuseVector(_ path: String, format: String) throws {
-    let f = format.lowercased()
-    guard f == "pbf" || f == "mvt" else { return }
-    throw TilecutError.invalidInput(
-      path: path, reason: "holds vector tiles (format \(format)), which tilecut does not render; give a store of PNG, JPEG or WebP tiles")
-  }
+  // MARK: a store's file
 
-  // MARK: MBTiles
-
-  static func mbtiles(_ path: String, maxPixels: Int, maxMemory: Int) throws -> TileMosaic {
-    let reader = try MBTilesReader(path: path)
-    let meta = try reader.metadata()
-    try refuseVector(path, format: meta["format"] ?? "")
-    guard let zoom = try reader.deepestZoom() else { throw TilecutError.invalidInput(path: path, reason: "has no tiles") }
-    guard (0...PMTilesTileID.maxZoom).contains(zoom) else {
-      throw TilecutError.invalidInput(path: path, reason: "has tiles at zoom \(zoom), outside the Web-Mercator grid's 0–\(PMTilesTileID.maxZoom)")
-    }
+  /// The deepest zoom's tiles of a store's file, clipped by its bounds when the store
+  /// gives bounds that are valid.
+  static func storeFile(_ path: String, _ driver: any StoreDriver, maxPixels: Int, maxMemory: Int) throws -> TileMosaic {
+    let found = try driver.deepestTiles(path, maxMemory: maxMemory) { overMemory(path, zoom: $0, maxMemory: maxMemory) }
+    let zoom = found.zoom
     var tiles: [TileMosaic.Cell: [UInt8]] = [:]
-    var held = 0
-    try reader.forEachRow(zoom: zoom) { row in
-      let n = 1 << zoom
-      guard (0..<n).contains(row.column), (0..<n).contains(row.row) else {
-        throw TilecutError.invalidInput(
-          path: path, reason: "has a tile at zoom \(zoom), column \(row.column), row \(row.row), outside that zoom's grid (0–\(n - 1))")
-      }
-      let y = n - 1 - row.row
-      guard !row.data.isEmpty else {
-        throw TilecutError.invalidInput(path: path, reason: "holds an empty tile (0 bytes) at \(zoom)/\(row.column)/\(y): an empty tile is no tile")
-      }
-      held += row.data.count
-      guard held <= maxMemory else { throw overMemory(path, zoom: zoom, maxMemory: maxMemory) }
-      tiles[TileMosaic.Cell(x: row.column, y: y)] = row.data
-    }
+    for (tile, bytes) in found.tiles { tiles[TileMosaic.Cell(x: tile.x, y: tile.y)] = bytes }
     var mosaic = try TileMosaic.make(
       path: path, floor: nil, zoom: zoom, tiles: tiles, maxPixels: maxPixels, maxMemory: maxMemory, name: { "\(zoom)/\($0.x)/\($0.y)" })
-    mosaic.crop = boundsCrop(meta["bounds"], mosaic)
+    if found.bounds != nil { mosaic.crop = boundsCrop(found.bounds, mosaic) }
     return mosaic
   }
 
@@ -163,51 +121,6 @@ enum TileStoreSource {
     TilecutError.invalidInput(
       path: path,
       reason: "its deepest zoom \(zoom) holds more tile bytes than --max-memory \(maxMemory / 1_000_000) MB; raise --max-memory if this is intended")
-  }
-
-  // MARK: PMTiles
-
-  static func pmtiles(_ path: String, maxPixels: Int, maxMemory: Int) throws -> TileMosaic {
-    do {
-      let scan = try PMTilesArchiveScan(path: path)
-      let h = scan.header
-      guard h.tileType != .mvt else {
-        throw TilecutError.invalidInput(
-          path: path, reason: "holds vector tiles (MVT), which tilecut does not render; give a store of PNG, JPEG or WebP tiles")
-      }
-      guard h.tileCompression == .none || h.tileCompression == .gzip || h.tileCompression == .unknown else {
-        throw TilecutError.invalidInput(
-          path: path, reason: "has \(h.tileCompression)-compressed tiles; tilecut undoes gzip tile compression only")
-      }
-      guard let zoom = try scan.zoomCounts().filter({ $0.value.count > 0 }).keys.max() else {
-        throw TilecutError.invalidInput(path: path, reason: "has no tiles")
-      }
-      var tiles: [TileMosaic.Cell: [UInt8]] = [:]
-      var held = 0
-      var addressed: UInt64 = 0
-      try scan.forEachTileEntry { e in
-        addressed += UInt64(e.runLength)
-        guard addressed <= h.addressedTiles else {
-          throw PMTilesFormatError("its directories address more tiles than the \(h.addressedTiles) its header counts")
-        }
-        guard let last = PMTilesTileID.zxy(e.tileID + UInt64(max(1, e.runLength)) - 1), let first = PMTilesTileID.zxy(e.tileID) else {
-          throw PMTilesFormatError("a tile ID lies past zoom 31")
-        }
-        guard first.z <= zoom, last.z >= zoom else { return }
-        var data = try scan.tileData(e)
-        if h.tileCompression == .gzip { data = try PMTilesGzip.decompress(data, limit: 64 << 20) }
-        for i in 0..<UInt64(e.runLength) {
-          guard let t = PMTilesTileID.zxy(e.tileID + i), t.z == zoom else { continue }
-          held += data.count
-          guard held <= maxMemory else { throw overMemory(path, zoom: zoom, maxMemory: maxMemory) }
-          tiles[TileMosaic.Cell(x: t.x, y: t.y)] = data
-        }
-      }
-      return try TileMosaic.make(
-        path: path, floor: nil, zoom: zoom, tiles: tiles, maxPixels: maxPixels, maxMemory: maxMemory, name: { "\(zoom)/\($0.x)/\($0.y)" })
-    } catch let error as PMTilesFormatError {
-      throw TilecutError.invalidInput(path: path, reason: "is not a readable PMTiles archive: \(error.reason)")
-    }
   }
 
   // MARK: tilecut output

@@ -43,11 +43,6 @@ public struct OutputOptions: Sendable, Codable {
   }
 }
 
-/// The kinds of tile store.
-public enum StoreKind: String, CaseIterable, Sendable, Codable {
-  case directory, mbtiles, pmtiles
-}
-
 /// Which zooms and tile sizes to make.
 public struct PyramidOptions: Sendable, Codable {
   /// `--min-zoom`

@@ -2,8 +2,6 @@ import Dispatch
 import Foundation
 import Synchronization
 import TilecutCore
-import TilecutMBTiles
-import TilecutPMTilesStore
 import TilecutVips
 
 /// `tilecut merge OUT SHARD…`: one output from the shards of a `--shard K/N` job.
@@ -59,25 +57,15 @@ public struct Merger: Sendable {
         throw TilecutError.invalidOption(
           option: "shard-dir", reason: "shard\(missing.count == 1 ? "" : "s") \(shown)\(missing.count > 5 ? ", …" : "") missing")
       }
-      let isMBTiles = first.store == .mbtiles
-      let isPMTiles = first.store == .pmtiles
-      let inFiles = isMBTiles || isPMTiles
-      // a tile-set file's tiles: XYZ coordinate, bytes, and where it is for an error
-      func forEachStored(_ file: String, _ body: (TileCoordinate?, [UInt8], String) throws -> Void) throws {
-        if isPMTiles {
-          try forEachPMTilesTile(file) { tile, data in try body(tile, data, "tile \(tile)") }
-        } else {
-          try MBTilesReader(path: file).forEachRow { row in
-            try body(row.tile, row.data, "a row (zoom \(row.zoom), column \(row.column), row \(row.row))")
-          }
-        }
-      }
+      // an archive store's tiles are in its files, read by the store; else tile files
+      let driver = StoreCatalogue.driver(for: first.store)
+      let inFiles = driver != nil
       // what each shard's manifest lists must be what it holds
       for (dir, (m, tally)) in zip(shards, inspected) {
         var rows: [LevelKey: Int] = [:]
-        for set in m.tileSets ?? [] where inFiles {
-          let file = dir + "/" + set.file
-          for (zoom, count) in try isPMTiles ? pmtilesZoomCounts(file) : MBTilesReader(path: file).rowCounts() {
+        for set in m.tileSets ?? [] {
+          guard let driver else { break }
+          for (zoom, count) in try driver.zoomCounts(dir + "/" + set.file) {
             rows[LevelKey(floor: set.floor, tileSize: set.tileSize, zoom: zoom)] = count.count
           }
         }
@@ -95,14 +83,9 @@ public struct Merger: Sendable {
       }
       let template = try TileNameTemplate(first.name)
       let format = first.options["format"] ?? "png"
-      let store: any TileStore
-      if isPMTiles {
-        store = PMTilesTileStore(path: output, format: format, option: "out", digest: { Vips.sha256(of: $0) })
-      } else if isMBTiles {
-        store = MBTilesTileStore(path: output, format: format, option: "out", digest: { Vips.sha256(of: $0) })
-      } else {
-        store = DirectoryTileStore(path: output, template: template, option: "out")
-      }
+      let store: any TileStore =
+        driver?.makeStore(path: output, format: format, option: "out", digest: { Vips.sha256(of: $0) })
+        ?? DirectoryTileStore(path: output, template: template, option: "out")
       try store.inspect()
       let cancel = SignalCancellation(printer: printer)
       cancel.start()
@@ -117,11 +100,12 @@ public struct Merger: Sendable {
       var copied = 0
       // every tile is checked against its shard's own manifest as it is copied
       var checks = try zip(shards, manifests).map { try ShardCheck(directory: $0, manifest: $1) }
-      for (i, (dir, m)) in zip(shards, manifests).enumerated() where inFiles {
+      for (i, (dir, m)) in zip(shards, manifests).enumerated() {
+        guard let driver else { break }
         var levels: [LevelKey: Manifest.Level] = [:]
         for level in m.levels { levels[LevelKey(floor: level.floor, tileSize: level.tileSize, zoom: level.zoom)] = level }
         for set in m.tileSets ?? [] {
-          try forEachStored(dir + "/" + set.file) { found, data, what in
+          try driver.forEachTile(dir + "/" + set.file) { found, data, what in
             guard let tile = found, let level = levels[LevelKey(floor: set.floor, tileSize: set.tileSize, zoom: tile.zoom)],
               level.hasTile(x: tile.x, y: tile.y)
             else {

@@ -2,8 +2,6 @@ import Dispatch
 import Foundation
 import Synchronization
 import TilecutCore
-import TilecutMBTiles
-import TilecutPMTilesStore
 import TilecutVips
 
 /// Starts libvips (once per process), then runs `body`.

@@ -2,8 +2,6 @@ import Dispatch
 import Foundation
 import Synchronization
 import TilecutCore
-import TilecutMBTiles
-import TilecutPMTilesStore
 import TilecutVips
 
 /// `tilecut preview DIR --zoom Z -o sheet.png`: one zoom of one floor stitched into a
@@ -74,34 +72,18 @@ public struct PreviewSheetRequest: Sendable {
       let template = try TileNameTemplate(manifest.name)
       // every listed tile must be there before the sheet is allocated
       var tiles: [TileCoordinate: [UInt8]] = [:]
-      if manifest.store == .pmtiles {
+      if let driver = StoreCatalogue.driver(for: manifest.store) {
         guard let set = manifest.tileSets?.first(where: { $0.floor == floor && $0.tileSize == size }) else {
-          throw TilecutError.invalidInput(path: directory, reason: "its manifest names no PMTiles archive for floor \(floor), \(size) px")
+          throw TilecutError.invalidInput(path: directory, reason: "its manifest names no \(driver.fileNoun) for floor \(floor), \(size) px")
         }
         var st = stat()
         guard lstat(directory + "/" + set.file, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
           throw TilecutError.invalidInput(path: directory + "/" + set.file, reason: "is missing or not a regular file")
         }
-        try forEachPMTilesTile(directory + "/" + set.file) { tile, data in
-          if tile.zoom == zoom, level.hasTile(x: tile.x, y: tile.y) { tiles[tile] = data }
-        }
+        tiles = try driver.tiles(of: level, in: directory + "/" + set.file)
         if let tile = level.tiles.first(where: { tiles[$0] == nil }) {
-          throw TilecutError.invalidInput(path: directory + "/" + set.file, reason: "has no entry for tile \(tile), which the manifest lists")
-        }
-      } else if manifest.store == .mbtiles {
-        guard let set = manifest.tileSets?.first(where: { $0.floor == floor && $0.tileSize == size }) else {
-          throw TilecutError.invalidInput(path: directory, reason: "its manifest names no MBTiles file for floor \(floor), \(size) px")
-        }
-        var st = stat()
-        guard lstat(directory + "/" + set.file, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
-          throw TilecutError.invalidInput(path: directory + "/" + set.file, reason: "is missing or not a regular file")
-        }
-        let reader = try MBTilesReader(path: directory + "/" + set.file)
-        for tile in level.tiles {
-          guard let bytes = try reader.tile(tile) else {
-            throw TilecutError.invalidInput(path: directory + "/" + set.file, reason: "has no row for tile \(tile), which the manifest lists")
-          }
-          tiles[tile] = bytes
+          throw TilecutError.invalidInput(
+            path: directory + "/" + set.file, reason: "has no \(driver.entryNoun) for tile \(tile), which the manifest lists")
         }
       } else {
         for tile in level.tiles {

@@ -1,26 +1,15 @@
 import Foundation
 import TilecutCore
-import TilecutMBTiles
-import TilecutPMTiles
 
 /// A tile store opened for reading: an output directory (its manifest names the
-/// store), a single `.mbtiles` or `.pmtiles` file, or an http(s) URL of a `.pmtiles`
-/// file. What `tilecut show` and `tilecut get STORE Z/X/Y` read.
+/// store), a single file of an archive store, or an http(s) URL of one the store reads
+/// over HTTP. What `tilecut show` and `tilecut get STORE Z/X/Y` read.
 public final class StoreReader {
   /// What the location holds.
-  public enum Kind: String, Sendable {
-    case directory, mbtiles, pmtiles
-  }
+  public typealias Kind = StoreKind
 
   /// The answer for one cell.
-  public enum Cell {
-    /// The tile's bytes, as stored.
-    case tile([UInt8])
-    /// Inside the pyramid and the footprint's cells, but no tile: the no-tile rule.
-    case blank(String)
-    /// Outside the pyramid: a zoom, floor or cell the store does not cover.
-    case outside(String)
-  }
+  public typealias Cell = StoreCell
 
   /// One floor at one tile size, and where its tiles are.
   public struct TileSet {
@@ -28,8 +17,8 @@ public final class StoreReader {
     public var tileSize: Int?
     /// The file or URL of the set, nil for tile files named by the manifest's template.
     public var file: String?
-    var mbtiles: MBTilesReader?
-    var pmtiles: PMTilesReader?
+    /// The set's file opened by its store, nil for tile files.
+    var reader: (any StoreFileReader)?
   }
 
   public let location: String
@@ -38,12 +27,12 @@ public final class StoreReader {
   public let manifest: Manifest?
   public private(set) var tileSets: [TileSet]
 
-  /// True for a location that is a store to read (`tilecut get`) rather than an image to tile: a URL, an
-  /// `.mbtiles` or `.pmtiles` file, or a directory holding a manifest.
+  /// True for a location that is a store to read (`tilecut get`) rather than an image to tile: a URL, a
+  /// file of an archive store, or a directory holding a manifest.
   public static func looksLikeStore(_ location: String) -> Bool {
     let lower = location.lowercased()
     if lower.hasPrefix("http://") || lower.hasPrefix("https://") { return true }
-    if lower.hasSuffix(".pmtiles") || lower.hasSuffix(".mbtiles") { return true }
+    if StoreCatalogue.driver(forFile: location) != nil { return true }
     var isDirectory: ObjCBool = false
     return FileManager.default.fileExists(atPath: location, isDirectory: &isDirectory) && isDirectory.boolValue
       && (FileManager.default.fileExists(atPath: location + "/" + Manifest.fileName)
@@ -55,24 +44,25 @@ public final class StoreReader {
     let lower = location.lowercased()
     if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
       guard let url = URL(string: location) else { throw TilecutError.invalidInput(path: location, reason: "is not a URL") }
-      (kind, manifest) = (.pmtiles, nil)
-      tileSets = [TileSet(file: location, pmtiles: try Self.pmtiles(location) { try PMTilesReader(url: url) })]
-      return
+      for driver in StoreCatalogue.drivers {
+        guard let reader = try driver.openURL(url, name: location) else { continue }
+        (kind, manifest) = (driver.kind, nil)
+        tileSets = [TileSet(file: location, reader: reader)]
+        return
+      }
+      throw TilecutError.invalidInput(path: location, reason: "is a URL of no store tilecut reads over HTTP")
     }
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: location, isDirectory: &isDirectory) else {
       throw TilecutError.invalidInput(path: location, reason: "no such file or directory")
     }
     if !isDirectory.boolValue {
-      if lower.hasSuffix(".mbtiles") {
-        (kind, manifest) = (.mbtiles, nil)
-        tileSets = [TileSet(file: location, mbtiles: try MBTilesReader(path: location))]
-      } else if lower.hasSuffix(".pmtiles") {
-        (kind, manifest) = (.pmtiles, nil)
-        tileSets = [TileSet(file: location, pmtiles: try Self.pmtiles(location) { try PMTilesReader(path: location) })]
-      } else {
-        throw TilecutError.invalidInput(path: location, reason: "is not a store: give an output directory, an .mbtiles or a .pmtiles file")
+      guard let driver = StoreCatalogue.driver(forFile: lower) else {
+        throw TilecutError.invalidInput(
+          path: location, reason: "is not a store: give an output directory, \(StoreCatalogue.storeFilesPhrase)")
       }
+      (kind, manifest) = (driver.kind, nil)
+      tileSets = [TileSet(file: location, reader: try driver.openFile(path: location, name: location))]
       return
     }
     let manifestPath = location + "/" + Manifest.fileName
@@ -86,18 +76,16 @@ public final class StoreReader {
     }
     let manifest = try Self.decodeManifest(data, path: manifestPath)
     self.manifest = manifest
-    if let sets = manifest.tileSets, !sets.isEmpty {
-      let pm = sets.allSatisfy { $0.file.lowercased().hasSuffix(".pmtiles") }
-      kind = pm ? .pmtiles : .mbtiles
-      tileSets = try sets.map { set in
+    if let sets = manifest.tileSets, !sets.isEmpty, let fallback = StoreCatalogue.drivers.first {
+      // each file read by the store its extension names (the first store's otherwise);
+      // the output's kind is the one store of them all, else the first store's
+      let drivers = sets.map { StoreCatalogue.driver(forFile: $0.file) ?? fallback }
+      let kinds = Set(drivers.map(\.kind))
+      kind = kinds.count == 1 ? drivers[0].kind : fallback.kind
+      tileSets = try zip(sets, drivers).map { set, driver in
         let path = location + "/" + set.file
-        var one = TileSet(floor: set.floor.number, tileSize: set.tileSize, file: set.file)
-        if set.file.lowercased().hasSuffix(".pmtiles") {
-          one.pmtiles = try Self.pmtiles(path) { try PMTilesReader(path: path) }
-        } else {
-          one.mbtiles = try MBTilesReader(path: path)
-        }
-        return one
+        return TileSet(
+          floor: set.floor.number, tileSize: set.tileSize, file: set.file, reader: try driver.openFile(path: path, name: set.file))
       }
     } else {
       kind = .directory
@@ -122,12 +110,6 @@ public final class StoreReader {
       throw error
     } catch {
       throw TilecutError.invalidInput(path: path, reason: "is not a tilecut manifest (\(sentence(for: error)))")
-    }
-  }
-
-  static func pmtiles(_ name: String, _ open: () throws -> PMTilesReader) throws -> PMTilesReader {
-    do { return try open() } catch let error as PMTilesFormatError {
-      throw TilecutError.invalidInput(path: name, reason: error.reason)
     }
   }
 
@@ -156,42 +138,13 @@ public final class StoreReader {
   public func cell(_ tile: TileCoordinate, floor: Int? = nil, tileSize: Int? = nil) throws -> Cell {
     let set = try tileSet(floor: floor, tileSize: tileSize)
     let name = "\(tile.zoom)/\(tile.x)/\(tile.y)"
-    guard (0...PMTilesTileID.maxZoom).contains(tile.zoom), tile.x >= 0, tile.y >= 0, tile.x < 1 << tile.zoom, tile.y < 1 << tile.zoom
+    guard (0...StoreCell.deepestZoom).contains(tile.zoom), tile.x >= 0, tile.y >= 0, tile.x < 1 << tile.zoom, tile.y < 1 << tile.zoom
     else { return .outside("\(name) is not a tile of the Web-Mercator grid") }
     if let manifest, let f = set.floor.flatMap(Floor.init), let size = set.tileSize {
       return try manifestCell(manifest, set, floor: f, size: size, tile: tile)
     }
-    if let reader = set.pmtiles {
-      let h = reader.header
-      let zooms = Int(h.minZoom)...Int(h.maxZoom)
-      if let bytes = try read(set, tile) { return .tile(bytes) }
-      guard zooms.contains(tile.zoom) else {
-        return .outside("\(name) is outside the pyramid (zooms \(zooms.lowerBound)–\(zooms.upperBound))")
-      }
-      let range = Self.cells(west: h.minLongitude, south: h.minLatitude, east: h.maxLongitude, north: h.maxLatitude, zoom: tile.zoom)
-      // an archive without bounds (west ≥ east) is judged by its zooms alone
-      let bounded = h.minLongitude < h.maxLongitude && h.minLatitude < h.maxLatitude
-      guard !bounded || (range.x.contains(tile.x) && range.y.contains(tile.y)) else {
-        return .outside("\(name) is outside the pyramid (the archive's bounds cover x \(Self.text(range.x)), y \(Self.text(range.y)))")
-      }
-      return .blank("\(name) is inside the archive's bounds and zooms but has no tile (blank: the no-tile rule)")
-    }
-    if let reader = set.mbtiles {
-      if let bytes = try reader.tile(tile) { return .tile(bytes) }
-      let meta = try reader.metadata()
-      let minZoom = meta["minzoom"].flatMap { Int($0) } ?? 0
-      let maxZoom = meta["maxzoom"].flatMap { Int($0) } ?? PMTilesTileID.maxZoom
-      guard (minZoom...max(minZoom, maxZoom)).contains(tile.zoom) else {
-        return .outside("\(name) is outside the pyramid (zooms \(minZoom)–\(maxZoom))")
-      }
-      let b = (meta["bounds"] ?? "").split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-      if b.count == 4 {
-        let range = Self.cells(west: b[0], south: b[1], east: b[2], north: b[3], zoom: tile.zoom)
-        guard range.x.contains(tile.x), range.y.contains(tile.y) else {
-          return .outside("\(name) is outside the pyramid (the file's bounds cover x \(Self.text(range.x)), y \(Self.text(range.y)))")
-        }
-      }
-      return .blank("\(name) is inside the file's bounds and zooms but has no tile (blank: the no-tile rule)")
+    if let reader = set.reader {
+      return try reader.cell(tile, name: name) { try read(set, tile) }
     }
     return .outside("\(name) is outside the pyramid")
   }
@@ -241,21 +194,7 @@ public final class StoreReader {
   }
 
   func stored(_ set: TileSet, _ tile: TileCoordinate, floor: Floor?, size: Int?, manifest: Manifest?) throws -> [UInt8]? {
-    if let reader = set.pmtiles {
-      do {
-        let compression = reader.header.tileCompression
-        // brotli or zstd tiles would go out still compressed, as if they were the tile
-        guard compression == .none || compression == .gzip || compression == .unknown else {
-          throw PMTilesFormatError("its tiles are \(compression)-compressed; tilecut undoes gzip tile compression only")
-        }
-        guard let stored = try reader.tile(z: tile.zoom, x: tile.x, y: tile.y) else { return nil }
-        // the tile itself: an archive's gzip tile compression is undone (a PNG is stored as it is)
-        return compression == .gzip ? try PMTilesGzip.decompress(stored, limit: 64 << 20) : stored
-      } catch let error as PMTilesFormatError {
-        throw TilecutError.invalidInput(path: set.file ?? location, reason: error.reason)
-      }
-    }
-    if let reader = set.mbtiles { return try reader.tile(tile) }
+    if let reader = set.reader { return try reader.tile(tile) }
     guard let manifest, let floor, let size else { return nil }
     let template = try TileNameTemplate(manifest.name)
     let path = location + "/" + template.path(floor: floor, tileSize: size, tile: tile)
@@ -287,22 +226,10 @@ public final class StoreReader {
 
   /// The cells a bounding box touches at `zoom`.
   static func cells(west: Double, south: Double, east: Double, north: Double, zoom: Int) -> (x: ClosedRange<Int>, y: ClosedRange<Int>) {
-    let n = Double(1 << zoom)
-    let eps = 1e-9
-    func column(_ lon: Double) -> Double { WebMercator.u(longitudeDegrees: lon) * n }
-    func row(_ lat: Double) -> Double { WebMercator.v(latitudeDegrees: lat) * n }
-    let last = (1 << zoom) - 1
-    // a store's bounds are its own numbers: one far off the world (or not a number, which
-    // counts as the world's east or south end) is clamped before it becomes an Int
-    func clamp(_ v: Double) -> Int { v.isNaN ? last : max(0, min(last, Int(max(-1, min(Double(last) + 1, v))))) }
-    let x0 = clamp(floor(column(west) + eps))
-    let x1 = clamp(ceil(column(east) - eps) - 1)
-    let y0 = clamp(floor(row(north) + eps))
-    let y1 = clamp(ceil(row(south) - eps) - 1)
-    return (x0...max(x0, x1), y0...max(y0, y1))
+    StoreCell.cells(west: west, south: south, east: east, north: north, zoom: zoom)
   }
 
-  static func text(_ r: ClosedRange<Int>) -> String { r.lowerBound == r.upperBound ? "\(r.lowerBound)" : "\(r.lowerBound)–\(r.upperBound)" }
+  static func text(_ r: ClosedRange<Int>) -> String { StoreCell.text(r) }
 }
 
 extension StoreReader {
@@ -323,40 +250,7 @@ extension StoreReader {
           one["bounds"] = [f.west, f.south, f.east, f.north]
         }
       }
-      if let reader = set.pmtiles {
-        let h = reader.header
-        one["format"] = h.tileType.fileExtension
-        one["zooms"] = [Int(h.minZoom), Int(h.maxZoom)]
-        one["bounds"] = [h.minLongitude, h.minLatitude, h.maxLongitude, h.maxLatitude]
-        one["center"] = [h.centerLongitude, h.centerLatitude, Double(h.centerZoom)]
-        one["tiles"] = Int(clamping: h.addressedTiles)
-        one["pmtiles"] = [
-          "addressedTiles": Int(clamping: h.addressedTiles), "tileEntries": Int(clamping: h.tileEntries),
-          "tileContents": Int(clamping: h.tileContents), "clustered": h.clustered,
-          "tileCompression": String(describing: h.tileCompression), "internalCompression": String(describing: h.internalCompression),
-        ]
-        do {
-          one["metadata"] = try reader.metadataObject()
-        } catch let error as PMTilesFormatError {
-          throw TilecutError.invalidInput(path: set.file ?? location, reason: error.reason)
-        }
-      } else if let reader = set.mbtiles {
-        let meta = try reader.metadata()
-        one["metadata"] = meta
-        one["format"] = meta["format"] ?? "unknown"
-        if one["tiles"] == nil {
-          var count = 0
-          try reader.forEachRow { _ in count += 1 }
-          one["tiles"] = count
-        }
-        if one["zooms"] == nil, let lo = meta["minzoom"].flatMap({ Int($0) }), let hi = meta["maxzoom"].flatMap({ Int($0) }) {
-          one["zooms"] = [lo, hi]
-        }
-        if one["bounds"] == nil {
-          let b = (meta["bounds"] ?? "").split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-          if b.count == 4 { one["bounds"] = b }
-        }
-      }
+      try set.reader?.describe(into: &one)
       sets.append(one)
     }
     var out: [String: Any] = ["kind": kind.rawValue, "location": location, "tileSets": sets]

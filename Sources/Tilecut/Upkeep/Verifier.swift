@@ -2,14 +2,12 @@ import Dispatch
 import Foundation
 import Synchronization
 import TilecutCore
-import TilecutMBTiles
-import TilecutPMTilesStore
 import TilecutVips
 
 /// `tilecut verify DIR`: checks that an output's files match its manifest.
 ///
 /// Every cell the manifest lists must exist, decode and have the tile size; no other
-/// tile file may exist. An MBTiles output is checked row by row, a PMTiles one entry by entry.
+/// tile file may exist. An archive store's output is checked by its store, file by file.
 public struct Verifier: Sendable {
   /// The output directory written by tilecut.
   public var directory: String
@@ -29,21 +27,19 @@ public struct Verifier: Sendable {
   public func run() throws -> VerifyReport {
     // a root of per-building pyramids: each building's output checked against its own manifest
     if !FileManager.default.fileExists(atPath: directory + "/" + Manifest.fileName), let index = try BuildingIndex.load(directory) {
-      var all = VerifyReport(directory: directory, tilesChecked: 0, mbtilesFiles: nil, problems: [])
+      var all = VerifyReport(directory: directory, tilesChecked: 0, problems: [])
       all.buildings = index.buildings.count
       for building in index.buildings {
         let one = try Verifier(directory + "/" + building.id, jobs: jobs).run()
         all.tilesChecked += one.tilesChecked
-        if let files = one.mbtilesFiles { all.mbtilesFiles = (all.mbtilesFiles ?? 0) + files }
-        if let files = one.pmtilesFiles { all.pmtilesFiles = (all.pmtilesFiles ?? 0) + files }
+        if let files = one.storeFiles { all.storeFiles = (files.kind, (all.storeFiles?.count ?? 0) + files.count) }
         all.problems += one.problems.map { "\(building.id): \($0)" }
       }
       return all
     }
     return try withVips {
       let manifest = try loadManifest(directory)
-      if manifest.store == .mbtiles { return try verifyMBTiles(manifest) }
-      if manifest.store == .pmtiles { return try verifyPMTiles(manifest) }
+      if let driver = StoreCatalogue.driver(for: manifest.store) { return try verifyArchives(manifest, driver) }
       let template = try TileNameTemplate(manifest.name)
       let entries = entriesBelow(directory)
       let regular = Dictionary(entries.filter(\.isRegular).map { ($0.path, $0.bytes) }, uniquingKeysWith: { a, _ in a })
@@ -111,7 +107,7 @@ public struct Verifier: Sendable {
       let changed = changedTiles(manifest, list.map { ($0.path, $0.size, $0.floor, $0.tile) }, digests: digests.withLock { $0 }, sizes: regular)
       for problem in changed { problems.withLock { $0.append(problem) } }
       let found = problems.withLock { $0 }.sorted()
-      return VerifyReport(directory: directory, tilesChecked: expected.count, mbtilesFiles: nil, problems: found)
+      return VerifyReport(directory: directory, tilesChecked: expected.count, problems: found)
     }
   }
 }
@@ -184,79 +180,28 @@ extension Verifier {
     return problems
   }
 
-  /// An MBTiles output: every tile set present, every listed cell a row that decodes
-  /// at the tile size, no row the manifest does not list, nothing else in the directory.
-  func verifyMBTiles(_ manifest: Manifest) throws -> VerifyReport {
+  /// An archive store's output: its files checked by the store, every level with tiles
+  /// in a tile set, every store file as the manifest's digests say, nothing else in the directory.
+  func verifyArchives(_ manifest: Manifest, _ driver: any StoreDriver) throws -> VerifyReport {
     let changed = changedStoreFiles(manifest)
     var problems = archiveOutputStrays(manifest) + storeFileChanges(manifest, changed: changed)
-    var checked = 0
-    for set in manifest.tileSets ?? [] {
-      let path = directory + "/" + set.file
-      var st = stat()
-      guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
-        problems.append("missing: \(set.file)")
-        continue
-      }
-      // not the file tilecut wrote: that one line says it all, its rows are not read
-      if changed.contains(set.file) { continue }
-      var levels: [Int: Manifest.Level] = [:]
-      for level in manifest.levels where level.floor == set.floor && level.tileSize == set.tileSize { levels[level.zoom] = level }
-      var seen = Set<TileCoordinate>()
-      // a damaged archive can have millions of bad rows: the first few say what it is
-      var found = 0
-      func note(_ problem: String) throws {
-        found += 1
-        problems.append(problem)
-        if found >= Self.problemsPerArchive { throw StopReading() }
-      }
-      do {
-        let reader = try MBTilesReader(path: path)
-        try reader.forEachRow { row in
-          let at = "\(set.file) row zoom \(row.zoom), column \(row.column), row \(row.row)"
-          guard let tile = row.tile else { return try note("outside the grid: \(at)") }
-          guard let level = levels[tile.zoom], level.hasTile(x: tile.x, y: tile.y) else {
-            return try note("extra row: \(at) (tile \(tile)), not in the manifest")
-          }
-          guard seen.insert(tile).inserted else { return try note("duplicate row: \(at)") }
-          guard !row.data.isEmpty else { return try note("empty tile: \(at) (tile \(tile)): 0 bytes, an empty tile is no tile") }
-          do {
-            let image = try RGBAImage.decode(bytes: row.data)
-            if image.width != set.tileSize || image.height != set.tileSize {
-              try note("wrong size: \(at) is \(image.width)×\(image.height), expected \(set.tileSize)×\(set.tileSize)")
-            }
-          } catch is StopReading {
-            throw StopReading()
-          } catch {
-            try note("does not decode: \(at) (tile \(tile))")
-          }
-          checked += 1
-        }
-      } catch is StopReading {
-        problems.append("stopped: \(set.file) after its first \(Self.problemsPerArchive) problems; the rest of it was not read")
-        continue
-      } catch let error as TilecutError {
-        problems.append("unreadable: \(error.description)")
-        continue
-      }
-      var missing = 0
-      for level in levels.values.sorted(by: { $0.zoom < $1.zoom }) {
-        for tile in level.tiles where !seen.contains(tile) {
-          missing += 1
-          if found + missing <= Self.problemsPerArchive {
-            problems.append("missing row: \(set.file) tile \(tile) (TMS row \(mbtilesRow(for: tile)))")
-          }
-        }
-      }
-      if found + missing > Self.problemsPerArchive {
-        problems.append("missing row: \(set.file) lacks \(found + missing - Self.problemsPerArchive) more rows the manifest lists")
-      }
-    }
+    var tileSetMissing = false
     for level in manifest.levels where level.tileCount > 0 {
       if !(manifest.tileSets ?? []).contains(where: { $0.floor == level.floor && $0.tileSize == level.tileSize }) {
         problems.append("missing: no tile set for floor \(level.floor), \(level.tileSize) px")
+        tileSetMissing = true
       }
     }
-    return VerifyReport(directory: directory, tilesChecked: checked, mbtilesFiles: (manifest.tileSets ?? []).count, problems: problems.sorted())
+    let context = StoreVerification(
+      directory: directory, changedFiles: changed, tileSetMissing: tileSetMissing, problemsPerArchive: Self.problemsPerArchive,
+      decode: { bytes in
+        let image = try RGBAImage.decode(bytes: bytes)
+        return (image.width, image.height)
+      }, digest: { Vips.sha256(of: $0) }, contentVersion: { manifest, digest in try? ContentVersion.of(manifest, digest: digest) })
+    let found = try driver.verify(manifest, context)
+    var report = VerifyReport(directory: directory, tilesChecked: found.tilesChecked, problems: (problems + found.problems).sorted())
+    report.storeFiles = (driver.kind, (manifest.tileSets ?? []).count)
+    return report
   }
 }
 
@@ -265,24 +210,33 @@ extension Verifier {
   static let problemsPerArchive = 20
 }
 
-/// Ends the reading of an archive that has shown enough problems.
-private struct StopReading: Error {}
-
 /// What ``Verifier/run()`` found.
 public struct VerifyReport: Sendable, Equatable {
   /// The output directory checked.
   public var directory: String
   /// The tiles the manifest lists (all of them were looked at).
   public var tilesChecked: Int
-  /// For an MBTiles output, how many MBTiles files it has; nil for a directory of tiles.
-  public var mbtilesFiles: Int?
-  /// For a PMTiles output, how many archives it has; nil otherwise.
-  public var pmtilesFiles: Int?
+  /// For an archive store's output, its kind and how many files it has; nil for a directory of tiles.
+  public var storeFiles: (kind: StoreKind, count: Int)?
   /// One line per problem ("missing: …", "wrong size: …"), sorted; empty when the output is intact.
   public var problems: [String]
   /// For a root of per-building pyramids (`{building}` in the name), how many buildings
   /// were checked; nil for a single output.
   public var buildings: Int?
+
+  public init(directory: String, tilesChecked: Int, problems: [String]) {
+    self.directory = directory
+    self.tilesChecked = tilesChecked
+    self.problems = problems
+  }
+
+  public static func == (a: VerifyReport, b: VerifyReport) -> Bool {
+    (a.directory, a.tilesChecked, a.problems, a.buildings) == (b.directory, b.tilesChecked, b.problems, b.buildings)
+      && a.storeFiles?.kind == b.storeFiles?.kind && a.storeFiles?.count == b.storeFiles?.count
+  }
+
+  /// The count of the store's files, when the output is of `kind`.
+  public func storeFileCount(_ kind: StoreKind) -> Int? { storeFiles?.kind == kind ? storeFiles?.count : nil }
 
   /// True when the files match the manifest.
   public var isIntact: Bool { problems.isEmpty }
@@ -292,12 +246,12 @@ public struct VerifyReport: Sendable, Equatable {
     guard problems.isEmpty else {
       return "\(directory): \(problems.count) problem\(problems.count == 1 ? "" : "s") (listed on stdout)"
     }
+    let noun = StoreCatalogue.driver(for: storeFiles?.kind)?.filesNoun
     if let buildings {
-      let files = mbtilesFiles.map { " (\($0) MBTiles files)" } ?? pmtilesFiles.map { " (\($0) PMTiles archives)" } ?? ""
+      let files = storeFiles.map { " (\($0.count) \(noun ?? ""))" } ?? ""
       return "ok: \(tilesChecked) tiles\(files) in the \(buildings) building\(buildings == 1 ? "" : "s") of \(directory) match their manifests"
     }
-    if let files = mbtilesFiles { return "ok: \(tilesChecked) tiles in \(files) MBTiles files of \(directory) match its manifest" }
-    if let files = pmtilesFiles { return "ok: \(tilesChecked) tiles in \(files) PMTiles archives of \(directory) match its manifest" }
+    if let files = storeFiles { return "ok: \(tilesChecked) tiles in \(files.count) \(noun ?? "") of \(directory) match its manifest" }
     return "ok: \(tilesChecked) tiles in \(directory) match its manifest"
   }
 }

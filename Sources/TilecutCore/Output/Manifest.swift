@@ -34,15 +34,9 @@ public struct Manifest: Codable, Sendable, Equatable {
   /// (listed in `tileSets`); absent when they are files named by `name`.
   public var store: Store?
 
-  /// Where the tiles are, when not in files named by `name`.
-  public enum Store: String, Codable, Sendable {
-    /// Tile files named by `name` (written as an absent `store`).
-    case directory
-    /// MBTiles files, one per floor and tile size, listed in `tileSets`.
-    case mbtiles
-    /// PMTiles v3 archives, one per floor and tile size, listed in `tileSets`.
-    case pmtiles
-  }
+  /// Where the tiles are, when not in files named by `name` (a directory of tile
+  /// files is written as an absent `store`).
+  public typealias Store = StoreKind
   /// With the MBTiles or PMTiles store: the file holding each floor and tile size.
   public var tileSets: [TileSet]?
 

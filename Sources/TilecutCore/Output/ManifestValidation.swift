@@ -97,7 +97,7 @@ extension Manifest {
     }
     switch store {
     case nil, .directory: break
-    case .mbtiles, .pmtiles:
+    default:
       var sets = Set<LevelKey>()
       for set in tileSets ?? [] {
         guard knownFloors.contains(set.floor), knownSizes.contains(set.tileSize) else {

@@ -1,51 +1,19 @@
 import Foundation
 import TilecutCore
 import TilecutPMTiles
-import TilecutPMTilesStore
-import TilecutVips
 
-/// Every tile of a local archive with its bytes, in tile-ID order (a run's content
-/// read once); throws `TilecutError` naming the file when it is damaged.
-func forEachPMTilesTile(_ path: String, _ body: (TileCoordinate, [UInt8]) throws -> Void) throws {
-  do {
-    let scan = try PMTilesArchiveScan(path: path)
-    // runs are expanded only as far as the header's count of addressed tiles
-    var addressed: UInt64 = 0
-    try scan.forEachTileEntry { e in
-      addressed += UInt64(e.runLength)
-      guard addressed <= scan.header.addressedTiles else {
-        throw PMTilesFormatError("its directories address more tiles than the \(scan.header.addressedTiles) its header counts")
-      }
-      let data = try scan.tileData(e)
-      for i in 0..<UInt64(e.runLength) {
-        guard let t = PMTilesTileID.zxy(e.tileID + i) else { throw PMTilesFormatError("a tile ID lies past zoom 31") }
-        try body(TileCoordinate(zoom: t.z, x: t.x, y: t.y), data)
-      }
-    }
-  } catch let error as PMTilesFormatError {
-    throw TilecutError.invalidInput(path: path, reason: "is not a readable PMTiles archive: \(error.reason)")
-  }
-}
-
-/// Tiles per zoom of a local archive, from its directories.
-func pmtilesZoomCounts(_ path: String) throws -> [Int: (count: Int, bytes: Int)] {
-  do { return try PMTilesArchiveScan(path: path).zoomCounts() } catch let error as PMTilesFormatError {
-    throw TilecutError.invalidInput(path: path, reason: "is not a readable PMTiles archive: \(error.reason)")
-  }
-}
-
-extension Verifier {
+extension PMTilesDriver {
   /// A PMTiles output: every archive's header and metadata as the manifest says,
   /// its directories readable and in order, every listed cell addressed by exactly one
-  /// entry whose content decodes at the tile size, no other tile, the tiles' digests
-  /// making the manifest's content version, and nothing else in the directory.
-  func verifyPMTiles(_ manifest: Manifest) throws -> VerifyReport {
-    var problems = archiveOutputStrays(manifest) + storeFileChanges(manifest)
+  /// entry whose content decodes at the tile size, no other tile, and the tiles' digests
+  /// making the manifest's content version.
+  public func verify(_ manifest: Manifest, _ context: StoreVerification) throws -> (problems: [String], tilesChecked: Int) {
+    var problems: [String] = []
     var checked = 0
     var digests: [LevelKey: [TileCoordinate: String]] = [:]
-    var complete = true
+    var complete = !context.tileSetMissing
     for set in manifest.tileSets ?? [] {
-      let path = directory + "/" + set.file
+      let path = context.directory + "/" + set.file
       var st = stat()
       guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
         problems.append("missing: \(set.file)")
@@ -55,7 +23,7 @@ extension Verifier {
       var levels: [Int: Manifest.Level] = [:]
       for level in manifest.levels where level.floor == set.floor && level.tileSize == set.tileSize { levels[level.zoom] = level }
       do {
-        let found = try verifyArchive(path: path, set: set, levels: levels, manifest: manifest)
+        let found = try verifyArchive(path: path, set: set, levels: levels, manifest: manifest, context: context)
         problems += found.problems
         checked += found.checked
         for (tile, digest) in found.digests {
@@ -67,17 +35,11 @@ extension Verifier {
         complete = false
       }
     }
-    for level in manifest.levels where level.tileCount > 0 {
-      if !(manifest.tileSets ?? []).contains(where: { $0.floor == level.floor && $0.tileSize == level.tileSize }) {
-        problems.append("missing: no tile set for floor \(level.floor), \(level.tileSize) px")
-        complete = false
-      }
-    }
     // the tiles' own digests against the content version the manifest records
     if complete, let recorded = manifest.contentVersion {
-      let version = try? ContentVersion.of(manifest) { floor, size, tile in
+      let version = context.contentVersion(manifest) { floor, size, tile in
         guard let d = digests[LevelKey(floor: floor, tileSize: size, zoom: tile.zoom)]?[tile] else {
-          throw TilecutError.invalidInput(path: directory, reason: "tile \(tile) has no digest")
+          throw TilecutError.invalidInput(path: context.directory, reason: "tile \(tile) has no digest")
         }
         return d
       }
@@ -86,13 +48,13 @@ extension Verifier {
         problems.append("changed: \(files) (the tiles do not make the manifest's content version \(recorded))")
       }
     }
-    var report = VerifyReport(directory: directory, tilesChecked: checked, mbtilesFiles: nil, problems: problems.sorted())
-    report.pmtilesFiles = (manifest.tileSets ?? []).count
-    return report
+    return (problems, checked)
   }
 
   /// One archive against the manifest's levels for its floor and size.
-  private func verifyArchive(path: String, set: Manifest.TileSet, levels: [Int: Manifest.Level], manifest: Manifest) throws -> (
+  private func verifyArchive(
+    path: String, set: Manifest.TileSet, levels: [Int: Manifest.Level], manifest: Manifest, context: StoreVerification
+  ) throws -> (
     problems: [String], checked: Int, digests: [TileCoordinate: String]
   ) {
     var problems: [String] = []
@@ -160,7 +122,7 @@ extension Verifier {
             ok = false
           } else {
             do {
-              let image = try RGBAImage.decode(bytes: data)
+              let image = try context.decode(data)
               if image.width != set.tileSize || image.height != set.tileSize {
                 problems.append(
                   "wrong size: \(file) tile content at \(e.offset) is \(image.width)×\(image.height), expected \(set.tileSize)×\(set.tileSize)")
@@ -171,7 +133,7 @@ extension Verifier {
               ok = false
             }
           }
-          content = (Vips.sha256(of: data), ok)
+          content = (context.digest(data), ok)
           contents[e.offset] = content
         }
         for i in 0..<UInt64(e.runLength) {

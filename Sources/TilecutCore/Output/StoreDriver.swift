@@ -1,0 +1,163 @@
+import Foundation
+
+/// The kinds of tile store: what `--store` names, a manifest's `store` records and
+/// `tilecut show` prints. Only the store catalogue maps a kind to what it does.
+public enum StoreKind: String, CaseIterable, Sendable, Codable {
+  case directory, mbtiles, pmtiles
+}
+
+/// One kind of archive store (one file per floor and tile size beside the manifest),
+/// everything tilecut does with it: write it, read it for `show` and `get`, verify,
+/// merge and re-tile it, and carry its tiles over into an incremental build. Each store
+/// module has one; the rest of the code asks the store catalogue for it by kind, path
+/// or bytes and never names a store.
+public protocol StoreDriver: Sendable {
+  /// The kind a manifest records for an output of this store.
+  var kind: StoreKind { get }
+  /// The store's name as a person reads it ("MBTiles").
+  var displayName: String { get }
+  /// What one of its files is called ("MBTiles file").
+  var fileNoun: String { get }
+  /// What one of its files is called, plural ("MBTiles files").
+  var filesNoun: String { get }
+  /// What holds one tile in a file ("row").
+  var entryNoun: String { get }
+  /// The extension of its files, lowercase, without the dot.
+  var fileExtension: String { get }
+
+  /// The file name of a floor's tile set at a tile size.
+  func fileName(floor: Floor, tileSize: Int) -> String
+
+  /// A store writing `path`: `format` is the tiles' file format, `digest` names a tile by its content.
+  func makeStore(path: String, format: String, option: String, digest: @escaping @Sendable ([UInt8]) -> String) -> any TileStore
+
+  /// One line to warn of, when an output of this store reaching `deepestZoom` is one
+  /// some readers will not open; nil when it is not.
+  func zoomWarning(path: String, deepestZoom: Int) -> String?
+
+  /// True when a file's first 16 bytes (`head`) are this store's; `file` is open for
+  /// reading when a closer look is needed.
+  func holds(head: [UInt8], file: FileHandle) -> Bool
+
+  /// One file opened for reading: errors opening it name `path`, later ones `name`.
+  func openFile(path: String, name: String) throws -> any StoreFileReader
+
+  /// A file at an http(s) URL, read with Range requests; nil when the store is not read over HTTP.
+  func openURL(_ url: URL, name: String) throws -> (any StoreFileReader)?
+
+  /// Every tile of a file with its bytes (a coordinate nil when the stored one is no
+  /// cell of the grid) and how an error names where it is.
+  func forEachTile(_ path: String, _ body: (TileCoordinate?, [UInt8], String) throws -> Void) throws
+
+  /// Tiles and their bytes per zoom of a file, read without decoding a tile.
+  func zoomCounts(_ path: String) throws -> [Int: (count: Int, bytes: Int)]
+
+  /// The tiles `level` lists that a file holds (one it lacks is absent).
+  func tiles(of level: Manifest.Level, in path: String) throws -> [TileCoordinate: [UInt8]]
+
+  /// The deepest zoom's tiles of a file given as a source, at most `maxMemory` bytes of
+  /// them (`overMemory` gives the error past that, from the zoom), and the bounds to clip them by.
+  func deepestTiles(_ path: String, maxMemory: Int, overMemory: (Int) -> Error) throws -> StoreSourceTiles
+
+  /// The problems of an output's files (`manifest.tileSets`) against its manifest,
+  /// beyond those `context` says were found already, and how many tiles were looked at.
+  func verify(_ manifest: Manifest, _ context: StoreVerification) throws -> (problems: [String], tilesChecked: Int)
+}
+
+/// A store's file opened for reading.
+public protocol StoreFileReader: AnyObject {
+  /// The tile's bytes as a map would draw them, nil when the file has none.
+  func tile(_ tile: TileCoordinate) throws -> [UInt8]?
+
+  /// The answer for `tile` (a cell of the grid) named `name`; `read` gives its
+  /// bytes checked as `get` serves them.
+  func cell(_ tile: TileCoordinate, name: String, read: () throws -> [UInt8]?) throws -> StoreCell
+
+  /// Adds to `set` what `tilecut show` prints of the file (format, zooms, bounds,
+  /// tiles, metadata), keeping the zooms, bounds and count a manifest gave.
+  func describe(into set: inout [String: Any]) throws
+}
+
+/// The answer for one cell of a store.
+public enum StoreCell {
+  /// The tile's bytes, as stored.
+  case tile([UInt8])
+  /// Inside the pyramid and the footprint's cells, but no tile: the no-tile rule.
+  case blank(String)
+  /// Outside the pyramid: a zoom, floor or cell the store does not cover.
+  case outside(String)
+
+  /// The deepest zoom of the grid a store addresses (tile IDs of 64 bits).
+  public static let deepestZoom = 31
+
+  /// The cells a bounding box touches at `zoom`.
+  public static func cells(west: Double, south: Double, east: Double, north: Double, zoom: Int) -> (
+    x: ClosedRange<Int>, y: ClosedRange<Int>
+  ) {
+    let n = Double(1 << zoom)
+    let eps = 1e-9
+    func column(_ lon: Double) -> Double { WebMercator.u(longitudeDegrees: lon) * n }
+    func row(_ lat: Double) -> Double { WebMercator.v(latitudeDegrees: lat) * n }
+    let last = (1 << zoom) - 1
+    // a store's bounds are its own numbers: one far off the world (or not a number, which
+    // counts as the world's east or south end) is clamped before it becomes an Int
+    func clamp(_ v: Double) -> Int { v.isNaN ? last : max(0, min(last, Int(max(-1, min(Double(last) + 1, v))))) }
+    let x0 = clamp(floor(column(west) + eps))
+    let x1 = clamp(ceil(column(east) - eps) - 1)
+    let y0 = clamp(floor(row(north) + eps))
+    let y1 = clamp(ceil(row(south) - eps) - 1)
+    return (x0...max(x0, x1), y0...max(y0, y1))
+  }
+
+  /// A range as a message gives it: "3" or "3–5".
+  public static func text(_ r: ClosedRange<Int>) -> String {
+    r.lowerBound == r.upperBound ? "\(r.lowerBound)" : "\(r.lowerBound)–\(r.upperBound)"
+  }
+}
+
+/// What a store needs from the verifier to check its files: the output, the store
+/// files whose bytes changed, and the tile checks that live outside the store modules.
+public struct StoreVerification {
+  /// The output directory.
+  public var directory: String
+  /// Store files whose bytes are not those the manifest's digests record (already reported).
+  public var changedFiles: [String]
+  /// True when a level with tiles has no tile set (already reported).
+  public var tileSetMissing: Bool
+  /// Problems listed for one archive before its reading stops.
+  public var problemsPerArchive: Int
+  /// A tile's width and height; throws when it does not decode.
+  public var decode: ([UInt8]) throws -> (width: Int, height: Int)
+  /// A tile's SHA-256, hex.
+  public var digest: ([UInt8]) -> String
+  /// The content version tiles of these digests make for the manifest, nil when it cannot be told.
+  public var contentVersion: (Manifest, (Floor, Int, TileCoordinate) throws -> String) -> String?
+
+  public init(
+    directory: String, changedFiles: [String], tileSetMissing: Bool, problemsPerArchive: Int,
+    decode: @escaping ([UInt8]) throws -> (width: Int, height: Int), digest: @escaping ([UInt8]) -> String,
+    contentVersion: @escaping (Manifest, (Floor, Int, TileCoordinate) throws -> String) -> String?
+  ) {
+    self.directory = directory
+    self.changedFiles = changedFiles
+    self.tileSetMissing = tileSetMissing
+    self.problemsPerArchive = problemsPerArchive
+    self.decode = decode
+    self.digest = digest
+    self.contentVersion = contentVersion
+  }
+}
+
+/// The deepest zoom's tiles of a store file given as a source.
+public struct StoreSourceTiles {
+  public var zoom: Int
+  public var tiles: [TileCoordinate: [UInt8]]
+  /// The file's own bounds text (west,south,east,north) to clip the raster by, when it has one to use.
+  public var bounds: String?
+
+  public init(zoom: Int, tiles: [TileCoordinate: [UInt8]], bounds: String?) {
+    self.zoom = zoom
+    self.tiles = tiles
+    self.bounds = bounds
+  }
+}
