@@ -133,7 +133,8 @@ let package = Package(
     .target(
       name: "Tilecut",
       dependencies: [
-        "TilecutCore", "TilecutVips", "TilecutMBTiles", "TilecutPMTiles", "TilecutPMTilesStore", "TilecutGeo", "CTilecutPlatform",
+        // the store modules: only StoreCatalogue.swift imports them
+        "TilecutCore", "TilecutVips", "TilecutMBTiles", "TilecutPMTilesStore", "TilecutGeo", "CTilecutPlatform",
         "CTilecutBuildInfo", "TilecutProject",
       ]
     ),
@@ -142,7 +143,7 @@ let package = Package(
     .target(
       name: "TilecutCLI",
       dependencies: [
-        "Tilecut", "TilecutCore", "TilecutVips", "TilecutMBTiles", "TilecutGeo", "CTilecutPlatform", "TilecutProject",
+        "Tilecut", "TilecutCore", "TilecutVips", "TilecutGeo", "CTilecutPlatform", "TilecutProject",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
