@@ -2,6 +2,7 @@
 #include "TilecutBands.h"
 #include <vips/vips.h>
 #include "TilecutDrawing.h"
+#include "TilecutDXFWipeout.h"
 #include "TilecutGDAL.h"
 
 #include <cairo.h>
@@ -430,20 +431,35 @@ static void place_columns(const tc_drawing *d, cairo_t *cr, const tc_drawing_ite
  * part as high as the text around it, the fraction 1.2 times the two high) in cells;
  * cells glued into words where nothing breaks them; lines filled word by word up to
  * the width and as high as their highest cell, the cells on its bottom (\A: its
- * middle or top); lines 1.667 times their height (times the spacing factor) apart.
- * Heights (\H), width factors (\W) and oblique angles (\Q) hold to the end of their
- * braces; the other codes (fonts, colours, strokes) change nothing drawn here. */
+ * middle or top); lines 1.667 times their height (times the spacing factor) apart;
+ * paragraphs set left, centred, right or justified (\pq: each line but the last
+ * spread to the width by its spaces), indented (\pi, \pl, \pr) and tabbed (\pt
+ * stops, then the default ones) as ezdxf's paragraphs are.
+ * Heights (\H), width factors (\W), oblique angles (\Q) and colours (\C an ACI, 7
+ * drawn dark as the note's own colour is, 0 and 256 the note's own; \c a true colour,
+ * its bytes blue, green, red) and strokes (\L \l under, \O \o over, \K \k through
+ * its words, a line a fifth of their height from them) hold to the end of their
+ * braces; fonts change nothing drawn here. */
 
 typedef struct {
   double cap, wf, oblique;
+  uint8_t rgba[4]; /* its colour */
+  /* 1 underlined (\L), 2 struck through (\K), 4 overlined (\O); 8 its strokes run
+   * on over the spaces after it (while a stroke is on, as ezdxf's parser has it) */
+  uint8_t stroke;
   int valign; /* 0 bottom, 1 middle, 2 top */
-  int align;  /* its paragraph's: 0 left (justified too), 1 centred, 2 right */
+  int align;  /* its paragraph's: 0 left, 1 centred, 2 right, 3 justified */
+  /* its paragraph's indents (\pi first line, \pl left, \pr right, in the note's
+   * heights) and tab stops (\pt: tab_count of TcRichText's stops from tab_first) */
+  double indent, left, right;
+  uint32_t tab_first, tab_count;
 } TcRichStyle;
 
 enum { TC_RICH_TEXT, TC_RICH_SPACE, TC_RICH_GLUE, TC_RICH_FRACTION, TC_RICH_PARAGRAPH, TC_RICH_TAB };
 
 typedef struct {
   uint8_t kind;
+  uint8_t rigid; /* glue between a word and a fraction: never widened */
   char stacking; /* a fraction's: '/', '#' or '^' */
   uint32_t text, text2; /* words[] offsets: a text, or a fraction's parts */
   TcRichStyle style;
@@ -451,13 +467,25 @@ typedef struct {
   double x; /* where it stands in its line */
 } TcRichCell;
 
+/* A tab stop: where (in the note's heights), and 'l' left, 'c' centred or 'r' right. */
+typedef struct {
+  double at;
+  char kind;
+} TcRichStop;
+
 typedef struct {
   TcRichCell *cells;
   size_t count, cap;
   char *words;
   size_t used, words_cap;
+  TcRichStop *stops;
+  size_t stop_count, stop_cap;
   int failed;
 } TcRichText;
+
+/* The most tab stops one text sets (a line looks through them at each tab): further
+ * ones are left out. */
+#define TC_RICH_MAX_STOPS 256
 
 /* The most cells and braces one text is read into. */
 #define TC_RICH_MAX_CELLS 100000
@@ -510,7 +538,7 @@ static TcRichCell *rich_content(TcRichText *t, int kind, const TcRichStyle *styl
   if (t->count > 0 && (t->cells[t->count - 1].kind == TC_RICH_TEXT || t->cells[t->count - 1].kind == TC_RICH_FRACTION)) {
     TcRichCell *glue = rich_cell(t, TC_RICH_GLUE, style);
     if (glue)
-      glue->width = -1; /* no width: not a space */
+      glue->width = -1, glue->rigid = 1; /* no width: not a space */
   }
   return rich_cell(t, kind, style);
 }
@@ -630,7 +658,7 @@ static size_t rich_number(const char *p, int relative, double *value, int *facto
  * pixels a drawing unit of an absolute \H. */
 static void rich_parse(const char *s, const TcRichStyle *base, double unit, TcRichText *t) {
   TcRichStyle stack[TC_RICH_MAX_DEPTH], style = *base;
-  int depth = 0, skipped = 0;
+  int depth = 0, skipped = 0, run_on = 0;
   size_t length = strlen(s);
   /* a word, and a fraction's two parts in its two halves */
   char *word = malloc(2 * length + 2);
@@ -668,8 +696,20 @@ static void rich_parse(const char *s, const TcRichStyle *base, double unit, TcRi
       case 'N':
         rich_cell(t, TC_RICH_PARAGRAPH, &style);
         break;
-      case 'X': case 'L': case 'l': case 'O': case 'o': case 'K': case 'k':
+      case 'X':
         break;
+      case 'L': case 'l': case 'O': case 'o': case 'K': case 'k': {
+        uint8_t bit = cmd == 'L' || cmd == 'l' ? 1 : cmd == 'K' || cmd == 'k' ? 2 : 4;
+        if (isupper((unsigned char)cmd)) {
+          style.stroke |= bit;
+          run_on = 1;
+        } else {
+          style.stroke &= (uint8_t)~bit;
+          if (!(style.stroke & 7))
+            run_on = 0;
+        }
+        break;
+      }
       case 'S': {
         /* to the next ';' not escaped: numerator, a stacking character, denominator */
         char *top = word, *bottom = word + length + 1;
@@ -717,6 +757,23 @@ static void rich_parse(const char *s, const TcRichStyle *base, double unit, TcRi
         int factor = 0;
         size_t n = rich_number(p, cmd != 'Q' && cmd != 'C' && cmd != 'c', &v, &factor);
         p += n;
+        if (n && (cmd == 'C' || cmd == 'c') && fabs(v) < 1e9) {
+          long value = lround(v);
+          uint8_t rgb[3];
+          if (cmd == 'C' && (value == 0 || value == 256)) {
+            memcpy(style.rgba, base->rgba, 3);
+          } else if (cmd == 'C' && value >= 1 && value <= 255) {
+            tc_aci_rgb((int)value, rgb);
+            memcpy(style.rgba, rgb, 3);
+          } else if (cmd == 'c') {
+            style.rgba[0] = (uint8_t)(value & 0xFF);
+            style.rgba[1] = (uint8_t)((value >> 8) & 0xFF);
+            style.rgba[2] = (uint8_t)((value >> 16) & 0xFF);
+          }
+          /* white (ACI 7) drawn dark, as the note's own colour is */
+          if (style.rgba[0] == 255 && style.rgba[1] == 255 && style.rgba[2] == 255)
+            style.rgba[0] = style.rgba[1] = style.rgba[2] = 0;
+        }
         if (n && cmd == 'H') {
           double cap = factor ? style.cap * fabs(v) : fabs(v) * unit;
           style.cap = fmin(fmax(cap, base->cap * 1e-3), base->cap * 1e3);
@@ -730,11 +787,58 @@ static void rich_parse(const char *s, const TcRichStyle *base, double unit, TcRi
         break;
       }
       case 'p': {
-        /* a paragraph's alignment (q, then l, r, c, j or d; any other: left) */
+        /* a paragraph's properties, as ezdxf reads them: alignment (q, then l, r, c,
+         * j or d; any other: left), indents (i, l, r and a number), tab stops (t and
+         * numbers, each with an optional c or r before it, to the end) */
         const char *semi = strchr(p, ';'), *end = semi ? semi : p + strlen(p);
-        for (const char *q = p; q < end; q++)
-          if (*q == 'q' && q + 1 < end)
-            style.align = q[1] == 'c' ? 1 : q[1] == 'r' ? 2 : 0;
+        for (const char *q = p; q < end;) {
+          char c = *q++;
+          double v = 0;
+          int factor = 0;
+          if (c == 'i' || c == 'l' || c == 'r') {
+            size_t n = rich_number(q, 0, &v, &factor);
+            q += n;
+            v = fmin(fmax(v, -1e4), 1e4);
+            if (c == 'i')
+              style.indent = v;
+            else if (c == 'l')
+              style.left = v;
+            else
+              style.right = v;
+          } else if (c == 'q') {
+            char a = q < end ? *q++ : 0;
+            style.align = a == 'c' ? 1 : a == 'r' ? 2 : a == 'j' || a == 'd' ? 3 : 0;
+          } else if (c == 't') {
+            style.tab_first = (uint32_t)t->stop_count;
+            style.tab_count = 0;
+            while (q < end) {
+              char kind = *q == 'c' || *q == 'r' ? *q++ : 'l';
+              size_t n = rich_number(q, 0, &v, &factor);
+              if (!n) {
+                if (kind == 'l')
+                  q++;
+                continue;
+              }
+              q += n;
+              if (t->stop_count >= TC_RICH_MAX_STOPS)
+                continue;
+              if (t->stop_count == t->stop_cap) {
+                size_t cap = t->stop_cap ? t->stop_cap * 2 : 16;
+                TcRichStop *stops = realloc(t->stops, cap * sizeof *stops);
+                if (!stops) {
+                  t->failed = 1;
+                  break;
+                }
+                t->stops = stops;
+                t->stop_cap = cap;
+              }
+              t->stops[t->stop_count++] = (TcRichStop){v, kind};
+              style.tab_count++;
+            }
+          }
+          while (q < end && *q == ',')
+            q++;
+        }
         p = semi ? semi + 1 : end;
         break;
       }
@@ -750,6 +854,9 @@ static void rich_parse(const char *s, const TcRichStyle *base, double unit, TcRi
         word[w++] = cmd;
         break;
       }
+      /* a formatting code sets whether strokes run on from here */
+      if (strchr("LlOoKkACcHWQTpfF", cmd))
+        style.stroke = (uint8_t)((style.stroke & 7) | (run_on ? 8 : 0));
       continue;
     }
     if ((unsigned char)letter < 32) {
@@ -812,6 +919,7 @@ static double rich_show(cairo_t *cr, const char *s, const TcRichStyle *st, doubl
   cairo_text_extents_t e;
   cairo_text_extents(cr, s, &e);
   if (mode == 1 && *s) {
+    source(cr, st->rgba);
     cairo_move_to(cr, 0, 0);
     cairo_show_text(cr, s);
   } else if (mode == 2 && (e.width > 0 || e.height > 0)) {
@@ -832,7 +940,7 @@ static double rich_show(cairo_t *cr, const char *s, const TcRichStyle *st, doubl
 }
 
 /* A fraction's divider from (x0, y0) to (x1, y1), a pixel wide, drawn or measured. */
-static void rich_rule(cairo_t *cr, double x0, double y0, double x1, double y1, int mode, double *box) {
+static void rich_rule(cairo_t *cr, const TcRichStyle *st, double x0, double y0, double x1, double y1, int mode, double *box) {
   if (mode == 2) {
     double points[2][2] = {{x0, y0}, {x1, y1}};
     for (int c = 0; c < 2; c++) {
@@ -845,6 +953,7 @@ static void rich_rule(cairo_t *cr, double x0, double y0, double x1, double y1, i
     return;
   }
   cairo_save(cr);
+  source(cr, st->rgba);
   cairo_new_path(cr);
   cairo_move_to(cr, x0, y0);
   cairo_line_to(cr, x1, y1);
@@ -855,11 +964,25 @@ static void rich_rule(cairo_t *cr, double x0, double y0, double x1, double y1, i
   cairo_restore(cr);
 }
 
+/* The strokes of a word `c` whose top is at `top` and left end at `x`, run on by `more`
+ * to the right: under its baseline, through its middle, over its top, each a fifth of
+ * its height from it. */
+static void rich_strokes(cairo_t *cr, const TcRichCell *c, double x, double top, double more, int mode, double *box) {
+  double h = c->style.cap, right = x + c->width + more;
+  if (c->style.stroke & 1)
+    rich_rule(cr, &c->style, x, top + h + h / 5, right, top + h + h / 5, mode, box);
+  if (c->style.stroke & 2)
+    rich_rule(cr, &c->style, x, top + h / 2, right, top + h / 2, mode, box);
+  if (c->style.stroke & 4)
+    rich_rule(cr, &c->style, x, top - h / 5, right, top - h / 5, mode, box);
+}
+
 /* A line of a paragraph: cells [first, end), as high and wide as they are. */
 typedef struct {
   size_t first, end;
   double height, width;
   int align;
+  double indent, room; /* its left indent and the width it has (limited notes) */
 } TcRichLine;
 
 /* Room for `need` lines; -1 when out of memory. */
@@ -887,6 +1010,42 @@ static size_t rich_unit(const TcRichCell *cells, size_t i, size_t end) {
   return j;
 }
 
+/* The tab stop a line of paragraph style `ps` sets the cells from offset `lo` (as wide
+ * as `hi` - `lo`) at, as ezdxf finds it: its stops (where they are short of the note's
+ * width `width`) in their order, then the default stops past the last of them, every
+ * 4 times the note's height `cap`, all shifted by the line's indent and within its
+ * width `room`; a left stop past `lo`, a centred one past the middle, a right one past
+ * `hi`. 0 for none. */
+static int next_stop(const TcRichText *t, const TcRichStyle *ps, double cap, double width, double indent, double room,
+                     double lo, double hi, double *at, char *kind) {
+  double last = 0;
+  for (uint32_t k = 0; k < ps->tab_count && ps->tab_first + k < t->stop_count; k++) {
+    const TcRichStop *stop = &t->stops[ps->tab_first + k];
+    double p = stop->at * cap;
+    if (!(p < width))
+      continue;
+    last = p;
+    double s = p - indent;
+    if (!(s > 0 && s <= room))
+      continue;
+    if (stop->kind == 'l' ? s > lo : stop->kind == 'c' ? s > (lo + hi) / 2 : s > hi) {
+      *at = s;
+      *kind = stop->kind;
+      return 1;
+    }
+  }
+  double step = 4 * cap, k = floor((lo + indent) / step) + 1;
+  if (k * step <= last)
+    k = floor(last / step) + 1;
+  double p = k * step;
+  if (p < width && p - indent > 0 && p - indent <= room) {
+    *at = p - indent;
+    *kind = 'l';
+    return 1;
+  }
+  return 0;
+}
+
 /* Lays out and draws (mode 1) or measures into `box` (mode 2) an item's raw MTEXT
  * content in its text space (the anchor at the origin, y down): `cap` its capital
  * height there, `unit` the text-space length of a drawing unit, `limit` the width it
@@ -899,6 +1058,7 @@ static void place_rich(const tc_drawing_item *item, const char *content, cairo_t
   TcRichText t = {0};
   int align = item->anchor >= 10 ? item->anchor - 10 : (item->anchor - 1) % 3;
   TcRichStyle base = {.cap = cap, .wf = 1, .oblique = 0, .valign = 0, .align = align};
+  memcpy(base.rgba, item->rgba, 4);
   rich_parse(decoded, &base, unit * (item->code_scale > 0 ? item->code_scale : 1), &t);
   free(decoded);
   TcRichLine *lines = NULL;
@@ -945,7 +1105,7 @@ static void place_rich(const tc_drawing_item *item, const char *content, cairo_t
       /* an empty paragraph: a line as high as the text then is, nothing in it */
       if (rich_grow_lines(&lines, &line_cap, line_count + 1))
         goto done;
-      lines[line_count++] = (TcRichLine){start, start, t.cells[end].style.cap, 0, align};
+      lines[line_count++] = (TcRichLine){start, start, t.cells[end].style.cap, 0, align, 0, 0};
     }
     /* glue between a word and what is no word is a space; none ends a paragraph */
     for (size_t i = start; i < end; i++) {
@@ -960,19 +1120,25 @@ static void place_rich(const tc_drawing_item *item, const char *content, cairo_t
       }
     }
     /* the paragraph's alignment as it stands at its end, within the width (none: the anchor's) */
-    int palign = limit > 0 && end > start ? (end < t.count ? t.cells[end].style.align : t.cells[end - 1].style.align) : align;
+    const TcRichStyle *ps = end > start ? (end < t.count ? &t.cells[end].style : &t.cells[end - 1].style) : NULL;
+    int palign = limit > 0 && ps ? ps->align : align;
+    /* its indents, within the width */
+    double first_indent = limit > 0 && ps ? (ps->left + ps->indent) * cap : 0, left_indent = limit > 0 && ps ? ps->left * cap : 0,
+           right_indent = limit > 0 && ps ? ps->right * cap : 0;
+    int first_line = 1;
     size_t last = end;
     while (last > start && (t.cells[last - 1].kind == TC_RICH_SPACE || t.cells[last - 1].kind == TC_RICH_GLUE ||
                             t.cells[last - 1].kind == TC_RICH_TAB))
       last--;
     for (size_t i = start; i < last;) {
-      size_t first = i, kept = i;
+      size_t first = i, kept = i, locked = i;
       double offset = 0, height = 0, kept_width = 0;
+      double indent = first_line ? first_indent : left_indent, room = width - indent - right_indent;
       int content = 0;
       while (i < last) {
-        /* a tab (in a left-aligned line) sets what follows at the next default stop,
-         * every 4 times the text's first height (else a space before it) */
-        int tab = t.cells[i].kind == TC_RICH_TAB && palign == 0 && i + 1 < last;
+        /* a tab (in a left-aligned or justified line) sets what follows at the next
+         * tab stop (else a space before it) */
+        int tab = t.cells[i].kind == TC_RICH_TAB && (palign == 0 || palign == 3) && i + 1 < last;
         size_t from = tab ? i + 1 : i, j = rich_unit(t.cells, from, last);
         double w = 0, h = 0;
         for (size_t k = from; k < j; k++)
@@ -980,14 +1146,22 @@ static void place_rich(const tc_drawing_item *item, const char *content, cairo_t
         double at = offset;
         int fits;
         if (tab) {
-          double step = 4 * cap, stop = (floor(offset / step) + 1) * step;
-          fits = offset + w <= width;
-          if (fits && stop < width) {
-            fits = stop + w <= width;
-            at = stop;
+          double stop = 0;
+          char kind = 0;
+          fits = offset + w <= room;
+          if (fits && next_stop(&t, ps, cap, width, indent, room, offset, offset + w, &stop, &kind)) {
+            /* a centred or right stop the cells reach past: set on where they are */
+            if (kind == 'l')
+              fits = stop + w <= room, at = stop;
+            else if (kind == 'c' && offset + w / 2 <= stop)
+              fits = stop + w / 2 <= room, at = stop - w / 2;
+            else if (kind == 'r' && offset + w <= stop)
+              at = stop - w;
+            if (fits && at != offset)
+              locked = from;
           } else if (fits) {
             at = offset + t.cells[i].width;
-            fits = at + w <= width;
+            fits = at + w <= room;
           }
           if (!fits) {
             /* the tab is dropped at the start of a line */
@@ -998,8 +1172,9 @@ static void place_rich(const tc_drawing_item *item, const char *content, cairo_t
         } else {
           if (t.cells[i].kind == TC_RICH_TAB)
             t.cells[i].kind = TC_RICH_SPACE;
-          /* a left-aligned line takes what reaches its end, a centred or right one less */
-          fits = palign == 0 ? offset + w <= width : offset + w < width;
+          /* a left-aligned or justified line takes what reaches its end, a centred or
+           * right one less */
+          fits = palign == 0 || palign == 3 ? offset + w <= room : offset + w < room;
           if (!fits && content)
             break;
         }
@@ -1023,9 +1198,27 @@ static void place_rich(const tc_drawing_item *item, const char *content, cairo_t
         i++;
       if (!content)
         continue;
+      if (palign == 3 && i < last) {
+        /* justified, but for its last line: the spaces after its first cells (or the
+         * last set at a tab stop) widened alike to fill its width */
+        size_t from = locked == first ? rich_unit(t.cells, first, kept) : rich_unit(t.cells, locked, kept), growable = 0;
+        for (size_t k = from; k < kept; k++)
+          growable += (t.cells[k].kind == TC_RICH_SPACE || t.cells[k].kind == TC_RICH_GLUE) && !t.cells[k].rigid;
+        double delta = growable ? (room - kept_width) / (double)growable : 0;
+        if (delta > 1e-9) {
+          double shift = 0;
+          for (size_t k = from; k < kept; k++) {
+            t.cells[k].x += shift;
+            if ((t.cells[k].kind == TC_RICH_SPACE || t.cells[k].kind == TC_RICH_GLUE) && !t.cells[k].rigid)
+              t.cells[k].width += delta, shift += delta;
+          }
+          kept_width += shift;
+        }
+      }
       if (rich_grow_lines(&lines, &line_cap, line_count + 1))
         goto done;
-      lines[line_count++] = (TcRichLine){first, kept, height, kept_width, palign};
+      lines[line_count++] = (TcRichLine){first, kept, height, kept_width, palign, indent, room};
+      first_line = 0;
     }
     if (end >= t.count)
       break;
@@ -1043,6 +1236,11 @@ static void place_rich(const tc_drawing_item *item, const char *content, cairo_t
     const TcRichLine *line = &lines[l];
     /* in the layout, as wide as the text's width and placed by its anchor */
     double left = line->align == align ? -align * line->width / 2 : -align * limit / 2 + line->align * (limit - line->width) / 2;
+    if (limit > 0 && (line->indent != 0 || line->room != limit || line->align == 3)) {
+      /* indented, or justified: in its room within the width */
+      int a = line->align == 3 ? 0 : line->align;
+      left = -align * limit / 2 + line->indent + a * (line->room - line->width) / 2;
+    }
     double h = line->height;
     for (size_t i = line->first; i < line->end;) {
       size_t j = rich_unit(t.cells, i, line->end);
@@ -1059,22 +1257,41 @@ static void place_rich(const tc_drawing_item *item, const char *content, cairo_t
           if (g->kind == TC_RICH_TEXT)
             rich_show(cr, t.words + g->text, &g->style, cap_ratio, left + g->x, top + g->style.cap, mode, box);
         }
+        /* strokes run on over the glue that follows them in the words */
+        for (size_t k = i; k < j; k++) {
+          const TcRichCell *g = &t.cells[k];
+          if (g->kind != TC_RICH_TEXT || !(g->style.stroke & 7))
+            continue;
+          double more = 0;
+          for (size_t m = k + 1; (g->style.stroke & 8) && m < j && t.cells[m].kind == TC_RICH_GLUE; m++)
+            more += t.cells[m].width;
+          rich_strokes(cr, g, left + g->x, top, more, mode, box);
+        }
       } else if (c->kind == TC_RICH_TEXT) {
         double top = c->style.valign == 2 ? y : c->style.valign == 1 ? y + (h - c->height) / 2 : y + h - c->height;
         rich_show(cr, t.words + c->text, &c->style, cap_ratio, x, top + c->style.cap, mode, box);
+        if (c->style.stroke & 7) {
+          /* run on over the spaces that follow it in the line */
+          double more = 0;
+          for (size_t m = i + 1; (c->style.stroke & 8) && m < line->end &&
+                                 (t.cells[m].kind == TC_RICH_SPACE || t.cells[m].kind == TC_RICH_GLUE || t.cells[m].kind == TC_RICH_TAB);
+               m++)
+            more += t.cells[m].width;
+          rich_strokes(cr, c, x, top, more, mode, box);
+        }
       } else if (c->kind == TC_RICH_FRACTION) {
         double top = y + h - c->height, cap_height = c->style.cap, bottom = top + c->height;
         if (c->stacking == '#') {
           rich_show(cr, t.words + c->text, &c->style, cap_ratio, x, top + cap_height, mode, box);
           rich_show(cr, t.words + c->text2, &c->style, cap_ratio, x + c->width - c->bottom_width, bottom, mode, box);
           double delta = fmin(c->width, c->height) / 2, cx = x + c->top_width, cy = top + cap_height;
-          rich_rule(cr, cx - delta, cy + delta, cx + delta, cy - delta, mode, box);
+          rich_rule(cr, &c->style, cx - delta, cy + delta, cx + delta, cy - delta, mode, box);
         } else {
           double centre = x + c->width / 2;
           rich_show(cr, t.words + c->text, &c->style, cap_ratio, centre - c->top_width / 2, top + cap_height, mode, box);
           rich_show(cr, t.words + c->text2, &c->style, cap_ratio, centre - c->bottom_width / 2, bottom, mode, box);
           if (c->stacking == '/')
-            rich_rule(cr, x, top + c->height / 2, x + c->width, top + c->height / 2, mode, box);
+            rich_rule(cr, &c->style, x, top + c->height / 2, x + c->width, top + c->height / 2, mode, box);
         }
       }
       i = j;
@@ -1085,6 +1302,7 @@ done:
   free(lines);
   free(t.cells);
   free(t.words);
+  free(t.stops);
 }
 
 /* A text from its anchor point, as OGR's label anchors place it: 1-9 a keypad

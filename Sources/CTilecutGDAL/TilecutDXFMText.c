@@ -67,6 +67,9 @@ typedef struct {
 
 /* The most MTEXT places the inserts' expansion visits: past it, later ones are drawn as GDAL gives them. */
 #define MAX_INLINED_MTEXTS 4000000
+/* The most layouts kept that only scale an inlined MTEXT's width: past it, later ones
+ * wrap at their block's width, as GDAL gives it. */
+#define MAX_SCALED_ONLY 200000
 
 /* Whether the file holds column data at all: most drawings have none, and their
  * MTEXTs need no second pass over the text. -1 when it cannot be read. */
@@ -87,7 +90,15 @@ static int has_column_data(const char *path) {
   int found = n >= 18 && memcmp(map, "AutoCAD Binary DXF", 18) != 0 &&
               (memmem(map, n, "Embedded Object", 15) || memmem(map, n, "ACAD_MTEXT_COLUMN_INFO", 22) ||
                memmem(map, n, "\\H", 2) || memmem(map, n, "\\S", 2) || memmem(map, n, "\\W", 2) ||
-               memmem(map, n, "\\Q", 2) || memmem(map, n, "\\p", 2));
+               memmem(map, n, "\\Q", 2) || memmem(map, n, "\\p", 2) || memmem(map, n, "\\C", 2) ||
+               memmem(map, n, "\\c", 2) || memmem(map, n, "\\L", 2) || memmem(map, n, "\\O", 2) ||
+               memmem(map, n, "\\K", 2));
+  if (!found && n >= 18 && memcmp(map, "AutoCAD Binary DXF", 18) != 0) {
+    /* an MTEXT in a block: an insert scales its width, which GDAL does not */
+    const char *blocks = memmem(map, n, "BLOCKS", 6);
+    const char *entities = blocks ? memmem(blocks, n - (size_t)(blocks - (const char *)map), "ENTITIES", 8) : NULL;
+    found = entities && memmem(blocks, (size_t)(entities - blocks), "MTEXT", 5) != NULL;
+  }
   munmap(map, n);
   return found;
 }
@@ -162,22 +173,24 @@ static int whole_text_height(const char *t, double *height, double *factor) {
 }
 
 /* Whether `t` holds inline codes GDAL 3.6 loses and ezdxf draws: a stacked fraction
- * (\S), a width factor (\W), an oblique angle (\Q), a paragraph's alignment (\p..q),
- * or a \H that is not one height for all of it (whole_text_height). */
+ * (\S), a width factor (\W), an oblique angle (\Q), a colour (\C, \c), a stroke
+ * (\L under, \O over, \K through its words), a
+ * paragraph's alignment, indents or tab stops (\p..q, \p..i, l, r, t), or a \H
+ * that is not one height for all of it (whole_text_height). */
 static int needs_rich(const char *t) {
   int heights = 0;
   for (const char *p = t; *p; p++) {
     if (*p != '\\' || !p[1])
       continue;
     char c = p[1];
-    if (c == 'S' || c == 'W' || c == 'Q')
+    if (c == 'S' || c == 'W' || c == 'Q' || c == 'C' || c == 'c' || c == 'L' || c == 'O' || c == 'K')
       return 1;
-    /* a paragraph's alignment (\pxqc;) */
+    /* a paragraph's alignment (\pxqc;), indents (\pi, \pl, \pr) or tab stops (\pt) */
     if (c == 'p') {
       const char *semi = strchr(p, ';');
-      const char *q = strchr(p, 'q');
-      if (q && (!semi || q < semi))
-        return 1;
+      for (const char *q = p + 2; *q && (!semi || q < semi); q++)
+        if (strchr("qilrt", *q))
+          return 1;
     }
     if (c == 'H')
       heights = 1;
@@ -189,13 +202,16 @@ static int needs_rich(const char *t) {
 }
 
 /* Appends the layout of MTEXT `e` (its text `text`, NULL when unread) to `*layouts`,
- * when it has one: columns, a height for all its text, or inline codes GDAL loses. */
+ * when it has one: columns, a height for all its text, or inline codes GDAL loses; or,
+ * for an MTEXT of a block (not `keyed`) with a width, its height, by which the drawing
+ * finds how much an insert scales its width. */
 static int add_layout(tc_mtext_scan *scan, tc_mtext_layout **layouts, size_t *count, size_t *cap, size_t *height_cap,
                       size_t *content_cap, const mtext_entity *e, const char *text, int keyed) {
   int rich = text && needs_rich(text);
   double height = 0, factor = 0;
   int sized = !rich && text && strstr(text, "\\H") && whole_text_height(text, &height, &factor);
-  if (!e->mtext || !(e->has_columns || sized || rich) || (keyed && !e->handle[0]))
+  int scaled = !keyed && e->reference_width > 0 && e->char_height > 0;
+  if (!e->mtext || !(e->has_columns || sized || rich || scaled) || (keyed && !e->handle[0]))
     return 0;
   double heights[MAX_COLUMN_HEIGHTS];
   int n = 0;
@@ -338,7 +354,9 @@ static int expand(tc_mtext_scan *scan, size_t *cap, const block_scan *bs, int in
   for (size_t i = b->first; i < b->first + b->count; i++) {
     const block_item *item = &bs->items[i];
     if (item->layout >= -1) {
-      if (item->layout >= 0) {
+      const tc_mtext_layout *l = item->layout >= 0 ? &bs->block_layouts[item->layout] : NULL;
+      int scaled_only = l && l->count == 0 && !l->rich && l->height == 0 && l->height_factor == 0;
+      if (l && !(scaled_only && scan->count >= MAX_SCALED_ONLY)) {
         if (tc_grow_array((void **)&scan->layouts, cap, scan->count + 1, sizeof(tc_mtext_layout), 16))
           return -1;
         tc_mtext_layout *c = &scan->layouts[scan->count++];

@@ -539,8 +539,10 @@ static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) 
     field = tc_gdal.OGR_F_GetFieldIndex(f, "EntityHandle");
     layout = tc_dxf_find_mtext(&b->mtext, field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, field) : NULL, b->mtext_index);
   }
-  /* an insert scales its texts, their absolute heights too */
+  /* an insert scales its texts, their absolute heights and their width too */
   double code_scale = layout && layout->inlined && layout->char_height > 0 ? fabs(st->size) / layout->char_height : 1;
+  double width_scale = code_scale > 0 ? fmin(code_scale, 1e6) : 1;
+  proto.column_width = (float)(proto.column_width * width_scale);
   /* inline codes GDAL loses: the raw content is drawn, laid out as ezdxf lays it out
    * (a text in columns keeps GDAL's text) */
   if (layout && layout->rich && layout->count == 0 && layout->rich < b->mtext.content_bytes &&
@@ -565,12 +567,15 @@ static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) 
       fail(b, "out of memory");
       return -1;
     }
-    memcpy(d->column_heights + d->column_height_count, b->mtext.heights + layout->first, sizeof(double) * count);
+    for (uint32_t c = 0; c < count; c++) {
+      double h = b->mtext.heights[layout->first + c];
+      d->column_heights[d->column_height_count + c] = h < 0 ? h : h * width_scale;
+    }
     proto.column_first = (uint32_t)d->column_height_count;
     proto.column_count = (uint8_t)count;
     d->column_height_count += count;
-    proto.column_width = (float)layout->width;
-    proto.gutter = (float)layout->gutter;
+    proto.column_width = (float)(layout->width * width_scale);
+    proto.gutter = (float)(layout->gutter * width_scale);
   }
   memcpy(d->text + d->text_bytes, text, length + 1);
   /* MTEXT's paragraph breaks that GDAL leaves in the text; \N a column break where

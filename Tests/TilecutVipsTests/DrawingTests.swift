@@ -30,16 +30,23 @@ struct InkComparison: Decodable {
   }
 }
 
-/// Renders `name` with tilecut about `columns` pixels wide, then ezdxf over the same
-/// frame, and compares their ink.
-func compareWithEzdxf(_ name: String, columns: Double) throws -> InkComparison {
-  let path = name.hasPrefix("/") ? name : (dxfCorpus ?? "") + "/" + name
+/// tilecut's rendering of the drawing at `path` about `columns` pixels wide: the image,
+/// its frame, and the scale the frame's pixels are drawn at.
+func renderDrawing(_ path: String, columns: Double) throws -> (RGBAImage, DrawingFrame, Double) {
   let header = try SourceImage.header(of: InputName(path: path), maxPixels: 1 << 31)
   let frame = try #require(header.drawing)
   let scale = columns / Double(header.width)
   var source = SourceDescription(path: path, width: header.width, height: header.height, isVector: true)
   source.drawing = frame
   let image = try RGBAImage.decode(SourceImage.pixels(of: source, format: header.format, sequential: true, scale: scale))
+  return (image, frame, scale)
+}
+
+/// Renders `name` with tilecut about `columns` pixels wide, then ezdxf over the same
+/// frame, and compares their ink.
+func compareWithEzdxf(_ name: String, columns: Double) throws -> InkComparison {
+  let path = name.hasPrefix("/") ? name : (dxfCorpus ?? "") + "/" + name
+  let (image, frame, scale) = try renderDrawing(path, columns: columns)
   let dir = NSTemporaryDirectory() + "tilecut-dxf-\(UUID().uuidString.prefix(8))"
   try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
   // TILECUT_KEEP_DXF_RENDERS=1 keeps both renderings (tilecut.png, ezdxf.png) to look at
