@@ -30,10 +30,12 @@ COMMIT_OBJ = $(if $(COMMIT),.build/commit/$(COMMIT).o)
 # and the relative relocations packed (DT_RELR, glibc 2.36): a job then keeps 12 MB of
 # the binary resident instead of 18 (bench/README.md, "Code pages").
 LINK_ORDER = Sources/tilecut/link-order.txt
-LINUX_RELEASE_FLAGS = --static-swift-stdlib -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections \
-  -Xswiftc -use-ld=lld -Xlinker --symbol-ordering-file=$(CURDIR)/$(LINK_ORDER) -Xlinker --no-warn-symbol-ordering \
+LINUX := $(filter Linux,$(shell uname -s))
+LINUX_COMPILE_FLAGS = -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xswiftc -use-ld=lld
+LINUX_LINK_FLAGS = -Xlinker --symbol-ordering-file=$(CURDIR)/$(LINK_ORDER) -Xlinker --no-warn-symbol-ordering \
   -Xlinker -z -Xlinker pack-relative-relocs
-RELEASE_FLAGS = $(if $(filter Linux,$(shell uname -s)),$(LINUX_RELEASE_FLAGS)) $(if $(COMMIT_OBJ),-Xlinker $(CURDIR)/$(COMMIT_OBJ))
+LINK_COMMIT = $(if $(COMMIT_OBJ),-Xlinker $(CURDIR)/$(COMMIT_OBJ))
+RELEASE_FLAGS = $(if $(LINUX),--static-swift-stdlib $(LINUX_COMPILE_FLAGS) $(LINUX_LINK_FLAGS)) $(LINK_COMMIT)
 # libvips (with libdeflate), libwebp and libjpeg (WebP and JPEG tiles encoded from the strip), poppler-glib, librsvg and cairo (PDF pages and SVG
 # drawings rendered in bands), ISA-L (the PNG reader's inflate), PROJ with its data,
 # libgeotiff, SQLite, Nettle (SHA-256), libcurl (PMTiles over http on Linux), qpdf (scanned PDF pages read from their images; every PDF checked page by page before poppler reads it), GDAL's library
@@ -142,16 +144,20 @@ release: deps quiet-pc $(COMMIT_OBJ)
 	@printf 'const char tc_build_commit_id[] = "%s";\n' '$*' >$(@D)/$*.c
 	@$(CC) -c -fPIC -o $@ $(@D)/$*.c
 
-# make test's build of the suites: optimised, with -enable-testing for their @testable
-# imports, in a scratch of its own (.build-test), so that it compiles while make release
-# does (.build). The release binary cannot serve: it links the Swift runtime statically
-# (--static-swift-stdlib), which compiles every module against the static resource
-# directory, where Swift Testing and XCTest are not. Optimised suites also run faster
-# than the debug build's, and a release build compiles in less CPU than a debug one
-# (one whole-module job a module); a release build alone keeps one of the two cores
-# idle for most of its time.
+# make test's build: optimised, with -enable-testing for the suites' @testable imports,
+# with the release build's compile flags, in a scratch of its own (.build-test). It is
+# make test's only compile. SwiftPM cannot build the suites with the Swift runtime
+# static (--static-swift-stdlib compiles every module against the static resource
+# directory, where Swift Testing and XCTest are not), and a second build with that flag
+# compiled every module again (about as long as this one). So the tilecut under test
+# (TEST_BINARY) is linked from this build's objects by Tests/scripts/link-static.py, as
+# make release links it: the runtime static, lld, the symbol order, the commit. It
+# differs from the release binary only in -enable-testing (internal symbols kept
+# visible), which tiles nothing differently. Optimised suites also run faster than the
+# debug build's, and a release build compiles in less CPU than a debug one.
 TEST_SCRATCH = .build-test
-TEST_FLAGS = -c release -Xswiftc -enable-testing --scratch-path $(TEST_SCRATCH)
+TEST_FLAGS = -c release -Xswiftc -enable-testing --scratch-path $(TEST_SCRATCH) $(if $(LINUX),$(LINUX_COMPILE_FLAGS))
+TEST_BINARY = $(TEST_SCRATCH)/static/tilecut
 
 # A build prints no warning: the build log is kept and read (make test runs it).
 build-quiet: deps quiet-pc
@@ -189,16 +195,26 @@ format:
 doc-test: release
 	sh Tests/scripts/doc-test.sh .build/release/tilecut
 
-# The release build and the suites' build run at the same time (with the lint): the
-# suites run the tilecut that make release makes as the binary under test
-# (TILECUT_TEST_BINARY: the one users get), the documentation test needs it, and the
-# fuzz suite runs its 3,000 cases on it (a debug binary starts three times slower).
+# The tilecut under test, linked as make release links it from make test's build
+# (above); elsewhere than Linux, the build's own binary (the runtime is in the OS).
+$(TEST_BINARY): build-quiet $(COMMIT_OBJ)
+ifneq ($(LINUX),)
+	python3 Tests/scripts/link-static.py $(TEST_SCRATCH) release tilecut $@ $(LINUX_LINK_FLAGS) $(LINK_COMMIT)
+else
+	@mkdir -p $(@D) && cp $(TEST_SCRATCH)/release/tilecut $@
+endif
+
+# The lint and make test's one build run at the same time; the suites run the tilecut
+# linked from it as the binary under test (TILECUT_TEST_BINARY: linked as the one users
+# get), and so do the documentation test, the Debian package's test and the client's
+# tests; the fuzz suite runs its 3,000 cases on it (a debug binary starts three times
+# slower).
 test: test-deps quiet-pc
-	@$(MAKE) --no-print-directory -j3 lint build-quiet release
-	TILECUT_TEST_BINARY=$(CURDIR)/.build/release/tilecut $(SWIFT) test $(TEST_FLAGS) --skip-build
-	sh Tests/scripts/doc-test.sh .build/release/tilecut
-	bash Tests/scripts/deb-test.sh
-	TILECUT=$(CURDIR)/.build/release/tilecut env -u TILECUT_OPTIMIZED_TESTS $(SWIFT) test --package-path examples/client
+	@$(MAKE) --no-print-directory -j2 lint $(TEST_BINARY)
+	TILECUT_TEST_BINARY=$(CURDIR)/$(TEST_BINARY) $(SWIFT) test $(TEST_FLAGS) --skip-build
+	sh Tests/scripts/doc-test.sh $(TEST_BINARY)
+	RELEASE_BINARY=$(TEST_BINARY) bash Tests/scripts/deb-test.sh
+	TILECUT=$(CURDIR)/$(TEST_BINARY) env -u TILECUT_OPTIMIZED_TESTS $(SWIFT) test --package-path examples/client
 	$(MAKE) plugin-test
 
 # The SwiftPM plugins on examples/plugin-app, an app package that lists the build-tool

@@ -136,10 +136,12 @@ func mutate(_ manifest: Any, _ rng: inout SplitMix) -> Any {
   return result
 }
 
-/// The release binary when it is newer than every source file (it starts three
+/// The binary make test names (TILECUT_TEST_BINARY: linked as the release binary is);
+/// else the release binary when it is newer than every source file (it starts three
 /// times faster, which is most of a fuzz case), else the debug one the suite built.
 func fastestBinary() throws -> String {
   let debug = try tilecutBinary()
+  if ProcessInfo.processInfo.environment["TILECUT_TEST_BINARY"] != nil { return debug }
   let root = URL(fileURLWithPath: TestEnvironment.repositoryRoot)
   let release = root.appendingPathComponent(".build/release/tilecut").path
   func modified(_ path: String) -> Date? { (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date }

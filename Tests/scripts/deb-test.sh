@@ -3,7 +3,8 @@
 # its control data and contents read back with dpkg-deb, installed into this system with
 # apt-get, run (--version, the example tiled and verified), removed, and nothing of it
 # left. Also make install / make uninstall into a DESTDIR, and install's refusal to
-# build. Needs root (apt-get) and a release build that is up to date (make release).
+# build. Needs root (apt-get) and a release build that is up to date (make release), or
+# the binary to package in RELEASE_BINARY (make test's, linked as make release links it).
 #
 #   bash Tests/scripts/deb-test.sh
 set -euo pipefail
@@ -15,6 +16,7 @@ command -v dpkg-deb >/dev/null || fail "needs dpkg-deb (dpkg)"
 
 version=$(sed -n 's/^public let tilecutVersion = "\(.*\)"$/\1/p' Sources/Tilecut/Version.swift)
 deb="tilecut_${version}-1_$(dpkg --print-architecture).deb"
+binary=${RELEASE_BINARY:-.build/release/tilecut}
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 passed=0
@@ -29,7 +31,7 @@ grep -q "run make release first (as yourself)" <<<"$out" || fail "make install w
 ok "make install without a release build refuses, writes nothing"
 
 # make install and make uninstall into a DESTDIR, with a PREFIX
-make -s install DESTDIR="$scratch/dest" PREFIX=/opt/tc >/dev/null
+make -s install DESTDIR="$scratch/dest" PREFIX=/opt/tc RELEASE_BINARY="$binary" >/dev/null
 for f in bin/tilecut share/man/man1/tilecut.1.gz share/bash-completion/completions/tilecut \
   share/zsh/site-functions/_tilecut share/fish/vendor_completions.d/tilecut.fish share/doc/tilecut/LICENSE share/doc/tilecut/NOTICE; do
   [ -s "$scratch/dest/opt/tc/$f" ] || fail "make install did not write /opt/tc/$f"
@@ -45,7 +47,7 @@ ok "make install / uninstall with DESTDIR and PREFIX: 7 files written, then none
 
 # the package
 rm -f "$deb"
-make -s deb >/dev/null
+make -s deb RELEASE_BINARY="$binary" >/dev/null
 [ -f "$deb" ] || fail "make deb wrote no $deb"
 info=$(dpkg-deb -I "$deb")
 grep -q "^ Package: tilecut$" <<<"$info" || fail "control: no Package: tilecut"
@@ -56,7 +58,7 @@ for lib in libc6 libvips42 libpoppler-glib8 librsvg2-2 libproj25 libgeotiff5 lib
 done
 ! grep -q swift <<<"$depends" || fail "Depends names a Swift library (the runtime must be static): $depends"
 # a binary with packed relocations (DT_RELR) runs on glibc 2.36 or later only
-if readelf -V .build/release/tilecut | grep -q GLIBC_ABI_DT_RELR; then
+if readelf -V "$binary" | grep -q GLIBC_ABI_DT_RELR; then
   v=$(sed -n 's/.*libc6 (>= \([^)]*\)).*/\1/p' <<<"$depends")
   dpkg --compare-versions "${v:-0}" ge 2.36 || fail "the binary needs glibc 2.36 (DT_RELR), Depends says libc6 (>= ${v:-?})"
 fi
