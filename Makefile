@@ -83,7 +83,7 @@ export TILECUT_WITHOUT_PLUGINS := 1
 export TILECUT_OPTIMIZED_TESTS := 1
 
 .PHONY: deps test-deps quiet-pc build release run test bench install uninstall deb release-check clean distclean lint format build-quiet \
-  doc-test campus docs plugin-test notice link-order
+  doc-test campus docs plugin-test plugin-test-niced client-build-niced notice link-order
 
 # Every Debian package the build needs (test-deps: and the tests); a fresh machine gets the missing ones.
 deps test-deps:
@@ -204,18 +204,27 @@ else
 	@mkdir -p $(@D) && cp $(TEST_SCRATCH)/release/tilecut $@
 endif
 
-# The lint and make test's one build run at the same time; the suites run the tilecut
-# linked from it as the binary under test (TILECUT_TEST_BINARY: linked as the one users
-# get), and so do the documentation test, the Debian package's test and the client's
-# tests; the fuzz suite runs its 3,000 cases on it (a debug binary starts three times
-# slower).
+# make test's one build, the lint, the plugins' test and the client package's build run
+# at the same time: the build compiles its modules one after another (each a
+# whole-module job), so it keeps one of two cores idle for most of its time; the
+# plugins' test (which builds tilecut for the plugin, in debug) and the client's build
+# take that core (niced, so that the build's own jobs go first). The suites then run
+# the tilecut linked from the build as the binary under test (TILECUT_TEST_BINARY:
+# linked as the one users get), and so do the documentation test, the Debian package's
+# test and the client's tests; the fuzz suite runs its 3,000 cases on it (a debug
+# binary starts three times slower).
 test: test-deps quiet-pc
-	@$(MAKE) --no-print-directory -j2 lint $(TEST_BINARY)
+	@$(MAKE) --no-print-directory -j4 --output-sync=target lint $(TEST_BINARY) plugin-test-niced client-build-niced
 	TILECUT_TEST_BINARY=$(CURDIR)/$(TEST_BINARY) $(SWIFT) test $(TEST_FLAGS) --skip-build
 	sh Tests/scripts/doc-test.sh $(TEST_BINARY)
 	RELEASE_BINARY=$(TEST_BINARY) bash Tests/scripts/deb-test.sh
-	TILECUT=$(CURDIR)/$(TEST_BINARY) env -u TILECUT_OPTIMIZED_TESTS $(SWIFT) test --package-path examples/client
-	$(MAKE) plugin-test
+	TILECUT=$(CURDIR)/$(TEST_BINARY) env -u TILECUT_OPTIMIZED_TESTS $(SWIFT) test --package-path examples/client --skip-build
+
+# (make test's) the plugins' test and the client package's build, at a lower priority
+plugin-test-niced: quiet-pc
+	env -u TILECUT_WITHOUT_PLUGINS -u TILECUT_OPTIMIZED_TESTS nice -n 10 bash Tests/scripts/plugin-test.sh
+client-build-niced:
+	env -u TILECUT_OPTIMIZED_TESTS nice -n 10 $(SWIFT) build --package-path examples/client --build-tests
 
 # The SwiftPM plugins on examples/plugin-app, an app package that lists the build-tool
 # plugin (Tests/scripts/plugin-test.sh): its swift build (scratch .build-plugin-app, where

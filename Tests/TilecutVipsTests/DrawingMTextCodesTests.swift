@@ -37,9 +37,7 @@ struct DrawingMTextCodesTests {
             msp.add_mtext(text, dxfattribs={"char_height": height, "insert": point, "width": width, "attachment_point": attachment})
         doc.saveas(sys.argv[1])
         """)
-    print("MTEXT codes: recall \(result.recall), precision \(result.precision), text recall \(result.textRecall), shift \(result.shift)")
-    #expect(result.recall >= 0.9 && result.precision >= 0.9 && result.textRecall >= 0.9, "\(result)")
-    #expect(result.shift == [0, 0], "\(result)")
+    result.expectAsEzdxf("MTEXT codes", least: 0.9)
   }
 
   /// A block holding MTEXTs whose height a \H at their start sets (absolute and
@@ -74,9 +72,7 @@ struct DrawingMTextCodesTests {
         msp.add_mtext("\\\\H120;MODEL", dxfattribs={"char_height": 50, "insert": (3000, 800), "width": 1500})
         doc.saveas(sys.argv[1])
         """)
-    print("MTEXT in blocks: recall \(result.recall), precision \(result.precision), text recall \(result.textRecall), shift \(result.shift)")
-    #expect(result.recall >= 0.95 && result.precision >= 0.95 && result.textRecall >= 0.95, "\(result)")
-    #expect(result.shift == [0, 0], "\(result)")
+    result.expectAsEzdxf("MTEXT in blocks", least: 0.95)
   }
 
   /// An R12 drawing without handles ($HANDLING 0), as old programs write it: doors
@@ -108,8 +104,6 @@ struct DrawingMTextCodesTests {
         doc.header["$HANDLING"] = 0
         doc.saveas(sys.argv[1])
         """)
-    print("R12 attribs: recall \(result.recall), precision \(result.precision), text recall \(result.textRecall), shift \(result.shift)")
-    #expect(result.recall >= 0.95 && result.precision >= 0.95 && result.textRecall >= 0.95, "\(result)")
-    #expect(result.shift == [0, 0], "\(result)")
+    result.expectAsEzdxf("R12 attribs", least: 0.95)
   }
 }

@@ -63,9 +63,7 @@ struct DrawingMTextFormatTests {
       print("MTEXT colours: red \(red), blue \(blue), orange \(orange), green \(green) pixels")
       #expect(red > 200 && blue > 200 && orange > 200 && green > 200, "red \(red), blue \(blue), orange \(orange), green \(green)")
       let result = try compareWithEzdxf(path, columns: 1000)
-      print("MTEXT colours: recall \(result.recall), precision \(result.precision), text recall \(result.textRecall), shift \(result.shift)")
-      #expect(result.recall >= 0.95 && result.precision >= 0.95 && result.textRecall >= 0.95, "\(result)")
-      #expect(result.shift == [0, 0], "\(result)")
+      result.expectAsEzdxf("MTEXT colours", least: 0.95)
     }
   }
 
@@ -95,9 +93,7 @@ struct DrawingMTextFormatTests {
         msp.add_blockref("NOTE", (3200, 1000))
         doc.saveas(sys.argv[1])
         """)
-    print("MTEXT in scaled inserts: recall \(result.recall), precision \(result.precision), text recall \(result.textRecall), shift \(result.shift)")
-    #expect(result.recall >= 0.95 && result.precision >= 0.95 && result.textRecall >= 0.95, "\(result)")
-    #expect(result.shift == [0, 0], "\(result)")
+    result.expectAsEzdxf("MTEXT in scaled inserts", least: 0.95)
   }
 
   /// Paragraphs justified (\pqj;, each line but the last spread to the width), centred
@@ -128,9 +124,7 @@ struct DrawingMTextFormatTests {
             msp.add_mtext(text, dxfattribs={"char_height": height, "insert": point, "width": width, "attachment_point": attachment})
         doc.saveas(sys.argv[1])
         """)
-    print("MTEXT paragraphs: recall \(result.recall), precision \(result.precision), text recall \(result.textRecall), shift \(result.shift)")
-    #expect(result.recall >= 0.95 && result.precision >= 0.95 && result.textRecall >= 0.95, "\(result)")
-    #expect(result.shift == [0, 0], "\(result)")
+    result.expectAsEzdxf("MTEXT paragraphs", least: 0.95)
   }
 
   /// Words underlined (\L … \l), overlined (\O … \o) and struck through (\K … \k), each
@@ -156,8 +150,6 @@ struct DrawingMTextFormatTests {
             msp.add_mtext(text, dxfattribs={"char_height": 150, "insert": point, "width": 2600})
         doc.saveas(sys.argv[1])
         """)
-    print("MTEXT strokes: recall \(result.recall), precision \(result.precision), text recall \(result.textRecall), shift \(result.shift)")
-    #expect(result.recall >= 0.95 && result.precision >= 0.95 && result.textRecall >= 0.95, "\(result)")
-    #expect(result.shift == [0, 0], "\(result)")
+    result.expectAsEzdxf("MTEXT strokes", least: 0.95)
   }
 }

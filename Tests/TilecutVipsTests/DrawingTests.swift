@@ -30,6 +30,16 @@ struct InkComparison: Decodable {
   }
 }
 
+extension InkComparison {
+  /// Prints the comparison as `label`, and expects ink recall, precision and text recall
+  /// of at least `least` each, and no shift.
+  func expectAsEzdxf(_ label: String, least: Double, sourceLocation: SourceLocation = #_sourceLocation) {
+    print("\(label): recall \(recall), precision \(precision), text recall \(textRecall), shift \(shift)")
+    #expect(recall >= least && precision >= least && textRecall >= least, "\(self)", sourceLocation: sourceLocation)
+    #expect(shift == [0, 0], "\(self)", sourceLocation: sourceLocation)
+  }
+}
+
 /// tilecut's rendering of the drawing at `path` about `columns` pixels wide: the image,
 /// its frame, and the scale the frame's pixels are drawn at.
 func renderDrawing(_ path: String, columns: Double) throws -> (RGBAImage, DrawingFrame, Double) {
