@@ -329,6 +329,20 @@ int tc_subsample(VipsImage *in, VipsImage **out, int xfac, int yfac) {
   return vips_subsample(in, out, xfac, yfac, NULL);
 }
 
+/* tc_subsample of a source read top to bottom. vips_subsample asks its input for one
+ * row at a time, in pieces of 100 px or less (one pixel at a time when xfac > 10), and
+ * tilecut's own readers (TilecutPNGRead.c, TilecutJPEGScan.c) decode again from the
+ * top for a row they have passed: every piece after a row's first did. A line cache
+ * between asks them for whole rows, once, in order. */
+int tc_subsample_rows(VipsImage *in, VipsImage **out, int xfac, int yfac) {
+  VipsImage *rows = NULL;
+  if (vips_linecache(in, &rows, "tile_height", yfac, "access", VIPS_ACCESS_SEQUENTIAL, NULL))
+    return -1;
+  int result = vips_subsample(rows, out, xfac, yfac, NULL);
+  g_object_unref(rows);
+  return result;
+}
+
 int tc_row_index(int width, int height, const float *rows, const double xcoeff[3],
                  VipsImage **out) {
   VipsImage *column = NULL, *ys = NULL, *xy = NULL, *xs = NULL, *xband = NULL, *xlin = NULL;

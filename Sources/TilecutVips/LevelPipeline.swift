@@ -132,7 +132,7 @@ public enum LevelPipeline {
   private static func boxShrunk(_ image: VipsImageHandle, by shrink: Double, filter: ResampleFilter) throws -> VipsImageHandle {
     guard shrink > 1 else { return image }
     if filter == .nearest {
-      return try image.map("subsample") { tc_subsample($0, &$1, Int32(shrink), Int32(shrink)) }
+      return try image.map("subsample") { tc_subsample_rows($0, &$1, Int32(shrink), Int32(shrink)) }
     }
     let premultiplied = try image.map("premultiply") { tc_premultiply($0, &$1) }
     let shrunk = try premultiplied.map("shrink") { tc_shrink($0, &$1, shrink, shrink) }

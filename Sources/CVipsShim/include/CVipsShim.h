@@ -44,6 +44,8 @@ int tc_unpremultiply_uchar(VipsImage *in, VipsImage **out);
 int tc_shrink(VipsImage *in, VipsImage **out, double hshrink, double vshrink);
 /* Every xfac-th column and yfac-th row (nearest resampling's pre-shrink: no mean). */
 int tc_subsample(VipsImage *in, VipsImage **out, int xfac, int yfac);
+/* The same of a source read top to bottom: its rows asked for whole, once, in order. */
+int tc_subsample_rows(VipsImage *in, VipsImage **out, int xfac, int yfac);
 int tc_row_index(int width, int height, const float *rows, const double xcoeff[3], VipsImage **out);
 /* `interpolator`: a libvips interpolator's name ("nearest", "bilinear"). */
 int tc_affine(VipsImage *in, VipsImage **out, const double m[4], double odx, double ody, int width, int height,
