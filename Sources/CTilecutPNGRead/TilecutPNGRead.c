@@ -336,8 +336,13 @@ static int chunk_bytes(TcPngReader *r, size_t *k) {
   return 0;
 }
 
+/* How many times a reader of this process went back to the start of its stream
+ * (tc_png_rewinds). */
+static int stream_rewinds;
+
 /* Positions the reader at the start of the first IDAT's deflate data. */
 static int rewind_stream(TcPngReader *r) {
+  __atomic_fetch_add(&stream_rewinds, 1, __ATOMIC_RELAXED);
   if (seek(r, r->idat_offset))
     return fail(r, "cannot read the file again");
   struct stat st;
@@ -777,6 +782,8 @@ int tc_png_marks_held(const char *filename) {
   g_mutex_unlock(&marks_lock);
   return n;
 }
+
+int tc_png_rewinds(void) { return __atomic_load_n(&stream_rewinds, __ATOMIC_RELAXED); }
 
 int tc_png_mark_jumps(void) {
   g_mutex_lock(&marks_lock);

@@ -1,3 +1,4 @@
+import CTilecutPNGRead
 import Foundation
 import Testing
 import TilecutCore
@@ -365,6 +366,36 @@ struct PipelineTests {
     // the plan's ring holds a whole strip's band; a chunk's band is a fraction of it
     let plannedRows = try #require(planned.ringRows)
     #expect(chunked.ringRows < plannedRows / 2, "ring \(chunked.ringRows) rows, planned \(plannedRows)")
+  }
+
+  /// Nearest resampling shrinks a level at half the source's density by libvips'
+  /// subsample, which asks for each source row in pieces of 100 px or less. The PNG
+  /// reader goes back to the top of the file for a row above the one it stands at, so
+  /// without a line cache between every piece after a row's first decoded the file
+  /// again: 4,511 restarts for this 1100 × 903 source (a harness counted them), and the
+  /// time grew with the square of the height. Read through the cache, the rows come
+  /// whole and once. (Other suites' readers may go back now and then meanwhile: the
+  /// bound leaves them room.)
+  @Test("nearest at a shrink of 2 reads the source PNG top to bottom once, not once for each piece of a row")
+  func nearestShrinkReadsOnce() throws {
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    guard let (_, plan, level, planned) = try streamingLevel(in: dir, degrees: 35, flip: 1, scale: 0.45) else { return }
+    var recipe = planned
+    recipe.filter = .nearest
+    var turned = level
+    turned.recipe = .resample(recipe)
+    let before = tc_png_rewinds()
+    let source = try LevelPipeline.open(plan: plan, level: turned, jobs: 2, packing: false)
+    let width = level.region.width
+    var pixels = [UInt8](repeating: 0, count: width * level.region.height * 4)
+    for strip in LevelStrip.strips(of: level.region, stripHeight: level.stripHeight) {
+      let (top, count) = (strip.top, strip.count)
+      try pixels.withUnsafeMutableBufferPointer { try source.read(top: top, count: count, into: $0.baseAddress! + top * width * 4) }
+    }
+    #expect(stride(from: 3, to: pixels.count, by: 4).filter { pixels[$0] > 0 }.count > 1000, "the source lands in the level")
+    let rewinds = tc_png_rewinds() - before
+    #expect(rewinds < 100, "the PNG reader went back to the top \(rewinds) times")
   }
 
   @Test("reducing, the streaming resampler averages thin lines (a tent filter) where bilinear skips them", arguments: [0.0, 7.0])

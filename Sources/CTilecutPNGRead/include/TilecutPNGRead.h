@@ -42,6 +42,11 @@ int tc_png_fetch(struct _VipsImage *image, int top, int count, unsigned char *ou
  * them again; TilecutPNGRead.c says how), for tests. */
 int tc_png_mark_jumps(void);
 
+/* How many times a reader of this process went back to the top of its file's pixel
+ * data (for a row above the one it stands at, or to skim to a mark), for tests: a
+ * caller that asks for a row in pieces must not make each piece do so. */
+int tc_png_rewinds(void);
+
 /* How many marks this process holds for the file at `filename` (by device and inode),
  * for tests: only tc_png_scan leaves them. */
 int tc_png_marks_held(const char *filename);
