@@ -16,18 +16,6 @@ private func count(_ image: RGBAImage, _ matches: (Int, Int, Int) -> Bool) -> In
   return n
 }
 
-/// Writes the DXF `script` makes (its first argument the path) and returns its path in
-/// a new temporary folder, which `body` may use.
-private func withScriptedDXF<T>(_ name: String, _ script: String, _ body: (String) throws -> T) throws -> T {
-  let dir = NSTemporaryDirectory() + "tilecut-dxf-\(name)-\(UUID().uuidString.prefix(8))"
-  try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-  defer { try? FileManager.default.removeItem(atPath: dir) }
-  let path = dir + "/\(name).dxf"
-  let written = try runPython(script, [path])
-  try #require(written.status == 0, "ezdxf could not write \(name)")
-  return try body(path)
-}
-
 @Suite(
   "DXF MTEXT colours, paragraphs and strokes against ezdxf", .serialized,
   .enabled(if: ezdxfAvailable, "python3 with ezdxf and matplotlib is missing (make test-deps)"))

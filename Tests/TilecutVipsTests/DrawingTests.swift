@@ -206,13 +206,19 @@ struct DrawingInsertedHatchTests {
 /// Writes a drawing with ezdxf (`script` gets the path as `sys.argv[1]`) and compares
 /// tilecut's rendering of it, `columns` pixels wide, with ezdxf's.
 func compareScripted(_ name: String, columns: Double, script: String) throws -> InkComparison {
+  try withScriptedDXF(name, script) { try compareWithEzdxf($0, columns: columns) }
+}
+
+/// Writes the DXF `script` makes (its first argument the path) into a new temporary
+/// folder and gives its path to `body`; the folder is removed after.
+func withScriptedDXF<T>(_ name: String, _ script: String, _ body: (String) throws -> T) throws -> T {
   let dir = NSTemporaryDirectory() + "tilecut-dxf-\(name)-\(UUID().uuidString.prefix(8))"
   try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
   defer { try? FileManager.default.removeItem(atPath: dir) }
   let path = dir + "/\(name).dxf"
   let written = try runPython(script, [path])
   try #require(written.status == 0, "ezdxf could not write \(name)")
-  return try compareWithEzdxf(path, columns: columns)
+  return try body(path)
 }
 
 @Suite("DXF linetypes against ezdxf", .serialized, .enabled(if: ezdxfAvailable, "python3 with ezdxf and matplotlib is missing (make test-deps)"))
