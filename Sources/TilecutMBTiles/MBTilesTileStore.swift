@@ -4,11 +4,11 @@ import TilecutCore
 
 /// The MBTiles store: the output directory holds one MBTiles 1.3 file per floor and
 /// tile size plus `manifest.json` naming them. Staging, ownership and the swap are the
-/// directory store's (the files are its store files); this type only decides what
+/// output's (`StagedOutput`; the files are its store files); this type only decides what
 /// goes into each file. A cell with no tile has no row, so a reader's "no row" is
 /// `kGMSTileLayerNoTile`.
 public final class MBTilesTileStore: ArchiveTileStore, @unchecked Sendable {
-  public let directory: DirectoryTileStore
+  public let output: StagedOutput
   /// `png`, `webp` or `jpg`, as MBTiles names formats.
   let format: String
   let digest: @Sendable ([UInt8]) -> String
@@ -18,7 +18,7 @@ public final class MBTilesTileStore: ArchiveTileStore, @unchecked Sendable {
 
   /// `format`: the tiles' file format (`png`, `webp`, `jpeg`); `digest` names a tile by its content.
   public init(path: String, format: String, option: String = "--output", digest: @escaping @Sendable ([UInt8]) -> String) {
-    directory = DirectoryTileStore(path: path, template: nil, option: option)
+    output = StagedOutput(path: path, option: option)
     self.format = format == "jpeg" ? "jpg" : format
     self.digest = digest
     digests = TileDigests(digest: digest)
@@ -76,7 +76,7 @@ public final class MBTilesTileStore: ArchiveTileStore, @unchecked Sendable {
       return v
     }
     for w in all { w.abort() }
-    directory.abort()
+    output.abort()
   }
 
   /// The metadata rows of one floor's tile set at one size, from the manifest.

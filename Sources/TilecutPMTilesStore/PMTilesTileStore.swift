@@ -5,11 +5,11 @@ import TilecutPMTiles
 
 /// The PMTiles store: the output directory holds one PMTiles v3 archive per floor and
 /// tile size plus `manifest.json` naming them. Staging, ownership and the swap are the
-/// directory store's (the archives are its store files); this type only decides what
+/// output's (`StagedOutput`; the archives are its store files); this type only decides what
 /// goes into each archive. A cell with no tile has no entry, so a reader's "no entry"
 /// is `kGMSTileLayerNoTile`.
 public final class PMTilesTileStore: ArchiveTileStore, @unchecked Sendable {
-  public let directory: DirectoryTileStore
+  public let output: StagedOutput
   /// `png`, `webp` or `jpeg`.
   let format: String
   let digest: @Sendable ([UInt8]) -> String
@@ -17,7 +17,7 @@ public final class PMTilesTileStore: ArchiveTileStore, @unchecked Sendable {
 
   /// `format`: the tiles' file format (`png`, `webp`, `jpeg`); `digest` gives a tile's SHA-256 as hex.
   public init(path: String, format: String, option: String = "--output", digest: @escaping @Sendable ([UInt8]) -> String) {
-    directory = DirectoryTileStore(path: path, template: nil, option: option)
+    output = StagedOutput(path: path, option: option)
     self.format = format == "jpg" ? "jpeg" : format
     self.digest = digest
   }
@@ -80,7 +80,7 @@ public final class PMTilesTileStore: ArchiveTileStore, @unchecked Sendable {
       return v
     }
     for w in all { w.abort() }
-    directory.abort()
+    output.abort()
   }
 
   /// The writer's errors as the tool's: one line naming the file.

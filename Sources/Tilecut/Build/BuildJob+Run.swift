@@ -118,9 +118,9 @@ extension BuildJob {
     // output's: they stay where they are, and the commit replaces only the manifest
     var inPlace = false
     if let incremental, incremental.changed.isEmpty, incremental.dirty.count == 0, !base.output.preview,
-      let previous = store.existingManifest, let directory = store as? DirectoryTileStore, Self.keepsEveryTile(plan, previous: previous)
+      let previous = store.existingManifest, Self.keepsEveryTile(plan, previous: previous)
     {
-      inPlace = directory.keepTiles()
+      inPlace = store.keepTiles()
     }
     let progress = ProgressTracker(plan: plan, printer: printer, planned: incremental.map { Self.incrementalCells(plan, $0) })
     let ledger = RenderLedger(onTile: { key, _ in progress.tileDone(key) })

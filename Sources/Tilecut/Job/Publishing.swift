@@ -28,7 +28,7 @@ struct ChangeList: Equatable {
   static func compute(store: any TileStore, manifest: Manifest, previous: Manifest?) throws -> ChangeList {
     guard let staging = store.stagingPath else { throw TilecutError.output(path: store.path, reason: "the store was not begun") }
     // tiles kept in place are the previous output's very files: none modified
-    if (store as? DirectoryTileStore)?.keepsTiles == true {
+    if store.keepsTiles {
       return try compute(manifest: manifest, bytes: { _ in Data() }, previous: previous, previousBytes: { _ in Data() })
     }
     return try compute(staging: staging, manifest: manifest, previousRoot: store.path, previous: previous)

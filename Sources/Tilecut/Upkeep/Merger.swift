@@ -38,7 +38,7 @@ public struct Merger: Sendable {
       // the output is replaced whole: never the working directory, never holding a shard
       try OptionPaths.check(outputs: [], inputs: shards, outputDirectory: output, outputOption: "out")
       // each shard: a tilecut output holding only what its manifest lists, no links
-      let inspected = try shards.map { try DirectoryTileStore.inspectForReading($0, option: "shard-dir") }
+      let inspected = try shards.map { try StagedOutput.inspectForReading($0, option: "shard-dir") }
       let manifests = inspected.map(\.manifest)
       guard let first = manifests.first, let firstShard = first.shard else {
         throw TilecutError.invalidInput(path: shards[0], reason: "is not a shard (its manifest has no shard part)")

@@ -4,7 +4,7 @@ import Synchronization
 
 /// The file-system work of staging: removing trees by descriptor, the staging marker
 /// and its lock, abandoned staging, mount points.
-extension DirectoryTileStore {
+extension StagedOutput {
   /// Deletes a tree without following symbolic links: the one place tilecut removes files.
   /// A few passes, because a worker may still finish a tile while an interrupt removes staging.
   static func removeTree(_ path: String) { removeTree(in: AT_FDCWD, path) }

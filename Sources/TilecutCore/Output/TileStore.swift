@@ -29,6 +29,15 @@ public protocol TileStore: TileWriter, AnyObject {
   /// Makes the staging area (on the destination's own file system).
   func begin() throws
 
+  /// After `begin()`, for a run whose tiles are exactly the previous output's: true when
+  /// the store leaves them where they are, stages only the manifest, and replaces only
+  /// the manifest at the commit (see `StagedOutput.keepTiles()`); false, and nothing
+  /// changes, when it cannot. After true, the caller puts no tile and no file but the manifest.
+  func keepTiles() -> Bool
+
+  /// True after `keepTiles()` said so.
+  var keepsTiles: Bool { get }
+
   /// Stores one tile.
   func put(_ bytes: [UInt8], floor: Floor, tileSize: Int, tile: TileCoordinate) throws
 
@@ -53,4 +62,10 @@ public protocol TileStore: TileWriter, AnyObject {
 
   /// Drops staging; the destination stays as it was. Safe to call twice, and from a signal watchdog.
   func abort()
+}
+
+extension TileStore {
+  /// A store of files that hold many tiles stages them anew.
+  public func keepTiles() -> Bool { false }
+  public var keepsTiles: Bool { false }
 }

@@ -4,7 +4,7 @@ import Synchronization
 
 /// What an existing output directory holds, read before anything is replaced: its
 /// manifest, the entries it accounts for, and the tiles per level.
-extension DirectoryTileStore {
+extension StagedOutput {
   /// Inspects a directory without planning to replace it (a shard to merge, an output to verify).
   public static func inspectForReading(_ path: String, option: String) throws -> (manifest: Manifest, tally: [LevelKey: (count: Int, bytes: Int)]) {
     let found = try inspect(path: path, option: option, reading: true)
