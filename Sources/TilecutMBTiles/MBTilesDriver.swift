@@ -3,7 +3,7 @@ import TilecutCore
 
 /// The MBTiles store as the rest of tilecut sees it: one MBTiles 1.3 file per floor
 /// and tile size. Each verb it does is in its own file beside this one.
-public struct MBTilesDriver: StoreDriver {
+public struct MBTilesDriver: ArchiveStoreDriver {
   public init() {}
 
   public var kind: StoreKind { .mbtiles }
@@ -15,7 +15,10 @@ public struct MBTilesDriver: StoreDriver {
 
   public func fileName(floor: Floor, tileSize: Int) -> String { MBTilesTileStore.fileName(floor: floor, tileSize: tileSize) }
 
-  public func makeStore(path: String, format: String, option: String, digest: @escaping @Sendable ([UInt8]) -> String) -> any TileStore {
+  /// Tiles go into its files, not named by `template`.
+  public func makeStore(
+    path: String, format: String, template: TileNameTemplate, option: String, digest: @escaping @Sendable ([UInt8]) -> String
+  ) -> any TileStore {
     MBTilesTileStore(path: path, format: format, option: option, digest: digest)
   }
 

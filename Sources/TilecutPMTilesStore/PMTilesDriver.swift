@@ -4,7 +4,7 @@ import TilecutPMTiles
 
 /// The PMTiles store as the rest of tilecut sees it: one PMTiles v3 archive per floor
 /// and tile size. Each verb it does is in its own file beside this one.
-public struct PMTilesDriver: StoreDriver {
+public struct PMTilesDriver: ArchiveStoreDriver {
   public init() {}
 
   public var kind: StoreKind { .pmtiles }
@@ -16,7 +16,10 @@ public struct PMTilesDriver: StoreDriver {
 
   public func fileName(floor: Floor, tileSize: Int) -> String { PMTilesTileStore.fileName(floor: floor, tileSize: tileSize) }
 
-  public func makeStore(path: String, format: String, option: String, digest: @escaping @Sendable ([UInt8]) -> String) -> any TileStore {
+  /// Tiles go into its files, not named by `template`.
+  public func makeStore(
+    path: String, format: String, template: TileNameTemplate, option: String, digest: @escaping @Sendable ([UInt8]) -> String
+  ) -> any TileStore {
     PMTilesTileStore(path: path, format: format, option: option, digest: digest)
   }
 

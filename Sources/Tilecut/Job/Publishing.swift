@@ -15,7 +15,7 @@ struct ChangeList: Equatable {
   /// The files that hold `manifest`'s tiles, relative to the directory that holds
   /// it, sorted: one per tile, or the files of an archive store.
   static func tilePaths(of manifest: Manifest) throws -> [String] {
-    if StoreCatalogue.driver(for: manifest.store) != nil { return (manifest.tileSets ?? []).map(\.file).sorted() }
+    if StoreCatalogue.archive(for: manifest.store) != nil { return (manifest.tileSets ?? []).map(\.file).sorted() }
     let template = try TileNameTemplate(manifest.name)
     var paths: [String] = []
     for level in manifest.levels {

@@ -320,17 +320,15 @@ public struct TileJob {
 
   /// The store the options ask for, at the output path.
   func makeStore(_ plan: TileJobPlan) -> any TileStore {
-    guard let driver = StoreCatalogue.driver(for: output.store) else {
-      return DirectoryTileStore(path: output.output, template: plan.template, digests: TileDigests(digest: { Vips.sha256(of: $0) }))
-    }
-    return driver.makeStore(path: output.output, format: encoding.format.rawValue, option: "--output", digest: { Vips.sha256(of: $0) })
+    StoreCatalogue.driver(for: output.store).makeStore(
+      path: output.output, format: encoding.format.rawValue, template: plan.template, option: "--output", digest: { Vips.sha256(of: $0) })
   }
 
   /// The store's line about the plan's deepest zoom, when it has one (a zoom some of
   /// its readers will not open).
   func storeWarning(_ plan: TileJobPlan) -> String? {
-    guard let driver = StoreCatalogue.driver(for: output.store), let deepest = plan.cells.keys.map(\.zoom).max() else { return nil }
-    return driver.zoomWarning(path: output.output, deepestZoom: deepest)
+    guard let deepest = plan.cells.keys.map(\.zoom).max() else { return nil }
+    return StoreCatalogue.driver(for: output.store).zoomWarning(path: output.output, deepestZoom: deepest)
   }
 
   /// `--depfile`: the make rule naming every file this run read, escaped for make

@@ -44,7 +44,7 @@ enum TileStoreSource {
       throw TilecutError.invalidInput(path: path, reason: "is a tile store, which has no pages; give it without [page=N]")
     }
     let mosaic: TileMosaic
-    if let driver = StoreCatalogue.driver(for: kind) {
+    if let driver = StoreCatalogue.archive(for: kind) {
       try noFloor(name)
       mosaic = try storeFile(path, driver, maxPixels: maxPixels, maxMemory: maxMemory)
     } else {
@@ -85,7 +85,7 @@ enum TileStoreSource {
 
   /// The deepest zoom's tiles of a store's file, clipped by its bounds when the store
   /// gives bounds that are valid.
-  static func storeFile(_ path: String, _ driver: any StoreDriver, maxPixels: Int, maxMemory: Int) throws -> TileMosaic {
+  static func storeFile(_ path: String, _ driver: any ArchiveStoreDriver, maxPixels: Int, maxMemory: Int) throws -> TileMosaic {
     let found = try driver.deepestTiles(path, maxMemory: maxMemory) { overMemory(path, zoom: $0, maxMemory: maxMemory) }
     let zoom = found.zoom
     var tiles: [TileMosaic.Cell: [UInt8]] = [:]

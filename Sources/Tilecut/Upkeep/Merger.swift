@@ -58,7 +58,7 @@ public struct Merger: Sendable {
           option: "shard-dir", reason: "shard\(missing.count == 1 ? "" : "s") \(shown)\(missing.count > 5 ? ", …" : "") missing")
       }
       // an archive store's tiles are in its files, read by the store; else tile files
-      let driver = StoreCatalogue.driver(for: first.store)
+      let driver = StoreCatalogue.archive(for: first.store)
       let inFiles = driver != nil
       // what each shard's manifest lists must be what it holds
       for (dir, (m, tally)) in zip(shards, inspected) {
@@ -83,9 +83,8 @@ public struct Merger: Sendable {
       }
       let template = try TileNameTemplate(first.name)
       let format = first.options["format"] ?? "png"
-      let store: any TileStore =
-        driver?.makeStore(path: output, format: format, option: "out", digest: { Vips.sha256(of: $0) })
-        ?? DirectoryTileStore(path: output, template: template, option: "out")
+      let store = StoreCatalogue.driver(for: first.store).makeStore(
+        path: output, format: format, template: template, option: "out", digest: { Vips.sha256(of: $0) })
       try store.inspect()
       let cancel = SignalCancellation(printer: printer)
       cancel.start()

@@ -72,7 +72,7 @@ public struct PreviewSheetRequest: Sendable {
       let template = try TileNameTemplate(manifest.name)
       // every listed tile must be there before the sheet is allocated
       var tiles: [TileCoordinate: [UInt8]] = [:]
-      if let driver = StoreCatalogue.driver(for: manifest.store) {
+      if let driver = StoreCatalogue.archive(for: manifest.store) {
         guard let set = manifest.tileSets?.first(where: { $0.floor == floor && $0.tileSize == size }) else {
           throw TilecutError.invalidInput(path: directory, reason: "its manifest names no \(driver.fileNoun) for floor \(floor), \(size) px")
         }

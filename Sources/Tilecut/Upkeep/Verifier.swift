@@ -39,7 +39,7 @@ public struct Verifier: Sendable {
     }
     return try withVips {
       let manifest = try loadManifest(directory)
-      if let driver = StoreCatalogue.driver(for: manifest.store) { return try verifyArchives(manifest, driver) }
+      if let driver = StoreCatalogue.archive(for: manifest.store) { return try verifyArchives(manifest, driver) }
       let template = try TileNameTemplate(manifest.name)
       let entries = entriesBelow(directory)
       let regular = Dictionary(entries.filter(\.isRegular).map { ($0.path, $0.bytes) }, uniquingKeysWith: { a, _ in a })
@@ -182,7 +182,7 @@ extension Verifier {
 
   /// An archive store's output: its files checked by the store, every level with tiles
   /// in a tile set, every store file as the manifest's digests say, nothing else in the directory.
-  func verifyArchives(_ manifest: Manifest, _ driver: any StoreDriver) throws -> VerifyReport {
+  func verifyArchives(_ manifest: Manifest, _ driver: any ArchiveStoreDriver) throws -> VerifyReport {
     let changed = changedStoreFiles(manifest)
     var problems = archiveOutputStrays(manifest) + storeFileChanges(manifest, changed: changed)
     var tileSetMissing = false
@@ -246,7 +246,7 @@ public struct VerifyReport: Sendable, Equatable {
     guard problems.isEmpty else {
       return "\(directory): \(problems.count) problem\(problems.count == 1 ? "" : "s") (listed on stdout)"
     }
-    let noun = StoreCatalogue.driver(for: storeFiles?.kind)?.filesNoun
+    let noun = StoreCatalogue.archive(for: storeFiles?.kind)?.filesNoun
     if let buildings {
       let files = storeFiles.map { " (\($0.count) \(noun ?? ""))" } ?? ""
       return "ok: \(tilesChecked) tiles\(files) in the \(buildings) building\(buildings == 1 ? "" : "s") of \(directory) match their manifests"

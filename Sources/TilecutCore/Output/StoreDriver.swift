@@ -6,16 +6,32 @@ public enum StoreKind: String, CaseIterable, Sendable, Codable {
   case directory, mbtiles, pmtiles
 }
 
-/// One kind of archive store (one file per floor and tile size beside the manifest),
-/// everything tilecut does with it: write it, read it for `show` and `get`, verify,
-/// merge and re-tile it, and carry its tiles over into an incremental build. Each store
-/// module has one; the rest of the code asks the store catalogue for it by kind, path
-/// or bytes and never names a store.
+/// One kind of tile store, as the rest of tilecut sees it: what a run writes through
+/// it. The directory store has one, as every store module has; the rest of the code
+/// asks the store catalogue for it by kind and never names a store.
 public protocol StoreDriver: Sendable {
   /// The kind a manifest records for an output of this store.
   var kind: StoreKind { get }
   /// The store's name as a person reads it ("MBTiles").
   var displayName: String { get }
+
+  /// A store writing the output directory `path`, named by `option` in messages:
+  /// `format` is the tiles' file format, `template` how tile files are named (a store
+  /// of tile files), `digest` names a tile by its content.
+  func makeStore(
+    path: String, format: String, template: TileNameTemplate, option: String, digest: @escaping @Sendable ([UInt8]) -> String
+  ) -> any TileStore
+
+  /// One line to warn of, when an output of this store reaching `deepestZoom` is one
+  /// some readers will not open; nil when it is not.
+  func zoomWarning(path: String, deepestZoom: Int) -> String?
+}
+
+/// One kind of archive store (one file per floor and tile size beside the manifest),
+/// everything tilecut does with its files: read them for `show` and `get`, verify,
+/// merge and re-tile them, and carry their tiles over into an incremental build. Each
+/// archive store module has one.
+public protocol ArchiveStoreDriver: StoreDriver {
   /// What one of its files is called ("MBTiles file").
   var fileNoun: String { get }
   /// What one of its files is called, plural ("MBTiles files").
@@ -27,13 +43,6 @@ public protocol StoreDriver: Sendable {
 
   /// The file name of a floor's tile set at a tile size.
   func fileName(floor: Floor, tileSize: Int) -> String
-
-  /// A store writing `path`: `format` is the tiles' file format, `digest` names a tile by its content.
-  func makeStore(path: String, format: String, option: String, digest: @escaping @Sendable ([UInt8]) -> String) -> any TileStore
-
-  /// One line to warn of, when an output of this store reaching `deepestZoom` is one
-  /// some readers will not open; nil when it is not.
-  func zoomWarning(path: String, deepestZoom: Int) -> String?
 
   /// True when a file's first 16 bytes (`head`) are this store's; `file` is open for
   /// reading when a closer look is needed.
