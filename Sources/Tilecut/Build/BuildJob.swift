@@ -14,6 +14,12 @@ struct BuildLayer {
   var settings: RenderSettings
 }
 
+/// A project as planned: every layer's floor plan, and the layers, in the file's order.
+struct ProjectPlan {
+  var plan: TileJobPlan
+  var layers: [BuildLayer]
+}
+
 /// The command line's say over a project's run.
 public struct BuildOverrides: Sendable {
   var dryRun = false
@@ -194,7 +200,7 @@ public struct BuildJob {
   }
 
   /// Places every building's floors one by one and plans each as a layer.
-  func plan() throws -> (plan: TileJobPlan, layers: [BuildLayer]) {
+  func plan() throws -> ProjectPlan {
     let sizes = base.pyramid.tileSizes
     let encoder = base.encoding.encoder()
     var template = try TileNameTemplate(base.output.name)
@@ -291,7 +297,7 @@ public struct BuildJob {
     let planned = layers.indices.map { PlannedFloor(source: layers[$0].source, plan: plans[$0], mapping: mappings[$0]) }
     let plan = TileJobPlan(floors: planned, sizes: sizes.sorted(), template: template, settings: runSettings, notes: [])
     try base.guardSize(plan)
-    return (plan, layers)
+    return ProjectPlan(plan: plan, layers: layers)
   }
 
   /// The floor numbers in order, each with its layers' indices in the file's order.

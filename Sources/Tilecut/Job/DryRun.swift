@@ -54,7 +54,7 @@ extension TileJob {
   /// Prints the plan. Without `--exact` no pixel is decoded: each level's cells are
   /// an upper bound of its tiles. With it, every level is rendered (nothing written)
   /// to count exactly the cells that get a tile.
-  func dryRun(_ plan: TileJobPlan, started: Date) throws -> Int32 {
+  func dryRun(_ plan: TileJobPlan, started: Date) throws {
     var outcomes: [LevelKey: LevelOutcome]?
     var mean = 0.0
     if run.exact {
@@ -113,7 +113,6 @@ extension TileJob {
           footprints: plan.plans.map { Manifest.Footprint(floor: $0.floor, rect: $0.footprint) },
           placements: plan.plans.map(PlacementReport.init), levels: levels, plan: plan.job))
     }
-    return 0
   }
 
   /// One level of the plan as a line: its density, region, recipe, strips and cuts.
