@@ -63,8 +63,9 @@ public struct TileRequest: Sendable {
 public struct TileResult: Sendable {
   /// The output directory.
   public var output: String
-  /// The output's manifest as it is on disk now (nil after a dry run, and for a build
-  /// with `{building}` in the name, whose buildings each have their own).
+  /// The output's manifest as it is on disk now (nil after a dry run, from the command
+  /// line's runs, which do not read it back, and for a build with `{building}` in the
+  /// name, whose buildings each have their own).
   public var manifest: Manifest?
   /// For a build with `{building}` in the name: each building's manifest by id.
   public var buildings: [String: Manifest]?

@@ -42,7 +42,6 @@ struct BuildingSplit {
     jobs = job.project.buildings.map { building in
       var one = job
       one.project.buildings = [building]
-      one.base.inputs = building.floors.map(\.source)
       one.base.output.output = root + "/" + building.id
       one.base.output.name = rest
       one.base.output.depfile = nil

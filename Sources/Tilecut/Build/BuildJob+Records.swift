@@ -98,7 +98,7 @@ extension BuildJob {
   func readFiles(_ plan: TileJobPlan) -> [String] {
     var dependencies = [project.file]
     for (i, layer) in project.buildings.flatMap(\.floors).enumerated() {
-      let placement = (try? placementOptions(layer)) ?? base.placement
+      let placement = (try? placementOptions(layer)) ?? PlacementOptions()
       let sidecars = i < plan.plans.count ? plan.plans[i].placement.sidecars : []
       for d in DependencyFile.dependencies(inputs: [layer.source], placement: placement, sidecars: sidecars) where !dependencies.contains(d) {
         dependencies.append(d)

@@ -50,9 +50,9 @@ public struct BuildOverrides: Sendable {
 /// the file's order, then published as a single run is.
 public struct BuildJob {
   var project: Project
-  /// The run-wide options, as a single run takes them, for the shared steps
+  /// The run-wide options, as a single run takes them, for the pipeline's steps
   /// (store, digests, fingerprint, report).
-  var base: TileJob
+  var base: JobOptions
   var printer: Printer
   /// The keys of `ProjectWrites.keys` the project file gives and the command line does
   /// not: the files the project file has tilecut write.
@@ -124,9 +124,7 @@ public struct BuildJob {
       }
     }
     guard let output, let pyramid, let encoding, let run, mistakes.isEmpty else { throw ProjectErrors.of(mistakes) }
-    var base = TileJob(
-      inputs: project.buildings.flatMap { $0.floors.map(\.source) }, output: output, pyramid: pyramid, floors: FloorOptions(),
-      placement: PlacementOptions(), encoding: encoding, run: run, printer: printer)
+    var base = JobOptions(output: output, pyramid: pyramid, encoding: encoding, run: run, printer: printer)
     let fileWrites = ProjectWrites.keys.filter { !overridden.contains($0) }
     // the manifest, fingerprint and depfile name sources as the file does: relative to it
     base.recordsFrom = project.directory

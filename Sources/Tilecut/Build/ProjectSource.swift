@@ -7,7 +7,7 @@ import TilecutProject
 /// rendered incrementally where the previous output allows. With `{building}` in the
 /// name each building is a job of its own, the jobs published together (`executeEach`).
 extension BuildJob: PlanSource {
-  var options: TileJob { base }
+  var options: JobOptions { base }
   /// The previous output may lend tiles: a whole rebuild's reason is said once known.
   var rendersIncrementally: Bool { true }
   var upToDateSaysOneLine: Bool { false }
@@ -60,7 +60,7 @@ extension BuildJob: PlanSource {
     }
     // a whole rebuild an option caused says which, rather than naming every floor
     if incremental == nil, !base.output.force, let previous = store.existingManifest, previous.fingerprint != step.fingerprint,
-      let reason = TileJob.rebuildReason(previous: previous, options: options, tileSizes: plan.sizes.map(\.pixels))
+      let reason = JobOptions.rebuildReason(previous: previous, options: options, tileSizes: plan.sizes.map(\.pixels))
     {
       printer.info("\(store.path): \(reason): every floor is rebuilt")
     }

@@ -137,18 +137,3 @@ extension TileJob {
       "level \(level.base)·2^\(level.density): \(r.width) × \(r.height) px at \(r.x), \(r.y), \(recipe)\(strips)\(level.upsampled ? ", upsampled" : ""); cuts \(cuts.isEmpty ? "none" : cuts)"
   }
 }
-
-extension TileJob {
-  /// What else shapes a floor's pixels: the source CRS and its map, the pixel conversion.
-  static func geoShaping(_ p: FloorPlan) -> String {
-    var text = ""
-    if let crs = p.placement.crs, let t = p.placement.crsTransform {
-      text += " crs=\(crs) toCRS=[\(t.a), \(t.b), \(t.c), \(t.d), \(t.e), \(t.f)]"
-    }
-    if let c = p.source.conversion {
-      text += " bands=\(c.bands.map { $0.map(String.init).joined(separator: ",") } ?? "-")"
-      text += " scale=\(c.scale.map { "\($0.lowerBound),\($0.upperBound)" } ?? "-") nodata=\(c.nodata.map { "\($0)" } ?? "-")"
-    }
-    return text
-  }
-}

@@ -12,7 +12,7 @@ protocol PlanSource {
 
   /// The run-wide options (output, pyramid, encoding, run) and the step helpers that
   /// read only them: store, digests, emptiness, report.
-  var options: TileJob { get }
+  var options: JobOptions { get }
   var printer: Printer { get }
   /// Whether the render step may reuse the previous output's tiles: it then says a
   /// whole rebuild's reason itself, once it knows there is one.
@@ -104,7 +104,7 @@ enum StageOutcome {
 struct JobPipeline<Source: PlanSource> {
   var source: Source
 
-  var options: TileJob { source.options }
+  var options: JobOptions { source.options }
   var printer: Printer { source.printer }
 
   /// Catches signals, makes the source's checks, then plans, renders and publishes.
@@ -144,9 +144,9 @@ struct JobPipeline<Source: PlanSource> {
     cancel.attach(store)
     let sources = try options.digestSources(plan, previous: store.existingManifest)
     let shaping = source.shapingOptions(planned)
-    let fingerprint = TileJob.fingerprint(sources: sources, options: shaping)
+    let fingerprint = JobOptions.fingerprint(sources: sources, options: shaping)
     // what the whole job would be: the fingerprint `merge` gives the joined shards
-    let jobFingerprint = TileJob.fingerprint(sources: sources, options: shaping.filter { $0.key != "shard" })
+    let jobFingerprint = JobOptions.fingerprint(sources: sources, options: shaping.filter { $0.key != "shard" })
     try cancel.checkpoint()
     if !options.output.force, let existing = store.existingManifest, existing.fingerprint == fingerprint {
       if let difference = store.difference(from: existing) {
@@ -158,7 +158,7 @@ struct JobPipeline<Source: PlanSource> {
     }
     // a whole rebuild an option caused says which, rather than naming every floor
     if !source.rendersIncrementally, !options.output.force, let previous = store.existingManifest, previous.fingerprint != fingerprint,
-      let reason = TileJob.rebuildReason(previous: previous, options: shaping, tileSizes: plan.sizes.map(\.pixels))
+      let reason = JobOptions.rebuildReason(previous: previous, options: shaping, tileSizes: plan.sizes.map(\.pixels))
     {
       printer.info("\(store.path): \(reason): every floor is rebuilt")
     }
@@ -174,7 +174,7 @@ struct JobPipeline<Source: PlanSource> {
     let rendered = try source.render(planned, in: step)
     try options.checkNotEmpty(plan, ledger: rendered.ledger)
     // the tiles are of the bytes that were hashed only if no source changed meanwhile
-    try TileJob.confirmSources(sources)
+    try JobOptions.confirmSources(sources)
     var manifest = source.makeManifest(planned, rendered: rendered, in: step, jobFingerprint: jobFingerprint)
     try ContentVersion.stamp(&manifest, store: store)
     var files: [String: [UInt8]] = [:]

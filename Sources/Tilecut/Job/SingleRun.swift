@@ -4,7 +4,6 @@ import TilecutCore
 /// A single run, `tilecut INPUT…`, as the job pipeline's plan source: the inputs'
 /// floors, each tiled on its own (the one-building project), always rendered whole.
 extension TileJob: PlanSource {
-  var options: TileJob { self }
   /// A single run has no previous layers to reuse: every floor is rendered.
   var rendersIncrementally: Bool { false }
   var upToDateSaysOneLine: Bool { true }
@@ -16,6 +15,8 @@ extension TileJob: PlanSource {
     try checkOptionPaths(sidecars: [])
     noteInput(inputs)
   }
+
+  func shapingOptions(_ plan: TileJobPlan) -> [String: String] { options.shapingOptions(plan) }
 
   /// The floors rendered side by side, nothing reused.
   func render(_ plan: TileJobPlan, in step: RenderStep) throws -> RenderedJob {
