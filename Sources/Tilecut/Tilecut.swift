@@ -63,8 +63,9 @@ public struct TileRequest: Sendable {
 public struct TileResult: Sendable {
   /// The output directory.
   public var output: String
-  /// The output's manifest as it is on disk now (nil after a dry run, and for a build
-  /// with `{building}` in the name, whose buildings each have their own).
+  /// The output's manifest as it is on disk now (nil after a dry run, from the command
+  /// line's runs, which do not read it back, and for a build with `{building}` in the
+  /// name, whose buildings each have their own).
   public var manifest: Manifest?
   /// For a build with `{building}` in the name: each building's manifest by id.
   public var buildings: [String: Manifest]?
@@ -96,8 +97,7 @@ extension TileJob {
       try TileRequest.check(inputs: inputs, groups: (output, pyramid, floors, placement, encoding, run))
       try Vips.start()
       if run.noVector { Vips.blockUntrusted(true) }
-      let code = try job.execute()
-      guard code == 0 else { throw Failure(line: "the run ended with status \(code)", status: code) }
+      try JobPipeline(source: job).run()
     } catch let failure as Failure {
       throw failure
     } catch let error as TilecutError {
@@ -106,6 +106,21 @@ extension TileJob {
       throw Failure(error)
     }
     return TileResult(output: output.output, manifest: run.dryRun ? nil : try loadManifest(output.output))
+  }
+
+  /// The command line's run: as ``run(progress:)``, with every line said through
+  /// `printer` (held or shown as the command line wants), the options taken as
+  /// already checked and libvips as already started.
+  ///
+  /// - Returns: the output; its manifest is not read back (nil).
+  /// - Throws: the error as it happened (``Failure/init(_:)`` gives its line and
+  ///   exit status); the previous output is then unchanged.
+  @discardableResult
+  public func run(printer: Printer) throws -> TileResult {
+    var job = self
+    job.printer = printer
+    try JobPipeline(source: job).run()
+    return TileResult(output: output.output, manifest: nil)
   }
 }
 
@@ -149,8 +164,7 @@ extension BuildJob {
     let job: BuildJob
     do {
       job = try prepare(request, printer: printer)
-      let code = try job.execute()
-      guard code == 0 else { throw Failure(line: "the build ended with status \(code)", status: code) }
+      try JobPipeline(source: job).run()
     } catch let failure as Failure {
       throw failure
     } catch {
@@ -166,8 +180,24 @@ extension BuildJob {
     return TileResult(output: output, manifest: try loadManifest(output))
   }
 
-  /// The job `tilecut build` runs: the project loaded, libvips started and the floors resolved.
-  package static func prepare(_ request: BuildRequest, printer: Printer) throws -> BuildJob {
+  /// The command line's run of a prepared build: as ``run(_:progress:)``, with every
+  /// line said through the printer ``prepare(_:printer:)`` was given.
+  ///
+  /// - Returns: the output; no manifest is read back (nil).
+  /// - Throws: the error as it happened (``Failure/init(_:)`` gives its line and
+  ///   exit status); every previous output is then unchanged.
+  @discardableResult
+  public func run() throws -> TileResult {
+    try JobPipeline(source: self).run()
+    return TileResult(output: base.output.output, manifest: nil)
+  }
+
+  /// The job `tilecut build` runs: the project loaded, libvips started and the floors
+  /// resolved, its lines to be said through `printer`. Run it with ``run()``.
+  ///
+  /// - Throws: a mistake in the project file, with its place (as ``run(_:progress:)``
+  ///   says it, before the ``Failure`` it becomes).
+  public static func prepare(_ request: BuildRequest, printer: Printer) throws -> BuildJob {
     let project = try ProjectLoader.load(path: request.file)
     try Vips.start()
     if case .bool(true) = project.option("noVector")?.value { Vips.blockUntrusted(true) }

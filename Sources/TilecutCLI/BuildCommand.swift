@@ -78,7 +78,7 @@ public struct BuildCommand: ParsableCommand {
         dryRun: dryRun, json: json, quiet: quiet, force: force, jobs: jobs, depfile: depfile, changes: changes, shard: shard,
         output: output, name: name, store: store)
       let job = try BuildJob.prepare(BuildRequest(file: file, overrides: overrides), printer: printer)
-      try runJob(printer: printer) { try job.execute() }
+      try runJob(printer: printer) { try job.run() }
     } catch let code as ExitCode {
       throw code
     } catch {

@@ -247,7 +247,7 @@ public struct TileCommand: ParsableCommand {
       let job = TileJob(
         inputs: inputs, output: try output.options, pyramid: try pyramid.options, floors: floors.options, placement: try placement.options,
         encoding: try encoding.options, run: try runOptions.options, printer: printer)
-      try runJob(printer: printer) { try job.execute() }
+      try runJob(printer: printer) { try job.run(printer: printer) }
     } catch let code as ExitCode {
       throw code
     } catch {
@@ -258,12 +258,11 @@ public struct TileCommand: ParsableCommand {
 
 /// Runs a job with its progress held back, and turns its failure into one line and
 /// an exit code (`tile` and `build` alike).
-func runJob(printer: Printer, _ execute: () throws -> Int32) throws {
+func runJob(printer: Printer, _ run: () throws -> TileResult) throws {
   do {
     printer.hold()
-    let code = try execute()
+    _ = try run()
     printer.release()
-    if code != 0 { throw ExitCode(code) }
   } catch let code as ExitCode {
     throw code
   } catch {

@@ -93,7 +93,7 @@ struct VersionTests {
     let written = try Manifest.decode(try Data(contentsOf: URL(fileURLWithPath: path)))
     #expect(written.generator.version == tilecutVersion && written.generator.renderer == rendererRevision)
     // the fingerprint is what the test recomputes below for other versions
-    #expect(TileJob.fingerprint(sources: written.sources, options: fingerprintOptions(written)) == written.fingerprint)
+    #expect(JobOptions.fingerprint(sources: written.sources, options: fingerprintOptions(written)) == written.fingerprint)
     let same = try runTool(args)
     #expect(same.status == 0 && same.stderr.contains("up to date"), "\(same.stderr)")
 
@@ -109,14 +109,14 @@ struct VersionTests {
         "the previous renderer revision",
         { m in
           m.generator.renderer = rendererRevision - 1
-          m.fingerprint = TileJob.fingerprint(sources: m.sources, options: fingerprintOptions(m), renderer: rendererRevision - 1)
+          m.fingerprint = JobOptions.fingerprint(sources: m.sources, options: fingerprintOptions(m), renderer: rendererRevision - 1)
         }
       ),
       (
         "another version, this revision",
         { m in
           m.generator.version = "0.2.9"
-          m.fingerprint = TileJob.fingerprint(sources: m.sources, options: fingerprintOptions(m), version: "0.2.9")
+          m.fingerprint = JobOptions.fingerprint(sources: m.sources, options: fingerprintOptions(m), version: "0.2.9")
         }
       ),
     ]
@@ -141,7 +141,7 @@ struct VersionTests {
     #expect(try runTool(["build", file]).status == 0)
     let written = try Manifest.decode(try Data(contentsOf: URL(fileURLWithPath: path)))
     #expect(written.generator.renderer == rendererRevision)
-    #expect(TileJob.fingerprint(sources: written.sources, options: fingerprintOptions(written)) == written.fingerprint)
+    #expect(JobOptions.fingerprint(sources: written.sources, options: fingerprintOptions(written)) == written.fingerprint)
     // as if one floor's source had changed since: by this revision, an incremental rebuild
     func floorChanged(_ m: inout Manifest) {
       if var buildings = m.buildings, !buildings.isEmpty, !buildings[0].floors.isEmpty {
@@ -159,7 +159,7 @@ struct VersionTests {
     try rewriteManifest(path) { m in
       floorChanged(&m)
       m.generator.renderer = rendererRevision - 1
-      m.fingerprint = TileJob.fingerprint(sources: m.sources, options: fingerprintOptions(m), renderer: rendererRevision - 1)
+      m.fingerprint = JobOptions.fingerprint(sources: m.sources, options: fingerprintOptions(m), renderer: rendererRevision - 1)
     }
     let again = try runTool(["build", file])
     #expect(again.status == 0, "\(again.stderr)")

@@ -42,7 +42,6 @@ struct BuildingSplit {
     jobs = job.project.buildings.map { building in
       var one = job
       one.project.buildings = [building]
-      one.base.inputs = building.floors.map(\.source)
       one.base.output.output = root + "/" + building.id
       one.base.output.name = rest
       one.base.output.depfile = nil
@@ -76,26 +75,25 @@ extension BuildJob {
   /// Every building planned first (so that the depfile rule and the option paths are
   /// checked before any work), then each staged, then all published together: a failure
   /// in any building leaves every building's previous output as it was.
-  func executeEach(_ split: BuildingSplit, cancel: SignalCancellation, started: Date) throws -> Int32 {
-    var planned: [(job: BuildJob, plan: TileJobPlan, layers: [BuildLayer])] = []
+  func executeEach(_ split: BuildingSplit, cancel: SignalCancellation, started: Date) throws {
+    var planned: [(job: BuildJob, planned: ProjectPlan)] = []
     for job in split.jobs {
-      let (plan, layers) = try job.plan()
-      planned.append((job, plan, layers))
+      planned.append((job, try job.plan()))
     }
     if base.run.dryRun {
       var reports: [String: DryRunReport] = [:]
-      for (job, plan, layers) in planned {
-        _ = try job.dryRun(plan, layers: layers)
-        reports[job.project.buildings[0].id] = job.dryRunReport(plan, layers: layers)
+      for (job, one) in planned {
+        try job.dryRun(one.plan, layers: one.layers)
+        reports[job.project.buildings[0].id] = job.dryRunReport(one.plan, layers: one.layers)
       }
       if base.run.json { try Printer.result(json: SplitDryRunReport(output: split.root, buildings: reports)) }
-      return 0
+      return
     }
     try cancel.checkpoint()
-    try checkOptionPaths(sidecars: planned.flatMap { $0.plan.plans.flatMap(\.placement.sidecars) })
+    try checkOptionPaths(sidecars: planned.flatMap { $0.planned.plan.plans.flatMap(\.placement.sidecars) })
     var dependencies: [String] = []
-    for (job, plan, _) in planned {
-      for d in job.dependencies(plan) where !dependencies.contains(d) { dependencies.append(d) }
+    for (job, one) in planned {
+      for d in job.dependencies(one.plan) where !dependencies.contains(d) { dependencies.append(d) }
     }
     let rule =
       try base.output.depfile == nil
@@ -119,8 +117,8 @@ extension BuildJob {
         if madeRoot, (try? fm.contentsOfDirectory(atPath: split.root))?.isEmpty == true { rmdir(split.root) }
       }
     }
-    for (job, plan, layers) in planned {
-      outcomes.append((job, plan, try job.stage(plan, layers: layers, cancel: cancel)))
+    for (job, one) in planned {
+      outcomes.append((job, one.plan, try JobPipeline(source: job).stage(one, cancel: cancel)))
     }
     if let path = base.output.changes {
       var entries: [ChangeList.Entry] = []
@@ -158,7 +156,6 @@ extension BuildJob {
     if base.run.json {
       try Printer.result(json: SplitReport(output: split.root, index: split.root + "/" + BuildingIndex.fileName, buildings: reports))
     }
-    return 0
   }
 }
 

@@ -14,6 +14,12 @@ struct BuildLayer {
   var settings: RenderSettings
 }
 
+/// A project as planned: every layer's floor plan, and the layers, in the file's order.
+struct ProjectPlan {
+  var plan: TileJobPlan
+  var layers: [BuildLayer]
+}
+
 /// The command line's say over a project's run.
 public struct BuildOverrides: Sendable {
   var dryRun = false
@@ -44,9 +50,9 @@ public struct BuildOverrides: Sendable {
 /// the file's order, then published as a single run is.
 public struct BuildJob {
   var project: Project
-  /// The run-wide options, as a single run takes them, for the shared steps
+  /// The run-wide options, as a single run takes them, for the pipeline's steps
   /// (store, digests, fingerprint, report).
-  var base: TileJob
+  var base: JobOptions
   var printer: Printer
   /// The keys of `ProjectWrites.keys` the project file gives and the command line does
   /// not: the files the project file has tilecut write.
@@ -118,9 +124,7 @@ public struct BuildJob {
       }
     }
     guard let output, let pyramid, let encoding, let run, mistakes.isEmpty else { throw ProjectErrors.of(mistakes) }
-    var base = TileJob(
-      inputs: project.buildings.flatMap { $0.floors.map(\.source) }, output: output, pyramid: pyramid, floors: FloorOptions(),
-      placement: PlacementOptions(), encoding: encoding, run: run, printer: printer)
+    var base = JobOptions(output: output, pyramid: pyramid, encoding: encoding, run: run, printer: printer)
     let fileWrites = ProjectWrites.keys.filter { !overridden.contains($0) }
     // the manifest, fingerprint and depfile name sources as the file does: relative to it
     base.recordsFrom = project.directory
@@ -194,7 +198,7 @@ public struct BuildJob {
   }
 
   /// Places every building's floors one by one and plans each as a layer.
-  func plan() throws -> (plan: TileJobPlan, layers: [BuildLayer]) {
+  func plan() throws -> ProjectPlan {
     let sizes = base.pyramid.tileSizes
     let encoder = base.encoding.encoder()
     var template = try TileNameTemplate(base.output.name)
@@ -291,7 +295,7 @@ public struct BuildJob {
     let planned = layers.indices.map { PlannedFloor(source: layers[$0].source, plan: plans[$0], mapping: mappings[$0]) }
     let plan = TileJobPlan(floors: planned, sizes: sizes.sorted(), template: template, settings: runSettings, notes: [])
     try base.guardSize(plan)
-    return (plan, layers)
+    return ProjectPlan(plan: plan, layers: layers)
   }
 
   /// The floor numbers in order, each with its layers' indices in the file's order.

@@ -54,7 +54,7 @@ extension TileJob {
   /// Prints the plan. Without `--exact` no pixel is decoded: each level's cells are
   /// an upper bound of its tiles. With it, every level is rendered (nothing written)
   /// to count exactly the cells that get a tile.
-  func dryRun(_ plan: TileJobPlan, started: Date) throws -> Int32 {
+  func dryRun(_ plan: TileJobPlan, started: Date) throws {
     var outcomes: [LevelKey: LevelOutcome]?
     var mean = 0.0
     if run.exact {
@@ -113,7 +113,6 @@ extension TileJob {
           footprints: plan.plans.map { Manifest.Footprint(floor: $0.floor, rect: $0.footprint) },
           placements: plan.plans.map(PlacementReport.init), levels: levels, plan: plan.job))
     }
-    return 0
   }
 
   /// One level of the plan as a line: its density, region, recipe, strips and cuts.
@@ -136,20 +135,5 @@ extension TileJob {
     let strips = level.strips.isEmpty ? "" : ", \(level.strips.count) strips of \(level.stripHeight) rows"
     return
       "level \(level.base)·2^\(level.density): \(r.width) × \(r.height) px at \(r.x), \(r.y), \(recipe)\(strips)\(level.upsampled ? ", upsampled" : ""); cuts \(cuts.isEmpty ? "none" : cuts)"
-  }
-}
-
-extension TileJob {
-  /// What else shapes a floor's pixels: the source CRS and its map, the pixel conversion.
-  static func geoShaping(_ p: FloorPlan) -> String {
-    var text = ""
-    if let crs = p.placement.crs, let t = p.placement.crsTransform {
-      text += " crs=\(crs) toCRS=[\(t.a), \(t.b), \(t.c), \(t.d), \(t.e), \(t.f)]"
-    }
-    if let c = p.source.conversion {
-      text += " bands=\(c.bands.map { $0.map(String.init).joined(separator: ",") } ?? "-")"
-      text += " scale=\(c.scale.map { "\($0.lowerBound),\($0.upperBound)" } ?? "-") nodata=\(c.nodata.map { "\($0)" } ?? "-")"
-    }
-    return text
   }
 }

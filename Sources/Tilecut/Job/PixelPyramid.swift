@@ -27,7 +27,7 @@ package enum PixelPyramid {
     let tileJob = TileJob(
       inputs: [input], output: OutputOptions(), pyramid: PyramidOptions(), floors: FloorOptions(),
       placement: PlacementOptions(), encoding: EncodingOptions(), run: run, printer: printer)
-    try tileJob.guardSize(plan)
+    try tileJob.options.guardSize(plan)
     let sink = TileSink()
     let pool = WorkPool(jobs: ProcessInfo.processInfo.activeProcessorCount)
     try tileJob.render(plan, encoder: VipsTileEncoder(format: .png), writer: sink, pool: pool, ledger: RenderLedger())

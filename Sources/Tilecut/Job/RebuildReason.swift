@@ -1,7 +1,7 @@
 import TilecutCore
 import TilecutVips
 
-extension TileJob {
+extension JobOptions {
   /// Why a previous output is made again whole, in the words a person set it with:
   /// `maxZoom changed`, `format, quality changed`, `made by tilecut 0.1.0`; nil when no
   /// option differs (a source or a floor's own keys did: the floors say so).

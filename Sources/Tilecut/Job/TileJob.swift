@@ -54,29 +54,42 @@ package struct TileJobPlan {
   }
 }
 
-/// Runs `tilecut INPUT…`: plan, check up-to-date, render into staging, swap in.
+/// A single run, `tilecut INPUT…`: its inputs and how they become floors and are
+/// placed; everything else is the job's (`JobOptions`), run by `JobPipeline`.
 public struct TileJob {
   var inputs: [String]
-  var output: OutputOptions
-  var pyramid: PyramidOptions
   var floors: FloorOptions
   var placement: PlacementOptions
-  var encoding: EncodingOptions
-  var run: RunOptions
-  var printer: Printer
-  /// The folder the output's records name sources from: a project file's (set by
-  /// `BuildJob`); nil for a single run, whose records start at the output's parent.
-  var recordsFrom: String?
+  /// The output, pyramid, encoding and run options, and the printer.
+  var options: JobOptions
 
-  /// Where the manifest and fingerprint name sources from (never the working directory).
-  var pathAnchor: PathAnchor { recordsFrom.map { PathAnchor(directory: $0) } ?? .parent(of: output.output) }
+  var output: OutputOptions {
+    get { options.output }
+    set { options.output = newValue }
+  }
+  var pyramid: PyramidOptions {
+    get { options.pyramid }
+    set { options.pyramid = newValue }
+  }
+  var encoding: EncodingOptions {
+    get { options.encoding }
+    set { options.encoding = newValue }
+  }
+  var run: RunOptions {
+    get { options.run }
+    set { options.run = newValue }
+  }
+  var printer: Printer {
+    get { options.printer }
+    set { options.printer = newValue }
+  }
 
   package init(
     inputs: [String], output: OutputOptions, pyramid: PyramidOptions, floors: FloorOptions, placement: PlacementOptions,
     encoding: EncodingOptions, run: RunOptions, printer: Printer
   ) {
-    (self.inputs, self.output, self.pyramid, self.floors) = (inputs, output, pyramid, floors)
-    (self.placement, self.encoding, self.run, self.printer) = (placement, encoding, run, printer)
+    (self.inputs, self.floors, self.placement) = (inputs, floors, placement)
+    options = JobOptions(output: output, pyramid: pyramid, encoding: encoding, run: run, printer: printer)
   }
 
   package func plan() throws -> TileJobPlan {
@@ -117,218 +130,8 @@ public struct TileJob {
       background: encoding.background, knockout: encoding.knockout,
       shard: try run.shardSelector())
     let jobPlan = TileJobPlan(floors: planned, sizes: request.tileSizes.sorted(), template: template, settings: settings, notes: notes)
-    try guardSize(jobPlan)
+    try options.guardSize(jobPlan)
     return jobPlan
-  }
-
-  /// Refuses jobs far larger than intended (a world-sized raster at zoom 18, say).
-  func guardSize(_ plan: TileJobPlan) throws {
-    // Strips hold 512 rows of every level's width, and direct levels one more for
-    // the strip read ahead: a source wide enough to need more than 2 GiB of them is
-    // refused before anything is allocated.
-    for p in plan.plans {
-      let bytes = p.levels.reduce(0) {
-        $0 + $1.region.width * 4 * $1.stripHeight * ($1.source == .direct ? 2 : 1)
-      }
-      if bytes > 2 << 30 {
-        // the zoom asked for, not a level's density (the 512 px tiles of zoom 30 are density 31)
-        let zoom = p.levels.flatMap { $0.cuts.map(\.zoom) }.max() ?? 0
-        throw TilecutError.invalidInput(
-          path: p.source.path,
-          reason:
-            "is \(p.source.width) px wide; tiled to zoom \(zoom), its strips would need \(bytes >> 20) MB; lower --max-zoom or split the image"
-        )
-      }
-    }
-    try guardDocumentRaster(plan)
-    let total = plan.totalTiles
-    guard total > pyramid.maxTiles else { return }
-    var byZoom: [Int: Int] = [:]
-    for (key, cut) in plan.cells { byZoom[key.zoom, default: 0] += cut.range.count }
-    let worst = byZoom.max { $0.value < $1.value }?.key ?? 0
-    throw TilecutError.tooManyTiles(count: total, limit: pyramid.maxTiles, zoom: worst)
-  }
-
-  /// --max-pixels bounds what a PDF or SVG is rendered to, not just its page size:
-  /// each level that reads the document renders it whole at the scale its recipe
-  /// names, so the deepest one decides, before anything is rendered.
-  func guardDocumentRaster(_ plan: TileJobPlan) throws {
-    for p in plan.plans where p.source.isVector {
-      for level in p.levels {
-        let planned: Double?
-        switch level.recipe {
-        case .embed(let scale, _, _): planned = scale
-        case .resample(let r): planned = r.documentScale
-        case .draw(let scale): planned = scale
-        case .reduce, .double: planned = nil
-        }
-        guard let scale = planned else { continue }
-        let width = Double(p.source.width) * scale
-        let height = Double(p.source.height) * scale
-        let pixels = width * height
-        guard !(pixels <= Double(run.maxDocumentPixels)) else { continue }
-        let zooms = level.cuts.map { "zoom \($0.zoom) (\($0.tileSize) px tiles)" }.joined(separator: " and ")
-        throw TilecutError.invalidInput(
-          path: p.source.path,
-          reason:
-            "would be rendered to \(Self.count(width)) × \(Self.count(height)) = \(Self.count(pixels)) pixels for \(zooms), more than --max-pixels \(run.maxDocumentPixels)\(run.maxPixelsOption == nil ? " (the default for documents)" : ""); lower --max-zoom\(plan.sizes.count > 1 ? ", drop the larger --tile-size" : ""), or raise --max-pixels"
-        )
-      }
-    }
-  }
-
-  static func count(_ v: Double) -> String {
-    v.isFinite && v < 9e18 ? String(Int(v.rounded())) : String(format: "%.3g", v)
-  }
-
-  /// The options that shape the pixels, as text, for the manifest and fingerprint.
-  /// The tile sizes are part of the fingerprint (as in older manifests, which stay up
-  /// to date) but the manifest stores them once, in its `tileSizes`.
-  func shapingOptions(_ plan: TileJobPlan) -> [String: String] {
-    let anchor = pathAnchor
-    var o: [String: String] = [
-      "tileSizes": plan.sizes.map(\.description).joined(separator: ","),
-      "name": plan.template.pattern,
-      "format": encoding.format.rawValue,
-      "pngCompression": String(encoding.pngCompression),
-      "palette": String(encoding.palette),
-      "quality": String(encoding.quality),
-      // as given (each floor's zooms follow from them): a rebuild they cause names them
-      "minZoom": pyramid.minZoom.map(String.init) ?? "auto",
-      "maxZoom": pyramid.maxZoom.map(String.init) ?? "auto",
-    ]
-    // absent for effort 4, the default before 2 was: outputs made then stay up to date
-    if encoding.format == .webp && encoding.webpEffort != VipsTileEncoder.libwebpDefaultEffort { o["webpEffort"] = String(encoding.webpEffort) }
-    if encoding.format == .jpeg && encoding.jpegOptimize { o["jpegOptimize"] = "true" }
-    if let b = plan.settings.background { o["background"] = b.description }
-    if let k = plan.settings.knockout { o["knockout"] = k.description }
-    if let s = plan.settings.shard { o["shard"] = "\(s.index)/\(s.count)" }
-    if pyramid.retinaDepth != .full { o["retinaDepth"] = pyramid.retinaDepth.rawValue }
-    if pyramid.resampling != .default { o["resampling"] = pyramid.resampling.rawValue }
-    if output.preview { o["preview"] = "true" }
-    // the page shows them, so a change rewrites it
-    if let basemap = output.previewBasemap {
-      o["previewBasemap"] = basemap.urlTemplate
-      if let text = basemap.attribution { o["previewAttribution"] = text }
-    }
-    if output.store != .directory { o["store"] = output.store.rawValue }
-    for p in plan.plans {
-      let zooms = Set(p.levels.flatMap { $0.cuts.map(\.zoom) })
-      let t = p.placement.transform
-      o["floor \(p.floor)"] =
-        "\(anchor.relative(p.source.path)) page=\(p.source.page.map(String.init) ?? "-") crop=\(p.source.crop.map { "\($0.x),\($0.y),\($0.width),\($0.height)" } ?? "-") "
-        + "placement=\(p.placement.method)/\(p.placement.projection.rawValue) [\(t.a), \(t.b), \(t.c), \(t.d), \(t.e), \(t.f)] "
-        + "zooms=\(zooms.min() ?? 0)-\(zooms.max() ?? 0)" + Self.geoShaping(p)
-        + (PlacementOptions.overlayImageDigest(p.placement).map { " image=\($0)" } ?? "")
-        // a drawing's --layers / layers: choose what is drawn
-        + (p.source.drawing?.layers.map { " layers=\($0.joined(separator: ","))" } ?? "")
-    }
-    return o
-  }
-
-  package func execute() throws -> Int32 {
-    let started = Date()
-    // signals first: a document's header can take a while to read
-    let cancel = SignalCancellation(printer: printer)
-    cancel.start()
-    defer { cancel.stop() }
-    // the files options name, before anything is read: never an input, never inside the output
-    try checkOptionPaths(sidecars: [])
-    noteInput(inputs)
-    let plan = try self.plan()
-    noteInput(plan.floors.map(\.source.input.path))
-    if run.dryRun {
-      for note in plan.notes { printer.info(note) }
-      return try dryRun(plan, started: started)
-    }
-    try cancel.checkpoint()
-    // the sidecars the placements read are known now; the rule is made (or refused) before any work
-    try checkOptionPaths(sidecars: plan.plans.flatMap(\.placement.sidecars))
-    let dependencyRule = try self.dependencyRule(plan)
-
-    // ownership before any work: refuse an output holding anything tilecut did not write
-    let store = makeStore(plan)
-    try store.inspect()
-    cancel.attach(store)
-    let sources = try digestSources(plan, previous: store.existingManifest)
-    let options = shapingOptions(plan)
-    let fingerprint = Self.fingerprint(sources: sources, options: options)
-    var wholeJobOptions = options
-    wholeJobOptions["shard"] = nil
-    let jobFingerprint = Self.fingerprint(sources: sources, options: wholeJobOptions)
-    try cancel.checkpoint()
-    if !output.force, let existing = store.existingManifest, existing.fingerprint == fingerprint {
-      if let difference = store.difference(from: existing) {
-        printer.info("\(store.path): \(difference); rebuilding")
-      } else {
-        try store.markUpToDate()
-        try writeDependencies(dependencyRule)
-        if let path = output.changes { try ChangeList(entries: []).write(to: path) }
-        // without a terminal an up-to-date run is one line (and any warning)
-        printer.keepOnlyWarnings()
-        printer.info("\(store.path): up to date")
-        if run.json { try Printer.result(json: RunReport(output: store.path, upToDate: true)) }
-        return 0
-      }
-    }
-    if !output.force, let previous = store.existingManifest, previous.fingerprint != fingerprint,
-      let reason = Self.rebuildReason(previous: previous, options: options, tileSizes: plan.sizes.map(\.pixels))
-    {
-      printer.info("\(store.path): \(reason): every floor is rebuilt")
-    }
-    for note in plan.notes { printer.info(note) }
-    if let warning = storeWarning(plan) { printer.warning(warning) }
-    try store.begin()
-    var committed = false
-    defer { if !committed { store.abort() } }
-    let pool = WorkPool(jobs: run.jobs ?? ProcessInfo.processInfo.activeProcessorCount)
-    cancel.attach(pool)
-    let progress = ProgressTracker(plan: plan, printer: printer)
-    let ledger = RenderLedger(onTile: { key, _ in progress.tileDone(key) })
-    progress.start(jobs: pool.jobs)
-    do {
-      try render(plan, encoder: encoding.encoder(), writer: store, pool: pool, ledger: ledger)
-    } catch {
-      printer.endProgress()
-      if let signal = cancel.received { throw JobInterrupted(signal: signal) }
-      throw error
-    }
-    if let signal = cancel.received { throw JobInterrupted(signal: signal) }
-    try checkNotEmpty(plan, ledger: ledger)
-    // the tiles are of the bytes that were hashed only if no source changed meanwhile
-    try TileJob.confirmSources(sources)
-    var manifest = makeManifest(plan, ledger: ledger, sources: sources, options: options, fingerprint: fingerprint, jobFingerprint: jobFingerprint)
-    try ContentVersion.stamp(&manifest, store: store)
-    var files: [String: [UInt8]] = [:]
-    if output.preview { files["preview.html"] = Array(PreviewPage.html(manifest: manifest).utf8) }
-    manifest = try store.finish(manifest: manifest, files: files)
-    // Written before the commit: a list that cannot be written stops the run with the
-    // previous output intact, so the next run lists the same changes again.
-    if let path = output.changes {
-      try ChangeList.compute(store: store, manifest: manifest, previous: store.existingManifest).write(to: path)
-    }
-    // the rule too: a depfile that cannot be written leaves the previous output as it was
-    try writeDependencies(dependencyRule)
-    // The store is about to publish: the manifest and every tile are final here.
-    try cancel.committing { try store.commit() }
-    committed = true
-    let seconds = Date().timeIntervalSince(started)
-    progress.finish()
-    report(plan, ledger: ledger, seconds: seconds, output: store.path)
-    return 0
-  }
-
-  /// The store the options ask for, at the output path.
-  func makeStore(_ plan: TileJobPlan) -> any TileStore {
-    StoreCatalogue.driver(for: output.store).makeStore(
-      path: output.output, format: encoding.format.rawValue, template: plan.template, option: "--output", digest: { Vips.sha256(of: $0) })
-  }
-
-  /// The store's line about the plan's deepest zoom, when it has one (a zoom some of
-  /// its readers will not open).
-  func storeWarning(_ plan: TileJobPlan) -> String? {
-    guard let deepest = plan.cells.keys.map(\.zoom).max() else { return nil }
-    return StoreCatalogue.driver(for: output.store).zoomWarning(path: output.output, deepestZoom: deepest)
   }
 
   /// `--depfile`: the make rule naming every file this run read, escaped for make
@@ -342,11 +145,6 @@ public struct TileJob {
       dependencies: DependencyFile.dependencies(inputs: inputs, placement: placement, sidecars: sidecars))
   }
 
-  func writeDependencies(_ rule: String?) throws {
-    guard let path = output.depfile, let rule else { return }
-    try OptionFile.write(Array(rule.utf8), to: path, what: "the --depfile rule")
-  }
-
   /// `--depfile` and `--changes`: writable files of their own, not an input, a
   /// sidecar or anything inside the output, which is not the working directory.
   func checkOptionPaths(sidecars: [String]) throws {
@@ -356,21 +154,6 @@ public struct TileJob {
     read += sidecars
     let named = [("--depfile", output.depfile), ("--changes", output.changes)].compactMap { o, p in p.map { (option: o, path: $0) } }
     try OptionPaths.check(outputs: named, inputs: read, outputDirectory: output.output)
-  }
-
-  /// A job whose every cell came out blank wrote nothing worth publishing: say why,
-  /// unless `--allow-empty` (a shard may hold no tile: its job is judged at `merge`).
-  func checkNotEmpty(_ plan: TileJobPlan, ledger: RenderLedger) throws {
-    guard !output.allowEmpty, plan.settings.shard == nil else { return }
-    let outcomes = ledger.outcomes.values
-    guard outcomes.reduce(0, { $0 + $1.tiles.count }) == 0 else { return }
-    let blank = outcomes.reduce(0) { $0 + $1.blank }
-    var why = "every one of its \(blank) cells is transparent"
-    if let k = encoding.knockout { why += " after --knockout \(k.spelled)" }
-    if let b = encoding.background { why += " or --background \(b.spelled)" }
-    throw TilecutError.invalidInput(
-      path: plan.floors.first?.source.input.path ?? output.output,
-      reason: "no tile to write: \(why); the previous output is unchanged. Check the colours, or add --allow-empty to publish an empty output")
   }
 
   /// Renders every floor, floors side by side, each streaming its levels; the bands
@@ -399,88 +182,6 @@ public struct TileJob {
     }
     // the pool keeps the first failure, a floor's or a tile's, and throws it here
     try pool.drain()
-  }
-
-  /// SHA-256 of each input, reusing the previous manifest's digest for a file whose
-  /// identity (device, inode, size, modification and change times) is unchanged.
-  /// A file that changes while it is hashed is refused.
-  /// Each source's digest (the previous manifest's where the file's identity is the
-  /// same). The paths are the files' as given: `recorded` names them for the manifest.
-  func digestSources(_ plan: TileJobPlan, previous: Manifest?) throws -> [Manifest.Source] {
-    // by the path the manifest records (relative to the anchor); an older manifest's
-    // (relative to where it ran) is found when it ran from the anchor's folder
-    var cache: [String: (identity: String, sha256: String)] = [:]
-    for s in previous?.sources ?? [] {
-      if let identity = s.identity { cache[s.path] = (identity, s.sha256) }
-    }
-    let anchor = pathAnchor
-    return try plan.floors.map { f in
-      let path = f.source.input.path
-      // an IMDF venue's floor: its files, style and language
-      if let venue = VenueSource.digest(path) {
-        return Manifest.Source(
-          floor: f.source.floor, path: path, sha256: venue, page: nil, width: f.source.description.width,
-          height: f.source.description.height, bytes: nil, modified: nil, identity: nil)
-      }
-      // a tilecut output read as a source: its manifest (every tile's digest) stands for it
-      let file = TileStoreSource.digestPath(path)
-      let before = Self.identity(path)
-      let digest: String
-      if let before, let cached = cache[anchor.relative(path)], cached.identity == before {
-        digest = cached.sha256
-      } else {
-        digest = try Vips.sha256(ofFile: file)
-        guard let before, Self.identity(path) == before else {
-          throw TilecutError.invalidInput(path: path, reason: "changed while it was read; run again when it is complete")
-        }
-        cache[anchor.relative(path)] = (before, digest)
-      }
-      let st = Self.stat(file)
-      return Manifest.Source(
-        floor: f.source.floor, path: path, sha256: digest, page: f.source.input.page, width: f.source.description.width,
-        height: f.source.description.height, bytes: st?.bytes, modified: st?.modified, identity: before)
-    }
-  }
-
-  /// The sources as the manifest names them: relative to the anchor.
-  func recorded(_ sources: [Manifest.Source]) -> [Manifest.Source] {
-    let anchor = pathAnchor
-    return sources.map { source in
-      var s = source
-      s.path = anchor.relative(source.path)
-      return s
-    }
-  }
-
-  static func stat(_ path: String) -> (bytes: Int, modified: Double)? {
-    guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-      let size = attributes[.size] as? Int, let date = attributes[.modificationDate] as? Date
-    else { return nil }
-    return (size, date.timeIntervalSince1970)
-  }
-
-  /// Before a job publishes: no source changed while it was read (the tiles are of
-  /// the bytes that were hashed), and every JPEG was decoded to its end without a warning.
-  static func confirmSources(_ sources: [Manifest.Source]) throws {
-    for source in sources where source.identity != nil && identity(source.path) != source.identity {
-      throw TilecutError.invalidInput(path: source.path, reason: "changed during the run; the output was not replaced, run again")
-    }
-    try InputCheck.confirmJPEGs(paths: sources.map(\.path))
-  }
-
-  /// What names one version of a file: device, inode, size, modification and change times (ns).
-  /// A tilecut output read as a source is named by its manifest's.
-  static func identity(_ path: String) -> String? { fileIdentity(TileStoreSource.digestPath(path)) }
-
-  /// What makes an output: the version and renderer revision that wrote it (either
-  /// changed, it is rendered again), libvips, the sources by content and the options.
-  static func fingerprint(
-    sources: [Manifest.Source], options: [String: String], version: String = tilecutVersion, renderer: Int = rendererRevision
-  ) -> String {
-    var text = "tilecut \(version) renderer \(renderer) libvips \(Vips.version)\n"
-    for s in sources { text += "source \(s.floor) \(s.sha256) \(s.page.map(String.init) ?? "-")\n" }
-    for key in options.keys.sorted() { text += "option \(key)=\(options[key] ?? "")\n" }
-    return Vips.sha256(of: Array(text.utf8))
   }
 
   func makeManifest(
@@ -514,7 +215,8 @@ public struct TileJob {
     var manifest = Manifest(
       tileSizes: plan.sizes.map(\.pixels), floors: floors, name: plan.template.pattern, levels: levels,
       footprints: floors.compactMap { footprints[$0] },
-      generator: Manifest.Generator(version: tilecutVersion, renderer: rendererRevision, libvips: Vips.version), sources: recorded(sources),
+      generator: Manifest.Generator(version: tilecutVersion, renderer: rendererRevision, libvips: Vips.version),
+      sources: self.options.recorded(sources),
       options: options.filter { $0.key != "tileSizes" }, fingerprint: fingerprint,
       shard: plan.settings.shard.map { Manifest.Shard(index: $0.index, count: $0.count, jobFingerprint: jobFingerprint) })
     let substitutes = plan.plans.flatMap { p in
@@ -529,39 +231,6 @@ public struct TileJob {
     return manifest
   }
 
-  /// Prints the summary lines, and the JSON result with `--json`; returns that result.
-  @discardableResult
-  func report(_ plan: TileJobPlan, ledger: RenderLedger, seconds: Double, output: String) -> RunReport {
-    let outcomes = ledger.outcomes
-    var lines: [String] = []
-    var totalWritten = 0
-    var totalBlank = 0
-    var totalBytes = 0
-    for size in plan.sizes {
-      let mine = outcomes.filter { $0.key.tileSize == size.pixels }.values
-      let written = mine.reduce(0) { $0 + $1.tiles.count }
-      let blank = mine.reduce(0) { $0 + $1.blank }
-      let bytes = mine.reduce(0) { $0 + $1.bytes }
-      totalWritten += written
-      totalBlank += blank
-      totalBytes += bytes
-      lines.append("  \(size) px: \(written) tiles written, \(blank) skipped (no tile), \(Format.bytes(bytes))")
-    }
-    printer.info("done: \(totalWritten) tiles, \(totalBlank) skipped, \(Format.bytes(totalBytes)) in \(Format.seconds(seconds)) → \(output)")
-    for line in lines { printer.info(line) }
-    let levels = outcomes.keys.sorted().map { key -> LevelReport in
-      let o = outcomes[key] ?? LevelOutcome()
-      var level = LevelReport(key: key, range: plan.cells[key]?.range)
-      (level.written, level.skipped, level.bytes) = (o.tiles.count, o.blank, o.bytes)
-      return level
-    }
-    let result = RunReport(
-      output: output, upToDate: false, tilesWritten: totalWritten, tilesSkipped: totalBlank, bytes: totalBytes,
-      seconds: (seconds * 1000).rounded() / 1000, manifest: output + "/" + Manifest.fileName,
-      placements: plan.plans.map(PlacementReport.init), levels: levels)
-    if run.json { try? Printer.result(json: result) }
-    return result
-  }
 }
 
 /// Names the run's input in the line a library's abort ends the process with

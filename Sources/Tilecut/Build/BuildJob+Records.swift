@@ -1,0 +1,109 @@
+import Foundation
+import TilecutCore
+import TilecutProject
+import TilecutVips
+
+extension BuildJob {
+  /// What shapes the pixels: the run's options, and each layer's source and placement
+  /// under `<building> floor <n>`, in the file's order.
+  func shapingOptions(_ plan: TileJobPlan, layers: [BuildLayer]) -> [String: String] {
+    var options = base.shapingOptions(plan).filter { !$0.key.hasPrefix("floor ") }
+    for (i, layer) in layers.enumerated() {
+      var one = plan
+      one.floors = [plan.floors[i]]
+      let key = "floor \(plan.plans[i].floor)"
+      var text = base.shapingOptions(one)[key] ?? ""
+      if let k = layer.settings.knockout { text += " knockout=\(k)" }
+      if let b = layer.settings.background { text += " background=\(b)" }
+      options["\(layer.building.id) \(key)"] = text
+    }
+    options["buildings"] = project.buildings.map(\.id).joined(separator: ",")
+    return options
+  }
+
+  func makeManifest(
+    _ plan: TileJobPlan, layers: [BuildLayer], ledger: RenderLedger, sources: [Manifest.Source], pixels: [PixelBlocks?],
+    options: [String: String], fingerprint: String
+  ) -> Manifest {
+    let outcomes = ledger.outcomes
+    let cells = Self.cells(plan.plans)
+    let levels = cells.keys.sorted().compactMap { key -> Manifest.Level? in
+      guard let range = cells[key] else { return nil }
+      return Manifest.Level(
+        floor: key.floor, tileSize: key.tileSize, range: range, tiles: outcomes[key]?.tiles ?? [], bytes: outcomes[key]?.bytes ?? 0)
+    }
+    let groups = Self.floorGroups(plan.plans)
+    let footprints = groups.compactMap { group -> Manifest.Footprint? in
+      let rects = group.layers.map { plan.plans[$0].footprint }
+      guard let first = rects.first else { return nil }
+      return Manifest.Footprint(floor: group.floor, rect: rects.dropFirst().reduce(first) { $0.union($1) })
+    }
+    var manifest = Manifest(
+      tileSizes: plan.sizes.map(\.pixels), floors: groups.map(\.floor), name: plan.template.pattern, levels: levels,
+      footprints: footprints, generator: Manifest.Generator(version: tilecutVersion, renderer: rendererRevision, libvips: Vips.version),
+      sources: base.recorded(sources),
+      options: options.filter { $0.key != "tileSizes" }, fingerprint: fingerprint)
+    var substitutes: [Manifest.Substitute] = []
+    for p in plan.plans {
+      for s in p.substitutes {
+        let item = Manifest.Substitute(floor: p.floor, tileSize: s.tileSize, zoom: s.zoom, servedBy: s.servedBy)
+        if !substitutes.contains(item) { substitutes.append(item) }
+      }
+    }
+    manifest.substitutes = substitutes.isEmpty ? nil : substitutes
+    manifest.venueLevels = VenueSource.manifestLevels(layers.map(\.source))
+    manifest.buildings = project.buildings.map { building in
+      let floors = layers.indices.filter { layers[$0].building.id == building.id }.map { i in
+        Manifest.BuildingFloor(
+          footprint: Manifest.Footprint(floor: plan.plans[i].floor, rect: plan.plans[i].footprint),
+          source: base.pathAnchor.relative(layers[i].source.input.path),
+          page: layers[i].source.input.page, sha256: sources[i].sha256, pixels: pixels[i])
+      }
+      return Manifest.Building(id: building.id, name: building.name, floors: floors)
+    }
+    return manifest
+  }
+
+  /// `--depfile` and `--changes`: as for a single run, with the project file, every
+  /// layer's source and the files its placement names (and the sidecars the placements
+  /// read) as the inputs they must not be.
+  func checkOptionPaths(sidecars: [String]) throws {
+    var read = [project.file]
+    for layer in project.buildings.flatMap(\.floors) {
+      read.append(layer.source)
+      guard let placement = try? placementOptions(layer) else { continue }
+      if let world = placement.worldFile { read.append(world) }
+      if let crs = placement.sourceCrs, FileManager.default.fileExists(atPath: crs) { read.append(crs) }
+    }
+    read += sidecars
+    let named = [("--depfile", base.output.depfile), ("--changes", base.output.changes)].compactMap { o, p in
+      p.map { (option: o, path: $0) }
+    }
+    try OptionPaths.check(outputs: named, inputs: read, outputDirectory: base.output.output)
+  }
+
+  /// The depfile's target, relative to the project file's folder as its dependencies are.
+  func recordedTarget(_ target: String) -> String { base.pathAnchor.relative(target) }
+
+  /// `--depfile`'s dependencies: the project file, every source and every sidecar the
+  /// placements read (`DependencyFile.text` refuses a name make cannot express), named
+  /// relative to the project file's folder, as the file names them: the rule is the
+  /// same from wherever tilecut runs, for a make that runs in that folder.
+  func dependencies(_ plan: TileJobPlan) -> [String] {
+    let anchor = base.pathAnchor
+    return readFiles(plan).map { anchor.relative($0) }
+  }
+
+  /// The files a build reads, as the working directory names them.
+  func readFiles(_ plan: TileJobPlan) -> [String] {
+    var dependencies = [project.file]
+    for (i, layer) in project.buildings.flatMap(\.floors).enumerated() {
+      let placement = (try? placementOptions(layer)) ?? PlacementOptions()
+      let sidecars = i < plan.plans.count ? plan.plans[i].placement.sidecars : []
+      for d in DependencyFile.dependencies(inputs: [layer.source], placement: placement, sidecars: sidecars) where !dependencies.contains(d) {
+        dependencies.append(d)
+      }
+    }
+    return dependencies
+  }
+}
