@@ -12,6 +12,14 @@ final class PreviousStoreTiles: PreviousTileSource, @unchecked Sendable {
 
   init(path: String) throws { reader = Mutex(try StoreReader(path)) }
 
+  /// Whether the previous output has a tile (not a blank cell) there.
+  func has(floor: Floor, tileSize: Int, tile: TileCoordinate) -> Bool {
+    guard let cell = try? reader.withLock({ try $0.cell(tile, floor: floor.number, tileSize: tileSize) }), case .tile = cell else {
+      return false
+    }
+    return true
+  }
+
   func rgba(floor: Floor, tileSize: Int, tile: TileCoordinate) throws -> [UInt8]? {
     let cell = try reader.withLock { try $0.cell(tile, floor: floor.number, tileSize: tileSize) }
     guard case .tile(let bytes) = cell else { return nil }
@@ -59,9 +67,14 @@ extension BuildJob {
       let floor = plan.plans[i]
       let name = Self.layerName(layers[i].building.id, floor.floor)
       var obstacle = reuseObstacle(plan, layers: layers, index: i)
-      if obstacle == nil, let reuse = DirtyCells.reuse(of: floor, dirty: incremental.dirty) {
+      if obstacle == nil, DirtyCells.reuse(of: floor, dirty: incremental.dirty) != nil {
         if source == nil { source = try tiles() }
-        if let source {
+        // which cells have a previous tile (the previous output's store's; another
+        // source's blank cells are not known), for the rows put back instead of read
+        let previousHas = (source as? PreviousStoreTiles).map { store in
+          { (key: LevelKey, tile: TileCoordinate) in store.has(floor: key.floor, tileSize: key.tileSize, tile: tile) }
+        }
+        if let source, let reuse = DirtyCells.reuse(of: floor, dirty: incremental.dirty, previousHas: previousHas) {
           plans[i] = reuse.plan
           previous[i] = PreviousLevels(tiles: source, levels: reuse.levels)
           continue

@@ -85,7 +85,14 @@ extension DirtyCells {
   /// of it. The pixels of a region that no tile of the level holds (a level cut only into
   /// 256 px tiles has a 512-aligned region) are made from the level above where they are
   /// needed. Nil when a level of a chain is cut into no tiles at all.
-  public static func reuse(of plan: FloorPlan, dirty: CellSet) -> (plan: FloorPlan, levels: [LevelID: LevelReuse])? {
+  ///
+  /// `previousHas`: whether the previous output has a tile (not a blank cell, whose pixels
+  /// are not known) at a cell of a level's cut. With it, the rows the doubled level's
+  /// reach takes from a head strip read for nothing else are put back from the previous
+  /// tiles of that strip when they are clean, instead of reading the strip.
+  public static func reuse(
+    of plan: FloorPlan, dirty: CellSet, previousHas: ((LevelKey, TileCoordinate) -> Bool)? = nil
+  ) -> (plan: FloorPlan, levels: [LevelID: LevelReuse])? {
     var out = strips(of: plan, dirty: dirty)
     var levels: [LevelID: LevelReuse] = [:]
     func box(_ t: TileCoordinate, _ size: Int) -> Box { Box(x0: t.x * size, y0: t.y * size, x1: (t.x + 1) * size, y1: (t.y + 1) * size) }
@@ -175,6 +182,7 @@ extension DirtyCells {
           // the doubled level make from it (with the doubling's reach), and what it
           // makes of the region no tile holds
           var reads = compute + needed
+          var margins: [Box] = []
           for other in plan.levels where other.base == base {
             guard case .double(let from) = other.recipe, from == head.density else { continue }
             for c in other.cuts {
@@ -182,7 +190,7 @@ extension DirtyCells {
               let rows =
                 Set((dirty.tiles[k] ?? []).map(\.y)).map { ($0 * c.tileSize)...(($0 + 1) * c.tileSize - 1) }
                 + (dirty.ranges[k] ?? []).map { ($0.yRange.lowerBound * c.tileSize)...(($0.yRange.upperBound + 1) * c.tileSize - 1) }
-              read += rows.map { ($0.lowerBound / 2 - 3)...($0.upperBound / 2 + 3) }
+              read += rows.map { ($0.lowerBound / 2)...($0.upperBound / 2) }
               let cells =
                 (dirty.tiles[k] ?? []).map { box($0, c.tileSize) }
                 + (dirty.ranges[k] ?? []).map {
@@ -191,6 +199,45 @@ extension DirtyCells {
                     x1: ($0.xRange.upperBound + 1) * c.tileSize, y1: ($0.yRange.upperBound + 1) * c.tileSize)
                 }
               reads += cells.map { Box(x0: floorDiv($0.x0, 2) - 3, y0: floorDiv($0.y0, 2) - 3, x1: ceilDiv($0.x1, 2) + 3, y1: ceilDiv($0.y1, 2) + 3) }
+              // the doubling's reach above and below its cells' own rows
+              margins += cells.flatMap {
+                [
+                  Box(x0: floorDiv($0.x0, 2) - 3, y0: floorDiv($0.y0, 2) - 3, x1: ceilDiv($0.x1, 2) + 3, y1: floorDiv($0.y0, 2)),
+                  Box(x0: floorDiv($0.x0, 2) - 3, y0: ceilDiv($0.y1, 2), x1: ceilDiv($0.x1, 2) + 3, y1: ceilDiv($0.y1, 2) + 3),
+                ]
+              }
+            }
+          }
+          // The reach's rows in a strip read anyway come from the source; in another, the
+          // head's tiles under them are put back from the previous output when none of
+          // them is dirty and each has a previous tile (whose pixels are then known), so
+          // that a strip is not read for a few rows of reach. Else the rows are read.
+          let readTops = Set(
+            read.flatMap { r in Swift.stride(from: (r.lowerBound / height) * height, through: (r.upperBound / height) * height, by: height) })
+          for margin in margins {
+            guard let m = clip(margin, region) else { continue }
+            for top in Swift.stride(from: (m.y0 / height) * height, through: ((m.y1 - 1) / height) * height, by: height) {
+              guard !readTops.contains(top) else { continue }
+              let part = Box(x0: m.x0, y0: max(m.y0, top), x1: m.x1, y1: min(m.y1, top + height))
+              var under: [TileCoordinate] = []
+              var known = previousHas != nil && part.x0 >= held.x0 && part.x1 <= held.x1 && part.y0 >= held.y0 && part.y1 <= held.y1
+              if known {
+                for ty in (part.y0 / size)...((part.y1 - 1) / size) {
+                  for tx in (part.x0 / size)...((part.x1 - 1) / size) {
+                    let tile = TileCoordinate(zoom: cut.zoom, x: tx, y: ty)
+                    if dirty.contains(key, tile) || own.contains(where: { meets($0, box(tile, size)) }) || !(previousHas?(key, tile) ?? false) {
+                      known = false
+                    }
+                    under.append(tile)
+                  }
+                }
+              }
+              if known {
+                for tile in under { paste[tile.y, default: []].insert(tile.x) }
+                tops.insert(top)
+              } else {
+                read.append(part.y0...(part.y1 - 1))
+              }
             }
           }
           let kept = plan.levels[headIndex].strips.compactMap { strip -> LevelStrip? in
