@@ -73,21 +73,15 @@ struct DrawingPlacementTests {
     let east = levelPixel(1, 0)
     let unitsPerPixel = 1 / hypot(east.x - origin.x, east.y - origin.y)
     // the turn on the map (clockwise, y down) is a turn the other way in the drawing (y up)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments =
-      [
-        "python3", inkCompareScript, "--turn", "\(-degrees)", path, "\(-origin.x * unitsPerPixel)", "\(origin.y * unitsPerPixel)",
-        "\(unitsPerPixel)", dir + "/tilecut.png",
-      ] + (keep ? [dir + "/ezdxf.png"] : [])
     if keep { print("renderings of the plan turned \(degrees)°: \(dir)") }
-    let out = Pipe()
-    process.standardOutput = out
-    try process.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    try #require(process.terminationStatus == 0, "the ezdxf comparison failed")
-    let result = try JSONDecoder().decode(InkComparison.self, from: data)
+    let compared = try EzdxfRunner.run(
+      script: inkCompareScript,
+      [
+        "--turn", "\(-degrees)", path, "\(-origin.x * unitsPerPixel)", "\(origin.y * unitsPerPixel)", "\(unitsPerPixel)",
+        dir + "/tilecut.png",
+      ] + (keep ? [dir + "/ezdxf.png"] : []))
+    try #require(compared.status == 0, "the ezdxf comparison failed")
+    let result = try JSONDecoder().decode(InkComparison.self, from: compared.stdout)
     print(
       "plan turned \(degrees)°: recall \(result.recall), precision \(result.precision), text recall \(result.textRecall), shift \(result.shift) (\(result.subpixelShift ?? []))"
     )

@@ -64,19 +64,12 @@ func compareWithEzdxf(_ name: String, columns: Double) throws -> InkComparison {
   defer { if !keep { try? FileManager.default.removeItem(atPath: dir) } }
   let png = dir + "/tilecut.png"
   try image.writePNG(to: png)
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
   let unitsPerPixel = frame.unitsPerPixel / scale
-  process.arguments =
-    ["python3", inkCompareScript, path, "\(frame.x0)", "\(frame.yTop)", "\(unitsPerPixel)", png] + (keep ? [dir + "/ezdxf.png"] : [])
   if keep { print("renderings of \(name): \(dir) (frame \(frame.x0) \(frame.yTop) \(unitsPerPixel))") }
-  let out = Pipe()
-  process.standardOutput = out
-  try process.run()
-  let data = out.fileHandleForReading.readDataToEndOfFile()
-  process.waitUntilExit()
-  #expect(process.terminationStatus == 0, "the ezdxf comparison failed (python3 needs ezdxf and matplotlib: make test-deps)")
-  return try JSONDecoder().decode(InkComparison.self, from: data)
+  let compared = try EzdxfRunner.run(
+    script: inkCompareScript, [path, "\(frame.x0)", "\(frame.yTop)", "\(unitsPerPixel)", png] + (keep ? [dir + "/ezdxf.png"] : []))
+  #expect(compared.status == 0, "the ezdxf comparison failed (python3 needs ezdxf and matplotlib: make test-deps)")
+  return try JSONDecoder().decode(InkComparison.self, from: compared.stdout)
 }
 
 @Suite("DXF drawings against ezdxf", .serialized, .enabled(if: dxfCorpus != nil, "the shared corpus ../shared/data/formats-corpus/dxf is absent"))
@@ -497,18 +490,10 @@ struct DrawingRefusalTests {
   }
 }
 
-/// Runs `python3 -c script arguments…` (ezdxf's scripts) and returns its exit status and
-/// standard output.
+/// Runs ezdxf's `script` as `python3 -c script arguments…` would (in `EzdxfRunner`'s
+/// python3) and returns its exit status and standard output.
 func runPython(_ script: String, _ arguments: [String]) throws -> (status: Int32, stdout: Data) {
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-  process.arguments = ["python3", "-c", script] + arguments
-  let out = Pipe()
-  process.standardOutput = out
-  try process.run()
-  let data = out.fileHandleForReading.readDataToEndOfFile()
-  process.waitUntilExit()
-  return (process.terminationStatus, data)
+  try EzdxfRunner.run(code: script, arguments)
 }
 
 /// Whether python3 can import ezdxf and matplotlib (`make test-deps` installs them).
@@ -541,13 +526,8 @@ struct DrawingWritersTests {
     let dir = NSTemporaryDirectory() + "tilecut-dxf-writers-\(UUID().uuidString.prefix(8))"
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", dxfWritersScript, dir, version]
-    process.standardOutput = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
-    try #require(process.terminationStatus == 0, "dxf-writers.py could not write the \(version) drawing")
+    let written = try EzdxfRunner.run(script: dxfWritersScript, [dir, version])
+    try #require(written.status == 0, "dxf-writers.py could not write the \(version) drawing")
     let result = try compareWithEzdxf(dir + "/plan_\(version).dxf", columns: 1000)
     print(
       "plan_\(version).dxf: recall \(result.recall), precision \(result.precision), text recall \(result.textRecall), shift \(result.shift) (\(result.subpixelShift ?? []))"
@@ -629,13 +609,8 @@ struct DrawingWritersTests {
     let dir = NSTemporaryDirectory() + "tilecut-dxf-writers-\(UUID().uuidString.prefix(8))"
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", dxfWritersScript, dir, name]
-    process.standardOutput = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
-    try #require(process.terminationStatus == 0, "dxf-writers.py could not write \(name)")
+    let written = try EzdxfRunner.run(script: dxfWritersScript, [dir, name])
+    try #require(written.status == 0, "dxf-writers.py could not write \(name)")
     return try compareWithEzdxf(dir + "/\(name).dxf", columns: columns)
   }
 }
