@@ -1,4 +1,5 @@
 import Foundation
+import TilecutCore
 
 /// The directory store as the rest of tilecut sees it: one file per tile, named by the
 /// run's template, under the output directory beside the manifest.
