@@ -171,6 +171,7 @@ let package = Package(
     .testTarget(name: "TilecutProjectTests", dependencies: ["TilecutProject", .product(name: "Yams", package: "Yams")]),
     .testTarget(name: "TilecutPMTilesTests", dependencies: ["TilecutFixtures", "TilecutPMTiles"]),
     .testTarget(name: "TilecutPMTilesStoreTests", dependencies: ["TilecutPMTilesStore", "TilecutPMTiles", "TilecutCore"]),
+    .testTarget(name: "TilecutDirectoryStoreTests", dependencies: ["TilecutDirectoryStore", "TilecutCore"]),
     .testTarget(name: "TilecutMBTilesTests", dependencies: ["TilecutMBTiles", "TilecutCore", "CSQLite"]),
     .testTarget(
       name: "TilecutVipsTests",
