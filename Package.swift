@@ -112,6 +112,8 @@ let package = Package(
     .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
     .target(
       name: "TilecutPMTiles", dependencies: ["CZlib", .target(name: "CTilecutHTTP", condition: .when(platforms: [.linux]))]),
+    // the directory store: one file per tile under the output directory
+    .target(name: "TilecutDirectoryStore", dependencies: ["TilecutCore"]),
     .target(name: "TilecutMBTiles", dependencies: ["TilecutCore", "CSQLite"]),
     // the PMTiles store: the format target stays free of TilecutCore for the client package
     .target(name: "TilecutPMTilesStore", dependencies: ["TilecutCore", "TilecutPMTiles"]),
@@ -134,7 +136,7 @@ let package = Package(
       name: "Tilecut",
       dependencies: [
         // the store modules: only StoreCatalogue.swift imports them
-        "TilecutCore", "TilecutVips", "TilecutMBTiles", "TilecutPMTilesStore", "TilecutGeo", "CTilecutPlatform",
+        "TilecutCore", "TilecutVips", "TilecutDirectoryStore", "TilecutMBTiles", "TilecutPMTilesStore", "TilecutGeo", "CTilecutPlatform",
         "CTilecutBuildInfo", "TilecutProject",
       ]
     ),
@@ -169,6 +171,7 @@ let package = Package(
     .testTarget(name: "TilecutProjectTests", dependencies: ["TilecutProject", .product(name: "Yams", package: "Yams")]),
     .testTarget(name: "TilecutPMTilesTests", dependencies: ["TilecutFixtures", "TilecutPMTiles"]),
     .testTarget(name: "TilecutPMTilesStoreTests", dependencies: ["TilecutPMTilesStore", "TilecutPMTiles", "TilecutCore"]),
+    .testTarget(name: "TilecutDirectoryStoreTests", dependencies: ["TilecutDirectoryStore", "TilecutCore"]),
     .testTarget(name: "TilecutMBTilesTests", dependencies: ["TilecutMBTiles", "TilecutCore", "CSQLite"]),
     .testTarget(
       name: "TilecutVipsTests",
@@ -186,7 +189,8 @@ let package = Package(
       name: "TilecutCLITests",
       dependencies: [
         "TilecutFixtures",
-        "Tilecut", "TilecutCLI", "TilecutCore", "TilecutVips", "TilecutMBTiles", "TilecutPMTiles", "CSQLite", "CTilecutPNGRead",
+        "Tilecut", "TilecutCLI", "TilecutCore", "TilecutVips", "TilecutDirectoryStore", "TilecutMBTiles", "TilecutPMTiles", "CSQLite",
+        "CTilecutPNGRead",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
   ]

@@ -1,5 +1,6 @@
 import Foundation
 import TilecutCore
+import TilecutDirectoryStore
 import TilecutMBTiles
 import TilecutPMTilesStore
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Testing
 import TilecutCore
+import TilecutDirectoryStore
 import TilecutFixtures
 import TilecutVips
 

@@ -118,7 +118,7 @@ extension BuildJob {
   func canReuse(_ plan: TileJobPlan, options: [String: String], previous: Manifest?) -> Bool {
     guard !base.output.force, plan.settings.shard == nil, let previous, previous.shard == nil,
       previous.buildings != nil, (previous.store ?? .directory).rawValue == base.output.store.rawValue,
-      base.output.store == .directory || previous.tileSets?.isEmpty == false
+      StoreCatalogue.driver(for: base.output.store).tilesAreFiles || previous.tileSets?.isEmpty == false
     else { return false }
     guard previous.generator.version == tilecutVersion, previous.generator.renderer == rendererRevision,
       previous.generator.libvips == Vips.version,
@@ -140,7 +140,7 @@ extension BuildJob {
   ) throws -> Int {
     guard let staging = store.stagingPath else { throw TilecutError.output(path: store.path, reason: "the store was not begun") }
     // the previous archives, opened once, by floor and tile size
-    let archives = base.output.store == .directory ? nil : try StoreReader(store.path)
+    let archives = StoreCatalogue.driver(for: base.output.store).tilesAreFiles ? nil : try StoreReader(store.path)
     if let archives { try Self.checkArchiveLevels(previous, archives) }
     var archiveSets: [LevelKey: StoreReader.TileSet] = [:]
     var had: [LevelKey: Set<TileCoordinate>] = [:]

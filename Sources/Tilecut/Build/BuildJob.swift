@@ -79,7 +79,7 @@ public struct BuildJob {
       outputExtra.append(.init("--store", .string(s.rawValue)))
       overridden.insert("store")
       // a preview page is a directory output's; an archive store's output has none
-      if s != .directory { overridden.insert("preview") }
+      if !StoreCatalogue.driver(for: s).tilesAreFiles { overridden.insert("preview") }
     }
     // every mistake of the file's options is said at once: the run-wide groups', then each floor's
     var mistakes: [ProjectError] = []

@@ -52,7 +52,7 @@ extension BuildJob: PlanSource {
       plan, layers: layers, sources: sources, pixels: pixels, options: options, previous: store.existingManifest)
     // tiles carried out of the previous archive store's files: only from files that
     // still hold what their manifest lists
-    if incremental != nil, base.output.store != .directory, let previous = store.existingManifest,
+    if incremental != nil, !StoreCatalogue.driver(for: base.output.store).tilesAreFiles, let previous = store.existingManifest,
       let difference = store.difference(from: previous)
     {
       printer.info("\(store.path): \(difference); making every tile again")

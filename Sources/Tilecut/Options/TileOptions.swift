@@ -35,7 +35,7 @@ public struct OutputOptions: Sendable, Codable {
   /// Every problem of the group, in the order the command line checks them.
   public func problems() -> [OptionProblem] {
     var p = ProblemList()
-    if store != .directory && preview {
+    if !StoreCatalogue.driver(for: store).tilesAreFiles && preview {
       p.add("--preview: the preview page reads tile files; it goes with --store directory")
     }
     if previewBasemap != nil && !preview { p.add("--preview-basemap goes with --preview (it is drawn in preview.html)") }

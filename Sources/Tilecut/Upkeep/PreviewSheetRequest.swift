@@ -71,26 +71,7 @@ public struct PreviewSheetRequest: Sendable {
       }
       let template = try TileNameTemplate(manifest.name)
       // every listed tile must be there before the sheet is allocated
-      var tiles: [TileCoordinate: [UInt8]] = [:]
-      if let driver = StoreCatalogue.archive(for: manifest.store) {
-        guard let set = manifest.tileSets?.first(where: { $0.floor == floor && $0.tileSize == size }) else {
-          throw TilecutError.invalidInput(path: directory, reason: "its manifest names no \(driver.fileNoun) for floor \(floor), \(size) px")
-        }
-        var st = stat()
-        guard lstat(directory + "/" + set.file, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
-          throw TilecutError.invalidInput(path: directory + "/" + set.file, reason: "is missing or not a regular file")
-        }
-        tiles = try driver.tiles(of: level, in: directory + "/" + set.file)
-        if let tile = level.tiles.first(where: { tiles[$0] == nil }) {
-          throw TilecutError.invalidInput(
-            path: directory + "/" + set.file, reason: "has no \(driver.entryNoun) for tile \(tile), which the manifest lists")
-        }
-      } else {
-        for tile in level.tiles {
-          let path = template.path(floor: floor, tileSize: size, tile: tile)
-          tiles[tile] = try readInside(directory, path)
-        }
-      }
+      let tiles = try StoreCatalogue.driver(for: manifest.store).levelTiles(level, of: manifest, in: directory)
       var sheet = RGBAImage(width: columns * size, height: rows * size)
       for y in level.yRange[0]...level.yRange[1] {
         for x in level.xRange[0]...level.xRange[1] {

@@ -88,7 +88,7 @@ public final class StoreReader {
           floor: set.floor.number, tileSize: set.tileSize, file: set.file, reader: try driver.openFile(path: path, name: set.file))
       }
     } else {
-      kind = .directory
+      kind = StoreCatalogue.driver(for: nil).kind
       tileSets = manifest.floors.flatMap { floor in manifest.tileSizes.map { TileSet(floor: floor.number, tileSize: $0) } }
     }
   }

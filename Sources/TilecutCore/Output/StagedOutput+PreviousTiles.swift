@@ -41,6 +41,10 @@ extension StagedOutput {
   /// The SHA-256 the tile check took of the previous output's file that is now this
   /// run's tile `key` at `relativePath` (linked into staging, or kept in place), while
   /// it is still that file.
+  public func previousDigest(floor: Floor, tileSize: Int, tile: TileCoordinate, at relativePath: String) -> String? {
+    previousDigest(TileDigests.Key(floor: floor, tileSize: tileSize, tile: tile), at: relativePath)
+  }
+
   func previousDigest(_ key: TileDigests.Key, at relativePath: String) -> String? {
     guard let root = keepsTiles ? path : stagingPath, let known = previous.withLock({ $0[key] }),
       let now = FileStamp(path: root + "/" + relativePath), now == known.file

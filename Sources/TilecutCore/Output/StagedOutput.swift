@@ -98,6 +98,12 @@ public final class StagedOutput: @unchecked Sendable {
   /// What `inspect()` found, nil before it.
   var inspection: Inspection? { state.withLock { $0.inspection } }
 
+  /// What `inspect()` found of the output's files, nil before it: the files and bytes
+  /// per level, and the store files present.
+  public var inspectedFiles: (tally: [LevelKey: (count: Int, bytes: Int)], storeFiles: Set<String>)? {
+    inspection.map { ($0.tally, $0.storeFilesPresent) }
+  }
+
   /// The output's manifest, validated, when it has one (after `inspect()`).
   public var existingManifest: Manifest? { state.withLock { $0.inspection?.manifest } }
 

@@ -25,6 +25,14 @@ public protocol StoreDriver: Sendable {
   /// One line to warn of, when an output of this store reaching `deepestZoom` is one
   /// some readers will not open; nil when it is not.
   func zoomWarning(path: String, deepestZoom: Int) -> String?
+
+  /// True when the store keeps each tile as a file named by the output's template
+  /// (what the preview page reads); false for one file per tile set.
+  var tilesAreFiles: Bool { get }
+
+  /// Every tile `level` lists, read from the output `directory` whose manifest is
+  /// `manifest`; throws naming the file when a listed tile is missing.
+  func levelTiles(_ level: Manifest.Level, of manifest: Manifest, in directory: String) throws -> [TileCoordinate: [UInt8]]
 }
 
 /// One kind of archive store (one file per floor and tile size beside the manifest),
@@ -71,6 +79,27 @@ public protocol ArchiveStoreDriver: StoreDriver {
   /// The problems of an output's files (`manifest.tileSets`) against its manifest,
   /// beyond those `context` says were found already, and how many tiles were looked at.
   func verify(_ manifest: Manifest, _ context: StoreVerification) throws -> (problems: [String], tilesChecked: Int)
+}
+
+extension ArchiveStoreDriver {
+  public var tilesAreFiles: Bool { false }
+
+  /// The tiles of the level's tile set, its file a regular file the manifest names.
+  public func levelTiles(_ level: Manifest.Level, of manifest: Manifest, in directory: String) throws -> [TileCoordinate: [UInt8]] {
+    guard let set = manifest.tileSets?.first(where: { $0.floor == level.floor && $0.tileSize == level.tileSize }) else {
+      throw TilecutError.invalidInput(path: directory, reason: "its manifest names no \(fileNoun) for floor \(level.floor), \(level.tileSize) px")
+    }
+    let path = directory + "/" + set.file
+    var st = stat()
+    guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+      throw TilecutError.invalidInput(path: path, reason: "is missing or not a regular file")
+    }
+    let tiles = try self.tiles(of: level, in: path)
+    if let tile = level.tiles.first(where: { tiles[$0] == nil }) {
+      throw TilecutError.invalidInput(path: path, reason: "has no \(entryNoun) for tile \(tile), which the manifest lists")
+    }
+    return tiles
+  }
 }
 
 /// A store's file opened for reading.

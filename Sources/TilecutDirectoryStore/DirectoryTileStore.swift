@@ -1,4 +1,5 @@
 import Foundation
+import TilecutCore
 
 /// The directory store: tiles as files under the output directory, named by the run's
 /// template. Staging, ownership and the swap are the output's (`StagedOutput`): the
@@ -35,12 +36,11 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
   public func stagedDigest(floor: Floor, tileSize: Int, tile: TileCoordinate) -> String? {
     if let hex = digests?.hex(floor: floor, tileSize: tileSize, tile: tile) { return hex }
     guard let template else { return nil }
-    return output.previousDigest(
-      TileDigests.Key(floor: floor, tileSize: tileSize, tile: tile), at: template.path(floor: floor, tileSize: tileSize, tile: tile))
+    return output.previousDigest(floor: floor, tileSize: tileSize, tile: tile, at: template.path(floor: floor, tileSize: tileSize, tile: tile))
   }
 
   public func difference(from manifest: Manifest) -> String? {
-    guard let found = output.inspection else { return "not inspected" }
+    guard let found = output.inspectedFiles else { return "not inspected" }
     for level in manifest.levels {
       let key = LevelKey(floor: level.floor, tileSize: level.tileSize, zoom: level.zoom)
       let have = found.tally[key] ?? (0, 0)
@@ -51,7 +51,7 @@ public final class DirectoryTileStore: TileStore, @unchecked Sendable {
         return "floor \(level.floor), \(level.tileSize) px, zoom \(level.zoom) holds \(have.bytes) bytes of tiles; the manifest says \(bytes)"
       }
     }
-    for file in manifest.storeFiles ?? [] where !found.storeFilesPresent.contains(file) {
+    for file in manifest.storeFiles ?? [] where !found.storeFiles.contains(file) {
       return "\(file) is missing"
     }
     return nil
