@@ -63,22 +63,12 @@ public struct TileJob {
   /// The output, pyramid, encoding and run options, and the printer.
   var options: JobOptions
 
-  var output: OutputOptions {
-    get { options.output }
-    set { options.output = newValue }
-  }
-  var pyramid: PyramidOptions {
-    get { options.pyramid }
-    set { options.pyramid = newValue }
-  }
-  var encoding: EncodingOptions {
-    get { options.encoding }
-    set { options.encoding = newValue }
-  }
-  var run: RunOptions {
-    get { options.run }
-    set { options.run = newValue }
-  }
+  // the options a single run's steps read, from `options`
+  var output: OutputOptions { options.output }
+  var pyramid: PyramidOptions { options.pyramid }
+  var encoding: EncodingOptions { options.encoding }
+  var run: RunOptions { options.run }
+  /// Set by the library's `run(progress:)` and `run(printer:)` for the run at hand.
   var printer: Printer {
     get { options.printer }
     set { options.printer = newValue }
