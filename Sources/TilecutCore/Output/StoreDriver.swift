@@ -33,6 +33,11 @@ public protocol StoreDriver: Sendable {
   /// Every tile `level` lists, read from the output `directory` whose manifest is
   /// `manifest`; throws naming the file when a listed tile is missing.
   func levelTiles(_ level: Manifest.Level, of manifest: Manifest, in directory: String) throws -> [TileCoordinate: [UInt8]]
+
+  /// `tilecut verify` of an output of this store: every problem of its files against
+  /// the manifest (`context` gives the store files whose bytes changed), how many
+  /// tiles were looked at and, for a store of one file per tile set, how many files it has.
+  func verifyOutput(_ manifest: Manifest, _ context: StoreVerification) throws -> (problems: [String], tilesChecked: Int, storeFiles: Int?)
 }
 
 /// One kind of archive store (one file per floor and tile size beside the manifest),
@@ -165,16 +170,18 @@ public struct StoreVerification {
   /// Problems listed for one archive before its reading stops.
   public var problemsPerArchive: Int
   /// A tile's width and height; throws when it does not decode.
-  public var decode: ([UInt8]) throws -> (width: Int, height: Int)
+  public var decode: @Sendable ([UInt8]) throws -> (width: Int, height: Int)
   /// A tile's SHA-256, hex.
-  public var digest: ([UInt8]) -> String
+  public var digest: @Sendable ([UInt8]) -> String
   /// The content version tiles of these digests make for the manifest, nil when it cannot be told.
   public var contentVersion: (Manifest, (Floor, Int, TileCoordinate) throws -> String) -> String?
+  /// Worker threads for decoding tiles, at least 1.
+  public var workers: Int
 
   public init(
     directory: String, changedFiles: [String], tileSetMissing: Bool, problemsPerArchive: Int,
-    decode: @escaping ([UInt8]) throws -> (width: Int, height: Int), digest: @escaping ([UInt8]) -> String,
-    contentVersion: @escaping (Manifest, (Floor, Int, TileCoordinate) throws -> String) -> String?
+    decode: @escaping @Sendable ([UInt8]) throws -> (width: Int, height: Int), digest: @escaping @Sendable ([UInt8]) -> String,
+    contentVersion: @escaping (Manifest, (Floor, Int, TileCoordinate) throws -> String) -> String?, workers: Int = 1
   ) {
     self.directory = directory
     self.changedFiles = changedFiles
@@ -183,6 +190,12 @@ public struct StoreVerification {
     self.decode = decode
     self.digest = digest
     self.contentVersion = contentVersion
+    self.workers = workers
+  }
+
+  /// One line for each store file whose bytes are not those the manifest's digests record.
+  public var changedFileProblems: [String] {
+    changedFiles.map { "changed: \($0) (its bytes differ from the digest in the manifest)" }
   }
 }
 
