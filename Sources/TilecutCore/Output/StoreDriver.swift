@@ -38,6 +38,19 @@ public protocol StoreDriver: Sendable {
   /// the manifest (`context` gives the store files whose bytes changed), how many
   /// tiles were looked at and, for a store of one file per tile set, how many files it has.
   func verifyOutput(_ manifest: Manifest, _ context: StoreVerification) throws -> (problems: [String], tilesChecked: Int, storeFiles: Int?)
+
+  /// `tilecut merge`, checking a shard of this store: how many tiles it holds per level
+  /// (`tally`: the tile files per level that inspecting its directory counted).
+  func heldTiles(ofShard directory: String, _ manifest: Manifest, tally: [LevelKey: (count: Int, bytes: Int)]) throws -> [LevelKey: Int]
+
+  /// `tilecut merge`, copying a shard of this store: each tile it holds given to `put`
+  /// with its floor, tile size, cell and where a message about it points. `owners` maps
+  /// what names a tile to the shard that gave it, across shards, so that no two give one;
+  /// `checkpoint` is called before each tile read on its own.
+  func copyShardTiles(
+    _ directory: String, _ manifest: Manifest, owners: inout [String: String], checkpoint: () throws -> Void,
+    put: (_ bytes: [UInt8], _ floor: Floor, _ tileSize: Int, _ tile: TileCoordinate, _ place: String) throws -> Void
+  ) throws
 }
 
 /// One kind of archive store (one file per floor and tile size beside the manifest),
