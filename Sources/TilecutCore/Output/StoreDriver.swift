@@ -4,6 +4,14 @@ import Foundation
 /// `tilecut show` prints. Only the store catalogue maps a kind to what it does.
 public enum StoreKind: String, CaseIterable, Sendable, Codable {
   case directory, mbtiles, pmtiles
+
+  /// The store of an output whose manifest names none, and `--store`'s default.
+  public static let `default` = StoreKind.directory
+
+  /// True when an output of this store lists its tile sets in the manifest (`tileSets`:
+  /// one file per floor and tile size), which manifest validation checks; only the
+  /// default store keeps tiles as files (the catalogue's tests hold the drivers to it).
+  public var hasTileSets: Bool { self != .default }
 }
 
 /// One kind of tile store, as the rest of tilecut sees it: what a run writes through
