@@ -22,7 +22,7 @@ enum StoreCatalogue {
 
   /// The driver of a store kind (a manifest without one is a directory of tile files).
   static func driver(for kind: StoreKind?) -> any StoreDriver {
-    switch kind ?? .directory {
+    switch kind ?? .default {
     case .directory: DirectoryDriver()
     case .mbtiles: MBTilesDriver()
     case .pmtiles: PMTilesDriver()

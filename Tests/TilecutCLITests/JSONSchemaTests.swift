@@ -116,6 +116,12 @@ struct JSONSchemaTests {
       let run = try runTool(["verify", dir + "/" + output, "--json"])
       #expect(run.status == 0, "\(output): \(run.stderr)")
       documents.append(("verify " + output, "verify.schema.json", run.stdout))
+      // an archive output's count of files under the key its store names; none for tile files
+      let object = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any] ?? [:]
+      let counts = ["m": ("mbtilesFiles", mbtiles.count), "p": ("pmtilesFiles", pmtiles.count)]
+      let expected = Set(["output", "intact", "tilesChecked", "problems"] + [counts[output]?.0].compactMap { $0 })
+      #expect(Set(object.keys) == expected, "\(output): \(run.stdout)")
+      if let (key, count) = counts[output] { #expect(object[key] as? Int == count, "\(output): \(run.stdout)") }
     }
     let tile = try #require(filesBelow(dir + "/office").first { $0.hasSuffix(".png") })
     try FileManager.default.removeItem(atPath: dir + "/office/" + tile)

@@ -20,6 +20,13 @@ struct StoreCatalogueTests {
     #expect(StoreCatalogue.drivers.map(\.kind) == [.mbtiles, .pmtiles])
   }
 
+  @Test("a kind lists tile sets in its manifests exactly when its driver keeps no tile files; the default keeps them")
+  func tileSetsAgreeWithDrivers() {
+    for kind in StoreKind.allCases { #expect(kind.hasTileSets == !StoreCatalogue.driver(for: kind).tilesAreFiles) }
+    #expect(StoreCatalogue.driver(for: .default).tilesAreFiles)
+    #expect(StoreCatalogue.driver(for: nil).kind == .default)
+  }
+
   @Test("the directory's driver makes a store of tile files named by the template, each tile's digest kept as it is put")
   func directoryStore() throws {
     let dir = NSTemporaryDirectory() + "catalogue-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"

@@ -117,7 +117,7 @@ extension BuildJob {
   /// sources' block digests are made as the render reads them.
   func canReuse(_ plan: TileJobPlan, options: [String: String], previous: Manifest?) -> Bool {
     guard !base.output.force, plan.settings.shard == nil, let previous, previous.shard == nil,
-      previous.buildings != nil, (previous.store ?? .directory).rawValue == base.output.store.rawValue,
+      previous.buildings != nil, (previous.store ?? .default).rawValue == base.output.store.rawValue,
       StoreCatalogue.driver(for: base.output.store).tilesAreFiles || previous.tileSets?.isEmpty == false
     else { return false }
     guard previous.generator.version == tilecutVersion, previous.generator.renderer == rendererRevision,

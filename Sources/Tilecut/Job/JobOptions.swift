@@ -110,7 +110,7 @@ struct JobOptions {
       o["previewBasemap"] = basemap.urlTemplate
       if let text = basemap.attribution { o["previewAttribution"] = text }
     }
-    if output.store != .directory { o["store"] = output.store.rawValue }
+    if output.store != .default { o["store"] = output.store.rawValue }
     for p in plan.plans {
       let zooms = Set(p.levels.flatMap { $0.cuts.map(\.zoom) })
       let t = p.placement.transform

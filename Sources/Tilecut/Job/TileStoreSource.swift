@@ -13,19 +13,27 @@ import TilecutVips
 /// ignored. Other files' and a tilecut output's tiles are taken whole (their tiles
 /// outside the footprint are transparent).
 enum TileStoreSource {
+  /// What a tile store given as a source is.
+  enum Kind {
+    /// A tilecut output: a directory with a manifest, of any store.
+    case output
+    /// One file of an archive store, read by its driver.
+    case file(any ArchiveStoreDriver)
+  }
+
   /// What a path holds, when it is a tile store; nil for anything else.
-  static func kind(of path: String) -> StoreReader.Kind? {
+  static func kind(of path: String) -> Kind? {
     var st = stat()
     guard stat(path, &st) == 0 else { return nil }
     if st.st_mode & S_IFMT == S_IFDIR {
       // an IMDF venue's manifest.json is not a tilecut output's
       if IMDFVenue.isVenue(path) || IMDFVenue.isVenueWithoutManifest(path) { return nil }
-      return FileManager.default.fileExists(atPath: path + "/" + Manifest.fileName) ? .directory : nil
+      return FileManager.default.fileExists(atPath: path + "/" + Manifest.fileName) ? .output : nil
     }
     guard st.st_mode & S_IFMT == S_IFREG, let handle = FileHandle(forReadingAtPath: path) else { return nil }
     defer { try? handle.close() }
     let head = [UInt8]((try? handle.read(upToCount: 16)) ?? Data())
-    return StoreCatalogue.driver(holding: head, file: handle)?.kind
+    return StoreCatalogue.driver(holding: head, file: handle).map { .file($0) }
   }
 
   /// The header of a tile store given as a source, with its raster registered for the
@@ -44,10 +52,11 @@ enum TileStoreSource {
       throw TilecutError.invalidInput(path: path, reason: "is a tile store, which has no pages; give it without [page=N]")
     }
     let mosaic: TileMosaic
-    if let driver = StoreCatalogue.archive(for: kind) {
+    switch kind {
+    case .file(let driver):
       try noFloor(name)
       mosaic = try storeFile(path, driver, maxPixels: maxPixels, maxMemory: maxMemory)
-    } else {
+    case .output:
       mosaic = try output(path, floor: name.floor, maxPixels: maxPixels, maxMemory: maxMemory)
     }
     TileMosaics.register(mosaic)
@@ -78,7 +87,8 @@ enum TileStoreSource {
   /// The file whose bytes stand for the store in the manifest's digests: an output's
   /// manifest (which records every tile's digest), else the file itself.
   static func digestPath(_ path: String) -> String {
-    kind(of: path) == .directory ? path + "/" + Manifest.fileName : path
+    guard case .output? = kind(of: path) else { return path }
+    return path + "/" + Manifest.fileName
   }
 
   // MARK: a store's file

@@ -20,7 +20,7 @@ public struct OutputOptions: Sendable, Codable {
   /// `--preview-basemap` and `--preview-attribution`
   public var previewBasemap: PreviewBasemap?
   /// `--store`
-  public var store: StoreKind = .directory
+  public var store: StoreKind = .default
   /// `--depfile`
   public var depfile: String?
   /// `--changes`

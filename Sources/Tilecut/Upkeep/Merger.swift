@@ -57,21 +57,14 @@ public struct Merger: Sendable {
         throw TilecutError.invalidOption(
           option: "shard-dir", reason: "shard\(missing.count == 1 ? "" : "s") \(shown)\(missing.count > 5 ? ", …" : "") missing")
       }
-      // an archive store's tiles are in its files, read by the store; else tile files
-      let driver = StoreCatalogue.archive(for: first.store)
-      let inFiles = driver != nil
+      // the store reads its shards: tiles in its files or tile files
+      let driver = StoreCatalogue.driver(for: first.store)
       // what each shard's manifest lists must be what it holds
       for (dir, (m, tally)) in zip(shards, inspected) {
-        var rows: [LevelKey: Int] = [:]
-        for set in m.tileSets ?? [] {
-          guard let driver else { break }
-          for (zoom, count) in try driver.zoomCounts(dir + "/" + set.file) {
-            rows[LevelKey(floor: set.floor, tileSize: set.tileSize, zoom: zoom)] = count.count
-          }
-        }
+        let held = try driver.heldTiles(ofShard: dir, m, tally: tally)
         for level in m.levels {
           let key = LevelKey(floor: level.floor, tileSize: level.tileSize, zoom: level.zoom)
-          let have = inFiles ? rows[key] ?? 0 : tally[key]?.count ?? 0
+          let have = held[key] ?? 0
           guard have == level.tileCount else {
             throw TilecutError.invalidInput(
               path: dir,
@@ -83,7 +76,7 @@ public struct Merger: Sendable {
       }
       let template = try TileNameTemplate(first.name)
       let format = first.options["format"] ?? "png"
-      let store = StoreCatalogue.driver(for: first.store).makeStore(
+      let store = driver.makeStore(
         path: output, format: format, template: template, option: "out", digest: { Vips.sha256(of: $0) })
       try store.inspect()
       let cancel = SignalCancellation(printer: printer)
@@ -100,48 +93,13 @@ public struct Merger: Sendable {
       // every tile is checked against its shard's own manifest as it is copied
       var checks = try zip(shards, manifests).map { try ShardCheck(directory: $0, manifest: $1) }
       for (i, (dir, m)) in zip(shards, manifests).enumerated() {
-        guard let driver else { break }
-        var levels: [LevelKey: Manifest.Level] = [:]
-        for level in m.levels { levels[LevelKey(floor: level.floor, tileSize: level.tileSize, zoom: level.zoom)] = level }
-        for set in m.tileSets ?? [] {
-          try driver.forEachTile(dir + "/" + set.file) { found, data, what in
-            guard let tile = found, let level = levels[LevelKey(floor: set.floor, tileSize: set.tileSize, zoom: tile.zoom)],
-              level.hasTile(x: tile.x, y: tile.y)
-            else {
-              throw TilecutError.invalidInput(
-                path: dir + "/" + set.file, reason: "has \(what) its manifest does not list; run that shard again")
-            }
-            let key = LevelKey(floor: set.floor, tileSize: set.tileSize, zoom: tile.zoom)
-            let name = "\(set.file) \(tile)"
-            if let other = owner[name] {
-              throw TilecutError.invalidInput(path: dir, reason: "holds \(name), which \(other) holds too; shards of one job never overlap")
-            }
-            owner[name] = dir
-            try checks[i].check(data, floor: set.floor, tileSize: set.tileSize, tile: tile, at: "\(dir)/\(set.file) tile \(tile)")
-            try store.put(data, floor: set.floor, tileSize: set.tileSize, tile: tile)
-            tilesByLevel[key, default: []].append(tile)
-            bytesByLevel[key, default: 0] += data.count
-            copied += 1
-          }
-        }
-      }
-      for (i, (dir, m)) in zip(shards, manifests).enumerated() where !inFiles {
-        for level in m.levels {
-          let key = LevelKey(floor: level.floor, tileSize: level.tileSize, zoom: level.zoom)
-          for tile in level.tiles {
-            let path = template.path(floor: level.floor, tileSize: level.tileSize, tile: tile)
-            if let other = owner[path] {
-              throw TilecutError.invalidInput(path: dir, reason: "lists \(path), which \(other) lists too; shards of one job never overlap")
-            }
-            owner[path] = dir
-            try cancel.checkpoint()
-            let data = try readInside(dir, path)
-            try checks[i].check(data, floor: level.floor, tileSize: level.tileSize, tile: tile, at: dir + "/" + path)
-            try store.put(data, floor: level.floor, tileSize: level.tileSize, tile: tile)
-            tilesByLevel[key, default: []].append(tile)
-            bytesByLevel[key, default: 0] += data.count
-            copied += 1
-          }
+        try driver.copyShardTiles(dir, m, owners: &owner, checkpoint: { try cancel.checkpoint() }) { data, floor, tileSize, tile, place in
+          try checks[i].check(data, floor: floor, tileSize: tileSize, tile: tile, at: place)
+          try store.put(data, floor: floor, tileSize: tileSize, tile: tile)
+          let key = LevelKey(floor: floor, tileSize: tileSize, zoom: tile.zoom)
+          tilesByLevel[key, default: []].append(tile)
+          bytesByLevel[key, default: 0] += data.count
+          copied += 1
         }
       }
       for check in checks { try check.finish() }

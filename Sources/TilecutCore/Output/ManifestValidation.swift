@@ -95,9 +95,7 @@ extension Manifest {
         throw bad("store file '\(Quote.value(file))' is not a plain relative path")
       }
     }
-    switch store {
-    case nil, .directory: break
-    default:
+    if let store, store.hasTileSets {
       var sets = Set<LevelKey>()
       for set in tileSets ?? [] {
         guard knownFloors.contains(set.floor), knownSizes.contains(set.tileSize) else {

@@ -4,6 +4,14 @@ import Foundation
 /// `tilecut show` prints. Only the store catalogue maps a kind to what it does.
 public enum StoreKind: String, CaseIterable, Sendable, Codable {
   case directory, mbtiles, pmtiles
+
+  /// The store of an output whose manifest names none, and `--store`'s default.
+  public static let `default` = StoreKind.directory
+
+  /// True when an output of this store lists its tile sets in the manifest (`tileSets`:
+  /// one file per floor and tile size), which manifest validation checks; only the
+  /// default store keeps tiles as files (the catalogue's tests hold the drivers to it).
+  public var hasTileSets: Bool { self != .default }
 }
 
 /// One kind of tile store, as the rest of tilecut sees it: what a run writes through
@@ -33,6 +41,24 @@ public protocol StoreDriver: Sendable {
   /// Every tile `level` lists, read from the output `directory` whose manifest is
   /// `manifest`; throws naming the file when a listed tile is missing.
   func levelTiles(_ level: Manifest.Level, of manifest: Manifest, in directory: String) throws -> [TileCoordinate: [UInt8]]
+
+  /// `tilecut verify` of an output of this store: every problem of its files against
+  /// the manifest (`context` gives the store files whose bytes changed), how many
+  /// tiles were looked at and, for a store of one file per tile set, how many files it has.
+  func verifyOutput(_ manifest: Manifest, _ context: StoreVerification) throws -> (problems: [String], tilesChecked: Int, storeFiles: Int?)
+
+  /// `tilecut merge`, checking a shard of this store: how many tiles it holds per level
+  /// (`tally`: the tile files per level that inspecting its directory counted).
+  func heldTiles(ofShard directory: String, _ manifest: Manifest, tally: [LevelKey: (count: Int, bytes: Int)]) throws -> [LevelKey: Int]
+
+  /// `tilecut merge`, copying a shard of this store: each tile it holds given to `put`
+  /// with its floor, tile size, cell and where a message about it points. `owners` maps
+  /// what names a tile to the shard that gave it, across shards, so that no two give one;
+  /// `checkpoint` is called before each tile read on its own.
+  func copyShardTiles(
+    _ directory: String, _ manifest: Manifest, owners: inout [String: String], checkpoint: () throws -> Void,
+    put: (_ bytes: [UInt8], _ floor: Floor, _ tileSize: Int, _ tile: TileCoordinate, _ place: String) throws -> Void
+  ) throws
 }
 
 /// One kind of archive store (one file per floor and tile size beside the manifest),
@@ -165,16 +191,18 @@ public struct StoreVerification {
   /// Problems listed for one archive before its reading stops.
   public var problemsPerArchive: Int
   /// A tile's width and height; throws when it does not decode.
-  public var decode: ([UInt8]) throws -> (width: Int, height: Int)
+  public var decode: @Sendable ([UInt8]) throws -> (width: Int, height: Int)
   /// A tile's SHA-256, hex.
-  public var digest: ([UInt8]) -> String
+  public var digest: @Sendable ([UInt8]) -> String
   /// The content version tiles of these digests make for the manifest, nil when it cannot be told.
   public var contentVersion: (Manifest, (Floor, Int, TileCoordinate) throws -> String) -> String?
+  /// Worker threads for decoding tiles, at least 1.
+  public var workers: Int
 
   public init(
     directory: String, changedFiles: [String], tileSetMissing: Bool, problemsPerArchive: Int,
-    decode: @escaping ([UInt8]) throws -> (width: Int, height: Int), digest: @escaping ([UInt8]) -> String,
-    contentVersion: @escaping (Manifest, (Floor, Int, TileCoordinate) throws -> String) -> String?
+    decode: @escaping @Sendable ([UInt8]) throws -> (width: Int, height: Int), digest: @escaping @Sendable ([UInt8]) -> String,
+    contentVersion: @escaping (Manifest, (Floor, Int, TileCoordinate) throws -> String) -> String?, workers: Int = 1
   ) {
     self.directory = directory
     self.changedFiles = changedFiles
@@ -183,6 +211,12 @@ public struct StoreVerification {
     self.decode = decode
     self.digest = digest
     self.contentVersion = contentVersion
+    self.workers = workers
+  }
+
+  /// One line for each store file whose bytes are not those the manifest's digests record.
+  public var changedFileProblems: [String] {
+    changedFiles.map { "changed: \($0) (its bytes differ from the digest in the manifest)" }
   }
 }
 

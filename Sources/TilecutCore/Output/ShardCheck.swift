@@ -1,6 +1,3 @@
-import TilecutCore
-import TilecutVips
-
 /// Checks every tile `merge` takes from a shard, and every tile `verify` reads, against
 /// the manifest of the output it comes from:
 /// the digest it records for the tile (`Manifest.Shard.levelDigests`), or, for a
@@ -73,12 +70,12 @@ package struct ShardCheck {
   /// content version (true when there are digests or no content version).
   package func contentVersionMatches() -> Bool {
     guard digests == nil, let contentVersion else { return true }
-    return String(Vips.sha256(of: Array(lines.sorted().joined().utf8)).prefix(16)) == contentVersion
+    return String(SHA256Digest.hex(Array(lines.sorted().joined().utf8)).prefix(16)) == contentVersion
   }
 
   /// Refuses a tile whose bytes are not those the shard's manifest records.
   package mutating func check(_ bytes: [UInt8], floor: Floor, tileSize: Int, tile: TileCoordinate, at place: String) throws {
-    guard matches(digest: Vips.sha256(of: bytes), floor: floor, tileSize: tileSize, tile: tile) else {
+    guard matches(digest: SHA256Digest.hex(bytes), floor: floor, tileSize: tileSize, tile: tile) else {
       throw TilecutError.invalidInput(
         path: place,
         reason:
