@@ -46,8 +46,9 @@ let package = Package(
     .target(name: "CTilecutInputCheck", dependencies: ["CVips", "CISAL", "CDeflate", "CVipsShim"]),
     .target(
       name: "CVipsShim", dependencies: ["CVips", "CISAL", "CDeflate", "CTilecutPlatform", "CTilecutGDAL"],
-      // libjpeg (libvips' own): a JPEG's whole scan decoded once, any warning an error (TilecutJPEGScan.h)
-      linkerSettings: [.linkedLibrary("jpeg")]),
+      // libjpeg (libvips' own): a JPEG's whole scan decoded once, any warning an error (TilecutJPEGScan.h);
+      // GLib's gmodule (libvips' own): the two libvips modules tilecut reads with (tc_init)
+      linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("gmodule-2.0")]),
     // the PNG writer (libdeflate) and the resampler: plain C, no libvips
     .target(name: "CTilecutPNG", dependencies: ["CDeflate"]),
     .target(name: "CTilecutResample", dependencies: ["CDeflate"]),
@@ -153,7 +154,7 @@ let package = Package(
     .executableTarget(name: "tilecut", dependencies: ["TilecutCLI"], exclude: ["link-order.txt"]),
     // fixture writers for the tests (GeoTIFFs, 16-bit and CMYK files, multi-page files): never in the binary
     .target(
-      name: "CTilecutFixtures", dependencies: ["CVips", "CGeoShim", "CGeoTIFF"], path: "Tests/CTilecutFixtures",
+      name: "CTilecutFixtures", dependencies: ["CVips", "CVipsShim", "CGeoShim", "CGeoTIFF"], path: "Tests/CTilecutFixtures",
       linkerSettings: [.linkedLibrary("geotiff"), .linkedLibrary("tiff"), .linkedLibrary("qpdf")]),
     .target(name: "TilecutFixtures", dependencies: ["TilecutCore", "TilecutVips", "CVips", "CTilecutFixtures"], path: "Tests/TilecutFixtures"),
     // runs `tilecut build` on the package's tilecut.yml (or the CLI's arguments), writing into the package

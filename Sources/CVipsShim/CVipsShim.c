@@ -1,6 +1,8 @@
 #include "CVipsShim.h"
 
+#include <gmodule.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "TilecutPlatform.h"
@@ -62,6 +64,76 @@ static GLogWriterOutput quiet_writer(GLogLevelFlags level, const GLogField *fiel
   return G_LOG_WRITER_HANDLED;
 }
 
+/* vips_init loads every module in libvips' modules directory (Debian's 8.14: heif,
+ * jxl, magick, openslide, poppler), and with them ImageMagick, OpenSlide and libjxl
+ * with their dependencies: about a tenth of the CPU of a short run, spent on code
+ * tilecut never runs (its allow-list blocks those loaders). libvips looks for them
+ * under $VIPSHOME (which it sets itself when unset): for its init, VIPSHOME names a
+ * prefix that can hold no directory, then is put back as it was. */
+static int init_without_modules(const char *argv0) {
+  const char *was = getenv("VIPSHOME");
+  char *saved = was ? g_strdup(was) : NULL;
+  setenv("VIPSHOME", "/dev/null", 1);
+  int status = VIPS_INIT(argv0);
+  if (saved)
+    setenv("VIPSHOME", saved, 1);
+  else
+    unsetenv("VIPSHOME");
+  g_free(saved);
+  return status;
+}
+
+/* Opens libvips' module `name` from the modules directory beside libvips itself, as
+ * vips_init would have; 1 when it is now in the process. A module that is not there
+ * or fails leaves its loader missing: tilecut then says which format this libvips
+ * cannot read, as when it was built without it. */
+static int load_module(const char *name) {
+  char file[128], path[4096];
+  if (snprintf(file, sizeof file, "vips-modules-%d.%d/vips-%s.%s", VIPS_MAJOR_VERSION, VIPS_MINOR_VERSION, name,
+               G_MODULE_SUFFIX) >= (int)sizeof file)
+    return 0;
+  if (!tc_library_beside("vips_init", file, path, sizeof path))
+    return 0;
+  GModule *module = g_module_open(path, G_MODULE_BIND_LAZY);
+  if (!module)
+    return 0;
+  g_module_make_resident(module);
+  return 1;
+}
+
+static GMutex module_lock;
+/* tc_block_untrusted(1) was called (--no-vector) */
+static int vectors_blocked;
+static void block_vectors(void);
+
+/* The module of a loader tilecut allows, opened the first time that loader (or, for
+ * the tests' fixtures, HEIF's saver) is named:
+ * HEIF (libheif with its codecs) and PDF through libvips (poppler), neither of which
+ * a PNG or JPEG plan needs; nothing for any other nickname, or when libvips already
+ * has the loader (built in, or opened before). A module's operations arrive unblocked,
+ * so the walls go up again over them. */
+static void need_loader(const char *nickname) {
+  const char *name, *type;
+  if (g_str_has_prefix(nickname, "heifload") || g_str_has_prefix(nickname, "heifsave")) {
+    name = "heif";
+    type = "VipsForeignLoadHeif";
+  } else if (g_str_has_prefix(nickname, "pdfload")) {
+    name = "poppler";
+    type = "VipsForeignLoadPdf";
+  } else {
+    return;
+  }
+  if (g_type_from_name(type))
+    return;
+  g_mutex_lock(&module_lock);
+  if (!g_type_from_name(type) && load_module(name)) {
+    tc_block_foreign_loaders();
+    if (vectors_blocked)
+      block_vectors();
+  }
+  g_mutex_unlock(&module_lock);
+}
+
 int tc_init(const char *argv0) {
   g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO, quiet_log, NULL);
   /* every other library's GLib chatter too (GLib-GObject, librsvg, poppler-glib,
@@ -72,7 +144,7 @@ int tc_init(const char *argv0) {
   /* Tiles and strips are large, short-lived buffers: keep them in the heap
    * (glibc's mallopt; nothing on macOS, see TilecutPlatform.h). */
   tc_tune_malloc();
-  if (VIPS_INIT(argv0))
+  if (init_without_modules(argv0))
     return -1;
   tc_block_foreign_loaders();
   /* Tiles are produced in Dispatch workers; libvips must not add its own. */
@@ -85,16 +157,21 @@ int tc_init(const char *argv0) {
 
 /* --no-vector: the document loaders too. Unblocking is never needed (and would
  * reopen the untrusted loaders the allow-list closed). */
-void tc_block_untrusted(int block) {
+static void block_vectors(void) {
 #if VIPS_MAJOR_VERSION > 8 || (VIPS_MAJOR_VERSION == 8 && VIPS_MINOR_VERSION >= 13)
-  if (block) {
-    vips_block_untrusted_set(TRUE);
-    vips_operation_block_set("VipsForeignLoadSvg", TRUE);
-    vips_operation_block_set("VipsForeignLoadPdf", TRUE);
-  }
-#else
-  (void)block;
+  vips_block_untrusted_set(TRUE);
+  vips_operation_block_set("VipsForeignLoadSvg", TRUE);
+  vips_operation_block_set("VipsForeignLoadPdf", TRUE);
 #endif
+}
+
+void tc_block_untrusted(int block) {
+  if (!block)
+    return;
+  g_mutex_lock(&module_lock);
+  vectors_blocked = 1;
+  block_vectors();
+  g_mutex_unlock(&module_lock);
 }
 
 /* Loaders outside tilecut's allow-list never run, whatever a file's bytes say:
@@ -117,6 +194,7 @@ void tc_block_foreign_loaders(void) {
 }
 
 int tc_has_operation(const char *nickname) {
+  need_loader(nickname);
   return vips_type_find("VipsOperation", nickname) != 0;
 }
 
@@ -139,6 +217,7 @@ static int build_load(VipsOperation *op, VipsImage **out) {
 int tc_load_named(const char *loader, const char *filename, int page, double scale, int sequential,
                   VipsImage **out) {
   *out = NULL;
+  need_loader(loader);
   VipsOperation *op = vips_operation_new(loader);
   if (!op)
     return -1;
@@ -194,6 +273,7 @@ int tc_load_named_buffer(const char *loader, const void *data, size_t length, in
   char name[64];
   if (snprintf(name, sizeof name, "%s_buffer", loader) >= (int)sizeof name)
     return -1;
+  need_loader(name);
   VipsOperation *op = vips_operation_new(name);
   if (!op)
     return -1;

@@ -3,6 +3,9 @@
 #include "TilecutFixtures.h"
 
 #include <stdint.h>
+#include <string.h>
+
+#include "CVipsShim.h"
 
 #include <TilecutGeoTIFF.h>
 #include <geotiff/geotiffio.h>
@@ -10,7 +13,12 @@
 #include <tiffio.h>
 #include <qpdf/qpdf-c.h>
 
-int tc_save_file(VipsImage *in, const char *filename) { return vips_image_write_to_file(in, filename, NULL); }
+int tc_save_file(VipsImage *in, const char *filename) {
+  /* libvips' HEIF module is opened when first named (CVipsShim) */
+  if (strstr(filename, ".avif") || strstr(filename, ".heic"))
+    (void)tc_has_operation("heifsave");
+  return vips_image_write_to_file(in, filename, NULL);
+}
 
 int tc_save_oriented(VipsImage *rgba, int orientation, const char *filename) {
   VipsImage *rgb = NULL, *copy = NULL;

@@ -213,4 +213,39 @@ struct ReadHardeningTests {
     #expect(basemap.status == 2 && basemap.stderrLines.count == 1, "\(basemap.stderr)")
     #expect(basemap.stderr.contains("png\\nevil") && basemap.stderr.contains("percent-encode"), "\(basemap.stderr)")
   }
+
+  @Test("libvips' modules: a HEIF plan opens only the HEIF one, a PNG plan none; ImageMagick never (strace)")
+  func onlyAllowedModulesLoaded() throws {
+    let strace = "/usr/bin/strace"
+    try #require(FileManager.default.isExecutableFile(atPath: strace), "strace is a test package (make test-deps)")
+    let f = try Folder()
+    defer { f.remove() }
+    // an AVIF (HEIF) plan, written by libvips' own heifsave in this process
+    try picture(width: 60, height: 40).writePNG(to: f.path("plan.avif") + "[lossless]")
+    let binary = try tilecutBinary()
+    func traced(_ input: String) throws -> (RunResult, [Substring]) {
+      let trace = f.path("trace.txt")
+      let r = try runTool(
+        [],
+        shell: "cd '\(f.dir)' && \(strace) -f -qq -e trace=openat,open -o '\(trace)' '\(binary)' \(input) -o out -q --force "
+          + "--center 51.5,-0.12 --meters-per-pixel 0.5")
+      let lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").filter { !$0.contains("ENOENT") }
+      unlink(trace)
+      return (r, lines)
+    }
+    let unwanted = ["vips-magick", "libMagick", "vips-openslide", "libopenslide", "vips-jxl"]
+    let (heif, heifOpened) = try traced("plan.avif")
+    #expect(heif.status == 0, "\(heif.stderr)")
+    #expect(FileManager.default.fileExists(atPath: f.path("out/manifest.json")))
+    for name in unwanted {
+      #expect(!heifOpened.contains { $0.contains(name) }, "\(name) opened: \(heifOpened.filter { $0.contains(name) })")
+    }
+    #expect(heifOpened.contains { $0.contains("vips-heif") || $0.contains("libheif") }, "the HEIF module was not opened")
+    // a PNG plan needs no module at all
+    let (png, pngOpened) = try traced("plan.png")
+    #expect(png.status == 0, "\(png.stderr)")
+    for name in unwanted + ["vips-heif", "libheif", "vips-poppler"] {
+      #expect(!pngOpened.contains { $0.contains(name) }, "\(name) opened: \(pngOpened.filter { $0.contains(name) })")
+    }
+  }
 }
