@@ -1341,6 +1341,13 @@ static void place_text(const tc_drawing *d, cairo_t *cr, const tc_drawing_item *
     cairo_restore(cr);
     return;
   }
+  /* a TEXT aligned or fitted between two points: its line stretched across them */
+  if (item->fit_length > 0 && !strchr(text, '\n')) {
+    cairo_text_extents_t e;
+    cairo_text_extents(cr, text, &e);
+    if (e.x_advance > 0)
+      cairo_scale(cr, item->fit_length * k * grow / (e.x_advance * fabs(item->stretch)), 1);
+  }
   int lines = each_line(cr, text, limit, NULL, NULL);
   int anchor = item->anchor;
   double spacing = height * 5.0 / 3.0 * (item->line_spacing > 0 ? item->line_spacing : 1);

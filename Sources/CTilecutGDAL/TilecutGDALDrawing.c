@@ -524,6 +524,22 @@ static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) 
   proto.anchor = (uint8_t)anchor;
   proto.dx = (float)st->dx;
   proto.dy = (float)st->dy;
+  /* a TEXT aligned or fitted between its two points (72 = 3 or 5): GDAL 3.6 anchors it
+   * at its baseline's left (1) and offsets it to the second point, as it offsets only
+   * texts aligned otherwise than left; ezdxf stretches its line between the points,
+   * centred on their midpoint and turned as the line between them runs (AutoCAD
+   * writes an aligned text's height as the one that fits it, so its line is as long
+   * at that height) */
+  double fit = hypot(st->dx, st->dy), offset_x = st->dx, offset_y = st->dy;
+  if (st->anchor == 1 && fit > 0 && isfinite(fit) && !(classes && (strstr(classes, "AcDbMText") || strstr(classes, "Dimension")))) {
+    proto.fit_length = (float)fit;
+    proto.angle = (float)(atan2(st->dy, st->dx) * 180 / M_PI);
+    proto.anchor = 11;
+    offset_x /= 2;
+    offset_y /= 2;
+    proto.dx = (float)offset_x;
+    proto.dy = (float)offset_y;
+  }
   proto.column_width = (float)raw_code(f, "41");
   const tc_mtext_layout *layout = NULL;
   if (classes && strstr(classes, "AcDbMText")) {
@@ -590,7 +606,7 @@ static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) 
   tc_drawing_item *item = add_item(b, &proto);
   if (!item)
     return -1;
-  double x = tc_gdal.OGR_G_GetX(g, 0) + st->dx, y = tc_gdal.OGR_G_GetY(g, 0) + st->dy;
+  double x = tc_gdal.OGR_G_GetX(g, 0) + offset_x, y = tc_gdal.OGR_G_GetY(g, 0) + offset_y;
   if (add_point(b, x, y))
     return 0;
   /* its box is not the anchor: tc_dxf_measure adds the glyphs' ink to the extent */
