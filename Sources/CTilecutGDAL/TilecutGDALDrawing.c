@@ -593,6 +593,8 @@ static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) 
     proto.column_width = (float)(layout->width * width_scale);
     proto.gutter = (float)(layout->gutter * width_scale);
   }
+  proto.plain_mtext = classes && strstr(classes, "AcDbMText") && !(layout && layout->coded) && !proto.rich &&
+                      !proto.column_count && fabs(proto.stretch) == 1;
   memcpy(d->text + d->text_bytes, text, length + 1);
   /* MTEXT's paragraph breaks that GDAL leaves in the text; \N a column break where
    * the text has columns */

@@ -140,4 +140,34 @@ struct DrawingMTextFormatTests {
         """)
     result.expectAsEzdxf("MTEXT strokes", least: 0.95)
   }
+
+  /// MTEXTs without inline codes anchored in the middle (attachments 4-6), as LibreCAD
+  /// writes its labels: ezdxf draws such a plain note with its middle halfway between
+  /// its first line's x-height and its last baseline, not at its capitals' middle (seen
+  /// 0.780/0.871/0.567 on LibreCAD's library drawing elektro/electronics/trig.dxf and
+  /// 0.829/0.841/0.770 here, capitals an eighth of their height low); a note with an
+  /// inline code GDAL reads (\A) is a rich text to ezdxf, its box's middle at the
+  /// anchor. With `coded`, the file holds such a note too, so its MTEXTs are read for
+  /// their codes.
+  @Test("plain MTEXTs anchored in the middle are placed as ezdxf places them", arguments: [false, true])
+  func plainMiddles(coded: Bool) throws {
+    let result = try compareScripted(
+      "mtext-middles", columns: 1000,
+      script: """
+        import ezdxf, sys
+        doc = ezdxf.new("R2010")
+        doc.header["$INSUNITS"] = 4
+        msp = doc.modelspace()
+        msp.add_lwpolyline([(0, 0), (6000, 0), (6000, 3000), (0, 3000)], close=True)
+        notes = [("S", (500, 2400), 5), ("Q", (1500, 2400), 4), ("R", (2500, 2400), 6),
+                 ("Room\\\\Plabel", (4000, 2400), 5), ("KITCHEN\\\\P12 m2\\\\Ptiles", (1000, 1000), 4)]
+        if \(coded ? "True" : "False"):
+            notes.append(("\\\\A1;OFFICE", (4000, 1000), 5))
+        for text, point, attachment in notes:
+            msp.add_circle(point, 20)
+            msp.add_mtext(text, dxfattribs={"char_height": 300, "insert": point, "attachment_point": attachment})
+        doc.saveas(sys.argv[1])
+        """)
+    result.expectAsEzdxf("MTEXT middles", least: 0.95)
+  }
 }

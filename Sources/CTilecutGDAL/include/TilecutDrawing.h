@@ -69,6 +69,10 @@ typedef struct {
    * units, that its line is stretched across, centred on their midpoint (its anchor
    * then 11), as ezdxf draws both; 0 for any other text */
   float fit_length;
+  /* an MTEXT ezdxf draws as a plain text (no inline code but \P and \~, no columns):
+   * its middle (anchors 4-6) is halfway between its first line's x-height and its
+   * last baseline, as ezdxf places it, not its capitals' middle */
+  uint8_t plain_mtext;
 } tc_drawing_item;
 
 typedef struct {
