@@ -595,7 +595,31 @@ static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) 
   }
   proto.plain_mtext = classes && strstr(classes, "AcDbMText") && !(layout && layout->coded) && !proto.rich &&
                       !proto.column_count && fabs(proto.stretch) == 1;
-  memcpy(d->text + d->text_bytes, text, length + 1);
+  /* an MTEXT's tabs, which ezdxf draws as eight spaces each where no inline code
+   * sets its tab stops (a rich text's are laid out at its stops) */
+  size_t tabs = 0;
+  if (classes && strstr(classes, "AcDbMText") && !proto.rich)
+    for (const char *c = text; (c = strchr(c, '\t')); c++)
+      tabs++;
+  if (tabs) {
+    if (tc_grow_array((void **)&d->text, &b->text_cap, d->text_bytes + length + 7 * tabs + 1, 1, 256)) {
+      fail(b, "out of memory");
+      return -1;
+    }
+    char *out = d->text + d->text_bytes;
+    for (const char *c = text; *c; c++) {
+      if (*c == '\t') {
+        memset(out, ' ', 8);
+        out += 8;
+      } else {
+        *out++ = *c;
+      }
+    }
+    *out = 0;
+    length += 7 * tabs;
+  } else {
+    memcpy(d->text + d->text_bytes, text, length + 1);
+  }
   /* MTEXT's paragraph breaks that GDAL leaves in the text; \N a column break where
    * the text has columns */
   for (char *c = d->text + d->text_bytes; *c && !proto.rich; c++) {

@@ -170,4 +170,25 @@ struct DrawingMTextFormatTests {
         """)
     result.expectAsEzdxf("MTEXT middles", least: 0.95)
   }
+
+  /// Tabs in notes without inline codes, as drawings keep small tables of rooms: ezdxf
+  /// draws each tab as eight spaces; GDAL keeps the tab character, which tilecut drew
+  /// as a missing glyph's box (seen 0.784/0.685/0.622).
+  @Test("tabs in notes without inline codes are drawn as ezdxf draws them")
+  func tabs() throws {
+    let result = try compareScripted(
+      "mtext-tabs", columns: 1000,
+      script: """
+        import ezdxf, sys
+        doc = ezdxf.new("R2010")
+        doc.header["$INSUNITS"] = 4
+        msp = doc.modelspace()
+        msp.add_lwpolyline([(0, 0), (6000, 0), (6000, 3000), (0, 3000)], close=True)
+        table = "Room\\tArea\\tFloor\\\\PKitchen\\t12.5\\tTile\\\\POffice\\t20\\tCarpet\\\\PHall\\t\\t8"
+        msp.add_mtext(table, dxfattribs={"char_height": 150, "insert": (200, 2800), "width": 5000})
+        msp.add_mtext("A\\tB\\t\\tC", dxfattribs={"char_height": 150, "insert": (200, 600)})
+        doc.saveas(sys.argv[1])
+        """)
+    result.expectAsEzdxf("MTEXT tabs", least: 0.95)
+  }
 }
