@@ -668,6 +668,23 @@ struct DrawingUnitsHeaderTests {
     #expect(units("") == nil)
   }
 
+  /// dxflib writes two or three 999 comments before the first section (the program,
+  /// the date, the library: CloudCompare's export in ezdxf's integration_tests/data/
+  /// cc_dxflib.dxf, refused before as "text, which tilecut does not read"); GDAL and
+  /// ezdxf read such a file. A head of comments alone, or other text, is no DXF.
+  @Test("a DXF is known by its first section after any number of 999 comments", arguments: ["\n", "\r\n"])
+  func comments(end: String) throws {
+    func format(_ lines: [String]) -> SourceFormat? { DrawingSource.format(Array(lines.joined(separator: end).utf8)) }
+    let comments = ["999", "Created by CloudCompare", "999", "Created 2020/12/16 15:18", "999", "dxflib 3.17.0.0"]
+    #expect(format(comments + ["  0", "SECTION", "  2", "HEADER"]) == .dxf)
+    #expect(format(Array(comments.prefix(2)) + ["0", "SECTION", "2", "ENTITIES"]) == .dxf)
+    #expect(format(["0", "SECTION", "2", "HEADER"]) == .dxf)
+    #expect(format(comments) == nil)
+    #expect(format(comments + ["  0", "EOF"]) == nil)
+    #expect(format(["999", "0", "SECTION"]) == nil)
+    #expect(format(["hello", "world"]) == nil)
+  }
+
   @Test(
     "the corpus drawings' units are the ones ezdxf reads",
     .enabled(if: dxfCorpus != nil && ezdxfAvailable, "needs ../shared/data/formats-corpus/dxf and ezdxf"))
