@@ -34,6 +34,10 @@ typedef struct {
    * ezdxf lays it out as a rich text, whose middle is its box's (an MTEXT without
    * a layout holds none) */
   int coded;
+  /* its extrusion points down (230 < 0), which GDAL 3.6 leaves: seen from above its
+   * text runs along its direction (11, 21, or its rotation) with its up turned over,
+   * mirrored about its insertion point, as ezdxf draws it */
+  int mirrored;
 } tc_mtext_layout;
 
 typedef struct {

@@ -555,6 +555,12 @@ static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) 
     field = tc_gdal.OGR_F_GetFieldIndex(f, "EntityHandle");
     layout = tc_dxf_find_mtext(&b->mtext, field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, field) : NULL, b->mtext_index);
   }
+  /* an MTEXT whose extrusion points down, seen from above: running along its
+   * direction, its up turned over (mirrored in x and turned half a turn) */
+  if (layout && layout->mirrored) {
+    proto.stretch = -proto.stretch;
+    proto.angle += 180;
+  }
   /* an insert scales its texts, their absolute heights and their width too */
   double code_scale = layout && layout->inlined && layout->char_height > 0 ? fabs(st->size) / layout->char_height : 1;
   double width_scale = code_scale > 0 ? fmin(code_scale, 1e6) : 1;

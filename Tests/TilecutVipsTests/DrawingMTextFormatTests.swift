@@ -191,4 +191,35 @@ struct DrawingMTextFormatTests {
         """)
     result.expectAsEzdxf("MTEXT tabs", least: 0.95)
   }
+
+  /// MTEXTs whose extrusion points down (0, 0, -1), as a drawing mirrored in 3D holds
+  /// them: seen from above each runs along its direction (its rotation, or its text
+  /// direction) with its up turned over, mirrored about its insertion point, as ezdxf
+  /// draws it; GDAL 3.6 leaves the extrusion and draws them unmirrored (seen
+  /// 0.512/0.519/0.326 here, and 0.534/0.853/0.507 on ezdxf's
+  /// examples_dxf/mtext_complex_inline_codes.dxf).
+  @Test("MTEXTs whose extrusion points down are drawn mirrored, as ezdxf draws them")
+  func downExtrusions() throws {
+    let result = try compareScripted(
+      "mtext-extrusion", columns: 1000,
+      script: """
+        import ezdxf, sys
+        doc = ezdxf.new("R2010")
+        doc.header["$INSUNITS"] = 4
+        msp = doc.modelspace()
+        msp.add_lwpolyline([(0, 0), (6000, 0), (6000, 3000), (0, 3000)], close=True)
+        notes = [
+            ("Mirrored note\\\\Pwith a second line", (1000, 2000), {}),
+            ("Turned mirrored note", (3500, 1200), {"rotation": 30}),
+            ("Along its direction\\\\Pnote", (1500, 1400), {"text_direction": (0.7071, 0.7071, 0)}),
+            ("Width \\\\S1/2; m and {\\\\C1;red}", (3500, 2400), {}),
+            ("Upright note, not mirrored", (200, 400), {"extrusion": (0, 0, 1)}),
+        ]
+        for text, point, attributes in notes:
+            attributes = {"char_height": 150, "insert": point, "extrusion": (0, 0, -1), **attributes}
+            msp.add_mtext(text, dxfattribs=attributes)
+        doc.saveas(sys.argv[1])
+        """)
+    result.expectAsEzdxf("MTEXT extrusions", least: 0.95)
+  }
 }
