@@ -1341,6 +1341,13 @@ static void place_text(const tc_drawing *d, cairo_t *cr, const tc_drawing_item *
     cairo_restore(cr);
     return;
   }
+  /* a TEXT aligned or fitted between two points: its line stretched across them */
+  if (item->fit_length > 0 && !strchr(text, '\n')) {
+    cairo_text_extents_t e;
+    cairo_text_extents(cr, text, &e);
+    if (e.x_advance > 0)
+      cairo_scale(cr, item->fit_length * k * grow / (e.x_advance * fabs(item->stretch)), 1);
+  }
   int lines = each_line(cr, text, limit, NULL, NULL);
   int anchor = item->anchor;
   double spacing = height * 5.0 / 3.0 * (item->line_spacing > 0 ? item->line_spacing : 1);
@@ -1349,10 +1356,20 @@ static void place_text(const tc_drawing *d, cairo_t *cr, const tc_drawing_item *
     layout.first = -(lines - 1) * layout.spacing;
   else if (anchor >= 7)
     layout.first = height;
-  else if (anchor >= 4)
-    layout.first = height - (height + (lines - 1) * layout.spacing) / 2;
-  else
+  else if (anchor >= 4) {
+    /* a plain MTEXT's middle: halfway between its first line's x-height and its last
+     * baseline (ezdxf's), a TEXT's its capitals' */
+    double middle = height;
+    if (item->plain_mtext) {
+      cairo_text_extents_t x;
+      cairo_text_extents(cr, "x", &x);
+      if (x.y_bearing < 0)
+        middle = -x.y_bearing;
+    }
+    layout.first = middle - (middle + (lines - 1) * layout.spacing) / 2;
+  } else {
     layout.first = -(lines - 1) * layout.spacing - 0.3 * height;
+  }
   if (box) {
     each_line(cr, text, limit, measure_line, &layout);
     memcpy(box, layout.box, sizeof layout.box);

@@ -23,7 +23,7 @@ typedef struct {
   int mtext, has_columns, embedded, long_text, kind;
   char handle[24];
   char name[256];
-  double reference_width, defined_height, total_width, width, gutter, char_height;
+  double reference_width, defined_height, total_width, width, gutter, char_height, extrusion_z;
   int count, times, dimension;
   double heights[MAX_COLUMN_HEIGHTS];
   int height_count;
@@ -71,6 +71,34 @@ typedef struct {
  * wrap at their block's width, as GDAL gives it. */
 #define MAX_SCALED_ONLY 200000
 
+/* Whether `n` bytes at `t` hold a backslash that is not MTEXT's \P (a paragraph break)
+ * or \~ (a hard space): for ezdxf, an MTEXT holding one is a rich text. */
+static int has_code(const char *t, size_t n) {
+  for (const char *p = t, *end = t + n; p < end && (p = memchr(p, '\\', (size_t)(end - p))); p++)
+    if (p + 1 >= end || (p[1] != 'P' && p[1] != '~'))
+      return 1;
+  return 0;
+}
+
+/* Whether `n` bytes at `t` hold a group 230 (an extrusion's z) whose value is negative. */
+static int has_down_extrusion(const char *t, size_t n) {
+  const char *end = t + n;
+  for (const char *p = t; p < end && (p = memmem(p, (size_t)(end - p), "230", 3)); p += 3) {
+    if (p > t && p[-1] != '\n' && p[-1] != ' ')
+      continue;
+    const char *q = p + 3;
+    while (q < end && *q == '\r')
+      q++;
+    if (q >= end || *q != '\n')
+      continue;
+    for (q++; q < end && *q == ' '; q++) {
+    }
+    if (q < end && *q == '-')
+      return 1;
+  }
+  return 0;
+}
+
 /* Whether the file holds column data at all: most drawings have none, and their
  * MTEXTs need no second pass over the text. -1 when it cannot be read. */
 static int has_column_data(const char *path) {
@@ -92,7 +120,7 @@ static int has_column_data(const char *path) {
                memmem(map, n, "\\H", 2) || memmem(map, n, "\\S", 2) || memmem(map, n, "\\W", 2) ||
                memmem(map, n, "\\Q", 2) || memmem(map, n, "\\p", 2) || memmem(map, n, "\\C", 2) ||
                memmem(map, n, "\\c", 2) || memmem(map, n, "\\L", 2) || memmem(map, n, "\\O", 2) ||
-               memmem(map, n, "\\K", 2));
+               memmem(map, n, "\\K", 2) || has_code(map, n) || has_down_extrusion(map, n));
   if (!found && n >= 18 && memcmp(map, "AutoCAD Binary DXF", 18) != 0) {
     /* an MTEXT in a block: an insert scales its width, which GDAL does not */
     const char *blocks = memmem(map, n, "BLOCKS", 6);
@@ -211,7 +239,9 @@ static int add_layout(tc_mtext_scan *scan, tc_mtext_layout **layouts, size_t *co
   double height = 0, factor = 0;
   int sized = !rich && text && strstr(text, "\\H") && whole_text_height(text, &height, &factor);
   int scaled = !keyed && e->reference_width > 0 && e->char_height > 0;
-  if (!e->mtext || !(e->has_columns || sized || rich || scaled) || (keyed && !e->handle[0]))
+  int coded = e->long_text || (text && has_code(text, strlen(text)));
+  int mirrored = e->extrusion_z < 0;
+  if (!e->mtext || !(e->has_columns || sized || rich || scaled || coded || mirrored) || (keyed && !e->handle[0]))
     return 0;
   double heights[MAX_COLUMN_HEIGHTS];
   int n = 0;
@@ -252,6 +282,8 @@ static int add_layout(tc_mtext_scan *scan, tc_mtext_layout **layouts, size_t *co
   c->height = height;
   c->height_factor = factor;
   c->char_height = e->char_height;
+  c->coded = coded;
+  c->mirrored = mirrored;
   memcpy(scan->heights + scan->height_count, heights, sizeof(double) * (size_t)n);
   scan->height_count += (size_t)n;
   if (rich) {
@@ -561,6 +593,8 @@ int tc_dxf_mtext_layouts(const char *path, tc_mtext_scan *scan) {
       text_length += n;
     } else if (group == 40 && !e->embedded && !e->xdata_acad) {
       e->char_height = v;
+    } else if (group == 230 && !e->embedded && !e->xdata_acad) {
+      e->extrusion_z = v;
     } else if (group == 1001) {
       e->xdata_acad = !strcmp(value, "ACAD");
       e->xdata_part = 0;

@@ -18,7 +18,9 @@
  * scales it. An MTEXT of a block is found by the model-space INSERT (or DIMENSION)
  * that inlines it: that insert's `handle` and its place among the MTEXTs the insert
  * inlines (`index`, in the order of the block, nested blocks where they are
- * inserted), as GDAL gives them the insert's handle; a model-space MTEXT's index is 0. */
+ * inserted), as GDAL gives them the insert's handle; a model-space MTEXT's index is 0.
+ * An MTEXT with an inline code other than \P and \~ has a layout, `coded`; in a file
+ * without any such code none has one. */
 typedef struct {
   unsigned long long handle;
   uint32_t index;
@@ -28,6 +30,14 @@ typedef struct {
   uint32_t rich;
   double char_height;
   int inlined; /* an insert's */
+  /* its text holds an inline code other than \P and \~ (or is too long to read):
+   * ezdxf lays it out as a rich text, whose middle is its box's (an MTEXT without
+   * a layout holds none) */
+  int coded;
+  /* its extrusion points down (230 < 0), which GDAL 3.6 leaves: seen from above its
+   * text runs along its direction (11, 21, or its rotation) with its up turned over,
+   * mirrored about its insertion point, as ezdxf draws it */
+  int mirrored;
 } tc_mtext_layout;
 
 typedef struct {

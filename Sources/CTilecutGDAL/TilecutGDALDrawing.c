@@ -524,6 +524,22 @@ static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) 
   proto.anchor = (uint8_t)anchor;
   proto.dx = (float)st->dx;
   proto.dy = (float)st->dy;
+  /* a TEXT aligned or fitted between its two points (72 = 3 or 5): GDAL 3.6 anchors it
+   * at its baseline's left (1) and offsets it to the second point, as it offsets only
+   * texts aligned otherwise than left; ezdxf stretches its line between the points,
+   * centred on their midpoint and turned as the line between them runs (AutoCAD
+   * writes an aligned text's height as the one that fits it, so its line is as long
+   * at that height) */
+  double fit = hypot(st->dx, st->dy), offset_x = st->dx, offset_y = st->dy;
+  if (st->anchor == 1 && fit > 0 && isfinite(fit) && !(classes && (strstr(classes, "AcDbMText") || strstr(classes, "Dimension")))) {
+    proto.fit_length = (float)fit;
+    proto.angle = (float)(atan2(st->dy, st->dx) * 180 / M_PI);
+    proto.anchor = 11;
+    offset_x /= 2;
+    offset_y /= 2;
+    proto.dx = (float)offset_x;
+    proto.dy = (float)offset_y;
+  }
   proto.column_width = (float)raw_code(f, "41");
   const tc_mtext_layout *layout = NULL;
   if (classes && strstr(classes, "AcDbMText")) {
@@ -538,6 +554,12 @@ static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) 
     }
     field = tc_gdal.OGR_F_GetFieldIndex(f, "EntityHandle");
     layout = tc_dxf_find_mtext(&b->mtext, field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, field) : NULL, b->mtext_index);
+  }
+  /* an MTEXT whose extrusion points down, seen from above: running along its
+   * direction, its up turned over (mirrored in x and turned half a turn) */
+  if (layout && layout->mirrored) {
+    proto.stretch = -proto.stretch;
+    proto.angle += 180;
   }
   /* an insert scales its texts, their absolute heights and their width too */
   double code_scale = layout && layout->inlined && layout->char_height > 0 ? fabs(st->size) / layout->char_height : 1;
@@ -577,7 +599,33 @@ static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) 
     proto.column_width = (float)(layout->width * width_scale);
     proto.gutter = (float)(layout->gutter * width_scale);
   }
-  memcpy(d->text + d->text_bytes, text, length + 1);
+  proto.plain_mtext = classes && strstr(classes, "AcDbMText") && !(layout && layout->coded) && !proto.rich &&
+                      !proto.column_count && fabs(proto.stretch) == 1;
+  /* an MTEXT's tabs, which ezdxf draws as eight spaces each where no inline code
+   * sets its tab stops (a rich text's are laid out at its stops) */
+  size_t tabs = 0;
+  if (classes && strstr(classes, "AcDbMText") && !proto.rich)
+    for (const char *c = text; (c = strchr(c, '\t')); c++)
+      tabs++;
+  if (tabs) {
+    if (tc_grow_array((void **)&d->text, &b->text_cap, d->text_bytes + length + 7 * tabs + 1, 1, 256)) {
+      fail(b, "out of memory");
+      return -1;
+    }
+    char *out = d->text + d->text_bytes;
+    for (const char *c = text; *c; c++) {
+      if (*c == '\t') {
+        memset(out, ' ', 8);
+        out += 8;
+      } else {
+        *out++ = *c;
+      }
+    }
+    *out = 0;
+    length += 7 * tabs;
+  } else {
+    memcpy(d->text + d->text_bytes, text, length + 1);
+  }
   /* MTEXT's paragraph breaks that GDAL leaves in the text; \N a column break where
    * the text has columns */
   for (char *c = d->text + d->text_bytes; *c && !proto.rich; c++) {
@@ -590,7 +638,7 @@ static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) 
   tc_drawing_item *item = add_item(b, &proto);
   if (!item)
     return -1;
-  double x = tc_gdal.OGR_G_GetX(g, 0) + st->dx, y = tc_gdal.OGR_G_GetY(g, 0) + st->dy;
+  double x = tc_gdal.OGR_G_GetX(g, 0) + offset_x, y = tc_gdal.OGR_G_GetY(g, 0) + offset_y;
   if (add_point(b, x, y))
     return 0;
   /* its box is not the anchor: tc_dxf_measure adds the glyphs' ink to the extent */

@@ -61,10 +61,11 @@ public enum DrawingSource {
     let text = String(decoding: head.prefix(256), as: UTF8.self)
     let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     guard lines.count >= 2 else { return nil }
-    // group code 0 then SECTION, or a 999 comment first
-    if lines[0] == "0" && lines[1] == "SECTION" { return .dxf }
-    if lines[0] == "999", lines.count >= 4, lines.dropFirst(2).prefix(2) == ["0", "SECTION"] { return .dxf }
-    return nil
+    // group code 0 then SECTION, after any 999 comments (dxflib's writers put two or
+    // three: the program, the date, the library)
+    var at = 0
+    while at + 1 < lines.count && lines[at] == "999" { at += 2 }
+    return at + 1 < lines.count && lines[at] == "0" && lines[at + 1] == "SECTION" ? .dxf : nil
   }
 
   /// A DWG's release from its magic ("AC1015" is AutoCAD 2000), and whether GDAL's CAD driver reads it.

@@ -140,4 +140,86 @@ struct DrawingMTextFormatTests {
         """)
     result.expectAsEzdxf("MTEXT strokes", least: 0.95)
   }
+
+  /// MTEXTs without inline codes anchored in the middle (attachments 4-6), as LibreCAD
+  /// writes its labels: ezdxf draws such a plain note with its middle halfway between
+  /// its first line's x-height and its last baseline, not at its capitals' middle (seen
+  /// 0.780/0.871/0.567 on LibreCAD's library drawing elektro/electronics/trig.dxf and
+  /// 0.829/0.841/0.770 here, capitals an eighth of their height low); a note with an
+  /// inline code GDAL reads (\A) is a rich text to ezdxf, its box's middle at the
+  /// anchor. With `coded`, the file holds such a note too, so its MTEXTs are read for
+  /// their codes.
+  @Test("plain MTEXTs anchored in the middle are placed as ezdxf places them", arguments: [false, true])
+  func plainMiddles(coded: Bool) throws {
+    let result = try compareScripted(
+      "mtext-middles", columns: 1000,
+      script: """
+        import ezdxf, sys
+        doc = ezdxf.new("R2010")
+        doc.header["$INSUNITS"] = 4
+        msp = doc.modelspace()
+        msp.add_lwpolyline([(0, 0), (6000, 0), (6000, 3000), (0, 3000)], close=True)
+        notes = [("S", (500, 2400), 5), ("Q", (1500, 2400), 4), ("R", (2500, 2400), 6),
+                 ("Room\\\\Plabel", (4000, 2400), 5), ("KITCHEN\\\\P12 m2\\\\Ptiles", (1000, 1000), 4)]
+        if \(coded ? "True" : "False"):
+            notes.append(("\\\\A1;OFFICE", (4000, 1000), 5))
+        for text, point, attachment in notes:
+            msp.add_circle(point, 20)
+            msp.add_mtext(text, dxfattribs={"char_height": 300, "insert": point, "attachment_point": attachment})
+        doc.saveas(sys.argv[1])
+        """)
+    result.expectAsEzdxf("MTEXT middles", least: 0.95)
+  }
+
+  /// Tabs in notes without inline codes, as drawings keep small tables of rooms: ezdxf
+  /// draws each tab as eight spaces; GDAL keeps the tab character, which tilecut drew
+  /// as a missing glyph's box (seen 0.784/0.685/0.622).
+  @Test("tabs in notes without inline codes are drawn as ezdxf draws them")
+  func tabs() throws {
+    let result = try compareScripted(
+      "mtext-tabs", columns: 1000,
+      script: """
+        import ezdxf, sys
+        doc = ezdxf.new("R2010")
+        doc.header["$INSUNITS"] = 4
+        msp = doc.modelspace()
+        msp.add_lwpolyline([(0, 0), (6000, 0), (6000, 3000), (0, 3000)], close=True)
+        table = "Room\\tArea\\tFloor\\\\PKitchen\\t12.5\\tTile\\\\POffice\\t20\\tCarpet\\\\PHall\\t\\t8"
+        msp.add_mtext(table, dxfattribs={"char_height": 150, "insert": (200, 2800), "width": 5000})
+        msp.add_mtext("A\\tB\\t\\tC", dxfattribs={"char_height": 150, "insert": (200, 600)})
+        doc.saveas(sys.argv[1])
+        """)
+    result.expectAsEzdxf("MTEXT tabs", least: 0.95)
+  }
+
+  /// MTEXTs whose extrusion points down (0, 0, -1), as a drawing mirrored in 3D holds
+  /// them: seen from above each runs along its direction (its rotation, or its text
+  /// direction) with its up turned over, mirrored about its insertion point, as ezdxf
+  /// draws it; GDAL 3.6 leaves the extrusion and draws them unmirrored (seen
+  /// 0.512/0.519/0.326 here, and 0.534/0.853/0.507 on ezdxf's
+  /// examples_dxf/mtext_complex_inline_codes.dxf).
+  @Test("MTEXTs whose extrusion points down are drawn mirrored, as ezdxf draws them")
+  func downExtrusions() throws {
+    let result = try compareScripted(
+      "mtext-extrusion", columns: 1000,
+      script: """
+        import ezdxf, sys
+        doc = ezdxf.new("R2010")
+        doc.header["$INSUNITS"] = 4
+        msp = doc.modelspace()
+        msp.add_lwpolyline([(0, 0), (6000, 0), (6000, 3000), (0, 3000)], close=True)
+        notes = [
+            ("Mirrored note\\\\Pwith a second line", (1000, 2000), {}),
+            ("Turned mirrored note", (3500, 1200), {"rotation": 30}),
+            ("Along its direction\\\\Pnote", (1500, 1400), {"text_direction": (0.7071, 0.7071, 0)}),
+            ("Width \\\\S1/2; m and {\\\\C1;red}", (3500, 2400), {}),
+            ("Upright note, not mirrored", (200, 400), {"extrusion": (0, 0, 1)}),
+        ]
+        for text, point, attributes in notes:
+            attributes = {"char_height": 150, "insert": point, "extrusion": (0, 0, -1), **attributes}
+            msp.add_mtext(text, dxfattribs=attributes)
+        doc.saveas(sys.argv[1])
+        """)
+    result.expectAsEzdxf("MTEXT extrusions", least: 0.95)
+  }
 }

@@ -272,6 +272,40 @@ struct DrawingMirroredInsertTests {
   }
 }
 
+@Suite(
+  "DXF TEXTs fitted between two points against ezdxf", .enabled(if: ezdxfAvailable, "python3 with ezdxf and matplotlib is missing (make test-deps)"))
+struct DrawingFittedTextTests {
+  /// TEXTs fitted (72 = 5) and aligned (72 = 3) between two points, level and slanting,
+  /// as title blocks hold them: GDAL 3.6 gives each as a text starting at the second
+  /// point; ezdxf stretches its line between the points, centred on their midpoint and
+  /// turned as the points run (seen 0.681/0.254/0.557 on ezdxf's text_alignments.dxf,
+  /// 0.313/0.366/0.089 here). An aligned text's height here is the one that fits it,
+  /// as AutoCAD writes it (ezdxf works it out again).
+  @Test("fitted and aligned TEXTs are stretched between their points, as ezdxf draws them")
+  func fittedTexts() throws {
+    let result = try compareScripted(
+      "fitted", columns: 1000,
+      script: """
+        import ezdxf, sys
+        from ezdxf.enums import TextEntityAlignment
+        from ezdxf.fonts import fonts
+        doc = ezdxf.new("R2010")
+        doc.header["$INSUNITS"] = 4
+        msp = doc.modelspace()
+        msp.add_lwpolyline([(0, 0), (6000, 0), (6000, 3000), (0, 3000)], close=True)
+        font = fonts.make_font("txt", 1.0)
+        for text, p1, p2, fit in (("FITTED TITLE", (200, 2600), (2800, 2600), True), ("WIDE", (3200, 2600), (5800, 2300), True),
+                                  ("Aligned note text", (200, 1500), (2600, 1500), False), ("SLANTED", (3200, 800), (5600, 1800), False)):
+            length = ((p2[0] - p1[0]) ** 2 + (p2[1] - p1[1]) ** 2) ** 0.5
+            height = 150 if fit else length / font.text_width(text)
+            align = TextEntityAlignment.FIT if fit else TextEntityAlignment.ALIGNED
+            msp.add_text(text, height=height).set_placement(p1, p2, align=align)
+        doc.saveas(sys.argv[1])
+        """)
+    result.expectAsEzdxf("fitted TEXTs", least: 0.9)
+  }
+}
+
 @Suite("DXF frames", .enabled(if: dxfCorpus != nil, "the shared corpus ../shared/data/formats-corpus/dxf is absent"))
 struct DrawingFrameTests {
   /// The floor plan's texts once stretched its frame to about twice its ink (2050 × 1850
@@ -632,6 +666,23 @@ struct DrawingUnitsHeaderTests {
     #expect(units("0\nSECTION\n1\n$INSUNITS\n9\nx\n70\n6\n") == nil)
     #expect(units("0\nSECTION\n9\n$INSUNITS\n70\nmm\n") == nil)
     #expect(units("") == nil)
+  }
+
+  /// dxflib writes two or three 999 comments before the first section (the program,
+  /// the date, the library: CloudCompare's export in ezdxf's integration_tests/data/
+  /// cc_dxflib.dxf, refused before as "text, which tilecut does not read"); GDAL and
+  /// ezdxf read such a file. A head of comments alone, or other text, is no DXF.
+  @Test("a DXF is known by its first section after any number of 999 comments", arguments: ["\n", "\r\n"])
+  func comments(end: String) throws {
+    func format(_ lines: [String]) -> SourceFormat? { DrawingSource.format(Array(lines.joined(separator: end).utf8)) }
+    let comments = ["999", "Created by CloudCompare", "999", "Created 2020/12/16 15:18", "999", "dxflib 3.17.0.0"]
+    #expect(format(comments + ["  0", "SECTION", "  2", "HEADER"]) == .dxf)
+    #expect(format(Array(comments.prefix(2)) + ["0", "SECTION", "2", "ENTITIES"]) == .dxf)
+    #expect(format(["0", "SECTION", "2", "HEADER"]) == .dxf)
+    #expect(format(comments) == nil)
+    #expect(format(comments + ["  0", "EOF"]) == nil)
+    #expect(format(["999", "0", "SECTION"]) == nil)
+    #expect(format(["hello", "world"]) == nil)
   }
 
   @Test(

@@ -64,6 +64,15 @@ typedef struct {
    * in drawing units (the insert's scale that inlines it) */
   uint8_t rich;
   float code_scale;
+  /* a TEXT aligned or fitted between two points (72 = 3 or 5, which GDAL 3.6 gives
+   * as a baseline-left text at the second point): the distance between them, drawing
+   * units, that its line is stretched across, centred on their midpoint (its anchor
+   * then 11), as ezdxf draws both; 0 for any other text */
+  float fit_length;
+  /* an MTEXT ezdxf draws as a plain text (no inline code but \P and \~, no columns):
+   * its middle (anchors 4-6) is halfway between its first line's x-height and its
+   * last baseline, as ezdxf places it, not its capitals' middle */
+  uint8_t plain_mtext;
 } tc_drawing_item;
 
 typedef struct {
