@@ -73,7 +73,6 @@ typedef struct {
   uint8_t *batch; /* inflated rows, filter byte first */
   uint32_t batch_rows, batch_next, batch_capacity;
   uint8_t *prev;  /* the row above the batch's first, unfiltered; zeros above row 0 */
-  uint8_t *scratch; /* an RGBA row, for requests narrower than the image */
   /* tc_png_scan: the batch it hands over while the next is inflated into `batch`, and
    * RGBA rows expanded from a batch (two, handed over in turn) for images not RGBA8 */
   uint8_t *batch_other;
@@ -100,7 +99,6 @@ static void reader_free(TcPngReader *r) {
   free(r->inflate);
   free(r->batch);
   free(r->prev);
-  free(r->scratch);
   free(r->batch_other);
   free(r->rgba[0]);
   free(r->rgba[1]);
@@ -928,7 +926,6 @@ static int read_rows(TcPngReader *r, uint32_t top, uint32_t count, uint32_t left
   while (r->next_row < top)
     if (!next_row(r))
       return -1;
-  int whole = left == 0 && width == r->width;
   for (uint32_t y = 0; y < count; y++, out += stride) {
     const uint8_t *row = next_row(r);
     if (!row)
@@ -938,12 +935,7 @@ static int read_rows(TcPngReader *r, uint32_t top, uint32_t count, uint32_t left
                  r->palette_size);
       return -1;
     }
-    if (whole) {
-      expand(r, row, 0, r->width, out);
-    } else {
-      expand(r, row, 0, r->width, r->scratch);
-      memcpy(out, r->scratch + 4 * (size_t)left, 4 * (size_t)width);
-    }
+    expand(r, row, left, width, out);
   }
   return 0;
 }
@@ -975,6 +967,25 @@ int tc_png_fetch(VipsImage *image, int top, int count, unsigned char *out) {
   }
   g_mutex_lock(&r->lock);
   int result = read_rows(r, (uint32_t)top, (uint32_t)count, 0, r->width, out, 4 * (size_t)r->width);
+  g_mutex_unlock(&r->lock);
+  return result < 0 ? -1 : 1;
+}
+
+int tc_png_fetch_columns(VipsImage *image, int top, int count, int left, int width, unsigned char *out, size_t stride) {
+  TcPngReader *r = g_object_get_data(G_OBJECT(image), "tc-png-reader");
+  if (!r)
+    return 0;
+  if (top < 0 || count < 0 || (uint64_t)top + (uint64_t)count > r->height || left < 0 || width < 0 ||
+      (uint64_t)left + (uint64_t)width > r->width || stride < 4 * (size_t)width) {
+    vips_error("pngload", "rows %d to %d, columns %d to %d are outside the image", top, top + count, left, left + width);
+    return -1;
+  }
+  if (tc_cancel_requested()) {
+    vips_error("tilecut", "interrupted");
+    return -1;
+  }
+  g_mutex_lock(&r->lock);
+  int result = read_rows(r, (uint32_t)top, (uint32_t)count, (uint32_t)left, (uint32_t)width, out, stride);
   g_mutex_unlock(&r->lock);
   return result < 0 ? -1 : 1;
 }
@@ -1066,9 +1077,8 @@ int tc_png_open(const char *filename, VipsImage **out) {
   r->inflate = malloc(sizeof *r->inflate);
   r->batch = malloc(stride * r->batch_capacity);
   r->prev = calloc(1, r->row_bytes);
-  r->scratch = malloc(4 * (size_t)r->width);
   r->mark_rows = mark_spacing(r);
-  if (!r->inflate || !r->batch || !r->prev || !r->scratch) {
+  if (!r->inflate || !r->batch || !r->prev) {
     reader_free(r);
     return 0;
   }

@@ -34,13 +34,22 @@ let fetchBudget = 4 << 20
 /// strips of memory, and 64 rows of a 65536 px wide image 16 MB a stage.
 /// A PNG that tilecut's own reader opened (the image itself, not one made from it)
 /// is decoded straight into `buffer`, without libvips' region between (one copy of
-/// every row fewer; `tc_png_fetch`).
+/// every row fewer; `tc_png_fetch`). `columns`: the columns anyone reads of these
+/// rows, when not all; such a PNG's rows then get only those (the others keep what
+/// the buffer held), any other image's whole rows.
 func fetchRows(
   _ region: UnsafeMutablePointer<VipsRegion>, width: Int, top: Int, count: Int, into buffer: UnsafeMutablePointer<UInt8>,
-  source name: String
+  source name: String, columns: Range<Int>? = nil
 ) throws {
   if count > 0, let image = region.pointee.im, width == Int(image.pointee.Xsize) {
-    switch tc_png_fetch(image, Int32(top), Int32(count), buffer) {
+    let status =
+      if let columns, columns.count < width, columns.lowerBound >= 0, columns.upperBound <= width {
+        tc_png_fetch_columns(
+          image, Int32(top), Int32(count), Int32(columns.lowerBound), Int32(columns.count), buffer + columns.lowerBound * 4, width * 4)
+      } else {
+        tc_png_fetch(image, Int32(top), Int32(count), buffer)
+      }
+    switch status {
     case 1: return
     case 0: break
     default: throw InputCheck.readFailure(path: name, VipsError.current("read"))
@@ -188,10 +197,15 @@ public enum LevelPipeline {
         packing
         ?? StreamingResampleSource.packs(
           ringRows: ringRows, rowBytes: sequential.width * 4, stripRows: strips.map(\.count).max() ?? region.height)
+      // an incremental rebuild's strips each name the columns anything reads
+      let read = strips.compactMap(\.columns).filter { !$0.isEmpty }
+      let columns =
+        strips.allSatisfy({ $0.columns != nil }) && !read.isEmpty
+        ? (read.map(\.lowerBound).min() ?? 0)..<(read.map(\.upperBound).max() ?? region.width) : nil
       return try StreamingResampleSource(
         image: sequential, name: source.path, width: region.width, sx0: s.sx0, sy0: s.sy0, dsx: s.dsx, dsy: s.dsy, rx: s.rx, ry: s.ry,
         filter: recipe.filter, ringRows: ringRows, jobs: jobs, tap: tapping(tap, image: sequential, recipe: recipe, sheet: sheet),
-        packed: packed)
+        packed: packed, columns: columns)
     }
 
     // Random access (a wide source turned far from north-up): libvips' affine or mapim

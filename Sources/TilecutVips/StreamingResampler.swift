@@ -75,6 +75,11 @@ public final class StreamingResampleSource: LevelPixelSource {
   private var bandsEnd = 0
   /// Output columns resampled at once from the deflated rows.
   static let packedBlock = 256
+  /// The source columns the reads can reach, when the level's strips read only some of
+  /// its columns (an incremental rebuild's, around a small edit) and nothing else wants
+  /// whole rows: only those are fetched into the ring (a PNG's; other images' rows come
+  /// whole). Nil: whole rows.
+  private let sourceColumns: Range<Int>?
 
   /// A source for a level of `width` × `sx0.count` pixels whose row r, column X
   /// samples the source at index (sx0[r] + dsx·X, sy0[r] + dsy·X), through a ring of
@@ -84,12 +89,12 @@ public final class StreamingResampleSource: LevelPixelSource {
   convenience init(
     image: VipsImageHandle, name: String, width: Int, sx0: [Double], sy0: [Double], dsx: Double, dsy: Double,
     rx: Double = 1, ry: Double = 1, filter: ResampleFilter = .bilinear, ringRows: Int, jobs: Int, tap: PixelBlockHasher? = nil,
-    packed: Bool = false
+    packed: Bool = false, columns: Range<Int>? = nil
   ) throws {
     try self.init(
       image: image, name: name, width: width, sx0: sx0, sy0: sy0, dsx: dsx, dsy: dsy, rx: LevelGeometry.radius(rx),
       ry: LevelGeometry.radius(ry), filter: filter, capacity: ringRows, jobs: jobs, mesh: nil, meshBands: [:], tap: tap,
-      packed: packed)
+      packed: packed, columns: columns)
   }
 
   /// Whether a ring of `ringRows` rows of `rowBytes` for strips of at most
@@ -115,7 +120,7 @@ public final class StreamingResampleSource: LevelPixelSource {
   private init(
     image: VipsImageHandle, name: String, width: Int, sx0: [Double], sy0: [Double], dsx: Double, dsy: Double,
     rx: Double, ry: Double, filter: ResampleFilter, capacity: Int, jobs: Int, mesh: MeshInverse?, meshBands: [Int: Range<Int>],
-    tap: PixelBlockHasher?, packed: Bool = false
+    tap: PixelBlockHasher?, packed: Bool = false, columns: Range<Int>? = nil
   ) throws {
     guard image.bands == 4 else {
       throw TilecutError.invalidInput(path: name, reason: "internal error: the resampler needs RGBA, not \(image.bands) bands")
@@ -165,6 +170,11 @@ public final class StreamingResampleSource: LevelPixelSource {
     }
     grows = self.packed == nil && mesh == nil && zip(sy0, sy0.dropFirst()).allSatisfy { $0 <= $1 }
     if grows { self.capacity = 1 }
+    sourceColumns =
+      self.packed == nil && mesh == nil && tap == nil
+      ? columns.flatMap {
+        Self.reach(of: $0, sx0: sx0, dsx: dsx, radius: max(rx, 1), sourceWidth: image.width)
+      } : nil
     ring = .allocate(capacity: self.capacity * image.width * 4)
   }
 
@@ -355,7 +365,7 @@ public final class StreamingResampleSource: LevelPixelSource {
       // up to the end of the ring, then from its start
       let slot = loadedEnd % capacity
       let n = min(end - loadedEnd, capacity - slot)
-      try fetchRows(region, width: image.width, top: loadedEnd, count: n, into: ring + slot * rowBytes, source: name)
+      try fetchRows(region, width: image.width, top: loadedEnd, count: n, into: ring + slot * rowBytes, source: name, columns: sourceColumns)
       tap?.add(rows: ring + slot * rowBytes, top: loadedEnd, count: n, rowBytes: rowBytes)
       loadedEnd += n
     }
@@ -373,9 +383,11 @@ extension StreamingResampleSource {
     guard rows > capacity else { return }
     let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: rows * rowBytes)
     let from = max(first, loadedEnd - capacity, loadedFrom)
+    // the bytes the rows were fetched in
+    let (left, bytes) = sourceColumns.map { ($0.lowerBound * 4, $0.count * 4) } ?? (0, rowBytes)
     if from < loadedEnd {
       for row in from..<loadedEnd {
-        (grown + (row % rows) * rowBytes).update(from: ring + (row % capacity) * rowBytes, count: rowBytes)
+        (grown + (row % rows) * rowBytes + left).update(from: ring + (row % capacity) * rowBytes + left, count: bytes)
       }
     }
     ring.deallocate()
@@ -386,6 +398,26 @@ extension StreamingResampleSource {
 
   /// The rows the ring holds now (the plan's when it does not grow), for tests.
   var ringRows: Int { capacity }
+
+  /// The source columns fetched for the ring, for tests (nil: whole rows).
+  var fetchedColumns: Range<Int>? { sourceColumns }
+
+  /// The source columns any read of level `columns` can touch, in any row: the samples'
+  /// columns (sx0[r] + dsx·X) widened by the widest kernel's reach at `radius` (Lanczos-3,
+  /// 3 radii; bilinear and nearest one pixel, the box less) and a pixel more on each
+  /// side; nil when that is every column, or the positions are not finite.
+  static func reach(of columns: Range<Int>, sx0: [Double], dsx: Double, radius: Double, sourceWidth: Int) -> Range<Int>? {
+    guard !columns.isEmpty, let low = sx0.min(), let high = sx0.max() else { return nil }
+    let ends = [dsx * Double(columns.lowerBound), dsx * Double(columns.upperBound - 1)]
+    let margin = (3 * radius).rounded(.up) + 2
+    let first = (low + (ends.min() ?? 0) - margin).rounded(.down)
+    let last = (high + (ends.max() ?? 0) + margin).rounded(.up)
+    guard first.isFinite, last.isFinite else { return nil }
+    let left = Int(max(0, min(first, Double(sourceWidth))))
+    let right = Int(max(0, min(last + 1, Double(sourceWidth))))
+    guard left < right, right - left < sourceWidth else { return nil }
+    return left..<right
+  }
 }
 
 extension ResampleFilter {

@@ -123,6 +123,47 @@ struct DirtyCellsColumnsTests {
     }
   }
 
+  @Test(
+    "a small edit: each level of the chain is cleared and read in a narrow span of columns that holds its dirty tiles and what the level below makes from it",
+    arguments: [0.0, 12.0])
+  func reducedColumns(degrees: Double) throws {
+    let plan = try plan(degrees: degrees)
+    let dirty = try dirty(plan, [PixelRect(x: 2900, y: 1900, width: 60, height: 60)])
+    let reuse = try #require(DirtyCells.reuse(of: plan, dirty: dirty))
+    let chain = plan.chain
+    #expect(chain.count > 3)
+    var narrowed = 0
+    for (j, level) in chain.enumerated() {
+      let region = level.region
+      let mine = try #require(reuse.levels[LevelID(level)])
+      let columns = mine.columns ?? 0..<region.width
+      if mine.columns != nil { narrowed += 1 }
+      // its own dirty tiles
+      for cut in level.cuts {
+        for tile in dirty.tiles[LevelKey(floor: plan.floor, tileSize: cut.tileSize, zoom: cut.zoom)] ?? [] {
+          let x = (tile.x * cut.tileSize..<(tile.x + 1) * cut.tileSize).clamped(to: region.x..<region.maxX)
+          guard !x.isEmpty else { continue }
+          #expect(columns.contains(x.lowerBound - region.x) && columns.contains(x.upperBound - 1 - region.x), "level \(j): \(columns) holds \(x)")
+        }
+      }
+      // what it makes from the level above lies in what it reads; the pixel pairs the
+      // level above halves into it lie in what that one reads
+      if j > 0, let made = mine.made {
+        #expect(made.clamped(to: columns) == made, "level \(j): made \(made) in \(columns)")
+        let above = chain[j - 1]
+        let read = try #require(reuse.levels[LevelID(above)]).columns ?? 0..<above.region.width
+        let first = 2 * (region.x + made.lowerBound) - above.region.x
+        let last = 2 * (region.x + made.upperBound) - 1 - above.region.x
+        #expect(read.contains(max(first, 0)) && read.contains(min(last, above.region.width - 1)), "level \(j - 1): \(read) holds \(first)...\(last)")
+      }
+    }
+    // the head and the first reduced levels, at least, are narrowed
+    #expect(narrowed >= 3)
+    let head = try #require(chain.first)
+    let headColumns = try #require(reuse.levels[LevelID(head)]?.columns)
+    #expect(headColumns.count * 2 < head.region.width, "\(headColumns) of \(head.region.width)")
+  }
+
   @Test("a plan read whole (a full build) has no columns on its strips")
   func fullBuild() throws {
     let plan = try plan()

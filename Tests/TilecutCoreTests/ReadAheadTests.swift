@@ -117,4 +117,37 @@ struct ReadAheadTests {
       _ = try build(tall, sizes: [256], readAheadBudget: 64 << 10, failAt: failAt)
     }
   }
+  @Test(
+    "strips that name their columns, read ahead in chunks: only those columns of the caller's buffer are written, the first strip's as the others'"
+  )
+  func chunkedColumnsWriteOnlyTheirColumns() throws {
+    let region = PixelRect(x: 512, y: 0, width: 300, height: 100)
+    let source = FunctionSource(region: region) { x, y in [UInt8(x & 0xFF), UInt8(y & 0xFF), UInt8((x + y) & 0xFF), 255] }
+    let windows: [Range<Int>?] = [10..<70, 0..<300, nil, 250..<300, 120..<121]
+    let strips = LevelStrip.strips(of: region, stripHeight: 20).enumerated().map { k, strip in
+      var strip = strip
+      strip.columns = windows[k % windows.count]
+      return strip
+    }
+    let stride = region.width * 4
+    // a budget of a few rows: every strip is read ahead in chunks
+    let reader = try StripReader(open: { source }, strips: strips, stride: stride, rows: 20, readAheadBudget: 6 * stride)
+    defer { reader.finish() }
+    var buffer = [UInt8](repeating: 0xAB, count: stride * 20)
+    for (index, strip) in strips.enumerated() {
+      buffer.withUnsafeMutableBufferPointer { $0.update(repeating: 0xAB) }
+      try reader.take(index, into: &buffer)
+      let columns = strip.columns ?? 0..<region.width
+      var wrong: [String] = []
+      for row in 0..<strip.count {
+        for col in 0..<region.width {
+          let at = (strip.offset + row) * stride + col * 4
+          let got = Array(buffer[at..<(at + 4)])
+          let want = columns.contains(col) ? source.pixel(region.x + col, region.y + strip.top + row) : [0xAB, 0xAB, 0xAB, 0xAB]
+          if got != want { wrong.append("(\(col), \(row))") }
+        }
+      }
+      #expect(wrong.isEmpty, "strip \(index), columns \(columns): \(wrong.prefix(4)) of \(wrong.count)")
+    }
+  }
 }

@@ -339,6 +339,62 @@ struct PipelineTests {
   }
 
   @Test(
+    "strips that name their columns fetch only the source columns they reach into the ring, and read the bytes of whole rows there: every kernel, turned and scaled down",
+    arguments: [(0.0, 1.0, 1.0), (12.0, 1.0, 1.0), (35.0, -1.0, 0.45)])
+  func stripsColumnsFetchTheirReach(degrees: Double, flip: Double, scale: Double) throws {
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    guard let (image, plan, level, planned) = try streamingLevel(in: dir, degrees: degrees, flip: flip, scale: scale) else { return }
+    let width = level.region.width
+    #expect(width >= 512)
+    // a window a strip: the left edge, across a 256 px block's edge, one column
+    let windows = [0..<37, 200..<min(611, width), 300..<301]
+    var narrowed = 0
+    for filter in [planned.filter, .nearest, .average, .lanczos3] {
+      var recipe = planned
+      recipe.filter = filter
+      recipe.ringRows = image.height + 8
+      var turned = level
+      turned.recipe = .resample(recipe)
+      var some = turned
+      some.strips = LevelStrip.strips(of: level.region, stripHeight: level.stripHeight).enumerated().map { k, strip in
+        var strip = strip
+        strip.columns = windows[k % windows.count]
+        return strip
+      }
+      let whole = try LevelPipeline.open(plan: plan, level: turned, jobs: 2, packing: false)
+      let part = try LevelPipeline.open(plan: plan, level: some, jobs: 2, packing: false)
+      let fetched = try #require(part as? StreamingResampleSource).fetchedColumns
+      if let fetched {
+        #expect(fetched.lowerBound >= 0 && fetched.upperBound <= image.width && fetched.count < image.width)
+        narrowed += 1
+      }
+      var a = [UInt8](repeating: 1, count: width * level.region.height * 4)
+      var b = [UInt8](repeating: 2, count: a.count)
+      var inside = 0
+      for strip in some.strips {
+        let (top, count, columns) = (strip.top, strip.count, strip.columns ?? 0..<width)
+        try a.withUnsafeMutableBufferPointer { try whole.read(top: top, count: count, into: $0.baseAddress! + top * width * 4) }
+        try b.withUnsafeMutableBufferPointer {
+          try part.read(top: top, count: count, columns: columns, into: $0.baseAddress! + top * width * 4)
+        }
+        var wrong: [Int] = []
+        for row in top..<(top + count) {
+          let start = row * width * 4
+          let (c0, c1) = (start + columns.lowerBound * 4, start + columns.upperBound * 4)
+          if !b[c0..<c1].elementsEqual(a[c0..<c1]) { wrong.append(row) }
+          inside += stride(from: c0 + 3, to: c1, by: 4).filter { a[$0] > 0 }.count
+        }
+        #expect(
+          wrong.isEmpty, "\(filter), strip at \(top), columns \(columns), fetched \(String(describing: fetched)): rows \(wrong.prefix(5)) differ")
+      }
+      #expect(inside > 100, "\(filter): the windows hold some of the source")
+    }
+    // north-up, the windows reach a part of the source's width
+    if degrees == 0 { #expect(narrowed == 4) }
+  }
+
+  @Test(
     "strips read in chunks of rows hold only a chunk's band in the ring, with the bytes of whole strips held deflated: turned and scaled down",
     arguments: [(3.0, 1.0, 1.0), (0.0, 1.0, 0.45), (-2.0, 1.0, 0.7)])
   func chunkedReadsHoldAChunksBand(degrees: Double, flip: Double, scale: Double) throws {

@@ -37,6 +37,12 @@ int tc_png_scan(struct _VipsImage *image, TcPngRows rows, void *context);
  * through libvips), -1 on an error (said in libvips' error buffer). */
 int tc_png_fetch(struct _VipsImage *image, int top, int count, unsigned char *out);
 
+/* Columns [left, left + width) of rows [top, top + count), as tc_png_fetch reads them
+ * (every row is still inflated whole), into `out`, rows `stride` bytes apart: what an
+ * incremental rebuild's resampler reads of a wide source around a small edit. */
+int tc_png_fetch_columns(struct _VipsImage *image, int top, int count, int left, int width, unsigned char *out,
+                         size_t stride);
+
 /* How many times a reader of this process started at a mark another reader of
  * the same file left (rows far down a PNG read without inflating those above
  * them again; TilecutPNGRead.c says how), for tests. */

@@ -174,6 +174,8 @@ extension DirtyCells {
         for b in needed {
           for top in Swift.stride(from: (b.y0 / height) * height, to: b.y1, by: height) { tops.insert(top) }
         }
+        // the head's pixels anything reads (see below)
+        var headReads: [Box] = []
         if j == 0 {
           // the head: read from the source in the strips its own cells and the doubled
           // level's need, put back in the others
@@ -240,6 +242,7 @@ extension DirtyCells {
               }
             }
           }
+          headReads = reads
           let kept = plan.levels[headIndex].strips.compactMap { strip -> LevelStrip? in
             let top = region.y + strip.top
             guard read.contains(where: { $0.overlaps(top...(top + strip.count - 1)) }) else { return nil }
@@ -250,8 +253,23 @@ extension DirtyCells {
           tops.subtract(keptTops)
           for ty in Array(paste.keys) where keptTops.contains((ty * size / height) * height) { paste[ty] = nil }
         }
+        // the columns anything reads of the level (its cells, what the levels below and
+        // the doubled level take, what it makes), and those made from the level above;
+        // nil for all of them, or when there is nothing to narrow to
+        func span(_ boxes: [Box]) -> Range<Int>? {
+          var x0 = Int.max
+          var x1 = Int.min
+          for b in boxes {
+            guard let c = clip(b, region) else { continue }
+            x0 = min(x0, c.x0)
+            x1 = max(x1, c.x1)
+          }
+          guard x0 < x1, x1 - x0 < region.width else { return nil }
+          return (x0 - region.x)..<(x1 - region.x)
+        }
         levels[LevelID(level)] = LevelReuse(
-          tileSize: size, zoom: cut.zoom, paste: paste.mapValues { $0.sorted() }, strips: tops.sorted())
+          tileSize: size, zoom: cut.zoom, paste: paste.mapValues { $0.sorted() }, strips: tops.sorted(),
+          columns: span(j == 0 ? headReads : compute + needed), made: j == 0 ? nil : span(compute))
         below = compute
       }
     }

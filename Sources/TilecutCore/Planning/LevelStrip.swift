@@ -8,7 +8,8 @@ public struct LevelStrip: Hashable, Sendable, Codable {
   public var offset: Int
   /// The columns of the region (from its left edge) whose pixels anything reads, when
   /// not all of them: an incremental rebuild's strip made for the dirty cells of one
-  /// part of it (`DirtyCells.reuse`). A source may leave the other columns transparent.
+  /// part of it (`DirtyCells.reuse`). A source may leave the other columns transparent,
+  /// and a strip read ahead in chunks leaves them in the stage's buffer as they were.
   public var columns: Range<Int>?
 
   public init(top: Int, count: Int, offset: Int, columns: Range<Int>? = nil) {

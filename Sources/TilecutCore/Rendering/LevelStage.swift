@@ -24,11 +24,40 @@ extension PyramidBuilder {
       self.builder = builder
       self.next = next
       stride = level.region.width * 4
-      buffer = [UInt8](repeating: 0, count: Self.bufferBytes(level))
+      let reuse = builder.settings.previous?.levels[LevelID(level)]
+      self.reuse = reuse
+      let bytes = Self.bufferBytes(level)
+      if let columns = reuse?.columns {
+        // an incremental rebuild's level of a chain: only its `columns` are cleared,
+        // made and read, so the pages of the others are not touched (as a spare's are not)
+        buffer = [UInt8](unsafeUninitializedCapacity: bytes) { _, count in count = bytes }
+        self.columns = columns
+      } else if !level.strips.isEmpty, level.strips.allSatisfy({ $0.columns != nil }) {
+        // a direct level whose every strip names the columns anything reads: its
+        // reader gives those alone, and the others are not read
+        buffer = [UInt8](unsafeUninitializedCapacity: bytes) { _, count in count = bytes }
+        columns = 0..<level.region.width
+      } else {
+        buffer = [UInt8](repeating: 0, count: bytes)
+        columns = 0..<level.region.width
+      }
       // one strip in flight besides the stage's (and its reader's): a strip's tiles
       // are encoded while the next is read and cut
       spares = inPlace ? StripPool(count: buffer.count, limit: 1) : nil
-      reuse = builder.settings.previous?.levels[LevelID(level)]
+    }
+
+    /// The columns of the region whose pixels anything reads: all of them but in the
+    /// levels of an incremental rebuild's chains (`LevelReuse.columns`).
+    let columns: Range<Int>
+
+    /// Clears `rows` rows from `row` of the buffer at `base`, in `columns` only.
+    private func clear(_ base: UnsafeMutablePointer<UInt8>, row: Int, rows: Int) {
+      guard rows > 0 else { return }
+      if columns.count == level.region.width {
+        (base + row * stride).update(repeating: 0, count: rows * stride)
+      } else {
+        for r in row..<(row + rows) { (base + r * stride + columns.lowerBound * 4).update(repeating: 0, count: columns.count * 4) }
+      }
     }
 
     /// In an incremental rebuild: the strips this level makes even when the level
@@ -114,11 +143,12 @@ extension PyramidBuilder {
     /// writes its rows in order): clears the rows skipped since the last write, and
     /// this write's rows outside its columns.
     private func prepare(_ base: UnsafeMutablePointer<UInt8>, rows r0: Int, _ r1: Int, columns c0: Int, _ c1: Int) {
-      if filledTo < r0 { (base + filledTo * stride).update(repeating: 0, count: (r0 - filledTo) * stride) }
-      if c0 > 0 || c1 < level.region.width {
+      if filledTo < r0 { clear(base, row: filledTo, rows: r0 - filledTo) }
+      let (left, right) = (columns.lowerBound, columns.upperBound)
+      if c0 > left || c1 < right {
         for r in max(r0, 0)..<r1 {
-          (base + r * stride).update(repeating: 0, count: c0 * 4)
-          (base + r * stride + c1 * 4).update(repeating: 0, count: stride - c1 * 4)
+          if c0 > left { (base + r * stride + left * 4).update(repeating: 0, count: (min(c0, right) - left) * 4) }
+          if c1 < right { (base + r * stride + max(c1, left) * 4).update(repeating: 0, count: (right - max(c1, left)) * 4) }
         }
       }
       filledTo = max(filledTo, r1)
@@ -156,7 +186,7 @@ extension PyramidBuilder {
       if filledTo < height {
         let from = filledTo
         buffer.withUnsafeMutableBufferPointer { buf in
-          buf.baseAddress.map { ($0 + from * stride).update(repeating: 0, count: (height - from) * stride) }
+          buf.baseAddress.map { clear($0, row: from, rows: height - from) }
         }
         filledTo = height
       }
@@ -177,16 +207,25 @@ extension PyramidBuilder {
       }
       try builder.pool.checkpoint()
       if let next {
-        let outWidth = (level.region.width + 1) / 2
         let outHeight = (height + 1) / 2
-        let width = level.region.width
+        // the columns the next level makes from this one (of an incremental rebuild's:
+        // its `made`, in its region), as pairs of this level's columns from `first`
+        var outColumns = 0..<((level.region.width + 1) / 2)
+        if let made = next.reuse?.made, level.region.x % 2 == 0 {
+          let x = next.level.region.x - level.region.x / 2
+          let narrowed = (made.lowerBound + x)..<(made.upperBound + x)
+          if narrowed.overlaps(outColumns) { outColumns = narrowed.clamped(to: outColumns) }
+        }
+        let first = 2 * outColumns.lowerBound
+        let outWidth = outColumns.count
+        let width = min(2 * outWidth, level.region.width - first)
         let stride = self.stride
         // --resampling nearest keeps one pixel of each 2×2 block; every other kernel the mean
         let nearest = self.builder.plan.resampling == .nearest
         // halves the strip into `d`, rows `dStride` bytes apart, on all cores
         let reduce = { (d: UnsafeMutablePointer<UInt8>, dStride: Int) in
           self.buffer.withUnsafeBufferPointer { src in
-            guard let s = src.baseAddress else { return }
+            guard let s = src.baseAddress.map({ $0 + first * 4 }) else { return }
             let bands = min(self.builder.pool.jobs, max(1, outHeight / 32))
             let per = (outHeight + bands - 1) / bands
             let sAddr = UInt(bitPattern: s)
@@ -207,7 +246,8 @@ extension PyramidBuilder {
           }
         }
         // straight into the next level's strip when the rows fall inside it, else through a copy
-        if try next.receiveInPlace(top: top / 2, count: outHeight, x: level.region.x / 2, width: outWidth, reduce) { return }
+        let x = level.region.x / 2 + outColumns.lowerBound
+        if try next.receiveInPlace(top: top / 2, count: outHeight, x: x, width: outWidth, reduce) { return }
         // every byte is written by reduce2x
         var reduced = [UInt8](unsafeUninitializedCapacity: outWidth * 4 * outHeight) { _, count in count = outWidth * 4 * outHeight }
         reduced.withUnsafeMutableBufferPointer { dst in
@@ -215,7 +255,7 @@ extension PyramidBuilder {
         }
         try reduced.withUnsafeBufferPointer { buf in
           guard let base = buf.baseAddress else { return }
-          try next.receive(base, top: top / 2, count: outHeight, x: level.region.x / 2, width: outWidth)
+          try next.receive(base, top: top / 2, count: outHeight, x: x, width: outWidth)
         }
       }
     }

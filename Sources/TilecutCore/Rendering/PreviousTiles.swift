@@ -32,12 +32,20 @@ public struct LevelReuse: Sendable, Equatable {
   public var paste: [Int: [Int]]
   /// Tops of the strips (the level's rows) made even when nothing reaches them.
   public var strips: [Int]
+  /// The columns of the region (from its left edge) whose pixels anything reads, when
+  /// not all of them: a stage clears only these, the others may hold anything.
+  public var columns: Range<Int>?
+  /// The columns of the region the level above makes by reduction, when not all of
+  /// them: the level above reduces only these.
+  public var made: Range<Int>?
 
-  public init(tileSize: Int, zoom: Int, paste: [Int: [Int]], strips: [Int]) {
+  public init(tileSize: Int, zoom: Int, paste: [Int: [Int]], strips: [Int], columns: Range<Int>? = nil, made: Range<Int>? = nil) {
     self.tileSize = tileSize
     self.zoom = zoom
     self.paste = paste
     self.strips = strips
+    self.columns = columns
+    self.made = made
   }
 
   /// The number of tiles put back.

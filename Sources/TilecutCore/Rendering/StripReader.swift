@@ -98,9 +98,18 @@ final class StripReader: @unchecked Sendable {
     if pending == index {
       let stride = self.stride
       let count = buffer.count
+      // a strip that names its columns gives only those: the others of the caller's
+      // buffer are left as they are, neither cleared nor copied
+      let columns = strip.columns.map { $0.clamped(to: 0..<(stride / 4)) }
       try buffer.withUnsafeMutableBufferPointer { buf in
         guard let base = buf.baseAddress else { return }
-        if strip.offset != 0 || strip.count < rows { base.update(repeating: 0, count: count) }
+        if strip.offset != 0 || strip.count < rows {
+          if let columns {
+            for r in 0..<(count / max(stride, 1)) { (base + r * stride + columns.lowerBound * 4).update(repeating: 0, count: columns.count * 4) }
+          } else {
+            base.update(repeating: 0, count: count)
+          }
+        }
         let chunks = (strip.count + chunkRows - 1) / chunkRows
         while taken < chunks {
           filled.wait()
@@ -112,26 +121,29 @@ final class StripReader: @unchecked Sendable {
           }
           let n = min(chunkRows, strip.count - c * chunkRows)
           if let s = slots[c % 2].baseAddress {
-            (base + (strip.offset + c * chunkRows) * stride).update(from: s, count: n * stride)
+            let into = base + (strip.offset + c * chunkRows) * stride
+            if let columns {
+              let skip = columns.lowerBound * 4
+              for r in 0..<n { (into + r * stride + skip).update(from: s + r * stride + skip, count: columns.count * 4) }
+            } else {
+              into.update(from: s, count: n * stride)
+            }
           }
           freed.signal()
         }
       }
       pending = nil
     } else {
+      // with no read under way, a strip that names its columns goes through a slot
+      // too, so that only its columns of the caller's buffer are written
+      let through = strip.columns != nil && pending == nil ? makeSlots(chunkRows).first : nil
       try buffer.withUnsafeMutableBufferPointer { buf in
         let target = buf
-        try onReader { try self.fill(target, strip) }
+        try onReader { try self.fill(target, strip, through: through) }
       }
     }
     guard index + 1 < strips.count else { return }
-    if slots.isEmpty {
-      slots = (0..<2).map { _ in
-        let slot = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: chunkRows * stride)
-        slot.initialize(repeating: 0)
-        return slot
-      }
-    }
+    _ = makeSlots(chunkRows)
     pending = index + 1
     taken = 0
     let next = strips[index + 1]
@@ -158,6 +170,18 @@ final class StripReader: @unchecked Sendable {
         filled.signal()
       }
     }
+  }
+
+  /// The two chunk slots, made at the first call.
+  private func makeSlots(_ chunkRows: Int) -> [UnsafeMutableBufferPointer<UInt8>] {
+    if slots.isEmpty {
+      slots = (0..<2).map { _ in
+        let slot = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: chunkRows * stride)
+        slot.initialize(repeating: 0)
+        return slot
+      }
+    }
+    return slots
   }
 
   // the reader thread holds the reader until it ends, so no chunk is written after this
@@ -192,8 +216,27 @@ final class StripReader: @unchecked Sendable {
   /// Reads `strip` into `buffer`: whole, or in chunks of rows when strips are read ahead
   /// so, as the chunks read ahead are (a source's read of a chunk needs the rows of its
   /// band only: a streaming resampler's ring then holds a chunk's band, not a strip's).
-  private func fill(_ buffer: UnsafeMutableBufferPointer<UInt8>, _ strip: LevelStrip) throws {
+  /// `through`: a chunk slot each chunk of a strip naming its columns is read into, and
+  /// only those columns copied from: the others of `buffer` are left as they are.
+  private func fill(_ buffer: UnsafeMutableBufferPointer<UInt8>, _ strip: LevelStrip, through: UnsafeMutableBufferPointer<UInt8>? = nil)
+    throws
+  {
     guard let base = buffer.baseAddress, let source else { return }
+    let stride = self.stride
+    if let slot = through?.baseAddress, let chunkRows, let wanted = strip.columns {
+      let columns = wanted.clamped(to: 0..<(stride / 4))
+      if strip.offset != 0 || strip.count < rows {
+        for r in 0..<(buffer.count / max(stride, 1)) { (base + r * stride + columns.lowerBound * 4).update(repeating: 0, count: columns.count * 4) }
+      }
+      for first in Swift.stride(from: 0, to: strip.count, by: chunkRows) {
+        let (top, count) = (strip.top + first, min(chunkRows, strip.count - first))
+        try source.read(top: top, count: count, columns: wanted, into: slot)
+        let into = base + (strip.offset + first) * stride
+        let skip = columns.lowerBound * 4
+        for r in 0..<count { (into + r * stride + skip).update(from: slot + r * stride + skip, count: columns.count * 4) }
+      }
+      return
+    }
     if strip.offset != 0 || strip.count < rows { base.update(repeating: 0, count: buffer.count) }
     let step = chunkRows ?? strip.count
     for first in Swift.stride(from: 0, to: strip.count, by: max(step, 1)) {
