@@ -87,6 +87,12 @@ typedef struct {
   int fcount, fcap, has_x11, has_x10;
   long true_colour;
   int lineweight;
+  /* a polyline's or a vertex's widths (40, 41, 43), bulge (42) and extrusion z (230);
+   * an LWPOLYLINE's vertices (x, y, start width, end width, bulge) */
+  double w40, w41, w43, bulge, x210, y220, z230, z30, e38;
+  int has_40, has_41;
+  double *pv;
+  size_t pcount, pcap;
 } entity;
 
 typedef struct {
@@ -117,22 +123,88 @@ typedef struct {
   size_t hatch_count, hatch_cap;
   tc_fit_spline *splines;
   size_t spline_count, spline_cap;
+  tc_wide_polyline *wide;
+  size_t wide_count, wide_cap;
+  /* the model-space POLYLINE whose VERTEXes are being read (`pending`), its default widths */
+  tc_wide_polyline pending;
+  size_t pending_cap;
+  int pending_active;
+  double pending_sw, pending_ew;
   int failed;
 } reader;
 
 static void reset(entity *e, const char *type) {
-  double *bxy = e->bxy, *fxy = e->fxy;
+  double *bxy = e->bxy, *fxy = e->fxy, *pv = e->pv;
   int bcap = e->bcap, fcap = e->fcap;
+  size_t pcap = e->pcap;
   memset(e, 0, sizeof *e);
   e->bxy = bxy;
   e->bcap = bcap;
   e->fxy = fxy;
   e->fcap = fcap;
+  e->pv = pv;
+  e->pcap = pcap;
+  e->z230 = 1;
   e->true_colour = -1;
   e->lineweight = -1;
   e->x13 = e->y13 = 1;
   e->x41 = e->y42 = 1;
   snprintf(e->type, sizeof e->type, "%s", type);
+}
+
+/* Appends vertex (x, y, start width, end width, bulge) to `*v`; 0, or -1 when out of memory. */
+static int add_vertex(double **v, size_t *count, size_t *cap, double x, double y, double sw, double ew, double bulge) {
+  if (*count >= MAX_VERTICES)
+    return 0;
+  if (tc_grow_array((void **)v, cap, *count + 1, 5 * sizeof(double), 16))
+    return -1;
+  double *p = *v + 5 * *count;
+  p[0] = x, p[1] = y, p[2] = sw, p[3] = ew, p[4] = bulge;
+  (*count)++;
+  return 0;
+}
+
+/* Keeps polyline `v` (count vertices) when its width changes along it: a segment's
+ * start width differs from its end width or from the first segment's. */
+static void keep_wide(reader *r, const char *handle, int closed, const double *v, size_t count, const double n[3],
+                      double elevation) {
+  if (count < 2 || !handle[0] || r->wide_count >= MAX_WIPEOUTS)
+    return;
+  size_t segments = closed ? count : count - 1;
+  int varying = 0;
+  for (size_t i = 0; i < segments && !varying; i++)
+    varying = v[5 * i + 2] != v[5 * i + 3] || v[5 * i + 2] != v[2];
+  if (!varying)
+    return;
+  if (tc_grow_array((void **)&r->wide, &r->wide_cap, r->wide_count + 1, sizeof(tc_wide_polyline), 16)) {
+    r->failed = 1;
+    return;
+  }
+  tc_wide_polyline *w = &r->wide[r->wide_count];
+  w->v = malloc(sizeof(double) * 5 * count);
+  if (!w->v) {
+    r->failed = 1;
+    return;
+  }
+  memcpy(w->v, v, sizeof(double) * 5 * count);
+  w->count = (int)count;
+  w->closed = closed;
+  memcpy(w->extrusion, n, sizeof w->extrusion);
+  w->elevation = elevation;
+  w->handle = strtoull(handle, NULL, 16);
+  r->wide_count++;
+}
+
+/* Ends the POLYLINE whose VERTEXes were being read. */
+static void end_pending(reader *r) {
+  if (!r->pending_active)
+    return;
+  r->pending_active = 0;
+  char handle[24];
+  snprintf(handle, sizeof handle, "%llx", r->pending.handle);
+  keep_wide(r, r->pending.handle ? handle : "", r->pending.closed, r->pending.v, (size_t)r->pending.count,
+            r->pending.extrusion, r->pending.elevation);
+  r->pending.count = 0;
 }
 
 /* The wipeout's boundary in its container's coordinates (ezdxf's boundary_path_wcs). */
@@ -193,6 +265,36 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
   }
   if (section != 1 && section != 2)
     return;
+  /* a POLYLINE's widths: its VERTEXes (ezdxf skips the curve-fit and spline-frame
+   * ones, flags 1 and 16), up to its SEQEND */
+  if (r->pending_active && !strcmp(e->type, "VERTEX")) {
+    if (!(e->layer_flags & (1 | 16))) {
+      size_t count = (size_t)r->pending.count;
+      if (add_vertex(&r->pending.v, &count, &r->pending_cap, e->x10, e->y10, e->has_40 ? e->w40 : r->pending_sw,
+                     e->has_41 ? e->w41 : r->pending_ew, e->bulge))
+        r->failed = 1;
+      r->pending.count = (int)count;
+    }
+    return;
+  }
+  end_pending(r);
+  /* model-space polylines of varying width */
+  double n[3] = {e->x210, e->y220, e->z230};
+  if (section == 2 && !e->paper && e->handle[0] && (n[0] != 0 || n[1] != 0 || n[2] != 0)) {
+    if (!strcmp(e->type, "LWPOLYLINE") && !(e->w43 > 0))
+      keep_wide(r, e->handle, e->layer_flags & 1, e->pv, e->pcount, n, e->e38);
+    /* a 2D POLYLINE: not a 3D polyline, mesh or polyface (flags 8, 16, 64) */
+    if (!strcmp(e->type, "POLYLINE") && !(e->layer_flags & (8 | 16 | 64))) {
+      r->pending_active = 1;
+      r->pending.count = 0;
+      r->pending.handle = strtoull(e->handle, NULL, 16);
+      r->pending.closed = e->layer_flags & 1;
+      memcpy(r->pending.extrusion, n, sizeof n);
+      r->pending.elevation = e->z30;
+      r->pending_sw = e->w40;
+      r->pending_ew = e->w41;
+    }
+  }
   if (section == 1 && !block)
     return;
   if (section == 2 && e->paper)
@@ -440,6 +542,11 @@ static int by_spline(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+static int by_wide(const void *a, const void *b) {
+  unsigned long long x = ((const tc_wide_polyline *)a)->handle, y = ((const tc_wide_polyline *)b)->handle;
+  return x < y ? -1 : x > y;
+}
+
 static int by_entity(const void *a, const void *b) {
   unsigned long long x = ((const tc_sort_entry *)a)->entity, y = ((const tc_sort_entry *)b)->entity;
   return (x > y) - (x < y);
@@ -496,7 +603,10 @@ int tc_dxf_hidden(const char *handle, const unsigned long long *hidden, size_t c
 
 int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_sort_entry **order, size_t *order_count,
                     unsigned long long **hidden, size_t *hidden_count, double **hidden_points, size_t *hidden_point_count,
-                    tc_hatch_transform **hatches, size_t *hatch_count, tc_fit_spline **splines, size_t *spline_count) {
+                    tc_hatch_transform **hatches, size_t *hatch_count, tc_fit_spline **splines, size_t *spline_count,
+                    tc_wide_polyline **polylines, size_t *polyline_count) {
+  *polylines = NULL;
+  *polyline_count = 0;
   *hidden_points = NULL;
   *hidden_point_count = 0;
   *splines = NULL;
@@ -602,8 +712,28 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     case 8:
       snprintf(e.layer, sizeof e.layer, "%s", value);
       break;
-    case 10: e.x10 = x; e.has_x10 = 1; break;
-    case 20: e.y10 = x; break;
+    case 10:
+      e.x10 = x;
+      e.has_x10 = 1;
+      if (!strcmp(e.type, "LWPOLYLINE") && add_vertex(&e.pv, &e.pcount, &e.pcap, x, 0, 0, 0, 0))
+        r.failed = 1;
+      break;
+    case 20:
+      e.y10 = x;
+      if (e.pcount && !strcmp(e.type, "LWPOLYLINE"))
+        e.pv[5 * (e.pcount - 1) + 1] = x;
+      break;
+    case 40:
+      e.w40 = x, e.has_40 = 1;
+      if (e.pcount && !strcmp(e.type, "LWPOLYLINE"))
+        e.pv[5 * (e.pcount - 1) + 2] = x;
+      break;
+    case 43: e.w43 = x; break;
+    case 30: e.z30 = x; break;
+    case 38: e.e38 = x; break;
+    case 210: e.x210 = x; break;
+    case 220: e.y220 = x; break;
+    case 230: e.z230 = x; break;
     case 11:
       e.x11 = x;
       if (!strcmp(e.type, "SPLINE") && e.fcount < MAX_VERTICES) {
@@ -627,8 +757,18 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     case 22: e.y12 = x; break;
     case 13: e.x13 = x; break;
     case 23: e.y13 = x; break;
-    case 41: e.x41 = x; break;
-    case 42: e.y42 = x; break;
+    case 41:
+      e.x41 = x;
+      e.w41 = x, e.has_41 = 1;
+      if (e.pcount && !strcmp(e.type, "LWPOLYLINE"))
+        e.pv[5 * (e.pcount - 1) + 3] = x;
+      break;
+    case 42:
+      e.y42 = x;
+      e.bulge = x;
+      if (e.pcount && !strcmp(e.type, "LWPOLYLINE"))
+        e.pv[5 * (e.pcount - 1) + 4] = x;
+      break;
     case 50: e.a50 = x; break;
     case 60: e.invisible = x != 0; break;
     case 62: e.colour = (int)x; break;
@@ -655,11 +795,14 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     }
   }
   finish(&r, &e, section, block);
+  end_pending(&r);
   fclose(file);
   free(code_line);
   free(value_line);
   free(e.bxy);
   free(e.fxy);
+  free(e.pv);
+  free(r.pending.v);
   if (!r.failed) {
     /* model space's own wipeouts, then those its inserts bring, in the order of the file
      * within each kind (the drawing orders them by their keys) */
@@ -700,8 +843,12 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     free(r.hidden_points);
     free(r.hatches);
     tc_fit_splines_free(r.splines, r.spline_count);
+    tc_wide_polylines_free(r.wide, r.wide_count);
     return -1;
   }
+  qsort(r.wide, r.wide_count, sizeof *r.wide, by_wide);
+  *polylines = r.wide;
+  *polyline_count = r.wide_count;
   qsort(r.splines, r.spline_count, sizeof *r.splines, by_spline);
   *splines = r.splines;
   *spline_count = r.spline_count;
@@ -720,6 +867,12 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
   *order = r.order;
   *order_count = r.order_count;
   return 0;
+}
+
+void tc_wide_polylines_free(tc_wide_polyline *polylines, size_t count) {
+  for (size_t i = 0; i < count; i++)
+    free(polylines[i].v);
+  free(polylines);
 }
 
 void tc_fit_splines_free(tc_fit_spline *splines, size_t count) {

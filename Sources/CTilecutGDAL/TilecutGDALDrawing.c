@@ -14,6 +14,7 @@
 #include "TilecutDXFWipeout.h"
 #include "TilecutDXFLines.h"
 #include "TilecutDXFMText.h"
+#include "TilecutDXFTrace.h"
 #include "TilecutGDALTable.h"
 
 /* Entities a drawing may make once its blocks are inlined: a million-entity plan
@@ -719,6 +720,70 @@ static void add_wipeouts(builder *b, tc_wipeout *w, size_t count, unsigned char 
   }
 }
 
+typedef struct {
+  builder *b;
+  const tc_drawing_item *fill;
+  /* OCS to drawing: x' = m0 x + m1 y + m2, y' = m3 x + m4 y + m5 */
+  double m[6];
+} trace_context;
+
+static void add_trace(void *context, const double *xy, int n) {
+  trace_context *t = context;
+  builder *b = t->b;
+  tc_drawing *d = b->d;
+  if (b->failed)
+    return;
+  tc_drawing_item *item = add_item(b, t->fill);
+  if (!item)
+    return;
+  item->ring_first = (uint32_t)d->ring_count;
+  uint32_t added = 0;
+  const double *m = t->m;
+  for (int i = 0; i < n; i++) {
+    double x = m[0] * xy[2 * i] + m[1] * xy[2 * i + 1] + m[2], y = m[3] * xy[2 * i] + m[4] * xy[2 * i + 1] + m[5];
+    if (add_point(b, x, y) == 0) {
+      added++;
+      item->count++;
+      extend(d, x, y);
+    }
+  }
+  if (tc_grow_array((void **)&d->rings, &b->ring_cap, d->ring_count + 1, sizeof(uint32_t), 256)) {
+    fail(b, "out of memory");
+    return;
+  }
+  d->rings[d->ring_count++] = added;
+  item->ring_count = 1;
+}
+
+static int by_wide_handle(const void *a, const void *b) {
+  unsigned long long x = ((const tc_wide_polyline *)a)->handle, y = ((const tc_wide_polyline *)b)->handle;
+  return (x > y) - (x < y);
+}
+
+/* A polyline whose width changes along it, as ezdxf draws it: filled outlines in the
+ * pen's colour (tc_dxf_trace; arcs in 64 steps a circle, ezdxf's default). */
+static void add_wide_polyline(builder *b, const tc_wide_polyline *w, const uint8_t rgba[4]) {
+  tc_drawing_item fill = {0};
+  fill.kind = TC_DRAWING_FILL;
+  memcpy(fill.rgba, rgba, 4);
+  /* the arbitrary axis algorithm (the DXF reference's, ezdxf's OCS), seen from +z */
+  const double *e = w->extrusion;
+  double l = sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
+  double az[3] = {e[0] / l, e[1] / l, e[2] / l}, ax[3], ay[3];
+  if (fabs(az[0]) < 1.0 / 64 && fabs(az[1]) < 1.0 / 64) /* Wy × Az */
+    ax[0] = az[2], ax[1] = 0, ax[2] = -az[0];
+  else /* Wz × Az */
+    ax[0] = -az[1], ax[1] = az[0], ax[2] = 0;
+  double la = sqrt(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]);
+  ax[0] /= la, ax[1] /= la, ax[2] /= la;
+  ay[0] = az[1] * ax[2] - az[2] * ax[1];
+  ay[1] = az[2] * ax[0] - az[0] * ax[2];
+  ay[2] = az[0] * ax[1] - az[1] * ax[0];
+  trace_context t = {b, &fill, {ax[0], ay[0], az[0] * w->elevation, ax[1], ay[1], az[1] * w->elevation}};
+  if (tc_dxf_trace(w->v, w->count, w->closed, 64, add_trace, &t))
+    fail(b, "out of memory");
+}
+
 static int by_spline_handle(const void *a, const void *b) {
   unsigned long long x = ((const tc_fit_spline *)a)->handle, y = ((const tc_fit_spline *)b)->handle;
   return (x > y) - (x < y);
@@ -837,6 +902,8 @@ typedef struct {
   size_t hatch_count;
   tc_fit_spline *splines;
   size_t spline_count;
+  tc_wide_polyline *polylines;
+  size_t polyline_count;
   tc_mtext_scan mtext;
   /* scan_dxf running on `thread` (joined by finish_scans), or done */
   int running, done;
@@ -846,7 +913,8 @@ typedef struct {
 static void *scan_dxf(void *context) {
   dxf_scans *s = context;
   s->status = tc_dxf_wipeouts(s->path, &s->wipeouts, &s->wipeout_count, &s->order, &s->order_count, &s->skipped,
-                              &s->skipped_count, &s->hidden_points, &s->hidden_point_count, &s->hatches, &s->hatch_count, &s->splines, &s->spline_count);
+                              &s->skipped_count, &s->hidden_points, &s->hidden_point_count, &s->hatches, &s->hatch_count, &s->splines, &s->spline_count,
+                              &s->polylines, &s->polyline_count);
   /* unread layouts: the texts are drawn as GDAL gives them */
   tc_dxf_mtext_layouts(s->path, &s->mtext);
   return NULL;
@@ -870,6 +938,7 @@ static void free_scans(dxf_scans *s) {
   free(s->hidden_points);
   free(s->hatches);
   tc_fit_splines_free(s->splines, s->spline_count);
+  tc_wide_polylines_free(s->polylines, s->polyline_count);
   tc_mtext_scan_free(&s->mtext);
   tc_wipeouts_free(s->wipeouts, s->wipeout_count);
   memset(s, 0, sizeof *s);
@@ -971,6 +1040,8 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
     size_t hatch_count = scans->hatch_count;
     tc_fit_spline *splines = scans->splines;
     size_t spline_count = scans->spline_count;
+    const tc_wide_polyline *polylines = scans->polylines;
+    size_t polyline_count = scans->polyline_count;
     /* the current insert's hatch placements not yet used */
     const tc_hatch_transform *placements = NULL;
     size_t placements_left = 0;
@@ -991,7 +1062,7 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
       while (!b.failed && (f = tc_gdal.OGR_L_GetNextFeature(layer))) {
         d->features++;
         int handle_field =
-            wipeout_count || b.ordered || skipped_count || hatch_count || spline_count
+            wipeout_count || b.ordered || skipped_count || hatch_count || spline_count || polyline_count
                 ? tc_gdal.OGR_F_GetFieldIndex(f, "EntityHandle")
                 : -1;
         const char *handle = handle_field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, handle_field) : NULL;
@@ -1075,8 +1146,15 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
           tc_gdal.OGR_F_Destroy(f);
           continue;
         }
+        const tc_wide_polyline *wide = NULL;
+        if (polyline_count && handle && *handle && !st.has_label && !st.has_brush) {
+          tc_wide_polyline key = {.handle = strtoull(handle, NULL, 16)};
+          wide = bsearch(&key, polylines, polyline_count, sizeof key, by_wide_handle);
+        }
         if (st.has_label) {
           add_text(&b, f, g, &st);
+        } else if (wide) {
+          add_wide_polyline(&b, wide, st.pen);
         } else {
           tc_drawing_item stroke = {0}, fill = {0};
           stroke.kind = TC_DRAWING_STROKE;

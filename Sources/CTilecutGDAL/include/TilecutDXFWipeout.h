@@ -48,8 +48,25 @@ typedef struct {
   int count;
 } tc_fit_spline;
 
+/* A model-space LWPOLYLINE or 2D POLYLINE whose width changes along it (sorted by
+ * handle), which GDAL 3.6 gives as a plain line: its vertices as x, y, start width,
+ * end width, bulge (5 values each; an R12 VERTEX without widths has its POLYLINE's
+ * defaults), and whether it is closed. One of constant width is not listed. */
+typedef struct {
+  unsigned long long handle;
+  int closed;
+  double *v;
+  int count;
+  /* its plane: extrusion (210, 220, 230) and elevation (a POLYLINE's 30, an
+   * LWPOLYLINE's 38); its vertices are in that plane's coordinates (OCS) */
+  double extrusion[3], elevation;
+} tc_wide_polyline;
+
+void tc_wide_polylines_free(tc_wide_polyline *polylines, size_t count);
+
 /* Reads a text DXF's wipeouts, its draw order (SORTENTSTABLE entries, sorted by
- * entity), the placements of the hatches its model-space inserts inline, its fit-point splines, and the handles, sorted, of the model-space entities not drawn: on an off or
+ * entity), the placements of the hatches its model-space inserts inline, its fit-point splines, its
+ * polylines of varying width, and the handles, sorted, of the model-space entities not drawn: on an off or
  * frozen layer, or invisible (group 60), and the ATTRIBs of such inserts, whose
  * features GDAL still gives (it hides an inlined block's entities by their own layer,
  * not the insert's, and never hides a MULTILEADER); in a file without handles, where
@@ -57,7 +74,8 @@ typedef struct {
  * none for a binary DXF. 0 on success, -1 when it cannot. */
 int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_sort_entry **order, size_t *order_count,
                     unsigned long long **hidden, size_t *hidden_count, double **hidden_points, size_t *hidden_point_count,
-                    tc_hatch_transform **hatches, size_t *hatch_count, tc_fit_spline **splines, size_t *spline_count);
+                    tc_hatch_transform **hatches, size_t *hatch_count, tc_fit_spline **splines, size_t *spline_count,
+                    tc_wide_polyline **polylines, size_t *polyline_count);
 
 /* Whether a hidden ATTRIB without a handle stands at (x, y) (tc_dxf_wipeouts' `hidden_points`). */
 int tc_dxf_hidden_at(double x, double y, const double *points, size_t count);
