@@ -1,3 +1,5 @@
+/* Follows ezdxf 1.4.5's render/trace.py (MIT License, Copyright (c) 2020 Manfred
+ * Moitzi; NOTICE names it), so that tapered polylines come out as ezdxf draws them. */
 #include "TilecutDXFTrace.h"
 
 #include <math.h>

@@ -62,6 +62,9 @@ package let noticeText = #"""
     ICU (in Foundation)        Unicode License v3: Copyright (c) 2016-2024
                                Unicode, Inc. and others; the licence text:
                                https://www.unicode.org/license.txt
+    ezdxf's outlines of        MIT: Copyright (c) 2020 Manfred Moitzi
+    polylines of varying       (Sources/CTilecutGDAL/TilecutDXFTrace.c
+    width                      follows ezdxf 1.4.5's TraceBuilder)
 
   swift-docc-plugin (Apache-2.0) builds the documentation only; it is not in
   the binary.
