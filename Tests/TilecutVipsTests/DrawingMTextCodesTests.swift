@@ -18,14 +18,9 @@ struct DrawingMTextCodesTests {
   /// ezdxf's MTEXT renderer does (seen 0.48/0.60/0.18 from GDAL's text).
   @Test("stacked fractions and heights changed in mid-note are laid out as ezdxf lays them out")
   func stackedAndHeights() throws {
-    let result = try compareScripted(
-      "mtext-codes", columns: 1000,
-      script: """
-        import ezdxf, sys
-        doc = ezdxf.new("R2010")
-        doc.header["$INSUNITS"] = 4
-        msp = doc.modelspace()
-        msp.add_lwpolyline([(0, 0), (6000, 0), (6000, 4000), (0, 4000)], close=True)
+    let result = try compareOnSheet(
+      "mtext-codes", height: 4000,
+      body: """
         notes = [
             ("Door \\\\S1/2; and \\\\S3#4; wide, 10\\\\S2^; m, tolerance 5\\\\S+0.1^-0.2; mm and \\\\S1^ 2;", 100, (200, 3800), 5000, 1),
             ("Title \\\\H250;BIG\\\\H80; small and \\\\H1.5x;larger text here\\\\Pand a second paragraph", 80, (200, 2900), 5500, 1),
@@ -35,7 +30,6 @@ struct DrawingMTextCodesTests {
         ]
         for text, height, point, width, attachment in notes:
             msp.add_mtext(text, dxfattribs={"char_height": height, "insert": point, "width": width, "attachment_point": attachment})
-        doc.saveas(sys.argv[1])
         """)
     result.expectAsEzdxf("MTEXT codes", least: 0.9)
   }
@@ -48,14 +42,9 @@ struct DrawingMTextCodesTests {
   /// insert scales the text.
   @Test("MTEXTs in inserted blocks keep their heights and codes, as ezdxf draws them")
   func blockMTexts() throws {
-    let result = try compareScripted(
-      "mtext-blocks", columns: 1000,
-      script: """
-        import ezdxf, sys
-        doc = ezdxf.new("R2010")
-        doc.header["$INSUNITS"] = 4
-        msp = doc.modelspace()
-        msp.add_lwpolyline([(0, 0), (6000, 0), (6000, 4000), (0, 4000)], close=True)
+    let result = try compareOnSheet(
+      "mtext-blocks", height: 4000,
+      body: """
         label = doc.blocks.new("LABEL")
         label.add_circle((0, 0), 50)
         label.add_mtext("\\\\H150;ROOM", dxfattribs={"char_height": 60, "insert": (80, 0), "width": 1000})
@@ -70,7 +59,6 @@ struct DrawingMTextCodesTests {
         msp.add_blockref("LABEL", (4200, 3000), dxfattribs={"rotation": 20, "xscale": 1.5, "yscale": 1.5})
         msp.add_blockref("PAIR", (600, 1900))
         msp.add_mtext("\\\\H120;MODEL", dxfattribs={"char_height": 50, "insert": (3000, 800), "width": 1500})
-        doc.saveas(sys.argv[1])
         """)
     result.expectAsEzdxf("MTEXT in blocks", least: 0.95)
   }

@@ -61,14 +61,9 @@ struct DrawingMTextFormatTests {
   /// large wrapped at half its width (seen 0.573/0.579 recall/precision).
   @Test("a note in a scaled insert wraps at its width scaled by the insert, as ezdxf wraps it")
   func scaledInserts() throws {
-    let result = try compareScripted(
-      "mtext-scaled-inserts", columns: 1000,
-      script: """
-        import ezdxf, sys
-        doc = ezdxf.new("R2010")
-        doc.header["$INSUNITS"] = 4
-        msp = doc.modelspace()
-        msp.add_lwpolyline([(0, 0), (6000, 0), (6000, 4000), (0, 4000)], close=True)
+    let result = try compareOnSheet(
+      "mtext-scaled-inserts", height: 4000,
+      body: """
         block = doc.blocks.new("NOTE")
         block.add_mtext("a long note in a block that wraps at its width inside the insert", dxfattribs={"char_height": 50, "insert": (0, 0), "width": 700})
         block.add_mtext("{\\C1;a red note} with a code, \\S1/2; wide, wrapped too", dxfattribs={"char_height": 50, "insert": (0, -400), "width": 600})
@@ -79,7 +74,6 @@ struct DrawingMTextFormatTests {
         msp.add_blockref("NOTE", (5800, 1800), dxfattribs={"xscale": -1.5, "yscale": 1.5})
         msp.add_blockref("OUTER", (200, 1500), dxfattribs={"xscale": 0.5, "yscale": 0.5})
         msp.add_blockref("NOTE", (3200, 1000))
-        doc.saveas(sys.argv[1])
         """)
     result.expectAsEzdxf("MTEXT in scaled inserts", least: 0.95)
   }
@@ -93,14 +87,9 @@ struct DrawingMTextFormatTests {
   /// 0.922/0.911/0.892 when justified notes were set left, indents and stops ignored.
   @Test("justified, indented and tabbed paragraphs are laid out as ezdxf lays them out")
   func paragraphs() throws {
-    let result = try compareScripted(
-      "mtext-paragraphs", columns: 1000,
-      script: """
-        import ezdxf, sys
-        doc = ezdxf.new("R2010")
-        doc.header["$INSUNITS"] = 4
-        msp = doc.modelspace()
-        msp.add_lwpolyline([(0, 0), (6000, 0), (6000, 4000), (0, 4000)], close=True)
+    let result = try compareOnSheet(
+      "mtext-paragraphs", height: 4000,
+      body: """
         notes = [
             ("\\\\pxqj;justified text that wraps over several lines of the note so that the spaces grow wide between its words\\\\Pthe last line not", 80, (200, 3800), 2500, 1),
             ("\\\\pxi-2,l3,r1;an indented paragraph with a hanging first line that wraps around a few times here\\\\P\\\\pi0,l0,r0;and one that is not", 80, (3200, 3800), 2500, 1),
@@ -110,7 +99,6 @@ struct DrawingMTextFormatTests {
         ]
         for text, height, point, width, attachment in notes:
             msp.add_mtext(text, dxfattribs={"char_height": height, "insert": point, "width": width, "attachment_point": attachment})
-        doc.saveas(sys.argv[1])
         """)
     result.expectAsEzdxf("MTEXT paragraphs", least: 0.95)
   }
@@ -121,14 +109,9 @@ struct DrawingMTextFormatTests {
   /// through their middle (seen 0.871 recall, 0.835 text recall without strokes).
   @Test("underlined, overlined and struck-through words are drawn as ezdxf draws them")
   func strokes() throws {
-    let result = try compareScripted(
-      "mtext-strokes", columns: 1000,
-      script: """
-        import ezdxf, sys
-        doc = ezdxf.new("R2010")
-        doc.header["$INSUNITS"] = 4
-        msp = doc.modelspace()
-        msp.add_lwpolyline([(0, 0), (6000, 0), (6000, 3000), (0, 3000)], close=True)
+    let result = try compareOnSheet(
+      "mtext-strokes", height: 3000,
+      body: """
         notes = [
             ("\\\\Lunderlined words\\\\l then \\\\Ooverlined\\\\o and \\\\Kstruck through\\\\k plain", (200, 2800)),
             ("{\\\\L\\\\Oboth at once} and {\\\\Kout} \\\\LNOTE\\\\l", (200, 2000)),
@@ -136,7 +119,6 @@ struct DrawingMTextFormatTests {
         ]
         for text, point in notes:
             msp.add_mtext(text, dxfattribs={"char_height": 150, "insert": point, "width": 2600})
-        doc.saveas(sys.argv[1])
         """)
     result.expectAsEzdxf("MTEXT strokes", least: 0.95)
   }
@@ -151,14 +133,9 @@ struct DrawingMTextFormatTests {
   /// their codes.
   @Test("plain MTEXTs anchored in the middle are placed as ezdxf places them", arguments: [false, true])
   func plainMiddles(coded: Bool) throws {
-    let result = try compareScripted(
-      "mtext-middles", columns: 1000,
-      script: """
-        import ezdxf, sys
-        doc = ezdxf.new("R2010")
-        doc.header["$INSUNITS"] = 4
-        msp = doc.modelspace()
-        msp.add_lwpolyline([(0, 0), (6000, 0), (6000, 3000), (0, 3000)], close=True)
+    let result = try compareOnSheet(
+      "mtext-middles", height: 3000,
+      body: """
         notes = [("S", (500, 2400), 5), ("Q", (1500, 2400), 4), ("R", (2500, 2400), 6),
                  ("Room\\\\Plabel", (4000, 2400), 5), ("KITCHEN\\\\P12 m2\\\\Ptiles", (1000, 1000), 4)]
         if \(coded ? "True" : "False"):
@@ -166,7 +143,6 @@ struct DrawingMTextFormatTests {
         for text, point, attachment in notes:
             msp.add_circle(point, 20)
             msp.add_mtext(text, dxfattribs={"char_height": 300, "insert": point, "attachment_point": attachment})
-        doc.saveas(sys.argv[1])
         """)
     result.expectAsEzdxf("MTEXT middles", least: 0.95)
   }
@@ -176,18 +152,12 @@ struct DrawingMTextFormatTests {
   /// as a missing glyph's box (seen 0.784/0.685/0.622).
   @Test("tabs in notes without inline codes are drawn as ezdxf draws them")
   func tabs() throws {
-    let result = try compareScripted(
-      "mtext-tabs", columns: 1000,
-      script: """
-        import ezdxf, sys
-        doc = ezdxf.new("R2010")
-        doc.header["$INSUNITS"] = 4
-        msp = doc.modelspace()
-        msp.add_lwpolyline([(0, 0), (6000, 0), (6000, 3000), (0, 3000)], close=True)
+    let result = try compareOnSheet(
+      "mtext-tabs", height: 3000,
+      body: """
         table = "Room\\tArea\\tFloor\\\\PKitchen\\t12.5\\tTile\\\\POffice\\t20\\tCarpet\\\\PHall\\t\\t8"
         msp.add_mtext(table, dxfattribs={"char_height": 150, "insert": (200, 2800), "width": 5000})
         msp.add_mtext("A\\tB\\t\\tC", dxfattribs={"char_height": 150, "insert": (200, 600)})
-        doc.saveas(sys.argv[1])
         """)
     result.expectAsEzdxf("MTEXT tabs", least: 0.95)
   }
@@ -200,14 +170,9 @@ struct DrawingMTextFormatTests {
   /// examples_dxf/mtext_complex_inline_codes.dxf).
   @Test("MTEXTs whose extrusion points down are drawn mirrored, as ezdxf draws them")
   func downExtrusions() throws {
-    let result = try compareScripted(
-      "mtext-extrusion", columns: 1000,
-      script: """
-        import ezdxf, sys
-        doc = ezdxf.new("R2010")
-        doc.header["$INSUNITS"] = 4
-        msp = doc.modelspace()
-        msp.add_lwpolyline([(0, 0), (6000, 0), (6000, 3000), (0, 3000)], close=True)
+    let result = try compareOnSheet(
+      "mtext-extrusion", height: 3000,
+      body: """
         notes = [
             ("Mirrored note\\\\Pwith a second line", (1000, 2000), {}),
             ("Turned mirrored note", (3500, 1200), {"rotation": 30}),
@@ -218,7 +183,6 @@ struct DrawingMTextFormatTests {
         for text, point, attributes in notes:
             attributes = {"char_height": 150, "insert": point, "extrusion": (0, 0, -1), **attributes}
             msp.add_mtext(text, dxfattribs=attributes)
-        doc.saveas(sys.argv[1])
         """)
     result.expectAsEzdxf("MTEXT extrusions", least: 0.95)
   }

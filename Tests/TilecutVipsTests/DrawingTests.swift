@@ -202,6 +202,22 @@ func compareScripted(_ name: String, columns: Double, script: String) throws -> 
   try withScriptedDXF(name, script) { try compareWithEzdxf($0, columns: columns) }
 }
 
+/// `compareScripted` of an R2010 drawing in millimetres on a 6000 mm wide sheet (its
+/// outline drawn), `height` mm tall, 1000 pixels wide: `body` adds the entities to
+/// `doc` and `msp` (ezdxf), and the drawing is saved after it.
+func compareOnSheet(_ name: String, height: Int, body: String) throws -> InkComparison {
+  let script = """
+    import ezdxf, sys
+    doc = ezdxf.new("R2010")
+    doc.header["$INSUNITS"] = 4
+    msp = doc.modelspace()
+    msp.add_lwpolyline([(0, 0), (6000, 0), (6000, \(height)), (0, \(height))], close=True)
+    \(body)
+    doc.saveas(sys.argv[1])
+    """
+  return try compareScripted(name, columns: 1000, script: script)
+}
+
 /// Writes the DXF `script` makes (its first argument the path) into a new temporary
 /// folder and gives its path to `body`; the folder is removed after.
 func withScriptedDXF<T>(_ name: String, _ script: String, _ body: (String) throws -> T) throws -> T {
