@@ -32,6 +32,34 @@ import Testing
     #expect(Gazetteer.country(latitude: 13.405, longitude: 52.52) == nil)
   }
 
+  /// The byte reader's own decimals against Swift's parser: random decimals of 1 to 15
+  /// digits, the point anywhere or nowhere, negative or not, read as the same double
+  /// (bit for bit); fields that are not plain decimals are left to the parser.
+  @Test func decimalsAreReadAsSwiftReadsThem() {
+    func decimal(_ text: String) -> Double? {
+      Array(text.utf8).withUnsafeBufferPointer { TSVReader($0).decimal(0..<$0.count) }
+    }
+    var texts = ["0", "-0", "-0.0", "5.", ".5", "-.5", "007.250", "123456789012345", "0.00000000000001", "9999999.9999"]
+    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    func next(_ bound: Int) -> Int {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return Int((state >> 33) % UInt64(bound))
+    }
+    for _ in 0..<20_000 {
+      let count = 1 + next(15)
+      var digits = (0..<count).map { _ in Character(String(next(10))) }
+      let point = next(count + 2)
+      if point <= count { digits.insert(".", at: point) }
+      texts.append((next(2) == 0 ? "-" : "") + String(digits))
+    }
+    for text in texts {
+      #expect(decimal(text)?.bitPattern == Double(text)?.bitPattern, "\(text)")
+    }
+    for text in ["1e5", "+1", "1.2.3", "-", ".", "1,5", "0x10", "nan", "inf", " 1", "1234567890123456"] {
+      #expect(decimal(text) == nil, "\(text)")
+    }
+  }
+
   /// The byte reader against Foundation's reading of the same files: every line a place
   /// or a country, with the same names and numbers.
   @Test func everyLineOfTheDataIsRead() throws {
