@@ -287,6 +287,18 @@ static void add_line(builder *b, OGRGeometryH g, const tc_drawing_item *proto) {
     item->kind = TC_DRAWING_DOT;
 }
 
+/* Ends a ring of `item` that took `added` points (add_point); 0, or -1 out of memory. */
+static int end_ring(builder *b, tc_drawing_item *item, uint32_t added) {
+  tc_drawing *d = b->d;
+  if (tc_grow_array((void **)&d->rings, &b->ring_cap, d->ring_count + 1, sizeof(uint32_t), 256)) {
+    fail(b, "out of memory");
+    return -1;
+  }
+  d->rings[d->ring_count++] = added;
+  item->ring_count++;
+  return 0;
+}
+
 static void add_polygon(builder *b, OGRGeometryH g, const tc_drawing_item *proto) {
   tc_drawing *d = b->d;
   tc_drawing_item *item = add_item(b, proto);
@@ -306,12 +318,8 @@ static void add_polygon(builder *b, OGRGeometryH g, const tc_drawing_item *proto
         extend(d, x, y);
       }
     }
-    if (tc_grow_array((void **)&d->rings, &b->ring_cap, d->ring_count + 1, sizeof(uint32_t), 256)) {
-      fail(b, "out of memory");
+    if (end_ring(b, item, added))
       return;
-    }
-    d->rings[d->ring_count++] = added;
-    item->ring_count++;
   }
 }
 
@@ -747,12 +755,7 @@ static void add_trace(void *context, const double *xy, int n) {
       extend(d, x, y);
     }
   }
-  if (tc_grow_array((void **)&d->rings, &b->ring_cap, d->ring_count + 1, sizeof(uint32_t), 256)) {
-    fail(b, "out of memory");
-    return;
-  }
-  d->rings[d->ring_count++] = added;
-  item->ring_count = 1;
+  (void)end_ring(b, item, added);
 }
 
 static int by_wide_handle(const void *a, const void *b) {
