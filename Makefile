@@ -82,28 +82,34 @@ export TILECUT_WITHOUT_PLUGINS := 1
 # depend on tilecut by path (the client, the plugin app) are built without it
 export TILECUT_OPTIMIZED_TESTS := 1
 
-.PHONY: deps test-deps quiet-pc build release run test bench install uninstall deb release-check clean distclean lint format build-quiet \
+.PHONY: deps test-deps test-only-deps quiet-pc build release run test bench install uninstall deb release-check clean distclean lint format build-quiet \
   doc-test campus docs plugin-test plugin-test-niced client-build-niced notice link-order
 
-# Every Debian package the build needs (test-deps: and the tests); a fresh machine gets the missing ones.
-deps test-deps:
+# (in the recipe below: whether the target installs the build's packages, the tests')
+BUILD_TOO = $(filter deps test-deps,$@)
+TESTS_TOO = $(filter test-deps test-only-deps,$@)
+# Every Debian package the build needs (test-deps: and the tests; test-only-deps: the
+# tests' alone, which make test installs while it builds); a fresh machine gets the
+# missing ones.
+deps test-deps test-only-deps:
 	@if [ "$$(uname)" = Darwin ]; then \
-	  command -v brew >/dev/null || { echo "tilecut on macOS needs Homebrew (https://brew.sh), then: brew install" $(BREW_PACKAGES) $(if $(filter test-deps,$@),$(BREW_TEST_PACKAGES) "&& brew install --cask" $(BREW_TEST_CASKS)); exit 1; }; \
-	  missing=$$(for p in $(BREW_PACKAGES) $(if $(filter test-deps,$@),$(BREW_TEST_PACKAGES)); do \
+	  command -v brew >/dev/null || { echo "tilecut on macOS needs Homebrew (https://brew.sh), then: brew install" $(BREW_PACKAGES) $(if $(TESTS_TOO),$(BREW_TEST_PACKAGES) "&& brew install --cask" $(BREW_TEST_CASKS)); exit 1; }; \
+	  missing=$$(for p in $(if $(BUILD_TOO),$(BREW_PACKAGES)) $(if $(TESTS_TOO),$(BREW_TEST_PACKAGES)); do \
 	    brew list --formula $$p >/dev/null 2>&1 || echo $$p; done); \
 	  if [ -n "$$missing" ]; then echo "installing" $$missing; brew install $$missing || exit 1; fi; \
-	  $(if $(filter test-deps,$@),for c in $(BREW_TEST_CASKS); do brew list --cask $$c >/dev/null 2>&1 || brew install --cask $$c || exit 1; done;) \
+	  $(if $(TESTS_TOO),for c in $(BREW_TEST_CASKS); do brew list --cask $$c >/dev/null 2>&1 || brew install --cask $$c || exit 1; done;) \
 	  exit 0; \
 	fi; \
-	missing=$$(for p in $(APT_PACKAGES) $(if $(filter test-deps,$@),$(APT_TEST_PACKAGES)); do \
+	missing=$$(for p in $(if $(BUILD_TOO),$(APT_PACKAGES)) $(if $(TESTS_TOO),$(APT_TEST_PACKAGES)); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
 	if [ -z "$$missing" ]; then :; \
 	elif [ "$$(id -u)" = 0 ]; then \
 	  echo "installing" $$missing; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  $(if $(BUILD_TOO),apt-get update -qq && ,)DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null \
+	    $(if $(BUILD_TOO),,|| { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; }); \
 	else \
 	  echo "tilecut needs these Debian packages; run: sudo apt-get install -y" $$missing; exit 1; \
-	fi$(if $(filter test-deps,$@),; $(PIP_TEST_DEPS))
+	fi$(if $(TESTS_TOO),; $(PIP_TEST_DEPS))
 
 # Writes into QUIET_PC a copy of every pkg-config file that says -pthread, without it.
 # SwiftPM refuses -pthread in the flags of a system library ("prohibited flag(s)") with
@@ -213,15 +219,15 @@ endif
 # linked as the one users get), and so do the documentation test, the Debian package's
 # test and the client's tests; the fuzz suite runs its 3,000 cases on it (a debug
 # binary starts three times slower).
-test: test-deps quiet-pc
-	@$(MAKE) --no-print-directory -j4 --output-sync=target lint $(TEST_BINARY) plugin-test-niced client-build-niced
+test: deps quiet-pc
+	@$(MAKE) --no-print-directory -j4 --output-sync=target lint $(TEST_BINARY) plugin-test-niced client-build-niced test-only-deps
 	TILECUT_TEST_BINARY=$(CURDIR)/$(TEST_BINARY) $(SWIFT) test $(TEST_FLAGS) --skip-build
 	sh Tests/scripts/doc-test.sh $(TEST_BINARY)
 	RELEASE_BINARY=$(TEST_BINARY) bash Tests/scripts/deb-test.sh
 	TILECUT=$(CURDIR)/$(TEST_BINARY) env -u TILECUT_OPTIMIZED_TESTS $(SWIFT) test --package-path examples/client --skip-build
 
 # (make test's) the plugins' test and the client package's build, at a lower priority
-plugin-test-niced: quiet-pc
+plugin-test-niced: quiet-pc test-only-deps
 	env -u TILECUT_WITHOUT_PLUGINS -u TILECUT_OPTIMIZED_TESTS nice -n 10 bash Tests/scripts/plugin-test.sh
 client-build-niced:
 	env -u TILECUT_OPTIMIZED_TESTS nice -n 10 $(SWIFT) build --package-path examples/client --build-tests
