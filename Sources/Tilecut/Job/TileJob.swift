@@ -88,40 +88,27 @@ public struct TileJob {
       drawingUnits: placement.drawingUnits)
     if let split = FloorResolver.splitDescription(floorSources) { printer.info(split) }
     try encoding.checkTransparency(floorSources.map(\.input))
-    let sizes = pyramid.tileSizes
-    let encoder = encoding.encoder()
-    var template = try TileNameTemplate(output.name)
-    template = try template.withExtension(encoder.fileExtension)
-    try template.checkDistinct(sizes: sizes.map(\.pixels), floors: floorSources.map(\.floor))
+    let planner = try FloorPlanner(options)
+    try planner.template.checkDistinct(sizes: planner.sizes.map(\.pixels), floors: floorSources.map(\.floor))
     let placements = try placement.resolve(floors: &floorSources, pyramid: pyramid, printer: printer)
-    let request = PlanRequest(
-      minZoom: pyramid.minZoom, maxZoom: pyramid.maxZoom, tileSizes: sizes, retinaDepth: pyramid.retinaDepth,
-      resampling: pyramid.resampling)
     var planned: [PlannedFloor] = []
     var notes: [String] = []
     for (floor, place) in zip(floorSources, placements) {
-      let source = try placement.pixels.describe(floor, printer: printer)
-      let mapping = try ProjectedMapping.forPlacement(place)
       // a source across ±180° is tiled as two pieces of the same floor, one on each side
-      let pieces = try Antimeridian.plan(floor: floor.floor, source: source, placement: place, request: request, mapping: mapping)
+      let pieces = try planner.plan(floor, placement: place, pixels: placement.pixels, printer: printer)
       if pieces.count > 1 {
-        notes.append("note: \(source.path) crosses the antimeridian (180°): it is tiled on both sides of it")
+        notes.append("note: \(pieces[0].plan.source.path) crosses the antimeridian (180°): it is tiled on both sides of it")
       }
-      planned += pieces.map { PlannedFloor(source: floor, plan: $0, mapping: mapping) }
+      planned += pieces
     }
-    let plans = planned.map(\.plan)
-    let upsampled = Set(plans.flatMap { p in p.levels.filter(\.upsampled).flatMap { $0.cuts.map { "\($0.tileSize) px tiles at zoom \($0.zoom)" } } })
+    let upsampled = Set(
+      planned.flatMap { p in p.plan.levels.filter(\.upsampled).flatMap { $0.cuts.map { "\($0.tileSize) px tiles at zoom \($0.zoom)" } } })
     if !upsampled.isEmpty {
       notes.append(
         "note: \(upsampled.sorted().joined(separator: ", ")) are drawn from the source's full detail, upsampled (it has no finer); --retina-depth native serves them by the 256 px tiles instead"
       )
     }
-    let settings = RenderSettings(
-      background: encoding.background, knockout: encoding.knockout,
-      shard: try run.shardSelector())
-    let jobPlan = TileJobPlan(floors: planned, sizes: request.tileSizes.sorted(), template: template, settings: settings, notes: notes)
-    try options.guardSize(jobPlan)
-    return jobPlan
+    return try planner.plan(planned, notes: notes)
   }
 
   /// `--depfile`: the make rule naming every file this run read, escaped for make
