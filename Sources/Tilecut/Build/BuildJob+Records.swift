@@ -26,21 +26,15 @@ extension BuildJob {
     options: [String: String], fingerprint: String
   ) -> Manifest {
     let outcomes = ledger.outcomes
-    let cells = Self.cells(plan.plans)
+    let cells = plan.cells
     let levels = cells.keys.sorted().compactMap { key -> Manifest.Level? in
       guard let range = cells[key] else { return nil }
       return Manifest.Level(
         floor: key.floor, tileSize: key.tileSize, range: range, tiles: outcomes[key]?.tiles ?? [], bytes: outcomes[key]?.bytes ?? 0)
     }
-    let groups = Self.floorGroups(plan.plans)
-    let footprints = groups.compactMap { group -> Manifest.Footprint? in
-      let rects = group.layers.map { plan.plans[$0].footprint }
-      guard let first = rects.first else { return nil }
-      return Manifest.Footprint(floor: group.floor, rect: rects.dropFirst().reduce(first) { $0.union($1) })
-    }
     var manifest = Manifest(
-      tileSizes: plan.sizes.map(\.pixels), floors: groups.map(\.floor), name: plan.template.pattern, levels: levels,
-      footprints: footprints, generator: Manifest.Generator(version: tilecutVersion, renderer: rendererRevision, libvips: Vips.version),
+      tileSizes: plan.sizes.map(\.pixels), floors: plan.floorGroups.map(\.floor), name: plan.template.pattern, levels: levels,
+      footprints: plan.floorFootprints, generator: Manifest.Generator(version: tilecutVersion, renderer: rendererRevision, libvips: Vips.version),
       sources: base.recorded(sources),
       options: options.filter { $0.key != "tileSizes" }, fingerprint: fingerprint)
     var substitutes: [Manifest.Substitute] = []

@@ -282,39 +282,11 @@ public struct BuildJob {
     return ProjectPlan(plan: try planner.plan(planned), layers: layers)
   }
 
-  /// The floor numbers in order, each with its layers' indices in the file's order.
-  static func floorGroups(_ plans: [FloorPlan]) -> [(floor: Floor, layers: [Int])] {
-    var groups: [Floor: [Int]] = [:]
-    for (i, p) in plans.enumerated() { groups[p.floor, default: []].append(i) }
-    return groups.keys.sorted().map { ($0, groups[$0] ?? []) }
-  }
-
-  /// Per floor number, the union of its layers' tile ranges, by size and zoom.
-  static func cells(_ plans: [FloorPlan]) -> [LevelKey: TileRange] {
-    var out: [LevelKey: TileRange] = [:]
-    for p in plans {
-      for level in p.levels {
-        for cut in level.cuts {
-          let key = LevelKey(floor: p.floor, tileSize: cut.tileSize, zoom: cut.zoom)
-          let r = cut.range
-          if let a = out[key] {
-            out[key] = TileRange(
-              zoom: a.zoom, xRange: min(a.xRange.lowerBound, r.xRange.lowerBound)...max(a.xRange.upperBound, r.xRange.upperBound),
-              yRange: min(a.yRange.lowerBound, r.yRange.lowerBound)...max(a.yRange.upperBound, r.yRange.upperBound))
-          } else {
-            out[key] = r
-          }
-        }
-      }
-    }
-    return out
-  }
-
   /// Per floor number, size and zoom, the cells of the union ranges this run makes
   /// (with `--shard`, only its own), each once however many layers draw there.
   static func cellCounts(_ plan: TileJobPlan) -> [LevelKey: Int] {
     var counts: [LevelKey: Int] = [:]
-    for (key, range) in cells(plan.plans) {
+    for (key, range) in plan.cells {
       guard let shard = plan.settings.shard else {
         counts[key] = range.count
         continue
@@ -345,7 +317,7 @@ public struct BuildJob {
     subset: [Int]? = nil, taps: [Int: PixelBlockHasher] = [:], previous: [Int: PreviousLevels] = [:]
   ) throws {
     let plans = plan.plans
-    for var group in floorGroups(plans) {
+    for var group in plan.floorGroups {
       // an incremental rebuild renders only the layers that draw in its dirty cells
       if let subset { group.layers = group.layers.filter(subset.contains) }
       guard !group.layers.isEmpty else { continue }

@@ -43,7 +43,7 @@ struct JobOptions {
     let total = plan.totalTiles
     guard total > pyramid.maxTiles else { return }
     var byZoom: [Int: Int] = [:]
-    for (key, cut) in plan.cells { byZoom[key.zoom, default: 0] += cut.range.count }
+    for (key, range) in plan.cells { byZoom[key.zoom, default: 0] += range.count }
     let worst = byZoom.max { $0.value < $1.value }?.key ?? 0
     throw TilecutError.tooManyTiles(count: total, limit: pyramid.maxTiles, zoom: worst)
   }
@@ -262,7 +262,7 @@ struct JobOptions {
     for line in lines { printer.info(line) }
     let levels = outcomes.keys.sorted().map { key -> LevelReport in
       let o = outcomes[key] ?? LevelOutcome()
-      var level = LevelReport(key: key, range: plan.cells[key]?.range)
+      var level = LevelReport(key: key, range: plan.cells[key])
       (level.written, level.skipped, level.bytes) = (o.tiles.count, o.blank, o.bytes)
       return level
     }

@@ -35,22 +35,33 @@ package struct TileJobPlan {
 
   /// Planned cells per floor, size and zoom; a floor several buildings have (a
   /// campus) gets the union of their ranges.
-  var cells: [LevelKey: LevelCut] {
-    var out: [LevelKey: LevelCut] = [:]
+  var cells: [LevelKey: TileRange] {
+    var out: [LevelKey: TileRange] = [:]
     for plan in plans {
       for level in plan.levels {
         for cut in level.cuts {
           let key = LevelKey(floor: plan.floor, tileSize: cut.tileSize, zoom: cut.zoom)
-          if var seen = out[key] {
-            seen.range = seen.range.union(cut.range)
-            out[key] = seen
-          } else {
-            out[key] = cut
-          }
+          out[key] = out[key].map { $0.union(cut.range) } ?? cut.range
         }
       }
     }
     return out
+  }
+
+  /// The floor numbers in order, each with its floors' (a project's layers') indices in order.
+  var floorGroups: [(floor: Floor, layers: [Int])] {
+    var groups: [Floor: [Int]] = [:]
+    for (i, p) in plans.enumerated() { groups[p.floor, default: []].append(i) }
+    return groups.keys.sorted().map { ($0, groups[$0] ?? []) }
+  }
+
+  /// Each floor number's footprint: the union of its floors' (a project's layers').
+  var floorFootprints: [Manifest.Footprint] {
+    floorGroups.compactMap { group -> Manifest.Footprint? in
+      let rects = group.layers.map { plans[$0].footprint }
+      guard let first = rects.first else { return nil }
+      return Manifest.Footprint(floor: group.floor, rect: rects.dropFirst().reduce(first) { $0.union($1) })
+    }
   }
 }
 
@@ -166,10 +177,11 @@ public struct TileJob {
     jobFingerprint: String
   ) -> Manifest {
     let outcomes = ledger.outcomes
-    let levels = plan.cells.keys.sorted().compactMap { key -> Manifest.Level? in
-      guard let cut = plan.cells[key] else { return nil }
+    let cells = plan.cells
+    let levels = cells.keys.sorted().compactMap { key -> Manifest.Level? in
+      guard let range = cells[key] else { return nil }
       return Manifest.Level(
-        floor: key.floor, tileSize: key.tileSize, range: cut.range, tiles: outcomes[key]?.tiles ?? [], bytes: outcomes[key]?.bytes ?? 0)
+        floor: key.floor, tileSize: key.tileSize, range: range, tiles: outcomes[key]?.tiles ?? [], bytes: outcomes[key]?.bytes ?? 0)
     }
     // a floor tiled in two pieces (across ±180°) is one floor, its footprint their union
     // (−180..180°), located where its first piece (the placement as given) lies
