@@ -23,29 +23,10 @@ extension BuildJob {
 
   func makeManifest(
     _ plan: TileJobPlan, layers: [BuildLayer], ledger: RenderLedger, sources: [Manifest.Source], pixels: [PixelBlocks?],
-    options: [String: String], fingerprint: String
+    options: [String: String], fingerprint: String, jobFingerprint: String
   ) -> Manifest {
-    let outcomes = ledger.outcomes
-    let cells = plan.cells
-    let levels = cells.keys.sorted().compactMap { key -> Manifest.Level? in
-      guard let range = cells[key] else { return nil }
-      return Manifest.Level(
-        floor: key.floor, tileSize: key.tileSize, range: range, tiles: outcomes[key]?.tiles ?? [], bytes: outcomes[key]?.bytes ?? 0)
-    }
-    var manifest = Manifest(
-      tileSizes: plan.sizes.map(\.pixels), floors: plan.floorGroups.map(\.floor), name: plan.template.pattern, levels: levels,
-      footprints: plan.floorFootprints, generator: Manifest.Generator(version: tilecutVersion, renderer: rendererRevision, libvips: Vips.version),
-      sources: base.recorded(sources),
-      options: options.filter { $0.key != "tileSizes" }, fingerprint: fingerprint)
-    var substitutes: [Manifest.Substitute] = []
-    for p in plan.plans {
-      for s in p.substitutes {
-        let item = Manifest.Substitute(floor: p.floor, tileSize: s.tileSize, zoom: s.zoom, servedBy: s.servedBy)
-        if !substitutes.contains(item) { substitutes.append(item) }
-      }
-    }
-    manifest.substitutes = substitutes.isEmpty ? nil : substitutes
-    manifest.venueLevels = VenueSource.manifestLevels(layers.map(\.source))
+    var manifest = plan.manifest(
+      ledger: ledger, sources: base.recorded(sources), options: options, fingerprint: fingerprint, jobFingerprint: jobFingerprint)
     manifest.buildings = project.buildings.map { building in
       let floors = layers.indices.filter { layers[$0].building.id == building.id }.map { i in
         Manifest.BuildingFloor(

@@ -107,11 +107,8 @@ extension BuildJob: PlanSource {
   }
 
   func makeManifest(_ planned: ProjectPlan, rendered: RenderedJob, in step: RenderStep, jobFingerprint: String) -> Manifest {
-    let plan = planned.plan
-    var manifest = makeManifest(
-      plan, layers: planned.layers, ledger: rendered.ledger, sources: step.sources, pixels: rendered.pixels, options: step.options,
-      fingerprint: step.fingerprint)
-    manifest.shard = plan.settings.shard.map { Manifest.Shard(index: $0.index, count: $0.count, jobFingerprint: jobFingerprint) }
-    return manifest
+    makeManifest(
+      planned.plan, layers: planned.layers, ledger: rendered.ledger, sources: step.sources, pixels: rendered.pixels, options: step.options,
+      fingerprint: step.fingerprint, jobFingerprint: jobFingerprint)
   }
 }

@@ -37,7 +37,7 @@ struct FloorPlanner {
     }
     let mapping = try ProjectedMapping.forPlacement(placement)
     let pieces = try Antimeridian.plan(floor: floor.floor, source: source, placement: placement, request: request, mapping: mapping)
-    return pieces.map { PlannedFloor(source: floor, plan: $0, mapping: mapping) }
+    return pieces.enumerated().map { PlannedFloor(source: floor, plan: $1, mapping: mapping, piece: $0) }
   }
 
   /// The job's plan of its planned floors, refused when it is too large to make.

@@ -14,6 +14,9 @@ package struct PlannedFloor {
   /// Every level's recipe, strips and tile ranges.
   var plan: FloorPlan
   var mapping: (any SourceMapping)?
+  /// A source across ±180° is planned in two pieces of one floor: 0 for the first (the
+  /// placement as given), 1 for the other; always 0 for a project's layers.
+  var piece = 0
 
   /// The only loader that opens the source: the one its bytes name.
   var format: SourceFormat { source.header.format }
@@ -55,13 +58,57 @@ package struct TileJobPlan {
     return groups.keys.sorted().map { ($0, groups[$0] ?? []) }
   }
 
-  /// Each floor number's footprint: the union of its floors' (a project's layers').
+  /// Each floor number's footprint: the union of its floors' (a project's layers'),
+  /// located where that union lies; a floor tiled in two pieces across ±180° is
+  /// located where its first piece (the placement as given) lies.
   var floorFootprints: [Manifest.Footprint] {
     floorGroups.compactMap { group -> Manifest.Footprint? in
-      let rects = group.layers.map { plans[$0].footprint }
-      guard let first = rects.first else { return nil }
-      return Manifest.Footprint(floor: group.floor, rect: rects.dropFirst().reduce(first) { $0.union($1) })
+      let (whole, pieces) = (group.layers.filter { floors[$0].piece == 0 }, group.layers.filter { floors[$0].piece > 0 })
+      guard let first = whole.first else { return nil }
+      var footprint = Manifest.Footprint(
+        floor: group.floor, rect: whole.dropFirst().reduce(plans[first].footprint) { $0.union(plans[$1].footprint) })
+      for i in pieces {
+        let location = footprint.location
+        let seen = WorldRect(
+          minU: WebMercator.u(longitudeDegrees: footprint.west), minV: WebMercator.v(latitudeDegrees: footprint.north),
+          maxU: WebMercator.u(longitudeDegrees: footprint.east), maxV: WebMercator.v(latitudeDegrees: footprint.south))
+        footprint = Manifest.Footprint(floor: group.floor, rect: seen.union(plans[i].footprint))
+        footprint.location = location
+      }
+      return footprint
     }
+  }
+
+  /// The manifest of the rendered plan, a single run's or a project's (each adds its
+  /// own: a single run its placements, a project its buildings): every floor, size and
+  /// zoom's cells and tiles, each floor number's footprint, what made it, and the levels
+  /// a smaller tile size serves, each once (a floor's second piece across ±180° repeats
+  /// its first's).
+  func manifest(
+    ledger: RenderLedger, sources: [Manifest.Source], options: [String: String], fingerprint: String, jobFingerprint: String
+  ) -> Manifest {
+    let outcomes = ledger.outcomes
+    let cells = self.cells
+    let levels = cells.keys.sorted().compactMap { key -> Manifest.Level? in
+      guard let range = cells[key] else { return nil }
+      return Manifest.Level(
+        floor: key.floor, tileSize: key.tileSize, range: range, tiles: outcomes[key]?.tiles ?? [], bytes: outcomes[key]?.bytes ?? 0)
+    }
+    var manifest = Manifest(
+      tileSizes: sizes.map(\.pixels), floors: floorGroups.map(\.floor), name: template.pattern, levels: levels,
+      footprints: floorFootprints, generator: Manifest.Generator(version: tilecutVersion, renderer: rendererRevision, libvips: Vips.version),
+      sources: sources, options: options.filter { $0.key != "tileSizes" }, fingerprint: fingerprint,
+      shard: settings.shard.map { Manifest.Shard(index: $0.index, count: $0.count, jobFingerprint: jobFingerprint) })
+    var substitutes: [Manifest.Substitute] = []
+    for f in floors {
+      for s in f.plan.substitutes {
+        let item = Manifest.Substitute(floor: f.plan.floor, tileSize: s.tileSize, zoom: s.zoom, servedBy: s.servedBy)
+        if f.piece > 0 || !substitutes.contains(item) { substitutes.append(item) }
+      }
+    }
+    manifest.substitutes = substitutes.isEmpty ? nil : substitutes
+    manifest.venueLevels = VenueSource.manifestLevels(floors.map(\.source))
+    return manifest
   }
 }
 
@@ -172,54 +219,19 @@ public struct TileJob {
     try pool.drain()
   }
 
+  /// The manifest, with each floor's placement (its piece's, across ±180°).
   func makeManifest(
     _ plan: TileJobPlan, ledger: RenderLedger, sources: [Manifest.Source], options: [String: String], fingerprint: String,
     jobFingerprint: String
   ) -> Manifest {
-    let outcomes = ledger.outcomes
-    let cells = plan.cells
-    let levels = cells.keys.sorted().compactMap { key -> Manifest.Level? in
-      guard let range = cells[key] else { return nil }
-      return Manifest.Level(
-        floor: key.floor, tileSize: key.tileSize, range: range, tiles: outcomes[key]?.tiles ?? [], bytes: outcomes[key]?.bytes ?? 0)
-    }
-    // a floor tiled in two pieces (across ±180°) is one floor, its footprint their union
-    // (−180..180°), located where its first piece (the placement as given) lies
-    var floors: [Floor] = []
-    var footprints: [Floor: Manifest.Footprint] = [:]
-    for p in plan.plans {
-      guard var seen = footprints[p.floor] else {
-        floors.append(p.floor)
-        footprints[p.floor] = Manifest.Footprint(floor: p.floor, rect: p.footprint)
-        continue
-      }
-      let location = seen.location
-      let first = WorldRect(
-        minU: WebMercator.u(longitudeDegrees: seen.west), minV: WebMercator.v(latitudeDegrees: seen.north),
-        maxU: WebMercator.u(longitudeDegrees: seen.east), maxV: WebMercator.v(latitudeDegrees: seen.south))
-      seen = Manifest.Footprint(floor: p.floor, rect: first.union(p.footprint))
-      seen.location = location
-      footprints[p.floor] = seen
-    }
-    var manifest = Manifest(
-      tileSizes: plan.sizes.map(\.pixels), floors: floors, name: plan.template.pattern, levels: levels,
-      footprints: floors.compactMap { footprints[$0] },
-      generator: Manifest.Generator(version: tilecutVersion, renderer: rendererRevision, libvips: Vips.version),
-      sources: self.options.recorded(sources),
-      options: options.filter { $0.key != "tileSizes" }, fingerprint: fingerprint,
-      shard: plan.settings.shard.map { Manifest.Shard(index: $0.index, count: $0.count, jobFingerprint: jobFingerprint) })
-    let substitutes = plan.plans.flatMap { p in
-      p.substitutes.map { Manifest.Substitute(floor: p.floor, tileSize: $0.tileSize, zoom: $0.zoom, servedBy: $0.servedBy) }
-    }
-    manifest.substitutes = substitutes.isEmpty ? nil : substitutes
-    manifest.venueLevels = VenueSource.manifestLevels(plan.floors.map(\.source))
+    var manifest = plan.manifest(
+      ledger: ledger, sources: self.options.recorded(sources), options: options, fingerprint: fingerprint, jobFingerprint: jobFingerprint)
     manifest.placements = plan.floors.map { f in
       Manifest.PlacedFloor(
         floor: f.plan.floor, placement: f.plan.placement, mapping: f.mapping, width: f.plan.source.width, height: f.plan.source.height)
     }
     return manifest
   }
-
 }
 
 /// Names the run's input in the line a library's abort ends the process with
