@@ -328,14 +328,10 @@ public struct BuildJob {
           background: plan.settings.background) : nil
       for (k, i) in group.layers.enumerated() {
         let floor = plan.floors[i]
-        let jobs = pool.jobs
-        let builder = PyramidBuilder(
-          plan: floor.plan, settings: layerSettings(layers[i].settings, only: plan.settings.only, previous: previous[i]),
-          encoder: compositor?.layerEncoder() ?? encoder,
-          writer: compositor?.layerWriter(k) ?? writer, pool: pool, ledger: compositor?.layerLedger() ?? ledger,
-          openSource: { level in
-            try LevelPipeline.open(plan: floor.plan, level: level, format: floor.format, jobs: jobs, mapping: floor.mapping, tap: taps[i])
-          })
+        let builder = floor.builder(
+          settings: layerSettings(layers[i].settings, only: plan.settings.only, previous: previous[i]),
+          encoder: compositor?.layerEncoder() ?? encoder, writer: compositor?.layerWriter(k) ?? writer, pool: pool,
+          ledger: compositor?.layerLedger() ?? ledger, tap: taps[i])
         try builder.build()
         try pool.drain()
         try compositor?.layerDone(k, pool: pool)

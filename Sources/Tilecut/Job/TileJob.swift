@@ -20,6 +20,19 @@ package struct PlannedFloor {
 
   /// The only loader that opens the source: the one its bytes name.
   var format: SourceFormat { source.header.format }
+
+  /// The renderer of this floor's pyramid, either job's: its levels read from its source
+  /// (`sheet`: a band of a sheet read once; `tap`: fed the decoded pixels), cut and written.
+  func builder(
+    settings: RenderSettings, encoder: any TileEncoder, writer: any TileWriter, pool: WorkPool, ledger: RenderLedger,
+    sheet: SharedSheet? = nil, tap: PixelBlockHasher? = nil
+  ) -> PyramidBuilder {
+    PyramidBuilder(
+      plan: plan, settings: settings, encoder: encoder, writer: writer, pool: pool, ledger: ledger,
+      openSource: { level in
+        try LevelPipeline.open(plan: plan, level: level, format: format, jobs: pool.jobs, mapping: mapping, sheet: sheet, tap: tap)
+      })
+  }
 }
 
 /// The resolved form of a tiling command: floors, placements and plans.
@@ -201,12 +214,7 @@ public struct TileJob {
       for i in groups[g].floors {
         let floor = floors[i]
         let sheet = groups[g].sheet
-        let builder = PyramidBuilder(
-          plan: floor.plan, settings: settings, encoder: encoder, writer: writer, pool: pool, ledger: ledger,
-          openSource: { level in
-            try LevelPipeline.open(
-              plan: floor.plan, level: level, format: floor.format, jobs: pool.jobs, mapping: floor.mapping, sheet: sheet)
-          })
+        let builder = floor.builder(settings: settings, encoder: encoder, writer: writer, pool: pool, ledger: ledger, sheet: sheet)
         // a drawing's display list, shared by its zooms, is given back with its floor
         defer { if floor.plan.source.drawing != nil { DrawingSource.forget(path: floor.plan.source.path) } }
         do { try builder.build() } catch {
