@@ -282,33 +282,6 @@ public struct BuildJob {
     return ProjectPlan(plan: try planner.plan(planned), layers: layers)
   }
 
-  /// Per floor number, size and zoom, the cells of the union ranges this run makes
-  /// (with `--shard`, only its own), each once however many layers draw there.
-  static func cellCounts(_ plan: TileJobPlan) -> [LevelKey: Int] {
-    var counts: [LevelKey: Int] = [:]
-    for (key, range) in plan.cells {
-      guard let shard = plan.settings.shard else {
-        counts[key] = range.count
-        continue
-      }
-      var n = 0
-      for y in range.yRange {
-        for x in range.xRange where shard.owns(floor: key.floor, tileSize: key.tileSize, tile: TileCoordinate(zoom: key.zoom, x: x, y: y)) {
-          n += 1
-        }
-      }
-      counts[key] = n
-    }
-    return counts
-  }
-
-  static func layerSettings(_ settings: RenderSettings, only: CellSet?, previous: PreviousLevels? = nil) -> RenderSettings {
-    var s = settings
-    s.only = only
-    s.previous = previous
-    return s
-  }
-
   /// Renders each floor number: its layers one after the other, each streaming its
   /// levels as a single run does; a floor of one layer writes straight to the store.
   /// `taps`: by layer, the hashers of the sources' decoded pixels its reader feeds.
@@ -328,8 +301,10 @@ public struct BuildJob {
           background: plan.settings.background) : nil
       for (k, i) in group.layers.enumerated() {
         let floor = plan.floors[i]
+        var settings = layers[i].settings
+        (settings.only, settings.previous) = (plan.settings.only, previous[i])
         let builder = floor.builder(
-          settings: layerSettings(layers[i].settings, only: plan.settings.only, previous: previous[i]),
+          settings: settings,
           encoder: compositor?.layerEncoder() ?? encoder, writer: compositor?.layerWriter(k) ?? writer, pool: pool,
           ledger: compositor?.layerLedger() ?? ledger, tap: taps[i])
         try builder.build()

@@ -102,7 +102,9 @@ extension BuildJob: PlanSource {
         pixels = try digestsAfterRender(plan, pixels: pixels, taps: taps)
       }
     }
-    ledger.settleBlanks(cells: Self.cellCounts(plan))
+    // every cell of the union ranges this run makes (with --shard, its own), once however many layers draw there
+    ledger.settleBlanks(
+      cells: plan.cells.reduce(into: [:]) { $0[$1.key] = ProgressTracker.count($1.value, $1.key, shard: plan.settings.shard) })
     return RenderedJob(ledger: ledger, progress: progress, pixels: pixels)
   }
 
