@@ -45,16 +45,9 @@ extension BuildJob {
   func checkOptionPaths(sidecars: [String]) throws {
     var read = [project.file]
     for layer in project.buildings.flatMap(\.floors) {
-      read.append(layer.source)
-      guard let placement = try? placementOptions(layer) else { continue }
-      if let world = placement.worldFile { read.append(world) }
-      if let crs = placement.sourceCrs, FileManager.default.fileExists(atPath: crs) { read.append(crs) }
+      read += [layer.source] + ((try? placementOptions(layer))?.namedFiles ?? [])
     }
-    read += sidecars
-    let named = [("--depfile", base.output.depfile), ("--changes", base.output.changes)].compactMap { o, p in
-      p.map { (option: o, path: $0) }
-    }
-    try OptionPaths.check(outputs: named, inputs: read, outputDirectory: base.output.output)
+    try base.checkOptionPaths(reading: read + sidecars)
   }
 
   /// The depfile's target, relative to the project file's folder as its dependencies are.

@@ -138,6 +138,13 @@ struct JobOptions {
     return StoreCatalogue.driver(for: output.store).zoomWarning(path: output.output, deepestZoom: deepest)
   }
 
+  /// `--depfile` and `--changes`: writable files of their own, none of the files the
+  /// run reads (`read`), nothing inside the output, which is not the working directory.
+  func checkOptionPaths(reading read: [String]) throws {
+    let named = [("--depfile", output.depfile), ("--changes", output.changes)].compactMap { o, p in p.map { (option: o, path: $0) } }
+    try OptionPaths.check(outputs: named, inputs: read, outputDirectory: output.output)
+  }
+
   func writeDependencies(_ rule: String?) throws {
     guard let path = output.depfile, let rule else { return }
     try OptionFile.write(Array(rule.utf8), to: path, what: "the --depfile rule")

@@ -193,15 +193,9 @@ public struct TileJob {
       dependencies: DependencyFile.dependencies(inputs: inputs, placement: placement, sidecars: sidecars))
   }
 
-  /// `--depfile` and `--changes`: writable files of their own, not an input, a
-  /// sidecar or anything inside the output, which is not the working directory.
+  /// `--depfile` and `--changes`: not an input, a file the placement names or a sidecar.
   func checkOptionPaths(sidecars: [String]) throws {
-    var read = inputs.map { (try? InputName(parsing: $0).path) ?? $0 }
-    if let world = placement.worldFile { read.append(world) }
-    if let crs = placement.sourceCrs, FileManager.default.fileExists(atPath: crs) { read.append(crs) }
-    read += sidecars
-    let named = [("--depfile", output.depfile), ("--changes", output.changes)].compactMap { o, p in p.map { (option: o, path: $0) } }
-    try OptionPaths.check(outputs: named, inputs: read, outputDirectory: output.output)
+    try options.checkOptionPaths(reading: inputs.map { (try? InputName(parsing: $0).path) ?? $0 } + placement.namedFiles + sidecars)
   }
 
   /// Renders every floor, floors side by side, each streaming its levels; the bands
