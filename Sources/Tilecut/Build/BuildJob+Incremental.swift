@@ -151,7 +151,7 @@ extension BuildJob {
       }
     }
     var carried = 0
-    for (key, range) in Self.cells(plan.plans).sorted(by: { $0.key < $1.key }) {
+    for (key, range) in plan.cells.sorted(by: { $0.key < $1.key }) {
       let previousTiles = had[key] ?? []
       for y in range.yRange {
         for x in range.xRange {
@@ -212,7 +212,7 @@ extension BuildJob {
   /// Whether carrying every clean cell of `plan` over (none dirty) gives exactly the
   /// previous output's tiles: the same levels, each over the same cells.
   static func keepsEveryTile(_ plan: TileJobPlan, previous: Manifest) -> Bool {
-    let cells = cells(plan.plans)
+    let cells = plan.cells
     guard previous.levels.count == cells.count else { return false }
     return previous.levels.allSatisfy { level in
       guard let range = cells[LevelKey(floor: level.floor, tileSize: level.tileSize, zoom: level.zoom)] else { return false }
@@ -263,7 +263,7 @@ extension BuildJob {
   /// (carried over or blank), and each rendered layer's cells inside the dirty ones.
   static func incrementalCells(_ plan: TileJobPlan, _ incremental: IncrementalPlan) -> [LevelKey: Int] {
     var planned = ProgressTracker.planned(incremental.render.map { plan.plans[$0] }, shard: nil, only: incremental.dirty)
-    for (key, range) in cells(plan.plans) {
+    for (key, range) in plan.cells {
       for y in range.yRange {
         for x in range.xRange where !incremental.dirty.contains(key, TileCoordinate(zoom: key.zoom, x: x, y: y)) {
           planned[key, default: 0] += 1

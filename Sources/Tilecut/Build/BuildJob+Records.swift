@@ -23,35 +23,10 @@ extension BuildJob {
 
   func makeManifest(
     _ plan: TileJobPlan, layers: [BuildLayer], ledger: RenderLedger, sources: [Manifest.Source], pixels: [PixelBlocks?],
-    options: [String: String], fingerprint: String
+    options: [String: String], fingerprint: String, jobFingerprint: String
   ) -> Manifest {
-    let outcomes = ledger.outcomes
-    let cells = Self.cells(plan.plans)
-    let levels = cells.keys.sorted().compactMap { key -> Manifest.Level? in
-      guard let range = cells[key] else { return nil }
-      return Manifest.Level(
-        floor: key.floor, tileSize: key.tileSize, range: range, tiles: outcomes[key]?.tiles ?? [], bytes: outcomes[key]?.bytes ?? 0)
-    }
-    let groups = Self.floorGroups(plan.plans)
-    let footprints = groups.compactMap { group -> Manifest.Footprint? in
-      let rects = group.layers.map { plan.plans[$0].footprint }
-      guard let first = rects.first else { return nil }
-      return Manifest.Footprint(floor: group.floor, rect: rects.dropFirst().reduce(first) { $0.union($1) })
-    }
-    var manifest = Manifest(
-      tileSizes: plan.sizes.map(\.pixels), floors: groups.map(\.floor), name: plan.template.pattern, levels: levels,
-      footprints: footprints, generator: Manifest.Generator(version: tilecutVersion, renderer: rendererRevision, libvips: Vips.version),
-      sources: base.recorded(sources),
-      options: options.filter { $0.key != "tileSizes" }, fingerprint: fingerprint)
-    var substitutes: [Manifest.Substitute] = []
-    for p in plan.plans {
-      for s in p.substitutes {
-        let item = Manifest.Substitute(floor: p.floor, tileSize: s.tileSize, zoom: s.zoom, servedBy: s.servedBy)
-        if !substitutes.contains(item) { substitutes.append(item) }
-      }
-    }
-    manifest.substitutes = substitutes.isEmpty ? nil : substitutes
-    manifest.venueLevels = VenueSource.manifestLevels(layers.map(\.source))
+    var manifest = plan.manifest(
+      ledger: ledger, sources: base.recorded(sources), options: options, fingerprint: fingerprint, jobFingerprint: jobFingerprint)
     manifest.buildings = project.buildings.map { building in
       let floors = layers.indices.filter { layers[$0].building.id == building.id }.map { i in
         Manifest.BuildingFloor(
@@ -70,16 +45,9 @@ extension BuildJob {
   func checkOptionPaths(sidecars: [String]) throws {
     var read = [project.file]
     for layer in project.buildings.flatMap(\.floors) {
-      read.append(layer.source)
-      guard let placement = try? placementOptions(layer) else { continue }
-      if let world = placement.worldFile { read.append(world) }
-      if let crs = placement.sourceCrs, FileManager.default.fileExists(atPath: crs) { read.append(crs) }
+      read += [layer.source] + ((try? placementOptions(layer))?.namedFiles ?? [])
     }
-    read += sidecars
-    let named = [("--depfile", base.output.depfile), ("--changes", base.output.changes)].compactMap { o, p in
-      p.map { (option: o, path: $0) }
-    }
-    try OptionPaths.check(outputs: named, inputs: read, outputDirectory: base.output.output)
+    try base.checkOptionPaths(reading: read + sidecars)
   }
 
   /// The depfile's target, relative to the project file's folder as its dependencies are.

@@ -199,19 +199,9 @@ public struct BuildJob {
 
   /// Places every building's floors one by one and plans each as a layer.
   func plan() throws -> ProjectPlan {
-    let sizes = base.pyramid.tileSizes
-    let encoder = base.encoding.encoder()
-    var template = try TileNameTemplate(base.output.name)
-    template = try template.withExtension(encoder.fileExtension)
-    let request = PlanRequest(
-      minZoom: base.pyramid.minZoom, maxZoom: base.pyramid.maxZoom, tileSizes: sizes, retinaDepth: base.pyramid.retinaDepth,
-      resampling: base.pyramid.resampling)
-    let runSettings = RenderSettings(
-      background: base.encoding.background, knockout: base.encoding.knockout,
-      shard: try base.run.shardSelector())
+    let planner = try FloorPlanner(base)
     var layers: [BuildLayer] = []
-    var plans: [FloorPlan] = []
-    var mappings: [(any SourceMapping)?] = []
+    var planned: [PlannedFloor] = []
     for building in project.buildings {
       for spec in building.floors {
         let floor = try located(spec.mark, building, spec) { try Floor(spec.floor, option: "floor") }
@@ -262,95 +252,34 @@ public struct BuildJob {
             "\(building.id) floor \(spec.floor): \(spec.source) has no placement and no georeference: it lies at the map's north-west corner; give gcp, center, bounds or a world file"
           )
         }
-        let described = try placementOptions.pixels.describe(source, printer: printer)
         // a single run tiles a source across ±180° in two pieces; a project's layers do not yet
-        if Antimeridian.crosses(placement, width: described.width, height: described.height) {
-          throw ProjectError(
+        let floorPlan = try planner.plan(source, placement: placement, pixels: placementOptions.pixels, printer: printer) { _ in
+          ProjectError(
             file: project.file, mark: spec.mark,
             message:
               "\(building.id) floor \(spec.floor): \(spec.source) crosses the antimeridian (180°), which a project build cannot tile yet; tile it with a single tilecut run, or split it at 180° (gdalwarp -te)"
           )
-        }
-        let mapping = try ProjectedMapping.forPlacement(placement)
-        let floorPlan = try PyramidPlanner.plan(floor: floor, source: described, placement: placement, request: request, mapping: mapping)
+        }[0]
         // the line names the nearest place (the gazetteer, read on first use): not made when --quiet drops it
         if printer.verbosity == .normal {
+          let size = floorPlan.plan.source
           printer.info(
             "\(building.id) "
-              + PlacementOptions.describe(placement, floor: floor, width: described.width, height: described.height)
-              + ", zooms \(floorPlan.zooms.map { "\($0.min)-\($0.max)" } ?? "-")")
+              + PlacementOptions.describe(placement, floor: floor, width: size.width, height: size.height)
+              + ", zooms \(floorPlan.plan.zooms.map { "\($0.min)-\($0.max)" } ?? "-")")
         }
-        var settings = runSettings
+        var settings = planner.settings
         let colors = try Self.layerColors(spec, of: building, in: project)
         settings.knockout = colors.knockout ?? settings.knockout
         settings.background = colors.background ?? settings.background
         layers.append(BuildLayer(building: building, spec: spec, source: source, settings: settings))
-        plans.append(floorPlan)
-        mappings.append(mapping)
+        planned.append(floorPlan)
       }
     }
     try base.encoding.checkTransparency(layers.map(\.source.input))
-    let floors = Array(Set(plans.map(\.floor))).sorted()
-    try template.checkDistinct(sizes: sizes.map(\.pixels), floors: floors)
-    let planned = layers.indices.map { PlannedFloor(source: layers[$0].source, plan: plans[$0], mapping: mappings[$0]) }
-    let plan = TileJobPlan(floors: planned, sizes: sizes.sorted(), template: template, settings: runSettings, notes: [])
-    try base.guardSize(plan)
-    return ProjectPlan(plan: plan, layers: layers)
-  }
-
-  /// The floor numbers in order, each with its layers' indices in the file's order.
-  static func floorGroups(_ plans: [FloorPlan]) -> [(floor: Floor, layers: [Int])] {
-    var groups: [Floor: [Int]] = [:]
-    for (i, p) in plans.enumerated() { groups[p.floor, default: []].append(i) }
-    return groups.keys.sorted().map { ($0, groups[$0] ?? []) }
-  }
-
-  /// Per floor number, the union of its layers' tile ranges, by size and zoom.
-  static func cells(_ plans: [FloorPlan]) -> [LevelKey: TileRange] {
-    var out: [LevelKey: TileRange] = [:]
-    for p in plans {
-      for level in p.levels {
-        for cut in level.cuts {
-          let key = LevelKey(floor: p.floor, tileSize: cut.tileSize, zoom: cut.zoom)
-          let r = cut.range
-          if let a = out[key] {
-            out[key] = TileRange(
-              zoom: a.zoom, xRange: min(a.xRange.lowerBound, r.xRange.lowerBound)...max(a.xRange.upperBound, r.xRange.upperBound),
-              yRange: min(a.yRange.lowerBound, r.yRange.lowerBound)...max(a.yRange.upperBound, r.yRange.upperBound))
-          } else {
-            out[key] = r
-          }
-        }
-      }
-    }
-    return out
-  }
-
-  /// Per floor number, size and zoom, the cells of the union ranges this run makes
-  /// (with `--shard`, only its own), each once however many layers draw there.
-  static func cellCounts(_ plan: TileJobPlan) -> [LevelKey: Int] {
-    var counts: [LevelKey: Int] = [:]
-    for (key, range) in cells(plan.plans) {
-      guard let shard = plan.settings.shard else {
-        counts[key] = range.count
-        continue
-      }
-      var n = 0
-      for y in range.yRange {
-        for x in range.xRange where shard.owns(floor: key.floor, tileSize: key.tileSize, tile: TileCoordinate(zoom: key.zoom, x: x, y: y)) {
-          n += 1
-        }
-      }
-      counts[key] = n
-    }
-    return counts
-  }
-
-  static func layerSettings(_ settings: RenderSettings, only: CellSet?, previous: PreviousLevels? = nil) -> RenderSettings {
-    var s = settings
-    s.only = only
-    s.previous = previous
-    return s
+    let floors = Array(Set(planned.map(\.plan.floor))).sorted()
+    try planner.template.checkDistinct(sizes: planner.sizes.map(\.pixels), floors: floors)
+    return ProjectPlan(plan: try planner.plan(planned), layers: layers)
   }
 
   /// Renders each floor number: its layers one after the other, each streaming its
@@ -361,7 +290,7 @@ public struct BuildJob {
     subset: [Int]? = nil, taps: [Int: PixelBlockHasher] = [:], previous: [Int: PreviousLevels] = [:]
   ) throws {
     let plans = plan.plans
-    for var group in floorGroups(plans) {
+    for var group in plan.floorGroups {
       // an incremental rebuild renders only the layers that draw in its dirty cells
       if let subset { group.layers = group.layers.filter(subset.contains) }
       guard !group.layers.isEmpty else { continue }
@@ -372,14 +301,12 @@ public struct BuildJob {
           background: plan.settings.background) : nil
       for (k, i) in group.layers.enumerated() {
         let floor = plan.floors[i]
-        let jobs = pool.jobs
-        let builder = PyramidBuilder(
-          plan: floor.plan, settings: layerSettings(layers[i].settings, only: plan.settings.only, previous: previous[i]),
-          encoder: compositor?.layerEncoder() ?? encoder,
-          writer: compositor?.layerWriter(k) ?? writer, pool: pool, ledger: compositor?.layerLedger() ?? ledger,
-          openSource: { level in
-            try LevelPipeline.open(plan: floor.plan, level: level, format: floor.format, jobs: jobs, mapping: floor.mapping, tap: taps[i])
-          })
+        var settings = layers[i].settings
+        (settings.only, settings.previous) = (plan.settings.only, previous[i])
+        let builder = floor.builder(
+          settings: settings,
+          encoder: compositor?.layerEncoder() ?? encoder, writer: compositor?.layerWriter(k) ?? writer, pool: pool,
+          ledger: compositor?.layerLedger() ?? ledger, tap: taps[i])
         try builder.build()
         try pool.drain()
         try compositor?.layerDone(k, pool: pool)

@@ -102,16 +102,15 @@ extension BuildJob: PlanSource {
         pixels = try digestsAfterRender(plan, pixels: pixels, taps: taps)
       }
     }
-    ledger.settleBlanks(cells: Self.cellCounts(plan))
+    // every cell of the union ranges this run makes (with --shard, its own), once however many layers draw there
+    ledger.settleBlanks(
+      cells: plan.cells.reduce(into: [:]) { $0[$1.key] = ProgressTracker.count($1.value, $1.key, shard: plan.settings.shard) })
     return RenderedJob(ledger: ledger, progress: progress, pixels: pixels)
   }
 
   func makeManifest(_ planned: ProjectPlan, rendered: RenderedJob, in step: RenderStep, jobFingerprint: String) -> Manifest {
-    let plan = planned.plan
-    var manifest = makeManifest(
-      plan, layers: planned.layers, ledger: rendered.ledger, sources: step.sources, pixels: rendered.pixels, options: step.options,
-      fingerprint: step.fingerprint)
-    manifest.shard = plan.settings.shard.map { Manifest.Shard(index: $0.index, count: $0.count, jobFingerprint: jobFingerprint) }
-    return manifest
+    makeManifest(
+      planned.plan, layers: planned.layers, ledger: rendered.ledger, sources: step.sources, pixels: rendered.pixels, options: step.options,
+      fingerprint: step.fingerprint, jobFingerprint: jobFingerprint)
   }
 }

@@ -45,23 +45,26 @@ final class ProgressTracker: Sendable {
       for level in plan.levels {
         for cut in level.cuts {
           let key = LevelKey(floor: plan.floor, tileSize: cut.tileSize, zoom: cut.zoom)
-          var n = cut.range.count
-          if shard != nil || only != nil {
-            n = 0
-            for y in cut.range.yRange {
-              for x in cut.range.xRange {
-                let tile = TileCoordinate(zoom: key.zoom, x: x, y: y)
-                if let shard, !shard.owns(floor: key.floor, tileSize: key.tileSize, tile: tile) { continue }
-                if let only, !only.contains(key, tile) { continue }
-                n += 1
-              }
-            }
-          }
-          planned[key, default: 0] += n
+          planned[key, default: 0] += count(cut.range, key, shard: shard, only: only)
         }
       }
     }
     return planned
+  }
+
+  /// The cells of `range` this run makes: with `shard`, only its own; with `only`, only those.
+  static func count(_ range: TileRange, _ key: LevelKey, shard: ShardSelector?, only: CellSet? = nil) -> Int {
+    guard shard != nil || only != nil else { return range.count }
+    var n = 0
+    for y in range.yRange {
+      for x in range.xRange {
+        let tile = TileCoordinate(zoom: key.zoom, x: x, y: y)
+        if let shard, !shard.owns(floor: key.floor, tileSize: key.tileSize, tile: tile) { continue }
+        if let only, !only.contains(key, tile) { continue }
+        n += 1
+      }
+    }
+    return n
   }
 
   func start(jobs: Int) {

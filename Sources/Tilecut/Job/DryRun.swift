@@ -50,6 +50,58 @@ struct NullWriter: TileWriter {
   func put(_ bytes: [UInt8], floor: Floor, tileSize: Int, tile: TileCoordinate) throws {}
 }
 
+/// A job's `--dry-run`: the plan's cells by floor, size and zoom and their total,
+/// printed, and with `--json` one document. What differs between the jobs is data:
+/// the lines before the cells, a cell line's and the total's words, a project's
+/// buildings, and (a single run's `--exact`) the tiles counted by rendering.
+struct DryRun {
+  var plan: TileJobPlan
+  var output: String
+  /// Each floor, size and zoom with its cells (and with `--exact` its tiles), in order.
+  var levels: [LevelReport] = []
+  var cells = 0
+  /// With `--exact`: the tiles counted, and the bytes they would take, from a sample.
+  var tiles: Int?
+  var estimatedBytes: Int?
+
+  init(_ plan: TileJobPlan, output: String, outcomes: [LevelKey: LevelOutcome]? = nil, meanBytes: Double = 0) {
+    (self.plan, self.output) = (plan, output)
+    let cells = plan.cells
+    var tiles = 0
+    for key in cells.keys.sorted() {
+      var level = LevelReport(key: key, range: cells[key])
+      self.cells += level.cells
+      if let outcomes {
+        level.tiles = outcomes[key]?.tiles.count ?? 0
+        tiles += level.tiles ?? 0
+      }
+      levels.append(level)
+    }
+    if outcomes != nil { (self.tiles, estimatedBytes) = (tiles, Int(meanBytes * Double(tiles))) }
+  }
+
+  /// Prints `head`, then each level as `row` words it, then `total`.
+  func print(to printer: Printer, head: [String], total: String, row: (LevelReport) -> String) {
+    for line in head + levels.map(row) + [total] { printer.info(line) }
+  }
+
+  /// The `--dry-run --json` document: `footprints` as the job reports them; a
+  /// project's placements name their building (`building`, by floor) and it lists
+  /// its buildings.
+  func report(
+    footprints: [Manifest.Footprint], building: [String]? = nil, buildings: [DryRunReport.BuildingReport]? = nil
+  ) -> DryRunReport {
+    let placements = plan.plans.indices.map { i in
+      var report = PlacementReport(plan.plans[i])
+      report.building = building?[i]
+      return report
+    }
+    return DryRunReport(
+      exact: tiles != nil, output: output, cells: cells, tiles: tiles, estimatedBytes: estimatedBytes, footprints: footprints,
+      placements: placements, levels: levels, plan: plan.job, buildings: buildings)
+  }
+}
+
 extension TileJob {
   /// Prints the plan. Without `--exact` no pixel is decoded: each level's cells are
   /// an upper bound of its tiles. With it, every level is rendered (nothing written)
@@ -65,53 +117,27 @@ extension TileJob {
       outcomes = ledger.outcomes
       mean = sampler.meanBytes
     }
-    var rows: [String] = []
-    var levels: [LevelReport] = []
-    var totalCells = 0
-    var totalTiles = 0
-    for key in plan.cells.keys.sorted() {
-      guard let cut = plan.cells[key] else { continue }
-      let r = cut.range
-      var level = LevelReport(key: key, range: r)
-      totalCells += r.count
-      let counted: String
-      if let outcomes {
-        let tiles = outcomes[key]?.tiles.count ?? 0
-        totalTiles += tiles
-        level.tiles = tiles
-        counted = "\(tiles) tiles"
-      } else {
-        counted = "up to \(r.count) tiles"
-      }
-      levels.append(level)
-      rows.append(
-        "  floor \(key.floor)  \(key.tileSize) px  z\(key.zoom)  x \(r.xRange.lowerBound)…\(r.xRange.upperBound)  y \(r.yRange.lowerBound)…\(r.yRange.upperBound)  \(r.count) cells, \(counted)"
-      )
-    }
-    let estimate = Int(mean * Double(totalTiles))
-    printer.info("plan for \(output.output) (dry run: nothing written)")
+    let dry = DryRun(plan, output: output.output, outcomes: outcomes, meanBytes: mean)
+    var head = ["plan for \(output.output) (dry run: nothing written)"]
     for p in plan.plans {
       let f = Manifest.Footprint(floor: p.floor, rect: p.footprint)
-      printer.info(
+      head.append(
         String(
           format: "floor %d: %@, %d × %d px, placement %@, CRS %@, footprint S %.7f W %.7f N %.7f E %.7f, %.3g m per source pixel",
           p.floor.number, p.source.path, p.source.width, p.source.height, p.placement.method.rawValue, PlacementOptions.crsName(p.placement),
           f.south, f.west, f.north, f.east, p.placement.groundMetersPerPixel(width: p.source.width, height: p.source.height)))
-      for level in p.levels { printer.info("  " + Self.describe(level)) }
+      head += p.levels.map { "  " + Self.describe($0) }
     }
-    for row in rows { printer.info(row) }
-    if outcomes != nil {
-      printer.info("total: \(totalTiles) tiles in \(totalCells) cells, about \(Format.bytes(estimate))")
-    } else {
-      printer.info("total: up to \(totalCells) tiles in \(totalCells) cells: blank cells are known after rendering (--exact renders to count them)")
+    let total =
+      dry.tiles.map { "total: \($0) tiles in \(dry.cells) cells, about \(Format.bytes(dry.estimatedBytes ?? 0))" }
+      ?? "total: up to \(dry.cells) tiles in \(dry.cells) cells: blank cells are known after rendering (--exact renders to count them)"
+    dry.print(to: printer, head: head, total: total) { level in
+      let (x, y) = (level.xRange, level.yRange)
+      let counted = level.tiles.map { "\($0) tiles" } ?? "up to \(level.cells) tiles"
+      return "  floor \(level.floor)  \(level.tileSize) px  z\(level.zoom)  x \(x[0])…\(x[1])  y \(y[0])…\(y[1])  \(level.cells) cells, \(counted)"
     }
     if run.json {
-      try Printer.result(
-        json: DryRunReport(
-          exact: outcomes != nil, output: output.output, cells: totalCells, tiles: outcomes != nil ? totalTiles : nil,
-          estimatedBytes: outcomes != nil ? estimate : nil,
-          footprints: plan.plans.map { Manifest.Footprint(floor: $0.floor, rect: $0.footprint) },
-          placements: plan.plans.map(PlacementReport.init), levels: levels, plan: plan.job))
+      try Printer.result(json: dry.report(footprints: plan.plans.map { Manifest.Footprint(floor: $0.floor, rect: $0.footprint) }))
     }
   }
 

@@ -43,7 +43,7 @@ struct JobOptions {
     let total = plan.totalTiles
     guard total > pyramid.maxTiles else { return }
     var byZoom: [Int: Int] = [:]
-    for (key, cut) in plan.cells { byZoom[key.zoom, default: 0] += cut.range.count }
+    for (key, range) in plan.cells { byZoom[key.zoom, default: 0] += range.count }
     let worst = byZoom.max { $0.value < $1.value }?.key ?? 0
     throw TilecutError.tooManyTiles(count: total, limit: pyramid.maxTiles, zoom: worst)
   }
@@ -136,6 +136,13 @@ struct JobOptions {
   func storeWarning(_ plan: TileJobPlan) -> String? {
     guard let deepest = plan.cells.keys.map(\.zoom).max() else { return nil }
     return StoreCatalogue.driver(for: output.store).zoomWarning(path: output.output, deepestZoom: deepest)
+  }
+
+  /// `--depfile` and `--changes`: writable files of their own, none of the files the
+  /// run reads (`read`), nothing inside the output, which is not the working directory.
+  func checkOptionPaths(reading read: [String]) throws {
+    let named = [("--depfile", output.depfile), ("--changes", output.changes)].compactMap { o, p in p.map { (option: o, path: $0) } }
+    try OptionPaths.check(outputs: named, inputs: read, outputDirectory: output.output)
   }
 
   func writeDependencies(_ rule: String?) throws {
@@ -262,7 +269,7 @@ struct JobOptions {
     for line in lines { printer.info(line) }
     let levels = outcomes.keys.sorted().map { key -> LevelReport in
       let o = outcomes[key] ?? LevelOutcome()
-      var level = LevelReport(key: key, range: plan.cells[key]?.range)
+      var level = LevelReport(key: key, range: plan.cells[key])
       (level.written, level.skipped, level.bytes) = (o.tiles.count, o.blank, o.bytes)
       return level
     }

@@ -14,9 +14,25 @@ package struct PlannedFloor {
   /// Every level's recipe, strips and tile ranges.
   var plan: FloorPlan
   var mapping: (any SourceMapping)?
+  /// A source across ±180° is planned in two pieces of one floor: 0 for the first (the
+  /// placement as given), 1 for the other; always 0 for a project's layers.
+  var piece = 0
 
   /// The only loader that opens the source: the one its bytes name.
   var format: SourceFormat { source.header.format }
+
+  /// The renderer of this floor's pyramid, either job's: its levels read from its source
+  /// (`sheet`: a band of a sheet read once; `tap`: fed the decoded pixels), cut and written.
+  func builder(
+    settings: RenderSettings, encoder: any TileEncoder, writer: any TileWriter, pool: WorkPool, ledger: RenderLedger,
+    sheet: SharedSheet? = nil, tap: PixelBlockHasher? = nil
+  ) -> PyramidBuilder {
+    PyramidBuilder(
+      plan: plan, settings: settings, encoder: encoder, writer: writer, pool: pool, ledger: ledger,
+      openSource: { level in
+        try LevelPipeline.open(plan: plan, level: level, format: format, jobs: pool.jobs, mapping: mapping, sheet: sheet, tap: tap)
+      })
+  }
 }
 
 /// The resolved form of a tiling command: floors, placements and plans.
@@ -35,22 +51,77 @@ package struct TileJobPlan {
 
   /// Planned cells per floor, size and zoom; a floor several buildings have (a
   /// campus) gets the union of their ranges.
-  var cells: [LevelKey: LevelCut] {
-    var out: [LevelKey: LevelCut] = [:]
+  var cells: [LevelKey: TileRange] {
+    var out: [LevelKey: TileRange] = [:]
     for plan in plans {
       for level in plan.levels {
         for cut in level.cuts {
           let key = LevelKey(floor: plan.floor, tileSize: cut.tileSize, zoom: cut.zoom)
-          if var seen = out[key] {
-            seen.range = seen.range.union(cut.range)
-            out[key] = seen
-          } else {
-            out[key] = cut
-          }
+          out[key] = out[key].map { $0.union(cut.range) } ?? cut.range
         }
       }
     }
     return out
+  }
+
+  /// The floor numbers in order, each with its floors' (a project's layers') indices in order.
+  var floorGroups: [(floor: Floor, layers: [Int])] {
+    var groups: [Floor: [Int]] = [:]
+    for (i, p) in plans.enumerated() { groups[p.floor, default: []].append(i) }
+    return groups.keys.sorted().map { ($0, groups[$0] ?? []) }
+  }
+
+  /// Each floor number's footprint: the union of its floors' (a project's layers'),
+  /// located where that union lies; a floor tiled in two pieces across ±180° is
+  /// located where its first piece (the placement as given) lies.
+  var floorFootprints: [Manifest.Footprint] {
+    floorGroups.compactMap { group -> Manifest.Footprint? in
+      let (whole, pieces) = (group.layers.filter { floors[$0].piece == 0 }, group.layers.filter { floors[$0].piece > 0 })
+      guard let first = whole.first else { return nil }
+      var footprint = Manifest.Footprint(
+        floor: group.floor, rect: whole.dropFirst().reduce(plans[first].footprint) { $0.union(plans[$1].footprint) })
+      for i in pieces {
+        let location = footprint.location
+        let seen = WorldRect(
+          minU: WebMercator.u(longitudeDegrees: footprint.west), minV: WebMercator.v(latitudeDegrees: footprint.north),
+          maxU: WebMercator.u(longitudeDegrees: footprint.east), maxV: WebMercator.v(latitudeDegrees: footprint.south))
+        footprint = Manifest.Footprint(floor: group.floor, rect: seen.union(plans[i].footprint))
+        footprint.location = location
+      }
+      return footprint
+    }
+  }
+
+  /// The manifest of the rendered plan, a single run's or a project's (each adds its
+  /// own: a single run its placements, a project its buildings): every floor, size and
+  /// zoom's cells and tiles, each floor number's footprint, what made it, and the levels
+  /// a smaller tile size serves, each once (a floor's second piece across ±180° repeats
+  /// its first's).
+  func manifest(
+    ledger: RenderLedger, sources: [Manifest.Source], options: [String: String], fingerprint: String, jobFingerprint: String
+  ) -> Manifest {
+    let outcomes = ledger.outcomes
+    let cells = self.cells
+    let levels = cells.keys.sorted().compactMap { key -> Manifest.Level? in
+      guard let range = cells[key] else { return nil }
+      return Manifest.Level(
+        floor: key.floor, tileSize: key.tileSize, range: range, tiles: outcomes[key]?.tiles ?? [], bytes: outcomes[key]?.bytes ?? 0)
+    }
+    var manifest = Manifest(
+      tileSizes: sizes.map(\.pixels), floors: floorGroups.map(\.floor), name: template.pattern, levels: levels,
+      footprints: floorFootprints, generator: Manifest.Generator(version: tilecutVersion, renderer: rendererRevision, libvips: Vips.version),
+      sources: sources, options: options.filter { $0.key != "tileSizes" }, fingerprint: fingerprint,
+      shard: settings.shard.map { Manifest.Shard(index: $0.index, count: $0.count, jobFingerprint: jobFingerprint) })
+    var substitutes: [Manifest.Substitute] = []
+    for f in floors {
+      for s in f.plan.substitutes {
+        let item = Manifest.Substitute(floor: f.plan.floor, tileSize: s.tileSize, zoom: s.zoom, servedBy: s.servedBy)
+        if f.piece > 0 || !substitutes.contains(item) { substitutes.append(item) }
+      }
+    }
+    manifest.substitutes = substitutes.isEmpty ? nil : substitutes
+    manifest.venueLevels = VenueSource.manifestLevels(floors.map(\.source))
+    return manifest
   }
 }
 
@@ -88,40 +159,27 @@ public struct TileJob {
       drawingUnits: placement.drawingUnits)
     if let split = FloorResolver.splitDescription(floorSources) { printer.info(split) }
     try encoding.checkTransparency(floorSources.map(\.input))
-    let sizes = pyramid.tileSizes
-    let encoder = encoding.encoder()
-    var template = try TileNameTemplate(output.name)
-    template = try template.withExtension(encoder.fileExtension)
-    try template.checkDistinct(sizes: sizes.map(\.pixels), floors: floorSources.map(\.floor))
+    let planner = try FloorPlanner(options)
+    try planner.template.checkDistinct(sizes: planner.sizes.map(\.pixels), floors: floorSources.map(\.floor))
     let placements = try placement.resolve(floors: &floorSources, pyramid: pyramid, printer: printer)
-    let request = PlanRequest(
-      minZoom: pyramid.minZoom, maxZoom: pyramid.maxZoom, tileSizes: sizes, retinaDepth: pyramid.retinaDepth,
-      resampling: pyramid.resampling)
     var planned: [PlannedFloor] = []
     var notes: [String] = []
     for (floor, place) in zip(floorSources, placements) {
-      let source = try placement.pixels.describe(floor, printer: printer)
-      let mapping = try ProjectedMapping.forPlacement(place)
       // a source across ±180° is tiled as two pieces of the same floor, one on each side
-      let pieces = try Antimeridian.plan(floor: floor.floor, source: source, placement: place, request: request, mapping: mapping)
+      let pieces = try planner.plan(floor, placement: place, pixels: placement.pixels, printer: printer)
       if pieces.count > 1 {
-        notes.append("note: \(source.path) crosses the antimeridian (180°): it is tiled on both sides of it")
+        notes.append("note: \(pieces[0].plan.source.path) crosses the antimeridian (180°): it is tiled on both sides of it")
       }
-      planned += pieces.map { PlannedFloor(source: floor, plan: $0, mapping: mapping) }
+      planned += pieces
     }
-    let plans = planned.map(\.plan)
-    let upsampled = Set(plans.flatMap { p in p.levels.filter(\.upsampled).flatMap { $0.cuts.map { "\($0.tileSize) px tiles at zoom \($0.zoom)" } } })
+    let upsampled = Set(
+      planned.flatMap { p in p.plan.levels.filter(\.upsampled).flatMap { $0.cuts.map { "\($0.tileSize) px tiles at zoom \($0.zoom)" } } })
     if !upsampled.isEmpty {
       notes.append(
         "note: \(upsampled.sorted().joined(separator: ", ")) are drawn from the source's full detail, upsampled (it has no finer); --retina-depth native serves them by the 256 px tiles instead"
       )
     }
-    let settings = RenderSettings(
-      background: encoding.background, knockout: encoding.knockout,
-      shard: try run.shardSelector())
-    let jobPlan = TileJobPlan(floors: planned, sizes: request.tileSizes.sorted(), template: template, settings: settings, notes: notes)
-    try options.guardSize(jobPlan)
-    return jobPlan
+    return try planner.plan(planned, notes: notes)
   }
 
   /// `--depfile`: the make rule naming every file this run read, escaped for make
@@ -135,15 +193,9 @@ public struct TileJob {
       dependencies: DependencyFile.dependencies(inputs: inputs, placement: placement, sidecars: sidecars))
   }
 
-  /// `--depfile` and `--changes`: writable files of their own, not an input, a
-  /// sidecar or anything inside the output, which is not the working directory.
+  /// `--depfile` and `--changes`: not an input, a file the placement names or a sidecar.
   func checkOptionPaths(sidecars: [String]) throws {
-    var read = inputs.map { (try? InputName(parsing: $0).path) ?? $0 }
-    if let world = placement.worldFile { read.append(world) }
-    if let crs = placement.sourceCrs, FileManager.default.fileExists(atPath: crs) { read.append(crs) }
-    read += sidecars
-    let named = [("--depfile", output.depfile), ("--changes", output.changes)].compactMap { o, p in p.map { (option: o, path: $0) } }
-    try OptionPaths.check(outputs: named, inputs: read, outputDirectory: output.output)
+    try options.checkOptionPaths(reading: inputs.map { (try? InputName(parsing: $0).path) ?? $0 } + placement.namedFiles + sidecars)
   }
 
   /// Renders every floor, floors side by side, each streaming its levels; the bands
@@ -156,12 +208,7 @@ public struct TileJob {
       for i in groups[g].floors {
         let floor = floors[i]
         let sheet = groups[g].sheet
-        let builder = PyramidBuilder(
-          plan: floor.plan, settings: settings, encoder: encoder, writer: writer, pool: pool, ledger: ledger,
-          openSource: { level in
-            try LevelPipeline.open(
-              plan: floor.plan, level: level, format: floor.format, jobs: pool.jobs, mapping: floor.mapping, sheet: sheet)
-          })
+        let builder = floor.builder(settings: settings, encoder: encoder, writer: writer, pool: pool, ledger: ledger, sheet: sheet)
         // a drawing's display list, shared by its zooms, is given back with its floor
         defer { if floor.plan.source.drawing != nil { DrawingSource.forget(path: floor.plan.source.path) } }
         do { try builder.build() } catch {
@@ -174,53 +221,19 @@ public struct TileJob {
     try pool.drain()
   }
 
+  /// The manifest, with each floor's placement (its piece's, across ±180°).
   func makeManifest(
     _ plan: TileJobPlan, ledger: RenderLedger, sources: [Manifest.Source], options: [String: String], fingerprint: String,
     jobFingerprint: String
   ) -> Manifest {
-    let outcomes = ledger.outcomes
-    let levels = plan.cells.keys.sorted().compactMap { key -> Manifest.Level? in
-      guard let cut = plan.cells[key] else { return nil }
-      return Manifest.Level(
-        floor: key.floor, tileSize: key.tileSize, range: cut.range, tiles: outcomes[key]?.tiles ?? [], bytes: outcomes[key]?.bytes ?? 0)
-    }
-    // a floor tiled in two pieces (across ±180°) is one floor, its footprint their union
-    // (−180..180°), located where its first piece (the placement as given) lies
-    var floors: [Floor] = []
-    var footprints: [Floor: Manifest.Footprint] = [:]
-    for p in plan.plans {
-      guard var seen = footprints[p.floor] else {
-        floors.append(p.floor)
-        footprints[p.floor] = Manifest.Footprint(floor: p.floor, rect: p.footprint)
-        continue
-      }
-      let location = seen.location
-      let first = WorldRect(
-        minU: WebMercator.u(longitudeDegrees: seen.west), minV: WebMercator.v(latitudeDegrees: seen.north),
-        maxU: WebMercator.u(longitudeDegrees: seen.east), maxV: WebMercator.v(latitudeDegrees: seen.south))
-      seen = Manifest.Footprint(floor: p.floor, rect: first.union(p.footprint))
-      seen.location = location
-      footprints[p.floor] = seen
-    }
-    var manifest = Manifest(
-      tileSizes: plan.sizes.map(\.pixels), floors: floors, name: plan.template.pattern, levels: levels,
-      footprints: floors.compactMap { footprints[$0] },
-      generator: Manifest.Generator(version: tilecutVersion, renderer: rendererRevision, libvips: Vips.version),
-      sources: self.options.recorded(sources),
-      options: options.filter { $0.key != "tileSizes" }, fingerprint: fingerprint,
-      shard: plan.settings.shard.map { Manifest.Shard(index: $0.index, count: $0.count, jobFingerprint: jobFingerprint) })
-    let substitutes = plan.plans.flatMap { p in
-      p.substitutes.map { Manifest.Substitute(floor: p.floor, tileSize: $0.tileSize, zoom: $0.zoom, servedBy: $0.servedBy) }
-    }
-    manifest.substitutes = substitutes.isEmpty ? nil : substitutes
-    manifest.venueLevels = VenueSource.manifestLevels(plan.floors.map(\.source))
+    var manifest = plan.manifest(
+      ledger: ledger, sources: self.options.recorded(sources), options: options, fingerprint: fingerprint, jobFingerprint: jobFingerprint)
     manifest.placements = plan.floors.map { f in
       Manifest.PlacedFloor(
         floor: f.plan.floor, placement: f.plan.placement, mapping: f.mapping, width: f.plan.source.width, height: f.plan.source.height)
     }
     return manifest
   }
-
 }
 
 /// Names the run's input in the line a library's abort ends the process with

@@ -79,6 +79,11 @@ public struct PlacementOptions: Sendable, Codable {
     return p.items
   }
 
+  /// The files the options name for the placement to read: a world file, a CRS given as a file.
+  var namedFiles: [String] {
+    [worldFile, sourceCrs.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }].compactMap { $0 }
+  }
+
   /// One placement per floor: the options', else the file's GeoTIFF tags (or a GeoPDF
   /// page's georeferencing, which also cuts the floor to the page's map frame), else its
   /// world file (with a CRS), else raster, with a notice.
