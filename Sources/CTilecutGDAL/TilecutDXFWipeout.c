@@ -1,5 +1,6 @@
 #define _GNU_SOURCE 1 /* strcasecmp, getline */
 #include "TilecutDXFWipeout.h"
+#include "TilecutDXFHatch.h"
 #include "TilecutDXFLines.h"
 
 #include <math.h>
@@ -93,7 +94,15 @@ typedef struct {
   int has_40, has_41;
   double *pv;
   size_t pcount, pcap;
+  /* a model-space HATCH's group codes and their values, for its boundary */
+  int is_hatch;
+  int *hc;
+  double *hv;
+  size_t hcount, hcap, hvcap;
 } entity;
+
+/* group codes of one HATCH kept at most (more: left to GDAL) */
+#define MAX_HATCH_CODES (1 << 20)
 
 typedef struct {
   block_def *blocks;
@@ -125,6 +134,8 @@ typedef struct {
   size_t spline_count, spline_cap;
   tc_wide_polyline *wide;
   size_t wide_count, wide_cap;
+  tc_fit_hatch *fit_hatches;
+  size_t fit_hatch_count, fit_hatch_cap;
   /* the model-space POLYLINE whose VERTEXes are being read (`pending`), its default widths */
   tc_wide_polyline pending;
   size_t pending_cap;
@@ -134,10 +145,15 @@ typedef struct {
 } reader;
 
 static void reset(entity *e, const char *type) {
-  double *bxy = e->bxy, *fxy = e->fxy, *pv = e->pv;
-  int bcap = e->bcap, fcap = e->fcap;
-  size_t pcap = e->pcap;
+  double *bxy = e->bxy, *fxy = e->fxy, *pv = e->pv, *hv = e->hv;
+  int bcap = e->bcap, fcap = e->fcap, *hc = e->hc;
+  size_t pcap = e->pcap, hcap = e->hcap, hvcap = e->hvcap;
   memset(e, 0, sizeof *e);
+  e->hc = hc;
+  e->hv = hv;
+  e->hcap = hcap;
+  e->hvcap = hvcap;
+  e->is_hatch = !strcmp(type, "HATCH");
   e->bxy = bxy;
   e->bcap = bcap;
   e->fxy = fxy;
@@ -293,6 +309,27 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
       r->pending.elevation = e->z30;
       r->pending_sw = e->w40;
       r->pending_ew = e->w41;
+    }
+  }
+  /* a model-space hatch whose boundary GDAL cannot read (tc_dxf_hatch_boundary) */
+  if (section == 2 && e->is_hatch && !e->paper && e->handle[0] && e->hcount < MAX_HATCH_CODES &&
+      r->fit_hatch_count < MAX_WIPEOUTS) {
+    tc_fit_hatch h = {.handle = strtoull(e->handle, NULL, 16), .extrusion = {e->x210, e->y220, e->z230}, .elevation = e->z30};
+    int found = tc_dxf_hatch_boundary(e->hc, e->hv, e->hcount, &h.xy, &h.count, &h.rings, &h.ring_count);
+    if (found == 1 && (h.extrusion[0] != 0 || h.extrusion[1] != 0 || h.extrusion[2] != 0)) {
+      if (tc_grow_array((void **)&r->fit_hatches, &r->fit_hatch_cap, r->fit_hatch_count + 1, sizeof h, 16)) {
+        free(h.xy);
+        free(h.rings);
+        r->failed = 1;
+        return;
+      }
+      r->fit_hatches[r->fit_hatch_count++] = h;
+    } else if (found == 1) {
+      free(h.xy);
+      free(h.rings);
+    } else if (found < 0) {
+      r->failed = 1;
+      return;
     }
   }
   if (section == 1 && !block)
@@ -547,6 +584,11 @@ static int by_wide(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+static int by_fit_hatch(const void *a, const void *b) {
+  unsigned long long x = ((const tc_fit_hatch *)a)->handle, y = ((const tc_fit_hatch *)b)->handle;
+  return (x > y) - (x < y);
+}
+
 static int by_entity(const void *a, const void *b) {
   unsigned long long x = ((const tc_sort_entry *)a)->entity, y = ((const tc_sort_entry *)b)->entity;
   return (x > y) - (x < y);
@@ -604,7 +646,10 @@ int tc_dxf_hidden(const char *handle, const unsigned long long *hidden, size_t c
 int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_sort_entry **order, size_t *order_count,
                     unsigned long long **hidden, size_t *hidden_count, double **hidden_points, size_t *hidden_point_count,
                     tc_hatch_transform **hatches, size_t *hatch_count, tc_fit_spline **splines, size_t *spline_count,
-                    tc_wide_polyline **polylines, size_t *polyline_count) {
+                    tc_wide_polyline **polylines, size_t *polyline_count, tc_fit_hatch **fit_hatches,
+                    size_t *fit_hatch_count) {
+  *fit_hatches = NULL;
+  *fit_hatch_count = 0;
   *polylines = NULL;
   *polyline_count = 0;
   *hidden_points = NULL;
@@ -702,6 +747,15 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     double x = strtod(value, NULL);
     if (!isfinite(x))
       x = 0;
+    if (e.is_hatch && section == 2 && e.hcount < MAX_HATCH_CODES) {
+      if (tc_grow_array((void **)&e.hc, &e.hcap, e.hcount + 1, sizeof(int), 256) ||
+          tc_grow_array((void **)&e.hv, &e.hvcap, e.hcount + 1, sizeof(double), 256)) {
+        r.failed = 1;
+        break;
+      }
+      e.hc[e.hcount] = group;
+      e.hv[e.hcount++] = x;
+    }
     switch (group) {
     case 2:
       snprintf(e.name, sizeof e.name, "%s", value);
@@ -802,6 +856,8 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
   free(e.bxy);
   free(e.fxy);
   free(e.pv);
+  free(e.hc);
+  free(e.hv);
   free(r.pending.v);
   if (!r.failed) {
     /* model space's own wipeouts, then those its inserts bring, in the order of the file
@@ -844,8 +900,12 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     free(r.hatches);
     tc_fit_splines_free(r.splines, r.spline_count);
     tc_wide_polylines_free(r.wide, r.wide_count);
+    tc_fit_hatches_free(r.fit_hatches, r.fit_hatch_count);
     return -1;
   }
+  qsort(r.fit_hatches, r.fit_hatch_count, sizeof *r.fit_hatches, by_fit_hatch);
+  *fit_hatches = r.fit_hatches;
+  *fit_hatch_count = r.fit_hatch_count;
   qsort(r.wide, r.wide_count, sizeof *r.wide, by_wide);
   *polylines = r.wide;
   *polyline_count = r.wide_count;
@@ -873,6 +933,14 @@ void tc_wide_polylines_free(tc_wide_polyline *polylines, size_t count) {
   for (size_t i = 0; i < count; i++)
     free(polylines[i].v);
   free(polylines);
+}
+
+void tc_fit_hatches_free(tc_fit_hatch *hatches, size_t count) {
+  for (size_t i = 0; i < count; i++) {
+    free(hatches[i].xy);
+    free(hatches[i].rings);
+  }
+  free(hatches);
 }
 
 void tc_fit_splines_free(tc_fit_spline *splines, size_t count) {

@@ -763,14 +763,9 @@ static int by_wide_handle(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* A polyline whose width changes along it, as ezdxf draws it: filled outlines in the
- * pen's colour (tc_dxf_trace; arcs in 64 steps a circle, ezdxf's default). */
-static void add_wide_polyline(builder *b, const tc_wide_polyline *w, const uint8_t rgba[4]) {
-  tc_drawing_item fill = {0};
-  fill.kind = TC_DRAWING_FILL;
-  memcpy(fill.rgba, rgba, 4);
-  /* the arbitrary axis algorithm (the DXF reference's, ezdxf's OCS), seen from +z */
-  const double *e = w->extrusion;
+/* The affine map from the OCS of `extrusion` at `elevation` to the drawing, seen from
+ * +z (the arbitrary axis algorithm: the DXF reference's, ezdxf's OCS). */
+static void ocs_affine(const double e[3], double elevation, double m[6]) {
   double l = sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
   double az[3] = {e[0] / l, e[1] / l, e[2] / l}, ax[3], ay[3];
   if (fabs(az[0]) < 1.0 / 64 && fabs(az[1]) < 1.0 / 64) /* Wy × Az */
@@ -782,9 +777,51 @@ static void add_wide_polyline(builder *b, const tc_wide_polyline *w, const uint8
   ay[0] = az[1] * ax[2] - az[2] * ax[1];
   ay[1] = az[2] * ax[0] - az[0] * ax[2];
   ay[2] = az[0] * ax[1] - az[1] * ax[0];
-  trace_context t = {b, &fill, {ax[0], ay[0], az[0] * w->elevation, ax[1], ay[1], az[1] * w->elevation}};
+  m[0] = ax[0], m[1] = ay[0], m[2] = az[0] * elevation;
+  m[3] = ax[1], m[4] = ay[1], m[5] = az[1] * elevation;
+}
+
+/* A polyline whose width changes along it, as ezdxf draws it: filled outlines in the
+ * pen's colour (tc_dxf_trace; arcs in 64 steps a circle, ezdxf's default). */
+static void add_wide_polyline(builder *b, const tc_wide_polyline *w, const uint8_t rgba[4]) {
+  tc_drawing_item fill = {0};
+  fill.kind = TC_DRAWING_FILL;
+  memcpy(fill.rgba, rgba, 4);
+  trace_context t = {b, &fill, {0}};
+  ocs_affine(w->extrusion, w->elevation, t.m);
   if (tc_dxf_trace(w->v, w->count, w->closed, 64, add_trace, &t))
     fail(b, "out of memory");
+}
+
+static int by_fit_hatch_handle(const void *a, const void *b) {
+  unsigned long long x = ((const tc_fit_hatch *)a)->handle, y = ((const tc_fit_hatch *)b)->handle;
+  return (x > y) - (x < y);
+}
+
+/* A hatch GDAL gave no boundary (one edge a fit-point spline), filled or patterned by
+ * `fill` within the boundary read from the DXF (tc_dxf_hatch_boundary), through its OCS. */
+static void add_fit_hatch(builder *b, const tc_fit_hatch *h, const tc_drawing_item *fill) {
+  tc_drawing *d = b->d;
+  tc_drawing_item *item = add_item(b, fill);
+  if (!item)
+    return;
+  double m[6];
+  ocs_affine(h->extrusion, h->elevation, m);
+  item->ring_first = (uint32_t)d->ring_count;
+  const double *p = h->xy;
+  for (int r = 0; r < h->ring_count; r++) {
+    uint32_t added = 0;
+    for (int i = 0; i < h->rings[r]; i++, p += 2) {
+      double x = m[0] * p[0] + m[1] * p[1] + m[2], y = m[3] * p[0] + m[4] * p[1] + m[5];
+      if (add_point(b, x, y) == 0) {
+        added++;
+        item->count++;
+        extend(d, x, y);
+      }
+    }
+    if (end_ring(b, item, added))
+      return;
+  }
 }
 
 static int by_spline_handle(const void *a, const void *b) {
@@ -907,6 +944,8 @@ typedef struct {
   size_t spline_count;
   tc_wide_polyline *polylines;
   size_t polyline_count;
+  tc_fit_hatch *fit_hatches;
+  size_t fit_hatch_count;
   tc_mtext_scan mtext;
   /* scan_dxf running on `thread` (joined by finish_scans), or done */
   int running, done;
@@ -917,7 +956,7 @@ static void *scan_dxf(void *context) {
   dxf_scans *s = context;
   s->status = tc_dxf_wipeouts(s->path, &s->wipeouts, &s->wipeout_count, &s->order, &s->order_count, &s->skipped,
                               &s->skipped_count, &s->hidden_points, &s->hidden_point_count, &s->hatches, &s->hatch_count, &s->splines, &s->spline_count,
-                              &s->polylines, &s->polyline_count);
+                              &s->polylines, &s->polyline_count, &s->fit_hatches, &s->fit_hatch_count);
   /* unread layouts: the texts are drawn as GDAL gives them */
   tc_dxf_mtext_layouts(s->path, &s->mtext);
   return NULL;
@@ -942,6 +981,7 @@ static void free_scans(dxf_scans *s) {
   free(s->hatches);
   tc_fit_splines_free(s->splines, s->spline_count);
   tc_wide_polylines_free(s->polylines, s->polyline_count);
+  tc_fit_hatches_free(s->fit_hatches, s->fit_hatch_count);
   tc_mtext_scan_free(&s->mtext);
   tc_wipeouts_free(s->wipeouts, s->wipeout_count);
   memset(s, 0, sizeof *s);
@@ -1045,6 +1085,8 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
     size_t spline_count = scans->spline_count;
     const tc_wide_polyline *polylines = scans->polylines;
     size_t polyline_count = scans->polyline_count;
+    const tc_fit_hatch *fit_hatches = scans->fit_hatches;
+    size_t fit_hatch_count = scans->fit_hatch_count;
     /* the current insert's hatch placements not yet used */
     const tc_hatch_transform *placements = NULL;
     size_t placements_left = 0;
@@ -1065,7 +1107,7 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
       while (!b.failed && (f = tc_gdal.OGR_L_GetNextFeature(layer))) {
         d->features++;
         int handle_field =
-            wipeout_count || b.ordered || skipped_count || hatch_count || spline_count || polyline_count
+            wipeout_count || b.ordered || skipped_count || hatch_count || spline_count || polyline_count || fit_hatch_count
                 ? tc_gdal.OGR_F_GetFieldIndex(f, "EntityHandle")
                 : -1;
         const char *handle = handle_field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, handle_field) : NULL;
@@ -1154,6 +1196,16 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
           tc_wide_polyline key = {.handle = strtoull(handle, NULL, 16)};
           wide = bsearch(&key, polylines, polyline_count, sizeof key, by_wide_handle);
         }
+        /* a hatch GDAL gives no area (POLYGON EMPTY, or the lines of edges that leave a
+         * gap): its boundary from the DXF, closed as ezdxf closes it */
+        const tc_fit_hatch *fit_hatch = NULL;
+        OGRwkbGeometryType type = g ? tc_gdal.OGR_GT_Flatten(tc_gdal.OGR_G_GetGeometryType(g)) : wkbUnknown;
+        if (fit_hatch_count && handle && *handle && st.has_brush &&
+            (!g || (type == wkbPolygon && tc_gdal.OGR_G_GetGeometryCount(g) == 0) || type == wkbMultiLineString ||
+             type == wkbLineString)) {
+          tc_fit_hatch key = {.handle = strtoull(handle, NULL, 16)};
+          fit_hatch = bsearch(&key, fit_hatches, fit_hatch_count, sizeof key, by_fit_hatch_handle);
+        }
         if (st.has_label) {
           add_text(&b, f, g, &st);
         } else if (wide) {
@@ -1186,7 +1238,10 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
             memcpy(d->dashes + d->dash_count, pattern, sizeof(double) * (size_t)values);
             d->dash_count += (size_t)values;
           }
-          add_geometry(&b, g, &st, &stroke, &fill, 0);
+          if (fit_hatch)
+            add_fit_hatch(&b, fit_hatch, &fill);
+          else
+            add_geometry(&b, g, &st, &stroke, &fill, 0);
         }
         tc_gdal.OGR_F_Destroy(f);
         if (!b.failed && d->features > TC_DRAWING_MAX_FEATURES) {

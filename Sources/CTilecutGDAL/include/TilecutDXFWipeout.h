@@ -64,9 +64,25 @@ typedef struct {
 
 void tc_wide_polylines_free(tc_wide_polyline *polylines, size_t count);
 
+/* A model-space HATCH whose boundary GDAL 3.6 cannot read: an edge that is a SPLINE
+ * given by fit points alone (it gives the hatch no boundary), or edges that leave a gap
+ * (it gives their lines, not an area): its boundary paths flattened as ezdxf
+ * builds them (`count` x, y pairs in its OCS, `ring_count` rings of `rings[i]` points),
+ * its plane (extrusion, elevation), sorted by handle. */
+typedef struct {
+  unsigned long long handle;
+  double *xy;
+  int count;
+  int *rings;
+  int ring_count;
+  double extrusion[3], elevation;
+} tc_fit_hatch;
+
+void tc_fit_hatches_free(tc_fit_hatch *hatches, size_t count);
+
 /* Reads a text DXF's wipeouts, its draw order (SORTENTSTABLE entries, sorted by
  * entity), the placements of the hatches its model-space inserts inline, its fit-point splines, its
- * polylines of varying width, and the handles, sorted, of the model-space entities not drawn: on an off or
+ * polylines of varying width, its hatches with boundaries GDAL cannot read, and the handles, sorted, of the model-space entities not drawn: on an off or
  * frozen layer, or invisible (group 60), and the ATTRIBs of such inserts, whose
  * features GDAL still gives (it hides an inlined block's entities by their own layer,
  * not the insert's, and never hides a MULTILEADER); in a file without handles, where
@@ -75,7 +91,8 @@ void tc_wide_polylines_free(tc_wide_polyline *polylines, size_t count);
 int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_sort_entry **order, size_t *order_count,
                     unsigned long long **hidden, size_t *hidden_count, double **hidden_points, size_t *hidden_point_count,
                     tc_hatch_transform **hatches, size_t *hatch_count, tc_fit_spline **splines, size_t *spline_count,
-                    tc_wide_polyline **polylines, size_t *polyline_count);
+                    tc_wide_polyline **polylines, size_t *polyline_count, tc_fit_hatch **fit_hatches,
+                    size_t *fit_hatch_count);
 
 /* Whether a hidden ATTRIB without a handle stands at (x, y) (tc_dxf_wipeouts' `hidden_points`). */
 int tc_dxf_hidden_at(double x, double y, const double *points, size_t count);
