@@ -136,6 +136,9 @@ typedef struct {
   size_t wide_count, wide_cap;
   tc_fit_hatch *fit_hatches;
   size_t fit_hatch_count, fit_hatch_cap;
+  /* model-space TEXTs and ATTRIBs whose extrusion points down */
+  unsigned long long *down_texts;
+  size_t down_text_count, down_text_cap;
   /* the model-space POLYLINE whose VERTEXes are being read (`pending`), its default widths */
   tc_wide_polyline pending;
   size_t pending_cap;
@@ -331,6 +334,14 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
       r->failed = 1;
       return;
     }
+  }
+  if (section == 2 && !e->paper && e->handle[0] && e->z230 < 0 && fabs(e->x210) < 1e-9 && fabs(e->y220) < 1e-9 &&
+      (!strcmp(e->type, "TEXT") || !strcmp(e->type, "ATTRIB"))) {
+    if (tc_grow_array((void **)&r->down_texts, &r->down_text_cap, r->down_text_count + 1, sizeof(unsigned long long), 16)) {
+      r->failed = 1;
+      return;
+    }
+    r->down_texts[r->down_text_count++] = strtoull(e->handle, NULL, 16);
   }
   if (section == 1 && !block)
     return;
@@ -647,7 +658,9 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
                     unsigned long long **hidden, size_t *hidden_count, double **hidden_points, size_t *hidden_point_count,
                     tc_hatch_transform **hatches, size_t *hatch_count, tc_fit_spline **splines, size_t *spline_count,
                     tc_wide_polyline **polylines, size_t *polyline_count, tc_fit_hatch **fit_hatches,
-                    size_t *fit_hatch_count) {
+                    size_t *fit_hatch_count, unsigned long long **down_texts, size_t *down_text_count) {
+  *down_texts = NULL;
+  *down_text_count = 0;
   *fit_hatches = NULL;
   *fit_hatch_count = 0;
   *polylines = NULL;
@@ -901,8 +914,12 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     tc_fit_splines_free(r.splines, r.spline_count);
     tc_wide_polylines_free(r.wide, r.wide_count);
     tc_fit_hatches_free(r.fit_hatches, r.fit_hatch_count);
+    free(r.down_texts);
     return -1;
   }
+  qsort(r.down_texts, r.down_text_count, sizeof *r.down_texts, by_handle);
+  *down_texts = r.down_texts;
+  *down_text_count = r.down_text_count;
   qsort(r.fit_hatches, r.fit_hatch_count, sizeof *r.fit_hatches, by_fit_hatch);
   *fit_hatches = r.fit_hatches;
   *fit_hatch_count = r.fit_hatch_count;

@@ -57,6 +57,9 @@ typedef struct {
   unsigned long long *orders, current_order;
   size_t order_cap;
   int ordered;
+  /* the handles of the TEXTs whose extrusion points down (tc_dxf_wipeouts) */
+  const unsigned long long *down_texts;
+  size_t down_text_count;
 } builder;
 
 static size_t list_bytes(const builder *b) {
@@ -515,6 +518,7 @@ static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) 
    * it keeps for MTEXT */
   field = tc_gdal.OGR_F_GetFieldIndex(f, "SubClasses");
   const char *classes = field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, field) : NULL;
+  int down = 0;
   if (!(classes && strstr(classes, "AcDbMText"))) {
     anchor = anchor <= 3 ? anchor + 9 : anchor >= 10 ? anchor - 9 : anchor;
     /* a TEXT's (an ATTRIB's) generation flags (71), which GDAL 3.6 leaves: 2 mirrored
@@ -529,20 +533,34 @@ static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) 
       proto.stretch = -proto.stretch;
       proto.angle += 180;
     }
+    /* a TEXT (an ATTRIB) whose extrusion points down: GDAL places its point in the
+     * drawing but gives its angle and its alignment offset in its OCS, whose x runs
+     * the drawing's -x. Seen from above it runs at minus its angle, mirrored in x, as
+     * ezdxf draws it */
+    if (plain && b->down_text_count) {
+      field = tc_gdal.OGR_F_GetFieldIndex(f, "EntityHandle");
+      const char *handle = field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, field) : NULL;
+      down = handle && *handle && tc_dxf_hidden(handle, b->down_texts, b->down_text_count);
+    }
+    if (down) {
+      proto.angle = -proto.angle;
+      proto.stretch = -proto.stretch;
+    }
   }
   proto.anchor = (uint8_t)anchor;
-  proto.dx = (float)st->dx;
-  proto.dy = (float)st->dy;
   /* a TEXT aligned or fitted between its two points (72 = 3 or 5): GDAL 3.6 anchors it
    * at its baseline's left (1) and offsets it to the second point, as it offsets only
    * texts aligned otherwise than left; ezdxf stretches its line between the points,
    * centred on their midpoint and turned as the line between them runs (AutoCAD
    * writes an aligned text's height as the one that fits it, so its line is as long
    * at that height) */
-  double fit = hypot(st->dx, st->dy), offset_x = st->dx, offset_y = st->dy;
+  double text_dx = down ? -st->dx : st->dx;
+  proto.dx = (float)text_dx;
+  proto.dy = (float)st->dy;
+  double fit = hypot(st->dx, st->dy), offset_x = text_dx, offset_y = st->dy;
   if (st->anchor == 1 && fit > 0 && isfinite(fit) && !(classes && (strstr(classes, "AcDbMText") || strstr(classes, "Dimension")))) {
     proto.fit_length = (float)fit;
-    proto.angle = (float)(atan2(st->dy, st->dx) * 180 / M_PI);
+    proto.angle = (float)((down ? -atan2(st->dy, st->dx) : atan2(st->dy, st->dx)) * 180 / M_PI);
     proto.anchor = 11;
     offset_x /= 2;
     offset_y /= 2;
@@ -946,6 +964,8 @@ typedef struct {
   size_t polyline_count;
   tc_fit_hatch *fit_hatches;
   size_t fit_hatch_count;
+  unsigned long long *down_texts;
+  size_t down_text_count;
   tc_mtext_scan mtext;
   /* scan_dxf running on `thread` (joined by finish_scans), or done */
   int running, done;
@@ -956,7 +976,8 @@ static void *scan_dxf(void *context) {
   dxf_scans *s = context;
   s->status = tc_dxf_wipeouts(s->path, &s->wipeouts, &s->wipeout_count, &s->order, &s->order_count, &s->skipped,
                               &s->skipped_count, &s->hidden_points, &s->hidden_point_count, &s->hatches, &s->hatch_count, &s->splines, &s->spline_count,
-                              &s->polylines, &s->polyline_count, &s->fit_hatches, &s->fit_hatch_count);
+                              &s->polylines, &s->polyline_count, &s->fit_hatches, &s->fit_hatch_count, &s->down_texts,
+                              &s->down_text_count);
   /* unread layouts: the texts are drawn as GDAL gives them */
   tc_dxf_mtext_layouts(s->path, &s->mtext);
   return NULL;
@@ -982,6 +1003,7 @@ static void free_scans(dxf_scans *s) {
   tc_fit_splines_free(s->splines, s->spline_count);
   tc_wide_polylines_free(s->polylines, s->polyline_count);
   tc_fit_hatches_free(s->fit_hatches, s->fit_hatch_count);
+  free(s->down_texts);
   tc_mtext_scan_free(&s->mtext);
   tc_wipeouts_free(s->wipeouts, s->wipeout_count);
   memset(s, 0, sizeof *s);
@@ -1087,6 +1109,8 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
     size_t polyline_count = scans->polyline_count;
     const tc_fit_hatch *fit_hatches = scans->fit_hatches;
     size_t fit_hatch_count = scans->fit_hatch_count;
+    b.down_texts = scans->down_texts;
+    b.down_text_count = scans->down_text_count;
     /* the current insert's hatch placements not yet used */
     const tc_hatch_transform *placements = NULL;
     size_t placements_left = 0;

@@ -82,7 +82,9 @@ void tc_fit_hatches_free(tc_fit_hatch *hatches, size_t count);
 
 /* Reads a text DXF's wipeouts, its draw order (SORTENTSTABLE entries, sorted by
  * entity), the placements of the hatches its model-space inserts inline, its fit-point splines, its
- * polylines of varying width, its hatches with boundaries GDAL cannot read, and the handles, sorted, of the model-space entities not drawn: on an off or
+ * polylines of varying width, its hatches with boundaries GDAL cannot read, the handles
+ * (sorted) of its model-space TEXTs and ATTRIBs whose extrusion points down (0, 0, -z),
+ * whose alignment offset and angle GDAL gives in their OCS, not mirrored, and the handles, sorted, of the model-space entities not drawn: on an off or
  * frozen layer, or invisible (group 60), and the ATTRIBs of such inserts, whose
  * features GDAL still gives (it hides an inlined block's entities by their own layer,
  * not the insert's, and never hides a MULTILEADER); in a file without handles, where
@@ -92,7 +94,7 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
                     unsigned long long **hidden, size_t *hidden_count, double **hidden_points, size_t *hidden_point_count,
                     tc_hatch_transform **hatches, size_t *hatch_count, tc_fit_spline **splines, size_t *spline_count,
                     tc_wide_polyline **polylines, size_t *polyline_count, tc_fit_hatch **fit_hatches,
-                    size_t *fit_hatch_count);
+                    size_t *fit_hatch_count, unsigned long long **down_texts, size_t *down_text_count);
 
 /* Whether a hidden ATTRIB without a handle stands at (x, y) (tc_dxf_wipeouts' `hidden_points`). */
 int tc_dxf_hidden_at(double x, double y, const double *points, size_t count);
