@@ -2,6 +2,7 @@
 #include "TilecutDXFWipeout.h"
 #include "TilecutDXFHatch.h"
 #include "TilecutDXFLines.h"
+#include "TilecutDXFMLine.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -94,6 +95,9 @@ typedef struct {
   int has_40, has_41;
   double *pv;
   size_t pcount, pcap;
+  /* a model-space MLINE as read, an MLINESTYLE */
+  tc_mline_raw mline;
+  tc_mline_style mline_style;
   /* a model-space HATCH's group codes and their values, for its boundary */
   int is_hatch;
   int *hc;
@@ -136,6 +140,13 @@ typedef struct {
   size_t wide_count, wide_cap;
   tc_fit_hatch *fit_hatches;
   size_t fit_hatch_count, fit_hatch_cap;
+  /* MLINESTYLEs, and model-space MLINEs as read (their handles and layers beside) */
+  tc_mline_style *mline_styles;
+  size_t mline_style_count, mline_style_cap;
+  tc_mline_raw *raw_mlines;
+  unsigned long long *raw_mline_handles;
+  char (*raw_mline_layers)[256];
+  size_t raw_mline_count, raw_mline_cap;
   /* model-space TEXTs and ATTRIBs whose extrusion points down */
   unsigned long long *down_texts;
   size_t down_text_count, down_text_cap;
@@ -148,10 +159,12 @@ typedef struct {
 } reader;
 
 static void reset(entity *e, const char *type) {
-  double *bxy = e->bxy, *fxy = e->fxy, *pv = e->pv, *hv = e->hv;
+  double *bxy = e->bxy, *fxy = e->fxy, *pv = e->pv, *hv = e->hv, *mv = e->mline.v;
   int bcap = e->bcap, fcap = e->fcap, *hc = e->hc;
-  size_t pcap = e->pcap, hcap = e->hcap, hvcap = e->hvcap;
+  size_t pcap = e->pcap, hcap = e->hcap, hvcap = e->hvcap, mcap = e->mline.cap;
   memset(e, 0, sizeof *e);
+  e->mline.v = mv;
+  e->mline.cap = mcap;
   e->hc = hc;
   e->hv = hv;
   e->hcap = hcap;
@@ -282,6 +295,14 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
     l->colour = abs(e->colour);
     return;
   }
+  if (section == 4 && !strcmp(e->type, "MLINESTYLE")) {
+    if (tc_grow_array((void **)&r->mline_styles, &r->mline_style_cap, r->mline_style_count + 1, sizeof(tc_mline_style), 8)) {
+      r->failed = 1;
+      return;
+    }
+    r->mline_styles[r->mline_style_count++] = e->mline_style;
+    return;
+  }
   if (section != 1 && section != 2)
     return;
   /* a POLYLINE's widths: its VERTEXes (ezdxf skips the curve-fit and spline-frame
@@ -342,6 +363,29 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
       return;
     }
     r->down_texts[r->down_text_count++] = strtoull(e->handle, NULL, 16);
+  }
+  if (section == 2 && !e->paper && e->handle[0] && !strcmp(e->type, "MLINE") && e->mline.count >= 2 &&
+      r->raw_mline_count < MAX_WIPEOUTS) {
+    size_t cap = r->raw_mline_cap;
+    if (tc_grow_array((void **)&r->raw_mlines, &cap, r->raw_mline_count + 1, sizeof(tc_mline_raw), 16) ||
+        (cap != r->raw_mline_cap &&
+         (!(r->raw_mline_handles = realloc(r->raw_mline_handles, cap * sizeof *r->raw_mline_handles)) ||
+          !(r->raw_mline_layers = realloc(r->raw_mline_layers, cap * sizeof *r->raw_mline_layers))))) {
+      r->failed = 1;
+      return;
+    }
+    r->raw_mline_cap = cap;
+    tc_mline_raw copy = e->mline;
+    copy.v = malloc(e->mline.count * (5 + TC_MLINE_ELEMENTS) * sizeof(double));
+    if (!copy.v) {
+      r->failed = 1;
+      return;
+    }
+    memcpy(copy.v, e->mline.v, e->mline.count * (5 + TC_MLINE_ELEMENTS) * sizeof(double));
+    copy.cap = e->mline.count;
+    r->raw_mline_handles[r->raw_mline_count] = strtoull(e->handle, NULL, 16);
+    snprintf(r->raw_mline_layers[r->raw_mline_count], sizeof r->raw_mline_layers[0], "%s", e->layer);
+    r->raw_mlines[r->raw_mline_count++] = copy;
   }
   if (section == 1 && !block)
     return;
@@ -600,6 +644,11 @@ static int by_fit_hatch(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+static int by_mline(const void *a, const void *b) {
+  unsigned long long x = ((const tc_mline *)a)->handle, y = ((const tc_mline *)b)->handle;
+  return (x > y) - (x < y);
+}
+
 static int by_entity(const void *a, const void *b) {
   unsigned long long x = ((const tc_sort_entry *)a)->entity, y = ((const tc_sort_entry *)b)->entity;
   return (x > y) - (x < y);
@@ -658,7 +707,10 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
                     unsigned long long **hidden, size_t *hidden_count, double **hidden_points, size_t *hidden_point_count,
                     tc_hatch_transform **hatches, size_t *hatch_count, tc_fit_spline **splines, size_t *spline_count,
                     tc_wide_polyline **polylines, size_t *polyline_count, tc_fit_hatch **fit_hatches,
-                    size_t *fit_hatch_count, unsigned long long **down_texts, size_t *down_text_count) {
+                    size_t *fit_hatch_count, unsigned long long **down_texts, size_t *down_text_count,
+                    tc_mline **mlines, size_t *mline_count) {
+  *mlines = NULL;
+  *mline_count = 0;
   *down_texts = NULL;
   *down_text_count = 0;
   *fit_hatches = NULL;
@@ -740,6 +792,10 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     }
     if (!e.type[0])
       continue;
+    if (section == 4 && !strcmp(e.type, "MLINESTYLE")) {
+      tc_dxf_mline_style_code(&e.mline_style, group, value, strtod(value, NULL));
+      continue;
+    }
     if (section == 4) {
       /* SORTENTSTABLE: 331 an entity, then 5 the handle it is drawn as */
       if (!strcmp(e.type, "SORTENTSTABLE")) {
@@ -768,6 +824,10 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
       }
       e.hc[e.hcount] = group;
       e.hv[e.hcount++] = x;
+    }
+    if (section == 2 && !strcmp(e.type, "MLINE") && tc_dxf_mline_code(&e.mline, group, value, x)) {
+      r.failed = 1;
+      break;
     }
     switch (group) {
     case 2:
@@ -871,6 +931,40 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
   free(e.pv);
   free(e.hc);
   free(e.hv);
+  free(e.mline.v);
+  tc_mline *mlines_out = NULL;
+  size_t mlines_made = 0;
+  /* the MLINEs drawn with their styles, which the OBJECTS section after them holds */
+  if (!r.failed && r.raw_mline_count && r.mline_style_count &&
+      !(mlines_out = calloc(r.raw_mline_count, sizeof *mlines_out)))
+    r.failed = 1;
+  for (size_t i = 0; i < r.raw_mline_count && mlines_out && !r.failed; i++) {
+    const tc_mline_raw *m = &r.raw_mlines[i];
+    const tc_mline_style *style = NULL;
+    for (size_t k = 0; k < r.mline_style_count && !style; k++)
+      if (m->style_handle[0] && !strcasecmp(r.mline_styles[k].handle, m->style_handle))
+        style = &r.mline_styles[k];
+    for (size_t k = 0; k < r.mline_style_count && !style; k++)
+      if (!strcasecmp(r.mline_styles[k].name, m->style_name))
+        style = &r.mline_styles[k];
+    int layer_colour = 7;
+    for (size_t k = 0; k < r.layer_count; k++)
+      if (!strcasecmp(r.layers[k].name, r.raw_mline_layers[i]))
+        layer_colour = r.layers[k].colour;
+    if (!style)
+      continue;
+    int made = tc_dxf_mline_build(m, style, layer_colour, &mlines_out[mlines_made]);
+    if (made < 0)
+      r.failed = 1;
+    else if (made == 1)
+      mlines_out[mlines_made++].handle = r.raw_mline_handles[i];
+  }
+  for (size_t i = 0; i < r.raw_mline_count; i++)
+    free(r.raw_mlines[i].v);
+  free(r.raw_mlines);
+  free(r.raw_mline_handles);
+  free(r.raw_mline_layers);
+  free(r.mline_styles);
   free(r.pending.v);
   if (!r.failed) {
     /* model space's own wipeouts, then those its inserts bring, in the order of the file
@@ -915,8 +1009,12 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     tc_wide_polylines_free(r.wide, r.wide_count);
     tc_fit_hatches_free(r.fit_hatches, r.fit_hatch_count);
     free(r.down_texts);
+    tc_mlines_free(mlines_out, mlines_made);
     return -1;
   }
+  qsort(mlines_out, mlines_made, sizeof *mlines_out, by_mline);
+  *mlines = mlines_out;
+  *mline_count = mlines_made;
   qsort(r.down_texts, r.down_text_count, sizeof *r.down_texts, by_handle);
   *down_texts = r.down_texts;
   *down_text_count = r.down_text_count;
@@ -950,6 +1048,14 @@ void tc_wide_polylines_free(tc_wide_polyline *polylines, size_t count) {
   for (size_t i = 0; i < count; i++)
     free(polylines[i].v);
   free(polylines);
+}
+
+void tc_mlines_free(tc_mline *mlines, size_t count) {
+  for (size_t i = 0; mlines && i < count; i++) {
+    free(mlines[i].pieces);
+    free(mlines[i].xy);
+  }
+  free(mlines);
 }
 
 void tc_fit_hatches_free(tc_fit_hatch *hatches, size_t count) {

@@ -811,6 +811,44 @@ static void add_wide_polyline(builder *b, const tc_wide_polyline *w, const uint8
     fail(b, "out of memory");
 }
 
+static int by_mline_handle(const void *a, const void *b) {
+  unsigned long long x = ((const tc_mline *)a)->handle, y = ((const tc_mline *)b)->handle;
+  return (x > y) - (x < y);
+}
+
+/* An MLINE as ezdxf draws it (tc_dxf_wipeouts): its pieces in their own colours, the
+ * lines at the MLINE's lineweight. */
+static void add_mline(builder *b, const tc_mline *m, double lineweight_mm) {
+  tc_drawing *d = b->d;
+  for (int i = 0; i < m->piece_count && !b->failed; i++) {
+    const tc_mline_piece *piece = &m->pieces[i];
+    tc_drawing_item proto = {0};
+    proto.kind = piece->fill ? TC_DRAWING_FILL : TC_DRAWING_STROKE;
+    memcpy(proto.rgba, piece->rgb, 3);
+    proto.rgba[3] = 255;
+    /* ACI 7: drawn dark, as GDAL's colours are */
+    if (proto.rgba[0] == 255 && proto.rgba[1] == 255 && proto.rgba[2] == 255)
+      proto.rgba[0] = proto.rgba[1] = proto.rgba[2] = 0;
+    proto.lineweight_mm = piece->fill ? 0 : (float)lineweight_mm;
+    tc_drawing_item *item = add_item(b, &proto);
+    if (!item)
+      return;
+    if (piece->fill)
+      item->ring_first = (uint32_t)d->ring_count;
+    uint32_t added = 0;
+    for (int k = 0; k < piece->count; k++) {
+      double x = m->xy[2 * (piece->first + k)], y = m->xy[2 * (piece->first + k) + 1];
+      if (add_point(b, x, y) == 0) {
+        added++;
+        item->count++;
+        extend(d, x, y);
+      }
+    }
+    if (piece->fill && end_ring(b, item, added))
+      return;
+  }
+}
+
 static int by_fit_hatch_handle(const void *a, const void *b) {
   unsigned long long x = ((const tc_fit_hatch *)a)->handle, y = ((const tc_fit_hatch *)b)->handle;
   return (x > y) - (x < y);
@@ -966,6 +1004,8 @@ typedef struct {
   size_t fit_hatch_count;
   unsigned long long *down_texts;
   size_t down_text_count;
+  tc_mline *mlines;
+  size_t mline_count;
   tc_mtext_scan mtext;
   /* scan_dxf running on `thread` (joined by finish_scans), or done */
   int running, done;
@@ -977,7 +1017,7 @@ static void *scan_dxf(void *context) {
   s->status = tc_dxf_wipeouts(s->path, &s->wipeouts, &s->wipeout_count, &s->order, &s->order_count, &s->skipped,
                               &s->skipped_count, &s->hidden_points, &s->hidden_point_count, &s->hatches, &s->hatch_count, &s->splines, &s->spline_count,
                               &s->polylines, &s->polyline_count, &s->fit_hatches, &s->fit_hatch_count, &s->down_texts,
-                              &s->down_text_count);
+                              &s->down_text_count, &s->mlines, &s->mline_count);
   /* unread layouts: the texts are drawn as GDAL gives them */
   tc_dxf_mtext_layouts(s->path, &s->mtext);
   return NULL;
@@ -1004,6 +1044,7 @@ static void free_scans(dxf_scans *s) {
   tc_wide_polylines_free(s->polylines, s->polyline_count);
   tc_fit_hatches_free(s->fit_hatches, s->fit_hatch_count);
   free(s->down_texts);
+  tc_mlines_free(s->mlines, s->mline_count);
   tc_mtext_scan_free(&s->mtext);
   tc_wipeouts_free(s->wipeouts, s->wipeout_count);
   memset(s, 0, sizeof *s);
@@ -1109,6 +1150,8 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
     size_t polyline_count = scans->polyline_count;
     const tc_fit_hatch *fit_hatches = scans->fit_hatches;
     size_t fit_hatch_count = scans->fit_hatch_count;
+    const tc_mline *mlines = scans->mlines;
+    size_t mline_count = scans->mline_count;
     b.down_texts = scans->down_texts;
     b.down_text_count = scans->down_text_count;
     /* the current insert's hatch placements not yet used */
@@ -1131,7 +1174,7 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
       while (!b.failed && (f = tc_gdal.OGR_L_GetNextFeature(layer))) {
         d->features++;
         int handle_field =
-            wipeout_count || b.ordered || skipped_count || hatch_count || spline_count || polyline_count || fit_hatch_count
+            wipeout_count || b.ordered || skipped_count || hatch_count || spline_count || polyline_count || fit_hatch_count || mline_count
                 ? tc_gdal.OGR_F_GetFieldIndex(f, "EntityHandle")
                 : -1;
         const char *handle = handle_field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, handle_field) : NULL;
@@ -1230,8 +1273,19 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
           tc_fit_hatch key = {.handle = strtoull(handle, NULL, 16)};
           fit_hatch = bsearch(&key, fit_hatches, fit_hatch_count, sizeof key, by_fit_hatch_handle);
         }
+        /* an MLINE: as ezdxf draws it, with its style's colours, fill, caps and miters */
+        const tc_mline *mline = NULL;
+        if (mline_count && handle && *handle && !st.has_label && !st.has_brush) {
+          int classes_field = tc_gdal.OGR_F_GetFieldIndex(f, "SubClasses");
+          const char *classes = classes_field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, classes_field) : NULL;
+          tc_mline key = {.handle = strtoull(handle, NULL, 16)};
+          if (classes && strstr(classes, "AcDbMline"))
+            mline = bsearch(&key, mlines, mline_count, sizeof key, by_mline_handle);
+        }
         if (st.has_label) {
           add_text(&b, f, g, &st);
+        } else if (mline) {
+          add_mline(&b, mline, st.width_mm);
         } else if (wide) {
           add_wide_polyline(&b, wide, st.pen);
         } else {
