@@ -147,6 +147,8 @@ typedef struct {
   unsigned long long *raw_mline_handles;
   char (*raw_mline_layers)[256];
   size_t raw_mline_count, raw_mline_cap;
+  tc_xline *xlines;
+  size_t xline_count, xline_cap;
   /* model-space TEXTs and ATTRIBs whose extrusion points down */
   unsigned long long *down_texts;
   size_t down_text_count, down_text_cap;
@@ -278,6 +280,20 @@ static int layer_hidden(const reader *r, const char *name) {
     if (!strcasecmp(r->layers[i].name, name))
       return r->layers[i].hidden;
   return 0;
+}
+
+/* An entity's colour: its ACI, by layer (or by block, 0) its layer's, or its true colour. */
+static void entity_rgb(const reader *r, const entity *e, uint8_t rgb[3]) {
+  int aci = e->colour;
+  if (aci == 0 || aci == 256 || aci < 0 || aci > 255)
+    aci = 256;
+  if (aci == 256)
+    for (size_t i = 0; i < r->layer_count; i++)
+      if (!strcasecmp(r->layers[i].name, e->layer))
+        aci = r->layers[i].colour;
+  tc_aci_rgb(aci >= 1 && aci <= 255 ? aci : 7, rgb);
+  if (e->true_colour >= 0)
+    rgb[0] = (uint8_t)(e->true_colour >> 16), rgb[1] = (uint8_t)(e->true_colour >> 8), rgb[2] = (uint8_t)e->true_colour;
 }
 
 /* An entity read whole: kept when it is a layer, a wipeout or an insert. */
@@ -471,18 +487,28 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
     sp->handle = strtoull(e->handle, NULL, 16);
     snprintf(sp->layer, sizeof sp->layer, "%s", e->layer);
     sp->hidden = e->invisible || layer_hidden(r, e->layer);
-    int aci = e->colour;
-    if (aci == 0 || aci == 256 || aci < 0 || aci > 255)
-      aci = 256;
-    if (aci == 256)
-      for (size_t i = 0; i < r->layer_count; i++)
-        if (!strcasecmp(r->layers[i].name, e->layer))
-          aci = r->layers[i].colour;
-    tc_aci_rgb(aci >= 1 && aci <= 255 ? aci : 7, sp->rgb);
-    if (e->true_colour >= 0)
-      sp->rgb[0] = (uint8_t)(e->true_colour >> 16), sp->rgb[1] = (uint8_t)(e->true_colour >> 8), sp->rgb[2] = (uint8_t)e->true_colour;
+    entity_rgb(r, e, sp->rgb);
     sp->lineweight_mm = e->lineweight > 0 ? e->lineweight / 100.0 : 0;
     r->spline_count++;
+  }
+  if (section == 2 && (!strcmp(e->type, "XLINE") || !strcmp(e->type, "RAY")) && e->handle[0] &&
+      r->xline_count < MAX_WIPEOUTS) {
+    double length = hypot(e->x11, e->y11);
+    if (length > 0 && isfinite(length)) {
+      if (tc_grow_array((void **)&r->xlines, &r->xline_cap, r->xline_count + 1, sizeof(tc_xline), 16)) {
+        r->failed = 1;
+        return;
+      }
+      tc_xline *x = &r->xlines[r->xline_count++];
+      memset(x, 0, sizeof *x);
+      x->handle = strtoull(e->handle, NULL, 16);
+      snprintf(x->layer, sizeof x->layer, "%s", e->layer);
+      x->hidden = e->invisible || layer_hidden(r, e->layer);
+      x->ray = !strcmp(e->type, "RAY");
+      entity_rgb(r, e, x->rgb);
+      x->lineweight_mm = e->lineweight > 0 ? e->lineweight / 100.0 : 0;
+      x->x = e->x10, x->y = e->y10, x->dx = e->x11 / length, x->dy = e->y11 / length;
+    }
   }
   if (section == 2) {
     /* the next entity drawn after model-space wipeouts: they are drawn before it */
@@ -649,6 +675,11 @@ static int by_mline(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+static int by_xline(const void *a, const void *b) {
+  unsigned long long x = ((const tc_xline *)a)->handle, y = ((const tc_xline *)b)->handle;
+  return (x > y) - (x < y);
+}
+
 static int by_entity(const void *a, const void *b) {
   unsigned long long x = ((const tc_sort_entry *)a)->entity, y = ((const tc_sort_entry *)b)->entity;
   return (x > y) - (x < y);
@@ -708,7 +739,9 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
                     tc_hatch_transform **hatches, size_t *hatch_count, tc_fit_spline **splines, size_t *spline_count,
                     tc_wide_polyline **polylines, size_t *polyline_count, tc_fit_hatch **fit_hatches,
                     size_t *fit_hatch_count, unsigned long long **down_texts, size_t *down_text_count,
-                    tc_mline **mlines, size_t *mline_count) {
+                    tc_mline **mlines, size_t *mline_count, tc_xline **xlines, size_t *xline_count) {
+  *xlines = NULL;
+  *xline_count = 0;
   *mlines = NULL;
   *mline_count = 0;
   *down_texts = NULL;
@@ -1010,8 +1043,12 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     tc_fit_hatches_free(r.fit_hatches, r.fit_hatch_count);
     free(r.down_texts);
     tc_mlines_free(mlines_out, mlines_made);
+    free(r.xlines);
     return -1;
   }
+  qsort(r.xlines, r.xline_count, sizeof *r.xlines, by_xline);
+  *xlines = r.xlines;
+  *xline_count = r.xline_count;
   qsort(mlines_out, mlines_made, sizeof *mlines_out, by_mline);
   *mlines = mlines_out;
   *mline_count = mlines_made;

@@ -949,6 +949,57 @@ static void add_fit_spline(builder *b, const tc_fit_spline *sp, const char *laye
   }
 }
 
+/* An XLINE or a RAY as ezdxf's drawing add-on draws it: a line its
+ * infinite_line_length (20 drawing units) long, centred on the XLINE's point or from
+ * the RAY's; clipped to the extent of what else the drawing holds, which it never
+ * widens (nothing is drawn of it in a drawing of nothing else). */
+static void add_xline(builder *b, const tc_xline *x, const char *layers, const tc_sort_entry *order, size_t order_count) {
+  tc_drawing *d = b->d;
+  if (x->hidden || !layer_drawn(layers, x->layer)) {
+    d->hidden++;
+    return;
+  }
+  if (!(d->min_x <= d->max_x && d->min_y <= d->max_y))
+    return;
+  /* Liang-Barsky: the part of p + t u, t in [t0, t1], within the extent */
+  double t0 = x->ray ? 0 : -10, t1 = x->ray ? 20 : 10;
+  double p[4] = {-x->dx, x->dx, -x->dy, x->dy};
+  double q[4] = {x->x - d->min_x, d->max_x - x->x, x->y - d->min_y, d->max_y - x->y};
+  for (int i = 0; i < 4; i++) {
+    if (p[i] == 0) {
+      if (q[i] < 0)
+        return;
+      continue;
+    }
+    double t = q[i] / p[i];
+    if (p[i] < 0)
+      t0 = fmax(t0, t);
+    else
+      t1 = fmin(t1, t);
+  }
+  if (!(t0 < t1))
+    return;
+  tc_drawing_item proto = {0};
+  proto.kind = TC_DRAWING_STROKE;
+  memcpy(proto.rgba, x->rgb, 3);
+  proto.rgba[3] = 255;
+  if (proto.rgba[0] == 255 && proto.rgba[1] == 255 && proto.rgba[2] == 255)
+    proto.rgba[0] = proto.rgba[1] = proto.rgba[2] = 0;
+  proto.lineweight_mm = (float)x->lineweight_mm;
+  char handle[24];
+  snprintf(handle, sizeof handle, "%llX", x->handle);
+  unsigned long long current = b->current_order;
+  b->current_order = tc_dxf_draw_order(handle, order, order_count);
+  tc_drawing_item *item = add_item(b, &proto);
+  b->current_order = current;
+  if (!item)
+    return;
+  if (add_point(b, x->x + t0 * x->dx, x->y + t0 * x->dy) == 0)
+    item->count++;
+  if (add_point(b, x->x + t1 * x->dx, x->y + t1 * x->dy) == 0)
+    item->count++;
+}
+
 static int by_order(const void *a, const void *b) {
   const unsigned long long *x = a, *y = b;
   if (x[0] != y[0])
@@ -1006,6 +1057,8 @@ typedef struct {
   size_t down_text_count;
   tc_mline *mlines;
   size_t mline_count;
+  tc_xline *xlines;
+  size_t xline_count;
   tc_mtext_scan mtext;
   /* scan_dxf running on `thread` (joined by finish_scans), or done */
   int running, done;
@@ -1017,7 +1070,7 @@ static void *scan_dxf(void *context) {
   s->status = tc_dxf_wipeouts(s->path, &s->wipeouts, &s->wipeout_count, &s->order, &s->order_count, &s->skipped,
                               &s->skipped_count, &s->hidden_points, &s->hidden_point_count, &s->hatches, &s->hatch_count, &s->splines, &s->spline_count,
                               &s->polylines, &s->polyline_count, &s->fit_hatches, &s->fit_hatch_count, &s->down_texts,
-                              &s->down_text_count, &s->mlines, &s->mline_count);
+                              &s->down_text_count, &s->mlines, &s->mline_count, &s->xlines, &s->xline_count);
   /* unread layouts: the texts are drawn as GDAL gives them */
   tc_dxf_mtext_layouts(s->path, &s->mtext);
   return NULL;
@@ -1045,6 +1098,7 @@ static void free_scans(dxf_scans *s) {
   tc_fit_hatches_free(s->fit_hatches, s->fit_hatch_count);
   free(s->down_texts);
   tc_mlines_free(s->mlines, s->mline_count);
+  free(s->xlines);
   tc_mtext_scan_free(&s->mtext);
   tc_wipeouts_free(s->wipeouts, s->wipeout_count);
   memset(s, 0, sizeof *s);
@@ -1343,6 +1397,9 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
       add_wipeouts(&b, wipeouts, wipeout_count, added, NULL, layers, order, order_count);
     for (size_t i = 0; i < spline_count && !b.failed; i++)
       add_fit_spline(&b, &splines[i], layers, order, order_count);
+    /* after everything else, whose extent they are clipped to */
+    for (size_t i = 0; i < scans->xline_count && !b.failed; i++)
+      add_xline(&b, &scans->xlines[i], layers, order, order_count);
     if (b.ordered && !b.failed)
       sort_items(&b);
     free(added);

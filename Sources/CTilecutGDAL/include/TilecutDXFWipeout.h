@@ -103,9 +103,21 @@ typedef struct {
 
 void tc_mlines_free(tc_mline *mlines, size_t count);
 
+/* A model-space XLINE or RAY (`ray`), which GDAL 3.6 skips, sorted by handle: its point
+ * and unit direction, its layer, whether that layer is off or frozen (or it is
+ * invisible), its colour resolved and lineweight. */
+typedef struct {
+  unsigned long long handle;
+  char layer[256];
+  int hidden, ray;
+  uint8_t rgb[3];
+  double lineweight_mm;
+  double x, y, dx, dy;
+} tc_xline;
+
 /* Reads a text DXF's wipeouts, its draw order (SORTENTSTABLE entries, sorted by
  * entity), the placements of the hatches its model-space inserts inline, its fit-point splines, its
- * polylines of varying width, its hatches with boundaries GDAL cannot read, its MLINEs, the handles
+ * polylines of varying width, its hatches with boundaries GDAL cannot read, its MLINEs, XLINEs and RAYs, the handles
  * (sorted) of its model-space TEXTs and ATTRIBs whose extrusion points down (0, 0, -z),
  * whose alignment offset and angle GDAL gives in their OCS, not mirrored, and the handles, sorted, of the model-space entities not drawn: on an off or
  * frozen layer, or invisible (group 60), and the ATTRIBs of such inserts, whose
@@ -118,7 +130,7 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
                     tc_hatch_transform **hatches, size_t *hatch_count, tc_fit_spline **splines, size_t *spline_count,
                     tc_wide_polyline **polylines, size_t *polyline_count, tc_fit_hatch **fit_hatches,
                     size_t *fit_hatch_count, unsigned long long **down_texts, size_t *down_text_count,
-                    tc_mline **mlines, size_t *mline_count);
+                    tc_mline **mlines, size_t *mline_count, tc_xline **xlines, size_t *xline_count);
 
 /* Whether a hidden ATTRIB without a handle stands at (x, y) (tc_dxf_wipeouts' `hidden_points`). */
 int tc_dxf_hidden_at(double x, double y, const double *points, size_t count);
