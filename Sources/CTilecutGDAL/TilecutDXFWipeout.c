@@ -107,6 +107,9 @@ typedef struct {
 
 /* group codes of one HATCH kept at most (more: left to GDAL) */
 #define MAX_HATCH_CODES (1 << 20)
+/* points of the hatches and of the MLINEs built here at most, each kind (64 MB): past
+ * them, the rest are drawn as GDAL gives them */
+#define MAX_BUILT_POINTS (1 << 22)
 
 typedef struct {
   block_def *blocks;
@@ -139,14 +142,14 @@ typedef struct {
   tc_wide_polyline *wide;
   size_t wide_count, wide_cap;
   tc_fit_hatch *fit_hatches;
-  size_t fit_hatch_count, fit_hatch_cap;
+  size_t fit_hatch_count, fit_hatch_cap, fit_hatch_points;
   /* MLINESTYLEs, and model-space MLINEs as read (their handles and layers beside) */
   tc_mline_style *mline_styles;
   size_t mline_style_count, mline_style_cap;
   tc_mline_raw *raw_mlines;
   unsigned long long *raw_mline_handles;
   char (*raw_mline_layers)[256];
-  size_t raw_mline_count, raw_mline_cap;
+  size_t raw_mline_count, raw_mline_cap, raw_mline_vertices;
   tc_xline *xlines;
   size_t xline_count, xline_cap;
   /* model-space TEXTs and ATTRIBs whose extrusion points down */
@@ -353,7 +356,7 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
   }
   /* a model-space hatch whose boundary GDAL cannot read (tc_dxf_hatch_boundary) */
   if (section == 2 && e->is_hatch && !e->paper && e->handle[0] && e->hcount < MAX_HATCH_CODES &&
-      r->fit_hatch_count < MAX_WIPEOUTS) {
+      r->fit_hatch_count < MAX_WIPEOUTS && r->fit_hatch_points < MAX_BUILT_POINTS) {
     tc_fit_hatch h = {.handle = strtoull(e->handle, NULL, 16), .extrusion = {e->x210, e->y220, e->z230}, .elevation = e->z30};
     int found = tc_dxf_hatch_boundary(e->hc, e->hv, e->hcount, &h.xy, &h.count, &h.rings, &h.ring_count);
     if (found == 1 && (h.extrusion[0] != 0 || h.extrusion[1] != 0 || h.extrusion[2] != 0)) {
@@ -364,6 +367,7 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
         return;
       }
       r->fit_hatches[r->fit_hatch_count++] = h;
+      r->fit_hatch_points += (size_t)h.count;
     } else if (found == 1) {
       free(h.xy);
       free(h.rings);
@@ -381,7 +385,7 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
     r->down_texts[r->down_text_count++] = strtoull(e->handle, NULL, 16);
   }
   if (section == 2 && !e->paper && e->handle[0] && !strcmp(e->type, "MLINE") && e->mline.count >= 2 &&
-      r->raw_mline_count < MAX_WIPEOUTS) {
+      r->raw_mline_count < MAX_WIPEOUTS && r->raw_mline_vertices < MAX_BUILT_POINTS / 16) {
     size_t cap = r->raw_mline_cap;
     if (tc_grow_array((void **)&r->raw_mlines, &cap, r->raw_mline_count + 1, sizeof(tc_mline_raw), 16) ||
         (cap != r->raw_mline_cap &&
@@ -399,6 +403,7 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
     }
     memcpy(copy.v, e->mline.v, e->mline.count * (5 + TC_MLINE_ELEMENTS) * sizeof(double));
     copy.cap = e->mline.count;
+    r->raw_mline_vertices += e->mline.count;
     r->raw_mline_handles[r->raw_mline_count] = strtoull(e->handle, NULL, 16);
     snprintf(r->raw_mline_layers[r->raw_mline_count], sizeof r->raw_mline_layers[0], "%s", e->layer);
     r->raw_mlines[r->raw_mline_count++] = copy;
@@ -971,7 +976,8 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
   if (!r.failed && r.raw_mline_count && r.mline_style_count &&
       !(mlines_out = calloc(r.raw_mline_count, sizeof *mlines_out)))
     r.failed = 1;
-  for (size_t i = 0; i < r.raw_mline_count && mlines_out && !r.failed; i++) {
+  size_t mline_points = 0;
+  for (size_t i = 0; i < r.raw_mline_count && mlines_out && !r.failed && mline_points < MAX_BUILT_POINTS; i++) {
     const tc_mline_raw *m = &r.raw_mlines[i];
     const tc_mline_style *style = NULL;
     for (size_t k = 0; k < r.mline_style_count && !style; k++)
@@ -989,8 +995,10 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     int made = tc_dxf_mline_build(m, style, layer_colour, &mlines_out[mlines_made]);
     if (made < 0)
       r.failed = 1;
-    else if (made == 1)
+    else if (made == 1) {
+      mline_points += (size_t)mlines_out[mlines_made].point_count;
       mlines_out[mlines_made++].handle = r.raw_mline_handles[i];
+    }
   }
   for (size_t i = 0; i < r.raw_mline_count; i++)
     free(r.raw_mlines[i].v);
