@@ -316,10 +316,8 @@ int tc_dxf_hatch_boundary(const int *codes, const double *values, size_t count, 
   int paths = (int)want(&k, 91), fitted = 0, result = 0;
   loops l = {0};
   points seg = {0};
-  double *cp = malloc(sizeof(double) * MAX_FIT * 6);
-  if (!cp)
-    return -1;
-  double *w = cp + 2 * MAX_FIT, *fit = w + MAX_FIT, *knots = fit + 2 * MAX_FIT;
+  /* a spline edge's control points, weights, fit points and knots, allocated at the first */
+  double *cp = NULL, *w = NULL, *fit = NULL, *knots = NULL;
   for (int path = 0; path < paths && !k.bad && !result; path++) {
     int flags = (int)want(&k, 92);
     if (k.bad)
@@ -370,11 +368,20 @@ int tc_dxf_hatch_boundary(const int *codes, const double *values, size_t count, 
           if (hypot(u[0], u[1]) > 1e-12 && ratio > 0)
             result = ellipse(&seg, c, u, v, a, b);
         } else if (type == 4) {
+          if (!cp) {
+            if (!(cp = malloc(sizeof(double) * MAX_FIT * 6))) {
+              result = -1;
+              break;
+            }
+            w = cp + 2 * MAX_FIT, fit = w + MAX_FIT, knots = fit + 2 * MAX_FIT;
+          }
           int degree = (int)want(&k, 94), rational = (int)want(&k, 73);
           (void)want(&k, 74);
           int nk = (int)want(&k, 95), n = (int)want(&k, 96), nf = 0;
-          if (k.bad || nk < 0 || n < 0 || nk > MAX_FIT || n > MAX_FIT)
+          if (k.bad || nk < 0 || n < 0 || nk > MAX_FIT || n > MAX_FIT) {
+            k.bad = 1;
             break;
+          }
           for (int i = 0; i < nk; i++)
             knots[i] = want(&k, 40);
           for (int i = 0; i < n; i++) {
@@ -388,8 +395,10 @@ int tc_dxf_hatch_boundary(const int *codes, const double *values, size_t count, 
           int next = k.at + 1 < k.n ? k.c[k.at + 1] : -1;
           if (peek(&k) == 97 && (next == 11 || next == 12 || next == 72 || next == 97)) {
             nf = (int)want(&k, 97);
-            if (nf < 0 || nf > MAX_FIT)
+            if (nf < 0 || nf > MAX_FIT) {
+              k.bad = 1;
               break;
+            }
             for (int i = 0; i < nf; i++)
               fit[2 * i] = want(&k, 11), fit[2 * i + 1] = want(&k, 21);
             if (peek(&k) == 12) {
