@@ -1,6 +1,7 @@
 /* Follows ezdxf 1.4.5's path/converter.py (from_hatch_edge_path: how edges join into
- * loops) and math/bspline.py (fit_points_to_cad_cv: the cubic B-spline CAD interpolates
- * through fit points), MIT License, Copyright (c) Manfred Moitzi; NOTICE names it. */
+ * loops; Copyright (c) 2020-2023 Manfred Moitzi) and math/bspline.py
+ * (fit_points_to_cad_cv: the cubic B-spline CAD interpolates through fit points;
+ * Copyright (c) 2012-2025 Manfred Moitzi), MIT License; NOTICE names it. */
 #include "TilecutDXFHatch.h"
 #include "TilecutDXFLines.h"
 
