@@ -1,6 +1,8 @@
 #define _GNU_SOURCE 1 /* strcasecmp, getline */
 #include "TilecutDXFWipeout.h"
+#include "TilecutDXFHatch.h"
 #include "TilecutDXFLines.h"
+#include "TilecutDXFMLine.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -93,7 +95,21 @@ typedef struct {
   int has_40, has_41;
   double *pv;
   size_t pcount, pcap;
+  /* a model-space MLINE as read, an MLINESTYLE */
+  tc_mline_raw mline;
+  tc_mline_style mline_style;
+  /* a model-space HATCH's group codes and their values, for its boundary */
+  int is_hatch;
+  int *hc;
+  double *hv;
+  size_t hcount, hcap, hvcap;
 } entity;
+
+/* group codes of one HATCH kept at most (more: left to GDAL) */
+#define MAX_HATCH_CODES (1 << 20)
+/* points of the hatches and of the MLINEs built here at most, each kind (64 MB): past
+ * them, the rest are drawn as GDAL gives them */
+#define MAX_BUILT_POINTS (1 << 22)
 
 typedef struct {
   block_def *blocks;
@@ -125,6 +141,20 @@ typedef struct {
   size_t spline_count, spline_cap;
   tc_wide_polyline *wide;
   size_t wide_count, wide_cap;
+  tc_fit_hatch *fit_hatches;
+  size_t fit_hatch_count, fit_hatch_cap, fit_hatch_points;
+  /* MLINESTYLEs, and model-space MLINEs as read (their handles and layers beside) */
+  tc_mline_style *mline_styles;
+  size_t mline_style_count, mline_style_cap;
+  tc_mline_raw *raw_mlines;
+  unsigned long long *raw_mline_handles;
+  char (*raw_mline_layers)[256];
+  size_t raw_mline_count, raw_mline_cap, raw_mline_vertices;
+  tc_xline *xlines;
+  size_t xline_count, xline_cap;
+  /* model-space TEXTs and ATTRIBs whose extrusion points down */
+  unsigned long long *down_texts;
+  size_t down_text_count, down_text_cap;
   /* the model-space POLYLINE whose VERTEXes are being read (`pending`), its default widths */
   tc_wide_polyline pending;
   size_t pending_cap;
@@ -134,10 +164,17 @@ typedef struct {
 } reader;
 
 static void reset(entity *e, const char *type) {
-  double *bxy = e->bxy, *fxy = e->fxy, *pv = e->pv;
-  int bcap = e->bcap, fcap = e->fcap;
-  size_t pcap = e->pcap;
+  double *bxy = e->bxy, *fxy = e->fxy, *pv = e->pv, *hv = e->hv, *mv = e->mline.v;
+  int bcap = e->bcap, fcap = e->fcap, *hc = e->hc;
+  size_t pcap = e->pcap, hcap = e->hcap, hvcap = e->hvcap, mcap = e->mline.cap;
   memset(e, 0, sizeof *e);
+  e->mline.v = mv;
+  e->mline.cap = mcap;
+  e->hc = hc;
+  e->hv = hv;
+  e->hcap = hcap;
+  e->hvcap = hvcap;
+  e->is_hatch = !strcmp(type, "HATCH");
   e->bxy = bxy;
   e->bcap = bcap;
   e->fxy = fxy;
@@ -248,6 +285,20 @@ static int layer_hidden(const reader *r, const char *name) {
   return 0;
 }
 
+/* An entity's colour: its ACI, by layer (or by block, 0) its layer's, or its true colour. */
+static void entity_rgb(const reader *r, const entity *e, uint8_t rgb[3]) {
+  int aci = e->colour;
+  if (aci == 0 || aci == 256 || aci < 0 || aci > 255)
+    aci = 256;
+  if (aci == 256)
+    for (size_t i = 0; i < r->layer_count; i++)
+      if (!strcasecmp(r->layers[i].name, e->layer))
+        aci = r->layers[i].colour;
+  tc_aci_rgb(aci >= 1 && aci <= 255 ? aci : 7, rgb);
+  if (e->true_colour >= 0)
+    rgb[0] = (uint8_t)(e->true_colour >> 16), rgb[1] = (uint8_t)(e->true_colour >> 8), rgb[2] = (uint8_t)e->true_colour;
+}
+
 /* An entity read whole: kept when it is a layer, a wipeout or an insert. */
 static void finish(reader *r, entity *e, int section, block_def *block) {
   if (!e->type[0] || r->failed)
@@ -261,6 +312,14 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
     snprintf(l->name, sizeof l->name, "%s", e->name);
     l->hidden = e->colour < 0 || (e->layer_flags & 1);
     l->colour = abs(e->colour);
+    return;
+  }
+  if (section == 4 && !strcmp(e->type, "MLINESTYLE")) {
+    if (tc_grow_array((void **)&r->mline_styles, &r->mline_style_cap, r->mline_style_count + 1, sizeof(tc_mline_style), 8)) {
+      r->failed = 1;
+      return;
+    }
+    r->mline_styles[r->mline_style_count++] = e->mline_style;
     return;
   }
   if (section != 1 && section != 2)
@@ -294,6 +353,60 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
       r->pending_sw = e->w40;
       r->pending_ew = e->w41;
     }
+  }
+  /* a model-space hatch whose boundary GDAL cannot read (tc_dxf_hatch_boundary) */
+  if (section == 2 && e->is_hatch && !e->paper && e->handle[0] && e->hcount < MAX_HATCH_CODES &&
+      r->fit_hatch_count < MAX_WIPEOUTS && r->fit_hatch_points < MAX_BUILT_POINTS) {
+    tc_fit_hatch h = {.handle = strtoull(e->handle, NULL, 16), .extrusion = {e->x210, e->y220, e->z230}, .elevation = e->z30};
+    int found = tc_dxf_hatch_boundary(e->hc, e->hv, e->hcount, &h.xy, &h.count, &h.rings, &h.ring_count);
+    if (found == 1 && (h.extrusion[0] != 0 || h.extrusion[1] != 0 || h.extrusion[2] != 0)) {
+      if (tc_grow_array((void **)&r->fit_hatches, &r->fit_hatch_cap, r->fit_hatch_count + 1, sizeof h, 16)) {
+        free(h.xy);
+        free(h.rings);
+        r->failed = 1;
+        return;
+      }
+      r->fit_hatches[r->fit_hatch_count++] = h;
+      r->fit_hatch_points += (size_t)h.count;
+    } else if (found == 1) {
+      free(h.xy);
+      free(h.rings);
+    } else if (found < 0) {
+      r->failed = 1;
+      return;
+    }
+  }
+  if (section == 2 && !e->paper && e->handle[0] && e->z230 < 0 && fabs(e->x210) < 1e-9 && fabs(e->y220) < 1e-9 &&
+      (!strcmp(e->type, "TEXT") || !strcmp(e->type, "ATTRIB"))) {
+    if (tc_grow_array((void **)&r->down_texts, &r->down_text_cap, r->down_text_count + 1, sizeof(unsigned long long), 16)) {
+      r->failed = 1;
+      return;
+    }
+    r->down_texts[r->down_text_count++] = strtoull(e->handle, NULL, 16);
+  }
+  if (section == 2 && !e->paper && e->handle[0] && !strcmp(e->type, "MLINE") && e->mline.count >= 2 &&
+      r->raw_mline_count < MAX_WIPEOUTS && r->raw_mline_vertices < MAX_BUILT_POINTS / 16) {
+    size_t cap = r->raw_mline_cap;
+    if (tc_grow_array((void **)&r->raw_mlines, &cap, r->raw_mline_count + 1, sizeof(tc_mline_raw), 16) ||
+        (cap != r->raw_mline_cap &&
+         (!(r->raw_mline_handles = realloc(r->raw_mline_handles, cap * sizeof *r->raw_mline_handles)) ||
+          !(r->raw_mline_layers = realloc(r->raw_mline_layers, cap * sizeof *r->raw_mline_layers))))) {
+      r->failed = 1;
+      return;
+    }
+    r->raw_mline_cap = cap;
+    tc_mline_raw copy = e->mline;
+    copy.v = malloc(e->mline.count * (5 + TC_MLINE_ELEMENTS) * sizeof(double));
+    if (!copy.v) {
+      r->failed = 1;
+      return;
+    }
+    memcpy(copy.v, e->mline.v, e->mline.count * (5 + TC_MLINE_ELEMENTS) * sizeof(double));
+    copy.cap = e->mline.count;
+    r->raw_mline_vertices += e->mline.count;
+    r->raw_mline_handles[r->raw_mline_count] = strtoull(e->handle, NULL, 16);
+    snprintf(r->raw_mline_layers[r->raw_mline_count], sizeof r->raw_mline_layers[0], "%s", e->layer);
+    r->raw_mlines[r->raw_mline_count++] = copy;
   }
   if (section == 1 && !block)
     return;
@@ -379,18 +492,28 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
     sp->handle = strtoull(e->handle, NULL, 16);
     snprintf(sp->layer, sizeof sp->layer, "%s", e->layer);
     sp->hidden = e->invisible || layer_hidden(r, e->layer);
-    int aci = e->colour;
-    if (aci == 0 || aci == 256 || aci < 0 || aci > 255)
-      aci = 256;
-    if (aci == 256)
-      for (size_t i = 0; i < r->layer_count; i++)
-        if (!strcasecmp(r->layers[i].name, e->layer))
-          aci = r->layers[i].colour;
-    tc_aci_rgb(aci >= 1 && aci <= 255 ? aci : 7, sp->rgb);
-    if (e->true_colour >= 0)
-      sp->rgb[0] = (uint8_t)(e->true_colour >> 16), sp->rgb[1] = (uint8_t)(e->true_colour >> 8), sp->rgb[2] = (uint8_t)e->true_colour;
+    entity_rgb(r, e, sp->rgb);
     sp->lineweight_mm = e->lineweight > 0 ? e->lineweight / 100.0 : 0;
     r->spline_count++;
+  }
+  if (section == 2 && (!strcmp(e->type, "XLINE") || !strcmp(e->type, "RAY")) && e->handle[0] &&
+      r->xline_count < MAX_WIPEOUTS) {
+    double length = hypot(e->x11, e->y11);
+    if (length > 0 && isfinite(length)) {
+      if (tc_grow_array((void **)&r->xlines, &r->xline_cap, r->xline_count + 1, sizeof(tc_xline), 16)) {
+        r->failed = 1;
+        return;
+      }
+      tc_xline *x = &r->xlines[r->xline_count++];
+      memset(x, 0, sizeof *x);
+      x->handle = strtoull(e->handle, NULL, 16);
+      snprintf(x->layer, sizeof x->layer, "%s", e->layer);
+      x->hidden = e->invisible || layer_hidden(r, e->layer);
+      x->ray = !strcmp(e->type, "RAY");
+      entity_rgb(r, e, x->rgb);
+      x->lineweight_mm = e->lineweight > 0 ? e->lineweight / 100.0 : 0;
+      x->x = e->x10, x->y = e->y10, x->dx = e->x11 / length, x->dy = e->y11 / length;
+    }
   }
   if (section == 2) {
     /* the next entity drawn after model-space wipeouts: they are drawn before it */
@@ -547,6 +670,21 @@ static int by_wide(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+static int by_fit_hatch(const void *a, const void *b) {
+  unsigned long long x = ((const tc_fit_hatch *)a)->handle, y = ((const tc_fit_hatch *)b)->handle;
+  return (x > y) - (x < y);
+}
+
+static int by_mline(const void *a, const void *b) {
+  unsigned long long x = ((const tc_mline *)a)->handle, y = ((const tc_mline *)b)->handle;
+  return (x > y) - (x < y);
+}
+
+static int by_xline(const void *a, const void *b) {
+  unsigned long long x = ((const tc_xline *)a)->handle, y = ((const tc_xline *)b)->handle;
+  return (x > y) - (x < y);
+}
+
 static int by_entity(const void *a, const void *b) {
   unsigned long long x = ((const tc_sort_entry *)a)->entity, y = ((const tc_sort_entry *)b)->entity;
   return (x > y) - (x < y);
@@ -604,7 +742,17 @@ int tc_dxf_hidden(const char *handle, const unsigned long long *hidden, size_t c
 int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_sort_entry **order, size_t *order_count,
                     unsigned long long **hidden, size_t *hidden_count, double **hidden_points, size_t *hidden_point_count,
                     tc_hatch_transform **hatches, size_t *hatch_count, tc_fit_spline **splines, size_t *spline_count,
-                    tc_wide_polyline **polylines, size_t *polyline_count) {
+                    tc_wide_polyline **polylines, size_t *polyline_count, tc_fit_hatch **fit_hatches,
+                    size_t *fit_hatch_count, unsigned long long **down_texts, size_t *down_text_count,
+                    tc_mline **mlines, size_t *mline_count, tc_xline **xlines, size_t *xline_count) {
+  *xlines = NULL;
+  *xline_count = 0;
+  *mlines = NULL;
+  *mline_count = 0;
+  *down_texts = NULL;
+  *down_text_count = 0;
+  *fit_hatches = NULL;
+  *fit_hatch_count = 0;
   *polylines = NULL;
   *polyline_count = 0;
   *hidden_points = NULL;
@@ -682,6 +830,10 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     }
     if (!e.type[0])
       continue;
+    if (section == 4 && !strcmp(e.type, "MLINESTYLE")) {
+      tc_dxf_mline_style_code(&e.mline_style, group, value, strtod(value, NULL));
+      continue;
+    }
     if (section == 4) {
       /* SORTENTSTABLE: 331 an entity, then 5 the handle it is drawn as */
       if (!strcmp(e.type, "SORTENTSTABLE")) {
@@ -702,6 +854,19 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     double x = strtod(value, NULL);
     if (!isfinite(x))
       x = 0;
+    if (e.is_hatch && section == 2 && e.hcount < MAX_HATCH_CODES) {
+      if (tc_grow_array((void **)&e.hc, &e.hcap, e.hcount + 1, sizeof(int), 256) ||
+          tc_grow_array((void **)&e.hv, &e.hvcap, e.hcount + 1, sizeof(double), 256)) {
+        r.failed = 1;
+        break;
+      }
+      e.hc[e.hcount] = group;
+      e.hv[e.hcount++] = x;
+    }
+    if (section == 2 && !strcmp(e.type, "MLINE") && tc_dxf_mline_code(&e.mline, group, value, x)) {
+      r.failed = 1;
+      break;
+    }
     switch (group) {
     case 2:
       snprintf(e.name, sizeof e.name, "%s", value);
@@ -802,6 +967,45 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
   free(e.bxy);
   free(e.fxy);
   free(e.pv);
+  free(e.hc);
+  free(e.hv);
+  free(e.mline.v);
+  tc_mline *mlines_out = NULL;
+  size_t mlines_made = 0;
+  /* the MLINEs drawn with their styles, which the OBJECTS section after them holds */
+  if (!r.failed && r.raw_mline_count && r.mline_style_count &&
+      !(mlines_out = calloc(r.raw_mline_count, sizeof *mlines_out)))
+    r.failed = 1;
+  size_t mline_points = 0;
+  for (size_t i = 0; i < r.raw_mline_count && mlines_out && !r.failed && mline_points < MAX_BUILT_POINTS; i++) {
+    const tc_mline_raw *m = &r.raw_mlines[i];
+    const tc_mline_style *style = NULL;
+    for (size_t k = 0; k < r.mline_style_count && !style; k++)
+      if (m->style_handle[0] && !strcasecmp(r.mline_styles[k].handle, m->style_handle))
+        style = &r.mline_styles[k];
+    for (size_t k = 0; k < r.mline_style_count && !style; k++)
+      if (!strcasecmp(r.mline_styles[k].name, m->style_name))
+        style = &r.mline_styles[k];
+    int layer_colour = 7;
+    for (size_t k = 0; k < r.layer_count; k++)
+      if (!strcasecmp(r.layers[k].name, r.raw_mline_layers[i]))
+        layer_colour = r.layers[k].colour;
+    if (!style)
+      continue;
+    int made = tc_dxf_mline_build(m, style, layer_colour, &mlines_out[mlines_made]);
+    if (made < 0)
+      r.failed = 1;
+    else if (made == 1) {
+      mline_points += (size_t)mlines_out[mlines_made].point_count;
+      mlines_out[mlines_made++].handle = r.raw_mline_handles[i];
+    }
+  }
+  for (size_t i = 0; i < r.raw_mline_count; i++)
+    free(r.raw_mlines[i].v);
+  free(r.raw_mlines);
+  free(r.raw_mline_handles);
+  free(r.raw_mline_layers);
+  free(r.mline_styles);
   free(r.pending.v);
   if (!r.failed) {
     /* model space's own wipeouts, then those its inserts bring, in the order of the file
@@ -844,8 +1048,24 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     free(r.hatches);
     tc_fit_splines_free(r.splines, r.spline_count);
     tc_wide_polylines_free(r.wide, r.wide_count);
+    tc_fit_hatches_free(r.fit_hatches, r.fit_hatch_count);
+    free(r.down_texts);
+    tc_mlines_free(mlines_out, mlines_made);
+    free(r.xlines);
     return -1;
   }
+  qsort(r.xlines, r.xline_count, sizeof *r.xlines, by_xline);
+  *xlines = r.xlines;
+  *xline_count = r.xline_count;
+  qsort(mlines_out, mlines_made, sizeof *mlines_out, by_mline);
+  *mlines = mlines_out;
+  *mline_count = mlines_made;
+  qsort(r.down_texts, r.down_text_count, sizeof *r.down_texts, by_handle);
+  *down_texts = r.down_texts;
+  *down_text_count = r.down_text_count;
+  qsort(r.fit_hatches, r.fit_hatch_count, sizeof *r.fit_hatches, by_fit_hatch);
+  *fit_hatches = r.fit_hatches;
+  *fit_hatch_count = r.fit_hatch_count;
   qsort(r.wide, r.wide_count, sizeof *r.wide, by_wide);
   *polylines = r.wide;
   *polyline_count = r.wide_count;
@@ -873,6 +1093,22 @@ void tc_wide_polylines_free(tc_wide_polyline *polylines, size_t count) {
   for (size_t i = 0; i < count; i++)
     free(polylines[i].v);
   free(polylines);
+}
+
+void tc_mlines_free(tc_mline *mlines, size_t count) {
+  for (size_t i = 0; mlines && i < count; i++) {
+    free(mlines[i].pieces);
+    free(mlines[i].xy);
+  }
+  free(mlines);
+}
+
+void tc_fit_hatches_free(tc_fit_hatch *hatches, size_t count) {
+  for (size_t i = 0; i < count; i++) {
+    free(hatches[i].xy);
+    free(hatches[i].rings);
+  }
+  free(hatches);
 }
 
 void tc_fit_splines_free(tc_fit_spline *splines, size_t count) {

@@ -57,6 +57,9 @@ typedef struct {
   unsigned long long *orders, current_order;
   size_t order_cap;
   int ordered;
+  /* the handles of the TEXTs whose extrusion points down (tc_dxf_wipeouts) */
+  const unsigned long long *down_texts;
+  size_t down_text_count;
 } builder;
 
 static size_t list_bytes(const builder *b) {
@@ -515,6 +518,7 @@ static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) 
    * it keeps for MTEXT */
   field = tc_gdal.OGR_F_GetFieldIndex(f, "SubClasses");
   const char *classes = field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, field) : NULL;
+  int down = 0;
   if (!(classes && strstr(classes, "AcDbMText"))) {
     anchor = anchor <= 3 ? anchor + 9 : anchor >= 10 ? anchor - 9 : anchor;
     /* a TEXT's (an ATTRIB's) generation flags (71), which GDAL 3.6 leaves: 2 mirrored
@@ -529,20 +533,34 @@ static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) 
       proto.stretch = -proto.stretch;
       proto.angle += 180;
     }
+    /* a TEXT (an ATTRIB) whose extrusion points down: GDAL places its point in the
+     * drawing but gives its angle and its alignment offset in its OCS, whose x runs
+     * the drawing's -x. Seen from above it runs at minus its angle, mirrored in x, as
+     * ezdxf draws it */
+    if (plain && b->down_text_count) {
+      field = tc_gdal.OGR_F_GetFieldIndex(f, "EntityHandle");
+      const char *handle = field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, field) : NULL;
+      down = handle && *handle && tc_dxf_hidden(handle, b->down_texts, b->down_text_count);
+    }
+    if (down) {
+      proto.angle = -proto.angle;
+      proto.stretch = -proto.stretch;
+    }
   }
   proto.anchor = (uint8_t)anchor;
-  proto.dx = (float)st->dx;
-  proto.dy = (float)st->dy;
   /* a TEXT aligned or fitted between its two points (72 = 3 or 5): GDAL 3.6 anchors it
    * at its baseline's left (1) and offsets it to the second point, as it offsets only
    * texts aligned otherwise than left; ezdxf stretches its line between the points,
    * centred on their midpoint and turned as the line between them runs (AutoCAD
    * writes an aligned text's height as the one that fits it, so its line is as long
    * at that height) */
-  double fit = hypot(st->dx, st->dy), offset_x = st->dx, offset_y = st->dy;
+  double text_dx = down ? -st->dx : st->dx;
+  proto.dx = (float)text_dx;
+  proto.dy = (float)st->dy;
+  double fit = hypot(st->dx, st->dy), offset_x = text_dx, offset_y = st->dy;
   if (st->anchor == 1 && fit > 0 && isfinite(fit) && !(classes && (strstr(classes, "AcDbMText") || strstr(classes, "Dimension")))) {
     proto.fit_length = (float)fit;
-    proto.angle = (float)(atan2(st->dy, st->dx) * 180 / M_PI);
+    proto.angle = (float)((down ? -atan2(st->dy, st->dx) : atan2(st->dy, st->dx)) * 180 / M_PI);
     proto.anchor = 11;
     offset_x /= 2;
     offset_y /= 2;
@@ -763,14 +781,9 @@ static int by_wide_handle(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* A polyline whose width changes along it, as ezdxf draws it: filled outlines in the
- * pen's colour (tc_dxf_trace; arcs in 64 steps a circle, ezdxf's default). */
-static void add_wide_polyline(builder *b, const tc_wide_polyline *w, const uint8_t rgba[4]) {
-  tc_drawing_item fill = {0};
-  fill.kind = TC_DRAWING_FILL;
-  memcpy(fill.rgba, rgba, 4);
-  /* the arbitrary axis algorithm (the DXF reference's, ezdxf's OCS), seen from +z */
-  const double *e = w->extrusion;
+/* The affine map from the OCS of `extrusion` at `elevation` to the drawing, seen from
+ * +z (the arbitrary axis algorithm: the DXF reference's, ezdxf's OCS). */
+static void ocs_affine(const double e[3], double elevation, double m[6]) {
   double l = sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
   double az[3] = {e[0] / l, e[1] / l, e[2] / l}, ax[3], ay[3];
   if (fabs(az[0]) < 1.0 / 64 && fabs(az[1]) < 1.0 / 64) /* Wy × Az */
@@ -782,9 +795,89 @@ static void add_wide_polyline(builder *b, const tc_wide_polyline *w, const uint8
   ay[0] = az[1] * ax[2] - az[2] * ax[1];
   ay[1] = az[2] * ax[0] - az[0] * ax[2];
   ay[2] = az[0] * ax[1] - az[1] * ax[0];
-  trace_context t = {b, &fill, {ax[0], ay[0], az[0] * w->elevation, ax[1], ay[1], az[1] * w->elevation}};
+  m[0] = ax[0], m[1] = ay[0], m[2] = az[0] * elevation;
+  m[3] = ax[1], m[4] = ay[1], m[5] = az[1] * elevation;
+}
+
+/* A polyline whose width changes along it, as ezdxf draws it: filled outlines in the
+ * pen's colour (tc_dxf_trace; arcs in 64 steps a circle, ezdxf's default). */
+static void add_wide_polyline(builder *b, const tc_wide_polyline *w, const uint8_t rgba[4]) {
+  tc_drawing_item fill = {0};
+  fill.kind = TC_DRAWING_FILL;
+  memcpy(fill.rgba, rgba, 4);
+  trace_context t = {b, &fill, {0}};
+  ocs_affine(w->extrusion, w->elevation, t.m);
   if (tc_dxf_trace(w->v, w->count, w->closed, 64, add_trace, &t))
     fail(b, "out of memory");
+}
+
+static int by_mline_handle(const void *a, const void *b) {
+  unsigned long long x = ((const tc_mline *)a)->handle, y = ((const tc_mline *)b)->handle;
+  return (x > y) - (x < y);
+}
+
+/* An MLINE as ezdxf draws it (tc_dxf_wipeouts): its pieces in their own colours, the
+ * lines at the MLINE's lineweight. */
+static void add_mline(builder *b, const tc_mline *m, double lineweight_mm) {
+  tc_drawing *d = b->d;
+  for (int i = 0; i < m->piece_count && !b->failed; i++) {
+    const tc_mline_piece *piece = &m->pieces[i];
+    tc_drawing_item proto = {0};
+    proto.kind = piece->fill ? TC_DRAWING_FILL : TC_DRAWING_STROKE;
+    memcpy(proto.rgba, piece->rgb, 3);
+    proto.rgba[3] = 255;
+    /* ACI 7: drawn dark, as GDAL's colours are */
+    if (proto.rgba[0] == 255 && proto.rgba[1] == 255 && proto.rgba[2] == 255)
+      proto.rgba[0] = proto.rgba[1] = proto.rgba[2] = 0;
+    proto.lineweight_mm = piece->fill ? 0 : (float)lineweight_mm;
+    tc_drawing_item *item = add_item(b, &proto);
+    if (!item)
+      return;
+    if (piece->fill)
+      item->ring_first = (uint32_t)d->ring_count;
+    uint32_t added = 0;
+    for (int k = 0; k < piece->count; k++) {
+      double x = m->xy[2 * (piece->first + k)], y = m->xy[2 * (piece->first + k) + 1];
+      if (add_point(b, x, y) == 0) {
+        added++;
+        item->count++;
+        extend(d, x, y);
+      }
+    }
+    if (piece->fill && end_ring(b, item, added))
+      return;
+  }
+}
+
+static int by_fit_hatch_handle(const void *a, const void *b) {
+  unsigned long long x = ((const tc_fit_hatch *)a)->handle, y = ((const tc_fit_hatch *)b)->handle;
+  return (x > y) - (x < y);
+}
+
+/* A hatch GDAL gave no boundary (one edge a fit-point spline), filled or patterned by
+ * `fill` within the boundary read from the DXF (tc_dxf_hatch_boundary), through its OCS. */
+static void add_fit_hatch(builder *b, const tc_fit_hatch *h, const tc_drawing_item *fill) {
+  tc_drawing *d = b->d;
+  tc_drawing_item *item = add_item(b, fill);
+  if (!item)
+    return;
+  double m[6];
+  ocs_affine(h->extrusion, h->elevation, m);
+  item->ring_first = (uint32_t)d->ring_count;
+  const double *p = h->xy;
+  for (int r = 0; r < h->ring_count; r++) {
+    uint32_t added = 0;
+    for (int i = 0; i < h->rings[r]; i++, p += 2) {
+      double x = m[0] * p[0] + m[1] * p[1] + m[2], y = m[3] * p[0] + m[4] * p[1] + m[5];
+      if (add_point(b, x, y) == 0) {
+        added++;
+        item->count++;
+        extend(d, x, y);
+      }
+    }
+    if (end_ring(b, item, added))
+      return;
+  }
 }
 
 static int by_spline_handle(const void *a, const void *b) {
@@ -856,6 +949,57 @@ static void add_fit_spline(builder *b, const tc_fit_spline *sp, const char *laye
   }
 }
 
+/* An XLINE or a RAY as ezdxf's drawing add-on draws it: a line its
+ * infinite_line_length (20 drawing units) long, centred on the XLINE's point or from
+ * the RAY's; clipped to the extent of what else the drawing holds, which it never
+ * widens (nothing is drawn of it in a drawing of nothing else). */
+static void add_xline(builder *b, const tc_xline *x, const char *layers, const tc_sort_entry *order, size_t order_count) {
+  tc_drawing *d = b->d;
+  if (x->hidden || !layer_drawn(layers, x->layer)) {
+    d->hidden++;
+    return;
+  }
+  if (!(d->min_x <= d->max_x && d->min_y <= d->max_y))
+    return;
+  /* Liang-Barsky: the part of p + t u, t in [t0, t1], within the extent */
+  double t0 = x->ray ? 0 : -10, t1 = x->ray ? 20 : 10;
+  double p[4] = {-x->dx, x->dx, -x->dy, x->dy};
+  double q[4] = {x->x - d->min_x, d->max_x - x->x, x->y - d->min_y, d->max_y - x->y};
+  for (int i = 0; i < 4; i++) {
+    if (p[i] == 0) {
+      if (q[i] < 0)
+        return;
+      continue;
+    }
+    double t = q[i] / p[i];
+    if (p[i] < 0)
+      t0 = fmax(t0, t);
+    else
+      t1 = fmin(t1, t);
+  }
+  if (!(t0 < t1))
+    return;
+  tc_drawing_item proto = {0};
+  proto.kind = TC_DRAWING_STROKE;
+  memcpy(proto.rgba, x->rgb, 3);
+  proto.rgba[3] = 255;
+  if (proto.rgba[0] == 255 && proto.rgba[1] == 255 && proto.rgba[2] == 255)
+    proto.rgba[0] = proto.rgba[1] = proto.rgba[2] = 0;
+  proto.lineweight_mm = (float)x->lineweight_mm;
+  char handle[24];
+  snprintf(handle, sizeof handle, "%llX", x->handle);
+  unsigned long long current = b->current_order;
+  b->current_order = tc_dxf_draw_order(handle, order, order_count);
+  tc_drawing_item *item = add_item(b, &proto);
+  b->current_order = current;
+  if (!item)
+    return;
+  if (add_point(b, x->x + t0 * x->dx, x->y + t0 * x->dy) == 0)
+    item->count++;
+  if (add_point(b, x->x + t1 * x->dx, x->y + t1 * x->dy) == 0)
+    item->count++;
+}
+
 static int by_order(const void *a, const void *b) {
   const unsigned long long *x = a, *y = b;
   if (x[0] != y[0])
@@ -907,6 +1051,14 @@ typedef struct {
   size_t spline_count;
   tc_wide_polyline *polylines;
   size_t polyline_count;
+  tc_fit_hatch *fit_hatches;
+  size_t fit_hatch_count;
+  unsigned long long *down_texts;
+  size_t down_text_count;
+  tc_mline *mlines;
+  size_t mline_count;
+  tc_xline *xlines;
+  size_t xline_count;
   tc_mtext_scan mtext;
   /* scan_dxf running on `thread` (joined by finish_scans), or done */
   int running, done;
@@ -917,7 +1069,8 @@ static void *scan_dxf(void *context) {
   dxf_scans *s = context;
   s->status = tc_dxf_wipeouts(s->path, &s->wipeouts, &s->wipeout_count, &s->order, &s->order_count, &s->skipped,
                               &s->skipped_count, &s->hidden_points, &s->hidden_point_count, &s->hatches, &s->hatch_count, &s->splines, &s->spline_count,
-                              &s->polylines, &s->polyline_count);
+                              &s->polylines, &s->polyline_count, &s->fit_hatches, &s->fit_hatch_count, &s->down_texts,
+                              &s->down_text_count, &s->mlines, &s->mline_count, &s->xlines, &s->xline_count);
   /* unread layouts: the texts are drawn as GDAL gives them */
   tc_dxf_mtext_layouts(s->path, &s->mtext);
   return NULL;
@@ -942,6 +1095,10 @@ static void free_scans(dxf_scans *s) {
   free(s->hatches);
   tc_fit_splines_free(s->splines, s->spline_count);
   tc_wide_polylines_free(s->polylines, s->polyline_count);
+  tc_fit_hatches_free(s->fit_hatches, s->fit_hatch_count);
+  free(s->down_texts);
+  tc_mlines_free(s->mlines, s->mline_count);
+  free(s->xlines);
   tc_mtext_scan_free(&s->mtext);
   tc_wipeouts_free(s->wipeouts, s->wipeout_count);
   memset(s, 0, sizeof *s);
@@ -1045,6 +1202,12 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
     size_t spline_count = scans->spline_count;
     const tc_wide_polyline *polylines = scans->polylines;
     size_t polyline_count = scans->polyline_count;
+    const tc_fit_hatch *fit_hatches = scans->fit_hatches;
+    size_t fit_hatch_count = scans->fit_hatch_count;
+    const tc_mline *mlines = scans->mlines;
+    size_t mline_count = scans->mline_count;
+    b.down_texts = scans->down_texts;
+    b.down_text_count = scans->down_text_count;
     /* the current insert's hatch placements not yet used */
     const tc_hatch_transform *placements = NULL;
     size_t placements_left = 0;
@@ -1065,7 +1228,7 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
       while (!b.failed && (f = tc_gdal.OGR_L_GetNextFeature(layer))) {
         d->features++;
         int handle_field =
-            wipeout_count || b.ordered || skipped_count || hatch_count || spline_count || polyline_count
+            wipeout_count || b.ordered || skipped_count || hatch_count || spline_count || polyline_count || fit_hatch_count || mline_count
                 ? tc_gdal.OGR_F_GetFieldIndex(f, "EntityHandle")
                 : -1;
         const char *handle = handle_field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, handle_field) : NULL;
@@ -1154,8 +1317,29 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
           tc_wide_polyline key = {.handle = strtoull(handle, NULL, 16)};
           wide = bsearch(&key, polylines, polyline_count, sizeof key, by_wide_handle);
         }
+        /* a hatch GDAL gives no area (POLYGON EMPTY, or the lines of edges that leave a
+         * gap): its boundary from the DXF, closed as ezdxf closes it */
+        const tc_fit_hatch *fit_hatch = NULL;
+        OGRwkbGeometryType type = g ? tc_gdal.OGR_GT_Flatten(tc_gdal.OGR_G_GetGeometryType(g)) : wkbUnknown;
+        if (fit_hatch_count && handle && *handle && st.has_brush &&
+            (!g || (type == wkbPolygon && tc_gdal.OGR_G_GetGeometryCount(g) == 0) || type == wkbMultiLineString ||
+             type == wkbLineString)) {
+          tc_fit_hatch key = {.handle = strtoull(handle, NULL, 16)};
+          fit_hatch = bsearch(&key, fit_hatches, fit_hatch_count, sizeof key, by_fit_hatch_handle);
+        }
+        /* an MLINE: as ezdxf draws it, with its style's colours, fill, caps and miters */
+        const tc_mline *mline = NULL;
+        if (mline_count && handle && *handle && !st.has_label && !st.has_brush) {
+          int classes_field = tc_gdal.OGR_F_GetFieldIndex(f, "SubClasses");
+          const char *classes = classes_field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, classes_field) : NULL;
+          tc_mline key = {.handle = strtoull(handle, NULL, 16)};
+          if (classes && strstr(classes, "AcDbMline"))
+            mline = bsearch(&key, mlines, mline_count, sizeof key, by_mline_handle);
+        }
         if (st.has_label) {
           add_text(&b, f, g, &st);
+        } else if (mline) {
+          add_mline(&b, mline, st.width_mm);
         } else if (wide) {
           add_wide_polyline(&b, wide, st.pen);
         } else {
@@ -1186,7 +1370,10 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
             memcpy(d->dashes + d->dash_count, pattern, sizeof(double) * (size_t)values);
             d->dash_count += (size_t)values;
           }
-          add_geometry(&b, g, &st, &stroke, &fill, 0);
+          if (fit_hatch)
+            add_fit_hatch(&b, fit_hatch, &fill);
+          else
+            add_geometry(&b, g, &st, &stroke, &fill, 0);
         }
         tc_gdal.OGR_F_Destroy(f);
         if (!b.failed && d->features > TC_DRAWING_MAX_FEATURES) {
@@ -1210,6 +1397,9 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
       add_wipeouts(&b, wipeouts, wipeout_count, added, NULL, layers, order, order_count);
     for (size_t i = 0; i < spline_count && !b.failed; i++)
       add_fit_spline(&b, &splines[i], layers, order, order_count);
+    /* after everything else, whose extent they are clipped to */
+    for (size_t i = 0; i < scans->xline_count && !b.failed; i++)
+      add_xline(&b, &scans->xlines[i], layers, order, order_count);
     if (b.ordered && !b.failed)
       sort_items(&b);
     free(added);

@@ -316,6 +316,39 @@ struct DrawingFittedTextTests {
   }
 }
 
+@Suite(
+  "DXF TEXTs whose extrusion points down against ezdxf",
+  .enabled(if: ezdxfAvailable, "python3 with ezdxf and matplotlib is missing (make test-deps)"))
+struct DrawingDownTextTests {
+  /// TEXTs whose extrusion points down (0, 0, -1), as a drawing mirrored in 3D holds
+  /// them: their points are in an OCS whose x runs the drawing's -x. GDAL 3.6 places the
+  /// insertion point in the drawing but gives the angle and the offset to the alignment
+  /// point in the OCS, and draws the text unmirrored; ezdxf draws each mirrored in x,
+  /// at minus its angle, about its alignment point (seen 0.592/0.558/0.378 here, and
+  /// 0.892/0.856/0.885 on ezdxf's examples_dxf/text_negative_extrusion.dxf).
+  @Test("TEXTs whose extrusion points down are drawn mirrored, as ezdxf draws them")
+  func downTexts() throws {
+    let result = try compareOnSheet(
+      "text-extrusion", height: 3000,
+      body: """
+        from ezdxf.enums import TextEntityAlignment as A
+        down = {"extrusion": (0, 0, -1), "height": 150}
+        # OCS points: x is the drawing's -x
+        for text, p1, p2, align, extra in (
+            ("Left aligned", (-600, 2600), None, A.LEFT, {}),
+            ("Right aligned", (-5600, 2600), None, A.RIGHT, {}),
+            ("Centred middle", (-3000, 2000), None, A.MIDDLE_CENTER, {}),
+            ("Turned 30", (-1000, 1200), None, A.LEFT, {"rotation": 30}),
+            ("Backward", (-3500, 1200), None, A.LEFT, {"text_generation_flag": 2}),
+            ("FITTED", (-600, 400), (-2600, 400), A.FIT, {}),
+            ("Upright, not mirrored", (3500, 400), None, A.LEFT, {"extrusion": (0, 0, 1)}),
+        ):
+            msp.add_text(text, dxfattribs={**down, **extra}).set_placement(p1, p2, align=align)
+        """)
+    result.expectAsEzdxf("down TEXTs", least: 0.95)
+  }
+}
+
 @Suite("DXF frames", .enabled(if: dxfCorpus != nil, "the shared corpus ../shared/data/formats-corpus/dxf is absent"))
 struct DrawingFrameTests {
   /// The floor plan's texts once stretched its frame to about twice its ink (2050 × 1850

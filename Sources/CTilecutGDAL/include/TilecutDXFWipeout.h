@@ -64,9 +64,62 @@ typedef struct {
 
 void tc_wide_polylines_free(tc_wide_polyline *polylines, size_t count);
 
+/* A model-space HATCH whose boundary GDAL 3.6 cannot read: an edge that is a SPLINE
+ * given by fit points alone (it gives the hatch no boundary), or edges that leave a gap
+ * (it gives their lines, not an area): its boundary paths flattened as ezdxf
+ * builds them (`count` x, y pairs in its OCS, `ring_count` rings of `rings[i]` points),
+ * its plane (extrusion, elevation), sorted by handle. */
+typedef struct {
+  unsigned long long handle;
+  double *xy;
+  int count;
+  int *rings;
+  int ring_count;
+  double extrusion[3], elevation;
+} tc_fit_hatch;
+
+void tc_fit_hatches_free(tc_fit_hatch *hatches, size_t count);
+
+/* One piece of an MLINE as ezdxf draws it: a polyline stroked (`fill` 0) or a ring
+ * filled (1), in colour `rgb`, points `first` to `first + count` of its MLINE's `xy`. */
+typedef struct {
+  int fill;
+  uint8_t rgb[3];
+  int first, count;
+} tc_mline_piece;
+
+/* A model-space MLINE (sorted by handle) as ezdxf's render/mline.py draws it, which
+ * GDAL 3.6 draws in the MLINE's colour alone, its elements broken where their
+ * parameters say, without its style's fill, caps and miters: its style's fill, caps,
+ * each element's line through the miter points in the element's colour, miters.
+ * Points are x, y pairs in the drawing. */
+typedef struct {
+  unsigned long long handle;
+  tc_mline_piece *pieces;
+  int piece_count;
+  double *xy;
+  int point_count;
+} tc_mline;
+
+void tc_mlines_free(tc_mline *mlines, size_t count);
+
+/* A model-space XLINE or RAY (`ray`), which GDAL 3.6 skips, sorted by handle: its point
+ * and unit direction, its layer, whether that layer is off or frozen (or it is
+ * invisible), its colour resolved and lineweight. */
+typedef struct {
+  unsigned long long handle;
+  char layer[256];
+  int hidden, ray;
+  uint8_t rgb[3];
+  double lineweight_mm;
+  double x, y, dx, dy;
+} tc_xline;
+
 /* Reads a text DXF's wipeouts, its draw order (SORTENTSTABLE entries, sorted by
  * entity), the placements of the hatches its model-space inserts inline, its fit-point splines, its
- * polylines of varying width, and the handles, sorted, of the model-space entities not drawn: on an off or
+ * polylines of varying width, its hatches with boundaries GDAL cannot read, its MLINEs, XLINEs and RAYs, the handles
+ * (sorted) of its model-space TEXTs and ATTRIBs whose extrusion points down (0, 0, -z),
+ * whose alignment offset and angle GDAL gives in their OCS, not mirrored, and the handles, sorted, of the model-space entities not drawn: on an off or
  * frozen layer, or invisible (group 60), and the ATTRIBs of such inserts, whose
  * features GDAL still gives (it hides an inlined block's entities by their own layer,
  * not the insert's, and never hides a MULTILEADER); in a file without handles, where
@@ -75,7 +128,9 @@ void tc_wide_polylines_free(tc_wide_polyline *polylines, size_t count);
 int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_sort_entry **order, size_t *order_count,
                     unsigned long long **hidden, size_t *hidden_count, double **hidden_points, size_t *hidden_point_count,
                     tc_hatch_transform **hatches, size_t *hatch_count, tc_fit_spline **splines, size_t *spline_count,
-                    tc_wide_polyline **polylines, size_t *polyline_count);
+                    tc_wide_polyline **polylines, size_t *polyline_count, tc_fit_hatch **fit_hatches,
+                    size_t *fit_hatch_count, unsigned long long **down_texts, size_t *down_text_count,
+                    tc_mline **mlines, size_t *mline_count, tc_xline **xlines, size_t *xline_count);
 
 /* Whether a hidden ATTRIB without a handle stands at (x, y) (tc_dxf_wipeouts' `hidden_points`). */
 int tc_dxf_hidden_at(double x, double y, const double *points, size_t count);
