@@ -184,11 +184,7 @@ public final class StoreReader {
       if set.file == nil, let manifest, let floor, let size, let template = try? TileNameTemplate(manifest.name) {
         file = location + "/" + template.path(floor: floor, tileSize: size, tile: tile)
       }
-      throw TilecutError.invalidInput(
-        path: file,
-        reason:
-          "holds an empty tile (0 bytes) at \(tile.zoom)/\(tile.x)/\(tile.y): an empty tile is no tile; run tilecut verify, then make the output again"
-      )
+      throw StoreCell.emptyTile(tile, at: file)
     }
     return bytes
   }

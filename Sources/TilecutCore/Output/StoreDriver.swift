@@ -59,6 +59,29 @@ public protocol StoreDriver: Sendable {
     _ directory: String, _ manifest: Manifest, owners: inout [String: String], checkpoint: () throws -> Void,
     put: (_ bytes: [UInt8], _ floor: Floor, _ tileSize: Int, _ tile: TileCoordinate, _ place: String) throws -> Void
   ) throws
+
+  /// An incremental build: true when an output of this store whose manifest is
+  /// `previous` can lend its tiles at all (before the rest of what reuse asks).
+  func lendsTiles(_ previous: Manifest) -> Bool
+
+  /// An incremental build, before it carries a tile: nil when the previous output of
+  /// `store` (its manifest `previous`) may lend its tiles; otherwise the difference
+  /// found, for which every tile is made again.
+  func carryOverDifference(_ store: any TileStore, previous: Manifest) -> String?
+
+  /// An incremental build: what carries the previous output's tiles (at `store.path`,
+  /// its manifest `previous`) into `store`, staged at `staging`; `template` names tile
+  /// files, `inPlace` says the store keeps its tiles where they are
+  /// (`TileStore.keepTiles()`). Throws when the previous tiles are not those tilecut wrote.
+  func tileCarrier(_ previous: Manifest, into store: any TileStore, staging: String, template: TileNameTemplate, inPlace: Bool) throws
+    -> any TileCarrier
+}
+
+/// Carries tiles of a previous output into an incremental build's store, one by one.
+public protocol TileCarrier: AnyObject {
+  /// Carries the previous output's tile at `tile` of `floor` and `tileSize` (one its
+  /// manifest lists) into the store; returns its size in bytes.
+  func carry(floor: Floor, tileSize: Int, tile: TileCoordinate) throws -> Int
 }
 
 /// One kind of archive store (one file per floor and tile size beside the manifest),
@@ -171,6 +194,16 @@ public enum StoreCell {
     let y0 = clamp(floor(row(north) + eps))
     let y1 = clamp(ceil(row(south) - eps) - 1)
     return (x0...max(x0, x1), y0...max(y0, y1))
+  }
+
+  /// The refusal of a stored tile of no bytes at `path`: an empty tile is no tile, no
+  /// image a map can draw, nor the no-tile rule.
+  public static func emptyTile(_ tile: TileCoordinate, at path: String) -> TilecutError {
+    TilecutError.invalidInput(
+      path: path,
+      reason:
+        "holds an empty tile (0 bytes) at \(tile.zoom)/\(tile.x)/\(tile.y): an empty tile is no tile; run tilecut verify, then make the output again"
+    )
   }
 
   /// A range as a message gives it: "3" or "3–5".
