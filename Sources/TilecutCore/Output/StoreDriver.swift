@@ -60,6 +60,18 @@ public protocol StoreDriver: Sendable {
     put: (_ bytes: [UInt8], _ floor: Floor, _ tileSize: Int, _ tile: TileCoordinate, _ place: String) throws -> Void
   ) throws
 
+  /// `tilecut get` and `show` of an output of this store, for a tile set with no file
+  /// opened for it: the tile's bytes read from the output `directory` (its manifest
+  /// `manifest`), nil when the store has none.
+  func outputTile(_ tile: TileCoordinate, floor: Floor, tileSize: Int, of manifest: Manifest, in directory: String) throws -> [UInt8]?
+
+  /// Where `outputTile` reads the tile, for a message; nil when it cannot be told.
+  func outputTilePath(_ tile: TileCoordinate, floor: Floor, tileSize: Int, of manifest: Manifest, in directory: String) -> String?
+
+  /// The files that hold `manifest`'s tiles, relative to the output directory, in no
+  /// particular order (what `--changes` compares): one per tile, or the store's files.
+  func tileFiles(of manifest: Manifest) throws -> [String]
+
   /// An incremental build: true when an output of this store whose manifest is
   /// `previous` can lend its tiles at all (before the rest of what reuse asks).
   func lendsTiles(_ previous: Manifest) -> Bool
