@@ -138,8 +138,9 @@ public protocol ArchiveStoreDriver: StoreDriver {
   func deepestTiles(_ path: String, maxMemory: Int, overMemory: (Int) -> Error) throws -> StoreSourceTiles
 
   /// The problems of an output's files (`manifest.tileSets`) against its manifest,
-  /// beyond those `context` says were found already, and how many tiles were looked at.
-  func verify(_ manifest: Manifest, _ context: StoreVerification) throws -> (problems: [String], tilesChecked: Int)
+  /// beyond those `context` says were found already (`tileSetMissing`: a level with
+  /// tiles has no tile set, reported already), and how many tiles were looked at.
+  func verify(_ manifest: Manifest, _ context: StoreVerification, tileSetMissing: Bool) throws -> (problems: [String], tilesChecked: Int)
 }
 
 extension ArchiveStoreDriver {
@@ -231,10 +232,6 @@ public struct StoreVerification {
   public var directory: String
   /// Store files whose bytes are not those the manifest's digests record (already reported).
   public var changedFiles: [String]
-  /// True when a level with tiles has no tile set (already reported).
-  public var tileSetMissing: Bool
-  /// Problems listed for one archive before its reading stops.
-  public var problemsPerArchive: Int
   /// A tile's width and height; throws when it does not decode.
   public var decode: @Sendable ([UInt8]) throws -> (width: Int, height: Int)
   /// A tile's SHA-256, hex.
@@ -245,14 +242,12 @@ public struct StoreVerification {
   public var workers: Int
 
   public init(
-    directory: String, changedFiles: [String], tileSetMissing: Bool, problemsPerArchive: Int,
+    directory: String, changedFiles: [String],
     decode: @escaping @Sendable ([UInt8]) throws -> (width: Int, height: Int), digest: @escaping @Sendable ([UInt8]) -> String,
     contentVersion: @escaping (Manifest, (Floor, Int, TileCoordinate) throws -> String) -> String?, workers: Int = 1
   ) {
     self.directory = directory
     self.changedFiles = changedFiles
-    self.tileSetMissing = tileSetMissing
-    self.problemsPerArchive = problemsPerArchive
     self.decode = decode
     self.digest = digest
     self.contentVersion = contentVersion
