@@ -5,10 +5,10 @@ extension MBTilesDriver {
   /// An MBTiles output: every listed cell a row that decodes at the tile size, no row
   /// the manifest does not list. A file whose bytes changed is not read: that it
   /// changed says it all.
-  public func verify(_ manifest: Manifest, _ context: StoreVerification) throws -> (problems: [String], tilesChecked: Int) {
+  public func verify(_ manifest: Manifest, _ context: StoreVerification, tileSetMissing: Bool) throws -> (problems: [String], tilesChecked: Int) {
     var problems: [String] = []
     var checked = 0
-    let limit = context.problemsPerArchive
+    let limit = ArchiveVerification.problemsPerArchive
     for set in manifest.tileSets ?? [] {
       let path = context.directory + "/" + set.file
       var st = stat()

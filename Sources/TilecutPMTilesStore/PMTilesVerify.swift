@@ -7,11 +7,11 @@ extension PMTilesDriver {
   /// its directories readable and in order, every listed cell addressed by exactly one
   /// entry whose content decodes at the tile size, no other tile, and the tiles' digests
   /// making the manifest's content version.
-  public func verify(_ manifest: Manifest, _ context: StoreVerification) throws -> (problems: [String], tilesChecked: Int) {
+  public func verify(_ manifest: Manifest, _ context: StoreVerification, tileSetMissing: Bool) throws -> (problems: [String], tilesChecked: Int) {
     var problems: [String] = []
     var checked = 0
     var digests: [LevelKey: [TileCoordinate: String]] = [:]
-    var complete = !context.tileSetMissing
+    var complete = !tileSetMissing
     for set in manifest.tileSets ?? [] {
       let path = context.directory + "/" + set.file
       var st = stat()

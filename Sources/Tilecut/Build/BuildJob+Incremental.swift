@@ -118,7 +118,7 @@ extension BuildJob {
   func canReuse(_ plan: TileJobPlan, options: [String: String], previous: Manifest?) -> Bool {
     guard !base.output.force, plan.settings.shard == nil, let previous, previous.shard == nil,
       previous.buildings != nil, (previous.store ?? .default).rawValue == base.output.store.rawValue,
-      StoreCatalogue.driver(for: base.output.store).tilesAreFiles || previous.tileSets?.isEmpty == false
+      StoreCatalogue.driver(for: base.output.store).lendsTiles(previous)
     else { return false }
     guard previous.generator.version == tilecutVersion, previous.generator.renderer == rendererRevision,
       previous.generator.libvips == Vips.version,
@@ -129,20 +129,19 @@ extension BuildJob {
   }
 
   /// Puts every tile of the previous output that lies outside the dirty cells into
-  /// staging unchanged: for tile files a hard link where the file system allows, else a
-  /// copy; for an archive store the tile's bytes read from the previous output's
-  /// file of its floor and size, put into the new one (which takes its digest as for a
-  /// rendered tile). A cell outside them that had no tile is counted blank again.
+  /// staging unchanged, as the store carries it (`StoreDriver.tileCarrier`: tile files
+  /// linked or copied, an archive's tiles read from the previous file of their floor
+  /// and size). A cell outside them that had no tile is counted blank again.
   /// Returns how many were carried. `inPlace` (the store keeps its tiles where they
-  /// are, `DirectoryTileStore.keepTiles()`): each is counted, not linked.
+  /// are, `TileStore.keepTiles()`): each is counted, not linked.
   func carryOver(
     _ plan: TileJobPlan, previous: Manifest, dirty: CellSet, store: any TileStore, ledger: RenderLedger, inPlace: Bool = false
   ) throws -> Int {
     guard let staging = store.stagingPath else { throw TilecutError.output(path: store.path, reason: "the store was not begun") }
-    // the previous archives, opened once, by floor and tile size
-    let archives = StoreCatalogue.driver(for: base.output.store).tilesAreFiles ? nil : try StoreReader(store.path)
-    if let archives { try Self.checkArchiveLevels(previous, archives) }
-    var archiveSets: [LevelKey: StoreReader.TileSet] = [:]
+    // the previous output's tiles as its store lends them (an archive store's files
+    // opened once and checked against the manifest's level digests)
+    let carrier = try StoreCatalogue.driver(for: base.output.store).tileCarrier(
+      previous, into: store, staging: staging, template: plan.template, inPlace: inPlace)
     var had: [LevelKey: Set<TileCoordinate>] = [:]
     for level in previous.levels {
       let key = LevelKey(floor: level.floor, tileSize: level.tileSize, zoom: level.zoom)
@@ -161,47 +160,8 @@ extension BuildJob {
             ledger.blank(key)
             continue
           }
-          if let archives {
-            let setKey = LevelKey(floor: key.floor, tileSize: key.tileSize, zoom: 0)
-            if archiveSets[setKey] == nil {
-              archiveSets[setKey] = try archives.tileSet(floor: key.floor.number, tileSize: key.tileSize)
-            }
-            guard let set = archiveSets[setKey], set.floor == key.floor.number, set.tileSize == key.tileSize,
-              let bytes = try archives.read(set, tile)
-            else {
-              throw TilecutError.output(
-                path: store.path,
-                reason: "floor \(key.floor) \(key.tileSize) px tile \(tile) is listed in the manifest but not in its file; run again with --force")
-            }
-            try store.put(bytes, floor: key.floor, tileSize: key.tileSize, tile: tile)
-            ledger.carried(key, tile, bytes: bytes.count)
-            carried += 1
-            continue
-          }
-          let relative = plan.template.path(floor: key.floor, tileSize: key.tileSize, tile: tile)
-          let source = store.path + "/" + relative
-          let target = staging + "/" + relative
-          var st = stat()
-          if inPlace {
-            guard stat(source, &st) == 0 else {
-              throw TilecutError.output(path: source, reason: "is listed in the manifest but gone; run again with --force")
-            }
-            ledger.carried(key, tile, bytes: Int(st.st_size))
-            carried += 1
-            continue
-          }
-          let folder = (target as NSString).deletingLastPathComponent
-          try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-          guard stat(source, &st) == 0 else {
-            throw TilecutError.output(path: source, reason: "is listed in the manifest but gone; run again with --force")
-          }
-          if link(source, target) != 0 {
-            guard let data = FileManager.default.contents(atPath: source) else {
-              throw TilecutError.output(path: source, reason: "cannot be read to carry it over; run again with --force")
-            }
-            try store.put([UInt8](data), floor: key.floor, tileSize: key.tileSize, tile: tile)
-          }
-          ledger.carried(key, tile, bytes: Int(st.st_size))
+          let bytes = try carrier.carry(floor: key.floor, tileSize: key.tileSize, tile: tile)
+          ledger.carried(key, tile, bytes: bytes)
           carried += 1
         }
       }
@@ -218,44 +178,6 @@ extension BuildJob {
       guard let range = cells[LevelKey(floor: level.floor, tileSize: level.tileSize, zoom: level.zoom)] else { return false }
       return level.xRange == [range.xRange.lowerBound, range.xRange.upperBound]
         && level.yRange == [range.yRange.lowerBound, range.yRange.upperBound]
-    }
-  }
-
-  /// The previous archives' tiles must be those tilecut wrote before any is carried:
-  /// each level's tiles, read from its archive, must make the level's `digest` the
-  /// manifest records (the store file's own digest proves nothing: whoever changed a
-  /// tile can write the file's new SHA-256 beside it). A manifest without level
-  /// digests is checked by its content version over every tile.
-  static func checkArchiveLevels(_ previous: Manifest, _ archives: StoreReader) throws {
-    var sets: [LevelKey: StoreReader.TileSet] = [:]
-    var file = archives.location
-    func refusal(_ what: String) -> TilecutError {
-      TilecutError.output(
-        path: what,
-        reason:
-          "holds tiles whose bytes differ from those tilecut wrote (the level digests of \(Manifest.fileName)); tilecut carries over only tiles it wrote: restore the file, or move the output away (--force makes every tile again)"
-      )
-    }
-    let digest = { (floor: Floor, size: Int, tile: TileCoordinate) throws -> String in
-      let key = LevelKey(floor: floor, tileSize: size, zoom: 0)
-      if sets[key] == nil { sets[key] = try archives.tileSet(floor: floor.number, tileSize: size) }
-      guard let set = sets[key], set.floor == floor.number, set.tileSize == size else { throw refusal(archives.location) }
-      file = archives.location + "/" + (set.file ?? "")
-      guard let bytes = try archives.read(set, tile) else { throw refusal(file) }
-      return SHA256Digest.hex(bytes)
-    }
-    var undigested = false
-    for level in previous.levels where level.tileCount > 0 {
-      guard let recorded = level.digest else {
-        undigested = true
-        continue
-      }
-      if try previous.levelDigest(level, hash: { SHA256Digest.hex($0) }, digest: digest) != recorded {
-        throw refusal(file + " (floor \(level.floor), \(level.tileSize) px, zoom \(level.zoom))")
-      }
-    }
-    if undigested, let recorded = previous.contentVersion {
-      if try previous.contentDigests(hash: { SHA256Digest.hex($0) }, digest: digest).version != recorded { throw refusal(archives.location) }
     }
   }
 

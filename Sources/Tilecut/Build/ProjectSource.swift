@@ -50,10 +50,10 @@ extension BuildJob: PlanSource {
     try step.cancel.checkpoint()
     var incremental = incrementalPlan(
       plan, layers: layers, sources: sources, pixels: pixels, options: options, previous: store.existingManifest)
-    // tiles carried out of the previous archive store's files: only from files that
-    // still hold what their manifest lists
-    if incremental != nil, !StoreCatalogue.driver(for: base.output.store).tilesAreFiles, let previous = store.existingManifest,
-      let difference = store.difference(from: previous)
+    // tiles carried out of the previous output: only from a store that still holds what
+    // its manifest lists, as far as the store checks before carrying (an archive store's files)
+    if incremental != nil, let previous = store.existingManifest,
+      let difference = StoreCatalogue.driver(for: base.output.store).carryOverDifference(store, previous: previous)
     {
       printer.info("\(store.path): \(difference); making every tile again")
       incremental = nil

@@ -15,13 +15,7 @@ struct ChangeList: Equatable {
   /// The files that hold `manifest`'s tiles, relative to the directory that holds
   /// it, sorted: one per tile, or the files of an archive store.
   static func tilePaths(of manifest: Manifest) throws -> [String] {
-    if StoreCatalogue.archive(for: manifest.store) != nil { return (manifest.tileSets ?? []).map(\.file).sorted() }
-    let template = try TileNameTemplate(manifest.name)
-    var paths: [String] = []
-    for level in manifest.levels {
-      for tile in level.tiles { paths.append(template.path(floor: level.floor, tileSize: level.tileSize, tile: tile)) }
-    }
-    return paths.sorted()
+    try StoreCatalogue.driver(for: manifest.store).tileFiles(of: manifest).sorted()
   }
 
   /// What a store's staged output changes against the output it replaces.

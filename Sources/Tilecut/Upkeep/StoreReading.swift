@@ -17,7 +17,7 @@ public final class StoreReader {
     public var tileSize: Int?
     /// The file or URL of the set, nil for tile files named by the manifest's template.
     public var file: String?
-    /// The set's file opened by its store, nil for tile files.
+    /// The set's file opened by its store, nil for tile files (read by the store, `StoreDriver.outputTile`).
     var reader: (any StoreFileReader)?
   }
 
@@ -181,14 +181,12 @@ public final class StoreReader {
     guard let bytes = try stored(set, tile, floor: floor, size: size, manifest: manifest) else { return nil }
     guard !bytes.isEmpty else {
       var file = set.file.map { $0 == location ? $0 : location + "/" + $0 } ?? location
-      if set.file == nil, let manifest, let floor, let size, let template = try? TileNameTemplate(manifest.name) {
-        file = location + "/" + template.path(floor: floor, tileSize: size, tile: tile)
+      if set.file == nil, let manifest, let floor, let size,
+        let path = StoreCatalogue.driver(for: kind).outputTilePath(tile, floor: floor, tileSize: size, of: manifest, in: location)
+      {
+        file = path
       }
-      throw TilecutError.invalidInput(
-        path: file,
-        reason:
-          "holds an empty tile (0 bytes) at \(tile.zoom)/\(tile.x)/\(tile.y): an empty tile is no tile; run tilecut verify, then make the output again"
-      )
+      throw StoreCell.emptyTile(tile, at: file)
     }
     return bytes
   }
@@ -196,32 +194,7 @@ public final class StoreReader {
   func stored(_ set: TileSet, _ tile: TileCoordinate, floor: Floor?, size: Int?, manifest: Manifest?) throws -> [UInt8]? {
     if let reader = set.reader { return try reader.tile(tile) }
     guard let manifest, let floor, let size else { return nil }
-    let template = try TileNameTemplate(manifest.name)
-    let path = location + "/" + template.path(floor: floor, tileSize: size, tile: tile)
-    return try Self.storeFile(path, in: location)
-  }
-
-  /// The bytes of a tile file of a directory store: nil when it is absent; refused when it
-  /// is not a regular file inside the store (a link to /etc/shadow, a folder linked
-  /// elsewhere, a device), or larger than any tile.
-  static func storeFile(_ path: String, in location: String) throws -> [UInt8]? {
-    var st = stat()
-    guard lstat(path, &st) == 0 else { return nil }
-    func refuse(_ why: String) -> TilecutError {
-      TilecutError.invalidInput(path: path, reason: "\(why); tilecut reads only the files it wrote into the store")
-    }
-    guard st.st_mode & S_IFMT == S_IFREG else { throw refuse("is not a regular file (a link, a device or a folder)") }
-    guard let root = realpath(location, nil), let real = realpath(path, nil) else { return nil }
-    defer {
-      free(root)
-      free(real)
-    }
-    let base = String(cString: root)
-    guard String(cString: real).hasPrefix(base == "/" ? "/" : base + "/") else {
-      throw refuse("lies outside the store (a folder on its way is a link)")
-    }
-    guard st.st_size <= 64 << 20 else { throw refuse("is \(st.st_size) bytes, more than any tile") }
-    return FileManager.default.contents(atPath: path).map { [UInt8]($0) }
+    return try StoreCatalogue.driver(for: kind).outputTile(tile, floor: floor, tileSize: size, of: manifest, in: location)
   }
 
   /// The cells a bounding box touches at `zoom`.

@@ -39,7 +39,7 @@ public struct Verifier: Sendable {
       let manifest = try loadManifest(directory)
       let driver = StoreCatalogue.driver(for: manifest.store)
       let context = StoreVerification(
-        directory: directory, changedFiles: changedStoreFiles(manifest), tileSetMissing: false, problemsPerArchive: Self.problemsPerArchive,
+        directory: directory, changedFiles: changedStoreFiles(manifest),
         decode: { bytes in
           let image = try RGBAImage.decode(bytes: bytes)
           return (image.width, image.height)
@@ -64,8 +64,8 @@ extension Verifier {
 }
 
 extension Verifier {
-  /// Problems `verify` lists for one archive before it stops reading it.
-  static let problemsPerArchive = 20
+  /// Problems `verify` lists for one archive before it stops reading it (the archive stores').
+  static let problemsPerArchive = ArchiveVerification.problemsPerArchive
 }
 
 /// What ``Verifier/run()`` found.

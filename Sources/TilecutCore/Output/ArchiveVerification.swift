@@ -7,17 +7,23 @@ extension ArchiveStoreDriver {
   public func verifyOutput(_ manifest: Manifest, _ context: StoreVerification) throws -> (
     problems: [String], tilesChecked: Int, storeFiles: Int?
   ) {
-    var context = context
+    var tileSetMissing = false
     var problems = archiveOutputStrays(manifest, in: context.directory) + context.changedFileProblems
     for level in manifest.levels where level.tileCount > 0 {
       if !(manifest.tileSets ?? []).contains(where: { $0.floor == level.floor && $0.tileSize == level.tileSize }) {
         problems.append("missing: no tile set for floor \(level.floor), \(level.tileSize) px")
-        context.tileSetMissing = true
+        tileSetMissing = true
       }
     }
-    let found = try verify(manifest, context)
+    let found = try verify(manifest, context, tileSetMissing: tileSetMissing)
     return (problems + found.problems, found.tilesChecked, (manifest.tileSets ?? []).count)
   }
+}
+
+/// What the archive stores' `verify` shares.
+public enum ArchiveVerification {
+  /// Problems `verify` lists for one archive before it stops reading it.
+  public static let problemsPerArchive = 20
 }
 
 /// What an archive output's directory holds beyond the manifest and its store

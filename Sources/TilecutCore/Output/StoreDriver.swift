@@ -59,6 +59,41 @@ public protocol StoreDriver: Sendable {
     _ directory: String, _ manifest: Manifest, owners: inout [String: String], checkpoint: () throws -> Void,
     put: (_ bytes: [UInt8], _ floor: Floor, _ tileSize: Int, _ tile: TileCoordinate, _ place: String) throws -> Void
   ) throws
+
+  /// `tilecut get` and `show` of an output of this store, for a tile set with no file
+  /// opened for it: the tile's bytes read from the output `directory` (its manifest
+  /// `manifest`), nil when the store has none.
+  func outputTile(_ tile: TileCoordinate, floor: Floor, tileSize: Int, of manifest: Manifest, in directory: String) throws -> [UInt8]?
+
+  /// Where `outputTile` reads the tile, for a message; nil when it cannot be told.
+  func outputTilePath(_ tile: TileCoordinate, floor: Floor, tileSize: Int, of manifest: Manifest, in directory: String) -> String?
+
+  /// The files that hold `manifest`'s tiles, relative to the output directory, in no
+  /// particular order (what `--changes` compares): one per tile, or the store's files.
+  func tileFiles(of manifest: Manifest) throws -> [String]
+
+  /// An incremental build: true when an output of this store whose manifest is
+  /// `previous` can lend its tiles at all (before the rest of what reuse asks).
+  func lendsTiles(_ previous: Manifest) -> Bool
+
+  /// An incremental build, before it carries a tile: nil when the previous output of
+  /// `store` (its manifest `previous`) may lend its tiles; otherwise the difference
+  /// found, for which every tile is made again.
+  func carryOverDifference(_ store: any TileStore, previous: Manifest) -> String?
+
+  /// An incremental build: what carries the previous output's tiles (at `store.path`,
+  /// its manifest `previous`) into `store`, staged at `staging`; `template` names tile
+  /// files, `inPlace` says the store keeps its tiles where they are
+  /// (`TileStore.keepTiles()`). Throws when the previous tiles are not those tilecut wrote.
+  func tileCarrier(_ previous: Manifest, into store: any TileStore, staging: String, template: TileNameTemplate, inPlace: Bool) throws
+    -> any TileCarrier
+}
+
+/// Carries tiles of a previous output into an incremental build's store, one by one.
+public protocol TileCarrier: AnyObject {
+  /// Carries the previous output's tile at `tile` of `floor` and `tileSize` (one its
+  /// manifest lists) into the store; returns its size in bytes.
+  func carry(floor: Floor, tileSize: Int, tile: TileCoordinate) throws -> Int
 }
 
 /// One kind of archive store (one file per floor and tile size beside the manifest),
@@ -103,8 +138,9 @@ public protocol ArchiveStoreDriver: StoreDriver {
   func deepestTiles(_ path: String, maxMemory: Int, overMemory: (Int) -> Error) throws -> StoreSourceTiles
 
   /// The problems of an output's files (`manifest.tileSets`) against its manifest,
-  /// beyond those `context` says were found already, and how many tiles were looked at.
-  func verify(_ manifest: Manifest, _ context: StoreVerification) throws -> (problems: [String], tilesChecked: Int)
+  /// beyond those `context` says were found already (`tileSetMissing`: a level with
+  /// tiles has no tile set, reported already), and how many tiles were looked at.
+  func verify(_ manifest: Manifest, _ context: StoreVerification, tileSetMissing: Bool) throws -> (problems: [String], tilesChecked: Int)
 }
 
 extension ArchiveStoreDriver {
@@ -173,6 +209,16 @@ public enum StoreCell {
     return (x0...max(x0, x1), y0...max(y0, y1))
   }
 
+  /// The refusal of a stored tile of no bytes at `path`: an empty tile is no tile, no
+  /// image a map can draw, nor the no-tile rule.
+  public static func emptyTile(_ tile: TileCoordinate, at path: String) -> TilecutError {
+    TilecutError.invalidInput(
+      path: path,
+      reason:
+        "holds an empty tile (0 bytes) at \(tile.zoom)/\(tile.x)/\(tile.y): an empty tile is no tile; run tilecut verify, then make the output again"
+    )
+  }
+
   /// A range as a message gives it: "3" or "3–5".
   public static func text(_ r: ClosedRange<Int>) -> String {
     r.lowerBound == r.upperBound ? "\(r.lowerBound)" : "\(r.lowerBound)–\(r.upperBound)"
@@ -186,10 +232,6 @@ public struct StoreVerification {
   public var directory: String
   /// Store files whose bytes are not those the manifest's digests record (already reported).
   public var changedFiles: [String]
-  /// True when a level with tiles has no tile set (already reported).
-  public var tileSetMissing: Bool
-  /// Problems listed for one archive before its reading stops.
-  public var problemsPerArchive: Int
   /// A tile's width and height; throws when it does not decode.
   public var decode: @Sendable ([UInt8]) throws -> (width: Int, height: Int)
   /// A tile's SHA-256, hex.
@@ -200,14 +242,12 @@ public struct StoreVerification {
   public var workers: Int
 
   public init(
-    directory: String, changedFiles: [String], tileSetMissing: Bool, problemsPerArchive: Int,
+    directory: String, changedFiles: [String],
     decode: @escaping @Sendable ([UInt8]) throws -> (width: Int, height: Int), digest: @escaping @Sendable ([UInt8]) -> String,
     contentVersion: @escaping (Manifest, (Floor, Int, TileCoordinate) throws -> String) -> String?, workers: Int = 1
   ) {
     self.directory = directory
     self.changedFiles = changedFiles
-    self.tileSetMissing = tileSetMissing
-    self.problemsPerArchive = problemsPerArchive
     self.decode = decode
     self.digest = digest
     self.contentVersion = contentVersion
