@@ -83,7 +83,8 @@ export TILECUT_WITHOUT_PLUGINS := 1
 export TILECUT_OPTIMIZED_TESTS := 1
 
 .PHONY: deps test-deps test-only-deps quiet-pc build release run test bench install uninstall deb release-check clean distclean lint format build-quiet \
-  doc-test campus docs plugin-test plugin-test-niced client-build-niced notice link-order
+  doc-test campus docs plugin-test plugin-test-niced client-build-niced notice link-order \
+  test-suites test-docs-niced test-deb-niced test-client-niced
 
 # (in the recipe below: whether the target installs the build's packages, the tests')
 BUILD_TOO = $(filter deps test-deps,$@)
@@ -214,17 +215,27 @@ endif
 # at the same time: the build compiles its modules one after another (each a
 # whole-module job), so it keeps one of two cores idle for most of its time; the
 # plugins' test (which builds tilecut for the plugin, in debug) and the client's build
-# take that core (niced, so that the build's own jobs go first). The suites then run
-# the tilecut linked from the build as the binary under test (TILECUT_TEST_BINARY:
-# linked as the one users get), and so do the documentation test, the Debian package's
-# test and the client's tests; the fuzz suite runs its 3,000 cases on it (a debug
-# binary starts three times slower).
+# take that core (niced, so that the build's own jobs go first), and the tests'
+# packages are installed meanwhile. The suites then run the tilecut linked from the
+# build as the binary under test (TILECUT_TEST_BINARY: linked as the one users get),
+# and so do the documentation test, the Debian package's test and the client's tests,
+# beside them on the core the suites leave idle; the fuzz suite runs its 3,000 cases on
+# it (a debug binary starts three times slower).
 test: deps quiet-pc
 	@$(MAKE) --no-print-directory -j4 --output-sync=target lint $(TEST_BINARY) plugin-test-niced client-build-niced test-only-deps
+	@$(MAKE) --no-print-directory -j4 --output-sync=target test-suites test-docs-niced test-deb-niced test-client-niced
+
+# (make test's) the suites, and beside them, niced so that the suites' own jobs go
+# first, the documentation's blocks, the Debian package and the client's tests: each
+# runs the tilecut under test and writes only into its own scratch
+test-suites:
 	TILECUT_TEST_BINARY=$(CURDIR)/$(TEST_BINARY) $(SWIFT) test $(TEST_FLAGS) --skip-build
-	sh Tests/scripts/doc-test.sh $(TEST_BINARY)
-	RELEASE_BINARY=$(TEST_BINARY) bash Tests/scripts/deb-test.sh
-	TILECUT=$(CURDIR)/$(TEST_BINARY) env -u TILECUT_OPTIMIZED_TESTS $(SWIFT) test --package-path examples/client --skip-build
+test-docs-niced:
+	nice -n 10 sh Tests/scripts/doc-test.sh $(TEST_BINARY)
+test-deb-niced:
+	RELEASE_BINARY=$(TEST_BINARY) nice -n 10 bash Tests/scripts/deb-test.sh
+test-client-niced:
+	TILECUT=$(CURDIR)/$(TEST_BINARY) env -u TILECUT_OPTIMIZED_TESTS nice -n 10 $(SWIFT) test --package-path examples/client --skip-build
 
 # (make test's) the plugins' test and the client package's build, at a lower priority
 plugin-test-niced: quiet-pc test-only-deps
