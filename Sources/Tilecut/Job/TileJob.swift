@@ -116,7 +116,7 @@ package struct TileJobPlan {
     for f in floors {
       for s in f.plan.substitutes {
         let item = Manifest.Substitute(floor: f.plan.floor, tileSize: s.tileSize, zoom: s.zoom, servedBy: s.servedBy)
-        if f.piece > 0 || !substitutes.contains(item) { substitutes.append(item) }
+        if !substitutes.contains(item) { substitutes.append(item) }
       }
     }
     manifest.substitutes = substitutes.isEmpty ? nil : substitutes
