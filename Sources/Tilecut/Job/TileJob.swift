@@ -182,15 +182,12 @@ public struct TileJob {
     return try planner.plan(planned, notes: notes)
   }
 
-  /// `--depfile`: the make rule naming every file this run read, escaped for make
-  /// (a name make cannot express is refused here, before any work).
+  /// `--depfile`: the make rule naming every file this run read.
   func dependencyRule(_ plan: TileJobPlan) throws -> String? {
-    guard output.depfile != nil else { return nil }
-    let inputs = plan.floors.map(\.source.input.path)
-    let sidecars = plan.plans.flatMap(\.placement.sidecars)
-    return try DependencyFile.text(
-      target: DependencyFile.target(output: output.output),
-      dependencies: DependencyFile.dependencies(inputs: inputs, placement: placement, sidecars: sidecars))
+    try options.dependencyRule {
+      DependencyFile.dependencies(
+        inputs: plan.floors.map(\.source.input.path), placement: placement, sidecars: plan.plans.flatMap(\.placement.sidecars))
+    }
   }
 
   /// `--depfile` and `--changes`: not an input, a file the placement names or a sidecar.
