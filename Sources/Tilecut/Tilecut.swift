@@ -109,8 +109,8 @@ extension TileJob {
   }
 
   /// The command line's run: as ``run(progress:)``, with every line said through
-  /// `printer` (held or shown as the command line wants), the options taken as
-  /// already checked and libvips as already started.
+  /// `printer` (held or shown as the command line wants) and the options taken as
+  /// already checked.
   ///
   /// - Returns: the output; its manifest is not read back (nil).
   /// - Throws: the error as it happened (``Failure/init(_:)`` gives its line and
@@ -119,6 +119,8 @@ extension TileJob {
   public func run(printer: Printer) throws -> TileResult {
     var job = self
     job.printer = printer
+    try Vips.start()
+    if run.noVector { Vips.blockUntrusted(true) }
     try JobPipeline(source: job).run()
     return TileResult(output: output.output, manifest: nil)
   }

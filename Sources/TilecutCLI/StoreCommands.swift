@@ -24,8 +24,7 @@ struct ShowCommand: ParsableCommand {
     try reportingErrors { _ in
       let summary = try StoreReader(store).summary()
       if json {
-        let data = try JSONSerialization.data(withJSONObject: summary, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
-        Printer.resultDocument(String(decoding: data, as: UTF8.self))
+        Printer.resultDocument(try StoreReader.json(summary))
       } else {
         Printer.result(StoreReader.text(summary))
       }
@@ -67,15 +66,14 @@ struct GetCommand: ParsableCommand {
 
   /// The tile `words` name: `Z/X/Y` or `Z X Y`, integers.
   static func coordinate(_ words: [String]) throws -> TileCoordinate {
-    let parts = words.count == 1 ? words[0].split(separator: "/", omittingEmptySubsequences: false).map(String.init) : words
-    guard parts.count == 3, let z = Int(parts[0]), let x = Int(parts[1]), let y = Int(parts[2]) else {
+    guard let coordinate = StoreReader.coordinate(words) else {
       let given = words.joined(separator: " ")
       throw ValidationError(
         given.isEmpty
           ? "missing tile: give it as Z/X/Y (integers), e.g. tilecut get STORE 18/140812/86013"
           : "'\(given.prefix(100))' is not a tile: give it as Z/X/Y (integers), e.g. 18/140812/86013")
     }
-    return TileCoordinate(zoom: z, x: x, y: y)
+    return coordinate
   }
 
   func validate() throws {
@@ -102,25 +100,5 @@ struct GetCommand: ParsableCommand {
         return 1
       }
     }
-  }
-}
-
-/// The old `tilecut tile STORE Z X Y`: `tile` only tiles, and this form is answered
-/// with the command that reads a tile. A store given alone is a source to re-tile.
-enum OldTileRead {
-  /// The line answering `inputs` when they read a tile (a store first, or anything
-  /// followed by three integers that are not files), nil when they are images to tile.
-  /// `exists` tells whether a path names a file (images named 1 2 3 are floors to tile).
-  static func hint(_ inputs: [String], exists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) }) -> String? {
-    let numbers = inputs.dropFirst().map { Int($0) }
-    let zxy = numbers.count == 3 && !numbers.contains(nil) && !inputs.dropFirst().allSatisfy(exists)
-    guard let first = inputs.first else { return nil }
-    // a store alone is a source to re-tile; a store with a tile, or a URL, is a read
-    let coordinate = inputs.count == 2 && (try? GetCommand.coordinate([inputs[1]])) != nil && !exists(inputs[1])
-    let url = first.lowercased().hasPrefix("http://") || first.lowercased().hasPrefix("https://")
-    guard zxy || (StoreReader.looksLikeStore(first) && (coordinate || url)) else { return nil }
-    let given = coordinate ? inputs[1] : "Z/X/Y"
-    let tile = zxy ? inputs.dropFirst().joined(separator: "/") : given
-    return "use: tilecut get \(first.prefix(200)) \(tile) (tile only tiles images; get reads one tile of a store)"
   }
 }

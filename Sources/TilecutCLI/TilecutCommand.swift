@@ -242,8 +242,6 @@ public struct TileCommand: ParsableCommand {
     if floor != nil { throw ValidationError("--floor: names the floor of tilecut get STORE Z/X/Y; to number floors use --first-floor") }
     if let hint = PeerSpellings.positionalOutput(inputs) { throw ValidationError(hint) }
     do {
-      try Vips.start()
-      if runOptions.noVector { Vips.blockUntrusted(true) }
       let job = TileJob(
         inputs: inputs, output: try output.options, pyramid: try pyramid.options, floors: floors.options, placement: try placement.options,
         encoding: try encoding.options, run: try runOptions.options, printer: printer)

@@ -44,7 +44,7 @@ struct VerifyCommand: ParsableCommand {
   func run() throws {
     try reportingErrors { printer in
       let report = try Verifier(directory, jobs: jobs).run()
-      if json { try Printer.resultDocument(VerifyJSON(report).text()) }
+      if json { try Printer.resultDocument(report.json()) }
       if report.isIntact {
         printer.info(report.summary)
         return 0
@@ -53,49 +53,6 @@ struct VerifyCommand: ParsableCommand {
       printer.error(report.summary)
       return 1
     }
-  }
-}
-
-/// `tilecut verify --json`: the report as one object (verify.schema.json).
-struct VerifyJSON: Encodable {
-  var output: String
-  var intact: Bool
-  var tilesChecked: Int
-  /// For an archive store's output, its count of files under the key its kind names
-  /// (`mbtilesFiles`, `pmtilesFiles`); nil for a directory of tiles.
-  var storeFiles: (key: String, count: Int)?
-  var buildings: Int?
-  var problems: [String]
-
-  init(_ report: VerifyReport) {
-    (output, intact, tilesChecked, problems) = (report.directory, report.isIntact, report.tilesChecked, report.problems)
-    (storeFiles, buildings) = (report.storeFiles.map { ($0.kind.rawValue + "Files", $0.count) }, report.buildings)
-  }
-
-  /// A key of the object, the store's among them.
-  struct Key: CodingKey {
-    var stringValue: String
-    var intValue: Int? { nil }
-    init(_ name: String) { stringValue = name }
-    init?(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
-  }
-
-  /// The keys in any order (`text()` sorts them), an absent count left out.
-  func encode(to encoder: any Encoder) throws {
-    var c = encoder.container(keyedBy: Key.self)
-    try c.encode(output, forKey: Key("output"))
-    try c.encode(intact, forKey: Key("intact"))
-    try c.encode(tilesChecked, forKey: Key("tilesChecked"))
-    if let storeFiles { try c.encode(storeFiles.count, forKey: Key(storeFiles.key)) }
-    try c.encodeIfPresent(buildings, forKey: Key("buildings"))
-    try c.encode(problems, forKey: Key("problems"))
-  }
-
-  func text() throws -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return String(decoding: try encoder.encode(self), as: UTF8.self)
   }
 }
 

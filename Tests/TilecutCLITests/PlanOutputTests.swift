@@ -200,4 +200,59 @@ struct PlanOutputTests {
     #expect(run.stderrLines.count == 1 && run.stderrLines.first?.hasPrefix("error: --tile-size: ") == true, "\(run.stderr)")
     #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
   }
+
+  @Test("--exact's byte estimate is the same on every run and whatever --jobs is")
+  func exactEstimateRepeats() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    // cells of noise beside flat ones: tiles that compress very differently
+    var image = RGBAImage(width: 1500, height: 1000)
+    for y in 0..<image.height {
+      for x in 0..<image.width {
+        let i = (y * image.width + x) * 4
+        let noisy = (x / 96 * 7 + y / 96 * 3) % 5 == 0
+        let v = noisy ? UInt8(truncatingIfNeeded: (x &* 2_654_435_761 ^ y &* 40_503) >> 7) : UInt8(x / 96 * 16 & 255)
+        image.pixels.replaceSubrange(i..<i + 4, with: [v, v &+ 50, 200, 255])
+      }
+    }
+    try image.writePNG(to: dir + "/a.png")
+    func estimate(_ jobs: String) throws -> Int {
+      let run = try runTool([dir + "/a.png", "-o", dir + "/out", "--dry-run", "--exact", "--json", "--jobs", jobs])
+      #expect(run.status == 0, "\(run.stderr)")
+      let json = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+      return try #require(json["estimatedBytes"] as? Int)
+    }
+    let first = try estimate("1")
+    #expect(first > 0)
+    #expect(try estimate("1") == first)
+    #expect(try estimate("2") == first)
+    #expect(try estimate("2") == first)
+  }
+
+  @Test("the sampling encoder samples the same tiles whatever order they come in")
+  func sampleIsOfTheTile() throws {
+    /// An encoder whose bytes are as many as the tile's first value says.
+    struct Counting: TileEncoder {
+      var fileExtension: String { "png" }
+      func encode(rgba: [UInt8], size: Int, upsampled: Bool) throws -> [UInt8] { [UInt8](repeating: 0, count: Int(rgba[0])) }
+    }
+    let key = LevelKey(floor: try Floor(0, option: "--first-floor"), tileSize: 256, zoom: 6)
+    let tiles = (0..<8).flatMap { y in (0..<8).map { x in TileCoordinate(zoom: 6, x: x, y: y) } }
+    func mean(_ order: [TileCoordinate]) throws -> Double {
+      let sampler = SamplingEncoder(Counting())
+      for tile in order {
+        _ = try sampler.encode(rgba: [UInt8(tile.x * 8 + tile.y + 1)], key: key, tile: tile, upsampled: false)
+      }
+      return sampler.meanBytes
+    }
+    let forward = try mean(tiles)
+    #expect(forward > 0)
+    let reversed = try mean(tiles.reversed())
+    let byColumn = try mean(tiles.sorted { ($0.x, $0.y) < ($1.x, $1.y) })
+    #expect(reversed == forward && byColumn == forward)
+    // a few tiles, none of them perhaps sampled, still have a mean, in any order
+    let few = try mean([tiles[9], tiles[3], tiles[20]])
+    let reordered = try mean([tiles[20], tiles[3], tiles[9]])
+    #expect(few > 0 && reordered == few)
+  }
 }

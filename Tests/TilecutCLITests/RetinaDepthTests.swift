@@ -99,4 +99,17 @@ struct RetinaDepthTests {
     #expect(r.status == 2 && r.stderrLines.count == 1 && r.stderr.contains("--retina-depth"))
     #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
   }
+
+  @Test("a source across 180° lists each substituted level once, though it is tiled in two pieces")
+  func acrossTheAntimeridianOnce() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let a = try Self.source(dir)
+    let run = try runTool([a, "-o", dir + "/out", "--center", "0,179.999", "--meters-per-pixel", "100", "--retina-depth", "native"])
+    #expect(run.status == 0 && run.stderr.contains("crosses the antimeridian"), "\(run.stderr)")
+    let manifest = try Manifest.decode(try Data(contentsOf: URL(fileURLWithPath: dir + "/out/manifest.json")))
+    let substitutes = try #require(manifest.substitutes)
+    #expect(!substitutes.isEmpty && Set(substitutes).count == substitutes.count, "\(substitutes)")
+    try manifest.validate(path: "manifest.json")
+  }
 }

@@ -95,9 +95,7 @@ extension BuildJob {
     for (job, one) in planned {
       for d in job.dependencies(one.plan) where !dependencies.contains(d) { dependencies.append(d) }
     }
-    let rule =
-      try base.output.depfile == nil
-      ? nil : DependencyFile.text(target: recordedTarget(split.root + "/" + BuildingIndex.fileName), dependencies: dependencies)
+    let rule = try base.dependencyRule(target: split.root + "/" + BuildingIndex.fileName) { dependencies }
     let previous = try split.inspectRoot()
 
     let fm = FileManager.default

@@ -50,16 +50,12 @@ extension BuildJob {
     try base.checkOptionPaths(reading: read + sidecars)
   }
 
-  /// The depfile's target, relative to the project file's folder as its dependencies are.
-  func recordedTarget(_ target: String) -> String { base.pathAnchor.relative(target) }
-
   /// `--depfile`'s dependencies: the project file, every source and every sidecar the
   /// placements read (`DependencyFile.text` refuses a name make cannot express), named
   /// relative to the project file's folder, as the file names them: the rule is the
   /// same from wherever tilecut runs, for a make that runs in that folder.
   func dependencies(_ plan: TileJobPlan) -> [String] {
-    let anchor = base.pathAnchor
-    return readFiles(plan).map { anchor.relative($0) }
+    readFiles(plan).map(base.recorded)
   }
 
   /// The files a build reads, as the working directory names them.

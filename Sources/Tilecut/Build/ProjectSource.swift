@@ -29,9 +29,7 @@ extension BuildJob: PlanSource {
   func dryRun(_ planned: ProjectPlan, started: Date) throws { try dryRun(planned.plan, layers: planned.layers) }
 
   func dependencyRule(_ planned: ProjectPlan) throws -> String? {
-    try base.output.depfile == nil
-      ? nil
-      : DependencyFile.text(target: recordedTarget(DependencyFile.target(output: base.output.output)), dependencies: dependencies(planned.plan))
+    try base.dependencyRule { dependencies(planned.plan) }
   }
 
   func shapingOptions(_ planned: ProjectPlan) -> [String: String] { shapingOptions(planned.plan, layers: planned.layers) }

@@ -4,11 +4,31 @@ import TilecutCore
 import TilecutVips
 
 /// Encodes one tile in `every` to estimate output bytes; returns nothing for the rest.
+/// Which tiles are sampled is a function of each tile (its floor, size, zoom and
+/// coordinates), not of the order the workers reach them, so the same input and
+/// options give the same estimate on every run and with any number of jobs.
 final class SamplingEncoder: TileEncoder, Sendable {
   let inner: any TileEncoder
   let every: Int
-  private let counter = Atomic<Int>(0)
-  private let sampled = Mutex<(count: Int, bytes: Int)>((0, 0))
+  private let sampled = Mutex<Sample>(Sample())
+
+  /// The sampled tiles' bytes, and while none is sampled, the first tile in the order
+  /// of `Cell` with its bytes: a run of fewer tiles than `every` still has a mean.
+  private struct Sample {
+    var count = 0
+    var bytes = 0
+    var first: (cell: Cell, bytes: Int)?
+  }
+
+  /// A tile, ordered by floor, size, zoom, row and column.
+  struct Cell: Comparable {
+    var key: LevelKey
+    var tile: TileCoordinate
+
+    static func < (a: Cell, b: Cell) -> Bool {
+      (a.key, a.tile.y, a.tile.x) < (b.key, b.tile.y, b.tile.x)
+    }
+  }
 
   init(_ inner: any TileEncoder, every: Int = 16) {
     self.inner = inner
@@ -18,30 +38,70 @@ final class SamplingEncoder: TileEncoder, Sendable {
   var fileExtension: String { inner.fileExtension }
 
   func encode(rgba: [UInt8], size: Int, upsampled: Bool) throws -> [UInt8] {
-    try sample { try inner.encode(rgba: rgba, size: size, upsampled: upsampled) }
+    try inner.encode(rgba: rgba, size: size, upsampled: upsampled)
+  }
+
+  func encode(pixels: UnsafePointer<UInt8>, stride: Int, size: Int, upsampled: Bool) throws -> [UInt8] {
+    try inner.encode(pixels: pixels, stride: stride, size: size, upsampled: upsampled)
+  }
+
+  func encode(rgba: [UInt8], key: LevelKey, tile: TileCoordinate, upsampled: Bool) throws -> [UInt8] {
+    try sample(Cell(key: key, tile: tile)) { try inner.encode(rgba: rgba, key: key, tile: tile, upsampled: upsampled) }
   }
 
   /// A tile read in place goes to the inner encoder in place: the fifteen tiles in
   /// sixteen that are not sampled are never copied out of their strip.
-  func encode(pixels: UnsafePointer<UInt8>, stride: Int, size: Int, upsampled: Bool) throws -> [UInt8] {
-    try sample { try inner.encode(pixels: pixels, stride: stride, size: size, upsampled: upsampled) }
+  func encode(
+    pixels: UnsafePointer<UInt8>, stride: Int, key: LevelKey, tile: TileCoordinate, upsampled: Bool
+  ) throws -> [UInt8] {
+    try sample(Cell(key: key, tile: tile)) {
+      try inner.encode(pixels: pixels, stride: stride, key: key, tile: tile, upsampled: upsampled)
+    }
   }
 
-  /// Runs `encode` for one call in `every` and counts its bytes; returns no bytes.
-  private func sample(_ encode: () throws -> [UInt8]) throws -> [UInt8] {
-    let n = counter.add(1, ordering: .relaxed).newValue
-    guard n % every == 1 || every == 1 else { return [] }
-    let bytes = try encode()
-    sampled.withLock {
-      $0.count += 1
-      $0.bytes += bytes.count
+  /// Whether `cell` is one of the tiles sampled: one in `every`, spread by a hash of
+  /// the cell so that no grid of the drawing lines up with the sample.
+  func isSampled(_ cell: Cell) -> Bool {
+    guard every > 1 else { return true }
+    var h: UInt64 = 0x9E37_79B9_7F4A_7C15
+    for part in [cell.key.floor.number, cell.key.tileSize, cell.key.zoom, cell.tile.x, cell.tile.y] {
+      h = Self.mix(h ^ UInt64(bitPattern: Int64(part)))
+    }
+    return h % UInt64(every) == 0
+  }
+
+  /// SplitMix64's finaliser: every input bit moves every output bit.
+  private static func mix(_ value: UInt64) -> UInt64 {
+    var z = value &+ 0x9E37_79B9_7F4A_7C15
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+
+  /// Runs `encode` for a sampled cell and counts its bytes; while no cell is sampled,
+  /// also for a cell before the first one kept, which it then replaces. Returns no bytes.
+  private func sample(_ cell: Cell, _ encode: () throws -> [UInt8]) throws -> [UInt8] {
+    if isSampled(cell) {
+      let bytes = try encode()
+      sampled.withLock {
+        $0.count += 1
+        $0.bytes += bytes.count
+      }
+    } else if sampled.withLock({ $0.count == 0 && ($0.first.map { cell < $0.cell } ?? true) }) {
+      let bytes = try encode()
+      sampled.withLock { s in
+        if s.first.map({ cell < $0.cell }) ?? true { s.first = (cell, bytes.count) }
+      }
     }
     return []
   }
 
-  /// Mean bytes per encoded tile of the sample.
+  /// Mean bytes per encoded tile of the sample (of the first tile when none was sampled).
   var meanBytes: Double {
-    sampled.withLock { $0.count == 0 ? 0 : Double($0.bytes) / Double($0.count) }
+    sampled.withLock { s in
+      if s.count > 0 { return Double(s.bytes) / Double(s.count) }
+      return Double(s.first?.bytes ?? 0)
+    }
   }
 }
 

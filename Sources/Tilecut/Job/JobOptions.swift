@@ -145,6 +145,22 @@ struct JobOptions {
     try OptionPaths.check(outputs: named, inputs: read, outputDirectory: output.output)
   }
 
+  /// `path` as the output's records name files: a project's relative to its file's
+  /// folder (`recordsFrom`), a single run's as given.
+  func recorded(_ path: String) -> String {
+    recordsFrom.map { PathAnchor(directory: $0).relative(path) } ?? path
+  }
+
+  /// `--depfile`'s make rule, nil without it: `target` (the output's manifest unless
+  /// a job names another file), as the records name it, made by `dependencies` (the
+  /// files the run read, named as the records name them), escaped for make. A name
+  /// make cannot express is refused here, before any work.
+  func dependencyRule(target: String? = nil, dependencies: () throws -> [String]) throws -> String? {
+    guard output.depfile != nil else { return nil }
+    let target = recorded(target ?? DependencyFile.target(output: output.output))
+    return try DependencyFile.text(target: target, dependencies: try dependencies())
+  }
+
   func writeDependencies(_ rule: String?) throws {
     guard let path = output.depfile, let rule else { return }
     try OptionFile.write(Array(rule.utf8), to: path, what: "the --depfile rule")

@@ -116,7 +116,7 @@ package struct TileJobPlan {
     for f in floors {
       for s in f.plan.substitutes {
         let item = Manifest.Substitute(floor: f.plan.floor, tileSize: s.tileSize, zoom: s.zoom, servedBy: s.servedBy)
-        if f.piece > 0 || !substitutes.contains(item) { substitutes.append(item) }
+        if !substitutes.contains(item) { substitutes.append(item) }
       }
     }
     manifest.substitutes = substitutes.isEmpty ? nil : substitutes
@@ -182,15 +182,12 @@ public struct TileJob {
     return try planner.plan(planned, notes: notes)
   }
 
-  /// `--depfile`: the make rule naming every file this run read, escaped for make
-  /// (a name make cannot express is refused here, before any work).
+  /// `--depfile`: the make rule naming every file this run read.
   func dependencyRule(_ plan: TileJobPlan) throws -> String? {
-    guard output.depfile != nil else { return nil }
-    let inputs = plan.floors.map(\.source.input.path)
-    let sidecars = plan.plans.flatMap(\.placement.sidecars)
-    return try DependencyFile.text(
-      target: DependencyFile.target(output: output.output),
-      dependencies: DependencyFile.dependencies(inputs: inputs, placement: placement, sidecars: sidecars))
+    try options.dependencyRule {
+      DependencyFile.dependencies(
+        inputs: plan.floors.map(\.source.input.path), placement: placement, sidecars: plan.plans.flatMap(\.placement.sidecars))
+    }
   }
 
   /// `--depfile` and `--changes`: not an input, a file the placement names or a sidecar.

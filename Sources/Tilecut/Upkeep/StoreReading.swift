@@ -249,6 +249,19 @@ extension StoreReader {
     return out
   }
 
+  /// The tile `words` name: `Z/X/Y` or `Z X Y`, integers; nil when they name none.
+  public static func coordinate(_ words: [String]) -> TileCoordinate? {
+    let parts = words.count == 1 ? words[0].split(separator: "/", omittingEmptySubsequences: false).map(String.init) : words
+    guard parts.count == 3, let z = Int(parts[0]), let x = Int(parts[1]), let y = Int(parts[2]) else { return nil }
+    return TileCoordinate(zoom: z, x: x, y: y)
+  }
+
+  /// The summary as `show --json` prints it: one object, keys sorted.
+  public static func json(_ summary: [String: Any]) throws -> String {
+    let data = try JSONSerialization.data(withJSONObject: summary, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
+    return String(decoding: data, as: UTF8.self)
+  }
+
   /// The summary as lines for a person.
   public static func text(_ summary: [String: Any]) -> String {
     func join(_ v: Any?) -> String { (v as? [Any])?.map { "\($0)" }.joined(separator: ", ") ?? "-" }

@@ -150,7 +150,7 @@ public final class LayerCompositor: Sendable {
   }
 
   private func write(_ key: LevelKey, _ tile: TileCoordinate, rgba: [UInt8], upsampled: Bool) throws {
-    let encoded = try encoder.encode(rgba: rgba, size: key.tileSize, upsampled: upsampled)
+    let encoded = try encoder.encode(rgba: rgba, key: key, tile: tile, upsampled: upsampled)
     try writer.put(encoded, floor: floor, tileSize: key.tileSize, tile: tile)
     ledger.written(key, tile, bytes: encoded.count, notify: false)
   }

@@ -322,7 +322,7 @@ extension PyramidBuilder {
           ledger.blank(key)
           return
         }
-        let bytes = try encoder.encode(rgba: rgba, size: key.tileSize, upsampled: upsampled)
+        let bytes = try encoder.encode(rgba: rgba, key: key, tile: tile, upsampled: upsampled)
         try writer.put(bytes, floor: key.floor, tileSize: key.tileSize, tile: tile)
         ledger.written(key, tile, bytes: bytes.count)
       }
@@ -378,7 +378,7 @@ extension PyramidBuilder {
         builder.pool.submit(holding: WorkPool.backlogUnit) {
           let bytes = try hold.storage.withUnsafeBufferPointer { buf -> [UInt8] in
             guard let base = buf.baseAddress else { return [] }
-            return try encoder.encode(pixels: base + offset, stride: stride, size: size, upsampled: upsampled)
+            return try encoder.encode(pixels: base + offset, stride: stride, key: key, tile: tile, upsampled: upsampled)
           }
           try writer.put(bytes, floor: key.floor, tileSize: key.tileSize, tile: tile)
           ledger.written(key, tile, bytes: bytes.count)

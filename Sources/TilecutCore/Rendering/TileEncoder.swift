@@ -9,6 +9,11 @@ public protocol TileEncoder: Sendable {
   /// The same for a tile read in place: `size` rows of `size` pixels, `stride` bytes
   /// apart (a tile of a strip, not copied out of it).
   func encode(pixels: UnsafePointer<UInt8>, stride: Int, size: Int, upsampled: Bool) throws -> [UInt8]
+  /// `encode(rgba:size:upsampled:)` for the tile `tile` of `key`'s floor and size:
+  /// what the renderers call, so an encoder may decide by the tile (a dry run's sample).
+  func encode(rgba: [UInt8], key: LevelKey, tile: TileCoordinate, upsampled: Bool) throws -> [UInt8]
+  /// `encode(pixels:stride:size:upsampled:)` for the tile `tile` of `key`'s floor and size.
+  func encode(pixels: UnsafePointer<UInt8>, stride: Int, key: LevelKey, tile: TileCoordinate, upsampled: Bool) throws -> [UInt8]
 }
 
 extension TileEncoder {
@@ -21,6 +26,16 @@ extension TileEncoder {
       count = size * size * 4
     }
     return try encode(rgba: rgba, size: size, upsampled: upsampled)
+  }
+
+  public func encode(rgba: [UInt8], key: LevelKey, tile: TileCoordinate, upsampled: Bool) throws -> [UInt8] {
+    try encode(rgba: rgba, size: key.tileSize, upsampled: upsampled)
+  }
+
+  public func encode(
+    pixels: UnsafePointer<UInt8>, stride: Int, key: LevelKey, tile: TileCoordinate, upsampled: Bool
+  ) throws -> [UInt8] {
+    try encode(pixels: pixels, stride: stride, size: key.tileSize, upsampled: upsampled)
   }
 
   public func encode(rgba: [UInt8], size: Int) throws -> [UInt8] {
