@@ -87,6 +87,8 @@ typedef struct {
    * colour (420, -1 for none) and lineweight (370) */
   double *fxy;
   int fcount, fcap, has_x11, has_x10;
+  /* whether its start (12) and end (13) tangents are given */
+  int has_x12, has_x13;
   long true_colour;
   int lineweight;
   /* a polyline's or a vertex's widths (40, 41, 43), bulge (42) and extrusion z (230);
@@ -494,6 +496,13 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
     sp->hidden = e->invisible || layer_hidden(r, e->layer);
     entity_rgb(r, e, sp->rgb);
     sp->lineweight_mm = e->lineweight > 0 ? e->lineweight / 100.0 : 0;
+    /* ezdxf uses the end tangents only when both are given (and fails on a zero one) */
+    double l0 = hypot(e->x12, e->y12), l1 = hypot(e->x13, e->y13);
+    if (e->has_x12 && e->has_x13 && l0 > 0 && l1 > 0) {
+      sp->has_tangents = 1;
+      sp->tangents[0] = e->x12 / l0, sp->tangents[1] = e->y12 / l0;
+      sp->tangents[2] = e->x13 / l1, sp->tangents[3] = e->y13 / l1;
+    }
     r->spline_count++;
   }
   if (section == 2 && (!strcmp(e->type, "XLINE") || !strcmp(e->type, "RAY")) && e->handle[0] &&
@@ -918,9 +927,9 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
       break;
     case 370: e.lineweight = (int)x; break;
     case 420: e.true_colour = (long)x & 0xFFFFFF; break;
-    case 12: e.x12 = x; break;
+    case 12: e.x12 = x, e.has_x12 = 1; break;
     case 22: e.y12 = x; break;
-    case 13: e.x13 = x; break;
+    case 13: e.x13 = x, e.has_x13 = 1; break;
     case 23: e.y13 = x; break;
     case 41:
       e.x41 = x;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "TilecutDXFHatch.h"
 #include "TilecutDXFScan.h"
 #include "TilecutDXFWipeout.h"
 #include "TilecutDXFLines.h"
@@ -885,14 +886,22 @@ static int by_spline_handle(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* A fit-point spline as a stroke through its fit points: a centripetal Catmull-Rom
- * curve, 16 segments between points (ezdxf interpolates them with a cubic B-spline;
- * both pass through every fit point). Left out when GDAL read it (count < 0). */
+/* A fit-point spline as ezdxf draws it (Spline.construction_tool: fit_points_to_cad_cv,
+ * the cubic CAD interpolates through the points, tc_dxf_fit_curve; its end tangents only
+ * when both are given), 16 steps between points. Follows ezdxf 1.4.5's
+ * entities/spline.py (Copyright (c) 2019-2025 Manfred Moitzi, MIT License). Left out
+ * when GDAL read it (count < 0). */
 static void add_fit_spline(builder *b, const tc_fit_spline *sp, const char *layers, const tc_sort_entry *order,
                            size_t order_count) {
   if (sp->count < 2 || sp->hidden || !layer_drawn(layers, sp->layer)) {
     if (sp->count >= 2)
       b->d->hidden++;
+    return;
+  }
+  double *xy = NULL;
+  int n = 0;
+  if (tc_dxf_fit_curve(sp->xy, sp->count, sp->has_tangents ? sp->tangents : NULL, &xy, &n)) {
+    b->failed = 1;
     return;
   }
   tc_drawing_item proto = {0};
@@ -908,45 +917,10 @@ static void add_fit_spline(builder *b, const tc_fit_spline *sp, const char *laye
   b->current_order = tc_dxf_draw_order(handle, order, order_count);
   tc_drawing_item *item = add_item(b, &proto);
   b->current_order = current;
-  if (!item)
-    return;
-  const double *p = sp->xy;
-  int n = sp->count;
-  for (int i = 0; i + 1 < n; i++) {
-    /* the segment p1-p2, with p0 and p3 its neighbours (the ends mirrored) */
-    double p1[2] = {p[2 * i], p[2 * i + 1]}, p2[2] = {p[2 * i + 2], p[2 * i + 3]};
-    double p0[2], p3[2];
-    if (i > 0)
-      p0[0] = p[2 * i - 2], p0[1] = p[2 * i - 1];
-    else
-      p0[0] = 2 * p1[0] - p2[0], p0[1] = 2 * p1[1] - p2[1];
-    if (i + 2 < n)
-      p3[0] = p[2 * i + 4], p3[1] = p[2 * i + 5];
-    else
-      p3[0] = 2 * p2[0] - p1[0], p3[1] = 2 * p2[1] - p1[1];
-    double t0 = 0, t1 = t0 + sqrt(hypot(p1[0] - p0[0], p1[1] - p0[1])), t2 = t1 + sqrt(hypot(p2[0] - p1[0], p2[1] - p1[1])),
-           t3 = t2 + sqrt(hypot(p3[0] - p2[0], p3[1] - p2[1]));
-    if (!(t1 > t0 && t2 > t1 && t3 > t2)) {
-      if (i == 0 && add_point(b, p1[0], p1[1]) == 0)
-        item->count++, extend(b->d, p1[0], p1[1]);
-      if (add_point(b, p2[0], p2[1]) == 0)
-        item->count++, extend(b->d, p2[0], p2[1]);
-      continue;
-    }
-    for (int k = i == 0 ? 0 : 1; k <= 16; k++) {
-      double t = t1 + (t2 - t1) * k / 16.0, xy[2];
-      for (int c = 0; c < 2; c++) {
-        double a1 = (t1 - t) / (t1 - t0) * p0[c] + (t - t0) / (t1 - t0) * p1[c];
-        double a2 = (t2 - t) / (t2 - t1) * p1[c] + (t - t1) / (t2 - t1) * p2[c];
-        double a3 = (t3 - t) / (t3 - t2) * p2[c] + (t - t2) / (t3 - t2) * p3[c];
-        double b1 = (t2 - t) / (t2 - t0) * a1 + (t - t0) / (t2 - t0) * a2;
-        double b2 = (t3 - t) / (t3 - t1) * a2 + (t - t1) / (t3 - t1) * a3;
-        xy[c] = (t2 - t) / (t2 - t1) * b1 + (t - t1) / (t2 - t1) * b2;
-      }
-      if (add_point(b, xy[0], xy[1]) == 0)
-        item->count++, extend(b->d, xy[0], xy[1]);
-    }
-  }
+  for (int i = 0; item && i < n; i++)
+    if (add_point(b, xy[2 * i], xy[2 * i + 1]) == 0)
+      item->count++, extend(b->d, xy[2 * i], xy[2 * i + 1]);
+  free(xy);
 }
 
 /* An XLINE or a RAY as ezdxf's drawing add-on draws it: a line its
