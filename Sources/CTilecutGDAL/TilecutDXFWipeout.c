@@ -58,11 +58,21 @@ typedef struct {
   double x, y, sx, sy, angle;
 } local_insert;
 
+/* An XLINE or a RAY in a block: in the block's coordinates, its colour unresolved
+ * (its layer may be 0, which takes the insert's) */
+typedef struct {
+  tc_xline x;
+  int colour, invisible;
+  long true_colour;
+} local_xline;
+
 typedef struct {
   char name[256];
   double bx, by;
   local_wipeout *wipeouts;
   size_t wipeout_count;
+  local_xline *xlines;
+  size_t xline_count, xline_cap;
   local_insert *inserts;
   size_t insert_count;
   /* its HATCHes (-1) and inserts (their index) in the order of the block */
@@ -287,19 +297,22 @@ static int layer_hidden(const reader *r, const char *name) {
   return 0;
 }
 
-/* An entity's colour: its ACI, by layer (or by block, 0) its layer's, or its true colour. */
-static void entity_rgb(const reader *r, const entity *e, uint8_t rgb[3]) {
-  int aci = e->colour;
+/* A colour: its ACI, by layer (or by block, 0) the colour of `layer`, or its true colour
+ * (-1 for none). */
+static void colour_rgb(const reader *r, int aci, const char *layer, long true_colour, uint8_t rgb[3]) {
   if (aci == 0 || aci == 256 || aci < 0 || aci > 255)
     aci = 256;
   if (aci == 256)
     for (size_t i = 0; i < r->layer_count; i++)
-      if (!strcasecmp(r->layers[i].name, e->layer))
+      if (!strcasecmp(r->layers[i].name, layer))
         aci = r->layers[i].colour;
   tc_aci_rgb(aci >= 1 && aci <= 255 ? aci : 7, rgb);
-  if (e->true_colour >= 0)
-    rgb[0] = (uint8_t)(e->true_colour >> 16), rgb[1] = (uint8_t)(e->true_colour >> 8), rgb[2] = (uint8_t)e->true_colour;
+  if (true_colour >= 0)
+    rgb[0] = (uint8_t)(true_colour >> 16), rgb[1] = (uint8_t)(true_colour >> 8), rgb[2] = (uint8_t)true_colour;
 }
+
+/* An entity's colour: its ACI, by layer (or by block, 0) its layer's, or its true colour. */
+static void entity_rgb(const reader *r, const entity *e, uint8_t rgb[3]) { colour_rgb(r, e->colour, e->layer, e->true_colour, rgb); }
 
 /* An entity read whole: kept when it is a layer, a wipeout or an insert. */
 static void finish(reader *r, entity *e, int section, block_def *block) {
@@ -505,6 +518,22 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
     }
     r->spline_count++;
   }
+  if (section == 1 && block && (!strcmp(e->type, "XLINE") || !strcmp(e->type, "RAY")) && block->xline_count < MAX_WIPEOUTS) {
+    double length = hypot(e->x11, e->y11);
+    if (length > 0 && isfinite(length)) {
+      if (tc_grow_array((void **)&block->xlines, &block->xline_cap, block->xline_count + 1, sizeof(local_xline), 4)) {
+        r->failed = 1;
+        return;
+      }
+      local_xline *l = &block->xlines[block->xline_count++];
+      memset(l, 0, sizeof *l);
+      snprintf(l->x.layer, sizeof l->x.layer, "%s", e->layer);
+      l->x.ray = !strcmp(e->type, "RAY");
+      l->x.lineweight_mm = e->lineweight > 0 ? e->lineweight / 100.0 : 0;
+      l->x.x = e->x10, l->x.y = e->y10, l->x.dx = e->x11 / length, l->x.dy = e->y11 / length;
+      l->colour = e->colour, l->invisible = e->invisible, l->true_colour = e->true_colour;
+    }
+  }
   if (section == 2 && (!strcmp(e->type, "XLINE") || !strcmp(e->type, "RAY")) && e->handle[0] &&
       r->xline_count < MAX_WIPEOUTS) {
     double length = hypot(e->x11, e->y11);
@@ -586,6 +615,30 @@ static void emit(reader *r, const local_wipeout *w, const affine *m, const char 
   o->count = w->count;
 }
 
+/* An XLINE or a RAY of a block as the model-space insert `key` places it by `m` (as
+ * ezdxf transforms it: its point by `m`, its direction by `m`'s linear part, made a unit
+ * vector again), keyed by the insert's handle; on layer 0 it takes the insert's layer. */
+static void emit_xline(reader *r, const local_xline *l, const affine *m, const char *key, const char *insert_layer) {
+  if (r->failed || r->xline_count >= MAX_WIPEOUTS)
+    return;
+  double dx = m->a * l->x.dx + m->b * l->x.dy, dy = m->d * l->x.dx + m->e * l->x.dy, length = hypot(dx, dy);
+  if (!(length > 0 && isfinite(length)))
+    return;
+  if (tc_grow_array((void **)&r->xlines, &r->xline_cap, r->xline_count + 1, sizeof(tc_xline), 16)) {
+    r->failed = 1;
+    return;
+  }
+  tc_xline *x = &r->xlines[r->xline_count++];
+  *x = l->x;
+  x->handle = strtoull(key, NULL, 16);
+  if (!strcmp(l->x.layer, "0"))
+    snprintf(x->layer, sizeof x->layer, "%s", insert_layer);
+  x->hidden = l->invisible || layer_hidden(r, x->layer) || layer_hidden(r, insert_layer);
+  colour_rgb(r, l->colour, x->layer, l->true_colour, x->rgb);
+  x->x = m->a * l->x.x + m->b * l->x.y + m->c, x->y = m->d * l->x.x + m->e * l->x.y + m->f;
+  x->dx = dx / length, x->dy = dy / length;
+}
+
 /* `m` after an insert's own placement of its block `inner`: p -> R S (p - base) + position. */
 static affine placed(const affine *m, const local_insert *in, const block_def *inner) {
   double t = in->angle * M_PI / 180, cs = cos(t), sn = sin(t);
@@ -605,6 +658,8 @@ static void expand(reader *r, const block_def *b, const affine *m, const char *k
     /* what lies on layer 0 in a block takes the insert's layer */
     emit(r, w, m, key, key, strcmp(w->layer, "0") ? w->layer : insert_layer);
   }
+  for (size_t i = 0; i < b->xline_count; i++)
+    emit_xline(r, &b->xlines[i], m, key, insert_layer);
   for (size_t i = 0; i < b->insert_count; i++) {
     const local_insert *in = &b->inserts[i];
     block_def *inner = find_def(r, in->name);
@@ -1025,7 +1080,7 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     for (size_t i = 0; i < r.insert_count; i++) {
       local_insert *in = &r.inserts[i];
       block_def *b = find_def(&r, in->name);
-      if (!b || (!b->wipeout_count && !b->insert_count && !b->sequence_count))
+      if (!b || (!b->wipeout_count && !b->insert_count && !b->sequence_count && !b->xline_count))
         continue;
       double t = in->angle * M_PI / 180, cs = cos(t), sn = sin(t);
       affine m = {cs * in->sx, -sn * in->sy, 0, sn * in->sx, cs * in->sy, 0};
@@ -1039,6 +1094,7 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     for (size_t k = 0; k < r.blocks[i].wipeout_count; k++)
       free(r.blocks[i].wipeouts[k].xy);
     free(r.blocks[i].wipeouts);
+    free(r.blocks[i].xlines);
     free(r.blocks[i].inserts);
     free(r.blocks[i].sequence);
   }
