@@ -75,7 +75,10 @@ typedef struct {
   size_t xline_count, xline_cap;
   local_insert *inserts;
   size_t insert_count;
-  /* its HATCHes (-1) and inserts (their index) in the order of the block */
+  /* its HATCHes' boundaries where GDAL cannot read them (xy NULL where it can) */
+  tc_fit_hatch *bounds;
+  size_t bound_count, bound_cap;
+  /* its HATCHes (-1 - their index in bounds) and inserts (their index) in the order of the block */
   int *sequence;
   size_t sequence_count, sequence_cap;
 } block_def;
@@ -559,12 +562,32 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
       snprintf(r->model_keys[i], sizeof r->model_keys[i], "%s", e->handle);
     r->model_pending = 0;
   }
+  if (section == 1 && block && e->is_hatch) {
+    /* a block's hatch whose boundary GDAL cannot read, as in model space */
+    tc_fit_hatch h = {.extrusion = {e->x210, e->y220, e->z230}, .elevation = e->z30};
+    int found = e->hcount < MAX_HATCH_CODES && r->fit_hatch_points < MAX_BUILT_POINTS
+                  ? tc_dxf_hatch_boundary(e->hc, e->hv, e->hcount, &h.xy, &h.count, &h.rings, &h.ring_count)
+                  : 0;
+    if (found < 0 || tc_grow_array((void **)&block->bounds, &block->bound_cap, block->bound_count + 1, sizeof h, 4)) {
+      free(h.xy);
+      free(h.rings);
+      r->failed = 1;
+      return;
+    }
+    if (found != 1 || (h.extrusion[0] == 0 && h.extrusion[1] == 0 && h.extrusion[2] == 0)) {
+      free(h.xy);
+      free(h.rings);
+      h.xy = NULL, h.rings = NULL, h.count = h.ring_count = 0;
+    }
+    r->fit_hatch_points += (size_t)h.count;
+    block->bounds[block->bound_count++] = h;
+  }
   if (section == 1 && (!strcmp(e->type, "HATCH") || !strcmp(e->type, "INSERT"))) {
     if (tc_grow_array((void **)&block->sequence, &block->sequence_cap, block->sequence_count + 1, sizeof(int), 16)) {
       r->failed = 1;
       return;
     }
-    block->sequence[block->sequence_count++] = !strcmp(e->type, "HATCH") ? -1 : (int)block->insert_count;
+    block->sequence[block->sequence_count++] = !strcmp(e->type, "HATCH") ? -(int)block->bound_count : (int)block->insert_count;
   }
   if (!strcmp(e->type, "INSERT")) {
     local_insert in = {.x = e->x10, .y = e->y10, .sx = e->x41, .sy = e->y42, .angle = e->a50};
@@ -686,6 +709,26 @@ static void place_hatches(reader *r, const block_def *b, const affine *m, unsign
       }
       size_t index = r->hatch_count++;
       r->hatches[index] = (tc_hatch_transform){insert, index, {m->a, m->b, m->c, m->d, m->e, m->f}};
+      size_t bound = (size_t)(-1 - k);
+      const tc_fit_hatch *h = bound < b->bound_count ? &b->bounds[bound] : NULL;
+      if (h && h->xy && r->fit_hatch_points < MAX_BUILT_POINTS) {
+        tc_hatch_transform *t = &r->hatches[index];
+        t->xy = malloc(sizeof(double) * 2 * (size_t)h->count);
+        t->rings = malloc(sizeof(int) * (size_t)h->ring_count);
+        if (!t->xy || !t->rings) {
+          free(t->xy);
+          free(t->rings);
+          t->xy = NULL, t->rings = NULL;
+          r->failed = 1;
+          return;
+        }
+        memcpy(t->xy, h->xy, sizeof(double) * 2 * (size_t)h->count);
+        memcpy(t->rings, h->rings, sizeof(int) * (size_t)h->ring_count);
+        t->count = h->count, t->ring_count = h->ring_count;
+        memcpy(t->extrusion, h->extrusion, sizeof t->extrusion);
+        t->elevation = h->elevation;
+        r->fit_hatch_points += (size_t)h->count;
+      }
       continue;
     }
     if ((size_t)k >= b->insert_count)
@@ -918,7 +961,7 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     double x = strtod(value, NULL);
     if (!isfinite(x))
       x = 0;
-    if (e.is_hatch && section == 2 && e.hcount < MAX_HATCH_CODES) {
+    if (e.is_hatch && (section == 2 || (section == 1 && block)) && e.hcount < MAX_HATCH_CODES) {
       if (tc_grow_array((void **)&e.hc, &e.hcap, e.hcount + 1, sizeof(int), 256) ||
           tc_grow_array((void **)&e.hv, &e.hvcap, e.hcount + 1, sizeof(double), 256)) {
         r.failed = 1;
@@ -1095,6 +1138,7 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
       free(r.blocks[i].wipeouts[k].xy);
     free(r.blocks[i].wipeouts);
     free(r.blocks[i].xlines);
+    tc_fit_hatches_free(r.blocks[i].bounds, r.blocks[i].bound_count);
     free(r.blocks[i].inserts);
     free(r.blocks[i].sequence);
   }
@@ -1110,7 +1154,7 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     free(r.order);
     free(r.hidden);
     free(r.hidden_points);
-    free(r.hatches);
+    tc_hatch_transforms_free(r.hatches, r.hatch_count);
     tc_fit_splines_free(r.splines, r.spline_count);
     tc_wide_polylines_free(r.wide, r.wide_count);
     tc_fit_hatches_free(r.fit_hatches, r.fit_hatch_count);
@@ -1166,6 +1210,14 @@ void tc_mlines_free(tc_mline *mlines, size_t count) {
     free(mlines[i].xy);
   }
   free(mlines);
+}
+
+void tc_hatch_transforms_free(tc_hatch_transform *hatches, size_t count) {
+  for (size_t i = 0; i < count; i++) {
+    free(hatches[i].xy);
+    free(hatches[i].rings);
+  }
+  free(hatches);
 }
 
 void tc_fit_hatches_free(tc_fit_hatch *hatches, size_t count) {

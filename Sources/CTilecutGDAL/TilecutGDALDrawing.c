@@ -856,14 +856,20 @@ static int by_fit_hatch_handle(const void *a, const void *b) {
 }
 
 /* A hatch GDAL gave no boundary (one edge a fit-point spline), filled or patterned by
- * `fill` within the boundary read from the DXF (tc_dxf_hatch_boundary), through its OCS. */
-static void add_fit_hatch(builder *b, const tc_fit_hatch *h, const tc_drawing_item *fill) {
+ * `fill` within the boundary read from the DXF (tc_dxf_hatch_boundary), through its OCS
+ * and then `outer` (the inserts' placement of a hatch in a block), unless NULL. */
+static void add_fit_hatch(builder *b, const tc_fit_hatch *h, const tc_drawing_item *fill, const double *outer) {
   tc_drawing *d = b->d;
   tc_drawing_item *item = add_item(b, fill);
   if (!item)
     return;
   double m[6];
   ocs_affine(h->extrusion, h->elevation, m);
+  if (outer) {
+    double o[6] = {outer[0] * m[0] + outer[1] * m[3], outer[0] * m[1] + outer[1] * m[4], outer[0] * m[2] + outer[1] * m[5] + outer[2],
+                   outer[3] * m[0] + outer[4] * m[3], outer[3] * m[1] + outer[4] * m[4], outer[3] * m[2] + outer[4] * m[5] + outer[5]};
+    memcpy(m, o, sizeof o);
+  }
   item->ring_first = (uint32_t)d->ring_count;
   const double *p = h->xy;
   for (int r = 0; r < h->ring_count; r++) {
@@ -1066,7 +1072,7 @@ static void free_scans(dxf_scans *s) {
   free(s->order);
   free(s->skipped);
   free(s->hidden_points);
-  free(s->hatches);
+  tc_hatch_transforms_free(s->hatches, s->hatch_count);
   tc_fit_splines_free(s->splines, s->spline_count);
   tc_wide_polylines_free(s->polylines, s->polyline_count);
   tc_fit_hatches_free(s->fit_hatches, s->fit_hatch_count);
@@ -1252,11 +1258,13 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
         }
         /* a hatch an insert inlines: its pattern is placed as its boundary is */
         const double *placement = NULL;
+        const tc_hatch_transform *placed = NULL;
         if (placements_left) {
           int classes_field = tc_gdal.OGR_F_GetFieldIndex(f, "SubClasses");
           const char *classes = classes_field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, classes_field) : NULL;
           if (classes && strstr(classes, "AcDbHatch")) {
             placement = placements->m;
+            placed = placements;
             placements++;
             placements_left--;
           }
@@ -1295,9 +1303,16 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
          * gap): its boundary from the DXF, closed as ezdxf closes it */
         const tc_fit_hatch *fit_hatch = NULL;
         OGRwkbGeometryType type = g ? tc_gdal.OGR_GT_Flatten(tc_gdal.OGR_G_GetGeometryType(g)) : wkbUnknown;
-        if (fit_hatch_count && handle && *handle && st.has_brush &&
-            (!g || (type == wkbPolygon && tc_gdal.OGR_G_GetGeometryCount(g) == 0) || type == wkbMultiLineString ||
-             type == wkbLineString)) {
+        int unread = st.has_brush && (!g || (type == wkbPolygon && tc_gdal.OGR_G_GetGeometryCount(g) == 0) ||
+                                      type == wkbMultiLineString || type == wkbLineString);
+        /* one in a block: its boundary placed as the inserts place it */
+        tc_fit_hatch inserted = {0};
+        if (unread && placed && placed->xy) {
+          inserted = (tc_fit_hatch){.xy = placed->xy, .count = placed->count, .rings = placed->rings,
+                                    .ring_count = placed->ring_count, .elevation = placed->elevation};
+          memcpy(inserted.extrusion, placed->extrusion, sizeof inserted.extrusion);
+          fit_hatch = &inserted;
+        } else if (fit_hatch_count && handle && *handle && unread) {
           tc_fit_hatch key = {.handle = strtoull(handle, NULL, 16)};
           fit_hatch = bsearch(&key, fit_hatches, fit_hatch_count, sizeof key, by_fit_hatch_handle);
         }
@@ -1345,7 +1360,7 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
             d->dash_count += (size_t)values;
           }
           if (fit_hatch)
-            add_fit_hatch(&b, fit_hatch, &fill);
+            add_fit_hatch(&b, fit_hatch, &fill, fit_hatch == &inserted ? placement : NULL);
           else
             add_geometry(&b, g, &st, &stroke, &fill, 0);
         }

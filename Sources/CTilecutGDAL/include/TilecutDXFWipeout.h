@@ -33,7 +33,16 @@ typedef struct {
   unsigned long long insert;
   size_t index;
   double m[6];
+  /* the hatch's boundary when GDAL cannot read it (as tc_fit_hatch's, in the hatch's
+   * OCS within the block; xy NULL otherwise) */
+  double *xy;
+  int count;
+  int *rings;
+  int ring_count;
+  double extrusion[3], elevation;
 } tc_hatch_transform;
+
+void tc_hatch_transforms_free(tc_hatch_transform *hatches, size_t count);
 
 /* A model-space SPLINE given by its fit points alone (sorted by handle), which GDAL 3.6 cannot read (ezdxf
  * and LibreCAD write such splines): its fit points, handle, layer, whether that layer
