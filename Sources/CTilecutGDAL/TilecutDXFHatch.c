@@ -210,6 +210,21 @@ static int fit_spline(points *p, const double *fit, int n, const double *tangent
   return result;
 }
 
+int tc_dxf_fit_curve(const double *fit, int n, const double *tangents, double **xy, int *count) {
+  points p = {0};
+  *xy = NULL;
+  *count = 0;
+  if (n < 1)
+    return 0;
+  if (fit_spline(&p, fit, n, tangents)) {
+    free(p.xy);
+    return -1;
+  }
+  *xy = p.xy;
+  *count = (int)p.n;
+  return 0;
+}
+
 /* ezdxf's loop building: each edge joined at whichever end meets the loop, reversed
  * when needed; a gap starts a new loop when the loop is closed, else a line bridges it. */
 typedef struct {

@@ -18,4 +18,11 @@
 int tc_dxf_hatch_boundary(const int *codes, const double *values, size_t count, double **xy, int *point_count,
                           int **rings, int *ring_count);
 
+/* The curve CAD and ezdxf (fit_points_to_cad_cv) draw through `n` fit points (x, y
+ * pairs) alone, for a SPLINE entity as for a hatch's spline edge: the cubic spline over
+ * their chord lengths, its ends natural, or its end derivatives the unit `tangents`
+ * (start x, y, end x, y; NULL for none), 16 steps a segment. 0 with `*xy` allocated
+ * (`*count` points), -1 when out of memory. */
+int tc_dxf_fit_curve(const double *fit, int n, const double *tangents, double **xy, int *count);
+
 #endif

@@ -58,14 +58,27 @@ typedef struct {
   double x, y, sx, sy, angle;
 } local_insert;
 
+/* An XLINE or a RAY in a block: in the block's coordinates, its colour unresolved
+ * (its layer may be 0, which takes the insert's) */
+typedef struct {
+  tc_xline x;
+  int colour, invisible;
+  long true_colour;
+} local_xline;
+
 typedef struct {
   char name[256];
   double bx, by;
   local_wipeout *wipeouts;
   size_t wipeout_count;
+  local_xline *xlines;
+  size_t xline_count, xline_cap;
   local_insert *inserts;
   size_t insert_count;
-  /* its HATCHes (-1) and inserts (their index) in the order of the block */
+  /* its HATCHes' boundaries where GDAL cannot read them (xy NULL where it can) */
+  tc_fit_hatch *bounds;
+  size_t bound_count, bound_cap;
+  /* its HATCHes (-1 - their index in bounds) and inserts (their index) in the order of the block */
   int *sequence;
   size_t sequence_count, sequence_cap;
 } block_def;
@@ -87,6 +100,8 @@ typedef struct {
    * colour (420, -1 for none) and lineweight (370) */
   double *fxy;
   int fcount, fcap, has_x11, has_x10;
+  /* whether its start (12) and end (13) tangents are given */
+  int has_x12, has_x13;
   long true_colour;
   int lineweight;
   /* a polyline's or a vertex's widths (40, 41, 43), bulge (42) and extrusion z (230);
@@ -285,19 +300,22 @@ static int layer_hidden(const reader *r, const char *name) {
   return 0;
 }
 
-/* An entity's colour: its ACI, by layer (or by block, 0) its layer's, or its true colour. */
-static void entity_rgb(const reader *r, const entity *e, uint8_t rgb[3]) {
-  int aci = e->colour;
+/* A colour: its ACI, by layer (or by block, 0) the colour of `layer`, or its true colour
+ * (-1 for none). */
+static void colour_rgb(const reader *r, int aci, const char *layer, long true_colour, uint8_t rgb[3]) {
   if (aci == 0 || aci == 256 || aci < 0 || aci > 255)
     aci = 256;
   if (aci == 256)
     for (size_t i = 0; i < r->layer_count; i++)
-      if (!strcasecmp(r->layers[i].name, e->layer))
+      if (!strcasecmp(r->layers[i].name, layer))
         aci = r->layers[i].colour;
   tc_aci_rgb(aci >= 1 && aci <= 255 ? aci : 7, rgb);
-  if (e->true_colour >= 0)
-    rgb[0] = (uint8_t)(e->true_colour >> 16), rgb[1] = (uint8_t)(e->true_colour >> 8), rgb[2] = (uint8_t)e->true_colour;
+  if (true_colour >= 0)
+    rgb[0] = (uint8_t)(true_colour >> 16), rgb[1] = (uint8_t)(true_colour >> 8), rgb[2] = (uint8_t)true_colour;
 }
+
+/* An entity's colour: its ACI, by layer (or by block, 0) its layer's, or its true colour. */
+static void entity_rgb(const reader *r, const entity *e, uint8_t rgb[3]) { colour_rgb(r, e->colour, e->layer, e->true_colour, rgb); }
 
 /* An entity read whole: kept when it is a layer, a wipeout or an insert. */
 static void finish(reader *r, entity *e, int section, block_def *block) {
@@ -494,7 +512,30 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
     sp->hidden = e->invisible || layer_hidden(r, e->layer);
     entity_rgb(r, e, sp->rgb);
     sp->lineweight_mm = e->lineweight > 0 ? e->lineweight / 100.0 : 0;
+    /* ezdxf uses the end tangents only when both are given (and fails on a zero one) */
+    double l0 = hypot(e->x12, e->y12), l1 = hypot(e->x13, e->y13);
+    if (e->has_x12 && e->has_x13 && l0 > 0 && l1 > 0) {
+      sp->has_tangents = 1;
+      sp->tangents[0] = e->x12 / l0, sp->tangents[1] = e->y12 / l0;
+      sp->tangents[2] = e->x13 / l1, sp->tangents[3] = e->y13 / l1;
+    }
     r->spline_count++;
+  }
+  if (section == 1 && block && (!strcmp(e->type, "XLINE") || !strcmp(e->type, "RAY")) && block->xline_count < MAX_WIPEOUTS) {
+    double length = hypot(e->x11, e->y11);
+    if (length > 0 && isfinite(length)) {
+      if (tc_grow_array((void **)&block->xlines, &block->xline_cap, block->xline_count + 1, sizeof(local_xline), 4)) {
+        r->failed = 1;
+        return;
+      }
+      local_xline *l = &block->xlines[block->xline_count++];
+      memset(l, 0, sizeof *l);
+      snprintf(l->x.layer, sizeof l->x.layer, "%s", e->layer);
+      l->x.ray = !strcmp(e->type, "RAY");
+      l->x.lineweight_mm = e->lineweight > 0 ? e->lineweight / 100.0 : 0;
+      l->x.x = e->x10, l->x.y = e->y10, l->x.dx = e->x11 / length, l->x.dy = e->y11 / length;
+      l->colour = e->colour, l->invisible = e->invisible, l->true_colour = e->true_colour;
+    }
   }
   if (section == 2 && (!strcmp(e->type, "XLINE") || !strcmp(e->type, "RAY")) && e->handle[0] &&
       r->xline_count < MAX_WIPEOUTS) {
@@ -521,12 +562,32 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
       snprintf(r->model_keys[i], sizeof r->model_keys[i], "%s", e->handle);
     r->model_pending = 0;
   }
+  if (section == 1 && block && e->is_hatch) {
+    /* a block's hatch whose boundary GDAL cannot read, as in model space */
+    tc_fit_hatch h = {.extrusion = {e->x210, e->y220, e->z230}, .elevation = e->z30};
+    int found = e->hcount < MAX_HATCH_CODES && r->fit_hatch_points < MAX_BUILT_POINTS
+                  ? tc_dxf_hatch_boundary(e->hc, e->hv, e->hcount, &h.xy, &h.count, &h.rings, &h.ring_count)
+                  : 0;
+    if (found < 0 || tc_grow_array((void **)&block->bounds, &block->bound_cap, block->bound_count + 1, sizeof h, 4)) {
+      free(h.xy);
+      free(h.rings);
+      r->failed = 1;
+      return;
+    }
+    if (found != 1 || (h.extrusion[0] == 0 && h.extrusion[1] == 0 && h.extrusion[2] == 0)) {
+      free(h.xy);
+      free(h.rings);
+      h.xy = NULL, h.rings = NULL, h.count = h.ring_count = 0;
+    }
+    r->fit_hatch_points += (size_t)h.count;
+    block->bounds[block->bound_count++] = h;
+  }
   if (section == 1 && (!strcmp(e->type, "HATCH") || !strcmp(e->type, "INSERT"))) {
     if (tc_grow_array((void **)&block->sequence, &block->sequence_cap, block->sequence_count + 1, sizeof(int), 16)) {
       r->failed = 1;
       return;
     }
-    block->sequence[block->sequence_count++] = !strcmp(e->type, "HATCH") ? -1 : (int)block->insert_count;
+    block->sequence[block->sequence_count++] = !strcmp(e->type, "HATCH") ? -(int)block->bound_count : (int)block->insert_count;
   }
   if (!strcmp(e->type, "INSERT")) {
     local_insert in = {.x = e->x10, .y = e->y10, .sx = e->x41, .sy = e->y42, .angle = e->a50};
@@ -577,6 +638,30 @@ static void emit(reader *r, const local_wipeout *w, const affine *m, const char 
   o->count = w->count;
 }
 
+/* An XLINE or a RAY of a block as the model-space insert `key` places it by `m` (as
+ * ezdxf transforms it: its point by `m`, its direction by `m`'s linear part, made a unit
+ * vector again), keyed by the insert's handle; on layer 0 it takes the insert's layer. */
+static void emit_xline(reader *r, const local_xline *l, const affine *m, const char *key, const char *insert_layer) {
+  if (r->failed || r->xline_count >= MAX_WIPEOUTS)
+    return;
+  double dx = m->a * l->x.dx + m->b * l->x.dy, dy = m->d * l->x.dx + m->e * l->x.dy, length = hypot(dx, dy);
+  if (!(length > 0 && isfinite(length)))
+    return;
+  if (tc_grow_array((void **)&r->xlines, &r->xline_cap, r->xline_count + 1, sizeof(tc_xline), 16)) {
+    r->failed = 1;
+    return;
+  }
+  tc_xline *x = &r->xlines[r->xline_count++];
+  *x = l->x;
+  x->handle = strtoull(key, NULL, 16);
+  if (!strcmp(l->x.layer, "0"))
+    snprintf(x->layer, sizeof x->layer, "%s", insert_layer);
+  x->hidden = l->invisible || layer_hidden(r, x->layer) || layer_hidden(r, insert_layer);
+  colour_rgb(r, l->colour, x->layer, l->true_colour, x->rgb);
+  x->x = m->a * l->x.x + m->b * l->x.y + m->c, x->y = m->d * l->x.x + m->e * l->x.y + m->f;
+  x->dx = dx / length, x->dy = dy / length;
+}
+
 /* `m` after an insert's own placement of its block `inner`: p -> R S (p - base) + position. */
 static affine placed(const affine *m, const local_insert *in, const block_def *inner) {
   double t = in->angle * M_PI / 180, cs = cos(t), sn = sin(t);
@@ -596,6 +681,8 @@ static void expand(reader *r, const block_def *b, const affine *m, const char *k
     /* what lies on layer 0 in a block takes the insert's layer */
     emit(r, w, m, key, key, strcmp(w->layer, "0") ? w->layer : insert_layer);
   }
+  for (size_t i = 0; i < b->xline_count; i++)
+    emit_xline(r, &b->xlines[i], m, key, insert_layer);
   for (size_t i = 0; i < b->insert_count; i++) {
     const local_insert *in = &b->inserts[i];
     block_def *inner = find_def(r, in->name);
@@ -622,6 +709,26 @@ static void place_hatches(reader *r, const block_def *b, const affine *m, unsign
       }
       size_t index = r->hatch_count++;
       r->hatches[index] = (tc_hatch_transform){insert, index, {m->a, m->b, m->c, m->d, m->e, m->f}};
+      size_t bound = (size_t)(-1 - k);
+      const tc_fit_hatch *h = bound < b->bound_count ? &b->bounds[bound] : NULL;
+      if (h && h->xy && r->fit_hatch_points < MAX_BUILT_POINTS) {
+        tc_hatch_transform *t = &r->hatches[index];
+        t->xy = malloc(sizeof(double) * 2 * (size_t)h->count);
+        t->rings = malloc(sizeof(int) * (size_t)h->ring_count);
+        if (!t->xy || !t->rings) {
+          free(t->xy);
+          free(t->rings);
+          t->xy = NULL, t->rings = NULL;
+          r->failed = 1;
+          return;
+        }
+        memcpy(t->xy, h->xy, sizeof(double) * 2 * (size_t)h->count);
+        memcpy(t->rings, h->rings, sizeof(int) * (size_t)h->ring_count);
+        t->count = h->count, t->ring_count = h->ring_count;
+        memcpy(t->extrusion, h->extrusion, sizeof t->extrusion);
+        t->elevation = h->elevation;
+        r->fit_hatch_points += (size_t)h->count;
+      }
       continue;
     }
     if ((size_t)k >= b->insert_count)
@@ -854,7 +961,7 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     double x = strtod(value, NULL);
     if (!isfinite(x))
       x = 0;
-    if (e.is_hatch && section == 2 && e.hcount < MAX_HATCH_CODES) {
+    if (e.is_hatch && (section == 2 || (section == 1 && block)) && e.hcount < MAX_HATCH_CODES) {
       if (tc_grow_array((void **)&e.hc, &e.hcap, e.hcount + 1, sizeof(int), 256) ||
           tc_grow_array((void **)&e.hv, &e.hvcap, e.hcount + 1, sizeof(double), 256)) {
         r.failed = 1;
@@ -918,9 +1025,9 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
       break;
     case 370: e.lineweight = (int)x; break;
     case 420: e.true_colour = (long)x & 0xFFFFFF; break;
-    case 12: e.x12 = x; break;
+    case 12: e.x12 = x, e.has_x12 = 1; break;
     case 22: e.y12 = x; break;
-    case 13: e.x13 = x; break;
+    case 13: e.x13 = x, e.has_x13 = 1; break;
     case 23: e.y13 = x; break;
     case 41:
       e.x41 = x;
@@ -1016,7 +1123,7 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     for (size_t i = 0; i < r.insert_count; i++) {
       local_insert *in = &r.inserts[i];
       block_def *b = find_def(&r, in->name);
-      if (!b || (!b->wipeout_count && !b->insert_count && !b->sequence_count))
+      if (!b || (!b->wipeout_count && !b->insert_count && !b->sequence_count && !b->xline_count))
         continue;
       double t = in->angle * M_PI / 180, cs = cos(t), sn = sin(t);
       affine m = {cs * in->sx, -sn * in->sy, 0, sn * in->sx, cs * in->sy, 0};
@@ -1030,6 +1137,8 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     for (size_t k = 0; k < r.blocks[i].wipeout_count; k++)
       free(r.blocks[i].wipeouts[k].xy);
     free(r.blocks[i].wipeouts);
+    free(r.blocks[i].xlines);
+    tc_fit_hatches_free(r.blocks[i].bounds, r.blocks[i].bound_count);
     free(r.blocks[i].inserts);
     free(r.blocks[i].sequence);
   }
@@ -1045,7 +1154,7 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     free(r.order);
     free(r.hidden);
     free(r.hidden_points);
-    free(r.hatches);
+    tc_hatch_transforms_free(r.hatches, r.hatch_count);
     tc_fit_splines_free(r.splines, r.spline_count);
     tc_wide_polylines_free(r.wide, r.wide_count);
     tc_fit_hatches_free(r.fit_hatches, r.fit_hatch_count);
@@ -1101,6 +1210,14 @@ void tc_mlines_free(tc_mline *mlines, size_t count) {
     free(mlines[i].xy);
   }
   free(mlines);
+}
+
+void tc_hatch_transforms_free(tc_hatch_transform *hatches, size_t count) {
+  for (size_t i = 0; i < count; i++) {
+    free(hatches[i].xy);
+    free(hatches[i].rings);
+  }
+  free(hatches);
 }
 
 void tc_fit_hatches_free(tc_fit_hatch *hatches, size_t count) {

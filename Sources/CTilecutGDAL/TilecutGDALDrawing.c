@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "TilecutDXFHatch.h"
 #include "TilecutDXFScan.h"
 #include "TilecutDXFWipeout.h"
 #include "TilecutDXFLines.h"
@@ -855,14 +856,20 @@ static int by_fit_hatch_handle(const void *a, const void *b) {
 }
 
 /* A hatch GDAL gave no boundary (one edge a fit-point spline), filled or patterned by
- * `fill` within the boundary read from the DXF (tc_dxf_hatch_boundary), through its OCS. */
-static void add_fit_hatch(builder *b, const tc_fit_hatch *h, const tc_drawing_item *fill) {
+ * `fill` within the boundary read from the DXF (tc_dxf_hatch_boundary), through its OCS
+ * and then `outer` (the inserts' placement of a hatch in a block), unless NULL. */
+static void add_fit_hatch(builder *b, const tc_fit_hatch *h, const tc_drawing_item *fill, const double *outer) {
   tc_drawing *d = b->d;
   tc_drawing_item *item = add_item(b, fill);
   if (!item)
     return;
   double m[6];
   ocs_affine(h->extrusion, h->elevation, m);
+  if (outer) {
+    double o[6] = {outer[0] * m[0] + outer[1] * m[3], outer[0] * m[1] + outer[1] * m[4], outer[0] * m[2] + outer[1] * m[5] + outer[2],
+                   outer[3] * m[0] + outer[4] * m[3], outer[3] * m[1] + outer[4] * m[4], outer[3] * m[2] + outer[4] * m[5] + outer[5]};
+    memcpy(m, o, sizeof o);
+  }
   item->ring_first = (uint32_t)d->ring_count;
   const double *p = h->xy;
   for (int r = 0; r < h->ring_count; r++) {
@@ -885,14 +892,22 @@ static int by_spline_handle(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* A fit-point spline as a stroke through its fit points: a centripetal Catmull-Rom
- * curve, 16 segments between points (ezdxf interpolates them with a cubic B-spline;
- * both pass through every fit point). Left out when GDAL read it (count < 0). */
+/* A fit-point spline as ezdxf draws it (Spline.construction_tool: fit_points_to_cad_cv,
+ * the cubic CAD interpolates through the points, tc_dxf_fit_curve; its end tangents only
+ * when both are given), 16 steps between points. Follows ezdxf 1.4.5's
+ * entities/spline.py (Copyright (c) 2019-2025 Manfred Moitzi, MIT License). Left out
+ * when GDAL read it (count < 0). */
 static void add_fit_spline(builder *b, const tc_fit_spline *sp, const char *layers, const tc_sort_entry *order,
                            size_t order_count) {
   if (sp->count < 2 || sp->hidden || !layer_drawn(layers, sp->layer)) {
     if (sp->count >= 2)
       b->d->hidden++;
+    return;
+  }
+  double *xy = NULL;
+  int n = 0;
+  if (tc_dxf_fit_curve(sp->xy, sp->count, sp->has_tangents ? sp->tangents : NULL, &xy, &n)) {
+    b->failed = 1;
     return;
   }
   tc_drawing_item proto = {0};
@@ -908,45 +923,10 @@ static void add_fit_spline(builder *b, const tc_fit_spline *sp, const char *laye
   b->current_order = tc_dxf_draw_order(handle, order, order_count);
   tc_drawing_item *item = add_item(b, &proto);
   b->current_order = current;
-  if (!item)
-    return;
-  const double *p = sp->xy;
-  int n = sp->count;
-  for (int i = 0; i + 1 < n; i++) {
-    /* the segment p1-p2, with p0 and p3 its neighbours (the ends mirrored) */
-    double p1[2] = {p[2 * i], p[2 * i + 1]}, p2[2] = {p[2 * i + 2], p[2 * i + 3]};
-    double p0[2], p3[2];
-    if (i > 0)
-      p0[0] = p[2 * i - 2], p0[1] = p[2 * i - 1];
-    else
-      p0[0] = 2 * p1[0] - p2[0], p0[1] = 2 * p1[1] - p2[1];
-    if (i + 2 < n)
-      p3[0] = p[2 * i + 4], p3[1] = p[2 * i + 5];
-    else
-      p3[0] = 2 * p2[0] - p1[0], p3[1] = 2 * p2[1] - p1[1];
-    double t0 = 0, t1 = t0 + sqrt(hypot(p1[0] - p0[0], p1[1] - p0[1])), t2 = t1 + sqrt(hypot(p2[0] - p1[0], p2[1] - p1[1])),
-           t3 = t2 + sqrt(hypot(p3[0] - p2[0], p3[1] - p2[1]));
-    if (!(t1 > t0 && t2 > t1 && t3 > t2)) {
-      if (i == 0 && add_point(b, p1[0], p1[1]) == 0)
-        item->count++, extend(b->d, p1[0], p1[1]);
-      if (add_point(b, p2[0], p2[1]) == 0)
-        item->count++, extend(b->d, p2[0], p2[1]);
-      continue;
-    }
-    for (int k = i == 0 ? 0 : 1; k <= 16; k++) {
-      double t = t1 + (t2 - t1) * k / 16.0, xy[2];
-      for (int c = 0; c < 2; c++) {
-        double a1 = (t1 - t) / (t1 - t0) * p0[c] + (t - t0) / (t1 - t0) * p1[c];
-        double a2 = (t2 - t) / (t2 - t1) * p1[c] + (t - t1) / (t2 - t1) * p2[c];
-        double a3 = (t3 - t) / (t3 - t2) * p2[c] + (t - t2) / (t3 - t2) * p3[c];
-        double b1 = (t2 - t) / (t2 - t0) * a1 + (t - t0) / (t2 - t0) * a2;
-        double b2 = (t3 - t) / (t3 - t1) * a2 + (t - t1) / (t3 - t1) * a3;
-        xy[c] = (t2 - t) / (t2 - t1) * b1 + (t - t1) / (t2 - t1) * b2;
-      }
-      if (add_point(b, xy[0], xy[1]) == 0)
-        item->count++, extend(b->d, xy[0], xy[1]);
-    }
-  }
+  for (int i = 0; item && i < n; i++)
+    if (add_point(b, xy[2 * i], xy[2 * i + 1]) == 0)
+      item->count++, extend(b->d, xy[2 * i], xy[2 * i + 1]);
+  free(xy);
 }
 
 /* An XLINE or a RAY as ezdxf's drawing add-on draws it: a line its
@@ -1092,7 +1072,7 @@ static void free_scans(dxf_scans *s) {
   free(s->order);
   free(s->skipped);
   free(s->hidden_points);
-  free(s->hatches);
+  tc_hatch_transforms_free(s->hatches, s->hatch_count);
   tc_fit_splines_free(s->splines, s->spline_count);
   tc_wide_polylines_free(s->polylines, s->polyline_count);
   tc_fit_hatches_free(s->fit_hatches, s->fit_hatch_count);
@@ -1278,11 +1258,13 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
         }
         /* a hatch an insert inlines: its pattern is placed as its boundary is */
         const double *placement = NULL;
+        const tc_hatch_transform *placed = NULL;
         if (placements_left) {
           int classes_field = tc_gdal.OGR_F_GetFieldIndex(f, "SubClasses");
           const char *classes = classes_field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, classes_field) : NULL;
           if (classes && strstr(classes, "AcDbHatch")) {
             placement = placements->m;
+            placed = placements;
             placements++;
             placements_left--;
           }
@@ -1321,9 +1303,16 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
          * gap): its boundary from the DXF, closed as ezdxf closes it */
         const tc_fit_hatch *fit_hatch = NULL;
         OGRwkbGeometryType type = g ? tc_gdal.OGR_GT_Flatten(tc_gdal.OGR_G_GetGeometryType(g)) : wkbUnknown;
-        if (fit_hatch_count && handle && *handle && st.has_brush &&
-            (!g || (type == wkbPolygon && tc_gdal.OGR_G_GetGeometryCount(g) == 0) || type == wkbMultiLineString ||
-             type == wkbLineString)) {
+        int unread = st.has_brush && (!g || (type == wkbPolygon && tc_gdal.OGR_G_GetGeometryCount(g) == 0) ||
+                                      type == wkbMultiLineString || type == wkbLineString);
+        /* one in a block: its boundary placed as the inserts place it */
+        tc_fit_hatch inserted = {0};
+        if (unread && placed && placed->xy) {
+          inserted = (tc_fit_hatch){.xy = placed->xy, .count = placed->count, .rings = placed->rings,
+                                    .ring_count = placed->ring_count, .elevation = placed->elevation};
+          memcpy(inserted.extrusion, placed->extrusion, sizeof inserted.extrusion);
+          fit_hatch = &inserted;
+        } else if (fit_hatch_count && handle && *handle && unread) {
           tc_fit_hatch key = {.handle = strtoull(handle, NULL, 16)};
           fit_hatch = bsearch(&key, fit_hatches, fit_hatch_count, sizeof key, by_fit_hatch_handle);
         }
@@ -1371,7 +1360,7 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
             d->dash_count += (size_t)values;
           }
           if (fit_hatch)
-            add_fit_hatch(&b, fit_hatch, &fill);
+            add_fit_hatch(&b, fit_hatch, &fill, fit_hatch == &inserted ? placement : NULL);
           else
             add_geometry(&b, g, &st, &stroke, &fill, 0);
         }

@@ -33,11 +33,21 @@ typedef struct {
   unsigned long long insert;
   size_t index;
   double m[6];
+  /* the hatch's boundary when GDAL cannot read it (as tc_fit_hatch's, in the hatch's
+   * OCS within the block; xy NULL otherwise) */
+  double *xy;
+  int count;
+  int *rings;
+  int ring_count;
+  double extrusion[3], elevation;
 } tc_hatch_transform;
+
+void tc_hatch_transforms_free(tc_hatch_transform *hatches, size_t count);
 
 /* A model-space SPLINE given by its fit points alone (sorted by handle), which GDAL 3.6 cannot read (ezdxf
  * and LibreCAD write such splines): its fit points, handle, layer, whether that layer
- * is off or frozen, its colour resolved (ACI, BYLAYER, true colour) and lineweight. */
+ * is off or frozen, its colour resolved (ACI, BYLAYER, true colour) and lineweight, and
+ * its end tangents (12, 13) as unit vectors where both are given. */
 typedef struct {
   unsigned long long handle;
   char layer[256];
@@ -46,6 +56,8 @@ typedef struct {
   double lineweight_mm;
   double *xy;
   int count;
+  int has_tangents;
+  double tangents[4];
 } tc_fit_spline;
 
 /* A model-space LWPOLYLINE or 2D POLYLINE whose width changes along it (sorted by

@@ -1,0 +1,106 @@
+import CTilecutDocument
+import Foundation
+import Testing
+import TilecutCore
+import TilecutFixtures
+
+@testable import TilecutVips
+
+/// A minimal R12 DXF: layer `layer` (its colour negative when it is off), one LINE on it.
+func writeMinimalDXF(to path: String, layerOff: Bool) throws {
+  let pairs = [
+    "0", "SECTION", "2", "TABLES", "0", "TABLE", "2", "LAYER", "70", "1", "0", "LAYER", "2", "WALLS", "70", "0", "62",
+    layerOff ? "-7" : "7", "6", "CONTINUOUS", "0", "ENDTAB", "0", "ENDSEC", "0", "SECTION", "2", "ENTITIES", "0", "LINE", "8", "WALLS",
+    "10", "0", "20", "0", "11", "10", "21", "5", "0", "ENDSEC", "0", "EOF",
+  ]
+  try Data(pairs.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: path))
+}
+
+/// A DXF of `levels` blocks, each but the last inserting the next `fan` times (the
+/// last holds one LINE), inserted `fan` times in model space: `fan`^`levels` lines once inlined.
+func writeNestedInsertsDXF(to path: String, levels: Int, fan: Int) throws {
+  var pairs = [
+    "0", "SECTION", "2", "TABLES", "0", "TABLE", "2", "LAYER", "70", "1", "0", "LAYER", "2", "0", "70", "0", "62", "7", "6", "CONTINUOUS",
+    "0", "ENDTAB", "0", "ENDSEC", "0", "SECTION", "2", "BLOCKS",
+  ]
+  for level in 0..<levels {
+    pairs += ["0", "BLOCK", "8", "0", "2", "B\(level)", "70", "0", "10", "0", "20", "0", "3", "B\(level)"]
+    if level == levels - 1 {
+      pairs += ["0", "LINE", "8", "0", "10", "0", "20", "0", "11", "1", "21", "1"]
+    } else {
+      for k in 0..<fan { pairs += ["0", "INSERT", "8", "0", "2", "B\(level + 1)", "10", "\(k)", "20", "0"] }
+    }
+    pairs += ["0", "ENDBLK", "8", "0"]
+  }
+  pairs += ["0", "ENDSEC", "0", "SECTION", "2", "ENTITIES"]
+  for k in 0..<fan { pairs += ["0", "INSERT", "8", "0", "2", "B0", "10", "\(k * 20)", "20", "0"] }
+  pairs += ["0", "ENDSEC", "0", "EOF"]
+  try Data((pairs.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
+}
+
+@Suite("DXF and DWG refusals")
+struct DrawingRefusalTests {
+  let dir: String = {
+    let d = NSTemporaryDirectory() + "tilecut-dxf-refuse-\(UUID().uuidString.prefix(8))"
+    try? FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
+    return d
+  }()
+
+  @Test("a DWG other than AutoCAD 2000 is refused in one line that says to save it as DXF")
+  func newerDWG() throws {
+    let path = dir + "/plan.dwg"
+    try Data("AC1032".utf8 + [UInt8](repeating: 0, count: 64)).write(to: URL(fileURLWithPath: path))
+    let error = #expect(throws: TilecutError.self) { try SourceImage.header(of: InputName(path: path), maxPixels: 1 << 30) }
+    let text = error.map { "\($0)" } ?? ""
+    #expect(text.contains("AutoCAD 2018") && text.contains("save it as DXF") && !text.contains("\n"), "\(text)")
+  }
+
+  @Test("a binary DXF, which GDAL's DXF driver does not read, is refused in one line that says to save it as ASCII DXF")
+  func binaryDXF() throws {
+    let path = dir + "/plan.dxf"
+    // the binary sentinel, then group 0 "SECTION" as binary DXF writes it
+    try Data("AutoCAD Binary DXF\r\n".utf8 + [0x1A, 0x00, 0x00, 0x00] + Array("SECTION".utf8) + [0]).write(to: URL(fileURLWithPath: path))
+    let error = #expect(throws: TilecutError.self) { try SourceImage.header(of: InputName(path: path), maxPixels: 1 << 30) }
+    let text = error.map { "\($0)" } ?? ""
+    #expect(text.contains("binary DXF") && text.contains("save it as an ASCII DXF") && !text.contains("\n"), "\(text)")
+  }
+
+  @Test("nested inserts of inserts are counted from the DXF text and refused before GDAL inlines them")
+  func nestedInserts() throws {
+    // 3 levels of 3: 27 lines, read
+    let small = dir + "/nested-small.dxf"
+    try writeNestedInsertsDXF(to: small, levels: 3, fan: 3)
+    let header = try SourceImage.header(of: InputName(path: small), maxPixels: 1 << 30)
+    #expect(header.format == .dxf)
+    // 8 levels of 10: 10^8 lines; the count in the message is the pre-scan's (GDAL's
+    // inlining would stop at the bound, 4000000, after minutes)
+    let hostile = dir + "/nested.dxf"
+    try writeNestedInsertsDXF(to: hostile, levels: 8, fan: 10)
+    let error = #expect(throws: TilecutError.self) { try SourceImage.header(of: InputName(path: hostile), maxPixels: 1 << 30) }
+    let text = error.map { "\($0)" } ?? ""
+    #expect(text.contains("makes 100000000 entities once its block inserts are inlined") && !text.contains("\n"), "\(text)")
+  }
+
+  @Test("a drawing whose only layer is off draws nothing and is refused; on, it is read with its colour 7 dark")
+  func layerOff() throws {
+    let off = dir + "/off.dxf"
+    try writeMinimalDXF(to: off, layerOff: true)
+    let error = #expect(throws: TilecutError.self) { try SourceImage.header(of: InputName(path: off), maxPixels: 1 << 30) }
+    #expect("\(error.map { "\($0)" } ?? "")".contains("off or frozen"))
+    let on = dir + "/on.dxf"
+    try writeMinimalDXF(to: on, layerOff: false)
+    let header = try SourceImage.header(of: InputName(path: on), maxPixels: 1 << 30)
+    #expect(header.format == .dxf)
+    var source = SourceDescription(path: on, width: header.width, height: header.height, isVector: true)
+    source.drawing = header.drawing
+    let image = try RGBAImage.decode(SourceImage.pixels(of: source, format: .dxf, sequential: true, scale: 4))
+    // white (ACI 7) drawn black: every inked pixel dark
+    let inked = stride(from: 0, to: image.pixels.count, by: 4).filter { image.pixels[$0 + 3] > 0 }
+    #expect(inked.count > 20)
+    #expect(inked.allSatisfy { image.pixels[$0] < 16 && image.pixels[$0 + 1] < 16 && image.pixels[$0 + 2] < 16 })
+    // --layers leaving WALLS out: nothing drawn
+    source.drawing?.layers = ["-wall*"]
+    let none = try RGBAImage.decode(SourceImage.pixels(of: source, format: .dxf, sequential: true, scale: 4))
+    #expect(stride(from: 3, to: none.pixels.count, by: 4).allSatisfy { none.pixels[$0] == 0 })
+  }
+}
