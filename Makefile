@@ -107,10 +107,11 @@ deps test-deps test-only-deps:
 	elif [ "$$(id -u)" = 0 ]; then \
 	  echo "installing" $$missing; \
 	  $(if $(BUILD_TOO),apt-get update -qq && ,)DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null \
-	    $(if $(BUILD_TOO),,|| { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; }); \
+	    $(if $(BUILD_TOO),,|| { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; }) \
+	    || exit 1; \
 	else \
 	  echo "tilecut needs these Debian packages; run: sudo apt-get install -y" $$missing; exit 1; \
-	fi$(if $(TESTS_TOO),; $(PIP_TEST_DEPS))
+	fi$(if $(TESTS_TOO),; $(PIP_TEST_DEPS) || exit 1)
 
 # Writes into QUIET_PC a copy of every pkg-config file that says -pthread, without it.
 # SwiftPM refuses -pthread in the flags of a system library ("prohibited flag(s)") with
@@ -222,20 +223,23 @@ endif
 # beside them on the core the suites leave idle; the fuzz suite runs its 3,000 cases on
 # it (a debug binary starts three times slower).
 test: deps quiet-pc
-	@$(MAKE) --no-print-directory -j4 --output-sync=target lint $(TEST_BINARY) plugin-test-niced client-build-niced test-only-deps
-	@$(MAKE) --no-print-directory -j4 --output-sync=target test-suites test-docs-niced test-deb-niced test-client-niced
+	@$(MAKE) --no-print-directory -o deps -o quiet-pc -j4 --output-sync=target lint $(TEST_BINARY) plugin-test-niced client-build-niced test-only-deps
+	@$(MAKE) --no-print-directory -o deps -o quiet-pc -j4 --output-sync=target test-suites test-docs-niced test-deb-niced test-client-niced
 
 # (make test's) the suites, and beside them, niced so that the suites' own jobs go
 # first, the documentation's blocks, the Debian package and the client's tests: each
-# runs the tilecut under test and writes only into its own scratch
+# runs the tilecut under test and writes only into its own scratch. (The makes they
+# start get no MAKEFLAGS: this make's jobserver is not theirs.) make test's sub-makes
+# take deps and quiet-pc as made (-o): a second apt-get or a rewrite of the .pc files
+# beside the build would race with it.
 test-suites:
-	TILECUT_TEST_BINARY=$(CURDIR)/$(TEST_BINARY) $(SWIFT) test $(TEST_FLAGS) --skip-build
+	MAKEFLAGS= TILECUT_TEST_BINARY=$(CURDIR)/$(TEST_BINARY) $(SWIFT) test $(TEST_FLAGS) --skip-build
 test-docs-niced:
-	nice -n 10 sh Tests/scripts/doc-test.sh $(TEST_BINARY)
+	MAKEFLAGS= nice -n 10 sh Tests/scripts/doc-test.sh $(TEST_BINARY)
 test-deb-niced:
-	RELEASE_BINARY=$(TEST_BINARY) nice -n 10 bash Tests/scripts/deb-test.sh
+	MAKEFLAGS= RELEASE_BINARY=$(TEST_BINARY) nice -n 10 bash Tests/scripts/deb-test.sh
 test-client-niced:
-	TILECUT=$(CURDIR)/$(TEST_BINARY) env -u TILECUT_OPTIMIZED_TESTS nice -n 10 $(SWIFT) test --package-path examples/client --skip-build
+	MAKEFLAGS= TILECUT=$(CURDIR)/$(TEST_BINARY) env -u TILECUT_OPTIMIZED_TESTS nice -n 10 $(SWIFT) test --package-path examples/client --skip-build
 
 # (make test's) the plugins' test and the client package's build, at a lower priority
 plugin-test-niced: quiet-pc test-only-deps
