@@ -29,7 +29,9 @@ final class PreviousArchives {
 
   init(_ driver: any ArchiveStoreDriver, location: String, manifest: Manifest) throws {
     self.location = location
-    for set in manifest.tileSets ?? [] {
+    // a floor and size listed twice (a manifest tilecut did not write): the first, as
+    // `StoreReader` takes it
+    for set in manifest.tileSets ?? [] where sets[LevelKey(floor: set.floor, tileSize: set.tileSize, zoom: 0)] == nil {
       let reader = try driver.openFile(path: location + "/" + set.file, name: set.file)
       sets[LevelKey(floor: set.floor, tileSize: set.tileSize, zoom: 0)] = (set.file, reader)
     }
