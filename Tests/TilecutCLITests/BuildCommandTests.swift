@@ -19,6 +19,16 @@ func campusCopy(_ dir: String) throws -> String {
   return campus + "/tilecut.yml"
 }
 
+/// The campus example copied as `campusCopy` does, to zoom 20 into `store` (no preview,
+/// which an archive store cannot have): its project file's path and text.
+func campusCopy(_ dir: String, store: String) throws -> (file: String, text: String) {
+  let file = try campusCopy(dir)
+  let text = try String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 20")
+    .replacingOccurrences(of: "preview: true", with: "store: \(store)")
+  try text.write(toFile: file, atomically: true, encoding: .utf8)
+  return (file, text)
+}
+
 /// `top` over `bottom`, unpremultiplied RGBA8 in and out, in floating point.
 func over(_ top: [UInt8], _ bottom: [UInt8]) -> [UInt8] {
   var out = [UInt8](repeating: 0, count: top.count)
@@ -338,11 +348,8 @@ struct BuildIncrementalArchiveTests {
   func oneFloorChanged(store: Manifest.Store) throws {
     let dir = try scratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let file = try campusCopy(dir)
+    let (file, text) = try campusCopy(dir, store: store.rawValue)
     let campus = dir + "/campus"
-    let text = try String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(of: "maxZoom: 21", with: "maxZoom: 20")
-      .replacingOccurrences(of: "preview: true", with: "store: \(store.rawValue)")
-    try text.write(toFile: file, atomically: true, encoding: .utf8)
     #expect(try tilecut(["build", file]) == 0)
     let before = try tiles(campus + "/tiles")
     #expect(try manifest(campus + "/tiles").store == store)
