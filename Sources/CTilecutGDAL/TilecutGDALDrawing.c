@@ -1138,6 +1138,10 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
     return 1;
   }
   if (!dwg) {
+    if (isnan(inlined)) {
+      d->error = strdup("ends inside a section: it is cut short; save or copy it again");
+      return 1;
+    }
     if (inlined > TC_DRAWING_MAX_FEATURES) {
       char message[240];
       if (isinf(inlined))
