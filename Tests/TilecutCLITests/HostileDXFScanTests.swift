@@ -55,4 +55,27 @@ struct HostileDXFScanTests {
     #expect(second.stderr.contains("plan.dxf") && second.stderr.contains("cut short"), "\(second.stderr)")
     #expect(contents(dir + "/out") == before)
   }
+
+  @Test(
+    "a text of an absurd height or angle, upright or seen from below, is tiled, not refused as an invalid matrix",
+    arguments: [
+      // 10^200 high: a float's infinity, skipped as no glyph of it can be seen
+      (code: "40", value: "1e200", down: false), (code: "40", value: "1e200", down: true),
+    ])
+  func absurdText(code: String, value: String, down: Bool) throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    var pairs = ["0", "SECTION", "2", "HEADER", "9", "$INSUNITS", "70", "6", "0", "ENDSEC", "0", "SECTION", "2", "ENTITIES"]
+    pairs += ["0", "LINE", "5", "A1", "8", "0", "10", "0", "20", "0", "11", "10", "21", "10"]
+    var text = ["0", "TEXT", "5", "A2", "8", "0", "10", "5", "20", "5", "30", "0", "40", "1", "1", "Hello"]
+    if down { text += ["210", "0", "220", "0", "230", "-1"] }
+    if let at = text.firstIndex(of: code), code == "40" { text[at + 1] = value } else { text += [code, value] }
+    pairs += text + ["0", "ENDSEC", "0", "EOF"]
+    try Data(pairs.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dir + "/plan.dxf"))
+    let result = try runTool([
+      dir + "/plan.dxf", "--drawing-units", "m", "--center", "51.5,-0.12", "--max-zoom", "20", "-o", dir + "/out", "-q",
+    ])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stderr.isEmpty, "\(result.stderr)")
+  }
 }
