@@ -506,7 +506,8 @@ static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) 
   memcpy(proto.rgba, st->label, 4);
   proto.text_offset = (uint32_t)d->text_bytes;
   proto.size = (float)fabs(st->size);
-  proto.angle = (float)st->angle;
+  /* 10^200 degrees is some turn, not a float's infinity (cairo's matrix then invalid) */
+  proto.angle = (float)(fabs(st->angle) < 1e6 ? st->angle : fmod(st->angle, 360));
   /* a text a y-mirrored insert inlines: GDAL gives its height negative (and its width
    * factor as x scale over y scale), a y mirror: its x mirror turned half a turn */
   if (st->size < 0)

@@ -61,6 +61,8 @@ struct HostileDXFScanTests {
     arguments: [
       // 10^200 high: a float's infinity, skipped as no glyph of it can be seen
       (code: "40", value: "1e200", down: false), (code: "40", value: "1e200", down: true),
+      // turned 10^200 and 10^308 degrees: some turn, not a float's infinity
+      (code: "50", value: "1e200", down: false), (code: "50", value: "1e308", down: true),
     ])
   func absurdText(code: String, value: String, down: Bool) throws {
     let dir = try scratch()
