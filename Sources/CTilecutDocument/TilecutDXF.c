@@ -1315,8 +1315,9 @@ static void place_text(const tc_drawing *d, cairo_t *cr, const tc_drawing_item *
                        double cap_ratio, double min_px, double *box) {
   const char *text = d->text + item->text_offset;
   double height = item->size * k;
-  /* smaller than half a pixel: no glyph is legible */
-  if (!(height >= 0.5))
+  /* smaller than half a pixel: no glyph is legible; past 10^8 pixels cairo's font
+   * matrix would not be invertible (and no glyph would be seen whole) */
+  if (!(height >= 0.5 && height <= 1e8))
     return;
   /* at a zoom where the drawing is small, a text is drawn large enough to read, about
    * its anchor, if that takes at most TC_TEXT_MAX_GROWTH times its size: one smaller

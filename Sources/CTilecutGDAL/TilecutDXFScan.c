@@ -102,7 +102,7 @@ double tc_dxf_inlined_entities(const char *path) {
   char *code_line = NULL, *value_line = NULL;
   size_t code_cap = 0, value_cap = 0;
   /* 0 elsewhere, 1 BLOCKS, 2 ENTITIES */
-  int section = 0, expect_section_name = 0;
+  int section = 0, expect_section_name = 0, open_section = 0;
   int block = -1, in_block_header = 0;
   scan_insert *insert = NULL; /* the INSERT being read */
   while (!s.failed && getline(&code_line, &code_cap, file) > 0 && getline(&value_line, &value_cap, file) > 0) {
@@ -114,10 +114,12 @@ double tc_dxf_inlined_entities(const char *path) {
       in_block_header = 0;
       if (!strcmp(value, "SECTION")) {
         expect_section_name = 1;
+        open_section = 1;
         continue;
       }
       if (!strcmp(value, "ENDSEC")) {
         section = 0;
+        open_section = 0;
         block = -1;
         continue;
       }
@@ -224,5 +226,6 @@ double tc_dxf_inlined_entities(const char *path) {
     free(s.inserts[i].target);
   free(s.blocks);
   free(s.inserts);
-  return s.failed ? -1 : result;
+  /* a section the file ends in: cut short, and GDAL would draw what came before */
+  return s.failed ? -1 : open_section ? NAN : result;
 }

@@ -507,7 +507,8 @@ static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) 
   memcpy(proto.rgba, st->label, 4);
   proto.text_offset = (uint32_t)d->text_bytes;
   proto.size = (float)fabs(st->size);
-  proto.angle = (float)st->angle;
+  /* 10^200 degrees is some turn, not a float's infinity (cairo's matrix then invalid) */
+  proto.angle = (float)(fabs(st->angle) < 1e6 ? st->angle : fmod(st->angle, 360));
   /* a text a y-mirrored insert inlines: GDAL gives its height negative (and its width
    * factor as x scale over y scale), a y mirror: its x mirror turned half a turn */
   if (st->size < 0)
@@ -1118,6 +1119,10 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
     return 1;
   }
   if (!dwg) {
+    if (isnan(inlined)) {
+      d->error = strdup("ends inside a section: it is cut short; save or copy it again");
+      return 1;
+    }
     if (inlined > TC_DRAWING_MAX_FEATURES) {
       char message[240];
       if (isinf(inlined))
