@@ -5,6 +5,7 @@
 #include "TilecutDXFHatch.h"
 #include "TilecutDXFLines.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,11 +17,15 @@
 typedef struct {
   double *xy;
   size_t n, cap;
+  /* a point past MAX_POINTS was dropped: the boundary is abandoned (left to GDAL) */
+  int full;
 } points;
 
 static int put(points *p, double x, double y) {
-  if (p->n >= MAX_POINTS)
+  if (p->n >= MAX_POINTS) {
+    p->full = 1;
     return 0;
+  }
   if (tc_grow_array((void **)&p->xy, &p->cap, p->n + 1, 2 * sizeof(double), 64))
     return -1;
   p->xy[2 * p->n] = x;
@@ -35,6 +40,10 @@ static int close_to(const double *a, const double *b) {
   double m = fmax(hypot(a[0], a[1]), hypot(b[0], b[1]));
   return d <= fmax(1e-9 * m, 1e-12);
 }
+
+/* A count, flag or type read from the file as an int: -1 past int's range (a cast of
+ * such a double is undefined). */
+static int as_int(double v) { return v >= INT_MIN && v <= INT_MAX ? (int)v : -1; }
 
 /* Group codes read in order: the next one's value when it is `code`, else a miss. */
 typedef struct {
@@ -320,7 +329,7 @@ int tc_dxf_hatch_boundary(const int *codes, const double *values, size_t count, 
   *point_count = *ring_count = 0;
   /* only a hatch with an edge path (92 without flag 2) */
   size_t at = 0;
-  while (at < count && !(codes[at] == 92 && !((int)values[at] & 2)))
+  while (at < count && !(codes[at] == 92 && !(as_int(values[at]) & 2)))
     at++;
   if (at == count)
     return 0;
@@ -329,17 +338,17 @@ int tc_dxf_hatch_boundary(const int *codes, const double *values, size_t count, 
     k.at++;
   if (k.at >= k.n)
     return 0;
-  int paths = (int)want(&k, 91), fitted = 0, result = 0;
+  int paths = as_int(want(&k, 91)), fitted = 0, result = 0;
   loops l = {0};
   points seg = {0};
   /* a spline edge's control points, weights, fit points and knots, allocated at the first */
   double *cp = NULL, *w = NULL, *fit = NULL, *knots = NULL;
   for (int path = 0; path < paths && !k.bad && !result; path++) {
-    int flags = (int)want(&k, 92);
+    int flags = as_int(want(&k, 92));
     if (k.bad)
       break;
     if (flags & 2) {
-      int bulges = (int)want(&k, 72), closed = (int)want(&k, 73), n = (int)want(&k, 93);
+      int bulges = as_int(want(&k, 72)), closed = as_int(want(&k, 73)), n = as_int(want(&k, 93));
       seg.n = 0;
       double bulge = 0;
       for (int i = 0; i < n && !k.bad && !result; i++) {
@@ -352,19 +361,21 @@ int tc_dxf_hatch_boundary(const int *codes, const double *values, size_t count, 
       if (!result && !k.bad && (result = add_segment(&l, &seg)) == 0)
         result = end_loop(&l);
     } else {
-      int edges = (int)want(&k, 93);
+      int edges = as_int(want(&k, 93));
       for (int e = 0; e < edges && !k.bad && !result; e++) {
-        int type = (int)want(&k, 72);
+        int type = as_int(want(&k, 72));
         seg.n = 0;
         if (type == 1) {
           double x0 = want(&k, 10), y0 = want(&k, 20), x1 = want(&k, 11), y1 = want(&k, 21);
           result = put(&seg, x0, y0) || put(&seg, x1, y1);
         } else if (type == 2 || type == 3) {
-          double c[2] = {want(&k, 10), want(&k, 20)}, u[2] = {0, 0}, ratio = 1;
+          /* one at a time: an initializer list's calls are not ordered */
+          double cx = want(&k, 10), cy = want(&k, 20);
+          double c[2] = {cx, cy}, u[2] = {0, 0}, ratio = 1;
           if (type == 3)
             u[0] = want(&k, 11), u[1] = want(&k, 21);
           double r = want(&k, 40), a = want(&k, 50), b = want(&k, 51);
-          int ccw = peek(&k) == 73 ? (int)want(&k, 73) : 1;
+          int ccw = peek(&k) == 73 ? as_int(want(&k, 73)) : 1;
           if (type == 2)
             u[0] = r;
           else
@@ -391,9 +402,9 @@ int tc_dxf_hatch_boundary(const int *codes, const double *values, size_t count, 
             }
             w = cp + 2 * MAX_FIT, fit = w + MAX_FIT, knots = fit + 2 * MAX_FIT;
           }
-          int degree = (int)want(&k, 94), rational = (int)want(&k, 73);
+          int degree = as_int(want(&k, 94)), rational = as_int(want(&k, 73));
           (void)want(&k, 74);
-          int nk = (int)want(&k, 95), n = (int)want(&k, 96), nf = 0;
+          int nk = as_int(want(&k, 95)), n = as_int(want(&k, 96)), nf = 0;
           if (k.bad || nk < 0 || n < 0 || nk > MAX_FIT || n > MAX_FIT) {
             k.bad = 1;
             break;
@@ -410,7 +421,7 @@ int tc_dxf_hatch_boundary(const int *codes, const double *values, size_t count, 
            * older spline edge, which 330s, a path (92) or the hatch's style (75) follow */
           int next = k.at + 1 < k.n ? k.c[k.at + 1] : -1;
           if (peek(&k) == 97 && (next == 11 || next == 12 || next == 72 || next == 97)) {
-            nf = (int)want(&k, 97);
+            nf = as_int(want(&k, 97));
             if (nf < 0 || nf > MAX_FIT) {
               k.bad = 1;
               break;
@@ -447,7 +458,7 @@ int tc_dxf_hatch_boundary(const int *codes, const double *values, size_t count, 
     }
     /* the source objects (97, then as many 330) */
     if (peek(&k) == 97) {
-      int sources = (int)want(&k, 97);
+      int sources = as_int(want(&k, 97));
       for (int i = 0; i < sources && peek(&k) == 330; i++)
         k.at++;
     }
@@ -455,6 +466,8 @@ int tc_dxf_hatch_boundary(const int *codes, const double *values, size_t count, 
   free(cp);
   free(seg.xy);
   free(l.loop.xy);
+  if (seg.full || l.loop.full || l.done.full)
+    k.bad = 1;
   if (result || k.bad || !(fitted || l.gaps) || !l.ring_count) {
     free(l.done.xy);
     free(l.rings);

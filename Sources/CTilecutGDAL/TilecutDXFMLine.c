@@ -3,10 +3,15 @@
 #include "TilecutDXFMLine.h"
 #include "TilecutDXFLines.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A flag or colour read from the file as an int: 0 past int's range (a cast of such a
+ * double is undefined). */
+static int as_int(double v) { return v >= INT_MIN && v <= INT_MAX ? (int)v : 0; }
 
 /* values a vertex: x, y, miter x, miter y, its element count, each element's offset */
 #define STRIDE (5 + TC_MLINE_ELEMENTS)
@@ -22,7 +27,7 @@ int tc_dxf_mline_code(tc_mline_raw *raw, int group, const char *value, double x)
     snprintf(raw->style_handle, sizeof raw->style_handle, "%s", value);
     break;
   case 71:
-    raw->flags = (int)x;
+    raw->flags = as_int(x);
     break;
   case 11:
     if (raw->count >= MAX_VERTICES) {
@@ -75,14 +80,14 @@ void tc_dxf_mline_style_code(tc_mline_style *style, int group, const char *value
     snprintf(style->name, sizeof style->name, "%s", value);
     break;
   case 70:
-    style->flags = (int)x;
+    style->flags = as_int(x);
     break;
   case 62:
     /* the fill's colour before the elements, then each element's */
     if (style->count == 0)
-      style->fill = (int)x;
+      style->fill = as_int(x);
     else if (style->count <= TC_MLINE_ELEMENTS)
-      style->colour[style->count - 1] = (int)x;
+      style->colour[style->count - 1] = as_int(x);
     break;
   case 49:
     if (style->count < TC_MLINE_ELEMENTS) {
@@ -174,11 +179,13 @@ int tc_dxf_mline_build(const tc_mline_raw *raw, const tc_mline_style *style, int
       return 0;
   /* the elements by offset (ezdxf's ordered_indices): bottom the least, top the most */
   int order[TC_MLINE_ELEMENTS];
+  /* a stable insertion sort: every element in one slot, whatever the offsets (equal
+   * ones keep their order) */
   for (int i = 0; i < n; i++) {
-    int below = 0;
-    for (int j = 0; j < n; j++)
-      below += style->offset[j] < style->offset[i];
-    order[below] = i;
+    int k = i;
+    for (; k > 0 && style->offset[order[k - 1]] > style->offset[i]; k--)
+      order[k] = order[k - 1];
+    order[k] = i;
   }
   /* equal offsets: the first element of each value, as offsets.index(value) finds it */
   for (int k = 0; k < n; k++) {

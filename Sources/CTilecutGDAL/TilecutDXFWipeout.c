@@ -11,6 +11,15 @@
 #include <strings.h>
 
 /* Grows a list of x, y pairs of `*cap` pairs to hold `need`; 0, or -1 when out of memory. */
+/* realloc, the block kept (and freed later) when it fails */
+static int resize(void **block, size_t bytes) {
+  void *grown = realloc(*block, bytes);
+  if (!grown)
+    return -1;
+  *block = grown;
+  return 0;
+}
+
 static int grow_points(double **xy, int *cap, int need) {
   if (need <= *cap)
     return 0;
@@ -406,9 +415,8 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
       r->raw_mline_count < MAX_WIPEOUTS && r->raw_mline_vertices < MAX_BUILT_POINTS / 16) {
     size_t cap = r->raw_mline_cap;
     if (tc_grow_array((void **)&r->raw_mlines, &cap, r->raw_mline_count + 1, sizeof(tc_mline_raw), 16) ||
-        (cap != r->raw_mline_cap &&
-         (!(r->raw_mline_handles = realloc(r->raw_mline_handles, cap * sizeof *r->raw_mline_handles)) ||
-          !(r->raw_mline_layers = realloc(r->raw_mline_layers, cap * sizeof *r->raw_mline_layers))))) {
+        (cap != r->raw_mline_cap && (resize((void **)&r->raw_mline_handles, cap * sizeof *r->raw_mline_handles) ||
+                                     resize((void **)&r->raw_mline_layers, cap * sizeof *r->raw_mline_layers)))) {
       r->failed = 1;
       return;
     }
@@ -452,7 +460,7 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
       block->wipeouts[block->wipeout_count++] = w;
     } else {
       if (tc_grow_array((void **)&r->model, &r->model_cap, r->model_count + 1, sizeof w, 16) ||
-          !(r->model_keys = realloc(r->model_keys, r->model_cap * sizeof *r->model_keys))) {
+          resize((void **)&r->model_keys, r->model_cap * sizeof *r->model_keys)) {
         free(xy);
         r->failed = 1;
         return;
@@ -938,7 +946,8 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     if (!e.type[0])
       continue;
     if (section == 4 && !strcmp(e.type, "MLINESTYLE")) {
-      tc_dxf_mline_style_code(&e.mline_style, group, value, strtod(value, NULL));
+      double sx = strtod(value, NULL);
+      tc_dxf_mline_style_code(&e.mline_style, group, value, isfinite(sx) ? sx : 0);
       continue;
     }
     if (section == 4) {

@@ -39,6 +39,27 @@ struct DrawingMLineTests {
         """)
     result.expectAsEzdxf("MLINE walls", least: 0.95)
   }
+
+  /// A style whose elements share an offset: the elements were ranked by how many
+  /// offsets lie below each, so two equal offsets took one slot and left another unset,
+  /// which the miters then read as an element's index (found in review). ezdxf draws
+  /// the two as one line at that offset, in the first one's colour.
+  @Test("an MLINE style with elements at the same offset is drawn as ezdxf draws it")
+  func equalOffsets() throws {
+    let result = try compareOnSheet(
+      "mline-equal-offsets", height: 3000,
+      body: """
+        twin = doc.mline_styles.new("TWIN")
+        twin.dxf.flags = twin.FILL | twin.START_SQUARE | twin.END_SQUARE
+        twin.dxf.fill_color = 8
+        for offset, colour in ((0.5, 1), (0.5, 3), (-0.5, 5), (-0.5, 5)):
+            twin.elements.append(offset, colour)
+        msp.add_mline([(300, 300), (2500, 300), (2500, 2500), (300, 2500)], close=True,
+                      dxfattribs={"style_name": "TWIN", "scale_factor": 200})
+        msp.add_mline([(3200, 300), (5600, 300), (5600, 1500)], dxfattribs={"style_name": "TWIN", "scale_factor": 150})
+        """)
+    result.expectAsEzdxf("MLINE with equal offsets", least: 0.95)
+  }
 }
 
 @Suite(
