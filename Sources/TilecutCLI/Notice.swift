@@ -65,6 +65,17 @@ package let noticeText = #"""
     ezdxf's outlines of        MIT: Copyright (c) 2020 Manfred Moitzi
     polylines of varying       (Sources/CTilecutGDAL/TilecutDXFTrace.c
     width                      follows ezdxf 1.4.5's TraceBuilder)
+    ezdxf's hatch edge paths   MIT: Copyright (c) 2020-2023 Manfred
+    and fit-point splines      Moitzi (path/converter.py), Copyright (c)
+                               2012-2025 Manfred Moitzi (math/bspline.py),
+                               Copyright (c) 2019-2025 Manfred Moitzi
+                               (entities/spline.py)
+                               (Sources/CTilecutGDAL/TilecutDXFHatch.c and
+                               TilecutGDALDrawing.c's add_fit_spline follow
+                               ezdxf 1.4.5)
+    ezdxf's MLINEs             MIT: Copyright (c) 2020-2022 Manfred Moitzi
+                               (Sources/CTilecutGDAL/TilecutDXFMLine.c
+                               follows ezdxf 1.4.5's render/mline.py)
 
   swift-docc-plugin (Apache-2.0) builds the documentation only; it is not in
   the binary.
