@@ -219,8 +219,9 @@ static int add_vertex(double **v, size_t *count, size_t *cap, double x, double y
   return 0;
 }
 
-/* Keeps polyline `v` (count vertices) when its width changes along it: a segment's
- * start width differs from its end width or from the first segment's. */
+/* Keeps polyline `v` (count vertices) when it has a width: one that changes along it
+ * (a segment's start width differs from its end width or from the first segment's), or
+ * a constant one not 0, which ezdxf draws as the same mitred outline, not a stroke. */
 static void keep_wide(reader *r, const char *handle, int closed, const double *v, size_t count, const double n[3],
                       double elevation) {
   if (count < 2 || !handle[0] || r->wide_count >= MAX_WIPEOUTS)
@@ -229,7 +230,7 @@ static void keep_wide(reader *r, const char *handle, int closed, const double *v
   int varying = 0;
   for (size_t i = 0; i < segments && !varying; i++)
     varying = v[5 * i + 2] != v[5 * i + 3] || v[5 * i + 2] != v[2];
-  if (!varying)
+  if (!varying && v[2] == 0)
     return;
   if (tc_grow_array((void **)&r->wide, &r->wide_cap, r->wide_count + 1, sizeof(tc_wide_polyline), 16)) {
     r->failed = 1;
@@ -398,8 +399,12 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
   /* model-space polylines of varying width */
   double n[3] = {e->x210, e->y220, e->z230};
   if (section == 2 && !e->paper && e->handle[0] && (n[0] != 0 || n[1] != 0 || n[2] != 0)) {
-    if (!strcmp(e->type, "LWPOLYLINE") && !(e->w43 > 0))
+    if (!strcmp(e->type, "LWPOLYLINE")) {
+      /* a constant width (43) stands for every vertex's, as AutoCAD and ezdxf read it */
+      for (size_t i = 0; e->w43 > 0 && i < e->pcount; i++)
+        e->pv[5 * i + 2] = e->pv[5 * i + 3] = e->w43;
       keep_wide(r, e->handle, e->layer_flags & 1, e->pv, e->pcount, n, e->e38);
+    }
     /* a 2D POLYLINE: not a 3D polyline, mesh or polyface (flags 8, 16, 64) */
     if (!strcmp(e->type, "POLYLINE") && !(e->layer_flags & (8 | 16 | 64))) {
       r->pending_active = 1;
