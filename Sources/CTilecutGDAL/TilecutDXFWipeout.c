@@ -176,6 +176,9 @@ typedef struct {
   size_t raw_mline_count, raw_mline_cap, raw_mline_vertices;
   tc_xline *xlines;
   size_t xline_count, xline_cap;
+  /* model-space IMAGEs' boundaries, and their points */
+  tc_image_frame *images;
+  size_t image_count, image_cap, image_points;
   /* model-space TEXTs and ATTRIBs whose extrusion points down */
   unsigned long long *down_texts;
   size_t down_text_count, down_text_cap;
@@ -225,8 +228,9 @@ static int add_vertex(double **v, size_t *count, size_t *cap, double x, double y
   return 0;
 }
 
-/* Keeps polyline `v` (count vertices) when its width changes along it: a segment's
- * start width differs from its end width or from the first segment's. */
+/* Keeps polyline `v` (count vertices) when it has a width: one that changes along it
+ * (a segment's start width differs from its end width or from the first segment's), or
+ * a constant one not 0, which ezdxf draws as the same mitred outline, not a stroke. */
 static void keep_wide(reader *r, const char *handle, int closed, const double *v, size_t count, const double n[3],
                       double elevation) {
   if (count < 2 || !handle[0] || r->wide_count >= MAX_WIPEOUTS)
@@ -235,7 +239,7 @@ static void keep_wide(reader *r, const char *handle, int closed, const double *v
   int varying = 0;
   for (size_t i = 0; i < segments && !varying; i++)
     varying = v[5 * i + 2] != v[5 * i + 3] || v[5 * i + 2] != v[2];
-  if (!varying)
+  if (!varying && v[2] == 0)
     return;
   if (tc_grow_array((void **)&r->wide, &r->wide_cap, r->wide_count + 1, sizeof(tc_wide_polyline), 16)) {
     r->failed = 1;
@@ -293,6 +297,43 @@ static int boundary(const entity *e, double **xy) {
   }
   *xy = out;
   return n;
+}
+
+/* An IMAGE's boundary in WCS as ezdxf's drawing add-on draws it (ezdxf 1.4.5, MIT:
+ * entities/image.py, ImageBase.boundary_path_wcs and pixel_boundary_path): its clipping
+ * vertices (14/24, pixels from the top-left corner) whatever its clipping flags, two of
+ * them a rectangle, fewer the frame (-0.5, -0.5) to the image size less 0.5, closed;
+ * placed through the insertion point (10) and the U and V pixel vectors (11, 12). */
+static int image_boundary(const entity *e, double **xy) {
+  double corners[8];
+  const double *v = e->bxy;
+  int n = e->bcount;
+  if (n < 2) {
+    corners[0] = corners[1] = -0.5;
+    corners[2] = e->x13 - 0.5, corners[3] = e->y13 - 0.5;
+    v = corners;
+    n = 2;
+  }
+  if (n == 2) {
+    double x0 = v[0], y0 = v[1], x1 = v[2], y1 = v[3];
+    corners[0] = x0, corners[1] = y0, corners[2] = x1, corners[3] = y0;
+    corners[4] = x1, corners[5] = y1, corners[6] = x0, corners[7] = y1;
+    v = corners;
+    n = 4;
+  }
+  int closed = v[0] == v[2 * n - 2] && v[1] == v[2 * n - 1];
+  double *out = malloc(sizeof(double) * 2 * (size_t)(n + 1));
+  if (!out)
+    return -1;
+  double ox = e->x10 + e->x11 * 0.5 - e->x12 * 0.5, oy = e->y10 + e->y11 * 0.5 - e->y12 * 0.5;
+  double h = e->y13;
+  for (int i = 0; i < n + !closed; i++) {
+    double px = v[2 * (i % n)], py = h - v[2 * (i % n) + 1];
+    out[2 * i] = ox + e->x11 * px + e->x12 * py;
+    out[2 * i + 1] = oy + e->y11 * px + e->y12 * py;
+  }
+  *xy = out;
+  return n + !closed;
 }
 
 static block_def *find_def(reader *r, const char *name) {
@@ -367,8 +408,12 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
   /* model-space polylines of varying width */
   double n[3] = {e->x210, e->y220, e->z230};
   if (section == 2 && !e->paper && e->handle[0] && (n[0] != 0 || n[1] != 0 || n[2] != 0)) {
-    if (!strcmp(e->type, "LWPOLYLINE") && !(e->w43 > 0))
+    if (!strcmp(e->type, "LWPOLYLINE")) {
+      /* a constant width (43) stands for every vertex's, as AutoCAD and ezdxf read it */
+      for (size_t i = 0; e->w43 > 0 && i < e->pcount; i++)
+        e->pv[5 * i + 2] = e->pv[5 * i + 3] = e->w43;
       keep_wide(r, e->handle, e->layer_flags & 1, e->pv, e->pcount, n, e->e38);
+    }
     /* a 2D POLYLINE: not a 3D polyline, mesh or polyface (flags 8, 16, 64) */
     if (!strcmp(e->type, "POLYLINE") && !(e->layer_flags & (8 | 16 | 64))) {
       r->pending_active = 1;
@@ -563,6 +608,26 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
       x->lineweight_mm = e->lineweight > 0 ? e->lineweight / 100.0 : 0;
       x->x = e->x10, x->y = e->y10, x->dx = e->x11 / length, x->dy = e->y11 / length;
     }
+  }
+  if (section == 2 && !strcmp(e->type, "IMAGE") && e->handle[0] && r->image_count < MAX_WIPEOUTS &&
+      r->image_points < MAX_BUILT_POINTS) {
+    double *xy = NULL;
+    int n = image_boundary(e, &xy);
+    if (n < 0 || tc_grow_array((void **)&r->images, &r->image_cap, r->image_count + 1, sizeof(tc_image_frame), 16)) {
+      free(xy);
+      r->failed = 1;
+      return;
+    }
+    tc_image_frame *f = &r->images[r->image_count++];
+    memset(f, 0, sizeof *f);
+    f->handle = strtoull(e->handle, NULL, 16);
+    snprintf(f->layer, sizeof f->layer, "%s", e->layer);
+    f->hidden = e->invisible || layer_hidden(r, e->layer);
+    entity_rgb(r, e, f->rgb);
+    f->lineweight_mm = e->lineweight > 0 ? e->lineweight / 100.0 : 0;
+    f->xy = xy;
+    f->count = n;
+    r->image_points += (size_t)n;
   }
   if (section == 2) {
     /* the next entity drawn after model-space wipeouts: they are drawn before it */
@@ -795,6 +860,17 @@ static int by_mline(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+void tc_image_frames_free(tc_image_frame *frames, size_t count) {
+  for (size_t i = 0; i < count; i++)
+    free(frames[i].xy);
+  free(frames);
+}
+
+static int by_image(const void *a, const void *b) {
+  unsigned long long x = ((const tc_image_frame *)a)->handle, y = ((const tc_image_frame *)b)->handle;
+  return (x > y) - (x < y);
+}
+
 static int by_xline(const void *a, const void *b) {
   unsigned long long x = ((const tc_xline *)a)->handle, y = ((const tc_xline *)b)->handle;
   return (x > y) - (x < y);
@@ -859,7 +935,10 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
                     tc_hatch_transform **hatches, size_t *hatch_count, tc_fit_spline **splines, size_t *spline_count,
                     tc_wide_polyline **polylines, size_t *polyline_count, tc_fit_hatch **fit_hatches,
                     size_t *fit_hatch_count, unsigned long long **down_texts, size_t *down_text_count,
-                    tc_mline **mlines, size_t *mline_count, tc_xline **xlines, size_t *xline_count) {
+                    tc_mline **mlines, size_t *mline_count, tc_xline **xlines, size_t *xline_count,
+                    tc_image_frame **images, size_t *image_count) {
+  *images = NULL;
+  *image_count = 0;
   *xlines = NULL;
   *xline_count = 0;
   *mlines = NULL;
@@ -1170,8 +1249,12 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     free(r.down_texts);
     tc_mlines_free(mlines_out, mlines_made);
     free(r.xlines);
+    tc_image_frames_free(r.images, r.image_count);
     return -1;
   }
+  qsort(r.images, r.image_count, sizeof *r.images, by_image);
+  *images = r.images;
+  *image_count = r.image_count;
   qsort(r.xlines, r.xline_count, sizeof *r.xlines, by_xline);
   *xlines = r.xlines;
   *xline_count = r.xline_count;

@@ -981,6 +981,33 @@ static void add_xline(builder *b, const tc_xline *x, const char *layers, const t
     item->count++;
 }
 
+/* An IMAGE as ezdxf's drawing add-on draws it where it does not show the picture: its
+ * boundary as lines (the picture's file is never read, so never drawn). */
+static void add_image_frame(builder *b, const tc_image_frame *f, const char *layers, const tc_sort_entry *order,
+                            size_t order_count) {
+  tc_drawing *d = b->d;
+  if (f->hidden || !layer_drawn(layers, f->layer)) {
+    d->hidden++;
+    return;
+  }
+  tc_drawing_item proto = {0};
+  proto.kind = TC_DRAWING_STROKE;
+  memcpy(proto.rgba, f->rgb, 3);
+  proto.rgba[3] = 255;
+  if (proto.rgba[0] == 255 && proto.rgba[1] == 255 && proto.rgba[2] == 255)
+    proto.rgba[0] = proto.rgba[1] = proto.rgba[2] = 0;
+  proto.lineweight_mm = (float)f->lineweight_mm;
+  char handle[24];
+  snprintf(handle, sizeof handle, "%llX", f->handle);
+  unsigned long long current = b->current_order;
+  b->current_order = tc_dxf_draw_order(handle, order, order_count);
+  tc_drawing_item *item = add_item(b, &proto);
+  b->current_order = current;
+  for (int i = 0; item && i < f->count; i++)
+    if (add_point(b, f->xy[2 * i], f->xy[2 * i + 1]) == 0)
+      item->count++, extend(d, f->xy[2 * i], f->xy[2 * i + 1]);
+}
+
 static int by_order(const void *a, const void *b) {
   const unsigned long long *x = a, *y = b;
   if (x[0] != y[0])
@@ -1040,6 +1067,8 @@ typedef struct {
   size_t mline_count;
   tc_xline *xlines;
   size_t xline_count;
+  tc_image_frame *images;
+  size_t image_count;
   tc_mtext_scan mtext;
   /* scan_dxf running on `thread` (joined by finish_scans), or done */
   int running, done;
@@ -1051,7 +1080,8 @@ static void *scan_dxf(void *context) {
   s->status = tc_dxf_wipeouts(s->path, &s->wipeouts, &s->wipeout_count, &s->order, &s->order_count, &s->skipped,
                               &s->skipped_count, &s->hidden_points, &s->hidden_point_count, &s->hatches, &s->hatch_count, &s->splines, &s->spline_count,
                               &s->polylines, &s->polyline_count, &s->fit_hatches, &s->fit_hatch_count, &s->down_texts,
-                              &s->down_text_count, &s->mlines, &s->mline_count, &s->xlines, &s->xline_count);
+                              &s->down_text_count, &s->mlines, &s->mline_count, &s->xlines, &s->xline_count,
+                              &s->images, &s->image_count);
   /* unread layouts: the texts are drawn as GDAL gives them */
   tc_dxf_mtext_layouts(s->path, &s->mtext);
   return NULL;
@@ -1080,6 +1110,7 @@ static void free_scans(dxf_scans *s) {
   free(s->down_texts);
   tc_mlines_free(s->mlines, s->mline_count);
   free(s->xlines);
+  tc_image_frames_free(s->images, s->image_count);
   tc_mtext_scan_free(&s->mtext);
   tc_wipeouts_free(s->wipeouts, s->wipeout_count);
   memset(s, 0, sizeof *s);
@@ -1391,6 +1422,8 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
       add_wipeouts(&b, wipeouts, wipeout_count, added, NULL, layers, order, order_count);
     for (size_t i = 0; i < spline_count && !b.failed; i++)
       add_fit_spline(&b, &splines[i], layers, order, order_count);
+    for (size_t i = 0; i < scans->image_count && !b.failed; i++)
+      add_image_frame(&b, &scans->images[i], layers, order, order_count);
     /* after everything else, whose extent they are clipped to */
     for (size_t i = 0; i < scans->xline_count && !b.failed; i++)
       add_xline(&b, &scans->xlines[i], layers, order, order_count);

@@ -127,9 +127,25 @@ typedef struct {
   double x, y, dx, dy;
 } tc_xline;
 
+/* A model-space IMAGE, which GDAL 3.6 skips, sorted by handle: its boundary as ezdxf's
+ * drawing add-on draws it (its clipping boundary, or its frame), `count` x, y pairs,
+ * closed; its layer, whether it is hidden, its colour resolved and lineweight. The
+ * picture's file is never opened. */
+typedef struct {
+  unsigned long long handle;
+  char layer[256];
+  int hidden;
+  uint8_t rgb[3];
+  double lineweight_mm;
+  double *xy;
+  int count;
+} tc_image_frame;
+
+void tc_image_frames_free(tc_image_frame *frames, size_t count);
+
 /* Reads a text DXF's wipeouts, its draw order (SORTENTSTABLE entries, sorted by
  * entity), the placements of the hatches its model-space inserts inline, its fit-point splines, its
- * polylines of varying width, its hatches with boundaries GDAL cannot read, its MLINEs, XLINEs and RAYs, the handles
+ * polylines of varying width, its hatches with boundaries GDAL cannot read, its MLINEs, XLINEs and RAYs, its IMAGEs' boundaries, the handles
  * (sorted) of its model-space TEXTs and ATTRIBs whose extrusion points down (0, 0, -z),
  * whose alignment offset and angle GDAL gives in their OCS, not mirrored, and the handles, sorted, of the model-space entities not drawn: on an off or
  * frozen layer, or invisible (group 60), and the ATTRIBs of such inserts, whose
@@ -142,7 +158,8 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
                     tc_hatch_transform **hatches, size_t *hatch_count, tc_fit_spline **splines, size_t *spline_count,
                     tc_wide_polyline **polylines, size_t *polyline_count, tc_fit_hatch **fit_hatches,
                     size_t *fit_hatch_count, unsigned long long **down_texts, size_t *down_text_count,
-                    tc_mline **mlines, size_t *mline_count, tc_xline **xlines, size_t *xline_count);
+                    tc_mline **mlines, size_t *mline_count, tc_xline **xlines, size_t *xline_count,
+                    tc_image_frame **images, size_t *image_count);
 
 /* Whether a hidden ATTRIB without a handle stands at (x, y) (tc_dxf_wipeouts' `hidden_points`). */
 int tc_dxf_hidden_at(double x, double y, const double *points, size_t count);

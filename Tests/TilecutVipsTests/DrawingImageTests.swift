@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+
+@Suite(
+  "DXF IMAGEs against ezdxf",
+  .enabled(if: ezdxfAvailable, "python3 with ezdxf and matplotlib is missing (make test-deps)"))
+struct DrawingImageTests {
+  /// IMAGE entities, which GDAL 3.6 skips: ezdxf's drawing add-on always draws an
+  /// IMAGE's boundary as lines (its clipping boundary, or its frame), and the picture
+  /// only when it shows the image and finds its file. tilecut never reads a file a DXF
+  /// names, so it draws the boundary alone; here the images are not shown (display
+  /// flag off), which ezdxf draws the same way: a frame, a turned frame, a polygonal
+  /// clipping boundary, a rectangular one (seen 0.541 recall before).
+  @Test("IMAGE boundaries are drawn as ezdxf draws them, and no picture file is read")
+  func imageBoundaries() throws {
+    let result = try compareScripted(
+      "images", columns: 1000,
+      script: """
+        import ezdxf, sys
+        doc = ezdxf.new("R2010")
+        msp = doc.modelspace()
+        msp.add_lwpolyline([(0, 0), (60, 0), (60, 40), (0, 40)], close=True)
+        plan = doc.add_image_def(filename="missing-plan.png", size_in_pixel=(640, 360))
+        logo = doc.add_image_def(filename="C:\\\\scans\\\\logo.jpg", size_in_pixel=(200, 200))
+        images = [
+            msp.add_image(plan, insert=(5, 5), size_in_units=(32, 18), dxfattribs={"color": 1}),
+            msp.add_image(logo, insert=(45, 10), size_in_units=(10, 10), rotation=30, dxfattribs={"color": 5}),
+            msp.add_image(plan, insert=(5, 22), size_in_units=(24, 13.5)),
+            msp.add_image(logo, insert=(38, 28), size_in_units=(8, 8), rotation=-15, dxfattribs={"color": 3}),
+        ]
+        images[2].set_boundary_path([(50, 50), (600, 40), (620, 300), (300, 340), (40, 250)])
+        images[3].set_boundary_path([(20, 30), (180, 170)])
+        for image in images:
+            image.dxf.flags = 0
+        doc.saveas(sys.argv[1])
+        """)
+    result.expectAsEzdxf("IMAGE boundaries", least: 0.95)
+  }
+}
