@@ -76,6 +76,9 @@ package let noticeText = #"""
     ezdxf's MLINEs             MIT: Copyright (c) 2020-2022 Manfred Moitzi
                                (Sources/CTilecutGDAL/TilecutDXFMLine.c
                                follows ezdxf 1.4.5's render/mline.py)
+    ezdxf's IMAGE boundaries   MIT: Copyright (c) 2019-2022 Manfred Moitzi
+                               (TilecutDXFWipeout.c's image_boundary follows
+                               ezdxf 1.4.5's entities/image.py)
 
   swift-docc-plugin (Apache-2.0) builds the documentation only; it is not in
   the binary.
