@@ -86,7 +86,154 @@ static int by_owner(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-double tc_dxf_inlined_entities(const char *path) {
+
+/* One entity's cost to GDAL, counted while its groups are read (tc_dxf_inlined_entities'
+ * bounds). GDAL builds a hatch's edge path into a ring by comparing each edge with the
+ * others (OGRBuildPolygonFromEdges) and keeps an entity's untranslated group values in a
+ * list it appends to one by one (DXF_INCLUDE_RAW_CODE_VALUES): both grow with the square
+ * of the count, so single entities are bounded here, before GDAL opens the file. */
+/* measured with this machine's GDAL (tilecut's time for the whole file, at z12): a
+ * hatch path of line edges that do not meet 1.7 s for 10^4, 14 s for 3·10^4 (more than
+ * 120 s for 10^6); an LWPOLYLINE of 3·10^5 vertices 1.1 s, 10^6 3.0 s; one with start
+ * and end widths on 500 vertices 0.7 s, on 1000 2.3 s, on 2000 13 s */
+#define TC_DXF_MAX_PATH_EDGES 10000
+#define TC_DXF_MAX_VERTICES 500000
+#define TC_DXF_MAX_RAW_VALUES 2000
+/* the points GDAL makes in 2° steps of a full circle or ellipse (a hatch's arc edge) */
+#define TC_DXF_ARC_POINTS 181
+/* the memory a point GDAL makes costs the process, as measured (peak RSS over points):
+ * 155 bytes for a hatch's arc edges, 310 for a wide polyline's bulges, 320 for MLINEs */
+#define TC_DXF_BYTES_PER_POINT 256
+
+typedef struct {
+  char type[24], handle[24];
+  int kind;         /* 0 not bounded, 1 HATCH, 2 LWPOLYLINE, 3 POLYLINE, 4 MLINE, 5 a text */
+  int path;         /* HATCH: 0 outside paths, 1 an edge path, 2 a polyline path */
+  double path_edges; /* HATCH: edges (or vertices) of the current boundary path */
+  double vertices;  /* polylines and MLINEs */
+  double raw;       /* LWPOLYLINE: untranslated values (widths) GDAL lists */
+  double points;    /* points GDAL makes of arcs, bulges and MLINE elements */
+  double text;      /* bytes of a text's strings */
+} scan_entity;
+
+/* Describes the first bound `e` crosses in `refusal`; 1 when it crosses one. */
+static int entity_refused(const scan_entity *e, size_t max_bytes, size_t max_text, char *refusal,
+                          size_t size) {
+  if (!e->kind || !refusal || !size)
+    return 0;
+  char named[64];
+  snprintf(named, sizeof named, "%s%s%s", e->type, e->handle[0] ? " " : "", e->handle);
+  if (e->kind == 5 && e->text > (double)max_text) {
+    snprintf(refusal, size, "its %s holds a text of %.0f bytes, more than the %zu tilecut draws; shorten or split it", named,
+             e->text, max_text);
+    return 1;
+  }
+  if (e->kind == 1 && e->path_edges > TC_DXF_MAX_PATH_EDGES) {
+    snprintf(refusal, size,
+             "its %s has a boundary path of %.0f edges, more than the %d tilecut reads; simplify or split the hatch", named,
+             e->path_edges, TC_DXF_MAX_PATH_EDGES);
+    return 1;
+  }
+  if ((e->kind == 2 || e->kind == 3 || e->kind == 4) && e->vertices > TC_DXF_MAX_VERTICES) {
+    snprintf(refusal, size, "its %s has %.0f vertices, more than the %d tilecut reads; simplify or split it", named,
+             e->vertices, TC_DXF_MAX_VERTICES);
+    return 1;
+  }
+  if (e->kind == 2 && e->raw > TC_DXF_MAX_RAW_VALUES) {
+    snprintf(refusal, size,
+             "its %s has %.0f vertex widths, more than the %d tilecut reads; give it one constant width or split it", named,
+             e->raw, TC_DXF_MAX_RAW_VALUES);
+    return 1;
+  }
+  /* max_bytes is half of --max-memory (the drawing's list): the whole budget here */
+  if (e->points * TC_DXF_BYTES_PER_POINT > 2 * (double)max_bytes) {
+    snprintf(refusal, size,
+             "its %s makes %.0f points of arcs, bulges or lines (about %.0f MB), more than --max-memory allows; "
+             "simplify or split it, or raise --max-memory",
+             named, e->points, e->points * TC_DXF_BYTES_PER_POINT / (1 << 20));
+    return 1;
+  }
+  return 0;
+}
+
+/* The points GDAL adds for a segment's bulge: its arc of 4·atan(bulge) in 2° steps. */
+static double bulge_points(const char *value) {
+  double bulge = fabs(strtod(value, NULL));
+  if (!(bulge > 0))
+    return 0;
+  double degrees = 4 * atan(fmin(bulge, 1e300)) * 180 / M_PI;
+  return ceil(degrees / 2);
+}
+
+/* Starts counting the entity named `type`. */
+static void entity_start(scan_entity *e, const char *type) {
+  *e = (scan_entity){.kind = 0};
+  snprintf(e->type, sizeof e->type, "%s", type);
+  if (!strcmp(type, "HATCH"))
+    e->kind = 1;
+  else if (!strcmp(type, "LWPOLYLINE"))
+    e->kind = 2;
+  else if (!strcmp(type, "POLYLINE"))
+    e->kind = 3;
+  else if (!strcmp(type, "MLINE"))
+    e->kind = 4;
+  else if (!strcmp(type, "TEXT") || !strcmp(type, "MTEXT") || !strcmp(type, "ATTRIB") || !strcmp(type, "ATTDEF"))
+    e->kind = 5;
+}
+
+/* Counts one group of the entity being read (a POLYLINE's VERTEX groups included). */
+static void entity_group(scan_entity *e, int group, const char *value, int in_vertex) {
+  if (group == 5 && !e->handle[0] && !in_vertex) {
+    snprintf(e->handle, sizeof e->handle, "%s", value);
+    return;
+  }
+  switch (e->kind) {
+  case 1:
+    if (group == 92) {
+      e->path = (atoi(value) & 2) ? 2 : 1;
+      e->path_edges = 0;
+    } else if (group == 75 || group == 97) {
+      e->path = 0;
+    } else if (e->path == 1 && group == 72) {
+      e->path_edges += 1;
+      int type = atoi(value);
+      e->points += type == 2 || type == 3 ? TC_DXF_ARC_POINTS : 2;
+    } else if (e->path == 2 && group == 10) {
+      e->path_edges += 1;
+      e->points += 1;
+    } else if (e->path == 2 && group == 42) {
+      e->points += bulge_points(value);
+    }
+    break;
+  case 2:
+    if (group == 10) {
+      e->vertices += 1;
+      e->points += 1;
+    } else if (group == 40 || group == 41) {
+      e->raw += 1;
+    } else if (group == 42) {
+      e->points += bulge_points(value);
+    }
+    break;
+  case 3:
+    if (in_vertex && group == 42)
+      e->points += bulge_points(value);
+    break;
+  case 4:
+    /* a vertex's 74: its element's parameter count, once per element and vertex */
+    if (group == 11)
+      e->vertices += 1;
+    else if (group == 74)
+      e->points += 1;
+    break;
+  case 5:
+    if (group == 1 || group == 3)
+      e->text += (double)strlen(value);
+    break;
+  }
+}
+
+double tc_dxf_inlined_entities(const char *path, size_t max_bytes, size_t max_text, char *refusal, size_t refusal_size) {
   FILE *file = fopen(path, "rb");
   if (!file)
     return -1;
@@ -98,7 +245,11 @@ double tc_dxf_inlined_entities(const char *path) {
     return -1;
   }
   rewind(file);
+  if (refusal && refusal_size)
+    refusal[0] = 0;
   scan s = {0};
+  scan_entity entity = {.kind = 0};
+  int in_vertex = 0, refused = 0;
   char *code_line = NULL, *value_line = NULL;
   size_t code_cap = 0, value_cap = 0;
   /* 0 elsewhere, 1 BLOCKS, 2 ENTITIES */
@@ -112,6 +263,19 @@ double tc_dxf_inlined_entities(const char *path) {
     if (group == 0) {
       insert = NULL;
       in_block_header = 0;
+      /* a POLYLINE's vertices are part of it: counted until its SEQEND */
+      if (entity.kind == 3 && (!strcmp(value, "VERTEX") || !strcmp(value, "SEQEND"))) {
+        in_vertex = !strcmp(value, "VERTEX");
+        if (in_vertex) {
+          entity.vertices += 1;
+          entity.points += 1;
+        }
+      } else {
+        if ((refused = entity_refused(&entity, max_bytes, max_text, refusal, refusal_size)))
+          break;
+        in_vertex = 0;
+        entity_start(&entity, value);
+      }
       if (!strcmp(value, "SECTION")) {
         expect_section_name = 1;
         open_section = 1;
@@ -157,6 +321,8 @@ double tc_dxf_inlined_entities(const char *path) {
         s.blocks[block].own += 1;
       continue;
     }
+    if (entity.kind)
+      entity_group(&entity, group, value, in_vertex);
     if (expect_section_name && group == 2) {
       expect_section_name = 0;
       section = !strcmp(value, "BLOCKS") ? 1 : !strcmp(value, "ENTITIES") ? 2 : 0;
@@ -181,10 +347,15 @@ double tc_dxf_inlined_entities(const char *path) {
       }
     }
   }
+  /* the last entity of a file cut short */
+  if (!refused && !s.failed)
+    refused = entity_refused(&entity, max_bytes, max_text, refusal, refusal_size);
   fclose(file);
   free(code_line);
   free(value_line);
   double result = -1;
+  if (refused)
+    s.failed = 1;
   if (!s.failed) {
     /* unnamed blocks cannot be inserted: named "" so the search never finds them */
     for (size_t i = 0; i < s.block_count; i++)

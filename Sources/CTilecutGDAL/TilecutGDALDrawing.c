@@ -1139,7 +1139,8 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
   /* GDAL inlines inserts before tilecut sees a feature: nested inserts of inserts are
    * counted from the DXF text first, and refused before GDAL spends minutes on them;
    * counted before libgdal is waited for, which may still be loading (tc_dxf_preload) */
-  double inlined = !dwg && plain ? tc_dxf_inlined_entities(path) : 0;
+  char refusal[300] = "";
+  double inlined = !dwg && plain ? tc_dxf_inlined_entities(path, max_bytes, max_text, refusal, sizeof refusal) : 0;
   const char *unloadable = tc_gdal_load();
   if (unloadable) {
     d->error = strdup(unloadable);
@@ -1150,6 +1151,11 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
     return 1;
   }
   if (!dwg) {
+    /* a single entity past what GDAL reads in seconds and within --max-memory */
+    if (refusal[0]) {
+      d->error = strdup(refusal);
+      return 1;
+    }
     if (isnan(inlined)) {
       d->error = strdup("ends inside a section: it is cut short; save or copy it again");
       return 1;

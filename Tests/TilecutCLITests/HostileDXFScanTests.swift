@@ -80,4 +80,109 @@ struct HostileDXFScanTests {
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stderr.isEmpty, "\(result.stderr)")
   }
+
+  /// A drawing in metres: a 10 m line, then `entity`'s pairs (its groups after type and handle A9).
+  func drawing(_ type: String, _ groups: [String]) -> [String] {
+    var pairs = ["0", "SECTION", "2", "HEADER", "9", "$INSUNITS", "70", "6", "0", "ENDSEC", "0", "SECTION", "2", "ENTITIES"]
+    pairs += ["0", "LINE", "5", "A1", "8", "0", "10", "0", "20", "0", "11", "10", "21", "10"]
+    pairs += ["0", type, "5", "A9", "8", "0"] + groups
+    return pairs + ["0", "ENDSEC", "0", "EOF"]
+  }
+
+  /// A hatch of one edge path of `edges` line edges (or full-circle arc edges).
+  static func hatch(edges: Int, arcs: Bool) -> [String] {
+    var groups = ["10", "0", "20", "0", "30", "0", "2", "SOLID", "70", "1", "71", "0", "91", "1", "92", "1", "93", "\(edges)"]
+    for k in 0..<edges {
+      groups +=
+        arcs
+        ? ["72", "2", "10", "\(k % 10)", "20", "0", "40", "1", "50", "0", "51", "360", "73", "1"]
+        : ["72", "1", "10", "\(k % 10)", "20", "0", "11", "\(k % 10 + 1)", "21", "0"]
+    }
+    return groups + ["97", "0", "75", "0", "76", "1", "98", "0"]
+  }
+
+  /// An LWPOLYLINE of `count` vertices, each with `extra` groups.
+  static func polyline(_ count: Int, _ extra: [String]) -> [String] {
+    var groups = ["90", "\(count)", "70", "0"]
+    for k in 0..<count { groups += ["10", "\(k % 10)", "20", "\(k / 10)"] + extra }
+    return groups
+  }
+
+  /// An MLINE of `count` vertices of 3 elements.
+  static func mline(_ count: Int) -> [String] {
+    var groups = ["2", "STANDARD", "40", "1", "70", "0", "71", "1", "72", "\(count)", "73", "3", "10", "0", "20", "0", "30", "0"]
+    for k in 0..<count {
+      groups += ["11", "\(k)", "21", "0", "31", "0", "12", "1", "22", "0", "32", "0", "13", "0", "23", "1", "33", "0"]
+      for _ in 0..<3 { groups += ["74", "1", "41", "0", "75", "0"] }
+    }
+    return groups
+  }
+
+  /// The groups of the entity each case below names.
+  static func groups(_ name: String) -> [String] {
+    switch name {
+    case "long text": return ["10", "5", "20", "5", "40", "1", "1", String(repeating: "W", count: 100_001)]
+    case "long mtext":
+      return ["10", "5", "20", "5", "40", "1", "3", String(repeating: "W", count: 60_000), "1", String(repeating: "W", count: 40_001)]
+    case "short text": return ["10", "5", "20", "5", "40", "1", "1", String(repeating: "W", count: 1000)]
+    case "line edges": return hatch(edges: 10_001, arcs: false)
+    case "arc edges": return hatch(edges: 800, arcs: true)
+    case "fewer arc edges": return hatch(edges: 300, arcs: true)
+    case "bulges": return polyline(1500, ["42", "1"])
+    case "widths": return polyline(1001, ["40", "0.1", "41", "0.2"])
+    case "fewer widths": return polyline(1000, ["40", "0.1", "41", "0.2"])
+    case "vertices": return polyline(500_001, [])
+    default: return mline(45_000)
+    }
+  }
+
+  @Test(
+    "a single entity past what GDAL reads in seconds or within --max-memory is refused in one line before GDAL opens it",
+    arguments: [
+      // a text GDAL would cut short: longer than the 100000 bytes tilecut draws
+      (type: "TEXT", name: "long text", memory: 512, says: "TEXT A9 holds a text of 100001 bytes"),
+      // an MTEXT's text in chunks of group 3 and the last of group 1
+      (type: "MTEXT", name: "long mtext", memory: 512, says: "MTEXT A9 holds a text of 100001 bytes"),
+      // a boundary path of line edges OGRBuildPolygonFromEdges takes minutes to join
+      (type: "HATCH", name: "line edges", memory: 512, says: "HATCH A9 has a boundary path of 10001 edges"),
+      // full-circle arcs of 181 points each, 256 bytes a point: past --max-memory 32 (131072 points)
+      (type: "HATCH", name: "arc edges", memory: 32, says: "HATCH A9 makes 144800 points"),
+      // half circles of 90 points each, and the vertices
+      (type: "LWPOLYLINE", name: "bulges", memory: 32, says: "LWPOLYLINE A9 makes 136500 points"),
+      // start and end widths GDAL lists one by one
+      (type: "LWPOLYLINE", name: "widths", memory: 512, says: "LWPOLYLINE A9 has 2002 vertex widths"),
+      (type: "LWPOLYLINE", name: "vertices", memory: 512, says: "LWPOLYLINE A9 has 500001 vertices"),
+      // 3 elements a vertex
+      (type: "MLINE", name: "mline", memory: 32, says: "MLINE A9 makes 135000 points"),
+    ])
+  func entityBounds(type: String, name: String, memory: Int, says: String) throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let options = ["--drawing-units", "m", "--center", "51.5,-0.12", "--max-zoom", "20", "-o", dir + "/out", "-q"]
+    try Data(drawing().joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dir + "/plan.dxf"))
+    let first = try runTool([dir + "/plan.dxf"] + options)
+    #expect(first.status == 0, "\(first.stderr)")
+    let before = contents(dir + "/out")
+    #expect(!before.isEmpty)
+    try Data(drawing(type, Self.groups(name)).joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dir + "/plan.dxf"))
+    let second = try runTool([dir + "/plan.dxf"] + options + ["--max-memory", "\(memory)"])
+    #expect(second.status == 1)
+    #expect(second.stderr.split(separator: "\n").count == 1, "\(second.stderr)")
+    #expect(second.stderr.contains("plan.dxf") && second.stderr.contains(says), "\(second.stderr)")
+    #expect(contents(dir + "/out") == before)
+  }
+
+  @Test(
+    "an entity just within each bound is drawn",
+    arguments: [(type: "TEXT", name: "short text"), (type: "HATCH", name: "fewer arc edges"), (type: "LWPOLYLINE", name: "fewer widths")])
+  func withinBounds(type: String, name: String) throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try Data(drawing(type, Self.groups(name)).joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dir + "/plan.dxf"))
+    let result = try runTool([
+      dir + "/plan.dxf", "--drawing-units", "m", "--center", "51.5,-0.12", "--max-zoom", "16", "-o", dir + "/out", "-q",
+      "--max-memory", "32",
+    ])
+    #expect(result.status == 0, "\(result.stderr)")
+  }
 }

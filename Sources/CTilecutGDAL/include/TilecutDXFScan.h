@@ -1,11 +1,21 @@
 #ifndef TILECUT_DXF_SCAN_H
 #define TILECUT_DXF_SCAN_H
 
+#include <stddef.h>
+
 /* The entities a text DXF's model space makes once its block inserts are inlined
  * (INSERTs multiplied through nested blocks, MINSERT rows and columns counted),
  * read from the DXF text in one pass before GDAL opens it; an insert of a block into
  * itself adds nothing (GDAL skips it), nesting past 1000 levels is INFINITY.
- * -1 when it cannot be read or is a binary DXF. */
-double tc_dxf_inlined_entities(const char *path);
+ * -1 when it cannot be read or is a binary DXF.
+ *
+ * The same pass bounds each single entity before GDAL spends minutes or gigabytes on
+ * it: edges per hatch boundary path and vertices per polyline past what GDAL reads in
+ * seconds, the points GDAL makes of arcs, bulges and MLINE elements past --max-memory
+ * (twice `max_bytes`, the half of it a drawing's list may hold),
+ * a text past `max_text` bytes (GDAL cuts long texts short, so tilecut's own check on
+ * its features never sees them). The first entity past a bound is described in
+ * `refusal` (its type, handle and what to do; empty when none is). */
+double tc_dxf_inlined_entities(const char *path, size_t max_bytes, size_t max_text, char *refusal, size_t refusal_size);
 
 #endif
