@@ -893,6 +893,27 @@ static int by_spline_handle(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* A stroke the scan read (a fit-point spline, an XLINE or RAY, an IMAGE's frame): its
+ * colour (white drawn black, as CAD plots it), lineweight and place in the draw order;
+ * its points are added to the item returned (NULL: out of memory). */
+static tc_drawing_item *begin_stroke(builder *b, const uint8_t rgb[3], double lineweight_mm, unsigned long long handle,
+                                     const tc_sort_entry *order, size_t order_count) {
+  tc_drawing_item proto = {0};
+  proto.kind = TC_DRAWING_STROKE;
+  memcpy(proto.rgba, rgb, 3);
+  proto.rgba[3] = 255;
+  if (proto.rgba[0] == 255 && proto.rgba[1] == 255 && proto.rgba[2] == 255)
+    proto.rgba[0] = proto.rgba[1] = proto.rgba[2] = 0;
+  proto.lineweight_mm = (float)lineweight_mm;
+  char name[24];
+  snprintf(name, sizeof name, "%llX", handle);
+  unsigned long long current = b->current_order;
+  b->current_order = tc_dxf_draw_order(name, order, order_count);
+  tc_drawing_item *item = add_item(b, &proto);
+  b->current_order = current;
+  return item;
+}
+
 /* A fit-point spline as ezdxf draws it (Spline.construction_tool: fit_points_to_cad_cv,
  * the cubic CAD interpolates through the points, tc_dxf_fit_curve; its end tangents only
  * when both are given), 16 steps between points. Follows ezdxf 1.4.5's
@@ -911,19 +932,7 @@ static void add_fit_spline(builder *b, const tc_fit_spline *sp, const char *laye
     b->failed = 1;
     return;
   }
-  tc_drawing_item proto = {0};
-  proto.kind = TC_DRAWING_STROKE;
-  memcpy(proto.rgba, sp->rgb, 3);
-  proto.rgba[3] = 255;
-  if (proto.rgba[0] == 255 && proto.rgba[1] == 255 && proto.rgba[2] == 255)
-    proto.rgba[0] = proto.rgba[1] = proto.rgba[2] = 0;
-  proto.lineweight_mm = (float)sp->lineweight_mm;
-  char handle[24];
-  snprintf(handle, sizeof handle, "%llX", sp->handle);
-  unsigned long long current = b->current_order;
-  b->current_order = tc_dxf_draw_order(handle, order, order_count);
-  tc_drawing_item *item = add_item(b, &proto);
-  b->current_order = current;
+  tc_drawing_item *item = begin_stroke(b, sp->rgb, sp->lineweight_mm, sp->handle, order, order_count);
   for (int i = 0; item && i < n; i++)
     if (add_point(b, xy[2 * i], xy[2 * i + 1]) == 0)
       item->count++, extend(b->d, xy[2 * i], xy[2 * i + 1]);
@@ -960,19 +969,7 @@ static void add_xline(builder *b, const tc_xline *x, const char *layers, const t
   }
   if (!(t0 < t1))
     return;
-  tc_drawing_item proto = {0};
-  proto.kind = TC_DRAWING_STROKE;
-  memcpy(proto.rgba, x->rgb, 3);
-  proto.rgba[3] = 255;
-  if (proto.rgba[0] == 255 && proto.rgba[1] == 255 && proto.rgba[2] == 255)
-    proto.rgba[0] = proto.rgba[1] = proto.rgba[2] = 0;
-  proto.lineweight_mm = (float)x->lineweight_mm;
-  char handle[24];
-  snprintf(handle, sizeof handle, "%llX", x->handle);
-  unsigned long long current = b->current_order;
-  b->current_order = tc_dxf_draw_order(handle, order, order_count);
-  tc_drawing_item *item = add_item(b, &proto);
-  b->current_order = current;
+  tc_drawing_item *item = begin_stroke(b, x->rgb, x->lineweight_mm, x->handle, order, order_count);
   if (!item)
     return;
   if (add_point(b, x->x + t0 * x->dx, x->y + t0 * x->dy) == 0)
@@ -990,19 +987,7 @@ static void add_image_frame(builder *b, const tc_image_frame *f, const char *lay
     d->hidden++;
     return;
   }
-  tc_drawing_item proto = {0};
-  proto.kind = TC_DRAWING_STROKE;
-  memcpy(proto.rgba, f->rgb, 3);
-  proto.rgba[3] = 255;
-  if (proto.rgba[0] == 255 && proto.rgba[1] == 255 && proto.rgba[2] == 255)
-    proto.rgba[0] = proto.rgba[1] = proto.rgba[2] = 0;
-  proto.lineweight_mm = (float)f->lineweight_mm;
-  char handle[24];
-  snprintf(handle, sizeof handle, "%llX", f->handle);
-  unsigned long long current = b->current_order;
-  b->current_order = tc_dxf_draw_order(handle, order, order_count);
-  tc_drawing_item *item = add_item(b, &proto);
-  b->current_order = current;
+  tc_drawing_item *item = begin_stroke(b, f->rgb, f->lineweight_mm, f->handle, order, order_count);
   for (int i = 0; item && i < f->count; i++)
     if (add_point(b, f->xy[2 * i], f->xy[2 * i + 1]) == 0)
       item->count++, extend(d, f->xy[2 * i], f->xy[2 * i + 1]);
