@@ -303,6 +303,16 @@ static int end_ring(builder *b, tc_drawing_item *item, uint32_t added) {
   return 0;
 }
 
+/* A point of `item`: added, counted and taken into the drawing's extent; 1 when it was
+ * kept (0: out of memory, or not finite). */
+static int item_point(builder *b, tc_drawing_item *item, double x, double y) {
+  if (add_point(b, x, y) != 0)
+    return 0;
+  item->count++;
+  extend(b->d, x, y);
+  return 1;
+}
+
 static void add_polygon(builder *b, OGRGeometryH g, const tc_drawing_item *proto) {
   tc_drawing *d = b->d;
   tc_drawing_item *item = add_item(b, proto);
@@ -316,11 +326,7 @@ static void add_polygon(builder *b, OGRGeometryH g, const tc_drawing_item *proto
     uint32_t added = 0;
     for (int i = 0; i < n; i++) {
       double x = tc_gdal.OGR_G_GetX(ring, i), y = tc_gdal.OGR_G_GetY(ring, i);
-      if (add_point(b, x, y) == 0) {
-        added++;
-        item->count++;
-        extend(d, x, y);
-      }
+      added += item_point(b, item, x, y);
     }
     if (end_ring(b, item, added))
       return;
@@ -769,11 +775,7 @@ static void add_trace(void *context, const double *xy, int n) {
   const double *m = t->m;
   for (int i = 0; i < n; i++) {
     double x = m[0] * xy[2 * i] + m[1] * xy[2 * i + 1] + m[2], y = m[3] * xy[2 * i] + m[4] * xy[2 * i + 1] + m[5];
-    if (add_point(b, x, y) == 0) {
-      added++;
-      item->count++;
-      extend(d, x, y);
-    }
+    added += item_point(b, item, x, y);
   }
   (void)end_ring(b, item, added);
 }
@@ -840,11 +842,7 @@ static void add_mline(builder *b, const tc_mline *m, double lineweight_mm) {
     uint32_t added = 0;
     for (int k = 0; k < piece->count; k++) {
       double x = m->xy[2 * (piece->first + k)], y = m->xy[2 * (piece->first + k) + 1];
-      if (add_point(b, x, y) == 0) {
-        added++;
-        item->count++;
-        extend(d, x, y);
-      }
+      added += item_point(b, item, x, y);
     }
     if (piece->fill && end_ring(b, item, added))
       return;
@@ -877,11 +875,7 @@ static void add_fit_hatch(builder *b, const tc_fit_hatch *h, const tc_drawing_it
     uint32_t added = 0;
     for (int i = 0; i < h->rings[r]; i++, p += 2) {
       double x = m[0] * p[0] + m[1] * p[1] + m[2], y = m[3] * p[0] + m[4] * p[1] + m[5];
-      if (add_point(b, x, y) == 0) {
-        added++;
-        item->count++;
-        extend(d, x, y);
-      }
+      added += item_point(b, item, x, y);
     }
     if (end_ring(b, item, added))
       return;
@@ -934,8 +928,7 @@ static void add_fit_spline(builder *b, const tc_fit_spline *sp, const char *laye
   }
   tc_drawing_item *item = begin_stroke(b, sp->rgb, sp->lineweight_mm, sp->handle, order, order_count);
   for (int i = 0; item && i < n; i++)
-    if (add_point(b, xy[2 * i], xy[2 * i + 1]) == 0)
-      item->count++, extend(b->d, xy[2 * i], xy[2 * i + 1]);
+    item_point(b, item, xy[2 * i], xy[2 * i + 1]);
   free(xy);
 }
 
@@ -989,8 +982,7 @@ static void add_image_frame(builder *b, const tc_image_frame *f, const char *lay
   }
   tc_drawing_item *item = begin_stroke(b, f->rgb, f->lineweight_mm, f->handle, order, order_count);
   for (int i = 0; item && i < f->count; i++)
-    if (add_point(b, f->xy[2 * i], f->xy[2 * i + 1]) == 0)
-      item->count++, extend(d, f->xy[2 * i], f->xy[2 * i + 1]);
+    item_point(b, item, f->xy[2 * i], f->xy[2 * i + 1]);
 }
 
 static int by_order(const void *a, const void *b) {
