@@ -156,6 +156,13 @@ static int entity_refused(const scan_entity *e, size_t max_bytes, size_t max_tex
   return 0;
 }
 
+/* Whether `e` has crossed a bound entity_refused describes (counted so far). */
+static int entity_over(const scan_entity *e, size_t max_bytes, size_t max_text) {
+  return (e->kind == 5 && e->text > (double)max_text) || (e->kind == 1 && e->path_edges > TC_DXF_MAX_PATH_EDGES) ||
+         ((e->kind == 2 || e->kind == 3 || e->kind == 4) && e->vertices > TC_DXF_MAX_VERTICES) ||
+         (e->kind == 2 && e->raw > TC_DXF_MAX_RAW_VALUES) || e->points * TC_DXF_BYTES_PER_POINT > 2 * (double)max_bytes;
+}
+
 /* The points GDAL adds for a segment's bulge: its arc of 4·atan(bulge) in 2° steps. */
 static double bulge_points(const char *value) {
   double bulge = fabs(strtod(value, NULL));
@@ -233,7 +240,8 @@ static void entity_group(scan_entity *e, int group, const char *value, int in_ve
   }
 }
 
-double tc_dxf_inlined_entities(const char *path, size_t max_bytes, size_t max_text, char *refusal, size_t refusal_size) {
+double tc_dxf_inlined_entities(const char *path, size_t max_bytes, size_t max_text, char *refusal, size_t refusal_size,
+                               void (*crossed)(void *), void *context) {
   FILE *file = fopen(path, "rb");
   if (!file)
     return -1;
@@ -321,8 +329,14 @@ double tc_dxf_inlined_entities(const char *path, size_t max_bytes, size_t max_te
         s.blocks[block].own += 1;
       continue;
     }
-    if (entity.kind)
+    if (entity.kind) {
       entity_group(&entity, group, value, in_vertex);
+      /* the file will be refused: what reads it beside this pass can stop now */
+      if (crossed && entity_over(&entity, max_bytes, max_text)) {
+        crossed(context);
+        crossed = NULL;
+      }
+    }
     if (expect_section_name && group == 2) {
       expect_section_name = 0;
       section = !strcmp(value, "BLOCKS") ? 1 : !strcmp(value, "ENTITIES") ? 2 : 0;

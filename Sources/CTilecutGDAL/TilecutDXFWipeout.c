@@ -936,7 +936,7 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
                     tc_wide_polyline **polylines, size_t *polyline_count, tc_fit_hatch **fit_hatches,
                     size_t *fit_hatch_count, unsigned long long **down_texts, size_t *down_text_count,
                     tc_mline **mlines, size_t *mline_count, tc_xline **xlines, size_t *xline_count,
-                    tc_image_frame **images, size_t *image_count) {
+                    tc_image_frame **images, size_t *image_count, int (*stopped)(void *), void *context) {
   *images = NULL;
   *image_count = 0;
   *xlines = NULL;
@@ -979,7 +979,13 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
   int section = 0, expect_name = 0;
   block_def *block = NULL;
   int in_block_header = 0;
+  unsigned groups = 0;
   while (!r.failed && getline(&code_line, &code_cap, file) > 0 && getline(&value_line, &value_cap, file) > 0) {
+    /* stopped: its drawing is refused */
+    if (stopped && ++groups % 4096 == 0 && stopped(context)) {
+      r.failed = 1;
+      break;
+    }
     int group = atoi(tc_trim_line(code_line));
     char *value = tc_trim_line(value_line);
     if (group == 0) {

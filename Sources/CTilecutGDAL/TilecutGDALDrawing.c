@@ -5,6 +5,7 @@
 #include <fnmatch.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -585,7 +586,7 @@ static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) 
     if (!b->mtext_read) {
       b->mtext_read = 1;
       /* unread layouts: the text is drawn as GDAL gives it */
-      tc_dxf_mtext_layouts(b->path, &b->mtext);
+      tc_dxf_mtext_layouts(b->path, &b->mtext, NULL, NULL);
     }
     field = tc_gdal.OGR_F_GetFieldIndex(f, "EntityHandle");
     layout = tc_dxf_find_mtext(&b->mtext, field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, field) : NULL, b->mtext_index);
@@ -1050,7 +1051,13 @@ typedef struct {
   /* scan_dxf running on `thread` (joined by finish_scans), or done */
   int running, done;
   pthread_t thread;
+  /* set when its results are no longer wanted (the drawing refused): it stops reading */
+  atomic_int stop;
 } dxf_scans;
+
+static int scans_stopped(void *context) { return atomic_load_explicit(&((dxf_scans *)context)->stop, memory_order_relaxed); }
+
+static void stop_scans(void *context) { atomic_store(&((dxf_scans *)context)->stop, 1); }
 
 static void *scan_dxf(void *context) {
   dxf_scans *s = context;
@@ -1058,9 +1065,10 @@ static void *scan_dxf(void *context) {
                               &s->skipped_count, &s->hidden_points, &s->hidden_point_count, &s->hatches, &s->hatch_count, &s->splines, &s->spline_count,
                               &s->polylines, &s->polyline_count, &s->fit_hatches, &s->fit_hatch_count, &s->down_texts,
                               &s->down_text_count, &s->mlines, &s->mline_count, &s->xlines, &s->xline_count,
-                              &s->images, &s->image_count);
+                              &s->images, &s->image_count, scans_stopped, s);
   /* unread layouts: the texts are drawn as GDAL gives them */
-  tc_dxf_mtext_layouts(s->path, &s->mtext);
+  if (!scans_stopped(s))
+    tc_dxf_mtext_layouts(s->path, &s->mtext, scans_stopped, s);
   return NULL;
 }
 
@@ -1075,6 +1083,8 @@ static void finish_scans(dxf_scans *s) {
 }
 
 static void free_scans(dxf_scans *s) {
+  /* a drawing refused before its scans were used: they stop where they are */
+  atomic_store(&s->stop, 1);
   if (s->running)
     pthread_join(s->thread, NULL);
   free(s->order);
@@ -1117,7 +1127,7 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
    * counted from the DXF text first, and refused before GDAL spends minutes on them;
    * counted before libgdal is waited for, which may still be loading (tc_dxf_preload) */
   char refusal[300] = "";
-  double inlined = !dwg && plain ? tc_dxf_inlined_entities(path, max_bytes, max_text, refusal, sizeof refusal) : 0;
+  double inlined = !dwg && plain ? tc_dxf_inlined_entities(path, max_bytes, max_text, refusal, sizeof refusal, stop_scans, scans) : 0;
   const char *unloadable = tc_gdal_load();
   if (unloadable) {
     d->error = strdup(unloadable);

@@ -152,14 +152,15 @@ void tc_image_frames_free(tc_image_frame *frames, size_t count);
  * features GDAL still gives (it hides an inlined block's entities by their own layer,
  * not the insert's, and never hides a MULTILEADER); in a file without handles, where
  * such ATTRIBs stand (`hidden_points`: x, y pairs, their 10 and 11 points, sorted);
- * none for a binary DXF. 0 on success, -1 when it cannot. */
+ * none for a binary DXF. 0 on success, -1 when it cannot, or when `stopped` (unless
+ * NULL, asked now and then with `context`) says to stop. */
 int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_sort_entry **order, size_t *order_count,
                     unsigned long long **hidden, size_t *hidden_count, double **hidden_points, size_t *hidden_point_count,
                     tc_hatch_transform **hatches, size_t *hatch_count, tc_fit_spline **splines, size_t *spline_count,
                     tc_wide_polyline **polylines, size_t *polyline_count, tc_fit_hatch **fit_hatches,
                     size_t *fit_hatch_count, unsigned long long **down_texts, size_t *down_text_count,
                     tc_mline **mlines, size_t *mline_count, tc_xline **xlines, size_t *xline_count,
-                    tc_image_frame **images, size_t *image_count);
+                    tc_image_frame **images, size_t *image_count, int (*stopped)(void *), void *context);
 
 /* Whether a hidden ATTRIB without a handle stands at (x, y) (tc_dxf_wipeouts' `hidden_points`). */
 int tc_dxf_hidden_at(double x, double y, const double *points, size_t count);
