@@ -132,6 +132,8 @@ typedef struct {
   double *rv;
   size_t rcount, rcap, rvcap;
   int subclassed;
+  /* past its 101 (an MTEXT's or ATTRIB's embedded object, which GDAL reads no raw code of) */
+  int embedded;
   /* a model-space HATCH's group codes and their values, for its boundary */
   int is_hatch;
   int *hc;
@@ -1118,7 +1120,9 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
       e.hc[e.hcount] = group;
       e.hv[e.hcount++] = x;
     }
-    if (section == 2 && raw_code_read(e.type, group, e.rcount, e.rcount ? e.rc[e.rcount - 1] : 0)) {
+    if (group == 101)
+      e.embedded = 1;
+    if (section == 2 && !e.embedded && raw_code_read(e.type, group, e.rcount, e.rcount ? e.rc[e.rcount - 1] : 0)) {
       if (tc_grow_array((void **)&e.rc, &e.rcap, e.rcount + 1, sizeof(int), 16) ||
           tc_grow_array((void **)&e.rv, &e.rvcap, e.rcount + 1, sizeof(double), 16)) {
         r.failed = 1;

@@ -149,7 +149,8 @@ void tc_image_frames_free(tc_image_frame *frames, size_t count);
  * a TEXT's, ATTRIB's or ATTDEF's generation flags (71); an MTEXT's reference width (41)
  * and line spacing (44); an LWPOLYLINE's widths (40, 41 each vertex, 43) and a
  * POLYLINE's default widths (40, 41, its 66); a HATCH's pattern lines (53, 43 to 46, 79,
- * 49, then 47 or 98, at most MAX_RAW_PAIRS). Pairs `first` to `first + count` of
+ * 49, then 47 or 98, at most MAX_RAW_PAIRS); none past a 101 (an MTEXT's embedded
+ * object, whose 41 and 44 GDAL does not list). Pairs `first` to `first + count` of
  * tc_raw_codes' `codes` and `values`; `subclassed` when it has subclass markers (100),
  * which GDAL gives as its SubClasses. Sorted by handle. */
 typedef struct {
