@@ -496,7 +496,7 @@ static int end_entity(tc_mtext_scan *scan, size_t *cap, size_t *height_cap, size
   return 0;
 }
 
-int tc_dxf_mtext_layouts(const char *path, tc_mtext_scan *scan) {
+int tc_dxf_mtext_layouts(const char *path, tc_mtext_scan *scan, int (*stopped)(void *), void *context) {
   memset(scan, 0, sizeof *scan);
   int found = has_column_data(path);
   if (found <= 0)
@@ -514,7 +514,13 @@ int tc_dxf_mtext_layouts(const char *path, tc_mtext_scan *scan) {
     fclose(file);
     return -1;
   }
+  unsigned groups = 0;
   while (!failed && getline(&code_line, &code_cap, file) > 0 && getline(&value_line, &value_cap, file) > 0) {
+    /* stopped: its drawing is refused */
+    if (stopped && ++groups % 4096 == 0 && stopped(context)) {
+      failed = 1;
+      break;
+    }
     int group = atoi(tc_trim_line(code_line));
     char *value = tc_trim_line(value_line);
     if (group == 0) {

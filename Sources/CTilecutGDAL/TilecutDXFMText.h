@@ -56,8 +56,9 @@ typedef struct {
  * ACAD_MTEXT_DEFINED_HEIGHT); the height a \H at the start of its text (groups 3
  * and 1) sets; the raw content of a text with inline codes GDAL loses; of the
  * model space's MTEXTs and of those its inserts inline. A file without any of them is not parsed. 0 (`scan` empty when there
- * are none, or for a binary DXF); -1 when the file cannot be read or memory runs out. */
-int tc_dxf_mtext_layouts(const char *path, tc_mtext_scan *scan);
+ * are none, or for a binary DXF); -1 when the file cannot be read or memory runs out,
+ * or when `stopped` (unless NULL, asked now and then with `context`) says to stop. */
+int tc_dxf_mtext_layouts(const char *path, tc_mtext_scan *scan, int (*stopped)(void *), void *context);
 
 /* What the DXF says of the MTEXT with `handle` (hexadecimal; an insert's, the
  * `index`th MTEXT it inlines), or NULL. */

@@ -114,6 +114,11 @@ typedef struct {
   double raw;       /* LWPOLYLINE: untranslated values (widths) GDAL lists */
   double points;    /* points GDAL makes of arcs, bulges and MLINE elements */
   double text;      /* bytes of a text's strings */
+  /* the largest value of its groups 40, 41 (a POLYLINE's own, not its VERTEXes'), 43,
+   * 44 and 71, and whether it has a 53: what tilecut would read of GDAL's raw code
+   * values (tc_raw_entry) */
+  double r40, r41, r43, r44, r71;
+  int r53;
 } scan_entity;
 
 /* Describes the first bound `e` crosses in `refusal`; 1 when it crosses one. */
@@ -139,12 +144,6 @@ static int entity_refused(const scan_entity *e, size_t max_bytes, size_t max_tex
              e->vertices, TC_DXF_MAX_VERTICES);
     return 1;
   }
-  if (e->kind == 2 && e->raw > TC_DXF_MAX_RAW_VALUES) {
-    snprintf(refusal, size,
-             "its %s has %.0f vertex widths, more than the %d tilecut reads; give it one constant width or split it", named,
-             e->raw, TC_DXF_MAX_RAW_VALUES);
-    return 1;
-  }
   /* max_bytes is half of --max-memory (the drawing's list): the whole budget here */
   if (e->points * TC_DXF_BYTES_PER_POINT > 2 * (double)max_bytes) {
     snprintf(refusal, size,
@@ -154,6 +153,13 @@ static int entity_refused(const scan_entity *e, size_t max_bytes, size_t max_tex
     return 1;
   }
   return 0;
+}
+
+/* Whether `e` has crossed a bound entity_refused describes (counted so far). */
+static int entity_over(const scan_entity *e, size_t max_bytes, size_t max_text) {
+  return (e->kind == 5 && e->text > (double)max_text) || (e->kind == 1 && e->path_edges > TC_DXF_MAX_PATH_EDGES) ||
+         ((e->kind == 2 || e->kind == 3 || e->kind == 4) && e->vertices > TC_DXF_MAX_VERTICES) ||
+         e->points * TC_DXF_BYTES_PER_POINT > 2 * (double)max_bytes;
 }
 
 /* The points GDAL adds for a segment's bulge: its arc of 4·atan(bulge) in 2° steps. */
@@ -181,11 +187,49 @@ static void entity_start(scan_entity *e, const char *type) {
     e->kind = 5;
 }
 
+/* Whether tilecut needs GDAL's raw code values for entity `e` (an entity of a block
+ * when `in_block`): values it reads of them (tc_raw_entry) that tilecut's own scan does
+ * not give, which it gives of the model space's TEXTs, ATTRIBs, ATTDEFs, MTEXTs,
+ * polylines and HATCHes that have a handle. The texts GDAL makes of other entities
+ * (DIMENSIONs, MULTILEADERs) take their 41 and 44; lines, curves, inserts and the
+ * like have nothing read. */
+static int entity_needs_raw(const scan_entity *e, int in_block) {
+  static const char *const none[] = {"LINE", "POINT", "CIRCLE", "ARC", "ELLIPSE", "SPLINE", "SOLID", "TRACE", "3DFACE",
+                                     "INSERT", "VERTEX", "SEQEND", "WIPEOUT", "IMAGE", "XLINE", "RAY", "MLINE", "VIEWPORT",
+                                     "3DSOLID", "REGION", "BODY", "MESH", "OLE2FRAME", "HELIX", "BLOCK", "ENDBLK"};
+  const char *t = e->type;
+  int read, scanned = 1;
+  if (!strcmp(t, "TEXT") || !strcmp(t, "ATTRIB") || !strcmp(t, "ATTDEF"))
+    read = e->r71 > 0;
+  else if (!strcmp(t, "MTEXT"))
+    read = e->r41 > 0 || e->r44 > 0;
+  else if (!strcmp(t, "LWPOLYLINE") || !strcmp(t, "POLYLINE"))
+    read = e->r40 > 0 || e->r41 > 0 || e->r43 > 0;
+  else if (!strcmp(t, "HATCH"))
+    read = e->r53;
+  else {
+    for (size_t i = 0; i < sizeof none / sizeof *none; i++)
+      if (!strcmp(t, none[i]))
+        return 0;
+    read = e->r41 > 0 || e->r44 > 0;
+    scanned = 0;
+  }
+  return read && (in_block || !scanned || !e->handle[0]);
+}
+
 /* Counts one group of the entity being read (a POLYLINE's VERTEX groups included). */
 static void entity_group(scan_entity *e, int group, const char *value, int in_vertex) {
   if (group == 5 && !e->handle[0] && !in_vertex) {
     snprintf(e->handle, sizeof e->handle, "%s", value);
     return;
+  }
+  if (!in_vertex && (group == 40 || group == 41 || group == 43 || group == 44 || group == 71)) {
+    double v = strtod(value, NULL);
+    double *r = group == 40 ? &e->r40 : group == 41 ? &e->r41 : group == 43 ? &e->r43 : group == 44 ? &e->r44 : &e->r71;
+    if (isfinite(v) && v > *r)
+      *r = v;
+  } else if (group == 53) {
+    e->r53 = 1;
   }
   switch (e->kind) {
   case 1:
@@ -233,7 +277,33 @@ static void entity_group(scan_entity *e, int group, const char *value, int in_ve
   }
 }
 
-double tc_dxf_inlined_entities(const char *path, size_t max_bytes, size_t max_text, char *refusal, size_t refusal_size) {
+/* At the end of entity `e` (in `section`, 1 BLOCKS, within block `block`): whether
+ * GDAL's raw code values are needed for it (`*raw` set), and the first LWPOLYLINE with
+ * more vertex widths than they list in seconds (`widths`). */
+static void entity_ended(const scan_entity *e, const scan *s, int section, int block, int *raw, char *widths, size_t size) {
+  if (!e->kind && !e->type[0])
+    return;
+  int in_block = section == 1 && block >= 0;
+  /* a layout's block is never inserted (GDAL reads the active paper space from ENTITIES) */
+  if (in_block) {
+    const char *name = s->blocks[block].name;
+    if (name && (!strncasecmp(name, "*Model_Space", 12) || !strncasecmp(name, "*Paper_Space", 12)))
+      return;
+  }
+  if ((section == 2 || in_block) && !*raw)
+    *raw = entity_needs_raw(e, in_block);
+  if (e->kind == 2 && e->raw > TC_DXF_MAX_RAW_VALUES && !widths[0]) {
+    char named[64];
+    snprintf(named, sizeof named, "%s%s%s", e->type, e->handle[0] ? " " : "", e->handle);
+    snprintf(widths, size, "its %s has %.0f vertex widths, more than the %d tilecut reads; give it one constant width or split it",
+             named, e->raw, TC_DXF_MAX_RAW_VALUES);
+  }
+}
+
+double tc_dxf_inlined_entities(const char *path, size_t max_bytes, size_t max_text, char *refusal, size_t refusal_size,
+                               int *needs_raw, void (*crossed)(void *), void *context) {
+  if (needs_raw)
+    *needs_raw = 1;
   FILE *file = fopen(path, "rb");
   if (!file)
     return -1;
@@ -249,7 +319,10 @@ double tc_dxf_inlined_entities(const char *path, size_t max_bytes, size_t max_te
     refusal[0] = 0;
   scan s = {0};
   scan_entity entity = {.kind = 0};
-  int in_vertex = 0, refused = 0;
+  int in_vertex = 0, refused = 0, raw = 0;
+  /* an LWPOLYLINE whose vertex widths GDAL's raw code values would take minutes to list:
+   * refused only when those values are read */
+  char widths[200] = "";
   char *code_line = NULL, *value_line = NULL;
   size_t code_cap = 0, value_cap = 0;
   /* 0 elsewhere, 1 BLOCKS, 2 ENTITIES */
@@ -273,6 +346,7 @@ double tc_dxf_inlined_entities(const char *path, size_t max_bytes, size_t max_te
       } else {
         if ((refused = entity_refused(&entity, max_bytes, max_text, refusal, refusal_size)))
           break;
+        entity_ended(&entity, &s, section, block, &raw, widths, sizeof widths);
         in_vertex = 0;
         entity_start(&entity, value);
       }
@@ -321,8 +395,14 @@ double tc_dxf_inlined_entities(const char *path, size_t max_bytes, size_t max_te
         s.blocks[block].own += 1;
       continue;
     }
-    if (entity.kind)
+    if (entity.type[0]) {
       entity_group(&entity, group, value, in_vertex);
+      /* the file will be refused: what reads it beside this pass can stop now */
+      if (crossed && entity_over(&entity, max_bytes, max_text)) {
+        crossed(context);
+        crossed = NULL;
+      }
+    }
     if (expect_section_name && group == 2) {
       expect_section_name = 0;
       section = !strcmp(value, "BLOCKS") ? 1 : !strcmp(value, "ENTITIES") ? 2 : 0;
@@ -348,8 +428,16 @@ double tc_dxf_inlined_entities(const char *path, size_t max_bytes, size_t max_te
     }
   }
   /* the last entity of a file cut short */
-  if (!refused && !s.failed)
+  if (!refused && !s.failed) {
     refused = entity_refused(&entity, max_bytes, max_text, refusal, refusal_size);
+    entity_ended(&entity, &s, section, block, &raw, widths, sizeof widths);
+  }
+  if (!refused && !s.failed && raw && widths[0] && refusal && refusal_size) {
+    snprintf(refusal, refusal_size, "%s", widths);
+    refused = 1;
+  }
+  if (needs_raw && !s.failed && !refused)
+    *needs_raw = raw;
   fclose(file);
   free(code_line);
   free(value_line);

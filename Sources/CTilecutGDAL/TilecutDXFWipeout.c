@@ -53,6 +53,11 @@ static int start_point(double **xy, int *cap, int count, double x) {
  * - where each hatch an insert inlines lands, for its pattern lines. */
 
 #define MAX_VERTICES 4096
+/* a polyline's vertices kept to draw its widths: as many as the pre-scan lets GDAL read
+ * (TC_DXF_MAX_VERTICES); the points they make are bounded by --max-memory there */
+#define MAX_POLYLINE_VERTICES 500000
+/* a HATCH's pattern codes kept (tc_raw_entry): 16 families of 16 dashes are drawn */
+#define MAX_RAW_PAIRS 65536
 #define MAX_WIPEOUTS 100000
 #define MAX_DEPTH 8
 
@@ -122,6 +127,13 @@ typedef struct {
   /* a model-space MLINE as read, an MLINESTYLE */
   tc_mline_raw mline;
   tc_mline_style mline_style;
+  /* the codes GDAL would list untranslated that tilecut reads (tc_raw_entry) */
+  int *rc;
+  double *rv;
+  size_t rcount, rcap, rvcap;
+  int subclassed;
+  /* past its 101 (an MTEXT's or ATTRIB's embedded object, which GDAL reads no raw code of) */
+  int embedded;
   /* a model-space HATCH's group codes and their values, for its boundary */
   int is_hatch;
   int *hc;
@@ -187,14 +199,20 @@ typedef struct {
   size_t pending_cap;
   int pending_active;
   double pending_sw, pending_ew;
+  tc_raw_codes raw;
+  size_t raw_cap, raw_code_cap, raw_value_cap;
   int failed;
 } reader;
 
 static void reset(entity *e, const char *type) {
-  double *bxy = e->bxy, *fxy = e->fxy, *pv = e->pv, *hv = e->hv, *mv = e->mline.v;
-  int bcap = e->bcap, fcap = e->fcap, *hc = e->hc;
-  size_t pcap = e->pcap, hcap = e->hcap, hvcap = e->hvcap, mcap = e->mline.cap;
+  double *bxy = e->bxy, *fxy = e->fxy, *pv = e->pv, *hv = e->hv, *mv = e->mline.v, *rv = e->rv;
+  int bcap = e->bcap, fcap = e->fcap, *hc = e->hc, *rc = e->rc;
+  size_t pcap = e->pcap, hcap = e->hcap, hvcap = e->hvcap, mcap = e->mline.cap, rcap = e->rcap, rvcap = e->rvcap;
   memset(e, 0, sizeof *e);
+  e->rc = rc;
+  e->rv = rv;
+  e->rcap = rcap;
+  e->rvcap = rvcap;
   e->mline.v = mv;
   e->mline.cap = mcap;
   e->hc = hc;
@@ -218,7 +236,7 @@ static void reset(entity *e, const char *type) {
 
 /* Appends vertex (x, y, start width, end width, bulge) to `*v`; 0, or -1 when out of memory. */
 static int add_vertex(double **v, size_t *count, size_t *cap, double x, double y, double sw, double ew, double bulge) {
-  if (*count >= MAX_VERTICES)
+  if (*count >= MAX_POLYLINE_VERTICES)
     return 0;
   if (tc_grow_array((void **)v, cap, *count + 1, 5 * sizeof(double), 16))
     return -1;
@@ -270,6 +288,23 @@ static void end_pending(reader *r) {
   keep_wide(r, r->pending.handle ? handle : "", r->pending.closed, r->pending.v, (size_t)r->pending.count,
             r->pending.extrusion, r->pending.elevation);
   r->pending.count = 0;
+}
+
+/* Whether group `code` of an entity of `type` is one GDAL 3.6 lists untranslated and
+ * tilecut reads (tc_raw_entry), `count` of them kept so far, the last `last`. */
+static int raw_code_read(const char *type, int code, size_t count, int last) {
+  if (!strcmp(type, "TEXT") || !strcmp(type, "ATTRIB") || !strcmp(type, "ATTDEF"))
+    return code == 71;
+  if (!strcmp(type, "MTEXT"))
+    return code == 41 || code == 44;
+  if (!strcmp(type, "LWPOLYLINE"))
+    return code == 40 || code == 41 || code == 43;
+  if (!strcmp(type, "POLYLINE"))
+    return code == 66 || code == 40 || code == 41;
+  if (!strcmp(type, "HATCH"))
+    return count < MAX_RAW_PAIRS && last != 47 && last != 98 &&
+           (code == 53 || (code >= 43 && code <= 46) || code == 79 || code == 49 || code == 47 || code == 98);
+  return 0;
 }
 
 /* The wipeout's boundary in its container's coordinates (ezdxf's boundary_path_wcs). */
@@ -405,6 +440,20 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
     return;
   }
   end_pending(r);
+  /* what GDAL's raw code values would list of it */
+  if (section == 2 && e->handle[0] && e->rcount) {
+    if (tc_grow_array((void **)&r->raw.entries, &r->raw_cap, r->raw.count + 1, sizeof(tc_raw_entry), 64) ||
+        tc_grow_array((void **)&r->raw.codes, &r->raw_code_cap, r->raw.pair_count + e->rcount, sizeof(int), 256) ||
+        tc_grow_array((void **)&r->raw.values, &r->raw_value_cap, r->raw.pair_count + e->rcount, sizeof(double), 256)) {
+      r->failed = 1;
+      return;
+    }
+    memcpy(r->raw.codes + r->raw.pair_count, e->rc, e->rcount * sizeof(int));
+    memcpy(r->raw.values + r->raw.pair_count, e->rv, e->rcount * sizeof(double));
+    r->raw.entries[r->raw.count++] = (tc_raw_entry){.handle = strtoull(e->handle, NULL, 16), .first = r->raw.pair_count,
+                                                    .count = (uint32_t)e->rcount, .subclassed = e->subclassed};
+    r->raw.pair_count += e->rcount;
+  }
   /* model-space polylines of varying width */
   double n[3] = {e->x210, e->y220, e->z230};
   if (section == 2 && !e->paper && e->handle[0] && (n[0] != 0 || n[1] != 0 || n[2] != 0)) {
@@ -840,6 +889,11 @@ const tc_hatch_transform *tc_dxf_hatch_transforms(const char *handle, const tc_h
   return end > lo ? hatches + lo : NULL;
 }
 
+static int by_raw(const void *a, const void *b) {
+  unsigned long long x = ((const tc_raw_entry *)a)->handle, y = ((const tc_raw_entry *)b)->handle;
+  return (x > y) - (x < y);
+}
+
 static int by_spline(const void *a, const void *b) {
   unsigned long long x = ((const tc_fit_spline *)a)->handle, y = ((const tc_fit_spline *)b)->handle;
   return (x > y) - (x < y);
@@ -936,7 +990,9 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
                     tc_wide_polyline **polylines, size_t *polyline_count, tc_fit_hatch **fit_hatches,
                     size_t *fit_hatch_count, unsigned long long **down_texts, size_t *down_text_count,
                     tc_mline **mlines, size_t *mline_count, tc_xline **xlines, size_t *xline_count,
-                    tc_image_frame **images, size_t *image_count) {
+                    tc_image_frame **images, size_t *image_count, tc_raw_codes *raw, int (*stopped)(void *),
+                    void *context) {
+  memset(raw, 0, sizeof *raw);
   *images = NULL;
   *image_count = 0;
   *xlines = NULL;
@@ -979,7 +1035,13 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
   int section = 0, expect_name = 0;
   block_def *block = NULL;
   int in_block_header = 0;
+  unsigned groups = 0;
   while (!r.failed && getline(&code_line, &code_cap, file) > 0 && getline(&value_line, &value_cap, file) > 0) {
+    /* stopped: its drawing is refused */
+    if (stopped && ++groups % 4096 == 0 && stopped(context)) {
+      r.failed = 1;
+      break;
+    }
     int group = atoi(tc_trim_line(code_line));
     char *value = tc_trim_line(value_line);
     if (group == 0) {
@@ -1058,6 +1120,20 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
       e.hc[e.hcount] = group;
       e.hv[e.hcount++] = x;
     }
+    if (group == 101)
+      e.embedded = 1;
+    if (section == 2 && !e.embedded && raw_code_read(e.type, group, e.rcount, e.rcount ? e.rc[e.rcount - 1] : 0)) {
+      if (tc_grow_array((void **)&e.rc, &e.rcap, e.rcount + 1, sizeof(int), 16) ||
+          tc_grow_array((void **)&e.rv, &e.rvcap, e.rcount + 1, sizeof(double), 16)) {
+        r.failed = 1;
+        break;
+      }
+      e.rc[e.rcount] = group;
+      /* as GDAL's list gives it: the value's text, read as tilecut reads that */
+      e.rv[e.rcount++] = strtod(value, NULL);
+    }
+    if (group == 100)
+      e.subclassed = 1;
     if (section == 2 && !strcmp(e.type, "MLINE") && tc_dxf_mline_code(&e.mline, group, value, x)) {
       r.failed = 1;
       break;
@@ -1164,6 +1240,8 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
   free(e.pv);
   free(e.hc);
   free(e.hv);
+  free(e.rc);
+  free(e.rv);
   free(e.mline.v);
   tc_mline *mlines_out = NULL;
   size_t mlines_made = 0;
@@ -1250,8 +1328,11 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     tc_mlines_free(mlines_out, mlines_made);
     free(r.xlines);
     tc_image_frames_free(r.images, r.image_count);
+    tc_raw_codes_free(&r.raw);
     return -1;
   }
+  qsort(r.raw.entries, r.raw.count, sizeof *r.raw.entries, by_raw);
+  *raw = r.raw;
   qsort(r.images, r.image_count, sizeof *r.images, by_image);
   *images = r.images;
   *image_count = r.image_count;
@@ -1288,6 +1369,20 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
   *order = r.order;
   *order_count = r.order_count;
   return 0;
+}
+
+void tc_raw_codes_free(tc_raw_codes *raw) {
+  free(raw->entries);
+  free(raw->codes);
+  free(raw->values);
+  memset(raw, 0, sizeof *raw);
+}
+
+const tc_raw_entry *tc_raw_codes_find(const tc_raw_codes *raw, const char *handle) {
+  if (!raw->count || !handle || !*handle)
+    return NULL;
+  tc_raw_entry key = {.handle = strtoull(handle, NULL, 16)};
+  return bsearch(&key, raw->entries, raw->count, sizeof key, by_raw);
 }
 
 void tc_wide_polylines_free(tc_wide_polyline *polylines, size_t count) {

@@ -5,6 +5,7 @@
 #include <fnmatch.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,9 @@ typedef struct {
   /* the handles of the TEXTs whose extrusion points down (tc_dxf_wipeouts) */
   const unsigned long long *down_texts;
   size_t down_text_count;
+  /* the untranslated group codes tilecut reads, from its own scan when GDAL was not
+   * asked for them (tc_raw_entry); NULL: from GDAL's RawCodeValues */
+  const tc_raw_codes *raw;
 } builder;
 
 static size_t list_bytes(const builder *b) {
@@ -373,16 +377,57 @@ static void add_geometry(builder *b, OGRGeometryH g, const style *st, const tc_d
   }
 }
 
-/* The value of group `code` among a feature's raw group codes ("41 920.78"), or 0. */
-static double raw_code(OGRFeatureH f, const char *code) {
-  int field = tc_gdal.OGR_F_GetFieldIndex(f, "RawCodeValues");
-  char **values = field >= 0 ? tc_gdal.OGR_F_GetFieldAsStringList(f, field) : NULL;
-  size_t n = strlen(code);
-  for (int i = 0; values && values[i]; i++) {
-    if (!strncmp(values[i], code, n) && values[i][n] == ' ') {
-      double x = strtod(values[i] + n + 1, NULL);
-      return isfinite(x) && x > 0 ? x : 0;
+/* A feature's untranslated group codes: GDAL's RawCodeValues ("41 920.78"), or the
+ * pairs tilecut's scan read of its entity (builder's `raw`). */
+typedef struct {
+  char **values;
+  const int *codes;
+  const double *numbers;
+  size_t count;
+} raw_list;
+
+static raw_list feature_raw(const builder *b, OGRFeatureH f) {
+  raw_list list = {0};
+  if (b->raw) {
+    int field = tc_gdal.OGR_F_GetFieldIndex(f, "EntityHandle");
+    const tc_raw_entry *e = tc_raw_codes_find(b->raw, field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, field) : NULL);
+    if (e) {
+      list.codes = b->raw->codes + e->first;
+      list.numbers = b->raw->values + e->first;
+      list.count = e->count;
     }
+    return list;
+  }
+  int field = tc_gdal.OGR_F_GetFieldIndex(f, "RawCodeValues");
+  list.values = field >= 0 ? tc_gdal.OGR_F_GetFieldAsStringList(f, field) : NULL;
+  return list;
+}
+
+/* The `i`th of `list`: its code and value; 0 past its end. */
+static int raw_at(const raw_list *list, size_t i, int *code, double *value) {
+  if (list->values) {
+    if (!list->values[i])
+      return 0;
+    *code = atoi(list->values[i]);
+    const char *space = strchr(list->values[i], ' ');
+    *value = space ? strtod(space + 1, NULL) : 0;
+    return 1;
+  }
+  if (i >= list->count)
+    return 0;
+  *code = list->codes[i];
+  *value = list->numbers[i];
+  return 1;
+}
+
+/* The value of group `code` among a feature's raw group codes, or 0. */
+static double raw_code(const builder *b, OGRFeatureH f, int code) {
+  raw_list list = feature_raw(b, f);
+  int c;
+  double x;
+  for (size_t i = 0; raw_at(&list, i, &c, &x); i++) {
+    if (c == code)
+      return isfinite(x) && x > 0 ? x : 0;
   }
   return 0;
 }
@@ -390,19 +435,15 @@ static double raw_code(OGRFeatureH f, const char *code) {
 /* A polyline's width in drawing units: its constant width (43), else the mean of its
  * vertices' start and end widths (LWPOLYLINE's 40/41 a vertex, an R12 POLYLINE's
  * default 40/41), which GDAL 3.6 drops; 0 for any other entity. */
-static double polyline_width(OGRFeatureH f) {
+static double polyline_width(const builder *b, OGRFeatureH f) {
   int field = tc_gdal.OGR_F_GetFieldIndex(f, "SubClasses");
   const char *classes = field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, field) : NULL;
   if (classes && *classes && !strstr(classes, "Polyline"))
     return 0;
-  field = tc_gdal.OGR_F_GetFieldIndex(f, "RawCodeValues");
-  char **values = field >= 0 ? tc_gdal.OGR_F_GetFieldAsStringList(f, field) : NULL;
-  double sum = 0;
-  int count = 0, polyline = classes && *classes;
-  for (int i = 0; values && values[i]; i++) {
-    int code = atoi(values[i]);
-    const char *space = strchr(values[i], ' ');
-    double v = space ? strtod(space + 1, NULL) : 0;
+  raw_list list = feature_raw(b, f);
+  double sum = 0, v;
+  int count = 0, polyline = classes && *classes, code;
+  for (size_t i = 0; raw_at(&list, i, &code, &v); i++) {
     if (!isfinite(v) || v < 0)
       v = 0;
     if (code == 43)
@@ -418,7 +459,7 @@ static double polyline_width(OGRFeatureH f) {
 /* A pattern HATCH's line families from its raw group codes (GDAL reads only its
  * boundary: 53 angle, 43/44 base, 45/46 offset, 79 dash count, 49 dashes), encoded
  * as TC_DRAWING_PATTERN's `dashes`; the number of values, 0 for a solid hatch or none. */
-static int hatch_pattern(OGRFeatureH f, double *out, int max) {
+static int hatch_pattern(const builder *b, OGRFeatureH f, double *out, int max) {
   int field = tc_gdal.OGR_F_GetFieldIndex(f, "SubClasses");
   const char *classes = field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, field) : NULL;
   if (!classes || !strstr(classes, "AcDbHatch"))
@@ -427,13 +468,10 @@ static int hatch_pattern(OGRFeatureH f, double *out, int max) {
   const char *name = field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, field) : NULL;
   if (name && !strcmp(name, "SOLID"))
     return 0;
-  field = tc_gdal.OGR_F_GetFieldIndex(f, "RawCodeValues");
-  char **values = field >= 0 ? tc_gdal.OGR_F_GetFieldAsStringList(f, field) : NULL;
-  int used = 0, family = -1, dashes_left = 0, families = 0;
-  for (int i = 0; values && values[i]; i++) {
-    int code = atoi(values[i]);
-    const char *space = strchr(values[i], ' ');
-    double v = space ? strtod(space + 1, NULL) : 0;
+  raw_list list = feature_raw(b, f);
+  int used = 0, family = -1, dashes_left = 0, families = 0, code;
+  double v;
+  for (size_t i = 0; raw_at(&list, i, &code, &v); i++) {
     if (!isfinite(v))
       return 0;
     if (code == 53) {
@@ -534,7 +572,7 @@ static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) 
      * draw them; mirrored in y is mirrored in x and turned half a turn. (A DIMENSION's
      * 71, which GDAL may label, is its text's attachment point.) */
     int plain = !(classes && *classes) || strstr(classes, "AcDbText");
-    int flags = plain ? (int)raw_code(f, "71") : 0;
+    int flags = plain ? (int)raw_code(b, f, 71) : 0;
     if (flags & 2)
       proto.stretch = -proto.stretch;
     if (flags & 4) {
@@ -575,17 +613,17 @@ static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) 
     proto.dx = (float)offset_x;
     proto.dy = (float)offset_y;
   }
-  proto.column_width = (float)raw_code(f, "41");
+  proto.column_width = (float)raw_code(b, f, 41);
   const tc_mtext_layout *layout = NULL;
   if (classes && strstr(classes, "AcDbMText")) {
-    double spacing = raw_code(f, "44");
+    double spacing = raw_code(b, f, 44);
     proto.line_spacing = spacing > 0 ? (float)fmin(fmax(spacing, 0.25), 4) : 0;
   }
   if (classes && strstr(classes, "AcDbMText") && b->path) {
     if (!b->mtext_read) {
       b->mtext_read = 1;
       /* unread layouts: the text is drawn as GDAL gives it */
-      tc_dxf_mtext_layouts(b->path, &b->mtext);
+      tc_dxf_mtext_layouts(b->path, &b->mtext, NULL, NULL);
     }
     field = tc_gdal.OGR_F_GetFieldIndex(f, "EntityHandle");
     layout = tc_dxf_find_mtext(&b->mtext, field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, field) : NULL, b->mtext_index);
@@ -1047,10 +1085,17 @@ typedef struct {
   tc_image_frame *images;
   size_t image_count;
   tc_mtext_scan mtext;
+  tc_raw_codes raw;
   /* scan_dxf running on `thread` (joined by finish_scans), or done */
   int running, done;
   pthread_t thread;
+  /* set when its results are no longer wanted (the drawing refused): it stops reading */
+  atomic_int stop;
 } dxf_scans;
+
+static int scans_stopped(void *context) { return atomic_load_explicit(&((dxf_scans *)context)->stop, memory_order_relaxed); }
+
+static void stop_scans(void *context) { atomic_store(&((dxf_scans *)context)->stop, 1); }
 
 static void *scan_dxf(void *context) {
   dxf_scans *s = context;
@@ -1058,9 +1103,10 @@ static void *scan_dxf(void *context) {
                               &s->skipped_count, &s->hidden_points, &s->hidden_point_count, &s->hatches, &s->hatch_count, &s->splines, &s->spline_count,
                               &s->polylines, &s->polyline_count, &s->fit_hatches, &s->fit_hatch_count, &s->down_texts,
                               &s->down_text_count, &s->mlines, &s->mline_count, &s->xlines, &s->xline_count,
-                              &s->images, &s->image_count);
+                              &s->images, &s->image_count, &s->raw, scans_stopped, s);
   /* unread layouts: the texts are drawn as GDAL gives them */
-  tc_dxf_mtext_layouts(s->path, &s->mtext);
+  if (!scans_stopped(s))
+    tc_dxf_mtext_layouts(s->path, &s->mtext, scans_stopped, s);
   return NULL;
 }
 
@@ -1075,6 +1121,8 @@ static void finish_scans(dxf_scans *s) {
 }
 
 static void free_scans(dxf_scans *s) {
+  /* a drawing refused before its scans were used: they stop where they are */
+  atomic_store(&s->stop, 1);
   if (s->running)
     pthread_join(s->thread, NULL);
   free(s->order);
@@ -1089,6 +1137,7 @@ static void free_scans(dxf_scans *s) {
   free(s->xlines);
   tc_image_frames_free(s->images, s->image_count);
   tc_mtext_scan_free(&s->mtext);
+  tc_raw_codes_free(&s->raw);
   tc_wipeouts_free(s->wipeouts, s->wipeout_count);
   memset(s, 0, sizeof *s);
 }
@@ -1117,7 +1166,9 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
    * counted from the DXF text first, and refused before GDAL spends minutes on them;
    * counted before libgdal is waited for, which may still be loading (tc_dxf_preload) */
   char refusal[300] = "";
-  double inlined = !dwg && plain ? tc_dxf_inlined_entities(path, max_bytes, max_text, refusal, sizeof refusal) : 0;
+  int needs_raw = 1;
+  double inlined =
+      !dwg && plain ? tc_dxf_inlined_entities(path, max_bytes, max_text, refusal, sizeof refusal, &needs_raw, stop_scans, scans) : 0;
   const char *unloadable = tc_gdal_load();
   if (unloadable) {
     d->error = strdup(unloadable);
@@ -1167,8 +1218,11 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
   tc_gdal.CPLSetThreadLocalConfigOption("DXF_MERGE_BLOCK_GEOMETRIES", "FALSE");
   tc_gdal.CPLSetThreadLocalConfigOption("DXF_INLINE_BLOCKS", "TRUE");
   tc_gdal.CPLSetThreadLocalConfigOption("OGR_ARC_STEPSIZE", "2");
-  /* the group codes GDAL does not translate (a polyline's width, an MTEXT's column width) */
-  tc_gdal.CPLSetThreadLocalConfigOption("DXF_INCLUDE_RAW_CODE_VALUES", "TRUE");
+  /* the group codes GDAL does not translate (a polyline's width, an MTEXT's column width),
+   * unless tilecut's own scan gives all it reads of them (tc_raw_entry): GDAL lists them
+   * in time that grows with their square */
+  if (dwg || needs_raw)
+    tc_gdal.CPLSetThreadLocalConfigOption("DXF_INCLUDE_RAW_CODE_VALUES", "TRUE");
   const char *drivers[] = {dwg ? "CAD" : "DXF", NULL};
   GDALDatasetH dataset = tc_gdal.GDALOpenEx(path, GDAL_OF_VECTOR | GDAL_OF_READONLY, drivers, NULL, NULL);
   tc_gdal.CPLSetThreadLocalConfigOption("DXF_MERGE_BLOCK_GEOMETRIES", NULL);
@@ -1188,6 +1242,8 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
       finish_scans(scans);
       b.mtext = scans->mtext;
       b.mtext_read = 1;
+      if (!needs_raw)
+        b.raw = &scans->raw;
     }
     tc_wipeout *wipeouts = scans->wipeouts;
     size_t wipeout_count = scans->wipeout_count;
@@ -1355,7 +1411,7 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
           stroke.kind = TC_DRAWING_STROKE;
           memcpy(stroke.rgba, st.pen, 4);
           stroke.lineweight_mm = (float)st.width_mm;
-          stroke.width_units = (float)polyline_width(f);
+          stroke.width_units = (float)polyline_width(&b, f);
           if (st.dash_count >= 2) {
             if (tc_grow_array((void **)&d->dashes, &b.dash_cap, d->dash_count + (size_t)st.dash_count, sizeof(double), 256) == 0) {
               stroke.dash_first = (uint32_t)d->dash_count;
@@ -1367,7 +1423,7 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
           fill.kind = TC_DRAWING_FILL;
           memcpy(fill.rgba, st.has_brush ? st.brush : st.pen, 4);
           double pattern[16 * 22];
-          int values = st.has_brush ? hatch_pattern(f, pattern, 16 * 22) : 0;
+          int values = st.has_brush ? hatch_pattern(&b, f, pattern, 16 * 22) : 0;
           if (values > 0 && placement)
             place_pattern(pattern, values, placement);
           if (values > 0 &&

@@ -149,8 +149,6 @@ struct HostileDXFScanTests {
       (type: "HATCH", name: "arc edges", memory: 32, says: "HATCH A9 makes 144800 points"),
       // half circles of 90 points each, and the vertices
       (type: "LWPOLYLINE", name: "bulges", memory: 32, says: "LWPOLYLINE A9 makes 136500 points"),
-      // start and end widths GDAL lists one by one
-      (type: "LWPOLYLINE", name: "widths", memory: 512, says: "LWPOLYLINE A9 has 2002 vertex widths"),
       (type: "LWPOLYLINE", name: "vertices", memory: 512, says: "LWPOLYLINE A9 has 500001 vertices"),
       // 3 elements a vertex
       (type: "MLINE", name: "mline", memory: 32, says: "MLINE A9 makes 135000 points"),
@@ -169,6 +167,40 @@ struct HostileDXFScanTests {
     #expect(second.status == 1)
     #expect(second.stderr.split(separator: "\n").count == 1, "\(second.stderr)")
     #expect(second.stderr.contains("plan.dxf") && second.stderr.contains(says), "\(second.stderr)")
+    #expect(contents(dir + "/out") == before)
+  }
+
+  @Test("an LWPOLYLINE with widths on 3,000 vertices is drawn: tilecut reads them, GDAL does not list them")
+  func manyWidths() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let pairs = drawing("LWPOLYLINE", Self.polyline(3000, ["40", "0.1", "41", "0.2"]))
+    try Data(pairs.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dir + "/plan.dxf"))
+    let result = try runTool([
+      dir + "/plan.dxf", "--drawing-units", "m", "--center", "51.5,-0.12", "--max-zoom", "16", "-o", dir + "/out", "-q",
+    ])
+    #expect(result.status == 0, "\(result.stderr)")
+  }
+
+  @Test("an LWPOLYLINE with more widths than GDAL lists in seconds is refused where GDAL must list them")
+  func listedWidths() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let options = ["--drawing-units", "m", "--center", "51.5,-0.12", "--max-zoom", "20", "-o", dir + "/out", "-q"]
+    try Data(drawing().joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dir + "/plan.dxf"))
+    let first = try runTool([dir + "/plan.dxf"] + options)
+    #expect(first.status == 0, "\(first.stderr)")
+    let before = contents(dir + "/out")
+    // a block's MTEXT of a reference width: its 41 is read from GDAL's raw code values
+    var pairs = ["0", "SECTION", "2", "BLOCKS", "0", "BLOCK", "2", "NOTE", "70", "0", "10", "0", "20", "0"]
+    pairs += ["0", "MTEXT", "8", "0", "10", "0", "20", "0", "40", "1", "41", "20", "1", "Note", "0", "ENDBLK", "0", "ENDSEC"]
+    let plain = drawing("LWPOLYLINE", Self.polyline(1001, ["40", "0.1", "41", "0.2"]))
+    pairs = Array(plain.prefix(10)) + pairs + Array(plain.dropFirst(10))
+    try Data(pairs.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dir + "/plan.dxf"))
+    let second = try runTool([dir + "/plan.dxf"] + options)
+    #expect(second.status == 1)
+    #expect(second.stderr.split(separator: "\n").count == 1, "\(second.stderr)")
+    #expect(second.stderr.contains("LWPOLYLINE A9 has 2002 vertex widths"), "\(second.stderr)")
     #expect(contents(dir + "/out") == before)
   }
 

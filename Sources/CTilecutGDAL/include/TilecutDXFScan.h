@@ -15,7 +15,13 @@
  * (twice `max_bytes`, the half of it a drawing's list may hold),
  * a text past `max_text` bytes (GDAL cuts long texts short, so tilecut's own check on
  * its features never sees them). The first entity past a bound is described in
- * `refusal` (its type, handle and what to do; empty when none is). */
-double tc_dxf_inlined_entities(const char *path, size_t max_bytes, size_t max_text, char *refusal, size_t refusal_size);
+ * `refusal` (its type, handle and what to do; empty when none is). `*needs_raw` (unless
+ * NULL) is set to 0 when tilecut's own scan gives all it reads of GDAL's raw code values
+ * (tc_raw_entry), which are then not asked for: an LWPOLYLINE's vertex widths, which GDAL
+ * lists in time that grows with their square, are bounded only when they are. `crossed` (unless
+ * NULL) is called with `context` as soon as one is crossed, before its entity is read
+ * to its end. */
+double tc_dxf_inlined_entities(const char *path, size_t max_bytes, size_t max_text, char *refusal, size_t refusal_size,
+                               int *needs_raw, void (*crossed)(void *), void *context);
 
 #endif

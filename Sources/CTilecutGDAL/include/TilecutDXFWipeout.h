@@ -143,6 +143,36 @@ typedef struct {
 
 void tc_image_frames_free(tc_image_frame *frames, size_t count);
 
+/* The group codes tilecut reads that GDAL 3.6 leaves untranslated (what its
+ * DXF_INCLUDE_RAW_CODE_VALUES lists, in a list it copies whole at each value, so in time
+ * that grows with their square), of one model-space entity, read from the DXF instead:
+ * a TEXT's, ATTRIB's or ATTDEF's generation flags (71); an MTEXT's reference width (41)
+ * and line spacing (44); an LWPOLYLINE's widths (40, 41 each vertex, 43) and a
+ * POLYLINE's default widths (40, 41, its 66); a HATCH's pattern lines (53, 43 to 46, 79,
+ * 49, then 47 or 98, at most MAX_RAW_PAIRS); none past a 101 (an MTEXT's embedded
+ * object, whose 41 and 44 GDAL does not list). Pairs `first` to `first + count` of
+ * tc_raw_codes' `codes` and `values`; `subclassed` when it has subclass markers (100),
+ * which GDAL gives as its SubClasses. Sorted by handle. */
+typedef struct {
+  unsigned long long handle;
+  size_t first;
+  uint32_t count;
+  int subclassed;
+} tc_raw_entry;
+
+typedef struct {
+  tc_raw_entry *entries;
+  size_t count;
+  int *codes;
+  double *values;
+  size_t pair_count;
+} tc_raw_codes;
+
+void tc_raw_codes_free(tc_raw_codes *raw);
+
+/* The entry of the entity with handle `handle` (hexadecimal), or NULL. */
+const tc_raw_entry *tc_raw_codes_find(const tc_raw_codes *raw, const char *handle);
+
 /* Reads a text DXF's wipeouts, its draw order (SORTENTSTABLE entries, sorted by
  * entity), the placements of the hatches its model-space inserts inline, its fit-point splines, its
  * polylines of varying width, its hatches with boundaries GDAL cannot read, its MLINEs, XLINEs and RAYs, its IMAGEs' boundaries, the handles
@@ -152,14 +182,17 @@ void tc_image_frames_free(tc_image_frame *frames, size_t count);
  * features GDAL still gives (it hides an inlined block's entities by their own layer,
  * not the insert's, and never hides a MULTILEADER); in a file without handles, where
  * such ATTRIBs stand (`hidden_points`: x, y pairs, their 10 and 11 points, sorted);
- * none for a binary DXF. 0 on success, -1 when it cannot. */
+ * none for a binary DXF; the codes GDAL's raw code values would give of its model-space
+ * entities (`raw`). 0 on success, -1 when it cannot, or when `stopped` (unless
+ * NULL, asked now and then with `context`) says to stop. */
 int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_sort_entry **order, size_t *order_count,
                     unsigned long long **hidden, size_t *hidden_count, double **hidden_points, size_t *hidden_point_count,
                     tc_hatch_transform **hatches, size_t *hatch_count, tc_fit_spline **splines, size_t *spline_count,
                     tc_wide_polyline **polylines, size_t *polyline_count, tc_fit_hatch **fit_hatches,
                     size_t *fit_hatch_count, unsigned long long **down_texts, size_t *down_text_count,
                     tc_mline **mlines, size_t *mline_count, tc_xline **xlines, size_t *xline_count,
-                    tc_image_frame **images, size_t *image_count);
+                    tc_image_frame **images, size_t *image_count, tc_raw_codes *raw, int (*stopped)(void *),
+                    void *context);
 
 /* Whether a hidden ATTRIB without a handle stands at (x, y) (tc_dxf_wipeouts' `hidden_points`). */
 int tc_dxf_hidden_at(double x, double y, const double *points, size_t count);

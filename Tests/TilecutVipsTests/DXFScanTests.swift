@@ -1,0 +1,144 @@
+import CTilecutGDAL
+import Foundation
+import Testing
+
+/// tilecut's own scans of a DXF, called as the drawing calls them: the values GDAL's raw
+/// code values gave, read by the scan instead (GDAL lists them in time that grows with
+/// their square); whether GDAL must still be asked for them; the scans stopped once the
+/// pre-scan refuses the file (issue 40, item 5).
+@Suite("DXF scans beside GDAL")
+struct DXFScanTests {
+  /// `pairs` written to a new DXF; its path.
+  func write(_ pairs: [String]) throws -> String {
+    let path = NSTemporaryDirectory() + "tilecut-dxf-scan-\(UUID().uuidString.prefix(8)).dxf"
+    try Data(pairs.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: path))
+    return path
+  }
+
+  /// A drawing of `lines` LINEs and an LWPOLYLINE with handle A9 whose three vertices
+  /// have widths; a block holding `block` first, when given.
+  func drawing(lines: Int, block: [String] = []) -> [String] {
+    var pairs = ["0", "SECTION", "2", "HEADER", "9", "$INSUNITS", "70", "6", "0", "ENDSEC"]
+    if !block.isEmpty {
+      pairs += ["0", "SECTION", "2", "BLOCKS", "0", "BLOCK", "2", "NOTE", "70", "0", "10", "0", "20", "0"] + block
+      pairs += ["0", "ENDBLK", "0", "ENDSEC"]
+    }
+    pairs += ["0", "SECTION", "2", "ENTITIES"]
+    for k in 0..<lines { pairs += ["0", "LINE", "8", "0", "10", "\(k)", "20", "0", "11", "\(k)", "21", "1"] }
+    pairs += ["0", "LWPOLYLINE", "5", "A9", "100", "AcDbEntity", "8", "0", "100", "AcDbPolyline", "90", "3", "70", "0"]
+    pairs += ["10", "0", "20", "0", "40", "0.5", "41", "1.5", "10", "5", "20", "0", "40", "1.5", "41", "0.25", "10", "5", "20", "5"]
+    return pairs + ["0", "ENDSEC", "0", "EOF"]
+  }
+
+  /// The pre-scan of `path`: whether GDAL's raw code values are needed, the refusal, and
+  /// how often it said a bound was crossed.
+  func preScan(_ path: String, maxText: Int = 100_000) -> (needsRaw: Int32, refusal: String, crossed: Int) {
+    var refusal = [CChar](repeating: 0, count: 300)
+    var needsRaw: Int32 = -1
+    var crossed = 0
+    withUnsafeMutablePointer(to: &crossed) { counter in
+      _ = tc_dxf_inlined_entities(
+        path, 1 << 28, maxText, &refusal, refusal.count, &needsRaw, { $0?.assumingMemoryBound(to: Int.self).pointee += 1 },
+        counter)
+    }
+    let text = String(decoding: refusal.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return (needsRaw, text, crossed)
+  }
+
+  /// tc_dxf_wipeouts of `path`, told to stop (`stop`) or not: its status, and the codes
+  /// and values it read of the entity with handle A9.
+  func scan(_ path: String, stop: Bool) -> (status: Int32, codes: [Int32], values: [Double]) {
+    var wipeouts: UnsafeMutablePointer<tc_wipeout>?
+    var order: UnsafeMutablePointer<tc_sort_entry>?
+    var hidden: UnsafeMutablePointer<UInt64>?
+    var hiddenPoints: UnsafeMutablePointer<Double>?
+    var hatches: UnsafeMutablePointer<tc_hatch_transform>?
+    var splines: UnsafeMutablePointer<tc_fit_spline>?
+    var polylines: UnsafeMutablePointer<tc_wide_polyline>?
+    var fitHatches: UnsafeMutablePointer<tc_fit_hatch>?
+    var downTexts: UnsafeMutablePointer<UInt64>?
+    var mlines: UnsafeMutablePointer<tc_mline>?
+    var xlines: UnsafeMutablePointer<tc_xline>?
+    var images: UnsafeMutablePointer<tc_image_frame>?
+    var (count, orderCount, hiddenCount, pointCount, hatchCount, splineCount) = (0, 0, 0, 0, 0, 0)
+    var (polylineCount, fitHatchCount, downCount, mlineCount, xlineCount, imageCount) = (0, 0, 0, 0, 0, 0)
+    var raw = tc_raw_codes()
+    let stopped: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = stop ? { _ in 1 } : { _ in 0 }
+    let status = tc_dxf_wipeouts(
+      path, &wipeouts, &count, &order, &orderCount, &hidden, &hiddenCount, &hiddenPoints, &pointCount, &hatches, &hatchCount,
+      &splines, &splineCount, &polylines, &polylineCount, &fitHatches, &fitHatchCount, &downTexts, &downCount, &mlines, &mlineCount,
+      &xlines, &xlineCount, &images, &imageCount, &raw, stopped, nil)
+    var codes: [Int32] = []
+    var values: [Double] = []
+    if status == 0, let entry = tc_raw_codes_find(&raw, "A9") {
+      for i in 0..<Int(entry.pointee.count) {
+        codes.append(raw.codes[entry.pointee.first + i])
+        values.append(raw.values[entry.pointee.first + i])
+      }
+    }
+    tc_wipeouts_free(wipeouts, count)
+    free(order)
+    free(hidden)
+    free(hiddenPoints)
+    tc_hatch_transforms_free(hatches, hatchCount)
+    tc_fit_splines_free(splines, splineCount)
+    tc_wide_polylines_free(polylines, polylineCount)
+    tc_fit_hatches_free(fitHatches, fitHatchCount)
+    free(downTexts)
+    tc_mlines_free(mlines, mlineCount)
+    free(xlines)
+    tc_image_frames_free(images, imageCount)
+    tc_raw_codes_free(&raw)
+    return (status, codes, values)
+  }
+
+  @Test("a model-space polyline's widths are read by the scan, and GDAL is not asked for them")
+  func widthsFromTheScan() throws {
+    let path = try write(drawing(lines: 10))
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let found = scan(path, stop: false)
+    #expect(found.status == 0)
+    #expect(found.codes == [40, 41, 40, 41])
+    #expect(found.values == [0.5, 1.5, 1.5, 0.25])
+    #expect(preScan(path).needsRaw == 0)
+  }
+
+  @Test(
+    "a value the scan does not give, in a block, still has GDAL asked for its raw code values",
+    arguments: [
+      // an MTEXT's reference width, a TEXT's generation flags, a polyline's constant width
+      ["0", "MTEXT", "8", "0", "10", "0", "20", "0", "40", "1", "41", "20", "1", "Note"],
+      ["0", "TEXT", "8", "0", "10", "0", "20", "0", "40", "1", "1", "Note", "71", "2"],
+      ["0", "LWPOLYLINE", "8", "0", "90", "2", "70", "0", "43", "0.5", "10", "0", "20", "0", "10", "1", "20", "0"],
+    ])
+  func rawInBlocks(block: [String]) throws {
+    let path = try write(drawing(lines: 1, block: block))
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    #expect(preScan(path).needsRaw == 1)
+    // the same without the value: a block of lines and plain texts needs none
+    let plain = try write(drawing(lines: 1, block: ["0", "LINE", "8", "0", "10", "0", "20", "0", "11", "1", "21", "1"]))
+    defer { try? FileManager.default.removeItem(atPath: plain) }
+    #expect(preScan(plain).needsRaw == 0)
+  }
+
+  @Test("the scan stops when told to: a refused file is not read to its end")
+  func scanStops() throws {
+    let path = try write(drawing(lines: 5000))
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    #expect(scan(path, stop: false).status == 0)
+    #expect(scan(path, stop: true).status == -1)
+  }
+
+  @Test("the pre-scan says a bound is crossed once, and its refusal still counts the whole entity")
+  func crossedOnce() throws {
+    var pairs = drawing(lines: 1)
+    pairs.insert(contentsOf: ["0", "TEXT", "5", "B1", "8", "0", "10", "0", "20", "0", "40", "1", "1", String(repeating: "W", count: 1000)], at: 14)
+    let path = try write(pairs)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let refused = preScan(path, maxText: 100)
+    #expect(refused.crossed == 1)
+    #expect(refused.refusal.contains("TEXT B1 holds a text of 1000 bytes"), "\(refused.refusal)")
+    let within = preScan(path, maxText: 100_000)
+    #expect(within.crossed == 0 && within.refusal.isEmpty)
+  }
+}
