@@ -127,6 +127,16 @@ typedef struct {
   int *hc;
   double *hv;
   size_t hcount, hcap, hvcap;
+  /* a MESH: its vertices in fxy (fcount), its face list's values in hc (hcount), the
+   * face list's values still to come (93, then that many 90s) */
+  long mesh_faces_left;
+  /* a POLYLINE's 72 (a polygon mesh's N count) */
+  int n72;
+  /* an ACAD_TABLE past its AcDbBlockReference (its cells' codes are not read) */
+  int table_data;
+  /* an IMAGE's IMAGEDEF (340); an IMAGEDEF's file name (1) */
+  unsigned long long ref340;
+  char file[512];
 } entity;
 
 /* group codes of one HATCH kept at most (more: left to GDAL) */
@@ -134,6 +144,8 @@ typedef struct {
 /* points of the hatches and of the MLINEs built here at most, each kind (64 MB): past
  * them, the rest are drawn as GDAL gives them */
 #define MAX_BUILT_POINTS (1 << 22)
+/* vertices and face-list values of one MESH read at most (more: left out) */
+#define MAX_MESH_VALUES (1 << 22)
 
 typedef struct {
   block_def *blocks;
@@ -179,6 +191,13 @@ typedef struct {
   /* model-space IMAGEs' boundaries, and their points */
   tc_image_frame *images;
   size_t image_count, image_cap, image_points;
+  /* model-space ACAD_TABLEs and ARC_DIMENSIONs, drawn through their blocks */
+  tc_block_ref *refs;
+  size_t ref_count, ref_cap;
+  /* IMAGEDEF objects: their handles and file names */
+  unsigned long long *def_handles;
+  char **def_files;
+  size_t def_count, def_cap, def_file_cap;
   /* model-space TEXTs and ATTRIBs whose extrusion points down */
   unsigned long long *down_texts;
   size_t down_text_count, down_text_cap;
@@ -187,6 +206,11 @@ typedef struct {
   size_t pending_cap;
   int pending_active;
   double pending_sw, pending_ew;
+  /* the model-space polygon mesh (POLYLINE flag 16) whose VERTEXes are being read: its
+   * frame but for its faces, its M and N counts (71, 72) and vertices (x, y) */
+  tc_image_frame mesh;
+  int mesh_active, mesh_m, mesh_n, mesh_count, mesh_cap;
+  double *mesh_v;
   int failed;
 } reader;
 
@@ -367,6 +391,111 @@ static void colour_rgb(const reader *r, int aci, const char *layer, long true_co
 /* An entity's colour: its ACI, by layer (or by block, 0) its layer's, or its true colour. */
 static void entity_rgb(const reader *r, const entity *e, uint8_t rgb[3]) { colour_rgb(r, e->colour, e->layer, e->true_colour, rgb); }
 
+/* A model-space MESH as ezdxf's drawing add-on draws it (ezdxf 1.4.5, MIT:
+ * addons/drawing/frontend.py, draw_mesh_entity: MeshBuilder.from_mesh, each face of its
+ * base mesh a closed path, unsubdivided), its faces' rings in x, y; faces naming a vertex
+ * it does not have are left out. */
+static void keep_mesh(reader *r, const entity *e) {
+  size_t points = 0;
+  int faces = 0;
+  for (size_t i = 0; i < e->hcount;) {
+    long n = e->hc[i];
+    if (n < 2 || (size_t)n > e->hcount - i - 1)
+      break;
+    points += (size_t)n + 1;
+    faces++;
+    i += (size_t)n + 1;
+  }
+  if (!faces || points > MAX_BUILT_POINTS)
+    return;
+  double *xy = malloc(sizeof(double) * 2 * points);
+  int *rings = malloc(sizeof(int) * (size_t)faces);
+  if (!xy || !rings || tc_grow_array((void **)&r->images, &r->image_cap, r->image_count + 1, sizeof(tc_image_frame), 16)) {
+    free(xy);
+    free(rings);
+    r->failed = 1;
+    return;
+  }
+  int count = 0, ring_count = 0;
+  size_t i = 0;
+  for (int face = 0; face < faces; face++) {
+    int n = e->hc[i];
+    int valid = 1;
+    for (int k = 1; k <= n; k++)
+      if (e->hc[i + (size_t)k] < 0 || e->hc[i + (size_t)k] >= e->fcount)
+        valid = 0;
+    if (valid) {
+      for (int k = 0; k <= n; k++) {
+        int v = e->hc[i + 1 + (size_t)(k % n)];
+        xy[2 * count] = e->fxy[2 * v];
+        xy[2 * count + 1] = e->fxy[2 * v + 1];
+        count++;
+      }
+      rings[ring_count++] = n + 1;
+    }
+    i += (size_t)n + 1;
+  }
+  if (!ring_count) {
+    free(xy);
+    free(rings);
+    return;
+  }
+  tc_image_frame *f = &r->images[r->image_count++];
+  memset(f, 0, sizeof *f);
+  f->handle = strtoull(e->handle, NULL, 16);
+  snprintf(f->layer, sizeof f->layer, "%s", e->layer);
+  f->hidden = e->invisible || layer_hidden(r, e->layer);
+  entity_rgb(r, e, f->rgb);
+  f->lineweight_mm = e->lineweight > 0 ? e->lineweight / 100.0 : 0;
+  f->xy = xy;
+  f->count = count;
+  f->rings = rings;
+  f->ring_count = ring_count;
+  r->image_points += (size_t)count;
+}
+
+/* Ends the polygon mesh whose VERTEXes were being read: its M x N vertices (row by row)
+ * as ezdxf's drawing add-on draws them (ezdxf 1.4.5, MIT: render/mesh.py,
+ * MeshBuilder.from_polyface, and entities/polyline.py, MeshVertexCache): the first M x N
+ * VERTEXes in order, each of its (M - 1) x (N - 1) quadrilaterals a closed line (its
+ * closing flags and smoothing not applied); nothing when it has fewer vertices. */
+static void end_mesh(reader *r) {
+  if (!r->mesh_active)
+    return;
+  r->mesh_active = 0;
+  long m = r->mesh_m, n = r->mesh_n;
+  if (m < 2 || n < 2 || m * n > r->mesh_count || r->image_count >= MAX_WIPEOUTS ||
+      r->image_points + (size_t)((m - 1) * (n - 1) * 5) > MAX_BUILT_POINTS)
+    return;
+  size_t faces = (size_t)((m - 1) * (n - 1));
+  double *xy = malloc(sizeof(double) * 10 * faces);
+  int *rings = malloc(sizeof(int) * faces);
+  if (!xy || !rings || tc_grow_array((void **)&r->images, &r->image_cap, r->image_count + 1, sizeof(tc_image_frame), 16)) {
+    free(xy);
+    free(rings);
+    r->failed = 1;
+    return;
+  }
+  size_t k = 0;
+  for (long i = 0; i + 1 < m; i++)
+    for (long j = 0; j + 1 < n; j++) {
+      long corner[5] = {i * n + j, i * n + j + 1, (i + 1) * n + j + 1, (i + 1) * n + j, i * n + j};
+      for (int c = 0; c < 5; c++) {
+        xy[2 * k] = r->mesh_v[2 * corner[c]];
+        xy[2 * k + 1] = r->mesh_v[2 * corner[c] + 1];
+        k++;
+      }
+      rings[k / 5 - 1] = 5;
+    }
+  tc_image_frame *f = &r->images[r->image_count++];
+  *f = r->mesh;
+  f->xy = xy;
+  f->count = (int)k;
+  f->rings = rings;
+  f->ring_count = (int)faces;
+  r->image_points += k;
+}
+
 /* An entity read whole: kept when it is a layer, a wipeout or an insert. */
 static void finish(reader *r, entity *e, int section, block_def *block) {
   if (!e->type[0] || r->failed)
@@ -382,6 +511,19 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
     l->colour = abs(e->colour);
     return;
   }
+  if (section == 4 && !strcmp(e->type, "IMAGEDEF") && e->handle[0] && r->image_count) {
+    if (tc_grow_array((void **)&r->def_handles, &r->def_cap, r->def_count + 1, sizeof(unsigned long long), 8)) {
+      r->failed = 1;
+      return;
+    }
+    if (tc_grow_array((void **)&r->def_files, &r->def_file_cap, r->def_count + 1, sizeof(char *), 8) ||
+        !(r->def_files[r->def_count] = strdup(e->file))) {
+      r->failed = 1;
+      return;
+    }
+    r->def_handles[r->def_count++] = strtoull(e->handle, NULL, 16);
+    return;
+  }
   if (section == 4 && !strcmp(e->type, "MLINESTYLE")) {
     if (tc_grow_array((void **)&r->mline_styles, &r->mline_style_cap, r->mline_style_count + 1, sizeof(tc_mline_style), 8)) {
       r->failed = 1;
@@ -392,6 +534,28 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
   }
   if (section != 1 && section != 2)
     return;
+  if (r->mesh_active && !strcmp(e->type, "VERTEX")) {
+    if (r->mesh_count < MAX_MESH_VALUES && grow_points(&r->mesh_v, &r->mesh_cap, r->mesh_count + 1) == 0) {
+      r->mesh_v[2 * r->mesh_count] = e->x10;
+      r->mesh_v[2 * r->mesh_count + 1] = e->y10;
+      r->mesh_count++;
+    }
+    return;
+  }
+  end_mesh(r);
+  if (section == 2 && !e->paper && e->handle[0] && !strcmp(e->type, "POLYLINE") && (e->layer_flags & 16) &&
+      !(e->layer_flags & 64)) {
+    r->mesh_active = 1;
+    r->mesh_count = 0;
+    r->mesh_m = e->boundary_type;
+    r->mesh_n = e->n72;
+    memset(&r->mesh, 0, sizeof r->mesh);
+    r->mesh.handle = strtoull(e->handle, NULL, 16);
+    snprintf(r->mesh.layer, sizeof r->mesh.layer, "%s", e->layer);
+    r->mesh.hidden = e->invisible || layer_hidden(r, e->layer);
+    entity_rgb(r, e, r->mesh.rgb);
+    r->mesh.lineweight_mm = e->lineweight > 0 ? e->lineweight / 100.0 : 0;
+  }
   /* a POLYLINE's widths: its VERTEXes (ezdxf skips the curve-fit and spline-frame
    * ones, flags 1 and 16), up to its SEQEND */
   if (r->pending_active && !strcmp(e->type, "VERTEX")) {
@@ -628,6 +792,41 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
     f->xy = xy;
     f->count = n;
     r->image_points += (size_t)n;
+    /* a shown one: where ezdxf writes its file's name (ezdxf 1.4.5, MIT:
+     * addons/drawing/frontend.py, draw_image_entity, its cap height 20 pixels scaled so
+     * that the name spans 3/4 of the image's width, centred; entities/image.py,
+     * get_wcs_transform: pixel (x, y) at 10 + x U + y V) */
+    double w = e->x13, h = e->y13, ulen = hypot(e->x11, e->y11), vlen = hypot(e->x12, e->y12);
+    if ((e->layer_flags & 1) && e->ref340 && w > 0 && h > 0 && ulen > 0 && vlen > 0 && isfinite(w * h * ulen * vlen)) {
+      f->def = e->ref340;
+      f->name_xy[0] = e->x10 + e->x11 * w / 2 + e->x12 * h / 2;
+      f->name_xy[1] = e->y10 + e->y11 * w / 2 + e->y12 * h / 2;
+      f->name_angle = atan2(e->y11, e->x11) * 180 / M_PI;
+      f->name_width = 0.75 * w * ulen;
+    }
+  }
+  if (section == 2 && !strcmp(e->type, "MESH") && e->handle[0] && !e->paper && e->fcount > 0 && e->hcount > 0 &&
+      r->image_count < MAX_WIPEOUTS && r->image_points < MAX_BUILT_POINTS)
+    keep_mesh(r, e);
+  if (section == 2 && !e->paper && !e->invisible && e->name[0] &&
+      (!strcmp(e->type, "ACAD_TABLE") || !strcmp(e->type, "ARC_DIMENSION") || !strcmp(e->type, "LARGE_RADIAL_DIMENSION")) &&
+      r->ref_count < MAX_WIPEOUTS) {
+    if (tc_grow_array((void **)&r->refs, &r->ref_cap, r->ref_count + 1, sizeof(tc_block_ref), 8)) {
+      r->failed = 1;
+      return;
+    }
+    tc_block_ref *ref = &r->refs[r->ref_count++];
+    memset(ref, 0, sizeof *ref);
+    snprintf(ref->handle, sizeof ref->handle, "%s", e->handle);
+    snprintf(ref->layer, sizeof ref->layer, "%s", e->layer[0] ? e->layer : "0");
+    snprintf(ref->name, sizeof ref->name, "%s", e->name);
+    /* a table's insertion point is its 10, a dimension's its 12 (none: the origin) */
+    int table = !strcmp(e->type, "ACAD_TABLE");
+    ref->x = table ? e->x10 : e->has_x12 ? e->x12 : 0;
+    ref->y = table ? e->y10 : e->has_x12 ? e->y12 : 0;
+    ref->colour = e->colour;
+    ref->true_colour = e->true_colour;
+    ref->lineweight = e->lineweight;
   }
   if (section == 2) {
     /* the next entity drawn after model-space wipeouts: they are drawn before it */
@@ -861,8 +1060,11 @@ static int by_mline(const void *a, const void *b) {
 }
 
 void tc_image_frames_free(tc_image_frame *frames, size_t count) {
-  for (size_t i = 0; i < count; i++)
+  for (size_t i = 0; i < count; i++) {
     free(frames[i].xy);
+    free(frames[i].rings);
+    free(frames[i].name);
+  }
   free(frames);
 }
 
@@ -936,7 +1138,11 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
                     tc_wide_polyline **polylines, size_t *polyline_count, tc_fit_hatch **fit_hatches,
                     size_t *fit_hatch_count, unsigned long long **down_texts, size_t *down_text_count,
                     tc_mline **mlines, size_t *mline_count, tc_xline **xlines, size_t *xline_count,
-                    tc_image_frame **images, size_t *image_count) {
+                    tc_image_frame **images, size_t *image_count, tc_block_ref **refs, size_t *ref_count,
+                    long long *entities_at) {
+  *refs = NULL;
+  *ref_count = 0;
+  *entities_at = -1;
   *images = NULL;
   *image_count = 0;
   *xlines = NULL;
@@ -979,7 +1185,11 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
   int section = 0, expect_name = 0;
   block_def *block = NULL;
   int in_block_header = 0;
-  while (!r.failed && getline(&code_line, &code_cap, file) > 0 && getline(&value_line, &value_cap, file) > 0) {
+  /* where the last "0 SECTION" line starts */
+  long long section_at = -1;
+  ssize_t code_bytes, value_bytes;
+  while (!r.failed && (code_bytes = getline(&code_line, &code_cap, file)) > 0 &&
+         (value_bytes = getline(&value_line, &value_cap, file)) > 0) {
     int group = atoi(tc_trim_line(code_line));
     char *value = tc_trim_line(value_line);
     if (group == 0) {
@@ -988,6 +1198,7 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
       in_block_header = 0;
       if (!strcmp(value, "SECTION")) {
         expect_name = 1;
+        section_at = (long long)ftell(file) - code_bytes - value_bytes;
       } else if (!strcmp(value, "ENDSEC")) {
         section = 0;
         block = NULL;
@@ -1011,6 +1222,8 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
       section = !strcmp(value, "BLOCKS") ? 1 : !strcmp(value, "ENTITIES") ? 2 : !strcmp(value, "TABLES") ? 3
                                                                                    : !strcmp(value, "OBJECTS") ? 4
                                                                                                                : 0;
+      if (section == 2 && *entities_at < 0)
+        *entities_at = section_at;
       continue;
     }
     if (in_block_header && block) {
@@ -1027,6 +1240,13 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     if (section == 4 && !strcmp(e.type, "MLINESTYLE")) {
       double sx = strtod(value, NULL);
       tc_dxf_mline_style_code(&e.mline_style, group, value, isfinite(sx) ? sx : 0);
+      continue;
+    }
+    if (section == 4 && !strcmp(e.type, "IMAGEDEF")) {
+      if (group == 5)
+        snprintf(e.handle, sizeof e.handle, "%s", value);
+      else if (group == 1)
+        snprintf(e.file, sizeof e.file, "%s", value);
       continue;
     }
     if (section == 4) {
@@ -1061,6 +1281,44 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     if (section == 2 && !strcmp(e.type, "MLINE") && tc_dxf_mline_code(&e.mline, group, value, x)) {
       r.failed = 1;
       break;
+    }
+    /* an ACAD_TABLE's cells (their colours, lineweights, points) are its block's */
+    if (e.table_data)
+      continue;
+    if (group == 100 && !strcmp(e.type, "ACAD_TABLE") && !strcmp(value, "AcDbTable")) {
+      e.table_data = 1;
+      continue;
+    }
+    if (section == 2 && !strcmp(e.type, "MESH")) {
+      /* its vertices (10, 20), and its face list: 93 its length, then as many 90s */
+      if (group == 10 || group == 20) {
+        if (group == 10 && e.fcount < MAX_MESH_VALUES) {
+          if (start_point(&e.fxy, &e.fcap, e.fcount, x))
+            r.failed = 1;
+          else
+            e.has_x11 = 1;
+        } else if (group == 20 && e.has_x11) {
+          e.fxy[2 * e.fcount + 1] = x;
+          e.fcount++;
+          e.has_x11 = 0;
+        }
+        continue;
+      }
+      if (group == 93) {
+        e.mesh_faces_left = x > 0 && x < MAX_MESH_VALUES ? (long)x : 0;
+        continue;
+      }
+      if (group == 90 && e.mesh_faces_left > 0) {
+        e.mesh_faces_left--;
+        if (tc_grow_array((void **)&e.hc, &e.hcap, e.hcount + 1, sizeof(int), 256)) {
+          r.failed = 1;
+          break;
+        }
+        e.hc[e.hcount++] = (int)x;
+        continue;
+      }
+      if (group == 94 || group == 95 || group == 90)
+        e.mesh_faces_left = 0;
     }
     switch (group) {
     case 2:
@@ -1135,6 +1393,8 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     case 67: e.paper = x != 0; break;
     case 70: e.layer_flags = (int)x; break;
     case 71: e.boundary_type = (int)x; break;
+    case 72: e.n72 = (int)x; break;
+    case 340: e.ref340 = strtoull(value, NULL, 16); break;
     case 14:
       if (e.bcount < MAX_VERTICES) {
         if (start_point(&e.bxy, &e.bcap, e.bcount, x))
@@ -1156,6 +1416,27 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
   }
   finish(&r, &e, section, block);
   end_pending(&r);
+  end_mesh(&r);
+  free(r.mesh_v);
+  /* the shown IMAGEs' file names, from the IMAGEDEFs after them */
+  for (size_t i = 0; i < r.image_count && !r.failed; i++) {
+    tc_image_frame *f = &r.images[i];
+    for (size_t k = 0; f->def && k < r.def_count; k++)
+      if (r.def_handles[k] == f->def) {
+        const char *file = r.def_files[k];
+        /* ezdxf writes "<no filename>" for a blank one */
+        int blank = 1;
+        for (const char *c = file; *c; c++)
+          blank = blank && (*c == ' ' || *c == '\t');
+        if (!(f->name = strdup(blank ? "<no filename>" : file)))
+          r.failed = 1;
+        break;
+      }
+  }
+  for (size_t k = 0; k < r.def_count; k++)
+    free(r.def_files[k]);
+  free(r.def_files);
+  free(r.def_handles);
   fclose(file);
   free(code_line);
   free(value_line);
@@ -1250,8 +1531,12 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     tc_mlines_free(mlines_out, mlines_made);
     free(r.xlines);
     tc_image_frames_free(r.images, r.image_count);
+    free(r.refs);
+    *entities_at = -1;
     return -1;
   }
+  *refs = r.refs;
+  *ref_count = r.ref_count;
   qsort(r.images, r.image_count, sizeof *r.images, by_image);
   *images = r.images;
   *image_count = r.image_count;

@@ -361,6 +361,20 @@ static void add_geometry(builder *b, OGRGeometryH g, const style *st, const tc_d
         add_line(b, tc_gdal.OGR_G_GetGeometryRef(g, r), stroke);
     }
     break;
+  case wkbPolyhedralSurface:
+  case wkbTIN: {
+    /* a polyface mesh (GDAL gives its faces a brush): each face's outline stroked, as
+     * ezdxf's drawing add-on draws it (frontend.py, draw_mesh_builder_entity) */
+    tc_drawing_item outline = *stroke;
+    if (!st->has_pen)
+      memcpy(outline.rgba, st->brush, 4);
+    for (int i = 0; i < tc_gdal.OGR_G_GetGeometryCount(g); i++) {
+      OGRGeometryH face = tc_gdal.OGR_G_GetGeometryRef(g, i);
+      for (int r = 0; face && r < tc_gdal.OGR_G_GetGeometryCount(face); r++)
+        add_line(b, tc_gdal.OGR_G_GetGeometryRef(face, r), &outline);
+    }
+    break;
+  }
   case wkbMultiPoint:
   case wkbMultiLineString:
   case wkbMultiPolygon:
@@ -980,6 +994,50 @@ static void add_image_frame(builder *b, const tc_image_frame *f, const char *lay
     d->hidden++;
     return;
   }
+  if (f->ring_count > 0) {
+    /* a MESH: each face a closed line */
+    for (int r = 0, first = 0; r < f->ring_count && !b->failed; first += f->rings[r++]) {
+      tc_drawing_item *item = begin_stroke(b, f->rgb, f->lineweight_mm, f->handle, order, order_count);
+      for (int i = first; item && i < first + f->rings[r]; i++)
+        item_point(b, item, f->xy[2 * i], f->xy[2 * i + 1]);
+    }
+    return;
+  }
+  /* a shown IMAGE's file name, as ezdxf writes it where it cannot find the file: its
+   * capitals centred on the image, its line 3/4 of the image's width (height scaled
+   * alike: fit_uniform) */
+  size_t length = f->name ? strlen(f->name) : 0;
+  if (length && length <= b->max_text && f->name_width > 0) {
+    tc_drawing *d = b->d;
+    if (tc_grow_array((void **)&d->text, &b->text_cap, d->text_bytes + length + 1, 1, 256)) {
+      fail(b, "out of memory");
+      return;
+    }
+    tc_drawing_item proto = {0};
+    proto.kind = TC_DRAWING_TEXT;
+    memcpy(proto.rgba, f->rgb, 3);
+    proto.rgba[3] = 255;
+    if (proto.rgba[0] == 255 && proto.rgba[1] == 255 && proto.rgba[2] == 255)
+      proto.rgba[0] = proto.rgba[1] = proto.rgba[2] = 0;
+    proto.text_offset = (uint32_t)d->text_bytes;
+    /* about its height once fitted (glyphs about 0.8 of their capitals' height wide) */
+    proto.size = (float)(f->name_width / (0.8 * (double)length));
+    proto.angle = (float)f->name_angle;
+    proto.stretch = 1;
+    proto.anchor = 5;
+    proto.fit_length = (float)f->name_width;
+    proto.fit_uniform = 1;
+    memcpy(d->text + d->text_bytes, f->name, length + 1);
+    d->text_bytes += length + 1;
+    char name[24];
+    snprintf(name, sizeof name, "%llX", f->handle);
+    unsigned long long current = b->current_order;
+    b->current_order = tc_dxf_draw_order(name, order, order_count);
+    tc_drawing_item *text = add_item(b, &proto);
+    b->current_order = current;
+    if (text && add_point(b, f->name_xy[0], f->name_xy[1]) == 0)
+      text->count = 1;
+  }
   tc_drawing_item *item = begin_stroke(b, f->rgb, f->lineweight_mm, f->handle, order, order_count);
   for (int i = 0; item && i < f->count; i++)
     item_point(b, item, f->xy[2 * i], f->xy[2 * i + 1]);
@@ -1046,6 +1104,9 @@ typedef struct {
   size_t xline_count;
   tc_image_frame *images;
   size_t image_count;
+  tc_block_ref *refs;
+  size_t ref_count;
+  long long entities_at;
   tc_mtext_scan mtext;
   /* scan_dxf running on `thread` (joined by finish_scans), or done */
   int running, done;
@@ -1058,7 +1119,7 @@ static void *scan_dxf(void *context) {
                               &s->skipped_count, &s->hidden_points, &s->hidden_point_count, &s->hatches, &s->hatch_count, &s->splines, &s->spline_count,
                               &s->polylines, &s->polyline_count, &s->fit_hatches, &s->fit_hatch_count, &s->down_texts,
                               &s->down_text_count, &s->mlines, &s->mline_count, &s->xlines, &s->xline_count,
-                              &s->images, &s->image_count);
+                              &s->images, &s->image_count, &s->refs, &s->ref_count, &s->entities_at);
   /* unread layouts: the texts are drawn as GDAL gives them */
   tc_dxf_mtext_layouts(s->path, &s->mtext);
   return NULL;
@@ -1088,6 +1149,7 @@ static void free_scans(dxf_scans *s) {
   tc_mlines_free(s->mlines, s->mline_count);
   free(s->xlines);
   tc_image_frames_free(s->images, s->image_count);
+  free(s->refs);
   tc_mtext_scan_free(&s->mtext);
   tc_wipeouts_free(s->wipeouts, s->wipeout_count);
   memset(s, 0, sizeof *s);
@@ -1095,6 +1157,79 @@ static void free_scans(dxf_scans *s) {
 
 static int read_drawing(const char *path, int dwg, const char *layers, size_t max_bytes, size_t max_text, tc_drawing *d,
                         dxf_scans *scans);
+
+/* Opens `path` with GDAL's DXF or CAD driver as tilecut reads a drawing: every entity
+ * with its own style (not a block merged into one feature), arcs in 2° steps, blocks
+ * inlined (GDAL bounds their nesting and the features a block may make:
+ * DXF_FEATURE_LIMIT_PER_BLOCK), and the group codes GDAL does not translate (a
+ * polyline's width, an MTEXT's column width). */
+static GDALDatasetH open_drawing(const char *path, int dwg) {
+  tc_gdal.CPLSetThreadLocalConfigOption("DXF_MERGE_BLOCK_GEOMETRIES", "FALSE");
+  tc_gdal.CPLSetThreadLocalConfigOption("DXF_INLINE_BLOCKS", "TRUE");
+  tc_gdal.CPLSetThreadLocalConfigOption("OGR_ARC_STEPSIZE", "2");
+  tc_gdal.CPLSetThreadLocalConfigOption("DXF_INCLUDE_RAW_CODE_VALUES", "TRUE");
+  const char *drivers[] = {dwg ? "CAD" : "DXF", NULL};
+  GDALDatasetH dataset = tc_gdal.GDALOpenEx(path, GDAL_OF_VECTOR | GDAL_OF_READONLY, drivers, NULL, NULL);
+  tc_gdal.CPLSetThreadLocalConfigOption("DXF_MERGE_BLOCK_GEOMETRIES", NULL);
+  tc_gdal.CPLSetThreadLocalConfigOption("DXF_INLINE_BLOCKS", NULL);
+  tc_gdal.CPLSetThreadLocalConfigOption("OGR_ARC_STEPSIZE", NULL);
+  tc_gdal.CPLSetThreadLocalConfigOption("DXF_INCLUDE_RAW_CODE_VALUES", NULL);
+  return dataset;
+}
+
+/* The model-space ACAD_TABLEs and ARC_DIMENSIONs GDAL 3.6 skips, as ezdxf draws them (ezdxf
+ * 1.4.5, MIT: entities/acad_table.py and entities/dimension.py, __virtual_entities__:
+ * the anonymous block's entities moved by the insertion point): a DXF in memory made of
+ * the file's sections before ENTITIES (its tables and blocks) and an INSERT of each one's
+ * block with its handle, layer, colour and lineweight, opened by GDAL, which inlines
+ * them as it inlines any insert. NULL when there are none (or they are past `max_bytes`);
+ * `*buffer` (the file in memory, freed after the dataset is closed and `name` unlinked). */
+static GDALDatasetH open_block_refs(const char *path, const dxf_scans *s, size_t max_bytes, char *name, size_t name_size,
+                                    char **buffer) {
+  *buffer = NULL;
+  if (!s->ref_count || s->entities_at <= 0 || (unsigned long long)s->entities_at > max_bytes)
+    return NULL;
+  size_t head = (size_t)s->entities_at, cap = head + 64 + s->ref_count * 800;
+  char *text = malloc(cap);
+  FILE *file = text ? fopen(path, "rb") : NULL;
+  size_t got = file ? fread(text, 1, head, file) : 0;
+  if (file)
+    fclose(file);
+  if (got != head) {
+    free(text);
+    return NULL;
+  }
+  size_t used = head;
+  used += (size_t)snprintf(text + used, cap - used, "0\nSECTION\n2\nENTITIES\n");
+  for (size_t i = 0; i < s->ref_count; i++) {
+    const tc_block_ref *ref = &s->refs[i];
+    used += (size_t)snprintf(text + used, cap - used, "0\nINSERT\n5\n%s\n8\n%s\n", ref->handle, ref->layer);
+    if (ref->colour != 0)
+      used += (size_t)snprintf(text + used, cap - used, "62\n%d\n", ref->colour);
+    if (ref->lineweight != -1)
+      used += (size_t)snprintf(text + used, cap - used, "370\n%d\n", ref->lineweight);
+    if (ref->true_colour >= 0)
+      used += (size_t)snprintf(text + used, cap - used, "420\n%ld\n", ref->true_colour);
+    used += (size_t)snprintf(text + used, cap - used, "2\n%s\n10\n%.17g\n20\n%.17g\n30\n%.17g\n", ref->name, ref->x, ref->y,
+                             ref->z);
+  }
+  used += (size_t)snprintf(text + used, cap - used, "0\nENDSEC\n0\nEOF\n");
+  snprintf(name, name_size, "/vsimem/tilecut-refs-%p.dxf", (void *)text);
+  VSILFILE *memory = tc_gdal.VSIFileFromMemBuffer(name, (GByte *)text, (vsi_l_offset)used, FALSE);
+  if (!memory) {
+    free(text);
+    return NULL;
+  }
+  tc_gdal.VSIFCloseL(memory);
+  GDALDatasetH dataset = open_drawing(name, 0);
+  if (!dataset) {
+    tc_gdal.VSIUnlink(name);
+    free(text);
+    return NULL;
+  }
+  *buffer = text;
+  return dataset;
+}
 
 int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_bytes, size_t max_text, tc_drawing *d) {
   memset(d, 0, sizeof *d);
@@ -1161,20 +1296,7 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
     return 1;
   }
   tc_gdal.CPLPushErrorHandlerEx(collect_drawing, messages);
-  /* every entity with its own style (not a block merged into one feature), arcs in
-   * 2° steps, blocks inlined (GDAL bounds their nesting and the features a block may
-   * make: DXF_FEATURE_LIMIT_PER_BLOCK) */
-  tc_gdal.CPLSetThreadLocalConfigOption("DXF_MERGE_BLOCK_GEOMETRIES", "FALSE");
-  tc_gdal.CPLSetThreadLocalConfigOption("DXF_INLINE_BLOCKS", "TRUE");
-  tc_gdal.CPLSetThreadLocalConfigOption("OGR_ARC_STEPSIZE", "2");
-  /* the group codes GDAL does not translate (a polyline's width, an MTEXT's column width) */
-  tc_gdal.CPLSetThreadLocalConfigOption("DXF_INCLUDE_RAW_CODE_VALUES", "TRUE");
-  const char *drivers[] = {dwg ? "CAD" : "DXF", NULL};
-  GDALDatasetH dataset = tc_gdal.GDALOpenEx(path, GDAL_OF_VECTOR | GDAL_OF_READONLY, drivers, NULL, NULL);
-  tc_gdal.CPLSetThreadLocalConfigOption("DXF_MERGE_BLOCK_GEOMETRIES", NULL);
-  tc_gdal.CPLSetThreadLocalConfigOption("DXF_INLINE_BLOCKS", NULL);
-  tc_gdal.CPLSetThreadLocalConfigOption("OGR_ARC_STEPSIZE", NULL);
-  tc_gdal.CPLSetThreadLocalConfigOption("DXF_INCLUDE_RAW_CODE_VALUES", NULL);
+  GDALDatasetH dataset = open_drawing(path, dwg);
   int result = 0;
   if (!dataset) {
     d->error = strdup(messages->used ? messages->text : "GDAL cannot read it as a drawing");
@@ -1217,9 +1339,14 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
     if (!added)
       wipeout_count = 0;
     char previous[24] = "", last_mtext[24] = "";
-    int count = tc_gdal.GDALDatasetGetLayerCount(dataset);
+    /* after the drawing's own layers, those of its tables and arc dimensions */
+    char refs_name[64] = "", *refs_buffer = NULL;
+    GDALDatasetH refs = !dwg && scans->status == 0 ? open_block_refs(path, scans, max_bytes, refs_name, sizeof refs_name, &refs_buffer)
+                                                   : NULL;
+    int own = tc_gdal.GDALDatasetGetLayerCount(dataset);
+    int count = own + (refs ? tc_gdal.GDALDatasetGetLayerCount(refs) : 0);
     for (int l = 0; l < count && !b.failed; l++) {
-      OGRLayerH layer = tc_gdal.GDALDatasetGetLayer(dataset, l);
+      OGRLayerH layer = l < own ? tc_gdal.GDALDatasetGetLayer(dataset, l) : tc_gdal.GDALDatasetGetLayer(refs, l - own);
       if (!layer)
         continue;
       tc_gdal.OGR_L_ResetReading(layer);
@@ -1378,9 +1505,17 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
             memcpy(d->dashes + d->dash_count, pattern, sizeof(double) * (size_t)values);
             d->dash_count += (size_t)values;
           }
+          /* a polyface mesh without faces, which GDAL gives as the line through its
+           * vertices: ezdxf draws its faces, so nothing */
+          int faceless = 0;
+          if (type == wkbLineString) {
+            int classes_field = tc_gdal.OGR_F_GetFieldIndex(f, "SubClasses");
+            const char *classes = classes_field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, classes_field) : NULL;
+            faceless = classes && strstr(classes, "AcDbPolyFaceMesh") != NULL;
+          }
           if (fit_hatch)
             add_fit_hatch(&b, fit_hatch, &fill, fit_hatch == &inserted ? placement : NULL);
-          else
+          else if (!faceless)
             add_geometry(&b, g, &st, &stroke, &fill, 0);
         }
         tc_gdal.OGR_F_Destroy(f);
@@ -1416,6 +1551,11 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
     for (size_t i = 0; i < spline_count; i++)
       splines[i].count = abs(splines[i].count);
     free(b.orders);
+    if (refs) {
+      tc_gdal.GDALClose(refs);
+      tc_gdal.VSIUnlink(refs_name);
+      free(refs_buffer);
+    }
     tc_gdal.GDALClose(dataset);
     if (b.failed)
       result = 1;

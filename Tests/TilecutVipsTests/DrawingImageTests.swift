@@ -36,4 +36,29 @@ struct DrawingImageTests {
         """)
     result.expectAsEzdxf("IMAGE boundaries", least: 0.95)
   }
+
+  /// Shown IMAGEs (display flag set, as writers leave it) whose picture files are not
+  /// there: ezdxf's drawing add-on writes each file's name across the image, 3/4 of its
+  /// width, its capitals centred on it, and so does tilecut (which never opens the file,
+  /// so writes it whether or not the file is there): a plain frame, a turned one, a
+  /// clipped one, a Windows path (seen 0.829/1.000 with the frames alone).
+  @Test("a shown IMAGE whose file is missing has its file name written across it, as ezdxf writes it")
+  func missingPictureNames() throws {
+    let result = try compareScripted(
+      "image-names", columns: 1000,
+      script: """
+        import ezdxf, sys
+        doc = ezdxf.new("R2010")
+        msp = doc.modelspace()
+        msp.add_lwpolyline([(0, 0), (60, 0), (60, 40), (0, 40)], close=True)
+        plan = doc.add_image_def(filename="missing-plan.png", size_in_pixel=(640, 360))
+        logo = doc.add_image_def(filename="C:\\\\scans\\\\logo.jpg", size_in_pixel=(200, 200))
+        msp.add_image(plan, insert=(5, 5), size_in_units=(32, 18), dxfattribs={"color": 1})
+        msp.add_image(logo, insert=(45, 10), size_in_units=(10, 10), rotation=30, dxfattribs={"color": 5})
+        clipped = msp.add_image(plan, insert=(5, 22), size_in_units=(24, 13.5))
+        clipped.set_boundary_path([(50, 50), (600, 40), (620, 300), (300, 340), (40, 250)])
+        doc.saveas(sys.argv[1])
+        """)
+    result.expectAsEzdxf("IMAGE file names", least: 0.95)
+  }
 }
