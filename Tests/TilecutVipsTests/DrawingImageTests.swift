@@ -41,7 +41,7 @@ struct DrawingImageTests {
   /// there: ezdxf's drawing add-on writes each file's name across the image, 3/4 of its
   /// width, its capitals centred on it, and so does tilecut (which never opens the file,
   /// so writes it whether or not the file is there): a plain frame, a turned one, a
-  /// clipped one, a Windows path (seen 0.829/1.000 with the frames alone).
+  /// clipped one, a Windows path (seen 0.574/1.000 with the frames alone).
   @Test("a shown IMAGE whose file is missing has its file name written across it, as ezdxf writes it")
   func missingPictureNames() throws {
     let result = try compareScripted(
