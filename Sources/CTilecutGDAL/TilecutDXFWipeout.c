@@ -75,6 +75,14 @@ typedef struct {
   long true_colour;
 } local_xline;
 
+/* An IMAGE in a block: its boundary and name's place in the block's coordinates, its
+ * colour unresolved (its layer may be 0, which takes the insert's) */
+typedef struct {
+  tc_image_frame f;
+  int colour, invisible;
+  long true_colour;
+} local_image;
+
 typedef struct {
   char name[256];
   double bx, by;
@@ -82,6 +90,8 @@ typedef struct {
   size_t wipeout_count;
   local_xline *xlines;
   size_t xline_count, xline_cap;
+  local_image *images;
+  size_t image_count, image_cap;
   local_insert *inserts;
   size_t insert_count;
   /* its HATCHes' boundaries where GDAL cannot read them (xy NULL where it can) */
@@ -391,6 +401,52 @@ static void colour_rgb(const reader *r, int aci, const char *layer, long true_co
 /* An entity's colour: its ACI, by layer (or by block, 0) its layer's, or its true colour. */
 static void entity_rgb(const reader *r, const entity *e, uint8_t rgb[3]) { colour_rgb(r, e->colour, e->layer, e->true_colour, rgb); }
 
+/* An IMAGE's boundary (image_boundary) and, where it is shown, where ezdxf writes its
+ * file's name (ezdxf 1.4.5, MIT: addons/drawing/frontend.py, draw_image_entity: its cap
+ * height 20 pixels scaled so that the name spans 3/4 of the image's width, centred;
+ * entities/image.py, get_wcs_transform: pixel (x, y) at 10 + x U + y V), into `f`; -1
+ * out of memory. */
+static int keep_image(const reader *r, const entity *e, tc_image_frame *f) {
+  double *xy = NULL;
+  int n = image_boundary(e, &xy);
+  if (n < 0)
+    return -1;
+  memset(f, 0, sizeof *f);
+  f->handle = e->handle[0] ? strtoull(e->handle, NULL, 16) : 0;
+  snprintf(f->layer, sizeof f->layer, "%s", e->layer);
+  f->hidden = e->invisible || layer_hidden(r, e->layer);
+  entity_rgb(r, e, f->rgb);
+  f->lineweight_mm = e->lineweight > 0 ? e->lineweight / 100.0 : 0;
+  f->xy = xy;
+  f->count = n;
+  double w = e->x13, h = e->y13, ulen = hypot(e->x11, e->y11), vlen = hypot(e->x12, e->y12);
+  if ((e->layer_flags & 1) && e->ref340 && w > 0 && h > 0 && ulen > 0 && vlen > 0 && isfinite(w * h * ulen * vlen)) {
+    f->def = e->ref340;
+    f->name_xy[0] = e->x10 + e->x11 * w / 2 + e->x12 * h / 2;
+    f->name_xy[1] = e->y10 + e->y11 * w / 2 + e->y12 * h / 2;
+    f->name_angle = atan2(e->y11, e->x11) * 180 / M_PI;
+    f->name_width = 0.75 * w * ulen;
+  }
+  return 0;
+}
+
+/* The file name of IMAGEDEF `def` as ezdxf writes it ("<no filename>" for a blank one),
+ * a copy; NULL for none (or out of memory: *failed). */
+static char *image_name(const reader *r, unsigned long long def, int *failed) {
+  for (size_t k = 0; def && k < r->def_count; k++)
+    if (r->def_handles[k] == def) {
+      const char *file = r->def_files[k];
+      int blank = 1;
+      for (const char *c = file; *c; c++)
+        blank = blank && (*c == ' ' || *c == '\t');
+      char *name = strdup(blank ? "<no filename>" : file);
+      if (!name)
+        *failed = 1;
+      return name;
+    }
+  return NULL;
+}
+
 /* A model-space MESH as ezdxf's drawing add-on draws it (ezdxf 1.4.5, MIT:
  * addons/drawing/frontend.py, draw_mesh_entity: MeshBuilder.from_mesh, each face of its
  * base mesh a closed path, unsubdivided), its faces' rings in x, y; faces naming a vertex
@@ -511,7 +567,7 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
     l->colour = abs(e->colour);
     return;
   }
-  if (section == 4 && !strcmp(e->type, "IMAGEDEF") && e->handle[0] && r->image_count) {
+  if (section == 4 && !strcmp(e->type, "IMAGEDEF") && e->handle[0] && r->def_count < MAX_WIPEOUTS) {
     if (tc_grow_array((void **)&r->def_handles, &r->def_cap, r->def_count + 1, sizeof(unsigned long long), 8)) {
       r->failed = 1;
       return;
@@ -775,35 +831,22 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
   }
   if (section == 2 && !strcmp(e->type, "IMAGE") && e->handle[0] && r->image_count < MAX_WIPEOUTS &&
       r->image_points < MAX_BUILT_POINTS) {
-    double *xy = NULL;
-    int n = image_boundary(e, &xy);
-    if (n < 0 || tc_grow_array((void **)&r->images, &r->image_cap, r->image_count + 1, sizeof(tc_image_frame), 16)) {
-      free(xy);
+    if (tc_grow_array((void **)&r->images, &r->image_cap, r->image_count + 1, sizeof(tc_image_frame), 16) ||
+        keep_image(r, e, &r->images[r->image_count])) {
       r->failed = 1;
       return;
     }
-    tc_image_frame *f = &r->images[r->image_count++];
-    memset(f, 0, sizeof *f);
-    f->handle = strtoull(e->handle, NULL, 16);
-    snprintf(f->layer, sizeof f->layer, "%s", e->layer);
-    f->hidden = e->invisible || layer_hidden(r, e->layer);
-    entity_rgb(r, e, f->rgb);
-    f->lineweight_mm = e->lineweight > 0 ? e->lineweight / 100.0 : 0;
-    f->xy = xy;
-    f->count = n;
-    r->image_points += (size_t)n;
-    /* a shown one: where ezdxf writes its file's name (ezdxf 1.4.5, MIT:
-     * addons/drawing/frontend.py, draw_image_entity, its cap height 20 pixels scaled so
-     * that the name spans 3/4 of the image's width, centred; entities/image.py,
-     * get_wcs_transform: pixel (x, y) at 10 + x U + y V) */
-    double w = e->x13, h = e->y13, ulen = hypot(e->x11, e->y11), vlen = hypot(e->x12, e->y12);
-    if ((e->layer_flags & 1) && e->ref340 && w > 0 && h > 0 && ulen > 0 && vlen > 0 && isfinite(w * h * ulen * vlen)) {
-      f->def = e->ref340;
-      f->name_xy[0] = e->x10 + e->x11 * w / 2 + e->x12 * h / 2;
-      f->name_xy[1] = e->y10 + e->y11 * w / 2 + e->y12 * h / 2;
-      f->name_angle = atan2(e->y11, e->x11) * 180 / M_PI;
-      f->name_width = 0.75 * w * ulen;
+    r->image_points += (size_t)r->images[r->image_count++].count;
+  }
+  /* one in a block: placed by each insert of it (expand) */
+  if (section == 1 && block && !strcmp(e->type, "IMAGE") && block->image_count < MAX_WIPEOUTS) {
+    if (tc_grow_array((void **)&block->images, &block->image_cap, block->image_count + 1, sizeof(local_image), 4) ||
+        keep_image(r, e, &block->images[block->image_count].f)) {
+      r->failed = 1;
+      return;
     }
+    local_image *l = &block->images[block->image_count++];
+    l->colour = e->colour, l->invisible = e->invisible, l->true_colour = e->true_colour;
   }
   if (section == 2 && !strcmp(e->type, "MESH") && e->handle[0] && !e->paper && e->fcount > 0 && e->hcount > 0 &&
       r->image_count < MAX_WIPEOUTS && r->image_points < MAX_BUILT_POINTS)
@@ -934,6 +977,47 @@ static void emit_xline(reader *r, const local_xline *l, const affine *m, const c
   x->dx = dx / length, x->dy = dy / length;
 }
 
+/* An IMAGE in a block placed by `m` for the model-space insert `key`: its boundary and
+ * its name's place moved, the name's width and direction as U is placed (ezdxf
+ * transforms the image's U and V and writes its name from them). */
+static void emit_image(reader *r, const local_image *l, const affine *m, const char *key, const char *insert_layer) {
+  if (r->failed || r->image_count >= MAX_WIPEOUTS || r->image_points + (size_t)l->f.count > MAX_BUILT_POINTS)
+    return;
+  double *xy = malloc(sizeof(double) * 2 * (size_t)l->f.count);
+  if (!xy || tc_grow_array((void **)&r->images, &r->image_cap, r->image_count + 1, sizeof(tc_image_frame), 16)) {
+    free(xy);
+    r->failed = 1;
+    return;
+  }
+  for (int i = 0; i < l->f.count; i++) {
+    double x = l->f.xy[2 * i], y = l->f.xy[2 * i + 1];
+    xy[2 * i] = m->a * x + m->b * y + m->c;
+    xy[2 * i + 1] = m->d * x + m->e * y + m->f;
+  }
+  tc_image_frame *f = &r->images[r->image_count++];
+  *f = l->f;
+  f->xy = xy;
+  f->rings = NULL;
+  f->handle = strtoull(key, NULL, 16);
+  if (!strcmp(l->f.layer, "0"))
+    snprintf(f->layer, sizeof f->layer, "%s", insert_layer);
+  f->hidden = l->invisible || layer_hidden(r, f->layer) || layer_hidden(r, insert_layer);
+  colour_rgb(r, l->colour, f->layer, l->true_colour, f->rgb);
+  r->image_points += (size_t)f->count;
+  f->name = NULL;
+  if (l->f.def) {
+    double t = l->f.name_angle * M_PI / 180, ux = m->a * cos(t) + m->b * sin(t), uy = m->d * cos(t) + m->e * sin(t);
+    double x = l->f.name_xy[0], y = l->f.name_xy[1], scale = hypot(ux, uy);
+    if (scale > 0 && isfinite(scale)) {
+      f->name = image_name(r, l->f.def, &r->failed);
+      f->name_xy[0] = m->a * x + m->b * y + m->c;
+      f->name_xy[1] = m->d * x + m->e * y + m->f;
+      f->name_angle = atan2(uy, ux) * 180 / M_PI;
+      f->name_width = l->f.name_width * scale;
+    }
+  }
+}
+
 /* `m` after an insert's own placement of its block `inner`: p -> R S (p - base) + position. */
 static affine placed(const affine *m, const local_insert *in, const block_def *inner) {
   double t = in->angle * M_PI / 180, cs = cos(t), sn = sin(t);
@@ -955,6 +1039,8 @@ static void expand(reader *r, const block_def *b, const affine *m, const char *k
   }
   for (size_t i = 0; i < b->xline_count; i++)
     emit_xline(r, &b->xlines[i], m, key, insert_layer);
+  for (size_t i = 0; i < b->image_count; i++)
+    emit_image(r, &b->images[i], m, key, insert_layer);
   for (size_t i = 0; i < b->insert_count; i++) {
     const local_insert *in = &b->inserts[i];
     block_def *inner = find_def(r, in->name);
@@ -1419,24 +1505,8 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
   end_mesh(&r);
   free(r.mesh_v);
   /* the shown IMAGEs' file names, from the IMAGEDEFs after them */
-  for (size_t i = 0; i < r.image_count && !r.failed; i++) {
-    tc_image_frame *f = &r.images[i];
-    for (size_t k = 0; f->def && k < r.def_count; k++)
-      if (r.def_handles[k] == f->def) {
-        const char *file = r.def_files[k];
-        /* ezdxf writes "<no filename>" for a blank one */
-        int blank = 1;
-        for (const char *c = file; *c; c++)
-          blank = blank && (*c == ' ' || *c == '\t');
-        if (!(f->name = strdup(blank ? "<no filename>" : file)))
-          r.failed = 1;
-        break;
-      }
-  }
-  for (size_t k = 0; k < r.def_count; k++)
-    free(r.def_files[k]);
-  free(r.def_files);
-  free(r.def_handles);
+  for (size_t i = 0; i < r.image_count && !r.failed; i++)
+    r.images[i].name = image_name(&r, r.images[i].def, &r.failed);
   fclose(file);
   free(code_line);
   free(value_line);
@@ -1492,7 +1562,7 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     for (size_t i = 0; i < r.insert_count; i++) {
       local_insert *in = &r.inserts[i];
       block_def *b = find_def(&r, in->name);
-      if (!b || (!b->wipeout_count && !b->insert_count && !b->sequence_count && !b->xline_count))
+      if (!b || (!b->wipeout_count && !b->insert_count && !b->sequence_count && !b->xline_count && !b->image_count))
         continue;
       double t = in->angle * M_PI / 180, cs = cos(t), sn = sin(t);
       affine m = {cs * in->sx, -sn * in->sy, 0, sn * in->sx, cs * in->sy, 0};
@@ -1507,6 +1577,9 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
       free(r.blocks[i].wipeouts[k].xy);
     free(r.blocks[i].wipeouts);
     free(r.blocks[i].xlines);
+    for (size_t k = 0; k < r.blocks[i].image_count; k++)
+      free(r.blocks[i].images[k].f.xy);
+    free(r.blocks[i].images);
     tc_fit_hatches_free(r.blocks[i].bounds, r.blocks[i].bound_count);
     free(r.blocks[i].inserts);
     free(r.blocks[i].sequence);
@@ -1518,6 +1591,10 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
   free(r.model);
   free(r.model_keys);
   free(r.inserts);
+  for (size_t k = 0; k < r.def_count; k++)
+    free(r.def_files[k]);
+  free(r.def_files);
+  free(r.def_handles);
   if (r.failed) {
     tc_wipeouts_free(r.out, r.out_count);
     free(r.order);

@@ -61,4 +61,32 @@ struct DrawingImageTests {
         """)
     result.expectAsEzdxf("IMAGE file names", least: 0.95)
   }
+
+  /// IMAGEs inside blocks, which GDAL skips there too: placed by each insert of the
+  /// block (moved, turned, scaled, nested) as ezdxf places them, frame and file name
+  /// (seen 0.512/1.000 before).
+  @Test("IMAGEs in blocks are drawn through their inserts, as ezdxf draws them")
+  func imagesInBlocks() throws {
+    let result = try compareScripted(
+      "block-images", columns: 1000,
+      script: """
+        import ezdxf, sys
+        doc = ezdxf.new("R2010")
+        msp = doc.modelspace()
+        msp.add_lwpolyline([(0, 0), (80, 0), (80, 50), (0, 50)], close=True)
+        plan = doc.add_image_def(filename="site-photo.jpg", size_in_pixel=(400, 300))
+        block = doc.blocks.new("PHOTO", base_point=(2, 1))
+        block.add_image(plan, insert=(0, 0), size_in_units=(16, 12), dxfattribs={"color": 1})
+        hidden = block.add_image(plan, insert=(18, 0), size_in_units=(6, 4.5))
+        hidden.dxf.flags = 0
+        block.add_line((0, -1), (24, -1))
+        outer = doc.blocks.new("SHEET")
+        outer.add_blockref("PHOTO", (0, 0), dxfattribs={"rotation": 10})
+        msp.add_blockref("PHOTO", (5, 5))
+        msp.add_blockref("PHOTO", (45, 5), dxfattribs={"rotation": 30, "xscale": 1.2, "yscale": 1.2})
+        msp.add_blockref("SHEET", (10, 28), dxfattribs={"xscale": 0.8, "yscale": 0.8})
+        doc.saveas(sys.argv[1])
+        """)
+    result.expectAsEzdxf("IMAGEs in blocks", least: 0.95)
+  }
 }
