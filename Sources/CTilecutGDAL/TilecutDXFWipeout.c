@@ -154,6 +154,9 @@ typedef struct {
 /* points of the hatches and of the MLINEs built here at most, each kind (64 MB): past
  * them, the rest are drawn as GDAL gives them */
 #define MAX_BUILT_POINTS (1 << 22)
+/* model-space tables and arc dimensions drawn at most (more: left out); each costs
+ * an INSERT in the DXF GDAL reads for them */
+#define MAX_BLOCK_REFS 10000
 /* vertices and face-list values of one MESH read at most (more: left out) */
 #define MAX_MESH_VALUES (1 << 22)
 
@@ -853,7 +856,7 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
     keep_mesh(r, e);
   if (section == 2 && !e->paper && !e->invisible && e->name[0] &&
       (!strcmp(e->type, "ACAD_TABLE") || !strcmp(e->type, "ARC_DIMENSION") || !strcmp(e->type, "LARGE_RADIAL_DIMENSION")) &&
-      r->ref_count < MAX_WIPEOUTS) {
+      r->ref_count < MAX_BLOCK_REFS) {
     if (tc_grow_array((void **)&r->refs, &r->ref_cap, r->ref_count + 1, sizeof(tc_block_ref), 8)) {
       r->failed = 1;
       return;

@@ -1203,7 +1203,10 @@ static GDALDatasetH open_block_refs(const char *path, const dxf_scans *s, size_t
   used += (size_t)snprintf(text + used, cap - used, "0\nSECTION\n2\nENTITIES\n");
   for (size_t i = 0; i < s->ref_count; i++) {
     const tc_block_ref *ref = &s->refs[i];
-    used += (size_t)snprintf(text + used, cap - used, "0\nINSERT\n5\n%s\n8\n%s\n", ref->handle, ref->layer);
+    used += (size_t)snprintf(text + used, cap - used, "0\nINSERT\n");
+    if (ref->handle[0])
+      used += (size_t)snprintf(text + used, cap - used, "5\n%s\n", ref->handle);
+    used += (size_t)snprintf(text + used, cap - used, "8\n%s\n", ref->layer);
     if (ref->colour != 0)
       used += (size_t)snprintf(text + used, cap - used, "62\n%d\n", ref->colour);
     if (ref->lineweight != -1)
