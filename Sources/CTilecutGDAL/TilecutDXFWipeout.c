@@ -221,7 +221,8 @@ typedef struct {
   double pending_sw, pending_ew;
   /* the model-space polygon mesh (POLYLINE flag 16) whose VERTEXes are being read: its
    * frame but for its faces, its M and N counts (71, 72) and vertices (x, y) */
-  tc_image_frame mesh;
+  entity mesh;
+  block_def *mesh_block;
   int mesh_active, mesh_m, mesh_n, mesh_count, mesh_cap;
   double *mesh_v;
   int failed;
@@ -454,7 +455,9 @@ static char *image_name(const reader *r, unsigned long long def, int *failed) {
  * addons/drawing/frontend.py, draw_mesh_entity: MeshBuilder.from_mesh, each face of its
  * base mesh a closed path, unsubdivided), its faces' rings in x, y; faces naming a vertex
  * it does not have are left out. */
-static void keep_mesh(reader *r, const entity *e) {
+static tc_image_frame *mesh_slot(reader *r, block_def *block, const entity *e);
+
+static void keep_mesh(reader *r, const entity *e, block_def *block) {
   size_t points = 0;
   int faces = 0;
   for (size_t i = 0; i < e->hcount;) {
@@ -469,7 +472,7 @@ static void keep_mesh(reader *r, const entity *e) {
     return;
   double *xy = malloc(sizeof(double) * 2 * points);
   int *rings = malloc(sizeof(int) * (size_t)faces);
-  if (!xy || !rings || tc_grow_array((void **)&r->images, &r->image_cap, r->image_count + 1, sizeof(tc_image_frame), 16)) {
+  if (!xy || !rings) {
     free(xy);
     free(rings);
     r->failed = 1;
@@ -494,23 +497,48 @@ static void keep_mesh(reader *r, const entity *e) {
     }
     i += (size_t)n + 1;
   }
-  if (!ring_count) {
+  tc_image_frame *f = ring_count ? mesh_slot(r, block, e) : NULL;
+  if (!f) {
     free(xy);
     free(rings);
     return;
   }
-  tc_image_frame *f = &r->images[r->image_count++];
-  memset(f, 0, sizeof *f);
-  f->handle = strtoull(e->handle, NULL, 16);
-  snprintf(f->layer, sizeof f->layer, "%s", e->layer);
-  f->hidden = e->invisible || layer_hidden(r, e->layer);
-  entity_rgb(r, e, f->rgb);
-  f->lineweight_mm = e->lineweight > 0 ? e->lineweight / 100.0 : 0;
   f->xy = xy;
   f->count = count;
   f->rings = rings;
   f->ring_count = ring_count;
-  r->image_points += (size_t)count;
+  if (!block)
+    r->image_points += (size_t)count;
+}
+
+/* A new frame for a MESH or polygon mesh `e` (its handle, layer, colour, lineweight):
+ * in model space's list, or `block`'s (its colour left to each insert); NULL out of
+ * memory (r->failed). */
+static tc_image_frame *mesh_slot(reader *r, block_def *block, const entity *e) {
+  tc_image_frame *f;
+  if (block) {
+    if (tc_grow_array((void **)&block->images, &block->image_cap, block->image_count + 1, sizeof(local_image), 4)) {
+      r->failed = 1;
+      return NULL;
+    }
+    local_image *l = &block->images[block->image_count++];
+    memset(l, 0, sizeof *l);
+    l->colour = e->colour, l->invisible = e->invisible, l->true_colour = e->true_colour;
+    f = &l->f;
+  } else {
+    if (tc_grow_array((void **)&r->images, &r->image_cap, r->image_count + 1, sizeof(tc_image_frame), 16)) {
+      r->failed = 1;
+      return NULL;
+    }
+    f = &r->images[r->image_count++];
+    memset(f, 0, sizeof *f);
+  }
+  f->handle = e->handle[0] ? strtoull(e->handle, NULL, 16) : 0;
+  snprintf(f->layer, sizeof f->layer, "%s", e->layer);
+  f->hidden = e->invisible || layer_hidden(r, e->layer);
+  entity_rgb(r, e, f->rgb);
+  f->lineweight_mm = e->lineweight > 0 ? e->lineweight / 100.0 : 0;
+  return f;
 }
 
 /* Ends the polygon mesh whose VERTEXes were being read: its M x N vertices (row by row)
@@ -529,7 +557,7 @@ static void end_mesh(reader *r) {
   size_t faces = (size_t)((m - 1) * (n - 1));
   double *xy = malloc(sizeof(double) * 10 * faces);
   int *rings = malloc(sizeof(int) * faces);
-  if (!xy || !rings || tc_grow_array((void **)&r->images, &r->image_cap, r->image_count + 1, sizeof(tc_image_frame), 16)) {
+  if (!xy || !rings) {
     free(xy);
     free(rings);
     r->failed = 1;
@@ -546,13 +574,18 @@ static void end_mesh(reader *r) {
       }
       rings[k / 5 - 1] = 5;
     }
-  tc_image_frame *f = &r->images[r->image_count++];
-  *f = r->mesh;
+  tc_image_frame *f = mesh_slot(r, r->mesh_block, &r->mesh);
+  if (!f) {
+    free(xy);
+    free(rings);
+    return;
+  }
   f->xy = xy;
   f->count = (int)k;
   f->rings = rings;
   f->ring_count = (int)faces;
-  r->image_points += k;
+  if (!r->mesh_block)
+    r->image_points += k;
 }
 
 /* An entity read whole: kept when it is a layer, a wipeout or an insert. */
@@ -602,18 +635,19 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
     return;
   }
   end_mesh(r);
-  if (section == 2 && !e->paper && e->handle[0] && !strcmp(e->type, "POLYLINE") && (e->layer_flags & 16) &&
-      !(e->layer_flags & 64)) {
+  if (((section == 2 && !e->paper && e->handle[0]) || (section == 1 && block)) && !strcmp(e->type, "POLYLINE") &&
+      (e->layer_flags & 16) && !(e->layer_flags & 64)) {
     r->mesh_active = 1;
     r->mesh_count = 0;
     r->mesh_m = e->boundary_type;
     r->mesh_n = e->n72;
+    r->mesh_block = section == 1 ? block : NULL;
+    /* its properties alone (the arrays stay the entity's) */
     memset(&r->mesh, 0, sizeof r->mesh);
-    r->mesh.handle = strtoull(e->handle, NULL, 16);
+    snprintf(r->mesh.handle, sizeof r->mesh.handle, "%s", e->handle);
     snprintf(r->mesh.layer, sizeof r->mesh.layer, "%s", e->layer);
-    r->mesh.hidden = e->invisible || layer_hidden(r, e->layer);
-    entity_rgb(r, e, r->mesh.rgb);
-    r->mesh.lineweight_mm = e->lineweight > 0 ? e->lineweight / 100.0 : 0;
+    r->mesh.colour = e->colour, r->mesh.invisible = e->invisible;
+    r->mesh.true_colour = e->true_colour, r->mesh.lineweight = e->lineweight;
   }
   /* a POLYLINE's widths: its VERTEXes (ezdxf skips the curve-fit and spline-frame
    * ones, flags 1 and 16), up to its SEQEND */
@@ -853,7 +887,10 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
   }
   if (section == 2 && !strcmp(e->type, "MESH") && e->handle[0] && !e->paper && e->fcount > 0 && e->hcount > 0 &&
       r->image_count < MAX_WIPEOUTS && r->image_points < MAX_BUILT_POINTS)
-    keep_mesh(r, e);
+    keep_mesh(r, e, NULL);
+  /* one in a block: placed by each insert of it (expand) */
+  if (section == 1 && block && !strcmp(e->type, "MESH") && e->fcount > 0 && e->hcount > 0 && block->image_count < MAX_WIPEOUTS)
+    keep_mesh(r, e, block);
   if (section == 2 && !e->paper && !e->invisible && e->name[0] &&
       (!strcmp(e->type, "ACAD_TABLE") || !strcmp(e->type, "ARC_DIMENSION") || !strcmp(e->type, "LARGE_RADIAL_DIMENSION")) &&
       r->ref_count < MAX_BLOCK_REFS) {
@@ -997,10 +1034,18 @@ static void emit_image(reader *r, const local_image *l, const affine *m, const c
     xy[2 * i] = m->a * x + m->b * y + m->c;
     xy[2 * i + 1] = m->d * x + m->e * y + m->f;
   }
+  int *rings = l->f.ring_count > 0 ? malloc(sizeof(int) * (size_t)l->f.ring_count) : NULL;
+  if (l->f.ring_count > 0 && !rings) {
+    free(xy);
+    r->failed = 1;
+    return;
+  }
+  if (rings)
+    memcpy(rings, l->f.rings, sizeof(int) * (size_t)l->f.ring_count);
   tc_image_frame *f = &r->images[r->image_count++];
   *f = l->f;
   f->xy = xy;
-  f->rings = NULL;
+  f->rings = rings;
   f->handle = strtoull(key, NULL, 16);
   if (!strcmp(l->f.layer, "0"))
     snprintf(f->layer, sizeof f->layer, "%s", insert_layer);
@@ -1378,7 +1423,7 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
       e.table_data = 1;
       continue;
     }
-    if (section == 2 && !strcmp(e.type, "MESH")) {
+    if ((section == 2 || (section == 1 && block)) && !strcmp(e.type, "MESH")) {
       /* its vertices (10, 20), and its face list: 93 its length, then as many 90s */
       if (group == 10 || group == 20) {
         if (group == 10 && e.fcount < MAX_MESH_VALUES) {
@@ -1580,8 +1625,10 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
       free(r.blocks[i].wipeouts[k].xy);
     free(r.blocks[i].wipeouts);
     free(r.blocks[i].xlines);
-    for (size_t k = 0; k < r.blocks[i].image_count; k++)
+    for (size_t k = 0; k < r.blocks[i].image_count; k++) {
       free(r.blocks[i].images[k].f.xy);
+      free(r.blocks[i].images[k].f.rings);
+    }
     free(r.blocks[i].images);
     tc_fit_hatches_free(r.blocks[i].bounds, r.blocks[i].bound_count);
     free(r.blocks[i].inserts);
