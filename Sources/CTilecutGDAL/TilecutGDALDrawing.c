@@ -1158,6 +1158,11 @@ static void free_scans(dxf_scans *s) {
 static int read_drawing(const char *path, int dwg, const char *layers, size_t max_bytes, size_t max_text, tc_drawing *d,
                         dxf_scans *scans);
 
+static int by_ull(const void *a, const void *b) {
+  unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
+  return (x > y) - (x < y);
+}
+
 /* Opens `path` with GDAL's DXF or CAD driver as tilecut reads a drawing: every entity
  * with its own style (not a block merged into one feature), arcs in 2° steps, blocks
  * inlined (GDAL bounds their nesting and the features a block may make:
@@ -1182,12 +1187,17 @@ static GDALDatasetH open_drawing(const char *path, int dwg) {
  * the anonymous block's entities moved by the insertion point): a DXF in memory made of
  * the file's sections before ENTITIES (its tables and blocks) and an INSERT of each one's
  * block with its handle, layer, colour and lineweight, opened by GDAL, which inlines
- * them as it inlines any insert. NULL when there are none (or they are past `max_bytes`);
+ * them as it inlines any insert; those `seen` among the sorted `handles` (GDAL gave their
+ * features itself) left out. NULL when there are none (or they are past `max_bytes`);
  * `*buffer` (the file in memory, freed after the dataset is closed and `name` unlinked). */
-static GDALDatasetH open_block_refs(const char *path, const dxf_scans *s, size_t max_bytes, char *name, size_t name_size,
+static GDALDatasetH open_block_refs(const char *path, const dxf_scans *s, const unsigned long long *handles,
+                                    const unsigned char *seen, size_t count, size_t max_bytes, char *name, size_t name_size,
                                     char **buffer) {
   *buffer = NULL;
-  if (!s->ref_count || s->entities_at <= 0 || (unsigned long long)s->entities_at > max_bytes)
+  size_t left = 0;
+  for (size_t i = 0; i < count; i++)
+    left += !seen[i];
+  if (!left || s->entities_at <= 0 || (unsigned long long)s->entities_at > max_bytes)
     return NULL;
   size_t head = (size_t)s->entities_at, cap = head + 64 + s->ref_count * 800;
   char *text = malloc(cap);
@@ -1203,6 +1213,11 @@ static GDALDatasetH open_block_refs(const char *path, const dxf_scans *s, size_t
   used += (size_t)snprintf(text + used, cap - used, "0\nSECTION\n2\nENTITIES\n");
   for (size_t i = 0; i < s->ref_count; i++) {
     const tc_block_ref *ref = &s->refs[i];
+    /* one GDAL drew itself */
+    unsigned long long key = strtoull(ref->handle, NULL, 16);
+    const unsigned long long *found = ref->handle[0] ? bsearch(&key, handles, count, sizeof key, by_ull) : NULL;
+    if (found && seen[found - handles])
+      continue;
     used += (size_t)snprintf(text + used, cap - used, "0\nINSERT\n");
     if (ref->handle[0])
       used += (size_t)snprintf(text + used, cap - used, "5\n%s\n", ref->handle);
@@ -1344,11 +1359,29 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
     char previous[24] = "", last_mtext[24] = "";
     /* after the drawing's own layers, those of its tables and arc dimensions */
     char refs_name[64] = "", *refs_buffer = NULL;
-    GDALDatasetH refs = !dwg && scans->status == 0 ? open_block_refs(path, scans, max_bytes, refs_name, sizeof refs_name, &refs_buffer)
-                                                   : NULL;
-    int own = tc_gdal.GDALDatasetGetLayerCount(dataset);
-    int count = own + (refs ? tc_gdal.GDALDatasetGetLayerCount(refs) : 0);
-    for (int l = 0; l < count && !b.failed; l++) {
+    GDALDatasetH refs = NULL;
+    /* the tables' and arc dimensions' handles, sorted, and whether GDAL gave features of
+     * them itself (a GDAL that reads them: they are not drawn twice) */
+    size_t ref_count = !dwg && scans->status == 0 ? scans->ref_count : 0;
+    unsigned long long *ref_handles = ref_count ? malloc(ref_count * sizeof *ref_handles) : NULL;
+    unsigned char *ref_seen = ref_count ? calloc(ref_count, 1) : NULL;
+    if (!ref_handles || !ref_seen)
+      ref_count = 0;
+    for (size_t i = 0; i < ref_count; i++)
+      ref_handles[i] = strtoull(scans->refs[i].handle, NULL, 16);
+    if (ref_count)
+      qsort(ref_handles, ref_count, sizeof *ref_handles, by_ull);
+    int own = tc_gdal.GDALDatasetGetLayerCount(dataset), count = own, refs_tried = 0;
+    for (int l = 0; !b.failed; l++) {
+      if (l == own && !refs_tried) {
+        refs_tried = 1;
+        if (ref_count)
+          refs = open_block_refs(path, scans, ref_handles, ref_seen, ref_count, max_bytes, refs_name, sizeof refs_name,
+                                 &refs_buffer);
+        count = own + (refs ? tc_gdal.GDALDatasetGetLayerCount(refs) : 0);
+      }
+      if (l >= count)
+        break;
       OGRLayerH layer = l < own ? tc_gdal.GDALDatasetGetLayer(dataset, l) : tc_gdal.GDALDatasetGetLayer(refs, l - own);
       if (!layer)
         continue;
@@ -1357,7 +1390,8 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
       while (!b.failed && (f = tc_gdal.OGR_L_GetNextFeature(layer))) {
         d->features++;
         int handle_field =
-            wipeout_count || b.ordered || skipped_count || hatch_count || spline_count || polyline_count || fit_hatch_count || mline_count
+            wipeout_count || b.ordered || skipped_count || hatch_count || spline_count || polyline_count || fit_hatch_count || mline_count ||
+                    ref_count
                 ? tc_gdal.OGR_F_GetFieldIndex(f, "EntityHandle")
                 : -1;
         const char *handle = handle_field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, handle_field) : NULL;
@@ -1390,6 +1424,12 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
         if (handle_field >= 0) {
           if (handle && *handle && strcmp(handle, previous)) {
             snprintf(previous, sizeof previous, "%s", handle);
+            if (ref_count && l < own) {
+              unsigned long long key = strtoull(previous, NULL, 16);
+              unsigned long long *found = bsearch(&key, ref_handles, ref_count, sizeof key, by_ull);
+              if (found)
+                ref_seen[found - ref_handles] = 1;
+            }
             placements = hatch_count ? tc_dxf_hatch_transforms(previous, hatches, hatch_count, &placements_left) : NULL;
             /* a fit-point spline GDAL did read is not drawn again */
             if (spline_count) {
@@ -1559,6 +1599,8 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
       tc_gdal.VSIUnlink(refs_name);
       free(refs_buffer);
     }
+    free(ref_handles);
+    free(ref_seen);
     tc_gdal.GDALClose(dataset);
     if (b.failed)
       result = 1;
