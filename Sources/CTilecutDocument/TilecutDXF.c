@@ -1346,8 +1346,9 @@ static void place_text(const tc_drawing *d, cairo_t *cr, const tc_drawing_item *
   if (item->fit_length > 0 && !strchr(text, '\n')) {
     cairo_text_extents_t e;
     cairo_text_extents(cr, text, &e);
+    double fit = item->fit_length * k * grow / (e.x_advance * fabs(item->stretch));
     if (e.x_advance > 0)
-      cairo_scale(cr, item->fit_length * k * grow / (e.x_advance * fabs(item->stretch)), 1);
+      cairo_scale(cr, fit, item->fit_uniform ? fit : 1);
   }
   int lines = each_line(cr, text, limit, NULL, NULL);
   int anchor = item->anchor;

@@ -80,6 +80,14 @@ typedef struct {
   long true_colour;
 } local_xline;
 
+/* An IMAGE in a block: its boundary and name's place in the block's coordinates, its
+ * colour unresolved (its layer may be 0, which takes the insert's) */
+typedef struct {
+  tc_image_frame f;
+  int colour, invisible;
+  long true_colour;
+} local_image;
+
 typedef struct {
   char name[256];
   double bx, by;
@@ -87,6 +95,8 @@ typedef struct {
   size_t wipeout_count;
   local_xline *xlines;
   size_t xline_count, xline_cap;
+  local_image *images;
+  size_t image_count, image_cap;
   local_insert *inserts;
   size_t insert_count;
   /* its HATCHes' boundaries where GDAL cannot read them (xy NULL where it can) */
@@ -139,6 +149,16 @@ typedef struct {
   int *hc;
   double *hv;
   size_t hcount, hcap, hvcap;
+  /* a MESH: its vertices in fxy (fcount), its face list's values in hc (hcount), the
+   * face list's values still to come (93, then that many 90s) */
+  long mesh_faces_left;
+  /* a POLYLINE's 72 (a polygon mesh's N count) */
+  int n72;
+  /* an ACAD_TABLE past its AcDbBlockReference (its cells' codes are not read) */
+  int table_data;
+  /* an IMAGE's IMAGEDEF (340); an IMAGEDEF's file name (1) */
+  unsigned long long ref340;
+  char file[512];
 } entity;
 
 /* group codes of one HATCH kept at most (more: left to GDAL) */
@@ -146,6 +166,11 @@ typedef struct {
 /* points of the hatches and of the MLINEs built here at most, each kind (64 MB): past
  * them, the rest are drawn as GDAL gives them */
 #define MAX_BUILT_POINTS (1 << 22)
+/* model-space tables and arc dimensions drawn at most (more: left out); each costs
+ * an INSERT in the DXF GDAL reads for them */
+#define MAX_BLOCK_REFS 10000
+/* vertices and face-list values of one MESH read at most (more: left out) */
+#define MAX_MESH_VALUES (1 << 22)
 
 typedef struct {
   block_def *blocks;
@@ -191,6 +216,13 @@ typedef struct {
   /* model-space IMAGEs' boundaries, and their points */
   tc_image_frame *images;
   size_t image_count, image_cap, image_points;
+  /* model-space ACAD_TABLEs and ARC_DIMENSIONs, drawn through their blocks */
+  tc_block_ref *refs;
+  size_t ref_count, ref_cap;
+  /* IMAGEDEF objects: their handles and file names */
+  unsigned long long *def_handles;
+  char **def_files;
+  size_t def_count, def_cap, def_file_cap;
   /* model-space TEXTs and ATTRIBs whose extrusion points down */
   unsigned long long *down_texts;
   size_t down_text_count, down_text_cap;
@@ -201,6 +233,12 @@ typedef struct {
   double pending_sw, pending_ew;
   tc_raw_codes raw;
   size_t raw_cap, raw_code_cap, raw_value_cap;
+  /* the model-space polygon mesh (POLYLINE flag 16) whose VERTEXes are being read: its
+   * frame but for its faces, its M and N counts (71, 72) and vertices (x, y) */
+  entity mesh;
+  block_def *mesh_block;
+  int mesh_active, mesh_m, mesh_n, mesh_count, mesh_cap;
+  double *mesh_v;
   int failed;
 } reader;
 
@@ -402,6 +440,189 @@ static void colour_rgb(const reader *r, int aci, const char *layer, long true_co
 /* An entity's colour: its ACI, by layer (or by block, 0) its layer's, or its true colour. */
 static void entity_rgb(const reader *r, const entity *e, uint8_t rgb[3]) { colour_rgb(r, e->colour, e->layer, e->true_colour, rgb); }
 
+/* An IMAGE's boundary (image_boundary) and, where it is shown, where ezdxf writes its
+ * file's name (ezdxf 1.4.5, MIT: addons/drawing/frontend.py, draw_image_entity: its cap
+ * height 20 pixels scaled so that the name spans 3/4 of the image's width, centred;
+ * entities/image.py, get_wcs_transform: pixel (x, y) at 10 + x U + y V), into `f`; -1
+ * out of memory. */
+static int keep_image(const reader *r, const entity *e, tc_image_frame *f) {
+  double *xy = NULL;
+  int n = image_boundary(e, &xy);
+  if (n < 0)
+    return -1;
+  memset(f, 0, sizeof *f);
+  f->handle = e->handle[0] ? strtoull(e->handle, NULL, 16) : 0;
+  snprintf(f->layer, sizeof f->layer, "%s", e->layer);
+  f->hidden = e->invisible || layer_hidden(r, e->layer);
+  entity_rgb(r, e, f->rgb);
+  f->lineweight_mm = e->lineweight > 0 ? e->lineweight / 100.0 : 0;
+  f->xy = xy;
+  f->count = n;
+  double w = e->x13, h = e->y13, ulen = hypot(e->x11, e->y11), vlen = hypot(e->x12, e->y12);
+  if ((e->layer_flags & 1) && e->ref340 && w > 0 && h > 0 && ulen > 0 && vlen > 0 && isfinite(w * h * ulen * vlen)) {
+    f->def = e->ref340;
+    f->name_xy[0] = e->x10 + e->x11 * w / 2 + e->x12 * h / 2;
+    f->name_xy[1] = e->y10 + e->y11 * w / 2 + e->y12 * h / 2;
+    f->name_angle = atan2(e->y11, e->x11) * 180 / M_PI;
+    f->name_width = 0.75 * w * ulen;
+  }
+  return 0;
+}
+
+/* The file name of IMAGEDEF `def` as ezdxf writes it ("<no filename>" for a blank one),
+ * a copy; NULL for none (or out of memory: *failed). */
+static char *image_name(const reader *r, unsigned long long def, int *failed) {
+  for (size_t k = 0; def && k < r->def_count; k++)
+    if (r->def_handles[k] == def) {
+      const char *file = r->def_files[k];
+      int blank = 1;
+      for (const char *c = file; *c; c++)
+        blank = blank && (*c == ' ' || *c == '\t');
+      char *name = strdup(blank ? "<no filename>" : file);
+      if (!name)
+        *failed = 1;
+      return name;
+    }
+  return NULL;
+}
+
+/* A model-space MESH as ezdxf's drawing add-on draws it (ezdxf 1.4.5, MIT:
+ * addons/drawing/frontend.py, draw_mesh_entity: MeshBuilder.from_mesh, each face of its
+ * base mesh a closed path, unsubdivided), its faces' rings in x, y; faces naming a vertex
+ * it does not have are left out. */
+static tc_image_frame *mesh_slot(reader *r, block_def *block, const entity *e);
+
+static void keep_mesh(reader *r, const entity *e, block_def *block) {
+  size_t points = 0;
+  int faces = 0;
+  for (size_t i = 0; i < e->hcount;) {
+    long n = e->hc[i];
+    if (n < 2 || (size_t)n > e->hcount - i - 1)
+      break;
+    points += (size_t)n + 1;
+    faces++;
+    i += (size_t)n + 1;
+  }
+  if (!faces || points > MAX_BUILT_POINTS)
+    return;
+  double *xy = malloc(sizeof(double) * 2 * points);
+  int *rings = malloc(sizeof(int) * (size_t)faces);
+  if (!xy || !rings) {
+    free(xy);
+    free(rings);
+    r->failed = 1;
+    return;
+  }
+  int count = 0, ring_count = 0;
+  size_t i = 0;
+  for (int face = 0; face < faces; face++) {
+    int n = e->hc[i];
+    int valid = 1;
+    for (int k = 1; k <= n; k++)
+      if (e->hc[i + (size_t)k] < 0 || e->hc[i + (size_t)k] >= e->fcount)
+        valid = 0;
+    if (valid) {
+      for (int k = 0; k <= n; k++) {
+        int v = e->hc[i + 1 + (size_t)(k % n)];
+        xy[2 * count] = e->fxy[2 * v];
+        xy[2 * count + 1] = e->fxy[2 * v + 1];
+        count++;
+      }
+      rings[ring_count++] = n + 1;
+    }
+    i += (size_t)n + 1;
+  }
+  tc_image_frame *f = ring_count ? mesh_slot(r, block, e) : NULL;
+  if (!f) {
+    free(xy);
+    free(rings);
+    return;
+  }
+  f->xy = xy;
+  f->count = count;
+  f->rings = rings;
+  f->ring_count = ring_count;
+  if (!block)
+    r->image_points += (size_t)count;
+}
+
+/* A new frame for a MESH or polygon mesh `e` (its handle, layer, colour, lineweight):
+ * in model space's list, or `block`'s (its colour left to each insert); NULL out of
+ * memory (r->failed). */
+static tc_image_frame *mesh_slot(reader *r, block_def *block, const entity *e) {
+  tc_image_frame *f;
+  if (block) {
+    if (tc_grow_array((void **)&block->images, &block->image_cap, block->image_count + 1, sizeof(local_image), 4)) {
+      r->failed = 1;
+      return NULL;
+    }
+    local_image *l = &block->images[block->image_count++];
+    memset(l, 0, sizeof *l);
+    l->colour = e->colour, l->invisible = e->invisible, l->true_colour = e->true_colour;
+    f = &l->f;
+  } else {
+    if (tc_grow_array((void **)&r->images, &r->image_cap, r->image_count + 1, sizeof(tc_image_frame), 16)) {
+      r->failed = 1;
+      return NULL;
+    }
+    f = &r->images[r->image_count++];
+    memset(f, 0, sizeof *f);
+  }
+  f->handle = e->handle[0] ? strtoull(e->handle, NULL, 16) : 0;
+  snprintf(f->layer, sizeof f->layer, "%s", e->layer);
+  f->hidden = e->invisible || layer_hidden(r, e->layer);
+  entity_rgb(r, e, f->rgb);
+  f->lineweight_mm = e->lineweight > 0 ? e->lineweight / 100.0 : 0;
+  return f;
+}
+
+/* Ends the polygon mesh whose VERTEXes were being read: its M x N vertices (row by row)
+ * as ezdxf's drawing add-on draws them (ezdxf 1.4.5, MIT: render/mesh.py,
+ * MeshBuilder.from_polyface, and entities/polyline.py, MeshVertexCache): the first M x N
+ * VERTEXes in order, each of its (M - 1) x (N - 1) quadrilaterals a closed line (its
+ * closing flags and smoothing not applied); nothing when it has fewer vertices. */
+static void end_mesh(reader *r) {
+  if (!r->mesh_active)
+    return;
+  r->mesh_active = 0;
+  long m = r->mesh_m, n = r->mesh_n;
+  if (m < 2 || n < 2 || m * n > r->mesh_count || r->image_count >= MAX_WIPEOUTS ||
+      r->image_points + (size_t)((m - 1) * (n - 1) * 5) > MAX_BUILT_POINTS)
+    return;
+  size_t faces = (size_t)((m - 1) * (n - 1));
+  double *xy = malloc(sizeof(double) * 10 * faces);
+  int *rings = malloc(sizeof(int) * faces);
+  if (!xy || !rings) {
+    free(xy);
+    free(rings);
+    r->failed = 1;
+    return;
+  }
+  size_t k = 0;
+  for (long i = 0; i + 1 < m; i++)
+    for (long j = 0; j + 1 < n; j++) {
+      long corner[5] = {i * n + j, i * n + j + 1, (i + 1) * n + j + 1, (i + 1) * n + j, i * n + j};
+      for (int c = 0; c < 5; c++) {
+        xy[2 * k] = r->mesh_v[2 * corner[c]];
+        xy[2 * k + 1] = r->mesh_v[2 * corner[c] + 1];
+        k++;
+      }
+      rings[k / 5 - 1] = 5;
+    }
+  tc_image_frame *f = mesh_slot(r, r->mesh_block, &r->mesh);
+  if (!f) {
+    free(xy);
+    free(rings);
+    return;
+  }
+  f->xy = xy;
+  f->count = (int)k;
+  f->rings = rings;
+  f->ring_count = (int)faces;
+  if (!r->mesh_block)
+    r->image_points += k;
+}
+
 /* An entity read whole: kept when it is a layer, a wipeout or an insert. */
 static void finish(reader *r, entity *e, int section, block_def *block) {
   if (!e->type[0] || r->failed)
@@ -417,6 +638,19 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
     l->colour = abs(e->colour);
     return;
   }
+  if (section == 4 && !strcmp(e->type, "IMAGEDEF") && e->handle[0] && r->def_count < MAX_WIPEOUTS) {
+    if (tc_grow_array((void **)&r->def_handles, &r->def_cap, r->def_count + 1, sizeof(unsigned long long), 8)) {
+      r->failed = 1;
+      return;
+    }
+    if (tc_grow_array((void **)&r->def_files, &r->def_file_cap, r->def_count + 1, sizeof(char *), 8) ||
+        !(r->def_files[r->def_count] = strdup(e->file))) {
+      r->failed = 1;
+      return;
+    }
+    r->def_handles[r->def_count++] = strtoull(e->handle, NULL, 16);
+    return;
+  }
   if (section == 4 && !strcmp(e->type, "MLINESTYLE")) {
     if (tc_grow_array((void **)&r->mline_styles, &r->mline_style_cap, r->mline_style_count + 1, sizeof(tc_mline_style), 8)) {
       r->failed = 1;
@@ -427,6 +661,29 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
   }
   if (section != 1 && section != 2)
     return;
+  if (r->mesh_active && !strcmp(e->type, "VERTEX")) {
+    if (r->mesh_count < MAX_MESH_VALUES && grow_points(&r->mesh_v, &r->mesh_cap, r->mesh_count + 1) == 0) {
+      r->mesh_v[2 * r->mesh_count] = e->x10;
+      r->mesh_v[2 * r->mesh_count + 1] = e->y10;
+      r->mesh_count++;
+    }
+    return;
+  }
+  end_mesh(r);
+  if (((section == 2 && !e->paper && e->handle[0]) || (section == 1 && block)) && !strcmp(e->type, "POLYLINE") &&
+      (e->layer_flags & 16) && !(e->layer_flags & 64)) {
+    r->mesh_active = 1;
+    r->mesh_count = 0;
+    r->mesh_m = e->boundary_type;
+    r->mesh_n = e->n72;
+    r->mesh_block = section == 1 ? block : NULL;
+    /* its properties alone (the arrays stay the entity's) */
+    memset(&r->mesh, 0, sizeof r->mesh);
+    snprintf(r->mesh.handle, sizeof r->mesh.handle, "%s", e->handle);
+    snprintf(r->mesh.layer, sizeof r->mesh.layer, "%s", e->layer);
+    r->mesh.colour = e->colour, r->mesh.invisible = e->invisible;
+    r->mesh.true_colour = e->true_colour, r->mesh.lineweight = e->lineweight;
+  }
   /* a POLYLINE's widths: its VERTEXes (ezdxf skips the curve-fit and spline-frame
    * ones, flags 1 and 16), up to its SEQEND */
   if (r->pending_active && !strcmp(e->type, "VERTEX")) {
@@ -660,23 +917,48 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
   }
   if (section == 2 && !strcmp(e->type, "IMAGE") && e->handle[0] && r->image_count < MAX_WIPEOUTS &&
       r->image_points < MAX_BUILT_POINTS) {
-    double *xy = NULL;
-    int n = image_boundary(e, &xy);
-    if (n < 0 || tc_grow_array((void **)&r->images, &r->image_cap, r->image_count + 1, sizeof(tc_image_frame), 16)) {
-      free(xy);
+    if (tc_grow_array((void **)&r->images, &r->image_cap, r->image_count + 1, sizeof(tc_image_frame), 16) ||
+        keep_image(r, e, &r->images[r->image_count])) {
       r->failed = 1;
       return;
     }
-    tc_image_frame *f = &r->images[r->image_count++];
-    memset(f, 0, sizeof *f);
-    f->handle = strtoull(e->handle, NULL, 16);
-    snprintf(f->layer, sizeof f->layer, "%s", e->layer);
-    f->hidden = e->invisible || layer_hidden(r, e->layer);
-    entity_rgb(r, e, f->rgb);
-    f->lineweight_mm = e->lineweight > 0 ? e->lineweight / 100.0 : 0;
-    f->xy = xy;
-    f->count = n;
-    r->image_points += (size_t)n;
+    r->image_points += (size_t)r->images[r->image_count++].count;
+  }
+  /* one in a block: placed by each insert of it (expand) */
+  if (section == 1 && block && !strcmp(e->type, "IMAGE") && block->image_count < MAX_WIPEOUTS) {
+    if (tc_grow_array((void **)&block->images, &block->image_cap, block->image_count + 1, sizeof(local_image), 4) ||
+        keep_image(r, e, &block->images[block->image_count].f)) {
+      r->failed = 1;
+      return;
+    }
+    local_image *l = &block->images[block->image_count++];
+    l->colour = e->colour, l->invisible = e->invisible, l->true_colour = e->true_colour;
+  }
+  if (section == 2 && !strcmp(e->type, "MESH") && e->handle[0] && !e->paper && e->fcount > 0 && e->hcount > 0 &&
+      r->image_count < MAX_WIPEOUTS && r->image_points < MAX_BUILT_POINTS)
+    keep_mesh(r, e, NULL);
+  /* one in a block: placed by each insert of it (expand) */
+  if (section == 1 && block && !strcmp(e->type, "MESH") && e->fcount > 0 && e->hcount > 0 && block->image_count < MAX_WIPEOUTS)
+    keep_mesh(r, e, block);
+  if (section == 2 && !e->paper && !e->invisible && e->name[0] &&
+      (!strcmp(e->type, "ACAD_TABLE") || !strcmp(e->type, "ARC_DIMENSION") || !strcmp(e->type, "LARGE_RADIAL_DIMENSION")) &&
+      r->ref_count < MAX_BLOCK_REFS) {
+    if (tc_grow_array((void **)&r->refs, &r->ref_cap, r->ref_count + 1, sizeof(tc_block_ref), 8)) {
+      r->failed = 1;
+      return;
+    }
+    tc_block_ref *ref = &r->refs[r->ref_count++];
+    memset(ref, 0, sizeof *ref);
+    snprintf(ref->handle, sizeof ref->handle, "%s", e->handle);
+    snprintf(ref->layer, sizeof ref->layer, "%s", e->layer[0] ? e->layer : "0");
+    snprintf(ref->name, sizeof ref->name, "%s", e->name);
+    /* a table's insertion point is its 10, a dimension's its 12 (none: the origin) */
+    int table = !strcmp(e->type, "ACAD_TABLE");
+    ref->x = table ? e->x10 : e->has_x12 ? e->x12 : 0;
+    ref->y = table ? e->y10 : e->has_x12 ? e->y12 : 0;
+    ref->colour = e->colour;
+    ref->true_colour = e->true_colour;
+    ref->lineweight = e->lineweight;
   }
   if (section == 2) {
     /* the next entity drawn after model-space wipeouts: they are drawn before it */
@@ -784,6 +1066,55 @@ static void emit_xline(reader *r, const local_xline *l, const affine *m, const c
   x->dx = dx / length, x->dy = dy / length;
 }
 
+/* An IMAGE in a block placed by `m` for the model-space insert `key`: its boundary and
+ * its name's place moved, the name's width and direction as U is placed (ezdxf
+ * transforms the image's U and V and writes its name from them). */
+static void emit_image(reader *r, const local_image *l, const affine *m, const char *key, const char *insert_layer) {
+  if (r->failed || r->image_count >= MAX_WIPEOUTS || r->image_points + (size_t)l->f.count > MAX_BUILT_POINTS)
+    return;
+  double *xy = malloc(sizeof(double) * 2 * (size_t)l->f.count);
+  if (!xy || tc_grow_array((void **)&r->images, &r->image_cap, r->image_count + 1, sizeof(tc_image_frame), 16)) {
+    free(xy);
+    r->failed = 1;
+    return;
+  }
+  for (int i = 0; i < l->f.count; i++) {
+    double x = l->f.xy[2 * i], y = l->f.xy[2 * i + 1];
+    xy[2 * i] = m->a * x + m->b * y + m->c;
+    xy[2 * i + 1] = m->d * x + m->e * y + m->f;
+  }
+  int *rings = l->f.ring_count > 0 ? malloc(sizeof(int) * (size_t)l->f.ring_count) : NULL;
+  if (l->f.ring_count > 0 && !rings) {
+    free(xy);
+    r->failed = 1;
+    return;
+  }
+  if (rings)
+    memcpy(rings, l->f.rings, sizeof(int) * (size_t)l->f.ring_count);
+  tc_image_frame *f = &r->images[r->image_count++];
+  *f = l->f;
+  f->xy = xy;
+  f->rings = rings;
+  f->handle = strtoull(key, NULL, 16);
+  if (!strcmp(l->f.layer, "0"))
+    snprintf(f->layer, sizeof f->layer, "%s", insert_layer);
+  f->hidden = l->invisible || layer_hidden(r, f->layer) || layer_hidden(r, insert_layer);
+  colour_rgb(r, l->colour, f->layer, l->true_colour, f->rgb);
+  r->image_points += (size_t)f->count;
+  f->name = NULL;
+  if (l->f.def) {
+    double t = l->f.name_angle * M_PI / 180, ux = m->a * cos(t) + m->b * sin(t), uy = m->d * cos(t) + m->e * sin(t);
+    double x = l->f.name_xy[0], y = l->f.name_xy[1], scale = hypot(ux, uy);
+    if (scale > 0 && isfinite(scale)) {
+      f->name = image_name(r, l->f.def, &r->failed);
+      f->name_xy[0] = m->a * x + m->b * y + m->c;
+      f->name_xy[1] = m->d * x + m->e * y + m->f;
+      f->name_angle = atan2(uy, ux) * 180 / M_PI;
+      f->name_width = l->f.name_width * scale;
+    }
+  }
+}
+
 /* `m` after an insert's own placement of its block `inner`: p -> R S (p - base) + position. */
 static affine placed(const affine *m, const local_insert *in, const block_def *inner) {
   double t = in->angle * M_PI / 180, cs = cos(t), sn = sin(t);
@@ -805,6 +1136,8 @@ static void expand(reader *r, const block_def *b, const affine *m, const char *k
   }
   for (size_t i = 0; i < b->xline_count; i++)
     emit_xline(r, &b->xlines[i], m, key, insert_layer);
+  for (size_t i = 0; i < b->image_count; i++)
+    emit_image(r, &b->images[i], m, key, insert_layer);
   for (size_t i = 0; i < b->insert_count; i++) {
     const local_insert *in = &b->inserts[i];
     block_def *inner = find_def(r, in->name);
@@ -915,8 +1248,11 @@ static int by_mline(const void *a, const void *b) {
 }
 
 void tc_image_frames_free(tc_image_frame *frames, size_t count) {
-  for (size_t i = 0; i < count; i++)
+  for (size_t i = 0; i < count; i++) {
     free(frames[i].xy);
+    free(frames[i].rings);
+    free(frames[i].name);
+  }
   free(frames);
 }
 
@@ -990,9 +1326,12 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
                     tc_wide_polyline **polylines, size_t *polyline_count, tc_fit_hatch **fit_hatches,
                     size_t *fit_hatch_count, unsigned long long **down_texts, size_t *down_text_count,
                     tc_mline **mlines, size_t *mline_count, tc_xline **xlines, size_t *xline_count,
-                    tc_image_frame **images, size_t *image_count, tc_raw_codes *raw, int (*stopped)(void *),
-                    void *context) {
+                    tc_image_frame **images, size_t *image_count, tc_block_ref **refs, size_t *ref_count,
+                    long long *entities_at, tc_raw_codes *raw, int (*stopped)(void *), void *context) {
   memset(raw, 0, sizeof *raw);
+  *refs = NULL;
+  *ref_count = 0;
+  *entities_at = -1;
   *images = NULL;
   *image_count = 0;
   *xlines = NULL;
@@ -1036,7 +1375,11 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
   block_def *block = NULL;
   int in_block_header = 0;
   unsigned groups = 0;
-  while (!r.failed && getline(&code_line, &code_cap, file) > 0 && getline(&value_line, &value_cap, file) > 0) {
+  /* where the last "0 SECTION" line starts */
+  long long section_at = -1;
+  ssize_t code_bytes, value_bytes;
+  while (!r.failed && (code_bytes = getline(&code_line, &code_cap, file)) > 0 &&
+         (value_bytes = getline(&value_line, &value_cap, file)) > 0) {
     /* stopped: its drawing is refused */
     if (stopped && ++groups % 4096 == 0 && stopped(context)) {
       r.failed = 1;
@@ -1050,6 +1393,7 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
       in_block_header = 0;
       if (!strcmp(value, "SECTION")) {
         expect_name = 1;
+        section_at = (long long)ftell(file) - code_bytes - value_bytes;
       } else if (!strcmp(value, "ENDSEC")) {
         section = 0;
         block = NULL;
@@ -1073,6 +1417,8 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
       section = !strcmp(value, "BLOCKS") ? 1 : !strcmp(value, "ENTITIES") ? 2 : !strcmp(value, "TABLES") ? 3
                                                                                    : !strcmp(value, "OBJECTS") ? 4
                                                                                                                : 0;
+      if (section == 2 && *entities_at < 0)
+        *entities_at = section_at;
       continue;
     }
     if (in_block_header && block) {
@@ -1089,6 +1435,13 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     if (section == 4 && !strcmp(e.type, "MLINESTYLE")) {
       double sx = strtod(value, NULL);
       tc_dxf_mline_style_code(&e.mline_style, group, value, isfinite(sx) ? sx : 0);
+      continue;
+    }
+    if (section == 4 && !strcmp(e.type, "IMAGEDEF")) {
+      if (group == 5)
+        snprintf(e.handle, sizeof e.handle, "%s", value);
+      else if (group == 1)
+        snprintf(e.file, sizeof e.file, "%s", value);
       continue;
     }
     if (section == 4) {
@@ -1137,6 +1490,44 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     if (section == 2 && !strcmp(e.type, "MLINE") && tc_dxf_mline_code(&e.mline, group, value, x)) {
       r.failed = 1;
       break;
+    }
+    /* an ACAD_TABLE's cells (their colours, lineweights, points) are its block's */
+    if (e.table_data)
+      continue;
+    if (group == 100 && !strcmp(e.type, "ACAD_TABLE") && !strcmp(value, "AcDbTable")) {
+      e.table_data = 1;
+      continue;
+    }
+    if ((section == 2 || (section == 1 && block)) && !strcmp(e.type, "MESH")) {
+      /* its vertices (10, 20), and its face list: 93 its length, then as many 90s */
+      if (group == 10 || group == 20) {
+        if (group == 10 && e.fcount < MAX_MESH_VALUES) {
+          if (start_point(&e.fxy, &e.fcap, e.fcount, x))
+            r.failed = 1;
+          else
+            e.has_x11 = 1;
+        } else if (group == 20 && e.has_x11) {
+          e.fxy[2 * e.fcount + 1] = x;
+          e.fcount++;
+          e.has_x11 = 0;
+        }
+        continue;
+      }
+      if (group == 93) {
+        e.mesh_faces_left = x > 0 && x < MAX_MESH_VALUES ? (long)x : 0;
+        continue;
+      }
+      if (group == 90 && e.mesh_faces_left > 0) {
+        e.mesh_faces_left--;
+        if (tc_grow_array((void **)&e.hc, &e.hcap, e.hcount + 1, sizeof(int), 256)) {
+          r.failed = 1;
+          break;
+        }
+        e.hc[e.hcount++] = (int)x;
+        continue;
+      }
+      if (group == 94 || group == 95 || group == 90)
+        e.mesh_faces_left = 0;
     }
     switch (group) {
     case 2:
@@ -1211,6 +1602,8 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     case 67: e.paper = x != 0; break;
     case 70: e.layer_flags = (int)x; break;
     case 71: e.boundary_type = (int)x; break;
+    case 72: e.n72 = (int)x; break;
+    case 340: e.ref340 = strtoull(value, NULL, 16); break;
     case 14:
       if (e.bcount < MAX_VERTICES) {
         if (start_point(&e.bxy, &e.bcap, e.bcount, x))
@@ -1232,6 +1625,11 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
   }
   finish(&r, &e, section, block);
   end_pending(&r);
+  end_mesh(&r);
+  free(r.mesh_v);
+  /* the shown IMAGEs' file names, from the IMAGEDEFs after them */
+  for (size_t i = 0; i < r.image_count && !r.failed; i++)
+    r.images[i].name = image_name(&r, r.images[i].def, &r.failed);
   fclose(file);
   free(code_line);
   free(value_line);
@@ -1289,7 +1687,7 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     for (size_t i = 0; i < r.insert_count; i++) {
       local_insert *in = &r.inserts[i];
       block_def *b = find_def(&r, in->name);
-      if (!b || (!b->wipeout_count && !b->insert_count && !b->sequence_count && !b->xline_count))
+      if (!b || (!b->wipeout_count && !b->insert_count && !b->sequence_count && !b->xline_count && !b->image_count))
         continue;
       double t = in->angle * M_PI / 180, cs = cos(t), sn = sin(t);
       affine m = {cs * in->sx, -sn * in->sy, 0, sn * in->sx, cs * in->sy, 0};
@@ -1304,6 +1702,11 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
       free(r.blocks[i].wipeouts[k].xy);
     free(r.blocks[i].wipeouts);
     free(r.blocks[i].xlines);
+    for (size_t k = 0; k < r.blocks[i].image_count; k++) {
+      free(r.blocks[i].images[k].f.xy);
+      free(r.blocks[i].images[k].f.rings);
+    }
+    free(r.blocks[i].images);
     tc_fit_hatches_free(r.blocks[i].bounds, r.blocks[i].bound_count);
     free(r.blocks[i].inserts);
     free(r.blocks[i].sequence);
@@ -1315,6 +1718,10 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
   free(r.model);
   free(r.model_keys);
   free(r.inserts);
+  for (size_t k = 0; k < r.def_count; k++)
+    free(r.def_files[k]);
+  free(r.def_files);
+  free(r.def_handles);
   if (r.failed) {
     tc_wipeouts_free(r.out, r.out_count);
     free(r.order);
@@ -1329,10 +1736,14 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     free(r.xlines);
     tc_image_frames_free(r.images, r.image_count);
     tc_raw_codes_free(&r.raw);
+    free(r.refs);
+    *entities_at = -1;
     return -1;
   }
   qsort(r.raw.entries, r.raw.count, sizeof *r.raw.entries, by_raw);
   *raw = r.raw;
+  *refs = r.refs;
+  *ref_count = r.ref_count;
   qsort(r.images, r.image_count, sizeof *r.images, by_image);
   *images = r.images;
   *image_count = r.image_count;

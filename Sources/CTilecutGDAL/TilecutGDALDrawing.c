@@ -365,6 +365,20 @@ static void add_geometry(builder *b, OGRGeometryH g, const style *st, const tc_d
         add_line(b, tc_gdal.OGR_G_GetGeometryRef(g, r), stroke);
     }
     break;
+  case wkbPolyhedralSurface:
+  case wkbTIN: {
+    /* a polyface mesh (GDAL gives its faces a brush): each face's outline stroked, as
+     * ezdxf's drawing add-on draws it (frontend.py, draw_mesh_builder_entity) */
+    tc_drawing_item outline = *stroke;
+    if (!st->has_pen)
+      memcpy(outline.rgba, st->brush, 4);
+    for (int i = 0; i < tc_gdal.OGR_G_GetGeometryCount(g); i++) {
+      OGRGeometryH face = tc_gdal.OGR_G_GetGeometryRef(g, i);
+      for (int r = 0; face && r < tc_gdal.OGR_G_GetGeometryCount(face); r++)
+        add_line(b, tc_gdal.OGR_G_GetGeometryRef(face, r), &outline);
+    }
+    break;
+  }
   case wkbMultiPoint:
   case wkbMultiLineString:
   case wkbMultiPolygon:
@@ -1018,6 +1032,50 @@ static void add_image_frame(builder *b, const tc_image_frame *f, const char *lay
     d->hidden++;
     return;
   }
+  if (f->ring_count > 0) {
+    /* a MESH: each face a closed line */
+    for (int r = 0, first = 0; r < f->ring_count && !b->failed; first += f->rings[r++]) {
+      tc_drawing_item *item = begin_stroke(b, f->rgb, f->lineweight_mm, f->handle, order, order_count);
+      for (int i = first; item && i < first + f->rings[r]; i++)
+        item_point(b, item, f->xy[2 * i], f->xy[2 * i + 1]);
+    }
+    return;
+  }
+  /* a shown IMAGE's file name, as ezdxf writes it where it cannot find the file: its
+   * capitals centred on the image, its line 3/4 of the image's width (height scaled
+   * alike: fit_uniform) */
+  size_t length = f->name ? strlen(f->name) : 0;
+  if (length && length <= b->max_text && f->name_width > 0) {
+    tc_drawing *d = b->d;
+    if (tc_grow_array((void **)&d->text, &b->text_cap, d->text_bytes + length + 1, 1, 256)) {
+      fail(b, "out of memory");
+      return;
+    }
+    tc_drawing_item proto = {0};
+    proto.kind = TC_DRAWING_TEXT;
+    memcpy(proto.rgba, f->rgb, 3);
+    proto.rgba[3] = 255;
+    if (proto.rgba[0] == 255 && proto.rgba[1] == 255 && proto.rgba[2] == 255)
+      proto.rgba[0] = proto.rgba[1] = proto.rgba[2] = 0;
+    proto.text_offset = (uint32_t)d->text_bytes;
+    /* about its height once fitted (glyphs about 0.8 of their capitals' height wide) */
+    proto.size = (float)(f->name_width / (0.8 * (double)length));
+    proto.angle = (float)f->name_angle;
+    proto.stretch = 1;
+    proto.anchor = 5;
+    proto.fit_length = (float)f->name_width;
+    proto.fit_uniform = 1;
+    memcpy(d->text + d->text_bytes, f->name, length + 1);
+    d->text_bytes += length + 1;
+    char name[24];
+    snprintf(name, sizeof name, "%llX", f->handle);
+    unsigned long long current = b->current_order;
+    b->current_order = tc_dxf_draw_order(name, order, order_count);
+    tc_drawing_item *text = add_item(b, &proto);
+    b->current_order = current;
+    if (text && add_point(b, f->name_xy[0], f->name_xy[1]) == 0)
+      text->count = 1;
+  }
   tc_drawing_item *item = begin_stroke(b, f->rgb, f->lineweight_mm, f->handle, order, order_count);
   for (int i = 0; item && i < f->count; i++)
     item_point(b, item, f->xy[2 * i], f->xy[2 * i + 1]);
@@ -1084,6 +1142,9 @@ typedef struct {
   size_t xline_count;
   tc_image_frame *images;
   size_t image_count;
+  tc_block_ref *refs;
+  size_t ref_count;
+  long long entities_at;
   tc_mtext_scan mtext;
   tc_raw_codes raw;
   /* scan_dxf running on `thread` (joined by finish_scans), or done */
@@ -1103,7 +1164,8 @@ static void *scan_dxf(void *context) {
                               &s->skipped_count, &s->hidden_points, &s->hidden_point_count, &s->hatches, &s->hatch_count, &s->splines, &s->spline_count,
                               &s->polylines, &s->polyline_count, &s->fit_hatches, &s->fit_hatch_count, &s->down_texts,
                               &s->down_text_count, &s->mlines, &s->mline_count, &s->xlines, &s->xline_count,
-                              &s->images, &s->image_count, &s->raw, scans_stopped, s);
+                              &s->images, &s->image_count, &s->refs, &s->ref_count, &s->entities_at, &s->raw,
+                              scans_stopped, s);
   /* unread layouts: the texts are drawn as GDAL gives them */
   if (!scans_stopped(s))
     tc_dxf_mtext_layouts(s->path, &s->mtext, scans_stopped, s);
@@ -1136,6 +1198,7 @@ static void free_scans(dxf_scans *s) {
   tc_mlines_free(s->mlines, s->mline_count);
   free(s->xlines);
   tc_image_frames_free(s->images, s->image_count);
+  free(s->refs);
   tc_mtext_scan_free(&s->mtext);
   tc_raw_codes_free(&s->raw);
   tc_wipeouts_free(s->wipeouts, s->wipeout_count);
@@ -1144,6 +1207,101 @@ static void free_scans(dxf_scans *s) {
 
 static int read_drawing(const char *path, int dwg, const char *layers, size_t max_bytes, size_t max_text, tc_drawing *d,
                         dxf_scans *scans);
+
+static int by_ull(const void *a, const void *b) {
+  unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
+  return (x > y) - (x < y);
+}
+
+/* Opens `path` with GDAL's DXF or CAD driver as tilecut reads a drawing: every entity
+ * with its own style (not a block merged into one feature), arcs in 2° steps, blocks
+ * inlined (GDAL bounds their nesting and the features a block may make:
+ * DXF_FEATURE_LIMIT_PER_BLOCK), and when `raw`, the group codes GDAL does not translate
+ * (a polyline's width, an MTEXT's column width), which it lists in time that grows with
+ * their square: only when tilecut's own scan does not give all it reads of them
+ * (tc_raw_entry). */
+static GDALDatasetH open_drawing(const char *path, int dwg, int raw) {
+  tc_gdal.CPLSetThreadLocalConfigOption("DXF_MERGE_BLOCK_GEOMETRIES", "FALSE");
+  tc_gdal.CPLSetThreadLocalConfigOption("DXF_INLINE_BLOCKS", "TRUE");
+  tc_gdal.CPLSetThreadLocalConfigOption("OGR_ARC_STEPSIZE", "2");
+  if (raw)
+    tc_gdal.CPLSetThreadLocalConfigOption("DXF_INCLUDE_RAW_CODE_VALUES", "TRUE");
+  const char *drivers[] = {dwg ? "CAD" : "DXF", NULL};
+  GDALDatasetH dataset = tc_gdal.GDALOpenEx(path, GDAL_OF_VECTOR | GDAL_OF_READONLY, drivers, NULL, NULL);
+  tc_gdal.CPLSetThreadLocalConfigOption("DXF_MERGE_BLOCK_GEOMETRIES", NULL);
+  tc_gdal.CPLSetThreadLocalConfigOption("DXF_INLINE_BLOCKS", NULL);
+  tc_gdal.CPLSetThreadLocalConfigOption("OGR_ARC_STEPSIZE", NULL);
+  tc_gdal.CPLSetThreadLocalConfigOption("DXF_INCLUDE_RAW_CODE_VALUES", NULL);
+  return dataset;
+}
+
+/* The model-space ACAD_TABLEs and ARC_DIMENSIONs GDAL 3.6 skips, as ezdxf draws them (ezdxf
+ * 1.4.5, MIT: entities/acad_table.py and entities/dimension.py, __virtual_entities__:
+ * the anonymous block's entities moved by the insertion point): a DXF in memory made of
+ * the file's sections before ENTITIES (its tables and blocks) and an INSERT of each one's
+ * block with its handle, layer, colour and lineweight, opened by GDAL (its raw code
+ * values listed when `raw`, as for the file), which inlines
+ * them as it inlines any insert; those `seen` among the sorted `handles` (GDAL gave their
+ * features itself) left out. NULL when there are none (or they are past `max_bytes`);
+ * `*buffer` (the file in memory, freed after the dataset is closed and `name` unlinked). */
+static GDALDatasetH open_block_refs(const char *path, const dxf_scans *s, const unsigned long long *handles,
+                                    const unsigned char *seen, size_t count, size_t max_bytes, int raw, char *name,
+                                    size_t name_size, char **buffer) {
+  *buffer = NULL;
+  size_t left = 0;
+  for (size_t i = 0; i < count; i++)
+    left += !seen[i];
+  if (!left || s->entities_at <= 0 || (unsigned long long)s->entities_at > max_bytes)
+    return NULL;
+  size_t head = (size_t)s->entities_at, cap = head + 64 + s->ref_count * 800;
+  char *text = malloc(cap);
+  FILE *file = text ? fopen(path, "rb") : NULL;
+  size_t got = file ? fread(text, 1, head, file) : 0;
+  if (file)
+    fclose(file);
+  if (got != head) {
+    free(text);
+    return NULL;
+  }
+  size_t used = head;
+  used += (size_t)snprintf(text + used, cap - used, "0\nSECTION\n2\nENTITIES\n");
+  for (size_t i = 0; i < s->ref_count; i++) {
+    const tc_block_ref *ref = &s->refs[i];
+    /* one GDAL drew itself */
+    unsigned long long key = strtoull(ref->handle, NULL, 16);
+    const unsigned long long *found = ref->handle[0] ? bsearch(&key, handles, count, sizeof key, by_ull) : NULL;
+    if (found && seen[found - handles])
+      continue;
+    used += (size_t)snprintf(text + used, cap - used, "0\nINSERT\n");
+    if (ref->handle[0])
+      used += (size_t)snprintf(text + used, cap - used, "5\n%s\n", ref->handle);
+    used += (size_t)snprintf(text + used, cap - used, "8\n%s\n", ref->layer);
+    if (ref->colour != 0)
+      used += (size_t)snprintf(text + used, cap - used, "62\n%d\n", ref->colour);
+    if (ref->lineweight != -1)
+      used += (size_t)snprintf(text + used, cap - used, "370\n%d\n", ref->lineweight);
+    if (ref->true_colour >= 0)
+      used += (size_t)snprintf(text + used, cap - used, "420\n%ld\n", ref->true_colour);
+    used += (size_t)snprintf(text + used, cap - used, "2\n%s\n10\n%.17g\n20\n%.17g\n30\n%.17g\n", ref->name, ref->x, ref->y,
+                             ref->z);
+  }
+  used += (size_t)snprintf(text + used, cap - used, "0\nENDSEC\n0\nEOF\n");
+  snprintf(name, name_size, "/vsimem/tilecut-refs-%p.dxf", (void *)text);
+  VSILFILE *memory = tc_gdal.VSIFileFromMemBuffer(name, (GByte *)text, (vsi_l_offset)used, FALSE);
+  if (!memory) {
+    free(text);
+    return NULL;
+  }
+  tc_gdal.VSIFCloseL(memory);
+  GDALDatasetH dataset = open_drawing(name, 0, raw);
+  if (!dataset) {
+    tc_gdal.VSIUnlink(name);
+    free(text);
+    return NULL;
+  }
+  *buffer = text;
+  return dataset;
+}
 
 int tc_drawing_read(const char *path, int dwg, const char *layers, size_t max_bytes, size_t max_text, tc_drawing *d) {
   memset(d, 0, sizeof *d);
@@ -1212,23 +1370,7 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
     return 1;
   }
   tc_gdal.CPLPushErrorHandlerEx(collect_drawing, messages);
-  /* every entity with its own style (not a block merged into one feature), arcs in
-   * 2° steps, blocks inlined (GDAL bounds their nesting and the features a block may
-   * make: DXF_FEATURE_LIMIT_PER_BLOCK) */
-  tc_gdal.CPLSetThreadLocalConfigOption("DXF_MERGE_BLOCK_GEOMETRIES", "FALSE");
-  tc_gdal.CPLSetThreadLocalConfigOption("DXF_INLINE_BLOCKS", "TRUE");
-  tc_gdal.CPLSetThreadLocalConfigOption("OGR_ARC_STEPSIZE", "2");
-  /* the group codes GDAL does not translate (a polyline's width, an MTEXT's column width),
-   * unless tilecut's own scan gives all it reads of them (tc_raw_entry): GDAL lists them
-   * in time that grows with their square */
-  if (dwg || needs_raw)
-    tc_gdal.CPLSetThreadLocalConfigOption("DXF_INCLUDE_RAW_CODE_VALUES", "TRUE");
-  const char *drivers[] = {dwg ? "CAD" : "DXF", NULL};
-  GDALDatasetH dataset = tc_gdal.GDALOpenEx(path, GDAL_OF_VECTOR | GDAL_OF_READONLY, drivers, NULL, NULL);
-  tc_gdal.CPLSetThreadLocalConfigOption("DXF_MERGE_BLOCK_GEOMETRIES", NULL);
-  tc_gdal.CPLSetThreadLocalConfigOption("DXF_INLINE_BLOCKS", NULL);
-  tc_gdal.CPLSetThreadLocalConfigOption("OGR_ARC_STEPSIZE", NULL);
-  tc_gdal.CPLSetThreadLocalConfigOption("DXF_INCLUDE_RAW_CODE_VALUES", NULL);
+  GDALDatasetH dataset = open_drawing(path, dwg, dwg || needs_raw);
   int result = 0;
   if (!dataset) {
     d->error = strdup(messages->used ? messages->text : "GDAL cannot read it as a drawing");
@@ -1273,9 +1415,32 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
     if (!added)
       wipeout_count = 0;
     char previous[24] = "", last_mtext[24] = "";
-    int count = tc_gdal.GDALDatasetGetLayerCount(dataset);
-    for (int l = 0; l < count && !b.failed; l++) {
-      OGRLayerH layer = tc_gdal.GDALDatasetGetLayer(dataset, l);
+    /* after the drawing's own layers, those of its tables and arc dimensions */
+    char refs_name[64] = "", *refs_buffer = NULL;
+    GDALDatasetH refs = NULL;
+    /* the tables' and arc dimensions' handles, sorted, and whether GDAL gave features of
+     * them itself (a GDAL that reads them: they are not drawn twice) */
+    size_t ref_count = !dwg && scans->status == 0 ? scans->ref_count : 0;
+    unsigned long long *ref_handles = ref_count ? malloc(ref_count * sizeof *ref_handles) : NULL;
+    unsigned char *ref_seen = ref_count ? calloc(ref_count, 1) : NULL;
+    if (!ref_handles || !ref_seen)
+      ref_count = 0;
+    for (size_t i = 0; i < ref_count; i++)
+      ref_handles[i] = strtoull(scans->refs[i].handle, NULL, 16);
+    if (ref_count)
+      qsort(ref_handles, ref_count, sizeof *ref_handles, by_ull);
+    int own = tc_gdal.GDALDatasetGetLayerCount(dataset), count = own, refs_tried = 0;
+    for (int l = 0; !b.failed; l++) {
+      if (l == own && !refs_tried) {
+        refs_tried = 1;
+        if (ref_count)
+          refs = open_block_refs(path, scans, ref_handles, ref_seen, ref_count, max_bytes, needs_raw, refs_name,
+                                 sizeof refs_name, &refs_buffer);
+        count = own + (refs ? tc_gdal.GDALDatasetGetLayerCount(refs) : 0);
+      }
+      if (l >= count)
+        break;
+      OGRLayerH layer = l < own ? tc_gdal.GDALDatasetGetLayer(dataset, l) : tc_gdal.GDALDatasetGetLayer(refs, l - own);
       if (!layer)
         continue;
       tc_gdal.OGR_L_ResetReading(layer);
@@ -1283,7 +1448,8 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
       while (!b.failed && (f = tc_gdal.OGR_L_GetNextFeature(layer))) {
         d->features++;
         int handle_field =
-            wipeout_count || b.ordered || skipped_count || hatch_count || spline_count || polyline_count || fit_hatch_count || mline_count
+            wipeout_count || b.ordered || skipped_count || hatch_count || spline_count || polyline_count || fit_hatch_count || mline_count ||
+                    ref_count
                 ? tc_gdal.OGR_F_GetFieldIndex(f, "EntityHandle")
                 : -1;
         const char *handle = handle_field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, handle_field) : NULL;
@@ -1316,6 +1482,12 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
         if (handle_field >= 0) {
           if (handle && *handle && strcmp(handle, previous)) {
             snprintf(previous, sizeof previous, "%s", handle);
+            if (ref_count && l < own) {
+              unsigned long long key = strtoull(previous, NULL, 16);
+              unsigned long long *found = bsearch(&key, ref_handles, ref_count, sizeof key, by_ull);
+              if (found)
+                ref_seen[found - ref_handles] = 1;
+            }
             placements = hatch_count ? tc_dxf_hatch_transforms(previous, hatches, hatch_count, &placements_left) : NULL;
             /* a fit-point spline GDAL did read is not drawn again */
             if (spline_count) {
@@ -1434,9 +1606,17 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
             memcpy(d->dashes + d->dash_count, pattern, sizeof(double) * (size_t)values);
             d->dash_count += (size_t)values;
           }
+          /* a polyface mesh without faces, which GDAL gives as the line through its
+           * vertices: ezdxf draws its faces, so nothing */
+          int faceless = 0;
+          if (type == wkbLineString) {
+            int classes_field = tc_gdal.OGR_F_GetFieldIndex(f, "SubClasses");
+            const char *classes = classes_field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, classes_field) : NULL;
+            faceless = classes && strstr(classes, "AcDbPolyFaceMesh") != NULL;
+          }
           if (fit_hatch)
             add_fit_hatch(&b, fit_hatch, &fill, fit_hatch == &inserted ? placement : NULL);
-          else
+          else if (!faceless)
             add_geometry(&b, g, &st, &stroke, &fill, 0);
         }
         tc_gdal.OGR_F_Destroy(f);
@@ -1472,6 +1652,13 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
     for (size_t i = 0; i < spline_count; i++)
       splines[i].count = abs(splines[i].count);
     free(b.orders);
+    if (refs) {
+      tc_gdal.GDALClose(refs);
+      tc_gdal.VSIUnlink(refs_name);
+      free(refs_buffer);
+    }
+    free(ref_handles);
+    free(ref_seen);
     tc_gdal.GDALClose(dataset);
     if (b.failed)
       result = 1;

@@ -117,7 +117,10 @@ void RegisterOGRCAD(void);
   X(OGR_F_GetFieldAsStringList)                                                                   \
   X(OGR_GT_Flatten)                                                                               \
   X(OGR_GT_IsNonLinear)                                                                           \
-  X(OGR_G_GetLinearGeometry)
+  X(OGR_G_GetLinearGeometry)                                                                       \
+  X(VSIFileFromMemBuffer)                                                                         \
+  X(VSIFCloseL)                                                                                   \
+  X(VSIUnlink)
 
 typedef struct {
 #define TC_GDAL_FIELD(name) __typeof__(&name) name;

@@ -79,6 +79,15 @@ package let noticeText = #"""
     ezdxf's IMAGE boundaries   MIT: Copyright (c) 2019-2022 Manfred Moitzi
                                (TilecutDXFWipeout.c's image_boundary follows
                                ezdxf 1.4.5's entities/image.py)
+    ezdxf's meshes, tables     MIT: Copyright (c) 2018-2022 Manfred Moitzi
+    and arc dimensions         (render/mesh.py), Copyright (c) 2019-2024
+                               Manfred Moitzi (entities/polyline.py,
+                               acad_table.py, dimension.py), Copyright (c)
+                               2020-2025 Matthew Broadway
+                               (addons/drawing/frontend.py)
+                               (TilecutDXFWipeout.c's keep_mesh and end_mesh
+                               and TilecutGDALDrawing.c's open_block_refs
+                               follow ezdxf 1.4.5)
 
   swift-docc-plugin (Apache-2.0) builds the documentation only; it is not in
   the binary.

@@ -139,7 +139,31 @@ typedef struct {
   double lineweight_mm;
   double *xy;
   int count;
+  /* a MESH's faces (ring_count > 0): `ring_count` closed rings of `rings[i]` points
+   * each in `xy`, each stroked as ezdxf's drawing add-on strokes a face */
+  int *rings;
+  int ring_count;
+  /* a shown IMAGE (70 & 1): its picture's file name (its IMAGEDEF's 1, NULL for none),
+   * which ezdxf writes across it where it cannot find the file (and tilecut, which never
+   * opens it, always): its capitals' middle at the image's centre (`name_xy`), along U at
+   * `name_angle` degrees, `name_width` long (3/4 of the image's width); its IMAGEDEF's
+   * handle until the OBJECTS section is read */
+  char *name;
+  double name_xy[2], name_angle, name_width;
+  unsigned long long def;
 } tc_image_frame;
+
+/* A model-space ACAD_TABLE, ARC_DIMENSION or LARGE_RADIAL_DIMENSION, which GDAL 3.6
+ * skips: ezdxf draws its anonymous block (2) moved by its insertion point (a table's
+ * 10, a dimension's 12), as an INSERT of it would be drawn. Its handle, layer, block
+ * name, insertion point, colour (62, 0 when not given), true colour (420, -1 for none)
+ * and lineweight (370, -1 for none). */
+typedef struct {
+  char handle[24], layer[256], name[256];
+  double x, y, z;
+  int colour, lineweight;
+  long true_colour;
+} tc_block_ref;
 
 void tc_image_frames_free(tc_image_frame *frames, size_t count);
 
@@ -175,7 +199,9 @@ const tc_raw_entry *tc_raw_codes_find(const tc_raw_codes *raw, const char *handl
 
 /* Reads a text DXF's wipeouts, its draw order (SORTENTSTABLE entries, sorted by
  * entity), the placements of the hatches its model-space inserts inline, its fit-point splines, its
- * polylines of varying width, its hatches with boundaries GDAL cannot read, its MLINEs, XLINEs and RAYs, its IMAGEs' boundaries, the handles
+ * polylines of varying width, its hatches with boundaries GDAL cannot read, its MLINEs, XLINEs and RAYs, its IMAGEs' boundaries
+ * and MESHes' faces (`images`), its ACAD_TABLEs and ARC_DIMENSIONs (`refs`, in the file's order), the byte offset of the
+ * "0 SECTION" line of its ENTITIES section (-1 for none: `entities_at`), the handles
  * (sorted) of its model-space TEXTs and ATTRIBs whose extrusion points down (0, 0, -z),
  * whose alignment offset and angle GDAL gives in their OCS, not mirrored, and the handles, sorted, of the model-space entities not drawn: on an off or
  * frozen layer, or invisible (group 60), and the ATTRIBs of such inserts, whose
@@ -191,8 +217,8 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
                     tc_wide_polyline **polylines, size_t *polyline_count, tc_fit_hatch **fit_hatches,
                     size_t *fit_hatch_count, unsigned long long **down_texts, size_t *down_text_count,
                     tc_mline **mlines, size_t *mline_count, tc_xline **xlines, size_t *xline_count,
-                    tc_image_frame **images, size_t *image_count, tc_raw_codes *raw, int (*stopped)(void *),
-                    void *context);
+                    tc_image_frame **images, size_t *image_count, tc_block_ref **refs, size_t *ref_count,
+                    long long *entities_at, tc_raw_codes *raw, int (*stopped)(void *), void *context);
 
 /* Whether a hidden ATTRIB without a handle stands at (x, y) (tc_dxf_wipeouts' `hidden_points`). */
 int tc_dxf_hidden_at(double x, double y, const double *points, size_t count);

@@ -73,6 +73,9 @@ typedef struct {
    * its middle (anchors 4-6) is halfway between its first line's x-height and its
    * last baseline, as ezdxf places it, not its capitals' middle */
   uint8_t plain_mtext;
+  /* a text fitted between two points (fit_length) scaled in height as in width: the
+   * name ezdxf writes across an IMAGE whose picture it cannot show */
+  uint8_t fit_uniform;
 } tc_drawing_item;
 
 typedef struct {
