@@ -1,6 +1,7 @@
 #define _GNU_SOURCE 1 /* strcasecmp */
 #include "TilecutDXFScan.h"
 #include "TilecutDXFLines.h"
+#include "TilecutDXFWipeout.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -119,6 +120,10 @@ typedef struct {
    * values (tc_raw_entry) */
   double r40, r41, r43, r44, r71;
   int r53;
+  /* its subclass markers (100) joined by ':', as GDAL's SubClasses (tc_raw_kind), and
+   * whether it is past an embedded object (101) */
+  char classes[160];
+  int embedded;
 } scan_entity;
 
 /* Describes the first bound `e` crosses in `refusal`; 1 when it crosses one. */
@@ -190,15 +195,23 @@ static void entity_start(scan_entity *e, const char *type) {
 /* Whether tilecut needs GDAL's raw code values for entity `e` (an entity of a block
  * when `in_block`): values it reads of them (tc_raw_entry) that tilecut's own scan does
  * not give, which it gives of the model space's TEXTs, ATTRIBs, ATTDEFs, MTEXTs,
- * polylines and HATCHes that have a handle. The texts GDAL makes of other entities
- * (DIMENSIONs, MULTILEADERs) take their 41 and 44; lines, curves, inserts and the
- * like have nothing read. */
-static int entity_needs_raw(const scan_entity *e, int in_block) {
+ * polylines and HATCHes that have a handle, and of a block's TEXTs, MTEXTs, polylines
+ * and HATCHes that have subclass markers (tc_raw_inlined: found by their kind's, which
+ * those markers give, and their place among their insert's features; the insert needs
+ * a handle, see `fed`). The texts GDAL makes of other entities (DIMENSIONs without
+ * their block, MULTILEADERs) take their 41 and 44; lines, curves, inserts and the like
+ * have nothing read (nor has a LEADER: GDAL makes no text of it; nor have the types
+ * GDAL does not read, such as ARC_DIMENSION and the underlays, nor a block's ATTDEFs,
+ * of which GDAL makes no feature when it inlines the block). */
+static int entity_needs_raw(const scan_entity *e, int in_block, int *fed) {
   static const char *const none[] = {"LINE", "POINT", "CIRCLE", "ARC", "ELLIPSE", "SPLINE", "SOLID", "TRACE", "3DFACE",
                                      "INSERT", "VERTEX", "SEQEND", "WIPEOUT", "IMAGE", "XLINE", "RAY", "MLINE", "VIEWPORT",
-                                     "3DSOLID", "REGION", "BODY", "MESH", "OLE2FRAME", "HELIX", "BLOCK", "ENDBLK"};
+                                     "3DSOLID", "REGION", "BODY", "MESH", "OLE2FRAME", "HELIX", "BLOCK", "ENDBLK", "LEADER", "ARC_DIMENSION",
+                                     "PDFUNDERLAY", "DWFUNDERLAY", "DGNUNDERLAY"};
   const char *t = e->type;
   int read, scanned = 1;
+  if (in_block && !strcmp(t, "ATTDEF"))
+    return 0;
   if (!strcmp(t, "TEXT") || !strcmp(t, "ATTRIB") || !strcmp(t, "ATTDEF"))
     read = e->r71 > 0;
   else if (!strcmp(t, "MTEXT"))
@@ -214,6 +227,10 @@ static int entity_needs_raw(const scan_entity *e, int in_block) {
     read = e->r41 > 0 || e->r44 > 0;
     scanned = 0;
   }
+  if (read && in_block && scanned && strcmp(t, "ATTRIB") && strcmp(t, "ATTDEF") && tc_raw_kind(e->classes)) {
+    *fed = 1;
+    return 0;
+  }
   return read && (in_block || !scanned || !e->handle[0]);
 }
 
@@ -222,6 +239,13 @@ static void entity_group(scan_entity *e, int group, const char *value, int in_ve
   if (group == 5 && !e->handle[0] && !in_vertex) {
     snprintf(e->handle, sizeof e->handle, "%s", value);
     return;
+  }
+  if (group == 101)
+    e->embedded = 1;
+  if (group == 100 && !in_vertex && !e->embedded) {
+    size_t used = strlen(e->classes);
+    if (used + 1 < sizeof e->classes)
+      snprintf(e->classes + used, sizeof e->classes - used, "%s%s", used ? ":" : "", value);
   }
   if (!in_vertex && (group == 40 || group == 41 || group == 43 || group == 44 || group == 71)) {
     double v = strtod(value, NULL);
@@ -279,8 +303,12 @@ static void entity_group(scan_entity *e, int group, const char *value, int in_ve
 
 /* At the end of entity `e` (in `section`, 1 BLOCKS, within block `block`): whether
  * GDAL's raw code values are needed for it (`*raw` set), and the first LWPOLYLINE with
- * more vertex widths than they list in seconds (`widths`). */
-static void entity_ended(const scan_entity *e, const scan *s, int section, int block, int *raw, char *widths, size_t size) {
+ * more vertex widths than they list in seconds (`widths`); `*fed` set when it is an
+ * entity of a block whose values tilecut's scan gives, `*unhandled` when it is a
+ * model-space INSERT or DIMENSION without a handle, or a table or arc dimension (what
+ * it inlines cannot be found). */
+static void entity_ended(const scan_entity *e, const scan *s, int section, int block, int *raw, int *fed, int *unhandled,
+                         char *widths, size_t size) {
   if (!e->kind && !e->type[0])
     return;
   int in_block = section == 1 && block >= 0;
@@ -290,8 +318,15 @@ static void entity_ended(const scan_entity *e, const scan *s, int section, int b
     if (name && (!strncasecmp(name, "*Model_Space", 12) || !strncasecmp(name, "*Paper_Space", 12)))
       return;
   }
+  if (section == 2 && !e->handle[0] && (!strcmp(e->type, "INSERT") || !strcmp(e->type, "DIMENSION")))
+    *unhandled = 1;
+  /* a table's or arc dimension's block, drawn through an insert of it that tilecut makes
+   * (open_block_refs), whose features the scan's inlined entries do not list */
+  if (section == 2 && (!strcmp(e->type, "ACAD_TABLE") || !strcmp(e->type, "ARC_DIMENSION") ||
+                       !strcmp(e->type, "LARGE_RADIAL_DIMENSION")))
+    *unhandled = 1;
   if ((section == 2 || in_block) && !*raw)
-    *raw = entity_needs_raw(e, in_block);
+    *raw = entity_needs_raw(e, in_block, fed);
   if (e->kind == 2 && e->raw > TC_DXF_MAX_RAW_VALUES && !widths[0]) {
     char named[64];
     snprintf(named, sizeof named, "%s%s%s", e->type, e->handle[0] ? " " : "", e->handle);
@@ -319,7 +354,7 @@ double tc_dxf_inlined_entities(const char *path, size_t max_bytes, size_t max_te
     refusal[0] = 0;
   scan s = {0};
   scan_entity entity = {.kind = 0};
-  int in_vertex = 0, refused = 0, raw = 0;
+  int in_vertex = 0, refused = 0, raw = 0, fed = 0, unhandled = 0;
   /* an LWPOLYLINE whose vertex widths GDAL's raw code values would take minutes to list:
    * refused only when those values are read */
   char widths[200] = "";
@@ -346,7 +381,7 @@ double tc_dxf_inlined_entities(const char *path, size_t max_bytes, size_t max_te
       } else {
         if ((refused = entity_refused(&entity, max_bytes, max_text, refusal, refusal_size)))
           break;
-        entity_ended(&entity, &s, section, block, &raw, widths, sizeof widths);
+        entity_ended(&entity, &s, section, block, &raw, &fed, &unhandled, widths, sizeof widths);
         in_vertex = 0;
         entity_start(&entity, value);
       }
@@ -430,8 +465,11 @@ double tc_dxf_inlined_entities(const char *path, size_t max_bytes, size_t max_te
   /* the last entity of a file cut short */
   if (!refused && !s.failed) {
     refused = entity_refused(&entity, max_bytes, max_text, refusal, refusal_size);
-    entity_ended(&entity, &s, section, block, &raw, widths, sizeof widths);
+    entity_ended(&entity, &s, section, block, &raw, &fed, &unhandled, widths, sizeof widths);
   }
+  /* a block's values given by tilecut's scan, which an insert without a handle inlines */
+  if (fed && unhandled)
+    raw = 1;
   if (!refused && !s.failed && raw && widths[0] && refusal && refusal_size) {
     snprintf(refusal, refusal_size, "%s", widths);
     refused = 1;

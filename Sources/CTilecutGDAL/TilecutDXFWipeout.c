@@ -11,6 +11,19 @@
 #include <strings.h>
 
 /* Grows a list of x, y pairs of `*cap` pairs to hold `need`; 0, or -1 when out of memory. */
+#define TC_RAW_KINDS 6
+/* An entity of a block of a tc_raw_kind (`kind`), its codes `first` to `first + count`
+ * of the reader's tc_raw_codes; or (kind 0) an INSERT or DIMENSION, of the block it
+ * inlines (`target`, its index `block` once resolved, -1 none), `times` (a MINSERT's
+ * copies); a model-space one has its `handle`. */
+typedef struct {
+  int kind, times, block;
+  size_t first;
+  uint32_t count;
+  char *target;
+  unsigned long long handle;
+} raw_item;
+
 /* realloc, the block kept (and freed later) when it fails */
 static int resize(void **block, size_t bytes) {
   void *grown = realloc(*block, bytes);
@@ -105,6 +118,12 @@ typedef struct {
   /* its HATCHes (-1 - their index in bounds) and inserts (their index) in the order of the block */
   int *sequence;
   size_t sequence_count, sequence_cap;
+  /* its entities of a tc_raw_kind and its INSERTs and DIMENSIONs, in its order; the
+   * features of each kind it inlines (memoised: raw_state 2 once counted, 1 counting) */
+  raw_item *raw_items;
+  size_t raw_item_count, raw_item_cap;
+  double raw_kinds[TC_RAW_KINDS], raw_values;
+  int raw_state;
 } block_def;
 
 typedef struct {
@@ -144,6 +163,8 @@ typedef struct {
   int subclassed;
   /* past its 101 (an MTEXT's or ATTRIB's embedded object, which GDAL reads no raw code of) */
   int embedded;
+  /* its subclass markers (100) joined by ':', as GDAL's SubClasses */
+  char classes[160];
   /* a model-space HATCH's group codes and their values, for its boundary */
   int is_hatch;
   int *hc;
@@ -239,6 +260,9 @@ typedef struct {
   block_def *mesh_block;
   int mesh_active, mesh_m, mesh_n, mesh_count, mesh_cap;
   double *mesh_v;
+  /* model space's INSERTs and DIMENSIONs with a handle (raw_item), the inlined entries */
+  raw_item *raw_inserts;
+  size_t raw_insert_count, raw_insert_cap, raw_inlined_cap;
   int failed;
 } reader;
 
@@ -623,6 +647,34 @@ static void end_mesh(reader *r) {
     r->image_points += k;
 }
 
+int tc_raw_kind(const char *classes) {
+  if (!classes || !*classes)
+    return 0;
+  if (strstr(classes, "AcDbMText"))
+    return 2;
+  if (strstr(classes, "AcDbHatch"))
+    return 5;
+  if (strstr(classes, "AcDbAttribute"))
+    return 0;
+  if (strstr(classes, "AcDbText"))
+    return 1;
+  if (strstr(classes, "AcDbPolyline"))
+    return 3;
+  if (strstr(classes, "Polyline"))
+    return 4;
+  return 0;
+}
+
+/* The tc_raw_kind of entity `e` (GDAL gives one feature of each of these types, with
+ * the entity's subclass markers as its SubClasses), 0 for any other type. */
+static int entity_raw_kind(const entity *e) {
+  static const char *const types[] = {"TEXT", "MTEXT", "LWPOLYLINE", "POLYLINE", "HATCH"};
+  for (size_t i = 0; i < sizeof types / sizeof *types; i++)
+    if (!strcmp(e->type, types[i]))
+      return tc_raw_kind(e->classes);
+  return 0;
+}
+
 /* An entity read whole: kept when it is a layer, a wipeout or an insert. */
 static void finish(reader *r, entity *e, int section, block_def *block) {
   if (!e->type[0] || r->failed)
@@ -710,6 +762,38 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
     r->raw.entries[r->raw.count++] = (tc_raw_entry){.handle = strtoull(e->handle, NULL, 16), .first = r->raw.pair_count,
                                                     .count = (uint32_t)e->rcount, .subclassed = e->subclassed};
     r->raw.pair_count += e->rcount;
+  }
+  /* a block's entities GDAL's raw codes would give values of, and its inserts, in order;
+   * the model space's inserts with a handle */
+  int inserts = !strcmp(e->type, "INSERT") || !strcmp(e->type, "DIMENSION");
+  int kind = inserts ? 0 : entity_raw_kind(e);
+  if ((section == 1 && block && (kind || (inserts && e->name[0]))) || (section == 2 && inserts && e->handle[0] && e->name[0])) {
+    raw_item item = {.kind = kind, .times = 1, .block = -1, .first = r->raw.pair_count, .count = (uint32_t)e->rcount};
+    /* a MINSERT's columns (70) and rows (71); a DIMENSION's are no counts */
+    if (e->type[0] == 'I')
+      item.times = (int)fmin(fmax(e->layer_flags, 1) * (double)fmax(e->boundary_type, 1), 100000);
+    if (section == 2)
+      item.handle = strtoull(e->handle, NULL, 16);
+    if (kind && e->rcount &&
+        (tc_grow_array((void **)&r->raw.codes, &r->raw_code_cap, r->raw.pair_count + e->rcount, sizeof(int), 256) ||
+         tc_grow_array((void **)&r->raw.values, &r->raw_value_cap, r->raw.pair_count + e->rcount, sizeof(double), 256))) {
+      r->failed = 1;
+      return;
+    }
+    raw_item **items = section == 1 ? &block->raw_items : &r->raw_inserts;
+    size_t *count = section == 1 ? &block->raw_item_count : &r->raw_insert_count;
+    size_t *cap = section == 1 ? &block->raw_item_cap : &r->raw_insert_cap;
+    if ((!kind && !(item.target = strdup(e->name))) || tc_grow_array((void **)items, cap, *count + 1, sizeof item, 16)) {
+      free(item.target);
+      r->failed = 1;
+      return;
+    }
+    if (kind) {
+      memcpy(r->raw.codes + r->raw.pair_count, e->rc, e->rcount * sizeof(int));
+      memcpy(r->raw.values + r->raw.pair_count, e->rv, e->rcount * sizeof(double));
+      r->raw.pair_count += e->rcount;
+    }
+    (*items)[(*count)++] = item;
   }
   /* model-space polylines of varying width */
   double n[3] = {e->x210, e->y220, e->z230};
@@ -1197,6 +1281,76 @@ static void place_hatches(reader *r, const block_def *b, const affine *m, unsign
   }
 }
 
+/* The features of each tc_raw_kind block `b` inlines, and how many of them have values
+ * (memoised; a block met again while counted, which GDAL does not inline into itself,
+ * adds none). */
+static void count_raw(reader *r, block_def *b, int depth) {
+  if (b->raw_state)
+    return;
+  b->raw_state = 1;
+  for (size_t i = 0; i < b->raw_item_count; i++) {
+    raw_item *item = &b->raw_items[i];
+    if (item->kind) {
+      b->raw_kinds[item->kind] += 1;
+      b->raw_values += item->count > 0;
+      continue;
+    }
+    block_def *inner = find_def(r, item->target);
+    item->block = inner ? (int)(inner - r->blocks) : -1;
+    if (!inner || depth >= 64)
+      continue;
+    count_raw(r, inner, depth + 1);
+    if (inner->raw_state != 2)
+      continue;
+    for (int k = 1; k < TC_RAW_KINDS; k++)
+      b->raw_kinds[k] += item->times * inner->raw_kinds[k];
+    b->raw_values += item->times * inner->raw_values;
+  }
+  b->raw_state = 2;
+}
+
+/* The entries of the features with values that inlining `b` makes for the model-space
+ * insert `insert`, numbered by kind from at[kind] on. */
+static void inline_raw(reader *r, const block_def *b, unsigned long long insert, double at[TC_RAW_KINDS], int depth) {
+  for (size_t i = 0; i < b->raw_item_count && !r->failed; i++) {
+    const raw_item *item = &b->raw_items[i];
+    if (item->kind) {
+      if (item->count) {
+        if (at[item->kind] >= UINT32_MAX || tc_grow_array((void **)&r->raw.inlined, &r->raw_inlined_cap,
+                                                          r->raw.inlined_count + 1, sizeof(tc_raw_inlined), 64)) {
+          r->failed = 1;
+          return;
+        }
+        r->raw.inlined[r->raw.inlined_count++] =
+          (tc_raw_inlined){insert, (uint32_t)item->kind, (uint32_t)at[item->kind], {insert, item->first, item->count, 1}};
+      }
+      at[item->kind] += 1;
+      continue;
+    }
+    if (item->block < 0 || r->blocks[item->block].raw_state != 2 || depth >= 64)
+      continue;
+    const block_def *inner = &r->blocks[item->block];
+    for (int copy = 0; copy < item->times; copy++) {
+      /* nothing to give: only counted */
+      if (inner->raw_values == 0) {
+        for (int k = 1; k < TC_RAW_KINDS; k++)
+          at[k] += (item->times - copy) * inner->raw_kinds[k];
+        break;
+      }
+      inline_raw(r, inner, insert, at, depth + 1);
+    }
+  }
+}
+
+static int by_inlined(const void *a, const void *b) {
+  const tc_raw_inlined *x = a, *y = b;
+  if (x->insert != y->insert)
+    return (x->insert > y->insert) - (x->insert < y->insert);
+  if (x->kind != y->kind)
+    return (x->kind > y->kind) - (x->kind < y->kind);
+  return (x->index > y->index) - (x->index < y->index);
+}
+
 static int by_insert(const void *a, const void *b) {
   const tc_hatch_transform *x = a, *y = b;
   if (x->insert != y->insert)
@@ -1475,7 +1629,7 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     }
     if (group == 101)
       e.embedded = 1;
-    if (section == 2 && !e.embedded && raw_code_read(e.type, group, e.rcount, e.rcount ? e.rc[e.rcount - 1] : 0)) {
+    if ((section == 2 || (section == 1 && block)) && !e.embedded && raw_code_read(e.type, group, e.rcount, e.rcount ? e.rc[e.rcount - 1] : 0)) {
       if (tc_grow_array((void **)&e.rc, &e.rcap, e.rcount + 1, sizeof(int), 16) ||
           tc_grow_array((void **)&e.rv, &e.rvcap, e.rcount + 1, sizeof(double), 16)) {
         r.failed = 1;
@@ -1485,8 +1639,12 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
       /* as GDAL's list gives it: the value's text, read as tilecut reads that */
       e.rv[e.rcount++] = strtod(value, NULL);
     }
-    if (group == 100)
+    if (group == 100) {
       e.subclassed = 1;
+      size_t used = strlen(e.classes);
+      if (!e.embedded && used + 1 < sizeof e.classes)
+        snprintf(e.classes + used, sizeof e.classes - used, "%s%s", used ? ":" : "", value);
+    }
     if (section == 2 && !strcmp(e.type, "MLINE") && tc_dxf_mline_code(&e.mline, group, value, x)) {
       r.failed = 1;
       break;
@@ -1696,6 +1854,26 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
       expand(&r, b, &m, in->handle, in->layer, 1);
       place_hatches(&r, b, &m, strtoull(in->handle, NULL, 16), 1);
     }
+    /* the raw codes of what the model space's inserts and dimensions inline, at most
+     * as many as the drawing's features (the pre-scan refuses more) */
+    double budget = 4e6;
+    for (size_t i = 0; i < r.raw_insert_count && !r.failed; i++) {
+      const raw_item *in = &r.raw_inserts[i];
+      block_def *b = find_def(&r, in->target);
+      if (!b)
+        continue;
+      count_raw(&r, b, 0);
+      if (b->raw_state != 2 || b->raw_values == 0)
+        continue;
+      budget -= in->times * b->raw_values;
+      if (budget < 0) {
+        r.failed = 1;
+        break;
+      }
+      double at[TC_RAW_KINDS] = {0};
+      for (int copy = 0; copy < in->times && !r.failed; copy++)
+        inline_raw(&r, b, in->handle, at, 0);
+    }
   }
   for (size_t i = 0; i < r.block_count; i++) {
     for (size_t k = 0; k < r.blocks[i].wipeout_count; k++)
@@ -1710,7 +1888,13 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     tc_fit_hatches_free(r.blocks[i].bounds, r.blocks[i].bound_count);
     free(r.blocks[i].inserts);
     free(r.blocks[i].sequence);
+    for (size_t k = 0; k < r.blocks[i].raw_item_count; k++)
+      free(r.blocks[i].raw_items[k].target);
+    free(r.blocks[i].raw_items);
   }
+  for (size_t i = 0; i < r.raw_insert_count; i++)
+    free(r.raw_inserts[i].target);
+  free(r.raw_inserts);
   for (size_t i = 0; i < r.model_count; i++)
     free(r.model[i].xy);
   free(r.blocks);
@@ -1741,6 +1925,7 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     return -1;
   }
   qsort(r.raw.entries, r.raw.count, sizeof *r.raw.entries, by_raw);
+  qsort(r.raw.inlined, r.raw.inlined_count, sizeof *r.raw.inlined, by_inlined);
   *raw = r.raw;
   *refs = r.refs;
   *ref_count = r.ref_count;
@@ -1786,6 +1971,7 @@ void tc_raw_codes_free(tc_raw_codes *raw) {
   free(raw->entries);
   free(raw->codes);
   free(raw->values);
+  free(raw->inlined);
   memset(raw, 0, sizeof *raw);
 }
 
@@ -1863,4 +2049,12 @@ void tc_wipeouts_free(tc_wipeout *wipeouts, size_t count) {
   for (size_t i = 0; i < count; i++)
     free(wipeouts[i].xy);
   free(wipeouts);
+}
+
+const tc_raw_entry *tc_raw_codes_find_inlined(const tc_raw_codes *raw, const char *handle, int kind, uint32_t index) {
+  if (!raw->inlined_count || !handle || !*handle)
+    return NULL;
+  tc_raw_inlined key = {.insert = strtoull(handle, NULL, 16), .kind = (uint32_t)kind, .index = index};
+  const tc_raw_inlined *found = bsearch(&key, raw->inlined, raw->inlined_count, sizeof key, by_inlined);
+  return found ? &found->entry : NULL;
 }

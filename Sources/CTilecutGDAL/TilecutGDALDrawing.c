@@ -65,6 +65,8 @@ typedef struct {
   /* the untranslated group codes tilecut reads, from its own scan when GDAL was not
    * asked for them (tc_raw_entry); NULL: from GDAL's RawCodeValues */
   const tc_raw_codes *raw;
+  /* the current feature's entry when an insert inlines it from a block (tc_raw_inlined) */
+  const tc_raw_entry *inlined_raw;
 } builder;
 
 static size_t list_bytes(const builder *b) {
@@ -405,6 +407,8 @@ static raw_list feature_raw(const builder *b, OGRFeatureH f) {
   if (b->raw) {
     int field = tc_gdal.OGR_F_GetFieldIndex(f, "EntityHandle");
     const tc_raw_entry *e = tc_raw_codes_find(b->raw, field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, field) : NULL);
+    if (!e)
+      e = b->inlined_raw;
     if (e) {
       list.codes = b->raw->codes + e->first;
       list.numbers = b->raw->values + e->first;
@@ -1414,7 +1418,9 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
     unsigned char *added = wipeout_count ? calloc(wipeout_count, 1) : NULL;
     if (!added)
       wipeout_count = 0;
-    char previous[24] = "", last_mtext[24] = "";
+    char previous[24] = "", last_mtext[24] = "", last_insert[24] = "";
+    /* the features of each tc_raw_kind seen so far with the current handle */
+    uint32_t inlined_seen[8] = {0};
     /* after the drawing's own layers, those of its tables and arc dimensions */
     char refs_name[64] = "", *refs_buffer = NULL;
     GDALDatasetH refs = NULL;
@@ -1447,6 +1453,23 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
       OGRFeatureH f;
       while (!b.failed && (f = tc_gdal.OGR_L_GetNextFeature(layer))) {
         d->features++;
+        /* a feature an insert inlines has the insert's handle: its raw codes are found
+         * by its place among that insert's features of its kind */
+        b.inlined_raw = NULL;
+        if (b.raw && b.raw->inlined_count) {
+          int inlined_field = tc_gdal.OGR_F_GetFieldIndex(f, "EntityHandle");
+          const char *inlined_handle = inlined_field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, inlined_field) : "";
+          if (!inlined_handle)
+            inlined_handle = "";
+          if (strcmp(inlined_handle, last_insert)) {
+            snprintf(last_insert, sizeof last_insert, "%s", inlined_handle);
+            memset(inlined_seen, 0, sizeof inlined_seen);
+          }
+          int classes_field = tc_gdal.OGR_F_GetFieldIndex(f, "SubClasses");
+          int kind = tc_raw_kind(classes_field >= 0 ? tc_gdal.OGR_F_GetFieldAsString(f, classes_field) : NULL);
+          if (kind > 0 && kind < 8 && *inlined_handle)
+            b.inlined_raw = tc_raw_codes_find_inlined(b.raw, inlined_handle, kind, inlined_seen[kind]++);
+        }
         int handle_field =
             wipeout_count || b.ordered || skipped_count || hatch_count || spline_count || polyline_count || fit_hatch_count || mline_count ||
                     ref_count

@@ -204,6 +204,30 @@ struct HostileDXFScanTests {
     #expect(contents(dir + "/out") == before)
   }
 
+  @Test("a block holding an MTEXT of a reference width no longer keeps an LWPOLYLINE with 3,000 widths from being drawn")
+  func widthsBesideABlock() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    // the MTEXT with its subclass markers, placed by an insert with a handle: its 41 is
+    // read by tilecut's scan, found by its place among the insert's features
+    var block = ["0", "SECTION", "2", "BLOCKS", "0", "BLOCK", "2", "NOTE", "70", "0", "10", "0", "20", "0"]
+    block += ["0", "MTEXT", "100", "AcDbEntity", "8", "0", "100", "AcDbMText", "10", "0", "20", "0", "40", "1", "41", "20"]
+    block += ["1", "Note", "0", "ENDBLK", "0", "ENDSEC"]
+    let insert = ["0", "INSERT", "5", "B0", "8", "0", "2", "NOTE", "10", "0", "20", "0"]
+    let plain = drawing("LWPOLYLINE", Self.polyline(3000, ["40", "0.1", "41", "0.2"]))
+    let options = ["--drawing-units", "m", "--center", "51.5,-0.12", "--max-zoom", "16", "-o", dir + "/out", "-q"]
+    let pairs = Array(plain.prefix(10)) + block + Array(plain[10..<14]) + insert + Array(plain.dropFirst(14))
+    try Data(pairs.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dir + "/plan.dxf"))
+    let result = try runTool([dir + "/plan.dxf"] + options)
+    #expect(result.status == 0, "\(result.stderr)")
+    // placed by an insert without a handle, GDAL must list the values, and the widths are refused
+    let unhandled = Array(plain.prefix(10)) + block + Array(plain[10..<14]) + insert.filter { $0 != "5" && $0 != "B0" }
+    try Data((unhandled + Array(plain.dropFirst(14))).joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dir + "/plan.dxf"))
+    let second = try runTool([dir + "/plan.dxf"] + options + ["--force"])
+    #expect(second.status == 1)
+    #expect(second.stderr.contains("LWPOLYLINE A9 has 6000 vertex widths"), "\(second.stderr)")
+  }
+
   @Test(
     "an entity just within each bound is drawn",
     arguments: [(type: "TEXT", name: "short text"), (type: "HATCH", name: "fewer arc edges"), (type: "LWPOLYLINE", name: "fewer widths")])

@@ -16,14 +16,14 @@ struct DXFScanTests {
   }
 
   /// A drawing of `lines` LINEs and an LWPOLYLINE with handle A9 whose three vertices
-  /// have widths; a block holding `block` first, when given.
-  func drawing(lines: Int, block: [String] = []) -> [String] {
+  /// have widths; a block holding `block` first, when given, and `insert` before the lines.
+  func drawing(lines: Int, block: [String] = [], insert: [String] = []) -> [String] {
     var pairs = ["0", "SECTION", "2", "HEADER", "9", "$INSUNITS", "70", "6", "0", "ENDSEC"]
     if !block.isEmpty {
       pairs += ["0", "SECTION", "2", "BLOCKS", "0", "BLOCK", "2", "NOTE", "70", "0", "10", "0", "20", "0"] + block
       pairs += ["0", "ENDBLK", "0", "ENDSEC"]
     }
-    pairs += ["0", "SECTION", "2", "ENTITIES"]
+    pairs += ["0", "SECTION", "2", "ENTITIES"] + insert
     for k in 0..<lines { pairs += ["0", "LINE", "8", "0", "10", "\(k)", "20", "0", "11", "\(k)", "21", "1"] }
     pairs += ["0", "LWPOLYLINE", "5", "A9", "100", "AcDbEntity", "8", "0", "100", "AcDbPolyline", "90", "3", "70", "0"]
     pairs += ["10", "0", "20", "0", "40", "0.5", "41", "1.5", "10", "5", "20", "0", "40", "1.5", "41", "0.25", "10", "5", "20", "5"]
@@ -46,8 +46,11 @@ struct DXFScanTests {
   }
 
   /// tc_dxf_wipeouts of `path`, told to stop (`stop`) or not: its status, and the codes
-  /// and values it read of the entity with handle A9.
-  func scan(_ path: String, stop: Bool) -> (status: Int32, codes: [Int32], values: [Double]) {
+  /// and values it read of the entity with handle A9 (or, `inlined` given, of the feature
+  /// of that kind and place that the insert with handle B0 inlines).
+  func scan(_ path: String, stop: Bool, inlined: (kind: Int32, index: UInt32)? = nil) -> (
+    status: Int32, codes: [Int32], values: [Double]
+  ) {
     var wipeouts: UnsafeMutablePointer<tc_wipeout>?
     var order: UnsafeMutablePointer<tc_sort_entry>?
     var hidden: UnsafeMutablePointer<UInt64>?
@@ -62,15 +65,18 @@ struct DXFScanTests {
     var images: UnsafeMutablePointer<tc_image_frame>?
     var (count, orderCount, hiddenCount, pointCount, hatchCount, splineCount) = (0, 0, 0, 0, 0, 0)
     var (polylineCount, fitHatchCount, downCount, mlineCount, xlineCount, imageCount) = (0, 0, 0, 0, 0, 0)
+    var refs: UnsafeMutablePointer<tc_block_ref>?
+    var (refCount, entitiesAt) = (0, Int64(0))
     var raw = tc_raw_codes()
     let stopped: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = stop ? { _ in 1 } : { _ in 0 }
     let status = tc_dxf_wipeouts(
       path, &wipeouts, &count, &order, &orderCount, &hidden, &hiddenCount, &hiddenPoints, &pointCount, &hatches, &hatchCount,
       &splines, &splineCount, &polylines, &polylineCount, &fitHatches, &fitHatchCount, &downTexts, &downCount, &mlines, &mlineCount,
-      &xlines, &xlineCount, &images, &imageCount, &raw, stopped, nil)
+      &xlines, &xlineCount, &images, &imageCount, &refs, &refCount, &entitiesAt, &raw, stopped, nil)
     var codes: [Int32] = []
     var values: [Double] = []
-    if status == 0, let entry = tc_raw_codes_find(&raw, "A9") {
+    let found = inlined.map { tc_raw_codes_find_inlined(&raw, "B0", $0.kind, $0.index) } ?? tc_raw_codes_find(&raw, "A9")
+    if status == 0, let entry = found {
       for i in 0..<Int(entry.pointee.count) {
         codes.append(raw.codes[entry.pointee.first + i])
         values.append(raw.values[entry.pointee.first + i])
@@ -88,6 +94,7 @@ struct DXFScanTests {
     tc_mlines_free(mlines, mlineCount)
     free(xlines)
     tc_image_frames_free(images, imageCount)
+    free(refs)
     tc_raw_codes_free(&raw)
     return (status, codes, values)
   }
@@ -119,6 +126,33 @@ struct DXFScanTests {
     let plain = try write(drawing(lines: 1, block: ["0", "LINE", "8", "0", "10", "0", "20", "0", "11", "1", "21", "1"]))
     defer { try? FileManager.default.removeItem(atPath: plain) }
     #expect(preScan(plain).needsRaw == 0)
+  }
+
+  @Test("a block's values are found by their kind and place among their insert's features, and GDAL is not asked for them")
+  func valuesInBlocks() throws {
+    func mtext(_ width: String) -> [String] {
+      ["0", "MTEXT", "100", "AcDbEntity", "8", "0", "100", "AcDbMText", "10", "0", "20", "0", "40", "1", "41", width, "1", "Note"]
+    }
+    // two MTEXTs of reference widths about a polyline of constant width, with their
+    // subclass markers, as GDAL gives their features (SubClasses)
+    var block = mtext("20") + ["0", "LWPOLYLINE", "100", "AcDbEntity", "8", "0", "100", "AcDbPolyline", "90", "2", "70", "0"]
+    block += ["43", "0.5", "10", "0", "20", "0", "10", "1", "20", "0"] + mtext("30")
+    let insert = ["0", "INSERT", "5", "B0", "8", "0", "2", "NOTE", "10", "0", "20", "0"]
+    let path = try write(drawing(lines: 1, block: block, insert: insert))
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let first = scan(path, stop: false, inlined: (kind: 2, index: 0))
+    #expect(first.status == 0)
+    #expect(first.codes == [41] && first.values == [20])
+    let second = scan(path, stop: false, inlined: (kind: 2, index: 1))
+    #expect(second.codes == [41] && second.values == [30])
+    let polyline = scan(path, stop: false, inlined: (kind: 3, index: 0))
+    #expect(polyline.codes == [43] && polyline.values == [0.5])
+    #expect(scan(path, stop: false, inlined: (kind: 2, index: 2)).codes.isEmpty)
+    #expect(preScan(path).needsRaw == 0)
+    // placed by an insert without a handle, its features cannot be found: GDAL lists them
+    let unhandled = try write(drawing(lines: 1, block: block, insert: insert.filter { $0 != "5" && $0 != "B0" }))
+    defer { try? FileManager.default.removeItem(atPath: unhandled) }
+    #expect(preScan(unhandled).needsRaw == 1)
   }
 
   @Test("the scan stops when told to: a refused file is not read to its end")

@@ -184,13 +184,35 @@ typedef struct {
   int subclassed;
 } tc_raw_entry;
 
+/* The same codes of an entity in a block, for the model-space INSERT or DIMENSION with
+ * handle `insert` that inlines it (GDAL gives the features it inlines the insert's
+ * handle): the `index`th feature of kind `kind` (tc_raw_kind) among that insert's, in
+ * the order GDAL gives them (the block's, nested inserts in place, a MINSERT's copies
+ * one after another). Sorted by insert, kind and index. */
+typedef struct {
+  unsigned long long insert;
+  uint32_t kind, index;
+  tc_raw_entry entry;
+} tc_raw_inlined;
+
 typedef struct {
   tc_raw_entry *entries;
   size_t count;
   int *codes;
   double *values;
   size_t pair_count;
+  tc_raw_inlined *inlined;
+  size_t inlined_count;
 } tc_raw_codes;
+
+/* The kind of feature, by its SubClasses (the entity's subclass markers, 100, joined
+ * by ':'), whose raw codes tilecut reads: 1 TEXT, 2 MTEXT, 3 LWPOLYLINE, 4 POLYLINE,
+ * 5 HATCH; 0 another (an ATTRIB or ATTDEF, or none given). */
+int tc_raw_kind(const char *classes);
+
+/* The entry of the `index`th feature of kind `kind` that the insert with handle
+ * `handle` (hexadecimal) inlines, or NULL. */
+const tc_raw_entry *tc_raw_codes_find_inlined(const tc_raw_codes *raw, const char *handle, int kind, uint32_t index);
 
 void tc_raw_codes_free(tc_raw_codes *raw);
 
