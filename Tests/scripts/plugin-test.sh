@@ -52,16 +52,22 @@ finish() {
   exit
 }
 
+# SwiftPM's options for every build and plugin run here: no index store and no debug
+# information (what an editor or a debugger reads; nothing here does): the example's
+# debug build took 116 s of CPU instead of 146 (bench/README.md, "make test's time").
+# The same options everywhere, so that no run rebuilds for another's flags.
+swiftpm_options=(--scratch-path "$scratch" --disable-index-store -Xswiftc -gnone -Xcc -g0)
+
 # swift build of a package; the log in $2
 build() {
-  limit 1800 swift build --package-path "$1" --scratch-path "$scratch" >"$2" 2>&1
+  limit 1800 swift build --package-path "$1" "${swiftpm_options[@]}" >"$2" 2>&1
 }
 
 # 1. the example as it is in the repository
 app=$root/examples/plugin-app
 if build "$app" "$tmp/build.log"; then ok "swift build examples/plugin-app"; else bad "swift build examples/plugin-app" "$tmp/build.log"; finish; fi
 if grep -n "warning:" "$tmp/build.log"; then bad "the build printed warnings (above)"; else ok "the build printed no warning"; fi
-bin=$(limit 300 swift build --package-path "$app" --scratch-path "$scratch" --show-bin-path)
+bin=$(limit 300 swift build --package-path "$app" "${swiftpm_options[@]}" --show-bin-path)
 # SwiftPM's resource bundle: a directory on Linux, a .bundle on macOS
 bundle=$bin/PluginApp_PluginApp.resources
 [ -d "$bundle" ] || bundle=$bin/PluginApp_PluginApp.bundle
@@ -240,7 +246,7 @@ rm -rf "$copy/.build" "$copy/Package.resolved" "$copy/tiles"
 sed -i.orig -e "s#path: \"../..\"#path: \"$root\"#" -e "s#path: \"../client\"#path: \"$root/examples/client\"#" "$copy/Package.swift"
 rm -f "$copy/Package.swift.orig"
 plugin() {
-  limit 1200 swift package --package-path "$copy" --scratch-path "$scratch" --allow-writing-to-package-directory tilecut "$@"
+  limit 1200 swift package --package-path "$copy" "${swiftpm_options[@]}" --allow-writing-to-package-directory tilecut "$@"
 }
 if plugin build >"$tmp/command.log" 2>&1; then ok "swift package tilecut build"; else bad "swift package tilecut build" "$tmp/command.log"; fi
 manifest_check=$(
@@ -267,7 +273,7 @@ else
   bad "swift package tilecut build --jobs 1 --dry-run runs the package's tilecut.yml" "$tmp/dry.log"
 fi
 # without the permission SwiftPM refuses, with the plugin's reason
-if limit 1200 swift package --package-path "$copy" --scratch-path "$scratch" tilecut build </dev/null >"$tmp/denied.log" 2>&1; then
+if limit 1200 swift package --package-path "$copy" "${swiftpm_options[@]}" tilecut build </dev/null >"$tmp/denied.log" 2>&1; then
   bad "without --allow-writing-to-package-directory the plugin must not run" "$tmp/denied.log"
 else
   check "without --allow-writing-to-package-directory SwiftPM refuses, giving the plugin's reason" \
