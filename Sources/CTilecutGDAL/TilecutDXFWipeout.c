@@ -4,6 +4,7 @@
 #include "TilecutDXFLines.h"
 #include "TilecutDXFMLine.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +73,9 @@ static int start_point(double **xy, int *cap, int count, double x) {
 /* a HATCH's pattern codes kept (tc_raw_entry): 16 families of 16 dashes are drawn */
 #define MAX_RAW_PAIRS 65536
 #define MAX_WIPEOUTS 100000
+
+/* A group's number as an int, clamped (a cast of a double past INT_MAX is undefined). */
+static int int_of(double x) { return x >= INT_MAX ? INT_MAX : x <= INT_MIN ? INT_MIN : isnan(x) ? 0 : (int)x; }
 #define MAX_DEPTH 8
 
 typedef struct {
@@ -124,6 +128,8 @@ typedef struct {
   size_t raw_item_count, raw_item_cap;
   double raw_kinds[TC_RAW_KINDS], raw_values;
   int raw_state;
+  /* being inlined (inline_raw): met again inside itself, it adds nothing, as in GDAL */
+  int raw_inlining;
 } block_def;
 
 typedef struct {
@@ -262,7 +268,7 @@ typedef struct {
   double *mesh_v;
   /* model space's INSERTs and DIMENSIONs with a handle (raw_item), the inlined entries */
   raw_item *raw_inserts;
-  size_t raw_insert_count, raw_insert_cap, raw_inlined_cap;
+  size_t raw_insert_count, raw_insert_cap, raw_inlined_cap, raw_inlined_visits;
   int failed;
 } reader;
 
@@ -765,8 +771,12 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
   }
   /* a block's entities GDAL's raw codes would give values of, and its inserts, in order;
    * the model space's inserts with a handle */
-  int inserts = !strcmp(e->type, "INSERT") || !strcmp(e->type, "DIMENSION");
+  /* a DIMENSION inside a block GDAL 3.6 draws itself (its block is not inlined) */
+  int inserts = !strcmp(e->type, "INSERT") || (section == 2 && !strcmp(e->type, "DIMENSION"));
   int kind = inserts ? 0 : entity_raw_kind(e);
+  /* an LWPOLYLINE without vertices, of which GDAL makes no feature, takes no place */
+  if (kind == 3 && !strcmp(e->type, "LWPOLYLINE") && !e->pcount)
+    kind = 0;
   if ((section == 1 && block && (kind || (inserts && e->name[0]))) || (section == 2 && inserts && e->handle[0] && e->name[0])) {
     raw_item item = {.kind = kind, .times = 1, .block = -1, .first = r->raw.pair_count, .count = (uint32_t)e->rcount};
     /* a MINSERT's columns (70) and rows (71); a DIMENSION's are no counts */
@@ -1311,7 +1321,13 @@ static void count_raw(reader *r, block_def *b, int depth) {
 
 /* The entries of the features with values that inlining `b` makes for the model-space
  * insert `insert`, numbered by kind from at[kind] on. */
-static void inline_raw(reader *r, const block_def *b, unsigned long long insert, double at[TC_RAW_KINDS], int depth) {
+static void inline_raw(reader *r, block_def *b, unsigned long long insert, double at[TC_RAW_KINDS], int depth) {
+  /* blocks that insert each other: at most as many blocks entered as entries kept */
+  if (++r->raw_inlined_visits > 4000000) {
+    r->failed = 1;
+    return;
+  }
+  b->raw_inlining = 1;
   for (size_t i = 0; i < b->raw_item_count && !r->failed; i++) {
     const raw_item *item = &b->raw_items[i];
     if (item->kind) {
@@ -1327,9 +1343,9 @@ static void inline_raw(reader *r, const block_def *b, unsigned long long insert,
       at[item->kind] += 1;
       continue;
     }
-    if (item->block < 0 || r->blocks[item->block].raw_state != 2 || depth >= 64)
+    if (item->block < 0 || r->blocks[item->block].raw_state != 2 || r->blocks[item->block].raw_inlining || depth >= 64)
       continue;
-    const block_def *inner = &r->blocks[item->block];
+    block_def *inner = &r->blocks[item->block];
     for (int copy = 0; copy < item->times; copy++) {
       /* nothing to give: only counted */
       if (inner->raw_values == 0) {
@@ -1340,6 +1356,7 @@ static void inline_raw(reader *r, const block_def *b, unsigned long long insert,
       inline_raw(r, inner, insert, at, depth + 1);
     }
   }
+  b->raw_inlining = 0;
 }
 
 static int by_inlined(const void *a, const void *b) {
@@ -1545,6 +1562,10 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
       finish(&r, &e, section, block);
       reset(&e, "");
       in_block_header = 0;
+      /* a polygon mesh cut short by its block's or section's end (no SEQEND) ends there,
+       * before its block is left or the blocks grow (it points into them) */
+      if (!strcmp(value, "SECTION") || !strcmp(value, "ENDSEC") || !strcmp(value, "BLOCK") || !strcmp(value, "ENDBLK"))
+        end_mesh(&r);
       if (!strcmp(value, "SECTION")) {
         expect_name = 1;
         section_at = (long long)ftell(file) - code_bytes - value_bytes;
@@ -1675,13 +1696,13 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
         e.mesh_faces_left = x > 0 && x < MAX_MESH_VALUES ? (long)x : 0;
         continue;
       }
-      if (group == 90 && e.mesh_faces_left > 0) {
+      if (group == 90 && e.mesh_faces_left > 0 && e.hcount < MAX_MESH_VALUES) {
         e.mesh_faces_left--;
         if (tc_grow_array((void **)&e.hc, &e.hcap, e.hcount + 1, sizeof(int), 256)) {
           r.failed = 1;
           break;
         }
-        e.hc[e.hcount++] = (int)x;
+        e.hc[e.hcount++] = int_of(x);
         continue;
       }
       if (group == 94 || group == 95 || group == 90)
@@ -1756,11 +1777,11 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
       break;
     case 50: e.a50 = x; break;
     case 60: e.invisible = x != 0; break;
-    case 62: e.colour = (int)x; break;
+    case 62: e.colour = int_of(x); break;
     case 67: e.paper = x != 0; break;
-    case 70: e.layer_flags = (int)x; break;
-    case 71: e.boundary_type = (int)x; break;
-    case 72: e.n72 = (int)x; break;
+    case 70: e.layer_flags = int_of(x); break;
+    case 71: e.boundary_type = int_of(x); break;
+    case 72: e.n72 = int_of(x); break;
     case 340: e.ref340 = strtoull(value, NULL, 16); break;
     case 14:
       if (e.bcount < MAX_VERTICES) {

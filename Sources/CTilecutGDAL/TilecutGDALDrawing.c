@@ -1379,6 +1379,14 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
   if (!dataset) {
     d->error = strdup(messages->used ? messages->text : "GDAL cannot read it as a drawing");
     result = 1;
+  } else if (!dwg && !needs_raw && (finish_scans(scans), scans->status != 0)) {
+    /* GDAL was not asked for the values tilecut's scan gives in its stead, and the scan
+     * failed (out of memory, or blocks inserting each other past what it follows): the
+     * drawing would lose its widths and text widths without a word */
+    tc_gdal.GDALClose(dataset);
+    d->error = strdup("tilecut could not read its blocks' widths and text widths (out of memory, or blocks that insert "
+                      "each other too often); raise --max-memory or explode the nested blocks");
+    result = 1;
   } else {
     snprintf(d->driver, sizeof d->driver, "%s", dwg ? "CAD" : "DXF");
     builder b = {.d = d, .max_bytes = max_bytes, .max_text = max_text, .path = dwg ? NULL : path};

@@ -241,4 +241,71 @@ struct HostileDXFScanTests {
     ])
     #expect(result.status == 0, "\(result.stderr)")
   }
+
+  /// Blocks that insert each other (A holds B twice, B holds A twice), each with a TEXT
+  /// whose generation flags tilecut's scan gives in GDAL's stead: GDAL inlines a block
+  /// met again inside itself as nothing, and so does the scan. The scan followed the
+  /// cycle 64 deep (2.7 GB before malloc failed, for a 2 KB file), then drew the drawing
+  /// without those values; now a failed scan refuses the file, and under a 2 GB address
+  /// space this one is tiled.
+  @Test("blocks that insert each other are followed as GDAL follows them, within memory")
+  func blocksInsertingEachOther() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    func block(_ name: String, text: String, inserts other: String, handle: Int) -> [String] {
+      var pairs = ["0", "BLOCK", "8", "0", "2", name, "70", "0", "10", "0", "20", "0", "3", name]
+      pairs += ["0", "TEXT", "5", String(handle, radix: 16, uppercase: true), "100", "AcDbEntity", "8", "0", "100", "AcDbText"]
+      pairs += ["10", "0", "20", "0", "40", "1", "1", text, "71", "2", "100", "AcDbText"]
+      for k in 1...2 {
+        pairs += ["0", "INSERT", "5", String(handle + k, radix: 16, uppercase: true), "100", "AcDbEntity", "8", "0"]
+        pairs += ["100", "AcDbBlockReference", "2", other, "10", "\(k)", "20", "\(k)"]
+      }
+      return pairs + ["0", "ENDBLK", "8", "0"]
+    }
+    var pairs = ["0", "SECTION", "2", "HEADER", "9", "$INSUNITS", "70", "6", "0", "ENDSEC", "0", "SECTION", "2", "BLOCKS"]
+    pairs += block("A", text: "A", inserts: "B", handle: 0x100) + block("B", text: "B", inserts: "A", handle: 0x200)
+    pairs += ["0", "ENDSEC", "0", "SECTION", "2", "ENTITIES"]
+    pairs += ["0", "INSERT", "5", "300", "100", "AcDbEntity", "8", "0", "100", "AcDbBlockReference", "2", "A", "10", "0", "20", "0"]
+    pairs += ["0", "LINE", "5", "301", "8", "0", "10", "0", "20", "0", "11", "100", "21", "60"]
+    pairs += ["0", "ENDSEC", "0", "EOF"]
+    try Data(pairs.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dir + "/plan.dxf"))
+    let run = try runTool(
+      [], shell: "ulimit -v 2000000; TILECUT '\(dir)/plan.dxf' --drawing-units m --center 51.5,-0.12 --max-zoom 19 -o '\(dir)/out' -q")
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(FileManager.default.fileExists(atPath: dir + "/out/manifest.json"))
+  }
+
+  /// A polygon mesh (POLYLINE flag 16) that its block ends without a SEQEND, in the
+  /// 16th block, the next growing the scan's list of blocks: the scan kept the mesh's
+  /// block as a pointer into that list and wrote through it after it moved (SIGSEGV).
+  /// The mesh now ends where its block does; GDAL refuses the file in one line.
+  @Test("a polygon mesh its block ends without a SEQEND ends there")
+  func meshCutByItsBlock() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    func mesh(seqend: Bool) -> [String] {
+      var pairs = ["0", "POLYLINE", "8", "0", "66", "1", "10", "0", "20", "0", "30", "0", "70", "16", "71", "2", "72", "2"]
+      for (x, y) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+        pairs += ["0", "VERTEX", "8", "0", "10", "\(x)", "20", "\(y)", "30", "0", "70", "64"]
+      }
+      return pairs + (seqend ? ["0", "SEQEND", "8", "0"] : [])
+    }
+    let line = ["0", "LINE", "8", "0", "10", "0", "20", "0", "30", "0", "11", "1", "21", "1", "31", "0"]
+    var pairs = ["0", "SECTION", "2", "BLOCKS"]
+    for i in 0..<40 {
+      pairs += ["0", "BLOCK", "8", "0", "2", "B\(i)", "70", "0", "10", "0", "20", "0", "30", "0", "3", "B\(i)"]
+      pairs += i == 15 ? mesh(seqend: true) + mesh(seqend: true) + mesh(seqend: false) : line
+      pairs += ["0", "ENDBLK", "8", "0"]
+    }
+    pairs += ["0", "ENDSEC", "0", "SECTION", "2", "ENTITIES"]
+    for i in 0..<40 {
+      pairs += ["0", "INSERT", "5", String(0x100 + i, radix: 16, uppercase: true), "8", "0", "2", "B\(i)", "10", "\(3 * i)", "20", "0"]
+    }
+    pairs += ["0", "LINE", "5", "FFF", "8", "0", "10", "0", "20", "0", "11", "100", "21", "10", "0", "ENDSEC", "0", "EOF"]
+    try Data(pairs.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dir + "/plan.dxf"))
+    let run = try runTool([dir + "/plan.dxf", "--drawing-units", "m", "--center", "51.5,-0.12", "--max-zoom", "19", "-o", dir + "/out", "-q"])
+    // a status of 1 with one line, not a signal
+    #expect(!run.signalled && (run.status == 0 || run.status == 1), "\(run.status) \(run.stderr)")
+    #expect(run.stderr.split(separator: "\n").count <= 1, "\(run.stderr)")
+  }
 }
