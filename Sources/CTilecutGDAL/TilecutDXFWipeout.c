@@ -1491,42 +1491,9 @@ int tc_dxf_hidden(const char *handle, const unsigned long long *hidden, size_t c
   return count && bsearch(&h, hidden, count, sizeof h, by_handle) != NULL;
 }
 
-int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_sort_entry **order, size_t *order_count,
-                    unsigned long long **hidden, size_t *hidden_count, double **hidden_points, size_t *hidden_point_count,
-                    tc_hatch_transform **hatches, size_t *hatch_count, tc_fit_spline **splines, size_t *spline_count,
-                    tc_wide_polyline **polylines, size_t *polyline_count, tc_fit_hatch **fit_hatches,
-                    size_t *fit_hatch_count, unsigned long long **down_texts, size_t *down_text_count,
-                    tc_mline **mlines, size_t *mline_count, tc_xline **xlines, size_t *xline_count,
-                    tc_image_frame **images, size_t *image_count, tc_block_ref **refs, size_t *ref_count,
-                    long long *entities_at, tc_raw_codes *raw, int (*stopped)(void *), void *context) {
-  memset(raw, 0, sizeof *raw);
-  *refs = NULL;
-  *ref_count = 0;
-  *entities_at = -1;
-  *images = NULL;
-  *image_count = 0;
-  *xlines = NULL;
-  *xline_count = 0;
-  *mlines = NULL;
-  *mline_count = 0;
-  *down_texts = NULL;
-  *down_text_count = 0;
-  *fit_hatches = NULL;
-  *fit_hatch_count = 0;
-  *polylines = NULL;
-  *polyline_count = 0;
-  *hidden_points = NULL;
-  *hidden_point_count = 0;
-  *splines = NULL;
-  *spline_count = 0;
-  *hatches = NULL;
-  *hatch_count = 0;
-  *hidden = NULL;
-  *hidden_count = 0;
-  *wipeouts = NULL;
-  *count = 0;
-  *order = NULL;
-  *order_count = 0;
+int tc_dxf_wipeouts(const char *path, tc_dxf_scan *out, int (*stopped)(void *), void *context) {
+  memset(out, 0, sizeof *out);
+  out->entities_at = -1;
   FILE *file = fopen(path, "rb");
   if (!file)
     return -1;
@@ -1592,8 +1559,8 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
       section = !strcmp(value, "BLOCKS") ? 1 : !strcmp(value, "ENTITIES") ? 2 : !strcmp(value, "TABLES") ? 3
                                                                                    : !strcmp(value, "OBJECTS") ? 4
                                                                                                                : 0;
-      if (section == 2 && *entities_at < 0)
-        *entities_at = section_at;
+      if (section == 2 && out->entities_at < 0)
+        out->entities_at = section_at;
       continue;
     }
     if (in_block_header && block) {
@@ -1942,50 +1909,68 @@ int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_s
     tc_image_frames_free(r.images, r.image_count);
     tc_raw_codes_free(&r.raw);
     free(r.refs);
-    *entities_at = -1;
+    out->entities_at = -1;
     return -1;
   }
   qsort(r.raw.entries, r.raw.count, sizeof *r.raw.entries, by_raw);
   qsort(r.raw.inlined, r.raw.inlined_count, sizeof *r.raw.inlined, by_inlined);
-  *raw = r.raw;
-  *refs = r.refs;
-  *ref_count = r.ref_count;
+  out->raw = r.raw;
+  out->refs = r.refs;
+  out->ref_count = r.ref_count;
   qsort(r.images, r.image_count, sizeof *r.images, by_image);
-  *images = r.images;
-  *image_count = r.image_count;
+  out->images = r.images;
+  out->image_count = r.image_count;
   qsort(r.xlines, r.xline_count, sizeof *r.xlines, by_xline);
-  *xlines = r.xlines;
-  *xline_count = r.xline_count;
+  out->xlines = r.xlines;
+  out->xline_count = r.xline_count;
   qsort(mlines_out, mlines_made, sizeof *mlines_out, by_mline);
-  *mlines = mlines_out;
-  *mline_count = mlines_made;
+  out->mlines = mlines_out;
+  out->mline_count = mlines_made;
   qsort(r.down_texts, r.down_text_count, sizeof *r.down_texts, by_handle);
-  *down_texts = r.down_texts;
-  *down_text_count = r.down_text_count;
+  out->down_texts = r.down_texts;
+  out->down_text_count = r.down_text_count;
   qsort(r.fit_hatches, r.fit_hatch_count, sizeof *r.fit_hatches, by_fit_hatch);
-  *fit_hatches = r.fit_hatches;
-  *fit_hatch_count = r.fit_hatch_count;
+  out->fit_hatches = r.fit_hatches;
+  out->fit_hatch_count = r.fit_hatch_count;
   qsort(r.wide, r.wide_count, sizeof *r.wide, by_wide);
-  *polylines = r.wide;
-  *polyline_count = r.wide_count;
+  out->polylines = r.wide;
+  out->polyline_count = r.wide_count;
   qsort(r.splines, r.spline_count, sizeof *r.splines, by_spline);
-  *splines = r.splines;
-  *spline_count = r.spline_count;
+  out->splines = r.splines;
+  out->spline_count = r.spline_count;
   qsort(r.hatches, r.hatch_count, sizeof *r.hatches, by_insert);
-  *hatches = r.hatches;
-  *hatch_count = r.hatch_count;
+  out->hatches = r.hatches;
+  out->hatch_count = r.hatch_count;
   qsort(r.hidden, r.hidden_count, sizeof *r.hidden, by_handle);
-  *hidden = r.hidden;
-  *hidden_count = r.hidden_count;
+  out->skipped = r.hidden;
+  out->skipped_count = r.hidden_count;
   qsort(r.hidden_points, r.hidden_point_count, 2 * sizeof(double), by_point);
-  *hidden_points = r.hidden_points;
-  *hidden_point_count = r.hidden_point_count;
+  out->hidden_points = r.hidden_points;
+  out->hidden_point_count = r.hidden_point_count;
   qsort(r.order, r.order_count, sizeof(tc_sort_entry), by_entity);
-  *wipeouts = r.out;
-  *count = r.out_count;
-  *order = r.order;
-  *order_count = r.order_count;
+  out->wipeouts = r.out;
+  out->wipeout_count = r.out_count;
+  out->order = r.order;
+  out->order_count = r.order_count;
   return 0;
+}
+
+void tc_dxf_scan_free(tc_dxf_scan *scan) {
+  free(scan->order);
+  free(scan->skipped);
+  free(scan->hidden_points);
+  tc_hatch_transforms_free(scan->hatches, scan->hatch_count);
+  tc_fit_splines_free(scan->splines, scan->spline_count);
+  tc_wide_polylines_free(scan->polylines, scan->polyline_count);
+  tc_fit_hatches_free(scan->fit_hatches, scan->fit_hatch_count);
+  free(scan->down_texts);
+  tc_mlines_free(scan->mlines, scan->mline_count);
+  free(scan->xlines);
+  tc_image_frames_free(scan->images, scan->image_count);
+  free(scan->refs);
+  tc_raw_codes_free(&scan->raw);
+  tc_wipeouts_free(scan->wipeouts, scan->wipeout_count);
+  memset(scan, 0, sizeof *scan);
 }
 
 void tc_raw_codes_free(tc_raw_codes *raw) {

@@ -1122,35 +1122,9 @@ static void sort_items(builder *b) {
 typedef struct {
   const char *path;
   int status;
-  tc_wipeout *wipeouts;
-  size_t wipeout_count;
-  tc_sort_entry *order;
-  size_t order_count;
-  unsigned long long *skipped;
-  size_t skipped_count;
-  double *hidden_points;
-  size_t hidden_point_count;
-  tc_hatch_transform *hatches;
-  size_t hatch_count;
-  tc_fit_spline *splines;
-  size_t spline_count;
-  tc_wide_polyline *polylines;
-  size_t polyline_count;
-  tc_fit_hatch *fit_hatches;
-  size_t fit_hatch_count;
-  unsigned long long *down_texts;
-  size_t down_text_count;
-  tc_mline *mlines;
-  size_t mline_count;
-  tc_xline *xlines;
-  size_t xline_count;
-  tc_image_frame *images;
-  size_t image_count;
-  tc_block_ref *refs;
-  size_t ref_count;
-  long long entities_at;
+  /* what tc_dxf_wipeouts read */
+  tc_dxf_scan scan;
   tc_mtext_scan mtext;
-  tc_raw_codes raw;
   /* scan_dxf running on `thread` (joined by finish_scans), or done */
   int running, done;
   pthread_t thread;
@@ -1164,12 +1138,7 @@ static void stop_scans(void *context) { atomic_store(&((dxf_scans *)context)->st
 
 static void *scan_dxf(void *context) {
   dxf_scans *s = context;
-  s->status = tc_dxf_wipeouts(s->path, &s->wipeouts, &s->wipeout_count, &s->order, &s->order_count, &s->skipped,
-                              &s->skipped_count, &s->hidden_points, &s->hidden_point_count, &s->hatches, &s->hatch_count, &s->splines, &s->spline_count,
-                              &s->polylines, &s->polyline_count, &s->fit_hatches, &s->fit_hatch_count, &s->down_texts,
-                              &s->down_text_count, &s->mlines, &s->mline_count, &s->xlines, &s->xline_count,
-                              &s->images, &s->image_count, &s->refs, &s->ref_count, &s->entities_at, &s->raw,
-                              scans_stopped, s);
+  s->status = tc_dxf_wipeouts(s->path, &s->scan, scans_stopped, s);
   /* unread layouts: the texts are drawn as GDAL gives them */
   if (!scans_stopped(s))
     tc_dxf_mtext_layouts(s->path, &s->mtext, scans_stopped, s);
@@ -1191,21 +1160,8 @@ static void free_scans(dxf_scans *s) {
   atomic_store(&s->stop, 1);
   if (s->running)
     pthread_join(s->thread, NULL);
-  free(s->order);
-  free(s->skipped);
-  free(s->hidden_points);
-  tc_hatch_transforms_free(s->hatches, s->hatch_count);
-  tc_fit_splines_free(s->splines, s->spline_count);
-  tc_wide_polylines_free(s->polylines, s->polyline_count);
-  tc_fit_hatches_free(s->fit_hatches, s->fit_hatch_count);
-  free(s->down_texts);
-  tc_mlines_free(s->mlines, s->mline_count);
-  free(s->xlines);
-  tc_image_frames_free(s->images, s->image_count);
-  free(s->refs);
+  tc_dxf_scan_free(&s->scan);
   tc_mtext_scan_free(&s->mtext);
-  tc_raw_codes_free(&s->raw);
-  tc_wipeouts_free(s->wipeouts, s->wipeout_count);
   memset(s, 0, sizeof *s);
 }
 
@@ -1255,9 +1211,9 @@ static GDALDatasetH open_block_refs(const char *path, const dxf_scans *s, const 
   size_t left = 0;
   for (size_t i = 0; i < count; i++)
     left += !seen[i];
-  if (!left || s->entities_at <= 0 || (unsigned long long)s->entities_at > max_bytes)
+  if (!left || s->scan.entities_at <= 0 || (unsigned long long)s->scan.entities_at > max_bytes)
     return NULL;
-  size_t head = (size_t)s->entities_at, cap = head + 64 + s->ref_count * 800;
+  size_t head = (size_t)s->scan.entities_at, cap = head + 64 + s->scan.ref_count * 800;
   char *text = malloc(cap);
   FILE *file = text ? fopen(path, "rb") : NULL;
   size_t got = file ? fread(text, 1, head, file) : 0;
@@ -1269,8 +1225,8 @@ static GDALDatasetH open_block_refs(const char *path, const dxf_scans *s, const 
   }
   size_t used = head;
   used += (size_t)snprintf(text + used, cap - used, "0\nSECTION\n2\nENTITIES\n");
-  for (size_t i = 0; i < s->ref_count; i++) {
-    const tc_block_ref *ref = &s->refs[i];
+  for (size_t i = 0; i < s->scan.ref_count; i++) {
+    const tc_block_ref *ref = &s->scan.refs[i];
     /* one GDAL drew itself */
     unsigned long long key = strtoull(ref->handle, NULL, 16);
     const unsigned long long *found = ref->handle[0] ? bsearch(&key, handles, count, sizeof key, by_ull) : NULL;
@@ -1397,26 +1353,26 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
       b.mtext = scans->mtext;
       b.mtext_read = 1;
       if (!needs_raw)
-        b.raw = &scans->raw;
+        b.raw = &scans->scan.raw;
     }
-    tc_wipeout *wipeouts = scans->wipeouts;
-    size_t wipeout_count = scans->wipeout_count;
-    const tc_sort_entry *order = scans->order;
-    size_t order_count = scans->order_count;
-    const unsigned long long *skipped = scans->skipped;
-    size_t skipped_count = scans->skipped_count;
-    const tc_hatch_transform *hatches = scans->hatches;
-    size_t hatch_count = scans->hatch_count;
-    tc_fit_spline *splines = scans->splines;
-    size_t spline_count = scans->spline_count;
-    const tc_wide_polyline *polylines = scans->polylines;
-    size_t polyline_count = scans->polyline_count;
-    const tc_fit_hatch *fit_hatches = scans->fit_hatches;
-    size_t fit_hatch_count = scans->fit_hatch_count;
-    const tc_mline *mlines = scans->mlines;
-    size_t mline_count = scans->mline_count;
-    b.down_texts = scans->down_texts;
-    b.down_text_count = scans->down_text_count;
+    tc_wipeout *wipeouts = scans->scan.wipeouts;
+    size_t wipeout_count = scans->scan.wipeout_count;
+    const tc_sort_entry *order = scans->scan.order;
+    size_t order_count = scans->scan.order_count;
+    const unsigned long long *skipped = scans->scan.skipped;
+    size_t skipped_count = scans->scan.skipped_count;
+    const tc_hatch_transform *hatches = scans->scan.hatches;
+    size_t hatch_count = scans->scan.hatch_count;
+    tc_fit_spline *splines = scans->scan.splines;
+    size_t spline_count = scans->scan.spline_count;
+    const tc_wide_polyline *polylines = scans->scan.polylines;
+    size_t polyline_count = scans->scan.polyline_count;
+    const tc_fit_hatch *fit_hatches = scans->scan.fit_hatches;
+    size_t fit_hatch_count = scans->scan.fit_hatch_count;
+    const tc_mline *mlines = scans->scan.mlines;
+    size_t mline_count = scans->scan.mline_count;
+    b.down_texts = scans->scan.down_texts;
+    b.down_text_count = scans->scan.down_text_count;
     /* the current insert's hatch placements not yet used */
     const tc_hatch_transform *placements = NULL;
     size_t placements_left = 0;
@@ -1434,13 +1390,13 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
     GDALDatasetH refs = NULL;
     /* the tables' and arc dimensions' handles, sorted, and whether GDAL gave features of
      * them itself (a GDAL that reads them: they are not drawn twice) */
-    size_t ref_count = !dwg && scans->status == 0 ? scans->ref_count : 0;
+    size_t ref_count = !dwg && scans->status == 0 ? scans->scan.ref_count : 0;
     unsigned long long *ref_handles = ref_count ? malloc(ref_count * sizeof *ref_handles) : NULL;
     unsigned char *ref_seen = ref_count ? calloc(ref_count, 1) : NULL;
     if (!ref_handles || !ref_seen)
       ref_count = 0;
     for (size_t i = 0; i < ref_count; i++)
-      ref_handles[i] = strtoull(scans->refs[i].handle, NULL, 16);
+      ref_handles[i] = strtoull(scans->scan.refs[i].handle, NULL, 16);
     if (ref_count)
       qsort(ref_handles, ref_count, sizeof *ref_handles, by_ull);
     int own = tc_gdal.GDALDatasetGetLayerCount(dataset), count = own, refs_tried = 0;
@@ -1562,10 +1518,10 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
             tc_gdal.OGR_GT_Flatten(tc_gdal.OGR_G_GetGeometryType(g)) == wkbPoint && !st.has_label)
           hidden = 1;
         /* an ATTRIB of a hidden insert in a file without handles: known by where it stands */
-        if (!hidden && scans->hidden_point_count && st.has_label && (!handle || !*handle) && g &&
+        if (!hidden && scans->scan.hidden_point_count && st.has_label && (!handle || !*handle) && g &&
             tc_gdal.OGR_GT_Flatten(tc_gdal.OGR_G_GetGeometryType(g)) == wkbPoint &&
-            tc_dxf_hidden_at(tc_gdal.OGR_G_GetX(g, 0), tc_gdal.OGR_G_GetY(g, 0), scans->hidden_points,
-                             scans->hidden_point_count))
+            tc_dxf_hidden_at(tc_gdal.OGR_G_GetX(g, 0), tc_gdal.OGR_G_GetY(g, 0), scans->scan.hidden_points,
+                             scans->scan.hidden_point_count))
           hidden = 1;
         if (hidden || !layer_drawn(layers, name ? name : "")) {
           d->hidden++;
@@ -1672,11 +1628,11 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
       add_wipeouts(&b, wipeouts, wipeout_count, added, NULL, layers, order, order_count);
     for (size_t i = 0; i < spline_count && !b.failed; i++)
       add_fit_spline(&b, &splines[i], layers, order, order_count);
-    for (size_t i = 0; i < scans->image_count && !b.failed; i++)
-      add_image_frame(&b, &scans->images[i], layers, order, order_count);
+    for (size_t i = 0; i < scans->scan.image_count && !b.failed; i++)
+      add_image_frame(&b, &scans->scan.images[i], layers, order, order_count);
     /* after everything else, whose extent they are clipped to */
-    for (size_t i = 0; i < scans->xline_count && !b.failed; i++)
-      add_xline(&b, &scans->xlines[i], layers, order, order_count);
+    for (size_t i = 0; i < scans->scan.xline_count && !b.failed; i++)
+      add_xline(&b, &scans->scan.xlines[i], layers, order, order_count);
     if (b.ordered && !b.failed)
       sort_items(&b);
     free(added);

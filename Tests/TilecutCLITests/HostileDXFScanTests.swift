@@ -19,6 +19,28 @@ struct HostileDXFScanTests {
     return pairs + ["0", "ENDSEC", "0", "EOF"]
   }
 
+  /// Tiles `drawing()` into a scratch output, then `pairs` written over it as plan.dxf
+  /// with `extra` options: refused with status 1 in one line that says each of `says`,
+  /// the first output byte for byte as it was.
+  func expectRefusal(
+    of pairs: [String], extra: [String] = [], says: [String], sourceLocation: SourceLocation = #_sourceLocation
+  ) throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let options = ["--drawing-units", "m", "--center", "51.5,-0.12", "--max-zoom", "20", "-o", dir + "/out", "-q"]
+    try Data(drawing().joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dir + "/plan.dxf"))
+    let first = try runTool([dir + "/plan.dxf"] + options)
+    #expect(first.status == 0, "\(first.stderr)", sourceLocation: sourceLocation)
+    let before = contents(dir + "/out")
+    #expect(!before.isEmpty, sourceLocation: sourceLocation)
+    try Data(pairs.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dir + "/plan.dxf"))
+    let second = try runTool([dir + "/plan.dxf"] + options + extra)
+    #expect(second.status == 1, sourceLocation: sourceLocation)
+    #expect(second.stderr.split(separator: "\n").count == 1, "\(second.stderr)", sourceLocation: sourceLocation)
+    for words in says { #expect(second.stderr.contains(words), "\(second.stderr)", sourceLocation: sourceLocation) }
+    #expect(contents(dir + "/out") == before, sourceLocation: sourceLocation)
+  }
+
   /// Every file below `dir`, by its path there → its bytes.
   func contents(_ dir: String) -> [String: Data] {
     let names = FileManager.default.enumerator(atPath: dir)?.compactMap { $0 as? String } ?? []
@@ -36,24 +58,9 @@ struct HostileDXFScanTests {
       (pairs: 45, half: true),
     ])
   func cutShort(pairs count: Int, half: Bool) throws {
-    let dir = try scratch()
-    defer { try? FileManager.default.removeItem(atPath: dir) }
-    let whole = drawing()
-    try Data(whole.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dir + "/plan.dxf"))
-    let options = ["--drawing-units", "m", "--center", "51.5,-0.12", "--max-zoom", "20", "-o", dir + "/out", "-q"]
-    let first = try runTool([dir + "/plan.dxf"] + options)
-    #expect(first.status == 0, "\(first.stderr)")
-    let before = contents(dir + "/out")
-    #expect(!before.isEmpty)
-    var cut = Array(whole.prefix(2 * count))
+    var cut = Array(drawing().prefix(2 * count))
     if half { cut[cut.count - 1] = String(cut[cut.count - 1].prefix(1)) }
-    try Data(cut.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dir + "/plan.dxf"))
-    let second = try runTool([dir + "/plan.dxf"] + options)
-    #expect(second.status == 1)
-    let lines = second.stderr.split(separator: "\n")
-    #expect(lines.count == 1, "\(second.stderr)")
-    #expect(second.stderr.contains("plan.dxf") && second.stderr.contains("cut short"), "\(second.stderr)")
-    #expect(contents(dir + "/out") == before)
+    try expectRefusal(of: cut, says: ["plan.dxf", "cut short"])
   }
 
   @Test(
@@ -154,20 +161,7 @@ struct HostileDXFScanTests {
       (type: "MLINE", name: "mline", memory: 32, says: "MLINE A9 makes 135000 points"),
     ])
   func entityBounds(type: String, name: String, memory: Int, says: String) throws {
-    let dir = try scratch()
-    defer { try? FileManager.default.removeItem(atPath: dir) }
-    let options = ["--drawing-units", "m", "--center", "51.5,-0.12", "--max-zoom", "20", "-o", dir + "/out", "-q"]
-    try Data(drawing().joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dir + "/plan.dxf"))
-    let first = try runTool([dir + "/plan.dxf"] + options)
-    #expect(first.status == 0, "\(first.stderr)")
-    let before = contents(dir + "/out")
-    #expect(!before.isEmpty)
-    try Data(drawing(type, Self.groups(name)).joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dir + "/plan.dxf"))
-    let second = try runTool([dir + "/plan.dxf"] + options + ["--max-memory", "\(memory)"])
-    #expect(second.status == 1)
-    #expect(second.stderr.split(separator: "\n").count == 1, "\(second.stderr)")
-    #expect(second.stderr.contains("plan.dxf") && second.stderr.contains(says), "\(second.stderr)")
-    #expect(contents(dir + "/out") == before)
+    try expectRefusal(of: drawing(type, Self.groups(name)), extra: ["--max-memory", "\(memory)"], says: ["plan.dxf", says])
   }
 
   @Test("an LWPOLYLINE with widths on 3,000 vertices is drawn: tilecut reads them, GDAL does not list them")
@@ -184,24 +178,12 @@ struct HostileDXFScanTests {
 
   @Test("an LWPOLYLINE with more widths than GDAL lists in seconds is refused where GDAL must list them")
   func listedWidths() throws {
-    let dir = try scratch()
-    defer { try? FileManager.default.removeItem(atPath: dir) }
-    let options = ["--drawing-units", "m", "--center", "51.5,-0.12", "--max-zoom", "20", "-o", dir + "/out", "-q"]
-    try Data(drawing().joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dir + "/plan.dxf"))
-    let first = try runTool([dir + "/plan.dxf"] + options)
-    #expect(first.status == 0, "\(first.stderr)")
-    let before = contents(dir + "/out")
     // a block's MTEXT of a reference width: its 41 is read from GDAL's raw code values
     var pairs = ["0", "SECTION", "2", "BLOCKS", "0", "BLOCK", "2", "NOTE", "70", "0", "10", "0", "20", "0"]
     pairs += ["0", "MTEXT", "8", "0", "10", "0", "20", "0", "40", "1", "41", "20", "1", "Note", "0", "ENDBLK", "0", "ENDSEC"]
     let plain = drawing("LWPOLYLINE", Self.polyline(1001, ["40", "0.1", "41", "0.2"]))
     pairs = Array(plain.prefix(10)) + pairs + Array(plain.dropFirst(10))
-    try Data(pairs.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dir + "/plan.dxf"))
-    let second = try runTool([dir + "/plan.dxf"] + options)
-    #expect(second.status == 1)
-    #expect(second.stderr.split(separator: "\n").count == 1, "\(second.stderr)")
-    #expect(second.stderr.contains("LWPOLYLINE A9 has 2002 vertex widths"), "\(second.stderr)")
-    #expect(contents(dir + "/out") == before)
+    try expectRefusal(of: pairs, says: ["LWPOLYLINE A9 has 2002 vertex widths"])
   }
 
   @Test("a block holding an MTEXT of a reference width no longer keeps an LWPOLYLINE with 3,000 widths from being drawn")

@@ -51,51 +51,19 @@ struct DXFScanTests {
   func scan(_ path: String, stop: Bool, inlined: (kind: Int32, index: UInt32)? = nil) -> (
     status: Int32, codes: [Int32], values: [Double]
   ) {
-    var wipeouts: UnsafeMutablePointer<tc_wipeout>?
-    var order: UnsafeMutablePointer<tc_sort_entry>?
-    var hidden: UnsafeMutablePointer<UInt64>?
-    var hiddenPoints: UnsafeMutablePointer<Double>?
-    var hatches: UnsafeMutablePointer<tc_hatch_transform>?
-    var splines: UnsafeMutablePointer<tc_fit_spline>?
-    var polylines: UnsafeMutablePointer<tc_wide_polyline>?
-    var fitHatches: UnsafeMutablePointer<tc_fit_hatch>?
-    var downTexts: UnsafeMutablePointer<UInt64>?
-    var mlines: UnsafeMutablePointer<tc_mline>?
-    var xlines: UnsafeMutablePointer<tc_xline>?
-    var images: UnsafeMutablePointer<tc_image_frame>?
-    var (count, orderCount, hiddenCount, pointCount, hatchCount, splineCount) = (0, 0, 0, 0, 0, 0)
-    var (polylineCount, fitHatchCount, downCount, mlineCount, xlineCount, imageCount) = (0, 0, 0, 0, 0, 0)
-    var refs: UnsafeMutablePointer<tc_block_ref>?
-    var (refCount, entitiesAt) = (0, Int64(0))
-    var raw = tc_raw_codes()
+    var read = tc_dxf_scan()
     let stopped: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = stop ? { _ in 1 } : { _ in 0 }
-    let status = tc_dxf_wipeouts(
-      path, &wipeouts, &count, &order, &orderCount, &hidden, &hiddenCount, &hiddenPoints, &pointCount, &hatches, &hatchCount,
-      &splines, &splineCount, &polylines, &polylineCount, &fitHatches, &fitHatchCount, &downTexts, &downCount, &mlines, &mlineCount,
-      &xlines, &xlineCount, &images, &imageCount, &refs, &refCount, &entitiesAt, &raw, stopped, nil)
+    let status = tc_dxf_wipeouts(path, &read, stopped, nil)
     var codes: [Int32] = []
     var values: [Double] = []
-    let found = inlined.map { tc_raw_codes_find_inlined(&raw, "B0", $0.kind, $0.index) } ?? tc_raw_codes_find(&raw, "A9")
+    let found = inlined.map { tc_raw_codes_find_inlined(&read.raw, "B0", $0.kind, $0.index) } ?? tc_raw_codes_find(&read.raw, "A9")
     if status == 0, let entry = found {
       for i in 0..<Int(entry.pointee.count) {
-        codes.append(raw.codes[entry.pointee.first + i])
-        values.append(raw.values[entry.pointee.first + i])
+        codes.append(read.raw.codes[entry.pointee.first + i])
+        values.append(read.raw.values[entry.pointee.first + i])
       }
     }
-    tc_wipeouts_free(wipeouts, count)
-    free(order)
-    free(hidden)
-    free(hiddenPoints)
-    tc_hatch_transforms_free(hatches, hatchCount)
-    tc_fit_splines_free(splines, splineCount)
-    tc_wide_polylines_free(polylines, polylineCount)
-    tc_fit_hatches_free(fitHatches, fitHatchCount)
-    free(downTexts)
-    tc_mlines_free(mlines, mlineCount)
-    free(xlines)
-    tc_image_frames_free(images, imageCount)
-    free(refs)
-    tc_raw_codes_free(&raw)
+    tc_dxf_scan_free(&read)
     return (status, codes, values)
   }
 

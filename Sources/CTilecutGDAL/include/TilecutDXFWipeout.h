@@ -231,16 +231,50 @@ const tc_raw_entry *tc_raw_codes_find(const tc_raw_codes *raw, const char *handl
  * not the insert's, and never hides a MULTILEADER); in a file without handles, where
  * such ATTRIBs stand (`hidden_points`: x, y pairs, their 10 and 11 points, sorted);
  * none for a binary DXF; the codes GDAL's raw code values would give of its model-space
- * entities (`raw`). 0 on success, -1 when it cannot, or when `stopped` (unless
- * NULL, asked now and then with `context`) says to stop. */
-int tc_dxf_wipeouts(const char *path, tc_wipeout **wipeouts, size_t *count, tc_sort_entry **order, size_t *order_count,
-                    unsigned long long **hidden, size_t *hidden_count, double **hidden_points, size_t *hidden_point_count,
-                    tc_hatch_transform **hatches, size_t *hatch_count, tc_fit_spline **splines, size_t *spline_count,
-                    tc_wide_polyline **polylines, size_t *polyline_count, tc_fit_hatch **fit_hatches,
-                    size_t *fit_hatch_count, unsigned long long **down_texts, size_t *down_text_count,
-                    tc_mline **mlines, size_t *mline_count, tc_xline **xlines, size_t *xline_count,
-                    tc_image_frame **images, size_t *image_count, tc_block_ref **refs, size_t *ref_count,
-                    long long *entities_at, tc_raw_codes *raw, int (*stopped)(void *), void *context);
+ * entities (`raw`); into `out` (tc_dxf_scan). 0 on success, -1 when it cannot, or when
+ * `stopped` (unless NULL, asked now and then with `context`) says to stop. */
+/* What tc_dxf_wipeouts reads of a DXF (each list with its count; tc_dxf_scan_free frees
+ * them all): the wipeouts; the draw order; the handles of the entities not drawn
+ * (`skipped`) and where a file without handles has such ATTRIBs (`hidden_points`); the
+ * hatch placements; the fit-point splines; the polylines of varying width; the hatch
+ * boundaries GDAL cannot read; the down-extruded texts; the MLINEs; the XLINEs and RAYs;
+ * the IMAGEs and MESHes; the tables and arc dimensions (`refs`) and where ENTITIES
+ * starts (`entities_at`); the raw codes (`raw`). */
+typedef struct {
+  tc_wipeout *wipeouts;
+  size_t wipeout_count;
+  tc_sort_entry *order;
+  size_t order_count;
+  unsigned long long *skipped;
+  size_t skipped_count;
+  double *hidden_points;
+  size_t hidden_point_count;
+  tc_hatch_transform *hatches;
+  size_t hatch_count;
+  tc_fit_spline *splines;
+  size_t spline_count;
+  tc_wide_polyline *polylines;
+  size_t polyline_count;
+  tc_fit_hatch *fit_hatches;
+  size_t fit_hatch_count;
+  unsigned long long *down_texts;
+  size_t down_text_count;
+  tc_mline *mlines;
+  size_t mline_count;
+  tc_xline *xlines;
+  size_t xline_count;
+  tc_image_frame *images;
+  size_t image_count;
+  tc_block_ref *refs;
+  size_t ref_count;
+  long long entities_at;
+  tc_raw_codes raw;
+} tc_dxf_scan;
+
+int tc_dxf_wipeouts(const char *path, tc_dxf_scan *out, int (*stopped)(void *), void *context);
+
+/* Frees what tc_dxf_wipeouts gave and empties `scan`. */
+void tc_dxf_scan_free(tc_dxf_scan *scan);
 
 /* Whether a hidden ATTRIB without a handle stands at (x, y) (tc_dxf_wipeouts' `hidden_points`). */
 int tc_dxf_hidden_at(double x, double y, const double *points, size_t count);
