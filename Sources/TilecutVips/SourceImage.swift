@@ -247,23 +247,9 @@ public enum SourceImage {
   static func pixels(
     of source: SourceDescription, format: SourceFormat?, sequential: Bool, scale: Double, sheet: SheetClaim? = nil, bands: Bool = true
   ) throws -> VipsImageHandle {
-    // a tile store read as a source (TileMosaic): its deepest zoom's tiles, joined
-    if let mosaic = TileMosaics.mosaic(path: source.path, floor: source.storeFloor) {
-      return try cropped(convert(mosaic.image(), source: source), source: source, scale: scale)
-    }
-    // a venue's floor (IMDF): drawn for this scale as SVG, rendered like any SVG
-    if let ordinal = source.storeFloor, VenueSheets.floor(path: source.path, ordinal: ordinal) != nil {
-      let file = try VenueSheets.document(path: source.path, ordinal: ordinal, scale: scale)
-      defer { VenueSheets.discard(file) }
-      // the drawing's text, built and written, is freed: given back before it is rendered
-      tc_release_free_memory()
-      var sheet = source
-      sheet.path = file
-      let image =
-        sequential && bands
-        ? try SVGKind.banded(sheet, scale: scale)
-        : try SVGKind.rendered(sheet, scale: scale, sequential: false, what: "render \(source.path) floor \(ordinal)")
-      return try cropped(convert(image, source: source), source: source, scale: scale)
+    // a tile store or a venue's floor, registered by the job that opened it
+    if let kind = SourceKinds.registered(for: source) {
+      return try kind.pixels(of: source, sequential: sequential, scale: scale, bands: bands)
     }
     // a raster whose format the caller does not know: opened by the one its bytes name
     guard source.isVector || format != nil else {

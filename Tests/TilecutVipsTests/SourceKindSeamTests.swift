@@ -79,6 +79,19 @@ struct SourceKindSeamTests {
     }
   }
 
+  @Test("the kinds a job registers: a tile store's stored pixels, a venue's floors drawn per zoom; nothing registered, none")
+  func registeredKinds() {
+    let kinds = SourceKinds.registered.map { String(describing: $0) }
+    #expect(kinds == ["TileStoreKind", "VenueKind"])
+    let mosaic = TileMosaic(
+      path: "/nonexistent/store.mbtiles", floor: nil, zoom: 1, tileSize: 256, firstColumn: 0, firstRow: 0, columns: 1, rows: 1, format: .png,
+      crop: nil, tiles: [:])
+    #expect(TileStoreKind(mosaic: mosaic).isDrawnPerZoom == false)
+    #expect(VenueKind(ordinal: 0).isDrawnPerZoom == true)
+    let plain = SourceDescription(path: "/nonexistent/plan.png", page: nil, crop: nil, width: 1, height: 1, isVector: false, storeFloor: 0)
+    #expect(SourceKinds.registered(for: plain) == nil)
+  }
+
   @Test("headers of the example drawings come from their kinds: documents drawn per zoom, rasters not")
   func headersByKind() throws {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
