@@ -242,7 +242,7 @@ public enum SourceImage {
 
   /// The source's pixels as sRGB RGBA8, cropped to its band; vectors rendered at `scale`.
   /// `sheet`: a sequential read of a band may continue the sheet's shared reader.
-  /// `bands`: a PDF or SVG read strictly top to bottom is rendered in bands (`banded`); a
+  /// `bands`: a PDF or SVG read strictly top to bottom is rendered in bands (its kind's `banded`); a
   /// reader that goes back and forth across rows (libvips' affine) wants the loaders' tiles.
   static func pixels(
     of source: SourceDescription, format: SourceFormat?, sequential: Bool, scale: Double, sheet: SheetClaim? = nil, bands: Bool = true
