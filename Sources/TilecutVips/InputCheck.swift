@@ -48,7 +48,8 @@ package enum InputCheck {
   /// nests a few dozen; each costs poppler about 1.5 KB).
   static let maxSavedStates = 100_000
 
-  /// A damaged or truncated file, or a whole-image buffer larger than `maxBytes`, throws one line.
+  /// A damaged or truncated raster (`VipsRasterKind`), or a whole-image buffer larger
+  /// than `maxBytes`, throws one line. Documents are checked by their kinds.
   static func check(path: String, page: Int? = nil, format: SourceFormat, maxBytes: Int) throws {
     var result = TcFileCheck()
     let status: Int32
@@ -77,12 +78,6 @@ package enum InputCheck {
       }
     case .webp:
       try checkWebP(path: path, maxBytes: maxBytes)
-      return
-    case .svg:
-      try SVGReferences.check(path: path, maxBytes: maxBytes)
-      return
-    case .pdf:
-      try checkPDF(path: path, maxBytes: maxBytes)
       return
     default:
       return

@@ -356,7 +356,7 @@ enum SVGReferences {
 
   /// A format gdk-pixbuf decodes for librsvg, by its first bytes.
   static func isRaster(_ b: [UInt8]) -> Bool {
-    if let format = SourceFormat.magic(b), format != .pdf { return true }
+    if let format = SourceFormat.magic(b), !format.kind.isDrawnPerZoom { return true }
     if b.count >= 2 && b[0] == UInt8(ascii: "B") && b[1] == UInt8(ascii: "M") { return true }
     if b.starts(with: [0, 0, 1, 0]) || b.starts(with: [0, 0, 2, 0]) { return true }  // ICO, CUR
     if b.count >= 3 && b[0] == UInt8(ascii: "P") && (UInt8(ascii: "1")...UInt8(ascii: "7")).contains(b[1]) && [0x20, 0x09, 0x0A, 0x0D].contains(b[2])

@@ -9,31 +9,9 @@ import TilecutGeo
 /// hands unknown formats to ImageMagick, and ImageMagick starts other programs).
 /// `gdal`: a raster libvips does not read whose pixels libgdal reads (JPEG 2000, ERDAS
 /// Imagine, ENVI, GeoPackage: `GDALRaster.pixelDrivers`), as GDAL's drivers identify it.
+/// What each format is read as, and by which loader, its kind says (`SourceKind`).
 public enum SourceFormat: String, Sendable, Hashable, Codable, CaseIterable {
   case png, jpeg, webp, tiff, gif, heif, pdf, svg, gdal, dxf, dwg
-
-  /// The libvips loader that reads this format.
-  public var loader: String {
-    switch self {
-    case .png: "pngload"
-    case .jpeg: "jpegload"
-    case .webp: "webpload"
-    case .tiff: "tiffload"
-    case .gif: "gifload"
-    case .heif: "heifload"
-    case .pdf: "pdfload"
-    case .svg: "svgload"
-    case .gdal: "gdal"
-    case .dxf: "dxfload"
-    case .dwg: "dwgload"
-    }
-  }
-
-  /// CAD drawings: read by GDAL's OGR driver, drawn by cairo (DrawingSource).
-  public var isDrawing: Bool { self == .dxf || self == .dwg }
-
-  /// Documents are rendered at the density each level needs.
-  public var isVector: Bool { self == .pdf || self == .svg || isDrawing }
 
   /// Reads the start of a regular file (an SVG's root may come after any amount of
   /// prologue, so that case reads on) and names its format, or throws naming what it is.

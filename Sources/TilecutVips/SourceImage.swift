@@ -62,7 +62,7 @@ public struct SourceHeader: Sendable, Hashable {
 }
 
 /// A floor's claim on the shared reader of the sheet it is a band of.
-struct SheetClaim {
+package struct SheetClaim {
   var sheet: SharedSheet
   var floor: Floor
 }
@@ -103,29 +103,16 @@ public enum SourceImage {
     if let overlay = try OverlaySource.resolve(path: path, page: input.page, maxMemory: maxMemory) {
       return try overlayHeader(overlay, maxPixels: maxPixels, maxMemory: maxMemory)
     }
-    var format = try SourceFormat.detect(path: path)
-    if format.isDrawing {
-      if let page = input.page, page > 0 { throw pastTheEnd(path: path, pages: 1, page: page) }
-      return try DrawingSource.header(path: path, format: format, maxPixels: maxPixels, maxMemory: maxMemory, units: drawingUnits)
-    }
-    // what the header declares against the bytes that are there, before a loader allocates
-    try InputCheck.check(path: path, page: input.page, format: format, maxBytes: maxMemory)
-    let (pages, storedWidth, storedHeight): (Int, Int, Int)
-    do {
-      (pages, storedWidth, storedHeight) = try measure(path: path, page: input.page, format: format)
-    } catch let error where format == .tiff && input.page == nil {
-      // samples libvips' TIFF loader refuses (64-bit float): read by GDAL's GTiff driver, as gdalwarp reads them
-      guard let size = try? gdalSize(path: path) else { throw error }
-      SourceFormat.readThroughGDAL(tiff: path)
-      (format, pages, storedWidth, storedHeight) = (.gdal, 1, size.width, size.height)
-    }
-    // a photo's EXIF orientation: tiled as displayed
-    let (width, height, orientation) = try displayed(
-      path: path, format: format, width: storedWidth, height: storedHeight, maxMemory: maxMemory)
-    // a document's parse (an SVG's tree: 440 MB for 200000 elements) goes back to the
-    // system now: rendering parses it again on a worker thread, in another malloc arena
-    if format.isVector { tc_release_free_memory() }
-    if let page = input.page, page >= pages { throw pastTheEnd(path: path, pages: pages, page: page) }
+    let format = try SourceFormat.detect(path: path)
+    return try format.kind.header(of: input, format: format, maxPixels: maxPixels, maxMemory: maxMemory, drawingUnits: drawingUnits)
+  }
+
+  /// A paged source's header once its kind has measured it: the page named is one it
+  /// has, it has pixels, and no more than `maxPixels` of them.
+  static func pagedHeader(
+    path: String, page: Int?, pages: Int, width: Int, height: Int, orientation: Int = 1, format: SourceFormat, maxPixels: Int
+  ) throws -> SourceHeader {
+    if let page, page >= pages { throw pastTheEnd(path: path, pages: pages, page: page) }
     guard width > 0, height > 0 else { throw TilecutError.invalidInput(path: path, reason: "has no pixels") }
     let (area, overflow) = width.multipliedReportingOverflow(by: height)
     if overflow || area > maxPixels {
@@ -134,7 +121,8 @@ public enum SourceImage {
         reason: "is \(width) × \(height) pixels, more than --max-pixels \(maxPixels); raise --max-pixels if this is intended")
     }
     return SourceHeader(
-      path: path, width: width, height: height, pages: pages, isVector: format.isVector, format: format, orientation: orientation)
+      path: path, width: width, height: height, pages: pages, isVector: format.kind.isDrawnPerZoom, format: format,
+      orientation: orientation)
   }
 
   /// Files named after an input are read as its sidecars, by tilecut (world file,
@@ -170,21 +158,16 @@ public enum SourceImage {
     }
   }
 
-  /// Pages, width and height of a file, read by its format's own loader (which is
-  /// released before this returns).
-  private static func measure(path: String, page: Int?, format: SourceFormat) throws -> (pages: Int, width: Int, height: Int) {
+  /// Pages, width and height of a file, read by its kind or its format's own loader
+  /// (which is released before this returns). `refusedAs`: a document's name ("a PDF")
+  /// for the refusal of a loader that --no-vector blocks.
+  static func measure(path: String, page: Int?, format: SourceFormat, refusedAs: String? = nil) throws -> (
+    pages: Int, width: Int, height: Int
+  ) {
     let image: VipsImageHandle
     do {
-      // one page of a TIFF: opened alone, its page count walked by offsets (TilecutTIFFPage.h)
-      if format == .tiff, let page, let one = try tiffPage(path: path, page: page, sequential: false) {
-        let pages = Int(tc_tiff_page_count(path))
-        return (max(pages, page + 1), one.width, one.height)
-      }
-      // a raster GDAL reads: one image
-      if format == .gdal {
-        let (width, height) = try gdalSize(path: path)
-        return (1, width, height)
-      }
+      // a TIFF's page walked by offsets, a raster GDAL reads: measured by their kind
+      if let measured = try format.kind.measureItself(path: path, page: page, format: format) { return measured }
       image = try VipsImageHandle.make("load \(path)") { out in
         tc_load_named(format.loader, path, Int32(clamping: page ?? -1), 0, 1, &out)
       }
@@ -193,8 +176,8 @@ public enum SourceImage {
       if let page, page > 0, let pages = try? measure(path: path, page: nil, format: format).pages, page >= pages {
         throw pastTheEnd(path: path, pages: pages, page: page)
       }
-      if format.isVector && error.message.contains("blocked") {
-        throw TilecutError.invalidInput(path: path, reason: "is \(format == .svg ? "an SVG" : "a PDF") document, which --no-vector refuses")
+      if let refusedAs, error.message.contains("blocked") {
+        throw TilecutError.invalidInput(path: path, reason: "is \(refusedAs) document, which --no-vector refuses")
       }
       throw TilecutError.invalidInput(
         path: path, reason: "cannot be read as \(format.rawValue.uppercased()) (\(error.message.isEmpty ? error.operation : error.message))")
@@ -230,19 +213,7 @@ public enum SourceImage {
     if !sequential { try InputCheck.verifyStream(path: path) }
     // the loader the bytes name, the one the header was read with: never libvips' guess
     let format = try format ?? SourceFormat.detect(path: path)
-    if format == .gdal { return try gdalImage(path: path) }
-    if let page, format == .tiff, let one = try tiffPage(path: path, page: page, sequential: sequential) {
-      return one
-    }
-    if page == nil, let turned = try openOriented(path: path, format: format) { return turned }
-    return try VipsImageHandle.make("load \(path)") { out in
-      // the common PNGs, read top to bottom, decode on ISA-L's inflate (TilecutPNGRead.h)
-      if page == nil, sequential, format == .png, tc_png_open(path, &out) == 1 { return 0 }
-      // JPEGs read top to bottom: libjpeg through tilecut's reader, which fails on
-      // any warning to the end of the file (TilecutJPEGScan.h)
-      if page == nil, sequential, format == .jpeg, tc_jpeg_open(path, &out) == 1 { return 0 }
-      return tc_load_named(format.loader, path, Int32(page ?? -1), 0, sequential ? 1 : 0, &out)
-    }
+    return try format.kind.openStored(path: path, page: page, sequential: sequential, format: format)
   }
 
   /// Any image as sRGB RGBA8: bands chosen, one band of data scaled, as `source.conversion` says.
@@ -271,53 +242,32 @@ public enum SourceImage {
 
   /// The source's pixels as sRGB RGBA8, cropped to its band; vectors rendered at `scale`.
   /// `sheet`: a sequential read of a band may continue the sheet's shared reader.
-  /// `bands`: a PDF or SVG read strictly top to bottom is rendered in bands (`banded`); a
+  /// `bands`: a PDF or SVG read strictly top to bottom is rendered in bands (its kind's `banded`); a
   /// reader that goes back and forth across rows (libvips' affine) wants the loaders' tiles.
   static func pixels(
     of source: SourceDescription, format: SourceFormat?, sequential: Bool, scale: Double, sheet: SheetClaim? = nil, bands: Bool = true
   ) throws -> VipsImageHandle {
-    // a tile store read as a source (TileMosaic): its deepest zoom's tiles, joined
-    if let mosaic = TileMosaics.mosaic(path: source.path, floor: source.storeFloor) {
-      return try cropped(convert(mosaic.image(), source: source), source: source, scale: scale)
+    // a tile store or a venue's floor, registered by the job that opened it
+    if let kind = SourceKinds.registered(for: source) {
+      return try kind.pixels(of: source, sequential: sequential, scale: scale, bands: bands)
     }
-    // a venue's floor (IMDF): drawn for this scale as SVG, rendered like any SVG
-    if let ordinal = source.storeFloor, VenueSheets.floor(path: source.path, ordinal: ordinal) != nil {
-      let file = try VenueSheets.document(path: source.path, ordinal: ordinal, scale: scale)
-      defer { VenueSheets.discard(file) }
-      // the drawing's text, built and written, is freed: given back before it is rendered
-      tc_release_free_memory()
-      var sheet = source
-      sheet.path = file
-      let image =
-        sequential && bands
-        ? try banded(sheet, scale: scale, format: .svg)
-        : try VipsImageHandle.make("render \(source.path) floor \(ordinal)") { out in tc_load_named(SourceFormat.svg.loader, file, -1, scale, 0, &out)
-        }
-      return try cropped(convert(image, source: source), source: source, scale: scale)
+    // a raster whose format the caller does not know: opened by the one its bytes name
+    guard source.isVector || format != nil else {
+      return try storedPixels(of: source, format: nil, sequential: sequential, scale: scale, sheet: sheet)
     }
-    var image: VipsImageHandle
+    // the header's format, or the file's bytes: never libvips' guess
+    let format = try format ?? SourceFormat.detect(path: source.path)
+    return try format.kind.pixels(of: source, format: format, sequential: sequential, scale: scale, sheet: sheet, bands: bands)
+  }
+
+  /// A raster's stored pixels as sRGB RGBA8, cropped to its band: a sequential read of
+  /// a band continues the sheet's shared reader when it can.
+  static func storedPixels(of source: SourceDescription, format: SourceFormat?, sequential: Bool, scale: Double, sheet: SheetClaim?)
+    throws -> VipsImageHandle
+  {
+    let image: VipsImageHandle
     if sequential, !source.isVector, let sheet, let band = source.crop, let shared = try sheet.sheet.claim(floor: sheet.floor, band: band) {
       image = shared
-    } else if source.isVector {
-      // the header's format, or the file's bytes: never libvips' guess
-      let format = try format ?? SourceFormat.detect(path: source.path)
-      // a CAD drawing: drawn by cairo in bands, whichever way it is read
-      if format.isDrawing, let frame = source.drawing {
-        let width = max(1.0, (Double(max(source.width, source.crop?.maxX ?? 0)) * scale).rounded(.up))
-        let rows = Int(max(64, min(4096, Double(documentBandBytes) / (4 * width))))
-        return try cropped(DrawingSource.banded(source, frame: frame, scale: scale, rows: rows), source: source, scale: scale)
-      }
-      // a scanned page: read from its images, not rendered
-      if let page = try imagePage(source, scale: scale, format: format, sequential: sequential) {
-        return try cropped(convert(page, source: source), source: source, scale: scale)
-      }
-      if sequential && bands {
-        // read top to bottom: rendered in bands, not in libvips' 4000 px (PDF) or 2000 px (SVG) tiles
-        return try cropped(convert(banded(source, scale: scale, format: format), source: source), source: source, scale: scale)
-      }
-      image = try VipsImageHandle.make("render \(source.path)") { out in
-        tc_load_named(format.loader, source.path, format == .svg ? -1 : Int32(source.page ?? 0), scale, sequential ? 1 : 0, &out)
-      }
     } else {
       image = try open(path: source.path, page: source.page, sequential: sequential, format: format)
     }
@@ -327,22 +277,10 @@ public enum SourceImage {
   /// Bytes of rendered rows a banded document holds at once.
   static let documentBandBytes = 16 << 20
 
-  /// A PDF page (`tc_pdf_open_banded`) or an SVG drawing (`tc_svg_open_banded`)
-  /// rendered band by band as it is read: one band of `documentBandBytes` in
-  /// memory, whatever the page's size, and, on a PDF page of more than 4 bands,
-  /// the recorded drawing of a slab of up to 4 bands.
-  /// A scan with a drawing over it is read as a mixed page (`mixedPage`): its images
-  /// directly, poppler's bands of the drawing alone over them.
-  static func banded(_ source: SourceDescription, scale: Double, format: SourceFormat) throws -> VipsImageHandle {
+  /// Rows of a band of `documentBandBytes` of the source rendered at `scale` (64 to 4096).
+  static func bandRows(_ source: SourceDescription, scale: Double) -> Int {
     let width = max(1.0, (Double(max(source.width, source.crop?.maxX ?? 0)) * scale).rounded(.up))
-    let rows = Int(max(64, min(4096, Double(documentBandBytes) / (4 * width))))
-    if let mixed = try mixedPage(source, scale: scale, format: format, sequential: true, rows: rows) { return mixed }
-    return try VipsImageHandle.make("render \(source.path)") { out in
-      // the two vector formats
-      format == .svg
-        ? tc_svg_open_banded(source.path, scale, Int32(rows), &out)
-        : tc_pdf_open_banded(source.path, Int32(source.page ?? 0), scale, Int32(rows), &out)
-    }
+    return Int(max(64, min(4096, Double(documentBandBytes) / (4 * width))))
   }
 
   /// `image` cut to the source's band, when it has one (in rendered pixels for a document).

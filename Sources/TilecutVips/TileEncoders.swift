@@ -179,18 +179,10 @@ extension SourceImage {
   /// a PNG with tRNS, a document page): what JPEG tiles cannot keep.
   public static func hasAlpha(_ input: InputName) throws -> Bool {
     try Vips.start()
-    var alpha: Int32 = 0
     if let overlay = try OverlaySource.resolve(path: input.path, page: input.page) {
       return vips_image_hasalpha(try openOverlay(overlay, sequential: false).pointer) != 0
     }
     let format = try SourceFormat.detect(path: input.path)
-    // a raster GDAL reads: grey and alpha, or RGBA (an alpha band, or a palette)
-    if format == .gdal { return [2, 4].contains(try gdalImage(path: input.path).bands) }
-    guard tc_has_alpha(format.loader, input.path, Int32(input.page ?? -1), &alpha) == 0 else {
-      let error = VipsError.current("load")
-      throw TilecutError.invalidInput(
-        path: input.path, reason: "cannot be read as an image (\(error.message.isEmpty ? error.operation : error.message))")
-    }
-    return alpha != 0
+    return try format.kind.hasAlpha(input, format: format)
   }
 }

@@ -64,7 +64,7 @@ public enum Vips {
 }
 
 /// Owns one `VipsImage *` and drops its reference when it goes.
-final class VipsImageHandle: @unchecked Sendable {
+package final class VipsImageHandle: @unchecked Sendable {
   let pointer: UnsafeMutablePointer<VipsImage>
 
   init(_ pointer: UnsafeMutablePointer<VipsImage>) { self.pointer = pointer }

@@ -67,7 +67,7 @@ struct DocumentTests {
     return try RGBAImage.decode(image)
   }
 
-  // bands of 64 rows, the fewest `SourceImage.banded` asks for: 3 bands at scale 1, each
+  // bands of 64 rows, the fewest `SourceImage.bandRows` gives: 3 bands at scale 1, each
   // walking the page; 6 and 13 at 2.7 and 6, replayed from slabs of 2 and 4 bands
   @Test("each page rendered in bands of 64 rows equals libvips' pdfload render within 1", arguments: [1.0, 2.7, 6.0])
   func bandsMatchPdfload(scale: Double) throws {

@@ -92,8 +92,8 @@ extension PlacementOptions {
   /// when the source states none, states several, or names no unit tilecut knows.
   func viewportScale(imagePath: String, page: Int?) throws -> (Double, String?) {
     let need = "--center needs --meters-per-pixel (ground metres per source pixel) or, for a PDF or SVG, --drawing-scale 1:N"
-    let isPDF = (try? SourceFormat.detect(path: imagePath)) == .pdf
-    guard isPDF, let scale = PDFDrawingScale.read(path: imagePath, page: page ?? 0) else {
+    let statesScale = (try? SourceFormat.detect(path: imagePath))?.kind.pagesStatePlacement == true
+    guard statesScale, let scale = PDFDrawingScale.read(path: imagePath, page: page ?? 0) else {
       throw Failure.usage(need)
     }
     let stated = "\(imagePath) page \((page ?? 0) + 1) states its scale in its viewport (/Measure /RL) as 1 pt = \(Self.number(scale.unitsPerPoint))"

@@ -14,7 +14,7 @@ extension PlacementOptions {
   /// drawing scale, `/Measure /RL`). Refuses, naming the file, a page whose
   /// georeferencing cannot be used.
   func geoPDFPlacement(_ floor: inout FloorSource, pyramid: PyramidOptions, printer: Printer) throws -> Placement? {
-    guard floor.header.format == .pdf else { return nil }
+    guard floor.header.format.kind.pagesStatePlacement else { return nil }
     let path = floor.input.path
     let page = floor.input.page ?? 0
     guard let found = try GeoPDFPage.read(path: path, page: page), found.isGeoreferenced else { return nil }
@@ -110,7 +110,7 @@ extension PlacementOptions {
   /// For the first page of a PDF that nothing placed: which later page (of the first
   /// 16) is a GeoPDF, and how to name it ("; its page 2 is a GeoPDF: …"), or nil.
   static func georeferencedPageHint(_ floor: FloorSource) -> String? {
-    guard floor.header.format == .pdf, floor.input.page == nil, floor.header.pages > 1 else { return nil }
+    guard floor.header.format.kind.pagesStatePlacement, floor.input.page == nil, floor.header.pages > 1 else { return nil }
     let path = floor.input.path
     for page in 1..<min(floor.header.pages, 16) {
       guard let found = try? GeoPDFPage.read(path: path, page: page), found.isGeoreferenced else { continue }

@@ -140,7 +140,8 @@ public struct PixelOptions: Sendable, Codable {
     }
     let gdal = try Self.gdalMask(floor)
     defer { gdal?.close() }
-    let tagNodata = floor.header.format == .tiff ? GeoTIFFTags.read(path: path)?.nodata : gdal?.nodata
+    let format = floor.header.format
+    let tagNodata = format.kind.nodataInTIFFTag(format: format) ? GeoTIFFTags.read(path: path)?.nodata : gdal?.nodata
     let nodataValue = nodata ?? tagNodata
     // one band of data (not 8-bit grey), or 8-bit grey with a nodata value
     if bandCount == 1 && (!layout.isEightBit || nodataValue != nil || scale != nil) {
@@ -187,20 +188,24 @@ public struct PixelOptions: Sendable, Codable {
     return description
   }
 
-  /// The raster as GDAL opens it for its mask (a TIFF's first page, a raster GDAL reads),
-  /// nil for other formats. A TIFF GDAL cannot open is read without a mask, as before;
-  /// a refusal caused by a `.msk` beside it names the `.msk`.
+  /// The raster as GDAL opens it for its mask (a TIFF's first page, a raster GDAL reads:
+  /// as its kind says), nil for other formats. A TIFF GDAL cannot open is read without a
+  /// mask, as before; a refusal caused by a `.msk` beside it names the `.msk`.
   static func gdalMask(_ floor: FloorSource) throws -> GDALRaster? {
-    let format = floor.header.format
-    guard format == .gdal || (format == .tiff && (floor.input.page ?? 0) == 0) else { return nil }
+    guard let reading = gdalMaskReading(floor) else { return nil }
     let path = floor.input.path
     do {
       return try GDALRaster.open(path: path, mask: true)
-    } catch TilecutError.invalidInput(let at, let why) where at != path || format == .gdal {
+    } catch TilecutError.invalidInput(let at, let why) where at != path || reading == .required {
       throw TilecutError.invalidInput(path: at, reason: why)
     } catch {
       return nil
     }
+  }
+
+  /// How GDAL reads the floor's mask and nodata, as its source's kind says.
+  static func gdalMaskReading(_ floor: FloorSource) -> GDALMaskReading? {
+    floor.header.format.kind.gdalMask(format: floor.header.format, page: floor.input.page)
   }
 
   static func number(_ v: Double) -> String {

@@ -4,7 +4,7 @@ import CVipsShim
 import TilecutCore
 
 extension SourceImage {
-  /// A PDF page that holds only raster images (a scan), read from the images
+  /// A PDF page (`PDFKind`) that holds only raster images (a scan), read from the images
   /// themselves at `scale` (`tc_pdf_open_image_page`): the size and pixels of
   /// poppler's render, without poppler decoding the images for every band. nil for
   /// any other page, which is rendered as before.
