@@ -91,6 +91,25 @@ struct IMDFValidationTests {
     #expect(try FileManager.default.contentsOfDirectory(atPath: venue).sorted() == before)
   }
 
+  /// A level's ordinal of -2^63 was read as Int.min, whose magnitude trapped (SIGILL)
+  /// when it was compared with the ±1000 floors tilecut numbers.
+  @Test(
+    "a level's ordinal past ±1000, even the smallest 64-bit integer, is no ordinal: refused in one line, no trap",
+    arguments: ["-9223372036854775808", "9223372036854775807", "-1e308", "1001"])
+  func hugeOrdinal(_ ordinal: String) throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let venue = try writeVenue(dir)
+    let file = venue + "/level.geojson"
+    let text = try String(contentsOfFile: file, encoding: .utf8)
+    try Data(text.replacingOccurrences(of: #""ordinal":0"#, with: #""ordinal":"# + ordinal).utf8).write(to: URL(fileURLWithPath: file))
+    let r = try runTool([venue, "--max-zoom", "18", "-o", dir + "/out"], timeout: 120)
+    #expect(!r.signalled && r.status == 1, "\(r.status) \(r.stderr)")
+    let lines = r.stderr.split(separator: "\n").filter { !$0.hasPrefix("warning: ") }
+    #expect(lines.count == 1 && lines[0].hasPrefix("error: ") && r.stderr.contains("has no integer \"ordinal\""), "\(r.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
+  }
+
   @Test("a name of a million characters is drawn cut short, in the run's time and memory")
   func millionCharacterName() throws {
     let dir = try scratch()
