@@ -110,6 +110,27 @@ struct IMDFValidationTests {
     #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
   }
 
+  /// An archive listing more entries than tilecut takes was discarded twice (once by the
+  /// refusal, once by the archive's deinit): a crash in libzip (SIGSEGV), not one line.
+  @Test("a venue's ZIP archive of 70,000 entries is refused in one line, no crash")
+  func tooManyEntries() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let venue = try writeVenue(dir)
+    try runProgram(
+      "/usr/bin/python3",
+      [
+        "-c",
+        "import zipfile,os,sys; z=zipfile.ZipFile(sys.argv[1],'w'); [z.write(os.path.join(sys.argv[2],n),n) for n in sorted(os.listdir(sys.argv[2]))]; [z.writestr('x/%d' % i, b'') for i in range(70000)]; z.close()",
+        dir + "/venue.zip", venue,
+      ])
+    let r = try runTool([dir + "/venue.zip", "--max-zoom", "18", "-o", dir + "/out"], timeout: 120)
+    #expect(!r.signalled && r.status == 1, "\(r.status) \(r.stderr)")
+    let lines = r.stderr.split(separator: "\n")
+    #expect(lines.count == 1 && lines[0].hasPrefix("error: ") && r.stderr.contains("venue.zip: "), "\(r.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
+  }
+
   @Test("a name of a million characters is drawn cut short, in the run's time and memory")
   func millionCharacterName() throws {
     let dir = try scratch()
