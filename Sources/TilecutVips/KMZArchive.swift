@@ -24,7 +24,7 @@ final class KMZArchive {
       var e = zip_error_t()
       zip_error_init_with_code(&e, error)
       defer { zip_error_fini(&e) }
-      throw KMLProblem("is not a ZIP archive libzip can read (\(String(cString: zip_error_strerror(&e))))")
+      throw KMLProblem("is not a ZIP archive libzip can read (\(String(cString: zip_error_strerror(&e)))); zip its files again")
     }
     // counted before the archive is kept: a throw once it is kept runs deinit, which
     // discards it too (twice: a crash in libzip)

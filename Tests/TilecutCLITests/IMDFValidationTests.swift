@@ -128,6 +128,41 @@ struct IMDFValidationTests {
     #expect(!r.signalled && r.status == 1, "\(r.status) \(r.stderr)")
     let lines = r.stderr.split(separator: "\n")
     #expect(lines.count == 1 && lines[0].hasPrefix("error: ") && r.stderr.contains("venue.zip: "), "\(r.stderr)")
+    #expect(r.stderr.contains("lists 70003 entries, more than 65536"), "\(r.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
+  }
+
+  /// A venue's archive libzip refuses was taken for a ZIP archive of some other kind:
+  /// "which tilecut does not read; convert it to PNG, …". It is read as a venue, whose
+  /// reading says what libzip found.
+  @Test(
+    "a venue's damaged ZIP archive is refused in one line that says what libzip found",
+    arguments: [
+      (case: "two entries of one name", says: "(File already exists); zip its files again"),
+      (case: "cut short", says: "(Not a zip archive); zip its files again"),
+    ])
+  func damagedZip(case name: String, says: String) throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let venue = try writeVenue(dir)
+    let extra = name == "cut short" ? "" : "z.writestr('unit.geojson', b'{}'); "
+    try runProgram(
+      "/usr/bin/python3",
+      [
+        "-W", "ignore", "-c",
+        "import zipfile,os,sys; z=zipfile.ZipFile(sys.argv[1],'w'); [z.write(os.path.join(sys.argv[2],n),n) for n in sorted(os.listdir(sys.argv[2]))]; "
+          + extra + "z.close()",
+        dir + "/venue.zip", venue,
+      ])
+    if name == "cut short" {
+      let whole = try Data(contentsOf: URL(fileURLWithPath: dir + "/venue.zip"))
+      try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: dir + "/venue.zip"))
+    }
+    let r = try runTool([dir + "/venue.zip", "--max-zoom", "18", "-o", dir + "/out"], timeout: 120)
+    #expect(!r.signalled && r.status == 1, "\(r.status) \(r.stderr)")
+    let lines = r.stderr.split(separator: "\n")
+    #expect(lines.count == 1 && lines[0].hasPrefix("error: ") && r.stderr.contains("venue.zip: is not a ZIP archive libzip can read"), "\(r.stderr)")
+    #expect(r.stderr.contains(says), "\(r.stderr)")
     #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
   }
 
