@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import TilecutVips
+import TilecutCore
+@testable import TilecutVips
 
 /// IMDF problems reported by feature and file, all at once; level outlines drawn; hostile
 /// venues refused in one line with nothing written.
@@ -186,6 +187,40 @@ struct IMDFValidationTests {
     let r = try runTool([venue, "--max-zoom", "19", "-o", dir + "/out"], timeout: 50)
     #expect(!r.signalled && r.status == 0, "\(r.status) \(r.stderr)")
     #expect(r.stderr.contains("1001 levels on 1001 floors"), "\(r.stderr)")
+  }
+
+  /// A floor's units are one clip path in its sheet: past libxml2's 10,000,000 bytes in
+  /// one attribute, librsvg refused the sheet mid-run ("render /tmp//tilecut-venue-…/
+  /// floor2.svg: svgload: XML parse error …"), naming neither the venue nor what to do.
+  @Test("a floor whose outlines pass 10 MB in one SVG element is refused by the venue's name")
+  func outlinePastLibxml2() throws {
+    let count = 700_000
+    var ring = (0..<count).map { i in
+      LonLat(lon: 5 + 0.001 * cos(Double(i) * 2 * .pi / Double(count)), lat: 52 + 0.001 * sin(Double(i) * 2 * .pi / Double(count)))
+    }
+    ring.append(ring[0])
+    let unit = IMDFFeature(
+      kind: "unit", id: "unit-round", file: "unit.geojson", category: "room", geometry: .polygons([[ring]]), levelID: "lvl-0", name: nil,
+      shortName: nil, displayPoint: nil, references: [], ordinal: nil)
+    let path = "/nowhere/round-venue"
+    let venue = IMDFVenue(path: path, language: "en", levels: [], features: [unit], problems: [], digest: "")
+    func floor(_ features: [IMDFFeature]) -> IMDFFloor {
+      IMDFFloor(ordinal: 0, levels: [], features: features, zoom: 19, originX: 0, originY: 0, width: 512, height: 512, metersPerPixel: 0.3)
+    }
+    VenueSheets.register(.init(venue: venue, floors: [floor([unit])], style: .standard, language: nil))
+    do {
+      VenueSheets.discard(try VenueSheets.document(path: path, ordinal: 0, scale: 1))
+      Issue.record("a sheet of 10 MB in one element was written")
+    } catch {
+      guard case .invalidInput(path, let reason) = error as? TilecutError else { throw error }
+      #expect(reason.hasPrefix("floor L0 draws ") && reason.contains("more than the 10 MB librsvg reads in one; simplify its units"), "\(reason)")
+    }
+    // a few hundred positions: the sheet is written
+    var small = unit
+    small.geometry = .polygons([[Array(ring[0..<300]) + [ring[0]]]])
+    VenueSheets.register(.init(venue: venue, floors: [floor([small])], style: .standard, language: nil))
+    let sheet = try VenueSheets.document(path: path, ordinal: 0, scale: 1)
+    VenueSheets.discard(sheet)
   }
 
   @Test("a name of a million characters is drawn cut short, in the run's time and memory")
