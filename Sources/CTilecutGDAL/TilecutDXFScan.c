@@ -29,6 +29,7 @@ typedef struct {
   char *target; /* the inserted block's name */
   double times; /* MINSERT columns × rows */
   int block;    /* the target's index once resolved, -1 when undefined */
+  int single;   /* a dimension or table: its 70 and 71 are no MINSERT counts */
 } scan_insert;
 
 typedef struct {
@@ -415,13 +416,19 @@ double tc_dxf_inlined_entities(const char *path, size_t max_bytes, size_t max_te
       /* parts of a polyline, not features of their own */
       if (!strcmp(value, "VERTEX") || !strcmp(value, "SEQEND"))
         continue;
-      if (!strcmp(value, "INSERT")) {
+      /* GDAL inlines a DIMENSION's block (2) as it inlines an insert's, and a model-space
+       * table or arc dimension is drawn through an insert of its block that tilecut
+       * makes (open_block_refs): each counted as an insert */
+      int single = !strcmp(value, "DIMENSION") ||
+                   (section == 2 && (!strcmp(value, "ACAD_TABLE") || !strcmp(value, "ARC_DIMENSION") ||
+                                     !strcmp(value, "LARGE_RADIAL_DIMENSION")));
+      if (!strcmp(value, "INSERT") || single) {
         if (tc_grow_array((void **)&s.inserts, &s.insert_cap, s.insert_count + 1, sizeof(scan_insert), 64)) {
           s.failed = 1;
           break;
         }
         insert = &s.inserts[s.insert_count++];
-        *insert = (scan_insert){.owner = section == 2 ? -1 : block, .target = NULL, .times = 1, .block = -1};
+        *insert = (scan_insert){.owner = section == 2 ? -1 : block, .target = NULL, .times = 1, .block = -1, .single = single};
         continue;
       }
       if (section == 2)
@@ -454,7 +461,7 @@ double tc_dxf_inlined_entities(const char *path, size_t max_bytes, size_t max_te
         insert->target = strdup(value);
         if (!insert->target)
           s.failed = 1;
-      } else if (group == 70 || group == 71) {
+      } else if ((group == 70 || group == 71) && !insert->single) {
         /* MINSERT's column and row counts */
         long n = strtol(value, NULL, 10);
         if (n > 1)

@@ -122,7 +122,7 @@ enum IMDFFeatureReader {
       shortName: labels(properties["short_name"]) ?? labels(properties["shortName"]), displayPoint: nil, references: [], ordinal: nil)
     switch kind {
     case "level":
-      if let n = properties["ordinal"] as? NSNumber, let value = Int(exactly: n.doubleValue), abs(value) <= 1000 {
+      if let n = properties["ordinal"] as? NSNumber, let value = Int(exactly: n.doubleValue), (-1000...1000).contains(value) {
         feature.ordinal = value
       }
       feature.references = properties["building_ids"] as? [String] ?? []

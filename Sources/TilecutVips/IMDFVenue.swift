@@ -121,7 +121,10 @@ public struct IMDFVenue: Sendable {
     guard st.st_mode & S_IFMT == S_IFREG, let handle = FileHandle(forReadingAtPath: path) else { return false }
     let head = [UInt8]((try? handle.read(upToCount: 4)) ?? Data())
     try? handle.close()
-    guard KMZArchive.looksLikeZip(head), let archive = try? KMZArchive(path: path) else { return false }
+    guard KMZArchive.looksLikeZip(head) else { return false }
+    // a .zip libzip refuses (damaged, cut short, past the entries tilecut takes): read as
+    // a venue, whose reading says why, not as a format tilecut does not read
+    guard let archive = try? KMZArchive(path: path) else { return path.lowercased().hasSuffix(".zip") }
     return archive.names.contains { entryLayer($0) == "level" }
   }
 

@@ -24,14 +24,16 @@ final class KMZArchive {
       var e = zip_error_t()
       zip_error_init_with_code(&e, error)
       defer { zip_error_fini(&e) }
-      throw KMLProblem("is not a ZIP archive libzip can read (\(String(cString: zip_error_strerror(&e))))")
+      throw KMLProblem("is not a ZIP archive libzip can read (\(String(cString: zip_error_strerror(&e)))); zip its files again")
     }
-    self.archive = archive
+    // counted before the archive is kept: a throw once it is kept runs deinit, which
+    // discards it too (twice: a crash in libzip)
     let count = zip_get_num_entries(archive, 0)
     guard count >= 0, count <= Self.maxEntries else {
       zip_discard(archive)
       throw KMLProblem("lists \(count) entries, more than \(Self.maxEntries)")
     }
+    self.archive = archive
   }
 
   deinit { zip_discard(archive) }

@@ -21,6 +21,8 @@ public enum VenueSheets {
   }
 
   private static let entries = Mutex<[String: Entry]>([:])
+  /// The longest line of a sheet librsvg reads: libxml2's XML_MAX_TEXT_LENGTH for one attribute.
+  static let maxLine = 10_000_000
   private static let counter = Atomic<Int>(0)
 
   public static func register(_ entry: Entry) { entries.withLock { $0[entry.venue.path] = entry } }
@@ -40,6 +42,17 @@ public enum VenueSheets {
       throw TilecutError.invalidInput(path: path, reason: "has no floor \(ordinal)")
     }
     let text = IMDFDrawing.svg(floor, scale: scale, style: entry.style, language: entry.language, venueLanguage: entry.venue.language)
+    // librsvg reads the sheet through libxml2, which stops at 10,000,000 bytes in one
+    // attribute: a longer line (the floor's units are one clip path) failed to render
+    // with an XML parse error naming the sheet, not the venue
+    let longest = text.utf8.split(separator: UInt8(ascii: "\n")).lazy.map(\.count).max() ?? 0
+    if longest > Self.maxLine {
+      throw TilecutError.invalidInput(
+        path: path,
+        reason:
+          "floor L\(ordinal) draws \(DecodeBudget.megabytes(UInt64(longest))) of outlines in one SVG element, more than the 10 MB librsvg reads in one; simplify its units (fewer positions)"
+      )
+    }
     var template = Array((NSTemporaryDirectory() + "/tilecut-venue-XXXXXX").utf8CString)
     let made = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.flatMap { mkdtemp($0) }.map { String(cString: $0) } }
     guard let folder = made else {

@@ -257,6 +257,32 @@ struct HostileDXFScanTests {
     #expect(FileManager.default.fileExists(atPath: dir + "/out/manifest.json"))
   }
 
+  /// Eight levels of blocks each inserting the next ten times (10^8 lines), reached only
+  /// through a model-space table, arc dimension or dimension: GDAL inlines a dimension's
+  /// block, and tilecut draws a table's or arc dimension's through an insert of it that
+  /// it makes, but the scan counted none of them as an insert, so the drawing was not
+  /// refused and GDAL took minutes and gigabytes (3 GB after 90 s) inlining them.
+  @Test(
+    "a block-insert bomb behind a table, arc dimension or dimension is refused in one line",
+    arguments: ["ACAD_TABLE", "ARC_DIMENSION", "LARGE_RADIAL_DIMENSION", "DIMENSION"])
+  func bombBehindATable(type: String) throws {
+    var pairs = ["0", "SECTION", "2", "HEADER", "9", "$INSUNITS", "70", "6", "0", "ENDSEC", "0", "SECTION", "2", "BLOCKS"]
+    pairs += ["0", "BLOCK", "8", "0", "2", "B0", "70", "0", "10", "0", "20", "0", "3", "B0"]
+    pairs += ["0", "LINE", "8", "0", "10", "0", "20", "0", "11", "1", "21", "1", "0", "ENDBLK", "8", "0"]
+    for level in 1...8 {
+      pairs += ["0", "BLOCK", "8", "0", "2", "B\(level)", "70", "0", "10", "0", "20", "0", "3", "B\(level)"]
+      for k in 0..<10 { pairs += ["0", "INSERT", "8", "0", "2", "B\(level - 1)", "10", "\(k)", "20", "\(level)"] }
+      pairs += ["0", "ENDBLK", "8", "0"]
+    }
+    pairs += ["0", "BLOCK", "8", "0", "2", "*T1", "70", "1", "10", "0", "20", "0", "3", "*T1"]
+    pairs += ["0", "INSERT", "8", "0", "2", "B8", "10", "0", "20", "0", "0", "ENDBLK", "8", "0", "0", "ENDSEC"]
+    pairs += ["0", "SECTION", "2", "ENTITIES", "0", "LINE", "5", "A1", "8", "0", "10", "0", "20", "0", "11", "10", "21", "10"]
+    // its block, then the codes a table or dimension gives after it (70, 71: no MINSERT's)
+    pairs += ["0", type, "5", "A2", "100", "AcDbEntity", "8", "0", "2", "*T1", "10", "0", "20", "0", "11", "0", "21", "0"]
+    pairs += ["12", "0", "22", "0", "70", "37", "71", "5", "0", "ENDSEC", "0", "EOF"]
+    try expectRefusal(of: pairs, says: ["plan.dxf", "makes 100000001 entities once its block inserts are inlined"])
+  }
+
   /// A polygon mesh (POLYLINE flag 16) that its block ends without a SEQEND, in the
   /// 16th block, the next growing the scan's list of blocks: the scan kept the mesh's
   /// block as a pointer into that list and wrote through it after it moved (SIGSEGV).

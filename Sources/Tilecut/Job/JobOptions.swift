@@ -283,9 +283,12 @@ struct JobOptions {
     }
     printer.info("done: \(totalWritten) tiles, \(totalBlank) skipped, \(Format.bytes(totalBytes)) in \(Format.seconds(seconds)) → \(output)")
     for line in lines { printer.info(line) }
+    // worked out once: `cells` walks every floor's levels (once per level: minutes for a
+    // venue of a thousand floors)
+    let cells = plan.cells
     let levels = outcomes.keys.sorted().map { key -> LevelReport in
       let o = outcomes[key] ?? LevelOutcome()
-      var level = LevelReport(key: key, range: plan.cells[key])
+      var level = LevelReport(key: key, range: cells[key])
       (level.written, level.skipped, level.bytes) = (o.tiles.count, o.blank, o.bytes)
       return level
     }
