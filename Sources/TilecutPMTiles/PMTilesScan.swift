@@ -27,16 +27,19 @@ public final class PMTilesArchiveScan {
     do {
       guard fileSize >= UInt64(PMTilesHeader.size) else { throw PMTilesFormatError("is shorter than a PMTiles header") }
       let head = try Self.read(fd, offset: 0, count: PMTilesHeader.size)
-      header = try PMTilesHeader(decoding: head)
+      // checked in a local and stored last: once `header` is set the object is whole,
+      // and a throw after that would close `fd` here and again in `deinit`
+      let read = try PMTilesHeader(decoding: head)
       for (name, offset, length) in [
-        ("root directory", header.rootDirectoryOffset, header.rootDirectoryLength),
-        ("metadata", header.metadataOffset, header.metadataLength),
-        ("leaf directories", header.leafDirectoriesOffset, header.leafDirectoriesLength),
-        ("tile data", header.tileDataOffset, header.tileDataLength),
+        ("root directory", read.rootDirectoryOffset, read.rootDirectoryLength),
+        ("metadata", read.metadataOffset, read.metadataLength),
+        ("leaf directories", read.leafDirectoriesOffset, read.leafDirectoriesLength),
+        ("tile data", read.tileDataOffset, read.tileDataLength),
       ] {
         let (end, overflow) = offset.addingReportingOverflow(length)
         guard !overflow, end <= fileSize else { throw PMTilesFormatError("its \(name) lies beyond the end of the file") }
       }
+      header = read
     } catch {
       close(fd)
       throw error
