@@ -352,7 +352,7 @@ struct ScannedPageTests {
     try writeTestPDF(pages: [(0.2, 0.4, 0.6)], width: 300, height: 200, to: drawn)
     for sequential in [true, false] {
       let source = SourceDescription(path: scan, page: 0, width: 300, height: 200, isVector: true)
-      guard let page = try SourceImage.imagePage(source, scale: 1.3, format: .pdf, sequential: sequential) else {
+      guard let page = try SourceImage.imagePage(source, scale: 1.3, sequential: sequential) else {
         Issue.record("the scanned page is not read from its image")
         return
       }
@@ -366,7 +366,7 @@ struct ScannedPageTests {
       #expect(cut.width == 390 && cut.height == 130 && difference(cut, direct.crop(x: 0, y: 65, width: 390, height: 130)) == 0)
     }
     let vector = SourceDescription(path: drawn, page: 0, width: 300, height: 200, isVector: true)
-    #expect(try SourceImage.imagePage(vector, scale: 1.3, format: .pdf, sequential: true) == nil)
+    #expect(try SourceImage.imagePage(vector, scale: 1.3, sequential: true) == nil)
   }
 
   /// A mixed page read as images under poppler's render of the rest, or nil when

@@ -33,7 +33,7 @@ struct PDFKind: SourceKind {
     of source: SourceDescription, format: SourceFormat, sequential: Bool, scale: Double, sheet: SheetClaim?, bands: Bool
   ) throws -> VipsImageHandle {
     // a scanned page: read from its images, not rendered
-    if let page = try SourceImage.imagePage(source, scale: scale, format: format, sequential: sequential) {
+    if let page = try SourceImage.imagePage(source, scale: scale, sequential: sequential) {
       return try SourceImage.cropped(SourceImage.convert(page, source: source), source: source, scale: scale)
     }
     let image: VipsImageHandle
@@ -55,7 +55,7 @@ struct PDFKind: SourceKind {
   /// poppler's bands of the drawing alone over them.
   static func banded(_ source: SourceDescription, scale: Double) throws -> VipsImageHandle {
     let rows = SourceImage.bandRows(source, scale: scale)
-    if let mixed = try SourceImage.mixedPage(source, scale: scale, format: .pdf, sequential: true, rows: rows) { return mixed }
+    if let mixed = try SourceImage.mixedPage(source, scale: scale, sequential: true, rows: rows) { return mixed }
     return try VipsImageHandle.make("render \(source.path)") { out in
       tc_pdf_open_banded(source.path, Int32(source.page ?? 0), scale, Int32(rows), &out)
     }

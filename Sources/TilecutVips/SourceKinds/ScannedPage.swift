@@ -8,8 +8,7 @@ extension SourceImage {
   /// themselves at `scale` (`tc_pdf_open_image_page`): the size and pixels of
   /// poppler's render, without poppler decoding the images for every band. nil for
   /// any other page, which is rendered as before.
-  static func imagePage(_ source: SourceDescription, scale: Double, format: SourceFormat, sequential: Bool) throws -> VipsImageHandle? {
-    guard format == .pdf else { return nil }
+  static func imagePage(_ source: SourceDescription, scale: Double, sequential: Bool) throws -> VipsImageHandle? {
     var out: UnsafeMutablePointer<VipsImage>?
     let result = tc_pdf_open_image_page(source.path, Int32(source.page ?? 0), scale, sequential ? 1 : 0, &out)
     if result < 0 { throw VipsError.current("read the images of \(source.path)") }
@@ -25,10 +24,7 @@ extension SourceImage {
   /// image page's are, under poppler's render, in `rows`-row bands, of the drawing
   /// alone. Before, poppler decoded every image whole into each slab's recording: an
   /// 8192² JPEG under 200 lines took 648 MB. nil for any other page.
-  static func mixedPage(_ source: SourceDescription, scale: Double, format: SourceFormat, sequential: Bool, rows: Int) throws
-    -> VipsImageHandle?
-  {
-    guard format == .pdf else { return nil }
+  static func mixedPage(_ source: SourceDescription, scale: Double, sequential: Bool, rows: Int) throws -> VipsImageHandle? {
     var out: UnsafeMutablePointer<VipsImage>?
     let result = tc_pdf_open_mixed_page(
       source.path, Int32(source.page ?? 0), scale, sequential ? 1 : 0, Int32(rows), UInt64(mixedPageImageBytes), &out)

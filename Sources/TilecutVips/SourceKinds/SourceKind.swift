@@ -125,4 +125,12 @@ extension SourceFormat {
 
   /// The libvips loader that reads this format.
   public var loader: String { kind.loader(for: self) }
+
+  /// A CAD drawing (DXF, DWG), read by GDAL's OGR driver and drawn by cairo: for the
+  /// library's users; tilecut itself asks `kind`.
+  public var isDrawing: Bool { kind is DrawingKind }
+
+  /// A document or drawing, drawn at the density each level needs: for the library's
+  /// users; tilecut itself asks `kind.isDrawnPerZoom`.
+  public var isVector: Bool { kind.isDrawnPerZoom }
 }

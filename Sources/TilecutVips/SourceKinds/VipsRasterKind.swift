@@ -18,7 +18,9 @@ struct VipsRasterKind: SourceKind {
     case .webp: "webpload"
     case .tiff: "tiffload"
     case .gif: "gifload"
-    default: "heifload"
+    case .heif: "heifload"
+    // not this kind's: the loader of that name, which this kind never opens
+    default: "\(format.rawValue)load"
     }
   }
 
