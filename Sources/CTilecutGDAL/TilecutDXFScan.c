@@ -429,7 +429,10 @@ double tc_dxf_inlined_entities(const char *path, size_t max_bytes, size_t max_te
         }
         insert = &s.inserts[s.insert_count++];
         *insert = (scan_insert){.owner = section == 2 ? -1 : block, .target = NULL, .times = 1, .block = -1, .single = single};
-        continue;
+        /* a dimension or table is also one entity of its own: without its block (none
+         * named, or none defined) GDAL still draws a DIMENSION's lines and text itself */
+        if (!single)
+          continue;
       }
       if (section == 2)
         s.top_own += 1;
