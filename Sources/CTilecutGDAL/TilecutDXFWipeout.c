@@ -130,6 +130,9 @@ typedef struct {
   int raw_state;
   /* being inlined (inline_raw): met again inside itself, it adds nothing, as in GDAL */
   int raw_inlining;
+  /* whether inlining it makes what `expand` emits ([0]) and what `place_hatches` places
+   * ([1]): 0 unknown, 1 being asked, 2 no, 3 yes (block_makes) */
+  int makes[2];
 } block_def;
 
 typedef struct {
@@ -269,6 +272,10 @@ typedef struct {
   /* model space's INSERTs and DIMENSIONs with a handle (raw_item), the inlined entries */
   raw_item *raw_inserts;
   size_t raw_insert_count, raw_insert_cap, raw_inlined_cap, raw_inlined_visits;
+  /* asked every 4,096 blocks entered while placing: the drawing is refused, stop */
+  int (*stopped)(void *);
+  void *context;
+  unsigned long long placing_visits;
   int failed;
 } reader;
 
@@ -1219,9 +1226,41 @@ static affine placed(const affine *m, const local_insert *in, const block_def *i
                   m->d * l.a + m->e * l.d, m->d * l.b + m->e * l.e, m->d * l.c + m->e * l.f + m->f};
 }
 
+/* Whether inlining `b` makes anything `expand` emits (which 0: wipeouts, XLINEs,
+ * IMAGEs) or `place_hatches` places (which 1: HATCHes), itself or through the blocks it
+ * inserts (memoised). A block that makes none is not walked, however many inserts it
+ * nests: a bomb of dimensions or lines cost minutes here before the pre-scan's refusal.
+ * A block met again while asked (blocks that insert each other) counts as one that
+ * makes something: it is walked, as before, within MAX_DEPTH. */
+static int block_makes(reader *r, block_def *b, int which, int depth) {
+  if (b->makes[which] == 1)
+    return 1;
+  if (b->makes[which])
+    return b->makes[which] == 3;
+  if (depth > MAX_DEPTH)
+    return 1;
+  b->makes[which] = 1;
+  int yes = which == 0 ? (b->wipeout_count || b->xline_count || b->image_count) : 0;
+  for (size_t i = 0; which == 1 && !yes && i < b->sequence_count; i++)
+    yes = b->sequence[i] < 0;
+  for (size_t i = 0; !yes && i < b->insert_count; i++) {
+    block_def *inner = find_def(r, b->inserts[i].name);
+    yes = inner && block_makes(r, inner, which, depth + 1);
+  }
+  b->makes[which] = yes ? 3 : 2;
+  return yes;
+}
+
+/* Whether placing should stop: the drawing was refused (asked every 4,096 blocks). */
+static int placing_stopped(reader *r) {
+  if ((++r->placing_visits & 4095) == 0 && r->stopped && r->stopped(r->context))
+    r->failed = 1;
+  return r->failed;
+}
+
 /* A block's wipeouts, and those of the blocks it inserts, placed by `m`. */
 static void expand(reader *r, const block_def *b, const affine *m, const char *key, const char *insert_layer, int depth) {
-  if (!b || depth > MAX_DEPTH || r->failed)
+  if (!b || depth > MAX_DEPTH || placing_stopped(r))
     return;
   for (size_t i = 0; i < b->wipeout_count; i++) {
     const local_wipeout *w = &b->wipeouts[i];
@@ -1235,7 +1274,7 @@ static void expand(reader *r, const block_def *b, const affine *m, const char *k
   for (size_t i = 0; i < b->insert_count; i++) {
     const local_insert *in = &b->inserts[i];
     block_def *inner = find_def(r, in->name);
-    if (!inner)
+    if (!inner || !block_makes(r, inner, 0, 0))
       continue;
     affine n = placed(m, in, inner);
     expand(r, inner, &n, key, strcmp(in->layer, "0") ? in->layer : insert_layer, depth + 1);
@@ -1246,7 +1285,7 @@ static void expand(reader *r, const block_def *b, const affine *m, const char *k
  * their features (the block's order, nested inserts in place), for the model-space
  * insert `insert`. */
 static void place_hatches(reader *r, const block_def *b, const affine *m, unsigned long long insert, int depth) {
-  if (!b || depth > MAX_DEPTH || r->failed)
+  if (!b || depth > MAX_DEPTH || placing_stopped(r))
     return;
   for (size_t i = 0; i < b->sequence_count && !r->failed; i++) {
     int k = b->sequence[i];
@@ -1284,7 +1323,7 @@ static void place_hatches(reader *r, const block_def *b, const affine *m, unsign
       continue;
     const local_insert *in = &b->inserts[k];
     block_def *inner = find_def(r, in->name);
-    if (!inner)
+    if (!inner || !block_makes(r, inner, 1, 0))
       continue;
     affine n = placed(m, in, inner);
     place_hatches(r, inner, &n, insert, depth + 1);
@@ -1503,7 +1542,7 @@ int tc_dxf_wipeouts(const char *path, tc_dxf_scan *out, int (*stopped)(void *), 
     return 0;
   }
   rewind(file);
-  reader r = {0};
+  reader r = {.stopped = stopped, .context = context};
   entity e = {0};
   reset(&e, "");
   char *code_line = NULL, *value_line = NULL;
@@ -1839,8 +1878,10 @@ int tc_dxf_wipeouts(const char *path, tc_dxf_scan *out, int (*stopped)(void *), 
       affine m = {cs * in->sx, -sn * in->sy, 0, sn * in->sx, cs * in->sy, 0};
       m.c = in->x - (m.a * b->bx + m.b * b->by);
       m.f = in->y - (m.d * b->bx + m.e * b->by);
-      expand(&r, b, &m, in->handle, in->layer, 1);
-      place_hatches(&r, b, &m, strtoull(in->handle, NULL, 16), 1);
+      if (block_makes(&r, b, 0, 0))
+        expand(&r, b, &m, in->handle, in->layer, 1);
+      if (block_makes(&r, b, 1, 0))
+        place_hatches(&r, b, &m, strtoull(in->handle, NULL, 16), 1);
     }
     /* the raw codes of what the model space's inserts and dimensions inline, at most
      * as many as the drawing's features (the pre-scan refuses more) */
