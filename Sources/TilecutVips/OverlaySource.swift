@@ -75,9 +75,11 @@ public struct OverlaySource: Sendable {
     guard n > 0 else { return nil }
     head.removeSubrange(n...)
     if KMZArchive.looksLikeZip(head) {
-      // a ZIP without a KML document is refused as a ZIP archive, by the format check
-      guard let archive = try? KMZArchive(path: path), archive.documentEntry != nil else { return nil }
-      return true
+      // a .kmz libzip refuses (damaged, cut short, past the entries tilecut takes) is read
+      // as an overlay, whose reading says why; any other ZIP without a KML document is
+      // refused as a ZIP archive, by the format check
+      guard let archive = try? KMZArchive(path: path) else { return path.lowercased().hasSuffix(".kmz") ? true : nil }
+      return archive.documentEntry != nil ? true : nil
     }
     guard SourceFormat.looksLikeXML(head), let root = try? XMLRoot.find(fd: fd, size: Int(st.st_size)) else { return nil }
     let local = KMLDocument.local(root)

@@ -282,6 +282,22 @@ struct KMLOverlayTests {
     try expectRefused(dir + "/jpg.kmz", "entry img/plan.png is damaged (libjpeg", dir: dir)
   }
 
+  /// A KMZ libzip cannot open was taken for a ZIP archive of another kind: "is a ZIP
+  /// archive, which tilecut does not read; convert it to PNG, …". It is read as an
+  /// overlay, whose reading says what libzip found.
+  @Test("a KMZ cut short is refused in one line that says what libzip found")
+  func cutShortKMZ() throws {
+    let dir = try geoScratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let box = "<LatLonBox><north>1</north><south>0</south><east>1</east><west>0</west></LatLonBox>"
+    try writeOverlayPicture(dir + "/plan.png", width: 64, height: 64)
+    try overlayKML(href: "img/plan.png", geometry: box).write(toFile: dir + "/doc.kml", atomically: true, encoding: .utf8)
+    try writeZip(dir + "/whole.kmz", entries: [("doc.kml", dir + "/doc.kml"), ("img/plan.png", dir + "/plan.png")])
+    let whole = try #require(FileManager.default.contents(atPath: dir + "/whole.kmz"))
+    #expect(FileManager.default.createFile(atPath: dir + "/plan.kmz", contents: whole.prefix(whole.count - 30)))
+    try expectRefused(dir + "/plan.kmz", "is not a ZIP archive libzip can read (Not a zip archive); zip its files again", dir: dir)
+  }
+
   @Test("a document type or entity is refused: no XXE, no billion laughs", arguments: ["xxe", "laughs"])
   func entities(kind: String) throws {
     let dir = try geoScratch()
