@@ -64,6 +64,30 @@ struct HostileDXFScanTests {
   }
 
   @Test(
+    "a drawing refused while it is read ahead (beside libgdal's load, on threads of its own) is refused in one line, as without the read ahead",
+    arguments: ["long text", "cut short", "newer DWG"])
+  func refusedWhileReadAhead(name: String) throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let path = dir + (name == "newer DWG" ? "/plan.dwg" : "/plan.dxf")
+    switch name {
+    case "long text": try Data(drawing("TEXT", Self.groups("long text")).joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: path))
+    case "cut short": try Data(drawing().prefix(80).joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: path))
+    default: try Data("AC1032".utf8 + [UInt8](repeating: 0, count: 64)).write(to: URL(fileURLWithPath: path))
+    }
+    let options = [path, "--drawing-units", "m", "--center", "51.5,-0.12", "--max-zoom", "20", "-o", dir + "/out", "-q"]
+    // a single text DXF under the default budget is read ahead; --max-memory (the
+    // default's 512 MB, the same bounds) reads it when it is needed
+    let ahead = try runTool(options)
+    let plain = try runTool(options + ["--max-memory", "512"])
+    #expect(ahead.status == 1 && plain.status == 1, "\(ahead.stderr)\(plain.stderr)")
+    #expect(ahead.stderr.split(separator: "\n").count == 1, "\(ahead.stderr)")
+    #expect(ahead.stderr == plain.stderr)
+    #expect(ahead.stderr.contains(name == "newer DWG" ? "save it as DXF" : name == "cut short" ? "cut short" : "100001 bytes"), "\(ahead.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
+  }
+
+  @Test(
     "a text of an absurd height or angle, upright or seen from below, is tiled, not refused as an invalid matrix",
     arguments: [
       // 10^200 high: a float's infinity, skipped as no glyph of it can be seen
