@@ -521,10 +521,25 @@ double tc_dxf_inlined_entities(const char *path, size_t max_bytes, size_t max_te
         }
       }
       result = s.top_own;
+      /* the most entities one model-space insert of a block with nested inserts makes:
+       * GDAL makes them all before it gives the first */
+      double at_once = 0;
       for (size_t i = 0; i < s.insert_count && s.inserts[i].owner == -1; i++) {
-        if (s.inserts[i].block >= 0)
-          result += s.inserts[i].times * total(&s, s.inserts[i].block, 1);
+        if (s.inserts[i].block >= 0) {
+          double made = total(&s, s.inserts[i].block, 1);
+          result += s.inserts[i].times * made;
+          if (s.blocks[s.inserts[i].block].count > 0 && made > at_once)
+            at_once = made;
+        }
       }
+      /* within the entities tilecut draws (past them the count is the refusal), what
+       * GDAL would hold of one insert at once must fit the drawing's half of the budget */
+      if (refusal && refusal_size && !refusal[0] && result <= TC_DRAWING_MAX_FEATURES &&
+          at_once * TC_NESTED_ENTITY_BYTES > (double)max_bytes)
+        snprintf(refusal, refusal_size,
+                 "one of its block inserts makes %.0f entities through nested blocks, which GDAL holds in memory "
+                 "together (about %.0f MB, more than --max-memory allows); raise --max-memory or explode the block",
+                 at_once, ceil(at_once * TC_NESTED_ENTITY_BYTES / 1e6));
     }
   }
   for (size_t i = 0; i < s.block_count; i++)

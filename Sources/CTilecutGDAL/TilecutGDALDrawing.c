@@ -19,10 +19,6 @@
 #include "TilecutDXFTrace.h"
 #include "TilecutGDALTable.h"
 
-/* Entities a drawing may make once its blocks are inlined: a million-entity plan
- * and more, never the 10^8 that nested inserts of inserts make from a few lines. */
-#define TC_DRAWING_MAX_FEATURES 4000000
-
 /* GDAL's messages go into a buffer, never to stderr. */
 typedef struct {
   char text[2048];

@@ -308,6 +308,28 @@ struct HostileDXFScanTests {
     try expectRefusal(of: pairs, says: ["plan.dxf", "makes 100000002 entities once its block inserts are inlined"])
   }
 
+  /// One model-space insert of ten blocks of ten … of a LINE (10^6 lines, within the
+  /// 4,000,000 entities tilecut draws): GDAL makes all of a nested insert's entities
+  /// before it gives the first, about 670 bytes each, and peaked at 912 MB under the
+  /// default 512 MB budget (the same lines as 10^4 inserts of 100: 246 MB). Refused
+  /// before GDAL reads it (DXFScanTests: a budget that holds them lets it through).
+  @Test("one insert of nested blocks past what GDAL holds within --max-memory is refused in one line")
+  func nestedInsertPastTheBudget() throws {
+    var pairs = ["0", "SECTION", "2", "HEADER", "9", "$INSUNITS", "70", "6", "0", "ENDSEC", "0", "SECTION", "2", "BLOCKS"]
+    pairs += ["0", "BLOCK", "8", "0", "2", "B0", "70", "0", "10", "0", "20", "0", "3", "B0"]
+    pairs += ["0", "LINE", "8", "0", "10", "0", "20", "0", "11", "0.001", "21", "0.001", "0", "ENDBLK", "8", "0"]
+    for level in 1...6 {
+      pairs += ["0", "BLOCK", "8", "0", "2", "B\(level)", "70", "0", "10", "0", "20", "0", "3", "B\(level)"]
+      for k in 0..<10 { pairs += ["0", "INSERT", "8", "0", "2", "B\(level - 1)", "10", "\(Double(k) * 0.001)", "20", "\(level)"] }
+      pairs += ["0", "ENDBLK", "8", "0"]
+    }
+    pairs += ["0", "ENDSEC", "0", "SECTION", "2", "ENTITIES", "0", "INSERT", "8", "0", "2", "B6", "10", "0", "20", "0"]
+    pairs += ["0", "ENDSEC", "0", "EOF"]
+    try expectRefusal(
+      of: pairs,
+      says: ["plan.dxf", "one of its block inserts makes 1000000 entities through nested blocks", "raise --max-memory or explode the block"])
+  }
+
   /// A DIMENSION whose block is not defined (or not named) is still drawn by GDAL, its
   /// lines and text made from its points: counted as one entity, not as an insert of
   /// nothing. Counted as nothing, a block of one such dimension nested eight levels

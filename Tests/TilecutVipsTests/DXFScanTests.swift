@@ -45,6 +45,37 @@ struct DXFScanTests {
     return (needsRaw, text, crossed)
   }
 
+  /// One insert of nested blocks making 10^6 lines: past what GDAL holds of one insert
+  /// within 256 MB (the default budget's half), refused by the pre-scan; within 1 GB, not.
+  @Test("one insert of nested blocks is refused by what GDAL holds of it at once, as the budget says")
+  func nestedInsertAtOnce() throws {
+    var pairs = ["0", "SECTION", "2", "BLOCKS", "0", "BLOCK", "8", "0", "2", "B0", "70", "0", "10", "0", "20", "0", "3", "B0"]
+    pairs += ["0", "LINE", "8", "0", "10", "0", "20", "0", "11", "1", "21", "1", "0", "ENDBLK", "8", "0"]
+    for level in 1...6 {
+      pairs += ["0", "BLOCK", "8", "0", "2", "B\(level)", "70", "0", "10", "0", "20", "0", "3", "B\(level)"]
+      for k in 0..<10 { pairs += ["0", "INSERT", "8", "0", "2", "B\(level - 1)", "10", "\(k)", "20", "\(level)"] }
+      pairs += ["0", "ENDBLK", "8", "0"]
+    }
+    pairs += ["0", "ENDSEC", "0", "SECTION", "2", "ENTITIES", "0", "INSERT", "8", "0", "2", "B6", "10", "0", "20", "0"]
+    // the same lines as 10^4 inserts of B2 (100 each), in place of the one of B6: GDAL
+    // gives each insert's in turn
+    let spreadPairs = pairs.dropLast(10) + (0..<10_000).flatMap { ["0", "INSERT", "8", "0", "2", "B2", "10", "\($0)", "20", "0"] }
+    let path = NSTemporaryDirectory() + "nested-\(getpid()).dxf"
+    defer { unlink(path) }
+    func scan(_ pairs: [String], maxBytes: Int) throws -> (made: Double, refusal: String) {
+      try Data((pairs + ["0", "ENDSEC", "0", "EOF"]).joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: path))
+      var refusal = [CChar](repeating: 0, count: 300)
+      let made = tc_dxf_inlined_entities(path, maxBytes, 100_000, &refusal, refusal.count, nil, nil, nil)
+      return (made, String(decoding: refusal.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    }
+    let tight = try scan(pairs, maxBytes: 1 << 28)
+    #expect(tight.made == 1_000_000 && tight.refusal.contains("makes 1000000 entities through nested blocks"), "\(tight)")
+    let roomy = try scan(pairs, maxBytes: 1 << 30)
+    #expect(roomy.made == 1_000_000 && roomy.refusal.isEmpty, "\(roomy)")
+    let spread = try scan(Array(spreadPairs), maxBytes: 1 << 28)
+    #expect(spread.made == 1_000_000 && spread.refusal.isEmpty, "\(spread)")
+  }
+
   /// tc_dxf_wipeouts of `path`, told to stop (`stop`) or not: its status, and the codes
   /// and values it read of the entity with handle A9 (or, `inlined` given, of the feature
   /// of that kind and place that the insert with handle B0 inlines).
