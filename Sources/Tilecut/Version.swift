@@ -2,7 +2,7 @@ import CTilecutBuildInfo
 
 /// The release, written into manifests and printed by `--version`. Raised for each
 /// release, with its section in CHANGELOG.md.
-public let tilecutVersion = "0.16.0"
+public let tilecutVersion = "0.17.0"
 
 /// The renderer's revision: raise it by one, in the same commit, for every change
 /// that could alter an output's bytes for the same inputs and options (tiles'
