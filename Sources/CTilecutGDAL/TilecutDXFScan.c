@@ -19,6 +19,7 @@
 typedef struct {
   char *name;
   double own;   /* entities of the block that are not inserts */
+  double features; /* its entities and inserts, each one, up to GDAL's limit a block */
   int state;    /* 0 not computed, 1 in progress (a cycle when met again), 2 done */
   size_t first, count; /* its inserts: inserts[first, first + count) once sorted by owner */
   double total; /* inlined entities once computed */
@@ -365,6 +366,9 @@ double tc_dxf_inlined_entities(const char *path, size_t max_bytes, size_t max_te
   int section = 0, expect_section_name = 0, open_section = 0;
   int block = -1, in_block_header = 0;
   scan_insert *insert = NULL; /* the INSERT being read */
+  /* GDAL's own default, or what the environment sets it to (0 or less: no limit) */
+  const char *limit = getenv("DXF_FEATURE_LIMIT_PER_BLOCK");
+  const double per_block = limit ? atof(limit) : 10000;
   while (!s.failed && getline(&code_line, &code_cap, file) > 0 && getline(&value_line, &value_cap, file) > 0) {
     const char *code = tc_trim_line(code_line);
     char *value = tc_trim_line(value_line);
@@ -416,6 +420,13 @@ double tc_dxf_inlined_entities(const char *path, size_t max_bytes, size_t max_te
       /* parts of a polyline, not features of their own */
       if (!strcmp(value, "VERTEX") || !strcmp(value, "SEQEND"))
         continue;
+      /* GDAL keeps the first DXF_FEATURE_LIMIT_PER_BLOCK features of a block (entities and
+       * inserts, one each) and makes none of the rest: neither are counted */
+      if (section == 1) {
+        if (per_block > 0 && s.blocks[block].features >= per_block)
+          continue;
+        s.blocks[block].features += 1;
+      }
       /* GDAL inlines a DIMENSION's block (2) as it inlines an insert's, and a model-space
        * table or arc dimension is drawn through an insert of its block that tilecut
        * makes (open_block_refs): each counted as an insert */
@@ -521,14 +532,14 @@ double tc_dxf_inlined_entities(const char *path, size_t max_bytes, size_t max_te
         }
       }
       result = s.top_own;
-      /* the most entities one model-space insert of a block with nested inserts makes:
-       * GDAL makes them all before it gives the first */
+      /* the most entities one model-space insert makes: GDAL makes them all before it
+       * gives the first (a block's, nested or not, within its features' limit) */
       double at_once = 0;
       for (size_t i = 0; i < s.insert_count && s.inserts[i].owner == -1; i++) {
         if (s.inserts[i].block >= 0) {
           double made = total(&s, s.inserts[i].block, 1);
           result += s.inserts[i].times * made;
-          if (s.blocks[s.inserts[i].block].count > 0 && made > at_once)
+          if (made > at_once)
             at_once = made;
         }
       }
@@ -537,7 +548,7 @@ double tc_dxf_inlined_entities(const char *path, size_t max_bytes, size_t max_te
       if (refusal && refusal_size && !refusal[0] && result <= TC_DRAWING_MAX_FEATURES &&
           at_once * TC_NESTED_ENTITY_BYTES > (double)max_bytes)
         snprintf(refusal, refusal_size,
-                 "one of its block inserts makes %.0f entities through nested blocks, which GDAL holds in memory "
+                 "one of its block inserts makes %.0f entities, which GDAL holds in memory "
                  "together (about %.0f MB, more than --max-memory allows); raise --max-memory or explode the block",
                  at_once, ceil(at_once * TC_NESTED_ENTITY_BYTES / 1e6));
     }

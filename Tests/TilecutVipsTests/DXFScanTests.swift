@@ -69,11 +69,19 @@ struct DXFScanTests {
       return (made, String(decoding: refusal.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
     let tight = try scan(pairs, maxBytes: 1 << 28)
-    #expect(tight.made == 1_000_000 && tight.refusal.contains("makes 1000000 entities through nested blocks"), "\(tight)")
+    #expect(tight.made == 1_000_000 && tight.refusal.contains("makes 1000000 entities, which GDAL holds"), "\(tight)")
     let roomy = try scan(pairs, maxBytes: 1 << 30)
     #expect(roomy.made == 1_000_000 && roomy.refusal.isEmpty, "\(roomy)")
     let spread = try scan(Array(spreadPairs), maxBytes: 1 << 28)
     #expect(spread.made == 1_000_000 && spread.refusal.isEmpty, "\(spread)")
+    // a block of 400,000 lines and an insert, inserted once: GDAL keeps the first 10,000
+    // features of a block (DXF_FEATURE_LIMIT_PER_BLOCK) and makes only those
+    var whole = ["0", "SECTION", "2", "BLOCKS", "0", "BLOCK", "8", "0", "2", "WHOLE", "70", "0", "10", "0", "20", "0", "3", "WHOLE"]
+    for k in 0..<400_000 { whole += ["0", "LINE", "8", "0", "10", "\(k)", "20", "0", "11", "\(k)", "21", "1"] }
+    whole += ["0", "INSERT", "8", "0", "2", "B6", "10", "0", "20", "0", "0", "ENDBLK", "8", "0"]
+    whole += Array(pairs.dropFirst(4).dropLast(10)) + ["0", "INSERT", "8", "0", "2", "WHOLE", "10", "0", "20", "0"]
+    let capped = try scan(whole, maxBytes: 1 << 28)
+    #expect(capped.made == 10_000 && capped.refusal.isEmpty, "\(capped)")
   }
 
   /// tc_dxf_wipeouts of `path`, told to stop (`stop`) or not: its status, and the codes

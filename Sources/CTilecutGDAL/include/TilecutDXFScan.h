@@ -13,8 +13,8 @@
  * it: edges per hatch boundary path and vertices per polyline past what GDAL reads in
  * seconds, the points GDAL makes of arcs, bulges and MLINE elements past --max-memory
  * (twice `max_bytes`, the half of it a drawing's list may hold), a model-space insert
- * of nested blocks whose entities GDAL would hold together past `max_bytes`
- * (TC_NESTED_ENTITY_BYTES each),
+ * whose entities GDAL would hold together past `max_bytes` (TC_NESTED_ENTITY_BYTES
+ * each; a block's counted up to GDAL's DXF_FEATURE_LIMIT_PER_BLOCK, as GDAL makes them),
  * a text past `max_text` bytes (GDAL cuts long texts short, so tilecut's own check on
  * its features never sees them). The first entity past a bound is described in
  * `refusal` (its type, handle and what to do; empty when none is). `*needs_raw` (unless
@@ -30,11 +30,11 @@ double tc_dxf_inlined_entities(const char *path, size_t max_bytes, size_t max_te
  * and more, never the 10^8 that nested inserts of inserts make from a few lines. */
 #define TC_DRAWING_MAX_FEATURES 4000000
 
-/* Bytes GDAL holds for each entity a model-space insert of a block with nested inserts
- * makes: it makes them all before giving the first (a flat block's it gives one by
- * one). Measured with the release build, one insert of ten blocks of ten … of one
- * LINE, against 10^4 inserts of 100 (the same 10^6 lines): 912 against 246 MB peak
- * RSS, about 670 bytes an entity. */
+/* Bytes GDAL holds for each entity a model-space insert makes: it makes them all before
+ * giving the first, up to DXF_FEATURE_LIMIT_PER_BLOCK (10,000) of each block, nested
+ * blocks multiplying. Measured with the release build, one insert of ten blocks of ten
+ * … of one LINE, against 10^4 inserts of 100 (the same 10^6 lines): 912 against 246 MB
+ * peak RSS, about 670 bytes an entity. */
 #define TC_NESTED_ENTITY_BYTES 700
 
 #endif
