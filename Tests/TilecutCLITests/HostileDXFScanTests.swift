@@ -327,7 +327,9 @@ struct HostileDXFScanTests {
     pairs += ["0", "ENDSEC", "0", "EOF"]
     try expectRefusal(
       of: pairs,
-      says: ["plan.dxf", "one of its block inserts makes 1000000 entities, which GDAL holds in memory together", "raise --max-memory or explode the block"])
+      says: [
+        "plan.dxf", "one of its block inserts makes 1000000 entities, which GDAL holds in memory together", "raise --max-memory or explode the block",
+      ])
   }
 
   /// A DIMENSION whose block is not defined (or not named) is still drawn by GDAL, its
