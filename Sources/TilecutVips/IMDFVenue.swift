@@ -142,10 +142,31 @@ public struct IMDFVenue: Sendable {
     return String(last.dropLast(".geojson".count))
   }
 
-  /// Reads the venue. `maxBytes`: what its files may hold together.
-  public static func load(path: String, maxBytes: Int) throws -> IMDFVenue {
+  /// Bytes a JSON value (an object, array, number or string) takes once parsed, at
+  /// most: 6.6 million values (3 × 10^5 small squares, 66 MB) peaked at 3.55 GB, 807,250
+  /// (the same squares, 7.95 MB) at 492 MB; a real 8-level campus takes about 0.5 KB a
+  /// value too, one ring of 10^6 positions about half that.
+  static let parsedValueBytes = 540
+
+  /// Reads the venue. `maxBytes`: what its files may hold together; `maxParsedBytes`:
+  /// what their JSON may take once parsed (counted from its commas, brackets and braces
+  /// at `parsedValueBytes` each, before any is parsed), or nil for no bound.
+  public static func load(path: String, maxBytes: Int, maxParsedBytes: Int? = nil) throws -> IMDFVenue {
     do {
       let files = try IMDFFiles.read(path: path, layers: ["manifest"] + layers, maxBytes: maxBytes)
+      if let maxParsedBytes {
+        var values: [String: Int] = [:]
+        for (layer, bytes) in files {
+          values[layer] = bytes.reduce(0) { $0 + ($1 == UInt8(ascii: ",") || $1 == UInt8(ascii: "[") || $1 == UInt8(ascii: "{") ? 1 : 0) }
+        }
+        let total = values.values.reduce(0, +)
+        if total > maxParsedBytes / parsedValueBytes, let most = values.max(by: { $0.value < $1.value }) {
+          let file = most.key == "manifest" ? "manifest.json" : most.key + ".geojson"
+          throw KMLProblem(
+            "its files hold \(total) JSON values (\(most.value) in its \(file)), which take about \((total * parsedValueBytes) >> 20) MB once read, more than --max-memory allows; raise --max-memory or simplify its features (fewer positions)"
+          )
+        }
+      }
       return try parse(path: path, files: files)
     } catch let problem as KMLProblem {
       throw TilecutError.invalidInput(path: path, reason: problem.reason)

@@ -111,6 +111,34 @@ struct IMDFValidationTests {
     #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
   }
 
+  /// Parsed, a venue's JSON takes about 540 bytes a value: 3 × 10^5 small squares in a
+  /// 66 MB file peaked at 3.55 GB. Counted before any is parsed, and refused in one line
+  /// past what --max-memory leaves (here 100 MB: about 61,000 values, the file 4 MB,
+  /// within the 6 MB its files may hold).
+  @Test("a venue whose JSON would take more than --max-memory once parsed is refused before it is parsed")
+  func manyValues() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let venue = try writeVenue(dir)
+    let squares = (0..<20_000).map { i in
+      let x = 5 + Double(i % 200) * 1e-5, y = 52 + Double(i / 200) * 1e-5
+      return #"{"type":"Feature","id":"u"# + "\(i)" + #"","feature_type":"unit","geometry":{"type":"Polygon","coordinates":[[["#
+        + "\(x),\(y)],[\(x + 1e-5),\(y)],[\(x + 1e-5),\(y + 1e-5)],[\(x),\(y)]]]}"
+        + #","properties":{"category":"room","level_id":"lvl-0"}}"#
+    }
+    try Data((#"{"type":"FeatureCollection","features":["# + squares.joined(separator: ",") + "]}").utf8).write(
+      to: URL(fileURLWithPath: venue + "/unit.geojson"))
+    let r = try runTool([venue, "--max-zoom", "19", "--max-memory", "100", "-o", dir + "/out"])
+    #expect(!r.signalled && r.status == 1, "\(r.status) \(r.stderr)")
+    let lines = r.stderr.split(separator: "\n")
+    #expect(lines.count == 1 && r.stderr.contains("in its unit.geojson), which take about"), "\(r.stderr)")
+    #expect(r.stderr.contains("more than --max-memory allows; raise --max-memory"), "\(r.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
+    // within the default budget it is read and tiled
+    let fine = try runTool([venue, "--max-zoom", "17", "-o", dir + "/out", "-q"])
+    #expect(fine.status == 0, "\(fine.stderr)")
+  }
+
   /// An archive listing more entries than tilecut takes was discarded twice (once by the
   /// refusal, once by the archive's deinit): a crash in libzip (SIGSEGV), not one line.
   @Test("a venue's ZIP archive of 70,000 entries is refused in one line, no crash")

@@ -278,7 +278,7 @@ struct IMDFVenueTests {
       expected = "leads out of the venue's folder"
     case "huge file":
       #expect(truncate(venue + "/unit.geojson", 100 << 20) == 0)
-      expected = "more than the 8 MB left"
+      expected = "more than the 32 MB left"
     case "ZIP bomb":
       input = dir + "/bomb.zip"
       try runProgram(

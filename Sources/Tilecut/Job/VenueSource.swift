@@ -51,9 +51,10 @@ enum VenueSource {
       throw TilecutError.invalidInput(
         path: name.path, reason: "is an IMDF venue, which has no pages; name a floor as [floor=K] (its levels' ordinal)")
     }
-    // parsed, a venue's JSON takes 18 to 54 times its bytes (hostile venues of 40 and 66 MB
-    // peaked at 813 MB and 3.55 GB): its files may hold a 64th of the budget together
-    let venue = try IMDFVenue.load(path: name.path, maxBytes: max(1 << 20, maxMemory / 64))
+    // its files may hold a 16th of the budget together, and their JSON, parsed, what is
+    // left of it past tilecut's own 64 MB (a venue's JSON takes 12 to 54 times its bytes)
+    let venue = try IMDFVenue.load(
+      path: name.path, maxBytes: max(1 << 20, maxMemory / 16), maxParsedBytes: max(16 << 20, maxMemory - (64 << 20)))
     var style = IMDFStyle.standard
     if let file = options.venueStyle { style = try style.overlaid(file: file) }
     let zoom = maxZoom ?? defaultZoom(venue)
