@@ -70,6 +70,11 @@ public struct IMDFFeature: Sendable {
   /// `unit_id` (anchor), `unit_ids` (amenity), `anchor_id` (occupant), `building_ids` (level).
   public var references: [String]
   public var ordinal: Int?
+  /// A level's integer "ordinal" outside `IMDFFeature.ordinals`, kept to name it in the problem.
+  public var ordinalOutOfRange: Double? = nil
+
+  /// The level ordinals tilecut numbers floors by.
+  public static let ordinals = -1000...1000
 }
 
 /// A problem with one feature (or one file), as IMDF's validators report it.
@@ -207,7 +212,18 @@ public struct IMDFVenue: Sendable {
     var seen: [String: String] = [:]
     for level in levels {
       guard level.ordinal != nil else {
-        problems.append(IMDFProblem(file: level.file, id: level.id, message: "has no integer \"ordinal\"; the level is not drawn"))
+        if let value = level.ordinalOutOfRange {
+          let shown = Int(exactly: value).map(String.init) ?? "\(value)"
+          let range = IMDFFeature.ordinals
+          problems.append(
+            IMDFProblem(
+              file: level.file, id: level.id,
+              message:
+                "has \"ordinal\" \(shown), outside the range tilecut draws (\(range.lowerBound) to \(range.upperBound)); the level is not drawn"
+            ))
+        } else {
+          problems.append(IMDFProblem(file: level.file, id: level.id, message: "has no integer \"ordinal\"; the level is not drawn"))
+        }
         continue
       }
       let buildings = level.references.isEmpty ? [""] : level.references

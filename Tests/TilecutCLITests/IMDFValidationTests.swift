@@ -94,10 +94,14 @@ struct IMDFValidationTests {
 
   /// A level's ordinal of -2^63 was read as Int.min, whose magnitude trapped (SIGILL)
   /// when it was compared with the ±1000 floors tilecut numbers.
+  /// An integer ordinal past ±1000 was called "no integer ordinal"; it is named, with the range.
   @Test(
-    "a level's ordinal past ±1000, even the smallest 64-bit integer, is no ordinal: refused in one line, no trap",
-    arguments: ["-9223372036854775808", "9223372036854775807", "-1e308", "1001"])
-  func hugeOrdinal(_ ordinal: String) throws {
+    "a level's ordinal past ±1000, even the smallest 64-bit integer, is out of range: refused in one line, no trap",
+    arguments: [
+      ("-9223372036854775808", "-9223372036854775808"), ("9223372036854775807", "9.223372036854776e+18"), ("-1e308", "-1e+308"),
+      ("1001", "1001"), ("1e6", "1000000"), ("2147483648", "2147483648"), ("-2147483649", "-2147483649"),
+    ])
+  func hugeOrdinal(_ ordinal: String, _ shown: String) throws {
     let dir = try scratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let venue = try writeVenue(dir)
@@ -107,8 +111,24 @@ struct IMDFValidationTests {
     let r = try runTool([venue, "--max-zoom", "18", "-o", dir + "/out"], timeout: 120)
     #expect(!r.signalled && r.status == 1, "\(r.status) \(r.stderr)")
     let lines = r.stderr.split(separator: "\n").filter { !$0.hasPrefix("warning: ") }
-    #expect(lines.count == 1 && lines[0].hasPrefix("error: ") && r.stderr.contains("has no integer \"ordinal\""), "\(r.stderr)")
+    let expected = "has \"ordinal\" \(shown), outside the range tilecut draws (-1000 to 1000); the level is not drawn"
+    #expect(lines.count == 1 && lines[0].hasPrefix("error: ") && r.stderr.contains(expected), "\(r.stderr)")
+    #expect(!r.stderr.contains("no integer"), "\(r.stderr)")
     #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
+  }
+
+  /// An ordinal that is no integer at all keeps its message.
+  @Test("a level's fractional ordinal is still no integer ordinal", arguments: ["0.5", "\"0\"", "null"])
+  func fractionalOrdinal(_ ordinal: String) throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let venue = try writeVenue(dir)
+    let file = venue + "/level.geojson"
+    let text = try String(contentsOfFile: file, encoding: .utf8)
+    try Data(text.replacingOccurrences(of: #""ordinal":0"#, with: #""ordinal":"# + ordinal).utf8).write(to: URL(fileURLWithPath: file))
+    let r = try runTool([venue, "--max-zoom", "18", "-o", dir + "/out"], timeout: 120)
+    #expect(!r.signalled && r.status == 1, "\(r.status) \(r.stderr)")
+    #expect(r.stderr.contains("has no integer \"ordinal\"") && !r.stderr.contains("outside the range"), "\(r.stderr)")
   }
 
   /// An archive listing more entries than tilecut takes was discarded twice (once by the
