@@ -133,6 +133,19 @@ public struct IMDFVenue: Sendable {
     return archive.names.contains { entryLayer($0) == "level" }
   }
 
+  /// Why a `.zip` that is no venue (`isVenue`) is not one, for a file named as a venue
+  /// (a ZIP tilecut reads is a venue): nil when it is not a ZIP archive libzip reads.
+  static func zipProblem(_ path: String) -> String? {
+    guard let archive = try? KMZArchive(path: path) else { return nil }
+    let names = archive.names
+    let layout = "an IMDF venue's ZIP holds manifest.json and its .geojson files at its top (or in one folder)"
+    if names.isEmpty { return "is an empty ZIP archive (no entries); \(layout)" }
+    if let inner = names.first(where: { $0.lowercased().hasSuffix(".zip") }) {
+      return "holds another ZIP archive (\(Quote.value(inner))) but no IMDF level.geojson; name the inner ZIP instead (unzip it): \(layout)"
+    }
+    return "holds no IMDF manifest.json or layers (no level.geojson); \(layout)"
+  }
+
   /// A folder of IMDF layers (`level.geojson`) without the `manifest.json` IMDF requires.
   public static func isVenueWithoutManifest(_ path: String) -> Bool {
     var st = stat()

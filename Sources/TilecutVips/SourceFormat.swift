@@ -55,7 +55,12 @@ public enum SourceFormat: String, Sendable, Hashable, Codable, CaseIterable {
       let other = otherFormat(head)
       let generic = ["text", "a file of unknown format", "a script or binary", "JSON or other text"].contains(other)
       throw refused(path, generic ? "\(name) (as GDAL identifies it)" : "\(other) (GDAL: \(name))")
-    case nil: throw refused(path, otherFormat(head))
+    case nil:
+      // a .zip tilecut reads is an IMDF venue: say what this one lacks as a venue
+      if starts(head, "PK"), path.lowercased().hasSuffix(".zip"), let problem = IMDFVenue.zipProblem(path) {
+        throw TilecutError.invalidInput(path: path, reason: problem)
+      }
+      throw refused(path, otherFormat(head))
     }
   }
 

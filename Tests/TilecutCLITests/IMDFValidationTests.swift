@@ -187,6 +187,39 @@ struct IMDFValidationTests {
     #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
   }
 
+  /// A ZIP named as a venue that libzip reads but that holds no venue (empty, or a ZIP in
+  /// a ZIP) was "a ZIP archive, which tilecut does not read; convert it to PNG, …".
+  @Test(
+    "a .zip without a venue in it says what an IMDF venue's ZIP holds",
+    arguments: [
+      (case: "empty", says: "venue.zip: is an empty ZIP archive (no entries); "),
+      (case: "nested", says: "venue.zip: holds another ZIP archive (inner.zip) but no IMDF level.geojson; name the inner ZIP instead"),
+      (case: "other", says: "venue.zip: holds no IMDF manifest.json or layers (no level.geojson); "),
+    ])
+  func zipWithoutVenue(case name: String, says: String) throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let venue = try writeVenue(dir)
+    let body =
+      switch name {
+      case "empty": ""
+      case "nested":
+        "i=zipfile.ZipFile(sys.argv[1]+'.in','w'); [i.write(os.path.join(sys.argv[2],n),n) for n in os.listdir(sys.argv[2])]; "
+          + "i.close(); z.write(sys.argv[1]+'.in','inner.zip'); "
+      default: "z.writestr('notes.txt', b'x'); "
+      }
+    try runProgram(
+      "/usr/bin/python3",
+      ["-W", "ignore", "-c", "import zipfile,os,sys; z=zipfile.ZipFile(sys.argv[1],'w'); " + body + "z.close()", dir + "/venue.zip", venue])
+    let r = try runTool([dir + "/venue.zip", "--max-zoom", "18", "-o", dir + "/out"], timeout: 120)
+    #expect(!r.signalled && r.status == 1, "\(r.status) \(r.stderr)")
+    let lines = r.stderr.split(separator: "\n")
+    #expect(lines.count == 1 && lines[0].hasPrefix("error: ") && r.stderr.contains(says), "\(r.stderr)")
+    #expect(r.stderr.contains("an IMDF venue's ZIP holds manifest.json and its .geojson files at its top (or in one folder)"), "\(r.stderr)")
+    #expect(!r.stderr.contains("convert it to PNG"), "\(r.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
+  }
+
   /// The run's report looked up each level's planned cells in a table it built anew for
   /// every level: a venue of 1,001 floors (8,008 levels) wrote its output in 13 s, then
   /// spent minutes on its report (killed at 120 s; 19 s with the table built once). Its
