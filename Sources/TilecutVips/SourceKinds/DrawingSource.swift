@@ -173,6 +173,9 @@ public enum DrawingSource {
     return max(2, Int(min(side / 100, 1e6).rounded(.up)))
   }
 
+  /// The model-space tables and arc dimensions drawn at most (MAX_BLOCK_REFS in TilecutDXFWipeout.c).
+  static let maxBlockReferences = 10000
+
   /// The display list's bound: what `maxMemory` allows, less the band.
   static func listBytes(maxMemory: Int) -> Int { max(16 << 20, maxMemory / 2) }
 
@@ -202,9 +205,10 @@ public enum DrawingSource {
     var drawn = 0
     var features = 0
     var hidden = 0
+    var notDrawn = 0
     var error: UnsafeMutablePointer<CChar>?
     let status = tc_dxf_measure(
-      path, format == .dwg ? 1 : 0, listBytes(maxMemory: maxMemory), maxTextBytes, &extent, &drawn, &features, &hidden, &error)
+      path, format == .dwg ? 1 : 0, listBytes(maxMemory: maxMemory), maxTextBytes, &extent, &drawn, &features, &hidden, &notDrawn, &error)
     defer {
       free(error)
       tc_release_free_memory()
@@ -246,6 +250,11 @@ public enum DrawingSource {
       pixelsPerLineweightMillimeter: lineweightPixelsPerMillimeter, isDWG: format == .dwg)
     header.drawing?.padding = padding
     if format == .dxf { header.drawing?.geodata = DrawingGeodataReader.read(path: path) }
+    if notDrawn > 0 {
+      header.warnings.append(
+        "\(notDrawn) of its tables and arc or radial dimensions (ACAD_TABLE, ARC_DIMENSION, LARGE_RADIAL_DIMENSION) are not drawn: tilecut draws the first \(maxBlockReferences)"
+      )
+    }
     return header
   }
 
