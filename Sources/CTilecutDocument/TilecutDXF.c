@@ -1866,11 +1866,11 @@ static void add_text_ink(const tc_drawing *d, double extent[4]) {
 }
 
 int tc_dxf_measure(const char *filename, int dwg, size_t max_bytes, size_t max_text, double extent[4], size_t *drawn,
-                   size_t *features, size_t *hidden, char **error) {
+                   size_t *features, size_t *hidden, size_t *not_drawn, char **error) {
   TcDrawingEntry *e;
   int status = drawing_acquire(filename, dwg, NULL, max_bytes, max_text, &e, error);
   extent[0] = extent[1] = extent[2] = extent[3] = NAN;
-  *drawn = *features = *hidden = 0;
+  *drawn = *features = *hidden = *not_drawn = 0;
   if (status)
     return status;
   const tc_drawing *d = &e->drawing;
@@ -1882,6 +1882,7 @@ int tc_dxf_measure(const char *filename, int dwg, size_t max_bytes, size_t max_t
   *drawn = d->item_count;
   *features = d->features;
   *hidden = d->hidden;
+  *not_drawn = d->refs_not_drawn;
   drawing_release(e);
   return 0;
 }

@@ -249,6 +249,8 @@ typedef struct {
   /* model-space ACAD_TABLEs and ARC_DIMENSIONs, drawn through their blocks */
   tc_block_ref *refs;
   size_t ref_count, ref_cap;
+  /* those past MAX_BLOCK_REFS, not drawn */
+  size_t ref_dropped;
   /* IMAGEDEF objects: their handles and file names */
   unsigned long long *def_handles;
   char **def_files;
@@ -1041,9 +1043,12 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
   /* one in a block: placed by each insert of it (expand) */
   if (section == 1 && block && !strcmp(e->type, "MESH") && e->fcount > 0 && e->hcount > 0 && block->image_count < MAX_WIPEOUTS)
     keep_mesh(r, e, block);
-  if (section == 2 && !e->paper && !e->invisible && e->name[0] &&
-      (!strcmp(e->type, "ACAD_TABLE") || !strcmp(e->type, "ARC_DIMENSION") || !strcmp(e->type, "LARGE_RADIAL_DIMENSION")) &&
-      r->ref_count < MAX_BLOCK_REFS) {
+  int block_ref =
+      section == 2 && !e->paper && !e->invisible && e->name[0] &&
+      (!strcmp(e->type, "ACAD_TABLE") || !strcmp(e->type, "ARC_DIMENSION") || !strcmp(e->type, "LARGE_RADIAL_DIMENSION"));
+  if (block_ref && r->ref_count >= MAX_BLOCK_REFS)
+    r->ref_dropped++; /* said in a warning (tc_dxf_measure's not_drawn) */
+  else if (block_ref) {
     if (tc_grow_array((void **)&r->refs, &r->ref_cap, r->ref_count + 1, sizeof(tc_block_ref), 8)) {
       r->failed = 1;
       return;
@@ -1958,6 +1963,7 @@ int tc_dxf_wipeouts(const char *path, tc_dxf_scan *out, int (*stopped)(void *), 
   out->raw = r.raw;
   out->refs = r.refs;
   out->ref_count = r.ref_count;
+  out->ref_dropped = r.ref_dropped;
   qsort(r.images, r.image_count, sizeof *r.images, by_image);
   out->images = r.images;
   out->image_count = r.image_count;

@@ -1645,6 +1645,7 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
     tc_gdal.GDALClose(dataset);
     if (b.failed)
       result = 1;
+    d->refs_not_drawn = scans->scan.ref_dropped;
     if (messages->used)
       d->warnings = strdup(messages->text);
   }

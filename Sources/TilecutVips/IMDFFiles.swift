@@ -122,8 +122,13 @@ enum IMDFFeatureReader {
       shortName: labels(properties["short_name"]) ?? labels(properties["shortName"]), displayPoint: nil, references: [], ordinal: nil)
     switch kind {
     case "level":
-      if let n = properties["ordinal"] as? NSNumber, let value = Int(exactly: n.doubleValue), (-1000...1000).contains(value) {
-        feature.ordinal = value
+      if let n = properties["ordinal"] as? NSNumber {
+        let double = n.doubleValue
+        if let value = Int(exactly: double), IMDFFeature.ordinals.contains(value) {
+          feature.ordinal = value
+        } else if double.isFinite, double.rounded() == double {
+          feature.ordinalOutOfRange = double
+        }
       }
       feature.references = properties["building_ids"] as? [String] ?? []
     case "anchor": feature.references = (properties["unit_id"] as? String).map { [$0] } ?? []

@@ -70,6 +70,11 @@ public struct IMDFFeature: Sendable {
   /// `unit_id` (anchor), `unit_ids` (amenity), `anchor_id` (occupant), `building_ids` (level).
   public var references: [String]
   public var ordinal: Int?
+  /// A level's integer "ordinal" outside `IMDFFeature.ordinals`, kept to name it in the problem.
+  public var ordinalOutOfRange: Double? = nil
+
+  /// The level ordinals tilecut numbers floors by.
+  public static let ordinals = -1000...1000
 }
 
 /// A problem with one feature (or one file), as IMDF's validators report it.
@@ -126,6 +131,19 @@ public struct IMDFVenue: Sendable {
     // a venue, whose reading says why, not as a format tilecut does not read
     guard let archive = try? KMZArchive(path: path) else { return path.lowercased().hasSuffix(".zip") }
     return archive.names.contains { entryLayer($0) == "level" }
+  }
+
+  /// Why a `.zip` that is no venue (`isVenue`) is not one, for a file named as a venue
+  /// (a ZIP tilecut reads is a venue): nil when it is not a ZIP archive libzip reads.
+  static func zipProblem(_ path: String) -> String? {
+    guard let archive = try? KMZArchive(path: path) else { return nil }
+    let names = archive.names
+    let layout = "an IMDF venue's ZIP holds manifest.json and its .geojson files at its top (or in one folder)"
+    if names.isEmpty { return "is an empty ZIP archive (no entries); \(layout)" }
+    if let inner = names.first(where: { $0.lowercased().hasSuffix(".zip") }) {
+      return "holds another ZIP archive (\(Quote.value(inner))) but no IMDF level.geojson; name the inner ZIP instead (unzip it): \(layout)"
+    }
+    return "holds no IMDF manifest.json or layers (no level.geojson); \(layout)"
   }
 
   /// A folder of IMDF layers (`level.geojson`) without the `manifest.json` IMDF requires.
@@ -228,7 +246,18 @@ public struct IMDFVenue: Sendable {
     var seen: [String: String] = [:]
     for level in levels {
       guard level.ordinal != nil else {
-        problems.append(IMDFProblem(file: level.file, id: level.id, message: "has no integer \"ordinal\"; the level is not drawn"))
+        if let value = level.ordinalOutOfRange {
+          let shown = Int(exactly: value).map(String.init) ?? "\(value)"
+          let range = IMDFFeature.ordinals
+          problems.append(
+            IMDFProblem(
+              file: level.file, id: level.id,
+              message:
+                "has \"ordinal\" \(shown), outside the range tilecut draws (\(range.lowerBound) to \(range.upperBound)); the level is not drawn"
+            ))
+        } else {
+          problems.append(IMDFProblem(file: level.file, id: level.id, message: "has no integer \"ordinal\"; the level is not drawn"))
+        }
         continue
       }
       let buildings = level.references.isEmpty ? [""] : level.references

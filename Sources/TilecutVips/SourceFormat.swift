@@ -48,6 +48,10 @@ public enum SourceFormat: String, Sendable, Hashable, Codable, CaseIterable {
       throw TilecutError.invalidInput(
         path: path, reason: "is an ENVI header; give tilecut the data file it describes (the file beside it named after it)")
     }
+    if isUTF16DXF(head, path: path) {
+      throw TilecutError.invalidInput(
+        path: path, reason: "is a DXF saved as UTF-16 text, which GDAL's DXF driver does not read; save it as an ASCII (or UTF-8) DXF")
+    }
     // what GDAL's drivers make of it (an ENVI data file has no magic: its .hdr says)
     switch GDALRaster.identify(path: path) {
     case .readable: return .gdal
@@ -55,7 +59,12 @@ public enum SourceFormat: String, Sendable, Hashable, Codable, CaseIterable {
       let other = otherFormat(head)
       let generic = ["text", "a file of unknown format", "a script or binary", "JSON or other text"].contains(other)
       throw refused(path, generic ? "\(name) (as GDAL identifies it)" : "\(other) (GDAL: \(name))")
-    case nil: throw refused(path, otherFormat(head))
+    case nil:
+      // a .zip tilecut reads is an IMDF venue: say what this one lacks as a venue
+      if starts(head, "PK"), path.lowercased().hasSuffix(".zip"), let problem = IMDFVenue.zipProblem(path) {
+        throw TilecutError.invalidInput(path: path, reason: problem)
+      }
+      throw refused(path, otherFormat(head))
     }
   }
 
@@ -115,6 +124,20 @@ public enum SourceFormat: String, Sendable, Hashable, Codable, CaseIterable {
     var i = starts(b, [0xEF, 0xBB, 0xBF]) ? 3 : 0
     while i < b.count, [0x20, 0x09, 0x0A, 0x0D].contains(b[i]) { i += 1 }
     return i < b.count && b[i] == UInt8(ascii: "<")
+  }
+
+  /// UTF-16 text (a byte-order mark) named `.dxf`, or whose text starts as a DXF does
+  /// (`0`, then `SECTION`, each on its line).
+  static func isUTF16DXF(_ b: [UInt8], path: String) -> Bool {
+    let little = starts(b, [0xFF, 0xFE])
+    guard little || starts(b, [0xFE, 0xFF]) else { return false }
+    if path.lowercased().hasSuffix(".dxf") { return true }
+    let units = stride(from: 2, to: b.count - 1, by: 2).map { i in
+      little ? UInt16(b[i]) | UInt16(b[i + 1]) << 8 : UInt16(b[i]) << 8 | UInt16(b[i + 1])
+    }
+    let lines = String(decoding: units, as: UTF16.self).split(separator: "\n", maxSplits: 2, omittingEmptySubsequences: false)
+      .prefix(2).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+    return lines == ["0", "SECTION"]
   }
 
   /// A name for what a refused file is, from its first bytes.

@@ -59,6 +59,8 @@ public struct SourceHeader: Sendable, Hashable {
   public var orientation: Int = 1
   /// A CAD drawing's frame: its source pixels in drawing units (nil for any other source).
   public var drawing: DrawingFrame?
+  /// What is said of it as it is read, each a line ("N of its tables … are not drawn").
+  public var warnings: [String] = []
 }
 
 /// A floor's claim on the shared reader of the sheet it is a band of.

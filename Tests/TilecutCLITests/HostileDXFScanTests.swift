@@ -49,6 +49,52 @@ struct HostileDXFScanTests {
     return found
   }
 
+  /// A BLOCKS section whose end is misaligned (a stray code before the ENTITIES section)
+  /// showed GDAL's own text: "(./ogr/ogrsf_frmts/dxf/ogrdxfdatasource.cpp, 312: error at
+  /// line 33 of plan.dxf)".
+  @Test("a DXF whose BLOCKS section is damaged is refused by its line, without GDAL's source path")
+  func damagedBlocks() throws {
+    var pairs = ["0", "SECTION", "2", "HEADER", "9", "$INSUNITS", "70", "6", "0", "ENDSEC", "0", "SECTION", "2", "BLOCKS"]
+    pairs += ["0", "BLOCK", "8", "0", "2", "B", "70", "0", "10", "0", "20", "0", "3", "B", "0", "LINE", "8", "0"]
+    pairs += ["10", "0", "20", "0", "11", "1", "21", "1", "0", "ENDBLK", "8", "0", "0", "ENDSEC", "999"]
+    pairs += ["0", "SECTION", "2", "ENTITIES", "0", "LINE", "8", "0", "10", "0", "20", "0", "11", "10", "21", "10", "0", "ENDSEC", "0", "EOF"]
+    try expectRefusal(
+      of: pairs,
+      says: ["plan.dxf: cannot be read as a DXF drawing (its BLOCKS section is damaged near line ", "; save it again from its CAD program)"])
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try Data(pairs.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dir + "/plan.dxf"))
+    let r = try runTool([dir + "/plan.dxf", "--drawing-units", "m", "--center", "51.5,-0.12", "-o", dir + "/out"])
+    #expect(!r.stderr.contains(".cpp") && !r.stderr.contains("ogrsf"), "\(r.stderr)")
+  }
+
+  /// Model-space arc dimensions past the 10,000 tilecut draws were left out without a word.
+  @Test("arc dimensions past the 10,000 drawn are counted in one warning line", arguments: [10000, 10003])
+  func blockReferencesPastTheMost(count: Int) throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    var pairs = ["0", "SECTION", "2", "HEADER", "9", "$INSUNITS", "70", "6", "0", "ENDSEC", "0", "SECTION", "2", "BLOCKS"]
+    pairs += ["0", "BLOCK", "5", "B1", "8", "0", "2", "*D1", "70", "1", "10", "0", "20", "0", "3", "*D1"]
+    pairs += ["0", "LINE", "5", "B2", "8", "0", "10", "0", "20", "0", "11", "1", "21", "1", "0", "ENDBLK", "5", "B3", "8", "0", "0", "ENDSEC"]
+    pairs += ["0", "SECTION", "2", "ENTITIES", "0", "LINE", "5", "A1", "8", "0", "10", "0", "20", "0", "11", "10", "21", "10"]
+    for k in 0..<count {
+      pairs += ["0", "ARC_DIMENSION", "5", String(0x1000 + k, radix: 16), "8", "0", "2", "*D1", "12", "\(k % 10)", "22", "0"]
+    }
+    pairs += ["0", "ENDSEC", "0", "EOF"]
+    try Data(pairs.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dir + "/plan.dxf"))
+    let r = try runTool([dir + "/plan.dxf", "--drawing-units", "m", "--center", "51.5,-0.12", "--max-zoom", "18", "-o", dir + "/out", "-q"])
+    #expect(r.status == 0, "\(r.stderr)")
+    let warnings = r.stderr.split(separator: "\n").filter { $0.contains("are not drawn") }
+    if count > 10000 {
+      let line =
+        "warning: \(dir)/plan.dxf: \(count - 10000) of its tables and arc or radial dimensions "
+        + "(ACAD_TABLE, ARC_DIMENSION, LARGE_RADIAL_DIMENSION) are not drawn: "
+      #expect(warnings.count == 1 && warnings[0].hasPrefix(line) && warnings[0].hasSuffix("tilecut draws the first 10000"), "\(r.stderr)")
+    } else {
+      #expect(warnings.isEmpty, "\(r.stderr)")
+    }
+  }
+
   @Test(
     "a DXF cut short inside an entity is refused in one line, the earlier output kept",
     arguments: [

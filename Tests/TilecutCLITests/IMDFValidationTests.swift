@@ -94,10 +94,14 @@ struct IMDFValidationTests {
 
   /// A level's ordinal of -2^63 was read as Int.min, whose magnitude trapped (SIGILL)
   /// when it was compared with the ±1000 floors tilecut numbers.
+  /// An integer ordinal past ±1000 was called "no integer ordinal"; it is named, with the range.
   @Test(
-    "a level's ordinal past ±1000, even the smallest 64-bit integer, is no ordinal: refused in one line, no trap",
-    arguments: ["-9223372036854775808", "9223372036854775807", "-1e308", "1001"])
-  func hugeOrdinal(_ ordinal: String) throws {
+    "a level's ordinal past ±1000, even the smallest 64-bit integer, is out of range: refused in one line, no trap",
+    arguments: [
+      ("-9223372036854775808", "-9223372036854775808"), ("9223372036854775807", "9.223372036854776e+18"), ("-1e308", "-1e+308"),
+      ("1001", "1001"), ("1e6", "1000000"), ("2147483648", "2147483648"), ("-2147483649", "-2147483649"),
+    ])
+  func hugeOrdinal(_ ordinal: String, _ shown: String) throws {
     let dir = try scratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let venue = try writeVenue(dir)
@@ -107,8 +111,24 @@ struct IMDFValidationTests {
     let r = try runTool([venue, "--max-zoom", "18", "-o", dir + "/out"], timeout: 120)
     #expect(!r.signalled && r.status == 1, "\(r.status) \(r.stderr)")
     let lines = r.stderr.split(separator: "\n").filter { !$0.hasPrefix("warning: ") }
-    #expect(lines.count == 1 && lines[0].hasPrefix("error: ") && r.stderr.contains("has no integer \"ordinal\""), "\(r.stderr)")
+    let expected = "has \"ordinal\" \(shown), outside the range tilecut draws (-1000 to 1000); the level is not drawn"
+    #expect(lines.count == 1 && lines[0].hasPrefix("error: ") && r.stderr.contains(expected), "\(r.stderr)")
+    #expect(!r.stderr.contains("no integer"), "\(r.stderr)")
     #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
+  }
+
+  /// An ordinal that is no integer at all keeps its message.
+  @Test("a level's fractional ordinal is still no integer ordinal", arguments: ["0.5", "\"0\"", "null"])
+  func fractionalOrdinal(_ ordinal: String) throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let venue = try writeVenue(dir)
+    let file = venue + "/level.geojson"
+    let text = try String(contentsOfFile: file, encoding: .utf8)
+    try Data(text.replacingOccurrences(of: #""ordinal":0"#, with: #""ordinal":"# + ordinal).utf8).write(to: URL(fileURLWithPath: file))
+    let r = try runTool([venue, "--max-zoom", "18", "-o", dir + "/out"], timeout: 120)
+    #expect(!r.signalled && r.status == 1, "\(r.status) \(r.stderr)")
+    #expect(r.stderr.contains("has no integer \"ordinal\"") && !r.stderr.contains("outside the range"), "\(r.stderr)")
   }
 
   /// Parsed, a venue's JSON takes about 540 bytes a value: 3 × 10^5 small squares in a
@@ -121,7 +141,8 @@ struct IMDFValidationTests {
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let venue = try writeVenue(dir)
     let squares = (0..<20_000).map { i in
-      let x = 5 + Double(i % 200) * 1e-5, y = 52 + Double(i / 200) * 1e-5
+      let x = 5 + Double(i % 200) * 1e-5
+      let y = 52 + Double(i / 200) * 1e-5
       return #"{"type":"Feature","id":"u"# + "\(i)" + #"","feature_type":"unit","geometry":{"type":"Polygon","coordinates":[[["#
         + "\(x),\(y)],[\(x + 1e-5),\(y)],[\(x + 1e-5),\(y + 1e-5)],[\(x),\(y)]]]}"
         + #","properties":{"category":"room","level_id":"lvl-0"}}"#
@@ -192,6 +213,39 @@ struct IMDFValidationTests {
     let lines = r.stderr.split(separator: "\n")
     #expect(lines.count == 1 && lines[0].hasPrefix("error: ") && r.stderr.contains("venue.zip: is not a ZIP archive libzip can read"), "\(r.stderr)")
     #expect(r.stderr.contains(says), "\(r.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
+  }
+
+  /// A ZIP named as a venue that libzip reads but that holds no venue (empty, or a ZIP in
+  /// a ZIP) was "a ZIP archive, which tilecut does not read; convert it to PNG, …".
+  @Test(
+    "a .zip without a venue in it says what an IMDF venue's ZIP holds",
+    arguments: [
+      (case: "empty", says: "venue.zip: is an empty ZIP archive (no entries); "),
+      (case: "nested", says: "venue.zip: holds another ZIP archive (inner.zip) but no IMDF level.geojson; name the inner ZIP instead"),
+      (case: "other", says: "venue.zip: holds no IMDF manifest.json or layers (no level.geojson); "),
+    ])
+  func zipWithoutVenue(case name: String, says: String) throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let venue = try writeVenue(dir)
+    let body =
+      switch name {
+      case "empty": ""
+      case "nested":
+        "i=zipfile.ZipFile(sys.argv[1]+'.in','w'); [i.write(os.path.join(sys.argv[2],n),n) for n in os.listdir(sys.argv[2])]; "
+          + "i.close(); z.write(sys.argv[1]+'.in','inner.zip'); "
+      default: "z.writestr('notes.txt', b'x'); "
+      }
+    try runProgram(
+      "/usr/bin/python3",
+      ["-W", "ignore", "-c", "import zipfile,os,sys; z=zipfile.ZipFile(sys.argv[1],'w'); " + body + "z.close()", dir + "/venue.zip", venue])
+    let r = try runTool([dir + "/venue.zip", "--max-zoom", "18", "-o", dir + "/out"], timeout: 120)
+    #expect(!r.signalled && r.status == 1, "\(r.status) \(r.stderr)")
+    let lines = r.stderr.split(separator: "\n")
+    #expect(lines.count == 1 && lines[0].hasPrefix("error: ") && r.stderr.contains(says), "\(r.stderr)")
+    #expect(r.stderr.contains("an IMDF venue's ZIP holds manifest.json and its .geojson files at its top (or in one folder)"), "\(r.stderr)")
+    #expect(!r.stderr.contains("convert it to PNG"), "\(r.stderr)")
     #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
   }
 

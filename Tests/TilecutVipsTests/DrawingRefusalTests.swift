@@ -65,6 +65,35 @@ struct DrawingRefusalTests {
     #expect(text.contains("binary DXF") && text.contains("save it as an ASCII DXF") && !text.contains("\n"), "\(text)")
   }
 
+  /// A text DXF saved as UTF-16 was "UTF-16 text (an SVG must be UTF-8 to be read), …;
+  /// convert it to PNG, …".
+  @Test(
+    "a DXF saved as UTF-16 (named .dxf, or starting 0/SECTION) is refused in one line that says to save it as ASCII",
+    arguments: [("plan.dxf", true), ("plan.txt", false), ("plan.dat", true)])
+  func utf16DXF(name: String, littleEndian: Bool) throws {
+    let path = dir + "/" + name
+    let minimal = dir + "/minimal-\(name).dxf"
+    try writeMinimalDXF(to: minimal, layerOff: false)
+    let text = try String(contentsOfFile: minimal, encoding: .utf8)
+    let units = Array(text.utf16)
+    let bom: [UInt8] = littleEndian ? [0xFF, 0xFE] : [0xFE, 0xFF]
+    let bytes = units.flatMap { u in littleEndian ? [UInt8(u & 0xFF), UInt8(u >> 8)] : [UInt8(u >> 8), UInt8(u & 0xFF)] }
+    try Data(bom + bytes).write(to: URL(fileURLWithPath: path))
+    let error = #expect(throws: TilecutError.self) { try SourceImage.header(of: InputName(path: path), maxPixels: 1 << 30) }
+    let message = error.map { "\($0)" } ?? ""
+    #expect(message.contains("is a DXF saved as UTF-16 text") && message.contains("save it as an ASCII (or UTF-8) DXF"), "\(message)")
+    #expect(!message.contains("SVG") && !message.contains("\n"), "\(message)")
+  }
+
+  @Test("UTF-16 text that is no DXF keeps its message")
+  func utf16Other() throws {
+    let path = dir + "/notes.svg"
+    try Data([0xFF, 0xFE] + Array("<svg/>".utf16).flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }).write(to: URL(fileURLWithPath: path))
+    let error = #expect(throws: TilecutError.self) { try SourceImage.header(of: InputName(path: path), maxPixels: 1 << 30) }
+    let message = error.map { "\($0)" } ?? ""
+    #expect(message.contains("UTF-16 text (an SVG must be UTF-8 to be read)") && !message.contains("DXF saved"), "\(message)")
+  }
+
   @Test("nested inserts of inserts are counted from the DXF text and refused before GDAL inlines them")
   func nestedInserts() throws {
     // 3 levels of 3: 27 lines, read

@@ -267,6 +267,8 @@ typedef struct {
   size_t image_count;
   tc_block_ref *refs;
   size_t ref_count;
+  /* the model-space tables and arc dimensions past the most drawn (not drawn) */
+  size_t ref_dropped;
   long long entities_at;
   tc_raw_codes raw;
 } tc_dxf_scan;

@@ -96,6 +96,8 @@ typedef struct {
   double min_x, min_y, max_x, max_y;
   /* features read, and those left out (hidden layers: off or frozen; --layers) */
   size_t features, hidden;
+  /* model-space ACAD_TABLEs and ARC_DIMENSIONs past the most tilecut draws: not drawn */
+  size_t refs_not_drawn;
   /* GDAL's driver ("DXF", "CAD") */
   char driver[16];
   char *warnings;

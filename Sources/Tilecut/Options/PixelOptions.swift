@@ -108,6 +108,7 @@ public struct PixelOptions: Sendable, Codable {
   /// saying what was done; refuses sources with more than 4 bands unless --bands picks some.
   package func describe(_ floor: FloorSource, printer: Printer) throws -> SourceDescription {
     var description = floor.description
+    for warning in floor.header.warnings { printer.warning("\(floor.input.path): \(warning)") }
     if var frame = description.drawing {
       frame.layers = layerPatterns()
       description.drawing = frame

@@ -139,6 +139,22 @@ public enum DrawingSource {
     return nil
   }
 
+  /// GDAL's DXF reader error ("./ogr/ogrsf_frmts/dxf/ogrdxfdatasource.cpp, 312: error at
+  /// line 5370 of plan.dxf") as a sentence: the line kept, GDAL's source dropped. Its
+  /// BLOCKS section when GDAL's check is the BLOCKS reader's (ogrdxf_blockmap.cpp) or the
+  /// one after it that expects ENTITIES (ogrdxfdatasource.cpp, 312 in GDAL 3.6). Nil for
+  /// any other message.
+  static func parseError(_ message: String) -> String? {
+    guard let source = message.range(of: ".cpp, "), let at = message.range(of: ": error at line ", range: source.upperBound..<message.endIndex),
+      let sourceLine = Int(message[source.upperBound..<at.lowerBound])
+    else { return nil }
+    let digits = message[at.upperBound...].prefix { $0.isNumber }
+    guard let line = Int(digits) else { return nil }
+    let file = message[..<source.lowerBound].split(separator: "/").last.map(String.init) ?? ""
+    let blocks = file == "ogrdxf_blockmap" || (file == "ogrdxfdatasource" && sourceLine == 312)
+    return "\(blocks ? "its BLOCKS section" : "its DXF text") is damaged near line \(line); save it again from its CAD program"
+  }
+
   /// Whether the file is a binary DXF (its sentinel "AutoCAD Binary DXF").
   static func isBinaryDXF(path: String) -> Bool {
     guard let handle = FileHandle(forReadingAtPath: path) else { return false }
@@ -156,6 +172,9 @@ public enum DrawingSource {
     guard side.isFinite, side > 0 else { return 2 }
     return max(2, Int(min(side / 100, 1e6).rounded(.up)))
   }
+
+  /// The model-space tables and arc dimensions drawn at most (MAX_BLOCK_REFS in TilecutDXFWipeout.c).
+  static let maxBlockReferences = 10000
 
   /// The display list's bound: what `maxMemory` allows, less the band.
   static func listBytes(maxMemory: Int) -> Int { max(16 << 20, maxMemory / 2) }
@@ -186,9 +205,10 @@ public enum DrawingSource {
     var drawn = 0
     var features = 0
     var hidden = 0
+    var notDrawn = 0
     var error: UnsafeMutablePointer<CChar>?
     let status = tc_dxf_measure(
-      path, format == .dwg ? 1 : 0, listBytes(maxMemory: maxMemory), maxTextBytes, &extent, &drawn, &features, &hidden, &error)
+      path, format == .dwg ? 1 : 0, listBytes(maxMemory: maxMemory), maxTextBytes, &extent, &drawn, &features, &hidden, &notDrawn, &error)
     defer {
       free(error)
       tc_release_free_memory()
@@ -196,7 +216,9 @@ public enum DrawingSource {
     guard status == 0 else {
       let why = error.map { String(cString: $0) } ?? "GDAL cannot read it"
       let kind = format == .dwg ? "a DWG drawing" : "a DXF drawing"
-      throw TilecutError.invalidInput(path: path, reason: "cannot be read as \(kind) (\(why.split(separator: "\n").first ?? ""))")
+      let first = String(why.split(separator: "\n").first ?? "")
+      let shown = format == .dxf ? Self.parseError(first) ?? first : first
+      throw TilecutError.invalidInput(path: path, reason: "cannot be read as \(kind) (\(shown))")
     }
     let (minX, minY, maxX, maxY) = (extent[0], extent[1], extent[2], extent[3])
     guard drawn > 0, minX.isFinite, minY.isFinite, maxX >= minX, maxY >= minY else {
@@ -228,6 +250,11 @@ public enum DrawingSource {
       pixelsPerLineweightMillimeter: lineweightPixelsPerMillimeter, isDWG: format == .dwg)
     header.drawing?.padding = padding
     if format == .dxf { header.drawing?.geodata = DrawingGeodataReader.read(path: path) }
+    if notDrawn > 0 {
+      header.warnings.append(
+        "\(notDrawn) of its tables and arc or radial dimensions (ACAD_TABLE, ARC_DIMENSION, LARGE_RADIAL_DIMENSION) are not drawn: tilecut draws the first \(maxBlockReferences)"
+      )
+    }
     return header
   }
 
