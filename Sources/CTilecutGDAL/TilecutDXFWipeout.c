@@ -133,6 +133,9 @@ typedef struct {
   /* whether inlining it makes what `expand` emits ([0]) and what `place_hatches` places
    * ([1]): 0 unknown, 1 being asked, 2 no, 3 yes (block_makes) */
   int makes[2];
+  /* on the path `expand` ([0]) or `place_hatches` ([1]) walks: met again inside
+   * itself, it is not entered, as GDAL does not insert a block being inserted */
+  int walking[2];
 } block_def;
 
 typedef struct {
@@ -1264,9 +1267,10 @@ static int placing_stopped(reader *r) {
 }
 
 /* A block's wipeouts, and those of the blocks it inserts, placed by `m`. */
-static void expand(reader *r, const block_def *b, const affine *m, const char *key, const char *insert_layer, int depth) {
-  if (!b || depth > MAX_DEPTH || placing_stopped(r))
+static void expand(reader *r, block_def *b, const affine *m, const char *key, const char *insert_layer, int depth) {
+  if (!b || depth > MAX_DEPTH || b->walking[0] || placing_stopped(r))
     return;
+  b->walking[0] = 1;
   for (size_t i = 0; i < b->wipeout_count; i++) {
     const local_wipeout *w = &b->wipeouts[i];
     /* what lies on layer 0 in a block takes the insert's layer */
@@ -1284,14 +1288,16 @@ static void expand(reader *r, const block_def *b, const affine *m, const char *k
     affine n = placed(m, in, inner);
     expand(r, inner, &n, key, strcmp(in->layer, "0") ? in->layer : insert_layer, depth + 1);
   }
+  b->walking[0] = 0;
 }
 
 /* The placement of each HATCH that inlining `b` by `m` makes, in the order GDAL gives
  * their features (the block's order, nested inserts in place), for the model-space
  * insert `insert`. */
-static void place_hatches(reader *r, const block_def *b, const affine *m, unsigned long long insert, int depth) {
-  if (!b || depth > MAX_DEPTH || placing_stopped(r))
+static void place_hatches(reader *r, block_def *b, const affine *m, unsigned long long insert, int depth) {
+  if (!b || depth > MAX_DEPTH || b->walking[1] || placing_stopped(r))
     return;
+  b->walking[1] = 1;
   for (size_t i = 0; i < b->sequence_count && !r->failed; i++) {
     int k = b->sequence[i];
     if (k < 0) {
@@ -1333,6 +1339,7 @@ static void place_hatches(reader *r, const block_def *b, const affine *m, unsign
     affine n = placed(m, in, inner);
     place_hatches(r, inner, &n, insert, depth + 1);
   }
+  b->walking[1] = 0;
 }
 
 /* The features of each tc_raw_kind block `b` inlines, and how many of them have values

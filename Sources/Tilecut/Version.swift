@@ -11,7 +11,7 @@ public let tilecutVersion = "0.17.0"
 /// `generator.renderer`: an output made by a build of another revision (or another
 /// version) is rendered again, never taken as up to date. CHANGELOG.md says the same
 /// under "Versions and the renderer revision".
-public let rendererRevision = 13
+public let rendererRevision = 14
 
 /// The commit the binary was built from ("290a01b", "290a01b-dirty"), or nil from a
 /// build that did not name it (plain `swift build`, the SwiftPM plugins).

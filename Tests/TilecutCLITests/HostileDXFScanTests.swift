@@ -378,6 +378,27 @@ struct HostileDXFScanTests {
       ])
   }
 
+  /// A block holding a hatch, a wipeout and fourteen inserts of itself: GDAL does not
+  /// insert a block into itself, but tilecut's scan walked each self-insert down to its
+  /// depth limit, 14^8 blocks (ten self-inserts took 10 s, twelve 49 s). A block on the
+  /// path being walked is not entered again, as in GDAL: the drawing tiles at once.
+  @Test("a block that inserts itself many times is walked once, as GDAL inserts it")
+  func selfInsertingBlock() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    var pairs = ["0", "SECTION", "2", "HEADER", "9", "$INSUNITS", "70", "6", "0", "ENDSEC", "0", "SECTION", "2", "BLOCKS"]
+    pairs += ["0", "BLOCK", "8", "0", "2", "S", "70", "0", "10", "0", "20", "0", "3", "S"]
+    pairs += ["0", "WIPEOUT", "8", "0", "100", "AcDbEntity", "100", "AcDbWipeout", "10", "0", "20", "0", "11", "1", "21", "0"]
+    pairs += ["12", "0", "22", "1", "13", "1", "23", "1", "71", "1", "91", "2", "14", "-0.5", "24", "-0.5", "14", "0.5", "24", "0.5"]
+    for k in 0..<14 { pairs += ["0", "INSERT", "8", "0", "2", "S", "10", "\(k)", "20", "\(k)"] }
+    pairs += ["0", "LINE", "8", "0", "10", "0", "20", "0", "11", "3", "21", "3", "0", "ENDBLK", "8", "0", "0", "ENDSEC"]
+    pairs += ["0", "SECTION", "2", "ENTITIES", "0", "INSERT", "8", "0", "2", "S", "10", "0", "20", "0", "0", "ENDSEC", "0", "EOF"]
+    try Data(pairs.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dir + "/plan.dxf"))
+    let run = try runTool([dir + "/plan.dxf", "--drawing-units", "m", "--center", "51.5,-0.12", "--max-zoom", "19", "-o", dir + "/out", "-q"])
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(FileManager.default.fileExists(atPath: dir + "/out/manifest.json"))
+  }
+
   /// A DIMENSION whose block is not defined (or not named) is still drawn by GDAL, its
   /// lines and text made from its points: counted as one entity, not as an insert of
   /// nothing. Counted as nothing, a block of one such dimension nested eight levels
