@@ -109,6 +109,17 @@ public enum SourceImage {
     return try format.kind.header(of: input, format: format, maxPixels: maxPixels, maxMemory: maxMemory, drawingUnits: drawingUnits)
   }
 
+  /// A document's header (PDF, SVG), its file checked by its kind: measured by its
+  /// loader, its parse given back to the system (an SVG's tree: 440 MB for 200000
+  /// elements; rendering parses it again on a worker thread, in another malloc arena),
+  /// then held to its page and `maxPixels` as `pagedHeader` holds it.
+  static func documentHeader(of input: InputName, format: SourceFormat, maxPixels: Int, refusedAs: String) throws -> SourceHeader {
+    let (pages, width, height) = try measure(path: input.path, page: input.page, format: format, refusedAs: refusedAs)
+    tc_release_free_memory()
+    return try pagedHeader(
+      path: input.path, page: input.page, pages: pages, width: width, height: height, format: format, maxPixels: maxPixels)
+  }
+
   /// A paged source's header once its kind has measured it: the page named is one it
   /// has, it has pixels, and no more than `maxPixels` of them.
   static func pagedHeader(

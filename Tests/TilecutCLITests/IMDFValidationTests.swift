@@ -174,12 +174,19 @@ struct IMDFValidationTests {
         "import zipfile,os,sys; z=zipfile.ZipFile(sys.argv[1],'w'); [z.write(os.path.join(sys.argv[2],n),n) for n in sorted(os.listdir(sys.argv[2]))]; [z.writestr('x/%d' % i, b'') for i in range(70000)]; z.close()",
         dir + "/venue.zip", venue,
       ])
+    try expectZipRefused(dir, says: ["venue.zip: ", "lists 70003 entries, more than 65536"])
+  }
+
+  /// Runs `dir`/venue.zip and checks its refusal: one line holding each of `says`, no
+  /// signal, no output.
+  func expectZipRefused(_ dir: String, says: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
     let r = try runTool([dir + "/venue.zip", "--max-zoom", "18", "-o", dir + "/out"], timeout: 120)
-    #expect(!r.signalled && r.status == 1, "\(r.status) \(r.stderr)")
+    #expect(!r.signalled && r.status == 1, "\(r.status) \(r.stderr)", sourceLocation: sourceLocation)
     let lines = r.stderr.split(separator: "\n")
-    #expect(lines.count == 1 && lines[0].hasPrefix("error: ") && r.stderr.contains("venue.zip: "), "\(r.stderr)")
-    #expect(r.stderr.contains("lists 70003 entries, more than 65536"), "\(r.stderr)")
-    #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
+    #expect(lines.count == 1 && lines[0].hasPrefix("error: "), "\(r.stderr)", sourceLocation: sourceLocation)
+    for words in says { #expect(r.stderr.contains(words), "\(r.stderr)", sourceLocation: sourceLocation) }
+    #expect(!r.stderr.contains("convert it to PNG"), "\(r.stderr)", sourceLocation: sourceLocation)
+    #expect(!FileManager.default.fileExists(atPath: dir + "/out"), sourceLocation: sourceLocation)
   }
 
   /// A venue's archive libzip refuses was taken for a ZIP archive of some other kind:
@@ -208,12 +215,7 @@ struct IMDFValidationTests {
       let whole = try Data(contentsOf: URL(fileURLWithPath: dir + "/venue.zip"))
       try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: dir + "/venue.zip"))
     }
-    let r = try runTool([dir + "/venue.zip", "--max-zoom", "18", "-o", dir + "/out"], timeout: 120)
-    #expect(!r.signalled && r.status == 1, "\(r.status) \(r.stderr)")
-    let lines = r.stderr.split(separator: "\n")
-    #expect(lines.count == 1 && lines[0].hasPrefix("error: ") && r.stderr.contains("venue.zip: is not a ZIP archive libzip can read"), "\(r.stderr)")
-    #expect(r.stderr.contains(says), "\(r.stderr)")
-    #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
+    try expectZipRefused(dir, says: ["venue.zip: is not a ZIP archive libzip can read", says])
   }
 
   /// A ZIP named as a venue that libzip reads but that holds no venue (empty, or a ZIP in
@@ -240,13 +242,7 @@ struct IMDFValidationTests {
     try runProgram(
       "/usr/bin/python3",
       ["-W", "ignore", "-c", "import zipfile,os,sys; z=zipfile.ZipFile(sys.argv[1],'w'); " + body + "z.close()", dir + "/venue.zip", venue])
-    let r = try runTool([dir + "/venue.zip", "--max-zoom", "18", "-o", dir + "/out"], timeout: 120)
-    #expect(!r.signalled && r.status == 1, "\(r.status) \(r.stderr)")
-    let lines = r.stderr.split(separator: "\n")
-    #expect(lines.count == 1 && lines[0].hasPrefix("error: ") && r.stderr.contains(says), "\(r.stderr)")
-    #expect(r.stderr.contains("an IMDF venue's ZIP holds manifest.json and its .geojson files at its top (or in one folder)"), "\(r.stderr)")
-    #expect(!r.stderr.contains("convert it to PNG"), "\(r.stderr)")
-    #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
+    try expectZipRefused(dir, says: [says, "an IMDF venue's ZIP holds manifest.json and its .geojson files at its top (or in one folder)"])
   }
 
   /// The run's report looked up each level's planned cells in a table it built anew for

@@ -18,15 +18,9 @@ struct PDFKind: SourceKind {
   func header(
     of input: InputName, format: SourceFormat, maxPixels: Int, maxMemory: Int, drawingUnits: (meters: Double, name: String)?
   ) throws -> SourceHeader {
-    let path = input.path
     // what the file declares against the bytes that are there, before poppler allocates
-    try InputCheck.checkPDF(path: path, maxBytes: maxMemory)
-    let (pages, width, height) = try SourceImage.measure(path: path, page: input.page, format: format, refusedAs: "a PDF")
-    // the document's parse goes back to the system now: rendering parses it again on a
-    // worker thread, in another malloc arena
-    tc_release_free_memory()
-    return try SourceImage.pagedHeader(
-      path: path, page: input.page, pages: pages, width: width, height: height, format: format, maxPixels: maxPixels)
+    try InputCheck.checkPDF(path: input.path, maxBytes: maxMemory)
+    return try SourceImage.documentHeader(of: input, format: format, maxPixels: maxPixels, refusedAs: "a PDF")
   }
 
   func pixels(

@@ -17,15 +17,9 @@ struct SVGKind: SourceKind {
   func header(
     of input: InputName, format: SourceFormat, maxPixels: Int, maxMemory: Int, drawingUnits: (meters: Double, name: String)?
   ) throws -> SourceHeader {
-    let path = input.path
     // its references and embedded images against the budget, before librsvg reads them
-    try SVGReferences.check(path: path, maxBytes: maxMemory)
-    let (pages, width, height) = try SourceImage.measure(path: path, page: input.page, format: format, refusedAs: "an SVG")
-    // a document's parse (an SVG's tree: 440 MB for 200000 elements) goes back to the
-    // system now: rendering parses it again on a worker thread, in another malloc arena
-    tc_release_free_memory()
-    return try SourceImage.pagedHeader(
-      path: path, page: input.page, pages: pages, width: width, height: height, format: format, maxPixels: maxPixels)
+    try SVGReferences.check(path: input.path, maxBytes: maxMemory)
+    return try SourceImage.documentHeader(of: input, format: format, maxPixels: maxPixels, refusedAs: "an SVG")
   }
 
   func pixels(
