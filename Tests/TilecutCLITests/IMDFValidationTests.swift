@@ -104,11 +104,7 @@ struct IMDFValidationTests {
   func hugeOrdinal(_ ordinal: String, _ shown: String) throws {
     let dir = try scratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let venue = try writeVenue(dir)
-    let file = venue + "/level.geojson"
-    let text = try String(contentsOfFile: file, encoding: .utf8)
-    try Data(text.replacingOccurrences(of: #""ordinal":0"#, with: #""ordinal":"# + ordinal).utf8).write(to: URL(fileURLWithPath: file))
-    let r = try runTool([venue, "--max-zoom", "18", "-o", dir + "/out"], timeout: 120)
+    let r = try runWithOrdinal(ordinal, dir: dir)
     #expect(!r.signalled && r.status == 1, "\(r.status) \(r.stderr)")
     let lines = r.stderr.split(separator: "\n").filter { !$0.hasPrefix("warning: ") }
     let expected = "has \"ordinal\" \(shown), outside the range tilecut draws (-1000 to 1000); the level is not drawn"
@@ -117,16 +113,21 @@ struct IMDFValidationTests {
     #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
   }
 
+  /// tilecut run on a venue in `dir` whose level's ordinal is `ordinal` (JSON text).
+  func runWithOrdinal(_ ordinal: String, dir: String) throws -> RunResult {
+    let venue = try writeVenue(dir)
+    let file = venue + "/level.geojson"
+    let text = try String(contentsOfFile: file, encoding: .utf8)
+    try Data(text.replacingOccurrences(of: #""ordinal":0"#, with: #""ordinal":"# + ordinal).utf8).write(to: URL(fileURLWithPath: file))
+    return try runTool([venue, "--max-zoom", "18", "-o", dir + "/out"], timeout: 120)
+  }
+
   /// An ordinal that is no integer at all keeps its message.
   @Test("a level's fractional ordinal is still no integer ordinal", arguments: ["0.5", "\"0\"", "null"])
   func fractionalOrdinal(_ ordinal: String) throws {
     let dir = try scratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let venue = try writeVenue(dir)
-    let file = venue + "/level.geojson"
-    let text = try String(contentsOfFile: file, encoding: .utf8)
-    try Data(text.replacingOccurrences(of: #""ordinal":0"#, with: #""ordinal":"# + ordinal).utf8).write(to: URL(fileURLWithPath: file))
-    let r = try runTool([venue, "--max-zoom", "18", "-o", dir + "/out"], timeout: 120)
+    let r = try runWithOrdinal(ordinal, dir: dir)
     #expect(!r.signalled && r.status == 1, "\(r.status) \(r.stderr)")
     #expect(r.stderr.contains("has no integer \"ordinal\"") && !r.stderr.contains("outside the range"), "\(r.stderr)")
   }
