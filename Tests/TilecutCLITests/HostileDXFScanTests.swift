@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import TilecutFixtures
 
 /// DXFs that tilecut's own scans beside GDAL read (hatch edge paths, MLINEs, tapered
 /// polylines, texts): bad input is refused in one line that names the file, with a
@@ -340,7 +339,11 @@ struct HostileDXFScanTests {
     var pairs = ["0", "SECTION", "2", "HEADER", "9", "$INSUNITS", "70", "6", "0", "ENDSEC", "0", "SECTION", "2", "BLOCKS"]
     pairs += ["0", "BLOCK", "8", "0", "2", "B0", "70", "0", "10", "0", "20", "0", "3", "B0"]
     pairs += ["0", "LINE", "8", "0", "10", "0", "20", "0", "11", "1", "21", "1", "0", "ENDBLK", "8", "0"]
-    pairs += nestedBlockPairs(levels: 8)
+    for level in 1...8 {
+      pairs += ["0", "BLOCK", "8", "0", "2", "B\(level)", "70", "0", "10", "0", "20", "0", "3", "B\(level)"]
+      for k in 0..<10 { pairs += ["0", "INSERT", "8", "0", "2", "B\(level - 1)", "10", "\(k)", "20", "\(level)"] }
+      pairs += ["0", "ENDBLK", "8", "0"]
+    }
     pairs += ["0", "BLOCK", "8", "0", "2", "*T1", "70", "1", "10", "0", "20", "0", "3", "*T1"]
     pairs += ["0", "INSERT", "8", "0", "2", "B8", "10", "0", "20", "0", "0", "ENDBLK", "8", "0", "0", "ENDSEC"]
     pairs += ["0", "SECTION", "2", "ENTITIES", "0", "LINE", "5", "A1", "8", "0", "10", "0", "20", "0", "11", "10", "21", "10"]
@@ -361,7 +364,11 @@ struct HostileDXFScanTests {
     var pairs = ["0", "SECTION", "2", "HEADER", "9", "$INSUNITS", "70", "6", "0", "ENDSEC", "0", "SECTION", "2", "BLOCKS"]
     pairs += ["0", "BLOCK", "8", "0", "2", "B0", "70", "0", "10", "0", "20", "0", "3", "B0"]
     pairs += ["0", "LINE", "8", "0", "10", "0", "20", "0", "11", "0.001", "21", "0.001", "0", "ENDBLK", "8", "0"]
-    pairs += nestedBlockPairs(levels: 6, spacing: 0.001)
+    for level in 1...6 {
+      pairs += ["0", "BLOCK", "8", "0", "2", "B\(level)", "70", "0", "10", "0", "20", "0", "3", "B\(level)"]
+      for k in 0..<10 { pairs += ["0", "INSERT", "8", "0", "2", "B\(level - 1)", "10", "\(Double(k) * 0.001)", "20", "\(level)"] }
+      pairs += ["0", "ENDBLK", "8", "0"]
+    }
     pairs += ["0", "ENDSEC", "0", "SECTION", "2", "ENTITIES", "0", "INSERT", "8", "0", "2", "B6", "10", "0", "20", "0"]
     pairs += ["0", "ENDSEC", "0", "EOF"]
     try expectRefusal(
@@ -402,7 +409,11 @@ struct HostileDXFScanTests {
     pairs += ["0", "BLOCK", "8", "0", "2", "B0", "70", "0", "10", "0", "20", "0", "3", "B0", "0", "DIMENSION", "8", "0"]
     pairs += (block.map { ["2", $0] } ?? []) + ["10", "0", "20", "0", "11", "1", "21", "0", "13", "0", "23", "0", "14", "1", "24", "0"]
     pairs += ["70", "1", "0", "ENDBLK", "8", "0"]
-    pairs += nestedBlockPairs(levels: 8)
+    for level in 1...8 {
+      pairs += ["0", "BLOCK", "8", "0", "2", "B\(level)", "70", "0", "10", "0", "20", "0", "3", "B\(level)"]
+      for k in 0..<10 { pairs += ["0", "INSERT", "8", "0", "2", "B\(level - 1)", "10", "\(k)", "20", "\(level)"] }
+      pairs += ["0", "ENDBLK", "8", "0"]
+    }
     pairs += ["0", "ENDSEC", "0", "SECTION", "2", "ENTITIES", "0", "INSERT", "8", "0", "2", "B8", "10", "0", "20", "0"]
     pairs += ["0", "ENDSEC", "0", "EOF"]
     try expectRefusal(of: pairs, says: ["plan.dxf", "makes 100000000 entities once its block inserts are inlined"])

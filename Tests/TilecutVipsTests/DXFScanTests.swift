@@ -1,7 +1,6 @@
 import CTilecutGDAL
 import Foundation
 import Testing
-import TilecutFixtures
 
 /// tilecut's own scans of a DXF, called as the drawing calls them: the values GDAL's raw
 /// code values gave, read by the scan instead (GDAL lists them in time that grows with
@@ -52,7 +51,11 @@ struct DXFScanTests {
   func nestedInsertAtOnce() throws {
     var pairs = ["0", "SECTION", "2", "BLOCKS", "0", "BLOCK", "8", "0", "2", "B0", "70", "0", "10", "0", "20", "0", "3", "B0"]
     pairs += ["0", "LINE", "8", "0", "10", "0", "20", "0", "11", "1", "21", "1", "0", "ENDBLK", "8", "0"]
-    pairs += nestedBlockPairs(levels: 6)
+    for level in 1...6 {
+      pairs += ["0", "BLOCK", "8", "0", "2", "B\(level)", "70", "0", "10", "0", "20", "0", "3", "B\(level)"]
+      for k in 0..<10 { pairs += ["0", "INSERT", "8", "0", "2", "B\(level - 1)", "10", "\(k)", "20", "\(level)"] }
+      pairs += ["0", "ENDBLK", "8", "0"]
+    }
     pairs += ["0", "ENDSEC", "0", "SECTION", "2", "ENTITIES", "0", "INSERT", "8", "0", "2", "B6", "10", "0", "20", "0"]
     // the same lines as 10^4 inserts of B2 (100 each), in place of the one of B6: GDAL
     // gives each insert's in turn
