@@ -186,13 +186,16 @@ public struct TileJob {
   func dependencyRule(_ plan: TileJobPlan) throws -> String? {
     try options.dependencyRule {
       DependencyFile.dependencies(
-        inputs: plan.floors.map(\.source.input.path), placement: placement, sidecars: plan.plans.flatMap(\.placement.sidecars))
+        inputs: plan.floors.map(\.source.input.path), placement: placement,
+        sidecars: plan.plans.flatMap(\.placement.sidecars) + floors.namedFiles)
     }
   }
 
-  /// `--depfile` and `--changes`: not an input, a file the placement names or a sidecar.
+  /// `--depfile` and `--changes`: not an input, a file the placement or `--venue-style`
+  /// names or a sidecar.
   func checkOptionPaths(sidecars: [String]) throws {
-    try options.checkOptionPaths(reading: inputs.map { (try? InputName(parsing: $0).path) ?? $0 } + placement.namedFiles + sidecars)
+    try options.checkOptionPaths(
+      reading: inputs.map { (try? InputName(parsing: $0).path) ?? $0 } + placement.namedFiles + floors.namedFiles + sidecars)
   }
 
   /// Renders every floor, floors side by side, each streaming its levels; the bands
