@@ -478,6 +478,33 @@ struct OwnershipTests {
     #expect(first == "out/manifest.json: venue venue/manifest.json venue/level.geojson venue/unit.geojson styles/style.json", "\(rule)")
   }
 
+  @Test("an SVG's referenced image is a file the run reads: never an option's file nor in the output; the depfile lists it")
+  func svgReferencesAreInputs() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try FileManager.default.createDirectory(atPath: dir + "/art", withIntermediateDirectories: true)
+    try picture(width: 60, height: 40).writePNG(to: dir + "/art/logo.png")
+    let svg =
+      ##"<svg xmlns="http://www.w3.org/2000/svg" width="600" height="400"><rect width="600" height="400" fill="#fff"/>"##
+      + #"<image href="art/logo.png" x="10" y="10" width="200" height="100"/></svg>"#
+    try Data(svg.utf8).write(to: URL(fileURLWithPath: dir + "/plan.svg"))
+    let run = ["plan.svg", "--bounds", "51.5,-0.12,51.501,-0.118", "--max-zoom", "17", "--tile-size", "256"]
+    let before = snapshot(dir)
+    for (extra, option, says) in [
+      (["-o", "out", "--depfile", "art/logo.png"], "--depfile", "is the input art/logo.png"),
+      (["-o", "out", "--changes", "art/./logo.png"], "--changes", "is the input art/logo.png"),
+      (["-o", "art"], "--output", "holds the input art/logo.png"),
+    ] {
+      let r = try runIn(dir, run + extra)
+      #expect(r.status == 2 && r.stderrLines.count == 1, "\(extra): \(r.stderr)")
+      #expect(r.stderr.contains("\(option): ") && r.stderr.contains(says), "\(extra): \(r.stderr)")
+      #expect(snapshot(dir) == before, "\(extra) touched a file")
+    }
+    let r = try runIn(dir, run + ["-o", "out", "-q", "--depfile", "plan.d"])
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(try String(contentsOfFile: dir + "/plan.d", encoding: .utf8).hasPrefix("out/manifest.json: plan.svg art/logo.png\n"))
+  }
+
   @Test("a project: a source 'out[floor=1]' is the output's input; a venue's files and venueStyle are inputs and depfile lines")
   func projectSelectorSources() throws {
     let project = try Project()

@@ -68,7 +68,7 @@ extension BuildJob {
     var dependencies = [project.file]
     for (i, layer) in project.buildings.flatMap(\.floors).enumerated() {
       let placement = (try? placementOptions(layer)) ?? PlacementOptions()
-      let sidecars = i < plan.plans.count ? plan.plans[i].placement.sidecars : []
+      let sidecars = i < plan.floors.count ? plan.floors[i].filesRead : []
       for d in DependencyFile.dependencies(inputs: [Self.inputName(layer).path], placement: placement, sidecars: sidecars + styleFiles(layer))
       where !dependencies.contains(d) {
         dependencies.append(d)
