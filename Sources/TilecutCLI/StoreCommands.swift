@@ -87,6 +87,12 @@ struct GetCommand: ParsableCommand {
   func run() throws {
     let coordinate = try Self.coordinate(tile)
     try reportingErrors { printer in
+      // the file -o names, before the store is read: never the store (a file, or a
+      // folder's manifest or tile), nor a file beside it tilecut reads
+      if let output {
+        let remote = ["http://", "https://"].contains { store.lowercased().hasPrefix($0) }
+        try OptionPaths.check(outputs: [("--output", output)], inputs: remote ? [] : [store], outputDirectory: nil)
+      }
       switch try StoreReader(store).cell(coordinate, floor: floor, tileSize: tileSize) {
       case .tile(let bytes):
         if let output {

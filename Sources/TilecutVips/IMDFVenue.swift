@@ -133,6 +133,18 @@ public struct IMDFVenue: Sendable {
     return archive.names.contains { entryLayer($0) == "level" }
   }
 
+  /// The files of a venue folder tilecut reads (`manifest.json` and the layers it
+  /// draws from), those that exist, named below `path`; none for a ZIP or a folder that
+  /// is no venue.
+  public static func files(inFolder path: String) -> [String] {
+    var st = stat()
+    guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFDIR, isVenue(path) else { return [] }
+    let folder = path.hasSuffix("/") && path.count > 1 ? String(path.dropLast()) : path
+    return (["manifest.json"] + layers.map { $0 + ".geojson" }).map { folder + "/" + $0 }.filter {
+      FileManager.default.fileExists(atPath: $0)
+    }
+  }
+
   /// Why a `.zip` that is no venue (`isVenue`) is not one, for a file named as a venue
   /// (a ZIP tilecut reads is a venue): nil when it is not a ZIP archive libzip reads.
   static func zipProblem(_ path: String) -> String? {

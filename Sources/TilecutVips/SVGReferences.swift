@@ -15,7 +15,7 @@ import TilecutCore
 /// entities decoded, attribute white space normalised, CSS comments and escapes
 /// resolved, URL white space trimmed. A referenced stylesheet or SVG (a file or
 /// a `data:` URI) is read the same way in turn, a few levels deep.
-enum SVGReferences {
+public enum SVGReferences {
   /// Bytes librsvg holds for each pixel of an image it decodes: gdk-pixbuf's
   /// pixels and cairo's premultiplied copy (peak RSS above an SVG without the
   /// image, librsvg 2.54: 6.7 bytes a pixel for RGB PNGs of 4000², 6000² and
@@ -47,18 +47,30 @@ enum SVGReferences {
     var files = 0
     var visited: Set<String> = []
     var images: Set<String> = []
+    /// The regular files referenced, in the order read, as their references name them.
+    var read: [String] = []
     var imageBytes = 0
     /// `data:` images read so far, in document order.
     var embeddedImages = 0
   }
 
-  /// Throws one line for the first reference tilecut must not let librsvg follow.
-  static func check(path: String, maxBytes: Int) throws {
+  /// Throws one line for the first reference tilecut must not let librsvg follow;
+  /// returns the files the SVG refers to (`Walk.read`).
+  @discardableResult
+  static func check(path: String, maxBytes: Int) throws -> [String] {
     let data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
     var walk = Walk(path: path, maxBytes: maxBytes)
     if let real = canonical(path) { walk.visited.insert(real) }
     let base = (path as NSString).deletingLastPathComponent
     try scan(data, base: base.isEmpty ? "." : base, via: [], depth: 0, walk: &walk)
+    return walk.read
+  }
+
+  /// The files an SVG that passed `check` makes librsvg read besides itself (images,
+  /// stylesheets, other SVGs): files a run reads, for `--depfile` and the checks of
+  /// the files options name. Empty for a file that is no such SVG.
+  public static func files(of path: String) -> [String] {
+    (try? check(path: path, maxBytes: Int.max / 2)) ?? []
   }
 
   static func canonical(_ path: String) -> String? {
@@ -183,6 +195,7 @@ enum SVGReferences {
     let key = canonical(file) ?? file
     guard walk.visited.insert(key).inserted else { return }
     walk.files += 1
+    walk.read.append(file.hasPrefix("./") ? String(file.dropFirst(2)) : file)
     if walk.files > maxFiles {
       throw TilecutError.invalidInput(
         path: walk.path,

@@ -420,6 +420,124 @@ struct OwnershipTests {
     #expect(fileKind("/dev/null") == S_IFCHR)
   }
 
+  @Test("get -o: never the store it reads (an archive file, a folder's manifest or tile), one line naming -o, nothing written")
+  func getOutputIsNotTheStore() throws {
+    let project = try Project()
+    defer { project.remove() }
+    let dir = project.dir
+    #expect(try runIn(dir, ["plan.png", "-o", "pm", "-q", "--tile-size", "256", "--store", "pmtiles"]).status == 0)
+    let manifest = try Manifest.decode(try #require(FileManager.default.contents(atPath: dir + "/out/manifest.json")))
+    let level = try #require(manifest.levels.first { !$0.tiles.isEmpty })
+    let tile = level.tiles[0]
+    let at = "\(level.zoom)/\(tile.x)/\(tile.y)"
+    let archive = try #require(try FileManager.default.contentsOfDirectory(atPath: dir + "/pm").first { $0.hasSuffix(".pmtiles") })
+    let tileFile = "out/256/L1_\(level.zoom)_\(tile.x)_\(tile.y).png"
+    #expect(FileManager.default.fileExists(atPath: dir + "/" + tileFile))
+    let before = project.state
+    for (store, output, says) in [
+      ("pm/\(archive)", "pm/\(archive)", "is the input pm/\(archive)"), ("pm/\(archive)", "pm/./\(archive)", "is the input"),
+      ("out", "out/manifest.json", "inside the input out"), ("out", tileFile, "inside the input out"),
+    ] {
+      let r = try runIn(dir, ["get", store, at, "-o", output])
+      #expect(r.status == 2 && r.stderrLines.count == 1, "\(output): \(r.stderr)")
+      #expect(r.stderr.contains("--output: '\(output)'") && r.stderr.contains(says), "\(output): \(r.stderr)")
+      #expect(project.state == before, "get -o \(output) touched a file")
+    }
+    // beside the store: written
+    #expect(try runIn(dir, ["get", "pm/\(archive)", at, "-o", "t.png"]).status == 0)
+    #expect(FileManager.default.contents(atPath: dir + "/t.png") == FileManager.default.contents(atPath: dir + "/" + tileFile))
+  }
+
+  @Test("an IMDF venue: --depfile, --changes and -o never its files nor the --venue-style file; the depfile lists them")
+  func venueFilesAreInputs() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    _ = try writeVenue(dir)
+    try FileManager.default.createDirectory(atPath: dir + "/styles", withIntermediateDirectories: true)
+    try Data(##"{"unit.room": {"fill": "#ffeecc"}}"##.utf8).write(to: URL(fileURLWithPath: dir + "/styles/style.json"))
+    let run = ["venue", "--venue-style", "styles/style.json", "--min-zoom", "19", "--max-zoom", "19", "--tile-size", "256"]
+    let before = snapshot(dir)
+    for (extra, option, says) in [
+      (["-o", "out", "--depfile", "styles/style.json"], "--depfile", "is the input styles/style.json"),
+      (["-o", "out", "--changes", "styles/./style.json"], "--changes", "is the input styles/style.json"),
+      (["-o", "out", "--changes", "venue/unit.geojson"], "--changes", "inside the input venue"),
+      (["-o", "out", "--changes", "venue/manifest.json"], "--changes", "inside the input venue"),
+      (["-o", "out", "--depfile", "venue/kiosk.geojson"], "--depfile", "inside the input venue"),
+      (["-o", "styles"], "--output", "holds the input styles/style.json"),
+    ] {
+      let r = try runIn(dir, run + extra)
+      #expect(r.status == 2 && r.stderrLines.count == 1, "\(extra): \(r.stderr)")
+      #expect(r.stderr.contains("\(option): ") && r.stderr.contains(says), "\(extra): \(r.stderr)")
+      #expect(snapshot(dir) == before, "\(extra) touched a file")
+    }
+    // the depfile names every file read: an edit to unit.geojson or the style is seen by make
+    let r = try runIn(dir, run + ["-o", "out", "-q", "--depfile", "venue.d"])
+    #expect(r.status == 0, "\(r.stderr)")
+    let rule = try String(contentsOfFile: dir + "/venue.d", encoding: .utf8)
+    let first = rule.split(separator: "\n").first.map(String.init) ?? ""
+    #expect(first == "out/manifest.json: venue venue/manifest.json venue/level.geojson venue/unit.geojson styles/style.json", "\(rule)")
+  }
+
+  @Test("an SVG's referenced image is a file the run reads: never an option's file nor in the output; the depfile lists it")
+  func svgReferencesAreInputs() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try FileManager.default.createDirectory(atPath: dir + "/art", withIntermediateDirectories: true)
+    try picture(width: 60, height: 40).writePNG(to: dir + "/art/logo.png")
+    let svg =
+      ##"<svg xmlns="http://www.w3.org/2000/svg" width="600" height="400"><rect width="600" height="400" fill="#fff"/>"##
+      + #"<image href="art/logo.png" x="10" y="10" width="200" height="100"/></svg>"#
+    try Data(svg.utf8).write(to: URL(fileURLWithPath: dir + "/plan.svg"))
+    let run = ["plan.svg", "--bounds", "51.5,-0.12,51.501,-0.118", "--max-zoom", "17", "--tile-size", "256"]
+    let before = snapshot(dir)
+    for (extra, option, says) in [
+      (["-o", "out", "--depfile", "art/logo.png"], "--depfile", "is the input art/logo.png"),
+      (["-o", "out", "--changes", "art/./logo.png"], "--changes", "is the input art/logo.png"),
+      (["-o", "art"], "--output", "holds the input art/logo.png"),
+    ] {
+      let r = try runIn(dir, run + extra)
+      #expect(r.status == 2 && r.stderrLines.count == 1, "\(extra): \(r.stderr)")
+      #expect(r.stderr.contains("\(option): ") && r.stderr.contains(says), "\(extra): \(r.stderr)")
+      #expect(snapshot(dir) == before, "\(extra) touched a file")
+    }
+    let r = try runIn(dir, run + ["-o", "out", "-q", "--depfile", "plan.d"])
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(try String(contentsOfFile: dir + "/plan.d", encoding: .utf8).hasPrefix("out/manifest.json: plan.svg art/logo.png\n"))
+  }
+
+  @Test("a project: a source 'out[floor=1]' is the output's input; a venue's files and venueStyle are inputs and depfile lines")
+  func projectSelectorSources() throws {
+    let project = try Project()
+    defer { project.remove() }
+    let dir = project.dir
+    try "output: out\nbuildings: [{id: hq, floors: [{floor: 1, source: \"out[floor=1]\"}]}]\n".write(
+      toFile: dir + "/p.yml", atomically: true, encoding: .utf8)
+    let before = project.state
+    let r = try runIn(dir, ["build", "p.yml", "-q"])
+    #expect(r.status == 2 && r.stderrLines.count == 1, "\(r.stderr)")
+    #expect(r.stderr.contains("--output: 'out' is the input out"), "\(r.stderr)")
+    #expect(project.state == before)
+    // a venue's floor: its files and its style are read, so never written, and listed for make
+    _ = try writeVenue(dir)
+    try Data(##"{"unit.room": {"fill": "#ffeecc"}}"##.utf8).write(to: URL(fileURLWithPath: dir + "/style.json"))
+    let floor = "{floor: 0, source: \"venue[floor=0]\", venueStyle: style.json}"
+    try "output: v\nminZoom: 19\nmaxZoom: 19\ntileSizes: [256]\nbuildings: [{id: hq, floors: [\(floor)]}]\n".write(
+      toFile: dir + "/v.yml", atomically: true, encoding: .utf8)
+    let state = project.state
+    for (option, path, says) in [
+      ("--depfile", "style.json", "is the input style.json"), ("--changes", "venue/unit.geojson", "inside the input venue"),
+    ] {
+      let refused = try runIn(dir, ["build", "v.yml", option, path])
+      #expect(refused.status == 2 && refused.stderrLines.count == 1, "\(path): \(refused.stderr)")
+      #expect(refused.stderr.contains("\(option): '\(path)'") && refused.stderr.contains(says), "\(path): \(refused.stderr)")
+      #expect(project.state == state, "\(option) \(path) touched a file")
+    }
+    #expect(try runIn(dir, ["build", "v.yml", "-q", "--depfile", "v.d"]).status == 0)
+    let rule = try String(contentsOfFile: dir + "/v.d", encoding: .utf8)
+    #expect(
+      rule.hasPrefix("v/manifest.json: v.yml venue venue/manifest.json venue/level.geojson venue/unit.geojson style.json\n"), "\(rule)")
+  }
+
   @Test("a job that writes no tile fails saying why, unless --allow-empty")
   func emptyJob() throws {
     let dir = try scratch()

@@ -90,7 +90,7 @@ extension BuildJob {
       return
     }
     try cancel.checkpoint()
-    try checkOptionPaths(sidecars: planned.flatMap { $0.planned.plan.plans.flatMap(\.placement.sidecars) })
+    try checkOptionPaths(sidecars: planned.flatMap { $0.planned.plan.floors.flatMap(\.filesRead) })
     var dependencies: [String] = []
     for (job, one) in planned {
       for d in job.dependencies(one.plan) where !dependencies.contains(d) { dependencies.append(d) }

@@ -40,14 +40,19 @@ extension BuildJob {
   }
 
   /// `--depfile` and `--changes`: as for a single run, with the project file, every
-  /// layer's source and the files its placement names (and the sidecars the placements
-  /// read) as the inputs they must not be.
+  /// layer's source (the file a `[floor=K]` source names), the files its placement and
+  /// `venueStyle` name (and the sidecars the placements read) as the inputs they must not be.
   func checkOptionPaths(sidecars: [String]) throws {
     var read = [project.file]
     for layer in project.buildings.flatMap(\.floors) {
-      read += [layer.source] + ((try? placementOptions(layer))?.namedFiles ?? [])
+      read += [Self.inputName(layer).path] + ((try? placementOptions(layer))?.namedFiles ?? []) + styleFiles(layer)
     }
     try base.checkOptionPaths(reading: read + sidecars)
+  }
+
+  /// The `venueStyle` file a floor names, if any.
+  func styleFiles(_ layer: FloorSpec) -> [String] {
+    (try? Self.venueKeys(layer, in: project))?.namedFiles ?? []
   }
 
   /// `--depfile`'s dependencies: the project file, every source and every sidecar the
@@ -63,8 +68,9 @@ extension BuildJob {
     var dependencies = [project.file]
     for (i, layer) in project.buildings.flatMap(\.floors).enumerated() {
       let placement = (try? placementOptions(layer)) ?? PlacementOptions()
-      let sidecars = i < plan.plans.count ? plan.plans[i].placement.sidecars : []
-      for d in DependencyFile.dependencies(inputs: [layer.source], placement: placement, sidecars: sidecars) where !dependencies.contains(d) {
+      let sidecars = i < plan.floors.count ? plan.floors[i].filesRead : []
+      for d in DependencyFile.dependencies(inputs: [Self.inputName(layer).path], placement: placement, sidecars: sidecars + styleFiles(layer))
+      where !dependencies.contains(d) {
         dependencies.append(d)
       }
     }

@@ -197,6 +197,17 @@ public struct BuildJob {
     }
   }
 
+  /// The file a floor's `source` names, with its `page` and (`source: out[floor=2]`,
+  /// one floor of a tilecut output or venue) its floor.
+  static func inputName(_ spec: FloorSpec) -> InputName {
+    var name = InputName(path: spec.source, page: spec.page)
+    if let parsed = try? InputName(parsing: spec.source), let floor = parsed.floor, parsed.page == nil {
+      name = InputName(path: parsed.path, page: spec.page)
+      name.floor = floor
+    }
+    return name
+  }
+
   /// Places every building's floors one by one and plans each as a layer.
   func plan() throws -> ProjectPlan {
     let planner = try FloorPlanner(base)
@@ -205,12 +216,7 @@ public struct BuildJob {
     for building in project.buildings {
       for spec in building.floors {
         let floor = try located(spec.mark, building, spec) { try Floor(spec.floor, option: "floor") }
-        var name = InputName(path: spec.source, page: spec.page)
-        // `source: out[floor=2]`: one floor of a tilecut output, re-tiled
-        if let parsed = try? InputName(parsing: spec.source), let floor = parsed.floor, parsed.page == nil {
-          name = InputName(path: parsed.path, page: spec.page)
-          name.floor = floor
-        }
+        let name = Self.inputName(spec)
         let venueOptions = try venueOptions(spec, name: name)
         // a drawing's `drawingUnits` frame it (the floor's options are checked below)
         let drawingUnits = (try? placementOptions(spec))?.drawingUnits

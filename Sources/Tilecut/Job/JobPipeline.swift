@@ -128,8 +128,9 @@ struct JobPipeline<Source: PlanSource> {
       return try source.dryRun(planned, started: started)
     }
     try cancel.checkpoint()
-    // the sidecars the placements read are known now; the rule is made (or refused) before any work
-    try source.checkOptionPaths(sidecars: plan.plans.flatMap(\.placement.sidecars))
+    // the sidecars the placements read (and the files an SVG refers to) are known now;
+    // the rule is made (or refused) before any work
+    try source.checkOptionPaths(sidecars: plan.floors.flatMap(\.filesRead))
     let dependencyRule = try source.dependencyRule(planned)
     let outcome = try stage(planned, cancel: cancel)
     try publish(outcome, plan: plan, dependencyRule: dependencyRule, cancel: cancel, started: started)

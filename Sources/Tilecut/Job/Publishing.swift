@@ -111,9 +111,10 @@ package enum ContentVersion {
 
 /// A make dependency file: `<output>/manifest.json: <input> <sidecars…>`.
 enum DependencyFile {
-  /// Every file a run reads: the inputs, the files their placements were read from
-  /// (world file, `.prj`, `.aux.xml`, a `--source-crs` WKT file), and a `.prj` beside
-  /// an input or world file. Only files that exist are listed (make stops on a
+  /// Every file a run reads: the inputs (and an IMDF venue folder's files), the files
+  /// their placements were read from (world file, `.prj`, `.aux.xml`, a `--source-crs`
+  /// WKT file), a `.prj` beside an input or world file, and `sidecars` (those, and a
+  /// `--venue-style` file). Only files that exist are listed (make stops on a
   /// prerequisite it cannot make).
   static func dependencies(inputs: [String], placement: PlacementOptions, sidecars: [String] = []) -> [String] {
     var out: [String] = []
@@ -124,6 +125,8 @@ enum DependencyFile {
     let placedByOption = placement.bounds != nil || !placement.gcp.isEmpty || placement.center != nil
     for input in inputs {
       add(input)
+      // an IMDF venue folder: the files read from it (an edit changes no folder's time)
+      for file in IMDFVenue.files(inFolder: input) { add(file) }
       add(projection(beside: input))
       guard !placedByOption else { continue }
       if let world = placement.worldFile ?? WorldFile.findSidecar(for: input) {

@@ -21,6 +21,13 @@ package struct PlannedFloor {
   /// The only loader that opens the source: the one its bytes name.
   var format: SourceFormat { source.header.format }
 
+  /// The files read besides the source: its placement's sidecars and, for an SVG
+  /// (not a venue's floor, drawn as one), the files it refers to (images, stylesheets).
+  var filesRead: [String] {
+    let svg = format == .svg && plan.placement.method != .imdf
+    return plan.placement.sidecars + (svg ? SVGReferences.files(of: source.input.path) : [])
+  }
+
   /// The renderer of this floor's pyramid, either job's: its levels read from its source
   /// (`sheet`: a band of a sheet read once; `tap`: fed the decoded pixels), cut and written.
   func builder(
@@ -186,13 +193,16 @@ public struct TileJob {
   func dependencyRule(_ plan: TileJobPlan) throws -> String? {
     try options.dependencyRule {
       DependencyFile.dependencies(
-        inputs: plan.floors.map(\.source.input.path), placement: placement, sidecars: plan.plans.flatMap(\.placement.sidecars))
+        inputs: plan.floors.map(\.source.input.path), placement: placement,
+        sidecars: plan.floors.flatMap(\.filesRead) + floors.namedFiles)
     }
   }
 
-  /// `--depfile` and `--changes`: not an input, a file the placement names or a sidecar.
+  /// `--depfile` and `--changes`: not an input, a file the placement or `--venue-style`
+  /// names or a sidecar.
   func checkOptionPaths(sidecars: [String]) throws {
-    try options.checkOptionPaths(reading: inputs.map { (try? InputName(parsing: $0).path) ?? $0 } + placement.namedFiles + sidecars)
+    try options.checkOptionPaths(
+      reading: inputs.map { (try? InputName(parsing: $0).path) ?? $0 } + placement.namedFiles + floors.namedFiles + sidecars)
   }
 
   /// Renders every floor, floors side by side, each streaming its levels; the bands

@@ -118,6 +118,9 @@ public struct FloorOptions: Sendable, Codable {
 
   public init() {}
 
+  /// The files these options have the run read (the `--venue-style` file).
+  var namedFiles: [String] { venueStyle.map { [$0] } ?? [] }
+
   public func validate() throws { try problems().throwFirst() }
 
   /// Every problem of the group, in the order the command line checks them.

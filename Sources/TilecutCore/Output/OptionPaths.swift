@@ -19,9 +19,10 @@ public enum OptionPaths {
   /// - an option's file that is a directory, whose folder does not exist, that cannot
   ///   be written, that is a socket or block device, that is the same file as another
   ///   option's, that is an input or an input's sidecar (world file, `.prj`,
-  ///   `.aux.xml`) or one of `inputs` (a project file, a `--world-file`), or that lies
-  ///   inside `outputDirectory` or one of `directories` (outputs read, such as the
-  ///   directory `preview` stitches).
+  ///   `.aux.xml`) or one of `inputs` (a project file, a `--world-file`), that lies
+  ///   inside an input that is a folder (an IMDF venue's, a tilecut output re-tiled), or
+  ///   that lies inside `outputDirectory` or one of `directories` (outputs read, such as
+  ///   the directory `preview` stitches).
   ///
   /// `inputs`: plain paths (no `[page=N]`); sidecars are derived from them.
   /// Character devices and FIFOs (`/dev/null`, `/dev/stdout`) may be shared by options.
@@ -31,6 +32,7 @@ public enum OptionPaths {
     if let outputDirectory { try checkOutputDirectory(outputDirectory, option: outputOption, inputs: inputs) }
     let protected = inputs.flatMap { [Where(path: $0)] + sidecars(of: $0).map { Where(path: $0, sidecar: true) } }
     let trees = (outputDirectory.map { [$0] } ?? []) + directories
+    let folders = protected.filter { !$0.sidecar && $0.kind == .directory }
     var seen: [(option: String, place: Where, shareable: Bool)] = []
     for (option, path) in outputs {
       let place = try checkWritable(option: option, path: path)
@@ -42,6 +44,11 @@ public enum OptionPaths {
         if let input = protected.first(where: { $0.same(as: place) }) {
           let what = input.sidecar ? "is \(input.path), a file tilecut reads beside an input" : "is the input \(input.path)"
           throw TilecutError.invalidOption(option: option, reason: "'\(path)' \(what); name another file")
+        }
+        // a file of a folder read as an input (an IMDF venue's layers, a tilecut output re-tiled)
+        for input in folders where place.key.hasPrefix(input.key + "/") || (input.key == "/" && place.key.hasPrefix("/")) {
+          throw TilecutError.invalidOption(
+            option: option, reason: "'\(path)' is inside the input \(input.path), a folder tilecut reads; name a file outside it")
         }
         for tree in trees {
           let root = Where(path: tree)
