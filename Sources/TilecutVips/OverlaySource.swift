@@ -98,8 +98,16 @@ public struct OverlaySource: Sendable {
       entry = document
       text = try kmz.read(document, maxBytes: KMLDocument.maxBytes, what: "the KML document")
     } else {
-      guard let data = FileManager.default.contents(atPath: path) else { throw KMLProblem("cannot be read") }
-      text = [UInt8](data)
+      // the size first: a sparse KML of gigabytes was read whole before the check
+      do {
+        text = try SmallFile.read(path, maxBytes: KMLDocument.maxBytes)
+      } catch .tooLarge(let size) {
+        throw KMLProblem("is \(size) bytes of KML, more than \(KMLDocument.maxBytes >> 20) MB")
+      } catch .changed {
+        throw KMLProblem("changed while it was read; run again when it is complete")
+      } catch {
+        throw KMLProblem("cannot be read")
+      }
     }
     // a problem in a KMZ's document names the entry
     let inEntry = entry.map { "its \(Quote.value($0)) " } ?? ""
