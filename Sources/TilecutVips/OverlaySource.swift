@@ -50,7 +50,7 @@ public struct OverlaySource: Sendable {
     let index = page ?? 0
     if let known = found.withLock({ $0[key(path, index)] }) {
       // read within a larger budget before: checked against this one again
-      guard case .bytes(let bytes, _) = known.image, bytes.count > maxMemory else { return known }
+      guard case .bytes(let bytes, _) = known.image, bytes.count > maxEntryBytes(maxMemory) else { return known }
     }
     guard let kind = kind(of: path) else { return nil }
     do {
@@ -133,7 +133,9 @@ public struct OverlaySource: Sendable {
     if let archive, let entry {
       let folder = (entry as NSString).deletingLastPathComponent
       let name = folder.isEmpty ? relative : folder + "/" + relative
-      let bytes = try archive.read(name, maxBytes: maxMemory, what: "the image of \(label)")
+      // overlays of one image (a floor each) share its bytes: one copy in memory, not one a floor
+      let limit = maxEntryBytes(maxMemory)
+      let bytes = try readBefore(path, entry: name, maxBytes: limit) ?? archive.read(name, maxBytes: limit, what: "the image of \(label)")
       let format = try imageFormat(bytes, entry: name)
       return OverlaySource(
         document: path, entry: entry, overlays: overlays, index: index, image: .bytes(bytes, format: format), imageName: name)
@@ -146,6 +148,22 @@ public struct OverlaySource: Sendable {
       throw KMLProblem("\(label)'s image \(Quote.value(relative)) is a KML or KMZ, not an image")
     }
     return OverlaySource(document: path, entry: nil, overlays: overlays, index: index, image: .file(imagePath), imageName: imagePath)
+  }
+
+  /// The most a KMZ's image entry may inflate to: half the budget, the other half for its
+  /// pixels (an image decodes to more than its file but for a pathological one).
+  static func maxEntryBytes(_ maxMemory: Int) -> Int { maxMemory / 2 }
+
+  /// The bytes of entry `name` of the KMZ at `path` as read for another of its overlays,
+  /// when they fit in `maxBytes`.
+  static func readBefore(_ path: String, entry name: String, maxBytes: Int) -> [UInt8]? {
+    let prefix = (InputCheck.fileKey(path) ?? path) + "\u{0}"
+    return found.withLock { found in
+      for (key, source) in found where key.hasPrefix(prefix) && source.imageName == name {
+        if case .bytes(let bytes, _) = source.image, bytes.count <= maxBytes { return bytes }
+      }
+      return nil
+    }
   }
 
   /// Why the image beside a KML may not be read: absent, or a link leading out of the
