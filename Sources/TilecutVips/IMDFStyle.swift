@@ -133,7 +133,8 @@ public struct IMDFStyle: Sendable, Hashable {
   static func svgColour(_ text: String) -> (colour: String, opacity: Double)? {
     let t = text.lowercased()
     if t == "none" { return ("none", 1) }
-    guard t.hasPrefix("#"), t.dropFirst().allSatisfy(\.isHexDigit) else { return nil }
+    // ASCII digits only: Character.isHexDigit also takes full-width ones (U+FF10…)
+    guard t.hasPrefix("#"), t.dropFirst().allSatisfy({ $0.isASCII && $0.isHexDigit }) else { return nil }
     let hex = Array(t.dropFirst())
     switch hex.count {
     case 3: return ("#" + hex.map { "\($0)\($0)" }.joined(), 1)
