@@ -478,4 +478,19 @@ struct HostileDXFScanTests {
     let placed = try runTool([plan, "--center", "51.5,-0.12", "-o", dir + "/out", "--dry-run", "-q"])
     #expect(!placed.signalled && placed.status == 0, "\(placed.status) \(placed.stderr)")
   }
+
+  /// A drawing spanning 1e300 units was refused with its size in pixels as a number of
+  /// some 300 digits.
+  @Test("a drawing too large in pixels is refused with its size in pixels in a few digits")
+  func hugePixelCount() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    var pairs = ["0", "SECTION", "2", "HEADER", "9", "$INSUNITS", "70", "6", "0", "ENDSEC", "0", "SECTION", "2", "ENTITIES"]
+    pairs += ["0", "LINE", "5", "A1", "8", "0", "10", "0", "20", "0", "11", "1e300", "21", "10", "0", "ENDSEC", "0", "EOF"]
+    try Data(pairs.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dir + "/plan.dxf"))
+    let run = try runTool([dir + "/plan.dxf", "--center", "51.5,-0.12", "-o", dir + "/out", "-q", "--dry-run"])
+    #expect(run.status == 1 && run.stderrLines.count == 1, "\(run.stderr)")
+    #expect(run.stderr.contains("spans 1e+300 × 10 drawing units (metres)") && run.stderr.contains("e+30"), "\(run.stderr)")
+    #expect(run.stderr.count < 300 && run.stderr.range(of: "[0-9]{16}", options: .regularExpression) == nil, "\(run.stderr)")
+  }
 }
