@@ -14,7 +14,9 @@ extension MBTilesDriver {
     }
     var tiles: [TileCoordinate: [UInt8]] = [:]
     var held = 0
+    let most = StoreSourceTiles.maxTiles(maxMemory: maxMemory)
     try reader.forEachRow(zoom: zoom) { row in
+      guard tiles.count < most else { throw StoreSourceTiles.tooManyTiles(path, zoom: zoom, maxMemory: maxMemory) }
       let n = 1 << zoom
       guard (0..<n).contains(row.column), (0..<n).contains(row.row) else {
         throw TilecutError.invalidInput(

@@ -22,6 +22,7 @@ extension PMTilesDriver {
       }
       var tiles: [TileCoordinate: [UInt8]] = [:]
       var held = 0
+      let most = StoreSourceTiles.maxTiles(maxMemory: maxMemory)
       var addressed: UInt64 = 0
       try scan.forEachTileEntry { e in
         addressed += UInt64(e.runLength)
@@ -34,8 +35,13 @@ extension PMTilesDriver {
         guard first.z <= zoom, last.z >= zoom else { return }
         var data = try scan.tileData(e)
         if h.tileCompression == .gzip { data = try PMTilesGzip.decompress(data, limit: 64 << 20) }
-        for i in 0..<UInt64(e.runLength) {
-          guard let t = PMTilesTileID.zxy(e.tileID + i), t.z == zoom else { continue }
+        // the run's tiles at that zoom only: a run may span zooms of billions of tiles
+        let zoomStart = PMTilesTileID.base(zoom: zoom)
+        let zoomEnd = zoomStart + (UInt64(1) << (2 * UInt64(zoom)))
+        let runEnd = e.tileID.addingReportingOverflow(UInt64(e.runLength)).partialValue
+        for id in max(e.tileID, zoomStart)..<max(max(e.tileID, zoomStart), min(runEnd, zoomEnd)) {
+          guard let t = PMTilesTileID.zxy(id), t.z == zoom else { continue }
+          guard tiles.count < most else { throw StoreSourceTiles.tooManyTiles(path, zoom: zoom, maxMemory: maxMemory) }
           held += data.count
           guard held <= maxMemory else { throw overMemory(zoom) }
           tiles[TileCoordinate(zoom: zoom, x: t.x, y: t.y)] = data

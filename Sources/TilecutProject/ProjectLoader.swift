@@ -8,6 +8,9 @@ public enum ProjectLoader {
   /// The file `tilecut build` reads when none is given.
   public static let defaultFileName = "tilecut.yml"
 
+  /// The largest project file read.
+  public static let maxFileBytes = 16 << 20
+
   /// Reads and checks the project file at `path`; relative paths inside it are made
   /// relative to its directory. The first mistake (by position) is thrown.
   public static func load(path: String) throws -> Project {
@@ -20,7 +23,17 @@ public enum ProjectLoader {
     guard !isDirectory.boolValue else {
       throw ProjectError(file: path, mark: nil, message: "is a directory; give the project file inside it, e.g. \(path)/\(defaultFileName)")
     }
-    guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+    // its size is checked on the opened file before a byte is read
+    let bytes: [UInt8]
+    do {
+      bytes = try SmallFile.read(path, maxBytes: maxFileBytes)
+    } catch .tooLarge(let size) {
+      throw ProjectError(
+        file: path, mark: nil, message: "is \(size) bytes, more than \(maxFileBytes >> 20) MB; a project file is a few kilobytes of YAML")
+    } catch {
+      throw ProjectError(file: path, mark: nil, message: "cannot be read as UTF-8 text")
+    }
+    guard let text = String(data: Data(bytes), encoding: .utf8) else {
       throw ProjectError(file: path, mark: nil, message: "cannot be read as UTF-8 text")
     }
     let directory = (path as NSString).deletingLastPathComponent

@@ -41,7 +41,14 @@ enum DrawingGeodataReader {
     }
     return DrawingGeodata(
       designX: dx, designY: dy, referenceX: rx, referenceY: ry, unitScale: values[40] ?? 1, northX: values[12] ?? 0,
-      northY: values[22] ?? 1, coordinateType: Int(values[70] ?? 0), epsg: epsg)
+      northY: values[22] ?? 1, coordinateType: coordinateType(values[70]), epsg: epsg)
+  }
+
+  /// Group 70 as a whole number (0 when absent), or nil when it is none: nan, ±inf, or
+  /// past Int's range (`Int(_:)` traps on those).
+  static func coordinateType(_ value: Double?) -> Int? {
+    guard let value else { return 0 }
+    return Int(exactly: value.rounded(.towardZero))
   }
 
   /// Where `needle` first occurs in `data` at or after index `start`: memchr for its first

@@ -89,12 +89,12 @@ public struct IMDFStyle: Sendable, Hashable {
     guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
       throw TilecutError.invalidOption(option: option, reason: "\(path) is no regular file; give a JSON style file")
     }
-    guard st.st_size <= 1 << 20, let data = FileManager.default.contents(atPath: path) else {
+    guard st.st_size <= 1 << 20, let bytes = try? SmallFile.read(path, maxBytes: 1 << 20) else {
       throw TilecutError.invalidOption(option: option, reason: "\(path) is over 1 MB or cannot be read; a style file is a few lines of JSON")
     }
     let given: [String: IMDFPaint]
     do {
-      given = try JSONDecoder().decode([String: IMDFPaint].self, from: data)
+      given = try JSONDecoder().decode([String: IMDFPaint].self, from: Data(bytes))
     } catch {
       throw TilecutError.invalidOption(
         option: option,
@@ -133,7 +133,8 @@ public struct IMDFStyle: Sendable, Hashable {
   static func svgColour(_ text: String) -> (colour: String, opacity: Double)? {
     let t = text.lowercased()
     if t == "none" { return ("none", 1) }
-    guard t.hasPrefix("#"), t.dropFirst().allSatisfy(\.isHexDigit) else { return nil }
+    // ASCII digits only: Character.isHexDigit also takes full-width ones (U+FF10…)
+    guard t.hasPrefix("#"), t.dropFirst().allSatisfy({ $0.isASCII && $0.isHexDigit }) else { return nil }
     let hex = Array(t.dropFirst())
     switch hex.count {
     case 3: return ("#" + hex.map { "\($0)\($0)" }.joined(), 1)

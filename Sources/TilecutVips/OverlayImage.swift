@@ -51,6 +51,14 @@ extension SourceImage {
             "\(entry) is \(width) × \(height) pixels, which decode to \(decoded.overflow ? "more than 18 EB" : DecodeBudget.megabytes(decoded.partialValue)) in memory, more than --max-memory \(maxMemory / 1_000_000) MB; raise --max-memory if this is intended"
         )
       }
+      // and its inflated bytes, held while it decodes, with it
+      if decoded.partialValue + UInt64(bytes.count) > UInt64(maxMemory) {
+        throw TilecutError.invalidInput(
+          path: path,
+          reason:
+            "\(entry) is \(width) × \(height) pixels, which decode to \(DecodeBudget.megabytes(decoded.partialValue)) in memory beside its \(DecodeBudget.megabytes(UInt64(bytes.count))) inflated from the archive, more than --max-memory \(maxMemory / 1_000_000) MB; raise --max-memory if this is intended"
+        )
+      }
     }
     guard width > 0, height > 0 else { throw TilecutError.invalidInput(path: path, reason: "its overlay's image has no pixels") }
     let (area, overflow) = width.multipliedReportingOverflow(by: height)

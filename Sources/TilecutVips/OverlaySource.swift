@@ -50,7 +50,7 @@ public struct OverlaySource: Sendable {
     let index = page ?? 0
     if let known = found.withLock({ $0[key(path, index)] }) {
       // read within a larger budget before: checked against this one again
-      guard case .bytes(let bytes, _) = known.image, bytes.count > maxMemory else { return known }
+      guard case .bytes(let bytes, _) = known.image, bytes.count > maxEntryBytes(maxMemory) else { return known }
     }
     guard let kind = kind(of: path) else { return nil }
     do {
@@ -98,8 +98,16 @@ public struct OverlaySource: Sendable {
       entry = document
       text = try kmz.read(document, maxBytes: KMLDocument.maxBytes, what: "the KML document")
     } else {
-      guard let data = FileManager.default.contents(atPath: path) else { throw KMLProblem("cannot be read") }
-      text = [UInt8](data)
+      // the size first: a sparse KML of gigabytes was read whole before the check
+      do {
+        text = try SmallFile.read(path, maxBytes: KMLDocument.maxBytes)
+      } catch .tooLarge(let size) {
+        throw KMLProblem("is \(size) bytes of KML, more than \(KMLDocument.maxBytes >> 20) MB")
+      } catch .changed {
+        throw KMLProblem("changed while it was read; run again when it is complete")
+      } catch {
+        throw KMLProblem("cannot be read")
+      }
     }
     // a problem in a KMZ's document names the entry
     let inEntry = entry.map { "its \(Quote.value($0)) " } ?? ""
@@ -125,7 +133,9 @@ public struct OverlaySource: Sendable {
     if let archive, let entry {
       let folder = (entry as NSString).deletingLastPathComponent
       let name = folder.isEmpty ? relative : folder + "/" + relative
-      let bytes = try archive.read(name, maxBytes: maxMemory, what: "the image of \(label)")
+      // overlays of one image (a floor each) share its bytes: one copy in memory, not one a floor
+      let limit = maxEntryBytes(maxMemory)
+      let bytes = try readBefore(path, entry: name, maxBytes: limit) ?? archive.read(name, maxBytes: limit, what: "the image of \(label)")
       let format = try imageFormat(bytes, entry: name)
       return OverlaySource(
         document: path, entry: entry, overlays: overlays, index: index, image: .bytes(bytes, format: format), imageName: name)
@@ -138,6 +148,22 @@ public struct OverlaySource: Sendable {
       throw KMLProblem("\(label)'s image \(Quote.value(relative)) is a KML or KMZ, not an image")
     }
     return OverlaySource(document: path, entry: nil, overlays: overlays, index: index, image: .file(imagePath), imageName: imagePath)
+  }
+
+  /// The most a KMZ's image entry may inflate to: half the budget, the other half for its
+  /// pixels (an image decodes to more than its file but for a pathological one).
+  static func maxEntryBytes(_ maxMemory: Int) -> Int { maxMemory / 2 }
+
+  /// The bytes of entry `name` of the KMZ at `path` as read for another of its overlays,
+  /// when they fit in `maxBytes`.
+  static func readBefore(_ path: String, entry name: String, maxBytes: Int) -> [UInt8]? {
+    let prefix = (InputCheck.fileKey(path) ?? path) + "\u{0}"
+    return found.withLock { found in
+      for (key, source) in found where key.hasPrefix(prefix) && source.imageName == name {
+        if case .bytes(let bytes, _) = source.image, bytes.count <= maxBytes { return bytes }
+      }
+      return nil
+    }
   }
 
   /// Why the image beside a KML may not be read: absent, or a link leading out of the

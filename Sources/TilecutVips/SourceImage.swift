@@ -158,7 +158,7 @@ public enum SourceImage {
         // a CRS beside the image that PROJ (or GDAL through PROJ) would follow into a file
         let lower = sibling.lowercased()
         guard lower.hasSuffix(".prj") || lower.hasSuffix(".aux.xml"), st.st_size <= 1 << 20,
-          let data = FileManager.default.contents(atPath: sibling), let why = CRSText.unsafeReason(String(decoding: data, as: UTF8.self))
+          let data = try? SmallFile.read(sibling, maxBytes: 1 << 20), let why = CRSText.unsafeReason(String(decoding: data, as: UTF8.self))
         else { continue }
         throw TilecutError.invalidInput(path: sibling, reason: why)
       default: continue

@@ -452,4 +452,45 @@ struct HostileDXFScanTests {
     #expect(!run.signalled && (run.status == 0 || run.status == 1), "\(run.status) \(run.stderr)")
     #expect(run.stderr.split(separator: "\n").count <= 1, "\(run.stderr)")
   }
+
+  /// A GEODATA object whose coordinate type (group 70) was read as a Double and made an
+  /// Int: nan, ±inf and numbers past Int's range trapped (SIGILL) before any message.
+  @Test("a GEODATA object whose group 70 is no whole number is refused in one line, and ignored when --center places it")
+  func geodataCoordinateTypeNotANumber() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    func drawing(type: String) -> String {
+      var pairs = ["0", "SECTION", "2", "HEADER", "9", "$INSUNITS", "70", "6", "0", "ENDSEC"]
+      pairs += ["0", "SECTION", "2", "CLASSES", "0", "CLASS", "1", "GEODATA", "2", "AcDbGeoData", "3", "ObjectDBX Classes", "0", "ENDSEC"]
+      pairs += ["0", "SECTION", "2", "ENTITIES", "0", "LINE", "5", "A1", "8", "0", "10", "0", "20", "0", "11", "10", "21", "10", "0", "ENDSEC"]
+      pairs += ["0", "SECTION", "2", "OBJECTS", "0", "GEODATA", "5", "B1", "100", "AcDbGeoData", "90", "2", "70", type]
+      pairs += ["10", "0", "20", "0", "11", "530000", "21", "180000", "40", "1", "12", "0", "22", "1"]
+      pairs += ["301", #"<Alias id="27700" type="CoordinateSystem"></Alias>"#, "0", "ENDSEC", "0", "EOF"]
+      return pairs.joined(separator: "\n")
+    }
+    let plan = dir + "/plan.dxf"
+    for type in ["nan", "-inf", "1e300", "9.3e18"] {
+      try Data(drawing(type: type).utf8).write(to: URL(fileURLWithPath: plan))
+      let run = try runTool([plan, "-o", dir + "/out", "--dry-run", "-q"])
+      #expect(!run.signalled && run.status == 1, "70 = \(type): \(run.status) \(run.stderr)")
+      #expect(run.stderrLines.count == 1 && run.stderr.contains("plan.dxf") && run.stderr.contains("group 70"), "\(run.stderr)")
+    }
+    let placed = try runTool([plan, "--center", "51.5,-0.12", "-o", dir + "/out", "--dry-run", "-q"])
+    #expect(!placed.signalled && placed.status == 0, "\(placed.status) \(placed.stderr)")
+  }
+
+  /// A drawing spanning 1e300 units was refused with its size in pixels as a number of
+  /// some 300 digits.
+  @Test("a drawing too large in pixels is refused with its size in pixels in a few digits")
+  func hugePixelCount() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    var pairs = ["0", "SECTION", "2", "HEADER", "9", "$INSUNITS", "70", "6", "0", "ENDSEC", "0", "SECTION", "2", "ENTITIES"]
+    pairs += ["0", "LINE", "5", "A1", "8", "0", "10", "0", "20", "0", "11", "1e300", "21", "10", "0", "ENDSEC", "0", "EOF"]
+    try Data(pairs.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dir + "/plan.dxf"))
+    let run = try runTool([dir + "/plan.dxf", "--center", "51.5,-0.12", "-o", dir + "/out", "-q", "--dry-run"])
+    #expect(run.status == 1 && run.stderrLines.count == 1, "\(run.stderr)")
+    #expect(run.stderr.contains("spans 1e+300 × 10 drawing units (metres)") && run.stderr.contains("e+30"), "\(run.stderr)")
+    #expect(run.stderr.count < 300 && run.stderr.range(of: "[0-9]{16}", options: .regularExpression) == nil, "\(run.stderr)")
+  }
 }

@@ -259,6 +259,51 @@ struct KMLOverlayTests {
     try expectRefused(dir + "/big.kmz", "more than the 1 MB it may take in memory", extra: ["--max-memory", "1"], dir: dir)
   }
 
+  /// A 4.8 MB KMZ whose 503 MB PNG entry decoded to 503 MB more ran at 1022 MB under the
+  /// 512 MB budget: an entry may take half of it, and its pixels with it all of it.
+  @Test("a KMZ's image is refused when its inflated bytes and its pixels together pass --max-memory")
+  func entryAndPixelsWithinBudget() throws {
+    let dir = try geoScratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let box = "<LatLonBox><north>1</north><south>0</south><east>1</east><west>0</west></LatLonBox>"
+    try overlayKML(href: "plan.png", geometry: box).write(toFile: dir + "/doc.kml", atomically: true, encoding: .utf8)
+    // 1024 × 768 pixels: 3.1 MB decoded; all noise (3.1 MB of PNG), or 70 % noise (2.2 MB)
+    var random = SystemRandomNumberGenerator()
+    for (name, noisyRows) in [("all", 768), ("most", 538)] {
+      var picture = RGBAImage(width: 1024, height: 768)
+      picture.pixels.withUnsafeMutableBytes { raw in
+        for i in 0..<(1024 * 4 * noisyRows / 8) { raw.storeBytes(of: random.next() as UInt64, toByteOffset: 8 * i, as: UInt64.self) }
+      }
+      try picture.writePNG(to: dir + "/plan.png")
+      try writeZip(dir + "/\(name).kmz", entries: [("doc.kml", dir + "/doc.kml"), ("plan.png", dir + "/plan.png")])
+    }
+    // over half of 5 MB: refused before it is inflated
+    try expectRefused(dir + "/all.kmz", "more than the 3 MB it may take in memory", extra: ["--max-memory", "5"], dir: dir)
+    // within half, but with its 3.1 MB of pixels over 5 MB
+    try expectRefused(dir + "/most.kmz", "inflated from the archive, more than --max-memory 5 MB", extra: ["--max-memory", "5"], dir: dir)
+  }
+
+  /// Eight floors of one 100 MB entry held eight copies of it (1078 MB).
+  @Test("overlays of one KMZ that show the same image share one copy of its bytes")
+  func overlaysShareTheirImage() throws {
+    let dir = try geoScratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let box = "<LatLonBox><north>1</north><south>0</south><east>1</east><west>0</west></LatLonBox>"
+    let overlay = "<GroundOverlay><Icon><href>plan.png</href></Icon>\(box)</GroundOverlay>"
+    let kml = "<kml xmlns=\"http://www.opengis.net/kml/2.2\"><Document>\(overlay)\(overlay)</Document></kml>"
+    try kml.write(toFile: dir + "/doc.kml", atomically: true, encoding: .utf8)
+    try writeOverlayPicture(dir + "/plan.png", width: 64, height: 64)
+    try writeZip(dir + "/two.kmz", entries: [("doc.kml", dir + "/doc.kml"), ("plan.png", dir + "/plan.png")])
+    let first = try #require(try OverlaySource.resolve(path: dir + "/two.kmz", page: 0))
+    let second = try #require(try OverlaySource.resolve(path: dir + "/two.kmz", page: 1))
+    guard case .bytes(let a, _) = first.image, case .bytes(let b, _) = second.image else {
+      Issue.record("a KMZ's image is held as bytes")
+      return
+    }
+    #expect(a == b && !a.isEmpty)
+    #expect(a.withUnsafeBufferPointer { $0.baseAddress } == b.withUnsafeBufferPointer { $0.baseAddress }, "two copies of one entry")
+  }
+
   @Test("a damaged image in a KMZ is refused at its header, naming the KMZ and the entry: PNG chunks, a truncated JPEG")
   func damagedEntries() throws {
     let dir = try geoScratch()

@@ -47,6 +47,13 @@ struct OptionProblemsTests {
     #expect(
       try LayerPattern.list(parsing: "A-WALL, !A-NOTE*,") == [LayerPattern(pattern: "A-WALL"), LayerPattern(pattern: "A-NOTE*", leftOut: true)])
     #expect(throws: Failure.self) { try LayerPattern.list(parsing: "!,") }
+    // the drawing reader matches patterns of up to 510 bytes: a longer one was dropped, and every layer drawn
+    let long = String(repeating: "A", count: 511)
+    #expect(try LayerPattern.list(parsing: String(long.dropFirst())).count == 1)
+    #expect(throws: Failure.usage("--layers: a pattern is at most 510 bytes of UTF-8, and one is 511; shorten it (* matches the rest)")) {
+      try LayerPattern.list(parsing: "A-WALL,!" + long)
+    }
+    #expect(throws: Failure.self) { try LayerPattern.list(parsing: String(repeating: "é", count: 256)) }
     #expect(try DrawingScale(parsing: "1:100") == DrawingScale(denominator: 100))
     #expect(try DrawingUnit(parsing: "ft").meters == 0.3048)
     // the typed groups are Codable: a request round-trips through JSON

@@ -51,6 +51,8 @@ struct IMDFDrawingTests {
     #expect(abs((IMDFStyle.svgColour("#11223380")?.opacity ?? 0) - 128.0 / 255) < 1e-9)
     #expect(IMDFStyle.svgColour("none")?.colour == "none")
     for bad in ["red", "#12", "#ggg", "#fff\" x=\"", "url(#a)"] { #expect(IMDFStyle.svgColour(bad) == nil) }
+    // Character.isHexDigit takes full-width digits and letters: units were drawn black
+    for bad in ["#ｆｆ０", "#ＡＢＣ", "#１２３４５６"] { #expect(IMDFStyle.svgColour(bad) == nil, "\(bad)") }
   }
 
   /// A floor of one square unit of 100 × 100 sheet pixels at zoom 20, named `name`.

@@ -162,10 +162,14 @@ enum TileStoreSource {
     let tile = { (x: Int, y: Int) in TileCoordinate(zoom: level.zoom, x: x, y: y) }
     var tiles: [TileMosaic.Cell: [UInt8]] = [:]
     var held = 0
-    let xs = level.xRange[0]...max(level.xRange[0], level.xRange[1])
-    let ys = level.yRange[0]...max(level.yRange[0], level.yRange[1])
-    for y in ys {
-      for x in xs where level.hasTile(x: x, y: y) {
+    let most = StoreSourceTiles.maxTiles(maxMemory: maxMemory)
+    // the tiles its rows list within its ranges, row by row: a widened xRange or yRange
+    // (a manifest edited by hand) is no work
+    for run in level.rows where run.count == 3 && level.yRange[0] <= run[0] && run[0] <= level.yRange[1] {
+      let (y, first, last) = (run[0], max(run[1], level.xRange[0]), min(run[2], level.xRange[1]))
+      guard first <= last else { continue }
+      for x in first...last where tiles[TileMosaic.Cell(x: x, y: y)] == nil {
+        guard tiles.count < most else { throw StoreSourceTiles.tooManyTiles(path, zoom: level.zoom, maxMemory: maxMemory) }
         guard let bytes = try reader.read(set, tile(x, y), floor: level.floor, size: level.tileSize, manifest: manifest) else {
           throw TilecutError.invalidInput(
             path: path,

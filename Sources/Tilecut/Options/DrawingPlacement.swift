@@ -32,7 +32,11 @@ extension PlacementOptions {
       throw TilecutError.invalidInput(
         path: path, reason: "has a GEODATA object whose coordinate system names no EPSG code; place it with --gcp X,Y,LAT,LON in drawing units")
     }
-    guard geodata.coordinateType != 3 else {
+    guard let coordinateType = geodata.coordinateType else {
+      throw TilecutError.invalidInput(
+        path: path, reason: "has a GEODATA object whose coordinate type (group 70) is not a whole number; place it with --gcp X,Y,LAT,LON")
+    }
+    guard coordinateType != 3 else {
       throw TilecutError.invalidInput(
         path: path, reason: "has a GEODATA object in geographic coordinates, which tilecut does not read; place it with --gcp X,Y,LAT,LON")
     }

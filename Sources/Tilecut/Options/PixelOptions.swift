@@ -24,10 +24,19 @@ public struct LayerPattern: Sendable, Codable, Equatable {
     return list
   }
 
+  /// The longest pattern the drawing reader takes (`layer_drawn` in TilecutGDALDrawing.c).
+  static let maxPatternBytes = 510
+
   /// What is wrong with a list of patterns, in `--layers`' words, or nil.
   static func problem(_ list: [LayerPattern]) -> String? {
     guard !list.isEmpty, list.allSatisfy({ !$0.pattern.contains("\n") && !$0.pattern.isEmpty && !$0.pattern.contains(",") }) else {
       return "--layers: give layer names or patterns, comma-separated (e.g. 'A-WALL,A-DOOR*,!A-NOTE')"
+    }
+    // the drawing reader matches patterns of up to this many bytes (a longer one matched
+    // nothing and was dropped: every layer drawn)
+    if let long = list.first(where: { $0.pattern.utf8.count > maxPatternBytes }) {
+      let bytes = long.pattern.utf8.count
+      return "--layers: a pattern is at most \(maxPatternBytes) bytes of UTF-8, and one is \(bytes); shorten it (* matches the rest)"
     }
     return nil
   }

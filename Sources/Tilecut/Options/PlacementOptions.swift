@@ -225,7 +225,16 @@ public struct PlacementOptions: Sendable, Codable {
       if let kind = Self.notRegularFile(text) ?? SidecarPath.systemTree(text) {
         throw TilecutError.invalidOption(option: "--source-crs", reason: "\(text) \(kind)")
       }
-      guard let contents = try? String(contentsOfFile: text, encoding: .utf8), !contents.isEmpty else {
+      let bytes: [UInt8]
+      do {
+        bytes = try SmallFile.read(text, maxBytes: Self.maxSidecarBytes)
+      } catch .tooLarge(let size) {
+        throw TilecutError.invalidOption(
+          option: "--source-crs", reason: "\(text) is \(size) bytes, more than \(Self.maxSidecarBytes >> 20) MB; give a file of WKT or a PROJ string")
+      } catch {
+        throw TilecutError.invalidOption(option: "--source-crs", reason: "\(text) cannot be read as text (WKT or a PROJ string)")
+      }
+      guard let contents = String(data: Data(bytes), encoding: .utf8), !contents.isEmpty else {
         throw TilecutError.invalidOption(option: "--source-crs", reason: "\(text) cannot be read as text (WKT or a PROJ string)")
       }
       return try ProjTransformer.describe(contents, option: "--source-crs \(text)", files: [text])
@@ -259,6 +268,9 @@ public struct PlacementOptions: Sendable, Codable {
     return placement
   }
 
+  /// The largest world file, `.prj` or `--source-crs` file read (each is a few lines).
+  static let maxSidecarBytes = 1 << 20
+
   /// Why a sidecar path is not a regular file (a FIFO could block, a device never
   /// ends), or nil when it is one or does not exist.
   static func notRegularFile(_ path: String) -> String? {
@@ -277,10 +289,20 @@ public struct PlacementOptions: Sendable, Codable {
   /// regular file, and before it is opened when it leads into /proc, /sys or /dev or,
   /// found beside an input (not `named` by the user), out of the input's folder.
   static func sidecarText(_ path: String, named: Bool = false) throws -> String {
+    // the size is checked on the opened file before it is read: no whole read of a huge one
     if let kind = notRegularFile(path) ?? (named ? SidecarPath.systemTree(path) : SidecarPath.escape(path)) {
       throw TilecutError.invalidInput(path: path, reason: kind)
     }
-    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+    let bytes: [UInt8]
+    do {
+      bytes = try SmallFile.read(path, maxBytes: maxSidecarBytes)
+    } catch .tooLarge(let size) {
+      throw TilecutError.invalidInput(
+        path: path, reason: "is \(size) bytes, more than \(maxSidecarBytes >> 20) MB; a world file or .prj is a few lines of text")
+    } catch {
+      throw TilecutError.invalidInput(path: path, reason: "cannot be read as UTF-8 text")
+    }
+    guard let text = String(data: Data(bytes), encoding: .utf8) else {
       throw TilecutError.invalidInput(path: path, reason: "cannot be read as UTF-8 text")
     }
     return text

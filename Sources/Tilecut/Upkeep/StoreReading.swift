@@ -66,7 +66,11 @@ public final class StoreReader {
       return
     }
     let manifestPath = location + "/" + Manifest.fileName
-    guard let data = FileManager.default.contents(atPath: manifestPath) else {
+    let read: [UInt8]?
+    do { read = try SmallFile.read(manifestPath, maxBytes: 256 << 20) } catch .tooLarge {
+      throw TilecutError.invalidInput(path: manifestPath, reason: "is larger than any tilecut manifest")
+    } catch { read = nil }
+    guard let data = read.map({ Data($0) }) else {
       if let index = try BuildingIndex.load(location), let first = index.buildings.first {
         let ids = index.buildings.map(\.id).joined(separator: ", ")
         throw TilecutError.invalidInput(

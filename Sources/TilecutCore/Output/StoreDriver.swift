@@ -262,6 +262,24 @@ public struct StoreVerification {
 
 /// The deepest zoom's tiles of a store file given as a source.
 public struct StoreSourceTiles {
+  /// The least a tile of a store given as a source takes decoded: 64 × 64 RGBA pixels.
+  /// The mosaic of a deepest zoom of tiles that size or larger decodes to at least this
+  /// per tile, within --max-memory; a store of a million 1 × 1 px tiles (a million
+  /// decodes, minutes) is refused by its count before its tiles are read.
+  public static let leastTileBytes = 64 * 64 * 4
+
+  /// The most tiles a deepest zoom given as a source may hold within `maxMemory`.
+  public static func maxTiles(maxMemory: Int) -> Int { max(1, maxMemory / leastTileBytes) }
+
+  /// The refusal of a deepest zoom of more than `maxTiles(maxMemory:)` tiles.
+  public static func tooManyTiles(_ path: String, zoom: Int, maxMemory: Int) -> TilecutError {
+    TilecutError.invalidInput(
+      path: path,
+      reason:
+        "its deepest zoom \(zoom) holds more than \(maxTiles(maxMemory: maxMemory)) tiles, more than --max-memory \(maxMemory / 1_000_000) MB holds decoded (16 KB a tile of 64 px or more); raise --max-memory if this is intended"
+    )
+  }
+
   public var zoom: Int
   public var tiles: [TileCoordinate: [UInt8]]
   /// The file's own bounds text (west,south,east,north) to clip the raster by, when it has one to use.

@@ -78,14 +78,15 @@ public struct DrawingGeodata: Hashable, Sendable, Codable {
   public var referenceX, referenceY: Double
   public var unitScale: Double
   public var northX, northY: Double
-  /// GEODATA's design coordinate type: 1 local grid, 2 projected grid, 3 geographic.
-  public var coordinateType: Int
+  /// GEODATA's design coordinate type: 1 local grid, 2 projected grid, 3 geographic;
+  /// nil when its group 70 is no whole number (nan, ±inf, past Int's range).
+  public var coordinateType: Int?
   /// The CRS's EPSG code, from the coordinate system definition's alias (nil when it names none).
   public var epsg: Int?
 
   public init(
     designX: Double, designY: Double, referenceX: Double, referenceY: Double, unitScale: Double, northX: Double, northY: Double,
-    coordinateType: Int, epsg: Int?
+    coordinateType: Int?, epsg: Int?
   ) {
     self.designX = designX
     self.designY = designY

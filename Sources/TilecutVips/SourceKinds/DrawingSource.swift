@@ -173,6 +173,12 @@ public enum DrawingSource {
     return max(2, Int(min(side / 100, 1e6).rounded(.up)))
   }
 
+  /// A count of pixels for a message: whole below 10^15, else in three digits (a drawing
+  /// spanning 1e300 units printed a count of 300 digits).
+  static func pixelCount(_ value: Double) -> String {
+    String(format: value.isFinite && abs(value) >= 1e15 ? "%.3g" : "%.0f", value)
+  }
+
   /// The model-space tables and arc dimensions drawn at most (MAX_BLOCK_REFS in TilecutDXFWipeout.c).
   static let maxBlockReferences = 10000
 
@@ -238,8 +244,8 @@ public enum DrawingSource {
         path: path,
         reason: String(
           format:
-            "spans %.6g × %.6g drawing units (%@), %.0f × %.0f pixels of %g m, more than --max-pixels %ld; check its units or raise --max-pixels",
-          maxX - minX, maxY - minY, unit?.name ?? "unitless, read as metres", columns, rows,
+            "spans %.6g × %.6g drawing units (%@), %@ × %@ pixels of %g m, more than --max-pixels %ld; check its units or raise --max-pixels",
+          maxX - minX, maxY - minY, unit?.name ?? "unitless, read as metres", pixelCount(columns), pixelCount(rows),
           DrawingFrame.groundMetersPerPixel, maxPixels))
     }
     let width = max(1, Int(columns))
