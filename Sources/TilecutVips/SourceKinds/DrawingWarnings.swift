@@ -1,0 +1,116 @@
+import Foundation
+import TilecutCore
+
+/// GDAL's warnings while it reads a drawing, as tilecut shows them (`plan.dxf: GDAL: …`,
+/// as the other kinds show GDAL's): those that say something is missing from the tiles
+/// (an insert of a block the file lacks, blocks inserting each other, a block past
+/// GDAL's feature limit, an entity GDAL could not read), without those that say nothing
+/// to the user, each one escaped line, and a few lines at most. The file's own text (a
+/// block's name, a path) may be in them.
+enum DrawingWarnings {
+  /// The most of GDAL's warnings shown for one drawing; one more line counts the rest.
+  static let maxShown = 8
+
+  /// The most characters shown of one.
+  static let maxCharacters = 300
+
+  /// Entities tilecut reads from the DXF itself where GDAL cannot (fit-point SPLINEs,
+  /// HATCHes whose boundary GDAL cannot read, MLINEs, XLINEs, RAYs, MESHes, IMAGEs,
+  /// WIPEOUTs, tables and arc dimensions): GDAL's reader error on one of them says
+  /// nothing about the tiles.
+  static let readByTilecut: Set<String> = [
+    "SPLINE", "HATCH", "MLINE", "XLINE", "RAY", "MESH", "IMAGE", "WIPEOUT", "ACAD_TABLE", "ARC_DIMENSION", "LARGE_RADIAL_DIMENSION",
+  ]
+
+  /// The lines shown (each "GDAL: …") of GDAL's newline-separated `messages` while it read
+  /// the drawing at `path` (a DXF when `isDXF`, whose entities GDAL's reader errors are
+  /// looked up in). Left out: GDAL's unclosed hatch rings (it closes them, and they are
+  /// drawn as ezdxf draws them), reader errors on entities tilecut reads itself, and those
+  /// of tilecut's second read of the tables' and arc dimensions' blocks (a file in memory
+  /// whose lines repeat the drawing's own).
+  static func shown(_ messages: String, path: String, isDXF: Bool) -> [String] {
+    // (text, the DXF line of a reader error)
+    var found: [(text: String, line: Int?)] = []
+    for part in messages.split(whereSeparator: \.isNewline) {
+      let message = part.trimmingCharacters(in: .whitespaces)
+      if message.isEmpty || message.hasPrefix("Non closed ring detected") { continue }
+      if let error = readerError(message) {
+        guard error.file == path else { continue }
+        found.append((message, error.line))
+      } else {
+        found.append((message, nil))
+      }
+    }
+    let lines = found.compactMap(\.line)
+    let names = isDXF && !lines.isEmpty ? entityNames(path: path, lines: lines) : [:]
+    var shown: [String] = []
+    for (message, line) in found {
+      var text = message
+      if let line {
+        let name = names[line]
+        if let name, readByTilecut.contains(name) { continue }
+        text = "cannot read the \(name.map { Quote.value($0, limit: 40) } ?? "entity") ending near line \(line) (damaged?): it is not drawn"
+      }
+      let line = "GDAL: " + Quote.value(text, limit: maxCharacters)
+      if !shown.contains(line) { shown.append(line) }
+    }
+    guard shown.count > maxShown else { return shown }
+    let more = shown.count - maxShown
+    return Array(shown.prefix(maxShown)) + ["GDAL: \(more) more warning\(more == 1 ? "" : "s") not shown"]
+  }
+
+  /// The line and the file of GDAL's DXF reader error ("./ogr/ogrsf_frmts/dxf/ogrdxflayer.cpp,
+  /// 2151: error at line 1918 of plan.dxf"), or nil for any other message.
+  static func readerError(_ message: String) -> (line: Int, file: String)? {
+    guard let source = message.range(of: ".cpp, "), let at = message.range(of: ": error at line ", range: source.upperBound..<message.endIndex)
+    else { return nil }
+    let digits = message[at.upperBound...].prefix { $0.isNumber }
+    guard let line = Int(digits), let of = message.range(of: " of ", range: at.upperBound..<message.endIndex) else { return nil }
+    return (line, String(message[of.upperBound...]))
+  }
+
+  /// The entity (its name: SPLINE, TEXT, …) each of `lines` of the DXF at `path` lies in:
+  /// the last one started (its group code 0) at least two lines before it, as GDAL
+  /// reports an error once it has read the entity's last value or the next one's start.
+  /// Read as bytes up to the last of `lines`, keeping a few bytes of each line.
+  static func entityNames(path: String, lines: [Int]) -> [Int: String] {
+    guard let last = lines.max(), let handle = FileHandle(forReadingAtPath: path) else { return [:] }
+    defer { try? handle.close() }
+    let wanted = Set(lines)
+    var names: [Int: String] = [:]
+    var number = 1
+    var current: [UInt8] = []
+    var zeroCode = false
+    // the entity started last, and the one before (its start line, its name)
+    var entity: (start: Int, name: String)?
+    var previous: (start: Int, name: String)?
+    func ended() {
+      var bytes = current[...]
+      while let b = bytes.first, b == 0x20 || b == 0x09 { bytes = bytes.dropFirst() }
+      while let b = bytes.last, b == 0x20 || b == 0x09 || b == 0x0D { bytes = bytes.dropLast() }
+      if number % 2 == 1 {
+        zeroCode = bytes.elementsEqual("0".utf8)
+      } else if zeroCode {
+        previous = entity
+        entity = (number - 1, String(decoding: bytes, as: UTF8.self).uppercased())
+      }
+      if wanted.contains(number) {
+        let started = entity.flatMap { $0.start <= number - 2 ? $0 : nil } ?? previous
+        if let started { names[number] = started.name }
+      }
+      current.removeAll(keepingCapacity: true)
+      number += 1
+    }
+    while number <= last, let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+      for byte in chunk {
+        if byte == 0x0A {
+          ended()
+          if number > last { break }
+        } else if current.count < 64 {
+          current.append(byte)
+        }
+      }
+    }
+    return names
+  }
+}
