@@ -41,6 +41,8 @@ struct DrawingWarningsTests {
     #expect(DrawingWarnings.shown(error(22), path: path, isDXF: true).isEmpty)
     #expect(DrawingWarnings.shown(error(16, "/vsimem/tilecut-refs-0x1.dxf"), path: path, isDXF: true).isEmpty)
     #expect(
-      DrawingWarnings.shown(error(400), path: path, isDXF: true) == ["GDAL: cannot read the entity ending near line 400 (damaged?): it is not drawn"])
+      DrawingWarnings.shown(error(3), path: path, isDXF: true) == ["GDAL: cannot read the entity ending near line 3 (damaged?): it is not drawn"])
+    // past the file's end (an entity that took the rest of it as its values): its last, the SPLINE
+    #expect(DrawingWarnings.shown(error(400), path: path, isDXF: true).isEmpty)
   }
 }

@@ -71,9 +71,12 @@ enum DrawingWarnings {
 
   /// The entity (its name: SPLINE, TEXT, …) each of `lines` of the DXF at `path` lies in:
   /// the last one started (its group code 0) at least two lines before it, as GDAL
-  /// reports an error once it has read the entity's last value or the next one's start.
+  /// reports an error once it has read the entity's last value or the next one's start;
+  /// the last one for a line past the file's end.
   /// Read as bytes up to the last of `lines`, keeping a few bytes of each line.
   static func entityNames(path: String, lines: [Int]) -> [Int: String] {
+    // what a group code 0 also starts, which is no entity
+    let structure: Set<String> = ["SECTION", "ENDSEC", "EOF", "BLOCK", "ENDBLK", "TABLE", "ENDTAB"]
     guard let last = lines.max(), let handle = FileHandle(forReadingAtPath: path) else { return [:] }
     defer { try? handle.close() }
     let wanted = Set(lines)
@@ -91,8 +94,11 @@ enum DrawingWarnings {
       if number % 2 == 1 {
         zeroCode = bytes.elementsEqual("0".utf8)
       } else if zeroCode {
-        previous = entity
-        entity = (number - 1, String(decoding: bytes, as: UTF8.self).uppercased())
+        let name = String(decoding: bytes, as: UTF8.self).uppercased()
+        if !structure.contains(name) {
+          previous = entity
+          entity = (number - 1, name)
+        }
       }
       if wanted.contains(number) {
         let started = entity.flatMap { $0.start <= number - 2 ? $0 : nil } ?? previous
@@ -111,6 +117,9 @@ enum DrawingWarnings {
         }
       }
     }
+    if number <= last && !current.isEmpty { ended() }
+    // past the file's end (an entity that took the rest of the file as its values): the last
+    for line in wanted where line >= number { names[line] = entity?.name }
     return names
   }
 }
