@@ -87,6 +87,8 @@ typedef struct {
 typedef struct {
   char name[256], layer[256], handle[24];
   double x, y, sx, sy, angle;
+  /* in paper space (67) or invisible (60): its block's tables are not drawn in model space */
+  int unshown;
 } local_insert;
 
 /* An XLINE or a RAY in a block: in the block's coordinates, its colour unresolved
@@ -257,6 +259,8 @@ typedef struct {
   size_t ref_count, ref_cap;
   /* those past MAX_BLOCK_REFS, not drawn */
   size_t ref_dropped;
+  /* the model-space insert being placed is in paper space or invisible (emit_ref) */
+  int placing_unshown;
   /* IMAGEDEF objects: their handles and file names */
   unsigned long long *def_handles;
   char **def_files;
@@ -1112,7 +1116,7 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
     block->sequence[block->sequence_count++] = !strcmp(e->type, "HATCH") ? -(int)block->bound_count : (int)block->insert_count;
   }
   if (!strcmp(e->type, "INSERT")) {
-    local_insert in = {.x = e->x10, .y = e->y10, .sx = e->x41, .sy = e->y42, .angle = e->a50};
+    local_insert in = {.x = e->x10, .y = e->y10, .sx = e->x41, .sy = e->y42, .angle = e->a50, .unshown = e->paper || e->invisible};
     snprintf(in.name, sizeof in.name, "%s", e->name);
     snprintf(in.layer, sizeof in.layer, "%s", e->layer);
     snprintf(in.handle, sizeof in.handle, "%s", e->handle);
@@ -1240,7 +1244,7 @@ static void emit_image(reader *r, const local_image *l, const affine *m, const c
  * past any of the file's; on layer 0 it takes the insert's layer, and none is made where
  * that layer is hidden. Past MAX_BLOCK_REFS in all, counted as not drawn. */
 static void emit_ref(reader *r, const tc_block_ref *l, const affine *m, const char *insert_layer) {
-  if (r->failed)
+  if (r->failed || r->placing_unshown)
     return;
   double sx = hypot(m->a, m->d), det = m->a * m->e - m->b * m->d;
   if (!(sx > 0 && isfinite(sx) && isfinite(det) && det != 0))
@@ -1937,8 +1941,10 @@ int tc_dxf_wipeouts(const char *path, tc_dxf_scan *out, int (*stopped)(void *), 
       affine m = {cs * in->sx, -sn * in->sy, 0, sn * in->sx, cs * in->sy, 0};
       m.c = in->x - (m.a * b->bx + m.b * b->by);
       m.f = in->y - (m.d * b->bx + m.e * b->by);
+      r.placing_unshown = in->unshown;
       if (block_makes(&r, b, 0, 0))
         expand(&r, b, &m, in->handle, in->layer, 1);
+      r.placing_unshown = 0;
       if (block_makes(&r, b, 1, 0))
         place_hatches(&r, b, &m, strtoull(in->handle, NULL, 16), 1);
     }

@@ -49,7 +49,8 @@ struct DrawingTableMeshTests {
 
   /// ACAD_TABLEs and ARC_DIMENSIONs inside blocks, which GDAL skips there too: each drawn
   /// as an INSERT of its own block placed as the inserts that place it (moved, turned,
-  /// scaled, mirrored, nested), as ezdxf draws them through those inserts.
+  /// scaled, mirrored, nested), as ezdxf draws them through those inserts; none through an
+  /// invisible insert or one in paper space.
   @Test("ACAD_TABLEs and ARC_DIMENSIONs in blocks are drawn through their inserts, as ezdxf draws them")
   func tablesAndArcDimensionsInBlocks() throws {
     let result = try compareScripted(
@@ -79,6 +80,9 @@ struct DrawingTableMeshTests {
         msp.add_blockref("CARD", (60, 5), dxfattribs={"rotation": 35, "xscale": 1.5, "yscale": 1.5})
         msp.add_blockref("CARD", (150, 40), dxfattribs={"xscale": -1})
         msp.add_blockref("PAIR", (10, 50), dxfattribs={"xscale": 0.7, "yscale": 0.7})
+        # neither drawn: an invisible insert, one in paper space
+        msp.add_blockref("CARD", (100, 60), dxfattribs={"invisible": 1})
+        doc.paperspace().add_blockref("CARD", (100, 60))
         doc.saveas(sys.argv[1])
         # the inserts of *T blocks in blocks made ACAD_TABLEs (ezdxf writes none)
         text = open(sys.argv[1], encoding="utf8").read()
