@@ -45,4 +45,21 @@ struct DrawingWarningsTests {
     // past the file's end (an entity that took the rest of it as its values): its last, the SPLINE
     #expect(DrawingWarnings.shown(error(400), path: path, isDXF: true).isEmpty)
   }
+
+  /// GDAL drops a block it reads nothing of (one holding only a table, which tilecut draws
+  /// through its inserts) and then says an insert's block does not exist.
+  @Test("a block GDAL calls missing is not said when the DXF defines it")
+  func definedBlocks() throws {
+    let dir = try TestEnvironment.scratchDirectory("vips", for: #function)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let path = dir + "/plan.dxf"
+    let pairs = [
+      "0", "SECTION", "2", "BLOCKS", "0", "BLOCK", "5", "B4", "8", "0", "2", "CARD", "70", "0", "0", "ACAD_TABLE", "2", "*T1", "0",
+      "ENDBLK", "0", "ENDSEC", "0", "SECTION", "2", "ENTITIES", "0", "INSERT", "2", "CARD", "0", "INSERT", "2", "DOOR", "0", "ENDSEC",
+      "0", "EOF",
+    ]
+    try Data(pairs.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: path))
+    let said = "Block CARD does not exist\nBlock DOOR does not exist\nBlock *T1 does not exist"
+    #expect(DrawingWarnings.shown(said, path: path, isDXF: true) == ["GDAL: Block DOOR does not exist", "GDAL: Block *T1 does not exist"])
+  }
 }

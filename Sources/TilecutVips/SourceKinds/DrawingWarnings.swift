@@ -25,9 +25,11 @@ enum DrawingWarnings {
   /// The lines shown (each "GDAL: …") of GDAL's newline-separated `messages` while it read
   /// the drawing at `path` (a DXF when `isDXF`, whose entities GDAL's reader errors are
   /// looked up in). Left out: GDAL's unclosed hatch rings (it closes them, and they are
-  /// drawn as ezdxf draws them), reader errors on entities tilecut reads itself, and those
-  /// of tilecut's second read of the tables' and arc dimensions' blocks (a file in memory
-  /// whose lines repeat the drawing's own).
+  /// drawn as ezdxf draws them), reader errors on entities tilecut reads itself, those of
+  /// tilecut's second read of the tables' and arc dimensions' blocks (a file in memory
+  /// whose lines repeat the drawing's own), and GDAL's "Block X does not exist" where the
+  /// DXF defines X (GDAL drops a block of nothing it reads: only tables, XLINEs, MESHes,
+  /// IMAGEs…, which tilecut draws itself).
   static func shown(_ messages: String, path: String, isDXF: Bool) -> [String] {
     // (text, the DXF line of a reader error)
     var found: [(text: String, line: Int?)] = []
@@ -43,8 +45,11 @@ enum DrawingWarnings {
     }
     let lines = found.compactMap(\.line)
     let names = isDXF && !lines.isEmpty ? entityNames(path: path, lines: lines) : [:]
+    let missing = Set(found.compactMap { $0.line == nil ? missingBlock($0.text) : nil })
+    let defined = isDXF && !missing.isEmpty ? definedBlocks(path: path, among: missing) : []
     var shown: [String] = []
     for (message, line) in found {
+      if line == nil, let block = missingBlock(message), defined.contains(block) { continue }
       var text = message
       if let line {
         let name = names[line]
@@ -69,28 +74,82 @@ enum DrawingWarnings {
     return (line, String(message[of.upperBound...]))
   }
 
+  /// The block GDAL's "Block X does not exist" names, or nil for any other message.
+  static func missingBlock(_ message: String) -> String? {
+    let head = "Block "
+    let tail = " does not exist"
+    guard message.hasPrefix(head), message.hasSuffix(tail), message.count > head.count + tail.count else { return nil }
+    return String(message.dropFirst(head.count).dropLast(tail.count))
+  }
+
+  /// Those of `names` the DXF at `path` defines (a BLOCK's name, 2), read as `lines` reads it.
+  static func definedBlocks(path: String, among names: Set<String>) -> Set<String> {
+    var found: Set<String> = []
+    var zeroCode = false
+    var inBlock = false
+    var nameCode = false
+    lines(of: path, upTo: Int.max) { number, bytes in
+      if number % 2 == 1 {
+        zeroCode = bytes.elementsEqual("0".utf8)
+        nameCode = inBlock && bytes.elementsEqual("2".utf8)
+      } else if zeroCode {
+        inBlock = bytes.elementsEqual("BLOCK".utf8)
+      } else if nameCode {
+        let name = String(decoding: bytes, as: UTF8.self)
+        if names.contains(name) { found.insert(name) }
+        inBlock = false
+      }
+      return found.count < names.count
+    }
+    return found
+  }
+
+  /// Calls `body` with each line of the file at `path` (its number from 1, its first 256
+  /// bytes without surrounding spaces, tabs and CR) up to line `last`, or until it returns false.
+  static func lines(of path: String, upTo last: Int, _ body: (Int, ArraySlice<UInt8>) -> Bool) {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return }
+    defer { try? handle.close() }
+    var number = 1
+    var current: [UInt8] = []
+    func ended() -> Bool {
+      var bytes = current[...]
+      while let b = bytes.first, b == 0x20 || b == 0x09 { bytes = bytes.dropFirst() }
+      while let b = bytes.last, b == 0x20 || b == 0x09 || b == 0x0D { bytes = bytes.dropLast() }
+      let more = body(number, bytes)
+      current.removeAll(keepingCapacity: true)
+      number += 1
+      return more && number <= last
+    }
+    while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+      for byte in chunk {
+        if byte == 0x0A {
+          guard ended() else { return }
+        } else if current.count < 256 {
+          current.append(byte)
+        }
+      }
+    }
+    if !current.isEmpty { _ = ended() }
+  }
+
   /// The entity (its name: SPLINE, TEXT, …) each of `lines` of the DXF at `path` lies in:
   /// the last one started (its group code 0) at least two lines before it, as GDAL
   /// reports an error once it has read the entity's last value or the next one's start;
   /// the last one for a line past the file's end.
   /// Read as bytes up to the last of `lines`, keeping a few bytes of each line.
-  static func entityNames(path: String, lines: [Int]) -> [Int: String] {
+  static func entityNames(path: String, lines wantedLines: [Int]) -> [Int: String] {
     // what a group code 0 also starts, which is no entity
     let structure: Set<String> = ["SECTION", "ENDSEC", "EOF", "BLOCK", "ENDBLK", "TABLE", "ENDTAB"]
-    guard let last = lines.max(), let handle = FileHandle(forReadingAtPath: path) else { return [:] }
-    defer { try? handle.close() }
-    let wanted = Set(lines)
+    guard let last = wantedLines.max() else { return [:] }
+    let wanted = Set(wantedLines)
     var names: [Int: String] = [:]
-    var number = 1
-    var current: [UInt8] = []
     var zeroCode = false
+    var read = 0
     // the entity started last, and the one before (its start line, its name)
     var entity: (start: Int, name: String)?
     var previous: (start: Int, name: String)?
-    func ended() {
-      var bytes = current[...]
-      while let b = bytes.first, b == 0x20 || b == 0x09 { bytes = bytes.dropFirst() }
-      while let b = bytes.last, b == 0x20 || b == 0x09 || b == 0x0D { bytes = bytes.dropLast() }
+    lines(of: path, upTo: last) { number, bytes in
+      read = number
       if number % 2 == 1 {
         zeroCode = bytes.elementsEqual("0".utf8)
       } else if zeroCode {
@@ -104,22 +163,10 @@ enum DrawingWarnings {
         let started = entity.flatMap { $0.start <= number - 2 ? $0 : nil } ?? previous
         if let started { names[number] = started.name }
       }
-      current.removeAll(keepingCapacity: true)
-      number += 1
+      return true
     }
-    while number <= last, let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-      for byte in chunk {
-        if byte == 0x0A {
-          ended()
-          if number > last { break }
-        } else if current.count < 64 {
-          current.append(byte)
-        }
-      }
-    }
-    if number <= last && !current.isEmpty { ended() }
     // past the file's end (an entity that took the rest of the file as its values): the last
-    for line in wanted where line >= number { names[line] = entity?.name }
+    for line in wanted where line > read { names[line] = entity?.name }
     return names
   }
 }
