@@ -121,13 +121,22 @@ enum DrawingWarnings {
       return more && number <= last
     }
     while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-      for byte in chunk {
-        if byte == 0x0A {
-          guard ended() else { return }
-        } else if current.count < 256 {
-          current.append(byte)
+      // each line's end found by memchr, its first bytes kept
+      let more = chunk.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Bool in
+        guard let base = raw.baseAddress else { return true }
+        var at = 0
+        while at < raw.count {
+          var end = raw.count
+          if let found = memchr(base + at, 0x0A, raw.count - at) { end = UnsafeRawPointer(found) - base }
+          let keep = min(end - at, max(0, 256 - current.count))
+          if keep > 0 { current.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[at..<(at + keep)])) }
+          if end == raw.count { return true }
+          guard ended() else { return false }
+          at = end + 1
         }
+        return true
       }
+      guard more else { return }
     }
     if !current.isEmpty { _ = ended() }
   }
