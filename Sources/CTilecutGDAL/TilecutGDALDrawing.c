@@ -1209,7 +1209,9 @@ static GDALDatasetH open_block_refs(const char *path, const dxf_scans *s, const 
     left += !seen[i];
   if (!left || s->scan.entities_at <= 0 || (unsigned long long)s->scan.entities_at > max_bytes)
     return NULL;
-  size_t head = (size_t)s->scan.entities_at, cap = head + 64 + s->scan.ref_count * 800;
+  /* an INSERT below takes at most about 780 bytes (a 255-byte layer and block name, nine
+   * numbers of up to 24 characters) */
+  size_t head = (size_t)s->scan.entities_at, cap = head + 64 + s->scan.ref_count * 1024;
   char *text = malloc(cap);
   FILE *file = text ? fopen(path, "rb") : NULL;
   size_t got = file ? fread(text, 1, head, file) : 0;

@@ -106,16 +106,22 @@ enum DrawingWarnings {
 
   /// Calls `body` with each line of the file at `path` (its number from 1, its first 256
   /// bytes without surrounding spaces, tabs and CR) up to line `last`, or until it returns false.
-  static func lines(of path: String, upTo last: Int, _ body: (Int, ArraySlice<UInt8>) -> Bool) {
+  static func lines(of path: String, upTo last: Int, _ body: (Int, UnsafeBufferPointer<UInt8>) -> Bool) {
     guard let handle = FileHandle(forReadingAtPath: path) else { return }
     defer { try? handle.close() }
     var number = 1
     var current: [UInt8] = []
+    current.reserveCapacity(256)
     func ended() -> Bool {
-      var bytes = current[...]
-      while let b = bytes.first, b == 0x20 || b == 0x09 { bytes = bytes.dropFirst() }
-      while let b = bytes.last, b == 0x20 || b == 0x09 || b == 0x0D { bytes = bytes.dropLast() }
-      let more = body(number, bytes)
+      // a view of the line, not a slice of `current` (which kept its buffer alive, and so
+      // made removeAll allocate a new one for every line)
+      let more = current.withUnsafeBufferPointer { all -> Bool in
+        var lo = 0
+        var hi = all.count
+        while lo < hi && (all[lo] == 0x20 || all[lo] == 0x09) { lo += 1 }
+        while hi > lo && (all[hi - 1] == 0x20 || all[hi - 1] == 0x09 || all[hi - 1] == 0x0D) { hi -= 1 }
+        return body(number, UnsafeBufferPointer(rebasing: all[lo..<hi]))
+      }
       current.removeAll(keepingCapacity: true)
       number += 1
       return more && number <= last
