@@ -90,10 +90,10 @@ enum DrawingWarnings {
     var nameCode = false
     lines(of: path, upTo: Int.max) { number, bytes in
       if number % 2 == 1 {
-        zeroCode = bytes.elementsEqual("0".utf8)
-        nameCode = inBlock && bytes.elementsEqual("2".utf8)
+        zeroCode = equals(bytes, "0")
+        nameCode = inBlock && equals(bytes, "2")
       } else if zeroCode {
-        inBlock = bytes.elementsEqual("BLOCK".utf8)
+        inBlock = equals(bytes, "BLOCK")
       } else if nameCode {
         let name = String(decoding: bytes, as: UTF8.self)
         if names.contains(name) { found.insert(name) }
@@ -104,25 +104,28 @@ enum DrawingWarnings {
     return found
   }
 
+  /// Whether `bytes` are `word`'s (a StaticString: no String made or released a line).
+  static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ word: StaticString) -> Bool {
+    word.withUTF8Buffer { bytes.elementsEqual($0) }
+  }
+
   /// Calls `body` with each line of the file at `path` (its number from 1, its first 256
   /// bytes without surrounding spaces, tabs and CR) up to line `last`, or until it returns false.
   static func lines(of path: String, upTo last: Int, _ body: (Int, UnsafeBufferPointer<UInt8>) -> Bool) {
     guard let handle = FileHandle(forReadingAtPath: path) else { return }
     defer { try? handle.close() }
     var number = 1
-    var current: [UInt8] = []
-    current.reserveCapacity(256)
+    // the line's first bytes, in a buffer of its own (no array retained and released a line)
+    let current = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+    defer { current.deallocate() }
+    var kept = 0
     func ended() -> Bool {
-      // a view of the line, not a slice of `current` (which kept its buffer alive, and so
-      // made removeAll allocate a new one for every line)
-      let more = current.withUnsafeBufferPointer { all -> Bool in
-        var lo = 0
-        var hi = all.count
-        while lo < hi && (all[lo] == 0x20 || all[lo] == 0x09) { lo += 1 }
-        while hi > lo && (all[hi - 1] == 0x20 || all[hi - 1] == 0x09 || all[hi - 1] == 0x0D) { hi -= 1 }
-        return body(number, UnsafeBufferPointer(rebasing: all[lo..<hi]))
-      }
-      current.removeAll(keepingCapacity: true)
+      var lo = 0
+      var hi = kept
+      while lo < hi && (current[lo] == 0x20 || current[lo] == 0x09) { lo += 1 }
+      while hi > lo && (current[hi - 1] == 0x20 || current[hi - 1] == 0x09 || current[hi - 1] == 0x0D) { hi -= 1 }
+      let more = body(number, UnsafeBufferPointer(start: current + lo, count: hi - lo))
+      kept = 0
       number += 1
       return more && number <= last
     }
@@ -134,8 +137,11 @@ enum DrawingWarnings {
         while at < raw.count {
           var end = raw.count
           if let found = memchr(base + at, 0x0A, raw.count - at) { end = UnsafeRawPointer(found) - base }
-          let keep = min(end - at, max(0, 256 - current.count))
-          if keep > 0 { current.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[at..<(at + keep)])) }
+          let keep = min(end - at, 256 - kept)
+          if keep > 0 {
+            (current + kept).initialize(from: base.advanced(by: at).assumingMemoryBound(to: UInt8.self), count: keep)
+            kept += keep
+          }
           if end == raw.count { return true }
           guard ended() else { return false }
           at = end + 1
@@ -144,7 +150,7 @@ enum DrawingWarnings {
       }
       guard more else { return }
     }
-    if !current.isEmpty { _ = ended() }
+    if kept > 0 { _ = ended() }
   }
 
   /// The entity (its name: SPLINE, TEXT, …) each of `lines` of the DXF at `path` lies in:
@@ -166,7 +172,7 @@ enum DrawingWarnings {
     lines(of: path, upTo: last) { number, bytes in
       read = number
       if number % 2 == 1 {
-        zeroCode = bytes.elementsEqual("0".utf8)
+        zeroCode = equals(bytes, "0")
       } else if zeroCode {
         let name = String(decoding: bytes, as: UTF8.self).uppercased()
         if !structure.contains(name) {
