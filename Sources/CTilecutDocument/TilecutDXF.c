@@ -1866,11 +1866,12 @@ static void add_text_ink(const tc_drawing *d, double extent[4]) {
 }
 
 int tc_dxf_measure(const char *filename, int dwg, size_t max_bytes, size_t max_text, double extent[4], size_t *drawn,
-                   size_t *features, size_t *hidden, size_t *not_drawn, char **error) {
+                   size_t *features, size_t *hidden, size_t *not_drawn, char **warnings, char **error) {
   TcDrawingEntry *e;
   int status = drawing_acquire(filename, dwg, NULL, max_bytes, max_text, &e, error);
   extent[0] = extent[1] = extent[2] = extent[3] = NAN;
   *drawn = *features = *hidden = *not_drawn = 0;
+  *warnings = NULL;
   if (status)
     return status;
   const tc_drawing *d = &e->drawing;
@@ -1883,6 +1884,8 @@ int tc_dxf_measure(const char *filename, int dwg, size_t max_bytes, size_t max_t
   *features = d->features;
   *hidden = d->hidden;
   *not_drawn = d->refs_not_drawn;
+  if (d->warnings)
+    *warnings = strdup(d->warnings);
   drawing_release(e);
   return 0;
 }

@@ -427,12 +427,12 @@ double tc_dxf_inlined_entities(const char *path, size_t max_bytes, size_t max_te
           continue;
         s.blocks[block].features += 1;
       }
-      /* GDAL inlines a DIMENSION's block (2) as it inlines an insert's, and a model-space
-       * table or arc dimension is drawn through an insert of its block that tilecut
-       * makes (open_block_refs): each counted as an insert */
-      int single = !strcmp(value, "DIMENSION") ||
-                   (section == 2 && (!strcmp(value, "ACAD_TABLE") || !strcmp(value, "ARC_DIMENSION") ||
-                                     !strcmp(value, "LARGE_RADIAL_DIMENSION")));
+      /* GDAL inlines a DIMENSION's block (2) as it inlines an insert's, and a table or
+       * arc dimension (in model space, or in a block for each insert that places it) is
+       * drawn through an insert of its block that tilecut makes (open_block_refs): each
+       * counted as an insert */
+      int single = !strcmp(value, "DIMENSION") || !strcmp(value, "ACAD_TABLE") || !strcmp(value, "ARC_DIMENSION") ||
+                   !strcmp(value, "LARGE_RADIAL_DIMENSION");
       if (!strcmp(value, "INSERT") || single) {
         if (tc_grow_array((void **)&s.inserts, &s.insert_cap, s.insert_count + 1, sizeof(scan_insert), 64)) {
           s.failed = 1;

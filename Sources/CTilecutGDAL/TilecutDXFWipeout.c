@@ -87,6 +87,8 @@ typedef struct {
 typedef struct {
   char name[256], layer[256], handle[24];
   double x, y, sx, sy, angle;
+  /* in paper space (67) or invisible (60): its block's tables are not drawn in model space */
+  int unshown;
 } local_insert;
 
 /* An XLINE or a RAY in a block: in the block's coordinates, its colour unresolved
@@ -114,6 +116,9 @@ typedef struct {
   size_t xline_count, xline_cap;
   local_image *images;
   size_t image_count, image_cap;
+  /* its tables and arc dimensions, in its coordinates (placed by each insert: expand) */
+  tc_block_ref *refs;
+  size_t ref_count, ref_cap;
   local_insert *inserts;
   size_t insert_count;
   /* its HATCHes' boundaries where GDAL cannot read them (xy NULL where it can) */
@@ -254,6 +259,8 @@ typedef struct {
   size_t ref_count, ref_cap;
   /* those past MAX_BLOCK_REFS, not drawn */
   size_t ref_dropped;
+  /* the model-space insert being placed is in paper space or invisible (emit_ref) */
+  int placing_unshown;
   /* IMAGEDEF objects: their handles and file names */
   unsigned long long *def_handles;
   char **def_files;
@@ -1046,17 +1053,22 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
   /* one in a block: placed by each insert of it (expand) */
   if (section == 1 && block && !strcmp(e->type, "MESH") && e->fcount > 0 && e->hcount > 0 && block->image_count < MAX_WIPEOUTS)
     keep_mesh(r, e, block);
-  int block_ref =
-      section == 2 && !e->paper && !e->invisible && e->name[0] &&
-      (!strcmp(e->type, "ACAD_TABLE") || !strcmp(e->type, "ARC_DIMENSION") || !strcmp(e->type, "LARGE_RADIAL_DIMENSION"));
+  int is_ref = !e->invisible && e->name[0] &&
+               (!strcmp(e->type, "ACAD_TABLE") || !strcmp(e->type, "ARC_DIMENSION") ||
+                !strcmp(e->type, "LARGE_RADIAL_DIMENSION"));
+  int block_ref = is_ref && section == 2 && !e->paper;
+  /* one in a block: placed by each insert of it (expand), within the same bound */
+  int local_ref = is_ref && section == 1 && block && block->ref_count < MAX_BLOCK_REFS;
   if (block_ref && r->ref_count >= MAX_BLOCK_REFS)
     r->ref_dropped++; /* said in a warning (tc_dxf_measure's not_drawn) */
-  else if (block_ref) {
-    if (tc_grow_array((void **)&r->refs, &r->ref_cap, r->ref_count + 1, sizeof(tc_block_ref), 8)) {
+  else if (block_ref || local_ref) {
+    tc_block_ref **refs = block_ref ? &r->refs : &block->refs;
+    size_t *count = block_ref ? &r->ref_count : &block->ref_count, *cap = block_ref ? &r->ref_cap : &block->ref_cap;
+    if (tc_grow_array((void **)refs, cap, *count + 1, sizeof(tc_block_ref), 8)) {
       r->failed = 1;
       return;
     }
-    tc_block_ref *ref = &r->refs[r->ref_count++];
+    tc_block_ref *ref = &(*refs)[(*count)++];
     memset(ref, 0, sizeof *ref);
     snprintf(ref->handle, sizeof ref->handle, "%s", e->handle);
     snprintf(ref->layer, sizeof ref->layer, "%s", e->layer[0] ? e->layer : "0");
@@ -1065,6 +1077,7 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
     int table = !strcmp(e->type, "ACAD_TABLE");
     ref->x = table ? e->x10 : e->has_x12 ? e->x12 : 0;
     ref->y = table ? e->y10 : e->has_x12 ? e->y12 : 0;
+    ref->sx = ref->sy = 1;
     ref->colour = e->colour;
     ref->true_colour = e->true_colour;
     ref->lineweight = e->lineweight;
@@ -1103,7 +1116,7 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
     block->sequence[block->sequence_count++] = !strcmp(e->type, "HATCH") ? -(int)block->bound_count : (int)block->insert_count;
   }
   if (!strcmp(e->type, "INSERT")) {
-    local_insert in = {.x = e->x10, .y = e->y10, .sx = e->x41, .sy = e->y42, .angle = e->a50};
+    local_insert in = {.x = e->x10, .y = e->y10, .sx = e->x41, .sy = e->y42, .angle = e->a50, .unshown = e->paper || e->invisible};
     snprintf(in.name, sizeof in.name, "%s", e->name);
     snprintf(in.layer, sizeof in.layer, "%s", e->layer);
     snprintf(in.handle, sizeof in.handle, "%s", e->handle);
@@ -1224,6 +1237,41 @@ static void emit_image(reader *r, const local_image *l, const affine *m, const c
   }
 }
 
+/* A table or arc dimension of a block placed by `m` for a model-space insert: an INSERT
+ * of its block at its point placed, turned and scaled as `m`'s linear part (its columns'
+ * turn and lengths, the second's sign from the determinant: a mirrored insert's 42 is
+ * negative; a shear, which an INSERT cannot make, is dropped), with a handle of its own
+ * past any of the file's; on layer 0 it takes the insert's layer, and none is made where
+ * that layer is hidden. Past MAX_BLOCK_REFS in all, counted as not drawn. */
+static void emit_ref(reader *r, const tc_block_ref *l, const affine *m, const char *insert_layer) {
+  if (r->failed || r->placing_unshown)
+    return;
+  double sx = hypot(m->a, m->d), det = m->a * m->e - m->b * m->d;
+  if (!(sx > 0 && isfinite(sx) && isfinite(det) && det != 0))
+    return;
+  const char *layer = strcmp(l->layer, "0") ? l->layer : insert_layer;
+  if (layer_hidden(r, layer) || layer_hidden(r, insert_layer))
+    return;
+  if (r->ref_count >= MAX_BLOCK_REFS) {
+    r->ref_dropped++;
+    return;
+  }
+  if (tc_grow_array((void **)&r->refs, &r->ref_cap, r->ref_count + 1, sizeof(tc_block_ref), 8)) {
+    r->failed = 1;
+    return;
+  }
+  tc_block_ref *ref = &r->refs[r->ref_count];
+  *ref = *l;
+  snprintf(ref->handle, sizeof ref->handle, "%llX", 0xFFFFFFFF00000000ULL + r->ref_count);
+  r->ref_count++;
+  snprintf(ref->layer, sizeof ref->layer, "%s", layer);
+  ref->x = m->a * l->x + m->b * l->y + m->c;
+  ref->y = m->d * l->x + m->e * l->y + m->f;
+  ref->sx = sx;
+  ref->sy = det / sx;
+  ref->angle = atan2(m->d, m->a) * 180 / M_PI;
+}
+
 /* `m` after an insert's own placement of its block `inner`: p -> R S (p - base) + position. */
 static affine placed(const affine *m, const local_insert *in, const block_def *inner) {
   double t = in->angle * M_PI / 180, cs = cos(t), sn = sin(t);
@@ -1248,7 +1296,7 @@ static int block_makes(reader *r, block_def *b, int which, int depth) {
   if (depth > MAX_DEPTH)
     return 1;
   b->makes[which] = 1;
-  int yes = which == 0 ? (b->wipeout_count || b->xline_count || b->image_count) : 0;
+  int yes = which == 0 ? (b->wipeout_count || b->xline_count || b->image_count || b->ref_count) : 0;
   for (size_t i = 0; which == 1 && !yes && i < b->sequence_count; i++)
     yes = b->sequence[i] < 0;
   for (size_t i = 0; !yes && i < b->insert_count; i++) {
@@ -1280,6 +1328,8 @@ static void expand(reader *r, block_def *b, const affine *m, const char *key, co
     emit_xline(r, &b->xlines[i], m, key, insert_layer);
   for (size_t i = 0; i < b->image_count; i++)
     emit_image(r, &b->images[i], m, key, insert_layer);
+  for (size_t i = 0; i < b->ref_count; i++)
+    emit_ref(r, &b->refs[i], m, insert_layer);
   for (size_t i = 0; i < b->insert_count; i++) {
     const local_insert *in = &b->inserts[i];
     block_def *inner = find_def(r, in->name);
@@ -1884,14 +1934,17 @@ int tc_dxf_wipeouts(const char *path, tc_dxf_scan *out, int (*stopped)(void *), 
     for (size_t i = 0; i < r.insert_count; i++) {
       local_insert *in = &r.inserts[i];
       block_def *b = find_def(&r, in->name);
-      if (!b || (!b->wipeout_count && !b->insert_count && !b->sequence_count && !b->xline_count && !b->image_count))
+      if (!b || (!b->wipeout_count && !b->insert_count && !b->sequence_count && !b->xline_count && !b->image_count &&
+                 !b->ref_count))
         continue;
       double t = in->angle * M_PI / 180, cs = cos(t), sn = sin(t);
       affine m = {cs * in->sx, -sn * in->sy, 0, sn * in->sx, cs * in->sy, 0};
       m.c = in->x - (m.a * b->bx + m.b * b->by);
       m.f = in->y - (m.d * b->bx + m.e * b->by);
+      r.placing_unshown = in->unshown;
       if (block_makes(&r, b, 0, 0))
         expand(&r, b, &m, in->handle, in->layer, 1);
+      r.placing_unshown = 0;
       if (block_makes(&r, b, 1, 0))
         place_hatches(&r, b, &m, strtoull(in->handle, NULL, 16), 1);
     }
@@ -1926,6 +1979,7 @@ int tc_dxf_wipeouts(const char *path, tc_dxf_scan *out, int (*stopped)(void *), 
       free(r.blocks[i].images[k].f.rings);
     }
     free(r.blocks[i].images);
+    free(r.blocks[i].refs);
     tc_fit_hatches_free(r.blocks[i].bounds, r.blocks[i].bound_count);
     free(r.blocks[i].inserts);
     free(r.blocks[i].sequence);

@@ -1209,7 +1209,9 @@ static GDALDatasetH open_block_refs(const char *path, const dxf_scans *s, const 
     left += !seen[i];
   if (!left || s->scan.entities_at <= 0 || (unsigned long long)s->scan.entities_at > max_bytes)
     return NULL;
-  size_t head = (size_t)s->scan.entities_at, cap = head + 64 + s->scan.ref_count * 800;
+  /* an INSERT below takes at most about 780 bytes (a 255-byte layer and block name, nine
+   * numbers of up to 24 characters) */
+  size_t head = (size_t)s->scan.entities_at, cap = head + 64 + s->scan.ref_count * 1024;
   char *text = malloc(cap);
   FILE *file = text ? fopen(path, "rb") : NULL;
   size_t got = file ? fread(text, 1, head, file) : 0;
@@ -1238,6 +1240,9 @@ static GDALDatasetH open_block_refs(const char *path, const dxf_scans *s, const 
       used += (size_t)snprintf(text + used, cap - used, "370\n%d\n", ref->lineweight);
     if (ref->true_colour >= 0)
       used += (size_t)snprintf(text + used, cap - used, "420\n%ld\n", ref->true_colour);
+    /* one in a block, placed by the inserts that place it (tc_block_ref) */
+    if (ref->sx != 1 || ref->sy != 1 || ref->angle != 0)
+      used += (size_t)snprintf(text + used, cap - used, "41\n%.17g\n42\n%.17g\n50\n%.17g\n", ref->sx, ref->sy, ref->angle);
     used += (size_t)snprintf(text + used, cap - used, "2\n%s\n10\n%.17g\n20\n%.17g\n30\n%.17g\n", ref->name, ref->x, ref->y,
                              ref->z);
   }

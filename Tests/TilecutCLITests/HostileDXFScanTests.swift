@@ -354,6 +354,54 @@ struct HostileDXFScanTests {
     try expectRefusal(of: pairs, says: ["plan.dxf", "makes 100000002 entities once its block inserts are inlined"])
   }
 
+  /// The same bomb behind a table or arc dimension inside a block: tilecut draws one there
+  /// through an insert of its block for each model-space insert that places it, so it is
+  /// counted as an insert there too.
+  @Test(
+    "a block-insert bomb behind a table or arc dimension in a block is refused in one line",
+    arguments: ["ACAD_TABLE", "ARC_DIMENSION", "LARGE_RADIAL_DIMENSION"])
+  func bombBehindATableInABlock(type: String) throws {
+    var pairs = ["0", "SECTION", "2", "HEADER", "9", "$INSUNITS", "70", "6", "0", "ENDSEC", "0", "SECTION", "2", "BLOCKS"]
+    pairs += ["0", "BLOCK", "8", "0", "2", "B0", "70", "0", "10", "0", "20", "0", "3", "B0"]
+    pairs += ["0", "LINE", "8", "0", "10", "0", "20", "0", "11", "1", "21", "1", "0", "ENDBLK", "8", "0"]
+    for level in 1...8 {
+      pairs += ["0", "BLOCK", "8", "0", "2", "B\(level)", "70", "0", "10", "0", "20", "0", "3", "B\(level)"]
+      for k in 0..<10 { pairs += ["0", "INSERT", "8", "0", "2", "B\(level - 1)", "10", "\(k)", "20", "\(level)"] }
+      pairs += ["0", "ENDBLK", "8", "0"]
+    }
+    pairs += ["0", "BLOCK", "8", "0", "2", "*T1", "70", "1", "10", "0", "20", "0", "3", "*T1"]
+    pairs += ["0", "INSERT", "8", "0", "2", "B8", "10", "0", "20", "0", "0", "ENDBLK", "8", "0"]
+    pairs += ["0", "BLOCK", "8", "0", "2", "CARD", "70", "0", "10", "0", "20", "0", "3", "CARD"]
+    pairs += ["0", type, "5", "A2", "100", "AcDbEntity", "8", "0", "2", "*T1", "10", "0", "20", "0", "11", "0", "21", "0"]
+    pairs += ["12", "0", "22", "0", "70", "37", "71", "5", "0", "ENDBLK", "8", "0", "0", "ENDSEC"]
+    pairs += ["0", "SECTION", "2", "ENTITIES", "0", "LINE", "5", "A1", "8", "0", "10", "0", "20", "0", "11", "10", "21", "10"]
+    pairs += ["0", "INSERT", "5", "A3", "8", "0", "2", "CARD", "10", "5", "20", "5", "0", "ENDSEC", "0", "EOF"]
+    try expectRefusal(of: pairs, says: ["plan.dxf", "makes 100000002 entities once its block inserts are inlined"])
+  }
+
+  /// Tables and arc dimensions in blocks share the 10,000 drawn with model space's: one
+  /// arc dimension in a block inserted 10,003 times draws 10,000 and says so.
+  @Test("arc dimensions in a block past the 10,000 drawn are counted in one warning line")
+  func blockReferencesInABlockPastTheMost() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    var pairs = ["0", "SECTION", "2", "HEADER", "9", "$INSUNITS", "70", "6", "0", "ENDSEC", "0", "SECTION", "2", "BLOCKS"]
+    pairs += ["0", "BLOCK", "5", "B1", "8", "0", "2", "*D1", "70", "1", "10", "0", "20", "0", "3", "*D1"]
+    pairs += ["0", "LINE", "5", "B2", "8", "0", "10", "0", "20", "0", "11", "1", "21", "1", "0", "ENDBLK", "5", "B3", "8", "0"]
+    pairs += ["0", "BLOCK", "5", "B4", "8", "0", "2", "CARD", "70", "0", "10", "0", "20", "0", "3", "CARD"]
+    pairs += ["0", "ARC_DIMENSION", "5", "B5", "8", "0", "2", "*D1", "12", "0", "22", "0", "0", "ENDBLK", "5", "B6", "8", "0"]
+    pairs += ["0", "ENDSEC", "0", "SECTION", "2", "ENTITIES", "0", "LINE", "5", "A1", "8", "0", "10", "0", "20", "0", "11", "10", "21", "10"]
+    for k in 0..<10003 {
+      pairs += ["0", "INSERT", "5", String(0x1000 + k, radix: 16), "8", "0", "2", "CARD", "10", "\(k % 10)", "20", "0"]
+    }
+    pairs += ["0", "ENDSEC", "0", "EOF"]
+    try Data(pairs.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dir + "/plan.dxf"))
+    let r = try runTool([dir + "/plan.dxf", "--drawing-units", "m", "--center", "51.5,-0.12", "--max-zoom", "18", "-o", dir + "/out", "-q"])
+    #expect(r.status == 0, "\(r.stderr)")
+    let warnings = r.stderr.split(separator: "\n").filter { $0.contains("are not drawn") }
+    #expect(warnings.count == 1 && warnings[0].contains("plan.dxf: 3 of its tables and arc or radial dimensions "), "\(r.stderr)")
+  }
+
   /// One model-space insert of ten blocks of ten … of a LINE (10^6 lines, within the
   /// 4,000,000 entities tilecut draws): GDAL makes all of a nested insert's entities
   /// before it gives the first, about 670 bytes each, and peaked at 912 MB under the

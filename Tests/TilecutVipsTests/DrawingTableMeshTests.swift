@@ -47,6 +47,51 @@ struct DrawingTableMeshTests {
     result.expectAsEzdxf("tables and arc dimensions", least: 0.95)
   }
 
+  /// ACAD_TABLEs and ARC_DIMENSIONs inside blocks, which GDAL skips there too: each drawn
+  /// as an INSERT of its own block placed as the inserts that place it (moved, turned,
+  /// scaled, mirrored, nested), as ezdxf draws them through those inserts; none through an
+  /// invisible insert or one in paper space.
+  @Test("ACAD_TABLEs and ARC_DIMENSIONs in blocks are drawn through their inserts, as ezdxf draws them")
+  func tablesAndArcDimensionsInBlocks() throws {
+    let result = try compareScripted(
+      "block-tables", columns: 1000,
+      script: """
+        import ezdxf, re, sys
+        doc = ezdxf.new("R2010")
+        doc.header["$INSUNITS"] = 6
+        msp = doc.modelspace()
+        msp.add_lwpolyline([(0, 0), (160, 0), (160, 90), (0, 90)], close=True)
+        table = doc.blocks.new_anonymous_block("T")
+        for i in range(4):
+            table.add_line((0, -4 * i), (24, -4 * i))
+        for x in (0, 12, 24):
+            table.add_line((x, 0), (x, -12))
+        table.add_solid([(0, -4), (12, -4), (0, -8), (12, -8)], dxfattribs={"color": 5})
+        table.add_text("Room", height=2, dxfattribs={"insert": (1, -3)})
+        card = doc.blocks.new("CARD", base_point=(2, 1))
+        card.add_line((0, 0), (30, 0))
+        card.add_blockref(table.name, (0, 14), dxfattribs={"color": 3})
+        card.add_arc((22, 4), radius=6, start_angle=10, end_angle=150)
+        card.add_arc_dim_cra(center=(22, 4), radius=6, start_angle=10, end_angle=150, distance=3).render()
+        pair = doc.blocks.new("PAIR")
+        pair.add_blockref("CARD", (0, 0))
+        pair.add_blockref("CARD", (40, 10), dxfattribs={"rotation": 30})
+        msp.add_blockref("CARD", (5, 5))
+        msp.add_blockref("CARD", (60, 5), dxfattribs={"rotation": 35, "xscale": 1.5, "yscale": 1.5})
+        msp.add_blockref("CARD", (150, 40), dxfattribs={"xscale": -1})
+        msp.add_blockref("PAIR", (10, 50), dxfattribs={"xscale": 0.7, "yscale": 0.7})
+        # neither drawn: an invisible insert, one in paper space
+        msp.add_blockref("CARD", (100, 60), dxfattribs={"invisible": 1})
+        doc.paperspace().add_blockref("CARD", (100, 60))
+        doc.saveas(sys.argv[1])
+        # the inserts of *T blocks in blocks made ACAD_TABLEs (ezdxf writes none)
+        text = open(sys.argv[1], encoding="utf8").read()
+        text = re.sub(r"\\n  0\\nINSERT\\n(?=(?:(?!\\n  0\\n).)*?\\n  2\\n\\*T)", "\\n  0\\nACAD_TABLE\\n", text, flags=re.S)
+        open(sys.argv[1], "w", encoding="utf8").write(text)
+        """)
+    result.expectAsEzdxf("tables and arc dimensions in blocks", least: 0.9)
+  }
+
   /// MESH entities and polygon meshes (POLYLINE flag 16), which GDAL 3.6 skips, and
   /// polyface meshes, which it gives as faces tilecut did not draw: ezdxf's drawing
   /// add-on strokes every face of each as a closed line (seen 0.441/1.000 before).

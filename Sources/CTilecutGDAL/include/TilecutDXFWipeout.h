@@ -157,10 +157,13 @@ typedef struct {
  * skips: ezdxf draws its anonymous block (2) moved by its insertion point (a table's
  * 10, a dimension's 12), as an INSERT of it would be drawn. Its handle, layer, block
  * name, insertion point, colour (62, 0 when not given), true colour (420, -1 for none)
- * and lineweight (370, -1 for none). */
+ * and lineweight (370, -1 for none). One in a block is listed for each model-space insert
+ * that places it (through nested inserts): its point placed, with the scales (41, 42)
+ * and the turn (50, degrees) of an INSERT that places its block as those inserts do,
+ * and a handle of its own past the file's (1, 1 and 0 for one in model space). */
 typedef struct {
   char handle[24], layer[256], name[256];
-  double x, y, z;
+  double x, y, z, sx, sy, angle;
   int colour, lineweight;
   long true_colour;
 } tc_block_ref;

@@ -213,10 +213,13 @@ public enum DrawingSource {
     var hidden = 0
     var notDrawn = 0
     var error: UnsafeMutablePointer<CChar>?
+    var said: UnsafeMutablePointer<CChar>?
     let status = tc_dxf_measure(
-      path, format == .dwg ? 1 : 0, listBytes(maxMemory: maxMemory), maxTextBytes, &extent, &drawn, &features, &hidden, &notDrawn, &error)
+      path, format == .dwg ? 1 : 0, listBytes(maxMemory: maxMemory), maxTextBytes, &extent, &drawn, &features, &hidden, &notDrawn, &said,
+      &error)
     defer {
       free(error)
+      free(said)
       tc_release_free_memory()
     }
     guard status == 0 else {
@@ -256,6 +259,7 @@ public enum DrawingSource {
       pixelsPerLineweightMillimeter: lineweightPixelsPerMillimeter, isDWG: format == .dwg)
     header.drawing?.padding = padding
     if format == .dxf { header.drawing?.geodata = DrawingGeodataReader.read(path: path) }
+    header.warnings += DrawingWarnings.shown(said.map { String(cString: $0) } ?? "", path: path, isDXF: format == .dxf)
     if notDrawn > 0 {
       header.warnings.append(
         "\(notDrawn) of its tables and arc or radial dimensions (ACAD_TABLE, ARC_DIMENSION, LARGE_RADIAL_DIMENSION) are not drawn: tilecut draws the first \(maxBlockReferences)"

@@ -1,0 +1,193 @@
+import Foundation
+import TilecutCore
+
+/// GDAL's warnings while it reads a drawing, as tilecut shows them (`plan.dxf: GDAL: …`,
+/// as the other kinds show GDAL's): those that say something is missing from the tiles
+/// (an insert of a block the file lacks, blocks inserting each other, a block past
+/// GDAL's feature limit, an entity GDAL could not read), without those that say nothing
+/// to the user, each one escaped line, and a few lines at most. The file's own text (a
+/// block's name, a path) may be in them.
+enum DrawingWarnings {
+  /// The most of GDAL's warnings shown for one drawing; one more line counts the rest.
+  static let maxShown = 8
+
+  /// The most characters shown of one.
+  static let maxCharacters = 300
+
+  /// Entities tilecut reads from the DXF itself where GDAL cannot (fit-point SPLINEs,
+  /// HATCHes whose boundary GDAL cannot read, MLINEs, XLINEs, RAYs, MESHes, IMAGEs,
+  /// WIPEOUTs, tables and arc dimensions): GDAL's reader error on one of them says
+  /// nothing about the tiles.
+  static let readByTilecut: Set<String> = [
+    "SPLINE", "HATCH", "MLINE", "XLINE", "RAY", "MESH", "IMAGE", "WIPEOUT", "ACAD_TABLE", "ARC_DIMENSION", "LARGE_RADIAL_DIMENSION",
+  ]
+
+  /// The lines shown (each "GDAL: …") of GDAL's newline-separated `messages` while it read
+  /// the drawing at `path` (a DXF when `isDXF`, whose entities GDAL's reader errors are
+  /// looked up in). Left out: GDAL's unclosed hatch rings (it closes them, and they are
+  /// drawn as ezdxf draws them), reader errors on entities tilecut reads itself, those of
+  /// tilecut's second read of the tables' and arc dimensions' blocks (a file in memory
+  /// whose lines repeat the drawing's own), and GDAL's "Block X does not exist" where the
+  /// DXF defines X (GDAL drops a block of nothing it reads: only tables, XLINEs, MESHes,
+  /// IMAGEs…, which tilecut draws itself).
+  static func shown(_ messages: String, path: String, isDXF: Bool) -> [String] {
+    // (text, the DXF line of a reader error)
+    var found: [(text: String, line: Int?)] = []
+    for part in messages.split(whereSeparator: \.isNewline) {
+      let message = part.trimmingCharacters(in: .whitespaces)
+      if message.isEmpty || message.hasPrefix("Non closed ring detected") { continue }
+      if let error = readerError(message) {
+        guard error.file == path else { continue }
+        found.append((message, error.line))
+      } else {
+        found.append((message, nil))
+      }
+    }
+    let lines = found.compactMap(\.line)
+    let names = isDXF && !lines.isEmpty ? entityNames(path: path, lines: lines) : [:]
+    let missing = Set(found.compactMap { $0.line == nil ? missingBlock($0.text) : nil })
+    let defined = isDXF && !missing.isEmpty ? definedBlocks(path: path, among: missing) : []
+    var shown: [String] = []
+    for (message, line) in found {
+      if line == nil, let block = missingBlock(message), defined.contains(block) { continue }
+      var text = message
+      if let line {
+        let name = names[line]
+        if let name, readByTilecut.contains(name) { continue }
+        text = "cannot read the \(name.map { Quote.value($0, limit: 40) } ?? "entity") ending near line \(line) (damaged?): it is not drawn"
+      }
+      let line = "GDAL: " + Quote.value(text, limit: maxCharacters)
+      if !shown.contains(line) { shown.append(line) }
+    }
+    guard shown.count > maxShown else { return shown }
+    let more = shown.count - maxShown
+    return Array(shown.prefix(maxShown)) + ["GDAL: \(more) more warning\(more == 1 ? "" : "s") not shown"]
+  }
+
+  /// The line and the file of GDAL's DXF reader error ("./ogr/ogrsf_frmts/dxf/ogrdxflayer.cpp,
+  /// 2151: error at line 1918 of plan.dxf"), or nil for any other message.
+  static func readerError(_ message: String) -> (line: Int, file: String)? {
+    guard let source = message.range(of: ".cpp, "), let at = message.range(of: ": error at line ", range: source.upperBound..<message.endIndex)
+    else { return nil }
+    let digits = message[at.upperBound...].prefix { $0.isNumber }
+    guard let line = Int(digits), let of = message.range(of: " of ", range: at.upperBound..<message.endIndex) else { return nil }
+    return (line, String(message[of.upperBound...]))
+  }
+
+  /// The block GDAL's "Block X does not exist" names, or nil for any other message.
+  static func missingBlock(_ message: String) -> String? {
+    let head = "Block "
+    let tail = " does not exist"
+    guard message.hasPrefix(head), message.hasSuffix(tail), message.count > head.count + tail.count else { return nil }
+    return String(message.dropFirst(head.count).dropLast(tail.count))
+  }
+
+  /// Those of `names` the DXF at `path` defines (a BLOCK's name, 2), read as `lines` reads it.
+  static func definedBlocks(path: String, among names: Set<String>) -> Set<String> {
+    var found: Set<String> = []
+    var zeroCode = false
+    var inBlock = false
+    var nameCode = false
+    lines(of: path, upTo: Int.max) { number, bytes in
+      if number % 2 == 1 {
+        zeroCode = equals(bytes, "0")
+        nameCode = inBlock && equals(bytes, "2")
+      } else if zeroCode {
+        inBlock = equals(bytes, "BLOCK")
+      } else if nameCode {
+        let name = String(decoding: bytes, as: UTF8.self)
+        if names.contains(name) { found.insert(name) }
+        inBlock = false
+      }
+      return found.count < names.count
+    }
+    return found
+  }
+
+  /// Whether `bytes` are `word`'s (a StaticString: no String made or released a line).
+  static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ word: StaticString) -> Bool {
+    word.withUTF8Buffer { bytes.elementsEqual($0) }
+  }
+
+  /// Calls `body` with each line of the file at `path` (its number from 1, its first 256
+  /// bytes without surrounding spaces, tabs and CR) up to line `last`, or until it returns false.
+  static func lines(of path: String, upTo last: Int, _ body: (Int, UnsafeBufferPointer<UInt8>) -> Bool) {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return }
+    defer { try? handle.close() }
+    var number = 1
+    // the line's first bytes, in a buffer of its own (no array retained and released a line)
+    let current = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+    defer { current.deallocate() }
+    var kept = 0
+    func ended() -> Bool {
+      var lo = 0
+      var hi = kept
+      while lo < hi && (current[lo] == 0x20 || current[lo] == 0x09) { lo += 1 }
+      while hi > lo && (current[hi - 1] == 0x20 || current[hi - 1] == 0x09 || current[hi - 1] == 0x0D) { hi -= 1 }
+      let more = body(number, UnsafeBufferPointer(start: current + lo, count: hi - lo))
+      kept = 0
+      number += 1
+      return more && number <= last
+    }
+    while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+      // each line's end found by memchr, its first bytes kept
+      let more = chunk.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Bool in
+        guard let base = raw.baseAddress else { return true }
+        var at = 0
+        while at < raw.count {
+          var end = raw.count
+          if let found = memchr(base + at, 0x0A, raw.count - at) { end = UnsafeRawPointer(found) - base }
+          let keep = min(end - at, 256 - kept)
+          if keep > 0 {
+            (current + kept).initialize(from: base.advanced(by: at).assumingMemoryBound(to: UInt8.self), count: keep)
+            kept += keep
+          }
+          if end == raw.count { return true }
+          guard ended() else { return false }
+          at = end + 1
+        }
+        return true
+      }
+      guard more else { return }
+    }
+    if kept > 0 { _ = ended() }
+  }
+
+  /// The entity (its name: SPLINE, TEXT, …) each of `lines` of the DXF at `path` lies in:
+  /// the last one started (its group code 0) at least two lines before it, as GDAL
+  /// reports an error once it has read the entity's last value or the next one's start;
+  /// the last one for a line past the file's end.
+  /// Read as bytes up to the last of `lines`, keeping a few bytes of each line.
+  static func entityNames(path: String, lines wantedLines: [Int]) -> [Int: String] {
+    // what a group code 0 also starts, which is no entity
+    let structure: Set<String> = ["SECTION", "ENDSEC", "EOF", "BLOCK", "ENDBLK", "TABLE", "ENDTAB"]
+    guard let last = wantedLines.max() else { return [:] }
+    let wanted = Set(wantedLines)
+    var names: [Int: String] = [:]
+    var zeroCode = false
+    var read = 0
+    // the entity started last, and the one before (its start line, its name)
+    var entity: (start: Int, name: String)?
+    var previous: (start: Int, name: String)?
+    lines(of: path, upTo: last) { number, bytes in
+      read = number
+      if number % 2 == 1 {
+        zeroCode = equals(bytes, "0")
+      } else if zeroCode {
+        let name = String(decoding: bytes, as: UTF8.self).uppercased()
+        if !structure.contains(name) {
+          previous = entity
+          entity = (number - 1, name)
+        }
+      }
+      if wanted.contains(number) {
+        let started = entity.flatMap { $0.start <= number - 2 ? $0 : nil } ?? previous
+        if let started { names[number] = started.name }
+      }
+      return true
+    }
+    // past the file's end (an entity that took the rest of the file as its values): the last
+    for line in wanted where line > read { names[line] = entity?.name }
+    return names
+  }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+
+/// GDAL's warnings while it reads a DXF were collected and never shown: an insert of a
+/// block the file lacks, blocks past GDAL's feature limit, … left things out of the tiles
+/// without a word. They are printed as the other kinds print GDAL's, one escaped line
+/// each, a few at most (issue 40, item 5).
+@Suite("GDAL's warnings while reading a DXF")
+struct DrawingGDALWarningsTests {
+  /// A drawing in metres: a 10 m line, then an INSERT of each of `blocks`, none defined.
+  func drawing(inserting blocks: [String]) -> String {
+    var pairs = ["0", "SECTION", "2", "HEADER", "9", "$INSUNITS", "70", "6", "0", "ENDSEC", "0", "SECTION", "2", "ENTITIES"]
+    pairs += ["0", "LINE", "5", "A1", "8", "0", "10", "0", "20", "0", "11", "10", "21", "10"]
+    for (k, name) in blocks.enumerated() {
+      pairs += ["0", "INSERT", "5", String(0x100 + k, radix: 16), "8", "0", "2", name, "10", "1", "20", "1"]
+    }
+    return (pairs + ["0", "ENDSEC", "0", "EOF"]).joined(separator: "\n")
+  }
+
+  func run(_ text: String) throws -> (dir: String, status: Int32, warnings: [String], stderr: String) {
+    let dir = try scratch()
+    try Data(text.utf8).write(to: URL(fileURLWithPath: dir + "/plan.dxf"))
+    let r = try runTool([dir + "/plan.dxf", "--drawing-units", "m", "--center", "51.5,-0.12", "--max-zoom", "16", "-o", dir + "/out", "-q"])
+    return (dir, r.status, r.stderrLines.filter { $0.contains(": GDAL: ") }, r.stderr)
+  }
+
+  @Test("an insert of a block the file lacks is said in one line, as GDAL says it")
+  func missingBlock() throws {
+    let r = try run(drawing(inserting: ["DOOR"]))
+    defer { try? FileManager.default.removeItem(atPath: r.dir) }
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.warnings == ["warning: \(r.dir)/plan.dxf: GDAL: Block DOOR does not exist"], "\(r.stderr)")
+  }
+
+  @Test("a drawing GDAL reads without a word prints none")
+  func quiet() throws {
+    let r = try run(drawing(inserting: []))
+    defer { try? FileManager.default.removeItem(atPath: r.dir) }
+    #expect(r.status == 0 && r.warnings.isEmpty, "\(r.stderr)")
+  }
+
+  /// The block names are the file's: 500 of them, with terminal escapes and one of 5,000
+  /// characters, print 9 short lines without an escape byte.
+  @Test("a file that makes GDAL warn many times prints a few escaped lines")
+  func hostileNames() throws {
+    let names = (0..<500).map { "B\($0)\u{1B}[2J\u{1B}]0;owned\u{07}" } + [String(repeating: "X", count: 5000)]
+    let r = try run(drawing(inserting: names))
+    defer { try? FileManager.default.removeItem(atPath: r.dir) }
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.warnings.count == 9, "\(r.stderr)")
+    #expect(r.warnings.first?.hasSuffix("GDAL: Block B0\\u{1b}[2J\\u{1b}]0;owned\\u{7} does not exist") == true, "\(r.stderr)")
+    #expect(r.warnings.last?.hasSuffix(" more warnings not shown") == true, "\(r.stderr)")
+    #expect(!r.stderr.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 })
+    #expect(r.stderr.utf8.count < 4000, "\(r.stderr.utf8.count) bytes")
+  }
+}
