@@ -139,6 +139,46 @@ public enum DrawingSource {
     return nil
   }
 
+  /// The names of a text DXF's LAYER table (its TABLES section, read from the first
+  /// 16 MB), in the file's order; empty when it has none there, or is no text DXF.
+  public static func layerNames(path: String) -> [String] {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return [] }
+    defer { try? handle.close() }
+    guard let data = try? handle.read(upToCount: 16 << 20) else { return [] }
+    return layerNames(text: Array(data))
+  }
+
+  /// The LAYER table's names of a text DXF's first bytes: group 2 of each `0 LAYER`
+  /// entry, up to the end of that table (or the start of the BLOCKS or ENTITIES section).
+  static func layerNames(text bytes: [UInt8]) -> [String] {
+    var start = 0
+    func line() -> ArraySlice<UInt8>? {
+      guard start < bytes.count else { return nil }
+      var end = start
+      while end < bytes.count && bytes[end] != 0x0A && bytes[end] != 0x0D { end += 1 }
+      var lo = start
+      var hi = end
+      while lo < hi && (bytes[lo] == 0x20 || bytes[lo] == 0x09) { lo += 1 }
+      while hi > lo && (bytes[hi - 1] == 0x20 || bytes[hi - 1] == 0x09) { hi -= 1 }
+      start = end < bytes.count && bytes[end] == 0x0D && end + 1 < bytes.count && bytes[end + 1] == 0x0A ? end + 2 : end + 1
+      return bytes[lo..<hi]
+    }
+    func equals(_ text: ArraySlice<UInt8>, _ word: String) -> Bool { text.elementsEqual(word.utf8) }
+    var names: [String] = []
+    var (inLayer, inSection) = (false, false)
+    while let code = line(), let value = line() {
+      if equals(code, "0") {
+        if inLayer && equals(value, "ENDTAB") { break }
+        inLayer = equals(value, "LAYER")
+        inSection = equals(value, "SECTION")
+      } else if equals(code, "2") {
+        if inSection && (equals(value, "BLOCKS") || equals(value, "ENTITIES")) { break }
+        if inLayer { names.append(String(decoding: value, as: UTF8.self)) }
+      }
+    }
+    return names
+  }
+
   /// GDAL's DXF reader error ("./ogr/ogrsf_frmts/dxf/ogrdxfdatasource.cpp, 312: error at
   /// line 5370 of plan.dxf") as a sentence: the line kept, GDAL's source dropped. Its
   /// BLOCKS section when GDAL's check is the BLOCKS reader's (ogrdxf_blockmap.cpp) or the
