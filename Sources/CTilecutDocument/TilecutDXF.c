@@ -587,9 +587,18 @@ static unsigned long get_utf8(const unsigned char *p, size_t *n) {
   return c;
 }
 
+/* Code point `c`, or U+FFFD (the replacement character) for one cairo does not draw:
+ * a surrogate, a noncharacter (U+FDD0 to U+FDEF, U+FFFE, U+FFFF and their like in every
+ * plane) or a code past U+10FFFF. */
+static unsigned long drawable(unsigned long c) {
+  int bad = c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF) || (c >= 0xFDD0 && c <= 0xFDEF) || (c & 0xFFFE) == 0xFFFE;
+  return bad ? 0xFFFD : c;
+}
+
 /* The content as ezdxf reads it: valid UTF-8, caret notation decoded (^X is the
  * character 64 before X, modulo 126: "^J" a line feed, "^ " a caret), \U+XXXX
- * escapes decoded. NULL when out of memory. */
+ * escapes decoded (one that names no character, \U+D800, drawn as U+FFFD). NULL when
+ * out of memory. */
 static char *rich_decode(const char *content) {
   size_t length = strlen(content);
   char *out = malloc(4 * length + 1);
@@ -610,12 +619,12 @@ static char *rich_decode(const char *content) {
         isxdigit(p[6])) {
       char hex[5] = {(char)p[3], (char)p[4], (char)p[5], (char)p[6], 0};
       unsigned long c = strtoul(hex, NULL, 16);
-      o += put_utf8(out + o, c ? c : ' ');
+      o += put_utf8(out + o, c ? drawable(c) : ' ');
       p += 7;
       continue;
     }
     unsigned long c = get_utf8(p, &n);
-    o += put_utf8(out + o, c);
+    o += put_utf8(out + o, drawable(c));
     p += n;
   }
   out[o] = 0;
