@@ -134,8 +134,9 @@ struct DrawingRefusalTests {
   }
 }
 
-/// One MTEXT that names no character does not refuse the drawing.
-@Suite("DXF MTEXT: a code point that names no character")
+/// One MTEXT that names no character or stretches its glyphs past what FreeType sizes
+/// does not refuse the drawing.
+@Suite("DXF MTEXT: a code point that names no character, a width factor of 1e300")
 struct DrawingMTextExtremesTests {
   /// A DXF of a LINE 20 × 10 units and an MTEXT of height 1 for each of `texts`, 3 units apart.
   static func write(_ texts: [String], to path: String) throws {
@@ -171,5 +172,14 @@ struct DrawingMTextExtremesTests {
     let replaced = try Self.render(dir + "/fffd.dxf", scale: 2)
     #expect(bad.pixels == replaced.pixels)
     #expect(stride(from: 3, to: bad.pixels.count, by: 4).contains { bad.pixels[$0] > 0 })
+  }
+
+  @Test("\\W1e300; and \\W30; are drawn (glyphs stretched past \\W10 are filled as paths)", arguments: [1.0, 2.0])
+  func hugeWidthFactor(scale: Double) throws {
+    let dir = try TestEnvironment.scratchDirectory("vips", for: #function)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try Self.write(["\\W1e300;wide", "\\W30;wide"], to: dir + "/wide.dxf")
+    let image = try Self.render(dir + "/wide.dxf", scale: scale)
+    #expect(stride(from: 3, to: image.pixels.count, by: 4).contains { image.pixels[$0] > 0 })
   }
 }
