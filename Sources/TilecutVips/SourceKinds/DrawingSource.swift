@@ -89,6 +89,10 @@ public enum DrawingSource {
     return table[code].map { (meters: $0.0, name: $0.1) }
   }
 
+  /// The metres in one unit a number may give: from an ångström, the smallest unit
+  /// `$INSUNITS` names, to 10,000 km.
+  public static let unitMeters: ClosedRange<Double> = 1e-10...1e7
+
   /// Metres in one unit named `text` (m, cm, mm, in, ft, yd, km, mi, us-ft) or given as a number of metres.
   public static func unit(named text: String) -> (meters: Double, name: String)? {
     let names: [String: Int] = [
@@ -98,7 +102,7 @@ public enum DrawingSource {
     ]
     let key = text.trimmingCharacters(in: .whitespaces).lowercased()
     if let code = names[key] { return unit(insunits: code) }
-    if let m = Double(key), m.isFinite, m > 0, m <= 1e7 { return (m, "\(key) m") }
+    if let m = Double(key), unitMeters.contains(m) { return (m, "\(key) m") }
     return nil
   }
 
