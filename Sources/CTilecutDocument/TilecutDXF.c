@@ -587,9 +587,18 @@ static unsigned long get_utf8(const unsigned char *p, size_t *n) {
   return c;
 }
 
+/* Code point `c`, or U+FFFD (the replacement character) for one cairo does not draw:
+ * a surrogate, a noncharacter (U+FDD0 to U+FDEF, U+FFFE, U+FFFF and their like in every
+ * plane) or a code past U+10FFFF. */
+static unsigned long drawable(unsigned long c) {
+  int bad = c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF) || (c >= 0xFDD0 && c <= 0xFDEF) || (c & 0xFFFE) == 0xFFFE;
+  return bad ? 0xFFFD : c;
+}
+
 /* The content as ezdxf reads it: valid UTF-8, caret notation decoded (^X is the
  * character 64 before X, modulo 126: "^J" a line feed, "^ " a caret), \U+XXXX
- * escapes decoded. NULL when out of memory. */
+ * escapes decoded (one that names no character, \U+D800, drawn as U+FFFD). NULL when
+ * out of memory. */
 static char *rich_decode(const char *content) {
   size_t length = strlen(content);
   char *out = malloc(4 * length + 1);
@@ -610,12 +619,12 @@ static char *rich_decode(const char *content) {
         isxdigit(p[6])) {
       char hex[5] = {(char)p[3], (char)p[4], (char)p[5], (char)p[6], 0};
       unsigned long c = strtoul(hex, NULL, 16);
-      o += put_utf8(out + o, c ? c : ' ');
+      o += put_utf8(out + o, c ? drawable(c) : ' ');
       p += 7;
       continue;
     }
     unsigned long c = get_utf8(p, &n);
-    o += put_utf8(out + o, c);
+    o += put_utf8(out + o, drawable(c));
     p += n;
   }
   out[o] = 0;
@@ -905,20 +914,43 @@ static void rich_parse(const char *s, const TcRichStyle *base, double unit, TcRi
   free(word);
 }
 
+/* The widest em a rich text's glyph is given, device pixels (FreeType's limit is
+ * 65535), and the width factor past which its glyphs are filled as paths. */
+#define TC_RICH_MAX_EM_PX 60000.0
+#define TC_RICH_MAX_GLYPH_WF 10.0
+
 /* A word in style `st`: its width; drawn (mode 1) with its baseline's left end at (x,
  * baseline), or its ink measured into `box` (mode 2). */
 static double rich_show(cairo_t *cr, const char *s, const TcRichStyle *st, double cap_ratio, double x, double baseline, int mode,
                         double *box) {
   cairo_save(cr);
   cairo_translate(cr, x, baseline);
+  /* the font size and the width factor, at most what keeps an em under
+   * TC_RICH_MAX_EM_PX device pixels high (its slant included) and wide: FreeType sizes
+   * no larger font, and cairo's context would fail, and the drawing with it */
+  cairo_matrix_t ctm;
+  cairo_get_matrix(cr, &ctm);
+  double slant = tan(st->oblique * M_PI / 180), size = st->cap / cap_ratio, wf = st->wf;
+  double device = fmax(hypot(ctm.xx, ctm.yx), hypot(ctm.xy, ctm.yy));
+  if (size * device * hypot(1, slant) > TC_RICH_MAX_EM_PX)
+    size = TC_RICH_MAX_EM_PX / (device * hypot(1, slant));
+  if (size * device * wf > TC_RICH_MAX_EM_PX)
+    wf = TC_RICH_MAX_EM_PX / (size * device);
   cairo_matrix_t m;
   /* the width factor, and the oblique angle slanting up to the right */
-  cairo_matrix_init(&m, st->wf, 0, -tan(st->oblique * M_PI / 180), 1, 0, 0);
+  cairo_matrix_init(&m, wf, 0, -slant, 1, 0, 0);
   cairo_transform(cr, &m);
-  cairo_set_font_size(cr, st->cap / cap_ratio);
+  cairo_set_font_size(cr, size);
   cairo_text_extents_t e;
   cairo_text_extents(cr, s, &e);
-  if (mode == 1 && *s) {
+  if (mode == 1 && *s && wf > TC_RICH_MAX_GLYPH_WF) {
+    /* glyphs stretched this wide are drawn as paths: FreeType's rasterizer fails on
+     * some (a word of \W30 at 300 pixels an em) */
+    source(cr, st->rgba);
+    cairo_move_to(cr, 0, 0);
+    cairo_text_path(cr, s);
+    cairo_fill(cr);
+  } else if (mode == 1 && *s) {
     source(cr, st->rgba);
     cairo_move_to(cr, 0, 0);
     cairo_show_text(cr, s);
@@ -936,7 +968,7 @@ static double rich_show(cairo_t *cr, const char *s, const TcRichStyle *st, doubl
     }
   }
   cairo_restore(cr);
-  return e.x_advance * st->wf;
+  return e.x_advance * wf;
 }
 
 /* A fraction's divider from (x0, y0) to (x1, y1), a pixel wide, drawn or measured. */

@@ -545,6 +545,73 @@ static void place_pattern(double *p, int count, const double *m) {
   }
 }
 
+/* The length of the UTF-8 sequence at `s` (of `n` bytes) that encodes a character
+ * cairo draws, 0 when it encodes none: a byte that starts no sequence, an overlong or
+ * cut sequence, a surrogate (GDAL encodes \U+D800 as one), a noncharacter (U+FDD0 to
+ * U+FDEF, U+FFFE, U+FFFF and their like in every plane) or a code past U+10FFFF. */
+static size_t drawable_utf8(const unsigned char *s, size_t n) {
+  size_t len = s[0] < 0x80 ? 1 : s[0] >= 0xC2 && s[0] <= 0xDF ? 2 : (s[0] & 0xF0) == 0xE0 ? 3 : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : 0;
+  if (len == 0 || len > n)
+    return 0;
+  unsigned long c = len == 1 ? s[0] : s[0] & (0x7F >> len);
+  for (size_t i = 1; i < len; i++) {
+    if ((s[i] & 0xC0) != 0x80)
+      return 0;
+    c = (c << 6) | (s[i] & 0x3F);
+  }
+  int overlong = (len == 3 && c < 0x800) || (len == 4 && c < 0x10000);
+  if (overlong || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF) || (c >= 0xFDD0 && c <= 0xFDEF) || (c & 0xFFFE) == 0xFFFE)
+    return 0;
+  return len;
+}
+
+/* The text of `length` bytes at `text`, rewritten where it holds what cairo refuses
+ * (drawable_utf8), each such byte or sequence as U+FFFD, the replacement character:
+ * one text does not refuse the drawing. 0 on success (`*length` updated), -1 when out
+ * of memory. */
+static int replace_undrawable(tc_drawing *d, size_t *text_cap, size_t *length) {
+  char *text = d->text + d->text_bytes;
+  size_t n = *length, i = 0;
+  while (i < n) {
+    size_t k = drawable_utf8((const unsigned char *)text + i, n - i);
+    if (!k)
+      break;
+    i += k;
+  }
+  if (i == n)
+    return 0;
+  char *copy = malloc(n);
+  if (!copy || tc_grow_array((void **)&d->text, text_cap, d->text_bytes + 3 * n + 1, 1, 256)) {
+    free(copy);
+    return -1;
+  }
+  text = d->text + d->text_bytes;
+  memcpy(copy, text, n);
+  size_t o = i;
+  while (i < n) {
+    size_t k = drawable_utf8((const unsigned char *)copy + i, n - i);
+    if (k) {
+      memcpy(text + o, copy + i, k);
+      o += k;
+      i += k;
+    } else {
+      /* the sequence a valid lead byte starts, else the one byte */
+      unsigned char lead = (unsigned char)copy[i];
+      size_t len = lead >= 0xC2 && lead <= 0xF4 ? (lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2) : 1;
+      size_t run = 1;
+      while (run < len && i + run < n && ((unsigned char)copy[i + run] & 0xC0) == 0x80)
+        run++;
+      memcpy(text + o, "\xEF\xBF\xBD", 3);
+      o += 3;
+      i += run;
+    }
+  }
+  text[o] = 0;
+  *length = o;
+  free(copy);
+  return 0;
+}
+
 static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) {
   tc_drawing *d = b->d;
   if (!g || tc_gdal.OGR_GT_Flatten(tc_gdal.OGR_G_GetGeometryType(g)) != wkbPoint)
@@ -720,6 +787,11 @@ static int add_text(builder *b, OGRFeatureH f, OGRGeometryH g, const style *st) 
       c[0] = c[1] == 'N' && proto.column_count ? '\f' : '\n';
       memmove(c + 1, c + 2, strlen(c + 2) + 1);
     }
+  }
+  /* (a rich text's raw content is read as ezdxf reads it when drawn, rich_decode) */
+  if (!proto.rich && replace_undrawable(d, &b->text_cap, &length)) {
+    fail(b, "out of memory");
+    return -1;
   }
   d->text_bytes += length + 1;
   tc_drawing_item *item = add_item(b, &proto);

@@ -48,6 +48,10 @@ public enum KMLDocument {
     let parsed = parser.parse()
     if let problem = reader.problem { throw problem }
     guard parsed else {
+      if let control = controlCharacter(in: data) {
+        throw KMLProblem(
+          "holds a control character (U+\(control.code)) at line \(control.line), column \(control.column), which XML does not allow; remove it")
+      }
       let error = parser.parserError.map { ($0 as NSError).localizedDescription } ?? "unknown error"
       throw KMLProblem("is not well-formed XML (line \(parser.lineNumber): \(Quote.value(error, limit: 120)))")
     }
@@ -55,6 +59,19 @@ public enum KMLDocument {
       throw KMLProblem("is XML whose root element is <\(reader.root ?? "none")>, not <kml>")
     }
     return reader.overlays
+  }
+
+  /// The first C0 control character XML 1.0 does not allow (any but tab, line feed and
+  /// carriage return): its code (4 hex digits), line and column (in characters), from 1.
+  static func controlCharacter(in data: [UInt8]) -> (code: String, line: Int, column: Int)? {
+    guard let at = data.firstIndex(where: { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) else { return nil }
+    let before = data[..<at]
+    let line = before.reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+    let lineStart = before.lastIndex(of: 0x0A).map { $0 + 1 } ?? 0
+    // UTF-8 continuation bytes (10xxxxxx) do not start a character
+    let column = data[lineStart..<at].reduce(1) { $1 & 0xC0 == 0x80 ? $0 : $0 + 1 }
+    let hex = String(data[at], radix: 16, uppercase: true)
+    return (String(repeating: "0", count: 4 - hex.count) + hex, line, column)
   }
 
   /// `<!DOCTYPE` or `<!ENTITY` anywhere in the text (outside comments too: refusing

@@ -541,4 +541,16 @@ struct HostileDXFScanTests {
     #expect(run.stderr.contains("spans 1e+300 × 10 drawing units (metres)") && run.stderr.contains("e+30"), "\(run.stderr)")
     #expect(run.stderr.count < 300 && run.stderr.range(of: "[0-9]{16}", options: .regularExpression) == nil, "\(run.stderr)")
   }
+
+  @Test("an MTEXT 1000 times its height (\\H1e300x;) and 5 times as wide: zoom 16's em, past FreeType's 65535 pixels, is drawn smaller")
+  func mtextPastFreeTypeSizes() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    var pairs = ["0", "SECTION", "2", "ENTITIES", "0", "LINE", "5", "20", "8", "0", "10", "0", "20", "0", "11", "20", "21", "10"]
+    pairs += ["0", "MTEXT", "5", "30", "100", "AcDbEntity", "8", "0", "100", "AcDbMText", "10", "1", "20", "1", "40", "1", "71", "1"]
+    pairs += ["1", "\\H1e300x;big\\W5;wide", "0", "ENDSEC", "0", "EOF"]
+    try Data(pairs.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dir + "/plan.dxf"))
+    let run = try runTool([dir + "/plan.dxf", "--drawing-units", "m", "--center", "51.5,-0.12", "--max-zoom", "16", "-q", "-o", dir + "/out"])
+    #expect(run.status == 0, "\(run.stderr)")
+  }
 }

@@ -93,4 +93,20 @@ struct ProjectDrawingKeysTests {
     let run = try runTool(["build", try project(dir, units: "m", layers: "[WALLS, \"A,B\"]"), "--dry-run"])
     #expect(run.status != 0 && run.stderr.contains("without a comma"), "\(run.stderr)")
   }
+
+  @Test("layers matching none of the drawing's layers: one line naming --layers and the layers it has, not an empty pyramid")
+  func layersMatchingNone() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try writeDrawing(dir)
+    let run = try runTool(["\(dir)/plan.dxf", "--center", "52,5", "--drawing-units", "m", "--layers", "DOORS,!NOTES", "-o", "\(dir)/out"])
+    #expect(run.status == 2, "\(run.status) \(run.stderr)")
+    let lines = run.stderr.split(separator: "\n")
+    #expect(lines.count == 1 && lines[0].contains("--layers: 'DOORS' matches none of the 2 layers of"), "\(run.stderr)")
+    #expect(lines.first?.contains("plan.dxf (WALLS, NOTES); give layers it has") == true, "\(run.stderr)")
+    let build = try runTool(["build", try project(dir, units: "m", layers: "[door*]"), "--dry-run"])
+    #expect(build.status != 0 && build.stderr.contains("'door*' matches none of the 2 layers"), "\(build.stderr)")
+    // a pattern matching one layer, in any case, is drawn
+    #expect(try runTool(["build", try project(dir, units: "m", layers: "[wall?]"), "--dry-run"]).status == 0)
+  }
 }

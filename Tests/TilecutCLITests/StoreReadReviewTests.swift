@@ -61,4 +61,21 @@ struct StoreReadReviewTests {
     let lines = r.stderr.split(separator: "\n")
     #expect(lines.count == 1 && lines[0].contains(path) && lines[0].contains("brotli"), "\(r.stderr)")
   }
+
+  @Test("get on an output whose manifest name has a '..' component: one line naming manifest.json, exit 1 (not --name, exit 2)")
+  func hostileManifestName() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let tile = TileCoordinate(zoom: 5, x: 3, y: 10)
+    let manifest = Manifest(
+      tileSizes: [256], floors: [1], name: "../../ESCAPE/{size}/L{floor}_{z}_{x}_{y}.png",
+      levels: [Manifest.Level(floor: 1, tileSize: 256, range: TileRange(zoom: 5, xRange: 3...3, yRange: 10...10), tiles: [tile], bytes: 1)],
+      footprints: [], generator: .init(version: "t", libvips: "t"), sources: [], options: [:], fingerprint: "f")
+    try FileManager.default.createDirectory(atPath: dir + "/out", withIntermediateDirectories: true)
+    try manifest.encoded().write(to: URL(fileURLWithPath: dir + "/out/manifest.json"))
+    let r = try runTool(["get", dir + "/out", "5/3/10", "-o", dir + "/t.png"])
+    let lines = r.stderr.split(separator: "\n")
+    #expect(r.status == 1, "\(r.status) \(r.stderr)")
+    #expect(lines.count == 1 && lines[0].contains(dir + "/out/manifest.json: name: '../../ESCAPE/") && !r.stderr.contains("--name"), "\(r.stderr)")
+  }
 }

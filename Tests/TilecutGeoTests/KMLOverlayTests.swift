@@ -359,6 +359,17 @@ struct KMLOverlayTests {
     try expectRefused(dir + "/doc.kml", "declares a document type", dir: dir)
   }
 
+  @Test("a control character XML does not allow is named with its line and column, not as NSXMLParserErrorDomain error 9")
+  func controlCharacter() throws {
+    let kml = Array("<kml>\n<GroundOverlay><name>é x\u{1B}[31mRED</name></GroundOverlay></kml>".utf8)
+    do {
+      _ = try KMLDocument.overlays(kml)
+      Issue.record("a KML holding ESC was read")
+    } catch {
+      #expect(error.reason == "holds a control character (U+001B) at line 2, column 25, which XML does not allow; remove it", "\(error.reason)")
+    }
+  }
+
   @Test("the corpus's KMZs: bare GroundOverlay root, nested overlays by page, an upper-case .JPEG entry")
   func corpus() throws {
     guard let corpus = kmlCorpus else {

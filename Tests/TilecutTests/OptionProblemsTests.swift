@@ -56,6 +56,13 @@ struct OptionProblemsTests {
     #expect(throws: Failure.self) { try LayerPattern.list(parsing: String(repeating: "é", count: 256)) }
     #expect(try DrawingScale(parsing: "1:100") == DrawingScale(denominator: 100))
     #expect(try DrawingUnit(parsing: "ft").meters == 0.3048)
+    // metres in one unit: from an ångström to 10,000 km, 1e-300 refused as 1e300 is
+    #expect(try DrawingUnit(parsing: "1e-10").meters == 1e-10)
+    for text in ["1e300", "1e-300", "1e-11", "0", "-1", "nan"] {
+      #expect(
+        throws: Failure.usage("--drawing-units: '\(text)' is not a unit (m, cm, mm, in, ft, yd, km, mi, us-ft, or metres in one unit)")
+      ) { try DrawingUnit(parsing: text) }
+    }
     // the typed groups are Codable: a request round-trips through JSON
     var pixels = PixelOptions()
     (pixels.bands, pixels.scale, pixels.layers) = ([4, 3, 2], 0...4095, [LayerPattern(pattern: "X", leftOut: true)])

@@ -133,3 +133,53 @@ struct DrawingRefusalTests {
     #expect(stride(from: 3, to: none.pixels.count, by: 4).allSatisfy { none.pixels[$0] == 0 })
   }
 }
+
+/// One MTEXT that names no character or stretches its glyphs past what FreeType sizes
+/// does not refuse the drawing.
+@Suite("DXF MTEXT: a code point that names no character, a width factor of 1e300")
+struct DrawingMTextExtremesTests {
+  /// A DXF of a LINE 20 × 10 units and an MTEXT of height 1 for each of `texts`, 3 units apart.
+  static func write(_ texts: [String], to path: String) throws {
+    var pairs = [
+      "0", "SECTION", "2", "ENTITIES", "0", "LINE", "5", "20", "100", "AcDbEntity", "8", "0", "100", "AcDbLine", "10", "0", "20", "0",
+      "11", "20", "21", "10",
+    ]
+    for (i, text) in texts.enumerated() {
+      pairs += [
+        "0", "MTEXT", "5", String(0x30 + i, radix: 16), "100", "AcDbEntity", "8", "0", "100", "AcDbMText", "10", "1", "20", "\(1 + 3 * i)",
+        "40", "1", "71", "1", "1", text,
+      ]
+    }
+    pairs += ["0", "ENDSEC", "0", "EOF"]
+    try Data((pairs.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
+  }
+
+  /// The drawing's pixels at `scale`.
+  static func render(_ path: String, scale: Double) throws -> RGBAImage {
+    let header = try SourceImage.header(of: InputName(path: path), maxPixels: 1 << 30)
+    var source = SourceDescription(path: path, width: header.width, height: header.height, isVector: true)
+    source.drawing = header.drawing
+    return try RGBAImage.decode(SourceImage.pixels(of: source, format: .dxf, sequential: true, scale: scale))
+  }
+
+  @Test("\\U+D800, \\U+FFFF and \\U+DFFF in a rich text are drawn as U+FFFD (plain and rich MTEXT), as \\U+FFFD is")
+  func invalidCodePoints() throws {
+    let dir = try TestEnvironment.scratchDirectory("vips", for: #function)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try Self.write(["a\\U+D800b", "c\\U+FFFFFFFFd", "\\pxqc;e\\U+DFFF\\W2;f"], to: dir + "/bad.dxf")
+    try Self.write(["a\\U+FFFDb", "c\\U+FFFDFFFFd", "\\pxqc;e\\U+FFFD\\W2;f"], to: dir + "/fffd.dxf")
+    let bad = try Self.render(dir + "/bad.dxf", scale: 2)
+    let replaced = try Self.render(dir + "/fffd.dxf", scale: 2)
+    #expect(bad.pixels == replaced.pixels)
+    #expect(stride(from: 3, to: bad.pixels.count, by: 4).contains { bad.pixels[$0] > 0 })
+  }
+
+  @Test("\\W1e300; and \\W30; are drawn (glyphs stretched past \\W10 are filled as paths)", arguments: [1.0, 2.0])
+  func hugeWidthFactor(scale: Double) throws {
+    let dir = try TestEnvironment.scratchDirectory("vips", for: #function)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try Self.write(["\\W1e300;wide", "\\W30;wide"], to: dir + "/wide.dxf")
+    let image = try Self.render(dir + "/wide.dxf", scale: scale)
+    #expect(stride(from: 3, to: image.pixels.count, by: 4).contains { image.pixels[$0] > 0 })
+  }
+}

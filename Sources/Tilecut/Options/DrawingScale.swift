@@ -67,7 +67,7 @@ public struct DrawingUnit: Sendable, Codable, Equatable {
   }
 
   /// What is wrong with the unit, in the option's words, or nil.
-  var problem: String? { meters.isFinite && meters > 0 && meters <= 1e7 ? nil : Self.notAUnit(name).line }
+  var problem: String? { DrawingSource.unitMeters.contains(meters) ? nil : Self.notAUnit(name).line }
 }
 
 extension PlacementOptions {

@@ -27,6 +27,27 @@ public struct LayerPattern: Sendable, Codable, Equatable {
   /// The longest pattern the drawing reader takes (`layer_drawn` in TilecutGDALDrawing.c).
   static let maxPatternBytes = 510
 
+  /// Whether `name` matches the pattern as the drawing reader matches it (fnmatch,
+  /// case-insensitive: FNM_CASEFOLD, 16 in glibc and on macOS).
+  func matches(_ name: String) -> Bool { fnmatch(pattern, name, 1 << 4) == 0 }
+
+  /// Refuses patterns to draw of which none matches a layer of the DXF at `path` (the
+  /// names of its LAYER table): the drawing would be drawn empty. A drawing whose table
+  /// tilecut does not find is not checked.
+  static func checkMatches(_ list: [LayerPattern], path: String) throws {
+    let includes = list.filter { !$0.leftOut }
+    guard !includes.isEmpty else { return }
+    let names = DrawingSource.layerNames(path: path)
+    guard !names.isEmpty, !names.contains(where: { name in includes.contains { $0.matches(name) } }) else { return }
+    let shown = names.prefix(8).map { Quote.value($0, limit: 40) }.joined(separator: ", ") + (names.count > 8 ? ", …" : "")
+    let given = includes.map { Quote.value($0.pattern, limit: 40) }.joined(separator: ",")
+    throw TilecutError.invalidOption(
+      option: "--layers",
+      reason:
+        "'\(given)' matches none of the \(names.count) layers of \(path) (\(shown)); give layers it has, or leave --layers (a project's layers:) out"
+    )
+  }
+
   /// What is wrong with a list of patterns, in `--layers`' words, or nil.
   static func problem(_ list: [LayerPattern]) -> String? {
     guard !list.isEmpty, list.allSatisfy({ !$0.pattern.contains("\n") && !$0.pattern.isEmpty && !$0.pattern.contains(",") }) else {
@@ -120,6 +141,7 @@ public struct PixelOptions: Sendable, Codable {
     for warning in floor.header.warnings { printer.warning("\(floor.input.path): \(warning)") }
     if var frame = description.drawing {
       frame.layers = layerPatterns()
+      if let layers, !frame.isDWG { try LayerPattern.checkMatches(layers, path: floor.input.path) }
       description.drawing = frame
     } else if layers != nil {
       throw TilecutError.invalidOption(option: "--layers", reason: "\(floor.input.path) is not a DXF or DWG drawing, which has no layers")

@@ -198,7 +198,20 @@ public final class StoreReader {
   func stored(_ set: TileSet, _ tile: TileCoordinate, floor: Floor?, size: Int?, manifest: Manifest?) throws -> [UInt8]? {
     if let reader = set.reader { return try reader.tile(tile) }
     guard let manifest, let floor, let size else { return nil }
+    try checkName(of: manifest)
     return try StoreCatalogue.driver(for: kind).outputTile(tile, floor: floor, tileSize: size, of: manifest, in: location)
+  }
+
+  /// The manifest's `name` as a template of tile files, refused as a fault of the
+  /// manifest file (input, exit 1), not of a `--name` the user did not give.
+  func checkName(of manifest: Manifest) throws {
+    do {
+      _ = try TileNameTemplate(manifest.name, option: "name")
+    } catch let error as TilecutError {
+      throw TilecutError.invalidInput(
+        path: location + "/" + Manifest.fileName,
+        reason: "\(error.description); tilecut writes no such name: rebuild the output")
+    }
   }
 
   /// The cells a bounding box touches at `zoom`.

@@ -89,6 +89,10 @@ public enum DrawingSource {
     return table[code].map { (meters: $0.0, name: $0.1) }
   }
 
+  /// The metres in one unit a number may give: from an ångström, the smallest unit
+  /// `$INSUNITS` names, to 10,000 km.
+  public static let unitMeters: ClosedRange<Double> = 1e-10...1e7
+
   /// Metres in one unit named `text` (m, cm, mm, in, ft, yd, km, mi, us-ft) or given as a number of metres.
   public static func unit(named text: String) -> (meters: Double, name: String)? {
     let names: [String: Int] = [
@@ -98,7 +102,7 @@ public enum DrawingSource {
     ]
     let key = text.trimmingCharacters(in: .whitespaces).lowercased()
     if let code = names[key] { return unit(insunits: code) }
-    if let m = Double(key), m.isFinite, m > 0, m <= 1e7 { return (m, "\(key) m") }
+    if let m = Double(key), unitMeters.contains(m) { return (m, "\(key) m") }
     return nil
   }
 
@@ -137,6 +141,46 @@ public enum DrawingSource {
       }
     }
     return nil
+  }
+
+  /// The names of a text DXF's LAYER table (its TABLES section, read from the first
+  /// 16 MB), in the file's order; empty when it has none there, or is no text DXF.
+  public static func layerNames(path: String) -> [String] {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return [] }
+    defer { try? handle.close() }
+    guard let data = try? handle.read(upToCount: 16 << 20) else { return [] }
+    return layerNames(text: Array(data))
+  }
+
+  /// The LAYER table's names of a text DXF's first bytes: group 2 of each `0 LAYER`
+  /// entry, up to the end of that table (or the start of the BLOCKS or ENTITIES section).
+  static func layerNames(text bytes: [UInt8]) -> [String] {
+    var start = 0
+    func line() -> ArraySlice<UInt8>? {
+      guard start < bytes.count else { return nil }
+      var end = start
+      while end < bytes.count && bytes[end] != 0x0A && bytes[end] != 0x0D { end += 1 }
+      var lo = start
+      var hi = end
+      while lo < hi && (bytes[lo] == 0x20 || bytes[lo] == 0x09) { lo += 1 }
+      while hi > lo && (bytes[hi - 1] == 0x20 || bytes[hi - 1] == 0x09) { hi -= 1 }
+      start = end < bytes.count && bytes[end] == 0x0D && end + 1 < bytes.count && bytes[end + 1] == 0x0A ? end + 2 : end + 1
+      return bytes[lo..<hi]
+    }
+    func equals(_ text: ArraySlice<UInt8>, _ word: String) -> Bool { text.elementsEqual(word.utf8) }
+    var names: [String] = []
+    var (inLayer, inSection) = (false, false)
+    while let code = line(), let value = line() {
+      if equals(code, "0") {
+        if inLayer && equals(value, "ENDTAB") { break }
+        inLayer = equals(value, "LAYER")
+        inSection = equals(value, "SECTION")
+      } else if equals(code, "2") {
+        if inSection && (equals(value, "BLOCKS") || equals(value, "ENTITIES")) { break }
+        if inLayer { names.append(String(decoding: value, as: UTF8.self)) }
+      }
+    }
+    return names
   }
 
   /// GDAL's DXF reader error ("./ogr/ogrsf_frmts/dxf/ogrdxfdatasource.cpp, 312: error at
