@@ -24,8 +24,8 @@ package struct PlannedFloor {
   /// The files read besides the source: its placement's sidecars and, for an SVG
   /// (not a venue's floor, drawn as one), the files it refers to (images, stylesheets).
   var filesRead: [String] {
-    let svg = format == .svg && plan.placement.method != .imdf
-    return plan.placement.sidecars + (svg ? SVGReferences.files(of: source.input.path) : [])
+    let referenced = plan.placement.method == .imdf ? [] : format.kind.filesReferenced(by: source.input.path)
+    return plan.placement.sidecars + referenced
   }
 
   /// The renderer of this floor's pyramid, either job's: its levels read from its source

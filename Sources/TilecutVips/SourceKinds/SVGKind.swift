@@ -8,6 +8,8 @@ import TilecutCore
 /// read top to bottom (`tc_svg_open_banded`). An IMDF venue's floors are drawn as SVG
 /// and rendered by this kind (`VenueSheets`).
 struct SVGKind: SourceKind {
+  func filesReferenced(by path: String) -> [String] { SVGReferences.files(of: path) }
+
   var name: String { "document (SVG)" }
   var formats: [SourceFormat] { [.svg] }
   var isDrawnPerZoom: Bool { true }
