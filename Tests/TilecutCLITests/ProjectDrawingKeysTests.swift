@@ -108,5 +108,15 @@ struct ProjectDrawingKeysTests {
     #expect(build.status != 0 && build.stderr.contains("'door*' matches none of the 2 layers"), "\(build.stderr)")
     // a pattern matching one layer, in any case, is drawn
     #expect(try runTool(["build", try project(dir, units: "m", layers: "[wall?]"), "--dry-run"]).status == 0)
+    // a layer only an entity names (the table lists "0" alone), and a name spelled in the
+    // file's code page (GDAL converts it; the bytes are no UTF-8), are not refused
+    for (name, bytes) in [("DOORS", Array("DOORS".utf8)), ("M\u{DC}R", [0x4D, 0xDC, 0x52] as [UInt8])] {
+      var text = Array("0\nSECTION\n2\nTABLES\n0\nTABLE\n2\nLAYER\n0\nLAYER\n2\n0\n70\n0\n0\nENDTAB\n0\nENDSEC\n".utf8)
+      text += Array("0\nSECTION\n2\nENTITIES\n0\nLINE\n8\n".utf8) + bytes
+      text += Array("\n10\n0\n20\n0\n11\n10\n21\n5\n0\nENDSEC\n0\nEOF\n".utf8)
+      try Data(text).write(to: URL(fileURLWithPath: dir + "/entity.dxf"))
+      let drawn = try runTool([dir + "/entity.dxf", "--center", "52,5", "--drawing-units", "m", "--layers", name, "--dry-run", "-q"])
+      #expect(drawn.status == 0, "\(name): \(drawn.stderr)")
+    }
   }
 }

@@ -32,8 +32,8 @@ public struct LayerPattern: Sendable, Codable, Equatable {
   func matches(_ name: String) -> Bool { fnmatch(pattern, name, 1 << 4) == 0 }
 
   /// Refuses patterns to draw of which none matches a layer of the DXF at `path` (the
-  /// names of its LAYER table): the drawing would be drawn empty. A drawing whose table
-  /// tilecut does not find is not checked.
+  /// names its LAYER table and its entities give): the drawing would be drawn empty. A
+  /// drawing whose names tilecut cannot read (`DrawingSource.layerNames`) is not checked.
   static func checkMatches(_ list: [LayerPattern], path: String) throws {
     let includes = list.filter { !$0.leftOut }
     guard !includes.isEmpty else { return }

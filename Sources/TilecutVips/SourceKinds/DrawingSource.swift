@@ -143,17 +143,21 @@ public enum DrawingSource {
     return nil
   }
 
-  /// The names of a text DXF's LAYER table (its TABLES section, read from the first
-  /// 16 MB), in the file's order; empty when it has none there, or is no text DXF.
+  /// The layer names a text DXF gives (its LAYER table's and those its entities and
+  /// blocks are on), in the file's order; empty, so that nothing is checked against
+  /// them, when the file is over 16 MB, is no text DXF, or spells a name past ASCII.
   public static func layerNames(path: String) -> [String] {
     guard let handle = FileHandle(forReadingAtPath: path) else { return [] }
     defer { try? handle.close() }
-    guard let data = try? handle.read(upToCount: 16 << 20) else { return [] }
+    let limit = 16 << 20
+    guard let data = try? handle.read(upToCount: limit + 1), data.count <= limit else { return [] }
     return layerNames(text: Array(data))
   }
 
-  /// The LAYER table's names of a text DXF's first bytes: group 2 of each `0 LAYER`
-  /// entry, up to the end of that table (or the start of the BLOCKS or ENTITIES section).
+  /// The layer names of a text DXF's bytes, each once: group 2 of each `0 LAYER` table
+  /// entry and group 8 of every entity and block (GDAL draws an entity on a layer the
+  /// table does not list). Empty when a name holds a byte past ASCII: before AC1021 the
+  /// file's code page spells it, which GDAL converts and these bytes do not say.
   static func layerNames(text bytes: [UInt8]) -> [String] {
     var start = 0
     func line() -> ArraySlice<UInt8>? {
@@ -169,16 +173,16 @@ public enum DrawingSource {
     }
     func equals(_ text: ArraySlice<UInt8>, _ word: String) -> Bool { text.elementsEqual(word.utf8) }
     var names: [String] = []
-    var (inLayer, inSection) = (false, false)
+    var seen: Set<ArraySlice<UInt8>> = []
+    var inLayer = false
     while let code = line(), let value = line() {
       if equals(code, "0") {
-        if inLayer && equals(value, "ENDTAB") { break }
         inLayer = equals(value, "LAYER")
-        inSection = equals(value, "SECTION")
-      } else if equals(code, "2") {
-        if inSection && (equals(value, "BLOCKS") || equals(value, "ENTITIES")) { break }
-        if inLayer { names.append(String(decoding: value, as: UTF8.self)) }
+        continue
       }
+      guard (inLayer && equals(code, "2")) || equals(code, "8") else { continue }
+      if value.contains(where: { $0 >= 0x80 }) { return [] }
+      if seen.insert(value).inserted { names.append(String(decoding: value, as: UTF8.self)) }
     }
     return names
   }
