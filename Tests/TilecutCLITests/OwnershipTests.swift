@@ -437,12 +437,17 @@ struct OwnershipTests {
     for (store, output, says) in [
       ("pm/\(archive)", "pm/\(archive)", "is the input pm/\(archive)"), ("pm/\(archive)", "pm/./\(archive)", "is the input"),
       ("out", "out/manifest.json", "inside the input out"), ("out", tileFile, "inside the input out"),
+      // the output holding the store read: its manifest
+      ("pm/\(archive)", "pm/manifest.json", "is inside pm, a tilecut output"),
     ] {
       let r = try runIn(dir, ["get", store, at, "-o", output])
       #expect(r.status == 2 && r.stderrLines.count == 1, "\(output): \(r.stderr)")
       #expect(r.stderr.contains("--output: '\(output)'") && r.stderr.contains(says), "\(output): \(r.stderr)")
       #expect(project.state == before, "get -o \(output) touched a file")
     }
+    let changes = try runIn(dir, ["pm/\(archive)", "-o", "again", "-q", "--changes", "pm/manifest.json"])
+    #expect(changes.status == 2 && changes.stderr.contains("--changes: 'pm/manifest.json' is inside pm"), "\(changes.stderr)")
+    #expect(project.state == before, "--changes pm/manifest.json touched a file")
     // beside the store: written
     #expect(try runIn(dir, ["get", "pm/\(archive)", at, "-o", "t.png"]).status == 0)
     #expect(FileManager.default.contents(atPath: dir + "/t.png") == FileManager.default.contents(atPath: dir + "/" + tileFile))

@@ -22,7 +22,7 @@ public enum OptionPaths {
   ///   `.aux.xml`) or one of `inputs` (a project file, a `--world-file`), that lies
   ///   inside an input that is a folder (an IMDF venue's, a tilecut output re-tiled), or
   ///   that lies inside `outputDirectory` or one of `directories` (outputs read, such as
-  ///   the directory `preview` stitches).
+  ///   the directory `preview` stitches) or the tilecut output holding a store file read.
   ///
   /// `inputs`: plain paths (no `[page=N]`); sidecars are derived from them.
   /// Character devices and FIFOs (`/dev/null`, `/dev/stdout`) may be shared by options.
@@ -31,7 +31,7 @@ public enum OptionPaths {
   ) throws {
     if let outputDirectory { try checkOutputDirectory(outputDirectory, option: outputOption, inputs: inputs) }
     let protected = inputs.flatMap { [Where(path: $0)] + sidecars(of: $0).map { Where(path: $0, sidecar: true) } }
-    let trees = (outputDirectory.map { [$0] } ?? []) + directories
+    let trees = (outputDirectory.map { [$0] } ?? []) + directories + inputs.compactMap(outputHolding(store:))
     let folders = protected.filter { !$0.sidecar && $0.kind == .directory }
     var seen: [(option: String, place: Where, shareable: Bool)] = []
     for (option, path) in outputs {
@@ -62,6 +62,17 @@ public enum OptionPaths {
       }
       seen.append((option, place, shareable))
     }
+  }
+
+  /// The tilecut output a store file read as an input lies in (an `.mbtiles` or
+  /// `.pmtiles` beside a `manifest.json`): its manifest and other stores are as much
+  /// the user's as the store read.
+  static func outputHolding(store path: String) -> String? {
+    let lower = path.lowercased()
+    guard lower.hasSuffix(".mbtiles") || lower.hasSuffix(".pmtiles") else { return nil }
+    let folder = (path as NSString).deletingLastPathComponent
+    let directory = folder.isEmpty ? "." : folder
+    return FileManager.default.fileExists(atPath: directory + "/manifest.json") ? directory : nil
   }
 
   /// Refuses an output directory that holds the working directory, that is an input,
