@@ -19,6 +19,18 @@ struct HostileDXFScanTests {
     return pairs + ["0", "ENDSEC", "0", "EOF"]
   }
 
+  /// Blocks B1 … B`levels`, each inserting the one below (B0 the caller's) ten times, the
+  /// k-th at x = `x(k)`: the ladder of the insert bombs below.
+  func ladder(levels: Int, x: (Int) -> String = { "\($0)" }) -> [String] {
+    var pairs: [String] = []
+    for level in 1...levels {
+      pairs += ["0", "BLOCK", "8", "0", "2", "B\(level)", "70", "0", "10", "0", "20", "0", "3", "B\(level)"]
+      for k in 0..<10 { pairs += ["0", "INSERT", "8", "0", "2", "B\(level - 1)", "10", x(k), "20", "\(level)"] }
+      pairs += ["0", "ENDBLK", "8", "0"]
+    }
+    return pairs
+  }
+
   /// Tiles `drawing()` into a scratch output, then `pairs` written over it as plan.dxf
   /// with `extra` options: refused with status 1 in one line that says each of `says`,
   /// the first output byte for byte as it was.
@@ -339,11 +351,7 @@ struct HostileDXFScanTests {
     var pairs = ["0", "SECTION", "2", "HEADER", "9", "$INSUNITS", "70", "6", "0", "ENDSEC", "0", "SECTION", "2", "BLOCKS"]
     pairs += ["0", "BLOCK", "8", "0", "2", "B0", "70", "0", "10", "0", "20", "0", "3", "B0"]
     pairs += ["0", "LINE", "8", "0", "10", "0", "20", "0", "11", "1", "21", "1", "0", "ENDBLK", "8", "0"]
-    for level in 1...8 {
-      pairs += ["0", "BLOCK", "8", "0", "2", "B\(level)", "70", "0", "10", "0", "20", "0", "3", "B\(level)"]
-      for k in 0..<10 { pairs += ["0", "INSERT", "8", "0", "2", "B\(level - 1)", "10", "\(k)", "20", "\(level)"] }
-      pairs += ["0", "ENDBLK", "8", "0"]
-    }
+    pairs += ladder(levels: 8)
     pairs += ["0", "BLOCK", "8", "0", "2", "*T1", "70", "1", "10", "0", "20", "0", "3", "*T1"]
     pairs += ["0", "INSERT", "8", "0", "2", "B8", "10", "0", "20", "0", "0", "ENDBLK", "8", "0", "0", "ENDSEC"]
     pairs += ["0", "SECTION", "2", "ENTITIES", "0", "LINE", "5", "A1", "8", "0", "10", "0", "20", "0", "11", "10", "21", "10"]
@@ -364,11 +372,7 @@ struct HostileDXFScanTests {
     var pairs = ["0", "SECTION", "2", "HEADER", "9", "$INSUNITS", "70", "6", "0", "ENDSEC", "0", "SECTION", "2", "BLOCKS"]
     pairs += ["0", "BLOCK", "8", "0", "2", "B0", "70", "0", "10", "0", "20", "0", "3", "B0"]
     pairs += ["0", "LINE", "8", "0", "10", "0", "20", "0", "11", "1", "21", "1", "0", "ENDBLK", "8", "0"]
-    for level in 1...8 {
-      pairs += ["0", "BLOCK", "8", "0", "2", "B\(level)", "70", "0", "10", "0", "20", "0", "3", "B\(level)"]
-      for k in 0..<10 { pairs += ["0", "INSERT", "8", "0", "2", "B\(level - 1)", "10", "\(k)", "20", "\(level)"] }
-      pairs += ["0", "ENDBLK", "8", "0"]
-    }
+    pairs += ladder(levels: 8)
     pairs += ["0", "BLOCK", "8", "0", "2", "*T1", "70", "1", "10", "0", "20", "0", "3", "*T1"]
     pairs += ["0", "INSERT", "8", "0", "2", "B8", "10", "0", "20", "0", "0", "ENDBLK", "8", "0"]
     pairs += ["0", "BLOCK", "8", "0", "2", "CARD", "70", "0", "10", "0", "20", "0", "3", "CARD"]
@@ -412,11 +416,7 @@ struct HostileDXFScanTests {
     var pairs = ["0", "SECTION", "2", "HEADER", "9", "$INSUNITS", "70", "6", "0", "ENDSEC", "0", "SECTION", "2", "BLOCKS"]
     pairs += ["0", "BLOCK", "8", "0", "2", "B0", "70", "0", "10", "0", "20", "0", "3", "B0"]
     pairs += ["0", "LINE", "8", "0", "10", "0", "20", "0", "11", "0.001", "21", "0.001", "0", "ENDBLK", "8", "0"]
-    for level in 1...6 {
-      pairs += ["0", "BLOCK", "8", "0", "2", "B\(level)", "70", "0", "10", "0", "20", "0", "3", "B\(level)"]
-      for k in 0..<10 { pairs += ["0", "INSERT", "8", "0", "2", "B\(level - 1)", "10", "\(Double(k) * 0.001)", "20", "\(level)"] }
-      pairs += ["0", "ENDBLK", "8", "0"]
-    }
+    pairs += ladder(levels: 6) { "\(Double($0) * 0.001)" }
     pairs += ["0", "ENDSEC", "0", "SECTION", "2", "ENTITIES", "0", "INSERT", "8", "0", "2", "B6", "10", "0", "20", "0"]
     pairs += ["0", "ENDSEC", "0", "EOF"]
     try expectRefusal(
@@ -457,11 +457,7 @@ struct HostileDXFScanTests {
     pairs += ["0", "BLOCK", "8", "0", "2", "B0", "70", "0", "10", "0", "20", "0", "3", "B0", "0", "DIMENSION", "8", "0"]
     pairs += (block.map { ["2", $0] } ?? []) + ["10", "0", "20", "0", "11", "1", "21", "0", "13", "0", "23", "0", "14", "1", "24", "0"]
     pairs += ["70", "1", "0", "ENDBLK", "8", "0"]
-    for level in 1...8 {
-      pairs += ["0", "BLOCK", "8", "0", "2", "B\(level)", "70", "0", "10", "0", "20", "0", "3", "B\(level)"]
-      for k in 0..<10 { pairs += ["0", "INSERT", "8", "0", "2", "B\(level - 1)", "10", "\(k)", "20", "\(level)"] }
-      pairs += ["0", "ENDBLK", "8", "0"]
-    }
+    pairs += ladder(levels: 8)
     pairs += ["0", "ENDSEC", "0", "SECTION", "2", "ENTITIES", "0", "INSERT", "8", "0", "2", "B8", "10", "0", "20", "0"]
     pairs += ["0", "ENDSEC", "0", "EOF"]
     try expectRefusal(of: pairs, says: ["plan.dxf", "makes 100000000 entities once its block inserts are inlined"])

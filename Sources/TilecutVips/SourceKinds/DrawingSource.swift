@@ -118,21 +118,9 @@ public enum DrawingSource {
   /// `$INSUNITS` from the first bytes of a text DXF: its lines read as bytes, pairs of a
   /// group code and a value, up to the end of the first section.
   static func insunits(header bytes: [UInt8]) -> Int? {
-    var start = 0
-    /// The next line, without its line break and surrounding spaces and tabs.
-    func line() -> ArraySlice<UInt8>? {
-      guard start < bytes.count else { return nil }
-      var end = start
-      while end < bytes.count && bytes[end] != 0x0A && bytes[end] != 0x0D { end += 1 }
-      var lo = start
-      var hi = end
-      while lo < hi && (bytes[lo] == 0x20 || bytes[lo] == 0x09) { lo += 1 }
-      while hi > lo && (bytes[hi - 1] == 0x20 || bytes[hi - 1] == 0x09) { hi -= 1 }
-      // CR LF, LF or a lone CR ends a line
-      start = end < bytes.count && bytes[end] == 0x0D && end + 1 < bytes.count && bytes[end + 1] == 0x0A ? end + 2 : end + 1
-      return bytes[lo..<hi]
-    }
-    func equals(_ text: ArraySlice<UInt8>, _ word: String) -> Bool { text.elementsEqual(word.utf8) }
+    var lines = DXFLines(bytes)
+    func line() -> ArraySlice<UInt8>? { lines.next() }
+    let equals = DXFLines.equals
     while let code = line(), let value = line() {
       if equals(code, "0") && equals(value, "ENDSEC") { return nil }
       if equals(code, "9") && equals(value, "$INSUNITS") {
@@ -159,19 +147,9 @@ public enum DrawingSource {
   /// table does not list). Empty when a name holds a byte past ASCII: before AC1021 the
   /// file's code page spells it, which GDAL converts and these bytes do not say.
   static func layerNames(text bytes: [UInt8]) -> [String] {
-    var start = 0
-    func line() -> ArraySlice<UInt8>? {
-      guard start < bytes.count else { return nil }
-      var end = start
-      while end < bytes.count && bytes[end] != 0x0A && bytes[end] != 0x0D { end += 1 }
-      var lo = start
-      var hi = end
-      while lo < hi && (bytes[lo] == 0x20 || bytes[lo] == 0x09) { lo += 1 }
-      while hi > lo && (bytes[hi - 1] == 0x20 || bytes[hi - 1] == 0x09) { hi -= 1 }
-      start = end < bytes.count && bytes[end] == 0x0D && end + 1 < bytes.count && bytes[end + 1] == 0x0A ? end + 2 : end + 1
-      return bytes[lo..<hi]
-    }
-    func equals(_ text: ArraySlice<UInt8>, _ word: String) -> Bool { text.elementsEqual(word.utf8) }
+    var lines = DXFLines(bytes)
+    func line() -> ArraySlice<UInt8>? { lines.next() }
+    let equals = DXFLines.equals
     var names: [String] = []
     var seen: Set<ArraySlice<UInt8>> = []
     var inLayer = false
@@ -361,4 +339,29 @@ public enum DrawingSource {
       return status
     }
   }
+}
+
+/// The lines of a text DXF's bytes, each without its line break and the spaces and tabs
+/// around it (CR LF, LF or a lone CR ends a line).
+struct DXFLines {
+  let bytes: [UInt8]
+  var start = 0
+
+  init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+  /// The next line, nil past the end.
+  mutating func next() -> ArraySlice<UInt8>? {
+    guard start < bytes.count else { return nil }
+    var end = start
+    while end < bytes.count && bytes[end] != 0x0A && bytes[end] != 0x0D { end += 1 }
+    var lo = start
+    var hi = end
+    while lo < hi && (bytes[lo] == 0x20 || bytes[lo] == 0x09) { lo += 1 }
+    while hi > lo && (bytes[hi - 1] == 0x20 || bytes[hi - 1] == 0x09) { hi -= 1 }
+    start = end < bytes.count && bytes[end] == 0x0D && end + 1 < bytes.count && bytes[end + 1] == 0x0A ? end + 2 : end + 1
+    return bytes[lo..<hi]
+  }
+
+  /// Whether a line is `word`.
+  static func equals(_ text: ArraySlice<UInt8>, _ word: String) -> Bool { text.elementsEqual(word.utf8) }
 }
