@@ -453,6 +453,18 @@ struct OwnershipTests {
     #expect(FileManager.default.contents(atPath: dir + "/t.png") == FileManager.default.contents(atPath: dir + "/" + tileFile))
   }
 
+  /// Each case (options added to `run`, the option refused, words its line says) refused
+  /// with exit 2 in one line, nothing in `dir` touched.
+  func expectRefusals(in dir: String, run: [String], _ cases: [(extra: [String], option: String, says: String)]) throws {
+    let before = snapshot(dir)
+    for (extra, option, says) in cases {
+      let r = try runIn(dir, run + extra)
+      #expect(r.status == 2 && r.stderrLines.count == 1, "\(extra): \(r.stderr)")
+      #expect(r.stderr.contains("\(option): ") && r.stderr.contains(says), "\(extra): \(r.stderr)")
+      #expect(snapshot(dir) == before, "\(extra) touched a file")
+    }
+  }
+
   @Test("an IMDF venue: --depfile, --changes and -o never its files nor the --venue-style file; the depfile lists them")
   func venueFilesAreInputs() throws {
     let dir = try scratch()
@@ -461,20 +473,16 @@ struct OwnershipTests {
     try FileManager.default.createDirectory(atPath: dir + "/styles", withIntermediateDirectories: true)
     try Data(##"{"unit.room": {"fill": "#ffeecc"}}"##.utf8).write(to: URL(fileURLWithPath: dir + "/styles/style.json"))
     let run = ["venue", "--venue-style", "styles/style.json", "--min-zoom", "19", "--max-zoom", "19", "--tile-size", "256"]
-    let before = snapshot(dir)
-    for (extra, option, says) in [
-      (["-o", "out", "--depfile", "styles/style.json"], "--depfile", "is the input styles/style.json"),
-      (["-o", "out", "--changes", "styles/./style.json"], "--changes", "is the input styles/style.json"),
-      (["-o", "out", "--changes", "venue/unit.geojson"], "--changes", "inside the input venue"),
-      (["-o", "out", "--changes", "venue/manifest.json"], "--changes", "inside the input venue"),
-      (["-o", "out", "--depfile", "venue/kiosk.geojson"], "--depfile", "inside the input venue"),
-      (["-o", "styles"], "--output", "holds the input styles/style.json"),
-    ] {
-      let r = try runIn(dir, run + extra)
-      #expect(r.status == 2 && r.stderrLines.count == 1, "\(extra): \(r.stderr)")
-      #expect(r.stderr.contains("\(option): ") && r.stderr.contains(says), "\(extra): \(r.stderr)")
-      #expect(snapshot(dir) == before, "\(extra) touched a file")
-    }
+    try expectRefusals(
+      in: dir, run: run,
+      [
+        (["-o", "out", "--depfile", "styles/style.json"], "--depfile", "is the input styles/style.json"),
+        (["-o", "out", "--changes", "styles/./style.json"], "--changes", "is the input styles/style.json"),
+        (["-o", "out", "--changes", "venue/unit.geojson"], "--changes", "inside the input venue"),
+        (["-o", "out", "--changes", "venue/manifest.json"], "--changes", "inside the input venue"),
+        (["-o", "out", "--depfile", "venue/kiosk.geojson"], "--depfile", "inside the input venue"),
+        (["-o", "styles"], "--output", "holds the input styles/style.json"),
+      ])
     // the depfile names every file read: an edit to unit.geojson or the style is seen by make
     let r = try runIn(dir, run + ["-o", "out", "-q", "--depfile", "venue.d"])
     #expect(r.status == 0, "\(r.stderr)")
@@ -494,17 +502,13 @@ struct OwnershipTests {
       + #"<image href="art/logo.png" x="10" y="10" width="200" height="100"/></svg>"#
     try Data(svg.utf8).write(to: URL(fileURLWithPath: dir + "/plan.svg"))
     let run = ["plan.svg", "--bounds", "51.5,-0.12,51.501,-0.118", "--max-zoom", "17", "--tile-size", "256"]
-    let before = snapshot(dir)
-    for (extra, option, says) in [
-      (["-o", "out", "--depfile", "art/logo.png"], "--depfile", "is the input art/logo.png"),
-      (["-o", "out", "--changes", "art/./logo.png"], "--changes", "is the input art/logo.png"),
-      (["-o", "art"], "--output", "holds the input art/logo.png"),
-    ] {
-      let r = try runIn(dir, run + extra)
-      #expect(r.status == 2 && r.stderrLines.count == 1, "\(extra): \(r.stderr)")
-      #expect(r.stderr.contains("\(option): ") && r.stderr.contains(says), "\(extra): \(r.stderr)")
-      #expect(snapshot(dir) == before, "\(extra) touched a file")
-    }
+    try expectRefusals(
+      in: dir, run: run,
+      [
+        (["-o", "out", "--depfile", "art/logo.png"], "--depfile", "is the input art/logo.png"),
+        (["-o", "out", "--changes", "art/./logo.png"], "--changes", "is the input art/logo.png"),
+        (["-o", "art"], "--output", "holds the input art/logo.png"),
+      ])
     let r = try runIn(dir, run + ["-o", "out", "-q", "--depfile", "plan.d"])
     #expect(r.status == 0, "\(r.stderr)")
     #expect(try String(contentsOfFile: dir + "/plan.d", encoding: .utf8).hasPrefix("out/manifest.json: plan.svg art/logo.png\n"))
