@@ -15,7 +15,7 @@ import TilecutCore
 /// entities decoded, attribute white space normalised, CSS comments and escapes
 /// resolved, URL white space trimmed. A referenced stylesheet or SVG (a file or
 /// a `data:` URI) is read the same way in turn, a few levels deep.
-public enum SVGReferences {
+enum SVGReferences {
   /// Bytes librsvg holds for each pixel of an image it decodes: gdk-pixbuf's
   /// pixels and cairo's premultiplied copy (peak RSS above an SVG without the
   /// image, librsvg 2.54: 6.7 bytes a pixel for RGB PNGs of 4000², 6000² and
@@ -64,13 +64,6 @@ public enum SVGReferences {
     let base = (path as NSString).deletingLastPathComponent
     try scan(data, base: base.isEmpty ? "." : base, via: [], depth: 0, walk: &walk)
     return walk.read
-  }
-
-  /// The files an SVG that passed `check` makes librsvg read besides itself (images,
-  /// stylesheets, other SVGs): files a run reads, for `--depfile` and the checks of
-  /// the files options name. Empty for a file that is no such SVG.
-  public static func files(of path: String) -> [String] {
-    (try? check(path: path, maxBytes: Int.max / 2)) ?? []
   }
 
   static func canonical(_ path: String) -> String? {

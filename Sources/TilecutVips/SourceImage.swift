@@ -61,6 +61,10 @@ public struct SourceHeader: Sendable, Hashable {
   public var drawing: DrawingFrame?
   /// What is said of it as it is read, each a line ("N of its tables … are not drawn").
   public var warnings: [String] = []
+  /// The other files its loader reads (an SVG's images, stylesheets and SVGs, found by
+  /// the check its header is read after): inputs of the run, for the checks of the files
+  /// options name and the depfile.
+  public var filesReferenced: [String] = []
 }
 
 /// A floor's claim on the shared reader of the sheet it is a band of.

@@ -21,11 +21,10 @@ package struct PlannedFloor {
   /// The only loader that opens the source: the one its bytes name.
   var format: SourceFormat { source.header.format }
 
-  /// The files read besides the source: its placement's sidecars and, for an SVG
-  /// (not a venue's floor, drawn as one), the files it refers to (images, stylesheets).
+  /// The files read besides the source: its placement's sidecars and those its header
+  /// found it refers to (an SVG's images and stylesheets; none for a venue's floor).
   var filesRead: [String] {
-    let referenced = plan.placement.method == .imdf ? [] : format.kind.filesReferenced(by: source.input.path)
-    return plan.placement.sidecars + referenced
+    plan.placement.sidecars + source.header.filesReferenced
   }
 
   /// The renderer of this floor's pyramid, either job's: its levels read from its source

@@ -8,8 +8,6 @@ import TilecutCore
 /// read top to bottom (`tc_svg_open_banded`). An IMDF venue's floors are drawn as SVG
 /// and rendered by this kind (`VenueSheets`).
 struct SVGKind: SourceKind {
-  func filesReferenced(by path: String) -> [String] { SVGReferences.files(of: path) }
-
   var name: String { "document (SVG)" }
   var formats: [SourceFormat] { [.svg] }
   var isDrawnPerZoom: Bool { true }
@@ -20,8 +18,10 @@ struct SVGKind: SourceKind {
     of input: InputName, format: SourceFormat, maxPixels: Int, maxMemory: Int, drawingUnits: (meters: Double, name: String)?
   ) throws -> SourceHeader {
     // its references and embedded images against the budget, before librsvg reads them
-    try SVGReferences.check(path: input.path, maxBytes: maxMemory)
-    return try SourceImage.documentHeader(of: input, format: format, maxPixels: maxPixels, refusedAs: "an SVG")
+    let files = try SVGReferences.check(path: input.path, maxBytes: maxMemory)
+    var header = try SourceImage.documentHeader(of: input, format: format, maxPixels: maxPixels, refusedAs: "an SVG")
+    header.filesReferenced = files
+    return header
   }
 
   func pixels(

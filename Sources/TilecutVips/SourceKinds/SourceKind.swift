@@ -65,10 +65,6 @@ package protocol SourceKind: Sendable {
 
   /// Whether the input has an alpha channel as it is loaded: what JPEG tiles cannot keep.
   func hasAlpha(_ input: InputName, format: SourceFormat) throws -> Bool
-
-  /// The other files the source's loader reads (an SVG's images and stylesheets):
-  /// inputs of the run, for the option paths' check and the depfile.
-  func filesReferenced(by path: String) -> [String]
 }
 
 /// How GDAL reads a raster's mask and nodata value.
@@ -82,8 +78,6 @@ package enum GDALMaskReading: Sendable, Hashable {
 
 extension SourceKind {
   package var pagesStatePlacement: Bool { false }
-
-  package func filesReferenced(by path: String) -> [String] { [] }
 
   package func gdalMask(format: SourceFormat, page: Int?) -> GDALMaskReading? { nil }
 
