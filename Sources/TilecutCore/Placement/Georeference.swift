@@ -70,7 +70,7 @@ public enum Georeference {
       throw TilecutError.invalidOption(option: option, reason: "'\(Quote.value(text))' should be \(shape) (\(count) numbers separated by commas)")
     }
     return try parts.map { part in
-      guard let v = Double(part) else {
+      guard let v = OptionNumber.parse(part) else {
         throw TilecutError.invalidOption(option: option, reason: "'\(Quote.value(part))' in '\(Quote.value(text))' is not a number")
       }
       guard v.isFinite else {
