@@ -242,6 +242,25 @@ struct KMLOverlayTests {
     }
   }
 
+  @Test("an image that is a folder or a PMTiles archive is refused in one line naming the KML and the href")
+  func imageOfAnotherKind() throws {
+    let dir = try geoScratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try FileManager.default.createDirectory(atPath: dir + "/sub/gdir", withIntermediateDirectories: true)
+    // a PMTiles archive's header: tilecut reads one as a source, never as an overlay's image
+    #expect(FileManager.default.createFile(atPath: dir + "/sub/z2.pmtiles", contents: Data("PMTiles\u{3}".utf8) + Data(count: 120)))
+    let box = "<LatLonBox><north>1</north><south>0</south><east>1</east><west>0</west></LatLonBox>"
+    for (href, says) in [
+      ("gdir", "GroundOverlay 'Plan''s image gdir is a directory, not an image; a GroundOverlay's image is a raster"),
+      (
+        "z2.pmtiles", "GroundOverlay 'Plan''s image z2.pmtiles is a PMTiles archive (a tile store), not an image; a GroundOverlay's image is a raster"
+      ),
+    ] {
+      try overlayKML(href: href, geometry: box).write(toFile: dir + "/sub/doc.kml", atomically: true, encoding: .utf8)
+      try expectRefused(dir + "/sub/doc.kml", says, dir: dir)
+    }
+  }
+
   @Test("zip bombs are refused before they are inflated: by compression ratio and by the memory budget")
   func zipBombs() throws {
     let dir = try geoScratch()
