@@ -389,6 +389,42 @@ struct KMLOverlayTests {
     }
   }
 
+  @Test("another XML error is not called a control character, though one follows: a byte that is no UTF-8, a lone &, a < in text")
+  func notAControlCharacter() throws {
+    let head = Array("<kml>\n<GroundOverlay><name>é x".utf8)
+    let tail = Array("</name></GroundOverlay>\n<description>\u{1B}[31m</description></kml>".utf8)
+    let cases: [([UInt8], String)] = [
+      (head + [0xFF] + Array("y".utf8) + tail, "holds a byte that is not UTF-8 (0xFF) at line 2, column 25; KML is read as UTF-8: save it as UTF-8"),
+      (head + [0xC3] + Array("(".utf8) + tail, "holds a byte that is not UTF-8 (0xC3) at line 2, column 25; KML is read as UTF-8: save it as UTF-8"),
+      (
+        head + Array(" & y".utf8) + tail,
+        "holds an '&' that starts no entity at line 2, column 26, which XML does not allow; write &amp; for an ampersand"
+      ),
+      (
+        head + Array(" < y".utf8) + tail,
+        "holds a '<' that starts no element at line 2, column 26, which XML does not allow; write &lt; for a less-than sign"
+      ),
+      // on the control character's own line, before it
+      (Array("<kml><a>& \u{1B}</a></kml>".utf8), "holds an '&' that starts no entity at line 1, column 9,"),
+      // an error of another kind: the parser's own, at its place
+      (Array("<kml><a>AT&T</a>\n<b>\u{1B}</b></kml>".utf8), "is not well-formed XML (line 1, column "),
+      // and one at the parser's error is named, after text the parser only warned about
+      (
+        Array("<kml><gx:a>x</gx:a>\n<b>ab\u{7}</b></kml>".utf8),
+        "holds a control character (U+0007) at line 2, column 6, which XML does not allow; remove it"
+      ),
+    ]
+    for (kml, says) in cases {
+      do {
+        _ = try KMLDocument.overlays(kml)
+        Issue.record("read: \(says)")
+      } catch {
+        #expect(error.reason.hasPrefix(says), "\(error.reason)")
+        if !says.contains("control character") { #expect(!error.reason.contains("control character"), "\(error.reason)") }
+      }
+    }
+  }
+
   @Test("the corpus's KMZs: bare GroundOverlay root, nested overlays by page, an upper-case .JPEG entry")
   func corpus() throws {
     guard let corpus = kmlCorpus else {
