@@ -23,11 +23,15 @@ public struct PlacementArguments: ParsableArguments {
   public var gcp: [String] = []
 
   @Option(
-    parsing: .unconditional,
+    name: .customLong("allow-residual"), parsing: .unconditional,
     help: ArgumentHelp(
       "With --gcp or a GeoTIFF's control points: accept a fit whose RMS residual is up to this many source pixels (default: 2 px or 1 % of the image diagonal, whichever is larger).",
       valueName: "px"))
-  public var allowResidual: Double?
+  var allowResidualNumber: OptionDecimal?
+  public var allowResidual: Double? {
+    get { allowResidualNumber?.value }
+    set { allowResidualNumber = newValue.map(OptionDecimal.init) }
+  }
 
   @Option(
     parsing: .unconditional,
@@ -42,8 +46,14 @@ public struct PlacementArguments: ParsableArguments {
   @Option(parsing: .unconditional, help: ArgumentHelp("The image centre's position, in degrees.", valueName: "lat,lon"))
   public var center: String?
 
-  @Option(parsing: .unconditional, help: ArgumentHelp("With --center: ground metres per source pixel.", valueName: "m"))
-  public var metersPerPixel: Double?
+  @Option(
+    name: .customLong("meters-per-pixel"), parsing: .unconditional,
+    help: ArgumentHelp("With --center: ground metres per source pixel.", valueName: "m"))
+  var metersPerPixelNumber: OptionDecimal?
+  public var metersPerPixel: Double? {
+    get { metersPerPixelNumber?.value }
+    set { metersPerPixelNumber = newValue.map(OptionDecimal.init) }
+  }
 
   @Option(
     help: ArgumentHelp(
@@ -58,9 +68,13 @@ public struct PlacementArguments: ParsableArguments {
   public var drawingUnits: String?
 
   @Option(
-    parsing: .unconditional,
+    name: .customLong("rotation"), parsing: .unconditional,
     help: ArgumentHelp("With --center: clockwise turn of the image in degrees (its up then points to this bearing).", valueName: "deg"))
-  public var rotation: Double?
+  var rotationNumber: OptionDecimal?
+  public var rotation: Double? {
+    get { rotationNumber?.value }
+    set { rotationNumber = newValue.map(OptionDecimal.init) }
+  }
 
   @Option(help: ArgumentHelp("A world file to use (default: one found beside each input, e.g. plan.pgw).", valueName: "path"))
   public var worldFile: String?
@@ -172,11 +186,15 @@ public struct PixelArguments: ParsableArguments {
   public var scale: String?
 
   @Option(
-    parsing: .unconditional,
+    name: .customLong("nodata"), parsing: .unconditional,
     help: ArgumentHelp(
       "The value that means no data, made transparent (in 8-bit colour, where every colour band holds it; default: the GeoTIFF's GDAL_NODATA tag).",
       valueName: "v"))
-  public var nodata: Double?
+  var nodataNumber: OptionDecimal?
+  public var nodata: Double? {
+    get { nodataNumber?.value }
+    set { nodataNumber = newValue.map(OptionDecimal.init) }
+  }
 
   @Option(
     help: ArgumentHelp(
@@ -207,4 +225,18 @@ extension SourceProjection: ExpressibleByArgument {
   public init?(argument: String) { self.init(optionValue: argument) }
 
   public static var allValueStrings: [String] { optionValues }
+}
+
+/// A number option's value (`--rotation`, `--meters-per-pixel`, `--allow-residual`,
+/// `--nodata`) as ``OptionNumber`` reads it: decimal only, so `0x10` is refused in the
+/// parser's own words for a bad number, as `abc` is.
+struct OptionDecimal: ExpressibleByArgument, Sendable {
+  var value: Double
+
+  init(_ value: Double) { self.value = value }
+
+  init?(argument: String) {
+    guard let value = OptionNumber.parse(argument) else { return nil }
+    self.value = value
+  }
 }

@@ -48,12 +48,13 @@ public enum KMLDocument {
     let parsed = parser.parse()
     if let problem = reader.problem { throw problem }
     guard parsed else {
-      if let control = controlCharacter(in: data) {
-        throw KMLProblem(
-          "holds a control character (U+\(control.code)) at line \(control.line), column \(control.column), which XML does not allow; remove it")
-      }
-      let error = parser.parserError.map { ($0 as NSError).localizedDescription } ?? "unknown error"
-      throw KMLProblem("is not well-formed XML (line \(parser.lineNumber): \(Quote.value(error, limit: 120)))")
+      // the parser goes on past its first error (its place afterwards is not the error's):
+      // the cause is the character where the first error that is no warning was found
+      let first = reader.errors.first { !Reader.isWarning($0.code) } ?? reader.errors.first
+      if let first, let cause = cause(in: data, line: first.line, column: first.column) { throw KMLProblem(cause) }
+      let error = first?.description ?? parser.parserError.map { ($0 as NSError).localizedDescription } ?? "unknown error"
+      let place = first.map { "line \($0.line), column \($0.column)" } ?? "line \(parser.lineNumber)"
+      throw KMLProblem("is not well-formed XML (\(place): \(Quote.value(error, limit: 120)))")
     }
     guard let root = reader.root, root == "kml" || root == "GroundOverlay" || root == "Document" || root == "Folder" else {
       throw KMLProblem("is XML whose root element is <\(reader.root ?? "none")>, not <kml>")
@@ -61,17 +62,55 @@ public enum KMLDocument {
     return reader.overlays
   }
 
-  /// The first C0 control character XML 1.0 does not allow (any but tab, line feed and
-  /// carriage return): its code (4 hex digits), line and column (in characters), from 1.
-  static func controlCharacter(in data: [UInt8]) -> (code: String, line: Int, column: Int)? {
-    guard let at = data.firstIndex(where: { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) else { return nil }
-    let before = data[..<at]
-    let line = before.reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
-    let lineStart = before.lastIndex(of: 0x0A).map { $0 + 1 } ?? 0
-    // UTF-8 continuation bytes (10xxxxxx) do not start a character
-    let column = data[lineStart..<at].reduce(1) { $1 & 0xC0 == 0x80 ? $0 : $0 + 1 }
-    let hex = String(data[at], radix: 16, uppercase: true)
-    return (String(repeating: "0", count: 4 - hex.count) + hex, line, column)
+  /// What the character at `line`, `column` (from 1; columns in characters, as the
+  /// parser counts them) is, when it is the cause of the parser's error there: a C0
+  /// control character XML 1.0 does not allow (any but tab, line feed and carriage
+  /// return), a byte that is no UTF-8, or the character after a lone `&` or `<` (in
+  /// text, where they must be written `&amp;` and `&lt;`); nil for anything else, which
+  /// the parser's own error describes.
+  static func cause(in data: [UInt8], line: Int, column: Int) -> String? {
+    guard let at = offset(in: data, line: line, column: column) else { return nil }
+    let byte = data[at]
+    if byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D {
+      let hex = String(byte, radix: 16, uppercase: true)
+      let code = String(repeating: "0", count: 4 - hex.count) + hex
+      return "holds a control character (U+\(code)) at line \(line), column \(column), which XML does not allow; remove it"
+    }
+    if at > 0, data[at - 1] == UInt8(ascii: "&") {
+      return "holds an '&' that starts no entity at line \(line), column \(column - 1), which XML does not allow; write &amp; for an ampersand"
+    }
+    if at > 0, data[at - 1] == UInt8(ascii: "<") {
+      return "holds a '<' that starts no element at line \(line), column \(column - 1), which XML does not allow; write &lt; for a less-than sign"
+    }
+    guard byte >= 0x80 else { return nil }
+    // a UTF-8 sequence: its lead byte says its length, the rest must follow it
+    let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
+    if at + length <= data.count, String(validating: data[at..<(at + length)], as: UTF8.self) != nil { return nil }
+    let hex = String(byte, radix: 16, uppercase: true)
+    return
+      "holds a byte that is not UTF-8 (0x\(hex.count == 1 ? "0" : "")\(hex)) at line \(line), column \(column); KML is read as UTF-8: save it as UTF-8"
+  }
+
+  /// The byte offset of the character at `line`, `column` (from 1; a UTF-8 continuation
+  /// byte, 10xxxxxx, starts no character), or nil when the text has no such place.
+  static func offset(in data: [UInt8], line: Int, column: Int) -> Int? {
+    guard line >= 1, column >= 1 else { return nil }
+    var i = 0
+    var lines = 1
+    while lines < line {
+      guard let newline = data[i...].firstIndex(of: 0x0A) else { return nil }
+      i = newline + 1
+      lines += 1
+    }
+    var columns = 1
+    while i < data.count, data[i] != 0x0A {
+      if data[i] & 0xC0 != 0x80 {
+        if columns == column { return i }
+        columns += 1
+      }
+      i += 1
+    }
+    return nil
   }
 
   /// `<!DOCTYPE` or `<!ENTITY` anywhere in the text (outside comments too: refusing
@@ -114,6 +153,18 @@ public enum KMLDocument {
     private var box: [String: Double] = [:]
     private var boxBad: String?
     private var quad: [PixelPoint]?
+
+    /// Each error the parser reported (it goes on past the first): its code and place.
+    var errors: [(code: Int, line: Int, column: Int, description: String)] = []
+
+    /// libxml2's warnings and namespace errors (a relative `xmlns`, an undeclared `gx:`
+    /// prefix), which stop no parse: no cause of a failure.
+    static func isWarning(_ code: Int) -> Bool { (200..<300).contains(code) || [27, 93, 97, 98, 99, 100, 102, 106, 107].contains(code) }
+
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+      let error = parseError as NSError
+      if errors.count < 100 { errors.append((error.code, parser.lineNumber, parser.columnNumber, error.localizedDescription)) }
+    }
 
     func fail(_ parser: XMLParser, _ reason: String) {
       if problem == nil { problem = KMLProblem(reason) }

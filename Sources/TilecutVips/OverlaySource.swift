@@ -147,6 +147,10 @@ public struct OverlaySource: Sendable {
     if kind(of: imagePath) != nil {
       throw KMLProblem("\(label)'s image \(Quote.value(relative)) is a KML or KMZ, not an image")
     }
+    // other inputs tilecut reads that are no image: refused naming the KML, not as inputs of their own
+    if let what = notAnImage(imagePath) {
+      throw KMLProblem("\(label)'s image \(Quote.value(relative)) \(what); a GroundOverlay's image is a raster (PNG, JPEG, WebP, TIFF or GIF)")
+    }
     return OverlaySource(document: path, entry: nil, overlays: overlays, index: index, image: .file(imagePath), imageName: imagePath)
   }
 
@@ -176,6 +180,22 @@ public struct OverlaySource: Sendable {
     }
     let inside = home == "/" ? real.hasPrefix("/") : real.hasPrefix(home + "/")
     return inside ? nil : "is a link that leads out of the KML's folder; tilecut reads an overlay's image only from the KML's folder"
+  }
+
+  /// What the file beside a KML is when it is another kind of input than an image: a
+  /// directory (a tile store, an IMDF venue) or a PMTiles archive; nil for anything else,
+  /// which is read as an input and refused, if it is, in its own words.
+  static func notAnImage(_ path: String) -> String? {
+    let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var st = stat()
+    guard fstat(fd, &st) == 0 else { return nil }
+    if st.st_mode & S_IFMT == S_IFDIR { return "is a directory, not an image" }
+    guard st.st_mode & S_IFMT == S_IFREG else { return nil }
+    var head = [UInt8](repeating: 0, count: 7)
+    let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 7, 0) }
+    return n == 7 && head == Array("PMTiles".utf8) ? "is a PMTiles archive (a tile store), not an image" : nil
   }
 
   /// The raster format of an image entry, by its bytes.

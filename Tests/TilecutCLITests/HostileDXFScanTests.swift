@@ -523,6 +523,32 @@ struct HostileDXFScanTests {
     #expect(!placed.signalled && placed.status == 0, "\(placed.status) \(placed.stderr)")
   }
 
+  /// A GEODATA design or reference point of nan or inf was refused as "whose scale or
+  /// north direction is degenerate".
+  @Test("a GEODATA object whose design or reference point is no finite number is refused naming that point")
+  func geodataPointNotANumber() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let plan = dir + "/plan.dxf"
+    for (group, value, says) in [("10", "nan", "design point (groups 10 and 20)"), ("21", "-inf", "reference point (groups 11 and 21)")] {
+      var point = ["10": "0", "20": "0", "11": "530000", "21": "180000"]
+      point[group] = value
+      var pairs = ["0", "SECTION", "2", "HEADER", "9", "$INSUNITS", "70", "6", "0", "ENDSEC"]
+      pairs += ["0", "SECTION", "2", "CLASSES", "0", "CLASS", "1", "GEODATA", "2", "AcDbGeoData", "3", "ObjectDBX Classes", "0", "ENDSEC"]
+      pairs += ["0", "SECTION", "2", "ENTITIES", "0", "LINE", "5", "A1", "8", "0", "10", "0", "20", "0", "11", "10", "21", "10", "0", "ENDSEC"]
+      pairs += ["0", "SECTION", "2", "OBJECTS", "0", "GEODATA", "5", "B1", "100", "AcDbGeoData", "90", "2", "70", "1"]
+      pairs += ["10", point["10"]!, "20", point["20"]!, "11", point["11"]!, "21", point["21"]!, "40", "1", "12", "0", "22", "1"]
+      pairs += ["301", #"<Alias id="27700" type="CoordinateSystem"></Alias>"#, "0", "ENDSEC", "0", "EOF"]
+      try Data(pairs.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: plan))
+      let run = try runTool([plan, "-o", dir + "/out", "--dry-run", "-q"])
+      #expect(
+        run.status == 1
+          && run.stderrLines == [
+            "error: \(plan): has a GEODATA object whose \(says) is not a finite number; place it with --gcp X,Y,LAT,LON"
+          ], "\(group) = \(value): \(run.stderr)")
+    }
+  }
+
   /// A drawing spanning 1e300 units was refused with its size in pixels as a number of
   /// some 300 digits.
   @Test("a drawing too large in pixels is refused with its size in pixels in a few digits")

@@ -172,6 +172,75 @@ struct HostileNumbersTests {
     c.expectClean(r, status: 2, mentions: extra.first { $0.hasPrefix("--") && $0 != "--floors" } ?? extra[0])
   }
 
+  /// Each option that takes a number, given a hexadecimal one (Swift's `Double("0x10")`
+  /// is 16, `Double("0x1p3")` is 8), and the line it must be refused with.
+  static let hexadecimalCases: [([String], String)] = [
+    (["--meters-per-pixel", "0x10"], "error: The value '0x10' is invalid for '--meters-per-pixel <m>'"),
+    (["--rotation", "0x10"], "error: The value '0x10' is invalid for '--rotation <deg>'"),
+    (["--allow-residual", "0x1p3"], "error: The value '0x1p3' is invalid for '--allow-residual <px>'"),
+    (["--nodata", "-0x10"], "error: The value '-0x10' is invalid for '--nodata <v>'"),
+    (["--center", "0x1p5,-0.12"], "error: --center: '0x1p5' in '0x1p5,-0.12' is not a number"),
+    (["--bounds", "51.5,-0.13,51.51,0x0"], "error: --bounds: '0x0' in '51.5,-0.13,51.51,0x0' is not a number"),
+    (["--gcp", "0X10,0,51.5,-0.12"], "error: --gcp: '0X10' in '0X10,0,51.5,-0.12' is not a number"),
+    (["--drawing-units", "0x10"], "error: --drawing-units: '0x10' is not a unit (m, cm, mm, in, ft, yd, km, mi, us-ft, or metres in one unit)"),
+    (["--drawing-scale", "1:0x10"], "error: --drawing-scale: '1:0x10' is not a scale like 1:100 (one unit of paper is 100 on the ground)"),
+    (["--scale", "0x0,0x10"], "error: --scale takes MIN,MAX with MIN below MAX, got '0x0,0x10'"),
+  ]
+
+  @Test("every option that takes a number takes it in decimal: 0x10 and 0x1p3 are refused as abc is, exit 2")
+  func hexadecimalRefused() throws {
+    // the options each needs beside it, so that the number is what is refused
+    func arguments(_ option: [String]) -> [String] {
+      var args = option
+      if ["--meters-per-pixel", "--rotation", "--drawing-scale"].contains(option[0]) { args += ["--center", "51.5,-0.12"] }
+      if ["--rotation", "--center"].contains(option[0]) { args += ["--meters-per-pixel", "0.5"] }
+      if option[0] == "--gcp" { args += ["--gcp", "30,20,51.49,-0.11"] }
+      return args
+    }
+    // the binary: a usage error, exit 2, one line, nothing written (a number option
+    // of the parser's, one of the placement group's, one of the source pixels' group)
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try picture(width: 40, height: 30, seed: 3).writePNG(to: dir + "/tiny.png")
+    let binary = try fastestBinary()
+    let run = ["--meters-per-pixel", "--center", "--nodata"]
+    for (option, line) in Self.hexadecimalCases where run.contains(option[0]) {
+      let r = probe(binary, [dir + "/tiny.png", "-o", dir + "/out", "--dry-run"] + arguments(option))
+      #expect(r.status == 2 && r.signal == 0 && r.stderr == line + "\n", "\(option): exit \(r.status): \(r.stderr)")
+    }
+    #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
+    // the others in-process, as the command line parses and checks them (a parse of the
+    // whole command costs a tenth of a second of CPU in a debug build)
+    for (option, line) in Self.hexadecimalCases where !run.contains(option[0]) {
+      let refusal: Result<Void, any Error>
+      switch option[0] {
+      case "--bounds": refusal = Result { _ = try GeoBounds(parsing: option[1]) }
+      case "--gcp": refusal = Result { _ = try ControlPoint(parsing: option[1]) }
+      default: refusal = Result { _ = try TileCommand.parse(["tiny.png"] + arguments(option)) }
+      }
+      guard case .failure(let error) = refusal else {
+        Issue.record("\(option) was accepted")
+        continue
+      }
+      #expect("error: " + TileCommand.message(for: error) == line, "\(option)")
+    }
+  }
+
+  @Test("the one reading of an option's number: decimal with a sign, a point and an exponent; nan and inf left to each option")
+  func optionNumberReading() {
+    for (text, value) in [("16", 16.0), ("-0.5", -0.5), ("+.5", 0.5), ("7.", 7), ("1e-3", 0.001), ("1E+3", 1000), ("-0", 0), ("00012", 12)] {
+      #expect(OptionNumber.parse(text) == value, "\(text)")
+    }
+    // the words each option refuses (or, for --nodata, could take) in its own words
+    for text in ["nan", "-NaN", "inf", "-Infinity", "+INF"] { #expect(OptionNumber.parse(text).map { !$0.isFinite } == true, "\(text)") }
+    for text in [
+      "0x10", "0X10", "-0x10", "0x1p3", "0x.8p1", "nan(0x1)", "snan", " 1", "1 ", "1_000", "", "+", "-", ".", "e5", "1e", "1e+", "1.2.3",
+      "١", "1\u{0}", "1,5", "--1", "0b1", "0o7",
+    ] {
+      #expect(OptionNumber.parse(text) == nil, "\(text) was read as \(String(describing: OptionNumber.parse(text)))")
+    }
+  }
+
   @Test("a manifest with numbers off the grid is one line naming the level, in verify, preview, merge and a run")
   func hostileManifest() throws {
     let c = try Corpus()

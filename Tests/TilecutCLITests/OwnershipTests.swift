@@ -547,6 +547,31 @@ struct OwnershipTests {
       rule.hasPrefix("v/manifest.json: v.yml venue venue/manifest.json venue/level.geojson venue/unit.geojson style.json\n"), "\(rule)")
   }
 
+  @Test("a tile of an earlier output that is a symbolic link is said to be one (tilecut writes none), though it is listed; nothing changes")
+  func symlinkedTile() throws {
+    let project = try Project()
+    defer { project.remove() }
+    let dir = project.dir
+    let tile = try #require(filesBelow(dir + "/out").filter { $0.hasSuffix(".png") }.sorted().first)
+    // the tile's own bytes, moved beside the output, and the tile a link to them
+    try FileManager.default.moveItem(atPath: dir + "/out/" + tile, toPath: dir + "/kept.png")
+    try FileManager.default.createSymbolicLink(atPath: dir + "/out/" + tile, withDestinationPath: dir + "/kept.png")
+    let before = project.state
+    let run = try runIn(dir, ["plan.png", "-o", "out", "--tile-size", "256", "--force"])
+    #expect(
+      run.status == 1
+        && run.stderrLines == [
+          "error: out/\(tile): is not tilecut's (a symbolic link, which tilecut never writes); tilecut replaces only outputs it wrote: move it away or choose another output directory"
+        ], "\(run.stderr)")
+    // read by merge, it is not read
+    let read = try runIn(dir, ["merge", "merged", "out"])
+    #expect(
+      read.status == 1 && read.stderrLines == ["error: out/\(tile): is a symbolic link, which tilecut never writes; it will not be read"],
+      "\(read.stderr)")
+    var st = stat()
+    #expect(project.state == before && lstat(dir + "/out/" + tile, &st) == 0 && st.st_mode & S_IFMT == S_IFLNK)
+  }
+
   @Test("a job that writes no tile fails saying why, unless --allow-empty")
   func emptyJob() throws {
     let dir = try scratch()

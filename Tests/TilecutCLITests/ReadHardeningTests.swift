@@ -95,6 +95,37 @@ struct ReadHardeningTests {
     #expect(!built.stderr.contains(Folder.secret) && !built.stderr.contains("AWS_SECRET"), "\(built.stderr)")
   }
 
+  @Test("a source in /proc or /sys, a link to one, or a project's: named as the kernel's file, never opened, no byte of it in the line")
+  func kernelFileSources() throws {
+    let f = try Folder()
+    defer { f.remove() }
+    try f.link("env.png", to: "/proc/self/environ")
+    let proc = "is a file of the kernel's /proc file system, which tilecut does not read; give an image file"
+    var cases = [("/proc/self/environ", proc), ("env.png", proc)]
+    // a /sys file states a page's size, not 0
+    if let sys = ["/sys/devices/system/cpu/online", "/sys/kernel/mm/transparent_hugepage/enabled"].first(where: { fileKind($0) == S_IFREG }) {
+      cases.append((sys, "is a file of the kernel's /sys file system, which tilecut does not read; give an image file"))
+    }
+    for (input, says) in cases {
+      let r = try withSecret(f.dir, [input, "-o", "out", "--dry-run"])
+      #expect(r.status == 1 && r.stderrLines == ["error: \(input): \(says)"], "\(r.stderr)")
+      #expect(!r.stderr.contains(Folder.secret) && !r.stderr.contains("PATH="), "\(r.stderr)")
+    }
+    let project = "output: t\nbuildings:\n  - id: hq\n    floors:\n      - floor: 1\n        source: /proc/self/environ\n"
+    try project.write(toFile: f.path("tilecut.yml"), atomically: true, encoding: .utf8)
+    let built = try withSecret(f.dir, ["build", "tilecut.yml", "--dry-run"])
+    #expect(built.status == 1 && built.stderrLines.count == 1 && built.stderr.contains("/proc/self/environ: \(proc)"), "\(built.stderr)")
+    #expect(!built.stderr.contains(Folder.secret), "\(built.stderr)")
+    // not opened: refused by its name and kind
+    let strace = "/usr/bin/strace"
+    try #require(FileManager.default.isExecutableFile(atPath: strace), "strace is a test package (make test-deps)")
+    let trace = f.path("trace.txt")
+    let binary = try tilecutBinary()
+    _ = try runTool([], shell: "cd '\(f.dir)' && \(strace) -f -qq -e trace=openat,open -o '\(trace)' '\(binary)' env.png -o out --dry-run -q")
+    let opened = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").filter { $0.contains("environ") || $0.contains("env.png") }
+    #expect(opened.isEmpty, "opened \(opened)")
+  }
+
   @Test("a sidecar that links out of the input's folder is refused naming it, and never opened (strace)")
   func sidecarLinksNeverOpened() throws {
     let strace = "/usr/bin/strace"

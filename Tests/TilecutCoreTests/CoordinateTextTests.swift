@@ -87,6 +87,15 @@ struct CoordinateTextTests {
     #expect(Self.refusal { try GeoPoint(latitude: 0, longitude: 181).check(option: "--center") } == "--center: longitude 181.0 is beyond ±180")
     let swapped = ControlPoint(col: 0, row: 0, point: GeoPoint(latitude: 151.2, longitude: -33.8))
     #expect(Self.refusal { try swapped.check() }?.hasPrefix("--gcp: latitude 151.2 is beyond ±85.0511; did you swap LAT and LON?") == true)
+    // sides the map cannot tell apart: no box (was "puts the image outside the Web-Mercator world")
+    let tiny = Double.leastNonzeroMagnitude
+    #expect(
+      Self.refusal { try GeoBounds(south: 51.5006, west: 0, north: 51.5016, east: tiny).check() }
+        == "--bounds: west 0.0 and east 5e-324 are too close to tell apart on the map; the box has no width")
+    #expect(
+      Self.refusal { try GeoBounds(south: 0, west: 0, north: tiny, east: 1).check() }
+        == "--bounds: south 0.0 and north 5e-324 are too close to tell apart on the map; the box has no height")
+    #expect(Self.refusal { try GeoBounds(south: 51.5006, west: 0, north: 51.500601, east: 1e-6).check() } == nil)
     // the old entry points read and check in one call, as before
     #expect(
       Self.refusal { _ = try Georeference.parseBounds("51.6,-0.1,51.5,0") }

@@ -242,6 +242,25 @@ struct KMLOverlayTests {
     }
   }
 
+  @Test("an image that is a folder or a PMTiles archive is refused in one line naming the KML and the href")
+  func imageOfAnotherKind() throws {
+    let dir = try geoScratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try FileManager.default.createDirectory(atPath: dir + "/sub/gdir", withIntermediateDirectories: true)
+    // a PMTiles archive's header: tilecut reads one as a source, never as an overlay's image
+    #expect(FileManager.default.createFile(atPath: dir + "/sub/z2.pmtiles", contents: Data("PMTiles\u{3}".utf8) + Data(count: 120)))
+    let box = "<LatLonBox><north>1</north><south>0</south><east>1</east><west>0</west></LatLonBox>"
+    for (href, says) in [
+      ("gdir", "GroundOverlay 'Plan''s image gdir is a directory, not an image; a GroundOverlay's image is a raster"),
+      (
+        "z2.pmtiles", "GroundOverlay 'Plan''s image z2.pmtiles is a PMTiles archive (a tile store), not an image; a GroundOverlay's image is a raster"
+      ),
+    ] {
+      try overlayKML(href: href, geometry: box).write(toFile: dir + "/sub/doc.kml", atomically: true, encoding: .utf8)
+      try expectRefused(dir + "/sub/doc.kml", says, dir: dir)
+    }
+  }
+
   @Test("zip bombs are refused before they are inflated: by compression ratio and by the memory budget")
   func zipBombs() throws {
     let dir = try geoScratch()
@@ -367,6 +386,42 @@ struct KMLOverlayTests {
       Issue.record("a KML holding ESC was read")
     } catch {
       #expect(error.reason == "holds a control character (U+001B) at line 2, column 25, which XML does not allow; remove it", "\(error.reason)")
+    }
+  }
+
+  @Test("another XML error is not called a control character, though one follows: a byte that is no UTF-8, a lone &, a < in text")
+  func notAControlCharacter() throws {
+    let head = Array("<kml>\n<GroundOverlay><name>é x".utf8)
+    let tail = Array("</name></GroundOverlay>\n<description>\u{1B}[31m</description></kml>".utf8)
+    let cases: [([UInt8], String)] = [
+      (head + [0xFF] + Array("y".utf8) + tail, "holds a byte that is not UTF-8 (0xFF) at line 2, column 25; KML is read as UTF-8: save it as UTF-8"),
+      (head + [0xC3] + Array("(".utf8) + tail, "holds a byte that is not UTF-8 (0xC3) at line 2, column 25; KML is read as UTF-8: save it as UTF-8"),
+      (
+        head + Array(" & y".utf8) + tail,
+        "holds an '&' that starts no entity at line 2, column 26, which XML does not allow; write &amp; for an ampersand"
+      ),
+      (
+        head + Array(" < y".utf8) + tail,
+        "holds a '<' that starts no element at line 2, column 26, which XML does not allow; write &lt; for a less-than sign"
+      ),
+      // on the control character's own line, before it
+      (Array("<kml><a>& \u{1B}</a></kml>".utf8), "holds an '&' that starts no entity at line 1, column 9,"),
+      // an error of another kind: the parser's own, at its place
+      (Array("<kml><a>AT&T</a>\n<b>\u{1B}</b></kml>".utf8), "is not well-formed XML (line 1, column "),
+      // and one at the parser's error is named, after text the parser only warned about
+      (
+        Array("<kml><gx:a>x</gx:a>\n<b>ab\u{7}</b></kml>".utf8),
+        "holds a control character (U+0007) at line 2, column 6, which XML does not allow; remove it"
+      ),
+    ]
+    for (kml, says) in cases {
+      do {
+        _ = try KMLDocument.overlays(kml)
+        Issue.record("read: \(says)")
+      } catch {
+        #expect(error.reason.hasPrefix(says), "\(error.reason)")
+        if !says.contains("control character") { #expect(!error.reason.contains("control character"), "\(error.reason)") }
+      }
     }
   }
 

@@ -155,7 +155,7 @@ struct OptionValueReader {
     case .number(let d): return d
     case .int(let n): return Double(n)
     default:
-      guard let d = Double(string) else { throw invalid(valueName) }
+      guard let d = OptionNumber.parse(string) else { throw invalid(valueName) }
       return d
     }
   }

@@ -17,6 +17,8 @@ package enum FloorResolver {
   ) throws -> [FloorSource] {
     guard !inputs.isEmpty else { throw TilecutError.invalidOption(option: "INPUT", reason: "give at least one image to tile") }
     let names = try inputs.map { try InputName(parsing: $0) }
+    // before any kind of source is looked for in it
+    for name in names { try refuseKernelFile(name) }
     var out: [FloorSource] = []
     // an IMDF venue: a floor per level ordinal
     if names.count == 1,
@@ -83,10 +85,17 @@ package enum FloorResolver {
   static func sourceHeader(
     of name: InputName, maxPixels: Int, maxMemory: Int, venue: FloorOptions? = nil, drawingUnits: DrawingUnit? = nil
   ) throws -> SourceHeader {
+    try refuseKernelFile(name)
     if let header = try VenueSource.header(of: name, options: venue, maxPixels: maxPixels, maxMemory: maxMemory) { return header }
     if let header = try TileStoreSource.header(of: name, maxPixels: maxPixels, maxMemory: maxMemory) { return header }
     return try SourceImage.header(
       of: name, maxPixels: maxPixels, maxMemory: maxMemory, drawingUnits: drawingUnits.map { ($0.meters, $0.name) })
+  }
+
+  /// A source in `/proc` or `/sys` (`/proc/self/environ`) is refused by its name, before
+  /// any reader opens it: it states a size of 0 whatever it holds.
+  static func refuseKernelFile(_ name: InputName) throws {
+    if let why = SidecarPath.kernelFile(name.path) { throw TilecutError.invalidInput(path: name.path, reason: why) }
   }
 
   static func floorSource(_ floor: Floor, _ name: InputName, _ header: SourceHeader, crop: PixelRect?) -> FloorSource {

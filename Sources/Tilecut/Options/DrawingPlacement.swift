@@ -40,6 +40,13 @@ extension PlacementOptions {
       throw TilecutError.invalidInput(
         path: path, reason: "has a GEODATA object in geographic coordinates, which tilecut does not read; place it with --gcp X,Y,LAT,LON")
     }
+    // a point no number (nan, inf) is named as such, not as a degenerate scale
+    for (point, codes, values) in [
+      ("design point", "10 and 20", [geodata.designX, geodata.designY]), ("reference point", "11 and 21", [geodata.referenceX, geodata.referenceY]),
+    ] where !values.allSatisfy(\.isFinite) {
+      throw TilecutError.invalidInput(
+        path: path, reason: "has a GEODATA object whose \(point) (groups \(codes)) is not a finite number; place it with --gcp X,Y,LAT,LON")
+    }
     let transform = geodata.pixelToCRS(frame)
     guard [transform.a, transform.b, transform.c, transform.d, transform.e, transform.f].allSatisfy(\.isFinite), transform.determinant != 0
     else {

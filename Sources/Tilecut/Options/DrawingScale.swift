@@ -17,10 +17,10 @@ public struct DrawingScale: Sendable, Codable, Equatable, CustomStringConvertibl
   public init(parsing text: String) throws {
     let parts = text.split(separator: ":", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
     let denominator: Double?
-    if parts.count == 2, Double(parts[0]) == 1 {
-      denominator = Double(parts[1])
+    if parts.count == 2, OptionNumber.parse(parts[0]) == 1 {
+      denominator = OptionNumber.parse(parts[1])
     } else if parts.count == 1 {
-      denominator = Double(parts[0])
+      denominator = OptionNumber.parse(parts[0])
     } else {
       denominator = nil
     }

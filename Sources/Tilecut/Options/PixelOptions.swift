@@ -121,7 +121,9 @@ public struct PixelOptions: Sendable, Codable {
 
   /// `--scale`'s text (`MIN,MAX`), refused as a usage error in the option's words.
   public static func scale(parsing text: String) throws -> ClosedRange<Double> {
-    let parts = text.split(separator: ",", omittingEmptySubsequences: false).compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+    let parts = text.split(separator: ",", omittingEmptySubsequences: false).compactMap {
+      OptionNumber.parse($0.trimmingCharacters(in: .whitespaces))
+    }
     guard parts.count == 2, parts.allSatisfy(\.isFinite), parts[0] < parts[1] else { throw notScale(text) }
     return parts[0]...parts[1]
   }

@@ -132,6 +132,10 @@ extension StagedOutput {
             continue
           }
           firstForeign = rel
+        case S_IFLNK:
+          // listed or not (a tile's name is a tile's even as a link), tilecut writes none
+          firstForeign = rel
+          foreignReason = "a symbolic link, which tilecut never writes"
         default:
           firstForeign = rel
         }
@@ -141,6 +145,9 @@ extension StagedOutput {
     walk("", depth: 0)
     if let foreign = firstForeign {
       let full = foreign == path ? path : path + "/" + foreign
+      if reading, let foreignReason {
+        throw TilecutError.invalidInput(path: full, reason: "is \(foreignReason); it will not be read")
+      }
       if reading {
         throw TilecutError.invalidInput(
           path: full, reason: "is not listed in the manifest (a tilecut output holds only its tiles, manifest and preview); it will not be read")

@@ -70,7 +70,7 @@ public enum Georeference {
       throw TilecutError.invalidOption(option: option, reason: "'\(Quote.value(text))' should be \(shape) (\(count) numbers separated by commas)")
     }
     return try parts.map { part in
-      guard let v = Double(part) else {
+      guard let v = OptionNumber.parse(part) else {
         throw TilecutError.invalidOption(option: option, reason: "'\(Quote.value(part))' in '\(Quote.value(text))' is not a number")
       }
       guard v.isFinite else {
@@ -110,6 +110,16 @@ public enum Georeference {
       throw TilecutError.invalidOption(
         option: option,
         reason: "west \(west) is not left of east \(east); bounds crossing the antimeridian are not supported (split the image)")
+    }
+    // sides so close that the map cannot tell them apart (1e-320 apart): a box of no
+    // width or height, which no placement fits an image to
+    if WebMercator.u(longitudeDegrees: east) <= WebMercator.u(longitudeDegrees: west) {
+      throw TilecutError.invalidOption(
+        option: option, reason: "west \(west) and east \(east) are too close to tell apart on the map; the box has no width")
+    }
+    if WebMercator.v(latitudeDegrees: north) >= WebMercator.v(latitudeDegrees: south) {
+      throw TilecutError.invalidOption(
+        option: option, reason: "south \(south) and north \(north) are too close to tell apart on the map; the box has no height")
     }
   }
 

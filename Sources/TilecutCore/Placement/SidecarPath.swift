@@ -47,6 +47,18 @@ public enum SidecarPath {
   /// `/proc` for `/proc/self/environ`.
   static func top(_ path: String) -> String { "/" + (path.split(separator: "/").first.map(String.init) ?? "") }
 
+  /// Why a source named by the user may not be read, when it is (or leads to) a regular
+  /// file of the kernel's `/proc` or `/sys` (`/proc/self/environ`): such a file states a
+  /// size of 0, or of a page, whatever it holds, and holds no image. Only its name and
+  /// its kind are looked at: the file is not opened.
+  public static func kernelFile(_ path: String) -> String? {
+    var st = stat()
+    guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG, let real = resolved(path) else { return nil }
+    let top = top(real)
+    guard top == "/proc" || top == "/sys" else { return nil }
+    return "is a file of the kernel's \(top) file system, which tilecut does not read; give an image file"
+  }
+
   /// A file named by the user (`--source-crs FILE`, `--world-file`): refused only when
   /// it resolves into `/proc`, `/sys` or `/dev` (an environment, a device), which hold
   /// no CRS or world file.

@@ -102,7 +102,7 @@ public enum DrawingSource {
     ]
     let key = text.trimmingCharacters(in: .whitespaces).lowercased()
     if let code = names[key] { return unit(insunits: code) }
-    if let m = Double(key), unitMeters.contains(m) { return (m, "\(key) m") }
+    if let m = OptionNumber.parse(key), unitMeters.contains(m) { return (m, "\(key) m") }
     return nil
   }
 
