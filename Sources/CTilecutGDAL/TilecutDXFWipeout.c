@@ -1264,9 +1264,13 @@ static void emit_image(reader *r, const local_image *l, const affine *m, const c
 /* A table or arc dimension of a block placed by `m` for a model-space insert: an INSERT
  * of its block at its point placed, turned and scaled as `m`'s linear part (its columns'
  * turn and lengths, the second's sign from the determinant: a mirrored insert's 42 is
- * negative; a shear, which an INSERT cannot make, is dropped), with a handle of its own
- * past any of the file's; on layer 0 it takes the insert's layer, and none is made where
- * that layer is hidden. Past MAX_BLOCK_REFS in all, counted as not drawn. */
+ * negative), with a handle of its own past any of the file's; on layer 0 it takes the
+ * insert's layer, and none is made where that layer is hidden. Where `m` shears (its
+ * columns not at right angles: a turned insert inside one scaled unevenly), which one
+ * INSERT cannot, its linear part is split as R(angle) S(sx, sy) R(inner_angle) (its
+ * singular value decomposition, the reflection kept in sy) for two nested INSERTs
+ * (open_block_refs), which GDAL composes as it composes the block's other entities.
+ * Past MAX_BLOCK_REFS in all, counted as not drawn. */
 static void emit_ref(reader *r, const tc_block_ref *l, const affine *m, const char *insert_layer) {
   if (r->failed || r->placing_unshown)
     return;
@@ -1294,6 +1298,17 @@ static void emit_ref(reader *r, const tc_block_ref *l, const affine *m, const ch
   ref->sx = sx;
   ref->sy = det / sx;
   ref->angle = atan2(m->d, m->a) * 180 / M_PI;
+  double sy = hypot(m->b, m->e);
+  if (fabs(m->a * m->b + m->d * m->e) > 1e-9 * sx * sy) {
+    /* a 2 x 2 matrix's singular value decomposition in closed form */
+    double e = (m->a + m->e) / 2, f = (m->a - m->e) / 2, g = (m->d + m->b) / 2, h = (m->d - m->b) / 2;
+    double q = hypot(e, h), s = hypot(f, g), a1 = atan2(g, f), a2 = atan2(h, e);
+    ref->sheared = 1;
+    ref->sx = q + s;
+    ref->sy = q - s;
+    ref->angle = (a2 + a1) / 2 * 180 / M_PI;
+    ref->inner_angle = (a2 - a1) / 2 * 180 / M_PI;
+  }
 }
 
 /* `m` after an insert's own placement of its block `inner`, its point moved by (dx, dy)
@@ -1681,7 +1696,7 @@ int tc_dxf_hidden(const char *handle, const unsigned long long *hidden, size_t c
 
 int tc_dxf_wipeouts(const char *path, tc_dxf_scan *out, int (*stopped)(void *), void *context) {
   memset(out, 0, sizeof *out);
-  out->entities_at = -1;
+  out->entities_at = out->blocks_end_at = -1;
   FILE *file = fopen(path, "rb");
   if (!file)
     return -1;
@@ -1725,6 +1740,8 @@ int tc_dxf_wipeouts(const char *path, tc_dxf_scan *out, int (*stopped)(void *), 
         expect_name = 1;
         section_at = (long long)ftell(file) - code_bytes - value_bytes;
       } else if (!strcmp(value, "ENDSEC")) {
+        if (section == 1 && out->blocks_end_at < 0)
+          out->blocks_end_at = (long long)ftell(file) - code_bytes - value_bytes;
         section = 0;
         block = NULL;
       } else if (section == 1 && !strcmp(value, "BLOCK")) {
@@ -2102,7 +2119,7 @@ int tc_dxf_wipeouts(const char *path, tc_dxf_scan *out, int (*stopped)(void *), 
     tc_image_frames_free(r.images, r.image_count);
     tc_raw_codes_free(&r.raw);
     free(r.refs);
-    out->entities_at = -1;
+    out->entities_at = out->blocks_end_at = -1;
     return -1;
   }
   qsort(r.raw.entries, r.raw.count, sizeof *r.raw.entries, by_raw);
