@@ -92,7 +92,21 @@ typedef struct {
   /* a MINSERT's columns (70) and rows (71), 1 for an INSERT, and their spacing (44, 45) */
   int columns, rows;
   double column_spacing, row_spacing;
+  /* its colour (62; 256, by layer, when not given) and true colour (420, -1 for none) */
+  int colour;
+  long true_colour;
 } local_insert;
+
+/* The colour an entity of colour ByBlock takes from the insert that places its block: an
+ * ACI (1 to 255, 0 for none) and a true colour (-1 for none). */
+typedef struct {
+  int aci;
+  long true_colour;
+} tint;
+
+/* A table's or arc dimension's colour (tc_block_ref) while it is in a block: ByBlock (62
+ * = 0), the insert that places it gives its colour (emit_ref). */
+#define REF_BY_BLOCK INT_MIN
 
 /* An XLINE or a RAY in a block: in the block's coordinates, its colour unresolved
  * (its layer may be 0, which takes the insert's) */
@@ -161,6 +175,8 @@ typedef struct {
   char type[32], handle[24], layer[256], name[256];
   double x10, y10, x11, y11, x12, y12, x13, y13, x41, y42, a50;
   int paper, boundary_type, layer_flags, colour, invisible;
+  /* whether its colour (62) is given */
+  int has_62;
   /* a MINSERT's column and row spacing (44, 45) */
   double x44, y45;
   double *bxy;
@@ -1095,6 +1111,10 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
     ref->sx = ref->sy = 1;
     ref->colour = e->colour;
     ref->true_colour = e->true_colour;
+    /* ByBlock: in a block, the colour of the insert that places it; in model space, where
+     * no insert places it, ezdxf's default, drawn dark (colour 7) */
+    if (e->has_62 && e->colour == 0 && e->true_colour < 0)
+      ref->colour = block_ref ? 7 : REF_BY_BLOCK;
     ref->lineweight = e->lineweight;
   }
   if (section == 2) {
@@ -1140,7 +1160,9 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
                        .columns = e->layer_flags > 1 ? (int)fmin(e->layer_flags, 32767) : 1,
                        .rows = e->boundary_type > 1 ? (int)fmin(e->boundary_type, 32767) : 1,
                        .column_spacing = isfinite(e->x44) ? e->x44 : 0,
-                       .row_spacing = isfinite(e->y45) ? e->y45 : 0};
+                       .row_spacing = isfinite(e->y45) ? e->y45 : 0,
+                       .colour = e->has_62 ? e->colour : 256,
+                       .true_colour = e->true_colour};
     snprintf(in.name, sizeof in.name, "%s", e->name);
     snprintf(in.layer, sizeof in.layer, "%s", e->layer);
     snprintf(in.handle, sizeof in.handle, "%s", e->handle);
@@ -1271,7 +1293,7 @@ static void emit_image(reader *r, const local_image *l, const affine *m, const c
  * singular value decomposition, the reflection kept in sy) for two nested INSERTs
  * (open_block_refs), which GDAL composes as it composes the block's other entities.
  * Past MAX_BLOCK_REFS in all, counted as not drawn. */
-static void emit_ref(reader *r, const tc_block_ref *l, const affine *m, const char *insert_layer) {
+static void emit_ref(reader *r, const tc_block_ref *l, const affine *m, const char *insert_layer, const tint *colour) {
   if (r->failed || r->placing_unshown)
     return;
   double sx = hypot(m->a, m->d), det = m->a * m->e - m->b * m->d;
@@ -1293,6 +1315,10 @@ static void emit_ref(reader *r, const tc_block_ref *l, const affine *m, const ch
   snprintf(ref->handle, sizeof ref->handle, "%llX", 0xFFFFFFFF00000000ULL + r->ref_count);
   r->ref_count++;
   snprintf(ref->layer, sizeof ref->layer, "%s", layer);
+  if (l->colour == REF_BY_BLOCK) {
+    ref->colour = colour->aci;
+    ref->true_colour = colour->true_colour;
+  }
   ref->x = m->a * l->x + m->b * l->y + m->c;
   ref->y = m->d * l->x + m->e * l->y + m->f;
   ref->sx = sx;
@@ -1390,7 +1416,26 @@ static double refs_made(reader *r, block_def *b, int depth) {
   return sum;
 }
 
-static void expand(reader *r, block_def *b, const affine *m, const char *key, const char *insert_layer, int depth);
+static void expand(reader *r, block_def *b, const affine *m, const char *key, const char *insert_layer, const tint *colour,
+                   int depth);
+
+/* The colour insert `in` (on `layer`, its layer resolved) gives the ByBlock entities of its
+ * block, inside a block whose ByBlock entities take `outer`: its true colour, its ACI, the
+ * colour of its layer when it is ByLayer, or `outer` when it is ByBlock itself (ezdxf 1.4.5,
+ * MIT: addons/drawing/properties.py, resolve_color of the block reference). */
+static tint insert_tint(const reader *r, const local_insert *in, const char *layer, const tint *outer) {
+  if (in->true_colour >= 0)
+    return (tint){in->colour >= 1 && in->colour <= 255 ? in->colour : 0, in->true_colour};
+  if (in->colour == 0)
+    return *outer;
+  if (in->colour >= 1 && in->colour <= 255)
+    return (tint){in->colour, -1};
+  int aci = 7;
+  for (size_t i = 0; i < r->layer_count; i++)
+    if (!strcasecmp(r->layers[i].name, layer))
+      aci = r->layers[i].colour >= 1 && r->layers[i].colour <= 255 ? r->layers[i].colour : 7;
+  return (tint){aci, -1};
+}
 
 /* What `expand` makes of block `inner` at each copy of `in` (placed in `m`). Past
  * MAX_PLACED_COPIES copies in all, or once the tables drawn are MAX_BLOCK_REFS and the
@@ -1398,7 +1443,8 @@ static void expand(reader *r, block_def *b, const affine *m, const char *key, co
  * are counted as not drawn, and they are not walked: a MINSERT of 1000 by 1000 copies
  * costs no more than the 10,000 drawn. */
 static void expand_copies(reader *r, block_def *inner, const affine *m, const local_insert *in, const char *key,
-                          const char *insert_layer, int depth) {
+                          const char *insert_layer, const tint *outer, int depth) {
+  tint colour = insert_tint(r, in, insert_layer, outer);
   int columns;
   long count = copy_count(in, &columns);
   for (long k = 0; k < count && !r->failed; k++) {
@@ -1413,12 +1459,14 @@ static void expand_copies(reader *r, block_def *inner, const affine *m, const lo
     if (k > 0)
       copy_offset(in, columns, k, &dx, &dy);
     affine n = placed(m, in, inner, dx, dy);
-    expand(r, inner, &n, key, insert_layer, depth);
+    expand(r, inner, &n, key, insert_layer, &colour, depth);
   }
 }
 
-/* A block's wipeouts, and those of the blocks it inserts, placed by `m`. */
-static void expand(reader *r, block_def *b, const affine *m, const char *key, const char *insert_layer, int depth) {
+/* A block's wipeouts, and those of the blocks it inserts, placed by `m`; its ByBlock
+ * tables and arc dimensions take `colour`. */
+static void expand(reader *r, block_def *b, const affine *m, const char *key, const char *insert_layer, const tint *colour,
+                   int depth) {
   if (!b || depth > MAX_DEPTH || b->walking[0] || placing_stopped(r))
     return;
   b->walking[0] = 1;
@@ -1432,13 +1480,13 @@ static void expand(reader *r, block_def *b, const affine *m, const char *key, co
   for (size_t i = 0; i < b->image_count; i++)
     emit_image(r, &b->images[i], m, key, insert_layer);
   for (size_t i = 0; i < b->ref_count; i++)
-    emit_ref(r, &b->refs[i], m, insert_layer);
+    emit_ref(r, &b->refs[i], m, insert_layer, colour);
   for (size_t i = 0; i < b->insert_count; i++) {
     const local_insert *in = &b->inserts[i];
     block_def *inner = find_def(r, in->name);
     if (!inner || !block_makes(r, inner, 0, 0))
       continue;
-    expand_copies(r, inner, m, in, key, strcmp(in->layer, "0") ? in->layer : insert_layer, depth + 1);
+    expand_copies(r, inner, m, in, key, strcmp(in->layer, "0") ? in->layer : insert_layer, colour, depth + 1);
   }
   b->walking[0] = 0;
 }
@@ -1949,7 +1997,7 @@ int tc_dxf_wipeouts(const char *path, tc_dxf_scan *out, int (*stopped)(void *), 
       break;
     case 50: e.a50 = x; break;
     case 60: e.invisible = x != 0; break;
-    case 62: e.colour = int_of(x); break;
+    case 62: e.colour = int_of(x), e.has_62 = 1; break;
     case 44: e.x44 = x; break;
     case 45: e.y45 = x; break;
     case 67: e.paper = x != 0; break;
@@ -2046,7 +2094,7 @@ int tc_dxf_wipeouts(const char *path, tc_dxf_scan *out, int (*stopped)(void *), 
       affine m = placed(&identity, in, b, 0, 0);
       r.placing_unshown = in->unshown;
       if (block_makes(&r, b, 0, 0))
-        expand_copies(&r, b, &identity, in, in->handle, in->layer, 1);
+        expand_copies(&r, b, &identity, in, in->handle, in->layer, &(tint){7, -1}, 1);
       r.placing_unshown = 0;
       if (block_makes(&r, b, 1, 0))
         place_hatches(&r, b, &m, strtoull(in->handle, NULL, 16), 1);

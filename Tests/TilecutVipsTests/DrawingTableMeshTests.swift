@@ -201,6 +201,48 @@ struct DrawingTableMeshTests {
     result.expectAsEzdxf("sheared tables", least: 0.9)
   }
 
+  /// Tables of colour ByBlock (62 = 0), their blocks' entities ByBlock too: in a block,
+  /// each takes the colour of the insert that places it (a pale true colour, drawn as no
+  /// ink; red; through a ByBlock insert inside a pale one), as ezdxf draws a block's
+  /// ByBlock entities; in model space, where no insert places it, ezdxf's default colour,
+  /// drawn dark, not its layer's (a pale true colour).
+  @Test("a table of colour ByBlock takes the colour of the insert that places it, as ezdxf draws it")
+  func byBlockTables() throws {
+    let result = try compareScripted(
+      "byblock-tables", columns: 1000,
+      script: """
+        import ezdxf, re, sys
+        doc = ezdxf.new("R2010")
+        doc.header["$INSUNITS"] = 6
+        pale = ezdxf.rgb2int((244, 244, 244))
+        doc.layers.add("PALE", true_color=pale)
+        msp = doc.modelspace()
+        msp.add_lwpolyline([(0, 0), (130, 0), (130, 70), (0, 70)], close=True)
+        table = doc.blocks.new_anonymous_block("T")
+        for i in range(4):
+            table.add_line((0, -4 * i), (24, -4 * i), dxfattribs={"color": 0})
+        for x in (0, 12, 24):
+            table.add_line((x, 0), (x, -12), dxfattribs={"color": 0})
+        table.add_solid([(0, -4), (24, -4), (0, -8), (24, -8)], dxfattribs={"color": 0})
+        table.add_text("Room", height=2, dxfattribs={"insert": (1, -3), "color": 0})
+        card = doc.blocks.new("CARD", base_point=(2, 1))
+        card.add_line((0, 0), (30, 0))
+        card.add_blockref(table.name, (0, 16), dxfattribs={"color": 0})
+        outer = doc.blocks.new("OUTER")
+        outer.add_blockref("CARD", (0, 0), dxfattribs={"color": 0, "rotation": 10})
+        msp.add_blockref("CARD", (5, 5), dxfattribs={"true_color": pale})
+        msp.add_blockref("CARD", (45, 5), dxfattribs={"color": 1})
+        msp.add_blockref("OUTER", (88, 5), dxfattribs={"true_color": pale})
+        msp.add_blockref(table.name, (10, 60), dxfattribs={"color": 0, "layer": "PALE"})
+        doc.saveas(sys.argv[1])
+        # the inserts of *T blocks made ACAD_TABLEs (ezdxf writes none)
+        text = open(sys.argv[1], encoding="utf8").read()
+        text = re.sub(r"\\n  0\\nINSERT\\n(?=(?:(?!\\n  0\\n).)*?\\n  2\\n\\*T)", "\\n  0\\nACAD_TABLE\\n", text, flags=re.S)
+        open(sys.argv[1], "w", encoding="utf8").write(text)
+        """)
+    result.expectAsEzdxf("ByBlock tables", least: 0.9)
+  }
+
   /// MESH entities and polygon meshes (POLYLINE flag 16), which GDAL 3.6 skips, and
   /// polyface meshes, which it gives as faces tilecut did not draw: ezdxf's drawing
   /// add-on strokes every face of each as a closed line (seen 0.441/1.000 before).
