@@ -89,7 +89,24 @@ typedef struct {
   double x, y, sx, sy, angle;
   /* in paper space (67) or invisible (60): its block's tables are not drawn in model space */
   int unshown;
+  /* a MINSERT's columns (70) and rows (71), 1 for an INSERT, and their spacing (44, 45) */
+  int columns, rows;
+  double column_spacing, row_spacing;
+  /* its colour (62; 256, by layer, when not given) and true colour (420, -1 for none) */
+  int colour;
+  long true_colour;
 } local_insert;
+
+/* The colour an entity of colour ByBlock takes from the insert that places its block: an
+ * ACI (1 to 255, 0 for none) and a true colour (-1 for none). */
+typedef struct {
+  int aci;
+  long true_colour;
+} tint;
+
+/* A table's or arc dimension's colour (tc_block_ref) while it is in a block: ByBlock (62
+ * = 0), the insert that places it gives its colour (emit_ref). */
+#define REF_BY_BLOCK INT_MIN
 
 /* An XLINE or a RAY in a block: in the block's coordinates, its colour unresolved
  * (its layer may be 0, which takes the insert's) */
@@ -135,9 +152,14 @@ typedef struct {
   int raw_state;
   /* being inlined (inline_raw): met again inside itself, it adds nothing, as in GDAL */
   int raw_inlining;
-  /* whether inlining it makes what `expand` emits ([0]) and what `place_hatches` places
-   * ([1]): 0 unknown, 1 being asked, 2 no, 3 yes (block_makes) */
-  int makes[2];
+  /* whether inlining it makes what `expand` emits ([0]), what `place_hatches` places
+   * ([1]), and what `expand` emits but tables and arc dimensions ([2]): 0 unknown, 1
+   * being asked, 2 no, 3 yes (block_makes) */
+  int makes[3];
+  /* the tables and arc dimensions inlining it makes, each MINSERT's copies counted
+   * (refs_made: 0 unknown, 1 counting, 2 counted) */
+  double refs_total;
+  int refs_state;
   /* on the path `expand` ([0]) or `place_hatches` ([1]) walks: met again inside
    * itself, it is not entered, as GDAL does not insert a block being inserted */
   int walking[2];
@@ -153,6 +175,10 @@ typedef struct {
   char type[32], handle[24], layer[256], name[256];
   double x10, y10, x11, y11, x12, y12, x13, y13, x41, y42, a50;
   int paper, boundary_type, layer_flags, colour, invisible;
+  /* whether its colour (62) is given */
+  int has_62;
+  /* a MINSERT's column and row spacing (44, 45) */
+  double x44, y45;
   double *bxy;
   int bcount, bcap;
   int has_x14;
@@ -207,6 +233,9 @@ typedef struct {
 /* model-space tables and arc dimensions drawn at most (more: left out); each costs
  * an INSERT in the DXF GDAL reads for them */
 #define MAX_BLOCK_REFS 10000
+/* MINSERT copies placed past each one's first, in all (more: the tables and arc
+ * dimensions they would place counted as not drawn, the rest of what they hold left out) */
+#define MAX_PLACED_COPIES 1000000
 /* vertices and face-list values of one MESH read at most (more: left out) */
 #define MAX_MESH_VALUES (1 << 22)
 
@@ -261,6 +290,8 @@ typedef struct {
   size_t ref_dropped;
   /* the model-space insert being placed is in paper space or invisible (emit_ref) */
   int placing_unshown;
+  /* the MINSERT copies placed past each one's first (at most MAX_PLACED_COPIES) */
+  size_t copies_placed;
   /* IMAGEDEF objects: their handles and file names */
   unsigned long long *def_handles;
   char **def_files;
@@ -1080,6 +1111,10 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
     ref->sx = ref->sy = 1;
     ref->colour = e->colour;
     ref->true_colour = e->true_colour;
+    /* ByBlock: in a block, the colour of the insert that places it; in model space, where
+     * no insert places it, ezdxf's default, drawn dark (colour 7) */
+    if (e->has_62 && e->colour == 0 && e->true_colour < 0)
+      ref->colour = block_ref ? 7 : REF_BY_BLOCK;
     ref->lineweight = e->lineweight;
   }
   if (section == 2) {
@@ -1116,7 +1151,18 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
     block->sequence[block->sequence_count++] = !strcmp(e->type, "HATCH") ? -(int)block->bound_count : (int)block->insert_count;
   }
   if (!strcmp(e->type, "INSERT")) {
-    local_insert in = {.x = e->x10, .y = e->y10, .sx = e->x41, .sy = e->y42, .angle = e->a50, .unshown = e->paper || e->invisible};
+    local_insert in = {.x = e->x10,
+                       .y = e->y10,
+                       .sx = e->x41,
+                       .sy = e->y42,
+                       .angle = e->a50,
+                       .unshown = e->paper || e->invisible,
+                       .columns = e->layer_flags > 1 ? (int)fmin(e->layer_flags, 32767) : 1,
+                       .rows = e->boundary_type > 1 ? (int)fmin(e->boundary_type, 32767) : 1,
+                       .column_spacing = isfinite(e->x44) ? e->x44 : 0,
+                       .row_spacing = isfinite(e->y45) ? e->y45 : 0,
+                       .colour = e->has_62 ? e->colour : 256,
+                       .true_colour = e->true_colour};
     snprintf(in.name, sizeof in.name, "%s", e->name);
     snprintf(in.layer, sizeof in.layer, "%s", e->layer);
     snprintf(in.handle, sizeof in.handle, "%s", e->handle);
@@ -1240,10 +1286,14 @@ static void emit_image(reader *r, const local_image *l, const affine *m, const c
 /* A table or arc dimension of a block placed by `m` for a model-space insert: an INSERT
  * of its block at its point placed, turned and scaled as `m`'s linear part (its columns'
  * turn and lengths, the second's sign from the determinant: a mirrored insert's 42 is
- * negative; a shear, which an INSERT cannot make, is dropped), with a handle of its own
- * past any of the file's; on layer 0 it takes the insert's layer, and none is made where
- * that layer is hidden. Past MAX_BLOCK_REFS in all, counted as not drawn. */
-static void emit_ref(reader *r, const tc_block_ref *l, const affine *m, const char *insert_layer) {
+ * negative), with a handle of its own past any of the file's; on layer 0 it takes the
+ * insert's layer, and none is made where that layer is hidden. Where `m` shears (its
+ * columns not at right angles: a turned insert inside one scaled unevenly), which one
+ * INSERT cannot, its linear part is split as R(angle) S(sx, sy) R(inner_angle) (its
+ * singular value decomposition, the reflection kept in sy) for two nested INSERTs
+ * (open_block_refs), which GDAL composes as it composes the block's other entities.
+ * Past MAX_BLOCK_REFS in all, counted as not drawn. */
+static void emit_ref(reader *r, const tc_block_ref *l, const affine *m, const char *insert_layer, const tint *colour) {
   if (r->failed || r->placing_unshown)
     return;
   double sx = hypot(m->a, m->d), det = m->a * m->e - m->b * m->d;
@@ -1265,25 +1315,42 @@ static void emit_ref(reader *r, const tc_block_ref *l, const affine *m, const ch
   snprintf(ref->handle, sizeof ref->handle, "%llX", 0xFFFFFFFF00000000ULL + r->ref_count);
   r->ref_count++;
   snprintf(ref->layer, sizeof ref->layer, "%s", layer);
+  if (l->colour == REF_BY_BLOCK) {
+    ref->colour = colour->aci;
+    ref->true_colour = colour->true_colour;
+  }
   ref->x = m->a * l->x + m->b * l->y + m->c;
   ref->y = m->d * l->x + m->e * l->y + m->f;
   ref->sx = sx;
   ref->sy = det / sx;
   ref->angle = atan2(m->d, m->a) * 180 / M_PI;
+  double sy = hypot(m->b, m->e);
+  if (fabs(m->a * m->b + m->d * m->e) > 1e-9 * sx * sy) {
+    /* a 2 x 2 matrix's singular value decomposition in closed form */
+    double e = (m->a + m->e) / 2, f = (m->a - m->e) / 2, g = (m->d + m->b) / 2, h = (m->d - m->b) / 2;
+    double q = hypot(e, h), s = hypot(f, g), a1 = atan2(g, f), a2 = atan2(h, e);
+    ref->sheared = 1;
+    ref->sx = q + s;
+    ref->sy = q - s;
+    ref->angle = (a2 + a1) / 2 * 180 / M_PI;
+    ref->inner_angle = (a2 - a1) / 2 * 180 / M_PI;
+  }
 }
 
-/* `m` after an insert's own placement of its block `inner`: p -> R S (p - base) + position. */
-static affine placed(const affine *m, const local_insert *in, const block_def *inner) {
+/* `m` after an insert's own placement of its block `inner`, its point moved by (dx, dy)
+ * (a MINSERT's copy): p -> R S (p - base) + position. */
+static affine placed(const affine *m, const local_insert *in, const block_def *inner, double dx, double dy) {
   double t = in->angle * M_PI / 180, cs = cos(t), sn = sin(t);
   affine l = {cs * in->sx, -sn * in->sy, 0, sn * in->sx, cs * in->sy, 0};
-  l.c = in->x - (l.a * inner->bx + l.b * inner->by);
-  l.f = in->y - (l.d * inner->bx + l.e * inner->by);
+  l.c = in->x + dx - (l.a * inner->bx + l.b * inner->by);
+  l.f = in->y + dy - (l.d * inner->bx + l.e * inner->by);
   return (affine){m->a * l.a + m->b * l.d, m->a * l.b + m->b * l.e, m->a * l.c + m->b * l.f + m->c,
                   m->d * l.a + m->e * l.d, m->d * l.b + m->e * l.e, m->d * l.c + m->e * l.f + m->f};
 }
 
 /* Whether inlining `b` makes anything `expand` emits (which 0: wipeouts, XLINEs,
- * IMAGEs) or `place_hatches` places (which 1: HATCHes), itself or through the blocks it
+ * IMAGEs and MESHes, tables and arc dimensions; which 2: all but the tables and arc
+ * dimensions) or `place_hatches` places (which 1: HATCHes), itself or through the blocks it
  * inserts (memoised). A block that makes none is not walked, however many inserts it
  * nests: a bomb of dimensions or lines cost minutes here before the pre-scan's refusal.
  * A block met again while asked (blocks that insert each other) counts as one that
@@ -1296,7 +1363,7 @@ static int block_makes(reader *r, block_def *b, int which, int depth) {
   if (depth > MAX_DEPTH)
     return 1;
   b->makes[which] = 1;
-  int yes = which == 0 ? (b->wipeout_count || b->xline_count || b->image_count || b->ref_count) : 0;
+  int yes = which == 1 ? 0 : b->wipeout_count || b->xline_count || b->image_count || (which == 0 && b->ref_count);
   for (size_t i = 0; which == 1 && !yes && i < b->sequence_count; i++)
     yes = b->sequence[i] < 0;
   for (size_t i = 0; !yes && i < b->insert_count; i++) {
@@ -1314,8 +1381,92 @@ static int placing_stopped(reader *r) {
   return r->failed;
 }
 
-/* A block's wipeouts, and those of the blocks it inserts, placed by `m`. */
-static void expand(reader *r, block_def *b, const affine *m, const char *key, const char *insert_layer, int depth) {
+/* A MINSERT's copies (an INSERT is one): `columns` (70) by `rows` (71), 44 and 45 apart
+ * along the insert's own turned axes, not scaled, as GDAL and ezdxf place them; a spacing
+ * of 0 makes one column (or row), as ezdxf draws each place once. */
+static long copy_count(const local_insert *in, int *columns) {
+  *columns = in->column_spacing != 0 ? in->columns : 1;
+  return (long)*columns * (in->row_spacing != 0 ? in->rows : 1);
+}
+
+/* Where copy `k` of a MINSERT of `columns` columns lies from its first: (dx, dy). */
+static void copy_offset(const local_insert *in, int columns, long k, double *dx, double *dy) {
+  double t = in->angle * M_PI / 180, x = (double)(k % columns) * in->column_spacing, y = (double)(k / columns) * in->row_spacing;
+  *dx = x * cos(t) - y * sin(t);
+  *dy = x * sin(t) + y * cos(t);
+}
+
+/* The tables and arc dimensions inlining `b` makes, its MINSERTs' copies counted (memoised;
+ * a block met again while counted adds none, as GDAL does not insert a block into itself). */
+static double refs_made(reader *r, block_def *b, int depth) {
+  if (b->refs_state == 2)
+    return b->refs_total;
+  if (b->refs_state == 1 || depth > MAX_DEPTH)
+    return 0;
+  b->refs_state = 1;
+  double sum = (double)b->ref_count;
+  for (size_t i = 0; i < b->insert_count; i++) {
+    block_def *inner = find_def(r, b->inserts[i].name);
+    int columns;
+    if (inner)
+      sum += (double)copy_count(&b->inserts[i], &columns) * refs_made(r, inner, depth + 1);
+  }
+  b->refs_state = 2;
+  b->refs_total = sum;
+  return sum;
+}
+
+static void expand(reader *r, block_def *b, const affine *m, const char *key, const char *insert_layer, const tint *colour,
+                   int depth);
+
+/* The colour insert `in` (on `layer`, its layer resolved) gives the ByBlock entities of its
+ * block, inside a block whose ByBlock entities take `outer`: its true colour, its ACI, the
+ * colour of its layer when it is ByLayer, or `outer` when it is ByBlock itself (ezdxf 1.4.5,
+ * MIT: addons/drawing/properties.py, resolve_color of the block reference). */
+static tint insert_tint(const reader *r, const local_insert *in, const char *layer, const tint *outer) {
+  if (in->true_colour >= 0)
+    return (tint){in->colour >= 1 && in->colour <= 255 ? in->colour : 0, in->true_colour};
+  if (in->colour == 0)
+    return *outer;
+  if (in->colour >= 1 && in->colour <= 255)
+    return (tint){in->colour, -1};
+  int aci = 7;
+  for (size_t i = 0; i < r->layer_count; i++)
+    if (!strcasecmp(r->layers[i].name, layer))
+      aci = r->layers[i].colour >= 1 && r->layers[i].colour <= 255 ? r->layers[i].colour : 7;
+  return (tint){aci, -1};
+}
+
+/* What `expand` makes of block `inner` at each copy of `in` (placed in `m`). Past
+ * MAX_PLACED_COPIES copies in all, or once the tables drawn are MAX_BLOCK_REFS and the
+ * copies left would place nothing else, the tables and arc dimensions those copies hold
+ * are counted as not drawn, and they are not walked: a MINSERT of 1000 by 1000 copies
+ * costs no more than the 10,000 drawn. */
+static void expand_copies(reader *r, block_def *inner, const affine *m, const local_insert *in, const char *key,
+                          const char *insert_layer, const tint *outer, int depth) {
+  tint colour = insert_tint(r, in, insert_layer, outer);
+  int columns;
+  long count = copy_count(in, &columns);
+  for (long k = 0; k < count && !r->failed; k++) {
+    if (k > 0 && (r->copies_placed >= MAX_PLACED_COPIES || (r->ref_count >= MAX_BLOCK_REFS && !block_makes(r, inner, 2, 0)))) {
+      if (!r->placing_unshown)
+        r->ref_dropped += (size_t)fmin((double)(count - k) * refs_made(r, inner, depth), 1e15);
+      return;
+    }
+    if (k > 0)
+      r->copies_placed++;
+    double dx = 0, dy = 0;
+    if (k > 0)
+      copy_offset(in, columns, k, &dx, &dy);
+    affine n = placed(m, in, inner, dx, dy);
+    expand(r, inner, &n, key, insert_layer, &colour, depth);
+  }
+}
+
+/* A block's wipeouts, and those of the blocks it inserts, placed by `m`; its ByBlock
+ * tables and arc dimensions take `colour`. */
+static void expand(reader *r, block_def *b, const affine *m, const char *key, const char *insert_layer, const tint *colour,
+                   int depth) {
   if (!b || depth > MAX_DEPTH || b->walking[0] || placing_stopped(r))
     return;
   b->walking[0] = 1;
@@ -1329,14 +1480,13 @@ static void expand(reader *r, block_def *b, const affine *m, const char *key, co
   for (size_t i = 0; i < b->image_count; i++)
     emit_image(r, &b->images[i], m, key, insert_layer);
   for (size_t i = 0; i < b->ref_count; i++)
-    emit_ref(r, &b->refs[i], m, insert_layer);
+    emit_ref(r, &b->refs[i], m, insert_layer, colour);
   for (size_t i = 0; i < b->insert_count; i++) {
     const local_insert *in = &b->inserts[i];
     block_def *inner = find_def(r, in->name);
     if (!inner || !block_makes(r, inner, 0, 0))
       continue;
-    affine n = placed(m, in, inner);
-    expand(r, inner, &n, key, strcmp(in->layer, "0") ? in->layer : insert_layer, depth + 1);
+    expand_copies(r, inner, m, in, key, strcmp(in->layer, "0") ? in->layer : insert_layer, colour, depth + 1);
   }
   b->walking[0] = 0;
 }
@@ -1386,7 +1536,7 @@ static void place_hatches(reader *r, block_def *b, const affine *m, unsigned lon
     block_def *inner = find_def(r, in->name);
     if (!inner || !block_makes(r, inner, 1, 0))
       continue;
-    affine n = placed(m, in, inner);
+    affine n = placed(m, in, inner, 0, 0);
     place_hatches(r, inner, &n, insert, depth + 1);
   }
   b->walking[1] = 0;
@@ -1594,7 +1744,7 @@ int tc_dxf_hidden(const char *handle, const unsigned long long *hidden, size_t c
 
 int tc_dxf_wipeouts(const char *path, tc_dxf_scan *out, int (*stopped)(void *), void *context) {
   memset(out, 0, sizeof *out);
-  out->entities_at = -1;
+  out->entities_at = out->blocks_end_at = -1;
   FILE *file = fopen(path, "rb");
   if (!file)
     return -1;
@@ -1638,6 +1788,8 @@ int tc_dxf_wipeouts(const char *path, tc_dxf_scan *out, int (*stopped)(void *), 
         expect_name = 1;
         section_at = (long long)ftell(file) - code_bytes - value_bytes;
       } else if (!strcmp(value, "ENDSEC")) {
+        if (section == 1 && out->blocks_end_at < 0)
+          out->blocks_end_at = (long long)ftell(file) - code_bytes - value_bytes;
         section = 0;
         block = NULL;
       } else if (section == 1 && !strcmp(value, "BLOCK")) {
@@ -1845,7 +1997,9 @@ int tc_dxf_wipeouts(const char *path, tc_dxf_scan *out, int (*stopped)(void *), 
       break;
     case 50: e.a50 = x; break;
     case 60: e.invisible = x != 0; break;
-    case 62: e.colour = int_of(x); break;
+    case 62: e.colour = int_of(x), e.has_62 = 1; break;
+    case 44: e.x44 = x; break;
+    case 45: e.y45 = x; break;
     case 67: e.paper = x != 0; break;
     case 70: e.layer_flags = int_of(x); break;
     case 71: e.boundary_type = int_of(x); break;
@@ -1937,13 +2091,10 @@ int tc_dxf_wipeouts(const char *path, tc_dxf_scan *out, int (*stopped)(void *), 
       if (!b || (!b->wipeout_count && !b->insert_count && !b->sequence_count && !b->xline_count && !b->image_count &&
                  !b->ref_count))
         continue;
-      double t = in->angle * M_PI / 180, cs = cos(t), sn = sin(t);
-      affine m = {cs * in->sx, -sn * in->sy, 0, sn * in->sx, cs * in->sy, 0};
-      m.c = in->x - (m.a * b->bx + m.b * b->by);
-      m.f = in->y - (m.d * b->bx + m.e * b->by);
+      affine m = placed(&identity, in, b, 0, 0);
       r.placing_unshown = in->unshown;
       if (block_makes(&r, b, 0, 0))
-        expand(&r, b, &m, in->handle, in->layer, 1);
+        expand_copies(&r, b, &identity, in, in->handle, in->layer, &(tint){7, -1}, 1);
       r.placing_unshown = 0;
       if (block_makes(&r, b, 1, 0))
         place_hatches(&r, b, &m, strtoull(in->handle, NULL, 16), 1);
@@ -2016,7 +2167,7 @@ int tc_dxf_wipeouts(const char *path, tc_dxf_scan *out, int (*stopped)(void *), 
     tc_image_frames_free(r.images, r.image_count);
     tc_raw_codes_free(&r.raw);
     free(r.refs);
-    out->entities_at = -1;
+    out->entities_at = out->blocks_end_at = -1;
     return -1;
   }
   qsort(r.raw.entries, r.raw.count, sizeof *r.raw.entries, by_raw);

@@ -1270,8 +1270,12 @@ static GDALDatasetH open_drawing(const char *path, int dwg, int raw) {
  * block with its handle, layer, colour and lineweight, opened by GDAL (its raw code
  * values listed when `raw`, as for the file), which inlines
  * them as it inlines any insert; those `seen` among the sorted `handles` (GDAL gave their
- * features itself) left out. NULL when there are none (or they are past `max_bytes`);
- * `*buffer` (the file in memory, freed after the dataset is closed and `name` unlinked). */
+ * features itself) left out. One placed sheared (tc_block_ref) is an INSERT of a block
+ * of its own, added at the end of the BLOCKS section (GDAL reads one), that holds the
+ * INSERT of its block turned by its inner angle, of colour and lineweight ByBlock on
+ * layer 0 (so that it takes the outer INSERT's). NULL when there are none (or they are
+ * past `max_bytes`); `*buffer` (the file in memory, freed after the dataset is closed and
+ * `name` unlinked). */
 static GDALDatasetH open_block_refs(const char *path, const dxf_scans *s, const unsigned long long *handles,
                                     const unsigned char *seen, size_t count, size_t max_bytes, int raw, char *name,
                                     size_t name_size, char **buffer) {
@@ -1281,9 +1285,15 @@ static GDALDatasetH open_block_refs(const char *path, const dxf_scans *s, const 
     left += !seen[i];
   if (!left || s->scan.entities_at <= 0 || (unsigned long long)s->scan.entities_at > max_bytes)
     return NULL;
+  /* the blocks of those placed sheared, where the BLOCKS section ends before ENTITIES */
+  size_t sheared = 0;
+  for (size_t i = 0; i < s->scan.ref_count; i++)
+    sheared += s->scan.refs[i].sheared != 0;
+  long long blocks_end = s->scan.blocks_end_at;
+  int wrap = sheared && blocks_end > 0 && blocks_end < s->scan.entities_at;
   /* an INSERT below takes at most about 780 bytes (a 255-byte layer and block name, nine
-   * numbers of up to 24 characters) */
-  size_t head = (size_t)s->scan.entities_at, cap = head + 64 + s->scan.ref_count * 1024;
+   * numbers of up to 24 characters), and so does the block of one placed sheared */
+  size_t head = (size_t)s->scan.entities_at, cap = head + 64 + s->scan.ref_count * 1024 + (wrap ? sheared * 1024 : 0);
   char *text = malloc(cap);
   FILE *file = text ? fopen(path, "rb") : NULL;
   size_t got = file ? fread(text, 1, head, file) : 0;
@@ -1294,6 +1304,29 @@ static GDALDatasetH open_block_refs(const char *path, const dxf_scans *s, const 
     return NULL;
   }
   size_t used = head;
+  char *tail = NULL;
+  if (wrap) {
+    /* the file from the BLOCKS section's ENDSEC on, put back after the blocks added */
+    size_t tail_size = head - (size_t)blocks_end;
+    tail = malloc(tail_size);
+    if (!tail) {
+      free(text);
+      return NULL;
+    }
+    memcpy(tail, text + blocks_end, tail_size);
+    used = (size_t)blocks_end;
+    for (size_t i = 0; i < s->scan.ref_count; i++) {
+      const tc_block_ref *ref = &s->scan.refs[i];
+      if (ref->sheared)
+        used += (size_t)snprintf(text + used, cap - used,
+                                 "0\nBLOCK\n8\n0\n2\n*TILECUT_SHEARED_%zu\n70\n0\n10\n0\n20\n0\n30\n0\n3\n*TILECUT_SHEARED_%zu\n"
+                                 "0\nINSERT\n8\n0\n62\n0\n370\n-2\n50\n%.17g\n2\n%s\n10\n0\n20\n0\n30\n0\n0\nENDBLK\n8\n0\n",
+                                 i, i, ref->inner_angle, ref->name);
+    }
+    memcpy(text + used, tail, tail_size);
+    used += tail_size;
+    free(tail);
+  }
   used += (size_t)snprintf(text + used, cap - used, "0\nSECTION\n2\nENTITIES\n");
   for (size_t i = 0; i < s->scan.ref_count; i++) {
     const tc_block_ref *ref = &s->scan.refs[i];
@@ -1315,8 +1348,12 @@ static GDALDatasetH open_block_refs(const char *path, const dxf_scans *s, const 
     /* one in a block, placed by the inserts that place it (tc_block_ref) */
     if (ref->sx != 1 || ref->sy != 1 || ref->angle != 0)
       used += (size_t)snprintf(text + used, cap - used, "41\n%.17g\n42\n%.17g\n50\n%.17g\n", ref->sx, ref->sy, ref->angle);
-    used += (size_t)snprintf(text + used, cap - used, "2\n%s\n10\n%.17g\n20\n%.17g\n30\n%.17g\n", ref->name, ref->x, ref->y,
-                             ref->z);
+    if (wrap && ref->sheared)
+      used += (size_t)snprintf(text + used, cap - used, "2\n*TILECUT_SHEARED_%zu\n10\n%.17g\n20\n%.17g\n30\n%.17g\n", i, ref->x,
+                               ref->y, ref->z);
+    else
+      used += (size_t)snprintf(text + used, cap - used, "2\n%s\n10\n%.17g\n20\n%.17g\n30\n%.17g\n", ref->name, ref->x, ref->y,
+                               ref->z);
   }
   used += (size_t)snprintf(text + used, cap - used, "0\nENDSEC\n0\nEOF\n");
   snprintf(name, name_size, "/vsimem/tilecut-refs-%p.dxf", (void *)text);

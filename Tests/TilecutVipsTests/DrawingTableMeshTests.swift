@@ -92,6 +92,157 @@ struct DrawingTableMeshTests {
     result.expectAsEzdxf("tables and arc dimensions in blocks", least: 0.9)
   }
 
+  /// A MINSERT of a block holding a table, an arc dimension, an IMAGE and a MESH (none of
+  /// which GDAL reads in a block): each drawn at every copy, columns (70) by rows (71),
+  /// 44 and 45 apart along the insert's turned axes, as ezdxf and GDAL place the block's
+  /// other entities; one turned and scaled in model space, one inside a turned block.
+  @Test("a MINSERT's tables, arc dimensions, IMAGEs and MESHes are drawn at every copy, as ezdxf draws them")
+  func minsertCopies() throws {
+    let result = try compareScripted(
+      "minsert-tables", columns: 1000,
+      script: """
+        import ezdxf, re, sys
+        doc = ezdxf.new("R2010")
+        doc.header["$INSUNITS"] = 6
+        msp = doc.modelspace()
+        msp.add_lwpolyline([(0, 0), (150, 0), (150, 100), (0, 100)], close=True)
+        table = doc.blocks.new_anonymous_block("T")
+        for i in range(3):
+            table.add_line((0, -4 * i), (16, -4 * i))
+        for x in (0, 8, 16):
+            table.add_line((x, 0), (x, -8))
+        table.add_text("Rm", height=2, dxfattribs={"insert": (1, -3)})
+        photo = doc.add_image_def(filename="site.jpg", size_in_pixel=(400, 300))
+        card = doc.blocks.new("CARD", base_point=(1, 1))
+        card.add_blockref(table.name, (0, 22), dxfattribs={"color": 3})
+        card.add_arc((10, 5), radius=5, start_angle=10, end_angle=150)
+        card.add_arc_dim_cra(center=(10, 5), radius=5, start_angle=10, end_angle=150, distance=2).render()
+        card.add_image(photo, insert=(19, 1), size_in_units=(8, 6), dxfattribs={"color": 1})
+        mesh = card.add_mesh(dxfattribs={"color": 5})
+        with mesh.edit_data() as data:
+            data.vertices = [(19, 10, 0), (27, 10, 0), (27, 16, 0), (19, 16, 0), (23, 19, 0)]
+            data.faces = [(0, 1, 2, 3), (3, 2, 4)]
+        # 3 columns 40 apart by 2 rows 32 apart, turned and scaled
+        msp.add_blockref("CARD", (8, 6), dxfattribs={"rotation": 12, "xscale": 0.8, "yscale": 0.8}).grid(size=(2, 3), spacing=(32, 40))
+        # a MINSERT of 2 columns in a block, the block turned (not scaled: ezdxf 1.4.5 does
+        # not scale a nested MINSERT's spacing, which GDAL and CAD do)
+        row = doc.blocks.new("ROW")
+        row.add_blockref("CARD", (0, 0), dxfattribs={"rotation": -10, "xscale": 0.6, "yscale": 0.6}).grid(size=(1, 2), spacing=(0, 24))
+        msp.add_blockref("ROW", (75, 72), dxfattribs={"rotation": 5})
+        doc.saveas(sys.argv[1])
+        # the inserts of *T blocks in blocks made ACAD_TABLEs (ezdxf writes none)
+        text = open(sys.argv[1], encoding="utf8").read()
+        text = re.sub(r"\\n  0\\nINSERT\\n(?=(?:(?!\\n  0\\n).)*?\\n  2\\n\\*T)", "\\n  0\\nACAD_TABLE\\n", text, flags=re.S)
+        open(sys.argv[1], "w", encoding="utf8").write(text)
+        """)
+    result.expectAsEzdxf("MINSERT copies", least: 0.9)
+  }
+
+  /// Tables and arc dimensions in a block placed sheared (a turned insert inside one
+  /// scaled unevenly, which one INSERT cannot make) are sheared as GDAL shears the
+  /// block's other entities, and as CAD draws them. ezdxf 1.4.5 draws such a nested insert
+  /// without its shear (it makes the inner INSERT of the outer's scales and a turn,
+  /// entities/insert.py `transform`), its lines as its tables, so ezdxf draws here the same
+  /// drawing with those inserts exploded by their true placement (the reference, written
+  /// beside it), and tilecut's rendering of the nested inserts is compared with it.
+  @Test("tables and arc dimensions placed sheared through nested inserts are sheared as the block's other entities")
+  func shearedTables() throws {
+    let script = """
+      import ezdxf, re, sys
+      from ezdxf.entities import Ellipse, factory
+      doc = ezdxf.new("R2010")
+      doc.header["$INSUNITS"] = 6
+      msp = doc.modelspace()
+      msp.add_lwpolyline([(0, 0), (150, 0), (150, 90), (0, 90)], close=True)
+      table = doc.blocks.new_anonymous_block("T")
+      for i in range(4):
+          table.add_line((0, -4 * i), (24, -4 * i))
+      for x in (0, 12, 24):
+          table.add_line((x, 0), (x, -12))
+      table.add_solid([(0, -4), (12, -4), (0, -8), (12, -8)], dxfattribs={"color": 5})
+      card = doc.blocks.new("CARD", base_point=(2, 1))
+      card.add_line((0, 0), (30, 0))
+      card.add_blockref(table.name, (0, 16), dxfattribs={"color": 3})
+      card.add_arc((22, 5), radius=6, start_angle=10, end_angle=150)
+      card.add_arc_dim_cra(center=(22, 5), radius=6, start_angle=10, end_angle=150, distance=3).render()
+      pair = doc.blocks.new("PAIR")
+      pair.add_blockref("CARD", (0, 0), dxfattribs={"rotation": 30})
+      pair.add_blockref("CARD", (45, 0), dxfattribs={"rotation": -40, "xscale": 0.8, "yscale": 1.2})
+      placed = [
+          msp.add_blockref("PAIR", (12, 8), dxfattribs={"xscale": 1.4, "yscale": 0.8}),
+          msp.add_blockref("PAIR", (30, 50), dxfattribs={"xscale": -1.0, "yscale": 0.7, "rotation": 20}),
+      ]
+      msp.add_blockref("CARD", (110, 55), dxfattribs={"rotation": 35})
+      doc.saveas(sys.argv[1])
+      # the inserts of *T blocks in blocks made ACAD_TABLEs (ezdxf writes none)
+      text = open(sys.argv[1], encoding="utf8").read()
+      text = re.sub(r"\\n  0\\nINSERT\\n(?=(?:(?!\\n  0\\n).)*?\\n  2\\n\\*T)", "\\n  0\\nACAD_TABLE\\n", text, flags=re.S)
+      open(sys.argv[1], "w", encoding="utf8").write(text)
+      # the reference: the sheared inserts exploded by their true placement
+      def explode(block, m):
+          for e in block:
+              kind = e.dxftype()
+              if kind == "INSERT":
+                  explode(doc.blocks[e.dxf.name], e.matrix44() @ m)
+                  continue
+              if kind in ("DIMENSION", "ARC_DIMENSION"):
+                  explode(doc.blocks[e.dxf.geometry], m)
+                  continue
+              copy = Ellipse.from_arc(e) if kind == "ARC" else e.copy()
+              copy.transform(m)
+              factory.bind(copy, doc)
+              msp.add_entity(copy)
+      for insert in placed:
+          explode(doc.blocks[insert.dxf.name], insert.matrix44())
+          msp.delete_entity(insert)
+      doc.saveas(sys.argv[1] + ".ref.dxf")
+      """
+    let result = try withScriptedDXF("sheared-tables", script) { try compareWithEzdxf($0, columns: 1000, reference: $0 + ".ref.dxf") }
+    result.expectAsEzdxf("sheared tables", least: 0.9)
+  }
+
+  /// Tables of colour ByBlock (62 = 0), their blocks' entities ByBlock too: in a block,
+  /// each takes the colour of the insert that places it (a pale true colour, drawn as no
+  /// ink; red; through a ByBlock insert inside a pale one), as ezdxf draws a block's
+  /// ByBlock entities; in model space, where no insert places it, ezdxf's default colour,
+  /// drawn dark, not its layer's (a pale true colour).
+  @Test("a table of colour ByBlock takes the colour of the insert that places it, as ezdxf draws it")
+  func byBlockTables() throws {
+    let result = try compareScripted(
+      "byblock-tables", columns: 1000,
+      script: """
+        import ezdxf, re, sys
+        doc = ezdxf.new("R2010")
+        doc.header["$INSUNITS"] = 6
+        pale = ezdxf.rgb2int((244, 244, 244))
+        doc.layers.add("PALE", true_color=pale)
+        msp = doc.modelspace()
+        msp.add_lwpolyline([(0, 0), (130, 0), (130, 70), (0, 70)], close=True)
+        table = doc.blocks.new_anonymous_block("T")
+        for i in range(4):
+            table.add_line((0, -4 * i), (24, -4 * i), dxfattribs={"color": 0})
+        for x in (0, 12, 24):
+            table.add_line((x, 0), (x, -12), dxfattribs={"color": 0})
+        table.add_solid([(0, -4), (24, -4), (0, -8), (24, -8)], dxfattribs={"color": 0})
+        table.add_text("Room", height=2, dxfattribs={"insert": (1, -3), "color": 0})
+        card = doc.blocks.new("CARD", base_point=(2, 1))
+        card.add_line((0, 0), (30, 0))
+        card.add_blockref(table.name, (0, 16), dxfattribs={"color": 0})
+        outer = doc.blocks.new("OUTER")
+        outer.add_blockref("CARD", (0, 0), dxfattribs={"color": 0, "rotation": 10})
+        msp.add_blockref("CARD", (5, 5), dxfattribs={"true_color": pale})
+        msp.add_blockref("CARD", (45, 5), dxfattribs={"color": 1})
+        msp.add_blockref("OUTER", (88, 5), dxfattribs={"true_color": pale})
+        msp.add_blockref(table.name, (10, 60), dxfattribs={"color": 0, "layer": "PALE"})
+        doc.saveas(sys.argv[1])
+        # the inserts of *T blocks made ACAD_TABLEs (ezdxf writes none)
+        text = open(sys.argv[1], encoding="utf8").read()
+        text = re.sub(r"\\n  0\\nINSERT\\n(?=(?:(?!\\n  0\\n).)*?\\n  2\\n\\*T)", "\\n  0\\nACAD_TABLE\\n", text, flags=re.S)
+        open(sys.argv[1], "w", encoding="utf8").write(text)
+        """)
+    result.expectAsEzdxf("ByBlock tables", least: 0.9)
+  }
+
   /// MESH entities and polygon meshes (POLYLINE flag 16), which GDAL 3.6 skips, and
   /// polyface meshes, which it gives as faces tilecut did not draw: ezdxf's drawing
   /// add-on strokes every face of each as a closed line (seen 0.441/1.000 before).

@@ -53,8 +53,9 @@ func renderDrawing(_ path: String, columns: Double) throws -> (RGBAImage, Drawin
 }
 
 /// Renders `name` with tilecut about `columns` pixels wide, then ezdxf over the same
-/// frame, and compares their ink.
-func compareWithEzdxf(_ name: String, columns: Double) throws -> InkComparison {
+/// frame (ezdxf drawing `reference` instead where given: the same drawing written
+/// otherwise), and compares their ink.
+func compareWithEzdxf(_ name: String, columns: Double, reference: String? = nil) throws -> InkComparison {
   let path = name.hasPrefix("/") ? name : (dxfCorpus ?? "") + "/" + name
   let (image, frame, scale) = try renderDrawing(path, columns: columns)
   let dir = NSTemporaryDirectory() + "tilecut-dxf-\(UUID().uuidString.prefix(8))"
@@ -67,7 +68,8 @@ func compareWithEzdxf(_ name: String, columns: Double) throws -> InkComparison {
   let unitsPerPixel = frame.unitsPerPixel / scale
   if keep { print("renderings of \(name): \(dir) (frame \(frame.x0) \(frame.yTop) \(unitsPerPixel))") }
   let compared = try EzdxfRunner.run(
-    script: inkCompareScript, [path, "\(frame.x0)", "\(frame.yTop)", "\(unitsPerPixel)", png] + (keep ? [dir + "/ezdxf.png"] : []))
+    script: inkCompareScript,
+    [reference ?? path, "\(frame.x0)", "\(frame.yTop)", "\(unitsPerPixel)", png] + (keep ? [dir + "/ezdxf.png"] : []))
   #expect(compared.status == 0, "the ezdxf comparison failed (python3 needs ezdxf and matplotlib: make test-deps)")
   return try JSONDecoder().decode(InkComparison.self, from: compared.stdout)
 }

@@ -158,13 +158,17 @@ typedef struct {
  * 10, a dimension's 12), as an INSERT of it would be drawn. Its handle, layer, block
  * name, insertion point, colour (62, 0 when not given), true colour (420, -1 for none)
  * and lineweight (370, -1 for none). One in a block is listed for each model-space insert
- * that places it (through nested inserts): its point placed, with the scales (41, 42)
- * and the turn (50, degrees) of an INSERT that places its block as those inserts do,
- * and a handle of its own past the file's (1, 1 and 0 for one in model space). */
+ * that places it (through nested inserts, at each copy of a MINSERT): its point placed,
+ * with the scales (41, 42) and the turn (50, degrees) of an INSERT that places its block
+ * as those inserts do, and a handle of its own past the file's (1, 1 and 0 for one in
+ * model space). Where they place it sheared (a turned insert inside one scaled unevenly),
+ * which one INSERT cannot do, `sheared` is set: it is placed by the turn `inner_angle`
+ * (degrees), then the scales and turn above (the placement's singular value
+ * decomposition), two INSERTs that GDAL composes. */
 typedef struct {
   char handle[24], layer[256], name[256];
-  double x, y, z, sx, sy, angle;
-  int colour, lineweight;
+  double x, y, z, sx, sy, angle, inner_angle;
+  int colour, lineweight, sheared;
   long true_colour;
 } tc_block_ref;
 
@@ -241,8 +245,9 @@ const tc_raw_entry *tc_raw_codes_find(const tc_raw_codes *raw, const char *handl
  * (`skipped`) and where a file without handles has such ATTRIBs (`hidden_points`); the
  * hatch placements; the fit-point splines; the polylines of varying width; the hatch
  * boundaries GDAL cannot read; the down-extruded texts; the MLINEs; the XLINEs and RAYs;
- * the IMAGEs and MESHes; the tables and arc dimensions (`refs`) and where ENTITIES
- * starts (`entities_at`); the raw codes (`raw`). */
+ * the IMAGEs and MESHes; the tables and arc dimensions (`refs`), where ENTITIES starts
+ * (`entities_at`) and where the first BLOCKS section's ENDSEC starts (`blocks_end_at`,
+ * -1 for none); the raw codes (`raw`). */
 typedef struct {
   tc_wipeout *wipeouts;
   size_t wipeout_count;
@@ -272,7 +277,7 @@ typedef struct {
   size_t ref_count;
   /* the model-space tables and arc dimensions past the most drawn (not drawn) */
   size_t ref_dropped;
-  long long entities_at;
+  long long entities_at, blocks_end_at;
   tc_raw_codes raw;
 } tc_dxf_scan;
 
