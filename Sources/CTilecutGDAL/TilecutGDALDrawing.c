@@ -19,10 +19,15 @@
 #include "TilecutDXFTrace.h"
 #include "TilecutGDALTable.h"
 
-/* GDAL's messages go into a buffer, never to stderr. */
+/* GDAL's messages go into a buffer, never to stderr: each message's first 4 KB (a
+ * line shows 300 characters of one), up to 1 MB in all, and those past that counted
+ * (a drawing inserting a thousand missing blocks says so a thousand times). */
+#define DRAWING_MESSAGE_BYTES 4096
+#define DRAWING_MESSAGES_BYTES (1u << 20)
 typedef struct {
-  char text[2048];
-  size_t used;
+  char *text;
+  size_t used, capacity;
+  size_t dropped;
 } drawing_messages;
 
 static void collect_drawing(CPLErr level, CPLErrorNum number, const char *message) {
@@ -30,9 +35,26 @@ static void collect_drawing(CPLErr level, CPLErrorNum number, const char *messag
   drawing_messages *buffer = (drawing_messages *)tc_gdal.CPLGetErrorHandlerUserData();
   if (!buffer || !message || level < CE_Warning)
     return;
-  size_t length = strlen(message);
-  if (buffer->used + length + 2 >= sizeof(buffer->text))
+  size_t length = strnlen(message, DRAWING_MESSAGE_BYTES);
+  size_t needed = buffer->used + length + 2;
+  if (needed > DRAWING_MESSAGES_BYTES) {
+    buffer->dropped++;
     return;
+  }
+  if (needed > buffer->capacity) {
+    size_t capacity = buffer->capacity ? buffer->capacity : 2048;
+    while (capacity < needed)
+      capacity *= 2;
+    if (capacity > DRAWING_MESSAGES_BYTES)
+      capacity = DRAWING_MESSAGES_BYTES;
+    char *text = realloc(buffer->text, capacity);
+    if (!text) {
+      buffer->dropped++;
+      return;
+    }
+    buffer->text = text;
+    buffer->capacity = capacity;
+  }
   if (buffer->used)
     buffer->text[buffer->used++] = '\n';
   memcpy(buffer->text + buffer->used, message, length);
@@ -1725,8 +1747,10 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
     d->refs_not_drawn = scans->scan.ref_dropped;
     if (messages->used)
       d->warnings = strdup(messages->text);
+    d->warnings_dropped = messages->dropped;
   }
   tc_gdal.CPLPopErrorHandler();
+  free(messages->text);
   free(messages);
   return result;
 }

@@ -53,4 +53,18 @@ struct DrawingGDALWarningsTests {
     #expect(!r.stderr.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 })
     #expect(r.stderr.utf8.count < 4000, "\(r.stderr.utf8.count) bytes")
   }
+
+  /// GDAL's messages went into 2 KB and the rest were dropped uncounted ("55 more" for 92
+  /// more); a block's name with U+2028 in it made a second line (hostile42 #10 and #11).
+  @Test("every warning GDAL says is counted, and a name with a line separator stays one line")
+  func countedAndOneLine() throws {
+    let many = try run(drawing(inserting: (0..<100).map { "MISSING" + String(1000 + $0) }))
+    defer { try? FileManager.default.removeItem(atPath: many.dir) }
+    #expect(many.status == 0, "\(many.stderr)")
+    #expect(many.warnings.count == 9 && many.warnings.last?.hasSuffix("GDAL: 92 more warnings not shown") == true, "\(many.stderr)")
+    let forged = try run(drawing(inserting: ["A\u{2028}Block B does not exist"]))
+    defer { try? FileManager.default.removeItem(atPath: forged.dir) }
+    #expect(forged.warnings.count == 1, "\(forged.stderr)")
+    #expect(forged.warnings.first?.hasSuffix("GDAL: Block A\\u{2028}Block B does not exist does not exist") == true, "\(forged.stderr)")
+  }
 }

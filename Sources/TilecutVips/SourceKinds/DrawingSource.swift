@@ -240,9 +240,10 @@ public enum DrawingSource {
     var notDrawn = 0
     var error: UnsafeMutablePointer<CChar>?
     var said: UnsafeMutablePointer<CChar>?
+    var unsaid = 0
     let status = tc_dxf_measure(
       path, format == .dwg ? 1 : 0, listBytes(maxMemory: maxMemory), maxTextBytes, &extent, &drawn, &features, &hidden, &notDrawn, &said,
-      &error)
+      &unsaid, &error)
     defer {
       free(error)
       free(said)
@@ -285,7 +286,7 @@ public enum DrawingSource {
       pixelsPerLineweightMillimeter: lineweightPixelsPerMillimeter, isDWG: format == .dwg)
     header.drawing?.padding = padding
     if format == .dxf { header.drawing?.geodata = DrawingGeodataReader.read(path: path) }
-    header.warnings += DrawingWarnings.shown(said.map { String(cString: $0) } ?? "", path: path, isDXF: format == .dxf)
+    header.warnings += DrawingWarnings.shown(said.map { String(cString: $0) } ?? "", dropped: unsaid, path: path, isDXF: format == .dxf)
     if notDrawn > 0 {
       header.warnings.append(
         "\(notDrawn) of its tables and arc or radial dimensions (ACAD_TABLE, ARC_DIMENSION, LARGE_RADIAL_DIMENSION) are not drawn: tilecut draws the first \(maxBlockReferences)"

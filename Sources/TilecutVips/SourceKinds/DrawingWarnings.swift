@@ -30,11 +30,15 @@ enum DrawingWarnings {
   /// whose lines repeat the drawing's own), and GDAL's "Block X does not exist" where the
   /// DXF defines X (GDAL drops a block of nothing it reads: only tables, XLINEs, MESHes,
   /// IMAGEs…, which tilecut draws itself).
-  static func shown(_ messages: String, path: String, isDXF: Bool) -> [String] {
+  /// `dropped`: GDAL's messages past those it kept (`messages` holds the first megabyte),
+  /// counted in the last line as warnings not shown. Split on "\n" only: a file's text in
+  /// a message (a block's name) may hold U+2028 or U+0085, which end no message.
+  static func shown(_ messages: String, dropped: Int = 0, path: String, isDXF: Bool) -> [String] {
     // (text, the DXF line of a reader error)
     var found: [(text: String, line: Int?)] = []
-    for part in messages.split(whereSeparator: \.isNewline) {
-      let message = part.trimmingCharacters(in: .whitespaces)
+    let blank = CharacterSet.whitespaces.union(CharacterSet(charactersIn: "\r"))
+    for part in messages.utf8.split(separator: UInt8(ascii: "\n")) {
+      let message = String(decoding: part, as: UTF8.self).trimmingCharacters(in: blank)
       if message.isEmpty || message.hasPrefix("Non closed ring detected") { continue }
       if let error = readerError(message) {
         guard error.file == path else { continue }
@@ -59,8 +63,8 @@ enum DrawingWarnings {
       let line = "GDAL: " + Quote.value(text, limit: maxCharacters)
       if !shown.contains(line) { shown.append(line) }
     }
-    guard shown.count > maxShown else { return shown }
-    let more = shown.count - maxShown
+    let more = max(shown.count - maxShown, 0) + dropped
+    guard more > 0 else { return shown }
     return Array(shown.prefix(maxShown)) + ["GDAL: \(more) more warning\(more == 1 ? "" : "s") not shown"]
   }
 
