@@ -1263,15 +1263,51 @@ static int by_ull(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* Whether the DXF at `path` is of AutoCAD 2007 (AC1021) or later, whose text is UTF-8
+ * whatever its $DWGCODEPAGE says: GDAL 3.6 decodes every DXF by its code page (Latin-1
+ * for ANSI_1252): a layer named with an a-umlaut (C3 A4 in UTF-8) came out as A-tilde
+ * and a currency sign, which neither --layers nor DrawingSource.layerNames could name.
+ * Its HEADER's $ACADVER, in the file's first 64 KB. */
+static int dxf_is_utf8(const char *path) {
+  FILE *file = fopen(path, "rb");
+  if (!file)
+    return 0;
+  size_t size = 65536;
+  char *head = malloc(size + 1);
+  size_t n = head ? fread(head, 1, size, file) : 0;
+  fclose(file);
+  if (!head)
+    return 0;
+  head[n] = 0;
+  int utf8 = 0;
+  const char *p = strstr(head, "$ACADVER");
+  if (p) {
+    /* "$ACADVER", its group code 1, then the version: AC1021 or later */
+    p += 8;
+    while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+      p++;
+    if (*p == '1') {
+      p++;
+      while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+        p++;
+      utf8 = strncmp(p, "AC", 2) == 0 && atoi(p + 2) >= 1021;
+    }
+  }
+  free(head);
+  return utf8;
+}
+
 /* Opens `path` with GDAL's DXF or CAD driver as tilecut reads a drawing: every entity
  * with its own style (not a block merged into one feature), arcs in 2° steps, blocks
  * inlined (GDAL bounds their nesting and the features a block may make:
  * DXF_FEATURE_LIMIT_PER_BLOCK), and when `raw`, the group codes GDAL does not translate
  * (a polyline's width, an MTEXT's column width), which it lists in time that grows with
  * their square: only when tilecut's own scan does not give all it reads of them
- * (tc_raw_entry). */
-static GDALDatasetH open_drawing(const char *path, int dwg, int raw) {
+ * (tc_raw_entry). `utf8`: the DXF's text is UTF-8 (dxf_is_utf8), which GDAL is told. */
+static GDALDatasetH open_drawing(const char *path, int dwg, int raw, int utf8) {
   tc_gdal.CPLSetThreadLocalConfigOption("DXF_MERGE_BLOCK_GEOMETRIES", "FALSE");
+  if (utf8)
+    tc_gdal.CPLSetThreadLocalConfigOption("DXF_ENCODING", "UTF-8");
   tc_gdal.CPLSetThreadLocalConfigOption("DXF_INLINE_BLOCKS", "TRUE");
   tc_gdal.CPLSetThreadLocalConfigOption("OGR_ARC_STEPSIZE", "2");
   if (raw)
@@ -1282,6 +1318,7 @@ static GDALDatasetH open_drawing(const char *path, int dwg, int raw) {
   tc_gdal.CPLSetThreadLocalConfigOption("DXF_INLINE_BLOCKS", NULL);
   tc_gdal.CPLSetThreadLocalConfigOption("OGR_ARC_STEPSIZE", NULL);
   tc_gdal.CPLSetThreadLocalConfigOption("DXF_INCLUDE_RAW_CODE_VALUES", NULL);
+  tc_gdal.CPLSetThreadLocalConfigOption("DXF_ENCODING", NULL);
   return dataset;
 }
 
@@ -1348,7 +1385,7 @@ static GDALDatasetH open_block_refs(const char *path, const dxf_scans *s, const 
     return NULL;
   }
   tc_gdal.VSIFCloseL(memory);
-  GDALDatasetH dataset = open_drawing(name, 0, raw);
+  GDALDatasetH dataset = open_drawing(name, 0, raw, dxf_is_utf8(path));
   if (!dataset) {
     tc_gdal.VSIUnlink(name);
     free(text);
@@ -1425,7 +1462,7 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
     return 1;
   }
   tc_gdal.CPLPushErrorHandlerEx(collect_drawing, messages);
-  GDALDatasetH dataset = open_drawing(path, dwg, dwg || needs_raw);
+  GDALDatasetH dataset = open_drawing(path, dwg, dwg || needs_raw, !dwg && dxf_is_utf8(path));
   int result = 0;
   if (!dataset) {
     d->error = strdup(messages->used ? messages->text : "GDAL cannot read it as a drawing");

@@ -133,7 +133,8 @@ public enum DrawingSource {
 
   /// The layer names a text DXF gives (its LAYER table's and those its entities and
   /// blocks are on), in the file's order; empty, so that nothing is checked against
-  /// them, when the file is over 16 MB, is no text DXF, or spells a name past ASCII.
+  /// them, when the file is over 16 MB, is no text DXF, or spells a name past ASCII in
+  /// a code page tilecut does not decode (``layerNames(text:)``).
   public static func layerNames(path: String) -> [String] {
     guard let handle = FileHandle(forReadingAtPath: path) else { return [] }
     defer { try? handle.close() }
@@ -142,25 +143,67 @@ public enum DrawingSource {
     return layerNames(text: Array(data))
   }
 
-  /// The layer names of a text DXF's bytes, each once: group 2 of each `0 LAYER` table
-  /// entry and group 8 of every entity and block (GDAL draws an entity on a layer the
-  /// table does not list). Empty when a name holds a byte past ASCII: before AC1021 the
-  /// file's code page spells it, which GDAL converts and these bytes do not say.
+  /// The layer names of a text DXF's bytes, each once, as the drawing reader reads them:
+  /// group 2 of each LAYER table entry and group 8 of every entity and block in its
+  /// BLOCKS and ENTITIES sections (GDAL draws an entity on a layer the table does not
+  /// list; group 8 of other tables' entries and of objects names no layer drawn).
+  /// Decoded as UTF-8 from AC1021 (AutoCAD 2007) on, before it as Latin-1 when the file's
+  /// code page ($DWGCODEPAGE) is ANSI_1252 or none GDAL knows (as GDAL decodes them).
+  /// Empty, so that nothing is checked against them, when a name past ASCII is in
+  /// another code page, or is no valid UTF-8.
   static func layerNames(text bytes: [UInt8]) -> [String] {
     var lines = DXFLines(bytes)
     func line() -> ArraySlice<UInt8>? { lines.next() }
     let equals = DXFLines.equals
-    var names: [String] = []
+    var raw: [ArraySlice<UInt8>] = []
     var seen: Set<ArraySlice<UInt8>> = []
+    var section = ""
+    var sectionNamed = false
+    var variable = ""
+    var version = 0
+    var codePage: String?
     var inLayer = false
     while let code = line(), let value = line() {
       if equals(code, "0") {
-        inLayer = equals(value, "LAYER")
+        sectionNamed = equals(value, "SECTION")
+        if equals(value, "ENDSEC") { section = "" }
+        inLayer = section == "TABLES" && equals(value, "LAYER")
         continue
       }
-      guard (inLayer && equals(code, "2")) || equals(code, "8") else { continue }
-      if value.contains(where: { $0 >= 0x80 }) { return [] }
-      if seen.insert(value).inserted { names.append(String(decoding: value, as: UTF8.self)) }
+      if sectionNamed, equals(code, "2") {
+        section = String(decoding: value, as: UTF8.self)
+        sectionNamed = false
+        continue
+      }
+      if section == "HEADER" {
+        if equals(code, "9") {
+          variable = String(decoding: value, as: UTF8.self)
+        } else if variable == "$ACADVER", equals(code, "1") {
+          version = Int(String(decoding: value.drop { $0 != UInt8(ascii: "1") }, as: UTF8.self)) ?? 0
+        } else if variable == "$DWGCODEPAGE", equals(code, "3") {
+          codePage = String(decoding: value, as: UTF8.self)
+        }
+        continue
+      }
+      let entityLayer = (section == "ENTITIES" || section == "BLOCKS") && equals(code, "8")
+      guard (inLayer && equals(code, "2")) || entityLayer, !value.isEmpty else { continue }
+      if seen.insert(value).inserted { raw.append(value) }
+    }
+    let latin1 = codePage.map { $0 == "ANSI_1252" || !$0.uppercased().hasPrefix("ANSI_") } ?? true
+    var names: [String] = []
+    for value in raw {
+      if !value.contains(where: { $0 >= 0x80 }) {
+        names.append(String(decoding: value, as: UTF8.self))
+      } else if version >= 1021 {
+        guard let name = String(bytes: value, encoding: .utf8) else { return [] }
+        names.append(name)
+      } else if latin1 {
+        var name = ""
+        name.unicodeScalars.append(contentsOf: value.map { Unicode.Scalar($0) })
+        names.append(name)
+      } else {
+        return []
+      }
     }
     return names
   }
