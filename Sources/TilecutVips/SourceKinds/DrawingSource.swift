@@ -330,6 +330,7 @@ public enum DrawingSource {
     header.drawing?.padding = padding
     if format == .dxf { header.drawing?.geodata = DrawingGeodataReader.read(path: path) }
     header.warnings += DrawingWarnings.shown(said.map { String(cString: $0) } ?? "", dropped: unsaid, path: path, isDXF: format == .dxf)
+    if format == .dxf { header.warnings += DrawingWarnings.references(path: path) }
     if notDrawn > 0 {
       header.warnings.append(
         "\(notDrawn) of its tables and arc or radial dimensions (ACAD_TABLE, ARC_DIMENSION, LARGE_RADIAL_DIMENSION) are not drawn: tilecut draws the first \(maxBlockReferences)"

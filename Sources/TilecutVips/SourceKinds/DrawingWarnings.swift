@@ -68,6 +68,84 @@ enum DrawingWarnings {
     return Array(shown.prefix(maxShown)) + ["GDAL: \(more) more warning\(more == 1 ? "" : "s") not shown"]
   }
 
+  /// What the DXF at `path` refers to in other files, which tilecut never opens, said one
+  /// line a kind: blocks inserted that are external references (XREFs: their blocks are
+  /// empty, nothing of the referenced drawing is drawn), IMAGEs (drawn as their frames)
+  /// and PDF, DWF and DGN underlays (not drawn). The file's own text (a block's name, a
+  /// path) is quoted and cut.
+  static func references(path: String) -> [String] {
+    // each block's name, flags and path (group 2, 70 and 1 of a BLOCK)
+    var xrefs: [(name: String, file: String)] = []
+    var inserted: Set<String> = []
+    var images = 0
+    var imageFile: String?
+    var underlays: [String: Int] = [:]
+    var underlayFiles: [String: String] = [:]
+    var entity = ""
+    var block: (name: String, flags: Int, file: String) = ("", 0, "")
+    // the group code of the value read next (0, 1, 2, 70 or another: -1)
+    var code = -1
+    lines(of: path, upTo: Int.max) { number, bytes in
+      if number % 2 == 1 {
+        code = equals(bytes, "0") ? 0 : equals(bytes, "1") ? 1 : equals(bytes, "2") ? 2 : equals(bytes, "70") ? 70 : -1
+        return true
+      }
+      func value() -> String { String(decoding: bytes, as: UTF8.self) }
+      switch (code, entity) {
+      case (-1, _): break
+      case (0, _):
+        if entity == "BLOCK", block.flags & 4 != 0 { xrefs.append((block.name, block.file)) }
+        entity = value().uppercased()
+        block = ("", 0, "")
+        if entity == "IMAGE" { images += 1 }
+        if let kind = underlayKinds[entity] { underlays[kind, default: 0] += 1 }
+      case (2, "BLOCK"): block.name = value()
+      case (70, "BLOCK"): block.flags = Int(value()) ?? 0
+      case (1, "BLOCK"): block.file = value()
+      case (2, "INSERT"): inserted.insert(value())
+      case (1, "IMAGEDEF"): if imageFile == nil { imageFile = value() }
+      case (1, _) where entity.hasSuffix("DEFINITION"):
+        if let kind = underlayKinds[String(entity.dropLast("DEFINITION".count)) + "UNDERLAY"], underlayFiles[kind] == nil {
+          underlayFiles[kind] = value()
+        }
+      default: break
+      }
+      return true
+    }
+    func quoted(_ text: String) -> String { "'" + Quote.value(text, limit: 60) + "'" }
+    var said: [String] = []
+    let unbound = xrefs.filter { inserted.contains($0.name) }
+    if let first = unbound.first {
+      let more = unbound.count - 1
+      said.append(
+        more == 0
+          ? "block \(quoted(first.name)) is an external reference to \(quoted(first.file)), which tilecut does not read: it is not drawn; bind it in the CAD program (XREF, Bind)"
+          : "block \(quoted(first.name)) (an external reference to \(quoted(first.file))) and \(more) more are external references, which tilecut does not read: they are not drawn; bind them in the CAD program (XREF, Bind)"
+      )
+    }
+    if images > 0 {
+      let file = imageFile.map { " of \(quoted($0))" } ?? ""
+      said.append(
+        images == 1
+          ? "its IMAGE\(file) is drawn as its frame: tilecut does not read the picture file a drawing refers to; tile the picture on its own"
+          : "its \(images) IMAGEs (the first\(file)) are drawn as their frames: tilecut does not read the picture files a drawing refers to; tile the pictures on their own"
+      )
+    }
+    for kind in underlays.keys.sorted() {
+      let count = underlays[kind] ?? 0
+      let file = underlayFiles[kind].map { " of \(quoted($0))" } ?? ""
+      said.append(
+        count == 1
+          ? "its \(kind) underlay\(file) is not drawn: tilecut does not read the files a drawing refers to; import it into the drawing in the CAD program"
+          : "its \(count) \(kind) underlays (the first\(file)) are not drawn: tilecut does not read the files a drawing refers to; import them into the drawing in the CAD program"
+      )
+    }
+    return said
+  }
+
+  /// The underlay entities, by the kind of file they show.
+  static let underlayKinds = ["PDFUNDERLAY": "PDF", "DWFUNDERLAY": "DWF", "DGNUNDERLAY": "DGN"]
+
   /// The line and the file of GDAL's DXF reader error ("./ogr/ogrsf_frmts/dxf/ogrdxflayer.cpp,
   /// 2151: error at line 1918 of plan.dxf"), or nil for any other message.
   static func readerError(_ message: String) -> (line: Int, file: String)? {
