@@ -48,6 +48,15 @@ public enum SourceFormat: String, Sendable, Hashable, Codable, CaseIterable {
       throw TilecutError.invalidInput(
         path: path, reason: "is an ENVI header; give tilecut the data file it describes (the file beside it named after it)")
     }
+    // a DWG's magic is AC10 and four digits (DrawingSource.format); GDAL's CAD driver
+    // claims a damaged one whatever its digits, and would be named as its format
+    if starts(head, "AC10") {
+      throw TilecutError.invalidInput(
+        path: path,
+        reason:
+          "starts as a DWG drawing does, but its first 6 bytes name no AutoCAD release: it is damaged; save it again from its CAD program, or as DXF"
+      )
+    }
     if isUTF16DXF(head, path: path) {
       throw TilecutError.invalidInput(
         path: path, reason: "is a DXF saved as UTF-16 text, which GDAL's DXF driver does not read; save it as an ASCII (or UTF-8) DXF")

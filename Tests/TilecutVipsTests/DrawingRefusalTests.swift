@@ -55,6 +55,25 @@ struct DrawingRefusalTests {
     #expect(text.contains("AutoCAD 2018") && text.contains("save it as DXF") && !text.contains("\n"), "\(text)")
   }
 
+  /// A damaged AutoCAD 2000 DWG was "libopencad 0.3.4 does not support this version of
+  /// CAD file", and one with damaged version bytes "AutoCAD Driver (as GDAL identifies
+  /// it), which tilecut does not read; convert it to PNG, …" (hostile42 #12).
+  @Test("a DWG with a damaged header or damaged version bytes is said to be damaged, in one line")
+  func damagedDWG() throws {
+    for (name, magic) in [("version.dwg", Array("AC10".utf8) + [0xFD, 0x35]), ("header.dwg", Array("AC1015".utf8))] {
+      let path = dir + "/" + name
+      try Data(magic + [UInt8](repeating: 0, count: 200)).write(to: URL(fileURLWithPath: path))
+      let error = #expect(throws: TilecutError.self) { try SourceImage.header(of: InputName(path: path), maxPixels: 1 << 30) }
+      let text = error.map { "\($0)" } ?? ""
+      #expect(text.contains("damaged") && text.contains("save it again from its CAD program, or as DXF") && !text.contains("\n"), "\(text)")
+      #expect(!text.contains("libopencad") && !text.contains("convert it to PNG"), "\(text)")
+    }
+    let error = #expect(throws: TilecutError.self) {
+      try SourceImage.header(of: InputName(path: dir + "/header.dwg"), maxPixels: 1 << 30)
+    }
+    #expect("\(error.map { "\($0)" } ?? "")".contains("a damaged AutoCAD 2000 (AC1015) DWG"))
+  }
+
   @Test("a binary DXF, which GDAL's DXF driver does not read, is refused in one line that says to save it as ASCII DXF")
   func binaryDXF() throws {
     let path = dir + "/plan.dxf"

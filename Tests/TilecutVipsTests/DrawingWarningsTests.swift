@@ -33,6 +33,18 @@ struct DrawingWarningsTests {
     #expect(one == ["GDAL: Block A does not exist", "GDAL: 1 more warning not shown"])
   }
 
+  /// GDAL's CAD driver says "Unhandled feature. Skipping it." of each entity it skips;
+  /// a block's name shaped as a reader error of another file was left out (hostile42 #12, #14d).
+  @Test("entities the CAD driver skips are counted in one line; a block named like a reader error is said")
+  func unhandledAndSpoofed() {
+    let skipped = DrawingWarnings.shown(
+      "Unhandled feature. Skipping it.\nUnhandled feature. Skipping it.\nUnhandled feature. Skipping it.", path: "p.dwg", isDXF: false)
+    #expect(skipped == ["GDAL: 3 entities of a kind GDAL's CAD driver does not read are not drawn; save the drawing as DXF to draw them"])
+    let spoof = "Block A.cpp, 1: error at line 5 of other.dxf does not exist"
+    #expect(DrawingWarnings.shown(spoof, path: "p.dxf", isDXF: true) == ["GDAL: \(spoof)"])
+    #expect(DrawingWarnings.readerError("./ogr/ogrsf_frmts/dxf/ogrdxflayer.cpp, 767: error at line 16 of p.dxf")! == (16, "p.dxf"))
+  }
+
   /// GDAL's reader errors name its own source; the entity is looked up in the file by the
   /// line, and one that tilecut reads itself (a fit-point SPLINE GDAL cannot read) is not said.
   @Test("a reader error names the entity at its line, unless tilecut reads that kind itself")

@@ -296,6 +296,13 @@ public enum DrawingSource {
       let why = error.map { String(cString: $0) } ?? "GDAL cannot read it"
       let kind = format == .dwg ? "a DWG drawing" : "a DXF drawing"
       let first = String(why.split(separator: "\n").first ?? "")
+      // libopencad says so of a damaged header, whatever the release its magic names
+      if format == .dwg, first.contains("does not support this version of CAD file") {
+        throw TilecutError.invalidInput(
+          path: path,
+          reason: "is a damaged \(dwgRelease(head).name) DWG: GDAL's CAD driver cannot read its header; save it again from its CAD program, or as DXF"
+        )
+      }
       let shown = format == .dxf ? Self.parseError(first) ?? first : first
       throw TilecutError.invalidInput(path: path, reason: "cannot be read as \(kind) (\(shown))")
     }

@@ -37,9 +37,16 @@ enum DrawingWarnings {
     // (text, the DXF line of a reader error)
     var found: [(text: String, line: Int?)] = []
     let blank = CharacterSet.whitespaces.union(CharacterSet(charactersIn: "\r"))
+    // GDAL's CAD driver says this of each entity it skips, without naming it
+    let unhandled = "Unhandled feature. Skipping it."
+    var unhandledCount = 0
     for part in messages.utf8.split(separator: UInt8(ascii: "\n")) {
       let message = String(decoding: part, as: UTF8.self).trimmingCharacters(in: blank)
       if message.isEmpty || message.hasPrefix("Non closed ring detected") { continue }
+      if message == unhandled {
+        unhandledCount += 1
+        continue
+      }
       if let error = readerError(message) {
         guard error.file == path else { continue }
         found.append((message, error.line))
@@ -62,6 +69,12 @@ enum DrawingWarnings {
       }
       let line = "GDAL: " + Quote.value(text, limit: maxCharacters)
       if !shown.contains(line) { shown.append(line) }
+    }
+    if unhandledCount > 0 {
+      let one = unhandledCount == 1
+      shown.append(
+        "GDAL: \(unhandledCount) entit\(one ? "y" : "ies") of a kind GDAL's CAD driver does not read \(one ? "is" : "are") not drawn; save the drawing as DXF to draw \(one ? "it" : "them")"
+      )
     }
     let more = max(shown.count - maxShown, 0) + dropped
     guard more > 0 else { return shown }
@@ -148,8 +161,13 @@ enum DrawingWarnings {
 
   /// The line and the file of GDAL's DXF reader error ("./ogr/ogrsf_frmts/dxf/ogrdxflayer.cpp,
   /// 2151: error at line 1918 of plan.dxf"), or nil for any other message.
+  /// Only GDAL's exact shape: its source file (no space in it), its line's digits, then
+  /// ": error at line": a block named "A.cpp, 1: error at line 5 of x" makes "Block A.cpp,
+  /// …", which is no reader error (and was left out as one of another file).
   static func readerError(_ message: String) -> (line: Int, file: String)? {
-    guard let source = message.range(of: ".cpp, "), let at = message.range(of: ": error at line ", range: source.upperBound..<message.endIndex)
+    guard let source = message.range(of: ".cpp, "), let at = message.range(of: ": error at line ", range: source.upperBound..<message.endIndex),
+      !message[..<source.lowerBound].isEmpty, !message[..<source.lowerBound].contains(" "),
+      message[source.upperBound..<at.lowerBound].allSatisfy({ $0.isASCII && $0.isNumber }), source.upperBound < at.lowerBound
     else { return nil }
     let digits = message[at.upperBound...].prefix { $0.isNumber }
     guard let line = Int(digits), let of = message.range(of: " of ", range: at.upperBound..<message.endIndex) else { return nil }
