@@ -74,6 +74,21 @@ struct DrawingRefusalTests {
     #expect("\(error.map { "\($0)" } ?? "")".contains("a damaged AutoCAD 2000 (AC1015) DWG"))
   }
 
+  /// A data file whose ENVI header GDAL refuses (2^31 − 1 bands) was "a file of unknown
+  /// format … convert it to … ENVI", the header unnamed (hostile42 #13).
+  @Test("a data file whose ENVI header GDAL cannot read is refused naming the header and its sizes")
+  func damagedENVIHeader() throws {
+    let data = dir + "/e.dat"
+    try Data(repeating: 7, count: 2000).write(to: URL(fileURLWithPath: data))
+    let header =
+      "ENVI\ndescription = {\u{1B}]0;x\u{7}}\nsamples = 20\nlines = 10\nbands = 2147483647\nheader offset = 0\nfile type = ENVI Standard\ndata type = 1\ninterleave = bsq\nbyte order = 0\n"
+    try Data(header.utf8).write(to: URL(fileURLWithPath: dir + "/e.hdr"))
+    let error = #expect(throws: TilecutError.self) { try SourceFormat.detect(path: data) }
+    let text = error.map { "\($0)" } ?? ""
+    #expect(text.contains("has an ENVI header, e.hdr, that GDAL cannot read (samples 20, lines 10, bands 2147483647)"), "\(text)")
+    #expect(!text.contains("unknown format") && !text.contains("\u{1B}") && !text.contains("\n"), "\(text)")
+  }
+
   @Test("a binary DXF, which GDAL's DXF driver does not read, is refused in one line that says to save it as ASCII DXF")
   func binaryDXF() throws {
     let path = dir + "/plan.dxf"
