@@ -89,6 +89,14 @@ struct DrawingRefusalTests {
     #expect(!text.contains("unknown format") && !text.contains("\u{1B}") && !text.contains("\n"), "\(text)")
   }
 
+  /// A drawing spanning 1e308 units was "inf × inf pixels" (hostile42 #14a).
+  @Test("a drawing's size in pixels past what a number holds is said as more than 10^15")
+  func infinitePixels() {
+    #expect(DrawingSource.pixelSize(columns: .infinity, rows: 20) == "more than 10^15 pixels across")
+    #expect(DrawingSource.pixelSize(columns: 3e20, rows: 20) == "3e+20 × 20 pixels")
+    #expect(DrawingSource.spanSize(.infinity, 1) == "more than 1e+308" && DrawingSource.spanSize(1.5, 2e20) == "1.5 × 2e+20")
+  }
+
   @Test("a binary DXF, which GDAL's DXF driver does not read, is refused in one line that says to save it as ASCII DXF")
   func binaryDXF() throws {
     let path = dir + "/plan.dxf"

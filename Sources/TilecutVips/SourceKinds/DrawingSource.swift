@@ -248,6 +248,21 @@ public enum DrawingSource {
     String(format: value.isFinite && abs(value) >= 1e15 ? "%.3g" : "%.0f", value)
   }
 
+  /// A size in pixels for a message: "W × H pixels" (``pixelCount(_:)``), or, past what a
+  /// number holds (a drawing spanning 1e308 units was "inf × inf pixels"), "more than
+  /// 10^15 pixels across".
+  static func pixelSize(columns: Double, rows: Double) -> String {
+    guard columns.isFinite, rows.isFinite else { return "more than 10^15 pixels across" }
+    return "\(pixelCount(columns)) × \(pixelCount(rows)) pixels"
+  }
+
+  /// A drawing's width × height in its units for a message, or "more than 1e+308" past
+  /// what a number holds (a span from -1e308 to 1e308).
+  static func spanSize(_ width: Double, _ height: Double) -> String {
+    guard width.isFinite, height.isFinite else { return "more than 1e+308" }
+    return String(format: "%.6g × %.6g", width, height)
+  }
+
   /// The model-space tables and arc dimensions drawn at most (MAX_BLOCK_REFS in TilecutDXFWipeout.c).
   static let maxBlockReferences = 10000
 
@@ -323,10 +338,10 @@ public enum DrawingSource {
       throw TilecutError.invalidInput(
         path: path,
         reason: String(
-          format:
-            "spans %.6g × %.6g drawing units (%@), %@ × %@ pixels of %g m, more than --max-pixels %ld; check its units or raise --max-pixels",
-          maxX - minX, maxY - minY, unit?.name ?? "unitless, read as metres", pixelCount(columns), pixelCount(rows),
-          DrawingFrame.groundMetersPerPixel, maxPixels))
+          format: "spans %@ drawing units (%@), %@ of %g m, more than --max-pixels %ld; %@",
+          spanSize(maxX - minX, maxY - minY), unit?.name ?? "unitless, read as metres", pixelSize(columns: columns, rows: rows),
+          DrawingFrame.groundMetersPerPixel, maxPixels,
+          columns.isFinite && rows.isFinite ? "check its units or raise --max-pixels" : "check its units, and its entities far from the rest"))
     }
     let width = max(1, Int(columns))
     let height = max(1, Int(rows))
