@@ -1898,11 +1898,12 @@ static void add_text_ink(const tc_drawing *d, double extent[4]) {
 }
 
 int tc_dxf_measure(const char *filename, int dwg, size_t max_bytes, size_t max_text, double extent[4], size_t *drawn,
-                   size_t *features, size_t *hidden, size_t *not_drawn, char **warnings, char **error) {
+                   size_t *features, size_t *hidden, size_t *not_drawn, char **warnings, size_t *warnings_dropped,
+                   char **error) {
   TcDrawingEntry *e;
   int status = drawing_acquire(filename, dwg, NULL, max_bytes, max_text, &e, error);
   extent[0] = extent[1] = extent[2] = extent[3] = NAN;
-  *drawn = *features = *hidden = *not_drawn = 0;
+  *drawn = *features = *hidden = *not_drawn = *warnings_dropped = 0;
   *warnings = NULL;
   if (status)
     return status;
@@ -1918,6 +1919,7 @@ int tc_dxf_measure(const char *filename, int dwg, size_t max_bytes, size_t max_t
   *not_drawn = d->refs_not_drawn;
   if (d->warnings)
     *warnings = strdup(d->warnings);
+  *warnings_dropped = d->warnings_dropped;
   drawing_release(e);
   return 0;
 }

@@ -19,10 +19,15 @@
 #include "TilecutDXFTrace.h"
 #include "TilecutGDALTable.h"
 
-/* GDAL's messages go into a buffer, never to stderr. */
+/* GDAL's messages go into a buffer, never to stderr: each message's first 4 KB (a
+ * line shows 300 characters of one), up to 1 MB in all, and those past that counted
+ * (a drawing inserting a thousand missing blocks says so a thousand times). */
+#define DRAWING_MESSAGE_BYTES 4096
+#define DRAWING_MESSAGES_BYTES (1u << 20)
 typedef struct {
-  char text[2048];
-  size_t used;
+  char *text;
+  size_t used, capacity;
+  size_t dropped;
 } drawing_messages;
 
 static void collect_drawing(CPLErr level, CPLErrorNum number, const char *message) {
@@ -30,9 +35,26 @@ static void collect_drawing(CPLErr level, CPLErrorNum number, const char *messag
   drawing_messages *buffer = (drawing_messages *)tc_gdal.CPLGetErrorHandlerUserData();
   if (!buffer || !message || level < CE_Warning)
     return;
-  size_t length = strlen(message);
-  if (buffer->used + length + 2 >= sizeof(buffer->text))
+  size_t length = strnlen(message, DRAWING_MESSAGE_BYTES);
+  size_t needed = buffer->used + length + 2;
+  if (needed > DRAWING_MESSAGES_BYTES) {
+    buffer->dropped++;
     return;
+  }
+  if (needed > buffer->capacity) {
+    size_t capacity = buffer->capacity ? buffer->capacity : 2048;
+    while (capacity < needed)
+      capacity *= 2;
+    if (capacity > DRAWING_MESSAGES_BYTES)
+      capacity = DRAWING_MESSAGES_BYTES;
+    char *text = realloc(buffer->text, capacity);
+    if (!text) {
+      buffer->dropped++;
+      return;
+    }
+    buffer->text = text;
+    buffer->capacity = capacity;
+  }
   if (buffer->used)
     buffer->text[buffer->used++] = '\n';
   memcpy(buffer->text + buffer->used, message, length);
@@ -1241,15 +1263,51 @@ static int by_ull(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* Whether the DXF at `path` is of AutoCAD 2007 (AC1021) or later, whose text is UTF-8
+ * whatever its $DWGCODEPAGE says: GDAL 3.6 decodes every DXF by its code page (Latin-1
+ * for ANSI_1252): a layer named with an a-umlaut (C3 A4 in UTF-8) came out as A-tilde
+ * and a currency sign, which neither --layers nor DrawingSource.layerNames could name.
+ * Its HEADER's $ACADVER, in the file's first 64 KB. */
+static int dxf_is_utf8(const char *path) {
+  FILE *file = fopen(path, "rb");
+  if (!file)
+    return 0;
+  size_t size = 65536;
+  char *head = malloc(size + 1);
+  size_t n = head ? fread(head, 1, size, file) : 0;
+  fclose(file);
+  if (!head)
+    return 0;
+  head[n] = 0;
+  int utf8 = 0;
+  const char *p = strstr(head, "$ACADVER");
+  if (p) {
+    /* "$ACADVER", its group code 1, then the version: AC1021 or later */
+    p += 8;
+    while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+      p++;
+    if (*p == '1') {
+      p++;
+      while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+        p++;
+      utf8 = strncmp(p, "AC", 2) == 0 && atoi(p + 2) >= 1021;
+    }
+  }
+  free(head);
+  return utf8;
+}
+
 /* Opens `path` with GDAL's DXF or CAD driver as tilecut reads a drawing: every entity
  * with its own style (not a block merged into one feature), arcs in 2° steps, blocks
  * inlined (GDAL bounds their nesting and the features a block may make:
  * DXF_FEATURE_LIMIT_PER_BLOCK), and when `raw`, the group codes GDAL does not translate
  * (a polyline's width, an MTEXT's column width), which it lists in time that grows with
  * their square: only when tilecut's own scan does not give all it reads of them
- * (tc_raw_entry). */
-static GDALDatasetH open_drawing(const char *path, int dwg, int raw) {
+ * (tc_raw_entry). `utf8`: the DXF's text is UTF-8 (dxf_is_utf8), which GDAL is told. */
+static GDALDatasetH open_drawing(const char *path, int dwg, int raw, int utf8) {
   tc_gdal.CPLSetThreadLocalConfigOption("DXF_MERGE_BLOCK_GEOMETRIES", "FALSE");
+  if (utf8)
+    tc_gdal.CPLSetThreadLocalConfigOption("DXF_ENCODING", "UTF-8");
   tc_gdal.CPLSetThreadLocalConfigOption("DXF_INLINE_BLOCKS", "TRUE");
   tc_gdal.CPLSetThreadLocalConfigOption("OGR_ARC_STEPSIZE", "2");
   if (raw)
@@ -1260,6 +1318,7 @@ static GDALDatasetH open_drawing(const char *path, int dwg, int raw) {
   tc_gdal.CPLSetThreadLocalConfigOption("DXF_INLINE_BLOCKS", NULL);
   tc_gdal.CPLSetThreadLocalConfigOption("OGR_ARC_STEPSIZE", NULL);
   tc_gdal.CPLSetThreadLocalConfigOption("DXF_INCLUDE_RAW_CODE_VALUES", NULL);
+  tc_gdal.CPLSetThreadLocalConfigOption("DXF_ENCODING", NULL);
   return dataset;
 }
 
@@ -1363,7 +1422,7 @@ static GDALDatasetH open_block_refs(const char *path, const dxf_scans *s, const 
     return NULL;
   }
   tc_gdal.VSIFCloseL(memory);
-  GDALDatasetH dataset = open_drawing(name, 0, raw);
+  GDALDatasetH dataset = open_drawing(name, 0, raw, dxf_is_utf8(path));
   if (!dataset) {
     tc_gdal.VSIUnlink(name);
     free(text);
@@ -1440,7 +1499,7 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
     return 1;
   }
   tc_gdal.CPLPushErrorHandlerEx(collect_drawing, messages);
-  GDALDatasetH dataset = open_drawing(path, dwg, dwg || needs_raw);
+  GDALDatasetH dataset = open_drawing(path, dwg, dwg || needs_raw, !dwg && dxf_is_utf8(path));
   int result = 0;
   if (!dataset) {
     d->error = strdup(messages->used ? messages->text : "GDAL cannot read it as a drawing");
@@ -1762,8 +1821,10 @@ static int read_drawing(const char *path, int dwg, const char *layers, size_t ma
     d->refs_not_drawn = scans->scan.ref_dropped;
     if (messages->used)
       d->warnings = strdup(messages->text);
+    d->warnings_dropped = messages->dropped;
   }
   tc_gdal.CPLPopErrorHandler();
+  free(messages->text);
   free(messages);
   return result;
 }

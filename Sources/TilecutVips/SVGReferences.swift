@@ -133,7 +133,7 @@ enum SVGReferences {
       throw TilecutError.invalidInput(
         path: walk.path,
         reason:
-          "sets a font size of '\(font.said.prefix(40))'\(whose), more than \(Int(maxFontSize)) user units, which librsvg cannot lay out (it aborts from about 2,000,000); use a smaller font size"
+          "sets a font size of '\(Quote.prefix(font.said, 40))'\(whose), more than \(Int(maxFontSize)) user units, which librsvg cannot lay out (it aborts from about 2,000,000); use a smaller font size"
       )
     }
     var seen: Set<String> = []
@@ -153,8 +153,9 @@ enum SVGReferences {
   }
 
   static func describe(_ value: String, via: [String]) -> String {
-    let shown = value.count > 80 ? String(value.prefix(77)) + "…" : value
-    return "'\(shown)'" + (via.isEmpty ? "" : " (through \(via.map { "'\($0)'" }.joined(separator: ", ")))")
+    // cut by bytes too: 80 characters of a letter with a million combining marks are all of it
+    func cut(_ text: String) -> String { text.count > 80 || text.utf8.count > 320 ? Quote.prefix(text, 77) + "…" : text }
+    return "'\(cut(value))'" + (via.isEmpty ? "" : " (through \(via.map { "'\(cut($0))'" }.joined(separator: ", ")))")
   }
 
   static func follow(_ reference: Reference, base: String, via: [String], depth: Int, walk: inout Walk) throws {

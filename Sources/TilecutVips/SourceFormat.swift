@@ -48,6 +48,15 @@ public enum SourceFormat: String, Sendable, Hashable, Codable, CaseIterable {
       throw TilecutError.invalidInput(
         path: path, reason: "is an ENVI header; give tilecut the data file it describes (the file beside it named after it)")
     }
+    // a DWG's magic is AC10 and four digits (DrawingSource.format); GDAL's CAD driver
+    // claims a damaged one whatever its digits, and would be named as its format
+    if starts(head, "AC10") {
+      throw TilecutError.invalidInput(
+        path: path,
+        reason:
+          "starts as a DWG drawing does, but its first 6 bytes name no AutoCAD release: it is damaged; save it again from its CAD program, or as DXF"
+      )
+    }
     if isUTF16DXF(head, path: path) {
       throw TilecutError.invalidInput(
         path: path, reason: "is a DXF saved as UTF-16 text, which GDAL's DXF driver does not read; save it as an ASCII (or UTF-8) DXF")
@@ -60,6 +69,7 @@ public enum SourceFormat: String, Sendable, Hashable, Codable, CaseIterable {
       let generic = ["text", "a file of unknown format", "a script or binary", "JSON or other text"].contains(other)
       throw refused(path, generic ? "\(name) (as GDAL identifies it)" : "\(other) (GDAL: \(name))")
     case nil:
+      if let header = damagedENVIHeader(of: path) { throw TilecutError.invalidInput(path: path, reason: header) }
       // a .zip tilecut reads is an IMDF venue: say what this one lacks as a venue
       if starts(head, "PK"), path.lowercased().hasSuffix(".zip"), let problem = IMDFVenue.zipProblem(path) {
         throw TilecutError.invalidInput(path: path, reason: problem)
@@ -141,6 +151,35 @@ public enum SourceFormat: String, Sendable, Hashable, Codable, CaseIterable {
   }
 
   /// A name for what a refused file is, from its first bytes.
+  /// What is wrong with the ENVI header beside a data file GDAL reads as no format
+  /// (`e.hdr` or `e.dat.hdr` for `e.dat`, starting "ENVI"): GDAL then says nothing of it,
+  /// and the data file was "a file of unknown format … convert it to … ENVI". Nil when
+  /// there is no such header.
+  static func damagedENVIHeader(of path: String) -> String? {
+    let url = URL(fileURLWithPath: path)
+    let candidates = [url.deletingPathExtension().path + ".hdr", url.deletingPathExtension().path + ".HDR", path + ".hdr"]
+    for candidate in candidates where candidate != path {
+      guard let handle = FileHandle(forReadingAtPath: candidate) else { continue }
+      defer { try? handle.close() }
+      let head = (try? handle.read(upToCount: 64 << 10)).map { Array($0) } ?? []
+      guard starts(head, "ENVI") else { continue }
+      let name = Quote.value(URL(fileURLWithPath: candidate).lastPathComponent, limit: 60)
+      let size = (try? FileManager.default.attributesOfItem(atPath: candidate)[.size] as? Int) ?? 0
+      var said: [String] = []
+      if size > 1 << 20 { said.append("it is \(size >> 20) MB") }
+      // its sizes, where GDAL refuses a band count or a size past what it takes
+      for line in String(decoding: head, as: UTF8.self).split(whereSeparator: \.isNewline) {
+        let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        guard parts.count == 2, ["samples", "lines", "bands"].contains(parts[0]) else { continue }
+        said.append("\(parts[0]) \(Quote.value(parts[1], limit: 20))")
+      }
+      let what = said.isEmpty ? "" : " (\(said.joined(separator: ", ")))"
+      return
+        "has an ENVI header, \(name), that GDAL cannot read\(what); check its values (a band count or size too large?) or convert the image to GeoTIFF"
+    }
+    return nil
+  }
+
   static func otherFormat(_ b: [UInt8]) -> String {
     let text = String(decoding: b.prefix(512), as: UTF8.self).lowercased()
     let trimmed = text.drop { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" }

@@ -119,4 +119,27 @@ struct ProjectDrawingKeysTests {
       #expect(drawn.status == 0, "\(name): \(drawn.stderr)")
     }
   }
+
+  /// An AutoCAD 2007+ DXF is UTF-8 whatever its code page: GDAL read "Wände" as Latin-1,
+  /// so that --layers neither drew it nor was checked against it (every name past ASCII
+  /// skipped the check), and a MATERIAL's empty group 8 was listed as a layer (hostile42 #8).
+  @Test("an AutoCAD 2007+ DXF's layer names are UTF-8: listed, checked and drawn by name")
+  func utf8LayerNames() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let pairs = [
+      "0", "SECTION", "2", "HEADER", "9", "$ACADVER", "1", "AC1024", "9", "$DWGCODEPAGE", "3", "ANSI_1252", "9", "$INSUNITS", "70", "6",
+      "0", "ENDSEC", "0", "SECTION", "2", "TABLES", "0", "TABLE", "2", "LAYER", "0", "LAYER", "2", "0", "70", "0", "0", "LAYER", "2",
+      "Wände", "70", "0", "0", "ENDTAB", "0", "ENDSEC", "0", "SECTION", "2", "ENTITIES", "0", "LINE", "8", "Wände", "10", "0", "20", "0",
+      "11", "10", "21", "5", "0", "ENDSEC", "0", "SECTION", "2", "OBJECTS", "0", "MATERIAL", "5", "C1", "8", "", "1", "Global", "0",
+      "ENDSEC", "0", "EOF",
+    ]
+    try Data(pairs.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dir + "/plan.dxf"))
+    let common = [dir + "/plan.dxf", "--center", "52,5", "--drawing-units", "m"]
+    let none = try runTool(common + ["--layers", "NOMATCH", "--dry-run"])
+    #expect(none.status == 2 && none.stderrLines.count == 1, "\(none.stderr)")
+    #expect(none.stderr.contains("'NOMATCH' matches none of the 2 layers of \(dir)/plan.dxf (0, Wände)"), "\(none.stderr)")
+    let drawn = try runTool(common + ["--layers", "Wände", "-o", dir + "/out", "-q"])
+    #expect(drawn.status == 0, "\(drawn.stderr)")
+  }
 }

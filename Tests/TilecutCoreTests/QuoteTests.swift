@@ -28,6 +28,37 @@ struct QuoteTests {
     #expect(shown.count == Quote.lineLimit && shown.hasPrefix("error: x") && shown.hasSuffix(" the reason") && shown.contains("…"))
   }
 
+  /// A letter with a million combining marks is one Character: cut by characters alone,
+  /// an IMDF id or a KML name of 2 MB went out whole (hostile42 #3).
+  @Test("a value or a line of one character with a million combining marks is cut by UTF-8 bytes")
+  func combiningMarks() {
+    let zalgo = "u" + String(repeating: "\u{301}", count: 1_000_000)
+    let value = Quote.value(zalgo)
+    #expect(value.utf8.count <= Quote.limit * Quote.bytesPerCharacter && value.utf8.starts(with: "u\u{301}\u{301}".utf8))
+    #expect(value.hasSuffix("…"))
+    #expect(Quote.value(zalgo, limit: 40).utf8.count <= 160)
+    let line = Quote.line("error: " + zalgo + " the reason " + zalgo + " is missing")
+    #expect(line.utf8.count <= Quote.lineLimit * Quote.bytesPerCharacter && line.utf8.starts(with: "error: u".utf8))
+    #expect(line.unicodeScalars.contains("…"))
+    #expect(line.hasSuffix(" is missing"))
+    // one value among short ones: the parser's message repeats it no more
+    #expect(Quote.firstLine(of: "Unexpected argument '\(zalgo)'", values: [zalgo]).utf8.count < 500)
+    // a message that cuts a value itself (an SVG's reference)
+    #expect(Quote.prefix(zalgo, 40).utf8.count <= 160 && Quote.prefix("abcdef", 2) == "ab")
+    // what is cut by characters is as before: 100 of CJK, 99 and an ellipsis past it
+    #expect(Quote.value(String(repeating: "日", count: 100)) == String(repeating: "日", count: 100))
+    #expect(Quote.value(String(repeating: "日", count: 101)) == String(repeating: "日", count: 99) + "…")
+  }
+
+  /// U+2028 and U+2029 break a line in some terminals and viewers, NEL (U+0085) in others,
+  /// and the bidi marks reorder what follows (hostile42 #11).
+  @Test("line and paragraph separators, NEL and the bidi marks are escaped")
+  func separatorsAndMarks() {
+    #expect(Quote.value("A\u{2028}B\u{2029}C\u{85}D") == "A\\u{2028}B\\u{2029}C\\u{85}D")
+    #expect(Quote.value("a\u{200E}b\u{200F}c\u{61C}d\u{202B}e\u{2067}f") == "a\\u{200e}b\\u{200f}c\\u{61c}d\\u{202b}e\\u{2067}f")
+    #expect(Quote.line("x\u{2028}y") == "x\\u{2028}y")
+  }
+
   @Test("the parser's message keeps its reason after a value with a newline, and repeats no megabyte")
   func firstLine() {
     let value = "1\n2"

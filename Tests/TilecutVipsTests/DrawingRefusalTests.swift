@@ -55,6 +55,48 @@ struct DrawingRefusalTests {
     #expect(text.contains("AutoCAD 2018") && text.contains("save it as DXF") && !text.contains("\n"), "\(text)")
   }
 
+  /// A damaged AutoCAD 2000 DWG was "libopencad 0.3.4 does not support this version of
+  /// CAD file", and one with damaged version bytes "AutoCAD Driver (as GDAL identifies
+  /// it), which tilecut does not read; convert it to PNG, …" (hostile42 #12).
+  @Test("a DWG with a damaged header or damaged version bytes is said to be damaged, in one line")
+  func damagedDWG() throws {
+    for (name, magic) in [("version.dwg", Array("AC10".utf8) + [0xFD, 0x35]), ("header.dwg", Array("AC1015".utf8))] {
+      let path = dir + "/" + name
+      try Data(magic + [UInt8](repeating: 0, count: 200)).write(to: URL(fileURLWithPath: path))
+      let error = #expect(throws: TilecutError.self) { try SourceImage.header(of: InputName(path: path), maxPixels: 1 << 30) }
+      let text = error.map { "\($0)" } ?? ""
+      #expect(text.contains("damaged") && text.contains("save it again from its CAD program, or as DXF") && !text.contains("\n"), "\(text)")
+      #expect(!text.contains("libopencad") && !text.contains("convert it to PNG"), "\(text)")
+    }
+    let error = #expect(throws: TilecutError.self) {
+      try SourceImage.header(of: InputName(path: dir + "/header.dwg"), maxPixels: 1 << 30)
+    }
+    #expect("\(error.map { "\($0)" } ?? "")".contains("a damaged AutoCAD 2000 (AC1015) DWG"))
+  }
+
+  /// A data file whose ENVI header GDAL refuses (2^31 − 1 bands) was "a file of unknown
+  /// format … convert it to … ENVI", the header unnamed (hostile42 #13).
+  @Test("a data file whose ENVI header GDAL cannot read is refused naming the header and its sizes")
+  func damagedENVIHeader() throws {
+    let data = dir + "/e.dat"
+    try Data(repeating: 7, count: 2000).write(to: URL(fileURLWithPath: data))
+    let header =
+      "ENVI\ndescription = {\u{1B}]0;x\u{7}}\nsamples = 20\nlines = 10\nbands = 2147483647\nheader offset = 0\nfile type = ENVI Standard\ndata type = 1\ninterleave = bsq\nbyte order = 0\n"
+    try Data(header.utf8).write(to: URL(fileURLWithPath: dir + "/e.hdr"))
+    let error = #expect(throws: TilecutError.self) { try SourceFormat.detect(path: data) }
+    let text = error.map { "\($0)" } ?? ""
+    #expect(text.contains("has an ENVI header, e.hdr, that GDAL cannot read (samples 20, lines 10, bands 2147483647)"), "\(text)")
+    #expect(!text.contains("unknown format") && !text.contains("\u{1B}") && !text.contains("\n"), "\(text)")
+  }
+
+  /// A drawing spanning 1e308 units was "inf × inf pixels" (hostile42 #14a).
+  @Test("a drawing's size in pixels past what a number holds is said as more than 10^15")
+  func infinitePixels() {
+    #expect(DrawingSource.pixelSize(columns: .infinity, rows: 20) == "more than 10^15 pixels across")
+    #expect(DrawingSource.pixelSize(columns: 3e20, rows: 20) == "3e+20 × 20 pixels")
+    #expect(DrawingSource.spanSize(.infinity, 1) == "more than 1e+308" && DrawingSource.spanSize(1.5, 2e20) == "1.5 × 2e+20")
+  }
+
   @Test("a binary DXF, which GDAL's DXF driver does not read, is refused in one line that says to save it as ASCII DXF")
   func binaryDXF() throws {
     let path = dir + "/plan.dxf"

@@ -20,6 +20,31 @@ struct DrawingWarningsTests {
     #expect(many.last == "GDAL: 12 more warnings not shown")
   }
 
+  /// A block's name may hold U+2028, U+2029 or NEL, which ended a message and made a
+  /// second, forged one ("GDAL: Block B does not exist"); and the messages GDAL said past
+  /// those kept are counted (hostile42 #11 and #10).
+  @Test("GDAL's messages are split on line feeds only, and those not kept are counted")
+  func separatorsAndCount() {
+    let forged = DrawingWarnings.shown("Block A\u{2028}Block B\u{85}C\u{2029} does not exist\r\nBlock D does not exist", path: "p.dxf", isDXF: true)
+    #expect(forged == ["GDAL: Block A\\u{2028}Block B\\u{85}C\\u{2029} does not exist", "GDAL: Block D does not exist"])
+    let said = (0..<20).map { "Block \($0) does not exist" }.joined(separator: "\n")
+    #expect(DrawingWarnings.shown(said, dropped: 80, path: "p.dxf", isDXF: true).last == "GDAL: 92 more warnings not shown")
+    let one = DrawingWarnings.shown("Block A does not exist", dropped: 1, path: "p.dxf", isDXF: true)
+    #expect(one == ["GDAL: Block A does not exist", "GDAL: 1 more warning not shown"])
+  }
+
+  /// GDAL's CAD driver says "Unhandled feature. Skipping it." of each entity it skips;
+  /// a block's name shaped as a reader error of another file was left out (hostile42 #12, #14d).
+  @Test("entities the CAD driver skips are counted in one line; a block named like a reader error is said")
+  func unhandledAndSpoofed() {
+    let skipped = DrawingWarnings.shown(
+      "Unhandled feature. Skipping it.\nUnhandled feature. Skipping it.\nUnhandled feature. Skipping it.", path: "p.dwg", isDXF: false)
+    #expect(skipped == ["GDAL: 3 entities of a kind GDAL's CAD driver does not read are not drawn; save the drawing as DXF to draw them"])
+    let spoof = "Block A.cpp, 1: error at line 5 of other.dxf does not exist"
+    #expect(DrawingWarnings.shown(spoof, path: "p.dxf", isDXF: true) == ["GDAL: \(spoof)"])
+    #expect(DrawingWarnings.readerError("./ogr/ogrsf_frmts/dxf/ogrdxflayer.cpp, 767: error at line 16 of p.dxf")! == (16, "p.dxf"))
+  }
+
   /// GDAL's reader errors name its own source; the entity is looked up in the file by the
   /// line, and one that tilecut reads itself (a fit-point SPLINE GDAL cannot read) is not said.
   @Test("a reader error names the entity at its line, unless tilecut reads that kind itself")

@@ -54,11 +54,12 @@ void tc_dxf_preload_finish(void);
  * things drawn, the features read and those left out (off or frozen layers), and the
  * model-space tables and arc dimensions past the most drawn (`not_drawn`, left out),
  * and GDAL's warnings while reading it (*warnings, newline separated, to free(); NULL
- * when none: the file's own text may be in them). 0 on success; 1 when it cannot be
+ * when none: the file's own text may be in them; *warnings_dropped: those past them). 0 on success; 1 when it cannot be
  * read or a bound is passed, -2 when libgdal cannot be loaded (*error, to free(), says
  * why). */
 int tc_dxf_measure(const char *filename, int dwg, size_t max_bytes, size_t max_text, double extent[4], size_t *drawn,
-                   size_t *features, size_t *hidden, size_t *not_drawn, char **warnings, char **error);
+                   size_t *features, size_t *hidden, size_t *not_drawn, char **warnings, size_t *warnings_dropped,
+                   char **error);
 
 /* Frees the display lists of `path` (NULL: of every drawing) that no image draws from. */
 void tc_dxf_forget(const char *path);

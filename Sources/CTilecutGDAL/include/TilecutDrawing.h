@@ -101,6 +101,8 @@ typedef struct {
   /* GDAL's driver ("DXF", "CAD") */
   char driver[16];
   char *warnings;
+  /* GDAL's warnings past those `warnings` holds (its first megabyte), counted */
+  size_t warnings_dropped;
   char *error;
 } tc_drawing;
 

@@ -133,7 +133,8 @@ public enum DrawingSource {
 
   /// The layer names a text DXF gives (its LAYER table's and those its entities and
   /// blocks are on), in the file's order; empty, so that nothing is checked against
-  /// them, when the file is over 16 MB, is no text DXF, or spells a name past ASCII.
+  /// them, when the file is over 16 MB, is no text DXF, or spells a name past ASCII in
+  /// a code page tilecut does not decode (``layerNames(text:)``).
   public static func layerNames(path: String) -> [String] {
     guard let handle = FileHandle(forReadingAtPath: path) else { return [] }
     defer { try? handle.close() }
@@ -142,25 +143,67 @@ public enum DrawingSource {
     return layerNames(text: Array(data))
   }
 
-  /// The layer names of a text DXF's bytes, each once: group 2 of each `0 LAYER` table
-  /// entry and group 8 of every entity and block (GDAL draws an entity on a layer the
-  /// table does not list). Empty when a name holds a byte past ASCII: before AC1021 the
-  /// file's code page spells it, which GDAL converts and these bytes do not say.
+  /// The layer names of a text DXF's bytes, each once, as the drawing reader reads them:
+  /// group 2 of each LAYER table entry and group 8 of every entity and block in its
+  /// BLOCKS and ENTITIES sections (GDAL draws an entity on a layer the table does not
+  /// list; group 8 of other tables' entries and of objects names no layer drawn).
+  /// Decoded as UTF-8 from AC1021 (AutoCAD 2007) on, before it as Latin-1 when the file's
+  /// code page ($DWGCODEPAGE) is ANSI_1252 or none GDAL knows (as GDAL decodes them).
+  /// Empty, so that nothing is checked against them, when a name past ASCII is in
+  /// another code page, or is no valid UTF-8.
   static func layerNames(text bytes: [UInt8]) -> [String] {
     var lines = DXFLines(bytes)
     func line() -> ArraySlice<UInt8>? { lines.next() }
     let equals = DXFLines.equals
-    var names: [String] = []
+    var raw: [ArraySlice<UInt8>] = []
     var seen: Set<ArraySlice<UInt8>> = []
+    var section = ""
+    var sectionNamed = false
+    var variable = ""
+    var version = 0
+    var codePage: String?
     var inLayer = false
     while let code = line(), let value = line() {
       if equals(code, "0") {
-        inLayer = equals(value, "LAYER")
+        sectionNamed = equals(value, "SECTION")
+        if equals(value, "ENDSEC") { section = "" }
+        inLayer = section == "TABLES" && equals(value, "LAYER")
         continue
       }
-      guard (inLayer && equals(code, "2")) || equals(code, "8") else { continue }
-      if value.contains(where: { $0 >= 0x80 }) { return [] }
-      if seen.insert(value).inserted { names.append(String(decoding: value, as: UTF8.self)) }
+      if sectionNamed, equals(code, "2") {
+        section = String(decoding: value, as: UTF8.self)
+        sectionNamed = false
+        continue
+      }
+      if section == "HEADER" {
+        if equals(code, "9") {
+          variable = String(decoding: value, as: UTF8.self)
+        } else if variable == "$ACADVER", equals(code, "1") {
+          version = Int(String(decoding: value.drop { $0 != UInt8(ascii: "1") }, as: UTF8.self)) ?? 0
+        } else if variable == "$DWGCODEPAGE", equals(code, "3") {
+          codePage = String(decoding: value, as: UTF8.self)
+        }
+        continue
+      }
+      let entityLayer = (section == "ENTITIES" || section == "BLOCKS") && equals(code, "8")
+      guard (inLayer && equals(code, "2")) || entityLayer, !value.isEmpty else { continue }
+      if seen.insert(value).inserted { raw.append(value) }
+    }
+    let latin1 = codePage.map { $0 == "ANSI_1252" || !$0.uppercased().hasPrefix("ANSI_") } ?? true
+    var names: [String] = []
+    for value in raw {
+      if !value.contains(where: { $0 >= 0x80 }) {
+        names.append(String(decoding: value, as: UTF8.self))
+      } else if version >= 1021 {
+        guard let name = String(bytes: value, encoding: .utf8) else { return [] }
+        names.append(name)
+      } else if latin1 {
+        var name = ""
+        name.unicodeScalars.append(contentsOf: value.map { Unicode.Scalar($0) })
+        names.append(name)
+      } else {
+        return []
+      }
     }
     return names
   }
@@ -205,6 +248,21 @@ public enum DrawingSource {
     String(format: value.isFinite && abs(value) >= 1e15 ? "%.3g" : "%.0f", value)
   }
 
+  /// A size in pixels for a message: "W × H pixels" (``pixelCount(_:)``), or, past what a
+  /// number holds (a drawing spanning 1e308 units was "inf × inf pixels"), "more than
+  /// 10^15 pixels across".
+  static func pixelSize(columns: Double, rows: Double) -> String {
+    guard columns.isFinite, rows.isFinite else { return "more than 10^15 pixels across" }
+    return "\(pixelCount(columns)) × \(pixelCount(rows)) pixels"
+  }
+
+  /// A drawing's width × height in its units for a message, or "more than 1e+308" past
+  /// what a number holds (a span from -1e308 to 1e308).
+  static func spanSize(_ width: Double, _ height: Double) -> String {
+    guard width.isFinite, height.isFinite else { return "more than 1e+308" }
+    return String(format: "%.6g × %.6g", width, height)
+  }
+
   /// The model-space tables and arc dimensions drawn at most (MAX_BLOCK_REFS in TilecutDXFWipeout.c).
   static let maxBlockReferences = 10000
 
@@ -240,9 +298,10 @@ public enum DrawingSource {
     var notDrawn = 0
     var error: UnsafeMutablePointer<CChar>?
     var said: UnsafeMutablePointer<CChar>?
+    var unsaid = 0
     let status = tc_dxf_measure(
       path, format == .dwg ? 1 : 0, listBytes(maxMemory: maxMemory), maxTextBytes, &extent, &drawn, &features, &hidden, &notDrawn, &said,
-      &error)
+      &unsaid, &error)
     defer {
       free(error)
       free(said)
@@ -252,6 +311,13 @@ public enum DrawingSource {
       let why = error.map { String(cString: $0) } ?? "GDAL cannot read it"
       let kind = format == .dwg ? "a DWG drawing" : "a DXF drawing"
       let first = String(why.split(separator: "\n").first ?? "")
+      // libopencad says so of a damaged header, whatever the release its magic names
+      if format == .dwg, first.contains("does not support this version of CAD file") {
+        throw TilecutError.invalidInput(
+          path: path,
+          reason: "is a damaged \(dwgRelease(head).name) DWG: GDAL's CAD driver cannot read its header; save it again from its CAD program, or as DXF"
+        )
+      }
       let shown = format == .dxf ? Self.parseError(first) ?? first : first
       throw TilecutError.invalidInput(path: path, reason: "cannot be read as \(kind) (\(shown))")
     }
@@ -272,10 +338,10 @@ public enum DrawingSource {
       throw TilecutError.invalidInput(
         path: path,
         reason: String(
-          format:
-            "spans %.6g × %.6g drawing units (%@), %@ × %@ pixels of %g m, more than --max-pixels %ld; check its units or raise --max-pixels",
-          maxX - minX, maxY - minY, unit?.name ?? "unitless, read as metres", pixelCount(columns), pixelCount(rows),
-          DrawingFrame.groundMetersPerPixel, maxPixels))
+          format: "spans %@ drawing units (%@), %@ of %g m, more than --max-pixels %ld; %@",
+          spanSize(maxX - minX, maxY - minY), unit?.name ?? "unitless, read as metres", pixelSize(columns: columns, rows: rows),
+          DrawingFrame.groundMetersPerPixel, maxPixels,
+          columns.isFinite && rows.isFinite ? "check its units or raise --max-pixels" : "check its units, and its entities far from the rest"))
     }
     let width = max(1, Int(columns))
     let height = max(1, Int(rows))
@@ -285,7 +351,8 @@ public enum DrawingSource {
       pixelsPerLineweightMillimeter: lineweightPixelsPerMillimeter, isDWG: format == .dwg)
     header.drawing?.padding = padding
     if format == .dxf { header.drawing?.geodata = DrawingGeodataReader.read(path: path) }
-    header.warnings += DrawingWarnings.shown(said.map { String(cString: $0) } ?? "", path: path, isDXF: format == .dxf)
+    header.warnings += DrawingWarnings.shown(said.map { String(cString: $0) } ?? "", dropped: unsaid, path: path, isDXF: format == .dxf)
+    if format == .dxf { header.warnings += DrawingWarnings.references(path: path) }
     if notDrawn > 0 {
       header.warnings.append(
         "\(notDrawn) of its tables and arc or radial dimensions (ACAD_TABLE, ARC_DIMENSION, LARGE_RADIAL_DIMENSION) are not drawn: tilecut draws the first \(maxBlockReferences)"

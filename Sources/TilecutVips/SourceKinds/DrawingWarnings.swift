@@ -30,12 +30,23 @@ enum DrawingWarnings {
   /// whose lines repeat the drawing's own), and GDAL's "Block X does not exist" where the
   /// DXF defines X (GDAL drops a block of nothing it reads: only tables, XLINEs, MESHes,
   /// IMAGEs…, which tilecut draws itself).
-  static func shown(_ messages: String, path: String, isDXF: Bool) -> [String] {
+  /// `dropped`: GDAL's messages past those it kept (`messages` holds the first megabyte),
+  /// counted in the last line as warnings not shown. Split on "\n" only: a file's text in
+  /// a message (a block's name) may hold U+2028 or U+0085, which end no message.
+  static func shown(_ messages: String, dropped: Int = 0, path: String, isDXF: Bool) -> [String] {
     // (text, the DXF line of a reader error)
     var found: [(text: String, line: Int?)] = []
-    for part in messages.split(whereSeparator: \.isNewline) {
-      let message = part.trimmingCharacters(in: .whitespaces)
+    let blank = CharacterSet.whitespaces.union(CharacterSet(charactersIn: "\r"))
+    // GDAL's CAD driver says this of each entity it skips, without naming it
+    let unhandled = "Unhandled feature. Skipping it."
+    var unhandledCount = 0
+    for part in messages.utf8.split(separator: UInt8(ascii: "\n")) {
+      let message = String(decoding: part, as: UTF8.self).trimmingCharacters(in: blank)
       if message.isEmpty || message.hasPrefix("Non closed ring detected") { continue }
+      if message == unhandled {
+        unhandledCount += 1
+        continue
+      }
       if let error = readerError(message) {
         guard error.file == path else { continue }
         found.append((message, error.line))
@@ -59,15 +70,104 @@ enum DrawingWarnings {
       let line = "GDAL: " + Quote.value(text, limit: maxCharacters)
       if !shown.contains(line) { shown.append(line) }
     }
-    guard shown.count > maxShown else { return shown }
-    let more = shown.count - maxShown
+    if unhandledCount > 0 {
+      let one = unhandledCount == 1
+      shown.append(
+        "GDAL: \(unhandledCount) entit\(one ? "y" : "ies") of a kind GDAL's CAD driver does not read \(one ? "is" : "are") not drawn; save the drawing as DXF to draw \(one ? "it" : "them")"
+      )
+    }
+    let more = max(shown.count - maxShown, 0) + dropped
+    guard more > 0 else { return shown }
     return Array(shown.prefix(maxShown)) + ["GDAL: \(more) more warning\(more == 1 ? "" : "s") not shown"]
   }
 
+  /// What the DXF at `path` refers to in other files, which tilecut never opens, said one
+  /// line a kind: blocks inserted that are external references (XREFs: their blocks are
+  /// empty, nothing of the referenced drawing is drawn), IMAGEs (drawn as their frames)
+  /// and PDF, DWF and DGN underlays (not drawn). The file's own text (a block's name, a
+  /// path) is quoted and cut.
+  static func references(path: String) -> [String] {
+    // each block's name, flags and path (group 2, 70 and 1 of a BLOCK)
+    var xrefs: [(name: String, file: String)] = []
+    var inserted: Set<String> = []
+    var images = 0
+    var imageFile: String?
+    var underlays: [String: Int] = [:]
+    var underlayFiles: [String: String] = [:]
+    var entity = ""
+    var block: (name: String, flags: Int, file: String) = ("", 0, "")
+    // the group code of the value read next (0, 1, 2, 70 or another: -1)
+    var code = -1
+    lines(of: path, upTo: Int.max) { number, bytes in
+      if number % 2 == 1 {
+        code = equals(bytes, "0") ? 0 : equals(bytes, "1") ? 1 : equals(bytes, "2") ? 2 : equals(bytes, "70") ? 70 : -1
+        return true
+      }
+      func value() -> String { String(decoding: bytes, as: UTF8.self) }
+      switch (code, entity) {
+      case (-1, _): break
+      case (0, _):
+        if entity == "BLOCK", block.flags & 4 != 0 { xrefs.append((block.name, block.file)) }
+        entity = value().uppercased()
+        block = ("", 0, "")
+        if entity == "IMAGE" { images += 1 }
+        if let kind = underlayKinds[entity] { underlays[kind, default: 0] += 1 }
+      case (2, "BLOCK"): block.name = value()
+      case (70, "BLOCK"): block.flags = Int(value()) ?? 0
+      case (1, "BLOCK"): block.file = value()
+      case (2, "INSERT"): inserted.insert(value())
+      case (1, "IMAGEDEF"): if imageFile == nil { imageFile = value() }
+      case (1, _) where entity.hasSuffix("DEFINITION"):
+        if let kind = underlayKinds[String(entity.dropLast("DEFINITION".count)) + "UNDERLAY"], underlayFiles[kind] == nil {
+          underlayFiles[kind] = value()
+        }
+      default: break
+      }
+      return true
+    }
+    func quoted(_ text: String) -> String { "'" + Quote.value(text, limit: 60) + "'" }
+    var said: [String] = []
+    let unbound = xrefs.filter { inserted.contains($0.name) }
+    if let first = unbound.first {
+      let more = unbound.count - 1
+      said.append(
+        more == 0
+          ? "block \(quoted(first.name)) is an external reference to \(quoted(first.file)), which tilecut does not read: it is not drawn; bind it in the CAD program (XREF, Bind)"
+          : "block \(quoted(first.name)) (an external reference to \(quoted(first.file))) and \(more) more are external references, which tilecut does not read: they are not drawn; bind them in the CAD program (XREF, Bind)"
+      )
+    }
+    if images > 0 {
+      let file = imageFile.map { " of \(quoted($0))" } ?? ""
+      said.append(
+        images == 1
+          ? "its IMAGE\(file) is drawn as its frame: tilecut does not read the picture file a drawing refers to; tile the picture on its own"
+          : "its \(images) IMAGEs (the first\(file)) are drawn as their frames: tilecut does not read the picture files a drawing refers to; tile the pictures on their own"
+      )
+    }
+    for kind in underlays.keys.sorted() {
+      let count = underlays[kind] ?? 0
+      let file = underlayFiles[kind].map { " of \(quoted($0))" } ?? ""
+      said.append(
+        count == 1
+          ? "its \(kind) underlay\(file) is not drawn: tilecut does not read the files a drawing refers to; import it into the drawing in the CAD program"
+          : "its \(count) \(kind) underlays (the first\(file)) are not drawn: tilecut does not read the files a drawing refers to; import them into the drawing in the CAD program"
+      )
+    }
+    return said
+  }
+
+  /// The underlay entities, by the kind of file they show.
+  static let underlayKinds = ["PDFUNDERLAY": "PDF", "DWFUNDERLAY": "DWF", "DGNUNDERLAY": "DGN"]
+
   /// The line and the file of GDAL's DXF reader error ("./ogr/ogrsf_frmts/dxf/ogrdxflayer.cpp,
   /// 2151: error at line 1918 of plan.dxf"), or nil for any other message.
+  /// Only GDAL's exact shape: its source file (no space in it), its line's digits, then
+  /// ": error at line": a block named "A.cpp, 1: error at line 5 of x" makes "Block A.cpp,
+  /// …", which is no reader error (and was left out as one of another file).
   static func readerError(_ message: String) -> (line: Int, file: String)? {
-    guard let source = message.range(of: ".cpp, "), let at = message.range(of: ": error at line ", range: source.upperBound..<message.endIndex)
+    guard let source = message.range(of: ".cpp, "), let at = message.range(of: ": error at line ", range: source.upperBound..<message.endIndex),
+      !message[..<source.lowerBound].isEmpty, !message[..<source.lowerBound].contains(" "),
+      message[source.upperBound..<at.lowerBound].allSatisfy({ $0.isASCII && $0.isNumber }), source.upperBound < at.lowerBound
     else { return nil }
     let digits = message[at.upperBound...].prefix { $0.isNumber }
     guard let line = Int(digits), let of = message.range(of: " of ", range: at.upperBound..<message.endIndex) else { return nil }
