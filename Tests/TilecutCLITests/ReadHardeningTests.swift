@@ -248,4 +248,34 @@ struct ReadHardeningTests {
       #expect(!pngOpened.contains { $0.contains(name) }, "\(name) opened: \(pngOpened.filter { $0.contains(name) })")
     }
   }
+
+  @Test("a sidecar GDAL reads whole (.aux.xml, .IMD, .RPB, _RPC.TXT) past 4 MB is refused naming it and its size, before GDAL reads it")
+  func sidecarsSized() throws {
+    // CPU: 4 dry runs of a 64² GeoTIFF, about 0.3 s; the sidecars are sparse (no bytes on disk)
+    let f = try Folder()
+    defer { f.remove() }
+    try GeoTIFFWriter.write(
+      path: f.path("g.tif"), width: 64, height: 64, bands: 3, pixels: [UInt8](repeating: 90, count: 64 * 64 * 3),
+      tiepoint: [0, 0, 0, -14000, 6_711_000, 0], scale: [0.5, 0.5, 0], shortKeys: [(.modelType, 1), (.rasterType, 1), (.projectedCSType, 3857)])
+    let heads = [
+      "g.tif.aux.xml": "<PAMDataset>\n", "g.IMD": "BEGIN_GROUP = IMAGE_1\n", "g.RPB": "satId = \"X\";\n", "g_RPC.TXT": "LINE_OFF: 1\n",
+    ]
+    for (name, head) in heads.sorted(by: { $0.key < $1.key }) {
+      // 0.18.0 let GDAL read them: 3 GB of memory for a 3 GB .aux.xml under --max-memory 128
+      try head.write(toFile: f.path(name), atomically: true, encoding: .utf8)
+      #expect(truncate(f.path(name), (8 << 20) + 1) == 0)
+      let r = try runIn(f.dir, ["g.tif", "-o", "out", "--dry-run", "--max-memory", "128"])
+      #expect(r.status == 1 && r.stderrLines.count == 1, "\(name): \(r.stderr)")
+      #expect(r.stderr.contains("\(name): is \((8 << 20) + 1) bytes, more than 4 MB"), "\(name): \(r.stderr)")
+      #expect(r.stderr.contains("remove it or move it away"), "\(name): \(r.stderr)")
+      unlink(f.path(name))
+    }
+    // one of 4 MB is read as before, and a big file that is no sidecar GDAL reads whole is not refused
+    try "<PAMDataset>\n".write(toFile: f.path("g.tif.aux.xml"), atomically: true, encoding: .utf8)
+    #expect(truncate(f.path("g.tif.aux.xml"), 4 << 20) == 0)
+    try "x".write(toFile: f.path("g.pdf"), atomically: true, encoding: .utf8)
+    #expect(truncate(f.path("g.pdf"), 64 << 20) == 0)
+    let fine = try runIn(f.dir, ["g.tif", "-o", "out", "--dry-run"])
+    #expect(fine.status == 0, "\(fine.stderr)")
+  }
 }
