@@ -51,18 +51,19 @@ public enum SidecarPath {
   public static let maxReadWholeBytes = 4 << 20
 
   /// Whether GDAL reads the sidecar `sibling` of `input` whole, as text: its PAM
-  /// (`.aux.xml`), the metadata readers' `.IMD`, `.RPB`, `_RPC.TXT`, `.RPC`, `.XML`,
-  /// `.TIL`, `.PVL`, `_metadata.txt`, `.pass`, `.DIM`, `.txt`, and an ENVI `.hdr`.
-  /// Overviews and masks (`.ovr`, `.msk`, `.aux`) are read by offsets, and world files
-  /// and `.tab` files a hundred lines at most.
+  /// (`.aux.xml`), the metadata readers' `.IMD`, `.RPB`, `_RPC.TXT`, `.RPC`, `.TIL`,
+  /// `.PVL`, `_metadata.txt`, `.pass`, `.DIM`, and the stem's `.XML`,
+  /// `_metadata.xml`, `.txt` and ENVI `.hdr`. Overviews and masks (`.ovr`, `.msk`,
+  /// `.aux`) are read by offsets, world files and `.tab` files a hundred lines at most,
+  /// and ArcGIS's `plan.tif.xml` (its lineage can grow to megabytes) not at all.
   public static func readWhole(_ sibling: String, of input: String) -> Bool {
     let name = URL(fileURLWithPath: sibling).lastPathComponent.lowercased()
     let own = URL(fileURLWithPath: input).lastPathComponent
     let stem = (own.lastIndex(of: ".").map { String(own[..<$0]) } ?? own).lowercased()
-    if [".xml", ".imd", ".rpb", "_rpc.txt", ".rpc", ".til", ".pvl", ".pass", ".dim", "_metadata.txt"].contains(where: name.hasSuffix) {
+    if [".aux.xml", ".imd", ".rpb", "_rpc.txt", ".rpc", ".til", ".pvl", ".pass", ".dim", "_metadata.txt"].contains(where: name.hasSuffix) {
       return true
     }
-    return name == stem + ".txt" || name == stem + ".hdr"
+    return [".xml", "_metadata.xml", ".txt", ".hdr"].contains { name == stem + $0 }
   }
 
   /// Why the sidecar `sibling` of `input`, of `size` bytes, is not given to GDAL, or nil.
