@@ -6,7 +6,9 @@ import TilecutCore
 /// folder: `SidecarPath`), nothing else. GDAL's drivers look for sidecars by listing the
 /// raster's folder (the GeoTIFF driver lists it again whatever sibling list it is
 /// given), so the folder they list holds only what may be read: a link out of the
-/// input's folder, `/proc/self/environ` behind `plan.IMD`, is never opened.
+/// input's folder, `/proc/self/environ` behind `plan.IMD`, is never opened, nor is a
+/// sidecar GDAL reads whole that is larger than `SidecarPath.maxReadWholeBytes`
+/// (`SourceImage.checkSidecars` refused the input for it first).
 struct GDALFolder {
   /// The private folder.
   let path: String
@@ -37,7 +39,7 @@ struct GDALFolder {
       // a link to where the sidecar resolves now: a later swap of its name changes nothing
       var st = stat()
       guard SidecarPath.escape(sibling) == nil, let real = SidecarPath.resolved(sibling), stat(real, &st) == 0,
-        st.st_mode & S_IFMT == S_IFREG
+        st.st_mode & S_IFMT == S_IFREG, SidecarPath.tooLarge(sibling, of: input, size: Int64(st.st_size)) == nil
       else { continue }
       let entry = URL(fileURLWithPath: sibling).lastPathComponent
       if symlink(real, path + "/" + entry) == 0 { linked.append(entry) }

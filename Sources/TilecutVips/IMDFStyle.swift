@@ -93,8 +93,10 @@ public struct IMDFStyle: Sendable, Hashable {
       throw TilecutError.invalidOption(option: option, reason: "\(path) is over 1 MB or cannot be read; a style file is a few lines of JSON")
     }
     let given: [String: IMDFPaint]
+    let named: [String: PaintKeys]
     do {
       given = try JSONDecoder().decode([String: IMDFPaint].self, from: Data(bytes))
+      named = try JSONDecoder().decode([String: PaintKeys].self, from: Data(bytes))
     } catch {
       throw TilecutError.invalidOption(
         option: option,
@@ -110,6 +112,14 @@ public struct IMDFStyle: Sendable, Hashable {
         throw TilecutError.invalidOption(
           option: option,
           reason: "\(path): \(Quote.value(key)) is no layer tilecut draws (\(layers.sorted().joined(separator: ", ")), each with .category)")
+      }
+      // a misspelt paint ("fil") was ignored: the paint not given, without a word
+      if let unknown = named[key]?.keys.first(where: { !PaintKeys.known.contains($0) }) {
+        throw TilecutError.invalidOption(
+          option: option,
+          reason:
+            "\(path): \(Quote.value(key)) has '\(Quote.value(unknown))', which is no paint key; a paint takes \(PaintKeys.known.joined(separator: ", "))"
+        )
       }
       for colour in [paint.fill, paint.stroke].compactMap({ $0 }) where Self.svgColour(colour) == nil {
         throw TilecutError.invalidOption(
@@ -127,6 +137,23 @@ public struct IMDFStyle: Sendable, Hashable {
       out.paints[key] = merged
     }
     return out
+  }
+
+  /// The keys a style file's paint gives, sorted (`IMDFPaint` decodes only those it knows).
+  struct PaintKeys: Decodable {
+    static let known = ["fill", "stroke", "width", "size"]
+    let keys: [String]
+
+    struct Key: CodingKey {
+      var stringValue: String
+      var intValue: Int? { nil }
+      init(stringValue: String) { self.stringValue = stringValue }
+      init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: Decoder) throws {
+      keys = try decoder.container(keyedBy: Key.self).allKeys.map(\.stringValue).sorted()
+    }
   }
 
   /// `#rrggbb` or `none` (and an opacity from `#rrggbbaa`) for SVG, or nil for anything else.

@@ -44,6 +44,8 @@ enum SVGReferences {
   struct Walk {
     let path: String
     let maxBytes: Int
+    /// The SVG's own folder, resolved: librsvg reads no file outside it.
+    var home: String? = nil
     var files = 0
     var visited: Set<String> = []
     var images: Set<String> = []
@@ -62,6 +64,7 @@ enum SVGReferences {
     var walk = Walk(path: path, maxBytes: maxBytes)
     if let real = canonical(path) { walk.visited.insert(real) }
     let base = (path as NSString).deletingLastPathComponent
+    walk.home = canonical(base.isEmpty ? "." : base)
     try scan(data, base: base.isEmpty ? "." : base, via: [], depth: 0, walk: &walk)
     return walk.read
   }
@@ -171,6 +174,17 @@ enum SVGReferences {
     let kind: String
     switch st.st_mode & S_IFMT {
     case S_IFREG:
+      // librsvg reads only files in the SVG's folder and below (resolved), and drops the
+      // rest without a word: refused before tilecut opens it, or lists it in a depfile
+      if let home = walk.home, let real = canonical(file),
+        SidecarPath.isSystemTree(real) || !(home == "/" ? real.hasPrefix("/") : real.hasPrefix(home + "/"))
+      {
+        throw TilecutError.invalidInput(
+          path: walk.path,
+          reason:
+            "refers to \(describe(value, via: via)), outside its folder; librsvg reads no file outside the SVG's folder, so it would not be drawn: copy the file beside the SVG and refer to it there"
+        )
+      }
       try referencedFile(file, value: value, base: base, via: via, depth: depth, walk: &walk)
       return
     case S_IFDIR: kind = "a directory"

@@ -147,7 +147,8 @@ public enum SourceImage {
   /// `_RPC.TXT`, `.IMD`, …): one that is a FIFO, socket or device would block the
   /// read or be drained, and one that is a link out of the input's folder (or into
   /// /proc, /sys, /dev) is a file the user never named, so either refuses the input,
-  /// naming the sidecar, before anything opens it.
+  /// naming the sidecar, before anything opens it. So does one GDAL reads whole that is
+  /// past `SidecarPath.maxReadWholeBytes` (a sparse `.aux.xml` of gigabytes).
   static func checkSidecars(of path: String) throws {
     for sibling in WorldFile.namedSiblings(of: path) ?? [] {
       if let why = SidecarPath.escape(sibling) { throw TilecutError.invalidInput(path: sibling, reason: why) }
@@ -159,6 +160,10 @@ public enum SourceImage {
       case S_IFSOCK: kind = "a socket"
       case S_IFCHR, S_IFBLK: kind = "a device"
       case S_IFREG:
+        // a sidecar GDAL reads whole, sized before GDAL sees it
+        if let why = SidecarPath.tooLarge(sibling, of: path, size: Int64(st.st_size)) {
+          throw TilecutError.invalidInput(path: sibling, reason: why)
+        }
         // a CRS beside the image that PROJ (or GDAL through PROJ) would follow into a file
         let lower = sibling.lowercased()
         guard lower.hasSuffix(".prj") || lower.hasSuffix(".aux.xml"), st.st_size <= 1 << 20,

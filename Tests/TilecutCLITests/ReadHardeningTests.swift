@@ -279,4 +279,96 @@ struct ReadHardeningTests {
       #expect(!pngOpened.contains { $0.contains(name) }, "\(name) opened: \(pngOpened.filter { $0.contains(name) })")
     }
   }
+
+  @Test("a sidecar GDAL reads whole (.aux.xml, .IMD, .RPB, _RPC.TXT) past 256 KB is refused naming it and its size, before GDAL reads it")
+  func sidecarsSized() throws {
+    // CPU: 5 dry runs of a 64² GeoTIFF, 1.6 s with the harness; the sidecars are sparse (no bytes on disk)
+    let f = try Folder()
+    defer { f.remove() }
+    try GeoTIFFWriter.write(
+      path: f.path("g.tif"), width: 64, height: 64, bands: 3, pixels: [UInt8](repeating: 90, count: 64 * 64 * 3),
+      tiepoint: [0, 0, 0, -14000, 6_711_000, 0], scale: [0.5, 0.5, 0], shortKeys: [(.modelType, 1), (.rasterType, 1), (.projectedCSType, 3857)])
+    let heads = [
+      "g.tif.aux.xml": "<PAMDataset>\n", "g.IMD": "BEGIN_GROUP = IMAGE_1\n", "g.RPB": "satId = \"X\";\n", "g_RPC.TXT": "LINE_OFF: 1\n",
+    ]
+    for (name, head) in heads.sorted(by: { $0.key < $1.key }) {
+      // 0.18.0 let GDAL read them: 3 GB of memory for a 3 GB .aux.xml under --max-memory 128
+      try head.write(toFile: f.path(name), atomically: true, encoding: .utf8)
+      #expect(truncate(f.path(name), (256 << 10) + 1) == 0)
+      let r = try runIn(f.dir, ["g.tif", "-o", "out", "--dry-run", "--max-memory", "128"])
+      #expect(r.status == 1 && r.stderrLines.count == 1, "\(name): \(r.stderr)")
+      #expect(r.stderr.contains("\(name): is \((256 << 10) + 1) bytes, more than 256 KB"), "\(name): \(r.stderr)")
+      #expect(r.stderr.contains("remove it or move it away"), "\(name): \(r.stderr)")
+      unlink(f.path(name))
+    }
+    // one of 256 KB is read as before, and big files GDAL does not read whole (a PDF, ArcGIS's
+    // g.tif.xml with its lineage) are not refused
+    try "<PAMDataset>\n".write(toFile: f.path("g.tif.aux.xml"), atomically: true, encoding: .utf8)
+    #expect(truncate(f.path("g.tif.aux.xml"), 256 << 10) == 0)
+    for name in ["g.pdf", "g.tif.xml"] {
+      try "<metadata>".write(toFile: f.path(name), atomically: true, encoding: .utf8)
+      #expect(truncate(f.path(name), 64 << 20) == 0)
+    }
+    let fine = try runIn(f.dir, ["g.tif", "-o", "out", "--dry-run"])
+    #expect(fine.status == 0, "\(fine.stderr)")
+  }
+
+  @Test("an SVG's reference outside its folder (absolute, .., /proc, a link out) is refused unopened and never listed; inside ones tile")
+  func svgReferencesOutside() throws {
+    // CPU: 8 refused runs and one of a 100² SVG to zoom 1 under strace, 1.9 s with the harness
+    let strace = "/usr/bin/strace"
+    try #require(FileManager.default.isExecutableFile(atPath: strace), "strace is a test package (make test-deps)")
+    let f = try Folder()
+    defer { f.remove() }
+    let out = f.outside
+    let up = "../" + URL(fileURLWithPath: out).lastPathComponent
+    try picture(width: 20, height: 20).writePNG(to: out + "/secret.png")
+    for name in ["secret.css", "secret.svg", "secret.txt", "secret.ttf"] {
+      try "rect { fill: red } \(Folder.secret)".write(toFile: out + "/" + name, atomically: true, encoding: .utf8)
+    }
+    try f.link("link.png", to: out + "/secret.png")
+    let open =
+      #"<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" xmlns:xi="http://www.w3.org/2001/XInclude" width="100" height="100">"#
+    let cases: [(prolog: String, body: String)] = [
+      (#"<?xml-stylesheet type="text/css" href="\#(out)/secret.css"?>"#, ""),
+      ("", #"<image width="5" height="5" href="\#(out)/secret.png"/>"#),
+      ("", #"<image width="5" height="5" xlink:href="\#(up)/secret.png"/>"#),
+      ("", #"<style>@import url("/proc/self/environ");</style>"#),
+      ("", #"<use href="\#(up)/secret.svg#a"/>"#),
+      ("", #"<style>@font-face { font-family: x; src: url(\#(out)/secret.ttf) }</style>"#),
+      ("", #"<text><xi:include href="\#(up)/secret.txt" parse="text"/></text>"#),
+      ("", #"<image width="5" height="5" href="link.png"/>"#),
+    ]
+    let binary = try tilecutBinary()
+    for (i, c) in cases.enumerated() {
+      try (c.prolog + open + c.body + "<rect width=\"5\" height=\"5\"/></svg>").write(toFile: f.path("s\(i).svg"), atomically: true, encoding: .utf8)
+      let trace = f.path("trace.txt")
+      let r = try runTool(
+        [],
+        shell:
+          "cd '\(f.dir)' && CI_SECRET_FOR_TEST=\(Folder.secret) \(strace) -f -qq -e trace=openat,open -o '\(trace)' '\(binary)' s\(i).svg -o out --depfile s\(i).d -q"
+      )
+      let opened = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").filter {
+        $0.contains(out) || $0.contains("environ")
+      }
+      unlink(trace)
+      #expect(r.status == 1 && r.stderrLines.count == 1, "s\(i): \(r.stderr)")
+      #expect(r.stderr.contains("s\(i).svg: refers to '") && r.stderr.contains("outside its folder"), "s\(i): \(r.stderr)")
+      #expect(!r.stderr.contains(Folder.secret) && !r.stderr.contains("rect {"), "s\(i): \(r.stderr)")
+      #expect(opened.isEmpty, "s\(i): opened \(opened)")
+      #expect(!FileManager.default.fileExists(atPath: f.path("s\(i).d")), "s\(i): a depfile was written")
+    }
+    // references inside the folder, also through sub/.. and an absolute path: drawn and listed
+    try FileManager.default.createDirectory(atPath: f.path("sub"), withIntermediateDirectories: true)
+    try picture(width: 20, height: 20).writePNG(to: f.path("sub/photo.png"))
+    try "rect { stroke: green }".write(toFile: f.path("sub/plain.css"), atomically: true, encoding: .utf8)
+    let inside =
+      open
+      + #"<style>@import "sub/../sub/plain.css";</style><image href="sub/photo.png" width="20" height="20"/><image href="\#(f.dir)/plan.png" width="6" height="4"/><rect width="5" height="5"/></svg>"#
+    try inside.write(toFile: f.path("inside.svg"), atomically: true, encoding: .utf8)
+    let made = try runIn(f.dir, ["inside.svg", "-o", "inside-out", "--max-zoom", "1", "-q", "--depfile", "inside.d"])
+    #expect(made.status == 0, "\(made.stderr)")
+    let dep = (try? String(contentsOfFile: f.path("inside.d"), encoding: .utf8)) ?? ""
+    #expect(dep.contains("sub/photo.png") && dep.contains("plain.css") && dep.contains("plan.png"), "\(dep)")
+  }
 }

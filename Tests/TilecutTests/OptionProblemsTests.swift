@@ -54,6 +54,13 @@ struct OptionProblemsTests {
       try LayerPattern.list(parsing: "A-WALL,!" + long)
     }
     #expect(throws: Failure.self) { try LayerPattern.list(parsing: String(repeating: "é", count: 256)) }
+    // each layer name is matched against every pattern: 60,000 of them took minutes; at most 1000
+    let many = (0...1000).map { "Q\($0)*Z" }
+    #expect(try LayerPattern.list(parsing: many.dropLast().joined(separator: ",")).count == 1000)
+    #expect(
+      throws: Failure.usage(
+        "--layers: at most 1000 names or patterns, and 1001 are given; match many layers with one pattern (e.g. 'A-*')")
+    ) { try LayerPattern.list(parsing: many.joined(separator: ",")) }
     #expect(try DrawingScale(parsing: "1:100") == DrawingScale(denominator: 100))
     #expect(try DrawingUnit(parsing: "ft").meters == 0.3048)
     // metres in one unit: from an ångström to 10,000 km, 1e-300 refused as 1e300 is

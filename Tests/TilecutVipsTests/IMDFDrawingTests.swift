@@ -42,6 +42,16 @@ struct IMDFDrawingTests {
       try Data(bad.utf8).write(to: URL(fileURLWithPath: file))
       #expect(throws: TilecutError.self) { try style.overlaid(file: file) }
     }
+    // a misspelt paint key was ignored (exit 0, the paint not given): refused, naming it and the keys a paint takes
+    for (bad, key) in [(##"{"unit.room": {"fil": "#ff0000"}}"##, "fil"), (##"{"unit": {"stroke": "#fff", "strok": "#000"}}"##, "strok")] {
+      try Data(bad.utf8).write(to: URL(fileURLWithPath: file))
+      #expect(throws: TilecutError.self) { try style.overlaid(file: file) }
+      do {
+        _ = try style.overlaid(file: file)
+      } catch {
+        #expect("\(error)".contains("has '\(key)', which is no paint key; a paint takes fill, stroke, width, size"), "\(error)")
+      }
+    }
   }
 
   @Test("colours are #rgb, #rrggbb, #rrggbbaa or none; nothing else reaches the SVG")

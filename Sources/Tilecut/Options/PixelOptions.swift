@@ -27,6 +27,10 @@ public struct LayerPattern: Sendable, Codable, Equatable {
   /// The longest pattern the drawing reader takes (`layer_drawn` in TilecutGDALDrawing.c).
   static let maxPatternBytes = 510
 
+  /// The most patterns the drawing reader takes: each layer name is matched against
+  /// every one (60,000 patterns made a project's drawing take minutes).
+  static let maxPatterns = 1000
+
   /// Whether `name` matches the pattern as the drawing reader matches it (fnmatch,
   /// case-insensitive: FNM_CASEFOLD, 16 in glibc and on macOS).
   func matches(_ name: String) -> Bool { fnmatch(pattern, name, 1 << 4) == 0 }
@@ -52,6 +56,10 @@ public struct LayerPattern: Sendable, Codable, Equatable {
   static func problem(_ list: [LayerPattern]) -> String? {
     guard !list.isEmpty, list.allSatisfy({ !$0.pattern.contains("\n") && !$0.pattern.isEmpty && !$0.pattern.contains(",") }) else {
       return "--layers: give layer names or patterns, comma-separated (e.g. 'A-WALL,A-DOOR*,!A-NOTE')"
+    }
+    if list.count > maxPatterns {
+      return
+        "--layers: at most \(maxPatterns) names or patterns, and \(list.count) are given; match many layers with one pattern (e.g. 'A-*')"
     }
     // the drawing reader matches patterns of up to this many bytes (a longer one matched
     // nothing and was dropped: every layer drawn)

@@ -16,7 +16,7 @@ public enum SidecarPath {
 
   /// Whether a resolved path lies in the kernel's or the devices' trees (`/dev/shm`,
   /// a plain tmpfs folder, is not one of them).
-  static func isSystemTree(_ path: String) -> Bool {
+  public static func isSystemTree(_ path: String) -> Bool {
     if path.hasPrefix("/dev/shm/") { return false }
     return ["/proc", "/sys", "/dev"].contains { path == $0 || path.hasPrefix($0 + "/") }
   }
@@ -42,6 +42,36 @@ public enum SidecarPath {
         "is a link that leads out of the input's folder; tilecut reads no sidecar outside it (files named after an input are read as its sidecars): copy the file beside the input or remove the link"
     }
     return nil
+  }
+
+  /// The most bytes of a sidecar GDAL reads whole (`readWhole`): a real one is a few
+  /// kilobytes. GDAL's PAM held a 3 GB sparse `.aux.xml` whole (3 GB under --max-memory
+  /// 128), its metadata readers read a 4 GB `.IMD` line by line for half a minute, and
+  /// both take time that grows with the square of the items: 54 s for a 4 MB
+  /// `.aux.xml` of `<MDI>` items, 7.6 s for a 1 MB `.IMD`; 0.25 s and 0.65 s at 256 KB.
+  public static let maxReadWholeBytes = 256 << 10
+
+  /// Whether GDAL reads the sidecar `sibling` of `input` whole, as text: its PAM
+  /// (`.aux.xml`), the metadata readers' `.IMD`, `.RPB`, `_RPC.TXT`, `.RPC`, `.TIL`,
+  /// `.PVL`, `_metadata.txt`, `.pass`, `.DIM`, and the stem's `.XML`,
+  /// `_metadata.xml`, `.txt` and ENVI `.hdr`. Overviews and masks (`.ovr`, `.msk`,
+  /// `.aux`) are read by offsets, world files and `.tab` files a hundred lines at most,
+  /// and ArcGIS's `plan.tif.xml` (its lineage can grow to megabytes) not at all.
+  public static func readWhole(_ sibling: String, of input: String) -> Bool {
+    let name = URL(fileURLWithPath: sibling).lastPathComponent.lowercased()
+    let own = URL(fileURLWithPath: input).lastPathComponent
+    let stem = (own.lastIndex(of: ".").map { String(own[..<$0]) } ?? own).lowercased()
+    if [".aux.xml", ".imd", ".rpb", "_rpc.txt", ".rpc", ".til", ".pvl", ".pass", ".dim", "_metadata.txt"].contains(where: name.hasSuffix) {
+      return true
+    }
+    return [".xml", "_metadata.xml", ".txt", ".hdr"].contains { name == stem + $0 }
+  }
+
+  /// Why the sidecar `sibling` of `input`, of `size` bytes, is not given to GDAL, or nil.
+  public static func tooLarge(_ sibling: String, of input: String, size: Int64) -> String? {
+    guard size > maxReadWholeBytes, readWhole(sibling, of: input) else { return nil }
+    return
+      "is \(size) bytes, more than \(maxReadWholeBytes >> 10) KB; GDAL reads a sidecar such as this (.aux.xml, .IMD, .RPB, …) whole, so tilecut refuses a larger one: remove it or move it away from the input"
   }
 
   /// `/proc` for `/proc/self/environ`.
