@@ -168,6 +168,8 @@ typedef struct {
 typedef struct {
   char name[256];
   int hidden, colour;
+  /* its true colour (420, -1 for none) */
+  long true_colour;
 } layer_def;
 
 /* The entity being read: its type and the group codes a WIPEOUT or an INSERT needs. */
@@ -744,6 +746,7 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
     snprintf(l->name, sizeof l->name, "%s", e->name);
     l->hidden = e->colour < 0 || (e->layer_flags & 1);
     l->colour = abs(e->colour);
+    l->true_colour = e->true_colour;
     return;
   }
   if (section == 4 && !strcmp(e->type, "IMAGEDEF") && e->handle[0] && r->def_count < MAX_WIPEOUTS) {
@@ -1421,8 +1424,9 @@ static void expand(reader *r, block_def *b, const affine *m, const char *key, co
 
 /* The colour insert `in` (on `layer`, its layer resolved) gives the ByBlock entities of its
  * block, inside a block whose ByBlock entities take `outer`: its true colour, its ACI, the
- * colour of its layer when it is ByLayer, or `outer` when it is ByBlock itself (ezdxf 1.4.5,
- * MIT: addons/drawing/properties.py, resolve_color of the block reference). */
+ * colour of its layer (the layer's ACI and true colour) when it is ByLayer, or `outer` when
+ * it is ByBlock itself (ezdxf 1.4.5, MIT: addons/drawing/properties.py, resolve_color of
+ * the block reference). */
 static tint insert_tint(const reader *r, const local_insert *in, const char *layer, const tint *outer) {
   if (in->true_colour >= 0)
     return (tint){in->colour >= 1 && in->colour <= 255 ? in->colour : 0, in->true_colour};
@@ -1430,11 +1434,13 @@ static tint insert_tint(const reader *r, const local_insert *in, const char *lay
     return *outer;
   if (in->colour >= 1 && in->colour <= 255)
     return (tint){in->colour, -1};
-  int aci = 7;
+  tint by_layer = {7, -1};
   for (size_t i = 0; i < r->layer_count; i++)
-    if (!strcasecmp(r->layers[i].name, layer))
-      aci = r->layers[i].colour >= 1 && r->layers[i].colour <= 255 ? r->layers[i].colour : 7;
-  return (tint){aci, -1};
+    if (!strcasecmp(r->layers[i].name, layer)) {
+      const layer_def *l = &r->layers[i];
+      by_layer = (tint){l->colour >= 1 && l->colour <= 255 ? l->colour : 7, l->true_colour};
+    }
+  return by_layer;
 }
 
 /* What `expand` makes of block `inner` at each copy of `in` (placed in `m`). Past
