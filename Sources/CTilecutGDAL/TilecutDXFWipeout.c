@@ -1160,8 +1160,8 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
                        .sy = e->y42,
                        .angle = e->a50,
                        .unshown = e->paper || e->invisible,
-                       .columns = e->layer_flags > 1 ? (int)fmin(e->layer_flags, 32767) : 1,
-                       .rows = e->boundary_type > 1 ? (int)fmin(e->boundary_type, 32767) : 1,
+                       .columns = e->layer_flags > 1 ? e->layer_flags : 1,
+                       .rows = e->boundary_type > 1 ? e->boundary_type : 1,
                        .column_spacing = isfinite(e->x44) ? e->x44 : 0,
                        .row_spacing = isfinite(e->y45) ? e->y45 : 0,
                        .colour = e->has_62 ? e->colour : 256,
@@ -1387,13 +1387,13 @@ static int placing_stopped(reader *r) {
 /* A MINSERT's copies (an INSERT is one): `columns` (70) by `rows` (71), 44 and 45 apart
  * along the insert's own turned axes, not scaled, as GDAL and ezdxf place them; a spacing
  * of 0 makes one column (or row), as ezdxf draws each place once. */
-static long copy_count(const local_insert *in, int *columns) {
+static long long copy_count(const local_insert *in, int *columns) {
   *columns = in->column_spacing != 0 ? in->columns : 1;
-  return (long)*columns * (in->row_spacing != 0 ? in->rows : 1);
+  return (long long)*columns * (in->row_spacing != 0 ? in->rows : 1);
 }
 
 /* Where copy `k` of a MINSERT of `columns` columns lies from its first: (dx, dy). */
-static void copy_offset(const local_insert *in, int columns, long k, double *dx, double *dy) {
+static void copy_offset(const local_insert *in, int columns, long long k, double *dx, double *dy) {
   double t = in->angle * M_PI / 180, x = (double)(k % columns) * in->column_spacing, y = (double)(k / columns) * in->row_spacing;
   *dx = x * cos(t) - y * sin(t);
   *dy = x * sin(t) + y * cos(t);
@@ -1452,8 +1452,8 @@ static void expand_copies(reader *r, block_def *inner, const affine *m, const lo
                           const char *insert_layer, const tint *outer, int depth) {
   tint colour = insert_tint(r, in, insert_layer, outer);
   int columns;
-  long count = copy_count(in, &columns);
-  for (long k = 0; k < count && !r->failed; k++) {
+  long long count = copy_count(in, &columns);
+  for (long long k = 0; k < count && !r->failed; k++) {
     if (k > 0 && (r->copies_placed >= MAX_PLACED_COPIES || (r->ref_count >= MAX_BLOCK_REFS && !block_makes(r, inner, 2, 0)))) {
       if (!r->placing_unshown)
         r->ref_dropped += (size_t)fmin((double)(count - k) * refs_made(r, inner, depth), 1e15);
