@@ -452,6 +452,35 @@ struct HostileDXFScanTests {
       ])
   }
 
+  /// Block A holds a MINSERT of 700 by 700 copies of a block holding an arc dimension,
+  /// placed twice by a model-space MINSERT: the pre-scan counts 980,000 entities (686 MB
+  /// in GDAL), past the default --max-memory, within 3000. Taken within --max-memory 3000,
+  /// it is drawn within it too (the render kept to the default budget: refused, "raise
+  /// --max-memory", after the dry run had taken it).
+  @Test("a drawing taken within --max-memory is drawn within it, not refused at render")
+  func renderKeepsToTheBudget() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    var pairs = ["0", "SECTION", "2", "HEADER", "9", "$INSUNITS", "70", "6", "0", "ENDSEC", "0", "SECTION", "2", "BLOCKS"]
+    pairs += ["0", "BLOCK", "5", "B1", "8", "0", "2", "*D1", "70", "0", "10", "0", "20", "0", "3", "*D1"]
+    pairs += ["0", "LINE", "5", "B2", "8", "0", "10", "0", "20", "0", "11", "0.001", "21", "0.001", "0", "ENDBLK", "5", "B3", "8", "0"]
+    pairs += ["0", "BLOCK", "5", "B4", "8", "0", "2", "CARD", "70", "0", "10", "0", "20", "0", "3", "CARD"]
+    pairs += ["0", "ARC_DIMENSION", "5", "B5", "8", "0", "2", "*D1", "12", "0", "22", "0", "0", "ENDBLK", "5", "B6", "8", "0"]
+    pairs += ["0", "BLOCK", "5", "B7", "8", "0", "2", "A", "70", "0", "10", "0", "20", "0", "3", "A"]
+    pairs += ["0", "INSERT", "5", "B8", "8", "0", "2", "CARD", "10", "0", "20", "0", "70", "700", "71", "700", "44", "0.01", "45", "0.01"]
+    pairs += ["0", "ENDBLK", "5", "B9", "8", "0", "0", "ENDSEC", "0", "SECTION", "2", "ENTITIES"]
+    pairs += ["0", "LINE", "5", "A1", "8", "0", "10", "0", "20", "0", "11", "10", "21", "10"]
+    pairs += ["0", "INSERT", "5", "A2", "8", "0", "2", "A", "10", "0", "20", "0", "70", "2", "71", "1", "44", "1000", "45", "1000"]
+    pairs += ["0", "ENDSEC", "0", "EOF"]
+    try Data(pairs.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dir + "/plan.dxf"))
+    let options = [dir + "/plan.dxf", "--drawing-units", "m", "--center", "51.5,-0.12", "--max-zoom", "14", "-o", dir + "/out", "-q"]
+    let tight = try runTool(options)
+    #expect(tight.status == 1 && tight.stderr.contains("makes 980000 entities") && tight.stderr.contains("raise --max-memory"), "\(tight.stderr)")
+    let roomy = try runTool(options + ["--max-memory", "3000"])
+    #expect(roomy.status == 0 && !roomy.stderr.contains("raise --max-memory"), "\(roomy.stderr)")
+    #expect(FileManager.default.fileExists(atPath: dir + "/out/manifest.json"))
+  }
+
   /// A block holding a hatch, a wipeout and fourteen inserts of itself: GDAL does not
   /// insert a block into itself, but tilecut's scan walked each self-insert down to its
   /// depth limit, 14^8 blocks (ten self-inserts took 10 s, twelve 49 s). A block on the
