@@ -168,6 +168,8 @@ typedef struct {
 typedef struct {
   char name[256];
   int hidden, colour;
+  /* its true colour (420, -1 for none) */
+  long true_colour;
 } layer_def;
 
 /* The entity being read: its type and the group codes a WIPEOUT or an INSERT needs. */
@@ -744,6 +746,7 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
     snprintf(l->name, sizeof l->name, "%s", e->name);
     l->hidden = e->colour < 0 || (e->layer_flags & 1);
     l->colour = abs(e->colour);
+    l->true_colour = e->true_colour;
     return;
   }
   if (section == 4 && !strcmp(e->type, "IMAGEDEF") && e->handle[0] && r->def_count < MAX_WIPEOUTS) {
@@ -1157,8 +1160,8 @@ static void finish(reader *r, entity *e, int section, block_def *block) {
                        .sy = e->y42,
                        .angle = e->a50,
                        .unshown = e->paper || e->invisible,
-                       .columns = e->layer_flags > 1 ? (int)fmin(e->layer_flags, 32767) : 1,
-                       .rows = e->boundary_type > 1 ? (int)fmin(e->boundary_type, 32767) : 1,
+                       .columns = e->layer_flags > 1 ? e->layer_flags : 1,
+                       .rows = e->boundary_type > 1 ? e->boundary_type : 1,
                        .column_spacing = isfinite(e->x44) ? e->x44 : 0,
                        .row_spacing = isfinite(e->y45) ? e->y45 : 0,
                        .colour = e->has_62 ? e->colour : 256,
@@ -1384,13 +1387,13 @@ static int placing_stopped(reader *r) {
 /* A MINSERT's copies (an INSERT is one): `columns` (70) by `rows` (71), 44 and 45 apart
  * along the insert's own turned axes, not scaled, as GDAL and ezdxf place them; a spacing
  * of 0 makes one column (or row), as ezdxf draws each place once. */
-static long copy_count(const local_insert *in, int *columns) {
+static long long copy_count(const local_insert *in, int *columns) {
   *columns = in->column_spacing != 0 ? in->columns : 1;
-  return (long)*columns * (in->row_spacing != 0 ? in->rows : 1);
+  return (long long)*columns * (in->row_spacing != 0 ? in->rows : 1);
 }
 
 /* Where copy `k` of a MINSERT of `columns` columns lies from its first: (dx, dy). */
-static void copy_offset(const local_insert *in, int columns, long k, double *dx, double *dy) {
+static void copy_offset(const local_insert *in, int columns, long long k, double *dx, double *dy) {
   double t = in->angle * M_PI / 180, x = (double)(k % columns) * in->column_spacing, y = (double)(k / columns) * in->row_spacing;
   *dx = x * cos(t) - y * sin(t);
   *dy = x * sin(t) + y * cos(t);
@@ -1421,8 +1424,9 @@ static void expand(reader *r, block_def *b, const affine *m, const char *key, co
 
 /* The colour insert `in` (on `layer`, its layer resolved) gives the ByBlock entities of its
  * block, inside a block whose ByBlock entities take `outer`: its true colour, its ACI, the
- * colour of its layer when it is ByLayer, or `outer` when it is ByBlock itself (ezdxf 1.4.5,
- * MIT: addons/drawing/properties.py, resolve_color of the block reference). */
+ * colour of its layer (the layer's ACI and true colour) when it is ByLayer, or `outer` when
+ * it is ByBlock itself (ezdxf 1.4.5, MIT: addons/drawing/properties.py, resolve_color of
+ * the block reference). */
 static tint insert_tint(const reader *r, const local_insert *in, const char *layer, const tint *outer) {
   if (in->true_colour >= 0)
     return (tint){in->colour >= 1 && in->colour <= 255 ? in->colour : 0, in->true_colour};
@@ -1430,11 +1434,13 @@ static tint insert_tint(const reader *r, const local_insert *in, const char *lay
     return *outer;
   if (in->colour >= 1 && in->colour <= 255)
     return (tint){in->colour, -1};
-  int aci = 7;
+  tint by_layer = {7, -1};
   for (size_t i = 0; i < r->layer_count; i++)
-    if (!strcasecmp(r->layers[i].name, layer))
-      aci = r->layers[i].colour >= 1 && r->layers[i].colour <= 255 ? r->layers[i].colour : 7;
-  return (tint){aci, -1};
+    if (!strcasecmp(r->layers[i].name, layer)) {
+      const layer_def *l = &r->layers[i];
+      by_layer = (tint){l->colour >= 1 && l->colour <= 255 ? l->colour : 7, l->true_colour};
+    }
+  return by_layer;
 }
 
 /* What `expand` makes of block `inner` at each copy of `in` (placed in `m`). Past
@@ -1446,8 +1452,8 @@ static void expand_copies(reader *r, block_def *inner, const affine *m, const lo
                           const char *insert_layer, const tint *outer, int depth) {
   tint colour = insert_tint(r, in, insert_layer, outer);
   int columns;
-  long count = copy_count(in, &columns);
-  for (long k = 0; k < count && !r->failed; k++) {
+  long long count = copy_count(in, &columns);
+  for (long long k = 0; k < count && !r->failed; k++) {
     if (k > 0 && (r->copies_placed >= MAX_PLACED_COPIES || (r->ref_count >= MAX_BLOCK_REFS && !block_makes(r, inner, 2, 0)))) {
       if (!r->placing_unshown)
         r->ref_dropped += (size_t)fmin((double)(count - k) * refs_made(r, inner, depth), 1e15);

@@ -1463,9 +1463,20 @@ static GDALDatasetH open_block_refs(const char *path, const dxf_scans *s, const 
       used += (size_t)snprintf(text + used, cap - used, "370\n%d\n", ref->lineweight);
     if (ref->true_colour >= 0)
       used += (size_t)snprintf(text + used, cap - used, "420\n%ld\n", ref->true_colour);
-    /* one in a block, placed by the inserts that place it (tc_block_ref) */
-    if (ref->sx != 1 || ref->sy != 1 || ref->angle != 0)
-      used += (size_t)snprintf(text + used, cap - used, "41\n%.17g\n42\n%.17g\n50\n%.17g\n", ref->sx, ref->sy, ref->angle);
+    /* one in a block, placed by the inserts that place it (tc_block_ref); one placed
+     * sheared without a block of its own (the BLOCKS section does not end before
+     * ENTITIES) as before: the placement's first column's length and direction, and its
+     * determinant, recomposed from R(angle) S(sx, sy) R(inner_angle) */
+    double sx = ref->sx, sy = ref->sy, angle = ref->angle;
+    if (ref->sheared && !wrap) {
+      double t = ref->angle * M_PI / 180, u = ref->inner_angle * M_PI / 180;
+      double a = cos(t) * ref->sx * cos(u) - sin(t) * ref->sy * sin(u), d = sin(t) * ref->sx * cos(u) + cos(t) * ref->sy * sin(u);
+      sx = hypot(a, d);
+      sy = ref->sx * ref->sy / sx;
+      angle = atan2(d, a) * 180 / M_PI;
+    }
+    if (sx != 1 || sy != 1 || angle != 0)
+      used += (size_t)snprintf(text + used, cap - used, "41\n%.17g\n42\n%.17g\n50\n%.17g\n", sx, sy, angle);
     if (wrap && ref->sheared)
       used += (size_t)snprintf(text + used, cap - used, "2\n*TILECUT_SHEARED_%zu\n10\n%.17g\n20\n%.17g\n30\n%.17g\n", i, ref->x,
                                ref->y, ref->z);

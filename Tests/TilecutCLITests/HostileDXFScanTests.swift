@@ -408,9 +408,12 @@ struct HostileDXFScanTests {
 
   /// A MINSERT of 1000 by 1000 copies of a block holding an arc dimension: each copy
   /// places it (as its other entities), but past the 10,000 drawn the copies left are
-  /// counted, not walked, and said in the one warning line.
-  @Test("a MINSERT of 1000 by 1000 copies of a block holding an arc dimension draws 10,000 and says so")
-  func minsertPastTheMost() throws {
+  /// counted, not walked, and said in the one warning line. One of 100000 columns by one
+  /// row: every column counts (its columns were cut at 32767: 22767 said).
+  @Test(
+    "a MINSERT of many copies of a block holding an arc dimension draws 10,000 and says so",
+    arguments: [(1000, 1000, 990_000), (100_000, 1, 90_000)])
+  func minsertPastTheMost(columns: Int, rows: Int, notDrawn: Int) throws {
     let dir = try scratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }
     var pairs = ["0", "SECTION", "2", "HEADER", "9", "$INSUNITS", "70", "6", "0", "ENDSEC", "0", "SECTION", "2", "BLOCKS"]
@@ -419,13 +422,14 @@ struct HostileDXFScanTests {
     pairs += ["0", "BLOCK", "5", "B4", "8", "0", "2", "CARD", "70", "0", "10", "0", "20", "0", "3", "CARD"]
     pairs += ["0", "ARC_DIMENSION", "5", "B5", "8", "0", "2", "*D1", "12", "0", "22", "0", "0", "ENDBLK", "5", "B6", "8", "0"]
     pairs += ["0", "ENDSEC", "0", "SECTION", "2", "ENTITIES", "0", "LINE", "5", "A1", "8", "0", "10", "0", "20", "0", "11", "10", "21", "10"]
-    pairs += ["0", "INSERT", "5", "A2", "8", "0", "2", "CARD", "10", "0", "20", "0", "70", "1000", "71", "1000", "44", "0.01", "45", "0.01"]
+    pairs += ["0", "INSERT", "5", "A2", "8", "0", "2", "CARD", "10", "0", "20", "0", "70", "\(columns)", "71", "\(rows)", "44", "0.01", "45", "0.01"]
     pairs += ["0", "ENDSEC", "0", "EOF"]
     try Data(pairs.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dir + "/plan.dxf"))
     let r = try runTool([dir + "/plan.dxf", "--drawing-units", "m", "--center", "51.5,-0.12", "--max-zoom", "16", "-o", dir + "/out", "-q"])
     #expect(r.status == 0, "\(r.stderr)")
     let warnings = r.stderr.split(separator: "\n").filter { $0.contains("are not drawn") }
-    #expect(warnings.count == 1 && warnings[0].contains("plan.dxf: 990000 of its tables and arc or radial dimensions "), "\(r.stderr)")
+    #expect(
+      warnings.count == 1 && warnings[0].contains("plan.dxf: \(notDrawn) of its tables and arc or radial dimensions "), "\(r.stderr)")
   }
 
   /// One model-space insert of ten blocks of ten … of a LINE (10^6 lines, within the
@@ -446,6 +450,35 @@ struct HostileDXFScanTests {
       says: [
         "plan.dxf", "one of its block inserts makes 1000000 entities, which GDAL holds in memory together", "raise --max-memory or explode the block",
       ])
+  }
+
+  /// Block A holds a MINSERT of 700 by 700 copies of a block holding an arc dimension,
+  /// placed twice by a model-space MINSERT: the pre-scan counts 980,000 entities (686 MB
+  /// in GDAL), past the default --max-memory, within 3000. Taken within --max-memory 3000,
+  /// it is drawn within it too (the render kept to the default budget: refused, "raise
+  /// --max-memory", after the dry run had taken it).
+  @Test("a drawing taken within --max-memory is drawn within it, not refused at render")
+  func renderKeepsToTheBudget() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    var pairs = ["0", "SECTION", "2", "HEADER", "9", "$INSUNITS", "70", "6", "0", "ENDSEC", "0", "SECTION", "2", "BLOCKS"]
+    pairs += ["0", "BLOCK", "5", "B1", "8", "0", "2", "*D1", "70", "0", "10", "0", "20", "0", "3", "*D1"]
+    pairs += ["0", "LINE", "5", "B2", "8", "0", "10", "0", "20", "0", "11", "0.001", "21", "0.001", "0", "ENDBLK", "5", "B3", "8", "0"]
+    pairs += ["0", "BLOCK", "5", "B4", "8", "0", "2", "CARD", "70", "0", "10", "0", "20", "0", "3", "CARD"]
+    pairs += ["0", "ARC_DIMENSION", "5", "B5", "8", "0", "2", "*D1", "12", "0", "22", "0", "0", "ENDBLK", "5", "B6", "8", "0"]
+    pairs += ["0", "BLOCK", "5", "B7", "8", "0", "2", "A", "70", "0", "10", "0", "20", "0", "3", "A"]
+    pairs += ["0", "INSERT", "5", "B8", "8", "0", "2", "CARD", "10", "0", "20", "0", "70", "700", "71", "700", "44", "0.01", "45", "0.01"]
+    pairs += ["0", "ENDBLK", "5", "B9", "8", "0", "0", "ENDSEC", "0", "SECTION", "2", "ENTITIES"]
+    pairs += ["0", "LINE", "5", "A1", "8", "0", "10", "0", "20", "0", "11", "10", "21", "10"]
+    pairs += ["0", "INSERT", "5", "A2", "8", "0", "2", "A", "10", "0", "20", "0", "70", "2", "71", "1", "44", "1000", "45", "1000"]
+    pairs += ["0", "ENDSEC", "0", "EOF"]
+    try Data(pairs.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dir + "/plan.dxf"))
+    let options = [dir + "/plan.dxf", "--drawing-units", "m", "--center", "51.5,-0.12", "--max-zoom", "14", "-o", dir + "/out", "-q"]
+    let tight = try runTool(options)
+    #expect(tight.status == 1 && tight.stderr.contains("makes 980000 entities") && tight.stderr.contains("raise --max-memory"), "\(tight.stderr)")
+    let roomy = try runTool(options + ["--max-memory", "3000"])
+    #expect(roomy.status == 0 && !roomy.stderr.contains("raise --max-memory"), "\(roomy.stderr)")
+    #expect(FileManager.default.fileExists(atPath: dir + "/out/manifest.json"))
   }
 
   /// A block holding a hatch, a wipeout and fourteen inserts of itself: GDAL does not

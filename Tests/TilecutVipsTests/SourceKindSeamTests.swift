@@ -102,6 +102,24 @@ struct SourceKindSeamTests {
     }
   }
 
+  /// A drawing's levels are drawn within the --max-memory its header was read within
+  /// (the render used the default budget: a drawing the dry run took within --max-memory
+  /// 3000 was refused when drawn, "raise --max-memory").
+  @Test("a drawing is drawn within the budget its header was read within")
+  func drawingKeepsItsBudget() throws {
+    let dir = NSTemporaryDirectory() + "tilecut-budget-\(UUID().uuidString.prefix(8))"
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let path = dir + "/plan.dxf"
+    let pairs = ["0", "SECTION", "2", "ENTITIES", "0", "LINE", "8", "0", "10", "0", "20", "0", "11", "10", "21", "10", "0", "ENDSEC", "0", "EOF"]
+    try Data(pairs.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: path))
+    #expect(DrawingSource.budget(for: path) == DecodeBudget.defaultBytes)
+    _ = try SourceImage.header(of: InputName(path: path), maxPixels: 1 << 30, maxMemory: 3_000_000_000)
+    #expect(DrawingSource.budget(for: path) == 3_000_000_000)
+    _ = try SourceImage.header(of: InputName(path: path), maxPixels: 1 << 30, maxMemory: 100_000_000)
+    #expect(DrawingSource.budget(for: path) == 100_000_000)
+  }
+
   /// Sources that may name the formats that decide a kind: the kinds, and
   /// `SourceFormat.swift` (the identity and the detection by bytes).
   static let kindFiles = ["Sources/TilecutVips/SourceKinds/", "Sources/TilecutVips/SourceFormat.swift"]

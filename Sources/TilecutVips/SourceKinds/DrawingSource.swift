@@ -3,6 +3,7 @@ import CTilecutPlatform
 import CVips
 import CVipsShim
 import Foundation
+import Synchronization
 import TilecutCore
 
 /// CAD drawings (DXF; DWG through GDAL's CAD driver) as sources: read by GDAL's OGR
@@ -269,6 +270,15 @@ public enum DrawingSource {
   /// The display list's bound: what `maxMemory` allows, less the band.
   static func listBytes(maxMemory: Int) -> Int { max(16 << 20, maxMemory / 2) }
 
+  /// The `--max-memory` each drawing's header was read within, by path: its render
+  /// (`banded`, `placed`) keeps to the same budget, so that a drawing the dry run takes
+  /// is not refused when its levels are drawn.
+  private static let budgets = Mutex<[String: Int]>([:])
+
+  /// The budget the header of the drawing at `path` was read within (the default when
+  /// none was read).
+  static func budget(for path: String) -> Int { budgets.withLock { $0[path] } ?? DecodeBudget.defaultBytes }
+
   /// Reads a drawing's extent and units: the header of a source whose pixels are
   /// `DrawingFrame.groundMetersPerPixel` of ground (a drawing unit a metre when unitless).
   /// `units`: the drawing's units as `--drawing-units` gives them, which win over its
@@ -345,6 +355,7 @@ public enum DrawingSource {
     }
     let width = max(1, Int(columns))
     let height = max(1, Int(rows))
+    budgets.withLock { $0[path] = maxMemory }
     var header = SourceHeader(path: path, width: width, height: height, pages: 1, isVector: true, format: format)
     header.drawing = DrawingFrame(
       x0: minX - pad, yTop: maxY + pad, unitsPerPixel: unitsPerPixel, metersPerUnit: unit?.meters, unitName: unit?.name,
@@ -372,8 +383,9 @@ public enum DrawingSource {
   /// for `documentScale`, the scale that rendering would have.
   static func placed(
     _ source: SourceDescription, frame: DrawingFrame, placement: Placement, level: DensityLevel, documentScale: Double,
-    maxMemory: Int = DecodeBudget.defaultBytes
+    maxMemory: Int? = nil
   ) throws -> VipsImageHandle {
+    let maxMemory = maxMemory ?? budget(for: source.path)
     let region = level.region
     let map = LevelGeometry.drawingMap(frame: frame, source: source, placement: placement, region: region, worldPixels: level.worldPixels)
     let outline = LevelGeometry.sourceOutline(source: source, placement: placement, region: region, worldPixels: level.worldPixels)
@@ -392,9 +404,10 @@ public enum DrawingSource {
   }
 
   /// The drawing rendered at `scale` in bands of `rows` rows.
-  static func banded(_ source: SourceDescription, frame: DrawingFrame, scale: Double, rows: Int, maxMemory: Int = DecodeBudget.defaultBytes)
+  static func banded(_ source: SourceDescription, frame: DrawingFrame, scale: Double, rows: Int, maxMemory: Int? = nil)
     throws -> VipsImageHandle
   {
+    let maxMemory = maxMemory ?? budget(for: source.path)
     let layers = frame.layers?.joined(separator: "\n")
     return try VipsImageHandle.make("render \(source.path)") { out in
       var image: UnsafeMutableRawPointer?
