@@ -461,6 +461,20 @@ struct KMLOverlayTests {
     let cases: [([UInt8], String)] = [
       (head + [0xFF] + Array("y".utf8) + tail, "holds a byte that is not UTF-8 (0xFF) at line 2, column 25; KML is read as UTF-8: save it as UTF-8"),
       (head + [0xC3] + Array("(".utf8) + tail, "holds a byte that is not UTF-8 (0xC3) at line 2, column 25; KML is read as UTF-8: save it as UTF-8"),
+      // a stray continuation byte (Latin-1's °, ©) is a column of its own, as the parser counts it
+      (head + [0xB0] + Array("3".utf8) + tail, "holds a byte that is not UTF-8 (0xB0) at line 2, column 25; KML is read as UTF-8: save it as UTF-8"),
+      (head + [0xA9] + Array(" 2020".utf8) + tail, "holds a byte that is not UTF-8 (0xA9) at line 2, column 25;"),
+      (head + [0x80] + tail, "holds a byte that is not UTF-8 (0x80) at line 2, column 25;"),
+      (head + [0xBF] + Array("é".utf8) + tail, "holds a byte that is not UTF-8 (0xBF) at line 2, column 25;"),
+      // a byte-order mark is no column of line 1
+      (
+        [0xEF, 0xBB, 0xBF] + Array("<kml><a>P\u{1B}</a></kml>".utf8),
+        "holds a control character (U+001B) at line 1, column 10, which XML does not allow"
+      ),
+      ([0xEF, 0xBB, 0xBF] + Array("<kml><a>\u{B0}\u{1B}</a></kml>".utf8), "holds a control character (U+001B) at line 1, column 10,"),
+      (
+        [0xEF, 0xBB, 0xBF] + Array("<kml><a>P&".utf8) + [0xB0] + Array("</a></kml>".utf8), "holds an '&' that starts no entity at line 1, column 10,"
+      ),
       (
         head + Array(" & y".utf8) + tail,
         "holds an '&' that starts no entity at line 2, column 26, which XML does not allow; write &amp; for an ampersand"
