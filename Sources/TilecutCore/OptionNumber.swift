@@ -7,8 +7,8 @@
 /// Swift's `Double(_:)` also reads C's hexadecimal forms (`0x10` is 16, `0x1p3` is 8) and
 /// `nan(…)`/`snan`, which nobody means on a command line: a hexadecimal number is no
 /// number here, as it is no number to `Int(_:)`. White space is no part of a number (the
-/// comma-separated options trim it around each one); a project file's numbers keep the
-/// loader's own reading.
+/// comma-separated options trim it around each one, as a project file's reader does
+/// around each of its numbers).
 public enum OptionNumber {
   /// The number `text` spells, or nil when it is not one.
   public static func parse(_ text: some StringProtocol) -> Double? {

@@ -282,8 +282,10 @@ struct NodeReader {
     return n
   }
 
+  /// A number as the command line reads it (`OptionNumber`): decimal only, so `0x10`
+  /// and `0x1p3` are no numbers here either.
   func number(_ node: Node, key: String) throws -> Double {
-    guard case .scalar(let scalar) = node, let n = Double(scalar.string.trimmingCharacters(in: .whitespaces)), n.isFinite else {
+    guard case .scalar(let scalar) = node, let n = OptionNumber.parse(scalar.string.trimmingCharacters(in: .whitespaces)), n.isFinite else {
       throw fail(node, "'\(key)' must be a number, not '\(Quote.value(node.string ?? "a list"))'")
     }
     return n
@@ -317,7 +319,7 @@ struct NodeReader {
       if case .sequence(let list) = node {
         values = try list.map { try number($0, key: key) }
       } else if orString, case .scalar(let scalar) = node {
-        let parts = scalar.string.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        let parts = scalar.string.split(separator: ",").map { OptionNumber.parse($0.trimmingCharacters(in: .whitespaces)) }
         guard parts.allSatisfy({ $0 != nil }) else { throw fail(node, "'\(key)' must be \(spec.kind.phrase)") }
         values = parts.compactMap { $0 }
       } else {

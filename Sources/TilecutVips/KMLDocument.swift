@@ -83,19 +83,21 @@ public enum KMLDocument {
       return "holds a '<' that starts no element at line \(line), column \(column - 1), which XML does not allow; write &lt; for a less-than sign"
     }
     guard byte >= 0x80 else { return nil }
-    // a UTF-8 sequence: its lead byte says its length, the rest must follow it
-    let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
-    if at + length <= data.count, String(validating: data[at..<(at + length)], as: UTF8.self) != nil { return nil }
+    // a whole, valid UTF-8 sequence is a character; a byte on its own is no UTF-8
+    if characterLength(data, at: at) > 1 { return nil }
     let hex = String(byte, radix: 16, uppercase: true)
     return
       "holds a byte that is not UTF-8 (0x\(hex.count == 1 ? "0" : "")\(hex)) at line \(line), column \(column); KML is read as UTF-8: save it as UTF-8"
   }
 
-  /// The byte offset of the character at `line`, `column` (from 1; a UTF-8 continuation
-  /// byte, 10xxxxxx, starts no character), or nil when the text has no such place.
+  /// The byte offset of the character at `line`, `column` (from 1), counted as libxml2
+  /// counts them: a UTF-8 sequence is one column, and so is each byte that is not part of
+  /// one (a stray continuation byte 0x80–0xBF, a lead byte without its continuation);
+  /// a byte-order mark at the start of the text is no column of line 1. nil when the
+  /// text has no such place.
   static func offset(in data: [UInt8], line: Int, column: Int) -> Int? {
     guard line >= 1, column >= 1 else { return nil }
-    var i = 0
+    var i = data.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
     var lines = 1
     while lines < line {
       guard let newline = data[i...].firstIndex(of: 0x0A) else { return nil }
@@ -104,13 +106,21 @@ public enum KMLDocument {
     }
     var columns = 1
     while i < data.count, data[i] != 0x0A {
-      if data[i] & 0xC0 != 0x80 {
-        if columns == column { return i }
-        columns += 1
-      }
-      i += 1
+      if columns == column { return i }
+      columns += 1
+      i += characterLength(data, at: i)
     }
     return nil
+  }
+
+  /// The bytes of the character at `i`: the length of the UTF-8 sequence its lead byte
+  /// starts when the sequence is whole and valid, else 1.
+  static func characterLength(_ data: [UInt8], at i: Int) -> Int {
+    let byte = data[i]
+    guard byte >= 0xC2 else { return 1 }
+    let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : 2
+    guard i + length <= data.count, String(validating: data[i..<(i + length)], as: UTF8.self) != nil else { return 1 }
+    return length
   }
 
   /// `<!DOCTYPE` or `<!ENTITY` anywhere in the text (outside comments too: refusing

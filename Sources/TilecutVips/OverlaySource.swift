@@ -3,6 +3,7 @@ import CVipsShim
 import Foundation
 import Synchronization
 import TilecutCore
+import TilecutGeo
 
 /// A KML document, or a KMZ archive holding one, given as a source: one of its
 /// GroundOverlays (the input's page: `plan.kmz[page=1]` is the second), whose image
@@ -182,20 +183,39 @@ public struct OverlaySource: Sendable {
     return inside ? nil : "is a link that leads out of the KML's folder; tilecut reads an overlay's image only from the KML's folder"
   }
 
-  /// What the file beside a KML is when it is another kind of input than an image: a
-  /// directory (a tile store, an IMDF venue) or a PMTiles archive; nil for anything else,
-  /// which is read as an input and refused, if it is, in its own words.
+  /// What the file beside a KML is when it is not a raster tilecut reads: a directory (a
+  /// tile store, an IMDF venue), a PMTiles archive, an MBTiles store, a ZIP archive, or any
+  /// other file whose bytes name no raster (PNG, JPEG, WebP, TIFF, GIF, HEIF) and which no
+  /// GDAL raster driver tilecut reads through (JPEG 2000, ERDAS Imagine, ENVI, GeoPackage)
+  /// claims. nil for a raster, and for a document (PDF, SVG, DXF, DWG: refused as one when
+  /// its header is read) or a file that is not regular (refused as an input is): those are
+  /// refused, if they are, in their own words. Only a regular file is opened.
   static func notAnImage(_ path: String) -> String? {
+    var st = stat()
+    guard stat(path, &st) == 0 else { return nil }
+    if st.st_mode & S_IFMT == S_IFDIR { return "is a directory, not an image" }
+    guard st.st_mode & S_IFMT == S_IFREG else { return nil }
     let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
     guard fd >= 0 else { return nil }
     defer { close(fd) }
-    var st = stat()
-    guard fstat(fd, &st) == 0 else { return nil }
-    if st.st_mode & S_IFMT == S_IFDIR { return "is a directory, not an image" }
-    guard st.st_mode & S_IFMT == S_IFREG else { return nil }
-    var head = [UInt8](repeating: 0, count: 7)
-    let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 7, 0) }
-    return n == 7 && head == Array("PMTiles".utf8) ? "is a PMTiles archive (a tile store), not an image" : nil
+    var other = stat()
+    // the file opened is the one looked at (not one put in its place since)
+    guard fstat(fd, &other) == 0, other.st_mode & S_IFMT == S_IFREG, other.st_dev == st.st_dev, other.st_ino == st.st_ino else { return nil }
+    var head = [UInt8](repeating: 0, count: 4096)
+    let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 4096, 0) }
+    guard n >= 0 else { return nil }
+    head.removeSubrange(n...)
+    if SourceFormat.starts(head, "PMTiles") { return "is a PMTiles archive (a tile store), not an image" }
+    // a raster by its magic, or a document, a drawing or markup: read, or refused, as inputs are
+    if SourceFormat.magic(head) != nil || DrawingSource.format(head) != nil || SourceFormat.looksLikeXML(head) { return nil }
+    switch GDALRaster.identify(path: path) {
+    case .readable: return nil
+    case .other(let name) where name == "MBTiles": return "is an MBTiles store (a tile store), not an image"
+    case .other(let name): return "is \(name) (as GDAL identifies it), not an image"
+    case nil:
+      if SourceFormat.starts(head, "SQLite format 3\u{0}") { return "is an SQLite database, not an image" }
+      return "is \(SourceFormat.otherFormat(head)), not an image"
+    }
   }
 
   /// The raster format of an image entry, by its bytes.

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 import TilecutCore
 import TilecutFixtures
+import TilecutProject
 
 @testable import Tilecut
 @testable import TilecutCLI
@@ -239,6 +240,58 @@ struct HostileNumbersTests {
     ] {
       #expect(OptionNumber.parse(text) == nil, "\(text) was read as \(String(describing: OptionNumber.parse(text)))")
     }
+  }
+
+  /// A project file's number keys given a hexadecimal number, plain or quoted, alone or
+  /// in a list, and the line each must be refused with (the command line refuses them too).
+  static let projectHexadecimalCases: [(String, String)] = [
+    ("metersPerPixel: 0x1p-1", "t.yml:7:25: 'metersPerPixel' must be a number, not '0x1p-1'"),
+    ("rotation: \"0x10\"", "t.yml:8:19: 'rotation' must be a number, not '0x10'"),
+    ("rotation: 0x1p3", "t.yml:8:19: 'rotation' must be a number, not '0x1p3'"),
+    ("allowResidual: 0x10", "t.yml:8:24: 'allowResidual' must be a number, not '0x10'"),
+    ("bounds: [51.5, -0.13, 51.51, -0X1]", "t.yml:6:38: 'bounds' must be a number, not '-0X1'"),
+  ]
+
+  @Test("a project file's numbers are decimal as the command line's are: 0x10 and 0x1p3 are refused, 12.5 and 1e-3 read")
+  func projectHexadecimalRefused() throws {
+    // a floor placed by center (or by `line` when that is a placement's key)
+    func floor(_ line: String, center: String = "[51.5, -0.12]") -> String {
+      let head = "buildings:\n  - id: a\n    floors:\n      - floor: 1\n        source: tiny.png\n"
+      if line.hasPrefix("bounds") { return head + "        \(line)\n" }
+      if line.hasPrefix("metersPerPixel") { return head + "        center: \(center)\n        \(line)\n" }
+      return head + "        center: \(center)\n        metersPerPixel: 0.5\n        \(line)\n"
+    }
+    for (line, message) in Self.projectHexadecimalCases {
+      let text = floor(line)
+      let refusal = Result { try ProjectLoader.parse(text, file: "t.yml") }
+      guard case .failure(let error as ProjectError) = refusal else {
+        Issue.record("\(line) was not refused as a ProjectError: \(refusal)")
+        continue
+      }
+      #expect(error.description == message, "\(line)")
+    }
+    // in a list, and in the comma-separated text tileSizes also takes
+    for (text, message) in [
+      (floor("rotation: 1", center: "[0x33, -0.12]"), "t.yml:6:18: 'center' must be a number, not '0x33'"),
+      (
+        "tileSizes: \"256, 0x200\"\n" + floor("rotation: 1"),
+        "t.yml:1:12: 'tileSizes' must be a list of 1 to 3 numbers (or the same as comma-separated text)"
+      ),
+    ] {
+      let refusal = Result { try ProjectLoader.parse(text, file: "t.yml") }
+      guard case .failure(let error as ProjectError) = refusal else {
+        Issue.record("\(text) was accepted")
+        continue
+      }
+      #expect(error.description == message, "\(text)")
+    }
+    // YAML's plain integers and floats, and the command line's decimal forms, still read
+    let project = try ProjectLoader.parse("tileSizes: \"256, 512\"\n" + floor("rotation: -1.25e1", center: "[+51.5, -.12]"), file: "t.yml")
+    let options = project.buildings[0].floors[0]
+    #expect(options.option("rotation")?.value == .number(-12.5))
+    #expect(options.option("center")?.value == .numbers([51.5, -0.12]))
+    #expect(options.option("metersPerPixel")?.value == .number(0.5))
+    #expect(project.option("tileSizes")?.value == .numbers([256, 512]))
   }
 
   @Test("a manifest with numbers off the grid is one line naming the level, in verify, preview, merge and a run")

@@ -261,6 +261,71 @@ struct KMLOverlayTests {
     }
   }
 
+  @Test(
+    "an image that is an MBTiles store, a ZIP, a database or text is refused naming the KML and the href; every raster read before still is"
+  )
+  func imageNotARaster() throws {
+    let dir = try geoScratch()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try writeOverlayPicture(dir + "/plan.png", width: 16, height: 12)
+    // an MBTiles store as tilecut's own stores lay one out, an IMDF venue's ZIP, a bare SQLite database
+    let sqlite = """
+      import sqlite3, sys
+      c = sqlite3.connect(sys.argv[1])
+      c.execute("CREATE TABLE metadata(name text, value text)")
+      c.execute("CREATE TABLE tiles(zoom_level int, tile_column int, tile_row int, tile_data blob)")
+      c.commit()
+      sqlite3.connect(sys.argv[2]).execute("CREATE TABLE t(a int)")
+      """
+    _ = try runTool("python3", ["-c", sqlite, dir + "/s.mbtiles", dir + "/notes.db"])
+    try Data("{}".utf8).write(to: URL(fileURLWithPath: dir + "/manifest.json"))
+    try writeZip(dir + "/v.zip", entries: [("manifest.json", dir + "/manifest.json")])
+    try Data("a list of rooms\n".utf8).write(to: URL(fileURLWithPath: dir + "/rooms.txt"))
+    #expect(mkfifo(dir + "/fifo.png", 0o600) == 0)
+    let box = "<LatLonBox><north>1</north><south>0</south><east>1</east><west>0</west></LatLonBox>"
+    let raster = "; a GroundOverlay's image is a raster (PNG, JPEG, WebP, TIFF or GIF)"
+    for (index, (href, says)) in [
+      ("s.mbtiles", "GroundOverlay 'Plan''s image s.mbtiles is an MBTiles store (a tile store), not an image" + raster),
+      ("v.zip", "GroundOverlay 'Plan''s image v.zip is a ZIP archive, not an image" + raster),
+      ("notes.db", "GroundOverlay 'Plan''s image notes.db is "),
+      ("rooms.txt", "GroundOverlay 'Plan''s image rooms.txt is text, not an image" + raster),
+    ].enumerated() {
+      // a KML of its own each: what was read is kept by the file
+      let kml = dir + "/doc\(index).kml"
+      try overlayKML(href: href, geometry: box).write(toFile: kml, atomically: true, encoding: .utf8)
+      do {
+        _ = try OverlaySource.resolve(path: kml, page: nil)
+        Issue.record("\(href) was taken as an overlay's image")
+      } catch TilecutError.invalidInput(let path, let reason) {
+        #expect(path == kml && reason.hasPrefix(says) && reason.hasSuffix(raster), "\(href): \(reason)")
+        #expect(!reason.contains("IMDF") && !reason.contains("convert it"), "\(href): \(reason)")
+      }
+    }
+    // not a regular file: not opened here (the input's own check refuses it), so not blocked on
+    try overlayKML(href: "fifo.png", geometry: box).write(toFile: dir + "/fifo.kml", atomically: true, encoding: .utf8)
+    #expect(try OverlaySource.resolve(path: dir + "/fifo.kml", page: nil)?.imageName == dir + "/fifo.png")
+    // the rasters tilecut reads stay images: by their bytes, and through GDAL (ENVI has no
+    // magic; a GeoPackage is an SQLite database, as an MBTiles store is)
+    var accepted = ["plan.png"]
+    for (format, name) in [("GTiff", "plan.tif"), ("JPEG", "plan.jpg"), ("ENVI", "plan.dat"), ("GPKG", "plan.gpkg")] {
+      _ = try runTool("gdal_translate", ["-q", "-of", format, dir + "/plan.png", dir + "/" + name])
+      accepted.append(name)
+    }
+    // the others by their magic, which is what is looked at here (their pixels are read later)
+    for (name, head) in [
+      ("plan.gif", "GIF89a"), ("plan.webp", "RIFF\u{0}\u{0}\u{0}\u{0}WEBPVP8 "), ("plan.heic", "\u{0}\u{0}\u{0}\u{18}ftypheic"),
+      ("big.tif", "II+\u{0}"),
+    ] {
+      try (Data(head.utf8) + Data(count: 64)).write(to: URL(fileURLWithPath: dir + "/" + name))
+      accepted.append(name)
+    }
+    for (index, href) in accepted.enumerated() {
+      let kml = dir + "/ok\(index).kml"
+      try overlayKML(href: href, geometry: box).write(toFile: kml, atomically: true, encoding: .utf8)
+      #expect(throws: Never.self, "\(href)") { _ = try OverlaySource.resolve(path: kml, page: nil) }
+    }
+  }
+
   @Test("zip bombs are refused before they are inflated: by compression ratio and by the memory budget")
   func zipBombs() throws {
     let dir = try geoScratch()
@@ -396,6 +461,20 @@ struct KMLOverlayTests {
     let cases: [([UInt8], String)] = [
       (head + [0xFF] + Array("y".utf8) + tail, "holds a byte that is not UTF-8 (0xFF) at line 2, column 25; KML is read as UTF-8: save it as UTF-8"),
       (head + [0xC3] + Array("(".utf8) + tail, "holds a byte that is not UTF-8 (0xC3) at line 2, column 25; KML is read as UTF-8: save it as UTF-8"),
+      // a stray continuation byte (Latin-1's °, ©) is a column of its own, as the parser counts it
+      (head + [0xB0] + Array("3".utf8) + tail, "holds a byte that is not UTF-8 (0xB0) at line 2, column 25; KML is read as UTF-8: save it as UTF-8"),
+      (head + [0xA9] + Array(" 2020".utf8) + tail, "holds a byte that is not UTF-8 (0xA9) at line 2, column 25;"),
+      (head + [0x80] + tail, "holds a byte that is not UTF-8 (0x80) at line 2, column 25;"),
+      (head + [0xBF] + Array("é".utf8) + tail, "holds a byte that is not UTF-8 (0xBF) at line 2, column 25;"),
+      // a byte-order mark is no column of line 1
+      (
+        [0xEF, 0xBB, 0xBF] + Array("<kml><a>P\u{1B}</a></kml>".utf8),
+        "holds a control character (U+001B) at line 1, column 10, which XML does not allow"
+      ),
+      ([0xEF, 0xBB, 0xBF] + Array("<kml><a>\u{B0}\u{1B}</a></kml>".utf8), "holds a control character (U+001B) at line 1, column 10,"),
+      (
+        [0xEF, 0xBB, 0xBF] + Array("<kml><a>P&".utf8) + [0xB0] + Array("</a></kml>".utf8), "holds an '&' that starts no entity at line 1, column 10,"
+      ),
       (
         head + Array(" & y".utf8) + tail,
         "holds an '&' that starts no entity at line 2, column 26, which XML does not allow; write &amp; for an ampersand"
