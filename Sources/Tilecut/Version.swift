@@ -2,7 +2,7 @@ import CTilecutBuildInfo
 
 /// The release, written into manifests and printed by `--version`. Raised for each
 /// release, with its section in CHANGELOG.md.
-public let tilecutVersion = "0.18.0"
+public let tilecutVersion = "0.19.0"
 
 /// The renderer's revision: raise it by one, in the same commit, for every change
 /// that could alter an output's bytes for the same inputs and options (tiles'
@@ -11,7 +11,7 @@ public let tilecutVersion = "0.18.0"
 /// `generator.renderer`: an output made by a build of another revision (or another
 /// version) is rendered again, never taken as up to date. CHANGELOG.md says the same
 /// under "Versions and the renderer revision".
-public let rendererRevision = 15
+public let rendererRevision = 16
 
 /// The commit the binary was built from ("290a01b", "290a01b-dirty"), or nil from a
 /// build that did not name it (plain `swift build`, the SwiftPM plugins).
