@@ -31,6 +31,16 @@ struct HostileDXFScanTests {
     return pairs
   }
 
+  /// Blocks *D1 (an arc dimension's: a LINE from the origin to (`lineEnd`, `lineEnd`),
+  /// block flags `flags`) and CARD (holding one ARC_DIMENSION of *D1): the block of the
+  /// table and dimension bombs below.
+  func arcDimensionCard(flags: String, lineEnd: String) -> [String] {
+    ["0", "BLOCK", "5", "B1", "8", "0", "2", "*D1", "70", flags, "10", "0", "20", "0", "3", "*D1"]
+      + ["0", "LINE", "5", "B2", "8", "0", "10", "0", "20", "0", "11", lineEnd, "21", lineEnd, "0", "ENDBLK", "5", "B3", "8", "0"]
+      + ["0", "BLOCK", "5", "B4", "8", "0", "2", "CARD", "70", "0", "10", "0", "20", "0", "3", "CARD"]
+      + ["0", "ARC_DIMENSION", "5", "B5", "8", "0", "2", "*D1", "12", "0", "22", "0", "0", "ENDBLK", "5", "B6", "8", "0"]
+  }
+
   /// Tiles `drawing()` into a scratch output, then `pairs` written over it as plan.dxf
   /// with `extra` options: refused with status 1 in one line that says each of `says`,
   /// the first output byte for byte as it was.
@@ -390,10 +400,7 @@ struct HostileDXFScanTests {
     let dir = try scratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }
     var pairs = ["0", "SECTION", "2", "HEADER", "9", "$INSUNITS", "70", "6", "0", "ENDSEC", "0", "SECTION", "2", "BLOCKS"]
-    pairs += ["0", "BLOCK", "5", "B1", "8", "0", "2", "*D1", "70", "1", "10", "0", "20", "0", "3", "*D1"]
-    pairs += ["0", "LINE", "5", "B2", "8", "0", "10", "0", "20", "0", "11", "1", "21", "1", "0", "ENDBLK", "5", "B3", "8", "0"]
-    pairs += ["0", "BLOCK", "5", "B4", "8", "0", "2", "CARD", "70", "0", "10", "0", "20", "0", "3", "CARD"]
-    pairs += ["0", "ARC_DIMENSION", "5", "B5", "8", "0", "2", "*D1", "12", "0", "22", "0", "0", "ENDBLK", "5", "B6", "8", "0"]
+    pairs += arcDimensionCard(flags: "1", lineEnd: "1")
     pairs += ["0", "ENDSEC", "0", "SECTION", "2", "ENTITIES", "0", "LINE", "5", "A1", "8", "0", "10", "0", "20", "0", "11", "10", "21", "10"]
     for k in 0..<10003 {
       pairs += ["0", "INSERT", "5", String(0x1000 + k, radix: 16), "8", "0", "2", "CARD", "10", "\(k % 10)", "20", "0"]
@@ -417,10 +424,7 @@ struct HostileDXFScanTests {
     let dir = try scratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }
     var pairs = ["0", "SECTION", "2", "HEADER", "9", "$INSUNITS", "70", "6", "0", "ENDSEC", "0", "SECTION", "2", "BLOCKS"]
-    pairs += ["0", "BLOCK", "5", "B1", "8", "0", "2", "*D1", "70", "1", "10", "0", "20", "0", "3", "*D1"]
-    pairs += ["0", "LINE", "5", "B2", "8", "0", "10", "0", "20", "0", "11", "1", "21", "1", "0", "ENDBLK", "5", "B3", "8", "0"]
-    pairs += ["0", "BLOCK", "5", "B4", "8", "0", "2", "CARD", "70", "0", "10", "0", "20", "0", "3", "CARD"]
-    pairs += ["0", "ARC_DIMENSION", "5", "B5", "8", "0", "2", "*D1", "12", "0", "22", "0", "0", "ENDBLK", "5", "B6", "8", "0"]
+    pairs += arcDimensionCard(flags: "1", lineEnd: "1")
     pairs += ["0", "ENDSEC", "0", "SECTION", "2", "ENTITIES", "0", "LINE", "5", "A1", "8", "0", "10", "0", "20", "0", "11", "10", "21", "10"]
     pairs += ["0", "INSERT", "5", "A2", "8", "0", "2", "CARD", "10", "0", "20", "0", "70", "\(columns)", "71", "\(rows)", "44", "0.01", "45", "0.01"]
     pairs += ["0", "ENDSEC", "0", "EOF"]
@@ -462,10 +466,7 @@ struct HostileDXFScanTests {
     let dir = try scratch()
     defer { try? FileManager.default.removeItem(atPath: dir) }
     var pairs = ["0", "SECTION", "2", "HEADER", "9", "$INSUNITS", "70", "6", "0", "ENDSEC", "0", "SECTION", "2", "BLOCKS"]
-    pairs += ["0", "BLOCK", "5", "B1", "8", "0", "2", "*D1", "70", "0", "10", "0", "20", "0", "3", "*D1"]
-    pairs += ["0", "LINE", "5", "B2", "8", "0", "10", "0", "20", "0", "11", "0.001", "21", "0.001", "0", "ENDBLK", "5", "B3", "8", "0"]
-    pairs += ["0", "BLOCK", "5", "B4", "8", "0", "2", "CARD", "70", "0", "10", "0", "20", "0", "3", "CARD"]
-    pairs += ["0", "ARC_DIMENSION", "5", "B5", "8", "0", "2", "*D1", "12", "0", "22", "0", "0", "ENDBLK", "5", "B6", "8", "0"]
+    pairs += arcDimensionCard(flags: "0", lineEnd: "0.001")
     pairs += ["0", "BLOCK", "5", "B7", "8", "0", "2", "A", "70", "0", "10", "0", "20", "0", "3", "A"]
     pairs += ["0", "INSERT", "5", "B8", "8", "0", "2", "CARD", "10", "0", "20", "0", "70", "700", "71", "700", "44", "0.01", "45", "0.01"]
     pairs += ["0", "ENDBLK", "5", "B9", "8", "0", "0", "ENDSEC", "0", "SECTION", "2", "ENTITIES"]

@@ -1,6 +1,14 @@
 import Foundation
 import Testing
 
+/// The last lines of the ezdxf scripts below: the saved file's inserts of `*T` blocks made
+/// ACAD_TABLEs (ezdxf writes none), in model space and in blocks.
+let insertsOfTMadeTables = """
+  text = open(sys.argv[1], encoding="utf8").read()
+  text = re.sub(r"\\n  0\\nINSERT\\n(?=(?:(?!\\n  0\\n).)*?\\n  2\\n\\*T)", "\\n  0\\nACAD_TABLE\\n", text, flags=re.S)
+  open(sys.argv[1], "w", encoding="utf8").write(text)
+  """
+
 @Suite(
   "DXF tables, arc dimensions and meshes against ezdxf",
   .enabled(if: ezdxfAvailable, "python3 with ezdxf and matplotlib is missing (make test-deps)"))
@@ -85,9 +93,7 @@ struct DrawingTableMeshTests {
         doc.paperspace().add_blockref("CARD", (100, 60))
         doc.saveas(sys.argv[1])
         # the inserts of *T blocks in blocks made ACAD_TABLEs (ezdxf writes none)
-        text = open(sys.argv[1], encoding="utf8").read()
-        text = re.sub(r"\\n  0\\nINSERT\\n(?=(?:(?!\\n  0\\n).)*?\\n  2\\n\\*T)", "\\n  0\\nACAD_TABLE\\n", text, flags=re.S)
-        open(sys.argv[1], "w", encoding="utf8").write(text)
+        \(insertsOfTMadeTables)
         """)
     result.expectAsEzdxf("tables and arc dimensions in blocks", least: 0.9)
   }
@@ -131,9 +137,7 @@ struct DrawingTableMeshTests {
         msp.add_blockref("ROW", (75, 72), dxfattribs={"rotation": 5})
         doc.saveas(sys.argv[1])
         # the inserts of *T blocks in blocks made ACAD_TABLEs (ezdxf writes none)
-        text = open(sys.argv[1], encoding="utf8").read()
-        text = re.sub(r"\\n  0\\nINSERT\\n(?=(?:(?!\\n  0\\n).)*?\\n  2\\n\\*T)", "\\n  0\\nACAD_TABLE\\n", text, flags=re.S)
-        open(sys.argv[1], "w", encoding="utf8").write(text)
+        \(insertsOfTMadeTables)
         """)
     result.expectAsEzdxf("MINSERT copies", least: 0.9)
   }
@@ -175,9 +179,7 @@ struct DrawingTableMeshTests {
       msp.add_blockref("CARD", (110, 55), dxfattribs={"rotation": 35})
       doc.saveas(sys.argv[1])
       # the inserts of *T blocks in blocks made ACAD_TABLEs (ezdxf writes none)
-      text = open(sys.argv[1], encoding="utf8").read()
-      text = re.sub(r"\\n  0\\nINSERT\\n(?=(?:(?!\\n  0\\n).)*?\\n  2\\n\\*T)", "\\n  0\\nACAD_TABLE\\n", text, flags=re.S)
-      open(sys.argv[1], "w", encoding="utf8").write(text)
+      \(insertsOfTMadeTables)
       # the reference: the sheared inserts exploded by their true placement
       def explode(block, m):
           for e in block:
@@ -239,9 +241,7 @@ struct DrawingTableMeshTests {
         msp.add_blockref("CARD", (50, 30), dxfattribs={"layer": "PALE"})
         doc.saveas(sys.argv[1])
         # the inserts of *T blocks made ACAD_TABLEs (ezdxf writes none)
-        text = open(sys.argv[1], encoding="utf8").read()
-        text = re.sub(r"\\n  0\\nINSERT\\n(?=(?:(?!\\n  0\\n).)*?\\n  2\\n\\*T)", "\\n  0\\nACAD_TABLE\\n", text, flags=re.S)
-        open(sys.argv[1], "w", encoding="utf8").write(text)
+        \(insertsOfTMadeTables)
         """)
     result.expectAsEzdxf("ByBlock tables", least: 0.9)
   }
