@@ -59,6 +59,8 @@ enum DrawingWarnings {
     let missing = Set(found.compactMap { $0.line == nil ? missingBlock($0.text) : nil })
     let defined = isDXF && !missing.isEmpty ? definedBlocks(path: path, among: missing) : []
     var shown: [String] = []
+    // up to 1 MB of messages (thousands): duplicates found by a set, not by a search
+    var seen: Set<String> = []
     for (message, line) in found {
       if line == nil, let block = missingBlock(message), defined.contains(block) { continue }
       var text = message
@@ -68,7 +70,7 @@ enum DrawingWarnings {
         text = "cannot read the \(name.map { Quote.value($0, limit: 40) } ?? "entity") ending near line \(line) (damaged?): it is not drawn"
       }
       let line = "GDAL: " + Quote.value(text, limit: maxCharacters)
-      if !shown.contains(line) { shown.append(line) }
+      if seen.insert(line).inserted { shown.append(line) }
     }
     if unhandledCount > 0 {
       let one = unhandledCount == 1
